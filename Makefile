@@ -1,0 +1,27 @@
+# Two entry points, each creating its own environment first: `make book` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+PROFILE ?= default
+export HF_HUB_OFFLINE = 1
+export TRANSFORMERS_OFFLINE = 1
+export MPLBACKEND = Agg
+
+.PHONY: book test env clean
+
+$(BIN)/semres: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
+	touch $@
+
+env: $(BIN)/semres
+
+book: env
+	$(BIN)/semres book --profile $(PROFILE)
+
+test: env
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf _build

@@ -1,0 +1,84 @@
+"""What every chapter needs: profiles, result tables, the on-disk cache and the torch device.
+
+Chapters run from anywhere (papermill, Jupyter, a plain ``python``), so paths are found from the
+repository root (the folder holding ``_toc.yml``) or from ``SEMRES_BUILD_DIR`` when the runner sets
+it, never from the chapter's own location.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+PROFILES = ("quick", "default", "paper")
+
+
+def repo_root(start: Path | None = None) -> Path:
+    """The folder holding ``_toc.yml`` above ``start`` (default: the working directory)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file():
+            return folder
+    return Path(__file__).resolve().parents[2]
+
+
+def build_dir() -> Path:
+    return Path(os.environ.get("SEMRES_BUILD_DIR") or repo_root() / "_build")
+
+
+def results_dir(chapter: str) -> Path:
+    """Where a chapter's tidy tables go; the runner points this at a staging folder."""
+    root = os.environ.get("SEMRES_RESULTS_DIR") or build_dir() / "results"
+    return Path(root) / chapter
+
+
+def settings(profile: str, **by_profile: dict) -> dict:
+    """Pick the chapter's settings for ``profile`` (one dict per profile, passed by name)."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    missing = [p for p in PROFILES if p not in by_profile]
+    if missing:
+        raise ValueError(f"settings for profile(s) {', '.join(missing)} are missing")
+    return dict(by_profile[profile])
+
+
+def save_table(df, chapter: str, name: str) -> Path:
+    """Write ``df`` as ``<results>/<chapter>/<name>.csv`` atomically (no half-written tables)."""
+    folder = results_dir(chapter)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}.csv"
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".csv.tmp")
+    os.close(fd)
+    try:
+        df.to_csv(tmp, index=False)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return target
+
+
+@lru_cache(maxsize=None)
+def _memory(location: str):
+    import joblib
+
+    return joblib.Memory(location, verbose=0)
+
+
+def cache():
+    """A ``joblib.Memory`` under ``<build>/cache``: heavy results keyed by their arguments."""
+    return _memory(str(build_dir() / "cache"))
+
+
+def torch_device(device: str = "auto"):
+    """``"auto"`` picks CUDA when present; anything else is passed to ``torch.device``."""
+    import torch
+
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        return torch.device(device)
+    except RuntimeError as err:
+        raise ValueError(f"device: {err}") from None

@@ -1,0 +1,41 @@
+"""One figure style for the whole book, so every chapter's figures read alike."""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+
+# Roles, not decoration: theory curves are black/grey, measurements take the cycle below.
+THEORY = "black"
+THEORY_ALT = "0.55"
+CYCLE = ["#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#6a4c93", "#00798c", "#8d6a9f", "#444444"]
+
+STYLE = {
+    "figure.figsize": (6.4, 4.0),
+    "figure.dpi": 110,
+    "savefig.dpi": 150,
+    "savefig.bbox": "tight",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.25,
+    "axes.prop_cycle": matplotlib.cycler(color=CYCLE),
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 8.5,
+    "legend.frameon": False,
+    "lines.linewidth": 1.6,
+    "font.size": 10,
+}
+
+
+def use_style() -> None:
+    """Apply the book's style; every chapter calls this once, after its imports."""
+    plt.rcParams.update(STYLE)
+
+
+def subplots(*args, **kwargs):
+    """``plt.subplots`` in the book's style, with constrained layout by default."""
+    use_style()
+    kwargs.setdefault("layout", "constrained")
+    return plt.subplots(*args, **kwargs)
