@@ -1,0 +1,285 @@
+"""Execute chapters with papermill and build the book from the executed notebooks.
+
+papermill is the only executor: Jupyter Book renders what it produced with execution off. A run
+writes into a staging area and is moved into place only when it succeeds, so a failed chapter
+leaves neither a half-written table nor an old page that looks current.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from semres.book import PROFILES, build_dir, repo_root
+
+CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
+VERSIONED = ("semres", "numpy", "scipy", "sympy", "pandas", "matplotlib", "torch", "transformers",
+             "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb", "sphinx")
+
+
+class ChapterError(RuntimeError):
+    """A chapter failed to execute; the message is one line a reader can act on."""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    number: int
+    name: str  # e.g. "01_pareto_front"
+    path: Path
+
+    @property
+    def short(self) -> str:
+        return self.name.split("_", 1)[1]
+
+
+def chapters(root: Path | None = None) -> list[Chapter]:
+    root = root or repo_root()
+    found = []
+    for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.py")):
+        found.append(Chapter(int(path.stem[:2]), path.stem, path))
+    return found
+
+
+def resolve(name: str, root: Path | None = None) -> Chapter:
+    """A chapter by number (``3``, ``03``), full name or short name."""
+    known = chapters(root)
+    for ch in known:
+        if name in (ch.name, ch.short) or (name.isdigit() and int(name) == ch.number):
+            return ch
+    choices = ", ".join(f"{c.number} ({c.name})" for c in known)
+    raise ValueError(f"unknown chapter {name!r}; choose from {choices}")
+
+
+def parameters(chapter: Chapter) -> dict:
+    """Defaults of the chapter's ``parameters`` cell: its plain literal assignments."""
+    import jupytext
+
+    nb = jupytext.read(chapter.path)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            values = {}
+            for node in ast.parse(cell.source).body:
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    values[node.targets[0].id] = ast.literal_eval(node.value)
+            return values
+    raise ValueError(f"{chapter.name} has no parameters cell")
+
+
+def parse_overrides(pairs: list[str], defaults: dict, chapter: str) -> dict:
+    """``key=value`` strings cast to the type of each key's default."""
+    parsed = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"-p expects key=value, got {pair!r}")
+        if key == "profile":
+            raise ValueError("set the profile with --profile, not -p")
+        if key not in defaults:
+            valid = ", ".join(k for k in defaults if k != "profile")
+            raise ValueError(f"unknown parameter {key!r} for {chapter}; valid: {valid}")
+        parsed[key] = _cast(key, raw, defaults[key])
+    return parsed
+
+
+def _cast(key: str, raw: str, default):
+    kind = type(default)
+    try:
+        if kind is bool:
+            if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError
+            return raw.lower() in ("true", "1", "yes")
+        if kind in (int, float):
+            return kind(raw)
+        if default is None:
+            return None if raw.lower() == "none" else raw
+        if kind is str:
+            return raw
+        value = ast.literal_eval(raw)
+        if not isinstance(value, kind):
+            raise ValueError
+        return value
+    except (ValueError, SyntaxError):
+        raise ValueError(f"parameter {key!r} expects {kind.__name__}, got {raw!r}") from None
+
+
+def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None = None,
+                build: Path | None = None, progress: bool = False) -> Path:
+    """Execute one chapter into ``<build>/executed/<name>.ipynb``; tables into ``results/``."""
+    import jupytext
+    import papermill as pm
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    build = Path(build or build_dir()).resolve()
+    executed, results = build / "executed", build / "results"
+    staging = build / "staging" / chapter.name
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "results").mkdir(parents=True)
+    executed.mkdir(parents=True, exist_ok=True)
+    final, record = executed / f"{chapter.name}.ipynb", executed / f"{chapter.name}.json"
+    # Whatever happens next, the previous outputs are no longer current.
+    for stale in (final, record):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(results / chapter.name, ignore_errors=True)
+
+    values = {"profile": profile, **(params or {})}
+    info = {"chapter": chapter.name, "profile": profile,
+            "parameters": {**parameters(chapter), **values},
+            "started": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    env = {"SEMRES_BUILD_DIR": str(build), "SEMRES_RESULTS_DIR": str(staging / "results")}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # the kernel inherits these
+    start = time.perf_counter()
+    try:
+        pm.execute_notebook(
+            jupytext.read(chapter.path), str(staging / "out.ipynb"), parameters=values,
+            kernel_name="python3", cwd=str(chapter.path.parent), progress_bar=progress,
+            execution_timeout=CELL_TIMEOUT[profile],
+        )
+    except Exception as err:  # papermill wraps kernel errors; report one line
+        info.update(status="failed", error=_one_line(err),
+                    seconds=round(time.perf_counter() - start, 1))
+        record.write_text(json.dumps(info, indent=1))
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ChapterError(f"chapter {chapter.name} failed: {info['error']}") from None
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+
+    os.replace(staging / "out.ipynb", final)
+    if (staging / "results" / chapter.name).is_dir():
+        results.mkdir(parents=True, exist_ok=True)
+        os.replace(staging / "results" / chapter.name, results / chapter.name)
+    shutil.rmtree(staging, ignore_errors=True)
+    info.update(status="ok", seconds=_papermill_seconds(final, time.perf_counter() - start))
+    record.write_text(json.dumps(info, indent=1))
+    return final
+
+
+def _papermill_seconds(path: Path, fallback: float) -> float:
+    meta = json.loads(path.read_text()).get("metadata", {}).get("papermill", {})
+    return round(float(meta.get("duration") or fallback), 1)
+
+
+def _one_line(err: Exception) -> str:
+    ename, evalue = getattr(err, "ename", None), getattr(err, "evalue", None)
+    cell = getattr(err, "exec_count", None)
+    if ename:
+        where = f" in cell [{cell}]" if cell is not None else ""
+        return f"{ename}: {str(evalue).splitlines()[0] if evalue else ''}{where}".strip()
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[-1] if text else ''}"
+
+
+def build_book(profile: str = "default", build: Path | None = None, progress: bool = True,
+               only: list[Chapter] | None = None) -> tuple[Path, list[str]]:
+    """Execute every chapter, stage the sources beside the executed notebooks, build strict HTML.
+
+    Returns the HTML index and the list of one-line failures (chapters and the Sphinx build).
+    """
+    root = repo_root()
+    build = Path(build or build_dir()).resolve()
+    failures = []
+    todo = only or chapters(root)
+    for ch in todo:
+        print(f"[semres] executing {ch.name} ({profile})", flush=True)
+        try:
+            run_chapter(ch, profile, build=build, progress=progress)
+        except ChapterError as err:
+            failures.append(str(err))
+            print(f"[semres] {err}", flush=True)
+
+    src = build / "book_src"
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(root / "book", src / "book")
+    shutil.copy2(root / "_toc.yml", src / "_toc.yml")
+    (src / "_config.yml").write_text(_book_config(root / "_config.yml"))
+    (src / "notebooks").mkdir()
+    for ch in chapters(root):
+        executed = build / "executed" / f"{ch.name}.ipynb"
+        if executed.is_file():
+            shutil.copy2(executed, src / "notebooks" / executed.name)
+        else:
+            (src / "notebooks" / f"{ch.name}.md").write_text(_missing_page(ch, build))
+    (src / "book" / "reproducibility.md").write_text(
+        (root / "book" / "reproducibility.md").read_text() + "\n" + provenance(build))
+
+    out = build / "book"
+    shutil.rmtree(out, ignore_errors=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    done = subprocess.run([str(jb), "build", str(src), "--path-output", str(out), "--builder",
+                           "html", "-W", "-n", "--keep-going", "-q"], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(done.stdout[-4000:], done.stderr[-4000:], sep="\n", file=sys.stderr)
+        failures.append(f"book build failed: {_tail(done.stderr or done.stdout)}")
+    return out / "_build" / "html" / "index.html", failures
+
+
+def _book_config(path: Path) -> str:
+    """The book's config, with launch buttons only once a repository URL is filled in."""
+    import yaml
+
+    config = yaml.safe_load(path.read_text())
+    if not (config.get("repository") or {}).get("url"):
+        config.pop("repository", None)
+        config["launch_buttons"] = {}
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def _tail(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+def _missing_page(ch: Chapter, build: Path) -> str:
+    record = build / "executed" / f"{ch.name}.json"
+    reason = json.loads(record.read_text()).get("error", "") if record.is_file() else "not executed"
+    title = ch.short.replace("_", " ").capitalize()
+    return (f"# {ch.number}. {title} (not built)\n\n```{{warning}}\nThis chapter did not execute in "
+            f"the last build, so no results are shown.\n\n`{reason}`\n\nRerun it with "
+            f"`semres run {ch.number}` to see the full error.\n```\n")
+
+
+def provenance(build: Path) -> str:
+    """Markdown: versions, commit, machine, and each chapter's profile, seed and wall time."""
+    root = repo_root()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                           capture_output=True, text=True).stdout.strip()
+    lines = ["## This build", "",
+             f"- Commit: `{commit}`{' (with uncommitted changes)' if dirty else ''}",
+             f"- Built: {time.strftime('%Y-%m-%d %H:%M %Z')}",
+             f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, "
+             f"Python {platform.python_version()}", "",
+             "| Chapter | Status | Profile | Seed | Wall time (s) | Parameters |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for ch in chapters(root):
+        record = build / "executed" / f"{ch.name}.json"
+        if not record.is_file():
+            lines.append(f"| {ch.name} | not executed | | | | |")
+            continue
+        info = json.loads(record.read_text())
+        params = dict(info.get("parameters", {}))
+        profile = params.pop("profile", "")
+        seed = params.pop("seed", "default")
+        shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
+        lines.append(f"| {ch.name} | {info['status']} | {profile} | {seed} | "
+                     f"{info.get('seconds', '')} | {shown} |")
+    lines += ["", "| Package | Version |", "| --- | --- |"]
+    for name in VERSIONED:
+        try:
+            lines.append(f"| {name} | {metadata.version(name)} |")
+        except metadata.PackageNotFoundError:
+            lines.append(f"| {name} | not installed |")
+    return "\n".join(lines) + "\n"

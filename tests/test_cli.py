@@ -1,0 +1,133 @@
+"""The runner and the CLI on a miniature book built in a temporary folder."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from semres import cli, runner
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADER = """# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+"""
+DEMO = HEADER + '''
+# %% [markdown]
+# # Demo chapter
+# The answer is {glue:text}`demo_total`.
+
+# %% tags=["parameters"]
+profile = "default"
+seed = 0
+n = 3
+scale = 1.5
+label = "x"
+fail = False
+data_dir = None
+
+# %%
+import pandas as pd
+from myst_nb import glue
+from semres.book import save_table, settings
+cfg = settings(profile, quick={"k": 1}, default={"k": 2}, paper={"k": 3})
+df = pd.DataFrame({"n": [n], "scale": [scale], "label": [label], "k": [cfg["k"]], "seed": [seed]})
+save_table(df, "01_demo", "values")
+glue("demo_total", n * scale * cfg["k"], display=False)
+if fail:
+    raise RuntimeError("asked to fail")
+'''
+
+
+@pytest.fixture
+def book(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01_demo.py").write_text(DEMO)
+    (tmp_path / "notebooks" / "02_other.py").write_text(DEMO.replace("01_demo", "02_other")
+                                                        .replace("demo_total", "other_total"))
+    shutil.copytree(ROOT / "book", tmp_path / "book")
+    shutil.copy2(ROOT / "_config.yml", tmp_path / "_config.yml")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/intro\nchapters:\n- file: notebooks/01_demo\n"
+        "- file: notebooks/02_other\n- file: book/reproducibility\n- file: book/bibliography\n")
+    (tmp_path / "book" / "intro.md").write_text("# Intro\n\nSee {cite}`luce1959`.\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SEMRES_BUILD_DIR", raising=False)
+    return tmp_path
+
+
+def _error_line(capsys, argv, code):
+    assert cli.main(argv) == code
+    err = capsys.readouterr().err
+    ours = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("semres")]
+    assert len(ours) == 1, err
+    return ours[0]
+
+
+def test_list_names_every_chapter_and_its_parameters(book, capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "01_demo" in out and "02_other" in out and "scale=1.5" in out
+
+
+@pytest.mark.parametrize("name", ["1", "01", "01_demo", "demo"])
+def test_chapters_resolve_by_number_or_name(book, name):
+    assert runner.resolve(name).name == "01_demo"
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["run", "9"], "unknown chapter '9'; choose from 1 (01_demo), 2 (02_other)"),
+    (["run", "1", "-p", "n"], "-p expects key=value, got 'n'"),
+    (["run", "1", "-p", "bogus=1"], "unknown parameter 'bogus' for 01_demo; valid: seed, n"),
+    (["run", "1", "-p", "n=three"], "parameter 'n' expects int, got 'three'"),
+    (["run", "1", "-p", "fail=maybe"], "parameter 'fail' expects bool"),
+    (["run", "1", "-p", "profile=quick"], "set the profile with --profile"),
+])
+def test_bad_chapter_or_parameter_exits_2_with_one_line(book, capsys, argv, needle):
+    assert needle in _error_line(capsys, argv, 2)
+
+
+def test_bad_profile_exits_2_with_the_choices(book, capsys):
+    err = _error_line(capsys, ["run", "1", "--profile", "fast"], 2)
+    assert "'fast'" in err and "quick" in err and "paper" in err
+
+
+def test_run_injects_parameters_and_writes_tables_and_record(book):
+    assert cli.main(["run", "demo", "--profile", "quick", "-p", "n=4", "-p", "label=hi",
+                     "-p", "data_dir=/data"]) == 0
+    table = pd.read_csv(book / "_build" / "results" / "01_demo" / "values.csv")
+    assert table.to_dict("records") == [{"n": 4, "scale": 1.5, "label": "hi", "k": 1, "seed": 0}]
+    record = json.loads((book / "_build" / "executed" / "01_demo.json").read_text())
+    assert record["status"] == "ok" and record["parameters"]["n"] == 4
+    assert record["parameters"]["seed"] == 0 and record["seconds"] > 0
+    assert (book / "_build" / "executed" / "01_demo.ipynb").is_file()
+    assert not (book / "_build" / "staging" / "01_demo").exists()
+
+
+def test_failed_run_exits_1_and_leaves_nothing_stale(book, capsys):
+    assert cli.main(["run", "1", "--profile", "quick"]) == 0
+    err = _error_line(capsys, ["run", "1", "--profile", "quick", "-p", "fail=true"], 1)
+    assert "01_demo failed" in err and "asked to fail" in err
+    build = book / "_build"
+    assert not (build / "executed" / "01_demo.ipynb").exists()
+    assert not (build / "results" / "01_demo").exists()
+    assert json.loads((build / "executed" / "01_demo.json").read_text())["status"] == "failed"
+
+
+def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
+    index, failures = runner.build_book("quick", progress=False,
+                                        only=[runner.resolve("1")])
+    # Chapter 2 was never executed: its page must say so instead of showing stale output.
+    assert failures == [], failures
+    html = index.parent
+    assert "did not execute" in (html / "notebooks" / "02_other.html").read_text()
+    demo = (html / "notebooks" / "01_demo.html").read_text()
+    assert "The answer is" in demo and "4.5" in demo  # glued: 3 * 1.5 * k=1
+    repro = (html / "book" / "reproducibility.html").read_text()
+    assert "01_demo" in repro and "quick" in repro
