@@ -1,0 +1,103 @@
+"""Similarity functions g(d) of distance, as used by the Luce rule.
+
+A kernel is any callable taking a numpy array of distances and returning the similarities
+(same shape, non-negative, finite). The classes below are the paper's families; a measured
+similarity profile (e.g. ``scipy.interpolate.interp1d`` over a learned g) works the same way.
+Kernels keep the dtype of their input, so the engine can work in float32.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Constant", "Linear", "Exponential"]
+
+
+def _positive(value, name: str) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    return value
+
+
+def _non_negative(value, name: str) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Constant:
+    """Definition 1: g = 1 inside the closed ball d <= eps, ``delta`` outside."""
+
+    eps: float
+    delta: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "eps", _non_negative(self.eps, "eps"))
+        object.__setattr__(self, "delta", _non_negative(self.delta, "delta"))
+
+    @property
+    def resolution(self) -> float:
+        return self.eps
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        dtype = d.dtype if d.dtype.kind == "f" else np.float64
+        inside = d <= self.eps
+        if self.delta == 0:
+            return inside.astype(dtype)
+        return np.where(inside, 1.0, self.delta).astype(dtype, copy=False)
+
+
+@dataclass(frozen=True)
+class Linear:
+    """Proposition 1's decay: g = max(0, 1 - d / eps)."""
+
+    eps: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "eps", _positive(self.eps, "eps"))
+
+    @property
+    def resolution(self) -> float:
+        return self.eps
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        dtype = d.dtype if d.dtype.kind == "f" else np.float64
+        g = np.multiply(d, -1.0 / self.eps, dtype=dtype)
+        g += 1
+        return np.maximum(g, 0, out=g)
+
+
+@dataclass(frozen=True)
+class Exponential:
+    """g = exp(-d / scale) + floor; the floor is the noise that creates a finite resolution."""
+
+    scale: float
+    floor: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        object.__setattr__(self, "floor", _non_negative(self.floor, "floor"))
+
+    @property
+    def resolution(self) -> float:
+        """Distance where exp(-d/scale) falls to the floor: scale ln(1/floor); inf without one."""
+        if self.floor == 0:
+            return math.inf
+        return self.scale * max(0.0, math.log(1 / self.floor))
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        dtype = d.dtype if d.dtype.kind == "f" else np.float64
+        g = np.multiply(d, -1.0 / self.scale, dtype=dtype)
+        np.exp(g, out=g)
+        if self.floor:
+            g += self.floor
+        return g

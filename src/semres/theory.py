@@ -1,0 +1,120 @@
+"""Closed forms of the paper's results, as vectorised numpy functions.
+
+Every function broadcasts over array inputs and returns ``(p_s, p_i)`` (or ``p_s``) as floats
+or arrays. Inputs are checked, because a ball measure outside [0, 1] or a negative noise level
+silently produces numbers that look plausible; a bad argument raises ``ValueError`` naming it.
+The chapters derive these formulas in SymPy; here they are only evaluated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import binom
+
+__all__ = ["two_item", "n_item", "linear_circle", "front"]
+
+_TOL = 1e-12  # slack for values computed in floating point (e.g. b = 2 * 0.25)
+
+
+def _scalarise(x):
+    return x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x
+
+
+def _array(value, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric; got {value!r}") from exc
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not be NaN")
+    return arr
+
+
+def _unit(value, name: str) -> np.ndarray:
+    arr = _array(value, name)
+    if ((arr < -_TOL) | (arr > 1 + _TOL)).any():
+        raise ValueError(f"{name} must lie in [0, 1]; got {value!r}")
+    return np.clip(arr, 0.0, 1.0)
+
+
+def _delta(value) -> np.ndarray:
+    arr = _array(value, "delta")
+    if (arr < 0).any() or np.isinf(arr).any():
+        raise ValueError(f"delta must be finite and >= 0; got {value!r}")
+    return arr
+
+
+def _n(value) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise ValueError(f"n must be an integer >= 2; got {value!r}")
+    if arr.dtype.kind == "f" and (~np.isfinite(arr) | (arr != np.round(arr))).any():
+        raise ValueError(f"n must be an integer >= 2; got {value!r}")
+    arr = arr.astype(np.int64)
+    if (arr < 2).any():
+        raise ValueError(f"n must be an integer >= 2; got {value!r}")
+    return arr
+
+
+def two_item(b, delta=0.0, var_b=0.0):
+    """Theorems 1-2: two items, constant similarity with resolution giving ball measure ``b``.
+
+    ``b`` is the mean ball measure <b>, ``var_b`` its variance over probes (0 on homogeneous
+    spaces), ``delta`` the similarity outside the ball. Returns ``(p_s, p_i)``.
+    """
+    b = _unit(b, "b")
+    delta = _delta(delta)
+    var_b = _array(var_b, "var_b")
+    b, delta, var_b = np.broadcast_arrays(b, delta, var_b)
+    if ((var_b < -_TOL) | (var_b > b * (1 - b) + _TOL)).any():
+        raise ValueError("var_b must lie in [0, b(1 - b)]")
+    var_b = np.clip(var_b, 0.0, b * (1 - b))
+    # P(exactly one of the two items falls in the probe's ball) / 2
+    one_inside = b - b**2 - var_b
+    p_s = 0.5 + (1 - delta) / (1 + delta) * one_inside
+    p_i = b / 2 + (1 - b) / (1 + delta)
+    return _scalarise(p_s), _scalarise(p_i)
+
+
+def n_item(b, n, delta=0.0):
+    """Theorem 3 on a homogeneous space, as exact finite sums over K ~ Bin(n, b) items in the ball.
+
+    Similarity: the nearest item lies in the ball when K >= 1 and takes 1 / (K + (n - K) delta);
+    with K = 0 every item weighs delta (or 0), so the choice is uniform, 1 / n.
+    Identification: the copied item is always in the ball; the other n - 1 fall in with
+    probability b each, J ~ Bin(n - 1, b), success 1 / (1 + J + (n - 1 - J) delta).
+    """
+    b = _unit(b, "b")
+    n = _n(n)
+    delta = _delta(delta)
+    b, n, delta = np.broadcast_arrays(b, n, delta)
+    k = np.arange(int(n.max()) + 1 if n.size else 3).reshape((-1,) + (1,) * b.ndim)
+    # K = 0 is handled separately, so the denominator only matters where K >= 1.
+    # Terms with k beyond n (padding when n varies) are masked: their pmf is 0 but the share
+    # could be 0 / 0 there.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(k >= 1, 1.0 / (k + (n - k) * delta), 1.0 / n)
+        p_s = np.where(k <= n, binom.pmf(k, n, b) * share, 0.0).sum(axis=0)
+        share = 1.0 / (1 + k + (n - 1 - k) * delta)
+        p_i = np.where(k <= n - 1, binom.pmf(k, n - 1, b) * share, 0.0).sum(axis=0)
+    return _scalarise(p_s), _scalarise(p_i)
+
+
+def linear_circle(b):
+    """Proposition 1: linear decay max(0, 1 - d / eps) on the unit circle, b = 2 eps <= 1."""
+    b = _array(b, "b")
+    if ((b < -_TOL) | (b > 1 + _TOL)).any():
+        raise ValueError(f"b must lie in [0, 1] (b = 2 eps with eps <= 1/2); got {b!r}")
+    b = np.clip(b, 0.0, 1.0)
+    p_s = 0.5 + b - (1.5 - np.log(2)) * b**2
+    p_i = 1 - (1 - np.log(2)) * b
+    return _scalarise(p_s), _scalarise(p_i)
+
+
+def front(p_i):
+    """The universal two-item front: p_s as a function of p_i in [1/2, 1] (b eliminated)."""
+    p_i = _array(p_i, "p_i")
+    if ((p_i < 0.5 - _TOL) | (p_i > 1 + _TOL)).any():
+        raise ValueError(f"p_i must lie in [1/2, 1]; got {p_i!r}")
+    q = 1 - np.clip(p_i, 0.5, 1.0)
+    return _scalarise(0.5 + 2 * q - 4 * q**2)
