@@ -1,0 +1,47 @@
+"""The whole book as CI sees it: every chapter executed in the quick profile, then a strict build.
+
+This is the slow test (minutes): it is what proves that each chapter runs headless from a clean
+cache and that the rendered pages carry their math, figures and glued numbers.
+"""
+
+import json
+import re
+
+import pytest
+
+from semres import runner
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    build = tmp_path_factory.mktemp("build")
+    index, failures = runner.build_book("quick", build=build, progress=False)
+    return build, index, failures
+
+
+def test_every_chapter_executes_and_the_strict_build_passes(built):
+    _, index, failures = built
+    assert failures == []
+    assert index.is_file()
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in runner.chapters()])
+def test_chapter_page_has_no_errors_and_shows_its_results(built, chapter):
+    build, index, _ = built
+    nb = json.loads((build / "executed" / f"{chapter}.ipynb").read_text())
+    errors = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert errors == []
+    html = (index.parent / "notebooks" / f"{chapter}.html").read_text()
+    assert "did not execute" not in html
+    assert re.search(r'<figure[^>]*id="ch\d-fig', html) or "<img" in html  # numbered figures
+    assert "Fig. " in html  # numbered captions / references
+    assert "mathjax" in html.lower() and "cdn.jsdelivr" not in html  # offline MathJax
+    assert list((build / "results" / chapter).glob("*.csv")), "no result tables written"
+
+
+def test_reproducibility_page_lists_every_chapter_with_its_time(built):
+    _, index, _ = built
+    html = (index.parent / "book" / "reproducibility.html").read_text()
+    for chapter in runner.chapters():
+        assert re.search(rf"{chapter.name}</td>\s*<td[^>]*>ok</td>\s*<td[^>]*>quick", html)
