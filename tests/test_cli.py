@@ -131,3 +131,18 @@ def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
     assert "The answer is" in demo and "4.5" in demo  # glued: 3 * 1.5 * k=1
     repro = (html / "book" / "reproducibility.html").read_text()
     assert "01_demo" in repro and "quick" in repro
+
+
+def test_launch_buttons_follow_the_one_repository_url_setting(book):
+    import yaml
+
+    config = yaml.safe_load(runner._book_config(book / "_config.yml"))
+    assert config["launch_buttons"] == {} and "repository" not in config
+    text = (book / "_config.yml").read_text().replace('url: ""', 'url: "https://github.com/o/r"')
+    (book / "_config.yml").write_text(text)
+    config = yaml.safe_load(runner._book_config(book / "_config.yml"))
+    assert config["launch_buttons"]["binderhub_url"] and config["launch_buttons"]["colab_url"]
+    index, failures = runner.build_book("quick", progress=False, only=[runner.resolve("1")])
+    assert failures == []
+    demo = (index.parent / "notebooks" / "01_demo.html").read_text()
+    assert "mybinder.org/v2/gh/o/r/main" in demo and "colab.research.google.com" in demo
