@@ -33,8 +33,12 @@ __all__ = ["Estimate", "luce_success", "TASKS"]
 
 TASKS = ("similarity", "identification")
 
-#: items x trials per chunk: small enough to stay in cache, large enough to amortise overhead
-CHUNK_ELEMENTS = 1 << 16
+#: items x trials per step: every temporary stays below glibc's mmap threshold (128 KiB), so
+#: buffers are reused from the heap instead of being page-faulted in afresh, and in cache
+STEP_ELEMENTS = 1 << 14
+#: steps per block; a block (one random stream, one task for the thread pool) is the unit of
+#: seeding, so block sizes depend only on (task, n), never on the thread count
+BLOCK_STEPS = 32
 _BUILTIN = (_kernels.Constant, _kernels.Linear, _kernels.Exponential)
 
 
@@ -77,44 +81,50 @@ def _similarities(kernel, d: np.ndarray, checked: bool) -> np.ndarray:
 
 
 def _similarity_mass(d: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Luce mass on the nearest item(s), per trial; d and g are (n, m)."""
+    """Luce mass on the nearest item(s), per trial; d and g are (n, m).
+
+    Branch- and mask-free (masked numpy operations are slow): with z = 1 where every g is 0,
+    mass = (correct + z * count / n) / (total + z), which is correct / total when z = 0 (adding
+    0 is exact) and the uniform choice's count / n on the tied-nearest set when z = 1.
+    """
     n = d.shape[0]
-    total = g.sum(axis=0)
     if n == 2:
         d0, d1 = d
-        g0, g1 = g
-        correct = np.where(d0 < d1, g0, g1)
-        np.copyto(correct, total, where=d0 == d1)
-        nearest_count = None
+        total = g[0] + g[1]
+        correct = total - (d0 < d1) * g[1]
+        correct -= (d1 < d0) * g[0]
+        count = (d0 == d1).astype(total.dtype)
+        count += 1  # 1, or 2 when tied
     else:
+        total = g.sum(axis=0)
         nearest = d == d.min(axis=0)
-        correct = np.where(nearest, g, 0).sum(axis=0, dtype=total.dtype)
-        nearest_count = nearest
-    zero = total == 0
-    if zero.any():
-        if nearest_count is None:
-            count = np.where(d[0] == d[1], 2, 1)
-        else:
-            count = nearest_count.sum(axis=0)
-        fallback = (count / n).astype(total.dtype)
-    else:
-        fallback = None
-    mass = np.divide(correct, total, out=correct, where=~zero)
-    if fallback is not None:
-        np.copyto(mass, fallback, where=zero)
-    return mass
+        correct = (nearest * g).sum(axis=0, dtype=total.dtype)
+        count = nearest.sum(axis=0, dtype=total.dtype)
+    z = (total == 0).astype(total.dtype)
+    total += z
+    z *= count
+    z *= 1 / n
+    correct += z
+    return np.divide(correct, total, out=correct)
 
 
 def _identification_mass(g_others: np.ndarray, g_self) -> np.ndarray:
-    """Luce mass on the copied item, per trial; g_others is (n - 1, m)."""
+    """Luce mass on the copied item, per trial; g_others is (n - 1, m). Same zero trick."""
     n = g_others.shape[0] + 1
     total = g_others.sum(axis=0)
     total += g_self
-    zero = total == 0
-    mass = np.empty_like(total)
-    np.divide(g_self, total, out=mass, where=~zero)
-    mass[zero] = 1.0 / n
-    return mass
+    z = (total == 0).astype(total.dtype)
+    total += z
+    z *= 1 / n
+    z += g_self
+    return np.divide(z, total, out=z)
+
+
+def _moments(mass: np.ndarray) -> tuple[float, float]:
+    """Sum and sum of squares in float64 (no BLAS: its threads would fight the chunk pool)."""
+    s = float(mass.sum(dtype=np.float64))
+    np.square(mass, out=mass)
+    return s, float(mass.sum(dtype=np.float64))
 
 
 def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
@@ -144,8 +154,9 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
 
     checked = isinstance(kernel, _BUILTIN)
     k = n if task == "similarity" else n - 1
-    size = max(256, CHUNK_ELEMENTS // k)
-    sizes = [size] * (trials // size) + ([trials % size] if trials % size else [])
+    step = max(64, STEP_ELEMENTS // k)
+    block = step * BLOCK_STEPS
+    sizes = [block] * (trials // block) + ([trials % block] if trials % block else [])
     streams = root.spawn(len(sizes))
     g_self = None
     if task == "identification":
@@ -154,11 +165,15 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
 
     def run(i: int) -> tuple[float, float]:
         rng = np.random.Generator(np.random.PCG64(streams[i]))
-        d = space.distances(rng, k, sizes[i])
-        g = _similarities(kernel, d, checked)
-        mass = _similarity_mass(d, g) if g_self is None else _identification_mass(g, g_self)
-        mass = mass.astype(np.float64, copy=False)
-        return float(mass.sum()), float(np.dot(mass, mass))
+        total = total_sq = 0.0
+        for start in range(0, sizes[i], step):
+            d = space.distances(rng, k, min(step, sizes[i] - start))
+            g = _similarities(kernel, d, checked)
+            mass = _similarity_mass(d, g) if g_self is None else _identification_mass(g, g_self)
+            s, q = _moments(mass)
+            total += s
+            total_sq += q
+        return total, total_sq
 
     indices = range(len(sizes))
     if threads == 1 or len(sizes) == 1:
