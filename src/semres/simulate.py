@@ -121,10 +121,11 @@ def _identification_mass(g_others: np.ndarray, g_self) -> np.ndarray:
 
 
 def _moments(mass: np.ndarray) -> tuple[float, float]:
-    """Sum and sum of squares in float64 (no BLAS: its threads would fight the chunk pool)."""
-    s = float(mass.sum(dtype=np.float64))
+    """Sum and sum of squares, in float64 (no BLAS dot: its threads would fight the pool)."""
+    mass = mass.astype(np.float64)
+    s = float(mass.sum())
     np.square(mass, out=mass)
-    return s, float(mass.sum(dtype=np.float64))
+    return s, float(mass.sum())
 
 
 def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,

@@ -1,0 +1,298 @@
+"""The Monte Carlo engine against the theorems, exact enumeration and quadrature.
+
+Monte Carlo checks pass when the estimate lies within Z_MAX standard errors of the
+independent value (a false alarm at |z| >= 5 has probability below 1e-6 per check); every seed
+is fixed, so the suite is deterministic.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+from semres import kernels, spaces, theory
+from semres.simulate import Estimate, luce_success
+
+Z_MAX = 5.0
+TRIALS = 300_000
+
+
+def _check(est: Estimate, expected: float):
+    assert est.stderr > 0
+    assert abs(est.zscore(expected)) < Z_MAX, (est, expected)
+
+
+# --- Homogeneous continuous spaces vs Theorems 1-3 and Proposition 1 -----------------------
+
+@pytest.mark.parametrize("n, eps, delta", [
+    (2, 0.05, 0.0), (2, 0.25, 0.0), (2, 0.4, 0.3), (3, 0.15, 0.0), (5, 0.1, 0.2), (8, 0.03, 0.0),
+])
+def test_circle_constant_matches_theorem3(n, eps, delta):
+    circle = spaces.Circle()
+    b, var = circle.ball_measure(eps)
+    assert var == 0
+    ps, pi = theory.n_item(b, n, delta)
+    kern = kernels.Constant(eps, delta)
+    _check(luce_success(circle, kern, "similarity", n, TRIALS, seed=n), ps)
+    _check(luce_success(circle, kern, "identification", n, TRIALS, seed=n + 100), pi)
+
+
+@pytest.mark.parametrize("eps, delta", [(0.3, 0.0), (1.2, 0.0), (2.0, 0.25)])
+def test_sphere_constant_matches_theorem2(eps, delta):
+    sphere = spaces.Sphere()
+    b, _ = sphere.ball_measure(eps)
+    ps, pi = theory.two_item(b, delta)
+    kern = kernels.Constant(eps, delta)
+    _check(luce_success(sphere, kern, "similarity", 2, TRIALS, seed=1), ps)
+    _check(luce_success(sphere, kern, "identification", 2, TRIALS, seed=2), pi)
+
+
+@pytest.mark.parametrize("eps, delta", [(0.05, 0.0), (0.2, 0.0), (0.45, 0.0), (0.3, 0.5),
+                                        (0.7, 0.0)])
+def test_segment_matches_heterogeneous_theorem(eps, delta):
+    """The segment's cut balls: Theorem 2 with its <b> and Var(b)."""
+    segment = spaces.Segment()
+    b, var = segment.ball_measure(eps)
+    ps, pi = theory.two_item(b, delta, var)
+    kern = kernels.Constant(eps, delta)
+    _check(luce_success(segment, kern, "similarity", 2, TRIALS, seed=3), ps)
+    _check(luce_success(segment, kern, "identification", 2, TRIALS, seed=4), pi)
+
+
+def test_segment_closed_forms_of_the_paper():
+    eps = np.linspace(0, 0.5, 11)
+    b, var = spaces.Segment().ball_measure(eps)
+    ps, pi = theory.two_item(b, 0.0, var)
+    np.testing.assert_allclose(ps, 0.5 + 2 * eps - 5 * eps**2 + (10 / 3) * eps**3, atol=1e-12)
+    np.testing.assert_allclose(pi, 1 - eps + eps**2 / 2, atol=1e-12)
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.35, 0.5])
+def test_circle_linear_matches_proposition1(eps):
+    ps, pi = theory.linear_circle(2 * eps)
+    kern = kernels.Linear(eps)
+    _check(luce_success(spaces.Circle(), kern, "similarity", 2, TRIALS, seed=5), ps)
+    _check(luce_success(spaces.Circle(), kern, "identification", 2, TRIALS, seed=6), pi)
+
+
+def _circle_identification_by_quadrature(g, n: int) -> float:
+    """n = 2 only: E[g(0) / (g(0) + g(d))] with d ~ U[0, 1/2]."""
+    g0 = float(g(np.zeros(1))[0])
+    return 2 * quad(lambda d: g0 / (g0 + float(g(np.array([d]))[0])), 0, 0.5)[0]
+
+
+def _circle_similarity_by_quadrature(g) -> float:
+    """n = 2: 2 E[g(a) / (g(a) + g(a')); a < a'] with a, a' ~ U[0, 1/2] (g > 0 here)."""
+    def gs(x):
+        return float(g(np.array([x]))[0])
+
+    inner = lambda a: quad(lambda a2: gs(a) / (gs(a) + gs(a2)), a, 0.5)[0]  # noqa: E731
+    return 2 * 4 * quad(inner, 0, 0.5)[0]
+
+
+@pytest.mark.parametrize("kern", [
+    kernels.Exponential(0.05, 0.02),
+    kernels.Exponential(0.2),
+    lambda d: 1.0 / (1.0 + (d / 0.1) ** 2),  # any callable of distance
+])
+def test_other_kernels_match_quadrature(kern):
+    circle = spaces.Circle()
+    _check(luce_success(circle, kern, "identification", 2, TRIALS, seed=7),
+           _circle_identification_by_quadrature(kern, 2))
+    _check(luce_success(circle, kern, "similarity", 2, TRIALS, seed=8),
+           _circle_similarity_by_quadrature(kern))
+
+
+def test_all_zero_similarity_is_a_uniform_choice():
+    zero = lambda d: np.zeros_like(d)  # noqa: E731
+    for n in (2, 3, 7):
+        for task in ("similarity", "identification"):
+            est = luce_success(spaces.Circle(), zero, task, n, 5000, seed=0)
+            assert est.mean == pytest.approx(1 / n) and est.stderr == pytest.approx(0, abs=1e-9)
+
+
+# --- Discrete spaces: ties, against exact enumeration -------------------------------------
+
+PATH = np.abs(np.subtract.outer(np.arange(5), np.arange(5))).astype(float)  # ties everywhere
+PATH_W = np.array([0.1, 0.3, 0.2, 0.25, 0.15])
+
+
+def _exact(dist, w, g, task: str, n: int) -> float:
+    """Expected Luce mass, summed over every probe and item tuple, one trial at a time.
+
+    Written independently of the engine: plain loops, the identification copy chosen
+    uniformly among the n positions (the engine takes the first), ties found by equality.
+    """
+    points = range(len(w))
+    total = 0.0
+    for items in itertools.product(points, repeat=n):
+        p_items = math.prod(w[i] for i in items)
+        if task == "similarity":
+            for p in points:
+                ds = [dist[p][i] for i in items]
+                gs = [g(x) for x in ds]
+                best = [j for j in range(n) if ds[j] == min(ds)]
+                s = sum(gs[j] for j in best) / sum(gs) if sum(gs) > 0 else len(best) / n
+                total += w[p] * p_items * s
+        else:
+            for c in range(n):
+                gs = [g(dist[items[c]][i]) for i in items]
+                s = gs[c] / sum(gs) if sum(gs) > 0 else 1 / n
+                total += p_items * s / n
+    return total
+
+
+@pytest.mark.parametrize("name, kern, g", [
+    ("constant", kernels.Constant(1.0), lambda d: 1.0 if d <= 1.0 else 0.0),
+    ("constant+noise", kernels.Constant(1.0, 0.25), lambda d: 1.0 if d <= 1.0 else 0.25),
+    ("radius 0", kernels.Constant(0.0), lambda d: 1.0 if d <= 0 else 0.0),
+    ("linear", kernels.Linear(2.5), lambda d: max(0.0, 1 - d / 2.5)),
+    ("exponential", kernels.Exponential(1.0, 0.1), lambda d: math.exp(-d) + 0.1),
+])
+@pytest.mark.parametrize("n", [2, 3])
+def test_discrete_with_ties_matches_enumeration(name, kern, g, n):
+    space = spaces.Discrete(PATH, PATH_W)
+    for task, seed in (("similarity", 11), ("identification", 12)):
+        _check(luce_success(space, kern, task, n, TRIALS, seed=seed),
+               _exact(PATH, PATH_W, g, task, n))
+
+
+def test_discrete_ties_differ_from_the_tie_free_theorem():
+    """On the uniform path, ties lift p_S above Theorem 1 with the same <b>, Var(b): the
+    original code's defect was to approximate this; the engine gets it exactly."""
+    space = spaces.Discrete(PATH)
+    b, var = space.ball_measure(1.0)
+    exact = _exact(PATH, np.full(5, 0.2), lambda d: 1.0 if d <= 1 else 0.0, "similarity", 2)
+    est = luce_success(space, kernels.Constant(1.0), "similarity", 2, TRIALS, seed=13)
+    _check(est, exact)
+    assert exact - theory.two_item(b, 0.0, var)[0] > 0.05
+
+
+def test_discrete_ball_measure_by_loops():
+    space = spaces.Discrete(PATH, PATH_W)
+    for eps in (0.0, 0.5, 1.0, 2.0, 10.0):
+        bp = [sum(PATH_W[j] for j in range(5) if PATH[p, j] <= eps) for p in range(5)]
+        mean = sum(PATH_W[p] * bp[p] for p in range(5))
+        var = sum(PATH_W[p] * (bp[p] - mean) ** 2 for p in range(5))
+        assert space.ball_measure(eps) == pytest.approx((mean, var), abs=1e-12)
+    means, variances = space.ball_measure([0.0, 1.0])
+    assert means.shape == variances.shape == (2,)
+
+
+def test_discrete_zero_weight_points_are_never_drawn():
+    space = spaces.Discrete(PATH, [0.5, 0.5, 0.0, 0.0, 0.0])
+    draws = space.sample(np.random.default_rng(0), 10_000)
+    assert set(np.unique(draws)) == {0, 1}
+
+
+# --- The spaces' own sampling and ball measures -------------------------------------------
+
+def test_segment_ball_measure_by_quadrature():
+    for eps in (0.0, 0.1, 0.37, 0.5, 0.62, 0.9, 1.0, 1.7):
+        bp = lambda p: min(1.0, p + eps) - max(0.0, p - eps)  # noqa: E731
+        pts = [eps, 1 - eps] if eps < 1 else None
+        mean = quad(bp, 0, 1, points=pts)[0]
+        second = quad(lambda p: bp(p) ** 2, 0, 1, points=pts)[0]
+        assert spaces.Segment().ball_measure(eps) == pytest.approx((mean, second - mean**2),
+                                                                   abs=1e-10)
+
+
+@pytest.mark.parametrize("space, eps", [(spaces.Circle(), 0.13), (spaces.Sphere(), 0.9),
+                                        (spaces.Segment(), 0.3)])
+def test_sampled_points_and_direct_distances_agree_with_ball_measure(space, eps):
+    """Points + distance() (the reader's path) and distances() (the engine's) give <b>."""
+    rng = np.random.default_rng(0)
+    m = 200_000
+    b, _ = space.ball_measure(eps)
+    se = math.sqrt(b * (1 - b) / m)
+    via_points = np.mean(space.distance(space.sample(rng, m), space.sample(rng, m)) <= eps)
+    direct = np.mean(space.distances(rng, 1, m) <= eps)
+    assert abs(via_points - b) < Z_MAX * se and abs(direct - b) < Z_MAX * se
+
+
+def test_sphere_points_are_unit_vectors():
+    x = spaces.Sphere().sample(np.random.default_rng(1), (4, 5))
+    assert x.shape == (4, 5, 3)
+    np.testing.assert_allclose(np.linalg.norm(x, axis=-1), 1.0)
+
+
+# --- Determinism ----------------------------------------------------------------------------
+
+def test_same_seed_same_number_whatever_the_threads():
+    args = (spaces.Circle(), kernels.Constant(0.1, 0.05), "similarity", 3, 250_000)
+    a = luce_success(*args, seed=42, threads=1)
+    b = luce_success(*args, seed=42, threads=2)
+    c = luce_success(*args, seed=np.random.SeedSequence(42))
+    assert a == b == c
+    assert luce_success(*args, seed=43).mean != a.mean
+
+
+def test_estimate_helpers():
+    est = Estimate(mean=0.5, stderr=0.01, trials=100)
+    assert est.ci() == pytest.approx((0.5 - 0.0196, 0.5 + 0.0196))
+    assert est.zscore(0.48) == pytest.approx(2.0)
+
+
+# --- Validation -----------------------------------------------------------------------------
+
+GOOD = dict(space=spaces.Circle(), kernel=kernels.Constant(0.1), task="similarity", n=2,
+            trials=1000, seed=0)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("space", "circle"), ("kernel", 0.1), ("task", "recall"), ("n", 1), ("n", 2.0),
+    ("n", True), ("trials", 1), ("trials", 10.5), ("seed", -1), ("seed", "0"),
+])
+def test_engine_validation_names_the_argument(name, value):
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        luce_success(**{**GOOD, name: value})
+
+
+def test_engine_validation_threads_and_bad_kernels():
+    with pytest.raises(ValueError, match="^threads "):
+        luce_success(**GOOD, threads=0)
+    with pytest.raises(ValueError, match="^kernel "):
+        luce_success(**{**GOOD, "kernel": lambda d: -np.ones_like(d)})
+    with pytest.raises(ValueError, match="^kernel "):
+        luce_success(**{**GOOD, "kernel": lambda d: np.ones(3)})
+    with pytest.raises(ValueError, match="^kernel "):
+        luce_success(**{**GOOD, "kernel": lambda d: np.full_like(d, np.nan)})
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: kernels.Constant(-0.1), "eps"),
+    (lambda: kernels.Constant(0.1, -1), "delta"),
+    (lambda: kernels.Linear(0.0), "eps"),
+    (lambda: kernels.Exponential(0.0), "scale"),
+    (lambda: kernels.Exponential(1.0, -0.5), "floor"),
+    (lambda: kernels.Exponential(1.0, float("inf")), "floor"),
+    (lambda: spaces.Circle().ball_measure(-1), "eps"),
+    (lambda: spaces.Segment().ball_measure(float("nan")), "eps"),
+    (lambda: spaces.Discrete(np.zeros((2, 3))), "distances"),
+    (lambda: spaces.Discrete([[0, 1], [2, 0]]), "distances"),
+    (lambda: spaces.Discrete([[0, -1], [-1, 0]]), "distances"),
+    (lambda: spaces.Discrete([[1, 1], [1, 0]]), "distances"),
+    (lambda: spaces.Discrete([[0, np.inf], [np.inf, 0]]), "distances"),
+    (lambda: spaces.Discrete(PATH, np.ones(5)), "weights"),
+    (lambda: spaces.Discrete(PATH, np.ones(4) / 4), "weights"),
+    (lambda: spaces.Discrete(PATH, [0.5, 0.6, -0.1, 0, 0]), "weights"),
+])
+def test_space_and_kernel_validation_names_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        call()
+
+
+def test_kernel_values_and_resolution():
+    d = np.array([0.0, 0.1, 0.2, 0.5], dtype=np.float32)
+    np.testing.assert_allclose(kernels.Constant(0.1, 0.2)(d), [1, 1, 0.2, 0.2], rtol=1e-7)
+    np.testing.assert_allclose(kernels.Linear(0.2)(d), [1, 0.5, 0, 0], atol=1e-7)
+    np.testing.assert_allclose(kernels.Exponential(0.1, 0.01)(d), np.exp(-d / 0.1) + 0.01,
+                               rtol=1e-6)
+    assert kernels.Constant(0.1, 0.2)(d).dtype == np.float32
+    assert kernels.Exponential(0.1, 0.01).resolution == pytest.approx(0.1 * math.log(100))
+    assert kernels.Exponential(0.1).resolution == math.inf
+    assert kernels.Linear(0.3).resolution == kernels.Constant(0.3).resolution == 0.3
