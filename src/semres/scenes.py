@@ -1,0 +1,226 @@
+"""Seeded canvases of black shapes for the vision-language tasks (the paper's §3 layout).
+
+Geometry lives in unit coordinates (the canvas is ``[0, 1]²``, ``y`` pointing down as in an
+image), so one scene renders at any resolution and its distances, margins and correct answer do
+not depend on the pixel size. Two tasks share one space:
+
+- ``"similarity"``: a red X is the probe; the answer is the black shape nearest to it.
+- ``"identification"``: one shape is drawn red; the probe is that shape's own position (a copy of
+  an item, as in the identification test) and the answer is its name.
+
+For both, ``margin`` is the gap between the nearest and second-nearest shape distance to the probe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+TASKS = ("similarity", "identification")
+
+# The paper's four shapes first; the rest are picked to stay distinct at ~10 px.
+SHAPES = ("square", "triangle", "heart", "star", "circle", "diamond", "cross", "ring", "bar",
+          "moon", "arrow", "hourglass")
+
+QUESTIONS = {
+    "similarity": "Which black shape is the closest to the X? Respond with only the shape's name.",
+    "identification": "Which shape is red? Respond with only the shape's name.",
+}
+
+SHAPE_SIZE = 0.11      # shape width as a fraction of the canvas
+BLACK = (0, 0, 0)
+RED = (220, 20, 20)
+
+# Four shapes at fixed, slightly irregular positions: the layout of the accuracy map.
+PAPER_LAYOUT = {
+    "square": (0.24, 0.27),
+    "triangle": (0.74, 0.2),
+    "heart": (0.3, 0.76),
+    "star": (0.77, 0.68),
+}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One canvas: shape names and centres, the probe, and which shape is correct."""
+
+    task: str
+    names: tuple
+    positions: np.ndarray   # (n, 2) shape centres in unit coordinates
+    probe: np.ndarray       # (2,) the X (similarity) or the red shape's centre (identification)
+    shape_size: float = SHAPE_SIZE
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    @property
+    def distances(self) -> np.ndarray:
+        return np.linalg.norm(self.positions - self.probe, axis=1)
+
+    @property
+    def target(self) -> int:
+        return int(np.argmin(self.distances))
+
+    @property
+    def answer(self) -> str:
+        return self.names[self.target]
+
+    @property
+    def margin(self) -> float:
+        d = np.sort(self.distances)
+        return float(d[1] - d[0])
+
+    @property
+    def question(self) -> str:
+        return QUESTIONS[self.task]
+
+
+def _check_task(task: str) -> None:
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}; got {task!r}")
+
+
+def layout_scene(task: str, names, positions, probe=None, red=None,
+                 shape_size: float = SHAPE_SIZE) -> Scene:
+    """A scene at given positions: ``probe`` (the X) for similarity, ``red`` (an index) for
+    identification."""
+    _check_task(task)
+    names = tuple(names)
+    positions = np.asarray(positions, dtype=float).reshape(-1, 2)
+    if len(names) != len(positions) or len(names) < 2:
+        raise ValueError("names: need at least two names, one per position")
+    if len(set(names)) != len(names) or not set(names) <= set(SHAPES):
+        raise ValueError(f"names: distinct names from {SHAPES}; got {names}")
+    if task == "similarity":
+        if probe is None:
+            raise ValueError("probe: the X position is required for the similarity task")
+        probe = np.asarray(probe, dtype=float).reshape(2)
+    else:
+        if red is None or not 0 <= int(red) < len(names):
+            raise ValueError(f"red: an index below {len(names)} is required for identification")
+        probe = positions[int(red)].copy()
+    return Scene(task, names, positions, probe, float(shape_size))
+
+
+def sample_scene(rng: np.random.Generator, n: int, task: str,
+                 shape_size: float = SHAPE_SIZE, names=None) -> Scene:
+    """Shapes uniform on the canvas without overlap; the X at least a shape's width from every
+    shape (as in the paper); shape names a random draw of ``n`` from :data:`SHAPES`."""
+    _check_task(task)
+    if not 2 <= int(n) <= len(SHAPES):
+        raise ValueError(f"n must be between 2 and {len(SHAPES)}; got {n}")
+    n, s = int(n), float(shape_size)
+    if not 0.02 <= s <= 0.2:
+        raise ValueError(f"shape_size must lie in [0.02, 0.2]; got {shape_size}")
+    lo, hi = 0.6 * s, 1 - 0.6 * s
+    for _ in range(1000):
+        pos = np.empty((0, 2))
+        while len(pos) < n:
+            cand = rng.uniform(lo, hi, size=(64, 2))
+            for c in cand:
+                if len(pos) == 0 or np.min(np.linalg.norm(pos - c, axis=1)) >= 1.3 * s:
+                    pos = np.vstack([pos, c])
+                    if len(pos) == n:
+                        break
+            else:
+                if len(pos) < n:
+                    break  # crowded: start again
+        if len(pos) < n:
+            continue
+        chosen = tuple(str(s) for s in (names if names is not None else rng.choice(SHAPES, n, replace=False)))
+        if task == "identification":
+            return layout_scene(task, chosen, pos, red=int(rng.integers(n)), shape_size=s)
+        cand = rng.uniform(0.3 * s, 1 - 0.3 * s, size=(256, 2))
+        ok = np.min(np.linalg.norm(cand[:, None] - pos[None], axis=2), axis=1) >= s
+        if ok.any():
+            return layout_scene(task, chosen, pos, probe=cand[np.argmax(ok)], shape_size=s)
+    raise RuntimeError(f"could not place {n} shapes of size {s}")
+
+
+def sample_scenes(count: int, n, task: str, seed: int, shape_size: float = SHAPE_SIZE) -> list:
+    """``count`` scenes from one seed; ``n`` is an int or a sequence drawn from uniformly."""
+    rng = np.random.default_rng(seed)
+    ns = np.atleast_1d(np.asarray(n, dtype=int))
+    return [sample_scene(rng, int(rng.choice(ns)), task, shape_size) for _ in range(int(count))]
+
+
+def map_scenes(grid: int, layout: dict = PAPER_LAYOUT, shape_size: float = SHAPE_SIZE) -> list:
+    """Similarity scenes with the X on a ``grid`` × ``grid`` lattice over a fixed layout, skipping
+    points closer than a shape's width to a shape: the accuracy map's probes."""
+    names, pos = tuple(layout), np.array(list(layout.values()), dtype=float)
+    ticks = (np.arange(grid) + 0.5) / grid
+    out = []
+    for y in ticks:
+        for x in ticks:
+            if np.min(np.linalg.norm(pos - (x, y), axis=1)) >= shape_size:
+                out.append(layout_scene("similarity", names, pos, probe=(x, y),
+                                        shape_size=shape_size))
+    return out
+
+
+def _outline(name: str, k: int = 40) -> list:
+    """The shape's polygon in box coordinates ``[-0.5, 0.5]²`` (``y`` down)."""
+    t = np.linspace(0, 2 * np.pi, k, endpoint=False)
+    if name == "square":
+        pts = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)]
+    elif name == "triangle":
+        pts = [(0, -0.47), (0.47, 0.4), (-0.47, 0.4)]
+    elif name == "diamond":
+        pts = [(0, -0.5), (0.38, 0), (0, 0.5), (-0.38, 0)]
+    elif name == "star":
+        a = -np.pi / 2 + np.arange(10) * np.pi / 5
+        r = np.where(np.arange(10) % 2 == 0, 0.5, 0.2)
+        pts = list(zip(r * np.cos(a), r * np.sin(a)))
+    elif name == "heart":
+        x = 16 * np.sin(t) ** 3
+        y = -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t))
+        pts = list(zip(x / 34, (y + 2.5) / 34))
+    elif name == "cross":
+        a, b = 0.16, 0.48
+        pts = [(-a, -b), (a, -b), (a, -a), (b, -a), (b, a), (a, a), (a, b), (-a, b), (-a, a),
+               (-b, a), (-b, -a), (-a, -a)]
+    elif name == "bar":
+        pts = [(-0.5, -0.17), (0.5, -0.17), (0.5, 0.17), (-0.5, 0.17)]
+    elif name == "arrow":
+        pts = [(-0.5, -0.13), (0.05, -0.13), (0.05, -0.4), (0.5, 0), (0.05, 0.4), (0.05, 0.13),
+               (-0.5, 0.13)]
+    elif name == "hourglass":
+        pts = [(-0.38, -0.48), (0.38, -0.48), (0, 0), (0.38, 0.48), (-0.38, 0.48), (0, 0)]
+    else:  # circle, ring and moon are drawn as ellipses
+        pts = list(zip(0.45 * np.cos(t), 0.45 * np.sin(t)))
+    return pts
+
+
+def render(scene: Scene, size: int = 96, supersample: int = 4) -> Image.Image:
+    """Draw ``scene`` on a white ``size`` × ``size`` RGB canvas (anti-aliased by supersampling)."""
+    if int(size) < 16:
+        raise ValueError(f"size must be at least 16 pixels; got {size}")
+    big = int(size) * int(supersample)
+    img = Image.new("RGB", (big, big), "white")
+    draw = ImageDraw.Draw(img)
+    w = scene.shape_size * big
+    red = scene.target if scene.task == "identification" else -1
+    for i, (name, (cx, cy)) in enumerate(zip(scene.names, scene.positions * big)):
+        colour = RED if i == red else BLACK
+        if name in ("circle", "ring", "moon"):
+            r = 0.45 * w
+            box = [cx - r, cy - r, cx + r, cy + r]
+            if name == "ring":
+                draw.ellipse(box, outline=colour, width=max(1, int(0.16 * w)))
+            else:
+                draw.ellipse(box, fill=colour)
+                if name == "moon":
+                    o = 0.3 * w
+                    draw.ellipse([cx - r + o, cy - r - 0.1 * w, cx + r + o, cy + r - 0.1 * w],
+                                 fill="white")
+        else:
+            draw.polygon([(cx + w * x, cy + w * y) for x, y in _outline(name)], fill=colour)
+    if scene.task == "similarity":
+        cx, cy = scene.probe * big
+        h, lw = 0.3 * w, max(1, int(0.14 * w))
+        draw.line([cx - h, cy - h, cx + h, cy + h], fill=RED, width=lw)
+        draw.line([cx - h, cy + h, cx + h, cy - h], fill=RED, width=lw)
+    return img.reduce(int(supersample)) if supersample > 1 else img

@@ -1,0 +1,307 @@
+"""A tiny LLaVA-style vision-language model trained here, and option scoring shared with hub VLMs.
+
+No pretrained VLM can be downloaded where the book is built, so the default model is built from
+transformers configs (a small CLIP vision tower, a small Llama), with a word-level tokenizer
+trained locally and a ``LlavaProcessor`` assembled offline. It is saved with ``save_pretrained``
+and read back through ``AutoProcessor`` / ``AutoModelForImageTextToText``: exactly the path a hub
+id such as ``Qwen/Qwen2.5-VL-3B-Instruct`` takes, so :func:`option_probs` scores both alike.
+
+Scoring never generates or parses text: every answer option is appended to the chat prompt, the
+option tokens' log-probabilities are summed in one batched forward pass, and a softmax over the
+options gives the Luce probability of each answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from . import scenes as sc
+
+IMAGE_TOKEN = "<image>"
+SPECIAL = ["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]
+# A minimal chat template so the tiny model takes the same ``apply_chat_template`` path as hub VLMs.
+CHAT_TEMPLATE = (
+    "{% for message in messages %}{% for c in message['content'] %}"
+    "{% if c['type'] == 'image' %}<image>{% else %} {{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endfor %}{% if add_generation_prompt %} answer:{% endif %}"
+)
+
+
+class ModelUnavailableError(OSError):
+    """A model id or folder that cannot be loaded here (offline and not cached)."""
+
+
+def train_tokenizer(texts=None):
+    """A word-level tokenizer trained on the task's words: every shape name is one token."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    texts = list(texts or []) + list(sc.QUESTIONS.values()) + list(sc.SHAPES) + ["answer:"]
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(texts, trainers.WordLevelTrainer(special_tokens=SPECIAL))
+    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>",
+                                   bos_token="<s>", eos_token="</s>",
+                                   extra_special_tokens={"image_token": IMAGE_TOKEN})
+
+
+def build_processor(image_size: int = 96, patch_size: int = 12):
+    """A ``LlavaProcessor`` from the local tokenizer and a CLIP image processor, built offline."""
+    from transformers import LlavaProcessor
+    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+    if image_size % patch_size:
+        raise ValueError(f"patch_size must divide image_size; got {patch_size} and {image_size}")
+    images = CLIPImageProcessorPil(size={"shortest_edge": image_size},
+                                   crop_size={"height": image_size, "width": image_size})
+    return LlavaProcessor(image_processor=images, tokenizer=train_tokenizer(),
+                          patch_size=patch_size, vision_feature_select_strategy="default",
+                          image_token=IMAGE_TOKEN, num_additional_image_tokens=1,
+                          chat_template=CHAT_TEMPLATE)
+
+
+def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, seed: int = 0):
+    """An untrained LLaVA: CLIP vision tower + projector + Llama, sized from the processor."""
+    import torch
+    from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig, LlavaForConditionalGeneration
+
+    if hidden % heads:
+        raise ValueError(f"heads must divide hidden; got {heads} and {hidden}")
+    tok = processor.tokenizer
+    size = processor.image_processor.crop_size["height"]
+    vision = CLIPVisionConfig(hidden_size=hidden, intermediate_size=2 * hidden,
+                              num_hidden_layers=layers, num_attention_heads=heads,
+                              image_size=size, patch_size=processor.patch_size)
+    text = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden,
+                       num_hidden_layers=layers, num_attention_heads=heads,
+                       num_key_value_heads=heads, max_position_embeddings=512,
+                       pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                       eos_token_id=tok.eos_token_id)
+    config = LlavaConfig(vision_config=vision, text_config=text,
+                         image_token_index=tok.convert_tokens_to_ids(IMAGE_TOKEN),
+                         vision_feature_select_strategy="default", vision_feature_layer=-1)
+    torch.manual_seed(seed)
+    return LlavaForConditionalGeneration(config).eval()
+
+
+def load(name_or_path: str, device: str = "cpu"):
+    """``(model, processor)`` for a hub id or folder, through the Auto classes; one clear error
+    when it is not available offline."""
+    import torch
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    try:
+        processor = AutoProcessor.from_pretrained(name_or_path)
+        model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype="auto")
+    except (OSError, ValueError) as err:
+        raise ModelUnavailableError(
+            f"model {name_or_path!r} cannot be loaded: it is neither a local folder nor in the "
+            f"Hugging Face cache (download it first with `hf download {name_or_path}`, or pass a "
+            f"folder); {type(err).__name__}: {str(err).splitlines()[0]}") from None
+    return model.to(torch.device(device)).eval(), processor
+
+
+def prompt_text(processor, question: str) -> str:
+    """The chat prompt (image first, then the question) up to where the answer starts."""
+    messages = [{"role": "user", "content": [{"type": "image"},
+                                             {"type": "text", "text": question}]}]
+    return processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+
+def _encode(processor, image, question):
+    return processor(images=image, text=prompt_text(processor, question), return_tensors="pt")
+
+
+def _assemble(encodings, continuations, pad_id: int):
+    """Right-padded batch of prompt + continuation rows; per-token tensors are extended, image
+    tensors concatenated (works for LLaVA pixels and Qwen-VL's flattened patches alike)."""
+    import torch
+
+    lengths = [e["input_ids"].shape[1] + len(c) for e, c in zip(encodings, continuations)]
+    width = max(lengths)
+    first = encodings[0]
+    per_token = [k for k, v in first.items()
+                 if torch.is_tensor(v) and v.ndim == 2 and v.shape == first["input_ids"].shape]
+    batch = {}
+    for key in per_token:
+        rows = []
+        for e, c, n in zip(encodings, continuations, lengths):
+            fill = torch.tensor(c, dtype=e[key].dtype) if key == "input_ids" else (
+                torch.ones(len(c), dtype=e[key].dtype) if key == "attention_mask"
+                else torch.zeros(len(c), dtype=e[key].dtype))
+            pad = pad_id if key == "input_ids" else 0
+            rows.append(torch.cat([e[key][0], fill,
+                                   torch.full((width - n,), pad, dtype=e[key].dtype)]))
+        batch[key] = torch.stack(rows)
+    for key, value in first.items():
+        if key not in per_token and torch.is_tensor(value):
+            batch[key] = torch.cat([e[key] for e in encodings])
+    starts = [e["input_ids"].shape[1] for e in encodings]
+    return batch, starts
+
+
+def _to(batch, model):
+    import torch
+
+    dtype = next(model.parameters()).dtype
+    return {k: (v.to(model.device, dtype) if torch.is_floating_point(v) else v.to(model.device))
+            for k, v in batch.items()}
+
+
+def option_logprobs(model, processor, images, questions, options, batch_size: int = 32,
+                    progress: bool = False) -> list:
+    """Summed log-probability of each option's tokens after each (image, question) prompt.
+
+    ``options[i]`` lists the answers for item ``i``; rows (item × option) are scored in batches
+    of ``batch_size`` forward passes. Returns one float array per item.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    if not len(images) == len(questions) == len(options):
+        raise ValueError("images, questions and options must have the same length")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive; got {batch_size}")
+    tok = processor.tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+    rows = []  # (item, encoding, option ids)
+    for i, (img, q, opts) in enumerate(zip(images, questions, options)):
+        enc = _encode(processor, img, q)
+        for o in opts:
+            ids = tok(o, add_special_tokens=False)["input_ids"]
+            if not ids:
+                raise ValueError(f"options: {o!r} tokenizes to nothing")
+            rows.append((i, enc, ids))
+    scores = np.empty(len(rows))
+    chunks = range(0, len(rows), batch_size)
+    with torch.inference_mode():
+        for lo in tqdm(chunks, desc="scoring", disable=not progress):
+            part = rows[lo:lo + batch_size]
+            batch, starts = _assemble([r[1] for r in part], [r[2] for r in part], pad)
+            logp = torch.log_softmax(model(**_to(batch, model)).logits.float(), dim=-1)
+            for j, ((_, _, ids), s) in enumerate(zip(part, starts)):
+                pos = torch.arange(s - 1, s - 1 + len(ids), device=logp.device)
+                tgt = torch.tensor(ids, device=logp.device)
+                scores[lo + j] = logp[j, pos, tgt].sum().item()
+    out, k = [], 0
+    for opts in options:
+        out.append(scores[k:k + len(opts)])
+        k += len(opts)
+    return out
+
+
+def option_probs(model, processor, images, questions, options, **kwargs) -> list:
+    """Luce probabilities over each item's options: softmax of the options' log-probabilities."""
+    out = []
+    for lp in option_logprobs(model, processor, images, questions, options, **kwargs):
+        p = np.exp(lp - lp.max())
+        out.append(p / p.sum())
+    return out
+
+
+def score_scenes(model, processor, scene_list, image_size: int = 96, **kwargs) -> np.ndarray:
+    """P(correct) for each scene: the Luce mass on its answer among the shapes on its canvas."""
+    images = [sc.render(s, image_size) for s in scene_list]
+    probs = option_probs(model, processor, images, [s.question for s in scene_list],
+                         [list(s.names) for s in scene_list], **kwargs)
+    return np.array([p[s.target] for p, s in zip(probs, scene_list)])
+
+
+def _training_batch(processor, rng, batch_size, ns, image_size):
+    import torch
+
+    tasks = rng.choice(sc.TASKS, batch_size)
+    items = [sc.sample_scene(rng, int(rng.choice(ns)), t) for t in tasks]
+    tok = processor.tokenizer
+    encs = [_encode(processor, sc.render(s, image_size), s.question) for s in items]
+    answers = [tok(s.answer, add_special_tokens=False)["input_ids"] for s in items]
+    batch, starts = _assemble(encs, answers, tok.pad_token_id)
+    labels = torch.full_like(batch["input_ids"], -100)
+    for j, (s, a) in enumerate(zip(starts, answers)):
+        labels[j, s:s + len(a)] = torch.tensor(a)
+    return batch, labels
+
+
+def train(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3, seed: int = 0,
+          ns=range(2, 13), checkpoint: str | os.PathLike | None = None,
+          checkpoint_every: int = 100, progress: bool = True) -> list:
+    """Train on fresh scenes of both tasks (answer tokens only in the loss); ``(model, losses)``.
+
+    Batch ``k`` is drawn from ``default_rng([seed, k])``, so a run resumed from ``checkpoint``
+    sees exactly the batches an uninterrupted run would.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    if steps < 1 or batch_size < 1:
+        raise ValueError(f"steps and batch_size must be positive; got {steps}, {batch_size}")
+    ns = np.asarray(list(ns), dtype=int)
+    size = processor.image_processor.crop_size["height"]
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    start, losses = 0, []
+    ckpt = Path(checkpoint) if checkpoint else None
+    if ckpt and ckpt.is_file():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        start, losses = state["step"], state["losses"]
+    model.train()
+    bar = tqdm(range(start, steps), desc="training VLM", disable=not progress,
+               initial=start, total=steps)
+    for step in bar:
+        batch, labels = _training_batch(processor, np.random.default_rng([seed, step]),
+                                        batch_size, ns, size)
+        loss = model(**_to(batch, model), labels=labels.to(model.device)).loss
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+        bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
+        if ckpt and ((step + 1) % checkpoint_every == 0 or step + 1 == steps):
+            ckpt.parent.mkdir(parents=True, exist_ok=True)
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                        "sched": sched.state_dict(), "step": step + 1, "losses": losses},
+                       str(ckpt) + ".tmp")
+            os.replace(str(ckpt) + ".tmp", ckpt)
+    return model.eval(), losses
+
+
+def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int = 64,
+                  layers: int = 2, heads: int = 4, steps: int = 1000, batch_size: int = 64,
+                  lr: float = 2e-3, seed: int = 0, ns=range(2, 13), device: str = "cpu",
+                  progress: bool = True) -> Path:
+    """Folder of the default model trained with these settings: trained (resuming from its
+    checkpoint) and saved with ``save_pretrained`` on first use, reused afterwards."""
+    params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
+                  heads=heads, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
+                  ns=[int(n) for n in ns])
+    key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
+    folder = Path(root) / f"tiny-llava-{key}"
+    if (folder / "config.json").is_file():
+        return folder
+    import shutil
+
+    import torch
+
+    processor = build_processor(image_size, patch_size)
+    model = build_model(processor, hidden, layers, heads, seed).to(torch.device(device))
+    model, losses = train(model, processor, steps, batch_size, lr, seed, ns,
+                          checkpoint=Path(root) / f"tiny-llava-{key}.ckpt.pt", progress=progress)
+    partial = Path(root) / f"tiny-llava-{key}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    model.save_pretrained(partial)
+    processor.save_pretrained(partial)
+    (partial / "training.json").write_text(json.dumps({"params": params, "losses": losses}))
+    os.replace(partial, folder)  # only a complete folder ever carries the final name
+    (Path(root) / f"tiny-llava-{key}.ckpt.pt").unlink(missing_ok=True)
+    return folder

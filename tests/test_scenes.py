@@ -1,0 +1,100 @@
+"""The renderer: seeded, valid layouts, and pictures that agree with the recorded geometry."""
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from semres import scenes as sc
+
+
+def test_same_seed_same_scenes_and_pixels():
+    a = sc.sample_scenes(20, range(2, 13), "similarity", seed=3)
+    b = sc.sample_scenes(20, range(2, 13), "similarity", seed=3)
+    c = sc.sample_scenes(20, range(2, 13), "similarity", seed=4)
+    for x, y in zip(a, b):
+        assert x.names == y.names
+        np.testing.assert_array_equal(x.positions, y.positions)
+        np.testing.assert_array_equal(x.probe, y.probe)
+        assert sc.render(x, 64).tobytes() == sc.render(y, 64).tobytes()
+    assert any(not np.array_equal(x.positions, z.positions) for x, z in zip(a, c))
+
+
+@pytest.mark.parametrize("task", sc.TASKS)
+def test_layout_constraints(task):
+    for s in sc.sample_scenes(60, range(2, 13), task, seed=1):
+        assert len(set(s.names)) == s.n and set(s.names) <= set(sc.SHAPES)
+        pair = np.linalg.norm(s.positions[:, None] - s.positions[None], axis=2)
+        assert pair[np.triu_indices(s.n, 1)].min() >= 1.3 * s.shape_size - 1e-12
+        assert np.all((s.positions > 0) & (s.positions < 1))
+        d = np.sort(s.distances)
+        assert s.margin == pytest.approx(d[1] - d[0])
+        if task == "similarity":  # the X keeps a shape's width from every shape (paper)
+            assert d[0] >= s.shape_size
+        else:
+            assert d[0] == 0 and s.distances[s.target] == 0
+
+
+def _components(img):
+    """Centroids (unit coordinates) of black and of red pixels, recovered from the picture."""
+    a = np.asarray(img).astype(float)
+    dark = a.sum(axis=2) < 300
+    red = (a[..., 0] > 120) & (a[..., 1] < 90)
+    black = dark & ~red
+    size = a.shape[0]
+    lab, k = ndimage.label(black, structure=np.ones((3, 3)))
+    cents = np.array(ndimage.center_of_mass(black, lab, range(1, k + 1)))[:, ::-1]
+    rc = np.array(ndimage.center_of_mass(red))[::-1]
+    return (cents + 0.5) / size, (rc + 0.5) / size, black, red
+
+
+@pytest.mark.parametrize("task", sc.TASKS)
+def test_correct_answer_agrees_with_the_pixels(task):
+    """Read the shapes and the red mark back off the image; the nearest black shape by pixels
+    (or the red one) must be the recorded answer."""
+    checked = 0
+    for s in sc.sample_scenes(40, [3, 4, 6], task, seed=7):
+        if task == "similarity" and s.margin < 0.5 * s.shape_size:
+            continue  # pixel centroids of odd shapes sit a little off their box centres
+        img = sc.render(s, 200)
+        cents, red_c, black, red = _components(img)
+        owner = np.argmin(np.linalg.norm(cents[:, None] - s.positions[None], axis=2), axis=1)
+        assert np.all(np.linalg.norm(cents - s.positions[owner], axis=1) < 0.4 * s.shape_size)
+        if task == "similarity":
+            assert set(owner) == set(range(s.n))
+            assert np.linalg.norm(red_c - s.probe) < 0.01
+            # mean position of each shape's pixels, then the nearest to the red X
+            ys, xs = np.nonzero(black)
+            pix = (np.c_[xs, ys] + 0.5) / 200
+            who = np.argmin(np.linalg.norm(pix[:, None] - s.positions[None], axis=2), axis=1)
+            centre = np.array([pix[who == i].mean(axis=0) for i in range(s.n)])
+            assert np.argmin(np.linalg.norm(centre - red_c, axis=1)) == s.target
+        else:
+            assert set(owner) == set(range(s.n)) - {s.target}
+            assert np.argmin(np.linalg.norm(s.positions - red_c, axis=1)) == s.target
+        checked += 1
+    assert checked >= 20
+
+
+def test_map_scenes_keep_the_layout_and_clearance():
+    scenes = sc.map_scenes(12)
+    assert 0 < len(scenes) < 144
+    for s in scenes:
+        assert s.names == tuple(sc.PAPER_LAYOUT)
+        assert s.distances.min() >= s.shape_size
+        assert s.answer == s.names[int(np.argmin(s.distances))]
+
+
+def test_bad_arguments_raise():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="n must"):
+        sc.sample_scene(rng, 1, "similarity")
+    with pytest.raises(ValueError, match="n must"):
+        sc.sample_scene(rng, len(sc.SHAPES) + 1, "similarity")
+    with pytest.raises(ValueError, match="task"):
+        sc.sample_scene(rng, 3, "colour")
+    with pytest.raises(ValueError, match="size"):
+        sc.render(sc.sample_scene(rng, 3, "similarity"), 8)
+    with pytest.raises(ValueError, match="probe"):
+        sc.layout_scene("similarity", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]])
+    with pytest.raises(ValueError, match="red"):
+        sc.layout_scene("identification", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]], red=2)

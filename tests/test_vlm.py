@@ -1,0 +1,128 @@
+"""The tiny LLaVA: offline processor/model round trip, option scoring, resumable training."""
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from semres import scenes as sc
+from semres import vlm
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+SIZE, PATCH = 48, 12
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    processor = vlm.build_processor(SIZE, PATCH)
+    return vlm.build_model(processor, hidden=32, layers=1, heads=2, seed=0), processor
+
+
+def test_tokenizer_and_prompt(tiny):
+    _, processor = tiny
+    tok = processor.tokenizer
+    for name in sc.SHAPES:  # one token per answer: options are scored without sub-words
+        ids = tok(name, add_special_tokens=False)["input_ids"]
+        assert len(ids) == 1 and ids[0] != tok.unk_token_id
+    enc = processor(images=sc.render(sc.sample_scenes(1, 4, "similarity", 0)[0], SIZE),
+                    text=vlm.prompt_text(processor, sc.QUESTIONS["similarity"]),
+                    return_tensors="pt")
+    image_id = tok.convert_tokens_to_ids(vlm.IMAGE_TOKEN)
+    assert int((enc["input_ids"] == image_id).sum()) == (SIZE // PATCH) ** 2
+    assert tok.unk_token_id not in enc["input_ids"][0].tolist()
+
+
+def test_save_and_load_through_auto_classes(tiny, tmp_path):
+    from transformers import LlavaForConditionalGeneration, LlavaProcessor
+
+    model, processor = tiny
+    model.save_pretrained(tmp_path)
+    processor.save_pretrained(tmp_path)
+    model2, processor2 = vlm.load(str(tmp_path))
+    assert isinstance(processor2, LlavaProcessor)
+    assert isinstance(model2, LlavaForConditionalGeneration)
+    img = sc.render(sc.sample_scenes(1, 5, "identification", 1)[0], SIZE)
+    text = vlm.prompt_text(processor, sc.QUESTIONS["identification"])
+    a = processor(images=img, text=text, return_tensors="pt")
+    b = processor2(images=img, text=vlm.prompt_text(processor2, sc.QUESTIONS["identification"]),
+                   return_tensors="pt")
+    assert torch.equal(a["input_ids"], b["input_ids"])
+    assert torch.allclose(a["pixel_values"], b["pixel_values"])
+    with torch.no_grad():
+        assert torch.allclose(model(**a).logits, model2(**b).logits, atol=1e-6)
+
+
+def _direct_logprob(model, processor, image, question, option):
+    """One unpadded forward pass on prompt + option, summing the option tokens' log-probs."""
+    enc = processor(images=image, text=vlm.prompt_text(processor, question) + " " + option,
+                    return_tensors="pt")
+    k = len(processor.tokenizer(option, add_special_tokens=False)["input_ids"])
+    ids = enc["input_ids"][0]
+    with torch.no_grad():
+        logp = torch.log_softmax(model(**enc).logits[0], dim=-1)
+    return sum(logp[len(ids) - k - 1 + j, ids[len(ids) - k + j]].item() for j in range(k))
+
+
+def test_batched_option_scores_match_direct_log_probs(tiny):
+    model, processor = tiny
+    scenes = (sc.sample_scenes(2, [2, 5], "similarity", 2)
+              + sc.sample_scenes(2, [3, 7], "identification", 3))
+    images = [sc.render(s, SIZE) for s in scenes]
+    questions = [s.question for s in scenes]
+    options = [list(s.names) for s in scenes]
+    options[0] = options[0] + ["heart star"]  # a two-token option exercises the padding
+    batched = vlm.option_logprobs(model, processor, images, questions, options, batch_size=5)
+    for img, q, opts, got in zip(images, questions, options, batched):
+        want = [_direct_logprob(model, processor, img, q, o) for o in opts]
+        np.testing.assert_allclose(got, want, atol=1e-4)
+    probs = vlm.option_probs(model, processor, images, questions, options, batch_size=64)
+    for p, lp in zip(probs, batched):
+        np.testing.assert_allclose(p, np.exp(lp) / np.exp(lp).sum(), rtol=1e-6)
+    pc = vlm.score_scenes(model, processor, scenes, image_size=SIZE)
+    np.testing.assert_allclose(pc[1:], [p[s.target] for p, s in zip(probs[1:], scenes[1:])])
+
+
+def test_unavailable_model_is_one_clear_error(tmp_path):
+    with pytest.raises(vlm.ModelUnavailableError, match="cannot be loaded"):
+        vlm.load(str(tmp_path / "no-such-model"))
+    with pytest.raises(vlm.ModelUnavailableError, match="Qwen/Qwen2.5-VL-3B-Instruct"):
+        vlm.load("Qwen/Qwen2.5-VL-3B-Instruct")
+
+
+def test_training_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    """An interrupted run resumed from its checkpoint ends with the uninterrupted run's weights."""
+    processor = vlm.build_processor(SIZE, PATCH)
+    kw = dict(steps=4, batch_size=8, lr=3e-3, seed=5, ns=[2, 3], progress=False)
+    whole, losses = vlm.train(vlm.build_model(processor, 32, 1, 2, seed=1), processor, **kw)
+
+    ckpt = tmp_path / "ckpt.pt"
+    real = vlm._training_batch
+    calls = []
+
+    def dies_after_two(*args):
+        calls.append(1)
+        if len(calls) > 2:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(vlm, "_training_batch", dies_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        vlm.train(vlm.build_model(processor, 32, 1, 2, seed=1), processor, checkpoint=ckpt,
+                  checkpoint_every=2, **kw)
+    monkeypatch.setattr(vlm, "_training_batch", real)
+    resumed, losses2 = vlm.train(vlm.build_model(processor, 32, 1, 2, seed=1), processor,
+                                 checkpoint=ckpt, checkpoint_every=2, **kw)
+    np.testing.assert_allclose(losses2, losses, rtol=1e-5)
+    for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()):
+        torch.testing.assert_close(a, b)
+
+
+def test_bad_arguments_raise(tiny):
+    model, processor = tiny
+    with pytest.raises(ValueError, match="patch_size"):
+        vlm.build_processor(50, 12)
+    with pytest.raises(ValueError, match="heads"):
+        vlm.build_model(processor, hidden=30, heads=4)
+    with pytest.raises(ValueError, match="same length"):
+        vlm.option_logprobs(model, processor, [], ["q"], [["a"]])
