@@ -107,6 +107,15 @@ def test_other_kernels_match_quadrature(kern):
            _circle_similarity_by_quadrature(kern))
 
 
+def test_integer_valued_callable_kernels_work():
+    """A measured or hand-written g may return integers (e.g. an indicator)."""
+    circle = spaces.Circle()
+    ps, pi = theory.n_item(0.3, 4)
+    indicator = lambda d: (d <= 0.15).astype(int)  # noqa: E731
+    _check(luce_success(circle, indicator, "similarity", 4, TRIALS, seed=9), ps)
+    _check(luce_success(circle, indicator, "identification", 4, TRIALS, seed=10), pi)
+
+
 def test_all_zero_similarity_is_a_uniform_choice():
     zero = lambda d: np.zeros_like(d)  # noqa: E731
     for n in (2, 3, 7):

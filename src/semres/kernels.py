@@ -51,7 +51,11 @@ class Constant:
         inside = d <= self.eps
         if self.delta == 0:
             return inside.astype(dtype)
-        return np.where(inside, 1.0, self.delta).astype(dtype, copy=False)
+        # delta * outside + inside: exactly 1 or delta, and faster than np.where
+        g = np.logical_not(inside).astype(dtype)
+        g *= self.delta
+        g += inside.astype(dtype)
+        return g
 
 
 @dataclass(frozen=True)

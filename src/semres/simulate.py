@@ -77,6 +77,8 @@ def _similarities(kernel, d: np.ndarray, checked: bool) -> np.ndarray:
                              f"got {g.shape}")
         if not (np.isfinite(g).all() and (g >= 0).all()):
             raise ValueError("kernel must return finite similarities >= 0")
+        if g.dtype.kind != "f":
+            g = g.astype(np.float64)
     return g
 
 
@@ -98,9 +100,12 @@ def _similarity_mass(d: np.ndarray, g: np.ndarray) -> np.ndarray:
     else:
         total = g.sum(axis=0)
         nearest = d == d.min(axis=0)
-        correct = (nearest * g).sum(axis=0, dtype=total.dtype)
-        count = nearest.sum(axis=0, dtype=total.dtype)
+        correct = (nearest * g).sum(axis=0)
+        count = None
     z = (total == 0).astype(total.dtype)
+    if count is None:
+        # the tie count only matters where every g is 0; skip the pass when none is
+        count = nearest.sum(axis=0, dtype=total.dtype) if z.any() else 0
     total += z
     z *= count
     z *= 1 / n
