@@ -15,7 +15,7 @@ import pytest
 from scipy.integrate import quad
 
 from semres import kernels, spaces, theory
-from semres.simulate import Estimate, luce_success
+from semres.simulate import Estimate, exact_two_item, luce_success
 
 Z_MAX = 5.0
 TRIALS = 300_000
@@ -170,6 +170,38 @@ def test_discrete_with_ties_matches_enumeration(name, kern, g, n):
                _exact(PATH, PATH_W, g, task, n))
 
 
+@pytest.mark.parametrize("kern, g", [
+    (kernels.Constant(1.0), lambda d: 1.0 if d <= 1.0 else 0.0),
+    (kernels.Constant(2.0, 0.3), lambda d: 1.0 if d <= 2.0 else 0.3),
+    (kernels.Linear(2.5), lambda d: max(0.0, 1 - d / 2.5)),
+    (lambda d: np.zeros_like(d), lambda d: 0.0),
+])
+def test_exact_two_item_matches_enumeration(kern, g):
+    space = spaces.Discrete(PATH, PATH_W)
+    expected = (_exact(PATH, PATH_W, g, "similarity", 2), _exact(PATH, PATH_W, g,
+                                                                 "identification", 2))
+    assert exact_two_item(space, kern) == pytest.approx(expected, abs=1e-12)
+
+
+def test_exact_two_item_is_theorem2_plus_half_the_tie_probability():
+    """With a constant kernel, tied items sit on the same side of the ball and share the
+    correct mass, which lifts p_S from 1/2 to 1 on ties: p_S = Theorem 2 + tau / 2, where tau
+    counts coinciding items as well as equidistant ones; p_I is Theorem 2 unchanged."""
+    x = np.array([0.0, 0.1, 0.35, 0.8, 1.7, 3.1])
+    line = np.abs(np.subtract.outer(x, x))
+    w_line = np.array([0.1, 0.2, 0.1, 0.3, 0.2, 0.1])
+    for dist, w in ((line, w_line), (PATH, PATH_W)):
+        space = spaces.Discrete(dist, w)
+        size = range(len(w))
+        tau = sum(w[p] * w[i] * w[j] for p in size for i in size for j in size
+                  if dist[p, i] == dist[p, j])
+        for eps, delta in ((0.2, 0.0), (0.5, 0.2), (1.0, 0.0), (2.0, 0.5)):
+            b, var = space.ball_measure(eps)
+            ps, pi = theory.two_item(b, delta, var)
+            assert exact_two_item(space, kernels.Constant(eps, delta)) == pytest.approx(
+                (ps + tau / 2, pi), abs=1e-12)
+
+
 def test_discrete_ties_differ_from_the_tie_free_theorem():
     """On the uniform path, ties lift p_S above Theorem 1 with the same <b>, Var(b): the
     original code's defect was to approximate this; the engine gets it exactly."""
@@ -280,6 +312,8 @@ def test_engine_validation_threads_and_bad_kernels():
     (lambda: kernels.Exponential(1.0, -0.5), "floor"),
     (lambda: kernels.Exponential(1.0, float("inf")), "floor"),
     (lambda: spaces.Circle().ball_measure(-1), "eps"),
+    (lambda: exact_two_item(spaces.Circle(), kernels.Constant(0.1)), "space"),
+    (lambda: exact_two_item(spaces.Discrete(PATH), 0.1), "kernel"),
     (lambda: spaces.Segment().ball_measure(float("nan")), "eps"),
     (lambda: spaces.Discrete(np.zeros((2, 3))), "distances"),
     (lambda: spaces.Discrete([[0, 1], [2, 0]]), "distances"),

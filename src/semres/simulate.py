@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels as _kernels
-from .spaces import Space
+from .spaces import Discrete, Space
 
-__all__ = ["Estimate", "luce_success", "TASKS"]
+__all__ = ["Estimate", "luce_success", "exact_two_item", "TASKS"]
 
 TASKS = ("similarity", "identification")
 
@@ -203,3 +203,34 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     mean = total / trials
     var = max(0.0, (total_sq - trials * mean * mean) / (trials - 1))
     return Estimate(mean=mean, stderr=math.sqrt(var / trials), trials=trials)
+
+
+def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
+    """The two-item (p_s, p_i) that :func:`luce_success` estimates, summed exactly on a
+    finite space: the theory "evaluated on the same discrete nu", ties included.
+
+    Sums over every (probe, item, item) triple, one probe at a time: O(N^3) time, O(N^2) memory.
+    """
+    if not isinstance(space, Discrete):
+        raise ValueError(f"space must be a semres.spaces.Discrete; got {space!r}")
+    if not callable(kernel):
+        raise ValueError(f"kernel must be callable g(distance); got {kernel!r}")
+    checked = isinstance(kernel, _BUILTIN)
+    w = space.weights
+    g_all = _similarities(kernel, space.matrix, checked).astype(np.float64)
+    g_self = float(_similarities(kernel, np.zeros(1), checked)[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # identification: copy x, other item y; zero similarity everywhere -> uniform, 1/2
+        total = g_self + g_all
+        p_i = float(w @ np.where(total > 0, g_self / total, 0.5) @ w)
+        p_s = 0.0
+        for p in range(len(space)):
+            d, g = space.matrix[p], g_all[p]
+            gi, gj = g[:, None], g[None, :]
+            total = gi + gj
+            nearer = d[:, None] < d[None, :]
+            tie = d[:, None] == d[None, :]
+            correct = np.where(tie, total, np.where(nearer, gi, gj))
+            mass = np.where(total > 0, correct / total, np.where(tie, 1.0, 0.5))
+            p_s += w[p] * (w @ mass @ w)
+    return p_s, p_i

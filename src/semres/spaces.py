@@ -149,7 +149,8 @@ class Discrete(Space):
         if not np.isfinite(d).all() or (d < 0).any():
             raise ValueError("distances must be finite and >= 0")
         if not np.array_equal(d, d.T):
-            raise ValueError("distances must be symmetric")
+            raise ValueError("distances must be symmetric (largest asymmetry "
+                             f"{np.abs(d - d.T).max():.3g}; symmetrise with (d + d.T) / 2)")
         if (np.diagonal(d) != 0).any():
             raise ValueError("distances must have a zero diagonal")
         n_points = d.shape[0]
