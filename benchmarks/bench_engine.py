@@ -85,7 +85,8 @@ def main() -> None:
 
     print("\nother configurations (engine, all CPUs, 2,000,000 trials):")
     others = [
-        ("circle  Constant(0.1)      identification n=2", spaces.Circle(), kern, "identification", 2),
+        ("circle  Constant(0.1)      identification n=2", spaces.Circle(), kern,
+         "identification", 2),
         ("circle  Constant(0.1, .2)  similarity     n=10", spaces.Circle(),
          kernels.Constant(0.1, 0.2), "similarity", 10),
         ("circle  Linear(0.2)        similarity     n=2", spaces.Circle(), kernels.Linear(0.2),

@@ -267,8 +267,9 @@ def test_same_seed_same_number_whatever_the_threads():
     args = (spaces.Circle(), kernels.Constant(0.1, 0.05), "similarity", 3, 250_000)
     a = luce_success(*args, seed=42, threads=1)
     b = luce_success(*args, seed=42, threads=2)
-    c = luce_success(*args, seed=np.random.SeedSequence(42))
-    assert a == b == c
+    root = np.random.SeedSequence(42)
+    c = luce_success(*args, seed=root)
+    assert a == b == c == luce_success(*args, seed=root)  # a reused SeedSequence too
     assert luce_success(*args, seed=43).mean != a.mean
 
 
