@@ -11,6 +11,7 @@ directly, which is both exact and fast; the others sample points.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -192,12 +193,25 @@ class Discrete(Space):
         items = self.sample(rng, (k, m))
         return self.matrix[items, probe]
 
+    @cached_property
+    def _sorted_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's distances in increasing order, and the weight within each (cumulative)."""
+        order = np.argsort(self.matrix, axis=1, kind="stable")
+        rows = np.take_along_axis(self.matrix, order, axis=1)
+        cum = np.zeros((len(self), len(self) + 1))
+        np.cumsum(self.weights[order], axis=1, out=cum[:, 1:])
+        return rows, cum
+
     def ball_profile(self, eps) -> np.ndarray:
-        """b_p for every point p (one row per eps when eps is an array)."""
+        """b_p for every point p (shape eps.shape + (N,)); O(N log N) per radius, so large
+        spaces and fine radius grids stay cheap."""
         eps = _eps(eps)
-        inside = self.matrix[None] <= eps.reshape(-1, 1, 1)
-        b = inside @ self.weights
-        return b[0] if eps.ndim == 0 else b.reshape(eps.shape + (len(self),))
+        rows, cum = self._sorted_rows
+        flat = eps.ravel()
+        b = np.empty((flat.size, len(self)))
+        for p in range(len(self)):
+            b[:, p] = cum[p, np.searchsorted(rows[p], flat, side="right")]
+        return b.reshape(eps.shape + (len(self),))
 
     def ball_measure(self, eps):
         b = self.ball_profile(eps)
