@@ -1,0 +1,180 @@
+"""The α-weighted loss, training with resumable checkpoints, and the exact measures.
+
+The measures are checked against brute-force enumeration of every triplet on small sets and
+against the Monte Carlo engine on a discrete space (the tree itself as the embedding).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from semres import phylo, vision
+from semres.kernels import Constant
+from semres.simulate import luce_success
+from semres.spaces import Discrete
+
+
+def _toy(seed=0):
+    """9 images of 3 species with integer distances, so exact ties occur."""
+    rng = np.random.default_rng(seed)
+    species = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2])
+    x = rng.integers(0, 4, (9, 2))
+    E = np.abs(x[:, None] - x[None]).sum(-1).astype(float)  # L1: a metric with many ties
+    D = np.array([[0, 2, 4], [2, 0, 4], [4, 4, 0]], dtype=float)
+    return E, species, D
+
+
+def _luce(g, correct):
+    return (g * correct).sum() / g.sum() if g.sum() > 0 else correct.sum() / len(g)
+
+
+def _brute_similarity(E, species, D, eps, probes, ties):
+    n, out = len(E), []
+    for p in probes:
+        for a, b in itertools.product(range(n), repeat=2):
+            r = D[species[p], species[[a, b]]]
+            if ties == "exclude" and r[0] == r[1]:
+                continue
+            out.append(_luce((E[p, [a, b]] <= eps).astype(float), (r == r.min()).astype(float)))
+    return np.mean(out)
+
+
+def _brute_identification(E, species, eps):
+    n, total, weight = len(E), 0.0, 0.0
+    for x1 in range(n):
+        mates = [q for q in range(n) if species[q] == species[x1] and q != x1]
+        for q in mates:
+            for x2 in range(n):
+                w = 1 / len(mates) / n
+                g = (E[q, [x1, x2]] <= eps).astype(float)
+                total += w * _luce(g, np.array([1.0, 0.0]))
+                weight += w
+    return total / weight
+
+
+@pytest.mark.parametrize("eps", [0.0, 1.0, 2.0, 3.5, 10.0])
+def test_exact_curves_match_brute_force_enumeration(eps):
+    E, species, D = _toy()
+    for ties in ("exclude", "correct"):
+        ps = vision.similarity_curve(E, species, D, [eps], ties=ties)[0]
+        assert ps == pytest.approx(_brute_similarity(E, species, D, eps, range(9), ties),
+                                   abs=1e-12)
+        sub = vision.similarity_curve(E, species, D, [eps], probes=[5, 6, 7], ties=ties)[0]
+        assert sub == pytest.approx(_brute_similarity(E, species, D, eps, [5, 6, 7], ties),
+                                    abs=1e-12)
+    pi = vision.identification_curve(E, species, [eps])[0]
+    assert pi == pytest.approx(_brute_identification(E, species, eps), abs=1e-12)
+
+
+def test_measures_agree_with_the_engine_when_the_tree_is_the_embedding():
+    """A perfect model embeds every image at its species' point: E = D between species."""
+    tree = phylo.simulate_tree(7, seed=1)
+    D = phylo.patristic_matrix(tree)
+    counts = np.array([3, 5, 2, 4, 6, 2, 3])
+    species = np.repeat(np.arange(7), counts)
+    E = D[species][:, species]
+    space = Discrete(D, counts / counts.sum())
+    for eps in np.quantile(D[D > 0], [0.1, 0.5, 0.9]):
+        ps = vision.similarity_curve(E, species, D, [eps], ties="correct")[0]
+        pi = vision.identification_curve(E, species, [eps])[0]
+        sim = luce_success(space, Constant(eps), "similarity", 2, 200_000, seed=3)
+        ide = luce_success(space, Constant(eps), "identification", 2, 200_000, seed=4)
+        assert abs(ps - sim.mean) <= 4.5 * sim.stderr + 1e-9, (eps, ps, sim)
+        assert abs(pi - ide.mean) <= 4.5 * ide.stderr + 1e-9, (eps, pi, ide)
+
+
+def test_ball_stats_and_threshold_free_summaries():
+    E, species, D = _toy()
+    mean, var = vision.ball_stats(E, np.array([1.0, 2.0]))
+    b = (E <= 2.0).mean(1)
+    assert mean[1] == pytest.approx(b.mean()) and var[1] == pytest.approx(b.var())
+    # triplet accuracy by enumeration
+    hits = pairs = 0
+    for p in range(9):
+        others = [x for x in range(9) if species[x] != species[p]]
+        for a, b_ in itertools.permutations(others, 2):
+            if D[species[p], species[a]] < D[species[p], species[b_]]:
+                pairs += 1
+                hits += (E[p, a] < E[p, b_]) + 0.5 * (E[p, a] == E[p, b_])
+    assert vision.triplet_accuracy(E, species, D) == pytest.approx(hits / pairs)
+    # AUC by enumeration of (same, different) pair pairs
+    iu = np.triu_indices(9, 1)
+    same = (species[:, None] == species[None])[iu]
+    d = E[iu]
+    auc = np.mean([(s < t) + 0.5 * (s == t) for s in d[same] for t in d[~same]])
+    assert vision.identification_auc(E, species) == pytest.approx(auc)
+    # a perfect embedding identifies perfectly
+    assert vision.identification_auc(D[species][:, species], species) == 1.0
+
+
+def test_loss_mixes_cross_entropy_and_distance_mismatch():
+    torch.manual_seed(0)
+    species = torch.tensor([0, 0, 1, 2, 2, 1])
+    D = torch.tensor([[0.0, 2, 4], [2, 0, 4], [4, 4, 0]])
+    logits = torch.randn(6, 3)
+    emb = torch.randn(6, 5, requires_grad=True)
+    loss0, ce, l_sim = vision.phylo_loss(logits, emb, species, species, D, 0.0)
+    assert loss0.item() == pytest.approx(torch.nn.functional.cross_entropy(logits, species).item())
+    loss1, _, _ = vision.phylo_loss(logits, emb, species, species, D, 1.0)
+    e = emb.detach().numpy()
+    i, j = np.triu_indices(6, 1)
+    de = np.linalg.norm(e[i] - e[j], axis=1)
+    dp = D.numpy()[species.numpy()[i], species.numpy()[j]]
+    manual = np.mean((de / de.mean() - dp / dp.mean()) ** 2)
+    assert loss1.item() == pytest.approx(manual, rel=1e-5)
+    half, _, _ = vision.phylo_loss(logits, emb, species, species, D, 0.5)
+    assert half.item() == pytest.approx(0.5 * ce.item() + 0.5 * l_sim.item(), rel=1e-6)
+    # an embedding whose distances are proportional to the tree's has zero mismatch
+    pts = torch.tensor([[0.0, 0.0], [2.0, 0.0], [1.0, np.sqrt(15.0)]])  # pairwise 2, 4, 4
+    _, _, zero = vision.phylo_loss(logits, 3 * pts[species], species, species, D, 1.0)
+    assert zero.item() < 1e-8
+    loss1.backward()  # duplicate embeddings must not give NaN gradients
+    dup = emb.detach().clone()
+    dup[1] = dup[0]
+    dup.requires_grad_(True)
+    vision.phylo_loss(logits, dup, species, species, D, 1.0)[0].backward()
+    assert torch.isfinite(dup.grad).all()
+    with pytest.raises(ValueError, match="alpha"):
+        vision.phylo_loss(logits, emb, species, species, D, 1.5)
+
+
+@pytest.fixture(scope="module")
+def small_data():
+    return phylo.simulate_dataset(6, 24, size=24, seed=0, ood_fraction=0.0)
+
+
+def _model(data):
+    n_classes = len(np.unique(data.species[data.split["train"]]))
+    return vision.build_model(n_classes, widths=(8, 16), depths=(1, 1), seed=0)
+
+
+def test_training_learns_and_resumes_exactly(small_data, tmp_path):
+    kw = dict(batch_size=16, lr=1e-2, seed=1, progress=False)
+    straight = _model(small_data)
+    hist = vision.train(straight, small_data, 0.5, epochs=10, **kw)
+    assert hist[-1]["loss"] < hist[0]["loss"]
+    train_acc = vision._accuracy(straight, torch.from_numpy(small_data.images),
+                                 torch.from_numpy(small_data.species), small_data.split["train"],
+                                 "cpu")
+    assert train_acc > 0.4  # chance is 1/6
+    # interrupted after 3 epochs, resumed from the checkpoint: same weights at the end
+    ckpt = tmp_path / "run.pt"
+    vision.train(_model(small_data), small_data, 0.5, epochs=3, checkpoint=ckpt, **kw)
+    resumed = _model(small_data)
+    hist2 = vision.train(resumed, small_data, 0.5, epochs=10, checkpoint=ckpt, **kw)
+    assert len(hist2) == 10 and hist2[-1]["loss"] == pytest.approx(hist[-1]["loss"], rel=1e-4)
+    for a, b in zip(straight.state_dict().values(), resumed.state_dict().values()):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    emb = vision.embed(resumed, small_data.images[small_data.split["test"]])
+    assert emb.shape == (len(small_data.split["test"]), 16)
+
+
+def test_bad_arguments_raise(small_data):
+    with pytest.raises(ValueError, match="num_classes"):
+        vision.build_model(1)
+    with pytest.raises(ValueError, match="epochs"):
+        vision.train(_model(small_data), small_data, 0.5, epochs=0)
+    with pytest.raises(ValueError, match="cannot be loaded offline"):
+        vision.build_model(5, model="/nonexistent/resnet")
