@@ -11,6 +11,7 @@ import ast
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -237,6 +238,7 @@ def _book_config(path: Path) -> str:
 
 
 def _tail(text: str) -> str:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "(no output)"
 
