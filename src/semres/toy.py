@@ -1,0 +1,406 @@
+"""The ReLU superposition toy network (Elhage et al. 2022) trained on 3-item trials.
+
+f(x) = ReLU(Wᵀ W x) on one-hot stimuli, so the network's whole behaviour is the matrix
+G = ReLU(Wᵀ W): column p is its response to stimulus p and G[i, p] = ReLU(w_iᵀ w_p) is the
+learned similarity g(x_i, x_p). Everything here works on a stack of networks at once
+(W of shape (networks, m, l)) so that all seeds and conditions train as one batched computation;
+each network still draws from its own seeded stream, so a network trained in a stack equals the
+same network trained alone.
+
+Trials are two references and a probe, all distinct stimuli (an index triple (r1, r2, p)).
+Success is the Luce mass on the correct reference; in the similarity test every reference that is
+equally nearest to the probe counts as correct, as the Luce rule on a discrete space requires.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+CONDITIONS = ("circle", "segment", "reconstruction")
+GEOMETRIES = ("circle", "segment")
+# The Luce rule of the original code: a tiny constant keeps log-probabilities finite and turns
+# "all similarities zero" into the uniform choice, the same limit the evaluator uses.
+_LUCE_EPS = 1e-10
+
+
+def stimulus_distances(n_stimuli: int = 50, geometry: str = "circle") -> np.ndarray:
+    """Distances between stimuli t_i = i / l on a circle of circumference 1 or on [0, 1]."""
+    if int(n_stimuli) != n_stimuli or n_stimuli < 3:
+        raise ValueError(f"n_stimuli must be an integer >= 3; got {n_stimuli!r}")
+    if geometry not in GEOMETRIES:
+        raise ValueError(f"geometry must be one of {GEOMETRIES}; got {geometry!r}")
+    t = np.arange(n_stimuli) / n_stimuli
+    d = np.abs(t[:, None] - t[None, :])
+    if geometry == "circle":
+        d = np.minimum(d, 1.0 - d)
+    return d
+
+
+def similarity_matrix(W: torch.Tensor) -> torch.Tensor:
+    """G = ReLU(Wᵀ W), shape (..., l, l): the network's response to every one-hot stimulus."""
+    return torch.relu(W.transpose(-1, -2) @ W)
+
+
+def forward(W: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """The model f(x) = ReLU(Wᵀ W x) for inputs x of shape (..., l) (rows are stimuli)."""
+    return torch.relu(x @ W.transpose(-1, -2) @ W)
+
+
+def sample_trials(rng: np.random.Generator, shape: tuple, n_stimuli: int) -> np.ndarray:
+    """Uniform ordered triples (r1, r2, p) of distinct stimuli, shape (*shape, 3).
+
+    Drawing i, then j among the l - 1 others, then k among the l - 2 left, is exact and needs
+    three integer draws per trial instead of a permutation of all l stimuli.
+    """
+    i = rng.integers(0, n_stimuli, size=shape)
+    j = rng.integers(0, n_stimuli - 1, size=shape)
+    j = j + (j >= i)
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    k = rng.integers(0, n_stimuli - 2, size=shape)
+    k = k + (k >= lo)
+    k = k + (k >= hi)
+    return np.stack([i, j, k], axis=-1)
+
+
+# ---------------------------------------------------------------- exact evaluation
+
+
+@dataclass(frozen=True)
+class TrialTable:
+    """Every ordered trial of distinct stimuli, reduced to what the Luce sums need.
+
+    For the similarity test, each ordered triple (r1, r2, p) with d(r1, p) < d(r2, p) has a
+    mirror (r2, r1, p) with the same success, so only the strictly ordered ones are stored
+    (a nearer, b farther, as flat indices a·l + p and b·l + p into G) and counted twice; a tie
+    (equal distances) always succeeds.
+    """
+
+    near: torch.Tensor
+    far: torch.Tensor
+    n_ties: int
+    n_trials: int
+    n_stimuli: int
+
+    @classmethod
+    def from_distances(cls, distances) -> "TrialTable":
+        d = np.asarray(distances, dtype=float)
+        if d.ndim != 2 or d.shape[0] != d.shape[1] or d.shape[0] < 3:
+            raise ValueError(f"distances must be a square matrix with >= 3 rows; got {d.shape}")
+        n = d.shape[0]
+        idx = np.arange(n)
+        a, b, p = np.meshgrid(idx, idx, idx, indexing="ij")
+        distinct = (a != b) & (a != p) & (b != p)
+        dap, dbp = d[a, p], d[b, p]
+        strict = distinct & (dap < dbp)
+        ties = distinct & (dap == dbp)
+        near = torch.as_tensor((a * n + p)[strict])
+        far = torch.as_tensor((b * n + p)[strict])
+        return cls(near, far, int(ties.sum()), int(distinct.sum()), n)
+
+
+def _luce_pair(g_mine: torch.Tensor, g_other: torch.Tensor) -> torch.Tensor:
+    """Luce mass on the first of two items; uniform (1/2) when both similarities are zero."""
+    return torch.nan_to_num(g_mine / (g_mine + g_other), nan=0.5)
+
+
+def exact_scores(G, table: TrialTable) -> tuple[torch.Tensor, torch.Tensor]:
+    """Exact (p_S, p_I) of similarity matrices G (..., l, l) over all trials of distinct stimuli.
+
+    No sampling: p_S averages over all l(l-1)(l-2) ordered (r1, r2, p), p_I over all l(l-1)
+    ordered reference pairs with the first copied as the probe (copying the second gives the same
+    average by relabelling). G[i, p] is the similarity of reference i to probe p (G >= 0).
+    """
+    G = torch.as_tensor(G)
+    n = table.n_stimuli
+    if G.shape[-2:] != (n, n):
+        raise ValueError(f"G must end in ({n}, {n}); got {tuple(G.shape)}")
+    flat = G.flatten(-2)
+    mass = _luce_pair(flat[..., table.near], flat[..., table.far])
+    p_s = (table.n_ties + 2.0 * mass.sum(-1)) / table.n_trials
+    diag = torch.diagonal(G, dim1=-2, dim2=-1).unsqueeze(-2)  # g(x_p, x_p) in column p
+    ident = _luce_pair(diag.expand_as(G), G)  # [r, p]: p copied, r the other reference
+    p_i = (ident.sum((-2, -1)) - torch.diagonal(ident, dim1=-2, dim2=-1).sum(-1)) / (n * (n - 1))
+    return p_s, p_i
+
+
+# ---------------------------------------------------------------- similarity profile and fit
+
+
+def _profile_basis(distances):
+    """Distinct distance levels and the (l·l, levels) matrix that averages G over each level."""
+    D = np.asarray(distances, dtype=float)
+    levels, inverse = np.unique(np.round(D, 12), return_inverse=True)
+    onehot = np.zeros((D.size, len(levels)))
+    onehot[np.arange(D.size), inverse.ravel()] = 1.0
+    return levels, torch.as_tensor(onehot / onehot.sum(0))
+
+
+def _profile(G, basis):
+    # torch, not numpy: a BLAS call this small is dominated by OpenBLAS thread start-up.
+    levels, average = basis
+    G = torch.as_tensor(G)
+    means = (G.flatten(-2).to(average.dtype) @ average).numpy()
+    self_sim = means[..., :1]
+    return levels, np.divide(means, self_sim, out=np.zeros_like(means), where=self_sim > 0)
+
+
+def distance_profile(G, distances) -> tuple[np.ndarray, np.ndarray]:
+    """Mean learned similarity at each distinct distance, relative to the mean self-similarity.
+
+    Returns (d, h) with d the sorted distinct distances (d[0] = 0, h[..., 0] = 1) and h of shape
+    (..., len(d)). Ratios of means, so a dead unit (w_i = 0) cannot divide by zero.
+    """
+    return _profile(G, _profile_basis(distances))
+
+
+def linear_profile(d, eps, delta=0.0):
+    """g(d) = Δ + (1 − Δ) max(0, 1 − d/ε): linear decay to a noise floor Δ (g(0) = 1)."""
+    d, eps, delta = np.asarray(d, float), np.asarray(eps, float), np.asarray(delta, float)
+    return delta + (1.0 - delta) * np.maximum(0.0, 1.0 - d / eps)
+
+
+def fit_linear_profile(d, h, eps_grid=None) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares (ε, Δ) of ``linear_profile`` to profiles h (..., len(d)), vectorised.
+
+    For fixed ε the model is linear in Δ (h − φ = Δ(1 − φ) with φ = max(0, 1 − d/ε)), so Δ has a
+    closed form and ε is found on a fine grid: no iterative optimiser, no starting point.
+    """
+    d = np.asarray(d, float)
+    h = np.asarray(h, float)
+    keep = d > 0
+    d, h = d[keep], h[..., keep]
+    if eps_grid is None:
+        eps_grid = np.linspace(0.2 * d.min(), 1.2 * d.max(), 1200)
+    eps_grid = np.asarray(eps_grid, float)
+    phi = np.maximum(0.0, 1.0 - d[None, :] / eps_grid[:, None])  # (grid, k)
+    q = 1.0 - phi
+    resid = h[..., None, :] - phi  # (..., grid, k)
+    qq = (q * q).sum(-1)
+    delta = np.clip(np.divide((resid * q).sum(-1), qq, out=np.zeros_like(resid[..., 0]),
+                              where=qq > 0), 0.0, 1.0)
+    sse = ((resid - delta[..., None] * q) ** 2).sum(-1)
+    best = sse.argmin(-1)
+    return eps_grid[best], np.take_along_axis(delta, best[..., None], -1)[..., 0]
+
+
+# ---------------------------------------------------------------- losses
+
+
+def toy_loss(W, trials, distances, lam_sim, lam_rec) -> torch.Tensor:
+    """Per-network training loss, written plainly for autograd (the reference definition).
+
+    W (N, m, l); trials (N, B, 3) as (r1, r2, p); distances (N, l, l); lam_* (N,).
+    Similarity: λ_sim · mean over trials of −log(Luce mass on the reference(s) nearest to p).
+    Reconstruction: λ_rec · MSE(ReLU(x Wᵀ W), x) over the one-hot x of every stimulus in the
+    trials.
+    """
+    N, l = W.shape[0], W.shape[-1]
+    rows = torch.arange(N)[:, None, None]
+    G = similarity_matrix(W)
+    r, p = trials[..., :2], trials[..., 2:]
+    g = G[rows, r, p] + _LUCE_EPS
+    d = distances[rows, r, p]
+    correct = d == d.min(-1, keepdim=True).values
+    nll = -torch.log((g * correct).sum(-1) / g.sum(-1))
+    idx = trials.reshape(N, -1)
+    x = torch.eye(l, dtype=W.dtype)[idx]
+    mse = ((forward(W, x) - x) ** 2).mean((-2, -1))
+    return lam_sim * nll.mean(-1) + lam_rec * mse
+
+
+def toy_loss_and_grad(W, trials, distances, lam_sim, lam_rec):
+    """``toy_loss`` and its gradient in closed form, about 3x faster than autograd here.
+
+    With S = WᵀW, G = ReLU(S) and M = ∂L/∂G ⊙ [S > 0], the gradient is W (M + Mᵀ). ∂L/∂G is
+    sparse for the Luce term (only the trial entries) and, for the reconstruction term, is
+    (2 / (n l)) · count_i · (G − I) on row i, where count_i is how often stimulus i occurs among
+    the n stimuli of the batch. ``tests/test_toy.py`` checks it against autograd.
+    """
+    N, l = W.shape[0], W.shape[-1]
+    S = W.transpose(-1, -2) @ W
+    G = torch.relu(S)
+    flat = G.reshape(N, -1)
+    dG = torch.zeros_like(flat)
+    loss = W.new_zeros(N)
+    B = trials.shape[1]
+    if bool((lam_sim != 0).any()):
+        fi = (trials[..., :2] * l + trials[..., 2:]).reshape(N, -1)
+        g = flat.gather(1, fi).view(N, B, 2) + _LUCE_EPS
+        d = distances.reshape(N, -1).gather(1, fi).view(N, B, 2)
+        correct = (d == d.min(-1, keepdim=True).values).to(W.dtype)
+        num, den = (g * correct).sum(-1), g.sum(-1)
+        loss = loss + lam_sim * (torch.log(den) - torch.log(num)).mean(-1)
+        dg = (1.0 / den[..., None] - correct / num[..., None]) * (lam_sim[:, None, None] / B)
+        dG.scatter_add_(1, fi, dg.reshape(N, -1))
+    if bool((lam_rec != 0).any()):
+        idx = trials.reshape(N, -1)
+        n = idx.shape[1]
+        counts = torch.zeros(N, l, dtype=W.dtype).scatter_add_(1, idx, torch.ones_like(idx, dtype=W.dtype))
+        resid = G - torch.eye(l, dtype=W.dtype)
+        loss = loss + lam_rec * (counts * (resid ** 2).sum(-1)).sum(-1) / (n * l)
+        dG += ((2.0 * lam_rec / (n * l))[:, None, None] * counts[..., None] * resid).reshape(N, -1)
+    M = dG.view(N, l, l) * (S > 0)
+    return loss, W @ (M + M.transpose(-1, -2))
+
+
+# ---------------------------------------------------------------- training
+
+
+@dataclass(frozen=True)
+class ToyConfig:
+    """The paper's settings (Adam, lr 7e-3, 500 epochs of 2000 trials in batches of 128)."""
+
+    n_stimuli: int = 50
+    n_hidden: int = 10
+    epochs: int = 500
+    trials_per_epoch: int = 2000
+    batch_size: int = 128
+    lr: float = 7e-3
+    lambda_sim: float = 0.1
+    init_high: float = 2.0
+    snapshot_epochs: tuple = ()
+
+    def __post_init__(self):
+        for name in ("n_stimuli", "n_hidden", "epochs", "trials_per_epoch", "batch_size"):
+            value = getattr(self, name)
+            if int(value) != value or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if self.n_stimuli < 3:
+            raise ValueError(f"n_stimuli must be >= 3; got {self.n_stimuli}")
+        if self.trials_per_epoch < self.batch_size:
+            raise ValueError("trials_per_epoch must be >= batch_size")
+        for name in ("lr", "lambda_sim", "init_high"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0; got {getattr(self, name)!r}")
+        if any(not 0 <= e <= self.epochs for e in self.snapshot_epochs):
+            raise ValueError(f"snapshot_epochs must lie in [0, {self.epochs}]")
+
+    @property
+    def steps_per_epoch(self) -> int:
+        """Whole batches per epoch (2000 // 128 = 15, as in the original trainer)."""
+        return self.trials_per_epoch // self.batch_size
+
+
+@dataclass
+class ToyHistory:
+    """Per-epoch record of a stack of networks; epoch 0 is the initialisation."""
+
+    conditions: list
+    seeds: list
+    p_s: np.ndarray  # (networks, epochs + 1), exact
+    p_i: np.ndarray
+    eps_fit: np.ndarray
+    delta_fit: np.ndarray
+    profile_d: dict  # geometry -> distinct distances
+    profiles: np.ndarray  # (networks, epochs + 1, max levels), NaN-padded
+    snapshots: dict = field(default_factory=dict)  # epoch -> G (networks, l, l)
+    final_W: np.ndarray | None = None
+
+    def geometry(self, condition: str) -> str:
+        """Reconstruction ignores geometry in training; it is evaluated on the circle."""
+        return "segment" if condition == "segment" else "circle"
+
+
+def _validate_networks(conditions, seeds):
+    if len(conditions) != len(seeds) or not conditions:
+        raise ValueError("conditions and seeds must be non-empty and of equal length")
+    bad = [c for c in conditions if c not in CONDITIONS]
+    if bad:
+        raise ValueError(f"conditions must be drawn from {CONDITIONS}; got {bad[0]!r}")
+    for s in seeds:
+        if int(s) != s or s < 0:
+            raise ValueError(f"seeds must be non-negative integers; got {s!r}")
+
+
+def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float64,
+          progress: bool = True, threads: int | None = 1) -> ToyHistory:
+    """Train one network per (condition, seed) pair, all at once, evaluating every epoch exactly.
+
+    Network k draws its initial W ~ U[0, init_high] and every trial from
+    ``np.random.default_rng(seeds[k])``, so its numbers do not depend on what else is in the
+    stack (the same seed in two conditions gives paired runs: same start, same trial indices).
+    The summed loss gives each W_k exactly the gradient of its own loss, and Adam is
+    elementwise, so stacking changes nothing but speed.
+    ``threads`` (default 1) caps torch's intra-op threads while training: these tensors are so
+    small that thread synchronisation costs more than it saves (3-10x slower on 2 busy cores).
+    Similarity runs minimise λ_sim · Luce NLL of the correct reference(s) on similarity trials;
+    reconstruction runs minimise MSE(ReLU(x Wᵀ W), x) over the same trials' stimuli.
+    """
+    conditions, seeds = list(conditions), list(seeds)
+    _validate_networks(conditions, seeds)
+    if threads is None:
+        return _train(conditions, [int(s) for s in seeds], config, dtype, progress)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(int(threads))
+    try:
+        return _train(conditions, [int(s) for s in seeds], config, dtype, progress)
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _train(conditions, seeds, config, dtype, progress) -> ToyHistory:
+    cfg = config
+    n_net, l, m = len(conditions), cfg.n_stimuli, cfg.n_hidden
+    rngs = [np.random.default_rng(s) for s in seeds]
+    W0 = np.stack([r.uniform(0.0, cfg.init_high, size=(m, l)) for r in rngs])
+    W = torch.tensor(W0, dtype=dtype, requires_grad=True)
+    opt = torch.optim.Adam([W], lr=cfg.lr)
+
+    geo = ["segment" if c == "segment" else "circle" for c in conditions]
+    dist_np = {g: stimulus_distances(l, g) for g in GEOMETRIES}
+    D = torch.tensor(np.stack([dist_np[g] for g in geo]), dtype=dtype)
+    lam_sim = torch.tensor([cfg.lambda_sim if c != "reconstruction" else 0.0
+                            for c in conditions], dtype=dtype)
+    lam_rec = torch.tensor([1.0 if c == "reconstruction" else 0.0 for c in conditions],
+                           dtype=dtype)
+
+    tables = {g: TrialTable.from_distances(dist_np[g]) for g in GEOMETRIES}
+    groups = {g: [k for k in range(n_net) if geo[k] == g] for g in GEOMETRIES}
+    bases = {g: _profile_basis(dist_np[g]) for g in GEOMETRIES}
+    levels = {g: bases[g][0] for g in GEOMETRIES}
+    n_lev = max(len(v) for v in levels.values())
+    E = cfg.epochs
+    p_s = np.empty((n_net, E + 1))
+    p_i = np.empty((n_net, E + 1))
+    eps_fit = np.empty((n_net, E + 1))
+    delta_fit = np.empty((n_net, E + 1))
+    profiles = np.full((n_net, E + 1, n_lev), np.nan)
+    snapshots = {}
+
+    def record(epoch):
+        with torch.no_grad():
+            G = similarity_matrix(W)
+            for g, members in groups.items():
+                if not members:
+                    continue
+                Gg = G[members]
+                ps, pi = exact_scores(Gg, tables[g])
+                p_s[members, epoch] = ps.numpy()
+                p_i[members, epoch] = pi.numpy()
+                d, h = _profile(Gg, bases[g])
+                e_fit, d_fit = fit_linear_profile(d, h)
+                eps_fit[members, epoch] = e_fit
+                delta_fit[members, epoch] = d_fit
+                profiles[members, epoch, : len(d)] = h
+            if epoch in cfg.snapshot_epochs:
+                snapshots[epoch] = G.numpy().copy()
+
+    S, B = cfg.steps_per_epoch, cfg.batch_size
+    record(0)
+    for epoch in tqdm(range(1, E + 1), desc="toy ReLU epochs", disable=not progress):
+        trials = torch.as_tensor(np.stack([sample_trials(r, (S, B), l) for r in rngs]))
+        for step in range(S):
+            _, grad = toy_loss_and_grad(W.detach(), trials[:, step], D, lam_sim, lam_rec)
+            W.grad = grad
+            opt.step()
+        record(epoch)
+
+    return ToyHistory(
+        conditions=conditions, seeds=seeds, p_s=p_s, p_i=p_i, eps_fit=eps_fit,
+        delta_fit=delta_fit, profile_d=levels, profiles=profiles, snapshots=snapshots,
+        final_W=W.detach().numpy().copy(),
+    )

@@ -1,0 +1,232 @@
+"""The toy ReLU network: model, exact evaluator, closed-form gradient, batched trainer."""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from semres import theory, toy
+
+
+def _random_G(n_stimuli, rng, zero_fraction=0.3):
+    """A non-negative similarity matrix with many exact zeros (the all-zero Luce branch)."""
+    W = rng.normal(size=(4, n_stimuli))
+    G = np.maximum(W.T @ W, 0.0)
+    G[rng.random(G.shape) < zero_fraction] = 0.0
+    return G
+
+
+def _brute_force(G, D):
+    """(p_S, p_I) by looping over every ordered trial, straight from the definitions."""
+    n = len(D)
+
+    def luce(g, correct):
+        total = sum(g)
+        if total == 0:
+            return len(correct) / len(g)
+        return sum(g[c] for c in correct) / total
+
+    sim = []
+    for r1, r2, p in itertools.permutations(range(n), 3):
+        d = [D[r1, p], D[r2, p]]
+        correct = [k for k in range(2) if d[k] == min(d)]
+        sim.append(luce([G[r1, p], G[r2, p]], correct))
+    ident = []
+    for r1, r2 in itertools.permutations(range(n), 2):
+        for copied in range(2):
+            probe = (r1, r2)[copied]
+            ident.append(luce([G[r1, probe], G[r2, probe]], [copied]))
+    return np.mean(sim), np.mean(ident)
+
+
+# ---------------------------------------------------------------- stimuli and model
+
+
+def test_distances():
+    c = toy.stimulus_distances(50, "circle")
+    s = toy.stimulus_distances(50, "segment")
+    assert c.shape == s.shape == (50, 50)
+    assert np.allclose(c, c.T) and np.allclose(np.diag(c), 0)
+    assert c.max() == pytest.approx(0.5) and s.max() == pytest.approx(0.98)
+    assert c[0, 49] == pytest.approx(0.02) and s[0, 49] == pytest.approx(0.98)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(n_stimuli=2), "n_stimuli"), (dict(n_stimuli=5.5), "n_stimuli"),
+    (dict(geometry="torus"), "geometry"),
+])
+def test_distances_reject_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        toy.stimulus_distances(**kwargs)
+
+
+def test_sample_trials_distinct_and_uniform():
+    rng = np.random.default_rng(0)
+    t = toy.sample_trials(rng, (60_000,), 4)
+    assert ((t[:, 0] != t[:, 1]) & (t[:, 0] != t[:, 2]) & (t[:, 1] != t[:, 2])).all()
+    codes = t @ np.array([16, 4, 1])
+    counts = np.bincount(codes, minlength=64)
+    seen = counts[counts > 0]
+    assert len(seen) == 24  # every ordered triple of distinct stimuli out of 4
+    expected = len(t) / 24
+    # multinomial counts: each within 5 standard deviations of uniform
+    assert np.abs(seen - expected).max() < 5 * np.sqrt(expected * (1 - 1 / 24))
+
+
+def test_forward_is_relu_of_gram_and_columns_are_similarities():
+    rng = np.random.default_rng(1)
+    W = torch.tensor(rng.normal(size=(3, 10, 7)))
+    x = torch.tensor(rng.normal(size=(3, 5, 7)))
+    expected = np.maximum(np.einsum("nki,nkj,nbj->nbi", W.numpy(), W.numpy(), x.numpy()), 0)
+    assert np.allclose(toy.forward(W, x).numpy(), expected)
+    eye = torch.eye(7, dtype=W.dtype).expand(3, 7, 7)
+    G = toy.similarity_matrix(W)
+    assert torch.allclose(toy.forward(W, eye), G)  # f(e_i) = ReLU(w_j . w_i) for all j
+
+
+# ---------------------------------------------------------------- exact evaluator
+
+
+@pytest.mark.parametrize("geometry", ["circle", "segment"])
+def test_exact_scores_equal_brute_force_enumeration(geometry):
+    rng = np.random.default_rng(2)
+    D = toy.stimulus_distances(8, geometry)  # the circle has ties, the segment too
+    G = _random_G(8, rng)
+    table = toy.TrialTable.from_distances(D)
+    p_s, p_i = toy.exact_scores(torch.tensor(G), table)
+    b_s, b_i = _brute_force(G, D)
+    assert p_s.item() == pytest.approx(b_s, abs=1e-12)
+    assert p_i.item() == pytest.approx(b_i, abs=1e-12)
+    assert table.n_trials == 8 * 7 * 6 and table.n_ties > 0
+
+
+def test_exact_scores_match_sampled_estimate():
+    """l = 50: the exact sums against a plain sampled Luce estimate, within 4 standard errors."""
+    rng = np.random.default_rng(3)
+    D = toy.stimulus_distances(50, "circle")
+    G = _random_G(50, rng, zero_fraction=0.5)
+    p_s, p_i = (v.item() for v in toy.exact_scores(torch.tensor(G),
+                                                    toy.TrialTable.from_distances(D)))
+    r1, r2, p = toy.sample_trials(rng, (200_000,), 50).T
+    g1, g2 = G[r1, p], G[r2, p]
+    d1, d2 = D[r1, p], D[r2, p]
+    total = g1 + g2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m1 = np.where(total > 0, g1 / total, 0.5)
+    sim = np.where(d1 < d2, m1, np.where(d1 > d2, 1 - m1, 1.0))
+    # identification: r1 copied as the probe
+    s1 = G[r1, r1] + G[r2, r1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ident = np.where(s1 > 0, G[r1, r1] / s1, 0.5)
+    for exact, sample in ((p_s, sim), (p_i, ident)):
+        se = sample.std(ddof=1) / np.sqrt(len(sample))
+        assert abs(exact - sample.mean()) < 4 * se
+
+
+def test_exact_scores_of_linear_kernel_approach_proposition_1():
+    """A fine discrete circle with g = max(0, 1 - d/eps) tends to the continuous closed form."""
+    D = toy.stimulus_distances(90, "circle")
+    table = toy.TrialTable.from_distances(D)
+    eps = np.array([0.1, 0.2, 0.31, 0.45])
+    G = torch.tensor(toy.linear_profile(D[None], eps[:, None, None]))
+    p_s, p_i = toy.exact_scores(G, table)
+    t_s, t_i = theory.linear_circle(2 * eps)
+    # discretisation error is O(1/l); the continuous values differ between eps by >> 0.01
+    assert np.abs(p_s.numpy() - t_s).max() < 0.01
+    assert np.abs(p_i.numpy() - t_i).max() < 0.01
+
+
+def test_exact_scores_reject_wrong_shape():
+    table = toy.TrialTable.from_distances(toy.stimulus_distances(5))
+    with pytest.raises(ValueError, match="G"):
+        toy.exact_scores(torch.zeros(4, 4), table)
+    with pytest.raises(ValueError, match="distances"):
+        toy.TrialTable.from_distances(np.zeros((3, 4)))
+
+
+# ---------------------------------------------------------------- profile fit
+
+
+def test_fit_recovers_linear_profile():
+    d, _ = toy.distance_profile(np.zeros((50, 50)), toy.stimulus_distances(50))
+    grid = np.linspace(0.01, 0.6, 591)
+    eps_true = np.array([[0.05, 0.2], [0.33, 0.4]])  # eps < max d: else Δ is not identifiable
+    delta_true = np.array([[0.0, 0.1], [0.02, 0.3]])
+    h = toy.linear_profile(d, eps_true[..., None], delta_true[..., None])
+    eps, delta = toy.fit_linear_profile(d, h, grid)
+    assert np.allclose(eps, eps_true, atol=1e-9) and np.allclose(delta, delta_true, atol=1e-9)
+
+
+def test_profile_of_kernel_matrix_is_the_kernel():
+    D = toy.stimulus_distances(20, "segment")
+    G = 3.0 * toy.linear_profile(D, 0.3, 0.1)  # scale must not matter
+    d, h = toy.distance_profile(G, D)
+    assert np.allclose(h, toy.linear_profile(d, 0.3, 0.1))
+
+
+# ---------------------------------------------------------------- loss and training
+
+
+def test_closed_form_gradient_equals_autograd():
+    rng = np.random.default_rng(4)
+    n_net, l, m, B = 6, 12, 4, 16
+    W = torch.tensor(rng.uniform(-1, 2, (n_net, m, l)), requires_grad=True)
+    trials = torch.as_tensor(toy.sample_trials(rng, (n_net, B), l))
+    D = torch.tensor(np.stack([toy.stimulus_distances(l, g) for g in ["circle", "segment"] * 3]))
+    lam_sim = torch.tensor([0.1, 0.1, 0.0, 0.3, 0.0, 0.1], dtype=torch.float64)
+    lam_rec = torch.tensor([0.0, 0.0, 1.0, 1.0, 0.5, 0.0], dtype=torch.float64)
+    loss = toy.toy_loss(W, trials, D, lam_sim, lam_rec)
+    loss.sum().backward()
+    loss2, grad = toy.toy_loss_and_grad(W.detach(), trials, D, lam_sim, lam_rec)
+    assert torch.allclose(loss, loss2, atol=1e-12)
+    assert torch.allclose(W.grad, grad, atol=1e-12)
+    assert grad.abs().max() > 0.01
+
+
+_SMALL = toy.ToyConfig(n_stimuli=12, n_hidden=4, epochs=4, trials_per_epoch=200, batch_size=32,
+                       snapshot_epochs=(0, 4))
+
+
+def test_batched_training_equals_networks_trained_alone():
+    conditions = ["circle", "segment", "reconstruction", "circle"]
+    seeds = [5, 5, 6, 7]
+    stack = toy.train(conditions, seeds, _SMALL, progress=False)
+    for k, (c, s) in enumerate(zip(conditions, seeds)):
+        alone = toy.train([c], [s], _SMALL, progress=False)
+        np.testing.assert_allclose(stack.final_W[k], alone.final_W[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(stack.p_s[k], alone.p_s[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(stack.p_i[k], alone.p_i[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(stack.eps_fit[k], alone.eps_fit[0], rtol=0, atol=1e-12)
+    # paired runs: same seed, same start; different seeds, different starts
+    assert np.array_equal(stack.snapshots[0][0], stack.snapshots[0][1])
+    assert not np.allclose(stack.snapshots[0][0], stack.snapshots[0][3])
+    assert not np.allclose(stack.final_W[0], stack.final_W[1])  # the loss saw other labels
+
+
+def test_training_is_reproducible_and_learns():
+    cfg = toy.ToyConfig(epochs=20)
+    a = toy.train(["circle", "reconstruction"], [0, 0], cfg, progress=False)
+    b = toy.train(["circle", "reconstruction"], [0, 0], cfg, progress=False)
+    assert np.array_equal(a.p_s, b.p_s) and np.array_equal(a.p_i, b.p_i)
+    # similarity training lifts p_S well above chance; reconstruction lifts p_I, not p_S
+    assert a.p_s[0, -1] > a.p_s[0, 0] + 0.1
+    assert a.p_i[1, -1] > a.p_i[1, 0] + 0.1 and abs(a.p_s[1, -1] - 0.5) < 0.05
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(epochs=0), "epochs"), (dict(lr=0.0), "lr"), (dict(batch_size=2.5), "batch_size"),
+    (dict(trials_per_epoch=10, batch_size=20), "trials_per_epoch"),
+    (dict(snapshot_epochs=(600,)), "snapshot_epochs"),
+])
+def test_config_rejects_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        toy.ToyConfig(**kwargs)
+
+
+@pytest.mark.parametrize("conditions, seeds, name", [
+    (["torus"], [0], "conditions"), (["circle"], [-1], "seeds"), (["circle"], [0, 1], "seeds"),
+])
+def test_train_rejects_bad_input(conditions, seeds, name):
+    with pytest.raises(ValueError, match=name):
+        toy.train(conditions, seeds, _SMALL, progress=False)
