@@ -88,7 +88,7 @@ glue("ch1_zmax", Z_MAX, display=False)
 # $p \sim \nu$; a space is *homogeneous* when $b_p = b$ for every $p$. {numref}`ch1-fig-setup`
 # draws the pieces.
 
-# %%
+# %% tags=["hide-input"]
 def schematic():
     """The setup in one picture: a ball on a circle, the Luce rule, and the two tests."""
     fig, axes = splot.subplots(1, 3, figsize=(10.5, 3.5))
@@ -257,8 +257,10 @@ display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
 # %% [markdown]
 # Both derived expressions equal the statements of {prf:ref}`thm-two-item` and
 # {prf:ref}`thm-two-item-noise`. The monotonicity in $\Delta$ follows from the derivatives,
-# which SymPy puts in a form whose sign is evident ($b - b^2 - \operatorname{Var}(b)$ is the
-# probability that exactly one of the two items falls in the ball, halved, hence $\ge 0$).
+# which SymPy puts in a form whose sign is evident
+# ($\langle b\rangle - \langle b\rangle^2 - \operatorname{Var}(b) = \mathbb{E}_p[b_p(1 - b_p)]$
+# is half the probability that exactly one of the two items falls in the ball, hence
+# $\ge 0$).
 
 # %%
 dpS = sp.factor(sp.diff(pS_derived, Delta))
@@ -300,19 +302,27 @@ assert pS_opt == pI_opt == sp.Rational(3, 4)
 # Pareto efficiency: along b, p_I always falls; p_S rises only for b < 1/2
 assert sp.diff(pI_h.subs(Delta, 0), b) == -half
 assert sp.solve(sp.diff(pS_h.subs(Delta, 0), b) > 0, b) == (b < half)
+# the exchange rate along the efficient branch, quoted in the text below
+rate = sp.diff(pS_h.subs(Delta, 0), b) / sp.diff(pI_h.subs(Delta, 0), b)
+assert sp.simplify(rate - (-2 * (1 - 2 * b))) == 0
 # the noisy optimum is at the same b, with a lower peak
 assert sp.solve(sp.diff(pS_h, b), b) == [half]
 
-display(sp.Eq(sp.Symbol("b"), b_of_pI[0]), sp.Eq(sp.Symbol("p_S"), front_derived),
-        sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])))
+display(sp.Eq(sp.Symbol("b"), b_of_pI[0]), sp.Eq(sp.Symbol("p_S"), front_derived))
 glue("ch1_b_opt", float(b_opt[0]), display=False)
 glue("ch1_p_opt", float(pS_opt), display=False)
-glue("ch1_b_of_pI_noisy", f"$b = {sp.latex(sp.factor(b_of_pI_noisy[0]))}$", display=False)
+glue("ch1_b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])), display=False)
 
 # %% [markdown]
-# With noise, the identification law inverts to {glue:text}`ch1_b_of_pI_noisy`, and the front
-# is $p_S = \tfrac12 + \frac{1-\Delta}{1+\Delta}\, b(1-b)$ at that $b$; at $\Delta = 0$ it
-# reduces to the universal front (asserted above). Generalization peaks at $b^\ast =$ {glue:text}`ch1_b_opt:.2f` with
+# With noise, the identification law inverts to
+#
+# ```{glue:math} ch1_b_of_pI_noisy
+# :label: ch1-eq-b-noisy
+# ```
+#
+# and the front is $p_S = \tfrac12 + \frac{1-\Delta}{1+\Delta}\, b(1-b)$ at that $b$; at
+# $\Delta = 0$ it reduces to the universal front (asserted above). Generalization peaks at
+# $b^\ast =$ {glue:text}`ch1_b_opt:.2f` with
 # $p_S = p_I =$ {glue:text}`ch1_p_opt:.2f`; the noise does not move the optimum, it only
 # lowers it. Moving along $b$ from 0 to 1 crosses three regimes:
 #
@@ -323,7 +333,7 @@ glue("ch1_b_of_pI_noisy", f"$b = {sp.latex(sp.factor(b_of_pI_noisy[0]))}$", disp
 # 3. **interference** ($b > \tfrac12$): balls overlap so much that both rates fall; these
 #    points are dominated by points of the tradeoff branch.
 
-# %%
+# %% tags=["hide-input"]
 B = np.linspace(0, 1, 401)
 fig, (ax_b, ax_f) = splot.subplots(1, 2, figsize=(10, 4))
 ps, pi = theory.two_item(B)
@@ -387,7 +397,8 @@ assert sp.simplify(seg_mean - (2 * eps - eps**2)) == 0
 assert sp.simplify(seg_var - (sp.Rational(2, 3) * eps**3 - eps**4)) == 0
 assert sp.simplify(seg_pS - (half + 2 * eps - 5 * eps**2 + sp.Rational(10, 3) * eps**3)) == 0
 assert sp.simplify(seg_pI - (1 - eps + eps**2 / 2)) == 0
-display(sp.Eq(sp.Symbol(r"\langle b\rangle"), seg_mean), sp.Eq(sp.Symbol(r"Var(b)"), seg_var),
+display(sp.Eq(sp.Symbol(r"\langle b\rangle"), seg_mean),
+        sp.Eq(sp.Symbol(r"\operatorname{Var}(b)"), seg_var),
         sp.Eq(sp.Symbol("p_S"), seg_pS), sp.Eq(sp.Symbol("p_I"), seg_pI))
 
 seg_moments = sp.lambdify(eps, (seg_mean, seg_var), "numpy")
@@ -447,8 +458,8 @@ def discrete_theory(dist, w, eps, delta):
     ball = (dist <= eps) @ w  # b_p for every p, including p's own mass
     mean, var = w @ ball, w @ ball**2 - (w @ ball) ** 2
     tau = 0.0
-    for i in range(len(w)):  # P(d(p, x1) = d(p, x2) | p): sum of squared mass per distance value
-        _, groups = np.unique(dist[i], return_inverse=True)
+    for i in range(len(w)):  # P(d(p, x1) = d(p, x2) | p) = sum over distances of mass^2
+        _, groups = np.unique(dist[i], return_inverse=True)  # one group per distance
         tau += w[i] * (np.bincount(groups, weights=w) ** 2).sum()
     ps, pi = theory.two_item(mean, delta=delta, var_b=var)
     return ps + tau / 2, pi, mean, var, tau
@@ -480,8 +491,8 @@ for eps_d in EPS_DISCRETE:
         assert abs(ps_t - ps_e) < 1e-12 and abs(pi_t - pi_e) < 1e-12, (eps_d, delta_d)
 _, _, mean_d, var_d, tau_d = discrete_theory(dist, weights, EPS_DISCRETE[1], 0.0)
 glue("ch1_disc_points", len(weights), display=False)
-glue("ch1_disc_tau", tau_d, display=False)
-glue("ch1_disc_var", var_d, display=False)
+glue("ch1_disc_tau", float(tau_d), display=False)
+glue("ch1_disc_var", float(var_d), display=False)
 glue("ch1_disc_eps", EPS_DISCRETE[1], display=False)
 
 # %% [markdown]
@@ -507,13 +518,13 @@ def continuous_theory(name, eps, delta):
 EPS = {"circle": (0.05, 0.15, 0.25, 0.4), "segment": (0.05, 0.15, 0.25, 0.4),
        "sphere": (0.3, 1.0, np.pi / 2, 2.2)}
 DELTAS = (0.0, 0.1, 0.3)
-space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(), "sphere": spaces.Sphere(),
-            "discrete": spaces.Discrete(dist, weights=weights)}
+space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(),
+            "sphere": spaces.Sphere(), "discrete": spaces.Discrete(dist, weights=weights)}
 
 jobs = [(name, e, dl) for name, es in EPS.items() for e in es for dl in DELTAS]
 jobs += [("discrete", e, dl) for e in EPS_DISCRETE for dl in DELTAS]
 rows = []
-for j, (name, e, dl) in enumerate(tqdm(jobs, desc="Monte Carlo")):
+for j, (name, e, dl) in enumerate(tqdm(jobs, desc="Monte Carlo", mininterval=2)):
     if name == "discrete":
         ps_t, pi_t, mean, _, _ = discrete_theory(dist, weights, e, dl)
     else:
@@ -522,9 +533,9 @@ for j, (name, e, dl) in enumerate(tqdm(jobs, desc="Monte Carlo")):
         est = luce_success(space_of[name], kernels.Constant(e, delta=dl), task=task, n=2,
                            trials=cfg["trials"],
                            seed=np.random.SeedSequence([seed, j, task == "similarity"]))
-        rows.append({"space": name, "eps": e, "delta": dl, "mean_b": float(mean), "task": task,
-                     "theory": float(th), "mc": est.mean, "stderr": est.stderr,
-                     "z": (est.mean - float(th)) / est.stderr})
+        rows.append({"space": name, "eps": round(e, 4), "delta": dl, "mean_b": float(mean),
+                     "task": task, "theory": float(th), "mc": est.mean,
+                     "stderr": est.stderr, "z": (est.mean - float(th)) / est.stderr})
 mc = pd.DataFrame(rows)
 semres.book.save_table(mc, CHAPTER, "mc_check")
 assert (mc["z"].abs() < Z_MAX).all(), mc.loc[mc["z"].abs() >= Z_MAX]
@@ -533,7 +544,8 @@ glue("ch1_mc_maxz", float(mc["z"].abs().max()), display=False)
 glue("ch1_mc_maxerr", float((mc["mc"] - mc["theory"]).abs().max()), display=False)
 wide = mc.pivot_table(index=["space", "eps", "delta"], columns="task",
                       values=["theory", "mc", "z"], sort=False)
-wide.columns = [f"{'p_S' if task == 'similarity' else 'p_I'} {what}" for what, task in wide.columns]
+wide.columns = [f"{'p_S' if task == 'similarity' else 'p_I'} {what}"
+                for what, task in wide.columns]
 wide = wide[[f"{p} {w}" for p in ("p_S", "p_I") for w in ("theory", "mc", "z")]]
 display(wide.round(4).round({"p_S z": 2, "p_I z": 2}))
 
@@ -545,7 +557,7 @@ display(wide.round(4).round({"p_S z": 2, "p_I z": 2}))
 # %% [markdown]
 # ## Noise and heterogeneity move the front
 
-# %%
+# %% tags=["hide-input"]
 fig, (ax_d, ax_s) = splot.subplots(1, 2, figsize=(10, 4))
 B = np.linspace(0, 1, 301)
 for i, dl in enumerate((0.0, 0.1, 0.2, 0.3, 0.5)):
