@@ -5,7 +5,6 @@ BIN     = $(VENV)/bin
 PROFILE ?= default
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
-export MPLBACKEND = Agg
 
 .PHONY: book test env clean
 

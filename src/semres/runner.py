@@ -137,7 +137,9 @@ def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None 
     info = {"chapter": chapter.name, "profile": profile,
             "parameters": {**parameters(chapter), **values},
             "started": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
-    env = {"SEMRES_BUILD_DIR": str(build), "SEMRES_RESULTS_DIR": str(staging / "results")}
+    env = {"SEMRES_BUILD_DIR": str(build), "SEMRES_RESULTS_DIR": str(staging / "results"),
+           # figures must reach the notebook as images, whatever backend the caller uses
+           "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # the kernel inherits these
     start = time.perf_counter()
