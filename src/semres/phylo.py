@@ -96,6 +96,11 @@ def patristic_matrix(tree, labels: list[str] | None = None) -> np.ndarray:
     for i in range(len(taxa)):
         for j in range(i + 1, len(taxa)):
             out[i, j] = out[j, i] = pdm.patristic_distance(taxa[i], taxa[j])
+    # sums of the same branch lengths in different orders differ in the last bits; rounding to
+    # 12 significant digits restores the exact ties of the tree (they matter: see chapter 4)
+    top = out.max()
+    if top > 0:
+        out = np.round(out, 11 - int(np.floor(np.log10(top))))
     return out
 
 

@@ -32,6 +32,9 @@ __all__ = [
     "ball_stats",
     "triplet_accuracy",
     "identification_auc",
+    "evaluation_pool",
+    "evaluate",
+    "train_and_evaluate",
 ]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -330,3 +333,104 @@ def identification_auc(E, species) -> float:
         raise ValueError("need both same-species and different-species pairs")
     u = mannwhitneyu(-d[same], -d[~same]).statistic
     return float(u / (same.sum() * (~same).sum()))
+
+
+# --- one trained model, measured -------------------------------------------------------------
+
+def evaluation_pool(data, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Test images of the trained species plus as many images per held-out species.
+
+    Held-out species have all their images available; taking as many per species as the
+    trained species have test images keeps ν (the image distribution of the tests) balanced.
+    Returns the pool's image indices and a mask of which are held-out (OOD).
+    """
+    test, ood = data.split["test"], data.split["ood"]
+    per_species = int(np.median(np.bincount(data.species[test])[np.unique(data.species[test])]))
+    rng = np.random.default_rng(seed)
+    picked = [rng.permutation(ood[data.species[ood] == k])[:per_species]
+              for k in np.unique(data.species[ood])]
+    ood = np.sort(np.concatenate(picked)) if picked else np.array([], dtype=np.int64)
+    pool = np.concatenate([test, ood])
+    return pool, np.isin(pool, ood)
+
+
+def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400, seed: int = 0):
+    """The tradeoff curve over ε and the threshold-free summaries of one embedding.
+
+    ``emb`` are the pool's embeddings (trained species' test images and held-out species'
+    images, marked by ``is_ood``). ε is swept over quantiles of the trained species' test
+    distances; the theory curve (Theorem 1) takes ⟨b⟩ and Var(b) of that same test set in the
+    embedding space, the space where ε acts. ``max_probes`` caps the O(N³) triplet accuracy
+    (a seeded subset of probes) for large test sets such as CUB's.
+    """
+    from . import theory
+
+    species, is_ood = np.asarray(species), np.asarray(is_ood, dtype=bool)
+    E = pairwise_distances(emb)
+    ind = ~is_ood
+    E_id, sp_id = E[np.ix_(ind, ind)], species[ind]
+    eps = eps_grid(E_id, n_eps)
+    mean_b, var_b = ball_stats(E_id, eps)
+    var_b = np.minimum(var_b, mean_b * (1 - mean_b))
+    ps_th, pi_th = theory.two_item(mean_b, var_b=var_b)
+    curve = {
+        "eps": eps,
+        "mean_b": mean_b,
+        "var_b": var_b,
+        "p_s": similarity_curve(E_id, sp_id, D, eps),
+        "p_i": identification_curve(E_id, sp_id, eps),
+        "p_s_theory": ps_th,
+        "p_i_theory": pi_th,
+    }
+    rng = np.random.default_rng(seed)
+
+    def cap(idx):
+        return np.sort(rng.choice(idx, max_probes, replace=False)) if len(idx) > max_probes else idx
+
+    ood_probes = np.flatnonzero(is_ood)
+    has_ood = len(np.unique(species[is_ood])) > 0
+    curve["p_s_ood"] = (similarity_curve(E, species, D, eps, probes=ood_probes) if has_ood
+                        else np.full(len(eps), np.nan))
+    summary = {
+        "sim_accuracy": triplet_accuracy(E_id, sp_id, D, probes=cap(np.arange(len(sp_id)))),
+        "id_auc": identification_auc(E_id, sp_id),
+        "ood_sim_accuracy": (triplet_accuracy(E, species, D, probes=cap(ood_probes))
+                             if has_ood else float("nan")),
+    }
+    return curve, summary
+
+
+def train_and_evaluate(images, species, distances, split, alpha: float, seed: int,
+                       settings: dict, model: str | None = None, checkpoint_dir=None,
+                       device="cpu", progress: bool = True) -> dict:
+    """Train one model at one α and seed, then measure it; plain inputs so it can be cached.
+
+    ``settings`` holds ``epochs``, ``batch_size``, ``lr``, ``widths``, ``depths``, ``n_eps``
+    and ``max_probes``. With ``checkpoint_dir`` an interrupted run resumes from its last
+    epoch; the checkpoint is removed once the run is complete (the caller caches the result).
+    """
+    from .phylo import PhyloData
+
+    data = PhyloData(np.asarray(images), np.asarray(species), [str(i) for i in
+                     range(len(distances))], np.asarray(distances), dict(split))
+    n_classes = len(np.unique(data.species[data.split["train"]]))
+    net = build_model(n_classes, model=model, widths=settings["widths"],
+                      depths=settings["depths"], seed=seed)
+    ckpt = None
+    if checkpoint_dir is not None:
+        ckpt = Path(checkpoint_dir) / f"alpha{alpha:g}_seed{seed}.pt"
+    t0 = time.perf_counter()
+    history = train(net, data, alpha, epochs=settings["epochs"],
+                    batch_size=settings["batch_size"], lr=settings["lr"], seed=seed,
+                    checkpoint=ckpt, device=device, progress=progress)
+    train_seconds = time.perf_counter() - t0
+    pool, is_ood = evaluation_pool(data, seed=seed)
+    emb = embed(net, data.images[pool], device=device)
+    curve, summary = evaluate(emb, data.species[pool], is_ood, data.distances,
+                              n_eps=settings["n_eps"], max_probes=settings["max_probes"],
+                              seed=seed)
+    if ckpt is not None and ckpt.exists():
+        ckpt.unlink()
+    return {"alpha": alpha, "seed": seed, "history": history, "curve": curve,
+            "summary": summary, "train_seconds": train_seconds,
+            "seconds": time.perf_counter() - t0}
