@@ -79,7 +79,8 @@ def test_batched_option_scores_match_direct_log_probs(tiny):
     probs = vlm.option_probs(model, processor, images, questions, options, batch_size=64)
     for p, lp in zip(probs, batched):
         np.testing.assert_allclose(p, np.exp(lp) / np.exp(lp).sum(), rtol=1e-6)
-    pc = vlm.score_scenes(model, processor, scenes, image_size=SIZE)
+    assert vlm.native_size(processor) == SIZE
+    pc = vlm.score_scenes(model, processor, scenes)
     np.testing.assert_allclose(pc[1:], [p[s.target] for p, s in zip(probs[1:], scenes[1:])])
 
 
@@ -126,3 +127,41 @@ def test_bad_arguments_raise(tiny):
         vlm.build_model(processor, hidden=30, heads=4)
     with pytest.raises(ValueError, match="same length"):
         vlm.option_logprobs(model, processor, [], ["q"], [["a"]])
+
+
+def test_kernel_fits_recover_the_scale_that_made_the_data():
+    """Luce probabilities generated from a known kernel on real scene geometry are fitted back."""
+    scenes = sc.sample_scenes(300, 4, "similarity", seed=11)
+    d = np.array([s.distances for s in scenes])
+    t = np.array([s.target for s in scenes])
+    p = vlm.luce_exponential(d, t, 0.04, 0.02)
+    # the exponential kernel is shift invariant without a floor: two shapes give a logistic
+    two = np.array([[0.2, 0.27], [0.5, 0.51]])
+    np.testing.assert_allclose(vlm.luce_exponential(two, [0, 0], 0.05),
+                               1 / (1 + np.exp(-np.array([0.07, 0.01]) / 0.05)))
+    scale, floor = vlm.fit_exponential(d, t, p + np.random.default_rng(0).normal(0, 0.01, len(p)))
+    assert scale == pytest.approx(0.04, rel=0.1) and floor == pytest.approx(0.02, abs=0.01)
+    q = vlm.luce_margin(d, t, 0.06)
+    assert vlm.fit_margin(d, t, q) == pytest.approx(0.06, abs=0.002)
+    margins = np.array([s.margin for s in scenes])
+    assert np.all(q[margins > 0.06 + 1e-9] == 1) and np.all(q[margins <= 0.06] <= 0.5)
+
+
+def test_fast_training_batch_matches_the_processor(tiny):
+    """Training builds batches without the processor; they must equal what it would give."""
+    _, processor = tiny
+    batch, labels = vlm._training_batch(processor, np.random.default_rng(4), 6, [2, 5], SIZE)
+    again = vlm._training_batch(processor, np.random.default_rng(4), 6, [2, 5], SIZE)[0]
+    rng = np.random.default_rng(4)
+    tasks = rng.choice(sc.TASKS, 6)
+    items = [sc.sample_scene(rng, int(rng.choice([2, 5])), t) for t in tasks]
+    for j, s in enumerate(items):
+        enc = processor(images=sc.render(s, SIZE),
+                        text=vlm.prompt_text(processor, s.question) + " " + s.answer,
+                        return_tensors="pt")
+        k = int(batch["attention_mask"][j].sum())
+        assert torch.equal(batch["input_ids"][j, :k], enc["input_ids"][0])
+        assert torch.allclose(batch["pixel_values"][j], enc["pixel_values"][0], atol=1e-6)
+        answer = processor.tokenizer.convert_tokens_to_ids(s.answer)
+        assert labels[j].tolist() == [-100] * (k - 1) + [answer] + [-100] * (labels.shape[1] - k)
+    assert torch.equal(batch["input_ids"], again["input_ids"])

@@ -205,12 +205,44 @@ def option_probs(model, processor, images, questions, options, **kwargs) -> list
     return out
 
 
-def score_scenes(model, processor, scene_list, image_size: int = 96, **kwargs) -> np.ndarray:
+def native_size(processor, default: int = 448) -> int:
+    """The canvas size a processor was built for (the tiny model's), else ``default`` pixels."""
+    crop = getattr(processor.image_processor, "crop_size", None)
+    height = crop.get("height") if isinstance(crop, dict) else getattr(crop, "height", None)
+    if height and getattr(processor, "patch_size", None):
+        return int(height)
+    return default
+
+
+def score_scenes(model, processor, scene_list, image_size: int | None = None,
+                 **kwargs) -> np.ndarray:
     """P(correct) for each scene: the Luce mass on its answer among the shapes on its canvas."""
+    image_size = image_size or native_size(processor)
     images = [sc.render(s, image_size) for s in scene_list]
     probs = option_probs(model, processor, images, [s.question for s in scene_list],
                          [list(s.names) for s in scene_list], **kwargs)
     return np.array([p[s.target] for p, s in zip(probs, scene_list)])
+
+
+def evaluate(model_ref: str, scene_list, image_size: int | None = None, batch_size: int = 32,
+             device: str = "cpu", progress: bool = True) -> np.ndarray:
+    """:func:`score_scenes` for a model id or folder; a pure function of its arguments, so a
+    chapter can cache it (the tiny model's folder name carries its training settings)."""
+    model, processor = load(model_ref, device)
+    return score_scenes(model, processor, list(scene_list), image_size, batch_size=batch_size,
+                        progress=progress)
+
+
+def pixel_values(processor, images):
+    """The processor's image path (rescale, CLIP normalisation) as one array operation, for
+    canvases already at the processor's size; training calls it on every batch."""
+    import torch
+
+    ip = processor.image_processor
+    mean = np.asarray(ip.image_mean, dtype=np.float32)
+    std = np.asarray(ip.image_std, dtype=np.float32)
+    arr = np.stack([np.asarray(im, dtype=np.float32) for im in images]) / 255.0
+    return torch.from_numpy(((arr - mean) / std).transpose(0, 3, 1, 2).copy())
 
 
 def _training_batch(processor, rng, batch_size, ns, image_size):
@@ -219,18 +251,32 @@ def _training_batch(processor, rng, batch_size, ns, image_size):
     tasks = rng.choice(sc.TASKS, batch_size)
     items = [sc.sample_scene(rng, int(rng.choice(ns)), t) for t in tasks]
     tok = processor.tokenizer
-    encs = [_encode(processor, sc.render(s, image_size), s.question) for s in items]
-    answers = [tok(s.answer, add_special_tokens=False)["input_ids"] for s in items]
-    batch, starts = _assemble(encs, answers, tok.pad_token_id)
-    labels = torch.full_like(batch["input_ids"], -100)
-    for j, (s, a) in enumerate(zip(starts, answers)):
-        labels[j, s:s + len(a)] = torch.tensor(a)
-    return batch, labels
+    prompts = {t: tok(prompt_text(processor, sc.QUESTIONS[t]), add_special_tokens=False)
+               ["input_ids"] for t in sc.TASKS}
+    # the processor expands the image placeholder to one token per image feature
+    image_id = tok.convert_tokens_to_ids(IMAGE_TOKEN)
+    n_image = (image_size // processor.patch_size) ** 2 + processor.num_additional_image_tokens
+    if processor.vision_feature_select_strategy == "default":
+        n_image -= 1
+    prompts = {t: [x for i in ids for x in ([i] * n_image if i == image_id else [i])]
+               for t, ids in prompts.items()}
+    rows = [prompts[s.task] + tok(s.answer, add_special_tokens=False)["input_ids"] for s in items]
+    width = max(map(len, rows))
+    ids = torch.full((batch_size, width), tok.pad_token_id)
+    labels = torch.full((batch_size, width), -100)
+    mask = torch.zeros((batch_size, width), dtype=torch.long)
+    for j, (s, r) in enumerate(zip(items, rows)):
+        ids[j, :len(r)] = torch.tensor(r)
+        mask[j, :len(r)] = 1
+        start = len(prompts[s.task])
+        labels[j, start:len(r)] = ids[j, start:len(r)]
+    pixels = pixel_values(processor, [sc.render(s, image_size) for s in items])
+    return {"input_ids": ids, "attention_mask": mask, "pixel_values": pixels}, labels
 
 
 def train(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3, seed: int = 0,
           ns=range(2, 13), checkpoint: str | os.PathLike | None = None,
-          checkpoint_every: int = 100, progress: bool = True) -> list:
+          checkpoint_every: int = 100, progress: bool = True) -> tuple:
     """Train on fresh scenes of both tasks (answer tokens only in the loss); ``(model, losses)``.
 
     Batch ``k`` is drawn from ``default_rng([seed, k])``, so a run resumed from ``checkpoint``
@@ -242,7 +288,7 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3, 
     if steps < 1 or batch_size < 1:
         raise ValueError(f"steps and batch_size must be positive; got {steps}, {batch_size}")
     ns = np.asarray(list(ns), dtype=int)
-    size = processor.image_processor.crop_size["height"]
+    size = native_size(processor)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     start, losses = 0, []
@@ -305,3 +351,48 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     os.replace(partial, folder)  # only a complete folder ever carries the final name
     (Path(root) / f"tiny-llava-{key}.ckpt.pt").unlink(missing_ok=True)
     return folder
+
+
+# Kernels read off behaviour: the Luce rule on a scene's probe-to-shape distances.
+
+def luce_exponential(distances, target, scale: float, floor: float = 0.0) -> np.ndarray:
+    """P(correct) under g(d) = exp(-d / scale) + floor, one row of ``distances`` per scene."""
+    d = np.asarray(distances, dtype=float)
+    if scale <= 0 or floor < 0:
+        raise ValueError(f"scale must be > 0 and floor >= 0; got {scale}, {floor}")
+    if floor:
+        g = np.exp(-d / scale) + floor
+    else:  # shift by the nearest distance: same ratios, no underflow to 0 / 0
+        g = np.exp(-(d - d.min(axis=1, keepdims=True)) / scale)
+    return g[np.arange(len(d)), np.asarray(target)] / g.sum(axis=1)
+
+
+def luce_margin(distances, target, eps: float) -> np.ndarray:
+    """P(correct) for a model that cannot tell distances apart within ``eps``: a constant kernel
+    on the excess over the nearest distance, so every shape within ``eps`` of the nearest ties."""
+    d = np.asarray(distances, dtype=float)
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0; got {eps}")
+    inside = d <= d.min(axis=1, keepdims=True) + eps
+    return inside[np.arange(len(d)), np.asarray(target)] / inside.sum(axis=1)
+
+
+def fit_exponential(distances, target, p_correct) -> tuple:
+    """Least-squares ``(scale, floor)`` of :func:`luce_exponential` to measured P(correct)."""
+    from scipy.optimize import least_squares
+
+    p = np.asarray(p_correct, dtype=float)
+
+    def resid(x):
+        return luce_exponential(distances, target, np.exp(x[0]), np.exp(x[1])) - p
+
+    best = min((least_squares(resid, [np.log(s0), np.log(f0)], bounds=([-9, -12], [3, 3]))
+                for s0 in (0.01, 0.05, 0.2) for f0 in (1e-4, 1e-2)), key=lambda r: r.cost)
+    return float(np.exp(best.x[0])), float(np.exp(best.x[1]))
+
+
+def fit_margin(distances, target, p_correct, grid=np.linspace(0, 0.5, 501)) -> float:
+    """Least-squares ``eps`` of :func:`luce_margin` (a step function: searched on ``grid``)."""
+    p = np.asarray(p_correct, dtype=float)
+    sse = [np.sum((luce_margin(distances, target, e) - p) ** 2) for e in grid]
+    return float(grid[int(np.argmin(sse))])
