@@ -441,6 +441,9 @@ def encoder_mass(emb: YearEmbeddings, trials: Trials, *,
     if trials.names.max() >= len(emb.names):
         raise ValueError(f"trials use {trials.names.max() + 1} names; embeddings hold "
                          f"{len(emb.names)}")
+    if trials.template.max() >= len(emb.templates[trials.task]):
+        raise ValueError(f"trials use phrasing {trials.template.max()}; embeddings hold "
+                         f"{len(emb.templates[trials.task])} for {trials.task}")
     yi = emb.index(trials.years)
     pi = emb.index(trials.probe)
     out = np.empty(len(trials))

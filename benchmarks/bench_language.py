@@ -1,0 +1,58 @@
+"""Throughput of chapter 5's building blocks; prints figures, asserts nothing.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_language.py
+
+Targets (2-core CPU): embedding is the only heavy step (the default profile embeds ~42k short
+sentences once, then reads them from the cache); scoring trials from the embedding table and
+measuring the kernel take seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from semres import language  # noqa: E402
+
+
+def timed(label, fn, count, unit):
+    start = time.perf_counter()
+    out = fn()
+    dt = time.perf_counter() - start
+    print(f"{label:<44s} {dt:7.2f} s   {count / dt:10.0f} {unit}/s")
+    return out
+
+
+def main():
+    import torch
+
+    print(f"torch threads: {torch.get_num_threads()}")
+    sentences = [language.ITEM_TEMPLATE.format(name=n, year=y)
+                 for n in language.NAMES[:4] for y in range(1500, 1750)]
+    timed("embed all-MiniLM-L6-v2 (no cache)",
+          lambda: language.embed_sentences(sentences, cache=False), len(sentences), "sentences")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["SEMRES_BUILD_DIR"] = tmp
+        emb = language.year_embeddings(language.NAMES[:6], range(1500, 1750))
+        timed("year_embeddings again (cache hit)",
+              lambda: language.year_embeddings(language.NAMES[:6], range(1500, 1750)),
+              len(sentences), "sentences")
+    prof = timed("measure_kernel (5 phrasings x 6 names)",
+                 lambda: language.measure_kernel(emb), 5 * 6 * 250 * 250, "pairs")
+    timed("fit + 200 bootstrap refits", lambda: language.bootstrap_fit(prof, 200, 0), 200, "fits")
+    for n in (2, 6):
+        tr = language.draw_trials("similarity", n, 20_000, 0, years=(1500, 1749), n_names=6)
+        timed(f"encoder_mass similarity n={n}", lambda: language.encoder_mass(emb, tr), 20_000,
+              "trials")
+    print(f"mean cosine difference at d = 1, 10, 100: "
+          f"{np.round(prof.mean_cosine()[[1, 10, 100]], 4)}")
+
+
+if __name__ == "__main__":
+    main()
