@@ -372,6 +372,7 @@ big = res_df[res_df.D == 100]
 glue("ch5_far_bigD", float(big[big.offset.abs() >= big.D + 50].p_correct.mean()), display=False)
 tie = res_df[(res_df.D == max(cfg["Ds"])) & (res_df.offset == 0)]
 glue("ch5_tie_bigD", float(tie.p_correct.iloc[0]), display=False)
+assert tie.p_correct.iloc[0] + 3 * tie.se.iloc[0] < 0.5  # the earlier person is preferred
 glue("ch5_bigD", int(max(cfg["Ds"])), display=False)
 
 show = [Dv for Dv in (20, 50, 100, 200) if Dv in cfg["Ds"]]
@@ -469,7 +470,9 @@ glue("ch5_nps_hi", float(n_hi * sim.p.loc[n_hi]), display=False)
 glue("ch5_sim_gap", float((sim.p - sim.p_theory).abs().max()), display=False)
 glue("ch5_id_gap", float((ide.p_theory - ide.p).max()), display=False)
 glue("ch5_id_gap_n", int((ide.p_theory - ide.p).idxmax()), display=False)
+# the prose below states these; a different seed or model must not silently contradict it
 assert (np.diff(sim.p.to_numpy()) < 0).all() and (np.diff(sim.p_theory.to_numpy()) < 0).all()
+assert (sim.p_theory > sim.p - 3 * sim.se).all() and (ide.p < ide.p_theory).all()
 
 fig, axes = splot.subplots(1, 2, figsize=(9, 3.6), sharey=True)
 for ax, task, sub in ((axes[0], "similarity", sim), (axes[1], "identification", ide)):
@@ -545,6 +548,8 @@ cold = front_df.loc[front_df.temperature.idxmin()]
 glue("ch5_front_cold_t", float(cold.temperature), display=False)
 glue("ch5_front_cold_ps", float(cold.p_s), display=False)
 glue("ch5_front_cold_theory", float(cold.p_s_theory), display=False)
+assert cold.p_s > own.p_s and cold.p_i > own.p_i - 3 * own.p_i_se  # cooler: both rise
+assert cold.p_s_theory - cold.p_s > 5 * cold.p_s_se  # ... but p_S less than predicted
 
 fig, ax = splot.subplots(figsize=(5.6, 4.4))
 p_line = np.linspace(0.5, 1, 200)
