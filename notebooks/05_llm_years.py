@@ -34,7 +34,6 @@ causal_trials = 0  # prompts per point for the causal LM; 0 takes the profile's 
 
 # %%
 # %matplotlib inline
-import math
 import os
 
 import matplotlib.pyplot as plt

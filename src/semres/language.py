@@ -464,8 +464,8 @@ def _mass(logits: np.ndarray, correct: np.ndarray) -> np.ndarray:
 def summarise(mass: np.ndarray) -> tuple[float, float]:
     """Mean and standard error of per-trial masses."""
     mass = np.asarray(mass, float)
-    return float(mass.mean()), float(mass.std(ddof=1) / math.sqrt(len(mass))) if len(mass) > 1 \
-        else float("nan")
+    se = mass.std(ddof=1) / math.sqrt(len(mass)) if len(mass) > 1 else math.nan
+    return float(mass.mean()), float(se)
 
 
 # --------------------------------------------------------------------------- causal LMs
