@@ -31,6 +31,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=500)
     parser.add_argument("--seeds", type=int, default=10, help="networks per condition")
+    parser.add_argument("--torch-eval", action="store_true",
+                        help="evaluate with torch even when numba is installed")
     parser.add_argument("--alone", type=int, default=0,
                         help="networks to train one by one (0: all); the rest is extrapolated")
     args = parser.parse_args(argv)
@@ -41,10 +43,13 @@ def main(argv=None):
     seeds = [k for _ in toy.CONDITIONS for k in range(args.seeds)]
     config = toy.ToyConfig(epochs=args.epochs)
     n = len(conditions)
+    compiled = False if args.torch_eval else None
+    engine = "compiled (numba)" if toy.numba is not None and not args.torch_eval else "torch"
     print(f"{n} networks, {args.epochs} epochs of {config.steps_per_epoch} batches, "
-          f"exact evaluation every epoch")
+          f"exact evaluation every epoch ({engine})")
 
-    batch, b_wall, b_cpu = timed(lambda: toy.train(conditions, seeds, config, progress=False))
+    batch, b_wall, b_cpu = timed(lambda: toy.train(conditions, seeds, config, progress=False,
+                                                    compiled=compiled))
     print(f"batched   : {b_wall:7.1f} s wall {b_cpu:7.1f} s CPU")
 
     # spread the timed networks over the three conditions
@@ -54,7 +59,7 @@ def main(argv=None):
     equal = True
     for k in picked:
         alone, w, c = timed(lambda: toy.train([conditions[k]], [seeds[k]], config,
-                                              progress=False))
+                                              progress=False, compiled=compiled))
         a_wall += w
         a_cpu += c
         equal &= bool(np.allclose(alone.final_W[0], batch.final_W[k], rtol=0, atol=1e-10)

@@ -260,7 +260,7 @@ config = toy.ToyConfig(epochs=cfg["epochs"], snapshot_epochs=tuple(cfg["snapshot
 assert (config.n_stimuli, config.n_hidden, config.trials_per_epoch, config.batch_size,
         config.lr, config.lambda_sim, config.init_high) == (50, 10, 2000, 128, 7e-3, 0.1, 2.0)
 glue("ch3_steps", config.steps_per_epoch, display=False)
-train = semres.book.cache().cache(toy.train, ignore=["progress", "threads"])
+train = semres.book.cache().cache(toy.train, ignore=["progress", "threads", "compiled"])
 start = time.perf_counter()
 history = train(conditions, seeds, config)
 glue("ch3_train_seconds", time.perf_counter() - start, display=False)
@@ -448,17 +448,18 @@ plt.close(fig)
 # {glue:text}`ch3_late_dist_discrete:.4f`; that curve peaks higher, at
 # {glue:text}`ch3_discrete_peak:.4f`, because a tie between two equally near references always
 # counts as a success), a reminder that the learned profile is only roughly linear
-# ({numref}`ch3-fig-similarity`). Proposition 1 evaluated at each network's *fitted* $\varepsilon$ misses its
-# $p_S$ by {glue:text}`ch3_fit_err_s:.4f` and its $p_I$ by {glue:text}`ch3_fit_err_i:.4f` on
+# ({numref}`ch3-fig-similarity`). Proposition 1 evaluated at each network's *fitted*
+# $\varepsilon$ misses its $p_S$ by {glue:text}`ch3_fit_err_s:.4f` and its $p_I$ by {glue:text}`ch3_fit_err_i:.4f` on
 # average.
 #
 # The segment networks peak at {glue:text}`ch3_peak_ps_seg:.4f`, a shortfall of
 # {glue:text}`ch3_shortfall:.4f` against the circle; the linear-decay theory predicts
 # {glue:text}`ch3_theory_shortfall:.4f` between the two optima, the cost of the cut balls near
 # the ends (the variance of $b$). The reconstruction networks never generalize
-# ($p_S =$ {glue:text}`ch3_rec_ps:.3f`): superposition makes every stimulus its own island, with
-# a floor $\Delta =$ {glue:text}`ch3_delta_rec:.3f` of interference between nearly orthogonal
-# embeddings, and they end at $p_I =$ {glue:text}`ch3_rec_pi:.4f` against Theorem 2's
+# ($p_S =$ {glue:text}`ch3_rec_ps:.3f`): reconstruction wants every stimulus to be its own
+# island, but 50 embeddings in 10 dimensions cannot all be orthogonal (superposition), and their
+# positive overlaps leave a floor $\Delta =$ {glue:text}`ch3_delta_rec:.3f` of interference
+# that does not depend on distance. They end at $p_I =$ {glue:text}`ch3_rec_pi:.4f` against Theorem 2's
 # $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f`.
 
 # %% tags=["hide-input"]

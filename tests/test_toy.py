@@ -94,10 +94,11 @@ def test_exact_scores_equal_brute_force_enumeration(geometry):
     D = toy.stimulus_distances(8, geometry)  # the circle has ties, the segment too
     G = _random_G(8, rng)
     table = toy.TrialTable.from_distances(D)
-    p_s, p_i = toy.exact_scores(torch.tensor(G), table)
     b_s, b_i = _brute_force(G, D)
-    assert p_s.item() == pytest.approx(b_s, abs=1e-12)
-    assert p_i.item() == pytest.approx(b_i, abs=1e-12)
+    for compiled in [False] + ([True] if toy.numba is not None else []):
+        p_s, p_i = toy.exact_scores(torch.tensor(G), table, compiled=compiled)
+        assert p_s.item() == pytest.approx(b_s, abs=1e-12)
+        assert p_i.item() == pytest.approx(b_i, abs=1e-12)
     assert table.n_trials == 8 * 7 * 6 and table.n_ties > 0
 
 
@@ -158,6 +159,28 @@ def test_fit_recovers_linear_profile():
     assert np.allclose(eps, eps_true, atol=1e-9) and np.allclose(delta, delta_true, atol=1e-9)
 
 
+def test_default_grid_fit_is_fine():
+    d, _ = toy.distance_profile(np.zeros((50, 50)), toy.stimulus_distances(50))
+    eps_true, delta_true = np.array([0.0537, 0.1234, 0.3071]), np.array([0.0, 0.05, 0.2])
+    h = toy.linear_profile(d, eps_true[:, None], delta_true[:, None])
+    eps, delta = toy.fit_linear_profile(d, h)
+    assert np.abs(eps - eps_true).max() < 2e-4 and np.abs(delta - delta_true).max() < 2e-3
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.skipif(
+    toy.numba is None, reason="numba not installed"))])
+def test_evaluation_paths_agree(compiled):
+    """torch and compiled sums, float64 and float32 (the trainer's), agree to rounding."""
+    rng = np.random.default_rng(5)
+    G = torch.tensor(np.stack([_random_G(50, rng) for _ in range(3)]))
+    table = toy.TrialTable.from_distances(toy.stimulus_distances(50))
+    reference = toy.exact_scores(G, table, compiled=False)
+    for a, b in zip(reference, toy.exact_scores(G, table, compiled=compiled)):
+        assert torch.allclose(a, b, rtol=0, atol=1e-12)
+    for a, b in zip(reference, toy.exact_scores(G.float(), table, compiled=compiled)):
+        assert torch.allclose(a, b.double(), rtol=0, atol=1e-6)
+
+
 def test_profile_of_kernel_matrix_is_the_kernel():
     D = toy.stimulus_distances(20, "segment")
     G = 3.0 * toy.linear_profile(D, 0.3, 0.1)  # scale must not matter
@@ -188,20 +211,24 @@ _SMALL = toy.ToyConfig(n_stimuli=12, n_hidden=4, epochs=4, trials_per_epoch=200,
                        snapshot_epochs=(0, 4))
 
 
-def test_batched_training_equals_networks_trained_alone():
-    conditions = ["circle", "segment", "reconstruction", "circle"]
-    seeds = [5, 5, 6, 7]
-    stack = toy.train(conditions, seeds, _SMALL, progress=False)
+@pytest.mark.parametrize("dtype, atol", [(torch.float64, 1e-12), (torch.float32, 1e-5)])
+def test_batched_training_equals_networks_trained_alone(dtype, atol):
+    conditions = ["circle", "reconstruction", "segment", "circle"]  # not sorted by condition
+    seeds = [5, 6, 5, 7]
+    stack = toy.train(conditions, seeds, _SMALL, dtype=dtype, progress=False)
+    assert stack.conditions == conditions and stack.seeds == seeds
     for k, (c, s) in enumerate(zip(conditions, seeds)):
-        alone = toy.train([c], [s], _SMALL, progress=False)
-        np.testing.assert_allclose(stack.final_W[k], alone.final_W[0], rtol=0, atol=1e-12)
-        np.testing.assert_allclose(stack.p_s[k], alone.p_s[0], rtol=0, atol=1e-12)
-        np.testing.assert_allclose(stack.p_i[k], alone.p_i[0], rtol=0, atol=1e-12)
-        np.testing.assert_allclose(stack.eps_fit[k], alone.eps_fit[0], rtol=0, atol=1e-12)
+        alone = toy.train([c], [s], _SMALL, dtype=dtype, progress=False)
+        np.testing.assert_allclose(stack.final_W[k], alone.final_W[0], rtol=0, atol=atol)
+        np.testing.assert_allclose(stack.p_s[k], alone.p_s[0], rtol=0, atol=atol)
+        np.testing.assert_allclose(stack.p_i[k], alone.p_i[0], rtol=0, atol=atol)
+        np.testing.assert_allclose(stack.eps_fit[k], alone.eps_fit[0], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(stack.snapshots[4][k], alone.snapshots[4][0], rtol=0,
+                                   atol=atol)
     # paired runs: same seed, same start; different seeds, different starts
-    assert np.array_equal(stack.snapshots[0][0], stack.snapshots[0][1])
+    assert np.array_equal(stack.snapshots[0][0], stack.snapshots[0][2])
     assert not np.allclose(stack.snapshots[0][0], stack.snapshots[0][3])
-    assert not np.allclose(stack.final_W[0], stack.final_W[1])  # the loss saw other labels
+    assert not np.allclose(stack.final_W[0], stack.final_W[2])  # the loss saw other labels
 
 
 def test_training_is_reproducible_and_learns():
