@@ -86,7 +86,8 @@ T = language.TEMPERATURE
 QUESTIONS = {task: q[:cfg["phrasings"]] for task, q in language.QUESTIONS.items()}
 rng_seeds = np.random.SeedSequence(seed).spawn(8)  # one independent stream per experiment
 glue("ch5_temperature", T, display=False)
-glue("ch5_phrasings", cfg["phrasings"], display=False)
+glue("ch5_phrasings_s", len(QUESTIONS["similarity"]), display=False)
+glue("ch5_phrasings_i", len(QUESTIONS["identification"]), display=False)
 
 # %% [markdown]
 # ## An exponential similarity with a noise floor
@@ -224,7 +225,8 @@ plt.close(fig)
 # $\exp(\cos/T)$ with the temperature it was trained with, $T =$
 # {glue:text}`ch5_temperature:.2f`. Each person is the sentence "{Name} was born in {Y}.", the
 # probe is the question ("Who was born closest to {P}?" for similarity, "Who was born in {P}?"
-# for identification, with {glue:text}`ch5_phrasings` phrasings each). Because each sentence
+# for identification; {glue:text}`ch5_phrasings_s` and {glue:text}`ch5_phrasings_i` phrasings
+# of the question). Because each sentence
 # is embedded on its own, one table of embeddings (names $\times$ years, phrasings $\times$
 # years) answers every prompt below exactly, by lookup; it is cached on disk.
 #
