@@ -340,3 +340,9 @@ def test_kernel_values_and_resolution():
     assert kernels.Exponential(0.1, 0.01).resolution == pytest.approx(0.1 * math.log(100))
     assert kernels.Exponential(0.1).resolution == math.inf
     assert kernels.Linear(0.3).resolution == kernels.Constant(0.3).resolution == 0.3
+
+
+@pytest.mark.parametrize("kern", [kernels.Constant(0.1, 0.2), kernels.Linear(0.2),
+                                  kernels.Exponential(0.1, 0.01)])
+def test_kernels_accept_a_single_distance(kern):
+    assert float(kern(0.05)) == pytest.approx(float(kern(np.array([0.05]))[0]))

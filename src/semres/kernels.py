@@ -74,7 +74,7 @@ class Linear:
     def __call__(self, d):
         d = np.asarray(d)
         dtype = d.dtype if d.dtype.kind == "f" else np.float64
-        g = np.multiply(d, -1.0 / self.eps, dtype=dtype)
+        g = np.asarray(np.multiply(d, -1.0 / self.eps, dtype=dtype))  # 0-d stays an array
         g += 1
         return np.maximum(g, 0, out=g)
 
@@ -100,7 +100,7 @@ class Exponential:
     def __call__(self, d):
         d = np.asarray(d)
         dtype = d.dtype if d.dtype.kind == "f" else np.float64
-        g = np.multiply(d, -1.0 / self.scale, dtype=dtype)
+        g = np.asarray(np.multiply(d, -1.0 / self.scale, dtype=dtype))  # 0-d stays an array
         np.exp(g, out=g)
         if self.floor:
             g += self.floor
