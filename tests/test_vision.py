@@ -178,3 +178,35 @@ def test_bad_arguments_raise(small_data):
         vision.train(_model(small_data), small_data, 0.5, epochs=0)
     with pytest.raises(ValueError, match="cannot be loaded offline"):
         vision.build_model(5, model="/nonexistent/resnet")
+
+
+def test_real_path_runs_end_to_end_on_a_cub_shaped_fixture(tmp_path):
+    """load_cub -> train_and_evaluate: the chapter's real path, on generated JPEGs."""
+    from PIL import Image
+
+    classes = {"001.Black_footed_Albatross": "Phoebastria_nigripes",
+               "002.Laysan_Albatross": "Phoebastria_immutabilis",
+               "029.American_Crow": "Corvus_brachyrhynchos", "030.Fish_Crow": "Corvus_ossifragus",
+               "107.Common_Raven": "Corvus_corax"}
+    rng = np.random.default_rng(0)
+    for k, name in enumerate(classes):
+        folder = tmp_path / "images" / name
+        folder.mkdir(parents=True)
+        for i in range(6):
+            base = np.full((20, 24, 3), 40 * k, dtype=np.uint8)
+            Image.fromarray(base + rng.integers(0, 30, base.shape, dtype=np.uint8)).save(
+                folder / f"{i}.jpg")
+    tree = tmp_path / "t.nwk"
+    tree.write_text("((Phoebastria_nigripes:1,Phoebastria_immutabilis:1):3,"
+                    "((Corvus_brachyrhynchos:1,Corvus_ossifragus:1):1,Corvus_corax:2):2);")
+    data = phylo.load_cub(tmp_path, tree, size=16, ood_fraction=0.2, test_fraction=0.34)
+    settings = {"epochs": 2, "batch_size": 8, "lr": 1e-2, "widths": (8, 16), "depths": (1, 1),
+                "n_eps": 5, "max_probes": 10}
+    out = vision.train_and_evaluate(data.images, data.species, data.distances, data.split, 0.5,
+                                    0, settings, checkpoint_dir=tmp_path / "ckpt",
+                                    progress=False)
+    assert len(out["history"]) == 2 and not list((tmp_path / "ckpt").glob("*.pt"))
+    curve = out["curve"]
+    assert curve["p_s"][-1] == pytest.approx(0.5) and curve["p_i"][-1] == pytest.approx(0.5)
+    assert all(0 <= out["summary"][k] <= 1 for k in ("sim_accuracy", "id_auc",
+                                                     "ood_sim_accuracy"))
