@@ -530,6 +530,8 @@ for c in ("circle", "segment"):
                   label=c if j == 0 else None)
 ax_e.axhline(B_STAR / 2, color=splot.THEORY, ls="--", lw=1,
              label=r"Proposition 1's $\varepsilon^* = b^*/2$")
+ax_e.axhline(SEG_EPS_STAR, color=colours["segment"], ls=":", lw=1.2,
+             label=r"segment law's best $\varepsilon$")
 ax_e.set(xscale="log", xlabel="epoch", ylabel=r"fitted resolution $\varepsilon$")
 ax_e.legend(loc="upper right")
 for c in toy.CONDITIONS:
@@ -549,7 +551,8 @@ plt.close(fig)
 # against the epoch (log scale; from epoch 1). $\varepsilon$ is drawn only once the fitted floor
 # is below {glue:text}`ch3_flat_delta` (before that the profile is nearly flat and
 # $\varepsilon$ is not identified). The dashed line is the resolution at which Proposition 1
-# puts the best generalization. The reconstruction runs' $\varepsilon$ is not shown: their
+# puts the best generalization on the circle, the dotted one the same for the segment's
+# linear-decay law. The reconstruction runs' $\varepsilon$ is not shown: their
 # profile is a spike at $d = 0$ over a floor, so only $\Delta$ is meaningful.
 # ```
 #
