@@ -19,7 +19,7 @@ from semres import phylo, vision
 
 # the chapter's settings (notebooks/04_resnet_phylogeny.py), repeated so this runs standalone
 PROFILES = {
-    "quick": {"n_species": 20, "images_per_species": 16, "size": 32, "runs": 3, "epochs": 4,
+    "quick": {"n_species": 24, "images_per_species": 24, "size": 32, "runs": 3, "epochs": 10,
               "widths": (8, 16, 32), "depths": (1, 1, 1), "n_eps": 21},
     "default": {"n_species": 48, "images_per_species": 40, "size": 48, "runs": 18,
                 "epochs": 20, "widths": (16, 32, 64), "depths": (1, 1, 1), "n_eps": 41},
