@@ -210,3 +210,47 @@ def test_real_path_runs_end_to_end_on_a_cub_shaped_fixture(tmp_path):
     assert curve["p_s"][-1] == pytest.approx(0.5) and curve["p_i"][-1] == pytest.approx(0.5)
     assert all(0 <= out["summary"][k] <= 1 for k in ("sim_accuracy", "id_auc",
                                                      "ood_sim_accuracy"))
+
+
+def test_a_pretrained_checkpoint_loads_from_a_local_path(tmp_path):
+    """The ``model=`` path (e.g. microsoft/resnet-50), driven by a tiny ResNet saved locally."""
+    from transformers import ResNetConfig, ResNetModel
+
+    ResNetModel(ResNetConfig(embedding_size=8, hidden_sizes=[8, 12], depths=[1, 1],
+                             layer_type="basic")).save_pretrained(tmp_path / "tiny")
+    net = vision.build_model(3, model=str(tmp_path / "tiny"))
+    assert net.head.in_features == 12
+    np.testing.assert_allclose(net.mean.flatten().numpy(), vision.IMAGENET_MEAN, rtol=1e-6)
+    assert vision.embed(net, np.zeros((2, 32, 32, 3), np.uint8)).shape == (2, 12)
+
+
+@pytest.mark.chapters
+def test_chapter_runs_on_cub_shaped_data(tmp_path):
+    """The chapter itself, real path: parameters cub_dir and newick on a generated fixture."""
+    import pandas as pd
+    from PIL import Image
+
+    from semres import runner
+
+    classes = {"001.Black_footed_Albatross": "Phoebastria_nigripes",
+               "002.Laysan_Albatross": "Phoebastria_immutabilis",
+               "029.American_Crow": "Corvus_brachyrhynchos", "030.Fish_Crow": "Corvus_ossifragus",
+               "107.Common_Raven": "Corvus_corax", "182.Yellow_Warbler": "Dendroica_petechia",
+               "109.American_Redstart": "Setophaga_ruticilla"}
+    rng = np.random.default_rng(0)
+    for k, name in enumerate(classes):
+        folder = tmp_path / "CUB_200_2011" / "images" / name
+        folder.mkdir(parents=True)
+        for i in range(10):
+            base = np.full((40, 50, 3), 30 * k, dtype=np.uint8)
+            Image.fromarray(base + rng.integers(0, 40, base.shape, dtype=np.uint8)).save(
+                folder / f"{i}.jpg")
+    tree = tmp_path / "tree.nwk"
+    tree.write_text("((Phoebastria_nigripes:2,Phoebastria_immutabilis:2):4,"
+                    "(((Corvus_brachyrhynchos:1,Corvus_ossifragus:1):1,Corvus_corax:2):2,"
+                    "(Dendroica_petechia:2,Setophaga_ruticilla:2):2):2);")
+    build = tmp_path / "build"
+    runner.run_chapter(runner.resolve("4"), "quick", build=build,
+                       params={"cub_dir": str(tmp_path / "CUB_200_2011"), "newick": str(tree)})
+    by_alpha = pd.read_csv(build / "results" / "04_resnet_phylogeny" / "by_alpha.csv")
+    assert len(by_alpha) == 3 and by_alpha[["sim_accuracy", "id_auc"]].notna().all().all()
