@@ -332,22 +332,38 @@ def ball_stats(E, eps) -> tuple[np.ndarray, np.ndarray]:
     return b.mean(1).reshape(eps.shape), b.var(1).reshape(eps.shape)
 
 
+def _tied_pairs(values) -> float:
+    _, counts = np.unique(values, return_counts=True)
+    return float(np.sum(counts * (counts - 1) / 2))
+
+
 def triplet_accuracy(E, species, D, probes=None) -> float:
     """Threshold-free generalization: P(the probe is nearer the patristically nearer species).
 
     Over every probe and every pair of references from two other species at different tree
-    distances from the probe's species; embedding ties count ½.
+    distances from the probe's species; embedding ties count ½. Per probe this is
+    ½ + (C − D)/(2 P), with C − D the concordant minus discordant pairs of (tree distance,
+    embedding distance) and P the pairs untied in the tree: Kendall's τ_b gives C − D in
+    O(N log N), where counting pairs directly costs O(N²) per probe.
     """
+    from scipy.stats import kendalltau
+
     E, species = _check_square(E, species)
     D = np.asarray(D, dtype=float)
     probes = np.arange(len(E)) if probes is None else np.asarray(probes)
-    hits, pairs = 0.0, 0
+    hits, pairs = 0.0, 0.0
     for p in probes:
         keep = species != species[p]
         r, e = D[species[p], species[keep]], E[p, keep]
-        nearer = r[:, None] < r[None, :]
-        hits += np.sum(nearer * ((e[:, None] < e[None, :]) + 0.5 * (e[:, None] == e[None, :])))
-        pairs += nearer.sum()
+        n0 = len(r) * (len(r) - 1) / 2
+        untied_r, untied_e = n0 - _tied_pairs(r), n0 - _tied_pairs(e)
+        if untied_r == 0:
+            continue
+        c_minus_d = 0.0
+        if untied_e > 0:
+            c_minus_d = kendalltau(r, e).statistic * np.sqrt(untied_r * untied_e)
+        hits += (c_minus_d + untied_r) / 2
+        pairs += untied_r
     return float(hits / pairs) if pairs else float("nan")
 
 
@@ -390,8 +406,8 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
     ``emb`` are the pool's embeddings (trained species' test images and held-out species'
     images, marked by ``is_ood``). ε is swept over quantiles of the trained species' test
     distances; the theory curve (Theorem 1) takes ⟨b⟩ and Var(b) of that same test set in the
-    embedding space, the space where ε acts. ``max_probes`` caps the O(N³) triplet accuracy
-    (a seeded subset of probes) for large test sets such as CUB's.
+    embedding space, the space where ε acts. ``max_probes`` caps the probes of the triplet
+    accuracy (a seeded subset) for large test sets such as CUB's.
     """
     from . import theory
 
