@@ -39,6 +39,7 @@ max_per_class = 0  # CUB images per class (0: all)
 # %%
 # %matplotlib inline
 import time
+from importlib import resources
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -584,10 +585,11 @@ plt.close(fig)
 # are scientific names (e.g. a BirdTree {cite}`jetz2012birdtree` consensus tree pruned to the
 # CUB species; underscores in tip names read as spaces). Class folders are mapped to
 # scientific names by the shipped table `semres/data/cub_scientific_names.csv` (or
-# `names_table`), which lists for each of the 200 classes its current name, older synonyms
-# (matched only when the current name is not a tip), a confidence and a note; about a dozen
-# classes are genus-level or ambiguous in CUB (e.g. `110.Geococcyx`, `130.Tree_Sparrow`) and
-# are marked *low* so a reader can check them. Matching is exact: a class folder missing from
+# `names_table`), which lists for each of the 200 classes its current name, other names
+# (older synonyms or splits, matched only when the current name is not a tip), a confidence
+# and a note: {glue:text}`ch4_names_low` classes are genus-level or ambiguous in CUB (e.g.
+# `110.Geococcyx`, `130.Tree_Sparrow`) and marked *low*, {glue:text}`ch4_names_medium` more
+# are affected by a recent split or name change and marked *medium*. Matching is exact: a class folder missing from
 # the table, a species missing from the tree, an unreadable tree or a missing folder stops the
 # run with an error naming it. `model` loads a pretrained `transformers` ResNet offline (its
 # weights must be in the local Hugging Face cache); without it a small ResNet is trained from
@@ -597,3 +599,6 @@ plt.close(fig)
 
 # %%
 glue("ch4_max_probes", cfg["max_probes"], display=False)
+names = pd.read_csv(resources.files("semres") / "data/cub_scientific_names.csv")
+glue("ch4_names_low", int((names.confidence == "low").sum()), display=False)
+glue("ch4_names_medium", int((names.confidence == "medium").sum()), display=False)
