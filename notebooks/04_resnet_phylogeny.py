@@ -555,8 +555,8 @@ plt.close(fig)
 # α = {glue:text}`ch4_alpha_min:g` and by {glue:text}`ch4_gap_a1:.3f` at
 # α = {glue:text}`ch4_alpha_max:g`: the theory curve is the bound an embedding would reach if
 # its distances ranked species exactly as the tree does, so the gap measures how far the
-# embedding's geometry is from the tree's. These numbers are those of the profile this page was built
-# with, on a simulated phylogeny; they are a small-scale test of the paper's claim, not a
+# embedding's geometry is from the tree's. These numbers are those of the profile this page
+# was built with, on a simulated phylogeny; they are a small-scale test of the paper's claim, not a
 # replication of its CUB numbers.
 #
 # Differences from the paper, all deliberate:
@@ -589,8 +589,8 @@ plt.close(fig)
 # (older synonyms or splits, matched only when the current name is not a tip), a confidence
 # and a note: {glue:text}`ch4_names_low` classes are genus-level or ambiguous in CUB (e.g.
 # `110.Geococcyx`, `130.Tree_Sparrow`) and marked *low*, {glue:text}`ch4_names_medium` more
-# are affected by a recent split or name change and marked *medium*. Matching is exact: a class folder missing from
-# the table, a species missing from the tree, an unreadable tree or a missing folder stops the
+# are affected by a recent split or name change and marked *medium*. Matching is exact: a
+# class folder missing from the table, a species missing from the tree, an unreadable tree or a missing folder stops the
 # run with an error naming it. `model` loads a pretrained `transformers` ResNet offline (its
 # weights must be in the local Hugging Face cache); without it a small ResNet is trained from
 # scratch. Images are centre-cropped and resized to `image_size`; `max_per_class` caps the

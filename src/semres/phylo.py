@@ -185,7 +185,8 @@ def render_species(traits, n_images: int, size: int = 48, seed: int = 0) -> np.n
 
     ramp = (0.5 + 0.5 * gy)[None, :, :, None]  # background: vertical gradient between two tints
     img = bg_a[:, None, None, :] * ramp + bg_b[:, None, None, :] * (1 - ramp)
-    body_col = body_rgb * (1 - 0.6 * contrast * stripe[..., None]) + 0.6 * contrast * stripe[..., None] * wing_rgb
+    mix = 0.6 * contrast * stripe[..., None]  # stripes blend the wing colour into the body
+    body_col = body_rgb * (1 - mix) + mix * wing_rgb
     img = np.where((body | tailm)[..., None], body_col * 0.9, img)
     img = np.where(wing[..., None] & body[..., None], wing_rgb * 0.8 + 0.1, img)
     img = np.where(headm[..., None], body_rgb, img)
