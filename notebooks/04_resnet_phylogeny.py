@@ -82,6 +82,8 @@ torch_device = semres.book.torch_device(device)
 REAL = cub_dir is not None
 if REAL and newick is None:
     raise ValueError("newick: a Newick tree is needed with cub_dir")
+if model is not None:
+    vision.build_model(2, model=model)  # fail here, not after the data: weights load offline
 glue("ch4_n_alphas", len(cfg["alphas"]), display=False)
 glue("ch4_replicates", cfg["replicates"], display=False)
 glue("ch4_epochs", cfg["epochs"], display=False)
