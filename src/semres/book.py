@@ -7,6 +7,7 @@ it, never from the chapter's own location.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from functools import lru_cache
@@ -67,9 +68,22 @@ def _memory(location: str):
     return joblib.Memory(location, verbose=0)
 
 
+@lru_cache(maxsize=None)
+def code_version() -> str:
+    """A digest of the package's own source: results cached by older code are never reused."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def cache():
-    """A ``joblib.Memory`` under ``<build>/cache``: heavy results keyed by their arguments."""
-    return _memory(str(build_dir() / "cache"))
+    """A ``joblib.Memory`` under ``<build>/cache``: heavy results keyed by their arguments.
+
+    joblib notices edits to a cached function but not to the helpers it calls, so the cache
+    folder is also keyed by :func:`code_version`.
+    """
+    return _memory(str(build_dir() / "cache" / code_version()))
 
 
 def torch_device(device: str = "auto"):

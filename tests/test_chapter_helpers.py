@@ -1,0 +1,36 @@
+"""semres.book: the helpers every chapter leans on."""
+
+import pandas as pd
+import pytest
+
+from semres import book
+
+
+def test_settings_picks_the_profile_and_rejects_unknown_ones():
+    by = dict(quick={"k": 1}, default={"k": 2}, paper={"k": 3})
+    assert book.settings("paper", **by) == {"k": 3}
+    with pytest.raises(ValueError, match="profile must be one of quick, default, paper"):
+        book.settings("fast", **by)
+    with pytest.raises(ValueError, match="paper"):
+        book.settings("quick", quick={}, default={})
+
+
+def test_save_table_writes_atomically_under_the_results_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    path = book.save_table(pd.DataFrame({"a": [1, 2]}), "09_x", "t")
+    assert path == tmp_path / "09_x" / "t.csv"
+    assert pd.read_csv(path)["a"].tolist() == [1, 2]
+    assert [p.name for p in path.parent.iterdir()] == ["t.csv"]  # no temporary left behind
+
+
+def test_cache_lives_under_the_build_dir_keyed_by_the_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMRES_BUILD_DIR", str(tmp_path))
+    location = str(book.cache().location)
+    assert location.startswith(str(tmp_path / "cache")) and book.code_version() in location
+
+
+def test_torch_device_auto_and_bad_names():
+    assert book.torch_device("cpu").type == "cpu"
+    assert book.torch_device("auto").type in ("cpu", "cuda")
+    with pytest.raises(ValueError, match="device"):
+        book.torch_device("warp-drive")
