@@ -165,3 +165,18 @@ def test_fast_training_batch_matches_the_processor(tiny):
         answer = processor.tokenizer.convert_tokens_to_ids(s.answer)
         assert labels[j].tolist() == [-100] * (k - 1) + [answer] + [-100] * (labels.shape[1] - k)
     assert torch.equal(batch["input_ids"], again["input_ids"])
+
+
+def test_dense_targets_follow_the_geometry():
+    grid = 8
+    for s in sc.sample_scenes(20, [2, 6, 12], "similarity", 9):
+        cover, red, nearest = vlm._dense_targets(s, grid)
+        centres = (np.stack(np.meshgrid(np.arange(grid), np.arange(grid)), -1).reshape(-1, 2)
+                   + 0.5) / grid
+        for k, c in enumerate(centres):  # brute force: nearest shape to each patch centre
+            assert sc.SHAPES[nearest[k]] == s.names[int(np.argmin(
+                np.linalg.norm(s.positions - c, axis=1)))]
+        assert red.sum() == 1 and np.all((s.probe * grid).astype(int)[::-1]
+                                         == np.unravel_index(np.argmax(red), (grid, grid)))
+        labelled = {sc.SHAPES[c] for c in cover if c < len(sc.SHAPES)}
+        assert labelled <= set(s.names) and len(labelled) >= s.n - 2

@@ -66,8 +66,13 @@ def build_processor(image_size: int = 96, patch_size: int = 12):
                           chat_template=CHAT_TEMPLATE)
 
 
-def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, seed: int = 0):
-    """An untrained LLaVA: CLIP vision tower + projector + Llama, sized from the processor."""
+def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, seed: int = 0,
+                init_std: float | None = None):
+    """An untrained LLaVA: CLIP vision tower + projector + Llama, sized from the processor.
+
+    ``init_std`` (default ``hidden ** -0.5``) sets the language side's weight scale: the usual
+    0.02 is made for wide models and leaves a 64-wide one stuck at chance for thousands of steps.
+    """
     import torch
     from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig, LlavaForConditionalGeneration
 
@@ -81,6 +86,7 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     text = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden,
                        num_hidden_layers=layers, num_attention_heads=heads,
                        num_key_value_heads=heads, max_position_embeddings=512,
+                       initializer_range=hidden**-0.5 if init_std is None else init_std,
                        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
                        eos_token_id=tok.eos_token_id)
     config = LlavaConfig(vision_config=vision, text_config=text,
@@ -274,10 +280,81 @@ def _training_batch(processor, rng, batch_size, ns, image_size):
     return {"input_ids": ids, "attention_mask": mask, "pixel_values": pixels}, labels
 
 
-def train(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3, seed: int = 0,
+def _dense_targets(scene, grid: int) -> np.ndarray:
+    """Per-patch labels for stage 1, shape (3, grid²): the shape whose centre is nearest to the
+    patch centre if it lies in the patch (else ``len(SHAPES)``, none), whether the red mark's
+    centre lies in it, and the shape nearest to the patch centre (the Voronoi map)."""
+    centres = (np.stack(np.meshgrid(np.arange(grid), np.arange(grid)), -1).reshape(-1, 2)
+               + 0.5) / grid
+    d = np.linalg.norm(centres[:, None] - scene.positions[None], axis=2)
+    names = np.array([sc.SHAPES.index(n) for n in scene.names])
+    nearest = names[np.argmin(d, axis=1)]
+    cell = np.floor(scene.positions * grid).astype(int)
+    cover = np.full(grid * grid, len(sc.SHAPES))
+    for k in np.argsort(-d.min(axis=0)):  # nearer shapes written last win a shared patch
+        cover[cell[k, 1] * grid + cell[k, 0]] = names[k]
+    red = np.zeros(grid * grid, dtype=int)
+    r = np.floor(scene.probe * grid).astype(int).clip(0, grid - 1)
+    red[r[1] * grid + r[0]] = 1
+    return np.stack([cover, red, nearest])
+
+
+def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3,
+                    seed: int = 0, ns=range(2, 13), progress: bool = True) -> list:
+    """Stage 1, in place of a pretrained encoder: teach the CLIP tower, per patch, which shape
+    sits there, where the red mark is and which shape is nearest (linear heads, then dropped).
+
+    From scratch and end to end, the tower's features collapse before the language model learns
+    to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
+    pretrained CLIP. Returns the losses.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    tower = model.model.vision_tower
+    size = native_size(processor)
+    grid = size // processor.patch_size
+    hidden = tower.config.hidden_size
+    heads = torch.nn.ModuleList([torch.nn.Linear(hidden, len(sc.SHAPES) + 1),
+                                 torch.nn.Linear(hidden, 2),
+                                 torch.nn.Linear(hidden, len(sc.SHAPES))]).to(model.device)
+    params = list(tower.parameters()) + list(heads.parameters())
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    ns = np.asarray(list(ns), dtype=int)
+    tower.train()
+    losses = []
+    bar = tqdm(range(steps), desc="stage 1: vision tower", disable=not progress)
+    for step in bar:
+        rng = np.random.default_rng([seed, 1, step])
+        items = [sc.sample_scene(rng, int(rng.choice(ns)), t)
+                 for t in rng.choice(sc.TASKS, batch_size)]
+        pixels = pixel_values(processor, [sc.render(s, size) for s in items]).to(model.device)
+        target = torch.from_numpy(np.stack([_dense_targets(s, grid) for s in items])).to(
+            model.device)
+        feats = tower(pixels).last_hidden_state[:, 1:]
+        loss = sum(torch.nn.functional.cross_entropy(h(feats).flatten(0, 1), target[:, i].flatten())
+                   for i, h in enumerate(heads))
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+        bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
+    tower.eval()
+    return losses
+
+
+def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, seed: int = 0,
           ns=range(2, 13), checkpoint: str | os.PathLike | None = None,
-          checkpoint_every: int = 100, progress: bool = True) -> tuple:
+          checkpoint_every: int = 100, progress: bool = True,
+          vision_lr: float | None = None) -> tuple:
     """Train on fresh scenes of both tasks (answer tokens only in the loss); ``(model, losses)``.
+
+    The vision tower learns at ``vision_lr`` (default ``lr / 30``): at the language model's rate
+    its features collapse to a constant within a few dozen steps and the model stops looking at
+    the image (found by failing to overfit eight scenes).
 
     Batch ``k`` is drawn from ``default_rng([seed, k])``, so a run resumed from ``checkpoint``
     sees exactly the batches an uninterrupted run would.
@@ -289,8 +366,13 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3, 
         raise ValueError(f"steps and batch_size must be positive; got {steps}, {batch_size}")
     ns = np.asarray(list(ns), dtype=int)
     size = native_size(processor)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    vision_lr = lr / 30 if vision_lr is None else vision_lr
+    tower = {id(p) for p in model.model.vision_tower.parameters()}
+    groups = [{"params": [p for p in model.parameters() if id(p) in tower], "lr": vision_lr},
+              {"params": [p for p in model.parameters() if id(p) not in tower], "lr": lr}]
+    opt = torch.optim.AdamW(groups, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[vision_lr, lr], total_steps=steps,
+                                                pct_start=0.1)
     start, losses = 0, []
     ckpt = Path(checkpoint) if checkpoint else None
     if ckpt and ckpt.is_file():
@@ -323,33 +405,51 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3, 
 
 
 def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int = 64,
-                  layers: int = 2, heads: int = 4, steps: int = 1000, batch_size: int = 64,
-                  lr: float = 2e-3, seed: int = 0, ns=range(2, 13), device: str = "cpu",
+                  layers: int = 2, heads: int = 4, vision_steps: int = 1000, steps: int = 1000,
+                  batch_size: int = 32, lr: float = 3e-3, vision_lr: float = 1e-4,
+                  seed: int = 0, ns=range(2, 13), device: str = "cpu",
                   progress: bool = True) -> Path:
-    """Folder of the default model trained with these settings: trained (resuming from its
-    checkpoint) and saved with ``save_pretrained`` on first use, reused afterwards."""
+    """Folder of the default model trained with these settings (stage 1: :func:`pretrain_vision`;
+    stage 2: :func:`train`), saved with ``save_pretrained`` on first use and reused afterwards.
+    Both stages checkpoint, so an interrupted run resumes where it stopped."""
     params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
-                  heads=heads, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
-                  ns=[int(n) for n in ns])
+                  heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,
+                  lr=lr, vision_lr=vision_lr, seed=seed, ns=[int(n) for n in ns])
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
-    folder = Path(root) / f"tiny-llava-{key}"
+    root = Path(root)
+    folder = root / f"tiny-llava-{key}"
     if (folder / "config.json").is_file():
         return folder
     import shutil
 
     import torch
 
+    root.mkdir(parents=True, exist_ok=True)
     processor = build_processor(image_size, patch_size)
     model = build_model(processor, hidden, layers, heads, seed).to(torch.device(device))
+    stage1 = root / f"tiny-llava-{key}.vision.pt"
+    if stage1.is_file():
+        saved = torch.load(stage1, weights_only=False)
+        model.model.vision_tower.load_state_dict(saved["tower"])
+        losses1 = saved["losses"]
+    else:
+        losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=2e-3,
+                                  seed=seed, ns=ns, progress=progress)
+        torch.save({"tower": model.model.vision_tower.state_dict(), "losses": losses1},
+                   str(stage1) + ".tmp")
+        os.replace(str(stage1) + ".tmp", stage1)
     model, losses = train(model, processor, steps, batch_size, lr, seed, ns,
-                          checkpoint=Path(root) / f"tiny-llava-{key}.ckpt.pt", progress=progress)
-    partial = Path(root) / f"tiny-llava-{key}.partial"
+                          checkpoint=root / f"tiny-llava-{key}.ckpt.pt", progress=progress,
+                          vision_lr=vision_lr)
+    partial = root / f"tiny-llava-{key}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     model.save_pretrained(partial)
     processor.save_pretrained(partial)
-    (partial / "training.json").write_text(json.dumps({"params": params, "losses": losses}))
+    (partial / "training.json").write_text(json.dumps(
+        {"params": params, "vision_losses": losses1, "losses": losses}))
     os.replace(partial, folder)  # only a complete folder ever carries the final name
-    (Path(root) / f"tiny-llava-{key}.ckpt.pt").unlink(missing_ok=True)
+    for done in (stage1, root / f"tiny-llava-{key}.ckpt.pt"):
+        done.unlink(missing_ok=True)
     return folder
 
 
