@@ -311,18 +311,17 @@ if model is None:
 
     record = json.loads((Path(model_ref) / "training.json").read_text())
     losses, vision_losses = record["losses"], record["vision_losses"]
-    tail = max(1, len(losses) // 10)
-    glue("ch6_vloss_first", float(np.mean(vision_losses[:tail])), display=False)
-    glue("ch6_vloss_last", float(np.mean(vision_losses[-tail:])), display=False)
+    tail, vtail = max(1, len(losses) // 10), max(1, len(vision_losses) // 10)
+    glue("ch6_vloss_first", float(np.mean(vision_losses[:vtail])), display=False)
+    glue("ch6_vloss_last", float(np.mean(vision_losses[-vtail:])), display=False)
     glue("ch6_loss_first", float(np.mean(losses[:tail])), display=False)
     glue("ch6_loss_last", float(np.mean(losses[-tail:])), display=False)
 else:
     model_ref, model_name = str(model), str(model)
     for key in ("loss_first", "loss_last", "vloss_first", "vloss_last"):
         glue(f"ch6_{key}", float("nan"), display=False)
-_, processor = vlm.load(model_ref, "cpu")  # fails here, with one line, if unavailable
-canvas_px = int(image_size) or vlm.native_size(processor)
-del processor
+# fails here, with one line, if the model is unavailable
+canvas_px = int(image_size) or vlm.native_size(vlm.load_processor(model_ref))
 glue("ch6_model", model_name, display=False)
 glue("ch6_steps", cfg["steps"], display=False)
 glue("ch6_vision_steps", cfg["vision_steps"], display=False)
@@ -401,8 +400,10 @@ for ax, vals, title in ((axes[0], map_p, f"{model_name}"),
     im = ax.imshow(img, extent=(0, 1, 1, 0), cmap="viridis", vmin=0, vmax=1,
                    interpolation="nearest")
     ax.contour(fine, fine, nearest, levels=np.arange(3) + 0.5, colors="w", linewidths=1)
-    ax.contour(fine, fine, fd_sorted[..., 1] - fd_sorted[..., 0], levels=[eps_fit],
-               colors="w", linewidths=0.6, linestyles=":")
+    gap_field = fd_sorted[..., 1] - fd_sorted[..., 0]
+    if gap_field.min() < eps_fit < gap_field.max():  # no band to draw at chance-level fits
+        ax.contour(fine, fine, gap_field, levels=[eps_fit], colors="w", linewidths=0.6,
+                   linestyles=":")
     for name, (px, py) in scenes.PAPER_LAYOUT.items():
         ax.annotate(name, (px, py), ha="center", va="center", fontsize=8, color="w",
                     weight="bold")
@@ -454,7 +455,7 @@ ax.plot(mm * canvas_px, 1 / (1 + np.exp(-mm / scale)), ":", color=splot.THEORY,
         label=r"two shapes, no floor: $\sigma(m/\lambda)$")
 ax.axhline(0.25, color="0.7", lw=0.8)
 ax.set(xlabel="margin $d_2 - d_1$ (pixels)", ylabel="P(correct)", ylim=(0, 1.02))
-ax.legend(loc="lower right")
+ax.legend(loc="upper right")
 glue("ch6-fig-margin", fig, display=False)
 plt.close(fig)
 
@@ -480,33 +481,51 @@ plt.close(fig)
 # ## Many shapes: generalization, identification and the $1/n$ test
 #
 # The paper predicts the $1/n$ collapse but never varies $n$. Here the same model answers both
-# tasks for $n$ from 2 to 12. The theory is Theorem 3 with $\varepsilon$ the margin resolution
-# fitted above *on the four-shape similarity task only* and $b$ measured on the canvas: the
-# fraction of (probe, other shape) pairs in the scored scenes closer than $\varepsilon$ — for
-# identification, the chance that another shape lies within $\varepsilon$ of the red one. For
-# identification the margin resolution and the ball kernel coincide, so this is a parameter-free
-# prediction; for similarity Theorem 3 describes the ball kernel $g_{\varepsilon;0}$ around the
-# probe, a coarser idealisation. The fitted exponential kernel evaluated on each scene's own
-# geometry is shown as well.
+# tasks for $n$ from 2 to 12. The theory is Theorem 3 with its own kernel, the ball
+# $g_{\varepsilon;0}$ around the probe, and $b$ measured on the canvas: the share of
+# probe-to-shape distances in the scored scenes that are at most $\varepsilon$ (for
+# identification, distances from the red shape to the others). One radius $\varepsilon$ is
+# fitted to the identification curve alone; generalization is then *predicted* with the same
+# $\varepsilon$ — the two-task test of one resolution that the reviewers asked for. The fitted
+# exponential kernel of the previous section, evaluated on each scene's own geometry, is shown
+# as well.
 
 # %%
-rows, scene_rows = [], []
+rows, scene_rows, others = [], [], {}
 for task in scenes.TASKS:
     for n in cfg["sweep_n"]:
         lst = scenes.sample_scenes(cfg["sweep_scenes"], n, task, seed + 100 + n)
         p = score(lst)
         d = np.array([s.distances for s in lst])
         t = np.array([s.target for s in lst])
-        others = np.where(np.arange(n) == t[:, None], np.inf, d) if task == "identification" else d
-        b_hat = float(np.mean(others[np.isfinite(others)] <= eps_fit))
-        p_s, p_i = theory.n_item(b_hat, n)
+        # probe-to-item distances that can fall in the ball: every shape for similarity, the
+        # other shapes for identification (the red one is the probe's own copy)
+        keep = np.arange(n) != t[:, None] if task == "identification" else np.ones_like(d, bool)
+        others[task, n] = d[keep]
         rows.append({"model": model_name, "task": task, "n": n, "p": p.mean(),
                      "se": p.std(ddof=1) / np.sqrt(len(p)),
-                     "p_theory": p_s if task == "similarity" else p_i, "b": b_hat,
                      "p_kernel": vlm.luce_exponential(d, t, scale, floor).mean()})
         scene_rows += [{"model": model_name, "task": task, "n": n, "x": s.probe[0],
                         "y": s.probe[1], "target": s.answer, "p_correct": q,
                         "margin": s.margin, "set": "sweep"} for s, q in zip(lst, p)]
+
+
+def theorem3(task, n, eps):
+    """Theorem 3 with b measured on the scored scenes: the share of probe-item distances <= eps."""
+    b = float(np.mean(others[task, n] <= eps))
+    return b, theory.n_item(b, n)[0 if task == "similarity" else 1]
+
+
+# one ball radius, fitted to identification only, then used to predict generalization
+eps_grid = np.linspace(0.005, 0.6, 120)
+ide_p = {r["n"]: r["p"] for r in rows if r["task"] == "identification"}
+sse = [sum((theorem3("identification", n, e)[1] - ide_p[n]) ** 2 for n in cfg["sweep_n"])
+       for e in eps_grid]
+eps_ball = float(eps_grid[int(np.argmin(sse))])
+for r in rows:
+    r["b"], r["p_theory"] = theorem3(r["task"], r["n"], eps_ball)
+glue("ch6_eps_ball_px", eps_ball * canvas_px, display=False)
+glue("ch6_eps_ball_frac", eps_ball, display=False)
 sweep = pd.DataFrame(rows)
 semres.book.save_table(sweep, CHAPTER, "n_sweep")
 for name, lst, p in (("map", map_list, map_p), ("fit", fit_list, fit_p)):
@@ -526,12 +545,32 @@ glue("ch6_pi_th_hi", ide.p_theory[n_hi], display=False)
 glue("ch6_n_hi", n_hi, display=False)
 glue("ch6_pi_rmse", float(np.sqrt(np.mean((ide.p - ide.p_theory) ** 2))), display=False)
 glue("ch6_ps_rmse", float(np.sqrt(np.mean((sim.p - sim.p_theory) ** 2))), display=False)
+# Which regime the model is in, read off the numbers (so the prose stays true for any model):
+# generalization within 3 standard errors of chance at every n, or not.
+at_chance = bool(np.all(np.abs(sim.p - 1 / sim.index) <= 3 * sim.se + 1e-9))
+if at_chance and ide.p.min() > 0.8:
+    verdict = ("This model identifies the red shape almost perfectly, as a small resolution "
+               "would, yet names the shape nearest to the X no better than chance at every n: "
+               "worse than Theorem 3 predicts from the ball that fits its identification, since "
+               "with a small ball a lone shape near the X would still be found. Its similarity "
+               "answers do not depend on where the X is, so there is no spatial scale to read "
+               "off generalization: the accuracy map is flat and the margin fits run to the "
+               "edge of their range. The tiny model has learned identification, not the "
+               "similarity task; a hub VLM run through the same code is where the paper's "
+               "boundary effects can be measured.")
+elif at_chance:
+    verdict = ("This model's generalization is at chance at every n, so the accuracy map and "
+               "the margin fits carry no spatial scale.")
+else:
+    verdict = ("This model generalizes above chance; its accuracy map and margin curve show the "
+               "finite spatial scale fitted above.")
+glue("ch6_verdict", verdict, display=False)
 
 fig, axes = splot.subplots(1, 2, figsize=(8.4, 3.6), sharey=True)
 for ax, (task, tab) in zip(axes, (("similarity", sim), ("identification", ide))):
     ax.errorbar(tab.index, tab.p, yerr=tab.se, fmt="o", color=splot.CYCLE[0], label=model_name)
     ax.plot(tab.index, tab.p_theory, "-", color=splot.THEORY,
-            label=r"Theorem 3, $b$ measured at fitted $\varepsilon$")
+            label=r"Theorem 3, one $\varepsilon$ fitted to $p_I$")
     ax.plot(tab.index, tab.p_kernel, "--", color=splot.THEORY_ALT,
             label="fitted exponential kernel")
     nn = np.arange(2, n_hi + 1)
@@ -549,19 +588,23 @@ plt.close(fig)
 #
 # Generalization $p_S$ (left, nearest shape to the X) and identification $p_I$ (right, the red
 # shape) against the number of shapes, with standard errors over scenes. Solid: Theorem 3 with
-# the ball measure $b$ measured on the scored scenes at the margin resolution fitted on the
-# four-shape task; dashed: the fitted exponential kernel on each scene's geometry; dotted:
-# chance.
+# the ball measure $b$ measured on the scored scenes at one radius $\varepsilon$, fitted to the
+# identification points and used unchanged for generalization; dashed: the exponential kernel
+# fitted to the four-shape similarity scenes, on each scene's geometry; dotted: chance.
 # ```
 #
 # From $n =$ 2 to {glue:text}`ch6_n_hi`, $p_S$ goes from {glue:text}`ch6_ps_lo:.3f` to
 # {glue:text}`ch6_ps_hi:.3f` and $p_I$ from {glue:text}`ch6_pi_lo:.3f` to
-# {glue:text}`ch6_pi_hi:.3f` (Theorem 3 predicts {glue:text}`ch6_pi_th_hi:.3f` at
-# $n =$ {glue:text}`ch6_n_hi`); root-mean-square gaps to Theorem 3 are
-# {glue:text}`ch6_pi_rmse:.3f` for identification and {glue:text}`ch6_ps_rmse:.3f` for
-# similarity ({numref}`ch6-fig-nsweep`).
+# {glue:text}`ch6_pi_hi:.3f`. The ball radius fitted to $p_I$ is
+# {glue:text}`ch6_eps_ball_px:.1f` px ({glue:text}`ch6_eps_ball_frac:.3f` of the canvas), and
+# with it Theorem 3 gives $p_I =$ {glue:text}`ch6_pi_th_hi:.3f` at $n =$
+# {glue:text}`ch6_n_hi`; root-mean-square gaps to Theorem 3 are {glue:text}`ch6_pi_rmse:.3f`
+# for identification (fitted) and {glue:text}`ch6_ps_rmse:.3f` for generalization (predicted)
+# ({numref}`ch6-fig-nsweep`).
 #
 # ## What this shows, and where it differs from the paper
+#
+# {glue:text}`ch6_verdict`
 #
 # - On a canvas a finite resolution has a precise footprint: a band of width $\varepsilon$
 #   around each decision boundary, widening along hyperbolas away from the shapes
@@ -569,9 +612,10 @@ plt.close(fig)
 #   logistically for an exponential similarity ({prf:ref}`ch6-prop-margin`). The accuracy map
 #   and the margin curve above are the measurements those statements are about.
 # - The spatial scale is a fitted number with an interval, in pixels and in canvas units, not a
-#   visual impression; the same scale, fitted on generalization alone, is then used to predict
-#   identification and the many-shape tasks through Theorem 3 — the reviewers' request to
-#   measure $p_S$ and $p_I$ on one model and to test the $1/n$ law by varying $n$.
+#   visual impression. One ball radius, fitted to identification alone, predicts generalization
+#   through Theorem 3 for every $n$ — the reviewers' request to measure $p_S$ and $p_I$ on one
+#   model and to test the $1/n$ law by varying $n$. How well it does is the root-mean-square gap
+#   above, whatever the model.
 # - Differences from the paper: the default model is a small LLaVA trained here in minutes on
 #   rendered scenes (with a supervised vision stage standing in for CLIP pretraining), not
 #   Qwen2.5-VL or Gemma-3, and its canvas is 96 px rather than 900 px, so

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -96,21 +97,40 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     return LlavaForConditionalGeneration(config).eval()
 
 
+def _unavailable(name_or_path: str, err: Exception) -> ModelUnavailableError:
+    return ModelUnavailableError(
+        f"model {name_or_path!r} cannot be loaded: it is neither a local folder nor in the "
+        f"Hugging Face cache (download it first with `hf download {name_or_path}`, or pass a "
+        f"folder); {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
+
+
+def load_processor(name_or_path: str):
+    """The processor alone (cheap), with the same clear error as :func:`load`."""
+    from transformers import AutoProcessor
+
+    try:
+        return AutoProcessor.from_pretrained(name_or_path)
+    except (OSError, ValueError) as err:
+        raise _unavailable(name_or_path, err) from None
+
+
 def load(name_or_path: str, device: str = "cpu"):
     """``(model, processor)`` for a hub id or folder, through the Auto classes; one clear error
     when it is not available offline."""
     import torch
-    from transformers import AutoModelForImageTextToText, AutoProcessor
+    from transformers import AutoModelForImageTextToText
 
+    processor = load_processor(name_or_path)
     try:
-        processor = AutoProcessor.from_pretrained(name_or_path)
         model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype="auto")
     except (OSError, ValueError) as err:
-        raise ModelUnavailableError(
-            f"model {name_or_path!r} cannot be loaded: it is neither a local folder nor in the "
-            f"Hugging Face cache (download it first with `hf download {name_or_path}`, or pass a "
-            f"folder); {type(err).__name__}: {str(err).splitlines()[0]}") from None
+        raise _unavailable(name_or_path, err) from None
     return model.to(torch.device(device)).eval(), processor
+
+
+@lru_cache(maxsize=1)
+def _load_once(name_or_path: str, device: str):
+    return load(name_or_path, device)
 
 
 def prompt_text(processor, question: str) -> str:
@@ -234,7 +254,7 @@ def evaluate(model_ref: str, scene_list, image_size: int | None = None, batch_si
              device: str = "cpu", progress: bool = True) -> np.ndarray:
     """:func:`score_scenes` for a model id or folder; a pure function of its arguments, so a
     chapter can cache it (the tiny model's folder name carries its training settings)."""
-    model, processor = load(model_ref, device)
+    model, processor = _load_once(model_ref, device)  # one load for the chapter's many calls
     return score_scenes(model, processor, list(scene_list), image_size, batch_size=batch_size,
                         progress=progress)
 
