@@ -20,8 +20,9 @@
 # {cite}`nurisso2026bound` did. Its learned similarity decays roughly *linearly* with distance,
 # so the right theory is not the constant-similarity front but Proposition 1, derived here in
 # SymPy for the circle (and, new here, for the segment). Every network is evaluated exactly at
-# every epoch, by enumerating all trials of the 50-stimulus space, and all 30 networks train as
-# one batched computation.
+# every epoch, by enumerating all trials of the 50-stimulus space, and all
+# {glue:text}`ch3_n_networks` networks (three conditions × {glue:text}`ch3_n_seeds` seeds) train
+# as one batched computation.
 
 # %% tags=["parameters"]
 profile = "default"  # quick | default | paper
@@ -199,7 +200,7 @@ glue("ch3_theory_shortfall", P_STAR - SEG_PEAK, display=False)
 #
 # The shared engine draws {glue:text}`ch3_mc_trials:,` trials per cell with
 # `kernels.Linear(eps)` on the continuous circle and segment; every closed form must lie within
-# {glue:text}`ch3_zmax` standard errors.
+# {glue:text}`ch3_zmax:.0f` standard errors.
 
 # %%
 rows = []
@@ -342,6 +343,8 @@ late_dist = float(d_prop[after].mean())
 glue("ch3_late_dist", late_dist, display=False)
 glue("ch3_late_dist_max", float(d_prop[after].max()), display=False)
 glue("ch3_late_dist_discrete", float(d_disc[after].mean()), display=False)
+glue("ch3_closer", "closer to the continuous law than to" if d_prop[after].mean()
+     < d_disc[after].mean() else "farther from the continuous law than from", display=False)
 glue("ch3_peak_epoch", float(np.median(peak_epoch)), display=False)
 eps_at_peak = history.eps_fit[circ][np.arange(circ.sum()), peak_epoch]
 glue("ch3_eps_at_peak", float(eps_at_peak.mean()), display=False)
@@ -434,7 +437,8 @@ plt.close(fig)
 # $h(d)$ at each distance, evaluated exactly). Left: circle runs, with the linear profile
 # evaluated exactly on the same 50-point circle (dots). Middle: segment
 # runs, with the segment's linear-decay law derived above (yellow). Right: reconstruction runs,
-# which move straight up the identification axis to the end of the dashed curve.
+# which stay at $p_S \approx \tfrac12$ and move rightwards, towards higher identification, to
+# the $b \to 0$ end of the dashed curve.
 # ```
 #
 # The circle networks start near chance in the lower left, climb to the front within about
@@ -443,8 +447,8 @@ plt.close(fig)
 # Proposition 1's optimum {glue:text}`ch3_p_star:.4f`, and then slide down its curve towards
 # higher identification. After each seed's peak, its points lie on average
 # {glue:text}`ch3_late_dist:.4f` (at most {glue:text}`ch3_late_dist_max:.4f`) from
-# Proposition 1's curve in the $(p_I, p_S)$ plane. They lie closer to the continuous law than to
-# the same linear profile on the 50-point circle (mean distance
+# Proposition 1's curve in the $(p_I, p_S)$ plane. They lie {glue:text}`ch3_closer` the
+# same linear profile on the 50-point circle (mean distance
 # {glue:text}`ch3_late_dist_discrete:.4f`; that curve peaks higher, at
 # {glue:text}`ch3_discrete_peak:.4f`, because a tie between two equally near references always
 # counts as a success), a reminder that the learned profile is only roughly linear
@@ -492,9 +496,9 @@ plt.close(fig)
 # ```{glue:figure} ch3-fig-similarity
 # :name: ch3-fig-similarity
 #
-# The learned similarity of the first seed at five epochs (epoch 0 is the initialisation),
-# circle (top) and segment (bottom). Dots: $\mathrm{ReLU}(w_i^\top w_j)$ for every pair,
-# divided by the mean self-similarity; black: its mean $h(d)$ at each distance; yellow: the
+# The learned similarity of the first seed at the epochs named in the panel titles (epoch 0 is
+# the initialisation), circle (top) and segment (bottom). Dots: $\mathrm{ReLU}(w_i^\top w_j)$
+# for every pair, divided by the mean self-similarity; black: its mean $h(d)$ at each distance; yellow: the
 # fitted linear decay with floor, $\Delta + (1 - \Delta)\max(0, 1 - d/\varepsilon)$.
 # ```
 #
@@ -578,8 +582,8 @@ plt.close(fig)
 #   the Luce rule, both in evaluation and in the training loss; the original's tie term was
 #   wrong (PAPER.md §6) and its labels picked the first of two equally near references.
 # * The learning rate is constant (the paper states Adam with $7 \cdot 10^{-3}$; the original
-#   trainer also carried a plateau scheduler), an epoch is 15 whole batches, and all three
-#   conditions share their seeds' initial weights and trials (paired runs).
+#   trainer also carried a plateau scheduler), an epoch is {glue:text}`ch3_steps` whole batches,
+#   and all three conditions share their seeds' initial weights and trials (paired runs).
 # * The segment law for linear decay and the own-profile prediction are new here. With
 #   {glue:text}`ch3_n_networks` networks of {glue:text}`ch3_epochs` epochs trained as one batch
 #   (`benchmarks/bench_toy.py` times it against one network at a time), this chapter took
