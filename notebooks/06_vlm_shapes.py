@@ -47,7 +47,7 @@ import pandas as pd
 import sympy as sp
 import torch
 import transformers
-from IPython.display import display
+from IPython.display import Markdown, display
 from myst_nb import glue
 
 import semres.book
@@ -322,7 +322,7 @@ else:
         glue(f"ch6_{key}", float("nan"), display=False)
 # fails here, with one line, if the model is unavailable
 canvas_px = int(image_size) or vlm.native_size(vlm.load_processor(model_ref))
-glue("ch6_model", model_name, display=False)
+glue("ch6_model", Markdown(model_name), display=False)
 glue("ch6_steps", cfg["steps"], display=False)
 glue("ch6_vision_steps", cfg["vision_steps"], display=False)
 glue("ch6_canvas_px", canvas_px, display=False)
@@ -335,7 +335,7 @@ def score(scene_list):
 
 
 # %% [markdown]
-# Model: **{glue:text}`ch6_model`**, canvas {glue:text}`ch6_canvas_px` px. The vision stage
+# Model: **{glue:md}`ch6_model`**, canvas {glue:text}`ch6_canvas_px` px. The vision stage
 # ({glue:text}`ch6_vision_steps` steps) took its summed per-patch loss from
 # {glue:text}`ch6_vloss_first:.2f` to {glue:text}`ch6_vloss_last:.2f` nats; in the language
 # stage ({glue:text}`ch6_steps` steps) the answer loss fell from
@@ -447,7 +447,8 @@ ax.scatter(fit_m * canvas_px, fit_p, s=6, alpha=0.25, color=splot.CYCLE[0], labe
 ax.errorbar(agg["m"] * canvas_px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="o",
             color=splot.CYCLE[0], label="binned mean ± s.e.")
 ax.plot(agg["m"] * canvas_px, agg["exp"], "-", color=splot.THEORY,
-        label=fr"exponential kernel, $\lambda$ = {scale * canvas_px:.1f} px, $\Delta$ = {floor:.2g}")
+        label=fr"exponential kernel, $\lambda$ = {scale * canvas_px:.1f} px, "
+              fr"$\Delta$ = {floor:.2g}")
 ax.plot(agg["m"] * canvas_px, agg["mar"], "--", color=splot.THEORY_ALT,
         label=fr"margin resolution, $\varepsilon$ = {eps_fit * canvas_px:.1f} px")
 mm = np.linspace(0, fit_m.max(), 200)
@@ -564,7 +565,7 @@ elif at_chance:
 else:
     verdict = ("This model generalizes above chance; its accuracy map and margin curve show the "
                "finite spatial scale fitted above.")
-glue("ch6_verdict", verdict, display=False)
+glue("ch6_verdict", Markdown(verdict), display=False)
 
 fig, axes = splot.subplots(1, 2, figsize=(8.4, 3.6), sharey=True)
 for ax, (task, tab) in zip(axes, (("similarity", sim), ("identification", ide))):
@@ -575,8 +576,8 @@ for ax, (task, tab) in zip(axes, (("similarity", sim), ("identification", ide)))
             label="fitted exponential kernel")
     nn = np.arange(2, n_hi + 1)
     ax.plot(nn, 1 / nn, ":", color="0.6", label="chance, 1/n")
-    ax.set(xlabel="number of shapes n", title=f"{task} ($p_{{{'S' if task == 'similarity' else 'I'}}}$)",
-           ylim=(0, 1.02))
+    letter = "S" if task == "similarity" else "I"
+    ax.set(xlabel="number of shapes n", title=f"{task} ($p_{letter}$)", ylim=(0, 1.02))
 axes[0].set_ylabel("P(correct)")
 axes[1].legend(loc="lower left")
 glue("ch6-fig-nsweep", fig, display=False)
@@ -604,7 +605,7 @@ plt.close(fig)
 #
 # ## What this shows, and where it differs from the paper
 #
-# {glue:text}`ch6_verdict`
+# {glue:md}`ch6_verdict`
 #
 # - On a canvas a finite resolution has a precise footprint: a band of width $\varepsilon$
 #   around each decision boundary, widening along hyperbolas away from the shapes

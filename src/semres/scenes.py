@@ -130,7 +130,8 @@ def sample_scene(rng: np.random.Generator, n: int, task: str,
                     break  # crowded: start again
         if len(pos) < n:
             continue
-        chosen = tuple(str(s) for s in (names if names is not None else rng.choice(SHAPES, n, replace=False)))
+        drawn = names if names is not None else rng.choice(SHAPES, n, replace=False)
+        chosen = tuple(str(s) for s in drawn)
         if task == "identification":
             return layout_scene(task, chosen, pos, red=int(rng.integers(n)), shape_size=s)
         cand = rng.uniform(0.3 * s, 1 - 0.3 * s, size=(256, 2))

@@ -75,7 +75,8 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     0.02 is made for wide models and leaves a 64-wide one stuck at chance for thousands of steps.
     """
     import torch
-    from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig, LlavaForConditionalGeneration
+    from transformers import (CLIPVisionConfig, LlamaConfig, LlavaConfig,
+                              LlavaForConditionalGeneration)
 
     if hidden % heads:
         raise ValueError(f"heads must divide hidden; got {heads} and {hidden}")
@@ -319,6 +320,12 @@ def _dense_targets(scene, grid: int) -> np.ndarray:
     return np.stack([cover, red, nearest])
 
 
+def _warmup(steps: int) -> float:
+    """OneCycle's warm-up share: a tenth of training, but never under two steps (its schedule
+    divides by the warm-up length)."""
+    return min(0.5, max(0.1, 2 / steps))
+
+
 def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3,
                     seed: int = 0, ns=range(2, 13), progress: bool = True) -> list:
     """Stage 1, in place of a pretrained encoder: teach the CLIP tower, per patch, which shape
@@ -340,7 +347,8 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
                                  torch.nn.Linear(hidden, len(sc.SHAPES))]).to(model.device)
     params = list(tower.parameters()) + list(heads.parameters())
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps,
+                                                pct_start=_warmup(steps))
     ns = np.asarray(list(ns), dtype=int)
     tower.train()
     losses = []
@@ -392,7 +400,7 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
               {"params": [p for p in model.parameters() if id(p) not in tower], "lr": lr}]
     opt = torch.optim.AdamW(groups, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[vision_lr, lr], total_steps=steps,
-                                                pct_start=0.1)
+                                                pct_start=_warmup(steps))
     start, losses = 0, []
     ckpt = Path(checkpoint) if checkpoint else None
     if ckpt and ckpt.is_file():
