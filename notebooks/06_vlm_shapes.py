@@ -435,6 +435,11 @@ plt.close(fig)
 
 # %%
 glue("ch6_fit_n", len(fit_list), display=False)
+fit_chance = abs(fit_p.mean() - 0.25) <= 3 * fit_p.std(ddof=1) / np.sqrt(len(fit_p))
+glue("ch6_fit_note", Markdown(
+    "These scenes are answered at chance (1/4), so the fitted scales below only mark the edge "
+    "of the fitting range; see the end of the chapter." if fit_chance else
+    "The fitted scales below summarise how accuracy depends on the margin."), display=False)
 edges = np.quantile(fit_m, np.linspace(0, 1, cfg["bins"] + 1))
 which = np.clip(np.digitize(fit_m, edges[1:-1]), 0, cfg["bins"] - 1)
 pred_exp = vlm.luce_exponential(fit_d, fit_t, scale, floor)
@@ -470,7 +475,7 @@ plt.close(fig)
 # logistic of {prf:ref}`ch6-prop-margin`. The grey line is chance (1/4).
 # ```
 #
-# The fitted exponential scale is $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
+# {glue:md}`ch6_fit_note` The fitted exponential scale is $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
 # ({glue:text}`ch6_scale_frac:.3f` of the canvas; 95% bootstrap interval
 # {glue:text}`ch6_scale_lo:.1f`–{glue:text}`ch6_scale_hi:.1f` px) with floor
 # $\Delta =$ {glue:text}`ch6_floor:.3f`; the margin resolution is $\varepsilon =$
