@@ -580,7 +580,8 @@ plt.close(fig)
 # * Evaluation is exact (all $50 \cdot 49 \cdot 48$ trials every epoch), so the trajectories
 #   have no sampling noise; the original evaluated on sampled trials. Distance ties are split by
 #   the Luce rule, both in evaluation and in the training loss; the original's tie term was
-#   wrong (PAPER.md §6) and its labels picked the first of two equally near references.
+#   wrong (see {doc}`01_pareto_front` on ties) and its labels picked the first of two equally
+#   near references.
 # * The learning rate is constant (the paper states Adam with $7 \cdot 10^{-3}$; the original
 #   trainer also carried a plateau scheduler), an epoch is {glue:text}`ch3_steps` whole batches,
 #   and all three conditions share their seeds' initial weights and trials (paired runs).

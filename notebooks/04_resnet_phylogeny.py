@@ -99,7 +99,7 @@ glue("ch4_epochs", cfg["epochs"], display=False)
 # probability: the two items may be the same point, or, in a tree, two different species may
 # share their most recent common ancestor with the probe's. Then both items are correct and
 # the Luce rule gives them the whole mass together (the original code summed the sphere masses
-# $\sigma_r$ instead of $\sigma_r^2$ here, a bias of about $1/4$; PAPER.md §6). Write
+# $\sigma_r$ instead of $\sigma_r^2$ here, a bias of about $1/4$ in the authors' code). Write
 # $\sigma_r(p) = \nu\{x : d(x, p) = r\}$ for the mass of the sphere of radius $r$ around $p$ and
 # $\tau_p = \sum_r \sigma_r(p)^2$ for the probability that two independent items tie.
 #

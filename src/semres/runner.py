@@ -193,7 +193,7 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
     root = repo_root()
     build = Path(build or build_dir()).resolve()
     failures = []
-    todo = only or chapters(root)
+    todo = chapters(root) if only is None else only
     for ch in todo:
         print(f"[semres] executing {ch.name} ({profile})", flush=True)
         try:

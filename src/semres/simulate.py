@@ -6,7 +6,7 @@ so one trial already averages over the model's choice and the estimate has small
 - Similarity: a probe and n items drawn i.i.d. from the space; the correct answers are the
   items nearest to the probe. In continuous spaces that is one item; in discrete spaces several
   items can be equally near, and the Luce mass on all of them counts (equal distance means equal
-  similarity, so the rule itself splits the mass; PAPER.md section 6).
+  similarity, so the rule itself splits the mass; the authors' code got this wrong).
 - Identification: n items drawn i.i.d.; one is copied as the probe and only that one is correct.
   Items are exchangeable, so the copied item is the first: the probe is a draw from the space,
   its own similarity is g(0), and the other n - 1 items are fresh draws.
