@@ -442,7 +442,8 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     Both stages checkpoint, so an interrupted run resumes where it stopped."""
     params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
                   heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,
-                  lr=lr, vision_lr=vision_lr, seed=seed, ns=[int(n) for n in ns])
+                  lr=lr, vision_lr=vision_lr, stage1_lr=lr, seed=seed,
+                  ns=[int(n) for n in ns])
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
     folder = root / f"tiny-llava-{key}"
@@ -461,7 +462,7 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
         model.model.vision_tower.load_state_dict(saved["tower"])
         losses1 = saved["losses"]
     else:
-        losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=2e-3,
+        losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=lr,
                                   seed=seed, ns=ns, progress=progress)
         torch.save({"tower": model.model.vision_tower.state_dict(), "losses": losses1},
                    str(stage1) + ".tmp")
