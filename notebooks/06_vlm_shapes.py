@@ -111,7 +111,7 @@ for ax, s in zip(axes.flat, examples):
     ax.grid(False)
 glue("ch6-fig-scenes", fig, display=False)
 plt.close(fig)
-glue("ch6_shape_frac", SIZE, display=False)
+glue("ch6_shape_frac", float(SIZE), display=False)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-scenes
@@ -223,7 +223,7 @@ assert np.allclose(luce_direct, vlm.luce_exponential(dist, tgt, 0.05))
 two = np.sort(dist, axis=1)[:, :2]
 assert np.allclose(vlm.luce_exponential(two, np.zeros(len(two), int), 0.05),
                    1 / (1 + np.exp(-(two[:, 1] - two[:, 0]) / 0.05)))
-glue("ch6_band_agree", band_agree, display=False)
+glue("ch6_band_agree", float(band_agree), display=False)
 glue("ch6_zmax", Z_MAX, display=False)
 
 
@@ -261,7 +261,7 @@ for e in (0.1, 0.25):
                          "z": est.zscore(th)})
 canvas_check = pd.DataFrame(rows)
 assert canvas_check["z"].abs().max() < Z_MAX, canvas_check
-glue("ch6_canvas_zmax", canvas_check["z"].abs().max(), display=False)
+glue("ch6_canvas_zmax", float(canvas_check["z"].abs().max()), display=False)
 display(canvas_check.round(4))
 
 # %% [markdown]
@@ -325,7 +325,7 @@ canvas_px = int(image_size) or vlm.native_size(vlm.load_processor(model_ref))
 glue("ch6_model", Markdown(model_name), display=False)
 glue("ch6_steps", cfg["steps"], display=False)
 glue("ch6_vision_steps", cfg["vision_steps"], display=False)
-glue("ch6_canvas_px", canvas_px, display=False)
+glue("ch6_canvas_px", int(canvas_px), display=False)
 
 evaluate = semres.book.cache().cache(vlm.evaluate, ignore=["progress"])
 
@@ -530,8 +530,8 @@ sse = [sum((theorem3("identification", n, e)[1] - ide_p[n]) ** 2 for n in cfg["s
 eps_ball = float(eps_grid[int(np.argmin(sse))])
 for r in rows:
     r["b"], r["p_theory"] = theorem3(r["task"], r["n"], eps_ball)
-glue("ch6_eps_ball_px", eps_ball * canvas_px, display=False)
-glue("ch6_eps_ball_frac", eps_ball, display=False)
+glue("ch6_eps_ball_px", float(eps_ball * canvas_px), display=False)
+glue("ch6_eps_ball_frac", float(eps_ball), display=False)
 sweep = pd.DataFrame(rows)
 semres.book.save_table(sweep, CHAPTER, "n_sweep")
 for name, lst, p in (("map", map_list, map_p), ("fit", fit_list, fit_p)):
@@ -543,12 +543,12 @@ display(sweep.round(4))
 
 sim, ide = (sweep[sweep.task == t].set_index("n") for t in scenes.TASKS)
 n_lo, n_hi = min(cfg["sweep_n"]), max(cfg["sweep_n"])
-glue("ch6_ps_lo", sim.p[n_lo], display=False)
-glue("ch6_ps_hi", sim.p[n_hi], display=False)
-glue("ch6_pi_lo", ide.p[n_lo], display=False)
-glue("ch6_pi_hi", ide.p[n_hi], display=False)
-glue("ch6_pi_th_hi", ide.p_theory[n_hi], display=False)
-glue("ch6_n_hi", n_hi, display=False)
+glue("ch6_ps_lo", float(sim.p[n_lo]), display=False)
+glue("ch6_ps_hi", float(sim.p[n_hi]), display=False)
+glue("ch6_pi_lo", float(ide.p[n_lo]), display=False)
+glue("ch6_pi_hi", float(ide.p[n_hi]), display=False)
+glue("ch6_pi_th_hi", float(ide.p_theory[n_hi]), display=False)
+glue("ch6_n_hi", int(n_hi), display=False)
 glue("ch6_pi_rmse", float(np.sqrt(np.mean((ide.p - ide.p_theory) ** 2))), display=False)
 glue("ch6_ps_rmse", float(np.sqrt(np.mean((sim.p - sim.p_theory) ** 2))), display=False)
 # Which regime the model is in, read off the numbers (so the prose stays true for any model):

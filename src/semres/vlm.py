@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from . import scenes as sc
+from .book import code_version
 
 IMAGE_TOKEN = "<image>"
 SPECIAL = ["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]
@@ -443,7 +444,7 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
                   heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,
                   lr=lr, vision_lr=vision_lr, stage1_lr=lr, seed=seed,
-                  ns=[int(n) for n in ns])
+                  ns=[int(n) for n in ns], code=code_version())  # new code, new model
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
     folder = root / f"tiny-llava-{key}"
