@@ -11,7 +11,7 @@
 # ---
 
 # %% [markdown]
-# # Many items: the $1/n$ collapse
+# # Many items: the 1/n collapse
 #
 # With two items a finite resolution forces a tradeoff ({prf:ref}`thm-two-item`). With $n$
 # items it does more: identification collapses like $1/(n b)$, the resolution that is best for
