@@ -2,7 +2,7 @@
 of the tiny LLaVA at the default profile's size (targets: default chapter < 10 min, quick
 < 2 min on 2 CPU cores). Prints numbers; asserts nothing.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/vlm_speed.py [--threads 1]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_vlm.py [--threads 1]
 """
 
 from __future__ import annotations
