@@ -180,22 +180,28 @@ def test_bad_arguments_raise(small_data):
         vision.build_model(5, model="/nonexistent/resnet")
 
 
-def test_real_path_runs_end_to_end_on_a_cub_shaped_fixture(tmp_path):
-    """load_cub -> train_and_evaluate: the chapter's real path, on generated JPEGs."""
+def _write_cub_images(images, classes, per_class, shape, step, noise):
+    """A CUB-shaped ``images/<class folder>/*.jpg`` tree: one noisy grey level per class."""
     from PIL import Image
 
+    rng = np.random.default_rng(0)
+    for k, name in enumerate(classes):
+        folder = images / name
+        folder.mkdir(parents=True)
+        for i in range(per_class):
+            base = np.full(shape, step * k, dtype=np.uint8)
+            Image.fromarray(base + rng.integers(0, noise, shape, dtype=np.uint8)).save(
+                folder / f"{i}.jpg")
+
+
+def test_real_path_runs_end_to_end_on_a_cub_shaped_fixture(tmp_path):
+    """load_cub -> train_and_evaluate: the chapter's real path, on generated JPEGs."""
     classes = {"001.Black_footed_Albatross": "Phoebastria_nigripes",
                "002.Laysan_Albatross": "Phoebastria_immutabilis",
                "029.American_Crow": "Corvus_brachyrhynchos", "030.Fish_Crow": "Corvus_ossifragus",
                "107.Common_Raven": "Corvus_corax"}
-    rng = np.random.default_rng(0)
-    for k, name in enumerate(classes):
-        folder = tmp_path / "images" / name
-        folder.mkdir(parents=True)
-        for i in range(6):
-            base = np.full((20, 24, 3), 40 * k, dtype=np.uint8)
-            Image.fromarray(base + rng.integers(0, 30, base.shape, dtype=np.uint8)).save(
-                folder / f"{i}.jpg")
+    _write_cub_images(tmp_path / "images", classes, per_class=6, shape=(20, 24, 3), step=40,
+                      noise=30)
     tree = tmp_path / "t.nwk"
     tree.write_text("((Phoebastria_nigripes:1,Phoebastria_immutabilis:1):3,"
                     "((Corvus_brachyrhynchos:1,Corvus_ossifragus:1):1,Corvus_corax:2):2);")
@@ -228,7 +234,6 @@ def test_a_pretrained_checkpoint_loads_from_a_local_path(tmp_path):
 def test_chapter_runs_on_cub_shaped_data(tmp_path):
     """The chapter itself, real path: parameters cub_dir and newick on a generated fixture."""
     import pandas as pd
-    from PIL import Image
 
     from semres import runner
 
@@ -237,14 +242,8 @@ def test_chapter_runs_on_cub_shaped_data(tmp_path):
                "029.American_Crow": "Corvus_brachyrhynchos", "030.Fish_Crow": "Corvus_ossifragus",
                "107.Common_Raven": "Corvus_corax", "182.Yellow_Warbler": "Dendroica_petechia",
                "109.American_Redstart": "Setophaga_ruticilla"}
-    rng = np.random.default_rng(0)
-    for k, name in enumerate(classes):
-        folder = tmp_path / "CUB_200_2011" / "images" / name
-        folder.mkdir(parents=True)
-        for i in range(10):
-            base = np.full((40, 50, 3), 30 * k, dtype=np.uint8)
-            Image.fromarray(base + rng.integers(0, 40, base.shape, dtype=np.uint8)).save(
-                folder / f"{i}.jpg")
+    _write_cub_images(tmp_path / "CUB_200_2011" / "images", classes, per_class=10,
+                      shape=(40, 50, 3), step=30, noise=40)
     tree = tmp_path / "tree.nwk"
     tree.write_text("((Phoebastria_nigripes:2,Phoebastria_immutabilis:2):4,"
                     "(((Corvus_brachyrhynchos:1,Corvus_ossifragus:1):1,Corvus_corax:2):2,"
