@@ -41,6 +41,14 @@ class Chapter:
     def short(self) -> str:
         return self.name.split("_", 1)[1]
 
+    @property
+    def title(self) -> str:
+        """The chapter's own heading (its first ``# # ...`` line), for pages that stand in."""
+        for line in self.path.read_text().splitlines():
+            if line.startswith("# # "):
+                return line[4:].strip()
+        return self.short.replace("_", " ").capitalize()
+
 
 def chapters(root: Path | None = None) -> list[Chapter]:
     root = root or repo_root()
@@ -157,7 +165,10 @@ def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None 
         raise ChapterError(f"chapter {chapter.name} failed: {info['error']}") from None
     finally:
         for k, v in saved.items():
-            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
     os.replace(staging / "out.ipynb", final)
     if (staging / "results" / chapter.name).is_dir():
@@ -248,8 +259,7 @@ def _tail(text: str) -> str:
 def _missing_page(ch: Chapter, build: Path) -> str:
     record = build / "executed" / f"{ch.name}.json"
     reason = json.loads(record.read_text()).get("error", "") if record.is_file() else "not executed"
-    title = ch.short.replace("_", " ").capitalize()
-    return (f"# {ch.number}. {title} (not built)\n\n```{{warning}}\nThis chapter did not execute in "
+    return (f"# {ch.title} (not built)\n\n```{{warning}}\nThis chapter did not execute in "
             f"the last build, so no results are shown.\n\n`{reason}`\n\nRerun it with "
             f"`semres run {ch.number}` to see the full error.\n```\n")
 
