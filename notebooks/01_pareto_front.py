@@ -41,18 +41,14 @@ from myst_nb import glue
 from tqdm.auto import tqdm
 
 import semres.book
+import semres.profiles
 import semres.plotting as splot
 from semres import kernels, spaces, theory
 from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "01_pareto_front"
-cfg = semres.book.settings(
-    profile,
-    quick={"trials": 100_000, "discrete_points": 25},
-    default={"trials": 2_000_000, "discrete_points": 40},
-    paper={"trials": 20_000_000, "discrete_points": 60},
-)
+cfg = semres.profiles.settings(CHAPTER, profile)
 if mc_trials:
     cfg["trials"] = int(mc_trials)
 Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
@@ -446,7 +442,7 @@ glue("ch1_seg_cost_max", float(seg_var.subs(eps, half)), display=False)
 
 # %%
 rng = np.random.default_rng(np.random.SeedSequence([seed, 101]))
-grid = 7
+grid = cfg["discrete_grid"]
 cells = rng.choice(grid * grid, size=cfg["discrete_points"], replace=False)
 xy = np.stack(np.divmod(cells, grid), axis=1)
 dist = np.abs(xy[:, None, :] - xy[None, :, :]).sum(-1).astype(float)  # city-block, integer

@@ -40,18 +40,14 @@ from scipy import integrate, optimize, special
 from tqdm.auto import tqdm
 
 import semres.book
+import semres.profiles
 import semres.plotting as splot
 from semres import kernels, spaces, theory
 from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "02_many_items"
-cfg = semres.book.settings(
-    profile,
-    quick={"trials": 100_000, "exact_n": range(2, 9)},
-    default={"trials": 2_000_000, "exact_n": range(2, 13)},
-    paper={"trials": 10_000_000, "exact_n": range(2, 17)},
-)
+cfg = semres.profiles.settings(CHAPTER, profile)
 if mc_trials:
     cfg["trials"] = int(mc_trials)
 if int(n_max) < 10:

@@ -44,20 +44,14 @@ from IPython.display import display
 from myst_nb import glue
 
 import semres.book
+import semres.profiles
 import semres.plotting as splot
 from semres import kernels, spaces, theory, toy
 from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "03_toy_relu"
-cfg = semres.book.settings(
-    profile,
-    quick={"seeds": 3, "epochs": 100, "snapshots": (0, 17, 35, 70, 99), "mc_trials": 200_000},
-    default={"seeds": 10, "epochs": 500, "snapshots": (0, 17, 35, 160, 499),
-             "mc_trials": 4_000_000},
-    paper={"seeds": 10, "epochs": 500, "snapshots": (0, 17, 35, 160, 499),
-           "mc_trials": 20_000_000},
-)
+cfg = semres.profiles.settings(CHAPTER, profile)
 if n_seeds:
     cfg["seeds"] = int(n_seeds)
 if epochs:

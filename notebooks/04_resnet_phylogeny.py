@@ -55,6 +55,7 @@ from scipy.stats import spearmanr
 from tqdm.auto import tqdm
 
 import semres.book
+import semres.profiles
 import semres.plotting as splot
 from semres import phylo, theory, vision
 from semres.kernels import Constant
@@ -63,20 +64,7 @@ from semres.spaces import Discrete
 
 splot.use_style()
 CHAPTER = "04_resnet_phylogeny"
-cfg = semres.book.settings(
-    profile,
-    quick={"n_species": 24, "images_per_species": 24, "size": 32, "alphas": [0.0, 0.5, 1.0],
-           "replicates": 1, "epochs": 10, "batch_size": 64, "lr": 3e-3, "widths": (8, 16, 32),
-           "depths": (1, 1, 1), "n_eps": 21, "max_probes": 400, "mc_trials": 100_000},
-    default={"n_species": 48, "images_per_species": 40, "size": 48,
-             "alphas": [0.0, 0.25, 0.5, 0.75, 0.9, 1.0], "replicates": 3, "epochs": 20,
-             "batch_size": 64, "lr": 3e-3, "widths": (16, 32, 64), "depths": (1, 1, 1),
-             "n_eps": 41, "max_probes": 400, "mc_trials": 1_000_000},
-    paper={"n_species": 96, "images_per_species": 60, "size": 64,
-           "alphas": [0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0], "replicates": 5,
-           "epochs": 15, "batch_size": 64, "lr": 3e-3, "widths": (32, 64, 128, 256),
-           "depths": (2, 2, 2, 2), "n_eps": 61, "max_probes": 1000, "mc_trials": 4_000_000},
-)
+cfg = semres.profiles.settings(CHAPTER, profile)
 if image_size:
     cfg["size"] = int(image_size)
 torch_device = semres.book.torch_device(device)

@@ -46,6 +46,7 @@ from myst_nb import glue
 from tqdm.auto import tqdm
 
 import semres.book
+import semres.profiles
 import semres.plotting as splot
 from semres import kernels, language, spaces, theory
 from semres.simulate import luce_success
@@ -53,32 +54,7 @@ from semres.simulate import luce_success
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 splot.use_style()
 CHAPTER = "05_llm_years"
-cfg = semres.book.settings(
-    profile,
-    quick={"kernel_names": 6, "kernel_years": (1500, 2000), "sweep_names": 6,
-           "sweep_years": (1500, 2000), "phrasings": 1, "fit_max": 400,
-           "Ds": [20, 50, 100, 200], "centres": list(range(1700, 1750, 5)),
-           "offsets": list(range(-200, 200, 5)), "prompts": 4,
-           "ns": [2, 3, 4, 6], "trials": 1_000, "engine_trials": 5_000, "n_boot": 20,
-           "temperatures": [0.02, 0.05, 0.2], "lam_grid": 8, "lam_trials": 20_000,
-           "causal_trials": 8},
-    default={"kernel_names": 12, "kernel_years": (1200, 2000), "sweep_names": 52,
-             "sweep_years": (1500, 2000), "phrasings": 3, "fit_max": 600,
-             "Ds": [2, 5, 20, 50, 100, 200], "centres": list(range(1500, 1700, 5)),
-             "offsets": list(range(-300, 300, 5)), "prompts": 20,
-             "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50], "trials": 3_000,
-             "engine_trials": 40_000, "n_boot": 200,
-             "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0], "lam_grid": 25,
-             "lam_trials": 200_000, "causal_trials": 100},
-    paper={"kernel_names": 24, "kernel_years": (800, 2000), "sweep_names": 60,
-           "sweep_years": (1500, 2000), "phrasings": 3, "fit_max": 800,
-           "Ds": [2, 5, 20, 50, 100, 200], "centres": list(range(1500, 1700, 5)),
-           "offsets": list(range(-300, 300, 5)), "prompts": 20,
-           "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50, 60], "trials": 10_000,
-           "engine_trials": 200_000, "n_boot": 1000,
-           "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0], "lam_grid": 40,
-           "lam_trials": 1_000_000, "causal_trials": 400},
-)
+cfg = semres.profiles.settings(CHAPTER, profile)
 if causal_trials:
     cfg["causal_trials"] = int(causal_trials)
 ENCODER = encoder or language.minilm_path()

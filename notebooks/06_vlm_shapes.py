@@ -51,24 +51,14 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 import semres.book
+import semres.profiles
 import semres.plotting as splot
 from semres import kernels, scenes, spaces, theory, vlm
 from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "06_vlm_shapes"
-cfg = semres.book.settings(
-    profile,
-    quick={"vision_steps": 20, "steps": 20, "hidden": 32, "layers": 1, "train_batch": 16,
-           "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
-           "boot": 100, "mc_trials": 20_000, "bins": 6},
-    default={"vision_steps": 3000, "steps": 1500, "hidden": 64, "layers": 4, "train_batch": 32,
-             "grid": 20, "fit_scenes": 400, "sweep_n": [2, 3, 4, 6, 8, 10, 12],
-             "sweep_scenes": 60, "boot": 300, "mc_trials": 200_000, "bins": 10},
-    paper={"vision_steps": 6000, "steps": 8000, "hidden": 128, "layers": 4, "train_batch": 64,
-           "grid": 40, "fit_scenes": 2000, "sweep_n": list(range(2, 13)), "sweep_scenes": 300,
-           "boot": 1000, "mc_trials": 1_000_000, "bins": 14},
-)
+cfg = semres.profiles.settings(CHAPTER, profile)
 if int(batch_size) < 1:
     raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
 if int(image_size) < 0:

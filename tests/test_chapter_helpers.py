@@ -6,15 +6,6 @@ import pytest
 from semres import book
 
 
-def test_settings_picks_the_profile_and_rejects_unknown_ones():
-    by = dict(quick={"k": 1}, default={"k": 2}, paper={"k": 3})
-    assert book.settings("paper", **by) == {"k": 3}
-    with pytest.raises(ValueError, match="profile must be one of quick, default, paper"):
-        book.settings("fast", **by)
-    with pytest.raises(ValueError, match="paper"):
-        book.settings("quick", quick={}, default={})
-
-
 def test_save_table_writes_atomically_under_the_results_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
     path = book.save_table(pd.DataFrame({"a": [1, 2]}), "09_x", "t")
@@ -29,8 +20,13 @@ def test_cache_lives_under_the_build_dir_keyed_by_the_code(tmp_path, monkeypatch
     assert location.startswith(str(tmp_path / "cache")) and book.code_version() in location
 
 
-def test_torch_device_auto_and_bad_names():
+def test_torch_device_auto_follows_cuda_availability_and_rejects_bad_names(monkeypatch):
+    import torch
+
     assert book.torch_device("cpu").type == "cpu"
-    assert book.torch_device("auto").type in ("cpu", "cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert book.torch_device("auto").type == "cuda"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert book.torch_device("auto").type == "cpu"
     with pytest.raises(ValueError, match="device"):
         book.torch_device("warp-drive")

@@ -35,8 +35,8 @@ data_dir = None
 # %%
 import pandas as pd
 from myst_nb import glue
-from semres.book import save_table, settings
-cfg = settings(profile, quick={"k": 1}, default={"k": 2}, paper={"k": 3})
+from semres.book import save_table
+cfg = {"k": {"quick": 1, "default": 2, "paper": 3}[profile]}
 df = pd.DataFrame({"n": [n], "scale": [scale], "label": [label], "k": [cfg["k"]], "seed": [seed]})
 save_table(df, "01_demo", "values")
 glue("demo_total", n * scale * cfg["k"], display=False)

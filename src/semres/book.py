@@ -1,4 +1,4 @@
-"""What every chapter needs: profiles, result tables, the on-disk cache and the torch device.
+"""What every chapter needs: result tables, the on-disk cache and the torch device.
 
 Chapters run from anywhere (papermill, Jupyter, a plain ``python``), so paths are found from the
 repository root (the folder holding ``_toc.yml``) or from ``SEMRES_BUILD_DIR`` when the runner sets
@@ -13,7 +13,6 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-PROFILES = ("quick", "default", "paper")
 
 
 def repo_root(start: Path | None = None) -> Path:
@@ -33,16 +32,6 @@ def results_dir(chapter: str) -> Path:
     """Where a chapter's tidy tables go; the runner points this at a staging folder."""
     root = os.environ.get("SEMRES_RESULTS_DIR") or build_dir() / "results"
     return Path(root) / chapter
-
-
-def settings(profile: str, **by_profile: dict) -> dict:
-    """Pick the chapter's settings for ``profile`` (one dict per profile, passed by name)."""
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
-    missing = [p for p in PROFILES if p not in by_profile]
-    if missing:
-        raise ValueError(f"settings for profile(s) {', '.join(missing)} are missing")
-    return dict(by_profile[profile])
 
 
 def save_table(df, chapter: str, name: str) -> Path:

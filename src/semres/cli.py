@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from semres import runner
-from semres.book import PROFILES
+from semres.profiles import PROFILES
 
 
 class _Parser(argparse.ArgumentParser):

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from semres.book import PROFILES, build_dir, repo_root
+from semres.book import build_dir, repo_root
+from semres.profiles import PROFILES
 
 CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
 VERSIONED = ("semres", "numpy", "scipy", "sympy", "pandas", "matplotlib", "torch", "transformers",

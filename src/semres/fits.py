@@ -1,0 +1,51 @@
+"""What every fitted number must carry: whether the optimiser stopped on the edge of its range.
+
+A parameter that sits on a bound of its search range is censored, not estimated: the data would
+have pushed it further. Every fit in the package reports this through :func:`bound_report`, every
+``fit*.csv`` carries a boolean ``at_bound`` column, and a chapter prints :func:`censored_warning`
+instead of a verdict when a reported number is censored.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["bound_report", "censored_warning"]
+
+
+def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
+    """``{"at_bound": bool, "bound_params": "name=lower,..."}`` for fitted ``values``.
+
+    ``bounds`` maps a parameter name to its (lower, upper) search range; a value within ``rtol``
+    of the range's width from an end counts as on it. Parameters named in ``log`` are compared on
+    a log scale (scales and floors searched over decades). An infinite end is never reached.
+    """
+    hits = []
+    for name, (lo, hi) in bounds.items():
+        v = float(values[name])
+        if name in log:
+            v, lo, hi = (math.log(x) if x > 0 else -math.inf for x in (v, lo, hi))
+        width = hi - lo if math.isfinite(hi - lo) else max(abs(v), 1.0)
+        tol = rtol * width
+        if math.isfinite(lo) and v <= lo + tol:
+            hits.append(f"{name}=lower")
+        elif math.isfinite(hi) and v >= hi - tol:
+            hits.append(f"{name}=upper")
+    return {"at_bound": bool(hits), "bound_params": ",".join(hits)}
+
+
+def censored_warning(what: str, fit: dict) -> str | None:
+    """One line for the page when ``fit`` hit a bound (None when it did not)."""
+    if not fit.get("at_bound"):
+        return None
+    return (f"Warning: the fit of {what} stopped on the edge of its search range "
+            f"({fit.get('bound_params', '')}): the number is censored, not an estimate, and no "
+            f"verdict is drawn from it.")
+
+
+def bootstrap_at_bound(flags) -> float:
+    """Share of bootstrap refits that hit a bound (reported beside every interval)."""
+    flags = np.asarray(flags, bool)
+    return float(flags.mean()) if flags.size else math.nan

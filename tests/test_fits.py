@@ -1,0 +1,31 @@
+"""semres.fits: a fit on the edge of its range says so."""
+
+import numpy as np
+from scipy.optimize import curve_fit
+
+from semres import fits
+
+
+def _fit_exp(d, g, upper):
+    (a, lam), _ = curve_fit(lambda x, a, lam: a * np.exp(-x / lam), d, g, p0=(1.0, 1.0),
+                            bounds=([0, 1e-3], [10, upper]))
+    return {"amplitude": a, "lambda": lam}
+
+
+def test_a_curve_that_wants_a_larger_scale_pins_the_bound_and_one_inside_does_not():
+    d = np.linspace(0, 10, 40)
+    inside = _fit_exp(d, np.exp(-d / 3.0), upper=100)
+    pinned = _fit_exp(d, np.exp(-d / 3.0), upper=1.5)  # the true scale, 3, lies outside
+    bounds_in = {"lambda": (1e-3, 100)}
+    bounds_pin = {"lambda": (1e-3, 1.5)}
+    assert not fits.bound_report(inside, bounds_in, log=("lambda",))["at_bound"]
+    report = fits.bound_report(pinned, bounds_pin, log=("lambda",))
+    assert report == {"at_bound": True, "bound_params": "lambda=upper"}
+    assert "censored" in fits.censored_warning("the scale", report)
+    assert fits.censored_warning("the scale", {"at_bound": False}) is None
+
+
+def test_infinite_bounds_are_never_hit_and_lower_bounds_are_named():
+    assert not fits.bound_report({"x": 1e9}, {"x": (0, np.inf)})["at_bound"]
+    assert fits.bound_report({"x": 0.0}, {"x": (0, np.inf)})["bound_params"] == "x=lower"
+    assert fits.bootstrap_at_bound([True, False, False, False]) == 0.25
