@@ -49,30 +49,65 @@ def _components(img):
 
 @pytest.mark.parametrize("task", sc.TASKS)
 def test_correct_answer_agrees_with_the_pixels(task):
-    """Read the shapes and the red mark back off the image; the nearest black shape by pixels
-    (or the red one) must be the recorded answer."""
+    """Read the shapes and the red X back off the image; the nearest black shape by pixels (or
+    the one under the X) must be the recorded answer."""
     checked = 0
     for s in sc.sample_scenes(40, [3, 4, 6], task, seed=7):
         if task == "similarity" and s.margin < 0.5 * s.shape_size:
             continue  # pixel centroids of odd shapes sit a little off their box centres
         img = sc.render(s, 200)
         cents, red_c, black, red = _components(img)
+        assert np.linalg.norm(red_c - s.probe) < 0.01  # the X is where the scene says
+        # every black pixel belongs to a shape box (the X may cut a shape into pieces)
         owner = np.argmin(np.linalg.norm(cents[:, None] - s.positions[None], axis=2), axis=1)
-        assert np.all(np.linalg.norm(cents - s.positions[owner], axis=1) < 0.4 * s.shape_size)
+        assert np.all(np.linalg.norm(cents - s.positions[owner], axis=1) < 0.5 * s.shape_size)
+        assert set(owner) == set(range(s.n))
+        ys, xs = np.nonzero(black)
+        pix = (np.c_[xs, ys] + 0.5) / 200
+        who = np.argmin(np.linalg.norm(pix[:, None] - s.positions[None], axis=2), axis=1)
         if task == "similarity":
-            assert set(owner) == set(range(s.n))
-            assert np.linalg.norm(red_c - s.probe) < 0.01
             # mean position of each shape's pixels, then the nearest to the red X
-            ys, xs = np.nonzero(black)
-            pix = (np.c_[xs, ys] + 0.5) / 200
-            who = np.argmin(np.linalg.norm(pix[:, None] - s.positions[None], axis=2), axis=1)
             centre = np.array([pix[who == i].mean(axis=0) for i in range(s.n)])
             assert np.argmin(np.linalg.norm(centre - red_c, axis=1)) == s.target
         else:
-            assert set(owner) == set(range(s.n)) - {s.target}
-            assert np.argmin(np.linalg.norm(s.positions - red_c, axis=1)) == s.target
+            # the X lies on the target's own pixels: black pixels of that shape surround it
+            near = np.linalg.norm(pix - red_c, axis=1) < 0.5 * s.shape_size
+            assert near.any() and np.all(who[near] == s.target)
+            assert s.margin == pytest.approx(np.sort(s.distances)[1])
         checked += 1
     assert checked >= 20
+
+
+def test_identification_scene_by_hand():
+    """A hand-made scene: the X on the star, the answer is the star, the margin is the distance
+    to the nearest other shape, and the question asks for the shape at the X."""
+    s = sc.layout_scene("identification", ["square", "heart", "star"],
+                        [[0.2, 0.2], [0.8, 0.3], [0.5, 0.7]], at=2)
+    assert s.answer == "star" and s.target == 2
+    np.testing.assert_array_equal(s.probe, [0.5, 0.7])
+    assert s.margin == pytest.approx(min(np.hypot(0.3, 0.5), np.hypot(0.3, 0.4)))
+    assert "at the X" in s.question
+    a = np.asarray(sc.render(s, 120)).astype(int)
+    red = (a[..., 0] > 120) & (a[..., 1] < 90)
+    ys, xs = np.nonzero(red)
+    assert abs((xs.mean() + 0.5) / 120 - 0.5) < 0.01 and abs((ys.mean() + 0.5) / 120 - 0.7) < 0.01
+
+
+def test_authors_geometry_in_pixels():
+    """The authors' far layout: 50 px stencils centred 25 px from the corners of 900 px."""
+    s = sc.authors_scene((140, 872))
+    assert s.names == ("square", "triangle", "heart", "star")
+    assert s.shape_size == pytest.approx(50 / 900)
+    np.testing.assert_allclose(s.positions * 900, [[25, 25], [25, 875], [875, 25], [875, 875]])
+    # the distances the authors recorded for their scene 0 (target_X, target_Y = 140, 872)
+    np.testing.assert_allclose(s.distances * 900, [854.7713144461505, 115.03912377969506,
+                                                   1121.4428206556051, 735.0061224234802])
+    assert s.answer == "triangle"
+    i = sc.authors_scene(None, "identification", at=3)
+    assert i.answer == "star" and i.margin == pytest.approx(850 / 900)
+    with pytest.raises(ValueError, match="canvas_px"):
+        sc.layout_scene("similarity", ["square", "star"], [[1, 1], [2, 2]], probe=(0, 0),
+                        canvas_px=0)
 
 
 def test_map_scenes_keep_the_layout_and_clearance():
@@ -96,5 +131,5 @@ def test_bad_arguments_raise():
         sc.render(sc.sample_scene(rng, 3, "similarity"), 8)
     with pytest.raises(ValueError, match="probe"):
         sc.layout_scene("similarity", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]])
-    with pytest.raises(ValueError, match="red"):
-        sc.layout_scene("identification", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]], red=2)
+    with pytest.raises(ValueError, match="at"):
+        sc.layout_scene("identification", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]], at=2)

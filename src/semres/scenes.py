@@ -1,14 +1,24 @@
-"""Seeded canvases of black shapes for the vision-language tasks (the paper's §3 layout).
+"""Seeded canvases of black shapes and a red X for the vision-language tasks (the paper's §3).
 
 Geometry lives in unit coordinates (the canvas is ``[0, 1]²``, ``y`` pointing down as in an
 image), so one scene renders at any resolution and its distances, margins and correct answer do
-not depend on the pixel size. Two tasks share one space:
+not depend on the pixel size. Two tasks share one space and one picture grammar (black shapes,
+one red X, every option a shape on the canvas), so one spatial resolution governs both:
 
-- ``"similarity"``: a red X is the probe; the answer is the black shape nearest to it.
-- ``"identification"``: one shape is drawn red; the probe is that shape's own position (a copy of
-  an item, as in the identification test) and the answer is its name.
+- ``"similarity"``: the X lies at least a shape's width from every shape; the answer is the
+  shape nearest to it (generalization).
+- ``"identification"``: the X lies exactly on one of the shapes (the probe is a copy of an item,
+  as in the identification test); the answer is the shape at the X. To answer, a model must
+  place the X among the shapes, so its errors are spatial; the former "which shape is red" task
+  needed no location at all (colour alone gave it away) and is gone.
 
-For both, ``margin`` is the gap between the nearest and second-nearest shape distance to the probe.
+Both are answered by scoring the names of the shapes on the canvas (``semres.vlm``), and a model
+trained here sees both (``TASKS``). ``margin`` is the gap between the nearest and second-nearest
+shape distance to the probe (in identification: the distance to the nearest other shape).
+
+The paper authors' own four-shape scenes are 900 px canvases with 50 px stencils centred 25 px
+from each corner (:data:`AUTHORS`); :func:`layout_scene` takes them in pixels through
+``canvas_px``.
 """
 
 from __future__ import annotations
@@ -26,19 +36,28 @@ SHAPES = ("square", "triangle", "heart", "star", "circle", "diamond", "cross", "
 
 QUESTIONS = {
     "similarity": "Which black shape is the closest to the X? Respond with only the shape's name.",
-    "identification": "Which shape is red? Respond with only the shape's name.",
+    "identification": "Which black shape is at the X? Respond with only the shape's name.",
 }
 
 SHAPE_SIZE = 0.11      # shape width as a fraction of the canvas
 BLACK = (0, 0, 0)
 RED = (220, 20, 20)
 
-# Four shapes at fixed, slightly irregular positions: the layout of the accuracy map.
+# Four shapes at fixed, slightly irregular positions: the layout of this book's accuracy map.
 PAPER_LAYOUT = {
     "square": (0.24, 0.27),
     "triangle": (0.74, 0.2),
     "heart": (0.3, 0.76),
     "star": (0.77, 0.68),
+}
+
+# The authors' far layout (VLM_shapes/data/spatial_resolution_*_results_far.csv): a 900 px
+# canvas, 50 px stencils centred 25 px from the corners, (x, y) in pixels with y down.
+AUTHORS = {
+    "canvas_px": 900,
+    "shape_px": 50,
+    "layout": {"square": (25, 25), "triangle": (25, 875), "heart": (875, 25),
+               "star": (875, 875)},
 }
 
 
@@ -49,7 +68,7 @@ class Scene:
     task: str
     names: tuple
     positions: np.ndarray   # (n, 2) shape centres in unit coordinates
-    probe: np.ndarray       # (2,) the X (similarity) or the red shape's centre (identification)
+    probe: np.ndarray       # (2,) the X: free (similarity) or on a shape's centre (identification)
     shape_size: float = SHAPE_SIZE
 
     @property
@@ -83,13 +102,24 @@ def _check_task(task: str) -> None:
         raise ValueError(f"task must be one of {TASKS}; got {task!r}")
 
 
-def layout_scene(task: str, names, positions, probe=None, red=None,
-                 shape_size: float = SHAPE_SIZE) -> Scene:
-    """A scene at given positions: ``probe`` (the X) for similarity, ``red`` (an index) for
-    identification."""
+def layout_scene(task: str, names, positions, probe=None, at=None,
+                 shape_size: float = SHAPE_SIZE, canvas_px: float | None = None) -> Scene:
+    """A scene at given positions: ``probe`` (the X) for similarity, ``at`` (the index of the
+    shape the X lies on) for identification.
+
+    With ``canvas_px``, ``positions``, ``probe`` and ``shape_size`` are pixels of a canvas that
+    wide (the authors' scenes: ``canvas_px=900, shape_size=50``) and are converted to canvas
+    units, so their distances and margins compare with this book's.
+    """
     _check_task(task)
     names = tuple(names)
     positions = np.asarray(positions, dtype=float).reshape(-1, 2)
+    if canvas_px is not None:
+        if not float(canvas_px) > 0:
+            raise ValueError(f"canvas_px must be positive; got {canvas_px!r}")
+        positions = positions / float(canvas_px)
+        shape_size = float(shape_size) / float(canvas_px)
+        probe = None if probe is None else np.asarray(probe, dtype=float) / float(canvas_px)
     if len(names) != len(positions) or len(names) < 2:
         raise ValueError("names: need at least two names, one per position")
     if len(set(names)) != len(names) or not set(names) <= set(SHAPES):
@@ -99,16 +129,26 @@ def layout_scene(task: str, names, positions, probe=None, red=None,
             raise ValueError("probe: the X position is required for the similarity task")
         probe = np.asarray(probe, dtype=float).reshape(2)
     else:
-        if red is None or not 0 <= int(red) < len(names):
-            raise ValueError(f"red: an index below {len(names)} is required for identification")
-        probe = positions[int(red)].copy()
+        if at is None or not 0 <= int(at) < len(names):
+            raise ValueError(f"at: the index (below {len(names)}) of the shape under the X is "
+                             f"required for identification")
+        probe = positions[int(at)].copy()
     return Scene(task, names, positions, probe, float(shape_size))
+
+
+def authors_scene(probe_px, task: str = "similarity", at=None) -> Scene:
+    """One of the authors' four-shape scenes (:data:`AUTHORS` geometry) with the X at
+    ``probe_px`` (pixels), or on shape ``at`` for identification."""
+    return layout_scene(task, tuple(AUTHORS["layout"]), list(AUTHORS["layout"].values()),
+                        probe=probe_px, at=at, shape_size=AUTHORS["shape_px"],
+                        canvas_px=AUTHORS["canvas_px"])
 
 
 def sample_scene(rng: np.random.Generator, n: int, task: str,
                  shape_size: float = SHAPE_SIZE, names=None) -> Scene:
-    """Shapes uniform on the canvas without overlap; the X at least a shape's width from every
-    shape (as in the paper); shape names a random draw of ``n`` from :data:`SHAPES`."""
+    """Shapes uniform on the canvas without overlap (centres ``1.3 * shape_size`` apart); for
+    similarity the X at least a shape's width from every shape (as in the paper), for
+    identification on a shape drawn uniformly; names a random draw of ``n`` from :data:`SHAPES`."""
     _check_task(task)
     if not 2 <= int(n) <= len(SHAPES):
         raise ValueError(f"n must be between 2 and {len(SHAPES)}; got {n}")
@@ -133,7 +173,7 @@ def sample_scene(rng: np.random.Generator, n: int, task: str,
         drawn = names if names is not None else rng.choice(SHAPES, n, replace=False)
         chosen = tuple(str(s) for s in drawn)
         if task == "identification":
-            return layout_scene(task, chosen, pos, red=int(rng.integers(n)), shape_size=s)
+            return layout_scene(task, chosen, pos, at=int(rng.integers(n)), shape_size=s)
         cand = rng.uniform(0.3 * s, 1 - 0.3 * s, size=(256, 2))
         ok = np.min(np.linalg.norm(cand[:, None] - pos[None], axis=2), axis=1) >= s
         if ok.any():
@@ -203,25 +243,23 @@ def render(scene: Scene, size: int = 96, supersample: int = 4) -> Image.Image:
     img = Image.new("RGB", (big, big), "white")
     draw = ImageDraw.Draw(img)
     w = scene.shape_size * big
-    red = scene.target if scene.task == "identification" else -1
-    for i, (name, (cx, cy)) in enumerate(zip(scene.names, scene.positions * big)):
-        colour = RED if i == red else BLACK
+    for name, (cx, cy) in zip(scene.names, scene.positions * big):
         if name in ("circle", "ring", "moon"):
             r = 0.45 * w
             box = [cx - r, cy - r, cx + r, cy + r]
             if name == "ring":
-                draw.ellipse(box, outline=colour, width=max(1, int(0.16 * w)))
+                draw.ellipse(box, outline=BLACK, width=max(1, int(0.16 * w)))
             else:
-                draw.ellipse(box, fill=colour)
+                draw.ellipse(box, fill=BLACK)
                 if name == "moon":
                     o = 0.3 * w
                     draw.ellipse([cx - r + o, cy - r - 0.1 * w, cx + r + o, cy + r - 0.1 * w],
                                  fill="white")
         else:
-            draw.polygon([(cx + w * x, cy + w * y) for x, y in _outline(name)], fill=colour)
-    if scene.task == "similarity":
-        cx, cy = scene.probe * big
-        h, lw = 0.3 * w, max(1, int(0.14 * w))
-        draw.line([cx - h, cy - h, cx + h, cy + h], fill=RED, width=lw)
-        draw.line([cx - h, cy + h, cx + h, cy - h], fill=RED, width=lw)
+            draw.polygon([(cx + w * x, cy + w * y) for x, y in _outline(name)], fill=BLACK)
+    # the X, drawn last: on top of its shape in identification
+    cx, cy = scene.probe * big
+    h, lw = 0.3 * w, max(1, int(0.14 * w))
+    draw.line([cx - h, cy - h, cx + h, cy + h], fill=RED, width=lw)
+    draw.line([cx - h, cy + h, cx + h, cy - h], fill=RED, width=lw)
     return img.reduce(int(supersample)) if supersample > 1 else img
