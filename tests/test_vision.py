@@ -30,15 +30,18 @@ def _luce(g, correct):
     return (g * correct).sum() / g.sum() if g.sum() > 0 else correct.sum() / len(g)
 
 
-def _brute_similarity(E, species, D, eps, probes, ties):
-    n, out = len(E), []
+def _brute_similarity(E, species, D, eps, probes, ties, references="all"):
+    """Probe uniform, references i.i.d. uniform over the pool (weight 1/|pool|² each)."""
+    n, out, weight = len(E), [], []
     for p in probes:
-        for a, b in itertools.product(range(n), repeat=2):
+        refs = [x for x in range(n) if references == "all" or species[x] != species[p]]
+        for a, b in itertools.product(refs, repeat=2):
             r = D[species[p], species[[a, b]]]
             if ties == "exclude" and r[0] == r[1]:
                 continue
             out.append(_luce((E[p, [a, b]] <= eps).astype(float), (r == r.min()).astype(float)))
-    return np.mean(out)
+            weight.append(1 / len(refs) ** 2)
+    return np.average(out, weights=weight)
 
 
 def _brute_identification(E, species, eps):
@@ -64,8 +67,18 @@ def test_exact_curves_match_brute_force_enumeration(eps):
         sub = vision.similarity_curve(E, species, D, [eps], probes=[5, 6, 7], ties=ties)[0]
         assert sub == pytest.approx(_brute_similarity(E, species, D, eps, [5, 6, 7], ties),
                                     abs=1e-12)
+        other = vision.similarity_curve(E, species, D, [eps], ties=ties,
+                                        references="other_species")[0]
+        assert other == pytest.approx(
+            _brute_similarity(E, species, D, eps, range(9), ties, "other_species"), abs=1e-12)
     pi = vision.identification_curve(E, species, [eps])[0]
     assert pi == pytest.approx(_brute_identification(E, species, eps), abs=1e-12)
+
+
+def test_similarity_curve_rejects_unknown_reference_pool():
+    E, species, D = _toy()
+    with pytest.raises(ValueError, match="references"):
+        vision.similarity_curve(E, species, D, [1.0], references="same_species")
 
 
 def test_measures_agree_with_the_engine_when_the_tree_is_the_embedding():

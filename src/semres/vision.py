@@ -266,7 +266,8 @@ def _check_square(E, species):
     return E, species
 
 
-def similarity_curve(E, species, D, eps, probes=None, ties: str = "exclude") -> np.ndarray:
+def similarity_curve(E, species, D, eps, probes=None, ties: str = "exclude",
+                     references: str = "all") -> np.ndarray:
     """Exact p_S(ε) of g = 1[E ≤ ε], two references drawn i.i.d. from all images in ``E``.
 
     The correct reference is the one whose species is patristically nearer (``D``) to the
@@ -274,24 +275,33 @@ def similarity_curve(E, species, D, eps, probes=None, ties: str = "exclude") -> 
     say); such a triplet has no nearer species. ``ties="exclude"`` leaves those triplets out
     (the experiment: "which species is closer?" needs an answer), ``ties="correct"`` counts
     both references correct, as the Luce rule does in a discrete space (the engine's rule).
-    ``probes`` restricts the probe images (e.g. to held-out species). For a probe p the sum
+    ``probes`` restricts the probe images (e.g. to held-out species). ``references="all"``
+    draws the references from every image, the probe's own species and image included (the
+    theorem's protocol: ν is the image distribution); ``"other_species"`` draws them only from
+    images of other species, so probe and references are three distinct species whenever the
+    references differ (the paper's triplets). For a probe p the sum
     over triplets is N²(1 − τ_p)/2 + Σ_x 1[E_px ≤ ε](G_px − L_px), with G (L) the number of
     images farther (nearer) in the tree than x and τ_p the chance of a tree-distance tie.
     """
     if ties not in ("exclude", "correct"):
         raise ValueError(f"ties must be 'exclude' or 'correct'; got {ties!r}")
+    if references not in ("all", "other_species"):
+        raise ValueError(f"references must be 'all' or 'other_species'; got {references!r}")
     E, species = _check_square(E, species)
     D = np.asarray(D, dtype=float)
-    n = len(E)
-    probes = np.arange(n) if probes is None else np.asarray(probes)
+    probes = np.arange(len(E)) if probes is None else np.asarray(probes)
     untied, dists, weights = 0.0, [], []
     for p in probes:
-        r = D[species[p], species]
+        refs = (species != species[p]) if references == "other_species" else slice(None)
+        r = D[species[p], species[refs]]
+        n = len(r)
+        if n == 0:
+            raise ValueError("references: no image of another species to draw")
         _, inverse, counts = np.unique(r, return_inverse=True, return_counts=True)
         below = np.concatenate([[0], np.cumsum(counts)[:-1]])[inverse]
         above = n - below - counts[inverse]
         untied += 1 - np.sum(counts.astype(float) ** 2) / n**2
-        dists.append(E[p])
+        dists.append(E[p, refs])
         weights.append((above - below) / n**2)
     steps = _step_sum(np.concatenate(dists), np.concatenate(weights), eps)
     if ties == "correct":
@@ -406,7 +416,9 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
     ``emb`` are the pool's embeddings (trained species' test images and held-out species'
     images, marked by ``is_ood``). ε is swept over quantiles of the trained species' test
     distances; the theory curve (Theorem 1) takes ⟨b⟩ and Var(b) of that same test set in the
-    embedding space, the space where ε acts. ``max_probes`` caps the probes of the triplet
+    embedding space, the space where ε acts. ``p_s`` (and ``p_s_ood``) draw the references from
+    other species than the probe's, as the paper's triplets do; ``p_s_all`` draws them from every
+    image (the theorem's ν), for comparison. ``max_probes`` caps the probes of the triplet
     accuracy (a seeded subset) for large test sets such as CUB's.
     """
     from . import theory
@@ -423,7 +435,8 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
         "eps": eps,
         "mean_b": mean_b,
         "var_b": var_b,
-        "p_s": similarity_curve(E_id, sp_id, D, eps),
+        "p_s": similarity_curve(E_id, sp_id, D, eps, references="other_species"),
+        "p_s_all": similarity_curve(E_id, sp_id, D, eps),
         "p_i": identification_curve(E_id, sp_id, eps),
         "p_s_theory": ps_th,
         "p_i_theory": pi_th,
@@ -435,7 +448,8 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
 
     ood_probes = np.flatnonzero(is_ood)
     has_ood = len(np.unique(species[is_ood])) > 0
-    curve["p_s_ood"] = (similarity_curve(E, species, D, eps, probes=ood_probes) if has_ood
+    curve["p_s_ood"] = (similarity_curve(E, species, D, eps, probes=ood_probes,
+                                         references="other_species") if has_ood
                         else np.full(len(eps), np.nan))
     summary = {
         "sim_accuracy": triplet_accuracy(E_id, sp_id, D, probes=cap(np.arange(len(sp_id)))),
