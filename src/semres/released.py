@@ -1,0 +1,628 @@
+"""The paper authors' released outputs, in this book's per-trial schema, and small derived tables.
+
+The authors released per-trial outputs of the models the paper is about in the public repository
+``nplresearch/generalization`` ({cite}`nurisso2026bound`). That repository has no licence file, so
+the book ships **no raw rows**: it ships counts derived from them (``src/semres/data/released/``,
+read with :func:`load_table`) and a provenance record (:func:`provenance`: repository, path,
+commit and sha256 of every source file, row counts, the citation). A reader with the files runs
+the same adapters on them and gets the per-trial analyses.
+
+Adapters (authors' format -> rows of :mod:`semres.results`, plus the extra columns
+``experiment``, ``trial`` and ``scores_usable``):
+
+- :func:`read_spatial` — ``VLM_shapes/data/spatial_resolution_{gemma,qwen}_results_far.csv``
+  (experiment ``spatial_far``: square, triangle, heart, star at the corners of a 900 px canvas,
+  stencils of 50 px centred 25 px from the edges, the red X anywhere) and
+  ``random_stencil_{gemma,qwen}_results.csv`` (``random_stencil``: the same corners, shapes
+  shuffled per scene). Space ``canvas``: pixel / 900, ``y`` down, as :data:`semres.scenes.AUTHORS`.
+  Task ``similarity`` (which shape is closest to the X), n = 4.
+- :func:`read_colour` — ``color_{similarity,identification}_{gemma,qwen}_results.csv``
+  (experiment ``colour``): n = 4, 6, 8, 10, 12 lettered patches of fully saturated hues (integer
+  degrees), a target patch (similarity: a random hue; identification: a copy of one patch). Space
+  ``hue``: degrees / 360 on the circle; options are the letters ``A``... Not a canvas scene: the
+  patches' places in the picture play no part in the task.
+- :func:`read_llm_counts` — ``LLM_dates/saved_results/experiment_{similarity,identification}_*
+  _year.pkl``: these hold per-n aggregates only (``performance`` = correct / answers naming a
+  listed person, ``n_nulls``, ``seq_lens`` = 2, 4, ..., 98, ``nrep`` = 200 prompts per batch, 5
+  batches per n in the authors' notebook, not saved). Per-trial rows cannot be rebuilt; the
+  adapter returns counts (trials, answered, correct). The saved ``test_type`` is ``"id"`` in both
+  files (the notebook overwrites the variable before saving), so the task is read from the name.
+- :func:`read_llm_resolution` — ``experiment_resolution_years_*_small.pkl``: per centre (40,
+  drawn in 1500-1699) and half-gap D in 2, 5, 20, 50, 100, 200, the fraction of parsed answers
+  naming the person born in the *lower* year at 120 probes centre-300, ..., centre+295 (20
+  prompts each; NaN where no answer parsed; the number parsed was not saved). Returned long:
+  one row per (centre, D, probe) with ``p_low`` and ``p_correct`` (= ``p_low`` left of the
+  centre, ``1 - p_low`` right of it, NaN at the centre, where both are equally close).
+
+Pickles run code when loaded: the two pickle readers refuse (ValueError) unless called with
+``trust_pickle=True``. The authors' pickles are binary and cannot be read from the public code
+index this book was built from, so the LLM tables are not shipped; the readers are tested on
+synthetic pickles of the structure their notebook (``LLM_dates/LLM_analysis.ipynb``) writes.
+
+Known trap in the VLM files: Qwen2.5-VL's score columns are generation-processed (logits divided
+by a 1e-6 temperature, ``-inf`` where top-k filtered, the chosen option's score overwritten), so
+they are effectively 0/1. Files whose scores look like that (non-finite, or |score| > 1e4) get an
+empty ``scores`` column and ``scores_usable = False`` (``keep_unusable_scores=True`` keeps them):
+analyse those models' choices by likelihood, never their scores by least squares. Gemma-3's
+columns are first-token logits of the option names (``scores_usable = True``).
+
+Derived tables (``python -m semres.released derive --source DIR --out DIR``; shipped ones:
+:func:`tables`), all with ``model, source, experiment, task, n, bin, trials, answered, correct``:
+
+- ``spatial_margin``: per margin bin (nearest-to-second-nearest distance gap, canvas units,
+  width 0.05; ``bin_lo``, ``bin_hi``) with ``chose_<shape>`` counts.
+- ``spatial_grid``: ``spatial_far`` only (fixed layout), per cell of an 8 x 8 grid over the X's
+  position (``ix, iy, x_lo, x_hi, y_lo, y_hi``, the mean X ``x_mean, y_mean`` in canvas units)
+  with ``chose_<shape>`` counts: enough to fit P(k) ∝ w_k g(d_k) with one weight per shape by
+  multinomial likelihood (take the shapes at :data:`semres.scenes.AUTHORS`).
+- ``spatial_confusion``: per nearest shape (``bin`` = its name; exact ties dropped), the
+  ``chose_<shape>`` counts: the answer bias at a glance.
+- ``colour_margin``: per task, n and hue-margin bin (width 0.01 of the hue circle) with
+  ``chose_<letter>`` counts (letter position bias).
+- ``llm_n`` (from pickles): per task and n, ``trials`` (nrep x 5), ``answered``, ``correct``
+  and the released ``performance``.
+- ``llm_resolution`` (from pickles): per D and probe offset (``bin``, years), ``centres`` with
+  an answer, ``prompts`` (nrep x centres; parsed answers were not counted), ``p_low_mean``,
+  ``p_correct_mean``.
+
+``answered`` counts trials whose answer named one of the options; accuracy over all trials is
+``correct / trials`` (unparsed answers count as wrong), over answers ``correct / answered``.
+
+To analyse the full files as the live models are analysed, pass the raw files (or the CSVs that
+``python -m semres.released convert --source DIR --out DIR`` writes in the schema) to the
+chapters' ``results=`` parameter, or read them with :func:`read_authors`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import string
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import results as _results
+from .scenes import AUTHORS
+
+__all__ = ["REPOSITORY", "CITATION", "COMMITS", "VLM_MODELS", "LLM_NBATCHES", "RESOLUTION_D",
+           "kind_of", "model_of", "read_spatial", "read_colour", "read_llm_counts",
+           "read_llm_resolution", "read_authors", "find_files", "margins",
+           "spatial_margin_table", "spatial_grid_table", "spatial_confusion_table",
+           "colour_margin_table", "llm_n_table", "llm_resolution_table", "derive", "convert",
+           "load_table", "provenance", "tables", "main"]
+
+REPOSITORY = "nplresearch/generalization"
+CITATION = {
+    "key": "nurisso2026bound",
+    "text": ("Nurisso, M., Fernando, J., Deshpande, R., Perotti, A., Marjieh, R., Frankland, S. M., "
+             "Lewis, R. L., Webb, T. W., Campbell, D., Vaccarino, F., Cohen, J. D., Petri, G. "
+             "Bound by Semanticity: Universal Laws Governing the Generalization-Identification "
+             "Tradeoff. ICLR 2026. arXiv:2506.14797"),
+    "code": "https://github.com/nplresearch/generalization",
+}
+#: the commit each released file was read at (from the public code index)
+COMMITS = {
+    **{f"VLM_shapes/data/{name}": "2f4153202c308cb04473d2b218071a32c193659d" for name in (
+        "spatial_resolution_gemma_results_far.csv", "spatial_resolution_qwen_results_far.csv",
+        "random_stencil_gemma_results.csv", "random_stencil_qwen_results.csv",
+        "color_similarity_gemma_results.csv", "color_similarity_qwen_results.csv",
+        "color_identification_gemma_results.csv", "color_identification_qwen_results.csv")},
+    **{f"LLM_dates/saved_results/experiment_{exp}_{m}_{tail}":
+       "f93019c42443df7ed27ceb53ef5edfb26a46a309"
+       for m in ("gemma-2-2b-it", "Llama-3.2-3B-Instruct", "Qwen2.5-7B-Instruct")
+       for exp, tail in (("similarity", "year.pkl"), ("identification", "year.pkl"),
+                         ("resolution_years", "small.pkl"))},
+}
+VLM_MODELS = {"gemma": "gemma-3-12b-it", "qwen": "Qwen2.5-VL-7B-Instruct"}
+LLM_NBATCHES = 5                      # batches of nrep prompts per n in the authors' notebook
+RESOLUTION_D = (2, 5, 20, 50, 100, 200)
+RESOLUTION_OFFSETS = np.arange(-300, 300, 5)
+SPATIAL_SHAPES = tuple(AUTHORS["layout"])
+LETTERS = string.ascii_uppercase[:12]
+SPATIAL_BIN, HUE_BIN, GRID = 0.05, 0.01, 8
+_DATA = "data/released"
+
+_PATTERNS = (
+    ("spatial", re.compile(r"spatial_resolution_(\w+?)_results\w*\.csv$")),
+    ("spatial", re.compile(r"random_stencil_(\w+?)_results\w*\.csv$")),
+    ("colour", re.compile(r"colou?r_(similarity|identification)_(\w+?)_results\w*\.csv$")),
+    ("llm_counts", re.compile(r"experiment_(similarity|identification)_(.+)_year\.pkl$")),
+    ("llm_resolution", re.compile(r"experiment_resolution_years_(.+)_small\.pkl$")),
+)
+
+
+def kind_of(path) -> str | None:
+    """Which adapter reads ``path`` (by its name): spatial, colour, llm_counts, llm_resolution."""
+    name = Path(path).name
+    for kind, pat in _PATTERNS:
+        if pat.search(name):
+            return kind
+    return None
+
+
+def model_of(path) -> str:
+    """The model a released file holds, from its name (VLM short names mapped to hub names)."""
+    name = Path(path).name
+    for kind, pat in _PATTERNS:
+        m = pat.search(name)
+        if m:
+            short = m.group(m.lastindex)
+            return VLM_MODELS.get(short.lower(), short)
+    raise ValueError(f"path: {name!r} is not a released file this module knows")
+
+
+def _repo_path(path) -> str:
+    """The file's path inside the authors' repository (or its name, if it is not under one)."""
+    parts = Path(path).parts
+    for top in ("VLM_shapes", "LLM_dates"):
+        if top in parts:
+            return "/".join(parts[parts.index(top):])
+    return Path(path).name
+
+
+def _require(raw, cols, path) -> None:
+    missing = [c for c in cols if c not in raw.columns]
+    if missing:
+        raise ValueError(f"path: {path} lacks column(s) {', '.join(missing)}")
+
+
+def _fmt(v: float) -> str:
+    return format(float(v), ".12g")
+
+
+def _processed(values) -> bool:
+    """Scores that generation post-processing made useless (non-finite, or |s| > 1e4)."""
+    v = np.asarray(values, dtype=float)
+    return bool((~np.isfinite(v)).any() or (np.abs(v) > 1e4).any())
+
+
+def _rows(model, source, experiment, task, n, space, options, position, probe, correct, choice,
+          scores, trial, usable) -> pd.DataFrame:
+    df = pd.DataFrame({
+        "model": model, "source": source, "task": task, "n": n, "space": space,
+        "options": options, "position": position, "probe": probe, "correct": correct,
+        "choice": choice, "scores": scores, "experiment": experiment, "trial": trial,
+        "scores_usable": usable})
+    return _results.validate(df)
+
+
+def read_spatial(path, model: str | None = None, source: str | None = None,
+                 keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows from a four-shape file (``spatial_resolution_*_far`` or ``random_stencil_*``).
+
+    Options are the four shapes in the file's ``D00``...``D03`` order with their centres;
+    ``correct`` is every shape at the smallest distance (exact ties kept, distances from integer
+    pixels); ``choice`` is the answer when it names a shape, else empty.
+    """
+    path = Path(path)
+    raw = pd.read_csv(path, dtype={"answer": str}, keep_default_na=False)
+    cols = [f"D0{k}_{a}" for k in range(4) for a in ("X", "Y", "SHAPE")]
+    _require(raw, ["ID", "target_X", "target_Y", "answer", *cols, *SPATIAL_SHAPES], path)
+    px = float(AUTHORS["canvas_px"])
+    pos = np.stack([raw[[f"D0{k}_X", f"D0{k}_Y"]].to_numpy(float) for k in range(4)], axis=1)
+    probe = raw[["target_X", "target_Y"]].to_numpy(float)
+    names = raw[[f"D0{k}_SHAPE" for k in range(4)]].to_numpy(str)
+    d2 = ((pos - probe[:, None, :]) ** 2).sum(axis=2)          # exact: integer pixels
+    best = d2 == d2.min(axis=1, keepdims=True)
+    score_cols = raw[list(SPATIAL_SHAPES)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    usable = not _processed(score_cols)
+    experiment = "random_stencil" if "random_stencil" in path.name else "spatial_far"
+    options, position, correct, choice, scores = [], [], [], [], []
+    col_of = {s: i for i, s in enumerate(SPATIAL_SHAPES)}
+    for i in range(len(raw)):
+        opts = list(names[i])
+        options.append("|".join(opts))
+        position.append("|".join(f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in pos[i]))
+        correct.append("|".join(o for o, b in zip(opts, best[i]) if b))
+        ans = str(raw["answer"].iat[i]).strip().strip(".").lower()
+        choice.append(ans if ans in opts else "")
+        keep = usable or keep_unusable_scores
+        scores.append("|".join(_fmt(score_cols[i, col_of[o]]) for o in opts) if keep else "")
+    return _rows(model or model_of(path), source or _repo_path(path), experiment, "similarity", 4,
+                 "canvas", options,
+                 position, [f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in probe], correct, choice,
+                 scores, raw["ID"].to_numpy(), usable)
+
+
+def read_colour(path, model: str | None = None, task: str | None = None,
+                source: str | None = None, keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows from a colour file (``color_{similarity,identification}_*_results.csv``).
+
+    Options are the first ``N_STENCILS`` letters with hue/360 as position; the probe is the
+    target's hue; ``correct`` is every patch at the smallest circular hue distance (integer
+    degrees, so exact ties are kept); ``choice`` is the answered letter if it is an option.
+    """
+    path = Path(path)
+    if task is None:
+        m = re.search(r"(similarity|identification)", path.name)
+        if not m:
+            raise ValueError(f"task: cannot tell the task from {path.name!r}; pass task=")
+        task = m.group(1)
+    raw = pd.read_csv(path, dtype={"answer": str}, keep_default_na=False)
+    _require(raw, ["ID", "N_STENCILS", "target_col", "answer",
+                   *[f"HUE_{c}" for c in LETTERS], *LETTERS], path)
+    ns = raw["N_STENCILS"].to_numpy(int)
+    if ns.min() < 2 or ns.max() > len(LETTERS):
+        raise ValueError(f"path: N_STENCILS must lie in 2..{len(LETTERS)} in {path}")
+    hues = raw[[f"HUE_{c}" for c in LETTERS]].to_numpy(int)
+    target = raw["target_col"].to_numpy(int)
+    letter_scores = raw[list(LETTERS)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    usable = not _processed(np.concatenate([letter_scores[i, :n] for i, n in enumerate(ns)]))
+    keep = usable or keep_unusable_scores
+    options, position, correct, choice, scores = [], [], [], [], []
+    for i, n in enumerate(ns):
+        h = hues[i, :n]
+        if (h < 0).any():
+            raise ValueError(f"path: row {i} of {path} has fewer than N_STENCILS = {n} hues")
+        a = np.abs(h - target[i]) % 360
+        d = np.minimum(a, 360 - a)
+        opts = list(LETTERS[:n])
+        options.append("|".join(opts))
+        position.append("|".join(_fmt(v / 360) for v in h))
+        correct.append("|".join(o for o, b in zip(opts, d == d.min()) if b))
+        ans = str(raw["answer"].iat[i]).strip().strip(".").upper()
+        choice.append(ans if ans in opts else "")
+        scores.append("|".join(_fmt(v) for v in letter_scores[i, :n]) if keep else "")
+    return _rows(model or model_of(path), source or _repo_path(path), "colour", task, ns, "hue",
+                 options, position, [_fmt(t / 360) for t in target], correct, choice, scores,
+                 raw["ID"].to_numpy(), usable)
+
+
+def _load_pickle(path, trust_pickle: bool):
+    if trust_pickle is not True:
+        raise ValueError(f"trust_pickle: refusing to unpickle {Path(path).name}: loading a pickle "
+                         f"runs code from the file; pass trust_pickle=True only for a file you trust")
+    import pickle
+
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
+                    source: str | None = None, nbatches: int = LLM_NBATCHES) -> pd.DataFrame:
+    """Per-n counts from a similarity/identification pickle (aggregates only were saved).
+
+    ``trials`` = nrep x ``nbatches``; ``answered`` = trials - n_nulls; ``correct`` =
+    performance x answered, rounded (the file stores the ratio); ``performance`` as released.
+    """
+    path = Path(path)
+    data = _load_pickle(path, trust_pickle)
+    if not isinstance(data, dict) or not {"performance", "n_nulls", "seq_lens", "nrep"} <= set(data):
+        raise ValueError(f"path: {path.name} is not a dict with performance, n_nulls, seq_lens, "
+                         f"nrep")
+    m = re.search(r"experiment_(similarity|identification)_", path.name)
+    if not m:
+        raise ValueError(f"path: cannot tell the task from {path.name!r}")
+    perf = np.asarray(data["performance"], dtype=float)
+    nulls = np.asarray(data["n_nulls"], dtype=int)
+    ns = np.asarray(data["seq_lens"], dtype=int)
+    if not len(perf) == len(nulls) == len(ns):
+        raise ValueError(f"path: performance, n_nulls and seq_lens differ in length in {path.name}")
+    trials = int(data["nrep"]) * int(nbatches)
+    answered = trials - nulls
+    if (answered < 0).any():
+        raise ValueError(f"nbatches: n_nulls exceed nrep x nbatches = {trials} in {path.name}")
+    return pd.DataFrame({
+        "model": model or model_of(path), "source": source or _repo_path(path),
+        "experiment": "years", "task": m.group(1), "n": ns, "bin": "all", "trials": trials,
+        "answered": answered, "correct": np.rint(perf * answered).astype(int),
+        "performance": perf, "n_nulls": nulls})
+
+
+def read_llm_resolution(path, trust_pickle: bool = False, model: str | None = None,
+                        source: str | None = None) -> pd.DataFrame:
+    """Long table of the two-reference curves: one row per (centre, D, probe).
+
+    ``performances`` maps each centre to one curve per D (fraction of parsed answers naming the
+    person born in the lower year, at probes ``centre + RESOLUTION_OFFSETS``); ``ages_list`` (of
+    the last centre) gives the D values as half the gap.
+    """
+    path = Path(path)
+    data = _load_pickle(path, trust_pickle)
+    if not isinstance(data, dict) or not {"performances", "ages_list", "nrep"} <= set(data):
+        raise ValueError(f"path: {path.name} is not a dict with performances, ages_list, nrep")
+    ages = np.asarray(data["ages_list"], dtype=float)
+    ds = (ages[:, 1] - ages[:, 0]) / 2
+    # pspace and ages_list are those of the last centre drawn: offsets are relative to it
+    centre_last = ages[0].mean()
+    offsets = (np.asarray(data["pspace"], dtype=float) - centre_last if "pspace" in data
+               else RESOLUTION_OFFSETS.astype(float))
+    frames = []
+    for centre, curves in data["performances"].items():
+        curves = np.asarray(curves, dtype=float)
+        if curves.shape != (len(ds), len(offsets)):
+            raise ValueError(f"path: centre {centre} has curves of shape {curves.shape}; "
+                             f"expected {(len(ds), len(offsets))}")
+        for k, d in enumerate(ds):
+            p_low = curves[k]
+            p_correct = np.where(offsets < 0, p_low, np.where(offsets > 0, 1 - p_low, np.nan))
+            frames.append(pd.DataFrame({"centre": int(centre), "D": float(d), "offset": offsets,
+                                        "probe": centre + offsets, "p_low": p_low,
+                                        "p_correct": p_correct}))
+    out = pd.concat(frames, ignore_index=True)
+    out.insert(0, "nrep", int(data["nrep"]))
+    out.insert(0, "source", source or _repo_path(path))
+    out.insert(0, "model", model or model_of(path))
+    return out
+
+
+def find_files(source) -> list:
+    """Every released file this module reads under ``source`` (a file, folder, or list)."""
+    if isinstance(source, (str, Path)):
+        source = [p for p in str(source).split(",") if p]
+    found = []
+    for p in map(Path, source):
+        if p.is_dir():
+            found += sorted(f for f in p.rglob("*") if f.is_file() and kind_of(f))
+        elif p.is_file() and kind_of(p):
+            found.append(p)
+        elif not p.exists():
+            raise ValueError(f"source: no such file or folder {str(p)!r}")
+    return found
+
+
+def read_authors(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows (the :mod:`semres.results` schema) from every released CSV under ``paths``.
+
+    Pickles hold no per-trial rows and are skipped here (read them with :func:`read_llm_counts`
+    / :func:`read_llm_resolution`).
+    """
+    frames = []
+    for f in find_files(paths):
+        if kind_of(f) == "spatial":
+            frames.append(read_spatial(f, keep_unusable_scores=keep_unusable_scores))
+        elif kind_of(f) == "colour":
+            frames.append(read_colour(f, keep_unusable_scores=keep_unusable_scores))
+    if not frames:
+        raise ValueError(f"paths: no released CSV files under {paths!r}")
+    return pd.concat(frames, ignore_index=True)
+
+
+def margins(df) -> np.ndarray:
+    """Per row, the gap between the second-nearest and nearest option (0 for exact ties)."""
+    return np.array([np.diff(np.sort(d)[:2])[0] for d in _results.distances(df)])
+
+
+def _outcomes(df) -> pd.DataFrame:
+    """Per row: answered, correct (chosen option among the correct ones)."""
+    choice = df["choice"].astype(str)
+    ok = [c in _results.split_list(k) for c, k in zip(choice, df["correct"])]
+    return pd.DataFrame({"answered": (choice != "").to_numpy(int),
+                         "correct": np.asarray(ok, dtype=int)}, index=df.index)
+
+
+def _counts(df, keys, options) -> pd.DataFrame:
+    """Trials, answered, correct and chose_<option> counts per group of ``keys``."""
+    work = df[keys].copy()
+    work[["answered", "correct"]] = _outcomes(df)
+    work["trials"] = 1
+    for o in options:
+        work[f"chose_{o}"] = (df["choice"].astype(str) == o).to_numpy(int)
+    cols = ["trials", "answered", "correct", *[f"chose_{o}" for o in options]]
+    return work.groupby(keys, sort=True, dropna=False)[cols].sum().reset_index()
+
+
+_ID = ["model", "source", "experiment", "task", "n"]
+
+
+def _binned(df, width: float, options) -> pd.DataFrame:
+    df = df.copy()
+    k = np.floor(margins(df) / width + 1e-9).astype(int)
+    df["bin"] = k
+    out = _counts(df, _ID + ["bin"], options)
+    out["bin_lo"] = np.round(out["bin"] * width, 10)
+    out["bin_hi"] = np.round((out["bin"] + 1) * width, 10)
+    out["bin"] = [f"[{lo:g},{hi:g})" for lo, hi in zip(out["bin_lo"], out["bin_hi"])]
+    return out[_ID + ["bin", "bin_lo", "bin_hi"] + [c for c in out.columns
+                                                    if c not in _ID + ["bin", "bin_lo", "bin_hi"]]]
+
+
+def spatial_margin_table(df, width: float = SPATIAL_BIN) -> pd.DataFrame:
+    """Counts per model, experiment and margin bin (canvas units) of the four-shape trials."""
+    return _binned(df[df["space"] == "canvas"], width, SPATIAL_SHAPES)
+
+
+def colour_margin_table(df, width: float = HUE_BIN) -> pd.DataFrame:
+    """Counts per model, task, n and hue-margin bin (fraction of the hue circle)."""
+    return _binned(df[df["space"] == "hue"], width, LETTERS)
+
+
+def spatial_grid_table(df, grid: int = GRID) -> pd.DataFrame:
+    """Counts per cell of a ``grid`` x ``grid`` lattice over the X (fixed-layout trials only)."""
+    if int(grid) < 1:
+        raise ValueError(f"grid must be a positive integer; got {grid!r}")
+    df = df[(df["space"] == "canvas") & (df["experiment"] == "spatial_far")].copy()
+    xy = np.array([[float(v) for v in p.split(",")] for p in df["probe"]]).reshape(-1, 2)
+    ij = np.clip(np.floor(xy * grid).astype(int), 0, grid - 1)
+    df["ix"], df["iy"], df["x"], df["y"] = ij[:, 0], ij[:, 1], xy[:, 0], xy[:, 1]
+    out = _counts(df, _ID + ["ix", "iy"], SPATIAL_SHAPES)
+    means = df.groupby(_ID + ["ix", "iy"])[["x", "y"]].mean().reset_index()
+    out = out.merge(means.rename(columns={"x": "x_mean", "y": "y_mean"}), on=_ID + ["ix", "iy"])
+    out.insert(len(_ID), "bin", [f"{i},{j}" for i, j in zip(out["ix"], out["iy"])])
+    for a, b in (("x", "ix"), ("y", "iy")):
+        out[f"{a}_lo"], out[f"{a}_hi"] = out[b] / grid, (out[b] + 1) / grid
+    return out
+
+
+def spatial_confusion_table(df) -> pd.DataFrame:
+    """Choice counts per nearest shape (``bin``), exact ties dropped: the answer bias."""
+    df = df[df["space"] == "canvas"]
+    single = ~df["correct"].astype(str).str.contains("|", regex=False)
+    df = df[single].copy()
+    df["bin"] = df["correct"].astype(str)
+    return _counts(df, _ID + ["bin"], SPATIAL_SHAPES)
+
+
+def llm_n_table(frames) -> pd.DataFrame:
+    """The per-n count frames of :func:`read_llm_counts`, stacked in one table."""
+    return pd.concat(list(frames), ignore_index=True)
+
+
+def llm_resolution_table(frames) -> pd.DataFrame:
+    """Mean two-reference curves over centres, per model, D and probe offset (``bin``)."""
+    long = pd.concat(list(frames), ignore_index=True)
+    g = long.groupby(["model", "source", "D", "offset"])
+    out = g.agg(centres=("p_low", "count"), nrep=("nrep", "first"),
+                p_low_mean=("p_low", "mean"), p_correct_mean=("p_correct", "mean")).reset_index()
+    out["prompts"] = out["nrep"] * out["centres"]
+    out.insert(2, "experiment", "years_resolution")
+    out.insert(3, "task", "similarity")
+    out.insert(4, "n", 2)
+    out.insert(5, "bin", out["offset"].astype(int))
+    return out.drop(columns="nrep")
+
+
+def _sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def derive(source, out, trust_pickle: bool = False, commits: dict | None = None) -> dict:
+    """Read every released file under ``source``; write the derived tables and
+    ``provenance.json`` to ``out``; return the provenance record.
+
+    Pickles are read only with ``trust_pickle=True`` (else listed as skipped).
+    """
+    files = find_files(source)
+    if not files:
+        raise ValueError(f"source: no released files found under {source!r}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    commits = {**COMMITS, **(commits or {})}
+    trials, counts, curves, records, skipped = [], [], [], [], []
+    for f in files:
+        kind, rel = kind_of(f), _repo_path(f)
+        if kind in ("llm_counts", "llm_resolution") and not trust_pickle:
+            skipped.append({"path": rel, "why": "pickle not trusted (pass --trust-pickle)"})
+            continue
+        if kind == "spatial":
+            frame = read_spatial(f)
+            trials.append(frame)
+        elif kind == "colour":
+            frame = read_colour(f)
+            trials.append(frame)
+        elif kind == "llm_counts":
+            frame = read_llm_counts(f, trust_pickle=True)
+            counts.append(frame)
+        else:
+            frame = read_llm_resolution(f, trust_pickle=True)
+            curves.append(frame)
+        records.append({"path": rel, "commit": commits.get(rel, "unknown"), "sha256": _sha256(f),
+                        "bytes": f.stat().st_size, "kind": kind, "model": model_of(f),
+                        "rows": int(len(frame)),
+                        "scores_usable": (bool(frame["scores_usable"].iloc[0])
+                                          if "scores_usable" in frame else None)})
+    made = {}
+    if trials:
+        df = pd.concat(trials, ignore_index=True)
+        made["spatial_margin"] = spatial_margin_table(df)
+        made["spatial_grid"] = spatial_grid_table(df)
+        made["spatial_confusion"] = spatial_confusion_table(df)
+        made["colour_margin"] = colour_margin_table(df)
+    if counts:
+        made["llm_n"] = llm_n_table(counts)
+    if curves:
+        made["llm_resolution"] = llm_resolution_table(curves)
+    written = {}
+    for name, table in made.items():
+        if len(table):
+            table.to_csv(out / f"{name}.csv", index=False)
+            written[name] = {"rows": int(len(table)), "columns": list(table.columns)}
+    record = {"repository": REPOSITORY, "citation": CITATION,
+              "licence": ("the repository has no licence file: only counts derived from its "
+                          "files are shipped, no per-trial rows"),
+              "generated_by": "python -m semres.released derive --source DIR --out DIR",
+              "bins": {"spatial_margin": SPATIAL_BIN, "colour_margin": HUE_BIN,
+                       "spatial_grid": GRID},
+              "files": records, "skipped": skipped, "tables": written}
+    (out / "provenance.json").write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def convert(source, out, keep_unusable_scores: bool = False) -> list:
+    """Write each released CSV under ``source`` as a schema CSV in ``out`` (for ``results=``).
+
+    These are per-trial rows of the authors' files: keep them local, never commit them.
+    """
+    out = Path(out)
+    written = []
+    for f in find_files(source):
+        if kind_of(f) not in ("spatial", "colour"):
+            continue
+        reader = read_spatial if kind_of(f) == "spatial" else read_colour
+        written.append(_results.write_results(
+            reader(f, keep_unusable_scores=keep_unusable_scores), out / f.name))
+    if not written:
+        raise ValueError(f"source: no released CSV files under {source!r}")
+    return written
+
+
+def _package_dir():
+    from importlib.resources import files
+
+    return files("semres").joinpath(_DATA)
+
+
+def tables() -> list:
+    """Names of the derived tables shipped with the package."""
+    d = _package_dir()
+    return sorted(p.name[:-4] for p in d.iterdir() if p.name.endswith(".csv")) if d.is_dir() else []
+
+
+def load_table(name: str) -> pd.DataFrame:
+    """A shipped derived table (see :func:`tables`) as a DataFrame."""
+    if name not in tables():
+        raise ValueError(f"name: no shipped table {name!r}; shipped: {', '.join(tables()) or 'none'}")
+    with _package_dir().joinpath(f"{name}.csv").open() as f:
+        return pd.read_csv(f, keep_default_na=False, na_values=[""])
+
+
+def provenance() -> pd.DataFrame:
+    """The shipped provenance: one row per source file (repository, path, commit, sha256, rows,
+    ...); the whole record (citation, tables, skipped files) is in ``.attrs``."""
+    p = _package_dir().joinpath("provenance.json")
+    if not p.is_file():
+        raise ValueError("no shipped provenance.json: run python -m semres.released derive")
+    record = json.loads(p.read_text())
+    df = pd.DataFrame(record["files"])
+    df.insert(0, "repository", record["repository"])
+    df.attrs.update(record)
+    return df
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m semres.released",
+                                     description="The paper authors' released outputs.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("derive", help="write derived count tables and provenance.json")
+    d.add_argument("--source", required=True, help="folder with the authors' files")
+    d.add_argument("--out", default=str(Path(__file__).parent / _DATA))
+    d.add_argument("--trust-pickle", action="store_true",
+                   help="unpickle the LLM files (pickles run code: only for files you trust)")
+    c = sub.add_parser("convert", help="write the released CSVs in the per-trial schema")
+    c.add_argument("--source", required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--keep-unusable-scores", action="store_true")
+    args = parser.parse_args(argv)
+    if args.cmd == "derive":
+        rec = derive(args.source, args.out, trust_pickle=args.trust_pickle)
+        for name, t in rec["tables"].items():
+            print(f"{name}: {t['rows']} rows")
+        for s in rec["skipped"]:
+            print(f"skipped {s['path']}: {s['why']}", file=sys.stderr)
+    else:
+        for p in convert(args.source, args.out, keep_unusable_scores=args.keep_unusable_scores):
+            print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
