@@ -151,12 +151,16 @@ def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None 
            "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # the kernel inherits these
+    stamp = _mark_cache_unread(build)
     start = time.perf_counter()
+    # the chapter's own output (its tqdm bars, its progress lines) streams to the terminal as it
+    # arrives, so a nine-minute cell shows what it is doing
+    stream = {"stdout_file": sys.stderr, "stderr_file": sys.stderr} if progress else {}
     try:
         pm.execute_notebook(
             jupytext.read(chapter.path), str(staging / "out.ipynb"), parameters=values,
             kernel_name="python3", cwd=str(chapter.path.parent), progress_bar=progress,
-            execution_timeout=CELL_TIMEOUT[profile],
+            execution_timeout=CELL_TIMEOUT[profile], **stream,
         )
     except Exception as err:  # papermill wraps kernel errors; report one line
         info.update(status="failed", error=_one_line(err),
@@ -171,6 +175,9 @@ def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None 
             else:
                 os.environ[k] = v
 
+    info["cache"] = _cache_use(build, stamp)
+    info["device"] = _device(info["parameters"])
+    _hide_injected_parameters(staging / "out.ipynb")
     os.replace(staging / "out.ipynb", final)
     if (staging / "results" / chapter.name).is_dir():
         results.mkdir(parents=True, exist_ok=True)
@@ -179,6 +186,85 @@ def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None 
     info.update(status="ok", seconds=_papermill_seconds(final, time.perf_counter() - start))
     record.write_text(json.dumps(info, indent=1))
     return final
+
+
+def _hide_injected_parameters(path: Path) -> None:
+    """Remove papermill's injected-parameters cell from the page (kept in the notebook file).
+
+    The chapter's own parameters cell shows the defaults and the chapter states what ran; the
+    exact values of this build are on the reproducibility page, so a second parameters cell
+    would only repeat them.
+    """
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            cell["metadata"]["tags"] = [*tags, "remove-cell"]
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+
+
+def _cached_files(build: Path):
+    """Files of the on-disk caches a chapter may reuse: joblib results and trained models."""
+    from semres.book import code_version
+
+    for folder in (build / "cache" / code_version(), build / "models"):
+        if folder.is_dir():
+            yield from (p for p in folder.rglob("*") if p.is_file())
+
+
+def _mark_cache_unread(build: Path) -> float:
+    """Set every cached file's access time to 0, so a read during the run shows as a new atime.
+
+    Linux updates the access time of a file read after its last modification (``relatime``),
+    which is all that is needed to tell reused entries from untouched ones afterwards.
+    """
+    for path in _cached_files(build):
+        try:
+            os.utime(path, (0, path.stat().st_mtime))
+        except OSError:
+            pass
+    return time.time()
+
+
+def _cache_use(build: Path, since: float) -> dict:
+    """Cache entries this run computed, and entries from earlier runs it read (reused)."""
+    from semres.book import code_version
+
+    entries: dict[Path, set[str]] = {}
+    cache, models = build / "cache" / code_version(), build / "models"
+    for path in _cached_files(build):
+        if cache in path.parents:  # a joblib result: a folder holding output.pkl
+            if not (path.parent / "output.pkl").is_file():
+                continue
+            entry = path.parent
+        else:  # a trained model: one folder under models/
+            entry = models / path.relative_to(models).parts[0]
+        st = path.stat()
+        kind = ("computed" if st.st_mtime >= since - 1 else
+                "reused" if st.st_atime >= since - 1 else "unused")
+        entries.setdefault(entry, set()).add(kind)
+    kinds = [("computed" if "computed" in k else "reused" if "reused" in k else "unused")
+             for k in entries.values()]
+    return {"digest": code_version(), "computed": kinds.count("computed"),
+            "reused": kinds.count("reused")}
+
+
+def _device(params: dict) -> str:
+    """Where the chapter's torch code ran: its ``device`` parameter resolved like the chapter."""
+    value = params.get("device")
+    if value is None:
+        return f"CPU ({os.cpu_count()} cores)"
+    try:
+        from semres.book import torch_device
+
+        dev = torch_device(str(value))
+        if dev.type == "cuda":
+            import torch
+
+            return f"cuda ({torch.cuda.get_device_name(dev)})"
+        return f"{dev.type} ({os.cpu_count()} cores)" if dev.type == "cpu" else str(dev)
+    except (ImportError, ValueError, RuntimeError) as err:
+        return f"{value} ({type(err).__name__})"
 
 
 def _papermill_seconds(path: Path, fallback: float) -> float:
@@ -204,6 +290,7 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
     """
     root = repo_root()
     build = Path(build or build_dir()).resolve()
+    started = time.perf_counter()
     failures = []
     todo = chapters(root) if only is None else only
     for ch in todo:
@@ -226,8 +313,12 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
             shutil.copy2(executed, src / "notebooks" / executed.name)
         else:
             (src / "notebooks" / f"{ch.name}.md").write_text(_missing_page(ch, build))
+    if (src / "book" / "glance.md").is_file():
+        (src / "book" / "glance.md").write_text(
+            (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
     (src / "book" / "reproducibility.md").write_text(
-        (root / "book" / "reproducibility.md").read_text() + "\n" + provenance(build))
+        (root / "book" / "reproducibility.md").read_text() + "\n"
+        + provenance(build, time.perf_counter() - started))
 
     out = build / "book"
     shutil.rmtree(out, ignore_errors=True)
@@ -238,6 +329,22 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
         print(done.stdout[-4000:], done.stderr[-4000:], sep="\n", file=sys.stderr)
         failures.append(f"book build failed: {_tail(done.stderr or done.stdout)}")
     return out / "_build" / "html" / "index.html", failures
+
+
+def _glance(build: Path, folder: Path) -> str:
+    """The generated part of the results-at-a-glance page, from this build's result tables."""
+    from semres import glance
+
+    every = chapters(repo_root())
+    built = {}
+    for ch in every:
+        record = build / "executed" / f"{ch.name}.json"
+        if ((build / "executed" / f"{ch.name}.ipynb").is_file() and record.is_file()
+                and json.loads(record.read_text()).get("status") == "ok"):
+            built[ch.name] = ch.title
+    return glance.page(build / "results", built, {c.name: c.title for c in every},
+                       {c.name: f"../notebooks/{c.name}" for c in every},
+                       folder / "glance_front.svg")
 
 
 def _book_config(path: Path) -> str:
@@ -265,8 +372,16 @@ def _missing_page(ch: Chapter, build: Path) -> str:
             f"`semres run {ch.number}` to see the full error.\n```\n")
 
 
-def provenance(build: Path) -> str:
-    """Markdown: versions, commit, machine, and each chapter's profile, seed and wall time."""
+def _cache_text(cache: dict | None) -> str:
+    if not cache or not (cache.get("reused") or cache.get("computed")):
+        return "none"
+    parts = [f"{cache[k]} {k}" for k in ("reused", "computed") if cache.get(k)]
+    return f"{', '.join(parts)} (code `{cache['digest']}`)"
+
+
+def provenance(build: Path, seconds: float | None = None) -> str:
+    """Markdown: versions, commit, machine, build time, and for each chapter its profile, seed,
+    wall time, device and the cached results it reused."""
     root = repo_root()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
                             capture_output=True, text=True).stdout.strip() or "unknown"
@@ -276,13 +391,16 @@ def provenance(build: Path) -> str:
              f"- Commit: `{commit}`{' (with uncommitted changes)' if dirty else ''}",
              f"- Built: {time.strftime('%Y-%m-%d %H:%M %Z')}",
              f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, "
-             f"Python {platform.python_version()}", "",
-             "| Chapter | Status | Profile | Seed | Wall time (s) | Parameters |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             f"Python {platform.python_version()}"]
+    if seconds is not None:
+        lines.append(f"- Build time: {seconds:.0f} s to execute the chapters and write these "
+                     "pages (the HTML build follows)")
+    lines += ["", "| Chapter | Status | Profile | Seed | Wall time (s) | Device | Cache "
+              "| Parameters |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for ch in chapters(root):
         record = build / "executed" / f"{ch.name}.json"
         if not record.is_file():
-            lines.append(f"| {ch.name} | not executed | | | | |")
+            lines.append(f"| {ch.name} | not executed | | | | | | |")
             continue
         info = json.loads(record.read_text())
         params = dict(info.get("parameters", {}))
@@ -290,7 +408,11 @@ def provenance(build: Path) -> str:
         seed = params.pop("seed", "default")
         shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
         lines.append(f"| {ch.name} | {info['status']} | {profile} | {seed} | "
-                     f"{info.get('seconds', '')} | {shown} |")
+                     f"{info.get('seconds', '')} | {info.get('device', '')} | "
+                     f"{_cache_text(info.get('cache'))} | {shown} |")
+    lines += ["", "*Cache*: results cached on disk by an earlier run with the same code "
+              "(digest of the `semres` package's source) and reused here, or computed in this "
+              "run; a chapter with neither caches nothing."]
     lines += ["", "| Package | Version |", "| --- | --- |"]
     for name in VERSIONED:
         try:

@@ -1,0 +1,187 @@
+"""Results at a glance: one table and one figure, built from the chapters' result tables.
+
+Every chapter writes ``<results>/<chapter>/summary.csv`` (one row per result, with the status it
+computed) and ``front.csv`` (every system it measured, on the (p_I, p_S) plane). The book's
+overview page is generated from those files when the book is built, never typed, so a chapter
+that did not run in this build shows as such instead of as stale numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SUMMARY_COLUMNS = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
+                   "ci_low", "ci_high", "status")
+FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
+STATUSES = ("reproduced", "differs", "not run")
+NOT_RUN = "not run in this build"
+
+
+def read_tables(results: Path, built: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The summary rows and the front points of every chapter in ``built``.
+
+    ``built`` maps each chapter's name (``"03_toy_relu"``) to its title; only chapters that
+    executed in this build belong in it. A chapter without a readable ``summary.csv`` gets one
+    row saying it was not run (with the reason); a missing ``front.csv`` only leaves the figure
+    without its points. The chapter column comes from the folder, not from the file.
+    """
+    rows, points = [], []
+    for name, title in built.items():
+        folder = Path(results) / name
+        summary, why = _read(folder / "summary.csv", SUMMARY_COLUMNS)
+        if summary is None:
+            rows.append({"chapter": name, "title": title, "statement": f"({why})",
+                         "status": NOT_RUN})
+        else:
+            summary = summary.assign(chapter=name, title=title)
+            summary["status"] = summary.status.fillna("").astype(str).str.strip()
+            summary.loc[summary.status == "not run", "status"] = NOT_RUN
+            rows.extend(summary.to_dict("records"))
+        front, _ = _read(folder / "front.csv", FRONT_COLUMNS)
+        if front is not None:
+            points.append(front.assign(chapter=name, title=title))
+    table = pd.DataFrame(rows, columns=["title", *SUMMARY_COLUMNS])
+    front = (pd.concat(points, ignore_index=True) if points
+             else pd.DataFrame(columns=["title", *FRONT_COLUMNS]))
+    for col in ("p_i", "p_s", "se_i", "se_s"):
+        front[col] = pd.to_numeric(front[col], errors="coerce")
+    front = front.dropna(subset=["p_i", "p_s"])
+    return table, front
+
+
+def _read(path: Path, columns: tuple[str, ...]) -> tuple[pd.DataFrame | None, str]:
+    if not path.is_file():
+        return None, f"no {path.name} in this build"
+    try:
+        df = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        return None, f"{path.name} unreadable: {type(err).__name__}"
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        return None, f"{path.name} lacks the columns {', '.join(missing)}"
+    if df.empty:
+        return None, f"{path.name} is empty"
+    return df, ""
+
+
+def _number(value, digits: int = 3) -> str:
+    """A number to ``digits`` significant figures; blank cells and text pass through."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return _cell(value)
+    if math.isnan(x):
+        return "—"
+    if x == 0 or 1e-3 <= abs(x) < 1e4:
+        return f"{x:.{digits}g}" if abs(x) >= 1 else f"{x:.{digits}f}".rstrip("0").rstrip(".")
+    return f"{x:.{digits - 1}e}"
+
+
+def _cell(value) -> str:
+    text = "" if value is None else str(value)
+    if text.lower() == "nan":
+        return "—"
+    return " ".join(text.split()).replace("|", "\\|") or "—"
+
+
+def _headline(row) -> str:
+    head = _number(row.get("headline"))
+    lo, hi = _number(row.get("ci_low")), _number(row.get("ci_high"))
+    if head == "—" or lo == "—" or hi == "—":
+        return head
+    return f"{head} [{lo}, {hi}]"
+
+
+def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
+    """The overview table in MyST markdown; ``docs`` maps a chapter to its page's path."""
+    lines = ["| Chapter | Result | Paper | Check max \\|z\\| | This build [95% interval] | Status |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for row in table.to_dict("records"):
+        name = row["chapter"]
+        link = f"{{doc}}`Ch. {int(name[:2])} <{docs[name]}>`" if name in docs else _cell(name)
+        if row["status"] == NOT_RUN:
+            z = head = paper = "—"
+        else:
+            z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
+            z = "—" if pd.isna(z) else f"{z:.1f}"
+            head, paper = _headline(row), _number(row.get("paper_value"))
+        status = row["status"] if row["status"] in (*STATUSES, NOT_RUN) else _cell(row["status"])
+        lines.append(f"| {link} | {_cell(row.get('statement'))} | {paper} | {z} | {head} | "
+                     f"{'**' + status + '**' if status == 'differs' else status} |")
+    return "\n".join(lines) + "\n"
+
+
+def front_figure(front: pd.DataFrame, path: Path):
+    """Every measured system on the (p_I, p_S) plane with the theory curves; saved to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    from semres import plotting, theory
+
+    fig, ax = plotting.subplots(figsize=(7.0, 4.6))
+    p_i = np.linspace(0.5, 1.0, 201)
+    ax.plot(p_i, theory.front(p_i), color=plotting.THEORY, label="universal front (Thm. 1)")
+    ps, pi = theory.linear_circle(np.linspace(0.0, 1.0, 201))
+    ax.plot(pi, ps, color=plotting.THEORY_ALT, ls="--", label="linear decay, circle (Prop. 1)")
+    markers = "osD^v<>pP*X"
+    for k, (name, grp) in enumerate(front.groupby("chapter", sort=True)):
+        color = plotting.CYCLE[k % len(plotting.CYCLE)]
+        for j, (system, pts) in enumerate(grp.groupby("system", sort=False)):
+            xerr = 1.96 * pts.se_i.fillna(0).to_numpy()
+            yerr = 1.96 * pts.se_s.fillna(0).to_numpy()
+            ax.errorbar(pts.p_i, pts.p_s, xerr=xerr, yerr=yerr, ls="none", color=color,
+                        marker=markers[j % len(markers)], ms=5, elinewidth=0.8, capsize=0,
+                        label=f"Ch. {int(name[:2])}: {system}")
+    ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
+    ax.axhline(0.5, color="0.8", lw=0.8, zorder=0)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8.5, ncol=1)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: dict[str, str],
+         figure: Path) -> str:
+    """The generated part of the overview page: the table, then the figure (or why there is none).
+
+    ``chapters`` maps every chapter of the book to its title, ``built`` only those that executed;
+    the others appear as not run. ``figure`` is where the figure is written (beside the page).
+    """
+    table, front = read_tables(results, built)
+    absent = [{"chapter": n, "title": t, "statement": "(chapter did not execute)",
+               "status": NOT_RUN} for n, t in chapters.items() if n not in built]
+    if absent:
+        table = pd.concat([table, pd.DataFrame(absent)], ignore_index=True)
+    table = table.assign(_order=table.chapter.map({n: i for i, n in enumerate(chapters)}))
+    table = table.sort_values("_order", kind="stable").drop(columns="_order")
+    counts = table.status.value_counts()
+    parts = [f"{counts.get(s, 0)} {s}" for s in ("reproduced", "differs", NOT_RUN)]
+    text = ["## The results", "",
+            f"In this build: {', '.join(parts)} (of {len(table)} rows). The interval is the one "
+            "each chapter reports (95%); the check is the largest |z| of the Monte Carlo cells "
+            "against the closed form.", "", markdown_table(table, docs)]
+    text += ["## Every system on one plane", ""]
+    if front.empty:
+        text.append("No chapter wrote a `front.csv` in this build, so there is nothing to place.")
+        return "\n".join(text) + "\n"
+    front_figure(front, figure)
+    systems = ", ".join(f"{len(g)} from chapter {int(n[:2])}"
+                        for n, g in front.groupby("chapter", sort=True))
+    alt = (f"Scatter of {len(front)} measured systems on the plane of identification p_I "
+           f"(horizontal) and generalization p_S (vertical), with the universal two-item front "
+           f"and Proposition 1's linear-decay curve: {systems}.")
+    text += [f"```{{figure}} {figure.name}", f":alt: {alt}", ":name: glance-front",
+             ":width: 100%", "",
+             "Every system measured in this build (bars: 95% intervals) against the two-item "
+             "theory: the universal front of Theorem 1 and Proposition 1's linear decay on the "
+             "circle. The curves are for two items; a point measured with more items is "
+             "placed by its own rates.", "```", ""]
+    return "\n".join(text) + "\n"

@@ -1,0 +1,80 @@
+"""Sphinx extension for the book: author-year bibliography, alt text from figure captions.
+
+Listed in ``_config.yml`` (``sphinx.extra_extensions``) and importable because ``semres`` is
+installed, so the book needs no ``conf.py`` of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+from pybtex.plugin import register_plugin
+from pybtex.style.formatting.unsrt import Style as UnsrtStyle
+from pybtex.style.labels import BaseLabelStyle
+
+ALT_MAX = 400  # characters: a screen reader reads the whole alt text, so keep it to the point
+# LaTeX in a caption, as a reader of the alt text should hear it
+SYMBOLS = {"varepsilon": "ε", "epsilon": "ε", "Delta": "Δ", "delta": "δ", "alpha": "α",
+           "lambda": "λ", "sigma": "σ", "tau": "τ", "mu": "μ", "nu": "ν", "pm": "±", "le": "≤",
+           "leq": "≤", "ge": "≥", "geq": "≥", "langle": "⟨", "rangle": "⟩", "cdot": "·",
+           "times": "×", "to": "→", "infty": "∞", "approx": "≈"}
+
+
+class AuthorYearLabels(BaseLabelStyle):
+    """Labels that read like the citations in the text: "Luce, 1959", "Nurisso et al., 2026"."""
+
+    def format_labels(self, sorted_entries):
+        seen: dict[str, int] = {}
+        for entry in sorted_entries:
+            label = f"{_authors(entry)}, {entry.fields.get('year', 'n.d.')}"
+            seen[label] = seen.get(label, 0) + 1
+            # two works by the same authors in the same year: 2020, 2020b, ...
+            yield label if seen[label] == 1 else f"{label}{chr(ord('a') + seen[label] - 1)}"
+
+
+def _authors(entry) -> str:
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    names = [" ".join(p.last_names).replace("{", "").replace("}", "") for p in people]
+    if not names:
+        return entry.key
+    if len(names) == 1:
+        return names[0]
+    if len(names) == 2:
+        return f"{names[0]} and {names[1]}"
+    return f"{names[0]} et al."
+
+
+class AuthorYearStyle(UnsrtStyle):
+    """The unsrt entries (they link ``doi`` and arXiv ``eprint`` fields), sorted by author and
+    year, labelled author-year."""
+
+    default_label_style = "semres_author_year"
+    default_sorting_style = "author_year_title"
+
+
+register_plugin("pybtex.style.labels", "semres_author_year", AuthorYearLabels)
+register_plugin("pybtex.style.formatting", "semres_author_year", AuthorYearStyle)
+
+
+def alt_from_captions(app, doctree, docname) -> None:
+    """Give every figure's image the figure's caption as alt text, unless it has its own.
+
+    docutils falls back to the file name, which tells a reader nothing.
+    """
+    for figure in doctree.findall(nodes.figure):
+        captions = list(figure.findall(nodes.caption))
+        if not captions:
+            continue
+        text = re.sub(r"\\([A-Za-z]+)", lambda m: SYMBOLS.get(m[1], m[1]), captions[0].astext())
+        text = " ".join(text.replace("{", "").replace("}", "").split())
+        if len(text) > ALT_MAX:
+            text = text[: ALT_MAX - 1].rsplit(" ", 1)[0] + "…"
+        for image in figure.findall(nodes.image):
+            if not image.get("alt") or image.get("alt") == image.get("uri"):
+                image["alt"] = text
+
+
+def setup(app):
+    app.connect("doctree-resolved", alt_from_captions)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

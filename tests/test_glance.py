@@ -1,0 +1,82 @@
+"""The results-at-a-glance page from synthetic result tables with a known content."""
+
+import pandas as pd
+import pytest
+
+from semres import glance
+
+CHAPTERS = {"01_alpha": "Alpha", "02_beta": "Beta", "03_gamma": "Gamma", "04_delta": "Delta"}
+DOCS = {n: f"../notebooks/{n}" for n in CHAPTERS}
+
+
+def _summary(chapter, rows):
+    base = dict(chapter=chapter, result="r", statement="s", paper_value=float("nan"),
+                check_max_z=float("nan"), headline=float("nan"), ci_low=float("nan"),
+                ci_high=float("nan"), status="reproduced")
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+@pytest.fixture
+def results(tmp_path):
+    res = tmp_path / "results"
+    a = res / "01_alpha"
+    a.mkdir(parents=True)
+    _summary("01_alpha", [
+        dict(result="front", statement="p_S | p_I on the front", paper_value=0.75,
+             check_max_z=1.234, headline=0.7312, ci_low=0.7012, ci_high=0.7598,
+             status="reproduced"),
+        dict(result="lm", statement="needs a causal LM", status="not run"),
+        dict(result="peak", statement="peak generalization", paper_value="70-80 years",
+             headline=12.5, ci_low=11.0, ci_high=14.0, status="differs"),
+    ]).to_csv(a / "summary.csv", index=False)
+    pd.DataFrame({"chapter": "01_alpha", "system": ["net", "net", "model"],
+                  "p_i": [0.9, 0.8, 0.7], "p_s": [0.6, 0.7, 0.72],
+                  "se_i": [0.01, 0.01, float("nan")], "se_s": [0.02, 0.01, 0.0]}
+                 ).to_csv(a / "front.csv", index=False)
+    (res / "02_beta").mkdir()  # built, but wrote neither table
+    c = res / "03_gamma"  # stale tables of a chapter that did not execute in this build
+    c.mkdir()
+    _summary("03_gamma", [dict(statement="stale claim", headline=98765.0)]).to_csv(
+        c / "summary.csv", index=False)
+    pd.DataFrame({"chapter": "03_gamma", "system": "old", "p_i": [0.6], "p_s": [0.6],
+                  "se_i": [0.0], "se_s": [0.0]}).to_csv(c / "front.csv", index=False)
+    d = res / "04_delta"  # a summary that does not follow the convention
+    d.mkdir()
+    pd.DataFrame({"quantity": ["x"], "value": [1.0]}).to_csv(d / "summary.csv", index=False)
+    return res
+
+
+BUILT = {"01_alpha": "Alpha", "02_beta": "Beta", "04_delta": "Delta"}
+
+
+def test_only_built_chapters_are_read_and_missing_tables_say_not_run(results):
+    table, front = glance.read_tables(results, BUILT)
+    assert list(table.chapter) == ["01_alpha"] * 3 + ["02_beta", "04_delta"]
+    assert list(table.status) == ["reproduced", glance.NOT_RUN, "differs", glance.NOT_RUN,
+                                  glance.NOT_RUN]
+    assert "no summary.csv" in table.statement.iloc[3]
+    assert "lacks the columns" in table.statement.iloc[4] and "statement" in table.statement.iloc[4]
+    assert sorted(front.system) == ["model", "net", "net"]  # nothing from the stale chapter
+
+
+def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
+    text = glance.page(results, BUILT, CHAPTERS, DOCS, tmp_path / "front.svg")
+    table = text.split("## Every system")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
+    assert len(rows) == 6  # three results, two built chapters without one, one not executed
+    first = rows[0]
+    assert "p_S \\| p_I on the front" in first  # a pipe in the prose does not split the row
+    assert "| 0.75 |" in first and "| 1.2 |" in first and "0.731 [0.701, 0.76]" in first
+    assert "70-80 years" in rows[2] and "12.5 [11, 14]" in rows[2] and "**differs**" in rows[2]
+    assert "{doc}`Ch. 3 <../notebooks/03_gamma>`" in rows[4] and glance.NOT_RUN in rows[4]
+    assert "98765" not in text and "stale claim" not in text
+    assert "In this build: 1 reproduced, 1 differs, 4 not run in this build (of 6 rows)" in text
+    figure = tmp_path / "front.svg"
+    assert figure.is_file() and figure.read_text().count("<svg") == 1
+    assert ":alt: Scatter of 3 measured systems" in text and "3 from chapter 1" in text
+
+
+def test_page_without_any_front_points_says_so(tmp_path):
+    text = glance.page(tmp_path / "none", {}, CHAPTERS, DOCS, tmp_path / "f.svg")
+    assert "nothing to place" in text and not (tmp_path / "f.svg").exists()
+    assert text.count(glance.NOT_RUN) >= 4
