@@ -75,6 +75,12 @@ def test_exact_curves_match_brute_force_enumeration(eps):
     assert pi == pytest.approx(_brute_identification(E, species, eps), abs=1e-12)
 
 
+def test_check_inputs_names_the_missing_tree():
+    with pytest.raises(ValueError, match="newick"):
+        vision.check_inputs(cub_dir="/data/CUB_200_2011", newick=None)
+    vision.check_inputs()  # the embedded default needs nothing
+
+
 def test_similarity_curve_rejects_unknown_reference_pool():
     E, species, D = _toy()
     with pytest.raises(ValueError, match="references"):

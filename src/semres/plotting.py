@@ -39,3 +39,14 @@ def subplots(*args, **kwargs):
     use_style()
     kwargs.setdefault("layout", "constrained")
     return plt.subplots(*args, **kwargs)
+
+
+def table(df, decimals: int = 4, **formats):
+    """A result table for readers: no row index, one number of decimals for every float column.
+
+    ``formats`` overrides the format of named columns (e.g. ``z="{:+.2f}"``). Returns a pandas
+    Styler, which the book renders as HTML.
+    """
+    fmt = {c: f"{{:.{decimals}f}}" for c in df.select_dtypes("float").columns}
+    fmt.update(formats)
+    return df.style.format(fmt).hide(axis="index")

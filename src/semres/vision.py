@@ -29,6 +29,7 @@ __all__ = [
     "pairwise_distances",
     "eps_grid",
     "similarity_curve",
+    "check_inputs",
     "identification_curve",
     "ball_stats",
     "triplet_accuracy",
@@ -61,6 +62,15 @@ class PhyloResNet(nn.Module):
     def forward(self, images):
         emb = self.embed(images)
         return self.head(emb), emb
+
+
+def check_inputs(cub_dir=None, newick=None, model=None) -> None:
+    """Fail on the chapter's first cell, not after the data are built: a CUB folder needs its
+    tree, and a model id must load offline (ValueError naming the argument)."""
+    if cub_dir is not None and newick is None:
+        raise ValueError("newick: a Newick tree is needed with cub_dir")
+    if model is not None:
+        build_model(2, model=model)
 
 
 def build_model(num_classes: int, model: str | None = None, widths=(16, 32, 64),
