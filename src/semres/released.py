@@ -1,7 +1,7 @@
 """The paper authors' released outputs, in this book's per-trial schema, and small derived tables.
 
 The authors released per-trial outputs of the models the paper is about in the public repository
-``nplresearch/generalization`` ({cite}`nurisso2026bound`). That repository has no licence file, so
+``nplresearch/generalization`` (Nurisso et al., ICLR 2026). That repository has no licence file, so
 the book ships **no raw rows**: it ships counts derived from them (``src/semres/data/released/``,
 read with :func:`load_table`) and a provenance record (:func:`provenance`: repository, path,
 commit and sha256 of every source file, row counts, the citation). A reader with the files runs
@@ -51,10 +51,11 @@ Derived tables (``python -m semres.released derive --source DIR --out DIR``; shi
 
 - ``spatial_margin``: per margin bin (nearest-to-second-nearest distance gap, canvas units,
   width 0.05; ``bin_lo``, ``bin_hi``) with ``chose_<shape>`` counts.
-- ``spatial_grid``: ``spatial_far`` only (fixed layout), per cell of an 8 x 8 grid over the X's
+- ``spatial_grid``: ``spatial_far`` only (fixed layout), per cell of a 6 x 6 grid over the X's
   position (``ix, iy, x_lo, x_hi, y_lo, y_hi``, the mean X ``x_mean, y_mean`` in canvas units)
   with ``chose_<shape>`` counts: enough to fit P(k) ∝ w_k g(d_k) with one weight per shape by
-  multinomial likelihood (take the shapes at :data:`semres.scenes.AUTHORS`).
+  multinomial likelihood (take the shapes at :data:`semres.scenes.AUTHORS`). The grid is coarse
+  enough that every cell of the released files holds at least 6 trials: no row can be read back.
 - ``spatial_confusion``: per nearest shape (``bin`` = its name; exact ties dropped), the
   ``chose_<shape>`` counts: the answer bias at a glance.
 - ``colour_margin``: per task, n and hue-margin bin (width 0.01 of the hue circle) with
@@ -124,7 +125,7 @@ RESOLUTION_D = (2, 5, 20, 50, 100, 200)
 RESOLUTION_OFFSETS = np.arange(-300, 300, 5)
 SPATIAL_SHAPES = tuple(AUTHORS["layout"])
 LETTERS = string.ascii_uppercase[:12]
-SPATIAL_BIN, HUE_BIN, GRID = 0.05, 0.01, 8
+SPATIAL_BIN, HUE_BIN, GRID = 0.05, 0.01, 6   # 6 x 6: every cell of the far files holds >= 6 trials
 _DATA = "data/released"
 
 _PATTERNS = (
