@@ -160,6 +160,14 @@ def test_derive_counts_match_independent_tally(authors, tmp_path):
     assert int(row["trials"].iat[0]) == len(cell)
     assert int(row["chose_star"].iat[0]) == (cell["answer"] == "star").sum()
     assert row["x_mean"].iat[0] == pytest.approx(cell["x"].mean() / 900)
+    design = released.grid_design(grid, "gemma-3-12b-it")
+    corners = np.array(list(CORNERS.values())) / 900
+    k = int(np.flatnonzero((g["ix"] == 2) & (g["iy"] == 3))[0])
+    xy = np.array([cell["x"].mean(), cell["y"].mean()]) / 900
+    np.testing.assert_allclose(design["d"][k], np.hypot(*(corners - xy).T))
+    assert design["counts"].sum() == t["answer"].isin(SHAPES).sum()
+    with pytest.raises(ValueError, match="model"):
+        released.grid_design(grid, "no-such-model")
     conf = pd.read_csv(out / "spatial_confusion.csv")
     c = conf[(conf["model"] == "gemma-3-12b-it") & (conf["experiment"] == "spatial_far")]
     for shape in SHAPES:

@@ -94,7 +94,7 @@ __all__ = ["REPOSITORY", "CITATION", "COMMITS", "VLM_MODELS", "LLM_NBATCHES", "R
            "kind_of", "model_of", "read_spatial", "read_colour", "read_llm_counts",
            "read_llm_resolution", "read_authors", "find_files", "margins",
            "spatial_margin_table", "spatial_grid_table", "spatial_confusion_table",
-           "colour_margin_table", "llm_n_table", "llm_resolution_table", "derive", "convert",
+           "colour_margin_table", "grid_design", "llm_n_table", "llm_resolution_table", "derive", "convert",
            "load_table", "provenance", "tables", "main"]
 
 REPOSITORY = "nplresearch/generalization"
@@ -448,6 +448,26 @@ def spatial_grid_table(df, grid: int = GRID) -> pd.DataFrame:
     for a, b in (("x", "ix"), ("y", "iy")):
         out[f"{a}_lo"], out[f"{a}_hi"] = out[b] / grid, (out[b] + 1) / grid
     return out
+
+
+def grid_design(table, model: str) -> dict:
+    """One model's ``spatial_grid`` rows as arrays for a Luce fit with per-shape weights.
+
+    Returns ``names`` (the four shapes), ``d`` (cells x 4: distance in canvas units from each
+    cell's mean X to each shape of :data:`semres.scenes.AUTHORS`), ``counts`` (cells x 4: how often
+    each shape was chosen), ``trials`` (per cell; unparsed answers are trials minus the counts)
+    and ``nearest`` (cells x 4: the shape nearest the cell's mean X).
+    """
+    sub = table[table["model"] == model]
+    if sub.empty:
+        raise ValueError(f"model: no rows for {model!r}; have {sorted(set(table['model']))}")
+    px = float(AUTHORS["canvas_px"])
+    names = list(SPATIAL_SHAPES)
+    pos = np.array([AUTHORS["layout"][s] for s in names], dtype=float) / px
+    xy = sub[["x_mean", "y_mean"]].to_numpy(float)
+    d = np.linalg.norm(xy[:, None, :] - pos[None], axis=2)
+    return {"names": names, "d": d, "counts": sub[[f"chose_{s}" for s in names]].to_numpy(int),
+            "trials": sub["trials"].to_numpy(int), "nearest": d == d.min(axis=1, keepdims=True)}
 
 
 def spatial_confusion_table(df) -> pd.DataFrame:
