@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Constant", "Linear", "Exponential"]
+__all__ = ["Constant", "Linear", "Exponential", "Slotwise"]
 
 
 def _positive(value, name: str) -> float:
@@ -105,3 +105,27 @@ class Exponential:
         if self.floor:
             g += self.floor
         return g
+
+
+_COMBINE = {"max": np.max, "product": np.prod, "mean": np.mean}
+
+
+@dataclass(frozen=True)
+class Slotwise:
+    """A compositional similarity: ``kernel`` on each slot's distance (last axis), combined by
+    ``combine`` ("max": the best-matching slot decides; "product": every slot must match;
+    "mean": the share of matching slots). For :class:`semres.spaces.Slots`."""
+
+    kernel: object
+    combine: str = "max"
+
+    def __post_init__(self):
+        if not callable(self.kernel):
+            raise ValueError(f"kernel must be callable g(distance); got {self.kernel!r}")
+        if self.combine not in _COMBINE:
+            raise ValueError(f"combine must be one of {tuple(_COMBINE)}; got {self.combine!r}")
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        g = np.asarray(self.kernel(d))
+        return _COMBINE[self.combine](g, axis=-1).astype(g.dtype, copy=False)

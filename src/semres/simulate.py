@@ -75,13 +75,16 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
-def _similarities(kernel, d: np.ndarray, checked: bool) -> np.ndarray:
+def _similarities(kernel, d: np.ndarray, checked: bool, event: tuple = ()) -> np.ndarray:
+    """g(d); with a composite space (``event`` = its per-pair shape, e.g. (slots,)) the kernel
+    maps each pair's per-slot distances to one similarity, so the output drops those axes."""
     g = kernel(d)
     if not checked:
         g = np.asarray(g)
-        if g.shape != d.shape:
-            raise ValueError(f"kernel must return an array shaped like its input {d.shape}; "
-                             f"got {g.shape}")
+        shape = d.shape[:d.ndim - len(event)]
+        if g.shape != shape:
+            what = "shaped like its input" if not event else f"of shape {shape} (one per pair)"
+            raise ValueError(f"kernel must return an array {what}; got {g.shape}")
         if not (np.isfinite(g).all() and (g >= 0).all()):
             raise ValueError("kernel must return finite similarities >= 0")
         if g.dtype.kind != "f":
@@ -145,7 +148,10 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     """Expected Luce mass on the correct answer in the ``task`` test with ``n`` items.
 
     ``space`` is a :mod:`semres.spaces` space, ``kernel`` any similarity g(d) (a
-    :mod:`semres.kernels` kernel or a callable mapping a distance array to a similarity array),
+    :mod:`semres.kernels` kernel or a callable mapping a distance array to a similarity array;
+    on a space with an ``event_shape``, such as :class:`semres.spaces.Slots`, it maps the
+    per-slot distances of each pair to one similarity, and the nearest item is the one nearest
+    in ``space.combine`` of them),
     ``seed`` an int or a ``numpy.random.SeedSequence``. ``threads`` defaults to the CPUs
     available; it changes the speed, never the result.
     """
@@ -174,17 +180,20 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     # SeedSequence object must give the same number again
     streams = [np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i),
                                       pool_size=root.pool_size) for i in range(len(sizes))]
+    event = tuple(getattr(space, "event_shape", ()))
     g_self = None
     if task == "identification":
-        zero = np.zeros(1, dtype=np.float64 if space.discrete else np.float32)
-        g_self = _similarities(kernel, zero, checked)[0]
+        zero = np.zeros((1, *event), dtype=np.float64 if space.discrete else np.float32)
+        g_self = _similarities(kernel, zero, checked, event)[0]
 
     def run(i: int) -> tuple[float, float]:
         rng = np.random.Generator(np.random.PCG64(streams[i]))
         total = total_sq = 0.0
         for start in range(0, sizes[i], step):
             d = space.distances(rng, k, min(step, sizes[i] - start))
-            g = _similarities(kernel, d, checked)
+            g = _similarities(kernel, d, checked, event)
+            if event:  # composite space: the nearest item is judged on the combined distance
+                d = space.combine(d)
             mass = _similarity_mass(d, g) if g_self is None else _identification_mass(g, g_self)
             s, q = _moments(mass)
             total += s

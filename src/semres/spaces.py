@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["Space", "Circle", "Segment", "Sphere", "Discrete"]
+__all__ = ["Space", "Circle", "Segment", "Sphere", "Discrete", "Slots"]
 
 
 def _eps(eps) -> np.ndarray:
@@ -35,6 +35,8 @@ class Space:
     """What the engine and the theory need from a space; see the module docstring."""
 
     homogeneous: bool = False
+    #: per-pair shape of what ``distances`` returns beyond (k, m): () for one distance per pair
+    event_shape: tuple = ()
     #: whether distances between distinct points tie with positive probability
     discrete: bool = False
 
@@ -218,3 +220,40 @@ class Discrete(Space):
         mean = b @ self.weights
         var = np.clip(((b - mean[..., None]) ** 2) @ self.weights, 0.0, None)
         return _out(mean, var)
+
+
+class Slots(Space):
+    """Compositional stimuli: ``slots`` independent points, each on its own unit circle.
+
+    ``distances`` returns the per-slot distances, shape (k, m, slots), so a kernel can judge
+    each slot separately and combine them (:class:`semres.kernels.Slotwise`); which item is
+    truly nearest is decided by ``combine``, the mean of the slot distances (the L1 distance on
+    the torus, scaled to [0, 1/2]). Homogeneous, like the circle.
+    """
+
+    homogeneous = True
+
+    def __init__(self, slots: int):
+        if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)) or slots < 1:
+            raise ValueError(f"slots must be an integer >= 1; got {slots!r}")
+        self.slots = int(slots)
+        self.event_shape = (self.slots,)
+
+    def __repr__(self) -> str:
+        return f"Slots({self.slots})"
+
+    def sample(self, rng, size):
+        size = (size,) if np.ndim(size) == 0 else tuple(size)
+        return rng.random(size + (self.slots,))
+
+    def distance(self, x, y):
+        return self.combine(Circle().distance(x, y))
+
+    def distances(self, rng, k, m):
+        d = rng.random((k, m, self.slots), dtype=np.float32)
+        d *= np.float32(0.5)
+        return d
+
+    def combine(self, d) -> np.ndarray:
+        """The ground-truth distance of a pair from its per-slot distances (last axis)."""
+        return np.asarray(d).mean(axis=-1)
