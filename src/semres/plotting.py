@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 
 # Roles, not decoration: theory curves are black/grey, measurements take the cycle below.
 THEORY = "black"
@@ -22,7 +23,9 @@ STYLE = {
     "axes.prop_cycle": matplotlib.cycler(color=CYCLE),
     "axes.titlesize": 11,
     "axes.labelsize": 10,
-    "legend.fontsize": 8.5,
+    "legend.fontsize": 9,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
     "legend.frameon": False,
     "lines.linewidth": 1.6,
     "font.size": 10,
@@ -41,6 +44,13 @@ def subplots(*args, **kwargs):
     return plt.subplots(*args, **kwargs)
 
 
+def subplot_mosaic(mosaic, **kwargs):
+    """``plt.subplot_mosaic`` in the book's style, with constrained layout by default."""
+    use_style()
+    kwargs.setdefault("layout", "constrained")
+    return plt.subplot_mosaic(mosaic, **kwargs)
+
+
 def table(df, decimals: int = 4, **formats):
     """A result table for readers: no row index, one number of decimals for every float column.
 
@@ -50,3 +60,13 @@ def table(df, decimals: int = 4, **formats):
     fmt = {c: f"{{:.{decimals}f}}" for c in df.select_dtypes("float").columns}
     fmt.update(formats)
     return df.style.format(fmt).hide(axis="index")
+
+
+def legend_outside(fig, axes, ncol: int = 3, **kwargs):
+    """One figure legend below the panels, off the data, with each label once."""
+    seen = {}
+    for ax in np.atleast_1d(axes).ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    return fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=ncol,
+                      **kwargs)

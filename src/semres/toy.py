@@ -21,6 +21,8 @@ import torch
 from tqdm.auto import tqdm
 
 CONDITIONS = ("circle", "segment", "reconstruction")
+# the reconstruction condition trains on reconstruction alone (lambda_sim = 0) with this weight
+RECONSTRUCTION_LAMBDA_REC = 1.0
 GEOMETRIES = ("circle", "segment")
 # The Luce rule of the original code: a tiny constant keeps log-probabilities finite and turns
 # "all similarities zero" into the uniform choice, the same limit the evaluator uses.
@@ -448,7 +450,8 @@ def _train_ordered(conditions, seeds, config, dtype, progress, compiled) -> ToyH
     D = torch.tensor(np.stack([dist_np[g] for g in geo]), dtype=dtype)
     lam_sim = torch.tensor([cfg.lambda_sim if c != "reconstruction" else 0.0
                             for c in conditions], dtype=dtype)
-    lam_rec = torch.tensor([1.0 if c == "reconstruction" else 0.0 for c in conditions],
+    lam_rec = torch.tensor([RECONSTRUCTION_LAMBDA_REC if c == "reconstruction" else 0.0
+                            for c in conditions],
                            dtype=dtype)
 
     tables = {g: TrialTable.from_distances(dist_np[g]) for g in GEOMETRIES}
