@@ -347,14 +347,15 @@ fit_d = np.array([s.distances for s in fit_list])
 fit_t = np.array([s.target for s in fit_list])
 fit_m = np.array([s.margin for s in fit_list])
 
-scale, floor = vlm.fit_exponential(fit_d, fit_t, fit_p)
-eps_fit = vlm.fit_margin(fit_d, fit_t, fit_p)
+fit_e = vlm.fit_exponential(fit_d, fit_t, fit_p)
+scale, floor = fit_e["scale"], fit_e["floor"]
+eps_fit = vlm.fit_margin(fit_d, fit_t, fit_p)["eps"]
 boot_rng = np.random.default_rng(seed + 2)
 boot = []
 for _ in range(cfg["boot"]):
     i = boot_rng.integers(0, len(fit_p), len(fit_p))
-    boot.append((vlm.fit_exponential(fit_d[i], fit_t[i], fit_p[i])[0],
-                 vlm.fit_margin(fit_d[i], fit_t[i], fit_p[i])))
+    boot.append((vlm.fit_exponential(fit_d[i], fit_t[i], fit_p[i])["scale"],
+                 vlm.fit_margin(fit_d[i], fit_t[i], fit_p[i])["eps"]))
 boot = np.array(boot)
 ci = np.percentile(boot, [2.5, 97.5], axis=0)
 fit_table = pd.DataFrame({

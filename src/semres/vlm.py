@@ -23,6 +23,8 @@ import numpy as np
 
 from . import scenes as sc
 from .book import code_version
+from .choice import FLOOR_LOG_RANGE, pad
+from .fits import bound_report
 
 IMAGE_TOKEN = "<image>"
 SPECIAL = ["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]
@@ -242,23 +244,32 @@ def native_size(processor, default: int = 448) -> int:
     return default
 
 
+def score_options(model, processor, scene_list, image_size: int | None = None,
+                  **kwargs) -> list:
+    """Luce probability of every shape on each scene's canvas (one array per scene, in the
+    order of ``scene.names``)."""
+    image_size = image_size or native_size(processor)
+    images = [sc.render(s, image_size) for s in scene_list]
+    return option_probs(model, processor, images, [s.question for s in scene_list],
+                        [list(s.names) for s in scene_list], **kwargs)
+
+
 def score_scenes(model, processor, scene_list, image_size: int | None = None,
                  **kwargs) -> np.ndarray:
     """P(correct) for each scene: the Luce mass on its answer among the shapes on its canvas."""
-    image_size = image_size or native_size(processor)
-    images = [sc.render(s, image_size) for s in scene_list]
-    probs = option_probs(model, processor, images, [s.question for s in scene_list],
-                         [list(s.names) for s in scene_list], **kwargs)
+    probs = score_options(model, processor, scene_list, image_size, **kwargs)
     return np.array([p[s.target] for p, s in zip(probs, scene_list)])
 
 
 def evaluate(model_ref: str, scene_list, image_size: int | None = None, batch_size: int = 32,
-             device: str = "cpu", progress: bool = True) -> np.ndarray:
-    """:func:`score_scenes` for a model id or folder; a pure function of its arguments, so a
-    chapter can cache it (the tiny model's folder name carries its training settings)."""
+             device: str = "cpu", progress: bool = True, options: bool = False):
+    """:func:`score_scenes` (or, with ``options``, :func:`score_options`) for a model id or
+    folder; a pure function of its arguments, so a chapter can cache it (the tiny model's
+    folder name carries its training settings)."""
     model, processor = _load_once(model_ref, device)  # one load for the chapter's many calls
-    return score_scenes(model, processor, list(scene_list), image_size, batch_size=batch_size,
-                        progress=progress)
+    fn = score_options if options else score_scenes
+    return fn(model, processor, list(scene_list), image_size, batch_size=batch_size,
+              progress=progress)
 
 
 def pixel_values(processor, images):
@@ -486,43 +497,105 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
 # Kernels read off behaviour: the Luce rule on a scene's probe-to-shape distances.
 
 def luce_exponential(distances, target, scale: float, floor: float = 0.0) -> np.ndarray:
-    """P(correct) under g(d) = exp(-d / scale) + floor, one row of ``distances`` per scene."""
-    d = np.asarray(distances, dtype=float)
-    if scale <= 0 or floor < 0:
+    """P(correct) under g(d) = exp(-d / scale) + floor, one row of ``distances`` per scene.
+
+    Scenes with different numbers of shapes: pass a list of rows, or a 2-D array padded with
+    ``inf``/``nan``; padded cells are not options (they get no floor).
+    """
+    if not scale > 0 or not floor >= 0:
         raise ValueError(f"scale must be > 0 and floor >= 0; got {scale}, {floor}")
-    if floor:
-        g = np.exp(-d / scale) + floor
-    else:  # shift by the nearest distance: same ratios, no underflow to 0 / 0
-        g = np.exp(-(d - d.min(axis=1, keepdims=True)) / scale)
+    d, mask = pad(distances)
+    # shift by each scene's nearest distance: same ratios, no underflow to 0 / 0
+    near = np.where(mask, d, np.inf).min(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):
+        lift = floor * np.exp(near / scale) if floor else 0.0
+    g = np.where(mask, np.exp(-(d - near) / scale) + lift, 0.0)
+    if not np.isfinite(g).all():  # the floor dwarfs the kernel: it alone sets the ratios
+        g = np.where(mask, np.exp(-d / scale) + floor, 0.0)
     return g[np.arange(len(d)), np.asarray(target)] / g.sum(axis=1)
 
 
 def luce_margin(distances, target, eps: float) -> np.ndarray:
     """P(correct) for a model that cannot tell distances apart within ``eps``: a constant kernel
     on the excess over the nearest distance, so every shape within ``eps`` of the nearest ties."""
-    d = np.asarray(distances, dtype=float)
+    d, mask = pad(distances)
     if eps < 0:
         raise ValueError(f"eps must be >= 0; got {eps}")
-    inside = d <= d.min(axis=1, keepdims=True) + eps
+    inside = mask & (d <= np.where(mask, d, np.inf).min(axis=1, keepdims=True) + eps)
     return inside[np.arange(len(d)), np.asarray(target)] / inside.sum(axis=1)
 
 
-def fit_exponential(distances, target, p_correct) -> tuple:
-    """Least-squares ``(scale, floor)`` of :func:`luce_exponential` to measured P(correct)."""
+def _spread(distances) -> tuple:
+    """(smallest positive gap between a scene's distances, largest spread within a scene)."""
+    d, mask = pad(distances)
+    dd = np.where(mask, d, np.nan)
+    gaps = np.diff(np.sort(dd, axis=1), axis=1)
+    gaps = gaps[np.isfinite(gaps) & (gaps > 0)]
+    spread = float(np.nanmax(np.nanmax(dd, axis=1) - np.nanmin(dd, axis=1)))
+    return (float(gaps.min()) if gaps.size else spread / 100), spread
+
+
+def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
+    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct).
+
+    The scale is searched over ``scale_range`` (default: a twentieth of the smallest distance
+    gap to twenty times the largest spread, which covers the data); the floor may be exactly 0
+    (the fit without a floor is made too and kept unless the floor lowers the error). Returns
+    ``scale``, ``floor``, ``sse`` and the bound report (``at_bound``, ``bound_params``) of the
+    search range.
+    """
     from scipy.optimize import least_squares
 
     p = np.asarray(p_correct, dtype=float)
+    d, mask = pad(distances)
+    if len(p) != len(d):
+        raise ValueError("p_correct: one value per scene")
+    gap, spread = _spread(distances)
+    lo, hi = scale_range or (gap / 20, 20 * spread)
+    if not 0 < lo < hi:
+        raise ValueError(f"scale_range must be 0 < low < high; got {scale_range}")
+    d_typ = float(np.median(np.where(mask, d, np.inf).min(axis=1)))
+    u_lo, u_hi = np.log(lo), np.log(hi)
 
-    def resid(x):
-        return luce_exponential(distances, target, np.exp(x[0]), np.exp(x[1])) - p
+    def model(x, with_floor):
+        scale = np.exp(x[0])
+        # the floor relative to the kernel at the typical nearest distance, on a log scale
+        floor = np.exp(x[1] - d_typ / scale) if with_floor else 0.0
+        return scale, floor
 
-    best = min((least_squares(resid, [np.log(s0), np.log(f0)], bounds=([-9, -12], [3, 3]))
-                for s0 in (0.01, 0.05, 0.2) for f0 in (1e-4, 1e-2)), key=lambda r: r.cost)
-    return float(np.exp(best.x[0])), float(np.exp(best.x[1]))
+    def resid(x, with_floor):
+        return luce_exponential(d, target, *model(x, with_floor)) - p
+
+    plain, floored = [], []
+    for u0 in np.linspace(u_lo, u_hi, 5)[1:-1]:
+        r0 = least_squares(lambda z: resid([z[0], 0.0], False), [u0], bounds=([u_lo], [u_hi]))
+        plain.append((r0.cost, [r0.x[0], -np.inf], False))
+        for v0 in (-8.0, 0.0):
+            r = least_squares(resid, [r0.x[0], v0], args=(True,),
+                              bounds=([u_lo, FLOOR_LOG_RANGE[0]], [u_hi, FLOOR_LOG_RANGE[1]]))
+            floored.append((r.cost, list(r.x), True))
+    best0, best1 = (min(f, key=lambda f: f[0]) for f in (plain, floored))
+    # a floor is kept only when it lowers the error beyond rounding
+    cost, x, with_floor = best1 if best1[0] < best0[0] * (1 - 1e-6) - 1e-12 else best0
+    scale, floor = model(x, with_floor)
+    values, bounds = {"scale": scale}, {"scale": (lo, hi)}
+    if with_floor:  # the floor's upper end is a search limit; 0 is its natural one
+        values["floor_rel"], bounds["floor_rel"] = x[1], (-np.inf, FLOOR_LOG_RANGE[1])
+    return {"scale": float(scale), "floor": float(floor), "sse": float(2 * cost),
+            "scale_range": (float(lo), float(hi)),
+            **bound_report(values, bounds, log=("scale",))}
 
 
-def fit_margin(distances, target, p_correct, grid=np.linspace(0, 0.5, 501)) -> float:
-    """Least-squares ``eps`` of :func:`luce_margin` (a step function: searched on ``grid``)."""
+def fit_margin(distances, target, p_correct, grid=None) -> dict:
+    """Least-squares ``eps`` of :func:`luce_margin` (a step function: searched on ``grid``,
+    default 501 points from 0 to the largest distance spread in the data, beyond which every
+    shape ties). Returns ``eps``, ``sse`` and the bound report: ``eps`` at 0 means finer than
+    every margin in the data, at the top end no resolution at all — both censored."""
     p = np.asarray(p_correct, dtype=float)
-    sse = [np.sum((luce_margin(distances, target, e) - p) ** 2) for e in grid]
-    return float(grid[int(np.argmin(sse))])
+    if grid is None:
+        grid = np.linspace(0, _spread(distances)[1], 501)
+    grid = np.asarray(grid, dtype=float)
+    sse = np.array([np.sum((luce_margin(distances, target, e) - p) ** 2) for e in grid])
+    best = float(grid[int(np.argmin(sse))])
+    return {"eps": best, "sse": float(sse.min()), "grid": (float(grid[0]), float(grid[-1])),
+            **bound_report({"eps": best}, {"eps": (float(grid[0]), float(grid[-1]))})}

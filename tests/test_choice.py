@@ -1,0 +1,97 @@
+"""The biased Luce choice model: known weights and scale are recovered from synthetic choices."""
+
+import numpy as np
+import pytest
+
+from semres import choice
+from semres import scenes as sc
+
+
+def _synthetic(count, ns, scale, floor, weights, seed):
+    scenes = sc.sample_scenes(count, ns, "similarity", seed)
+    d = [s.distances for s in scenes]
+    opts = [list(s.names) for s in scenes]
+    p = choice.choice_probs(d, opts, scale, floor, weights)
+    rng = np.random.default_rng(seed)
+    return d, opts, np.array([rng.choice(len(q), p=q) for q in p]), scenes
+
+
+BIASED = {n: 1.0 for n in sc.SHAPES} | {"triangle": 5.0, "star": 0.4}
+
+
+def test_recovers_weights_and_scale_from_choices():
+    d, opts, c, _ = _synthetic(2500, [2, 4, 6], 0.05, 0.01, BIASED, seed=1)
+    fit = choice.fit_choices(d, opts, choice=c, boot=40, seed=2)
+    true = np.array([BIASED[n] for n in fit["names"]])
+    true = dict(zip(fit["names"], true / true.sum()))
+    assert fit["scale"] == pytest.approx(0.05, rel=0.15)
+    assert fit["floor"] == pytest.approx(0.01, rel=0.8) and fit["distance_p"] < 1e-6
+    assert fit["scale_ci"][0] < 0.05 < fit["scale_ci"][1]
+    assert not fit["at_bound"]
+    for name in ("triangle", "star", "square"):
+        assert fit["weights"][name] == pytest.approx(true[name], rel=0.2)
+    # the heavy and light answers are told apart by their intervals
+    assert fit["weights_ci"]["triangle"][0] > fit["weights_ci"]["square"][1]
+    assert fit["weights_ci"]["star"][1] < fit["weights_ci"]["square"][0]
+    assert sum(fit["weights"].values()) == pytest.approx(1)
+
+
+def test_floor_reaches_zero_and_bias_free_fit_is_biased():
+    """Choices made without a floor fit a floor of exactly 0; ignoring a strong response bias
+    moves the fitted scale (the bias is absorbed), modelling it does not."""
+    w = {n: 1.0 for n in sc.SHAPES} | {"triangle": 20.0}
+    d, opts, c, _ = _synthetic(2500, [4], 0.03, 0.0, w, seed=3)
+    fit = choice.fit_choices(d, opts, choice=c)
+    assert fit["floor"] == 0 and not fit["at_bound"]
+    assert fit["scale"] == pytest.approx(0.03, rel=0.15)
+    plain = choice.fit_choices(d, opts, choice=c, bias=False)
+    assert plain["loglik"] < fit["loglik"] - 50
+    assert abs(np.log(plain["scale"] / 0.03)) > 2 * abs(np.log(fit["scale"] / 0.03))
+
+
+def test_soft_counts_and_unread_answers():
+    """Option probabilities as soft counts fit the scale that made them exactly; trials with no
+    answer read (-1) are dropped, not counted as errors."""
+    d, opts, c, _ = _synthetic(400, [2, 3, 5], 0.04, 0.0, None, seed=4)
+    probs = choice.choice_probs(d, opts, 0.04)
+    fit = choice.fit_choices(d, opts, probs=probs, bias=False)
+    assert fit["scale"] == pytest.approx(0.04, rel=1e-3) and fit["floor"] == 0
+    c2 = c.copy()
+    c2[::4] = -1
+    assert choice.fit_choices(d, opts, choice=c2)["trials"] == int((c2 >= 0).sum())
+
+
+def test_answers_without_distance_dependence_are_flagged():
+    """Answers that prefer the farthest shape pin the kernel flat (a bound, reported); answers
+    that ignore the geometry are not significantly better explained with distance."""
+    d, opts, _, scenes = _synthetic(600, [4], 0.05, 0.0, None, seed=5)
+    far = np.array([int(np.argmax(x)) for x in d])
+    fit = choice.fit_choices(d, opts, choice=far)
+    assert fit["at_bound"] and ("log_scale=upper" in fit["bound_params"]
+                                or "log_floor=upper" in fit["bound_params"])
+    c = np.random.default_rng(6).integers(0, 4, len(d))
+    assert choice.fit_choices(d, opts, choice=c)["distance_p"] > 0.01
+
+
+def test_padding_is_not_an_option():
+    rows = [np.array([0.1, 0.3]), np.array([0.1, 0.3, 0.2, 0.9])]
+    opts = [["square", "star"], ["square", "star", "heart", "moon"]]
+    p = choice.choice_probs(rows, opts, 0.1, 0.05)
+    g = np.exp(-rows[0] / 0.1) + 0.05
+    np.testing.assert_allclose(p[0], g / g.sum())
+    assert [len(x) for x in p] == [2, 4]
+
+
+def test_bad_input_raises():
+    rows = [np.array([0.1, 0.3])] * 3
+    opts = [["square", "star"]] * 3
+    with pytest.raises(ValueError, match="choice, probs"):
+        choice.fit_choices(rows, opts)
+    with pytest.raises(ValueError, match="choice"):
+        choice.fit_choices(rows, opts, choice=[0, 5, 1])
+    with pytest.raises(ValueError, match="options"):
+        choice.fit_choices(rows, opts[:2], choice=[0, 1, 1])
+    with pytest.raises(ValueError, match="probs"):
+        choice.fit_choices(rows, opts, probs=[[0.5, 0.6]] * 3)
+    with pytest.raises(ValueError, match="scale"):
+        choice.choice_probs(rows, opts, 0.0)
