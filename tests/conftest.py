@@ -2,3 +2,17 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """The whole book built once from quick-profile chapters, shared by the book and render tests
+    (executing every chapter twice would double CI's longest step)."""
+    from semres import runner
+
+    build = tmp_path_factory.mktemp("build")
+    index, failures = runner.build_book("quick", build=build, progress=False)
+    return build, index, failures

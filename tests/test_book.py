@@ -12,11 +12,7 @@ import pytest
 from semres import runner
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    build = tmp_path_factory.mktemp("build")
-    index, failures = runner.build_book("quick", build=build, progress=False)
-    return build, index, failures
+# `built` (conftest.py): every chapter executed in the quick profile, then the strict build.
 
 
 def test_every_chapter_executes_and_the_strict_build_passes(built):
@@ -47,3 +43,23 @@ def test_reproducibility_page_lists_every_chapter_with_its_time(built):
         cells = r"(?:</p>)?</td>\s*<td[^>]*>(?:<p>)?"
         row = rf"{chapter.name}{cells}ok{cells}quick{cells}\d+{cells}[\d.]+"
         assert re.search(row, html), chapter.name
+
+
+def test_glance_page_has_every_chapter_and_a_figure_only_from_this_build(built):
+    build, index, _ = built
+    html = (index.parent / "book" / "glance.html").read_text()
+    for chapter in runner.chapters():
+        assert re.search(rf">Ch\. {chapter.number}<", html), chapter.name
+    fronts = list((build / "results").glob("*/front.csv"))
+    assert ("glance_front.svg" in html) == any(
+        {"system", "p_i", "p_s"} <= set(open(f).readline().strip().split(",")) for f in fronts)
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in runner.chapters()])
+def test_injected_parameters_cell_is_not_on_the_page(built, chapter):
+    build, index, _ = built
+    nb = json.loads((build / "executed" / f"{chapter}.ipynb").read_text())
+    injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert injected and all("remove-cell" in c["metadata"]["tags"] for c in injected)
+    html = (index.parent / "notebooks" / f"{chapter}.html").read_text()
+    assert "# Parameters" not in html  # the first line papermill writes into the cell

@@ -204,10 +204,9 @@ def _hide_injected_parameters(path: Path) -> None:
 
 
 def _cached_files(build: Path):
-    """Files of the on-disk caches a chapter may reuse: joblib results and trained models."""
-    from semres.book import code_version
-
-    for folder in (build / "cache" / code_version(), build / "models"):
+    """Files of the on-disk caches a chapter may reuse: joblib results (one folder per code
+    digest, see :func:`semres.book.cache`) and trained models."""
+    for folder in (build / "cache", build / "models"):
         if folder.is_dir():
             yield from (p for p in folder.rglob("*") if p.is_file())
 
@@ -227,26 +226,27 @@ def _mark_cache_unread(build: Path) -> float:
 
 
 def _cache_use(build: Path, since: float) -> dict:
-    """Cache entries this run computed, and entries from earlier runs it read (reused)."""
-    from semres.book import code_version
-
-    entries: dict[Path, set[str]] = {}
-    cache, models = build / "cache" / code_version(), build / "models"
+    """Cache entries this run computed, and entries from earlier runs it read (reused), each
+    with the code digest (joblib) or the folder name (models) that keys it."""
+    entries: dict[tuple[str, Path], set[str]] = {}
     for path in _cached_files(build):
-        if cache in path.parents:  # a joblib result: a folder holding output.pkl
+        top, *rest = path.relative_to(build).parts
+        if top == "cache":  # a joblib result: a folder holding output.pkl, under its digest
             if not (path.parent / "output.pkl").is_file():
                 continue
-            entry = path.parent
+            key = (rest[0], path.parent)
         else:  # a trained model: one folder under models/
-            entry = models / path.relative_to(models).parts[0]
+            key = (f"model {rest[0]}", build / top / rest[0])
         st = path.stat()
-        kind = ("computed" if st.st_mtime >= since - 1 else
-                "reused" if st.st_atime >= since - 1 else "unused")
-        entries.setdefault(entry, set()).add(kind)
-    kinds = [("computed" if "computed" in k else "reused" if "reused" in k else "unused")
-             for k in entries.values()]
-    return {"digest": code_version(), "computed": kinds.count("computed"),
-            "reused": kinds.count("reused")}
+        entries.setdefault(key, set()).add(
+            "computed" if st.st_mtime >= since - 1 else
+            "reused" if st.st_atime >= since - 1 else "unused")
+    use: dict[str, dict[str, int]] = {"computed": {}, "reused": {}}
+    for (digest, _), kinds in entries.items():
+        kind = "computed" if "computed" in kinds else "reused" if "reused" in kinds else None
+        if kind:
+            use[kind][digest] = use[kind].get(digest, 0) + 1
+    return use
 
 
 def _device(params: dict) -> str:
@@ -373,10 +373,15 @@ def _missing_page(ch: Chapter, build: Path) -> str:
 
 
 def _cache_text(cache: dict | None) -> str:
-    if not cache or not (cache.get("reused") or cache.get("computed")):
-        return "none"
-    parts = [f"{cache[k]} {k}" for k in ("reused", "computed") if cache.get(k)]
-    return f"{', '.join(parts)} (code `{cache['digest']}`)"
+    """``2 reused (code `ab12`), 1 computed (code `cd34`)``, or ``none``."""
+    parts = []
+    for kind in ("reused", "computed"):
+        by_key = (cache or {}).get(kind) or {}
+        if isinstance(by_key, dict) and by_key:
+            keys = ", ".join(f"model `{k[6:]}`" if k.startswith("model ") else f"code `{k}`"
+                             for k in sorted(by_key))
+            parts.append(f"{sum(by_key.values())} {kind} ({keys})")
+    return "; ".join(parts) or "none"
 
 
 def provenance(build: Path, seconds: float | None = None) -> str:
@@ -395,12 +400,13 @@ def provenance(build: Path, seconds: float | None = None) -> str:
     if seconds is not None:
         lines.append(f"- Build time: {seconds:.0f} s to execute the chapters and write these "
                      "pages (the HTML build follows)")
-    lines += ["", "| Chapter | Status | Profile | Seed | Wall time (s) | Device | Cache "
-              "| Parameters |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["", "| Chapter | Status | Profile | Seed | Wall time (s) | Device | Cache |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    settings = []
     for ch in chapters(root):
         record = build / "executed" / f"{ch.name}.json"
         if not record.is_file():
-            lines.append(f"| {ch.name} | not executed | | | | | | |")
+            lines.append(f"| {ch.name} | not executed | | | | | |")
             continue
         info = json.loads(record.read_text())
         params = dict(info.get("parameters", {}))
@@ -409,7 +415,9 @@ def provenance(build: Path, seconds: float | None = None) -> str:
         shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
         lines.append(f"| {ch.name} | {info['status']} | {profile} | {seed} | "
                      f"{info.get('seconds', '')} | {info.get('device', '')} | "
-                     f"{_cache_text(info.get('cache'))} | {shown} |")
+                     f"{_cache_text(info.get('cache'))} |")
+        settings.append(f"- {ch.name}: {shown}")
+    lines += ["", "Parameters of each chapter in this build:", "", *settings]
     lines += ["", "*Cache*: results cached on disk by an earlier run with the same code "
               "(digest of the `semres` package's source) and reused here, or computed in this "
               "run; a chapter with neither caches nothing."]

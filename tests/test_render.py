@@ -1,0 +1,193 @@
+"""Every page of the built book, rendered in headless Chromium at desktop and phone widths.
+
+A page fails when typeset math (``.math``, MathJax's output), a table or a ``pre`` block is wider
+than its container, when an image has no alt text (or only its file name), or when a reference
+is unresolved (a cross-reference left without a link, or a link to a page or anchor that does
+not exist). Chromium runs the page's own scripts, so MathJax has typeset before we measure.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+from semres import runner
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDTHS = {"desktop": 1280, "phone": 390}
+BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                if shutil.which(b)), None)
+
+
+def _pages() -> list[str]:
+    """Every page in the table of contents, as its path in the HTML build without suffix."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"]] + [c["file"] for part in toc.get("parts", [])
+                            for c in part.get("chapters", [])]
+
+
+# Runs in the page after MathJax has typeset and posts its findings to the frame around it.
+# Math must fit its container at every width; at desktop width a table or code block must also
+# fit without scrolling, while on a phone it may scroll inside its own container.
+PROBE = """
+<script>
+window.addEventListener("load", async () => {
+  try { if (window.MathJax && MathJax.startup) await MathJax.startup.promise; } catch (e) {}
+  await new Promise(r => setTimeout(r, 200));
+  const desktop = window.innerWidth >= 1000;
+  const main = document.querySelector("main") || document.body;
+  const name = el => {
+    const text = (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 70);
+    const cls = typeof el.className === "string" && el.className ? "." + el.className.split(" ")[0] : "";
+    return `<${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${cls}> ${text}`;
+  };
+  const scrolls = el => {  // some container between el and the article scrolls sideways
+    for (let p = el; p && p !== main; p = p.parentElement)
+      if (["auto", "scroll"].includes(getComputedStyle(p).overflowX)) return true;
+    return false;
+  };
+  const wide = [];
+  for (const el of main.querySelectorAll(".math, mjx-container, table, pre")) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0) continue;  // inside a collapsed (hidden) block
+    const parent = el.parentElement;
+    const room = parent.getBoundingClientRect().width;
+    const isMath = el.matches(".math, mjx-container");
+    const over = box.width - room > 1 && (isMath || desktop || !scrolls(parent));
+    // content overflowing the element itself: a display equation (a block, as wide as its
+    // container) or, at desktop width, a code block or table that would need a scroll bar;
+    // inline math is skipped here, its glyphs overhang their box by a few pixels
+    const block = el.tagName === "DIV" || el.getAttribute("display") === "true";
+    const inner = isMath ? block && el.scrollWidth - el.clientWidth > 4
+                         : desktop && el.scrollWidth - el.clientWidth > 1;
+    if (over || inner)
+      wide.push(`${name(el)} (${Math.round(box.width)} px, content ${el.scrollWidth} px,`
+                + ` in ${Math.round(room)} px)`);
+  }
+  const noAlt = [];
+  for (const img of document.querySelectorAll("img")) {
+    const alt = (img.getAttribute("alt") || "").trim();
+    const src = img.getAttribute("src") || "";
+    if (img.getAttribute("role") === "presentation") continue;
+    if (!alt || alt === src || alt.endsWith(src.split("/").pop())) noAlt.push(src.slice(-60));
+  }
+  const unresolved = [];
+  for (const el of main.querySelectorAll(".xref, .pending_xref"))
+    if (!el.closest("a")) unresolved.push(name(el));
+  const links = [...main.querySelectorAll("a[href]")].map(a => a.getAttribute("href"));
+  parent.postMessage(JSON.stringify({width: window.innerWidth, wide, noAlt, unresolved, links}), "*");
+});
+</script>
+"""
+
+# Chromium will not open a window narrower than about 500 px, so the page is framed at the width
+# under test; the frame relays the probe's findings into its own DOM for --dump-dom.
+FRAME = """<!DOCTYPE html><html><body style="margin:0">
+<iframe src="{src}" style="border:0;width:{width}px;height:900px"></iframe>
+<script>
+window.addEventListener("message", e => document.documentElement.setAttribute(
+  "data-semres-report", e.data));
+</script></body></html>
+"""
+
+
+def _render(page: Path, width: int) -> dict:
+    """The probe's findings for ``page`` rendered ``width`` px wide."""
+    probe = page.with_name(f"{page.stem}.probe.html")
+    frame = page.with_name(f"{page.stem}.frame.html")
+    probe.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
+    frame.write_text(FRAME.format(src=probe.name, width=width))
+    try:
+        done = subprocess.run(
+            [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+             "--allow-file-access-from-files", f"--window-size={width + 40},900",
+             "--virtual-time-budget=20000", "--dump-dom", frame.as_uri()],
+            capture_output=True, text=True, timeout=120)
+    finally:
+        probe.unlink(missing_ok=True)
+        frame.unlink(missing_ok=True)
+    found = re.search(r'data-semres-report="([^"]*)"', done.stdout)
+    assert found, f"Chromium did not run the probe on {page.name}: {done.stderr[-500:]}"
+    report = json.loads(html.unescape(found.group(1)))
+    assert report["width"] == width, report["width"]
+    return report
+
+
+def _broken_links(page: Path, links: list[str]) -> list[str]:
+    """Links to pages of the book that do not exist, or to anchors those pages lack."""
+    broken = []
+    for href in links:
+        parts = urlsplit(href)
+        if parts.scheme or href.startswith("//"):
+            continue  # external: not ours to check offline
+        target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+        if not target.is_file():
+            broken.append(href)
+            continue
+        if parts.fragment and target.suffix == ".html":
+            text = target.read_text()
+            if f'id="{parts.fragment}"' not in text and f"id='{parts.fragment}'" not in text:
+                broken.append(href)
+    return broken
+
+
+@pytest.fixture(scope="module")
+def html_root(request):
+    """The built book's HTML: the session's quick build, or SEMRES_RENDER_HTML (a folder with a
+    finished build, to check the pages without executing the chapters again)."""
+    if BROWSER is None:
+        pytest.skip("page-fit test needs Chromium: apt-get install -y chromium")
+    if os.environ.get("SEMRES_RENDER_HTML"):
+        return Path(os.environ["SEMRES_RENDER_HTML"])
+    _, index, _ = request.getfixturevalue("built")
+    return index.parent
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+@pytest.mark.parametrize("page", _pages())
+def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, width):
+    path = html_root / f"{page}.html"
+    chapter = {c.name for c in runner.chapters()}
+    if not path.is_file():
+        pytest.fail(f"{page}.html was not built")
+    report = _render(path, width)
+    problems = []
+    problems += [f"wider than its container: {w}" for w in report["wide"]]
+    problems += [f"image without alt text: {s}" for s in report["noAlt"]]
+    problems += [f"unresolved reference: {u}" for u in report["unresolved"]]
+    problems += [f"broken link: {b}" for b in _broken_links(path, report["links"])]
+    where = "chapter" if Path(page).name in chapter else "page"
+    assert not problems, f"{where} {page} at {width} px:\n" + "\n".join(problems)
+
+
+BAD_PAGE = """<!DOCTYPE html><html><head><style>main {{ width: {w}px }}</style></head><body><main>
+<div class="math"><span style="display:inline-block;width:{over}px">x</span></div>
+<pre>{long_line}</pre>
+<table><tr><td style="min-width:{over}px">wide</td></tr></table>
+<img src="plot.png"><img src="ok.png" alt="A described plot">
+<span class="xref std std-ref">missing-label</span>
+<a href="nowhere.html">gone</a><a href="#no-such-anchor">here</a><a href="#present">ok</a>
+<p id="present">fine</p></main></body></html>
+"""
+
+
+@pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
+def test_probe_finds_each_kind_of_problem(tmp_path):
+    """The probe on a page made to have every problem once (and one correct case of each)."""
+    page = tmp_path / "bad.html"
+    page.write_text(BAD_PAGE.format(w=600, over=900, long_line="x" * 400))
+    report = _render(page, 1280)
+    wide = " ".join(report["wide"])
+    assert "<div.math>" in wide and "<pre>" in wide and "<table>" in wide
+    assert report["noAlt"] == ["plot.png"]
+    assert len(report["unresolved"]) == 1 and "missing-label" in report["unresolved"][0]
+    assert _broken_links(page, report["links"]) == ["nowhere.html", "#no-such-anchor"]
