@@ -95,3 +95,26 @@ def test_bad_input_raises():
         choice.fit_choices(rows, opts, probs=[[0.5, 0.6]] * 3)
     with pytest.raises(ValueError, match="scale"):
         choice.choice_probs(rows, opts, 0.0)
+
+
+def test_ball_radius_recovered_and_unidentified_when_flat():
+    """Theorem 3 on the circle (b = 2 eps): rates made at eps = 0.08 give it back with an
+    interval around it; identification rates of 1 at every n only bound eps from above."""
+    from semres import theory
+
+    ns = np.array([2, 4, 6, 8, 12])
+    grid = np.linspace(0, 0.5, 251)
+
+    def curve(task):
+        return lambda e: [theory.n_item(min(2 * e, 1.0), n)[task] for n in ns]
+
+    p = np.array(curve(1)(0.08))
+    se = np.full(len(ns), 0.01)
+    fit = choice.fit_ball(p + np.random.default_rng(0).normal(0, 0.01, len(ns)), se,
+                          curve(1), grid)
+    assert fit["identified"] and fit["ci_low"] < 0.08 < fit["ci_high"]
+    assert fit["eps"] == pytest.approx(0.08, abs=0.01)
+    flat = choice.fit_ball(np.ones(len(ns)), se, curve(1), grid)
+    assert not flat["identified"] and flat["ci_low"] == 0 and flat["at_bound"]
+    with pytest.raises(ValueError, match="grid"):
+        choice.fit_ball(p, se, curve(1), [0.1, 0.05, 0.2])

@@ -133,3 +133,20 @@ def test_bad_arguments_raise():
         sc.layout_scene("similarity", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]])
     with pytest.raises(ValueError, match="at"):
         sc.layout_scene("identification", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]], at=2)
+
+
+@pytest.mark.parametrize("task", sc.TASKS)
+def test_ball_measure_matches_sampled_scenes(task):
+    """b_p from the lattice against Monte Carlo: other shapes' centres drawn by the scene
+    sampler, counted within eps of the probe (the sampler's mutual spacing makes the two differ
+    a little, so the tolerance is a few hundredths)."""
+    scenes = sc.sample_scenes(1500, 3, task, seed=21)
+    eps = np.array([0.0, 0.1, 0.2, 0.3, 0.5, 2.0])
+    d = np.array([np.delete(s.distances, s.target) if task == "identification"
+                  else s.distances for s in scenes])
+    mc = (d.ravel()[:, None] <= eps).mean(axis=0)
+    probes = np.array([s.probe for s in scenes])
+    b = sc.ball_measures(probes, eps, task).mean(axis=0)
+    assert b[0] == 0 and b[-1] == pytest.approx(1)
+    np.testing.assert_allclose(b, mc, atol=0.03)
+    assert np.all(np.diff(b) >= 0)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .fits import bootstrap_at_bound, bound_report
 
-__all__ = ["pad", "fit_choices", "choice_probs"]
+__all__ = ["pad", "fit_choices", "choice_probs", "fit_ball"]
 
 FLOOR_LOG_RANGE = (-30.0, 30.0)   # log floor relative to the kernel at the typical distance
 WEIGHT_LOG_RANGE = (-15.0, 15.0)  # log weight relative to the reference name
@@ -256,3 +256,36 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
         out["boot_scale_at_bound"] = bootstrap_at_bound([f["scale_at_bound"] for f in fits])
         out["boot_floor_zero"] = float(np.mean(fl == 0))
     return out
+
+
+def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
+    """Theorem 3's ball radius from measured success rates by a chi-square profile.
+
+    ``p`` and ``se`` are the measured rates and their standard errors (one per condition, e.g.
+    per n), ``curve(eps)`` the predicted rates at radius ``eps``, searched on ``grid`` (which
+    should run from 0 to beyond the largest distance, where every prediction is chance).
+    Returns the best ``eps``, the confidence set's ends (``ci_low``, ``ci_high``: every grid
+    radius whose chi-square is within the ``level`` quantile of the minimum), whether that set
+    is one interval, the bound report, and ``identified``: False when the set reaches an end of
+    the grid (the data only bound the radius from one side, or not at all).
+    """
+    from scipy.stats import chi2
+
+    p, se = np.asarray(p, float), np.asarray(se, float)
+    if p.shape != se.shape or p.ndim != 1 or not len(p):
+        raise ValueError("p, se: one rate and one standard error per condition")
+    grid = np.asarray(grid, float)
+    if grid.ndim != 1 or len(grid) < 3 or np.any(np.diff(grid) <= 0):
+        raise ValueError("grid: at least three increasing radii")
+    se = np.maximum(se, 1e-3)  # a rate measured as exactly 0 or 1 still has some error
+    stat = np.array([np.sum(((p - np.asarray(curve(e), float)) / se) ** 2) for e in grid])
+    best = int(np.argmin(stat))
+    inside = np.flatnonzero(stat <= stat[best] + chi2.ppf(level, 1))
+    one = bool(np.all(np.diff(inside) == 1))
+    rep = bound_report({"eps": grid[best]}, {"eps": (grid[0], grid[-1])})
+    touches = bool(inside[0] == 0 or inside[-1] == len(grid) - 1)
+    return {"eps": float(grid[best]), "ci_low": float(grid[inside[0]]),
+            "ci_high": float(grid[inside[-1]]), "one_interval": one, "chi2": float(stat[best]),
+            "dof": int(len(p) - 1), "identified": not (touches or rep["at_bound"]),
+            "at_bound": bool(rep["at_bound"] or touches),
+            "bound_params": rep["bound_params"] or ("eps=interval" if touches else "")}

@@ -202,6 +202,33 @@ def map_scenes(grid: int, layout: dict = PAPER_LAYOUT, shape_size: float = SHAPE
     return out
 
 
+def ball_measures(probes, eps, task: str, shape_size: float = SHAPE_SIZE,
+                  k: int = 64) -> np.ndarray:
+    """Theorem 3's ball measure ``b_p`` at each probe for each radius: the chance that another
+    shape's centre lies within ``eps`` of the probe, shape centres being uniform on the square
+    :func:`sample_scene` draws them from, outside the probe's clearance (a shape's width for
+    the similarity X, the 1.3-width spacing for identification, whose probe is a shape).
+
+    Mutual spacing of the other shapes is ignored (Theorem 3 draws items independently); the
+    measure is a ``k`` × ``k`` lattice count. Returns shape ``(len(probes), len(eps))``.
+    """
+    _check_task(task)
+    s = float(shape_size)
+    probes = np.asarray(probes, dtype=float).reshape(-1, 2)
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    lo, hi = 0.6 * s, 1 - 0.6 * s
+    ticks = lo + (np.arange(k) + 0.5) / k * (hi - lo)
+    lattice = np.stack(np.meshgrid(ticks, ticks), -1).reshape(-1, 2)
+    clear = s if task == "similarity" else 1.3 * s
+    d = np.sort(np.linalg.norm(probes[:, None] - lattice[None], axis=2), axis=1)
+    out = np.empty((len(probes), len(eps)))
+    for i, row in enumerate(d):
+        start = np.searchsorted(row, clear)
+        inside = np.searchsorted(row, eps, side="right") - start
+        out[i] = np.clip(inside, 0, None) / max(len(row) - start, 1)
+    return out
+
+
 def _outline(name: str, k: int = 40) -> list:
     """The shape's polygon in box coordinates ``[-0.5, 0.5]²`` (``y`` down)."""
     t = np.linspace(0, 2 * np.pi, k, endpoint=False)
