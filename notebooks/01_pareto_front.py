@@ -48,9 +48,7 @@ from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "01_pareto_front"
-cfg = semres.profiles.settings(CHAPTER, profile)
-if mc_trials:
-    cfg["trials"] = int(mc_trials)
+cfg = semres.profiles.settings(CHAPTER, profile, trials=mc_trials)  # 0: the profile's
 Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
 glue("ch1_trials", cfg["trials"], display=False)
 glue("ch1_zmax", Z_MAX, display=False)
@@ -168,7 +166,8 @@ plt.close(fig)
 # The setup. (a) A probe $p$ on a circle and its resolution ball $B_\varepsilon(p)$ (blue arc),
 # whose measure is $b_p$; item $x_1$ falls inside, $x_2$ outside. (b) The constant kernel
 # gives $x_1$ similarity 1 and $x_2$ the noise level $\Delta$; the Luce rule turns these into
-# choice probabilities (hatched: similarity, solid: choice; colours as in (a)). (c) The two tests: in identification the probe is a copy of one item,
+# choice probabilities (hatched: similarity, solid: choice; colours as in (a)). (c) The two tests:
+# in identification the probe is a copy of one item,
 # in similarity it is a new point and the correct item is the nearest one.
 # ```
 

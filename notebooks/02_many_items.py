@@ -47,9 +47,7 @@ from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "02_many_items"
-cfg = semres.profiles.settings(CHAPTER, profile)
-if mc_trials:
-    cfg["trials"] = int(mc_trials)
+cfg = semres.profiles.settings(CHAPTER, profile, trials=mc_trials)  # 0: the profile's
 if int(n_max) < 10:
     raise ValueError(f"n_max must be an integer >= 10; got {n_max!r}")
 Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
@@ -347,6 +345,7 @@ glue("ch2_bstar_verdict", f"the values agree to {b_star_dev:.1e} (relative)" if 
      else f"the values differ by up to {b_star_dev:.1e} (relative)", display=False)
 splot.table(check, decimals=4, n="{:d}")
 glue("ch2_gap", float(gap), display=False)
+assert np.all(np.diff(ns * bs) > 0) and ns[-1] * bs[-1] < lam_star  # climbs towards lambda*
 glue("ch2_nb_last", float(ns[-1] * bs[-1]), display=False)
 glue("ch2_n_last", int(ns[-1]), display=False)
 

@@ -51,10 +51,8 @@ from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "03_toy_relu"
-cfg = semres.profiles.settings(CHAPTER, profile)
-if n_seeds:
-    cfg["seeds"] = int(n_seeds)
-if epochs:
+cfg = semres.profiles.settings(CHAPTER, profile, seeds=n_seeds)  # 0: the profile's
+if epochs:  # snapshots past the new last epoch move onto it
     cfg["epochs"] = int(epochs)
     cfg["snapshots"] = tuple(sorted({min(e, cfg["epochs"]) for e in cfg["snapshots"]}))
 Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
@@ -241,7 +239,8 @@ splot.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
 # summed mass (see {ref}`original-code-tie-labels`). The reconstruction run minimises
 # $\lambda_{\mathrm{rec}}\,\mathrm{MSE}(\mathrm{ReLU}(x W^\top W), x)$ with
 # $\lambda_{\mathrm{rec}} =$ {glue:text}`ch3_lambda_rec:g` and $\lambda_{\mathrm{sim}} = 0$
-# over the stimuli of the same trials and is evaluated on the circle. Adam, learning rate $7 \cdot 10^{-3}$, a constant learning rate,
+# over the stimuli of the same trials and is evaluated on the circle. Adam, learning rate $7 \cdot
+# 10^{-3}$, a constant learning rate,
 # {glue:text}`ch3_epochs` epochs of $\lfloor 2000 / 128 \rfloor =$ {glue:text}`ch3_steps`
 # batches of 128 trials; {glue:text}`ch3_n_seeds` seeds per condition.
 #
@@ -288,10 +287,7 @@ trajectories = pd.DataFrame({
 })
 # the profile fit searches eps over [0.2 min d, 1.2 max d] and Delta over [0, 1]: flag the fits
 # that stopped on an edge of that range (censored, not estimated)
-levels_of = {c: history.profile_d[history.geometry(c)] for c in toy.CONDITIONS}
-reports = [fits.bound_report({"eps": e, "delta": dl},
-                             {"eps": (0.2 * levels_of[c][levels_of[c] > 0].min(),
-                                      1.2 * levels_of[c].max()), "delta": (0.0, 1.0)})
+reports = [toy.profile_fit_report(history.profile_d[history.geometry(c)], e, dl)
            for c, e, dl in zip(trajectories.condition, trajectories.eps_fit,
                                trajectories.delta_fit)]
 trajectories["at_bound"] = [r["at_bound"] for r in reports]
@@ -551,14 +547,16 @@ plt.close(fig)
 # {glue:text}`ch3_discrete_peak:.4f`, because a tie between two equally near references always
 # counts as a success), a reminder that the learned profile is only roughly linear
 # ({numref}`ch3-fig-similarity`). Proposition 1 evaluated at each network's *fitted*
-# $\varepsilon$ misses its $p_S$ by {glue:text}`ch3_fit_err_s:.4f` and its $p_I$ by {glue:text}`ch3_fit_err_i:.4f` on
+# $\varepsilon$ misses its $p_S$ by {glue:text}`ch3_fit_err_s:.4f` and its $p_I$ by
+# {glue:text}`ch3_fit_err_i:.4f` on
 # average.
 #
 # The segment networks peak at {glue:text}`ch3_peak_ps_seg:.4f`, a shortfall of
 # {glue:text}`ch3_shortfall:.4f` (standard error {glue:text}`ch3_shortfall_se:.4f` over paired
 # seeds) against the circle; the linear-decay theory puts
 # {glue:text}`ch3_theory_shortfall:.4f` between the two optima, the cost of the cut balls near
-# the ends. Measured against that, {glue:text}`ch3_short_verdict`. The reconstruction networks never generalize
+# the ends. Measured against that, {glue:text}`ch3_short_verdict`. The reconstruction networks never
+# generalize
 # ($p_S =$ {glue:text}`ch3_rec_ps:.3f`): reconstruction wants every stimulus to be its own
 # island, but 50 embeddings in 10 dimensions cannot all be orthogonal (superposition), and their
 # positive overlaps leave a floor $\Delta =$ {glue:text}`ch3_delta_rec:.3f` of interference
@@ -603,7 +601,8 @@ plt.close(fig)
 #
 # The learned similarity of the first seed at the epochs named in the panel titles (epoch 0 is
 # the initialisation), circle (top) and segment (bottom). Dots: $\mathrm{ReLU}(w_i^\top w_j)$
-# for every pair, divided by the mean self-similarity; black: its mean $h(d)$ at each distance; yellow: the
+# for every pair, divided by the mean self-similarity; black: its mean $h(d)$ at each distance;
+# yellow: the
 # fitted linear decay with floor, $\Delta + (1 - \Delta)\max(0, 1 - d/\varepsilon)$.
 # ```
 #
@@ -614,11 +613,12 @@ plt.close(fig)
 # $\Delta \approx$ {glue:text}`ch3_delta_final:.4f`. {glue:text}`ch3_fit_bounds`
 #
 # The networks are not pure distance kernels, though, and the scatter around the mean profile
-# matters. Replacing each network's similarity by its own profile $h(d)$ predicts $p_I$ almost
-# exactly after the $p_S$ peak (mean error {glue:text}`ch3_own_gap_i_circle:+.4f` on the
-# circle, {glue:text}`ch3_own_gap_i_segment:+.4f` on the segment) but overestimates $p_S$ by
-# {glue:text}`ch3_own_gap_s_circle:+.4f` (segment {glue:text}`ch3_own_gap_s_segment:+.4f`),
-# against {glue:text}`ch3_own_gap_s_early_circle:+.4f` in the first sampled epochs.
+# matters. Replacing each network's similarity by its own profile $h(d)$ misses $p_I$ after
+# the $p_S$ peak by {glue:text}`ch3_own_gap_i_circle:+.4f` on average on the circle
+# ({glue:text}`ch3_own_gap_i_segment:+.4f` on the segment) and $p_S$ by
+# {glue:text}`ch3_own_gap_s_circle:+.4f` (segment {glue:text}`ch3_own_gap_s_segment:+.4f`;
+# prediction minus measurement), against {glue:text}`ch3_own_gap_s_early_circle:+.4f` in the
+# first sampled epochs.
 # Identification only needs each stimulus's self-similarity to stand above its neighbours';
 # generalization needs, for every probe, the nearer of two references to get the larger
 # similarity, and the pair-to-pair scatter of $\mathrm{ReLU}(w_i^\top w_j)$ at a given distance
@@ -693,7 +693,8 @@ glue("ch3_deviations", Markdown("\n".join(f"* {d}" for d in deviations)), displa
 # ```
 #
 # For the first few epochs the profile stays flat (large $\Delta$); then a decay appears, wide
-# at first, and the resolution shrinks while $p_S$ climbs; at each circle network's $p_S$ peak the fitted $\varepsilon$ is {glue:text}`ch3_eps_at_peak:.3f` on average, near
+# at first, and the resolution shrinks while $p_S$ climbs; at each circle network's $p_S$ peak the
+# fitted $\varepsilon$ is {glue:text}`ch3_eps_at_peak:.3f` on average, against
 # Proposition 1's $\varepsilon^* =$ {glue:text}`ch3_eps_star:.3f`, and it keeps shrinking
 # after: the similarity loss alone keeps sharpening the kernel, which trades generalization
 # for identification along the front, exactly the motion of {numref}`ch3-fig-trajectories`.
@@ -703,7 +704,8 @@ glue("ch3_deviations", Markdown("\n".join(f"* {d}" for d in deviations)), displa
 # * A network that is only ever trained to generalize gives itself a finite resolution: after
 #   their peak the circle networks lie on average {glue:text}`ch3_late_dist:.4f` from
 #   Proposition 1's curve in the $(p_I, p_S)$ plane, and {glue:text}`ch3_peak_verdict`
-#   (Proposition 1's optimum lies above the constant-similarity $\tfrac34$). The own-profile analysis adds a caveat
+#   (Proposition 1's optimum lies above the constant-similarity $\tfrac34$). The own-profile
+#   analysis adds a caveat
 #   the paper does not discuss: the mean profile alone would generalize better than the network
 #   does, and the scatter of individual similarities around it costs the difference; that the
 #   two land on the continuous law is measured here, not explained.

@@ -304,13 +304,14 @@ def tree_and_gallery(data, n_show=8, per_species=5):
     """The tree as a dendrogram (average linkage of the patristic distances, exact for an
     ultrametric tree) beside a gallery of species spread along it."""
     Z = linkage(squareform(data.distances, checks=False), "average")
-    fig = plt.figure(figsize=(10, 5.2), layout="constrained")
+    # 9 pt leaf labels need about 0.14 in of height each
+    fig = plt.figure(figsize=(7.2, max(5.2, 0.14 * data.n_species + 1.0)), layout="constrained")
     grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.5])
     ax = fig.add_subplot(grid[0])
     small = data.n_species <= 60
     dn = dendrogram(Z, orientation="left", labels=data.names if small else None, ax=ax,
                     color_threshold=0, above_threshold_color="0.3", no_labels=not small,
-                    leaf_font_size=6)
+                    leaf_font_size=9)
     ood = set(data.species[data.split["ood"]])
     if small:
         for lab in ax.get_yticklabels():
@@ -332,7 +333,7 @@ def tree_and_gallery(data, n_show=8, per_species=5):
             for spine in a.spines.values():
                 spine.set_visible(False)
             if c == 0:
-                a.set_ylabel(data.names[k], fontsize=7, rotation=0, ha="right", va="center")
+                a.set_ylabel(data.names[k], fontsize=9, rotation=0, ha="right", va="center")
     return fig
 
 
@@ -663,7 +664,7 @@ def effect_row(col, statement):
 
 
 summary_rows = [
-    {"result": "Theorem 1 on a finite space (paper Thm. 1, with ties)",
+    {"result": "Theorem 4 (paper Thm. 1 with ties): two items on a finite space",
      "statement": "p_S = 1/2 + <b> - <b>^2 - Var(b) + <tau>/2 and p_I = 1 - <b>/2 on the species "
                   "of a simulated tree (exact sum and Monte Carlo)",
      "check_max_z": check_maxz, "headline": np.nan, "ci_low": np.nan,
@@ -751,7 +752,8 @@ glue("ch4_deviations", Markdown("\n".join(f"* {d}" for d in deviations)), displa
 # and a note: {glue:text}`ch4_names_low` classes are genus-level or ambiguous in CUB (e.g.
 # `110.Geococcyx`, `130.Tree_Sparrow`) and marked *low*, {glue:text}`ch4_names_medium` more
 # are affected by a recent split or name change and marked *medium*. Matching is exact: a
-# class folder missing from the table, a species missing from the tree, an unreadable tree or a missing folder stops the
+# class folder missing from the table, a species missing from the tree, an unreadable tree or a
+# missing folder stops the
 # run with an error naming it. `model` loads a pretrained `transformers` ResNet offline (its
 # weights must be in the local Hugging Face cache); without it a small ResNet is trained from
 # scratch. Images are centre-cropped and resized to `image_size`; `max_per_class` caps the

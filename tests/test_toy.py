@@ -167,6 +167,18 @@ def test_default_grid_fit_is_fine():
     assert np.abs(eps - eps_true).max() < 2e-4 and np.abs(delta - delta_true).max() < 2e-3
 
 
+def test_profile_fit_reports_its_bounds():
+    """A real decay is estimated inside the range; a flat profile (no resolution) is censored."""
+    d, _ = toy.distance_profile(np.zeros((50, 50)), toy.stimulus_distances(50))
+    h = toy.linear_profile(d, 0.2, 0.1)
+    eps, delta = toy.fit_linear_profile(d, h)
+    assert abs(eps - 0.2) < 2e-4
+    assert not toy.profile_fit_report(d, eps, delta)["at_bound"]
+    eps, delta = toy.fit_linear_profile(d, np.ones_like(d))
+    report = toy.profile_fit_report(d, eps, delta)
+    assert report["at_bound"] and report["bound_params"]
+
+
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.skipif(
     toy.numba is None, reason="numba not installed"))])
 def test_evaluation_paths_agree(compiled):

@@ -239,6 +239,20 @@ def fit_linear_profile(d, h, eps_grid=None) -> tuple[np.ndarray, np.ndarray]:
     return eps, delta
 
 
+def profile_fit_report(d, eps, delta) -> dict:
+    """``fits.bound_report`` of one ``fit_linear_profile`` result against its search range.
+
+    The default search runs ε over [0.2 min d, 1.2 max d] (positive distances) and Δ over
+    [0, 1]; a fit on an edge is censored (a flat profile, say, has no resolution to find).
+    """
+    from .fits import bound_report
+
+    d = np.asarray(d, float)
+    d = d[d > 0]
+    return bound_report({"eps": eps, "delta": delta},
+                        {"eps": (0.2 * d.min(), 1.2 * d.max()), "delta": (0.0, 1.0)})
+
+
 # ---------------------------------------------------------------- losses
 
 
