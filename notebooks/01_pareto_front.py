@@ -639,8 +639,7 @@ semres.book.save_table(summary_table, CHAPTER, "summary")
 deviations = [
     f"the laws are checked by Monte Carlo with {cfg['trials']:,} trials per cell on circle, "
     f"segment, sphere and a discrete space of {cfg['discrete_points']} points on a "
-    f"{cfg['discrete_grid']} × {cfg['discrete_grid']} grid (the paper states the laws without "
-    "a Monte Carlo check)",
+    f"{cfg['discrete_grid']} × {cfg['discrete_grid']} grid, a check added here",
     "the noisy form, the explicit noisy front and the segment's moments are derived here, and "
     "the tie term $\\tau/2$ for discrete spaces is new here",
 ]

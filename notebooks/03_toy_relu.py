@@ -656,9 +656,9 @@ last = trajectories[trajectories.epoch == n_epochs - 1]
 eps_censored = last[(last.condition == "circle") & last.bound_params.str.contains("eps")]
 glue("ch3_fit_bounds", fits.censored_warning(
     "the circle networks' final ε", {"at_bound": True, "bound_params": "eps"})
-    if len(eps_censored) else "No circle network's final ε fit sits on an edge of its search "
-    "range; a floor Δ = 0 is the edge of its range by construction (no floor), and the "
-    "`at_bound` column of `trajectories.csv` flags every such fit.", display=False)
+    if len(eps_censored) else "No circle network's final ε sits on an edge of its search "
+    "range. (A fitted floor Δ = 0, no floor at all, also lies on the edge of its range; the "
+    "`at_bound` column of `trajectories.csv` flags every fit on an edge.)", display=False)
 
 # what ran here against the paper's protocol, read from the settings of this build
 PAPER = {"seeds": 10, "epochs": 500, "snapshots": (0, 17, 35, 160, 499)}
