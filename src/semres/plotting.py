@@ -24,8 +24,6 @@ STYLE = {
     "axes.titlesize": 11,
     "axes.labelsize": 10,
     "legend.fontsize": 9,
-    "xtick.labelsize": 9,
-    "ytick.labelsize": 9,
     "legend.frameon": False,
     "lines.linewidth": 1.6,
     "font.size": 10,
