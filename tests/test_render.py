@@ -191,3 +191,30 @@ def test_probe_finds_each_kind_of_problem(tmp_path):
     assert report["noAlt"] == ["plot.png"]
     assert len(report["unresolved"]) == 1 and "missing-label" in report["unresolved"][0]
     assert _broken_links(page, report["links"]) == ["nowhere.html", "#no-such-anchor"]
+
+
+@pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
+def test_explorer_sliders_move_the_point_to_theorem_3(tmp_path):
+    """Set the chapter-1 explorer's sliders in a browser; the readout is Theorem 3 at that point."""
+    from semres import theory
+    from semres.explorer import front_explorer
+
+    exp = front_explorer()
+    drive = """<script>window.addEventListener("load", () => {
+      const set = (n, v) => { const el = document.querySelector(`input[name="${n}"]`);
+                              el.value = v; el.dispatchEvent(new Event("input")); };
+      set("delta", 3); set("n", 2); set("b", 10);
+      document.documentElement.setAttribute("data-readout",
+        document.querySelector(".readout").textContent);
+    });</script>"""
+    page = tmp_path / "explorer.html"
+    page.write_text(f"<!DOCTYPE html><html><body>{exp._repr_html_()}{drive}</body></html>")
+    done = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu",
+                           "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    readout = html.unescape(re.search(r'data-readout="([^"]*)"', done.stdout).group(1))
+    p_s, p_i = theory.n_item(exp.bs[10], exp.ns[2], exp.deltas[3])
+    shown = re.search(r"p_S = ([\d.]+), p_I = ([\d.]+)", readout)
+    assert shown and abs(float(shown[1]) - p_s) < 6e-4 and abs(float(shown[2]) - p_i) < 6e-4, \
+        readout
+    assert f"b = {exp.bs[10]:.2f}" in readout and f"1/n = {1 / exp.ns[2]:.3f}" in readout
