@@ -55,6 +55,19 @@ window.addEventListener("load", async () => {
       if (["auto", "scroll"].includes(getComputedStyle(p).overflowX)) return true;
     return false;
   };
+  // The book wraps long code lines (semres.css) so a reader never scrolls sideways; a line
+  // still counts as too wide when it would not fit unwrapped, so measure an unwrapped copy.
+  const overflows = el => {  // the content's width when it does not fit, else 0
+    if (el.tagName !== "PRE") return el.scrollWidth - el.clientWidth > 1 ? el.scrollWidth : 0;
+    const copy = el.cloneNode(true);
+    const style = getComputedStyle(el);
+    Object.assign(copy.style, {whiteSpace: "pre", position: "absolute", visibility: "hidden",
+                               width: style.width, boxSizing: style.boxSizing});
+    el.parentElement.appendChild(copy);
+    const over = copy.scrollWidth - copy.clientWidth > 1 ? copy.scrollWidth : 0;
+    copy.remove();
+    return over;
+  };
   const wide = [];
   for (const el of main.querySelectorAll(".math, mjx-container, table, pre")) {
     const box = el.getBoundingClientRect();
@@ -67,11 +80,11 @@ window.addEventListener("load", async () => {
     // container) or, at desktop width, a code block or table that would need a scroll bar;
     // inline math is skipped here, its glyphs overhang their box by a few pixels
     const block = el.tagName === "DIV" || el.getAttribute("display") === "true";
-    const inner = isMath ? block && el.scrollWidth - el.clientWidth > 4
-                         : desktop && el.scrollWidth - el.clientWidth > 1;
+    const inner = isMath ? (block && el.scrollWidth - el.clientWidth > 4 ? el.scrollWidth : 0)
+                         : (desktop ? overflows(el) : 0);
     if (over || inner)
-      wide.push(`${name(el)} (${Math.round(box.width)} px, content ${el.scrollWidth} px,`
-                + ` in ${Math.round(room)} px)`);
+      wide.push(`${name(el)} (${Math.round(box.width)} px, content ${inner || el.scrollWidth}`
+                + ` px, in ${Math.round(room)} px)`);
   }
   const noAlt = [];
   for (const img of document.querySelectorAll("img")) {
