@@ -175,6 +175,15 @@ def test_derive_counts_match_independent_tally(authors, tmp_path):
         r = c[c["bin"] == shape]
         assert int(r["trials"].sum()) == len(sel)
         assert int(r["chose_heart"].sum()) == (sel["answer"] == "heart").sum()
+    corner = pd.read_csv(out / "spatial_corner.csv")
+    cs = corner[(corner["model"] == "gemma-3-12b-it") & (corner["experiment"] == "random_stencil")]
+    t = truth["stencil_gemma"]
+    assert int(cs["trials"].sum()) == int((t["margin_px"] > 0).sum())   # exact ties dropped
+    # triangle was nearest in the far file only when the X was in the bottom-left quadrant
+    far = corner[(corner["model"] == "gemma-3-12b-it") & (corner["experiment"] == "spatial_far")]
+    tf = truth["far_gemma"]
+    assert int(far.loc[far["bin"] == "bottom_left", "trials"].sum()) == (tf["nearest"] == "triangle").sum()
+    assert int(far["chose_bottom_left"].sum()) == (tf["answer"] == "triangle").sum()
     colour = pd.read_csv(out / "colour_margin.csv")
     for task, key in (("similarity", "sim_gemma"), ("identification", "id_gemma")):
         t = truth[key]

@@ -58,6 +58,9 @@ Derived tables (``python -m semres.released derive --source DIR --out DIR``; shi
   enough that every cell of the released files holds at least 6 trials: no row can be read back.
 - ``spatial_confusion``: per nearest shape (``bin`` = its name; exact ties dropped), the
   ``chose_<shape>`` counts: the answer bias at a glance.
+- ``spatial_corner``: per corner of the nearest shape (``bin``: ``top_left``, ...; ties
+  dropped), ``chose_<corner>`` counts: a bias for a place, told apart from a bias for a name by
+  ``random_stencil``, where the shapes change corners from scene to scene.
 - ``colour_margin``: per task, n and hue-margin bin (width 0.01 of the hue circle) with
   ``chose_<letter>`` counts (letter position bias).
 - ``llm_n`` (from pickles): per task and n, ``trials`` (nrep x 5), ``answered``, ``correct``
@@ -94,6 +97,7 @@ __all__ = ["REPOSITORY", "CITATION", "COMMITS", "VLM_MODELS", "LLM_NBATCHES", "R
            "kind_of", "model_of", "read_spatial", "read_colour", "read_llm_counts",
            "read_llm_resolution", "read_authors", "find_files", "margins",
            "spatial_margin_table", "spatial_grid_table", "spatial_confusion_table",
+           "spatial_corner_table",
            "colour_margin_table", "grid_design", "llm_n_table", "llm_resolution_table", "derive", "convert",
            "load_table", "provenance", "tables", "main"]
 
@@ -479,6 +483,36 @@ def spatial_confusion_table(df) -> pd.DataFrame:
     return _counts(df, _ID + ["bin"], SPATIAL_SHAPES)
 
 
+CORNERS = ("top_left", "top_right", "bottom_left", "bottom_right")
+
+
+def _corner(point: str) -> str:
+    x, y = (float(v) for v in point.split(","))
+    return f"{'top' if y < 0.5 else 'bottom'}_{'left' if x < 0.5 else 'right'}"
+
+
+def spatial_corner_table(df) -> pd.DataFrame:
+    """Choice counts by canvas corner, per corner of the nearest shape (``bin``; ties dropped).
+
+    Separates a bias for a place (e.g. the bottom-left corner) from a bias for a shape's name:
+    in ``random_stencil`` the shapes change corners from scene to scene.
+    """
+    df = df[df["space"] == "canvas"]
+    df = df[~df["correct"].astype(str).str.contains("|", regex=False)].copy()
+    corners = [[_corner(p) for p in _results.split_list(pos)] for pos in df["position"]]
+    opts = [_results.split_list(o) for o in df["options"]]
+    df["bin"] = [c[o.index(k)] for c, o, k in zip(corners, opts, df["correct"].astype(str))]
+    idx = _results.choice_index(df)
+    chosen = np.array([c[i] if i >= 0 else "" for c, i in zip(corners, idx)])
+    work = df[_ID + ["bin"]].copy()
+    work[["answered", "correct"]] = _outcomes(df)
+    work["trials"] = 1
+    for c in CORNERS:
+        work[f"chose_{c}"] = (chosen == c).astype(int)
+    cols = ["trials", "answered", "correct", *[f"chose_{c}" for c in CORNERS]]
+    return work.groupby(_ID + ["bin"], sort=True)[cols].sum().reset_index()
+
+
 def llm_n_table(frames) -> pd.DataFrame:
     """The per-n count frames of :func:`read_llm_counts`, stacked in one table."""
     return pd.concat(list(frames), ignore_index=True)
@@ -547,6 +581,7 @@ def derive(source, out, trust_pickle: bool = False, commits: dict | None = None)
         made["spatial_margin"] = spatial_margin_table(df)
         made["spatial_grid"] = spatial_grid_table(df)
         made["spatial_confusion"] = spatial_confusion_table(df)
+        made["spatial_corner"] = spatial_corner_table(df)
         made["colour_margin"] = colour_margin_table(df)
     if counts:
         made["llm_n"] = llm_n_table(counts)
