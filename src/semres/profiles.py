@@ -59,7 +59,9 @@ SETTINGS: dict[str, dict[str, dict]] = {
                   "offsets": list(range(-200, 200, 5)), "prompts": 4,
                   "ns": [2, 3, 4, 6], "trials": 1_000, "engine_trials": 5_000, "n_boot": 20,
                   "temperatures": [0.02, 0.05, 0.2], "lam_grid": 8, "lam_trials": 20_000,
-                  "causal_trials": 8},
+                  "causal_trials": 8, "folds": 3, "windows": [100, 200, 300, 400],
+                  "stable_windows": (300, 400), "ref_windows": [100, 150, 200],
+                  "ref_stable": (150, 200), "window_boot": 8},
         "default": {"kernel_names": 12, "kernel_years": (1200, 2000), "sweep_names": 52,
                     "sweep_years": (1500, 2000), "phrasings": 3, "fit_max": 600,
                     "Ds": [2, 5, 20, 50, 100, 200], "centres": list(range(1500, 1700, 5)),
@@ -67,7 +69,10 @@ SETTINGS: dict[str, dict[str, dict]] = {
                     "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50], "trials": 3_000,
                     "engine_trials": 40_000, "n_boot": 200,
                     "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0],
-                    "lam_grid": 25, "lam_trials": 200_000, "causal_trials": 100},
+                    "lam_grid": 25, "lam_trials": 200_000, "causal_trials": 100, "folds": 5,
+                    "windows": [100, 200, 300, 400, 500, 600], "stable_windows": (300, 600),
+                    "ref_windows": [100, 150, 200, 250, 300], "ref_stable": (200, 300),
+                    "window_boot": 40},
         "paper": {"kernel_names": 24, "kernel_years": (800, 2000), "sweep_names": 60,
                   "sweep_years": (1500, 2000), "phrasings": 3, "fit_max": 800,
                   "Ds": [2, 5, 20, 50, 100, 200], "centres": list(range(1500, 1700, 5)),
@@ -75,21 +80,40 @@ SETTINGS: dict[str, dict[str, dict]] = {
                   "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50, 60], "trials": 10_000,
                   "engine_trials": 200_000, "n_boot": 1000,
                   "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0],
-                  "lam_grid": 40, "lam_trials": 1_000_000, "causal_trials": 400},
+                  "lam_grid": 40, "lam_trials": 1_000_000, "causal_trials": 400, "folds": 10,
+                  "windows": [100, 200, 300, 400, 500, 600, 700, 800],
+                  "stable_windows": (300, 800), "ref_windows": [100, 150, 200, 250, 300],
+                  "ref_stable": (200, 300), "window_boot": 200},
     },
     # ------------------------------------------------------------------ 6: vision-language models
     "06_vlm_shapes": {
         "quick": {"vision_steps": 20, "steps": 20, "hidden": 32, "layers": 1, "train_batch": 16,
-                  "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
-                  "boot": 100, "mc_trials": 20_000, "bins": 6},
-        "default": {"vision_steps": 3000, "steps": 1500, "hidden": 64, "layers": 4,
-                    "train_batch": 32, "grid": 20, "fit_scenes": 400,
+                  "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0, "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
+                  "boot": 100, "choice_boot": 10, "mc_trials": 20_000, "bins": 6},
+        "default": {"vision_steps": 1600, "steps": 800, "hidden": 64, "layers": 4,
+                    "train_batch": 32, "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
+                    "grid": 20, "fit_scenes": 400,
                     "sweep_n": [2, 3, 4, 6, 8, 10, 12], "sweep_scenes": 60, "boot": 300,
-                    "mc_trials": 200_000, "bins": 10},
-        "paper": {"vision_steps": 6000, "steps": 8000, "hidden": 128, "layers": 4,
-                  "train_batch": 64, "grid": 40, "fit_scenes": 2000,
+                    "choice_boot": 200, "mc_trials": 200_000, "bins": 10},
+        "paper": {"vision_steps": 6000, "steps": 3000, "hidden": 128, "layers": 6,
+                  "train_batch": 64, "vision": "dinov3", "stage1_lr": 2e-3, "vision_lr": 0.0,
+                  "grid": 40, "fit_scenes": 2000,
                   "sweep_n": list(range(2, 13)), "sweep_scenes": 300, "boot": 1000,
-                  "mc_trials": 1_000_000, "bins": 14},
+                  "choice_boot": 1000, "mc_trials": 1_000_000, "bins": 14},
+    },
+    # ------------------------------------------------------------------ 7: front universality
+    "07_front_universality": {
+        "quick": {"trials": 100_000, "scales": 12, "frontier_n": [2, 4], "frontier_K": 8,
+                  "many_K": 8, "targets": 4, "cycle_sizes": [8, 16, 32, 64, 128],
+                  "torus_sides": [4, 6, 8, 10], "slot_trials": 40_000, "slot_eps": 5},
+        "default": {"trials": 1_000_000, "scales": 28, "frontier_n": [2, 4, 8], "frontier_K": 32,
+                    "many_K": 16, "targets": 8, "cycle_sizes": [8, 16, 32, 64, 128, 256, 512],
+                    "torus_sides": [4, 6, 8, 12, 16, 20], "slot_trials": 300_000, "slot_eps": 9},
+        "paper": {"trials": 4_000_000, "scales": 40, "frontier_n": [2, 4, 8], "frontier_K": 64,
+                  "many_K": 32, "targets": 14,
+                  "cycle_sizes": [8, 16, 32, 64, 128, 256, 512, 1024],
+                  "torus_sides": [4, 6, 8, 12, 16, 20, 24], "slot_trials": 2_000_000,
+                  "slot_eps": 15},
     },
 }
 
@@ -157,6 +181,17 @@ def _check_05(cfg, ch):
     span = (c_lo + min(o_lo, -max(cfg["Ds"])), c_hi + max(o_hi, max(cfg["Ds"])))
     _require(lo <= span[0] and span[1] <= hi, ch,
              f"the resolution design spans years {span}, outside kernel_years {(lo, hi)}")
+    _positive_ints(cfg, ch, "folds", "window_boot")
+    _require(cfg["folds"] >= 2, ch, f"folds must be >= 2; got {cfg['folds']}")
+    for key, stable, top, what in (("windows", "stable_windows", cfg["fit_max"], "fit_max"),
+                                   ("ref_windows", "ref_stable", max(abs(o_lo), o_hi),
+                                    "the largest |offset|")):
+        wins = list(cfg[key])
+        _require(wins == sorted(set(wins)) and wins[0] >= 1 and wins[-1] <= top, ch,
+                 f"{key} must be increasing values in [1, {what} = {top}]; got {wins}")
+        a, b = cfg[stable]
+        _require(sum(a <= w <= b for w in wins) >= 2, ch,
+                 f"{stable} {cfg[stable]} must hold at least two of {key} {wins}")
 
 
 def _check_06(cfg, ch):
@@ -165,13 +200,37 @@ def _check_06(cfg, ch):
     MAX_SHAPES = len(SHAPES)
 
     _positive_ints(cfg, ch, "vision_steps", "steps", "hidden", "layers", "train_batch", "grid",
-                   "fit_scenes", "sweep_scenes", "boot", "mc_trials", "bins")
+                   "fit_scenes", "sweep_scenes", "boot", "choice_boot", "mc_trials", "bins")
+    _require(cfg["vision"] in ("clip", "dinov3"), ch,
+             f"vision must be 'clip' or 'dinov3'; got {cfg['vision']!r}")
+    _require(cfg["stage1_lr"] > 0 and cfg["vision_lr"] >= 0, ch,
+             f"stage1_lr must be > 0 and vision_lr >= 0; got {cfg['stage1_lr']}, "
+             f"{cfg['vision_lr']}")
     _require(min(cfg["sweep_n"]) >= 2 and max(cfg["sweep_n"]) <= MAX_SHAPES, ch,
              f"sweep_n must lie in [2, {MAX_SHAPES}]; got {cfg['sweep_n']}")
 
 
+def _check_07(cfg, ch):
+    _positive_ints(cfg, ch, "trials", "scales", "frontier_K", "many_K", "targets",
+                   "slot_trials", "slot_eps")
+    for key in ("frontier_K", "many_K"):
+        k = cfg[key]
+        _require(k >= 2 and k & (k - 1) == 0, ch,
+                 f"{key} must be a power of two >= 2 (K doubles from 2); got {k}")
+    ns = list(cfg["frontier_n"])
+    _require(len(ns) >= 1 and ns[0] == 2 and all(n >= 2 for n in ns), ch,
+             f"frontier_n must start with 2 (the two-item frontier); got {ns}")
+    _require(cfg["scales"] >= 3, ch, "scales must be >= 3 (a curve per family)")
+    for key, low in (("cycle_sizes", 4), ("torus_sides", 3)):
+        sizes = list(cfg[key])
+        _require(len(sizes) >= 3 and sizes == sorted(set(sizes)) and sizes[0] >= low, ch,
+                 f"{key} must hold >= 3 increasing sizes >= {low} (a rate is fitted); "
+                 f"got {sizes}")
+
+
 CHECKS = {"01_pareto_front": _check_01, "02_many_items": _check_02, "03_toy_relu": _check_03,
-          "04_resnet_phylogeny": _check_04, "05_llm_years": _check_05, "06_vlm_shapes": _check_06}
+          "04_resnet_phylogeny": _check_04, "05_llm_years": _check_05, "06_vlm_shapes": _check_06,
+          "07_front_universality": _check_07}
 
 
 def check(chapter: str, cfg: dict) -> dict:

@@ -1,0 +1,999 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # How universal is the front?
+#
+# The laws of {cite}`nurisso2026bound` are proved for the constant (step) similarity: 1 inside
+# a resolution ball, a noise level $\Delta$ outside. This chapter asks how much of the
+# generalization–identification tradeoff depends on that choice. It derives the two-item
+# success rates on the circle for four families of similarity shapes (constant, linear,
+# exponential, Gaussian, each with or without a floor $\Delta$) and checks them with the Monte
+# Carlo engine; proves that a floor forces a tradeoff whatever the shape, while a graded
+# similarity without one escapes it; computes, by optimising over all monotone step
+# similarities, the best any similarity can do at a given floor, for 2, 4 and 8 items; measures
+# how distance ties lift discrete spaces above the front and how fast that vanishes; and runs a
+# pilot with compositional stimuli whose similarity is judged slot by slot.
+
+# %% tags=["parameters"]
+profile = "default"  # quick | default | paper
+seed = 0
+device = "auto"  # unused here (no neural network); every chapter takes the same flags
+mc_trials = 0  # Monte Carlo trials per check cell; 0 takes the profile's setting
+
+# %% tags=["hide-input"]
+# %matplotlib inline
+import math
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import sympy as sp
+from IPython.display import Markdown, display
+from myst_nb import glue
+from tqdm.auto import tqdm
+
+import semres.book
+import semres.plotting as splot
+import semres.profiles
+from semres import frontier, kernels, shapes, spaces, theory
+from semres.simulate import exact_two_item, luce_success
+
+splot.use_style()
+CHAPTER = "07_front_universality"
+cfg = semres.profiles.settings(CHAPTER, profile)
+if mc_trials:
+    cfg["trials"] = int(mc_trials)
+Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
+T_START = time.perf_counter()
+glue("ch7_trials", cfg["trials"], display=False)
+glue("ch7_zmax", Z_MAX, display=False)
+FAMILY_COLOUR = dict(zip(shapes.FAMILIES, splot.CYCLE))
+
+
+def glue_md(name: str, text: str, display: bool = False) -> None:
+    """Glue a sentence computed from the numbers (rendered with {glue:md}, without quotes)."""
+    glue(name, Markdown(text), display=display)
+
+# %% [markdown]
+# ## Setup and statements
+#
+# Everything happens on the circle of circumference 1 with $n = 2$ items unless said otherwise
+# (the setup of {doc}`/notebooks/01_pareto_front`). A probe's distance to an item drawn uniformly is
+# uniform on $[0, \tfrac12]$, so in the similarity test the two item distances $d_1, d_2$ are
+# i.i.d. uniform on $[0, \tfrac12]$, and in the identification test the copied item has
+# distance 0 and the other a uniform distance. A similarity is a function $g$ of distance,
+# normalised so that $g(0) = 1$; the four families studied are
+#
+# $$
+# g(d) = \Delta + (1 - \Delta)\, s(d / \ell), \qquad
+# s(x) \in \bigl\{\mathbb{1}[x \le 1],\ \max(0, 1 - x),\ e^{-x},\ e^{-x^2/2}\bigr\},
+# $$
+#
+# constant, linear, exponential and Gaussian, with scale $\ell$ (the radius $\varepsilon$, the
+# decay length $\lambda$ or the width $\sigma$, in units of the circumference) and floor
+# $\Delta \ge 0$. The constant family is the paper's kernel; the linear one is
+# {prf:ref}`prop-linear-circle`'s; the exponential with a floor is what chapter 5 fits to a language
+# model.
+#
+# ```{prf:proposition} Two items on the circle, any similarity
+# :label: ch7-prop-any-similarity
+#
+# For any similarity $g$ with $g(0) = 1$ and $n = 2$ items on the circle,
+#
+# $$
+# p_I = 2 \int_0^{1/2} \frac{\mathrm{d}d}{1 + g(d)}, \qquad
+# p_S = 8 \iint_{0 \le d_1 < d_2 \le 1/2} \frac{g(d_1)}{g(d_1) + g(d_2)}\,
+# \mathrm{d}d_1\, \mathrm{d}d_2 ,
+# $$
+#
+# with the share $\tfrac12$ wherever both similarities vanish.
+# ```
+#
+# ```{prf:proposition} A floor forces a tradeoff
+# :label: ch7-prop-floor
+#
+# Let $g$ be any (measurable, not necessarily monotone) similarity with $g(0) = 1$ and
+# $\Delta \le g \le 1$, $\Delta > 0$, and $n = 2$ items on the circle. Then
+# $p_I \le 1/(1 + \Delta)$ and
+#
+# $$
+# \begin{aligned}
+# p_S &\le \frac12 + \frac12\,\frac{m}{m + 2\Delta}, \\
+# m &= \min\bigl(1 - \Delta,\ 4\,[1 - (1 + \Delta)\, p_I]\bigr).
+# \end{aligned}
+# $$
+#
+# In particular $p_S \to \tfrac12$ as $p_I \to 1/(1+\Delta)$: near-perfect identification
+# forces chance generalization, whatever the shape of $g$.
+# ```
+#
+# *Proof.* Write $a = g(d_{\min})$, $c = g(d_{\max})$ for the similarities of the nearer and
+# the farther item. (i) The share of the nearer item is
+# $\tfrac12 + \tfrac12 \frac{a - c}{a + c} \le \tfrac12 + \tfrac12\varphi(a)$ with
+# $\varphi(a) = \frac{a - \Delta}{a + \Delta}$, because $c \ge \Delta$ and the fraction falls
+# in $c$. (ii) $\varphi$ is increasing and concave, so by Jensen
+# $p_S \le \tfrac12 + \tfrac12\varphi(\mathbb{E}a)$. (iii) $d_{\min}$ has density
+# $4(1 - 2x) \le 4$ on $[0, \tfrac12]$, twice the uniform density 2, and $g - \Delta \ge 0$,
+# so $\mathbb{E}a - \Delta \le 2\,\mathbb{E}_U[g - \Delta]$, and $\mathbb{E}a \le 1$.
+# (iv) $1/(1 + g)$ is convex, so it lies below its chord on $[\Delta, 1]$:
+# $\frac{1}{1+g} \le \frac{1}{1+\Delta} - \frac{g - \Delta}{2(1 + \Delta)}$; averaging over
+# $d$ gives $p_I \le \frac{1}{1+\Delta}$ and
+# $\mathbb{E}_U[g - \Delta] \le 2\,[1 - (1+\Delta)p_I]$. Chaining (ii)–(iv),
+# $\mathbb{E}a - \Delta \le m$. $\square$ SymPy checks the three inequalities below.
+#
+# What "finite resolution" has to mean, then, is a bounded *discriminability*: the similarity
+# cannot make a far item arbitrarily less similar than a near one. A floor bounds it
+# everywhere. The paper's constant kernel without a floor bounds it differently: beyond
+# $\varepsilon$ every item has similarity 0, so two far items tie. A graded similarity with
+# neither — an exponential or a Gaussian without a floor — discriminates every pair of
+# distances, and we show next that its $(p_I, p_S)$ then tends to $(1, 1)$: no tradeoff at all.
+
+# %% [markdown]
+# ## Derivations
+#
+# ### The constant and the linear family
+#
+# For the constant kernel the integrals of {prf:ref}`ch7-prop-any-similarity` split into regions
+# by how many of $d_1 < d_2$ lie within $\varepsilon$; for the linear kernel without floor the
+# region where both lie within $\varepsilon$ needs the integral of
+# $(1 - u)/(2 - u - v)$ over the triangle $0 \le u < v \le 1$ (in units of $\varepsilon$).
+# SymPy computes both, for $\varepsilon \le \tfrac12$, and recovers Theorem 2 of
+# {doc}`/notebooks/01_pareto_front` (with $b = 2\varepsilon$) and Proposition 1 of {doc}`/notebooks/03_toy_relu`.
+
+# %%
+eps, Delta, lam, sig = sp.symbols("varepsilon Delta lambda sigma", positive=True)
+d, u, v = sp.symbols("d u v", nonnegative=True)
+half = sp.Rational(1, 2)
+b = sp.Symbol("b", positive=True)
+
+# constant kernel: the nearer item inside, the farther outside -> 1 / (1 + Delta); else 1/2
+area_one_inside = eps * (half - eps)          # d1 < eps < d2
+area_both_same = eps**2 / 2 + (half - eps) ** 2 / 2
+pS_const = 8 * (area_one_inside / (1 + Delta) + area_both_same * half)
+pI_const = 2 * (eps * half + (half - eps) / (1 + Delta))
+pS_thm2 = half + (1 - Delta) / (1 + Delta) * (b - b**2)
+pI_thm2 = b / 2 + (1 - b) / (1 + Delta)
+assert sp.simplify(pS_const - pS_thm2.subs(b, 2 * eps)) == 0
+assert sp.simplify(pI_const - pI_thm2.subs(b, 2 * eps)) == 0
+
+# linear kernel without floor: g = 1 - d / eps inside, 0 outside (both outside: share 1/2)
+both_inside = sp.integrate(sp.integrate((1 - u) / (2 - u - v), (u, 0, v)), (v, 0, 1))
+both_inside = sp.nsimplify(sp.simplify(both_inside))
+pS_lin = 8 * (eps**2 * both_inside + area_one_inside + (half - eps) ** 2 / 2 * half)
+pI_lin = 2 * (eps * sp.integrate(1 / (2 - u), (u, 0, 1)) + (half - eps))
+pS_prop1 = half + b - (sp.Rational(3, 2) - sp.log(2)) * b**2
+pI_prop1 = 1 - (1 - sp.log(2)) * b
+assert sp.simplify(sp.expand(pS_lin - pS_prop1.subs(b, 2 * eps))) == 0
+assert sp.simplify(sp.expand(pI_lin - pI_prop1.subs(b, 2 * eps))) == 0
+display(sp.Eq(sp.Symbol(r"\iint_{u<v<1} \frac{1-u}{2-u-v}"), both_inside),
+        sp.Eq(sp.Symbol("p_S^{lin}"), sp.expand(pS_lin)),
+        sp.Eq(sp.Symbol("p_I^{lin}"), sp.expand(pI_lin)))
+
+# %% [markdown]
+# ### The exponential family: identification in closed form, and the limit without a floor
+#
+# Identification has a closed form for every floor. Similarity does not (SymPy leaves the
+# double integral unevaluated), so we bound it instead: without a floor the share of the
+# nearer item is the logistic function of $(d_2 - d_1)/\lambda$, and
+# $1 - \operatorname{logistic}(x) \le e^{-x}$; for the Gaussian,
+# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2) \ge (d_2 - d_1)^2$. Integrating the bounds over
+# $u = d_2 - d_1$ (whose density is $8(\tfrac12 - u)$) gives explicit rates at which both
+# success rates reach 1.
+
+# %%
+pI_exp = sp.simplify(2 * sp.integrate(1 / (1 + Delta + (1 - Delta) * sp.exp(-d / lam)),
+                                      (d, 0, half)))
+pI_exp_stated = 2 * lam / (1 + Delta) * (
+    sp.log(((1 + Delta) + (1 - Delta) * sp.exp(-1 / (2 * lam))) / 2) + 1 / (2 * lam))
+for dl, lm in [(0, sp.Rational(1, 10)), (sp.Rational(1, 20), sp.Rational(1, 3)),
+               (sp.Rational(1, 5), 2)]:
+    assert abs(sp.N((pI_exp - pI_exp_stated).subs({Delta: dl, lam: lm}), 30)) < 1e-25
+assert sp.limit(pI_exp_stated.subs(Delta, 0), lam, 0, "+") == 1
+assert sp.simplify(sp.limit(pI_exp_stated, lam, 0, "+") - 1 / (1 + Delta)) == 0
+
+# no floor: bounds on 1 - p_I and 1 - p_S that vanish with the scale
+gap_pS_exp = sp.integrate(8 * (half - u) * sp.exp(-u / lam), (u, 0, half))
+gap_pS_gauss = sp.integrate(8 * (half - u) * sp.exp(-u**2 / (2 * sig**2)), (u, 0, half))
+gap_pI_gauss = sp.integrate(2 * sp.exp(-d**2 / (2 * sig**2)), (d, 0, sp.oo))
+gap_pS_gauss_simple = sp.integrate(4 * sp.exp(-u**2 / (2 * sig**2)), (u, 0, sp.oo))
+assert sp.simplify(sp.integrate(4 * sp.exp(-u / lam), (u, 0, sp.oo)) - 4 * lam) == 0
+assert sp.limit(gap_pS_exp, lam, 0, "+") == 0 and sp.limit(gap_pS_gauss, sig, 0, "+") == 0
+assert sp.simplify(gap_pI_gauss - sp.sqrt(2 * sp.pi) * sig) == 0
+assert sp.simplify(gap_pS_gauss_simple - 2 * sp.sqrt(2 * sp.pi) * sig) == 0
+display(sp.Eq(sp.Symbol("p_I^{exp}"), pI_exp_stated),
+        sp.Eq(sp.Symbol(r"1 - p_S^{exp}|_{\Delta=0}"), sp.Symbol(r"\le 4\lambda")),
+        sp.Eq(sp.Symbol(r"1 - p_S^{gauss}|_{\Delta=0}"), sp.Symbol(r"\le 2\sqrt{2\pi}\,\sigma")))
+
+# %% [markdown]
+# So without a floor $1 - p_I \le 2\lambda$ and $1 - p_S \le 4\lambda$ for the exponential
+# ($1 - p_I \le \sqrt{2\pi}\,\sigma$ and $1 - p_S \le 2\sqrt{2\pi}\,\sigma$ for the Gaussian,
+# the first because $1 - \frac{1}{1+g} \le g$): as the scale shrinks, the system identifies
+# *and* generalizes perfectly. With a floor, identification tends to
+# $1/(1+\Delta)$ instead, and {prf:ref}`ch7-prop-floor` pins generalization to chance there.
+# The three inequalities of its proof, checked by SymPy:
+
+# %%
+a, c, g = sp.symbols("a c g", positive=True)
+phi = (a - Delta) / (a + Delta)
+# (i) the share falls in the farther item's similarity c, so c = Delta is the worst case
+assert sp.simplify(sp.diff((a - c) / (a + c), c) + 2 * a / (a + c) ** 2) == 0
+# (ii) phi increases and is concave in a > 0
+assert sp.simplify(sp.diff(phi, a) - 2 * Delta / (a + Delta) ** 2) == 0
+assert sp.simplify(sp.diff(phi, a, 2) + 4 * Delta / (a + Delta) ** 3) == 0
+# (iv) the chord of 1 / (1 + g) on [Delta, 1] lies above it: their difference factorises with
+# (g - Delta)(1 - g) >= 0 on top and positive factors below
+chord = 1 / (1 + Delta) - (g - Delta) / (2 * (1 + Delta))
+diff = sp.factor(chord - 1 / (1 + g))
+assert sp.simplify(diff - (g - Delta) * (1 - g) / (2 * (1 + Delta) * (1 + g))) == 0
+display(sp.Eq(sp.Symbol(r"\mathrm{chord} - \frac{1}{1+g}"), diff))
+
+
+def floor_bound(p_i, delta):
+    """The proposition's bound: no similarity with delta <= g <= 1 beats this p_S (n = 2)."""
+    m = np.minimum(1 - delta, 4 * (1 - (1 + delta) * np.asarray(p_i)))
+    return 0.5 + 0.5 * m / (m + 2 * delta)
+
+
+# %% [markdown]
+# ## Monte Carlo check of the families
+#
+# The integrals of {prf:ref}`ch7-prop-any-similarity` are evaluated for every family by
+# `semres.shapes.circle_two_item` (composite Gauss–Legendre quadrature split at the kinks of
+# $g$, exact to about $10^{-10}$; its tests compare it with the closed forms above and with
+# independent SciPy quadrature). The engine `semres.simulate.luce_success` plays both tests
+# with each kernel, {glue:text}`ch7_trials:,` trials per cell. The scales are chosen so that
+# no similarity underflows in the engine's single precision (a Gaussian far narrower than the
+# circle rounds distant similarities to 0, and the engine then guesses, where the exact
+# integral still prefers the nearer item).
+
+# %%
+CHECK_SCALES = {"constant": (0.05, 0.15, 0.3), "linear": (0.05, 0.15, 0.3),
+                "exponential": (0.02, 0.08, 0.3), "gaussian": (0.05, 0.1, 0.3)}
+CHECK_DELTAS = (0.0, 0.05)
+rows = []
+jobs = [(f, s, dl) for f, ss in CHECK_SCALES.items() for s in ss for dl in CHECK_DELTAS]
+for j, (fam, scale, dl) in enumerate(tqdm(jobs, desc="families, Monte Carlo", mininterval=2)):
+    kern = shapes.Family(fam, scale, dl)
+    p_s, p_i = shapes.circle_two_item(kern)
+    est = {task: luce_success(spaces.Circle(), kern, task, 2, cfg["trials"],
+                              seed=np.random.SeedSequence([seed, 7, j, k]))
+           for k, task in enumerate(("similarity", "identification"))}
+    z_s, z_i = est["similarity"].zscore(p_s), est["identification"].zscore(p_i)
+    rows.append({"family": fam, "scale": scale, "delta": dl, "p_i": p_i, "p_s": p_s,
+                 "p_i_mc": est["identification"].mean, "p_s_mc": est["similarity"].mean,
+                 "z": z_s if abs(z_s) >= abs(z_i) else z_i,
+                 "se_i": est["identification"].stderr, "se_s": est["similarity"].stderr})
+check = pd.DataFrame(rows)
+assert (check["z"].abs() < Z_MAX).all(), check[check["z"].abs() >= Z_MAX]
+glue("ch7_check_cells", len(check), display=False)
+glue("ch7_check_maxz", float(check["z"].abs().max()), display=False)
+check.groupby("family")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
+
+# %% tags=["hide-input", "hide-output"]
+splot.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}", scale="{:.3f}",
+            delta="{:.2f}")
+
+# %% [markdown]
+# All {glue:text}`ch7_check_cells` cells agree with the exact integrals: the largest deviation
+# is {glue:text}`ch7_check_maxz:.2f` standard errors (per cell, the larger of the two tests';
+# the full table is folded above).
+#
+# ## Each family against the front
+#
+# Sweeping the scale traces each family's curve in the $(p_I, p_S)$ plane.
+
+# %%
+SWEEP = {"constant": (0.002, 0.5), "linear": (0.002, 0.5), "exponential": (2e-4, 3.0),
+         "gaussian": (2e-4, 1.5)}
+SWEEP_DELTAS = (0.0, 0.05, 0.2)
+sweep_rows = []
+for fam, (lo, hi) in tqdm(SWEEP.items(), desc="families, exact sweep"):
+    for dl in SWEEP_DELTAS:
+        for scale in np.geomspace(lo, hi, cfg["scales"]):
+            p_s, p_i = shapes.circle_two_item(shapes.Family(fam, scale, dl))
+            sweep_rows.append({"family": fam, "scale": float(scale), "delta": dl,
+                               "p_i": p_i, "p_s": p_s})
+sweep = pd.DataFrame(sweep_rows)
+families = pd.concat([check.drop(columns=["se_i", "se_s"]), sweep], ignore_index=True)
+semres.book.save_table(families[["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc",
+                                 "z"]], CHAPTER, "families")
+
+# how far above the front does each family get, and does any floored curve break the bound?
+sweep["front"] = np.where(sweep.delta == 0, theory.front(np.clip(sweep.p_i, 0.5, 1)), np.nan)
+sweep["bound"] = floor_bound(sweep.p_i, sweep.delta.where(sweep.delta > 0, np.nan))
+floored = sweep[sweep.delta > 0]
+assert (floored.p_s <= floored.bound + 1e-12).all()
+finest = sweep[(sweep.delta == 0)].loc[lambda t: t.groupby("family").scale.idxmin()]
+finest = finest.set_index("family")
+for fam in ("exponential", "gaussian"):
+    glue(f"ch7_{fam}_fine_scale", float(finest.loc[fam, "scale"]), display=False)
+    glue(f"ch7_{fam}_fine_ps", float(finest.loc[fam, "p_s"]), display=False)
+    glue(f"ch7_{fam}_fine_pi", float(finest.loc[fam, "p_i"]), display=False)
+# the two peaks without a floor, exactly: Theorem 1 at b = 1/2, Proposition 1 at its b*
+B_LIN = 1 / (2 * (1.5 - math.log(2)))
+glue("ch7_peak_linear", shapes.circle_two_item(shapes.Family("linear", B_LIN / 2))[0],
+     display=False)
+glue("ch7_peak_constant", shapes.circle_two_item(shapes.Family("constant", 0.25))[0],
+     display=False)
+glue("ch7_bound_margin", float((floored.bound - floored.p_s).min()), display=False)
+glue_md("ch7_sweep_deltas", ", ".join(f"{x:g}" for x in SWEEP_DELTAS[1:]), display=False)
+
+# %% tags=["hide-input"]
+fig, axes = splot.subplots(1, 3, figsize=(11, 3.9), sharey=True)
+q = np.linspace(0.5, 1, 301)
+for ax, dl in zip(axes, SWEEP_DELTAS):
+    bb = np.linspace(0, 1, 301)
+    ps_c, pi_c = theory.two_item(bb, dl)
+    ax.plot(pi_c, ps_c, color=splot.THEORY, lw=2.4, alpha=0.35,
+            label="constant kernel front" if dl == 0 else None)
+    if dl > 0:
+        qq = np.linspace(0.5, 1 / (1 + dl), 301)
+        ax.plot(qq, floor_bound(qq, dl), color=splot.THEORY_ALT, ls="--", lw=1,
+                label="floor bound (Prop.)" if dl == SWEEP_DELTAS[1] else None)
+    for fam in shapes.FAMILIES:
+        sel = sweep[(sweep.family == fam) & (sweep.delta == dl)].sort_values("scale")
+        ax.plot(sel.p_i, sel.p_s, color=FAMILY_COLOUR[fam], marker=".", ms=3,
+                label=fam if dl == 0 else None)
+        pts = check[(check.family == fam) & (check.delta == dl)]
+        ax.plot(pts.p_i_mc, pts.p_s_mc, "o", mfc="white", ms=5, color=FAMILY_COLOUR[fam])
+    ax.set(xlabel="identification $p_I$", title=rf"floor $\Delta$ = {dl:g}", xlim=(0.48, 1.01),
+           ylim=(0.48, 1.01))
+axes[0].set_ylabel("generalization $p_S$")
+fig.legend(loc="outside lower center", ncol=6)
+glue("ch7-fig-families", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} ch7-fig-families
+# :name: ch7-fig-families
+# :alt: Three panels of generalization against identification, one per floor level, with a curve per similarity family traced by its scale.
+#
+# Each similarity family's two items on the circle as its scale sweeps (dots along the
+# curves: exact integrals; open circles: Monte Carlo), for floors $\Delta = 0$, 0.05 and
+# 0.2. The thick grey curve is the constant kernel's front at that floor (Theorem 2), the
+# dashed one the bound of {prf:ref}`ch7-prop-floor`. Without a floor (left) the exponential and
+# Gaussian curves run to the corner $(1, 1)$ as the scale shrinks; with one, every curve
+# falls back to chance generalization as identification approaches $1/(1+\Delta)$, below
+# the bound.
+# ```
+#
+# Without a floor the linear kernel already lies above the constant kernel's front (its peak
+# is $p_S =$ {glue:text}`ch7_peak_linear:.3f` against {glue:text}`ch7_peak_constant:.3f`), and
+# the two graded families leave the front altogether: at the finest scale swept the
+# exponential ($\lambda =$ {glue:text}`ch7_exponential_fine_scale:.1e`) reaches
+# $(p_I, p_S) =$ ({glue:text}`ch7_exponential_fine_pi:.4f`,
+# {glue:text}`ch7_exponential_fine_ps:.4f`) and the Gaussian
+# ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale:.1e`) reaches
+# ({glue:text}`ch7_gaussian_fine_pi:.4f`, {glue:text}`ch7_gaussian_fine_ps:.4f`). With a
+# floor ($\Delta =$ {glue:md}`ch7_sweep_deltas`) every family turns back to chance, and
+# every point of every floored curve lies below the bound of {prf:ref}`ch7-prop-floor` (closest
+# approach {glue:text}`ch7_bound_margin:.4f`).
+#
+# ## The best any similarity can do
+#
+# The families are four guesses. To know how much any similarity could gain over the paper's
+# kernel, we optimise over *all* non-increasing similarities with $g(0) = 1$ and
+# $g \ge \Delta$, approximated by step functions with $K$ levels
+# $1 = g_1 \ge \dots \ge g_K \ge \Delta$ on distance bands of item probability
+# $m_1, \dots, m_K$ (both free). For a step similarity the success rates are exact sums over
+# the band each item falls in; with $1/s = \int_0^\infty e^{-ts}\,\mathrm{d}t$ the multinomial
+# sums over $n$ items collapse into one integral over $t$,
+#
+# $$
+# \begin{aligned}
+# p_I &= \int_0^\infty e^{-t}\, S_1(t)^{\,n-1}\,\mathrm{d}t, \qquad
+# S_j(t) = \sum_{k \ge j} m_k\, e^{-t g_k}, \\
+# p_S &= \sum_{j=1}^{K} g_j \int_0^\infty \bigl[S_j(t)^n - S_{j+1}(t)^n\bigr]\,\mathrm{d}t,
+# \end{aligned}
+# $$
+#
+# (the $j$-th term: the nearest item falls in band $j$), evaluated to machine precision
+# (`semres.frontier`; its tests compare it with the explicit multinomial sums, Theorem 3 and
+# the engine). SLSQP with exact gradients maximises $p_S$ at fixed $p_I$; $K$ doubles from 2
+# (where the optimum is the constant kernel) up to the profile's largest $K$, each $K$ started
+# from the previous optimum, so $p_S$ can only grow with $K$ and its last increment measures
+# convergence.
+
+# %%
+DELTAS = (0.01, 0.05, 0.2)
+run_trace = semres.book.cache().cache(frontier.trace)
+front_rows = []
+combos = [(n, dl) for n in cfg["frontier_n"] for dl in DELTAS]
+for n, dl in tqdm(combos, desc="frontier (n, Δ)"):
+    k_max = cfg["frontier_K"] if n == 2 else cfg["many_K"]
+    Ks = [2 ** i for i in range(1, int(math.log2(k_max)) + 1)]
+    lo, hi = 1 / n, 1 / (1 + (n - 1) * dl)
+    targets = lo + (hi - lo) * np.linspace(0.06, 0.94, cfg["targets"])
+    front_rows += run_trace(n, dl, Ks, targets)
+opt = pd.DataFrame(front_rows)
+opt["gain"] = opt.p_s - opt.step_front_p_s
+semres.book.save_table(opt[["n", "delta", "K", "p_i", "p_s", "step_front_p_s"]], CHAPTER,
+                       "frontier")
+assert (opt.gain > -1e-9).all()  # started from the constant kernel: never worse
+two = opt[opt.n == 2]
+assert (two.p_s <= floor_bound(two.p_i, two.delta) + 1e-12).all()
+
+# convergence in K: the last doubling's increment, and the gain at the largest K
+last = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max")]
+prev = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max") // 2]
+conv = (last.set_index(["n", "delta", "target"]).p_s
+        - prev.set_index(["n", "delta", "target"]).p_s)
+summary_k = last.groupby(["n", "delta"]).agg(K=("K", "max"), max_gain=("gain", "max"),
+                                             min_gain=("gain", "min"))
+summary_k["last_doubling"] = conv.groupby(["n", "delta"]).max()
+summary_k["step_optimal_targets"] = last.groupby(["n", "delta"]).gain.apply(
+    lambda x: int((x < 1e-6).sum()))
+summary_k["targets"] = last.groupby(["n", "delta"]).size()
+display(summary_k.round(5))
+
+# %% [markdown]
+# The table gives, for each number of items $n$ and floor $\Delta$, the largest and smallest
+# gain of the best similarity over the constant kernel at equal identification (at the
+# largest $K$), the largest change of $p_S$ in the last doubling of $K$ (convergence), and at
+# how many of the identification targets the constant kernel is already optimal (gain below
+# $10^{-6}$).
+
+# %%
+def shape_of(row):
+    """The optimal step similarity as (distance edges, levels) for plotting."""
+    edges = np.r_[0.0, np.cumsum(row["masses"]) / 2]
+    return edges, row["levels"]
+
+
+two_last = last[last.n == 2]
+best_rows = two_last.loc[two_last.groupby("delta").gain.idxmax()]
+mc_best = []
+for j, (_, row) in enumerate(best_rows.iterrows()):
+    kern = frontier.step_kernel(row["levels"], row["masses"])
+    est = {task: luce_success(spaces.Circle(), kern, task, 2, cfg["trials"],
+                              seed=np.random.SeedSequence([seed, 71, j, k]))
+           for k, task in enumerate(("similarity", "identification"))}
+    mc_best.append({"delta": row["delta"], "p_i": row["p_i"], "p_s": row["p_s"],
+                    "step_front_p_s": row["step_front_p_s"],
+                    "p_s_mc": est["similarity"].mean, "se_s": est["similarity"].stderr,
+                    "p_i_mc": est["identification"].mean, "se_i": est["identification"].stderr,
+                    "z_s": est["similarity"].zscore(row["p_s"]),
+                    "z_i": est["identification"].zscore(row["p_i"])})
+mc_best = pd.DataFrame(mc_best)
+assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
+mc_best["excess_z"] = (mc_best.p_s_mc - mc_best.step_front_p_s) / mc_best.se_s
+display(mc_best.round(5))
+
+for dl in DELTAS:
+    s = summary_k.loc[(2, dl)]
+    key = f"{int(round(dl * 100)):02d}"
+    glue(f"ch7_gain_{key}", float(s.max_gain), display=False)
+    glue(f"ch7_conv_{key}", float(s.last_doubling), display=False)
+glue("ch7_kmax", int(cfg["frontier_K"]), display=False)
+glue("ch7_best_maxz", float(mc_best[["z_s", "z_i"]].abs().max().max()), display=False)
+glue("ch7_best_excess_z_min", float(mc_best.excess_z.min()), display=False)
+n_step_opt = int(summary_k.step_optimal_targets.sum())
+glue_md("ch7_step_optimal", f"{n_step_opt} of {int(summary_k.targets.sum())}", display=False)
+gain_by_delta = summary_k.xs(2, level="n").max_gain
+shrinks = bool(np.all(np.diff(gain_by_delta.to_numpy()) < 0))
+glue_md("ch7_gain_trend", "shrinks as the floor rises" if shrinks
+     else "does not shrink monotonically with the floor", display=False)
+glue("ch7_conv_max", float(summary_k.last_doubling.max()), display=False)
+# how graded are the optima that beat the constant kernel: distinct levels strictly between
+# the floor and 1
+graded = last[last.gain > 1e-6]
+inner_levels = graded.apply(lambda r: len(np.unique(np.round(
+    r["levels"][(r["levels"] > r["delta"] + 1e-6) & (r["levels"] < 1 - 1e-6)], 4))), axis=1)
+glue("ch7_levels_median", float(inner_levels.median()), display=False)
+glue("ch7_levels_min", int(inner_levels.min()), display=False)
+glue("ch7_bound_gap_max", float((floor_bound(two.p_i, two.delta) - two.p_s).max()),
+     display=False)
+
+# %% tags=["hide-input"]
+fig = plt.figure(figsize=(11, 7.2), layout="constrained")
+splot.use_style()
+top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
+axes_f = top.subplots(1, len(DELTAS), sharey=True)
+for ax, dl in zip(axes_f, DELTAS):
+    sel = opt[(opt.n == 2) & (opt.delta == dl)]
+    bb = np.linspace(0, 1, 301)
+    ps_c, pi_c = theory.two_item(bb, dl)
+    ax.plot(pi_c, ps_c, color=splot.THEORY, lw=2.4, alpha=0.35,
+            label="constant kernel" if dl == DELTAS[0] else None)
+    qq = np.linspace(0.5, 1 / (1 + dl), 301)
+    ax.plot(qq, floor_bound(qq, dl), color=splot.THEORY_ALT, ls="--", lw=1,
+            label="floor bound" if dl == DELTAS[0] else None)
+    for i, K in enumerate(sorted(sel.K.unique())[1:]):
+        s = sel[sel.K == K].sort_values("p_i")
+        ax.plot(s.p_i, s.p_s, "o-", ms=3, lw=1, color=splot.CYCLE[i],
+                label=f"best, K = {K}" if dl == DELTAS[0] else None)
+    b_ = mc_best[mc_best.delta == dl]
+    ax.errorbar(b_.p_i_mc, b_.p_s_mc, xerr=2 * b_.se_i, yerr=2 * b_.se_s, fmt="*", ms=11,
+                color="black", label="Monte Carlo of one optimum" if dl == DELTAS[0] else None)
+    ax.set(xlabel="identification $p_I$", title=rf"$n$ = 2, $\Delta$ = {dl:g}",
+           ylim=(0.48, 1.0))
+axes_f[0].set_ylabel("generalization $p_S$")
+top.legend(loc="outside right center")
+axes_s = bottom.subplots(1, len(DELTAS), sharey=True)
+for ax, dl in zip(axes_s, DELTAS):
+    sel = two_last[two_last.delta == dl].sort_values("p_i")
+    picks = sel.iloc[[0, len(sel) // 2, -1]]
+    for i, (_, row) in enumerate(picks.iterrows()):
+        edges, lev = shape_of(row)
+        ax.stairs(lev, edges, color=splot.CYCLE[i], lw=1.5, baseline=None,
+                  label=rf"$p_I$ = {row['p_i']:.2f}")
+    ax.axhline(dl, color=splot.THEORY_ALT, lw=0.8, ls=":")
+    ax.set(xlabel="distance $d$", title=rf"optimal shapes, $\Delta$ = {dl:g}",
+           xlim=(0, 0.5), yscale="log")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=9,
+              handlelength=1.2, columnspacing=0.8)
+axes_s[0].set_ylabel("similarity $g(d)$ (log)")
+glue("ch7-fig-frontier", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} ch7-fig-frontier
+# :name: ch7-fig-frontier
+# :alt: Top, the best similarity's frontier against the constant kernel's front for three floors; bottom, the optimal similarity shapes at three identification levels.
+#
+# Top: for two items and floors $\Delta = 0.01$, 0.05 and 0.2, the largest $p_S$ any
+# non-increasing step similarity with $K$ levels achieves at each $p_I$ (coloured, $K$ from 4
+# to the largest of this build; $K = 2$ is the constant kernel's front, thick grey), the bound
+# of {prf:ref}`ch7-prop-floor` (dashed), and a Monte Carlo estimate of the optimum with the largest
+# gain (star, $\pm 2$ standard errors). Bottom: the optimal similarities $g(d)$ at the largest
+# $K$ for the lowest, middle and highest identification target (log scale; dotted: the floor).
+# ```
+#
+# The constant kernel is not the best similarity. At the largest $K =$
+# {glue:text}`ch7_kmax` the best similarity beats its front by up to
+# {glue:text}`ch7_gain_01:.4f` in $p_S$ at $\Delta = 0.01$, {glue:text}`ch7_gain_05:.4f` at
+# $\Delta = 0.05$ and {glue:text}`ch7_gain_20:.4f` at $\Delta = 0.2$: the gain
+# {glue:md}`ch7_gain_trend`. The last doubling of $K$ moved $p_S$ by at most
+# {glue:text}`ch7_conv_01:.1e`, {glue:text}`ch7_conv_05:.1e` and
+# {glue:text}`ch7_conv_20:.1e` respectively (over every $n$ and $\Delta$, at most
+# {glue:text}`ch7_conv_max:.1e`), so these frontiers have converged to that precision. The
+# optimum is graded: a sharp peak at $d = 0$ and a roughly geometric decay onto the floor,
+# never a single step. The Monte Carlo estimates of the optima with the largest gain agree
+# with the exact values (largest $|z|$ {glue:text}`ch7_best_maxz:.2f`) and lie
+# {glue:text}`ch7_best_excess_z_min:.0f` or more standard errors above the constant kernel's
+# front. The constant kernel is optimal (gain below $10^{-6}$) at only
+# {glue:md}`ch7_step_optimal` of the $(n, \Delta, p_I)$ points. Where the optimum beats it, it
+# is graded, not a step: it uses at least {glue:text}`ch7_levels_min` (median
+# {glue:text}`ch7_levels_median:.0f`) distinct levels strictly between the floor and 1, a
+# peak at $d = 0$ decaying onto the floor (bottom row). Every optimum of two items lies below
+# the bound of {prf:ref}`ch7-prop-floor` (by up to {glue:text}`ch7_bound_gap_max:.3f`, so the
+# bound is a cap, not the frontier), and the frontier falls back towards chance
+# generalization as $p_I \to 1/(1+\Delta)$, as the proposition requires.
+
+# %% tags=["hide-input"]
+ns_many = [n for n in cfg["frontier_n"] if n > 2]
+fig, axes = splot.subplots(1, max(1, len(ns_many)), figsize=(4.2 * max(1, len(ns_many)), 3.8),
+                           squeeze=False)
+for ax, n in zip(axes[0], ns_many):
+    for i, dl in enumerate(DELTAS):
+        bb = np.linspace(0, 1, 301)
+        ps_c, pi_c = theory.n_item(bb, n, dl)
+        ax.plot(pi_c, ps_c, color=splot.CYCLE[i], lw=2.4, alpha=0.35)
+        s = last[(last.n == n) & (last.delta == dl)].sort_values("p_i")
+        ax.plot(s.p_i, s.p_s, "o-", ms=3, lw=1, color=splot.CYCLE[i],
+                label=rf"$\Delta$ = {dl:g}, best (K = {int(s.K.max())})")
+    ax.set(xlabel=f"identification $p_I^{{{n}}}$", ylabel=f"generalization $p_S^{{{n}}}$",
+           title=f"$n$ = {n} items")
+fig.legend(loc="outside lower center", ncol=3)
+glue("ch7-fig-many", fig, display=False)
+plt.close(fig)
+for n in ns_many:
+    glue(f"ch7_gain_n{n}", float(summary_k.xs(n, level="n").max_gain.max()), display=False)
+glue_md("ch7_many_ns", " and ".join(str(n) for n in ns_many), display=False)
+glue_md("ch7_many_gain_text", ", ".join(
+    f"{summary_k.xs(n, level='n').max_gain.max():.4f} for n = {n}" for n in ns_many),
+    display=False)
+
+# %% [markdown]
+# ```{glue:figure} ch7-fig-many
+# :name: ch7-fig-many
+# :alt: Fronts of the constant kernel and the best step similarity for more than two items.
+#
+# More items: the constant kernel's front (thick, Theorem 3) and the best step similarity
+# (dots) for each floor, with $n$ items.
+# ```
+#
+# With $n =$ {glue:md}`ch7_many_ns` items the integrals stay exact and the picture is the
+# same: the largest gains over the constant kernel are {glue:md}`ch7_many_gain_text`.
+#
+# ## Ties and discreteness
+#
+# In a discrete space two items can be exactly as far from the probe, and
+# {doc}`/notebooks/01_pareto_front` showed that this adds $\tau/2$ to $p_S$, with $\tau$ the probability
+# of a tie; on a homogeneous space $p_I$ is unchanged, so the pair sits $\tau/2$ *above* the
+# universal front. Two families of homogeneous discrete spaces approximate continuous ones:
+# the cycle graph $C_N$ (the circle, $N$ points) and the $L \times L$ torus grid with the
+# city-block distance ($N = L^2$ points, a two-dimensional torus), with distances in units of
+# the circumference and a constant kernel of radius $\varepsilon = \tfrac14$ (ball boundaries
+# placed halfway between grid distances, so no distance sits on the edge). The exact
+# enumeration of {doc}`/notebooks/01_pareto_front`, `semres.simulate.exact_two_item`, gives $(p_I, p_S)$.
+
+# %%
+EPS_TIE = 0.25
+
+
+def cycle(N):
+    k = np.arange(N)
+    gap = np.abs(k[:, None] - k[None, :])
+    return np.minimum(gap, N - gap).astype(float), N  # distance in steps, steps per unit
+
+
+def torus(L):
+    x, y = np.divmod(np.arange(L * L), L)
+    dx, dy = (np.minimum(np.abs(c[:, None] - c[None, :]), L - np.abs(c[:, None] - c[None, :]))
+              for c in (x, y))
+    return (dx + dy).astype(float), L
+
+
+tie_rows = []
+jobs = [("cycle", N, cycle) for N in cfg["cycle_sizes"]]
+jobs += [("torus", L, torus) for L in cfg["torus_sides"]]
+for name, size, make in tqdm(jobs, desc="discrete spaces, exact"):
+    dist, unit = make(size)
+    space = spaces.Discrete(dist)
+    radius = math.floor(EPS_TIE * unit) + 0.5  # in steps, between two grid distances
+    p_s, p_i = exact_two_item(space, kernels.Constant(radius))
+    counts = np.unique(dist[0], return_counts=True)[1] / len(dist)  # homogeneous: one row
+    tau = float((counts**2).sum())
+    b_disc = space.ball_measure(radius)[0]
+    tie_rows.append({"space": name, "size": size, "points": len(dist), "tau": tau,
+                     "b": b_disc, "p_i": p_i, "p_s": p_s,
+                     "above_front": p_s - theory.front(p_i)})
+ties = pd.DataFrame(tie_rows)
+np.testing.assert_allclose(ties.above_front, ties.tau / 2, atol=1e-12)
+semres.book.save_table(ties, CHAPTER, "ties")
+rates = {name: float(np.polyfit(np.log(g.points), np.log(g.above_front), 1)[0])
+         for name, g in ties.groupby("space")}
+for name, rate in rates.items():
+    glue(f"ch7_tie_rate_{name}", rate, display=False)
+    g = ties[ties.space == name]
+    glue(f"ch7_tie_first_{name}", float(g.above_front.iloc[0]), display=False)
+    glue(f"ch7_tie_last_{name}", float(g.above_front.iloc[-1]), display=False)
+    glue(f"ch7_tie_n_{name}", int(g.points.iloc[-1]), display=False)
+vanish = all(rate < -0.25 for rate in rates.values())
+glue_md("ch7_tie_verdict", "vanishes in the continuum limit, as a power of the number of points"
+     if vanish else "does not clearly vanish over the sizes of this build", display=False)
+
+# the engine on the smallest spaces, ties included
+tie_mc = []
+for j, (name, size, make) in enumerate([jobs[0], jobs[len(cfg["cycle_sizes"])]]):
+    dist, unit = make(size)
+    kern = kernels.Constant(math.floor(EPS_TIE * unit) + 0.5)
+    row = ties[(ties.space == name) & (ties["size"] == size)].iloc[0]
+    for k, (task, exact) in enumerate((("similarity", row.p_s), ("identification", row.p_i))):
+        est = luce_success(spaces.Discrete(dist), kern, task, 2, cfg["trials"],
+                           seed=np.random.SeedSequence([seed, 73, j, k]))
+        tie_mc.append({"space": name, "size": size, "task": task, "exact": exact,
+                       "mc": est.mean, "stderr": est.stderr, "z": est.zscore(exact)})
+tie_mc = pd.DataFrame(tie_mc)
+assert (tie_mc.z.abs() < Z_MAX).all(), tie_mc
+glue("ch7_tie_maxz", float(tie_mc.z.abs().max()), display=False)
+display(ties.round(5))
+
+# %% tags=["hide-input"]
+fig, (ax_g, ax_f) = splot.subplots(1, 2, figsize=(10, 3.9))
+for i, (name, g) in enumerate(ties.groupby("space")):
+    ax_g.loglog(g.points, g.above_front, "o-", color=splot.CYCLE[i],
+                label=f"{name}: slope {rates[name]:.2f}")
+    ax_f.plot(g.p_i, g.p_s, "o", color=splot.CYCLE[i], label=name)
+qq = np.linspace(0.5, 1, 201)
+ax_f.plot(qq, theory.front(qq), color=splot.THEORY, lw=1, label="universal front")
+ax_g.set(xlabel="number of points $N$", ylabel=r"height above the front, $\tau/2$",
+         title="ties vanish in the continuum limit")
+ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
+         title=r"discrete spaces, $\varepsilon = 1/4$")
+ax_g.legend(loc="lower left")
+ax_f.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+glue("ch7-fig-ties", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} ch7-fig-ties
+# :name: ch7-fig-ties
+# :alt: Height of discrete spaces above the front against their number of points on log-log axes, and their points in the identification-generalization plane.
+#
+# Left: how far each discrete space lies above the universal front at its own $p_I$ (exact
+# enumeration), against its number of points, with the fitted log–log slopes. Right: the same
+# spaces in the $(p_I, p_S)$ plane; the small ones sit visibly above the front, the large ones
+# on it.
+# ```
+#
+# The height above the front equals $\tau/2$ to machine precision for every space, and it
+# {glue:md}`ch7_tie_verdict`: on the cycle it falls from
+# {glue:text}`ch7_tie_first_cycle:.4f` to {glue:text}`ch7_tie_last_cycle:.5f` at
+# $N =$ {glue:text}`ch7_tie_n_cycle` (slope {glue:text}`ch7_tie_rate_cycle:.2f`; a tie is two
+# items in the same one of about $N/2$ distance shells, so $\tau \approx 2/N$), on the torus
+# from {glue:text}`ch7_tie_first_torus:.4f` to {glue:text}`ch7_tie_last_torus:.5f` at
+# $N =$ {glue:text}`ch7_tie_n_torus` (slope {glue:text}`ch7_tie_rate_torus:.2f`; shells of
+# $L$ distances hold about $N/L$ points each, so $\tau \sim 1/L = N^{-1/2}$). Points above the
+# front in small discrete spaces are therefore a property of the space's coarseness, not a
+# way around the tradeoff. The engine agrees with the enumeration on the smallest cycle and
+# torus (largest $|z|$ {glue:text}`ch7_tie_maxz:.2f`).
+#
+# ## A compositional pilot
+#
+# Stimuli now have $K$ slots, each a point on its own circle; the truly nearest item is the
+# one with the smallest mean slot distance (the city-block distance on the $K$-torus, scaled
+# to $[0, \tfrac12]$; `semres.spaces.Slots`). The system judges similarity slot by slot with a
+# constant kernel of per-slot radius $\varepsilon$ and combines the slots
+# (`semres.kernels.Slotwise`) by
+#
+# * **max**: an item is similar if *any* slot matches (a compositional code that can
+#   generalize on one feature);
+# * **product**: similar only if *every* slot matches (a conjunctive code);
+# * **mean**: the share of matching slots (a graded code).
+#
+# The engine measures $(p_I, p_S)$ for $K = 1, 2, 4$ over a sweep of $\varepsilon$; with one
+# slot the three combinations coincide (the circle). The universal front is the benchmark: it
+# holds for constant kernels on balls of *any* homogeneous space, the $K$-torus included.
+
+# %%
+slot_eps = np.linspace(0.02, 0.45, cfg["slot_eps"])
+slot_rows = []
+jobs = [(1, "single")] + [(K, comb) for K in (2, 4) for comb in ("max", "product", "mean")]
+for j, (K, comb) in enumerate(tqdm(jobs, desc="slots, Monte Carlo")):
+    space = spaces.Slots(K)
+    for i, e in enumerate(slot_eps):
+        kern = kernels.Slotwise(kernels.Constant(float(e)), "max" if comb == "single" else comb)
+        est = {task: luce_success(space, kern, task, 2, cfg["slot_trials"],
+                                  seed=np.random.SeedSequence([seed, 74, j, i, k]))
+               for k, task in enumerate(("similarity", "identification"))}
+        slot_rows.append({"K": K, "combine": comb, "scale": float(e),
+                          "p_i": est["identification"].mean, "p_s": est["similarity"].mean,
+                          "se_i": est["identification"].stderr,
+                          "se_s": est["similarity"].stderr})
+slots = pd.DataFrame(slot_rows)
+semres.book.save_table(slots, CHAPTER, "slots")
+
+# one slot is the circle: Theorem 1
+one = slots[slots.K == 1]
+ps1, pi1 = theory.two_item(2 * one.scale.to_numpy())
+z1 = np.r_[(one.p_s - ps1) / one.se_s, (one.p_i - pi1) / one.se_i]
+assert np.all(np.abs(z1) < Z_MAX), z1
+glue("ch7_slot_k1_maxz", float(np.abs(z1).max()), display=False)
+# identification of max and product in closed form: a constant kernel on "any" / "every" match
+# (the per-trial mass is 1 or 1/2, so its standard error is known exactly: sampled ones are 0
+# when no stranger ever matched)
+for comb, big_b in (("max", lambda b, K: 1 - (1 - b) ** K), ("product", lambda b, K: b**K)):
+    sel = slots[slots["combine"] == comb]
+    match = big_b(2 * sel.scale.to_numpy(), sel.K.to_numpy())
+    exact = theory.two_item(match)[1]
+    se = np.sqrt(match * (1 - match) / 4 / cfg["slot_trials"])
+    assert np.all(np.abs((sel.p_i - exact) / se) < Z_MAX), comb
+
+# distance above the universal front, in standard errors of p_S
+slots["above"] = slots.p_s - theory.front(np.clip(slots.p_i, 0.5, 1))
+slots["above_z"] = slots.above / slots.se_s
+best_slot = slots.loc[slots.groupby(["K", "combine"]).above_z.idxmax()].set_index(
+    ["K", "combine"])
+display(best_slot[["scale", "p_i", "p_s", "above", "above_z"]].round(4))
+max_escape = bool((slots[slots["combine"] == "max"].above_z > Z_MAX).any())
+mean_escape = bool((slots[slots["combine"] == "mean"].above_z > Z_MAX).any())
+worst_max = slots[(slots["combine"] == "max") & (slots.K == 4)].above.min()
+glue_md("ch7_slot_max_verdict",
+     "does escape the tradeoff: some of its points lie more than "
+     f"{Z_MAX:.0f} standard errors above the front" if max_escape else
+     "does not escape the tradeoff: no point of it lies significantly above the front "
+     f"(largest height {best_slot.xs('max', level='combine').above.max():+.4f})",
+     display=False)
+glue_md("ch7_slot_mean_verdict",
+     "lies significantly above the front at some resolutions, as graded similarities do"
+     if mean_escape else "does not lie significantly above the front", display=False)
+glue("ch7_slot_max_worst", float(worst_max), display=False)
+glue("ch7_slot_prod_best", float(best_slot.loc[(4, "product")].above), display=False)
+glue("ch7_slot_mean_best", float(best_slot.loc[(4, "mean")].above), display=False)
+
+
+# %%
+def wrong_preference(K, e, trials, rng):
+    """Share of similarity trials where the max-over-slots code strictly prefers the item
+    that is farther in the combined distance (it matched the probe on some slot only)."""
+    d = spaces.Slots(K).distances(rng, 2, trials)
+    g = kernels.Slotwise(kernels.Constant(e), "max")(d)
+    far = spaces.Slots(K).combine(d).argmax(axis=0)
+    g_far = np.take_along_axis(g, far[None], 0)[0]
+    g_near = np.take_along_axis(g, 1 - far[None], 0)[0]
+    return float((g_far > g_near).mean())
+
+
+E_WRONG = float(slot_eps[np.argmin(np.abs(slot_eps - 0.15))])
+rng = np.random.default_rng(np.random.SeedSequence([seed, 75]))
+wrong = {K: wrong_preference(K, E_WRONG, cfg["slot_trials"], rng) for K in (1, 2, 4)}
+for K, share in wrong.items():
+    glue(f"ch7_wrong_{K}", share, display=False)
+glue("ch7_wrong_eps", E_WRONG, display=False)
+pi_max = slots[(slots["combine"].isin(["max", "single"])) & np.isclose(slots.scale, E_WRONG)]
+pi_max = pi_max.set_index("K").p_i
+for K in (1, 2, 4):
+    glue(f"ch7_pi_max_{K}", float(pi_max.loc[K]), display=False)
+
+# %% tags=["hide-input"]
+fig, axes = splot.subplots(1, 3, figsize=(11, 3.9), sharey=True)
+qq = np.linspace(0.5, 1, 201)
+for ax, comb in zip(axes, ("max", "product", "mean")):
+    ax.plot(qq, theory.front(qq), color=splot.THEORY, lw=2.4, alpha=0.35,
+            label="universal front" if comb == "max" else None)
+    for i, K in enumerate((1, 2, 4)):
+        sel = slots[(slots.K == K) & (slots["combine"] == ("single" if K == 1 else comb))]
+        ax.errorbar(sel.p_i, sel.p_s, xerr=2 * sel.se_i, yerr=2 * sel.se_s, fmt="o-", ms=3,
+                    lw=1, color=splot.CYCLE[i],
+                    label=(f"{K} slot" + "s" * (K > 1)) if comb == "max" else None)
+    ax.set(xlabel="identification $p_I$", title=f"combined by {comb}", xlim=(0.48, 1.01))
+axes[0].set_ylabel("generalization $p_S$")
+fig.legend(loc="outside lower center", ncol=4)
+glue("ch7-fig-slots", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} ch7-fig-slots
+# :name: ch7-fig-slots
+# :alt: Three panels of generalization against identification for slot-wise similarities combined by max, product and mean, for one, two and four slots.
+#
+# The compositional pilot: $(p_I, p_S)$ measured by the engine as the per-slot radius sweeps
+# (bars $\pm 2$ standard errors), for 1, 2 and 4 slots, with the slot similarities combined by
+# max (left), product (middle) and mean (right); thick grey: the universal front.
+# ```
+#
+# The engine reproduces the circle with one slot (largest $|z|$
+# {glue:text}`ch7_slot_k1_maxz:.2f` against Theorem 1) and the closed-form identification of
+# the max and product codes. The max-over-slots code {glue:md}`ch7_slot_max_verdict`. Its
+# cost shows in two numbers: a match on any one slot makes an item similar, so at
+# per-slot radius {glue:text}`ch7_wrong_eps:.3f` the code strictly prefers the item that is
+# farther overall in {glue:text}`ch7_wrong_1:.3f`, {glue:text}`ch7_wrong_2:.3f` and
+# {glue:text}`ch7_wrong_4:.3f` of similarity trials for $K = 1, 2, 4$ (similarity judged on the
+# wrong slot), and identification falls from {glue:text}`ch7_pi_max_1:.3f` to
+# {glue:text}`ch7_pi_max_2:.3f` and {glue:text}`ch7_pi_max_4:.3f`, because a stranger matches
+# some slot more often; at four slots the code lies as far as
+# {glue:text}`ch7_slot_max_worst:.3f` from the front (negative: below it). The product code is
+# a constant kernel on a cube rather than a city-block ball; at four slots its largest height
+# above the front is {glue:text}`ch7_slot_prod_best:+.4f`. The mean code, a graded similarity
+# with $K + 1$ levels, {glue:md}`ch7_slot_mean_verdict` (largest height
+# {glue:text}`ch7_slot_mean_best:+.4f` at four slots).
+
+# %%
+# results at a glance: one row per result, with a status computed from the numbers
+lin_b = B_LIN  # Proposition 1's optimum, b* = 2 eps*
+lin_kern = shapes.Family("linear", lin_b / 2)
+lin_exact = shapes.circle_two_item(lin_kern)[0]
+lin_est = luce_success(spaces.Circle(), lin_kern, "similarity", 2, cfg["trials"],
+                       seed=np.random.SeedSequence([seed, 76]))
+lin_paper = float(theory.linear_circle(lin_b)[0])
+assert abs(lin_exact - lin_paper) < 1e-10
+
+
+def status(ok: bool, differs: bool = False) -> str:
+    return "differs" if differs else ("reproduced" if ok else "differs")
+
+
+rows = [{
+    "chapter": CHAPTER, "result": "decay shapes on the circle",
+    "statement": "p_S, p_I of constant, linear, exponential and Gaussian similarity (with and "
+                 "without a floor); headline: the linear kernel's peak p_S (Proposition 1)",
+    "paper_value": lin_paper, "check_max_z": float(max(check.z.abs().max(),
+                                                       abs(lin_est.zscore(lin_paper)))),
+    "headline": lin_est.mean, "ci_low": lin_est.ci()[0], "ci_high": lin_est.ci()[1],
+    "status": status(check.z.abs().max() < Z_MAX and abs(lin_est.zscore(lin_paper)) < Z_MAX)}]
+rows.append({
+    "chapter": CHAPTER, "result": "a floor forces a tradeoff (new)",
+    "statement": "for delta <= g <= 1: p_S <= 1/2 + m / (2 (m + 2 delta)); headline: the "
+                 "smallest margin of any optimised or family kernel below the bound "
+                 "(reproduced = the proved bound holds for every one)",
+    "paper_value": math.nan, "check_max_z": math.nan,
+    "headline": float(min((floored.bound - floored.p_s).min(),
+                          (floor_bound(two.p_i, two.delta) - two.p_s).min())),
+    "ci_low": math.nan, "ci_high": math.nan,
+    "status": status(bool((floored.bound - floored.p_s).min() >= -1e-12))})
+for _, r in mc_best.iterrows():
+    lo_ci, hi_ci = r.p_s_mc - 1.96 * r.se_s, r.p_s_mc + 1.96 * r.se_s
+    rows.append({
+        "chapter": CHAPTER, "result": f"best similarity, n = 2, delta = {r.delta:g} (new)",
+        "statement": f"the best step similarity at p_I = {r.p_i:.3f} (K = {cfg['frontier_K']}) "
+                     "against the constant kernel's front there (paper_value); differs = the "
+                     "constant kernel is not the best similarity",
+        "paper_value": r.step_front_p_s, "check_max_z": float(max(abs(r.z_s), abs(r.z_i))),
+        "headline": r.p_s_mc, "ci_low": lo_ci, "ci_high": hi_ci,
+        "status": "differs" if lo_ci > r.step_front_p_s else "reproduced"})
+big = ties.sort_values("points").groupby("space").tail(1)
+for _, r in big.iterrows():
+    rows.append({
+        "chapter": CHAPTER, "result": f"ties on the {r.space}, N = {r.points} (new)",
+        "statement": "height tau/2 of a discrete space above the universal front (exact); "
+                     "reproduced = it vanishes as the space refines (paper_value: 0 in the "
+                     "continuum)",
+        "paper_value": 0.0, "check_max_z": float(tie_mc[tie_mc.space == r.space].z.abs().max()),
+        "headline": r.above_front, "ci_low": math.nan, "ci_high": math.nan,
+        "status": "reproduced" if rates[r.space] < -0.25 else "differs"})
+for comb in ("max", "product", "mean"):
+    r = best_slot.loc[(4, comb)]
+    rows.append({
+        "chapter": CHAPTER, "result": f"slots, K = 4, combined by {comb} (new)",
+        "statement": "the point of the sweep highest above the universal front (paper_value: "
+                     "the front at its p_I); reproduced = not significantly above the front",
+        "paper_value": float(r.p_s - r.above), "check_max_z": float(np.abs(z1).max()),
+        "headline": float(r.p_s), "ci_low": float(r.p_s - 1.96 * r.se_s),
+        "ci_high": float(r.p_s + 1.96 * r.se_s),
+        "status": "differs" if r.above_z > Z_MAX else "reproduced"})
+summary = pd.DataFrame(rows)
+semres.book.save_table(summary, CHAPTER, "summary")
+
+front_pts = [{"chapter": CHAPTER, "system": f"{r.family} scale={r.scale:g} delta={r.delta:g}",
+              "p_i": r.p_i_mc, "p_s": r.p_s_mc, "se_i": r.se_i, "se_s": r.se_s}
+             for r in check.itertuples()]
+front_pts += [{"chapter": CHAPTER, "system": f"best step similarity delta={r.delta:g}",
+               "p_i": r.p_i_mc, "p_s": r.p_s_mc, "se_i": r.se_i, "se_s": r.se_s}
+              for r in mc_best.itertuples()]
+front_pts += [{"chapter": CHAPTER, "system": f"slots K={r.K} {r.combine} eps={r.scale:.3f}",
+               "p_i": r.p_i, "p_s": r.p_s, "se_i": r.se_i, "se_s": r.se_s}
+              for r in slots.itertuples()]
+semres.book.save_table(pd.DataFrame(front_pts), CHAPTER, "front")
+splot.table(summary[["result", "paper_value", "headline", "ci_low", "ci_high", "check_max_z",
+                     "status"]], decimals=4, check_max_z="{:.2f}")
+
+# %% tags=["hide-input"]
+# what ran in this build; none of these experiments is in the paper, so the "protocol" is the
+# paper profile of this chapter
+PAPER_SETTINGS = semres.profiles.SETTINGS[CHAPTER]["paper"]
+ran = [f"Monte Carlo: {cfg['trials']:,} trials per family check cell, "
+       f"{cfg['slot_trials']:,} per slot cell ({cfg['slot_eps']} per-slot radii)",
+       f"family sweeps: {cfg['scales']} scales per family and floor",
+       f"frontier: n in {list(cfg['frontier_n'])}, K doubling up to {cfg['frontier_K']} "
+       f"(n = 2) and {cfg['many_K']} (n > 2), {cfg['targets']} identification targets",
+       f"ties: cycles of {list(cfg['cycle_sizes'])} points, tori of side "
+       f"{list(cfg['torus_sides'])}"]
+deviations = [f"{key} = {cfg[key]} (paper profile: {PAPER_SETTINGS[key]})"
+              for key in cfg if cfg[key] != PAPER_SETTINGS[key]]
+deviations.append("the paper itself has none of these experiments: its laws assume the "
+                  "constant similarity; everything here is an extension")
+glue("ch7_ran", Markdown("\n".join(f"* {x}" for x in ran)), display=False)
+glue("ch7_deviations", Markdown("\n".join(f"* {x}" for x in deviations)), display=False)
+glue("ch7_seconds", time.perf_counter() - T_START, display=False)
+
+# %% [markdown]
+# ## What this shows, and where it differs from the paper
+#
+# * **The tradeoff is not a property of the step shape but of bounded discriminability.** A
+#   floor $\Delta > 0$ forces it for *every* similarity ({prf:ref}`ch7-prop-floor`, proved here and
+#   respected by every kernel computed in this chapter); without a floor a graded similarity
+#   (exponential, Gaussian) escapes it entirely, reaching $(p_I, p_S) \to (1, 1)$ as its scale
+#   shrinks (derived with explicit rates, and seen in {numref}`ch7-fig-families`). The paper's
+#   constant kernel without a floor has a front only because it ties every item beyond
+#   $\varepsilon$.
+# * **The constant kernel is not the best similarity at a given floor.** The best monotone
+#   similarity beats its front by up to {glue:text}`ch7_gain_01:.3f` ($\Delta = 0.01$),
+#   {glue:text}`ch7_gain_05:.3f` ($\Delta = 0.05$) and {glue:text}`ch7_gain_20:.3f`
+#   ($\Delta = 0.2$) in $p_S$ for two items, with graded, roughly geometric optimal shapes;
+#   the shape of the front survives (it still falls to chance as $p_I \to 1/(1+\Delta)$),
+#   its exact position does not. The linear kernel's peak above $\tfrac34$ (chapter 3) is one
+#   instance of a graded similarity beating the step.
+# * **Points above the front in discrete spaces are ties**, worth exactly $\tau/2$, and they
+#   vanish as the space refines (slopes {glue:text}`ch7_tie_rate_cycle:.2f` on the cycle and
+#   {glue:text}`ch7_tie_rate_torus:.2f` on the torus, against the number of points).
+# * **Compositional codes**: the max-over-slots code {glue:md}`ch7_slot_max_verdict`; it
+#   pays in identification and in choices driven by a single matching slot. This is a pilot
+#   with constant per-slot kernels and a city-block ground truth; other ground truths (the
+#   task asking about one slot) would change what "nearest" means.
+#
+# This build ran:
+#
+# ```{glue:md} ch7_ran
+# :format: myst
+# ```
+#
+# and differs from the chapter's paper profile in:
+#
+# ```{glue:md} ch7_deviations
+# :format: myst
+# ```
+#
+# The chapter's computations took {glue:text}`ch7_seconds:.0f` s in this build.
