@@ -206,6 +206,14 @@ def test_convert_writes_schema_files(authors, tmp_path):
     written = released.convert(root, tmp_path / "tidy")
     back = results.read_results(tmp_path / "tidy")
     assert len(written) == 5 and len(back) == sum(len(t) for t in truth.values())
+    # one call reads converted schema files and raw authors' files alike
+    _, data, _ = authors
+    raw = data / "spatial_resolution_gemma_results_far.csv"
+    mixed = released.load_results(f"{tmp_path / 'tidy' / 'color_similarity_gemma_results.csv'},{raw}")
+    assert len(mixed) == len(truth["sim_gemma"]) + len(truth["far_gemma"])
+    assert set(mixed["space"]) == {"hue", "canvas"}
+    with pytest.raises(ValueError, match="paths"):
+        released.load_results(tmp_path / "nowhere")
 
 
 def synthetic_counts(path, task, rng):

@@ -72,9 +72,22 @@ Derived tables (``python -m semres.released derive --source DIR --out DIR``; shi
 ``answered`` counts trials whose answer named one of the options; accuracy over all trials is
 ``correct / trials`` (unparsed answers count as wrong), over answers ``correct / answered``.
 
-To analyse the full files as the live models are analysed, pass the raw files (or the CSVs that
-``python -m semres.released convert --source DIR --out DIR`` writes in the schema) to the
-chapters' ``results=`` parameter, or read them with :func:`read_authors`.
+Shipped in this package (``provenance()`` lists the files with commit and sha256): the
+``spatial_far`` files (400 scenes per model) and the ``random_stencil`` files (1000 per model),
+copied from the public code index page by page and checked against the index's size and the
+files' own distance columns. Not shipped: the colour files (1.8-2.3 MB each, beyond what can
+be paged through the index in a session; a sample of 30-48 rows per end agrees with the
+figures quoted in the issue) and the LLM pickles (binary, not stored as text in the index).
+
+With the full files (``git clone https://github.com/nplresearch/generalization``):
+
+- per-trial analyses: ``results=/path/to/generalization/VLM_shapes/data`` in a chapter (or
+  :func:`load_results` in code) reads the raw CSVs through the adapters; ``python -m
+  semres.released convert --source .../VLM_shapes/data --out DIR`` writes them in the schema
+  (keep such files local: the authors' repository has no licence);
+- shipped tables: ``python -m semres.released derive --source .../generalization
+  [--trust-pickle]`` rewrites ``src/semres/data/released/`` (counts and provenance, colour and
+  LLM tables included when those files are present).
 """
 
 from __future__ import annotations
@@ -95,7 +108,7 @@ from .scenes import AUTHORS
 
 __all__ = ["REPOSITORY", "CITATION", "COMMITS", "VLM_MODELS", "LLM_NBATCHES", "RESOLUTION_D",
            "kind_of", "model_of", "read_spatial", "read_colour", "read_llm_counts",
-           "read_llm_resolution", "read_authors", "find_files", "margins",
+           "read_llm_resolution", "read_authors", "load_results", "find_files", "margins",
            "spatial_margin_table", "spatial_grid_table", "spatial_confusion_table",
            "spatial_corner_table",
            "colour_margin_table", "grid_design", "llm_n_table", "llm_resolution_table", "derive", "convert",
@@ -385,6 +398,38 @@ def read_authors(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
             frames.append(read_colour(f, keep_unusable_scores=keep_unusable_scores))
     if not frames:
         raise ValueError(f"paths: no released CSV files under {paths!r}")
+    return pd.concat(frames, ignore_index=True)
+
+
+def load_results(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows from schema CSVs and/or the authors' raw CSVs, in one call.
+
+    ``paths``: a file, a folder, a list, or the chapter-parameter form ``"a.csv,b.csv"``. A CSV
+    with the schema's columns is read as :mod:`semres.results`; any other goes through the adapter
+    its name selects (:func:`kind_of`). This is what a chapter's ``results=`` parameter can call.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [p for p in str(paths).split(",") if p]
+    files = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(p.glob("*.csv"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise ValueError(f"paths: no such file or folder {str(p)!r}")
+    if not files:
+        raise ValueError("paths: no CSV files found")
+    frames = []
+    for f in files:
+        header = pd.read_csv(f, nrows=0).columns
+        kind = None if set(_results.COLUMNS) <= set(header) else kind_of(f)
+        if kind == "spatial":
+            frames.append(read_spatial(f, keep_unusable_scores=keep_unusable_scores))
+        elif kind == "colour":
+            frames.append(read_colour(f, keep_unusable_scores=keep_unusable_scores))
+        else:
+            frames.append(_results.read_results(f))
     return pd.concat(frames, ignore_index=True)
 
 
