@@ -212,7 +212,7 @@ def test_convert_writes_schema_files(authors, tmp_path):
     mixed = released.load_results(f"{tmp_path / 'tidy' / 'color_similarity_gemma_results.csv'},{raw}")
     assert len(mixed) == len(truth["sim_gemma"]) + len(truth["far_gemma"])
     assert set(mixed["space"]) == {"hue", "canvas"}
-    with pytest.raises(ValueError, match="paths"):
+    with pytest.raises(ValueError, match="no such file"):
         released.load_results(tmp_path / "nowhere")
 
 

@@ -408,18 +408,7 @@ def load_results(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
     with the schema's columns is read as :mod:`semres.results`; any other goes through the adapter
     its name selects (:func:`kind_of`). This is what a chapter's ``results=`` parameter can call.
     """
-    if isinstance(paths, (str, Path)):
-        paths = [p for p in str(paths).split(",") if p]
-    files = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files += sorted(p.glob("*.csv"))
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise ValueError(f"paths: no such file or folder {str(p)!r}")
-    if not files:
-        raise ValueError("paths: no CSV files found")
+    files = _results.csv_paths(paths)
     frames = []
     for f in files:
         header = pd.read_csv(f, nrows=0).columns

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["COLUMNS", "SPACES", "validate", "read_results", "write_results", "distances",
-           "choice_index", "correct_mask", "split_list"]
+           "choice_index", "correct_mask", "split_list", "csv_paths"]
 
 COLUMNS = ("model", "source", "task", "n", "space", "options", "position", "probe", "correct",
            "choice", "scores")
@@ -110,6 +110,14 @@ def read_results(paths):
     """
     import pandas as pd
 
+    frames = [pd.read_csv(f, dtype={"choice": str, "scores": str}, keep_default_na=False)
+              for f in csv_paths(paths)]
+    return validate(pd.concat(frames, ignore_index=True))
+
+
+def csv_paths(paths) -> list:
+    """The CSV files named by ``paths``: a file, a folder (its ``*.csv``), a list, or the
+    chapter-parameter form ``"a.csv,b.csv"``; ValueError naming ``results`` if there are none."""
     if isinstance(paths, (str, Path)):
         paths = [p for p in str(paths).split(",") if p]
     files = []
@@ -122,9 +130,7 @@ def read_results(paths):
             raise ValueError(f"results: no such file or folder {str(p)!r}")
     if not files:
         raise ValueError("results: no CSV files found")
-    frames = [pd.read_csv(f, dtype={"choice": str, "scores": str}, keep_default_na=False)
-              for f in files]
-    return validate(pd.concat(frames, ignore_index=True))
+    return files
 
 
 def distances(df) -> list:
