@@ -182,7 +182,8 @@ def test_derive_counts_match_independent_tally(authors, tmp_path):
     # triangle was nearest in the far file only when the X was in the bottom-left quadrant
     far = corner[(corner["model"] == "gemma-3-12b-it") & (corner["experiment"] == "spatial_far")]
     tf = truth["far_gemma"]
-    assert int(far.loc[far["bin"] == "bottom_left", "trials"].sum()) == (tf["nearest"] == "triangle").sum()
+    bottom_left = far.loc[far["bin"] == "bottom_left", "trials"].sum()
+    assert int(bottom_left) == (tf["nearest"] == "triangle").sum()
     assert int(far["chose_bottom_left"].sum()) == (tf["answer"] == "triangle").sum()
     colour = pd.read_csv(out / "colour_margin.csv")
     for task, key in (("similarity", "sim_gemma"), ("identification", "id_gemma")):
@@ -209,7 +210,8 @@ def test_convert_writes_schema_files(authors, tmp_path):
     # one call reads converted schema files and raw authors' files alike
     _, data, _ = authors
     raw = data / "spatial_resolution_gemma_results_far.csv"
-    mixed = released.load_results(f"{tmp_path / 'tidy' / 'color_similarity_gemma_results.csv'},{raw}")
+    tidy = tmp_path / "tidy" / "color_similarity_gemma_results.csv"
+    mixed = released.load_results(f"{tidy},{raw}")
     assert len(mixed) == len(truth["sim_gemma"]) + len(truth["far_gemma"])
     assert set(mixed["space"]) == {"hue", "canvas"}
     with pytest.raises(ValueError, match="no such file"):
@@ -240,7 +242,8 @@ def test_pickles_refused_without_trust(tmp_path):
 
 def test_llm_counts_from_pickle(tmp_path):
     rng = np.random.default_rng(2)
-    path = tmp_path / "LLM_dates" / "saved_results" / "experiment_identification_Qwen2.5-7B-Instruct_year.pkl"
+    path = (tmp_path / "LLM_dates" / "saved_results"
+            / "experiment_identification_Qwen2.5-7B-Instruct_year.pkl")
     path.parent.mkdir(parents=True)
     seq_lens, nulls, correct = synthetic_counts(path, "identification", rng)
     df = released.read_llm_counts(path, trust_pickle=True)

@@ -111,13 +111,15 @@ __all__ = ["REPOSITORY", "CITATION", "COMMITS", "VLM_MODELS", "LLM_NBATCHES", "R
            "read_llm_resolution", "read_authors", "load_results", "find_files", "margins",
            "spatial_margin_table", "spatial_grid_table", "spatial_confusion_table",
            "spatial_corner_table",
-           "colour_margin_table", "grid_design", "llm_n_table", "llm_resolution_table", "derive", "convert",
+           "colour_margin_table", "grid_design", "llm_n_table", "llm_resolution_table",
+           "derive", "convert",
            "load_table", "provenance", "tables", "main"]
 
 REPOSITORY = "nplresearch/generalization"
 CITATION = {
     "key": "nurisso2026bound",
-    "text": ("Nurisso, M., Fernando, J., Deshpande, R., Perotti, A., Marjieh, R., Frankland, S. M., "
+    "text": ("Nurisso, M., Fernando, J., Deshpande, R., Perotti, A., Marjieh, R., "
+             "Frankland, S. M., "
              "Lewis, R. L., Webb, T. W., Campbell, D., Vaccarino, F., Cohen, J. D., Petri, G. "
              "Bound by Semanticity: Universal Laws Governing the Generalization-Identification "
              "Tradeoff. ICLR 2026. arXiv:2506.14797"),
@@ -293,8 +295,9 @@ def read_colour(path, model: str | None = None, task: str | None = None,
 
 def _load_pickle(path, trust_pickle: bool):
     if trust_pickle is not True:
-        raise ValueError(f"trust_pickle: refusing to unpickle {Path(path).name}: loading a pickle "
-                         f"runs code from the file; pass trust_pickle=True only for a file you trust")
+        raise ValueError(f"trust_pickle: refusing to unpickle {Path(path).name}: loading a "
+                         f"pickle runs code from the file; pass trust_pickle=True only for a "
+                         f"file you trust")
     import pickle
 
     with open(path, "rb") as f:
@@ -310,7 +313,8 @@ def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
     """
     path = Path(path)
     data = _load_pickle(path, trust_pickle)
-    if not isinstance(data, dict) or not {"performance", "n_nulls", "seq_lens", "nrep"} <= set(data):
+    keys = {"performance", "n_nulls", "seq_lens", "nrep"}
+    if not isinstance(data, dict) or not keys <= set(data):
         raise ValueError(f"path: {path.name} is not a dict with performance, n_nulls, seq_lens, "
                          f"nrep")
     m = re.search(r"experiment_(similarity|identification)_", path.name)
@@ -670,7 +674,8 @@ def tables() -> list:
 def load_table(name: str) -> pd.DataFrame:
     """A shipped derived table (see :func:`tables`) as a DataFrame."""
     if name not in tables():
-        raise ValueError(f"name: no shipped table {name!r}; shipped: {', '.join(tables()) or 'none'}")
+        raise ValueError(f"name: no shipped table {name!r}; shipped: "
+                         f"{', '.join(tables()) or 'none'}")
     with _package_dir().joinpath(f"{name}.csv").open() as f:
         return pd.read_csv(f, keep_default_na=False, na_values=[""])
 
