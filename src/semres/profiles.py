@@ -88,7 +88,8 @@ SETTINGS: dict[str, dict[str, dict]] = {
     # ------------------------------------------------------------------ 6: vision-language models
     "06_vlm_shapes": {
         "quick": {"vision_steps": 20, "steps": 20, "hidden": 32, "layers": 1, "train_batch": 16,
-                  "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0, "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
+                  "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
+                  "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
                   "boot": 100, "choice_boot": 10, "mc_trials": 20_000, "bins": 6},
         "default": {"vision_steps": 1600, "steps": 800, "hidden": 64, "layers": 4,
                     "train_batch": 32, "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,

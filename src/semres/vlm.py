@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -70,24 +71,36 @@ def build_processor(image_size: int = 96, patch_size: int = 12):
                           chat_template=CHAT_TEMPLATE)
 
 
-def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, seed: int = 0,
-                init_std: float | None = None):
-    """An untrained LLaVA: CLIP vision tower + projector + Llama, sized from the processor.
+VISION_TOWERS = ("clip", "dinov3")
 
-    ``init_std`` (default ``hidden ** -0.5``) sets the language side's weight scale: the usual
-    0.02 is made for wide models and leaves a 64-wide one stuck at chance for thousands of steps.
+
+def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, seed: int = 0,
+                init_std: float | None = None, vision: str = "clip"):
+    """An untrained LLaVA: vision tower + projector + Llama, sized from the processor.
+
+    ``vision`` picks the tower: ``"clip"`` (LLaVA's own, learned absolute position embeddings)
+    or ``"dinov3"`` (a DINOv3 ViT: same patch grid and CLS token, but 2-D rotary position
+    encoding, so an attention score is a function of the offset between two patches and
+    "attend to the nearest shape" needs no learned map of the canvas). ``init_std`` (default
+    ``hidden ** -0.5``) sets the language side's weight scale: the usual 0.02 is made for wide
+    models and leaves a 64-wide one stuck at chance for thousands of steps.
     """
     import torch
-    from transformers import (CLIPVisionConfig, LlamaConfig, LlavaConfig,
+    from transformers import (CLIPVisionConfig, DINOv3ViTConfig, LlamaConfig, LlavaConfig,
                               LlavaForConditionalGeneration)
 
     if hidden % heads:
         raise ValueError(f"heads must divide hidden; got {heads} and {hidden}")
+    if vision not in VISION_TOWERS:
+        raise ValueError(f"vision must be one of {VISION_TOWERS}; got {vision!r}")
     tok = processor.tokenizer
     size = processor.image_processor.crop_size["height"]
-    vision = CLIPVisionConfig(hidden_size=hidden, intermediate_size=2 * hidden,
-                              num_hidden_layers=layers, num_attention_heads=heads,
-                              image_size=size, patch_size=processor.patch_size)
+    shared = dict(hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+                  num_attention_heads=heads, image_size=size, patch_size=processor.patch_size)
+    if vision == "clip":
+        vision = CLIPVisionConfig(**shared)
+    else:  # no random rescaling of patch coordinates while training: positions are the task
+        vision = DINOv3ViTConfig(**shared, pos_embed_rescale=None)
     text = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden,
                        num_hidden_layers=layers, num_attention_heads=heads,
                        num_key_value_heads=heads, max_position_embeddings=512,
@@ -284,15 +297,20 @@ def pixel_values(processor, images):
     return torch.from_numpy(((arr - mean) / std).transpose(0, 3, 1, 2).copy())
 
 
-def _training_batch(processor, rng, batch_size, ns, image_size):
+def _scene_batch(rng, batch_size, ns):
+    """``batch_size`` fresh scenes, tasks and shape counts drawn uniformly (in that order)."""
+    tasks = rng.choice(sc.TASKS, batch_size)
+    return [sc.sample_scene(rng, int(rng.choice(ns)), t) for t in tasks]
+
+
+def _text_batch(processor, items, image_size):
+    """Token ids, attention mask and labels (the answer token only) for ``items``, built without
+    the processor: its image placeholder expanded to one token per image feature."""
     import torch
 
-    tasks = rng.choice(sc.TASKS, batch_size)
-    items = [sc.sample_scene(rng, int(rng.choice(ns)), t) for t in tasks]
     tok = processor.tokenizer
     prompts = {t: tok(prompt_text(processor, sc.QUESTIONS[t]), add_special_tokens=False)
                ["input_ids"] for t in sc.TASKS}
-    # the processor expands the image placeholder to one token per image feature
     image_id = tok.convert_tokens_to_ids(IMAGE_TOKEN)
     n_image = (image_size // processor.patch_size) ** 2 + processor.num_additional_image_tokens
     if processor.vision_feature_select_strategy == "default":
@@ -301,16 +319,39 @@ def _training_batch(processor, rng, batch_size, ns, image_size):
                for t, ids in prompts.items()}
     rows = [prompts[s.task] + tok(s.answer, add_special_tokens=False)["input_ids"] for s in items]
     width = max(map(len, rows))
-    ids = torch.full((batch_size, width), tok.pad_token_id)
-    labels = torch.full((batch_size, width), -100)
-    mask = torch.zeros((batch_size, width), dtype=torch.long)
+    ids = torch.full((len(items), width), tok.pad_token_id)
+    labels = torch.full((len(items), width), -100)
+    mask = torch.zeros((len(items), width), dtype=torch.long)
     for j, (s, r) in enumerate(zip(items, rows)):
         ids[j, :len(r)] = torch.tensor(r)
         mask[j, :len(r)] = 1
         start = len(prompts[s.task])
         labels[j, start:len(r)] = ids[j, start:len(r)]
-    pixels = pixel_values(processor, [sc.render(s, image_size) for s in items])
-    return {"input_ids": ids, "attention_mask": mask, "pixel_values": pixels}, labels
+    return {"input_ids": ids, "attention_mask": mask}, labels
+
+
+def _pixels(processor, items, image_size, device="cpu", batched: bool | None = None):
+    """Normalised pixels of ``items`` on ``device``: PIL's :func:`scenes.render` on a CPU (ten
+    times faster there), the batched :func:`scenes.render_batch` on an accelerator (drawn on the
+    device, so the step does not wait on one CPU thread); ``batched`` forces either."""
+    import torch
+
+    device = torch.device(device)
+    if not (device.type != "cpu" if batched is None else batched):
+        return pixel_values(processor, [sc.render(s, image_size) for s in items]).to(device)
+    ip = processor.image_processor
+    mean = torch.tensor(ip.image_mean, device=device).view(1, 3, 1, 1)
+    std = torch.tensor(ip.image_std, device=device).view(1, 3, 1, 1)
+    return (sc.render_batch(items, image_size, device=device) / 255.0 - mean) / std
+
+
+def _training_batch(processor, rng, batch_size, ns, image_size, device="cpu"):
+    """One language-stage batch as the processor would build it, ``(inputs, labels)``; pixels
+    on ``device`` (drawn there on an accelerator)."""
+    items = _scene_batch(rng, batch_size, ns)
+    batch, labels = _text_batch(processor, items, image_size)
+    batch["pixel_values"] = _pixels(processor, items, image_size, device)
+    return batch, labels
 
 
 def _dense_targets(scene, grid: int) -> np.ndarray:
@@ -332,49 +373,94 @@ def _dense_targets(scene, grid: int) -> np.ndarray:
     return np.stack([cover, red, nearest])
 
 
+def _answer_target(scene, grid: int) -> np.ndarray:
+    """Stage 1's fourth label, shape (grid²,): the scene's answer (the shape nearest to the X
+    itself, not to a patch centre) on the patch that holds the X, ignored (-100) elsewhere."""
+    out = np.full(grid * grid, -100)
+    r = np.floor(scene.probe * grid).astype(int).clip(0, grid - 1)
+    out[r[1] * grid + r[0]] = sc.SHAPES.index(scene.answer)
+    return out
+
+
+def _spatial_init(tower, scale: float = 1.0) -> None:
+    """Give the untrained CLIP tower a map of the canvas (an initialisation, not a new layer, so
+    the saved model is a plain CLIP): the first position-embedding dimensions hold each patch's
+    coordinates, their squared norm and low Fourier modes, and the first patch-filter channels
+    measure the ink and the red in a patch and their first moments (where inside the patch).
+
+    With random position embeddings the tower learns which shape a patch shows long before it
+    learns where patches are, and the nearest-shape comparison stays near chance (measured with
+    linear probes on its patch features); a distance is an inner product of these coordinates.
+    """
+    import torch
+
+    emb = tower.embeddings
+    grid = emb.image_size // emb.patch_size
+    t = (np.arange(grid) + 0.5) / grid * 2 - 1
+    v, u = [a.reshape(-1) for a in np.meshgrid(t, t, indexing="ij")]
+    pos = [u, v, u**2 + v**2]
+    for k in (1, 2, 3):
+        pos += [np.sin(np.pi * k * u / 2), np.cos(np.pi * k * u / 2),
+                np.sin(np.pi * k * v / 2), np.cos(np.pi * k * v / 2)]
+    pos = np.stack(pos, 1)
+    pos = (pos - pos.mean(0)) / (pos.std(0) + 1e-9) * scale
+    p = emb.patch_size
+    x = (np.arange(p) + 0.5) / p * 2 - 1
+    yy, xx = np.meshgrid(x, x, indexing="ij")
+    ink = -np.ones((3, p, p)) / 3            # normalised pixels: ink (black or red) is negative
+    red = np.stack([np.ones((p, p)), -0.5 * np.ones((p, p)), -0.5 * np.ones((p, p))])
+    filters = np.stack([ink, ink * xx, ink * yy, red, red * xx, red * yy]) / (p * p) * 4 * scale
+    with torch.no_grad():
+        w = emb.position_embedding.weight
+        w[1:, :pos.shape[1]] = torch.as_tensor(pos, dtype=w.dtype)
+        w[0, :pos.shape[1]] = 0
+        c = pos.shape[1]
+        emb.patch_embedding.weight[c:c + len(filters)] = torch.as_tensor(
+            filters, dtype=emb.patch_embedding.weight.dtype)
+
+
 def _warmup(steps: int) -> float:
     """OneCycle's warm-up share: a tenth of training, but never under two steps (its schedule
     divides by the warm-up length)."""
     return min(0.5, max(0.1, 2 / steps))
 
 
-def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3,
-                    seed: int = 0, ns=range(2, 13), progress: bool = True) -> list:
-    """Stage 1, in place of a pretrained encoder: teach the CLIP tower, per patch, which shape
-    sits there, where the red mark is and which shape is nearest (linear heads, then dropped).
+def _resume(path, modules, opt, sched):
+    """``(step, losses)`` from a checkpoint written by :func:`_checkpoint`, or ``(0, [])``."""
+    import torch
 
-    From scratch and end to end, the tower's features collapse before the language model learns
-    to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
-    pretrained CLIP. Returns the losses.
-    """
+    if not (path and Path(path).is_file()):
+        return 0, []
+    state = torch.load(path, weights_only=False)
+    for name, module in modules.items():
+        module.load_state_dict(state[name])
+    opt.load_state_dict(state["opt"])
+    sched.load_state_dict(state["sched"])
+    return state["step"], state["losses"]
+
+
+def _checkpoint(path, modules, opt, sched, step, losses):
+    """Write the training state atomically (a killed run never leaves half a checkpoint)."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {name: module.state_dict() for name, module in modules.items()}
+    state.update(opt=opt.state_dict(), sched=sched.state_dict(), step=step, losses=losses)
+    torch.save(state, str(path) + ".tmp")
+    os.replace(str(path) + ".tmp", path)
+
+
+def _fit_loop(step_fn, params, opt, sched, steps, start, losses, checkpoint, checkpoint_every,
+              modules, desc, progress):
+    """The loop both stages share: a step, clipped gradients, the schedule, a progress bar and a
+    checkpoint every ``checkpoint_every`` steps and at the end."""
     import torch
     from tqdm.auto import tqdm
 
-    tower = model.model.vision_tower
-    size = native_size(processor)
-    grid = size // processor.patch_size
-    hidden = tower.config.hidden_size
-    heads = torch.nn.ModuleList([torch.nn.Linear(hidden, len(sc.SHAPES) + 1),
-                                 torch.nn.Linear(hidden, 2),
-                                 torch.nn.Linear(hidden, len(sc.SHAPES))]).to(model.device)
-    params = list(tower.parameters()) + list(heads.parameters())
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps,
-                                                pct_start=_warmup(steps))
-    ns = np.asarray(list(ns), dtype=int)
-    tower.train()
-    losses = []
-    bar = tqdm(range(steps), desc="stage 1: vision tower", disable=not progress)
+    bar = tqdm(range(start, steps), desc=desc, disable=not progress, initial=start, total=steps)
     for step in bar:
-        rng = np.random.default_rng([seed, 1, step])
-        items = [sc.sample_scene(rng, int(rng.choice(ns)), t)
-                 for t in rng.choice(sc.TASKS, batch_size)]
-        pixels = pixel_values(processor, [sc.render(s, size) for s in items]).to(model.device)
-        target = torch.from_numpy(np.stack([_dense_targets(s, grid) for s in items])).to(
-            model.device)
-        feats = tower(pixels).last_hidden_state[:, 1:]
-        loss = sum(torch.nn.functional.cross_entropy(h(feats).flatten(0, 1), target[:, i].flatten())
-                   for i, h in enumerate(heads))
+        loss = step_fn(step)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -382,6 +468,68 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
         sched.step()
         losses.append(loss.item())
         bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
+        if checkpoint and ((step + 1) % checkpoint_every == 0 or step + 1 == steps):
+            _checkpoint(checkpoint, modules, opt, sched, step + 1, losses)
+    return losses
+
+
+def vision_heads(hidden: int):
+    """Stage 1's linear read-outs of a patch: which shape is there, the X, the shape nearest to
+    the patch centre, and (on the X's patch) the answer."""
+    import torch
+
+    k = len(sc.SHAPES)
+    return torch.nn.ModuleList([torch.nn.Linear(hidden, k + 1), torch.nn.Linear(hidden, 2),
+                                torch.nn.Linear(hidden, k), torch.nn.Linear(hidden, k)])
+
+
+def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3,
+                    seed: int = 0, ns=range(2, 13), progress: bool = True,
+                    checkpoint: str | os.PathLike | None = None, checkpoint_every: int = 200,
+                    spatial_init: bool = True, heads=None) -> list:
+    """Stage 1, in place of a pretrained encoder: teach the CLIP tower, per patch, which shape
+    sits there, where the X is, which shape is nearest to the patch and, on the X's own patch,
+    the answer (linear :func:`vision_heads`, then dropped). Returns the losses.
+
+    From scratch and end to end, the tower's features collapse before the language model learns
+    to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
+    pretrained CLIP. Step ``k`` draws from ``default_rng([seed, 1, k])``, so a run resumed from
+    ``checkpoint`` sees the scenes an uninterrupted one would.
+    """
+    import torch
+
+    if steps < 1 or batch_size < 1:
+        raise ValueError(f"steps and batch_size must be positive; got {steps}, {batch_size}")
+    tower = model.model.vision_tower
+    size = native_size(processor)
+    grid = size // processor.patch_size
+    heads = vision_heads(tower.config.hidden_size) if heads is None else heads
+    heads = heads.to(model.device)
+    params = list(tower.parameters()) + list(heads.parameters())
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps,
+                                                pct_start=_warmup(steps))
+    modules = {"tower": tower, "heads": heads}
+    start, losses = _resume(checkpoint, modules, opt, sched)
+    if start == 0 and spatial_init and hasattr(tower.embeddings, "position_embedding"):
+        _spatial_init(tower)  # CLIP's learned positions; a rotary tower has none to set
+    ns = np.asarray(list(ns), dtype=int)
+    layer = model.config.vision_feature_layer
+
+    def step_fn(step):
+        items = _scene_batch(np.random.default_rng([seed, 1, step]), batch_size, ns)
+        target = torch.from_numpy(np.stack([np.vstack([_dense_targets(s, grid),
+                                                       _answer_target(s, grid)])
+                                            for s in items])).to(model.device)
+        feats = tower(_pixels(processor, items, size, model.device), output_hidden_states=True
+                      ).hidden_states[layer][:, 1:]  # the features LLaVA passes on
+        return sum(torch.nn.functional.cross_entropy(h(feats).flatten(0, 1),
+                                                     target[:, i].flatten(), ignore_index=-100)
+                   for i, h in enumerate(heads))
+
+    tower.train()
+    losses = _fit_loop(step_fn, params, opt, sched, steps, start, losses, checkpoint,
+                       checkpoint_every, modules, "stage 1: vision tower", progress)
     tower.eval()
     return losses
 
@@ -392,69 +540,63 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
           vision_lr: float | None = None) -> tuple:
     """Train on fresh scenes of both tasks (answer tokens only in the loss); ``(model, losses)``.
 
-    The vision tower learns at ``vision_lr`` (default ``lr / 30``): at the language model's rate
-    its features collapse to a constant within a few dozen steps and the model stops looking at
-    the image (found by failing to overfit eight scenes).
+    The vision tower learns at ``vision_lr`` (default ``lr / 30``; 0 freezes it): at the
+    language model's rate its features collapse to a constant within a few dozen steps and the
+    model stops looking at the image (found by failing to overfit eight scenes).
 
     Batch ``k`` is drawn from ``default_rng([seed, k])``, so a run resumed from ``checkpoint``
     sees exactly the batches an uninterrupted run would.
     """
     import torch
-    from tqdm.auto import tqdm
 
     if steps < 1 or batch_size < 1:
         raise ValueError(f"steps and batch_size must be positive; got {steps}, {batch_size}")
     ns = np.asarray(list(ns), dtype=int)
     size = native_size(processor)
     vision_lr = lr / 30 if vision_lr is None else vision_lr
-    tower = {id(p) for p in model.model.vision_tower.parameters()}
-    groups = [{"params": [p for p in model.parameters() if id(p) in tower], "lr": vision_lr},
-              {"params": [p for p in model.parameters() if id(p) not in tower], "lr": lr}]
+    tower = model.model.vision_tower
+    frozen = vision_lr == 0
+    tower.requires_grad_(not frozen)
+    in_tower = {id(p) for p in tower.parameters()}
+    groups = [{"params": [p for p in model.parameters() if id(p) not in in_tower], "lr": lr}]
+    if not frozen:
+        groups.append({"params": list(tower.parameters()), "lr": vision_lr})
     opt = torch.optim.AdamW(groups, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[vision_lr, lr], total_steps=steps,
-                                                pct_start=_warmup(steps))
-    start, losses = 0, []
-    ckpt = Path(checkpoint) if checkpoint else None
-    if ckpt and ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
-        start, losses = state["step"], state["losses"]
-    model.train()
-    bar = tqdm(range(start, steps), desc="training VLM", disable=not progress,
-               initial=start, total=steps)
-    for step in bar:
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[g["lr"] for g in groups],
+                                                total_steps=steps, pct_start=_warmup(steps))
+    modules = {"model": model}
+    start, losses = _resume(checkpoint, modules, opt, sched)
+
+    def step_fn(step):
         batch, labels = _training_batch(processor, np.random.default_rng([seed, step]),
-                                        batch_size, ns, size)
-        loss = model(**_to(batch, model), labels=labels.to(model.device)).loss
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        losses.append(loss.item())
-        bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
-        if ckpt and ((step + 1) % checkpoint_every == 0 or step + 1 == steps):
-            ckpt.parent.mkdir(parents=True, exist_ok=True)
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
-                        "sched": sched.state_dict(), "step": step + 1, "losses": losses},
-                       str(ckpt) + ".tmp")
-            os.replace(str(ckpt) + ".tmp", ckpt)
+                                        batch_size, ns, size, model.device)
+        return model(**_to(batch, model), labels=labels.to(model.device)).loss
+
+    model.train()
+    if frozen:
+        tower.eval()
+    losses = _fit_loop(step_fn, [p for g in groups for p in g["params"]], opt, sched, steps,
+                       start, losses, checkpoint, checkpoint_every, modules, "training VLM",
+                       progress)
+    tower.requires_grad_(True)
     return model.eval(), losses
 
 
 def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int = 64,
-                  layers: int = 2, heads: int = 4, vision_steps: int = 1000, steps: int = 1000,
-                  batch_size: int = 32, lr: float = 3e-3, vision_lr: float = 1e-4,
+                  layers: int = 4, heads: int = 4, vision_steps: int = 1600, steps: int = 800,
+                  batch_size: int = 32, lr: float = 3e-3, vision_lr: float = 0.0,
                   seed: int = 0, ns=range(2, 13), device: str = "cpu",
-                  progress: bool = True) -> Path:
-    """Folder of the default model trained with these settings (stage 1: :func:`pretrain_vision`;
-    stage 2: :func:`train`), saved with ``save_pretrained`` on first use and reused afterwards.
-    Both stages checkpoint, so an interrupted run resumes where it stopped."""
+                  progress: bool = True, stage1_lr: float | None = None,
+                  spatial_init: bool = True, vision: str = "dinov3") -> Path:
+    """Folder of the default model trained with these settings (stage 1: :func:`pretrain_vision`
+    at ``stage1_lr``, default ``lr``; stage 2: :func:`train`), saved with ``save_pretrained`` on
+    first use and reused afterwards. Both stages checkpoint, so an interrupted run resumes where
+    it stopped."""
+    stage1_lr = lr if stage1_lr is None else stage1_lr
     params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
                   heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,
-                  lr=lr, vision_lr=vision_lr, stage1_lr=lr, seed=seed,
+                  lr=lr, vision_lr=vision_lr, stage1_lr=stage1_lr, seed=seed,
+                  spatial_init=spatial_init, vision=vision,
                   ns=[int(n) for n in ns], code=code_version())  # new code, new model
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
@@ -467,29 +609,37 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
 
     root.mkdir(parents=True, exist_ok=True)
     processor = build_processor(image_size, patch_size)
-    model = build_model(processor, hidden, layers, heads, seed).to(torch.device(device))
+    model = build_model(processor, hidden, layers, heads, seed, vision=vision).to(
+        torch.device(device))
     stage1 = root / f"tiny-llava-{key}.vision.pt"
+    clock = time.perf_counter()
     if stage1.is_file():
         saved = torch.load(stage1, weights_only=False)
         model.model.vision_tower.load_state_dict(saved["tower"])
         losses1 = saved["losses"]
     else:
-        losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=lr,
-                                  seed=seed, ns=ns, progress=progress)
+        losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=stage1_lr,
+                                  seed=seed, ns=ns, progress=progress,
+                                  checkpoint=root / f"tiny-llava-{key}.vision.ckpt.pt",
+                                  spatial_init=spatial_init)
         torch.save({"tower": model.model.vision_tower.state_dict(), "losses": losses1},
                    str(stage1) + ".tmp")
         os.replace(str(stage1) + ".tmp", stage1)
+    seconds = {"vision": time.perf_counter() - clock}
+    clock = time.perf_counter()
     model, losses = train(model, processor, steps, batch_size, lr, seed, ns,
                           checkpoint=root / f"tiny-llava-{key}.ckpt.pt", progress=progress,
                           vision_lr=vision_lr)
+    seconds["language"] = time.perf_counter() - clock  # this run's share, if it resumed
     partial = root / f"tiny-llava-{key}.partial"
     shutil.rmtree(partial, ignore_errors=True)
     model.save_pretrained(partial)
     processor.save_pretrained(partial)
     (partial / "training.json").write_text(json.dumps(
-        {"params": params, "vision_losses": losses1, "losses": losses}))
+        {"params": params, "vision_losses": losses1, "losses": losses, "seconds": seconds}))
     os.replace(partial, folder)  # only a complete folder ever carries the final name
-    for done in (stage1, root / f"tiny-llava-{key}.ckpt.pt"):
+    for done in (stage1, root / f"tiny-llava-{key}.ckpt.pt",
+                 root / f"tiny-llava-{key}.vision.ckpt.pt"):
         done.unlink(missing_ok=True)
     return folder
 
