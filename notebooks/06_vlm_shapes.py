@@ -18,13 +18,12 @@
 # falls near the decision boundaries, within a model-specific spatial scale. This chapter
 # derives, in SymPy, what a finite spatial resolution predicts on a 2-D canvas (the band around
 # each boundary where a model must err, and accuracy as a function of the distance margin),
-# checks it by simulation, and then measures it on a vision-language model: the accuracy map,
-# the fitted spatial scale with a bootstrap interval, and — beyond the paper — both
-# generalization (closest shape) and identification (which shape is red) for 2 to 12 shapes,
-# against Theorem 3 with the ball measure read off the canvas. **No pretrained VLM can be loaded
-# where this book is built**, so the default model is a *small LLaVA-style model trained here
-# from scratch*, on the same scenes; a reader with a hub VLM passes its id as `model` and the
-# same code scores it.
+# checks it by simulation, and then measures it: on a vision-language model run here, and on
+# the paper's own two models through the outputs their authors released. Beyond the paper, the
+# model run here answers two questions about the same canvases for 2 to 12 shapes — which shape
+# is nearest to the X (generalization) and which shape the X lies on (identification) — so one
+# spatial resolution can be tested against both through Theorem 3. Every answer is read through
+# a Luce choice model with a per-answer response bias, fitted by maximum likelihood.
 
 # %% tags=["parameters"]
 profile = "default"  # quick | default | paper
@@ -34,8 +33,9 @@ model = None  # a hub id or folder of an image-text-to-text model; None trains t
 image_size = 0  # canvas pixels for a hub model; 0: the model's own (96 for the tiny default)
 batch_size = 32  # rows (scene x answer option) per forward pass when scoring
 threads = 1  # torch CPU threads; 1 avoids thrashing on a shared 2-core machine, 0: torch default
+results = ""  # per-trial result files or folders in the semres.results schema, comma-separated
 
-# %%
+# %% tags=["hide-input"]
 # %matplotlib inline
 import os
 
@@ -53,12 +53,14 @@ from myst_nb import glue
 import semres.book
 import semres.profiles
 import semres.plotting as splot
-from semres import kernels, scenes, spaces, theory, vlm
+from semres import choice, fits, kernels, released, scenes, spaces, theory, vlm
+from semres import results as tidy
 from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "06_vlm_shapes"
 cfg = semres.profiles.settings(CHAPTER, profile)
+PAPER = semres.profiles.settings(CHAPTER, "paper")
 if int(batch_size) < 1:
     raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
 if int(image_size) < 0:
@@ -69,22 +71,46 @@ if int(threads) < 0:
 if int(threads):
     torch.set_num_threads(int(threads))
 transformers.logging.disable_progress_bar()  # weight-loading bars, not our progress
+result_paths = [p.strip() for p in str(results or "").split(",") if p.strip()]
+results_df = tidy.read_results(result_paths) if result_paths else None  # fails early if bad
 SIZE = scenes.SHAPE_SIZE
 Z_MAX = 4.0  # simulation vs theory: |z| must stay below this
+SHIPPED = released.tables()
+
+ran = [f"profile **{profile}**, seed {seed}",
+       "model: " + ("a tiny LLaVA trained here "
+                    f"({cfg['vision_steps']} vision-stage and {cfg['steps']} language-stage "
+                    "steps)" if model is None else f"`{model}`"),
+       f"accuracy map on a {cfg['grid']} × {cfg['grid']} grid of X positions, "
+       f"{cfg['fit_scenes']} random four-shape scenes for the fits "
+       f"({cfg['boot']} least-squares and {cfg['choice_boot']} likelihood bootstrap resamples)",
+       f"both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
+       f"({cfg['sweep_scenes']} scenes each)",
+       ("the paper's models from the shipped count tables (" + ", ".join(SHIPPED) + ")"
+        if SHIPPED else "no shipped tables of the paper's models"),
+       (f"per-trial results from {len(result_paths)} path(s): {len(results_df)} trials of "
+        + ", ".join(sorted(set(results_df['model']))) if result_paths else
+        "no per-trial result files (`results=` not given)")]
+glue("ch6_ran", Markdown("\n".join(f"- {r}" for r in ran)), display=False)
 
 # %% [markdown]
+# ```{admonition} What ran in this build
+# {glue:md}`ch6_ran`
+# ```
+#
 # ## The task
 #
-# A scene is a square canvas with $n$ black shapes at random, non-overlapping positions. In the
-# **similarity** (generalization) task a red X is the probe, placed at least a shape's width from
-# every shape as in the paper, and the answer is the nearest shape. In the **identification**
-# task one shape is drawn red and the answer is its name: the probe is an exact copy of one
-# item's position, as in the identification test of chapter 1. Both tasks live in the same 2-D
-# space, so one spatial resolution should govern both. Geometry is recorded in canvas units
+# A scene is a square canvas with $n$ black shapes at random, non-overlapping positions and one
+# red X. In the **similarity** (generalization) task the X lies at least a shape's width from
+# every shape, as in the paper, and the answer is the nearest shape. In the **identification**
+# task the X lies exactly on one of the shapes — the probe is a copy of an item, as in the
+# identification test of chapter 1 — and the answer is the shape at the X. Both questions are
+# about where the X is among the same shapes, both are answered by naming a shape on the
+# canvas, so one spatial resolution should govern both. Geometry is recorded in canvas units
 # (the canvas is $[0,1]^2$), so every scene renders at any resolution; the four shapes of the
 # paper come first and eight more let $n$ run to 12.
 
-# %%
+# %% tags=["hide-input"]
 rng = np.random.default_rng(seed)
 examples = [scenes.map_scenes(5)[7],
             scenes.sample_scene(rng, 8, "similarity"),
@@ -106,10 +132,11 @@ glue("ch6_shape_frac", float(SIZE), display=False)
 # %% [markdown]
 # ```{glue:figure} ch6-fig-scenes
 # :name: ch6-fig-scenes
+# :alt: Six example canvases with black shapes and a red X, three for each task.
 #
-# Example scenes (rendered at 192 px; the default model sees 96 px). Top: similarity — which
-# black shape is closest to the red X (the first panel is the fixed four-shape layout of the
-# accuracy map). Bottom: identification — which shape is red. Titles give the recorded answer.
+# Example scenes (rendered at 192 px). Top: similarity — which black shape is closest to the
+# red X (the first panel is the fixed four-shape layout of the accuracy map). Bottom:
+# identification — which black shape is at the X. Titles give the recorded answer.
 # ```
 #
 # Shapes are {glue:text}`ch6_shape_frac:.2f` of the canvas wide ({numref}`ch6-fig-scenes`).
@@ -157,7 +184,7 @@ glue("ch6_shape_frac", float(SIZE), display=False)
 # shift invariance: accuracy then also falls with the distance $d_1$ itself.
 # ```
 
-# %%
+# %% tags=["hide-input"]
 x, y, c, eps, lam, m, d1, d2, dlt = sp.symbols("x y c epsilon lambda m d_1 d_2 Delta",
                                                 positive=True)
 # |d_A - d_B| = eps with d_A^2 - d_B^2 = 4 c x gives d_A + d_B = 4 c x / eps, so
@@ -195,7 +222,7 @@ display(sp.Eq(sp.Symbol("w(y)"), w_derived), sp.Eq(sp.Symbol("varepsilon_match")
 # the canvas with a constant kernel and must agree within {glue:text}`ch6_zmax:.0f` standard
 # errors.
 
-# %%
+# %% tags=["hide-input", "hide-output"]
 w_fn = sp.lambdify((y, c, eps), w_stated, "numpy")
 pts = np.random.default_rng(seed).uniform(-1, 1, size=(200_000, 2))
 c0, e0 = 0.3, 0.1
@@ -252,35 +279,27 @@ for e in (0.1, 0.25):
 canvas_check = pd.DataFrame(rows)
 assert canvas_check["z"].abs().max() < Z_MAX, canvas_check
 glue("ch6_canvas_zmax", float(canvas_check["z"].abs().max()), display=False)
-display(canvas_check.round(4))
+splot.table(canvas_check, decimals=4)
 
 # %% [markdown]
 # The band formula and the distance gap agree on a fraction {glue:text}`ch6_band_agree:.5f` of
 # the points (the rest sit on the boundary to rounding), and the heterogeneous Theorem 3 on the
-# canvas matches the engine with $|z| \le$ {glue:text}`ch6_canvas_zmax:.2f` in every cell above.
+# canvas matches the engine with $|z| \le$ {glue:text}`ch6_canvas_zmax:.2f` in every cell of
+# the table above.
 #
 # ## The model
 #
 # The default model is small and trained here: a LLaVA architecture from `transformers`
-# configs — a CLIP vision transformer (96 px canvas, 12 px patches, 64 image tokens) whose
-# features are projected into a small Llama — with a word-level tokenizer trained locally with
-# `tokenizers` and a `LlavaProcessor` assembled offline. LLaVA itself starts from a pretrained
-# CLIP encoder; with none available, training runs in two stages on freshly rendered scenes
-# ($n = 2..12$, both tasks):
-#
-# 1. *Vision stage.* The CLIP tower alone learns, for every patch, which shape sits there,
-#    whether the red mark is there, and which shape is nearest to the patch centre (three
-#    linear heads, discarded afterwards).
-# 2. *Language stage.* The whole model learns to answer the questions (the loss counts only the
-#    answer token), with the vision tower at a 30 times smaller learning rate.
-#
-# Trained end to end from scratch instead, this tiny model never leaves chance: the vision
-# features collapse to a constant before the language model learns where to look (it cannot
-# even overfit eight scenes). The result is saved with `save_pretrained` and loaded back through
-# `AutoProcessor` and `AutoModelForImageTextToText`, the path a hub id takes. It is *not* a
-# pretrained VLM and not a reproduction of Qwen or Gemma: it is a controlled model whose
-# spatial resolution we can measure with the paper's protocol; its 12 px patches set a natural
-# scale to compare with.
+# configs — a vision transformer whose patch features are projected into a small Llama — with a
+# word-level tokenizer trained locally with `tokenizers` and a `LlavaProcessor` assembled
+# offline. LLaVA itself starts from a pretrained CLIP encoder; with none available, training
+# runs in two stages on freshly rendered scenes ($n = 2..12$, both tasks): a supervised vision
+# stage, in which the tower alone learns per-patch targets (which shape sits in the patch, where
+# the X is, which shape is nearest), stands in for that pretraining; then the whole model learns
+# to answer the questions (the loss counts only the answer token). The result is saved with
+# `save_pretrained` and loaded back through `AutoProcessor` and `AutoModelForImageTextToText`,
+# the path a hub id takes. It is *not* a pretrained VLM and not a reproduction of Qwen or Gemma:
+# it is a controlled model whose spatial resolution we can measure with the paper's protocol.
 #
 # **Running a hub VLM instead.** Pass its id or folder:
 # `semres run 6 -p model=Qwen/Qwen2.5-VL-3B-Instruct` (it must be in the local Hugging Face
@@ -289,12 +308,13 @@ display(canvas_check.round(4))
 # log-probabilities from one batched forward pass are normalised over the options: the model's
 # Luce probability of each answer. Nothing is generated or parsed.
 
-# %%
+# %% tags=["hide-input"]
 if model is None:
     model_ref = str(vlm.trained_model(
         semres.book.build_dir() / "models", hidden=cfg["hidden"], layers=cfg["layers"],
         heads=4 if cfg["hidden"] % 4 == 0 else 2, vision_steps=cfg["vision_steps"],
-        steps=cfg["steps"], batch_size=cfg["train_batch"], seed=seed, device=str(torch_device)))
+        steps=cfg["steps"], batch_size=cfg["train_batch"], seed=seed, device=str(torch_device),
+        vision=cfg["vision"], stage1_lr=cfg["stage1_lr"], vision_lr=cfg["vision_lr"]))
     model_name = "tiny-llava (trained here)"
     import json
     from pathlib import Path
@@ -316,12 +336,17 @@ glue("ch6_model", Markdown(model_name), display=False)
 glue("ch6_steps", cfg["steps"], display=False)
 glue("ch6_vision_steps", cfg["vision_steps"], display=False)
 glue("ch6_canvas_px", int(canvas_px), display=False)
+glue("ch6_guess_loss", float(np.log(len(scenes.SHAPES))), display=False)
+glue("ch6_n_names", len(scenes.SHAPES), display=False)
 
 evaluate = semres.book.cache().cache(vlm.evaluate, ignore=["progress"])
 
 
 def score(scene_list):
-    return evaluate(model_ref, scene_list, canvas_px, int(batch_size), str(torch_device))
+    """Option probabilities (one array per scene, in the order of its names) and P(correct)."""
+    probs = evaluate(model_ref, scene_list, canvas_px, int(batch_size), str(torch_device),
+                     options=True)
+    return probs, np.array([p[s.target] for p, s in zip(probs, scene_list)])
 
 
 # %% [markdown]
@@ -330,73 +355,141 @@ def score(scene_list):
 # {glue:text}`ch6_vloss_first:.2f` to {glue:text}`ch6_vloss_last:.2f` nats; in the language
 # stage ({glue:text}`ch6_steps` steps) the answer loss fell from
 # {glue:text}`ch6_loss_first:.2f` to {glue:text}`ch6_loss_last:.2f` nats (first and last tenth
-# of training; guessing among all 12 names is 2.48). Both stages checkpoint and the finished
-# model is cached under `_build/models/`, so a rebuild does not retrain.
+# of training; guessing uniformly among all {glue:text}`ch6_n_names` names costs
+# {glue:text}`ch6_guess_loss:.2f`). Both stages checkpoint and the finished model is cached under
+# `_build/models/`, so a rebuild does not retrain.
 #
 # ## The accuracy map
 #
 # As in the paper, the four shapes stay fixed and the X moves over a grid; each cell shows the
 # model's probability of naming the nearest shape.
 
-# %%
+# %% tags=["hide-input"]
 map_list = scenes.map_scenes(cfg["grid"])
-map_p = score(map_list)
+map_probs, map_p = score(map_list)
 fit_list = scenes.sample_scenes(cfg["fit_scenes"], 4, "similarity", seed + 1)
-fit_p = score(fit_list)
+fit_probs, fit_p = score(fit_list)
 fit_d = np.array([s.distances for s in fit_list])
 fit_t = np.array([s.target for s in fit_list])
 fit_m = np.array([s.margin for s in fit_list])
+fit_names = [list(s.names) for s in fit_list]
 
-fit_e = vlm.fit_exponential(fit_d, fit_t, fit_p)
-scale, floor = fit_e["scale"], fit_e["floor"]
-eps_fit = vlm.fit_margin(fit_d, fit_t, fit_p)["eps"]
+
+def choice_rows(label, source, d, names, px, choices=None, probs=None, seed_=seed):
+    """The likelihood fits every model gets on its similarity trials: the Luce rule with the
+    exponential kernel, without and with one response weight per answer. Rows for fit.csv,
+    and the biased fit itself."""
+    out, biased = [], None
+    for bias in (False, True):
+        f = choice.fit_choices(d, names, choice=choices, probs=probs, bias=bias,
+                               boot=cfg["choice_boot"], seed=seed_ + 3)
+        out.append({"model": label, "source": source,
+                    "kernel": "exponential + response bias (ML)" if bias else
+                    "exponential (ML)", "scale_frac": f["scale"], "scale_px": f["scale"] * px,
+                    "ci_low_px": f["scale_ci"][0] * px, "ci_high_px": f["scale_ci"][1] * px,
+                    "floor": f["floor"], "trials": f["trials"], "distance_p": f["distance_p"],
+                    "boot_at_bound": f["boot_at_bound"], "at_bound": f["at_bound"],
+                    "bound_params": f["bound_params"]})
+        biased = f if bias else biased
+    return out, biased
+
+
+def weight_rows(label, f):
+    """The fitted response weights with their bootstrap intervals, for fit_weights.csv."""
+    return [{"model": label, "answer": n, "weight": w, "ci_low": f["weights_ci"][n][0],
+             "ci_high": f["weights_ci"][n][1],
+             "at_bound": f"weight[{n}]=" in f["bound_params"]}
+            for n, w in f["weights"].items()]
+
+
+def scale_verdict(label, f):
+    """Whether the answers carry a spatial scale, from the fit's own numbers."""
+    warn = fits.censored_warning(f"{label}'s spatial scale", {
+        "at_bound": f["scale_at_bound"], "bound_params": f["bound_params"]})
+    if warn:
+        return warn, "not run"
+    if f["distance_p"] > 0.01:
+        return (f"{label}'s answers do not depend measurably on distance (likelihood-ratio "
+                f"p = {f['distance_p']:.2g} against the same response weights alone): the "
+                "fitted scale is not identified.", "differs")
+    return (f"{label}'s answers depend on distance (likelihood-ratio p = "
+            f"{f['distance_p']:.2g}); its spatial scale is identified.", "reproduced")
+
+
+fe = vlm.fit_exponential(fit_d, fit_t, fit_p)
+fm = vlm.fit_margin(fit_d, fit_t, fit_p)
 boot_rng = np.random.default_rng(seed + 2)
 boot = []
 for _ in range(cfg["boot"]):
     i = boot_rng.integers(0, len(fit_p), len(fit_p))
-    boot.append((vlm.fit_exponential(fit_d[i], fit_t[i], fit_p[i])["scale"],
-                 vlm.fit_margin(fit_d[i], fit_t[i], fit_p[i])["eps"]))
+    be, bm = vlm.fit_exponential(fit_d[i], fit_t[i], fit_p[i]), vlm.fit_margin(
+        fit_d[i], fit_t[i], fit_p[i])
+    boot.append((be["scale"], bm["eps"], be["at_bound"], bm["at_bound"]))
 boot = np.array(boot)
-ci = np.percentile(boot, [2.5, 97.5], axis=0)
-fit_table = pd.DataFrame({
-    "model": model_name, "kernel": ["exponential", "margin"],
-    "scale_px": [scale * canvas_px, eps_fit * canvas_px], "scale_frac": [scale, eps_fit],
-    "ci_low": ci[0] * canvas_px, "ci_high": ci[1] * canvas_px, "floor": [floor, np.nan]})
-semres.book.save_table(fit_table, CHAPTER, "fit")
-display(fit_table.round(4))
+ci = np.percentile(boot[:, :2], [2.5, 97.5], axis=0)
+live_rows, live_fit = choice_rows(model_name, "live", fit_d, fit_names, canvas_px,
+                                  probs=fit_probs)
+fit_rows = [
+    {"model": model_name, "source": "live", "kernel": "exponential (least squares)",
+     "scale_frac": fe["scale"], "scale_px": fe["scale"] * canvas_px,
+     "ci_low_px": ci[0, 0] * canvas_px, "ci_high_px": ci[1, 0] * canvas_px,
+     "floor": fe["floor"], "trials": len(fit_p), "distance_p": np.nan,
+     "boot_at_bound": fits.bootstrap_at_bound(boot[:, 2]), "at_bound": fe["at_bound"],
+     "bound_params": fe["bound_params"]},
+    {"model": model_name, "source": "live", "kernel": "margin resolution (least squares)",
+     "scale_frac": fm["eps"], "scale_px": fm["eps"] * canvas_px,
+     "ci_low_px": ci[0, 1] * canvas_px, "ci_high_px": ci[1, 1] * canvas_px, "floor": np.nan,
+     "trials": len(fit_p), "distance_p": np.nan,
+     "boot_at_bound": fits.bootstrap_at_bound(boot[:, 3]), "at_bound": fm["at_bound"],
+     "bound_params": fm["bound_params"]},
+    *live_rows]
+weights = weight_rows(model_name, live_fit)
+scale, floor, eps_fit = live_fit["scale"], live_fit["floor"], fm["eps"]
+live_weights = live_fit["weights"]
+live_verdict, live_status = scale_verdict(model_name, live_fit)
+glue("ch6_live_scale_verdict", Markdown(live_verdict), display=False)
 for key, val in {"scale_px": scale * canvas_px, "scale_frac": scale, "floor": floor,
-                 "scale_lo": ci[0, 0] * canvas_px, "scale_hi": ci[1, 0] * canvas_px,
+                 "scale_lo": live_fit["scale_ci"][0] * canvas_px,
+                 "scale_hi": live_fit["scale_ci"][1] * canvas_px,
+                 "ls_scale_px": fe["scale"] * canvas_px,
                  "eps_px": eps_fit * canvas_px, "eps_frac": eps_fit,
                  "eps_lo": ci[0, 1] * canvas_px, "eps_hi": ci[1, 1] * canvas_px,
                  "eps_match": 2 * np.log(2) * scale, "fit_acc": fit_p.mean(),
-                 "map_acc": map_p.mean()}.items():
+                 "map_acc": map_p.mean(), "choice_boot": cfg["choice_boot"]}.items():
     glue(f"ch6_{key}", float(val), display=False)
+glue("ch6_fit_n", len(fit_list), display=False)
+top = max(live_weights, key=live_weights.get)
+glue("ch6_top_answer", Markdown(f"“{top}”"), display=False)
+glue("ch6_top_weight", float(live_weights[top]), display=False)
+glue("ch6_uniform_weight", float(1 / len(live_weights)), display=False)
 
-# %%
+# %% tags=["hide-input"]
 probe_xy = np.array([s.probe for s in map_list])
 layout = np.array(list(scenes.PAPER_LAYOUT.values()))
 map_d = np.array([s.distances for s in map_list])
-map_pred = vlm.luce_exponential(map_d, [s.target for s in map_list], scale, floor)
+map_pred = np.array([q[s.target] for q, s in zip(
+    choice.choice_probs(map_d, [list(s.names) for s in map_list], scale, floor, live_weights),
+    map_list)])
 fine = (np.arange(300) + 0.5) / 300
 fx, fy = np.meshgrid(fine, fine)
 fd = np.linalg.norm(np.stack([fx, fy], -1)[..., None, :] - layout, axis=-1)
 nearest = np.argmin(fd, axis=-1)
 fd_sorted = np.sort(fd, axis=-1)
-fig, axes = splot.subplots(1, 2, figsize=(8.4, 4.0), sharey=True)
+fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.9), sharey=True)
 cells = np.floor(probe_xy * cfg["grid"]).astype(int)
-for ax, vals, title in ((axes[0], map_p, f"{model_name}"),
-                        (axes[1], map_pred, "fitted exponential kernel")):
+for ax, vals, title in ((axes[0], map_p, "model"),
+                        (axes[1], map_pred, "fitted biased Luce rule")):
     img = np.full((cfg["grid"], cfg["grid"]), np.nan)
     img[cells[:, 1], cells[:, 0]] = vals
     im = ax.imshow(img, extent=(0, 1, 1, 0), cmap="viridis", vmin=0, vmax=1,
                    interpolation="nearest")
     ax.contour(fine, fine, nearest, levels=np.arange(3) + 0.5, colors="w", linewidths=1)
     gap_field = fd_sorted[..., 1] - fd_sorted[..., 0]
-    if gap_field.min() < eps_fit < gap_field.max():  # no band to draw at chance-level fits
+    if not fm["at_bound"] and gap_field.min() < eps_fit < gap_field.max():
         ax.contour(fine, fine, gap_field, levels=[eps_fit], colors="w", linewidths=0.6,
                    linestyles=":")
     for name, (px, py) in scenes.PAPER_LAYOUT.items():
-        ax.annotate(name, (px, py), ha="center", va="center", fontsize=8, color="w",
+        ax.annotate(name, (px, py), ha="center", va="center", fontsize=9, color="w",
                     weight="bold")
     ax.set(xlim=(0, 1), ylim=(1, 0), aspect="equal", title=title, xlabel="X position (canvas)")
     ax.grid(False)
@@ -408,227 +501,616 @@ plt.close(fig)
 # %% [markdown]
 # ```{glue:figure} ch6-fig-map
 # :name: ch6-fig-map
+# :alt: Two square heat maps of accuracy over X positions with the four shapes and white boundary lines.
 #
 # Accuracy map for the four-shape layout: each square is one X position, coloured by the
-# probability the model gives to the nearest shape (left) and by the fitted exponential kernel's
+# probability the model gives to the nearest shape (left) and by the fitted biased Luce rule's
 # prediction for the same scenes (right). Solid white lines: the decision boundaries (Voronoi
-# edges); dotted: the edges of the error band $|d_1 - d_2| \le \varepsilon$ of the fitted margin
-# resolution. Blank discs: positions closer than a shape's width to a shape, excluded as in the
-# paper.
+# edges); dotted (drawn only when that fit is not censored): the edges of the error band
+# $|d_1 - d_2| \le \varepsilon$ of the fitted margin resolution. Blank discs: positions closer
+# than a shape's width to a shape, excluded as in the paper.
 # ```
 #
 # Mean accuracy over the map is {glue:text}`ch6_map_acc:.3f` ({numref}`ch6-fig-map`).
 #
 # ## Accuracy against the margin, and the spatial scale
 #
-# Over {glue:text}`ch6_fit_n` random four-shape scenes, we fit both kernels to the model's
-# per-scene probabilities by least squares, and bootstrap the scenes for intervals.
+# Over {glue:text}`ch6_fit_n` random four-shape scenes we fit the Luce rule with the
+# exponential kernel $g(d) = e^{-d/\lambda} + \Delta$ to the model's answers. A model may
+# prefer some answers whatever the geometry; a fit to accuracy alone then lets $\lambda$ absorb
+# that bias. So the headline fit is the **biased Luce rule**
+# $P(k) \propto w_k\, g(d_k)$ with one weight per answer (normalised to sum to 1), fitted
+# jointly with $\lambda$ and $\Delta \ge 0$ by multinomial maximum likelihood of the model's
+# option probabilities ({glue:text}`ch6_choice_boot` bootstrap resamples of the scenes for
+# intervals). Least-squares fits to P(correct) of the same kernel and of a margin resolution
+# $\varepsilon$ are in the table for comparison.
 
-# %%
-glue("ch6_fit_n", len(fit_list), display=False)
-fit_chance = abs(fit_p.mean() - 0.25) <= 3 * fit_p.std(ddof=1) / np.sqrt(len(fit_p))
-glue("ch6_fit_note", Markdown(
-    "These scenes are answered at chance (1/4), so the fitted scales below only mark the edge "
-    "of the fitting range; see the end of the chapter." if fit_chance else
-    "The fitted scales below summarise how accuracy depends on the margin."), display=False)
-edges = np.quantile(fit_m, np.linspace(0, 1, cfg["bins"] + 1))
-which = np.clip(np.digitize(fit_m, edges[1:-1]), 0, cfg["bins"] - 1)
-pred_exp = vlm.luce_exponential(fit_d, fit_t, scale, floor)
+# %% tags=["hide-input"]
+edges = np.unique(np.quantile(fit_m, np.linspace(0, 1, cfg["bins"] + 1)))
+which = np.clip(np.digitize(fit_m, edges[1:-1]), 0, len(edges) - 2)
+pred_bias = np.array([q[t] for q, t in zip(
+    choice.choice_probs(fit_d, fit_names, scale, floor, live_weights), fit_t)])
 pred_mar = vlm.luce_margin(fit_d, fit_t, eps_fit)
-binned = pd.DataFrame({"bin": which, "m": fit_m, "p": fit_p, "exp": pred_exp, "mar": pred_mar})
+binned = pd.DataFrame({"bin": which, "m": fit_m, "p": fit_p, "bias": pred_bias,
+                       "mar": pred_mar})
 agg = binned.groupby("bin").agg(m=("m", "mean"), p=("p", "mean"), sd=("p", "std"),
-                                k=("p", "size"), exp=("exp", "mean"), mar=("mar", "mean"))
-fig, ax = splot.subplots()
+                                k=("p", "size"), bias=("bias", "mean"), mar=("mar", "mean"))
+fig, ax = splot.subplots(figsize=(6.2, 3.8))
 ax.scatter(fit_m * canvas_px, fit_p, s=6, alpha=0.25, color=splot.CYCLE[0], label="scenes")
 ax.errorbar(agg["m"] * canvas_px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="o",
             color=splot.CYCLE[0], label="binned mean ± s.e.")
-ax.plot(agg["m"] * canvas_px, agg["exp"], "-", color=splot.THEORY,
-        label=fr"exponential kernel, $\lambda$ = {scale * canvas_px:.1f} px, "
-              fr"$\Delta$ = {floor:.2g}")
+ax.plot(agg["m"] * canvas_px, agg["bias"], "-", color=splot.THEORY,
+        label="biased Luce rule (ML fit)")
 ax.plot(agg["m"] * canvas_px, agg["mar"], "--", color=splot.THEORY_ALT,
-        label=fr"margin resolution, $\varepsilon$ = {eps_fit * canvas_px:.1f} px")
-mm = np.linspace(0, fit_m.max(), 200)
-ax.plot(mm * canvas_px, 1 / (1 + np.exp(-mm / scale)), ":", color=splot.THEORY,
-        label=r"two shapes, no floor: $\sigma(m/\lambda)$")
-ax.axhline(0.25, color="0.7", lw=0.8)
+        label="margin resolution (LS fit)")
+ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
 ax.set(xlabel="margin $d_2 - d_1$ (pixels)", ylabel="P(correct)", ylim=(0, 1.02))
-ax.legend(loc="upper right")
+splot.legend_outside(fig, ax, ncol=2)
 glue("ch6-fig-margin", fig, display=False)
 plt.close(fig)
+splot.table(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
+                                    "distance_p", "at_bound"]], decimals=3)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-margin
 # :name: ch6-fig-margin
+# :alt: Accuracy of the model against the distance margin, with fitted curves.
 #
 # The model's probability of naming the nearest of four shapes against the margin between the
 # nearest and second-nearest distance (dots: scenes; circles: equal-count bins with standard
-# errors). Lines: the fitted kernels' predictions averaged over the same bins, and the two-shape
-# logistic of {prf:ref}`ch6-prop-margin`. The grey line is chance (1/4).
+# errors). Lines: the fitted biased Luce rule and margin resolution, averaged over the same
+# bins.
 # ```
 #
-# {glue:md}`ch6_fit_note` The fitted exponential scale is $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
+# The biased Luce rule puts the scale at $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
 # ({glue:text}`ch6_scale_frac:.3f` of the canvas; 95% bootstrap interval
 # {glue:text}`ch6_scale_lo:.1f`–{glue:text}`ch6_scale_hi:.1f` px) with floor
-# $\Delta =$ {glue:text}`ch6_floor:.3f`; the margin resolution is $\varepsilon =$
-# {glue:text}`ch6_eps_px:.1f` px ({glue:text}`ch6_eps_frac:.3f`; interval
-# {glue:text}`ch6_eps_lo:.1f`–{glue:text}`ch6_eps_hi:.1f` px), against $2\lambda\ln 2 =$
-# {glue:text}`ch6_eps_match:.3f` canvas units from the equal-loss matching
-# ({numref}`ch6-fig-margin`). Mean accuracy on these scenes: {glue:text}`ch6_fit_acc:.3f`.
+# $\Delta =$ {glue:text}`ch6_floor:.3g`; the least-squares fit without bias terms gives
+# {glue:text}`ch6_ls_scale_px:.1f` px. The most favoured answer is
+# {glue:md}`ch6_top_answer` with weight {glue:text}`ch6_top_weight:.3f` (no bias:
+# {glue:text}`ch6_uniform_weight:.3f`; all weights with intervals are in `fit_weights.csv`).
+# Mean accuracy on these scenes: {glue:text}`ch6_fit_acc:.3f` ({numref}`ch6-fig-margin`).
+# {glue:md}`ch6_live_scale_verdict`
 #
+# %% [markdown]
 # ## Many shapes: generalization, identification and the $1/n$ test
 #
 # The paper predicts the $1/n$ collapse but never varies $n$. Here the same model answers both
-# tasks for $n$ from 2 to 12. The theory is Theorem 3 with its own kernel, the ball
-# $g_{\varepsilon;0}$ around the probe, and $b$ measured on the canvas: the share of
-# probe-to-shape distances in the scored scenes that are at most $\varepsilon$ (for
-# identification, distances from the red shape to the others). One radius $\varepsilon$ is
-# fitted to the identification curve alone; generalization is then *predicted* with the same
-# $\varepsilon$ — the two-task test of one resolution that the reviewers asked for. The fitted
-# exponential kernel of the previous section, evaluated on each scene's own geometry, is shown
-# as well.
+# tasks for several $n$. The reference is Theorem 3 with the ball kernel
+# $g_{\varepsilon;0}$ in its heterogeneous form: each scored scene has its own ball measure
+# $b_p = \nu(B_\varepsilon(p))$ at its probe $p$ — the chance that another shape's centre
+# falls within $\varepsilon$ of the X, shapes being uniform where the scene sampler puts them
+# and outside the probe's clearance — and the prediction is the average of Theorem 3 over the
+# scenes, $p^n(\varepsilon) = \tfrac1N \sum_p p^n(b_p)$. The radius is fitted to each task
+# separately by a $\chi^2$ profile over a grid that runs past the canvas diagonal (where every
+# prediction is chance), with the set of radii within the 95% level as the interval. Shapes
+# keep $1.3$ widths apart and the similarity X one width from every shape, so a small radius
+# leaves no shape in the ball: identification is then perfect for every radius below the
+# spacing and cannot tell those radii apart. The fit says when a radius is bounded from one
+# side only.
 
-# %%
-rows, scene_rows, others = [], [], {}
+# %% tags=["hide-input"]
+EPS_GRID = np.linspace(0, 1.5, 301)
+rows, scene_rows, curves, sweep_probes = [], [], {}, {}
 for task in scenes.TASKS:
     for n in cfg["sweep_n"]:
         lst = scenes.sample_scenes(cfg["sweep_scenes"], n, task, seed + 100 + n)
-        p = score(lst)
-        d = np.array([s.distances for s in lst])
-        t = np.array([s.target for s in lst])
-        # probe-to-item distances that can fall in the ball: every shape for similarity, the
-        # other shapes for identification (the red one is the probe's own copy)
-        keep = np.arange(n) != t[:, None] if task == "identification" else np.ones_like(d, bool)
-        others[task, n] = d[keep]
+        probs, p = score(lst)
+        d = [s.distances for s in lst]
+        names = [list(s.names) for s in lst]
+        t = [s.target for s in lst]
+        probes = np.array([s.probe for s in lst])
+        b_p = scenes.ball_measures(probes, EPS_GRID, task)  # (scenes, radii)
+        curves[task, n] = theory.n_item(b_p, n)[0 if task == "similarity" else 1].mean(axis=0)
+        kern = [q[k] for q, k in zip(choice.choice_probs(d, names, scale, floor, live_weights), t)]
         rows.append({"model": model_name, "task": task, "n": n, "p": p.mean(),
-                     "se": p.std(ddof=1) / np.sqrt(len(p)),
-                     "p_kernel": vlm.luce_exponential(d, t, scale, floor).mean()})
+                     "se": p.std(ddof=1) / np.sqrt(len(p)), "p_kernel": float(np.mean(kern))})
         scene_rows += [{"model": model_name, "task": task, "n": n, "x": s.probe[0],
                         "y": s.probe[1], "target": s.answer, "p_correct": q,
                         "margin": s.margin, "set": "sweep"} for s, q in zip(lst, p)]
-
-
-def theorem3(task, n, eps):
-    """Theorem 3 with b measured on the scored scenes: the share of probe-item distances <= eps."""
-    b = float(np.mean(others[task, n] <= eps))
-    return b, theory.n_item(b, n)[0 if task == "similarity" else 1]
-
-
-# one ball radius, fitted to identification only, then used to predict generalization
-eps_grid = np.linspace(0.005, 0.6, 120)
-ide_p = {r["n"]: r["p"] for r in rows if r["task"] == "identification"}
-sse = [sum((theorem3("identification", n, e)[1] - ide_p[n]) ** 2 for n in cfg["sweep_n"])
-       for e in eps_grid]
-eps_ball = float(eps_grid[int(np.argmin(sse))])
-for r in rows:
-    r["b"], r["p_theory"] = theorem3(r["task"], r["n"], eps_ball)
-glue("ch6_eps_ball_px", float(eps_ball * canvas_px), display=False)
-glue("ch6_eps_ball_frac", float(eps_ball), display=False)
 sweep = pd.DataFrame(rows)
+
+
+def ball_fit(tab, task, curve):
+    """Theorem 3's radius for one task's p(n) rows (columns n, p, se)."""
+    ns = list(tab["n"])
+    return choice.fit_ball(tab["p"], tab["se"], lambda e: [
+        curve[task, n][np.searchsorted(EPS_GRID, e)] for n in ns], EPS_GRID)
+
+
+ball = {task: ball_fit(sweep[sweep.task == task], task, curves) for task in scenes.TASKS}
+for task in scenes.TASKS:  # each task's curve at the other task's radius, and its own
+    for which in scenes.TASKS:
+        k = np.searchsorted(EPS_GRID, ball[which]["eps"])
+        sweep.loc[sweep.task == task, f"p_theory_{which[:3]}"] = [
+            curves[task, n][k] for n in sweep.loc[sweep.task == task, "n"]]
 semres.book.save_table(sweep, CHAPTER, "n_sweep")
 for name, lst, p in (("map", map_list, map_p), ("fit", fit_list, fit_p)):
     scene_rows += [{"model": model_name, "task": s.task, "n": s.n, "x": s.probe[0],
                     "y": s.probe[1], "target": s.answer, "p_correct": q, "margin": s.margin,
                     "set": name} for s, q in zip(lst, p)]
 semres.book.save_table(pd.DataFrame(scene_rows), CHAPTER, "scenes")
-display(sweep.round(4))
-
+for task in scenes.TASKS:
+    fit_rows.append({"model": model_name, "source": "live",
+                     "kernel": f"Theorem 3 ball radius, {task}",
+                     "scale_frac": ball[task]["eps"], "scale_px": ball[task]["eps"] * canvas_px,
+                     "ci_low_px": ball[task]["ci_low"] * canvas_px,
+                     "ci_high_px": ball[task]["ci_high"] * canvas_px, "floor": np.nan,
+                     "trials": int(cfg["sweep_scenes"] * len(cfg["sweep_n"])),
+                     "distance_p": np.nan, "boot_at_bound": np.nan,
+                     "at_bound": ball[task]["at_bound"],
+                     "bound_params": ball[task]["bound_params"]})
 sim, ide = (sweep[sweep.task == t].set_index("n") for t in scenes.TASKS)
 n_lo, n_hi = min(cfg["sweep_n"]), max(cfg["sweep_n"])
-glue("ch6_ps_lo", float(sim.p[n_lo]), display=False)
-glue("ch6_ps_hi", float(sim.p[n_hi]), display=False)
-glue("ch6_pi_lo", float(ide.p[n_lo]), display=False)
-glue("ch6_pi_hi", float(ide.p[n_hi]), display=False)
-glue("ch6_pi_th_hi", float(ide.p_theory[n_hi]), display=False)
+for key, val in {"ps_lo": sim.p[n_lo], "ps_hi": sim.p[n_hi], "pi_lo": ide.p[n_lo],
+                 "pi_hi": ide.p[n_hi]}.items():
+    glue(f"ch6_{key}", float(val), display=False)
+glue("ch6_n_lo", int(n_lo), display=False)
 glue("ch6_n_hi", int(n_hi), display=False)
-glue("ch6_pi_rmse", float(np.sqrt(np.mean((ide.p - ide.p_theory) ** 2))), display=False)
-glue("ch6_ps_rmse", float(np.sqrt(np.mean((sim.p - sim.p_theory) ** 2))), display=False)
-# Which regime the model is in, read off the numbers (so the prose stays true for any model):
-# generalization within 3 standard errors of chance at every n, or not.
-at_chance = bool(np.all(np.abs(sim.p - 1 / sim.index) <= 3 * sim.se + 1e-9))
-if at_chance and ide.p.min() > 0.8:
-    verdict = ("This model identifies the red shape almost perfectly, as a small resolution "
-               "would, yet names the shape nearest to the X no better than chance at every n: "
-               "worse than Theorem 3 predicts from the ball that fits its identification, since "
-               "with a small ball a lone shape near the X would still be found. Its similarity "
-               "answers do not depend on where the X is, so there is no spatial scale to read "
-               "off generalization: the accuracy map is flat and the margin fits run to the "
-               "edge of their range. The tiny model has learned identification, not the "
-               "similarity task; a hub VLM run through the same code is where the paper's "
-               "boundary effects can be measured.")
-elif at_chance:
-    verdict = ("This model's generalization is at chance at every n, so the accuracy map and "
-               "the margin fits carry no spatial scale.")
-elif ide.p.mean() - sim.p.mean() > 0.2:
-    verdict = ("This model generalizes above chance but far below its near-perfect "
-               "identification: the small-resolution side of the tradeoff. Its accuracy map and "
-               "margin curve carry the spatial scale fitted above; Theorem 3 with the ball "
-               "fitted to identification shows how much generalization a purely spatial "
-               "resolution of that size would give.")
-else:
-    verdict = ("This model generalizes above chance; its accuracy map and margin curve carry "
-               "the spatial scale fitted above, and Theorem 3 with the ball fitted to "
-               "identification is the reference for its generalization.")
-glue("ch6_verdict", Markdown(verdict), display=False)
 
-fig, axes = splot.subplots(1, 2, figsize=(8.4, 3.6), sharey=True)
+
+def radius_text(task, f, px, unit="px"):
+    """One task's Theorem 3 radius in words, in ``unit`` (``px`` canvas pixels per unit)."""
+    span = f"{f['ci_low'] * px:.3g}–{f['ci_high'] * px:.3g} {unit}"
+    if f["identified"]:
+        return (f"{task}: ε = {f['eps'] * px:.3g} {unit} (95% set {span}"
+                + ("" if f["one_interval"] else ", not one interval") + ")")
+    if f["ci_low"] == 0 and f["ci_high"] < EPS_GRID[-1]:
+        return (f"{task}: ε is only bounded above, at {f['ci_high'] * px:.3g} {unit} "
+                "(not identified)")
+    if f["ci_high"] >= EPS_GRID[-1] and f["ci_low"] > 0:
+        return (f"{task}: ε is only bounded below, at {f['ci_low'] * px:.3g} {unit} "
+                "(not identified)")
+    return f"{task}: ε is not identified (every radius fits within the 95% level)"
+
+
+def two_task_verdict(label, fs, fi):
+    """One resolution for both tasks? Read off the two radius fits."""
+    if not (fs["identified"] and fi["identified"]):
+        return (f"For {label}, Theorem 3 cannot test one resolution for both tasks: the radius "
+                "is not identified by both.", "not run")
+    overlap = fs["ci_low"] <= fi["ci_high"] and fi["ci_low"] <= fs["ci_high"]
+    if overlap:
+        return (f"For {label}, the radii fitted to generalization and to identification "
+                "overlap: one spatial resolution is consistent with both tasks.", "reproduced")
+    return (f"For {label}, the radii fitted to generalization and to identification do not "
+            "overlap: no single spatial resolution of Theorem 3 accounts for both tasks.",
+            "differs")
+
+
+live_two_task, live_two_status = two_task_verdict(model_name, ball["similarity"],
+                                                  ball["identification"])
+glue("ch6_radii", Markdown("; ".join(radius_text(t, ball[t], canvas_px)
+                                     for t in scenes.TASKS) + "."), display=False)
+glue("ch6_two_task", Markdown(live_two_task), display=False)
+kern_rmse = {t: float(np.sqrt(np.mean((tab.p - tab.p_kernel) ** 2)))
+             for t, tab in (("similarity", sim), ("identification", ide))}
+glue("ch6_kern_rmse_s", kern_rmse["similarity"], display=False)
+glue("ch6_kern_rmse_i", kern_rmse["identification"], display=False)
+
+fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.6), sharey=True)
 for ax, (task, tab) in zip(axes, (("similarity", sim), ("identification", ide))):
-    ax.errorbar(tab.index, tab.p, yerr=tab.se, fmt="o", color=splot.CYCLE[0], label=model_name)
-    ax.plot(tab.index, tab.p_theory, "-", color=splot.THEORY,
-            label=r"Theorem 3, one $\varepsilon$ fitted to $p_I$")
+    ax.errorbar(tab.index, tab.p, yerr=tab.se, fmt="o", color=splot.CYCLE[0], label="model")
+    ax.plot(tab.index, tab["p_theory_sim"], "-", color=splot.THEORY,
+            label=r"Theorem 3, $\varepsilon$ fitted to $p_S$")
+    ax.plot(tab.index, tab["p_theory_ide"], "-.", color=splot.CYCLE[1],
+            label=r"Theorem 3, $\varepsilon$ fitted to $p_I$")
     ax.plot(tab.index, tab.p_kernel, "--", color=splot.THEORY_ALT,
-            label="fitted exponential kernel")
+            label="biased Luce rule of the margin fit")
     nn = np.arange(2, n_hi + 1)
     ax.plot(nn, 1 / nn, ":", color="0.6", label="chance, 1/n")
     letter = "S" if task == "similarity" else "I"
     ax.set(xlabel="number of shapes n", title=f"{task} ($p_{letter}$)", ylim=(0, 1.02))
 axes[0].set_ylabel("P(correct)")
-axes[1].legend(loc="lower left")
+splot.legend_outside(fig, axes, ncol=2)
 glue("ch6-fig-nsweep", fig, display=False)
 plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-nsweep
 # :name: ch6-fig-nsweep
+# :alt: Two panels of accuracy against the number of shapes for both tasks, with Theorem 3 curves.
 #
-# Generalization $p_S$ (left, nearest shape to the X) and identification $p_I$ (right, the red
-# shape) against the number of shapes, with standard errors over scenes. Solid: Theorem 3 with
-# the ball measure $b$ measured on the scored scenes at one radius $\varepsilon$, fitted to the
-# identification points and used unchanged for generalization; dashed: the exponential kernel
-# fitted to the four-shape similarity scenes, on each scene's geometry; dotted: chance.
+# Generalization $p_S$ (left, nearest shape to the X) and identification $p_I$ (right, the
+# shape at the X) against the number of shapes, with standard errors over scenes. Solid and
+# dash-dotted: Theorem 3 averaged over each scene's own ball measure $b_p$, at the radius
+# fitted to $p_S$ and to $p_I$; dashed: the biased Luce rule fitted to the four-shape
+# similarity scenes, evaluated on each scene (identification included: the X on a shape is a
+# distance of 0); dotted: chance.
 # ```
 #
-# From $n =$ 2 to {glue:text}`ch6_n_hi`, $p_S$ goes from {glue:text}`ch6_ps_lo:.3f` to
-# {glue:text}`ch6_ps_hi:.3f` and $p_I$ from {glue:text}`ch6_pi_lo:.3f` to
-# {glue:text}`ch6_pi_hi:.3f`. The ball radius fitted to $p_I$ is
-# {glue:text}`ch6_eps_ball_px:.1f` px ({glue:text}`ch6_eps_ball_frac:.3f` of the canvas), and
-# with it Theorem 3 gives $p_I =$ {glue:text}`ch6_pi_th_hi:.3f` at $n =$
-# {glue:text}`ch6_n_hi`; root-mean-square gaps to Theorem 3 are {glue:text}`ch6_pi_rmse:.3f`
-# for identification (fitted) and {glue:text}`ch6_ps_rmse:.3f` for generalization (predicted)
-# ({numref}`ch6-fig-nsweep`).
+# From $n =$ {glue:text}`ch6_n_lo` to {glue:text}`ch6_n_hi`, $p_S$ goes from
+# {glue:text}`ch6_ps_lo:.3f` to {glue:text}`ch6_ps_hi:.3f` and $p_I$ from
+# {glue:text}`ch6_pi_lo:.3f` to {glue:text}`ch6_pi_hi:.3f`. Theorem 3's radius:
+# {glue:md}`ch6_radii` {glue:md}`ch6_two_task` The similarity fit's biased Luce rule, carried
+# to all $n$ and to identification, misses by {glue:text}`ch6_kern_rmse_s:.3f` (similarity) and
+# {glue:text}`ch6_kern_rmse_i:.3f` (identification) root-mean-square ({numref}`ch6-fig-nsweep`).
+#
+# %% [markdown]
+# ## The paper's models: Gemma-3-12B and Qwen2.5-VL-7B
+#
+# The authors released the per-scene answers of both models on their four-shape task (a
+# 900 px canvas, 50 px shapes centred 25 px from the corners, the X anywhere; 400 scenes per
+# model). Their repository has no licence file, so this book ships only counts derived from
+# those files (per margin bin, and per cell of a coarse grid over the X's position, with how
+# often each shape was named), with a provenance record; the same analyses run on the full
+# per-trial files when a reader passes them as `results=` (below). From the grid counts, each
+# trial's X is placed at its cell's mean position, which blurs distances by up to half a cell;
+# the per-trial fit has no such blur.
+
+# %% tags=["hide-input"]
+AUTH_PX = float(scenes.AUTHORS["canvas_px"])
+AUTH_NAMES = list(scenes.AUTHORS["layout"])
+external, ext_fits, ext_verdicts, summary_rows, front_rows = [], [], [], [], []
+
+
+def margin_counts(label, source, task, n, m, correct, width):
+    """Trials and correct answers per margin bin of ``width`` (canvas or hue units)."""
+    k = np.floor(np.asarray(m) / width + 1e-9).astype(int)
+    tab = pd.DataFrame({"k": k, "c": np.asarray(correct, int)}).groupby("k")["c"].agg(
+        ["size", "sum"]).reset_index()
+    return [{"model": label, "source": source, "task": task, "n": int(n),
+             "bin": f"[{kk * width:g},{(kk + 1) * width:g})", "bin_mid": (kk + 0.5) * width,
+             "trials": int(tr), "correct": int(c)} for kk, tr, c in tab.itertuples(index=False)]
+
+
+def analyse_choices(label, source, d, names, choices, px):
+    """Biased and plain Luce fits of a model's similarity choices; fit rows, weights, verdict."""
+    rows_, f = choice_rows(label, source, d, names, px, choices=choices)
+    verdict, status = scale_verdict(label, f)
+    return rows_, weight_rows(label, f), verdict, status, f
+
+
+if "spatial_margin" in SHIPPED:
+    tab = released.load_table("spatial_margin")
+    for r in tab.itertuples(index=False):
+        external.append({"model": r.model, "source": r.source, "task": r.task, "n": int(r.n),
+                         "bin": r.bin, "bin_mid": (r.bin_lo + r.bin_hi) / 2,
+                         "trials": int(r.trials), "correct": int(r.correct)})
+auth_fits = {}
+if "spatial_grid" in SHIPPED:
+    grid_tab = released.load_table("spatial_grid")
+    for label in sorted(set(grid_tab["model"])):
+        g = released.grid_design(grid_tab, label)
+        cell, k = np.nonzero(g["counts"])
+        reps = g["counts"][cell, k]
+        d_trials = np.repeat(g["d"][cell], reps, axis=0)
+        c_trials = np.repeat(k, reps)
+        src = str(grid_tab.loc[grid_tab.model == label, "source"].iloc[0])
+        r_, w_, verdict, status, f = analyse_choices(
+            label, src + " (shipped grid counts)", d_trials, [AUTH_NAMES] * len(c_trials),
+            c_trials, AUTH_PX)
+        auth_fits[label] = f
+        ext_fits += r_
+        weights += w_
+        ext_verdicts.append(verdict)
+        summary_rows.append({
+            "result": f"{label}: accuracy rises with the margin (spatial scale, biased Luce)",
+            "statement": "the released four-shape answers depend on distance beyond the answer "
+                         "bias; scale in pixels of the 900 px canvas",
+            "paper_value": np.nan, "check_max_z": np.nan, "headline": f["scale"] * AUTH_PX,
+            "ci_low": f["scale_ci"][0] * AUTH_PX, "ci_high": f["scale_ci"][1] * AUTH_PX,
+            "status": status})
+glue("ch6_auth_verdicts", Markdown(" ".join(ext_verdicts) or
+                                   "No tables of the paper's models are shipped."),
+     display=False)
+
+colour_n = None
+if "colour_margin" in SHIPPED:
+    ctab = released.load_table("colour_margin")
+    for r in ctab.itertuples(index=False):
+        external.append({"model": r.model, "source": r.source, "task": r.task, "n": int(r.n),
+                         "bin": r.bin, "bin_mid": (r.bin_lo + r.bin_hi) / 2,
+                         "trials": int(r.trials), "correct": int(r.correct)})
+    colour_n = ctab.groupby(["model", "task", "n"])[["trials", "correct"]].sum().reset_index()
+    colour_n["space"] = "hue"
+
+
+def hue_curves(ns):
+    """Theorem 3 on the hue circle (homogeneous, b = 2 eps up to 1), per task and n."""
+    b = np.minimum(2 * EPS_GRID, 1.0)
+    return {(t, n): theory.n_item(b, n)[0 if t == "similarity" else 1]
+            for t in scenes.TASKS for n in ns}
+
+
+def analyse_n(label, source, tab, curve, unit):
+    """p_S and p_I against n for one model (columns task, n, trials, correct): Theorem 3's
+    radius per task, the two-task verdict, rows for fit.csv and points for the plane."""
+    tab = tab.assign(p=tab.correct / tab.trials,
+                     se=np.sqrt(np.maximum(tab.correct, 0.5) * np.maximum(
+                         tab.trials - tab.correct, 0.5)) / tab.trials ** 1.5)
+    out_rows, fitted = [], {}
+    for task in scenes.TASKS:
+        part = tab[tab.task == task].sort_values("n")
+        if part["n"].nunique() < 2:
+            continue
+        f = ball_fit(part, task, curve)
+        fitted[task] = f
+        out_rows.append({"model": label, "source": source,
+                         "kernel": f"Theorem 3 ball radius, {task}", "scale_frac": f["eps"],
+                         "scale_px": np.nan, "ci_low_px": np.nan, "ci_high_px": np.nan,
+                         "floor": np.nan, "trials": int(part.trials.sum()),
+                         "distance_p": np.nan, "boot_at_bound": np.nan,
+                         "at_bound": f["at_bound"], "bound_params": f["bound_params"]})
+    verdict = status = None
+    if len(fitted) == 2:
+        verdict, status = two_task_verdict(label, fitted["similarity"],
+                                           fitted["identification"])
+        verdict += " Theorem 3's radius: " + "; ".join(
+            radius_text(t, f, 1.0, unit) for t, f in fitted.items()) + "."
+    return tab, fitted, out_rows, verdict, status
+
+
+colour_results = {}
+if colour_n is not None:
+    cc = hue_curves(sorted(set(colour_n["n"])))
+    for label, part in colour_n.groupby("model"):
+        colour_results[label] = analyse_n(label, "shipped colour counts", part, cc,
+                                          "of the hue circle") + (cc,)
+        ext_fits += colour_results[label][2]
+ext_table = pd.DataFrame(external)
+
+fig, ax = splot.subplots(figsize=(6.2, 3.8))
+for k, (label, part) in enumerate(ext_table[ext_table.task == "similarity"].groupby("model")
+                                  if len(ext_table) else []):
+    part = part[part.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
+    if part.empty or part.bin_mid.max() > 1:
+        continue
+    p = part.correct / part.trials
+    ax.errorbar(part.bin_mid * AUTH_PX, p, yerr=np.sqrt(p * (1 - p) / part.trials), fmt="o-",
+                ms=4, color=splot.CYCLE[k + 1], label=f"{label} (released, 900 px canvas)")
+ax.errorbar(agg["m"] * AUTH_PX, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="s",
+            ms=4, color=splot.CYCLE[0], label=f"{model_name} (canvas rescaled to 900 px)")
+ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
+ax.set(xlabel="margin $d_2 - d_1$ (pixels of a 900 px canvas)", ylabel="P(correct)",
+       ylim=(0, 1.02))
+splot.legend_outside(fig, ax, ncol=1)
+glue("ch6-fig-released", fig, display=False)
+plt.close(fig)
+if ext_fits:
+    display(splot.table(pd.DataFrame(ext_fits)[["model", "kernel", "scale_px", "ci_low_px",
+                                                "ci_high_px", "floor", "distance_p",
+                                                "at_bound"]], decimals=3))
+
+# %% [markdown]
+# ```{glue:figure} ch6-fig-released
+# :name: ch6-fig-released
+# :alt: Accuracy against margin for the paper's two models and the model run here.
+#
+# Accuracy against the margin for the paper's models (circles: the authors' released answers,
+# margin bins with binomial standard errors) and for the model run here (squares: its
+# four-shape scenes, margins rescaled to a 900 px canvas). Chance is 1/4.
+# ```
+#
+# {glue:md}`ch6_auth_verdicts` The fitted response weights of every model, with their
+# intervals, are in `fit_weights.csv`; the table above gives the fits with and without them
+# ({numref}`ch6-fig-released`).
+#
+# %% [markdown]
+# ### The colour variant: the $1/n$ test on real models
+#
+# The authors also asked both models about lettered patches of saturated hues, $n = 4$ to 12
+# patches, in both tasks: which patch is closest in hue to a target colour (similarity) and
+# which patch has exactly the target's hue (identification). Hue is a circle, a homogeneous
+# space, so Theorem 3 applies with $b = 2\varepsilon$ (hue distance as a fraction of the
+# circle). Each task's radius is fitted by the same $\chi^2$ profile as above.
+
+# %% tags=["hide-input"]
+colour_verdicts = []
+fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.2))
+for k, (label, (tab, fitted, _, verdict, status, cc)) in enumerate(colour_results.items()):
+    colour = splot.CYCLE[k + 1]
+    for ax, task in zip(axes[:2], scenes.TASKS):
+        part = tab[tab.task == task].sort_values("n")
+        ax.errorbar(part.n, part.p, yerr=part.se, fmt="o", ms=4, color=colour, label=label)
+        if task in fitted:
+            e = np.searchsorted(EPS_GRID, fitted[task]["eps"])
+            ax.plot(part.n, [cc[task, n][e] for n in part.n], "-", color=colour, lw=1)
+    both = tab.pivot_table(index="n", columns="task", values="p")
+    if set(scenes.TASKS) <= set(both.columns):
+        axes[2].plot(both["identification"], both["similarity"], "o-", ms=4, color=colour,
+                     label=label)
+        for n in (both.index.min(), both.index.max()):
+            bb = np.linspace(0, 1, 101)
+            ps, pi = theory.n_item(bb, n)
+            axes[2].plot(pi, ps, ":", color="0.5", lw=1)
+            axes[2].annotate(f"n = {n}", (pi[5], ps[5]), fontsize=9, color="0.4")
+    colour_verdicts.append(verdict or f"{label}: one task only, no two-task test.")
+    summary_rows.append({
+        "result": f"{label}, colour variant: one Theorem 3 radius for p_S(n) and p_I(n)",
+        "statement": "the hue radius fitted to generalization and to identification agree",
+        "paper_value": np.nan, "check_max_z": np.nan,
+        "headline": fitted.get("identification", {}).get("eps", np.nan),
+        "ci_low": fitted.get("identification", {}).get("ci_low", np.nan),
+        "ci_high": fitted.get("identification", {}).get("ci_high", np.nan),
+        "status": status or "not run"})
+for ax, task in zip(axes[:2], scenes.TASKS):
+    ax.set(xlabel="number of patches n", title=task, ylim=(0, 1.02))
+axes[0].set_ylabel("P(correct)")
+axes[2].set(xlabel="$p_I$", ylabel="$p_S$", title="both tasks", xlim=(0, 1.02),
+            ylim=(0, 1.02))
+splot.legend_outside(fig, axes, ncol=2)
+glue("ch6-fig-colour", fig, display=False)
+plt.close(fig)
+glue("ch6_colour_verdict", Markdown(" ".join(colour_verdicts) if colour_verdicts else
+                                    "The colour tables are not shipped in this build, so the "
+                                    "colour variant is not analysed."), display=False)
+
+# %% [markdown]
+# ```{glue:figure} ch6-fig-colour
+# :name: ch6-fig-colour
+# :alt: Accuracy against the number of hue patches for both tasks, and the two tasks on one plane.
+#
+# The colour variant (empty when its tables are not shipped). Left and middle: $p_S$ and $p_I$
+# against the number of patches, with Theorem 3 at each task's fitted radius. Right: both
+# tasks on the $(p_I, p_S)$ plane, one point per $n$, over Theorem 3's curves (dotted, $b$
+# from 0 to 1) for the smallest and largest $n$.
+# ```
+#
+# {glue:md}`ch6_colour_verdict`
+#
+# ## Your own results files
+#
+# Any model's per-trial answers in the book's results schema (`semres.results`: task, $n$,
+# options with their positions, probe, correct option, choice) go through exactly the analyses
+# above with `semres run 6 -p results=PATH[,PATH...]` (files or folders of CSV files): per model,
+# the biased and plain Luce fits of its similarity choices with bootstrap intervals and bound
+# flags, accuracy against the margin, and, where the files hold several $n$, $p_S$ and $p_I$
+# against $n$ with Theorem 3's radius for each task. The authors' full released files convert
+# with `python -m semres.released convert --source DIR --out DIR`.
+
+# %% tags=["hide-input"]
+file_verdicts = []
+if results_df is not None:
+    results_df = results_df.assign(_d=tidy.distances(results_df),
+                                   _c=tidy.choice_index(results_df),
+                                   _ok=[bool(m[c]) if c >= 0 else False for m, c in zip(
+                                       tidy.correct_mask(results_df),
+                                       tidy.choice_index(results_df))])
+    skipped = sorted(set(results_df.loc[~results_df.space.isin(["canvas", "hue"]), "model"]))
+    if skipped:  # birth years and the like belong to chapter 5
+        file_verdicts.append("Rows outside a canvas or hue space are left to their own "
+                             "chapter: " + ", ".join(skipped) + ".")
+    for (label, space), part in results_df[results_df.space.isin(["canvas", "hue"])].groupby(
+            ["model", "space"]):
+        src = ";".join(sorted(set(part["source"].astype(str))))
+        px = AUTH_PX if space == "canvas" else 1.0
+        simp = part[part.task == "similarity"]
+        if len(simp) >= 10:
+            d_ = list(simp["_d"])
+            names_ = [tidy.split_list(o) for o in simp["options"]]
+            r_, w_, verdict, status, f = analyse_choices(label, src, d_, names_,
+                                                         simp["_c"].to_numpy(), px)
+            ext_fits += r_
+            weights += w_
+            file_verdicts.append(verdict)
+            m_ = np.array([np.diff(np.sort(x)[:2])[0] for x in d_])
+            width = 0.05 if space == "canvas" else 0.01
+            for n, sub in simp.assign(_m=m_).groupby("n"):
+                external += margin_counts(label, src, "similarity", n, sub["_m"], sub["_ok"],
+                                          width)
+        counts = (part.groupby(["task", "n"])["_ok"].agg(["size", "sum"]).reset_index()
+                  .rename(columns={"size": "trials", "sum": "correct"}))
+        if counts.groupby("task")["n"].nunique().ge(2).any():
+            if space == "hue":
+                cur = hue_curves(sorted(set(counts.n)))
+            else:  # each trial's own ball measure, in this book's scene geometry
+                cur = {}
+                for (task, n), sub in part.groupby(["task", "n"]):
+                    pr = np.array([[float(v) for v in p.split(",")] for p in sub["probe"]])
+                    b_p = scenes.ball_measures(pr, EPS_GRID, task)
+                    cur[task, n] = theory.n_item(b_p, n)[
+                        0 if task == "similarity" else 1].mean(axis=0)
+            _, fitted, r_, verdict, status = analyse_n(
+                label, src, counts, cur, "of the canvas" if space == "canvas" else
+                "of the hue circle" if space == "hue" else "years")
+            ext_fits += r_
+            if verdict:
+                file_verdicts.append(verdict)
+glue("ch6_file_verdicts", Markdown(" ".join(file_verdicts) if file_verdicts else (
+    "No results files were given in this build." if results_df is None else
+    "The results files hold too few similarity trials or too few n for these analyses.")),
+     display=False)
+
+# %% [markdown]
+# {glue:md}`ch6_file_verdicts`
 #
 # ## What this shows, and where it differs from the paper
-#
-# {glue:md}`ch6_verdict`
-#
+
+# %% tags=["hide-input"]
+fit_table = pd.DataFrame(fit_rows + ext_fits)
+fit_table["at_bound"] = fit_table["at_bound"].astype(bool)
+semres.book.save_table(fit_table, CHAPTER, "fit")
+semres.book.save_table(pd.DataFrame(weights), CHAPTER, "fit_weights")
+ext_table = pd.DataFrame(external, columns=["model", "source", "task", "n", "bin", "trials",
+                                            "correct"])
+semres.book.save_table(ext_table, CHAPTER, "external")
+
+summary_rows = [
+    {"result": "Error band and margin law on a canvas (SymPy, Monte Carlo)",
+     "statement": "hyperbolic error band, logistic margin law, heterogeneous Theorem 3 on the "
+                  "canvas agree with simulation",
+     "paper_value": np.nan, "check_max_z": float(canvas_check["z"].abs().max()),
+     "headline": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+     "status": "reproduced" if canvas_check["z"].abs().max() < Z_MAX else "differs"},
+    {"result": f"{model_name}: accuracy rises with the margin (spatial scale, biased Luce)",
+     "statement": "the model's answers depend on distance beyond its answer bias; scale in "
+                  "pixels of its canvas",
+     "paper_value": np.nan, "check_max_z": np.nan, "headline": scale * canvas_px,
+     "ci_low": live_fit["scale_ci"][0] * canvas_px,
+     "ci_high": live_fit["scale_ci"][1] * canvas_px, "status": live_status},
+    {"result": f"{model_name}: one Theorem 3 radius for both tasks",
+     "statement": "the ball radius fitted to p_S(n) and to p_I(n) agree (canvas units)",
+     "paper_value": np.nan, "check_max_z": np.nan, "headline": ball["identification"]["eps"],
+     "ci_low": ball["identification"]["ci_low"], "ci_high": ball["identification"]["ci_high"],
+     "status": live_two_status},
+    *summary_rows]
+summary = pd.DataFrame(summary_rows).assign(chapter=CHAPTER)
+semres.book.save_table(summary[["chapter", "result", "statement", "paper_value", "check_max_z",
+                                "headline", "ci_low", "ci_high", "status"]], CHAPTER, "summary")
+if 2 in cfg["sweep_n"]:
+    front_rows.append({"chapter": CHAPTER, "system": f"{model_name}, n = 2",
+                       "p_i": float(ide.p[2]), "p_s": float(sim.p[2]),
+                       "se_i": float(ide.se[2]), "se_s": float(sim.se[2])})
+semres.book.save_table(pd.DataFrame(front_rows, columns=["chapter", "system", "p_i", "p_s",
+                                                         "se_i", "se_s"]), CHAPTER, "front")
+
+censored = fit_table[fit_table.at_bound]
+glue("ch6_censored", Markdown(
+    "Fits that stopped on an edge of their search range (censored, no verdict drawn from "
+    "them): " + "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
+                          for r in censored.itertuples()) + "."
+    if len(censored) else "No fit in this build stopped on an edge of its search range."),
+    display=False)
+
+deviations = []
+if model is None:
+    deviations.append(
+        "The model is a small LLaVA trained here on rendered scenes (a supervised vision stage "
+        "stands in for CLIP pretraining), not Qwen2.5-VL or Gemma-3; its canvas is "
+        f"{canvas_px} px, not 900 px.")
+else:
+    deviations.append(f"The model is `{model}` on a {canvas_px} px canvas (the paper: 900 px).")
+deviations.append(
+    f"The accuracy map puts the X on a {cfg['grid']} × {cfg['grid']} grid over a fixed layout "
+    "of this book's (shapes inside the canvas), not at 400 random positions over the authors' "
+    "corner layout; the scale is fitted on "
+    f"{cfg['fit_scenes']} random four-shape scenes.")
+deviations.append(
+    "Answers are scored by the options' log-probabilities normalised over the shapes on the "
+    "canvas (a Luce probability; nothing generated or parsed); the original parsed generated "
+    "text and, through a leftover debugging break, processed only five images.")
+deviations.append(
+    f"Beyond the paper: both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
+    f"({cfg['sweep_scenes']} scenes each), identification with the X on a shape, and a "
+    "response-bias term in every fit.")
+for key in ("grid", "fit_scenes", "sweep_scenes", "boot", "choice_boot"):
+    if cfg[key] != PAPER[key]:
+        deviations.append(f"This build's profile uses {key} = {cfg[key]} (the paper profile: "
+                          f"{PAPER[key]}).")
+if "spatial_grid" in SHIPPED:
+    deviations.append(
+        "The paper's models are fitted from shipped grid counts (each X at its cell's mean), "
+        "not from their per-trial positions; pass the authors' files as `results=` for those.")
+glue("ch6_deviations", Markdown("\n".join(f"- {x}" for x in deviations)), display=False)
+splot.table(summary[["result", "headline", "ci_low", "ci_high", "status"]], decimals=3)
+
+# %% [markdown]
 # - On a canvas a finite resolution has a precise footprint: a band of width $\varepsilon$
 #   around each decision boundary, widening along hyperbolas away from the shapes
 #   ({prf:ref}`ch6-prop-band`), and an accuracy that depends on the distance margin —
 #   logistically for an exponential similarity ({prf:ref}`ch6-prop-margin`). The accuracy map
-#   and the margin curve above are the measurements those statements are about.
-# - The spatial scale is a fitted number with an interval, in pixels and in canvas units, not a
-#   visual impression. One ball radius, fitted to identification alone, predicts generalization
-#   through Theorem 3 for every $n$ — the reviewers' request to measure $p_S$ and $p_I$ on one
-#   model and to test the $1/n$ law by varying $n$. How well it does is the root-mean-square gap
-#   above, whatever the model.
-# - Differences from the paper: the default model is a small LLaVA trained here in minutes on
-#   rendered scenes (with a supervised vision stage standing in for CLIP pretraining), not
-#   Qwen2.5-VL or Gemma-3, and its canvas is 96 px rather than 900 px, so
-#   its spatial scale says nothing about those models; the paper's numbers come from running a
-#   hub model through `model=`. Answers are scored by option log-probabilities normalised over
-#   the shapes on the canvas (a Luce probability, no parsing); the original parsed generated
-#   text and, through a leftover debugging break, processed only five images. Every scene is
-#   seeded, and its positions, distances and answer are in `scenes.csv`.
-# - Theorem 3 assumes items drawn independently and uniformly; shapes here cannot overlap and
-#   keep clear of the canvas edge, and the model's errors are not all spatial (it can also
-#   misread a shape), so the measured $b$ and the Theorem 3 curves are an idealisation to read
-#   against, not a fit.
+#   and the margin curve are the measurements those statements are about.
+# - {glue:md}`ch6_live_scale_verdict`
+# - {glue:md}`ch6_two_task`
+# - {glue:md}`ch6_censored`
+# - Theorem 3 assumes items drawn independently; shapes here cannot overlap and keep clear of
+#   the canvas edge (the ball measures account for the clearance around the probe only), and a
+#   model's errors are not all spatial (it can also misread a shape), so the Theorem 3 curves
+#   are an idealisation to read against.
+# - CPU numerics on another machine may move the trained model, and with it the fitted scale,
+#   within its interval.
+#
+# Where this build differs from the paper's protocol:
+#
+# {glue:md}`ch6_deviations`

@@ -22,7 +22,7 @@ def results(tmp_path):
     a = res / "01_alpha"
     a.mkdir(parents=True)
     _summary("01_alpha", [
-        dict(result="front", statement="p_S | p_I on the front", paper_value=0.75,
+        dict(result="front", statement="p_S | p_I on the front, <b> = 1/2", paper_value=0.75,
              check_max_z=1.234, headline=0.7312, ci_low=0.7012, ci_high=0.7598,
              status="reproduced"),
         dict(result="lm", statement="needs a causal LM", status="not run"),
@@ -65,7 +65,7 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 6  # three results, two built chapters without one, one not executed
     first = rows[0]
-    assert "p_S \\| p_I on the front" in first  # a pipe in the prose does not split the row
+    assert "p_S \\| p_I on the front, \\<b\\> = 1/2" in first  # no split row, no HTML tag
     assert "| 0.75 |" in first and "| 1.2 |" in first and "0.731 [0.701, 0.76]" in first
     assert "70-80 years" in rows[2] and "12.5 [11, 14]" in rows[2] and "**differs**" in rows[2]
     assert "{doc}`Ch. 3 <../notebooks/03_gamma>`" in rows[4] and glance.NOT_RUN in rows[4]

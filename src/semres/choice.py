@@ -133,8 +133,9 @@ class _Problem:
         return -ll, -np.concatenate([[du, dv], da[self.free]])
 
 
-def _fit_once(prob, bounds, x0):
-    """Best of the model without a floor and the one with (started where the first ended)."""
+def _fit_once(prob, bounds, x0, floor_starts=(-8.0, 0.0)):
+    """Best of the model without a floor and the one with (started where the first ended,
+    at each log floor of ``floor_starts``)."""
     from scipy.optimize import minimize
 
     lo, hi = np.array(bounds).T
@@ -143,7 +144,7 @@ def _fit_once(prob, bounds, x0):
     plain = minimize(prob.nll, np.clip(x0, lo, hi), args=(False,), jac=True,
                      method="L-BFGS-B", bounds=b0)
     best = (plain, False)
-    for v in (-8.0, 0.0):
+    for v in floor_starts:
         start = plain.x.copy()
         start[1] = v
         res = minimize(prob.nll, start, args=(True,), jac=True, method="L-BFGS-B",
@@ -203,10 +204,11 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     bounds = [(np.log(s_lo), np.log(s_hi)), FLOOR_LOG_RANGE] + \
         [WEIGHT_LOG_RANGE] * ((k - 1) if bias else 0)
 
-    def solve(sel):
+    def solve(sel, x0=None, floor_starts=(-8.0, 0.0)):
         prob = _Problem(d[sel], mask[sel], idx[sel], y[sel], k, ref, d_typ, bias)
-        x0 = np.r_[np.log(d_typ / 3 + s_lo), 0.0, np.zeros(len(prob.free))]
-        res, with_floor = _fit_once(prob, bounds, x0)
+        if x0 is None:
+            x0 = np.r_[np.log(d_typ / 3 + s_lo), 0.0, np.zeros(len(prob.free))]
+        res, with_floor = _fit_once(prob, bounds, x0, floor_starts)
         u, v, a = prob.unpack(res.x)
         scale = float(np.exp(u))
         floor = float(np.exp(v - d_typ / scale)) if with_floor else 0.0
@@ -222,7 +224,8 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
         rep = bound_report(values, rng_)
         scale_rep = bound_report({"log_scale": u}, {"log_scale": bounds[0]})
         return {"scale": scale, "floor": floor, "weights": dict(zip(names, w.tolist())),
-                "loglik": float(-res.fun), "scale_at_bound": scale_rep["at_bound"], **rep}
+                "loglik": float(-res.fun), "scale_at_bound": scale_rep["at_bound"], **rep,
+                "_x": res.x, "_floor": with_floor}
 
     out = solve(np.arange(len(d)))
     # the same answers without any distance dependence (weights alone): does distance matter?
@@ -243,7 +246,9 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
         from tqdm.auto import tqdm
 
         rng = np.random.default_rng(seed)
-        fits = [solve(rng.integers(0, len(d), len(d)))
+        # resamples start where the full fit ended (one start for the floored model)
+        starts = (out["_x"][1] if out["_floor"] else -8.0,)
+        fits = [solve(rng.integers(0, len(d), len(d)), out["_x"], starts)
                 for _ in tqdm(range(int(boot)), desc="bootstrap", disable=not progress)]
         sc = np.array([f["scale"] for f in fits])
         fl = np.array([f["floor"] for f in fits])
@@ -255,6 +260,7 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
         out["boot_at_bound"] = bootstrap_at_bound([f["at_bound"] for f in fits])
         out["boot_scale_at_bound"] = bootstrap_at_bound([f["scale_at_bound"] for f in fits])
         out["boot_floor_zero"] = float(np.mean(fl == 0))
+    del out["_x"], out["_floor"]
     return out
 
 

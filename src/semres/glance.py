@@ -19,6 +19,7 @@ SUMMARY_COLUMNS = ("chapter", "result", "statement", "paper_value", "check_max_z
 FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
 STATUSES = ("reproduced", "differs", "not run")
 NOT_RUN = "not run in this build"
+MAX_NAMED = 4  # systems of one chapter named one by one in the figure's legend
 
 
 def read_tables(results: Path, built: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -87,7 +88,10 @@ def _cell(value) -> str:
     text = "" if value is None else str(value)
     if text.lower() == "nan":
         return "—"
-    return " ".join(text.split()).replace("|", "\\|") or "—"
+    text = " ".join(text.split())
+    for char in "|<>*":  # a table cell, not HTML tags or emphasis: "<b>" is a mean here
+        text = text.replace(char, "\\" + char)
+    return text or "—"
 
 
 def _headline(row) -> str:
@@ -126,7 +130,7 @@ def front_figure(front: pd.DataFrame, path: Path):
 
     from semres import plotting, theory
 
-    fig, ax = plotting.subplots(figsize=(7.0, 4.6))
+    fig, ax = plotting.subplots(figsize=(7.0, 5.6))
     p_i = np.linspace(0.5, 1.0, 201)
     ax.plot(p_i, theory.front(p_i), color=plotting.THEORY, label="universal front (Thm. 1)")
     ps, pi = theory.linear_circle(np.linspace(0.0, 1.0, 201))
@@ -134,15 +138,19 @@ def front_figure(front: pd.DataFrame, path: Path):
     markers = "osD^v<>pP*X"
     for k, (name, grp) in enumerate(front.groupby("chapter", sort=True)):
         color = plotting.CYCLE[k % len(plotting.CYCLE)]
-        for j, (system, pts) in enumerate(grp.groupby("system", sort=False)):
-            xerr = 1.96 * pts.se_i.fillna(0).to_numpy()
-            yerr = 1.96 * pts.se_s.fillna(0).to_numpy()
-            ax.errorbar(pts.p_i, pts.p_s, xerr=xerr, yerr=yerr, ls="none", color=color,
-                        marker=markers[j % len(markers)], ms=5, elinewidth=0.8, capsize=0,
+        # a chapter with many systems gets one legend entry, so the legend stays readable
+        many = grp.system.nunique() > MAX_NAMED
+        groups = [(f"{grp.system.nunique()} systems", grp)] if many else \
+            list(grp.groupby("system", sort=False))
+        for j, (system, pts) in enumerate(groups):
+            ax.errorbar(pts.p_i, pts.p_s, xerr=1.96 * pts.se_i.fillna(0).to_numpy(),
+                        yerr=1.96 * pts.se_s.fillna(0).to_numpy(), ls="none", color=color,
+                        marker="." if many else markers[j % len(markers)], ms=7 if many else 5,
+                        elinewidth=0.8, capsize=0, alpha=0.8 if many else 1.0,
                         label=f"Ch. {int(name[:2])}: {system}")
     ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
     ax.axhline(0.5, color="0.8", lw=0.8, zorder=0)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8.5, ncol=1)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=9, ncol=2)
     fig.savefig(path)
     plt.close(fig)
     return path

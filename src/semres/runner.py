@@ -277,7 +277,8 @@ def _one_line(err: Exception) -> str:
     cell = getattr(err, "exec_count", None)
     if ename:
         where = f" in cell [{cell}]" if cell is not None else ""
-        return f"{ename}: {str(evalue).splitlines()[0] if evalue else ''}{where}".strip()
+        first = next((line.strip() for line in str(evalue or "").splitlines() if line.strip()), "")
+        return f"{ename}: {first}{where}".strip()
     text = str(err).strip().splitlines()
     return f"{type(err).__name__}: {text[-1] if text else ''}"
 
