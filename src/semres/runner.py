@@ -373,16 +373,17 @@ def _missing_page(ch: Chapter, build: Path) -> str:
             f"`semres run {ch.number}` to see the full error.\n```\n")
 
 
-def _cache_text(cache: dict | None) -> str:
-    """``2 reused (code `ab12`), 1 computed (code `cd34`)``, or ``none``."""
-    parts = []
+def _cache_text(cache: dict | None) -> tuple[str, str]:
+    """``("2 reused, 1 computed", "reused code `ab12`; computed code `cd34`")``, or none."""
+    short, detail = [], []
     for kind in ("reused", "computed"):
         by_key = (cache or {}).get(kind) or {}
         if isinstance(by_key, dict) and by_key:
             keys = ", ".join(f"model `{k[6:]}`" if k.startswith("model ") else f"code `{k}`"
                              for k in sorted(by_key))
-            parts.append(f"{sum(by_key.values())} {kind} ({keys})")
-    return "; ".join(parts) or "none"
+            short.append(f"{sum(by_key.values())} {kind}")
+            detail.append(f"{kind} {keys}")
+    return ", ".join(short) or "none", "; ".join(detail)
 
 
 def provenance(build: Path, seconds: float | None = None) -> str:
@@ -414,14 +415,14 @@ def provenance(build: Path, seconds: float | None = None) -> str:
         profile = params.pop("profile", "")
         seed = params.pop("seed", "default")
         shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
+        short, detail = _cache_text(info.get("cache"))
         lines.append(f"| {ch.name} | {info['status']} | {profile} | {seed} | "
-                     f"{info.get('seconds', '')} | {info.get('device', '')} | "
-                     f"{_cache_text(info.get('cache'))} |")
-        settings.append(f"- {ch.name}: {shown}")
-    lines += ["", "Parameters of each chapter in this build:", "", *settings]
+                     f"{info.get('seconds', '')} | {info.get('device', '')} | {short} |")
+        settings.append(f"- {ch.name}: {shown}" + (f"; cache: {detail}" if detail else ""))
     lines += ["", "*Cache*: results cached on disk by an earlier run with the same code "
-              "(digest of the `semres` package's source) and reused here, or computed in this "
-              "run; a chapter with neither caches nothing."]
+              "(the digest of the `semres` package's source, named below) and reused here, or "
+              "computed in this run; a chapter with neither caches nothing.", "",
+              "Parameters and cached results of each chapter in this build:", "", *settings]
     lines += ["", "| Package | Version |", "| --- | --- |"]
     for name in VERSIONED:
         try:
