@@ -72,7 +72,8 @@ if int(threads):
     torch.set_num_threads(int(threads))
 transformers.logging.disable_progress_bar()  # weight-loading bars, not our progress
 result_paths = [p.strip() for p in str(results or "").split(",") if p.strip()]
-results_df = tidy.read_results(result_paths) if result_paths else None  # fails early if bad
+# schema CSVs, or the authors' raw CSVs through their adapters; fails early if bad
+results_df = released.load_results(result_paths) if result_paths else None
 SIZE = scenes.SHAPE_SIZE
 Z_MAX = 4.0  # simulation vs theory: |z| must stay below this
 SHIPPED = released.tables()
@@ -290,16 +291,31 @@ splot.table(canvas_check, decimals=4)
 # ## The model
 #
 # The default model is small and trained here: a LLaVA architecture from `transformers`
-# configs — a vision transformer whose patch features are projected into a small Llama — with a
-# word-level tokenizer trained locally with `tokenizers` and a `LlavaProcessor` assembled
-# offline. LLaVA itself starts from a pretrained CLIP encoder; with none available, training
-# runs in two stages on freshly rendered scenes ($n = 2..12$, both tasks): a supervised vision
-# stage, in which the tower alone learns per-patch targets (which shape sits in the patch, where
-# the X is, which shape is nearest), stands in for that pretraining; then the whole model learns
-# to answer the questions (the loss counts only the answer token). The result is saved with
-# `save_pretrained` and loaded back through `AutoProcessor` and `AutoModelForImageTextToText`,
-# the path a hub id takes. It is *not* a pretrained VLM and not a reproduction of Qwen or Gemma:
-# it is a controlled model whose spatial resolution we can measure with the paper's protocol.
+# configs — a vision transformer ({glue:md}`ch6_tower`; 12 px patches) whose patch features
+# are projected into a small Llama — with a word-level tokenizer trained locally with
+# `tokenizers` and a `LlavaProcessor` assembled offline. LLaVA itself starts from a pretrained
+# vision encoder (CLIP); none can be downloaded where this book is built, so training runs in
+# two stages on freshly rendered scenes ($n = 2..12$, both tasks):
+#
+# 1. *Vision stage, in place of pretraining.* The tower alone learns read-outs of every patch
+#    (linear heads, discarded afterwards): which shape sits there, whether the X is there,
+#    which shape is nearest to the patch centre and, on the X's own patch, the answer. This is
+#    supervision on the task's own geometry, not general pretraining: it gives the tower what a
+#    pretrained encoder gives a hub VLM, a picture it can already parse.
+# 2. *Language stage.* The projector and the language model learn to answer the questions
+#    (the loss counts only the answer token): to find the X among the image tokens and name
+#    what the tower put there.
+#
+# The default tower is DINOv3 rather than LLaVA's usual CLIP: CLIP's position embeddings are
+# learned from random, and the tiny tower learns what a patch shows long before it learns where
+# the patch is; DINOv3 encodes positions by rotation, so every attention score is a function of
+# the offset between two patches (the probe measurements are in `benchmarks/bench_vlm.py` and
+# the `semres.vlm.build_model` docstring). The result is saved with `save_pretrained` and loaded
+# back through `AutoProcessor` and `AutoModelForImageTextToText`, the path a hub id takes. It is
+# *not* a pretrained VLM and not a reproduction of Qwen or Gemma: it is a controlled model whose
+# spatial resolution we can measure with the paper's protocol. The same seed on the same
+# machine gives the same model and the same tables; CPU numerics on another machine, or a GPU,
+# can move the fitted scale within its interval.
 #
 # **Running a hub VLM instead.** Pass its id or folder:
 # `semres run 6 -p model=Qwen/Qwen2.5-VL-3B-Instruct` (it must be in the local Hugging Face
@@ -333,6 +349,8 @@ else:
 # fails here, with one line, if the model is unavailable
 canvas_px = int(image_size) or vlm.native_size(vlm.load_processor(model_ref))
 glue("ch6_model", Markdown(model_name), display=False)
+glue("ch6_tower", Markdown(f"{cfg['vision']} tower" if model is None else "the model's own"),
+     display=False)
 glue("ch6_steps", cfg["steps"], display=False)
 glue("ch6_vision_steps", cfg["vision_steps"], display=False)
 glue("ch6_canvas_px", int(canvas_px), display=False)
@@ -738,7 +756,7 @@ plt.close(fig)
 # trial's X is placed at its cell's mean position, which blurs distances by up to half a cell;
 # the per-trial fit has no such blur.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "hide-output"]
 AUTH_PX = float(scenes.AUTHORS["canvas_px"])
 AUTH_NAMES = list(scenes.AUTHORS["layout"])
 external, ext_fits, ext_verdicts, summary_rows, front_rows = [], [], [], [], []
@@ -956,8 +974,8 @@ glue("ch6_colour_verdict", Markdown(" ".join(colour_verdicts) if colour_verdicts
 # above with `semres run 6 -p results=PATH[,PATH...]` (files or folders of CSV files): per model,
 # the biased and plain Luce fits of its similarity choices with bootstrap intervals and bound
 # flags, accuracy against the margin, and, where the files hold several $n$, $p_S$ and $p_I$
-# against $n$ with Theorem 3's radius for each task. The authors' full released files convert
-# with `python -m semres.released convert --source DIR --out DIR`.
+# against $n$ with Theorem 3's radius for each task. The authors' released CSV files can be
+# passed as they are (they are read through their adapters in `semres.released`).
 
 # %% tags=["hide-input"]
 file_verdicts = []
@@ -971,9 +989,13 @@ if results_df is not None:
     if skipped:  # birth years and the like belong to chapter 5
         file_verdicts.append("Rows outside a canvas or hue space are left to their own "
                              "chapter: " + ", ".join(skipped) + ".")
-    for (label, space), part in results_df[results_df.space.isin(["canvas", "hue"])].groupby(
-            ["model", "space"]):
+    if "experiment" not in results_df:
+        results_df["experiment"] = ""
+    results_df["experiment"] = results_df["experiment"].fillna("").astype(str)
+    for (model_, space, exp), part in results_df[
+            results_df.space.isin(["canvas", "hue"])].groupby(["model", "space", "experiment"]):
         src = ";".join(sorted(set(part["source"].astype(str))))
+        label = f"{model_} ({exp})" if exp else model_  # one analysis per experiment
         px = AUTH_PX if space == "canvas" else 1.0
         simp = part[part.task == "similarity"]
         if len(simp) >= 10:
