@@ -290,3 +290,152 @@ def test_invalid_parameters_name_the_argument(tiny_gpt2):
         language.encoder_mass(emb, bad)
     with pytest.raises(ValueError, match="batch_size"):
         language.CausalLMScorer(tiny_gpt2[0], device="cpu", batch_size=0)
+
+
+# --------------------------------------------------------------------------- shapes, windows, fits
+
+def noisy_profile(true, d, units=40, noise=0.002, seed=1):
+    """A KernelProfile whose units scatter around log g = log(true) * T (known kernel)."""
+    rng = np.random.default_rng(seed)
+    cos = language.TEMPERATURE * np.log(true)[None] + noise * rng.standard_normal((units, d.size))
+    cos -= cos[:, :1]  # g(0) = 1 per unit, as measure_kernel makes it
+    return language.KernelProfile(d, cos, np.ones_like(cos))
+
+
+def test_fit_exp_floor_refuses_a_p_correct_curve():
+    """A two-reference P(correct) curve is not a kernel: against signed offsets, or one side."""
+    off = np.arange(-300, 300, 5.0)
+    p = language.two_reference(off, 50, kernels.Exponential(30.0, 0.05))
+    with pytest.raises(ValueError, match="distance"):
+        language.fit_exp_floor(off, p)
+    side = off >= 0
+    with pytest.raises(ValueError, match="not a kernel"):
+        language.fit_exp_floor(off[side], p[side])
+    with pytest.raises(ValueError, match="not a kernel"):
+        language.fit_shape(off[side], p[side], "power_floor")
+    d = np.arange(0, 300.0)  # a real kernel passes
+    assert language.fit_exp_floor(d, np.exp(-d / 30) + 0.05)["lambda"] == pytest.approx(30, rel=1e-3)
+
+
+@pytest.mark.parametrize("shape", list(language.SHAPES))
+def test_each_shape_recovers_its_own_resolution(shape):
+    d = np.arange(0, 601.0)
+    params = {"exp_floor": {"lambda": 25.0, "floor": 0.02},
+              "two_exp_floor": {"lambda": 5.0, "lambda2": 80.0, "weight": 0.3, "floor": 0.01},
+              "power_floor": {"lambda": 10.0, "beta": 1.5, "floor": 0.01},
+              "stretched_floor": {"lambda": 20.0, "beta": 0.7, "floor": 0.01}}[shape]
+    g = 0.3 * (language._graded(shape, d, params) + params["floor"])
+    fit = language.fit_shape(d, g, shape)
+    assert fit["resolution"] == pytest.approx(language.shape_resolution(shape, params), rel=0.02)
+    assert not fit["at_bound"]
+
+
+def test_fit_bounds_are_reported():
+    """A kernel with a floor pins nothing; a pure power law (no floor) pins the floor's bound."""
+    d = np.arange(0, 601.0)
+    with_floor = language.fit_shape(d, np.exp(-d / 25) + 0.02, "exp_floor")
+    assert not with_floor["at_bound"] and with_floor["bound_params"] == ""
+    no_floor = language.fit_shape(d, (1 + d) ** -1.2, "power_floor")
+    assert no_floor["at_bound"] and "floor=lower" in no_floor["bound_params"]
+    legacy = language.fit_exp_floor(d, np.exp(-d / 25) + 0.02)
+    assert legacy["at_bound"] is False
+
+
+def test_resolution_is_stable_across_windows_on_a_known_kernel():
+    """exp + floor, true resolution 25 ln(1/0.05) = 74.9: every window 300-600 recovers it, the
+    interval covers it, and the spread across windows is smaller than the interval."""
+    d = np.arange(0, 601)
+    true = np.exp(-d / 25) + 0.05
+    prof = noisy_profile(true, d)
+    table = language.resolution_by_window(prof, [100, 300, 400, 500, 600], 30, 3,
+                                          shapes=("exp_floor",))
+    upper = table[table.window >= 300]
+    assert ((upper.ci_low < 25 * math.log(20)) & (upper.ci_high > 25 * math.log(20))).all()
+    st = language.window_stability(table, [300, 400, 500, 600])
+    assert st["stable"] and not st["censored"]
+    # a kernel with no floor in the data: the fitted resolution grows with the window
+    drift = language.resolution_by_window(noisy_profile((1 + d / 10.0) ** -1.5, d),
+                                          [300, 400, 500, 600], 10, 3, shapes=("exp_floor",))
+    assert not language.window_stability(drift, [300, 400, 500, 600])["stable"]
+
+
+def test_compare_shapes_picks_the_true_shape():
+    d = np.arange(0, 401)
+    true = np.exp(-d / 5) + 0.3 * np.exp(-d / 80) + 0.01
+    prof = noisy_profile(true, d, noise=0.001)
+    table = language.compare_shapes(prof, folds=4, seed=0)
+    assert table.sort_values("heldout_rmse")["shape"].iloc[0] == "two_exp_floor"
+
+
+def synthetic_two_reference(lam, floor, centres=30, prompts=20, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for D in (5, 20, 50, 100):
+        for c in range(centres):
+            off = np.arange(-300, 300, 10.0)
+            p = language.two_reference(off, D, kernels.Exponential(lam, floor))
+            k = rng.binomial(prompts, p)
+            rows.append(pd_frame(c, D, off, prompts, k))
+    import pandas as pd
+
+    return pd.concat(rows, ignore_index=True)
+
+
+def pd_frame(c, D, off, prompts, k):
+    import pandas as pd
+
+    return pd.DataFrame({"centre": float(c), "D": float(D), "offset": off,
+                         "trials": float(prompts), "correct": k.astype(float)})
+
+
+def test_fit_two_reference_recovers_a_known_scale():
+    counts = synthetic_two_reference(30.0, 0.05)
+    fit = language.fit_two_reference(counts, 40, 1)
+    truth = 30 * math.log(1 / 0.05)
+    assert fit["lambda"] == pytest.approx(30, rel=0.15)
+    assert fit["ci_low"] < truth < fit["ci_high"]
+    assert not fit["at_bound"] and fit["centres"] == 30
+    again = language.fit_two_reference(counts, 40, 1)
+    assert again["ci_low"] == fit["ci_low"]  # seeded
+    with pytest.raises(ValueError, match="columns"):
+        language.fit_two_reference(counts.drop(columns="centre"), 5, 0)
+
+
+def test_chance_crossover_is_near_the_floor_resolution():
+    """Where e^(-x/lambda) sinks to the floor, the preference is lost; with no floor it never is."""
+    counts = synthetic_two_reference(20.0, 0.05, centres=40)
+    cross = language.chance_crossover(counts, 30, 2)
+    assert not cross["at_bound"]
+    assert 20 <= cross["resolution"] <= 3 * 20 * math.log(20)
+    never = language.chance_crossover(synthetic_two_reference(30.0, 1e-9), 10, 2)
+    assert never["at_bound"] and "upper" in never["bound_params"]
+
+
+def test_results_round_trip_through_the_schema(tmp_path):
+    from semres import results
+
+    tr = language.draw_trials("identification", 3, 200, 5, years=(1500, 1600))
+    rng = np.random.default_rng(0)
+    truth = np.argmax(tr.correct, 1)
+    choice = np.where(rng.random(200) < 0.7, truth, rng.integers(0, 3, 200))
+    choice[:10] = -1  # ten unanswered prompts
+    df = language.trials_to_results(tr, choice, model="m")
+    results.write_results(df, tmp_path / "r.csv")
+    back = results.read_results(str(tmp_path / "r.csv"))
+    by_n = language.results_by_n(back)
+    assert by_n.trials.iloc[0] == 190 and by_n.nulls.iloc[0] == 10
+    assert by_n.correct.iloc[0] == int((choice[10:] == truth[10:]).sum())
+    pairs = language.draw_trials("similarity", 2, 50, 1, years=(1500, 1600))
+    counts = language.two_reference_from_results(
+        language.trials_to_results(pairs, np.zeros(50, int), model="m"))
+    assert counts.trials.sum() == 50
+
+
+def test_fit_ball_measure_recovers_b():
+    from semres import theory
+
+    ns = np.array([2, 4, 8, 16, 32])
+    b = 0.1
+    p = np.asarray(theory.n_item(b, ns)[1])
+    fit = language.fit_ball_measure(ns, np.full(5, 100_000), np.rint(p * 100_000))
+    assert fit["b"] == pytest.approx(b, rel=0.02) and not fit["at_bound"]

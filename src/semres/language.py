@@ -30,7 +30,10 @@ __all__ = [
     "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "exp_floor",
     "fit_exp_floor", "bootstrap_fit", "two_reference", "FittedKernel", "MeasuredKernel", "Trials",
     "draw_trials", "resolution_trials", "encoder_mass", "year_prompt", "CausalLMScorer",
-    "causal_lm_mass", "summarise",
+    "causal_lm_mass", "summarise", "check_kernel", "SHAPES", "SHAPE_LABELS", "shape_resolution",
+    "fit_shape", "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability",
+    "two_reference_counts", "fit_two_reference", "chance_crossover", "trials_to_results",
+    "results_by_n", "two_reference_from_results", "fit_ball_measure",
 ]
 
 #: given names, one or two word-pieces each, no duplicates (n up to len(NAMES) in a prompt)
@@ -274,25 +277,35 @@ def exp_floor(d, amplitude, scale, offset):
 def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
     """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``.
 
-    Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale)
-    and the resolution lambda ln(1/Delta), where the exponential falls to the floor. The default
+    Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale),
+    the resolution lambda ln(1/Delta), where the exponential falls to the floor, and the bound
+    report (``at_bound``: a floor at 0 means none was found). Input that is not a kernel (see
+    :func:`check_kernel`) is refused. The default
     leaves out d = 0: an exact year match is a token identity, a spike the graded part does not
     describe (the chapter reports it separately).
     """
     from scipy.optimize import curve_fit
 
+    from .fits import bound_report
+
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
+    if d.shape != g.shape:
+        raise ValueError("distance and similarity must be 1-D arrays of the same length")
     ok = np.isfinite(g) & (d >= min_distance)
     if ok.sum() < 4:
         raise ValueError("similarity needs at least 4 finite points at d >= min_distance")
-    d, g = d[ok], g[ok]
+    d, g = check_kernel(d[ok], g[ok])
     p0 = (max(g[0] - g[-1], 1e-6), max((d.max() - d.min()) / 10, 1.0), max(g[-1], 1e-6))
     (a, lam, c), _ = curve_fit(exp_floor, d, g, p0=p0, maxfev=20000,
                                bounds=([1e-12, 1e-3, 0.0], [np.inf, 1e5, np.inf]))
     floor = c / a
     res = lam * math.log(1 / floor) if 0 < floor < 1 else (0.0 if floor >= 1 else math.inf)
-    return {"lambda": lam, "floor": floor, "amplitude": a, "offset": c, "resolution": res}
+    out = {"lambda": lam, "floor": floor, "amplitude": a, "offset": c, "resolution": res}
+    out.update(bound_report({"lambda": lam, "floor": max(floor, 1e-300)},
+                            {"lambda": (1e-3, 1e5), "floor": (1e-12, math.inf)},
+                            log=("lambda", "floor")))
+    return out
 
 
 def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
@@ -582,4 +595,493 @@ def causal_lm_mass(scorer: CausalLMScorer, trials: Trials, names=NAMES, *,
         probs = scorer.option_probabilities(prompts, people)
         for i, r in enumerate(rows):
             out[r] = probs[i][trials.correct[r]].sum()
+    return out
+
+
+# --------------------------------------------------------------------------- kernel shapes
+
+def check_kernel(distance, similarity) -> tuple[np.ndarray, np.ndarray]:
+    """Refuse input that is not a similarity kernel g(d); return it as float arrays.
+
+    A kernel has one value per distance d >= 0 (strictly increasing distances) and is largest at
+    its shortest distances: the mean of the first tenth of the points exceeds that of every later
+    tenth. A P(correct) curve of the two-reference design is not one (it is indexed by signed
+    offsets, sits at 1/2 on the tie and rises before it falls): fitting a kernel to it returns
+    meaningless scales, so it is refused here and belongs to :func:`fit_two_reference`.
+    """
+    d = np.asarray(distance, float)
+    g = np.asarray(similarity, float)
+    if d.ndim != 1 or d.shape != g.shape:
+        raise ValueError("distance and similarity must be 1-D arrays of the same length")
+    ok = np.isfinite(g)
+    d, g = d[ok], g[ok]
+    if not np.isfinite(d).all() or (d < 0).any() or (np.diff(d) <= 0).any():
+        raise ValueError("distance must be strictly increasing values >= 0: a kernel g(d) has one "
+                         "value per distance (a curve against signed probe offsets is not a "
+                         "kernel; fit it with fit_two_reference)")
+    if (g < 0).any():
+        raise ValueError("similarity must be >= 0")
+    if len(g) >= 10:
+        blocks = [b.mean() for b in np.array_split(g, 10)]
+        if not all(blocks[0] > b for b in blocks[1:]):
+            raise ValueError("similarity does not decay with distance (its first tenth is not its "
+                             "largest): this is not a kernel g(d); a P(correct) curve of the "
+                             "two-reference design is fitted with fit_two_reference")
+    return d, g
+
+
+def _graded(shape: str, d, p: dict):
+    d = np.asarray(d, float)
+    if shape == "exp_floor":
+        return np.exp(-d / p["lambda"])
+    if shape == "two_exp_floor":
+        return np.exp(-d / p["lambda"]) + p["weight"] * np.exp(-d / p["lambda2"])
+    if shape == "power_floor":
+        return (1 + d / p["lambda"]) ** -p["beta"]
+    if shape == "stretched_floor":
+        return np.exp(-(d / p["lambda"]) ** p["beta"])
+    raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
+
+
+#: kernel shapes g(d) = amplitude (graded(d) + floor), with their parameters' search ranges;
+#: each is searched on a log scale (decay lengths in years, floors and weights over decades)
+SHAPES = {
+    "exp_floor": {"lambda": (0.05, 1e5), "floor": (1e-9, 1e2)},
+    "two_exp_floor": {"lambda": (0.05, 1e5), "lambda2": (0.05, 1e5), "weight": (1e-6, 1e4),
+                      "floor": (1e-9, 1e2)},
+    "power_floor": {"lambda": (0.01, 1e5), "beta": (0.01, 20.0), "floor": (1e-9, 1e2)},
+    "stretched_floor": {"lambda": (0.01, 1e5), "beta": (0.05, 5.0), "floor": (1e-9, 1e2)},
+}
+SHAPE_LABELS = {"exp_floor": "exponential + floor", "two_exp_floor": "two exponentials + floor",
+                "power_floor": "power law + floor", "stretched_floor": "stretched exp. + floor"}
+
+
+def shape_resolution(shape: str, params: dict) -> float:
+    """Where the graded part falls to the floor: graded(d) = floor (lambda ln(1/Delta) for an
+    exponential), the distance beyond which every item weighs about the same."""
+    floor = params["floor"]
+    if _graded(shape, 0.0, params) <= floor:
+        return 0.0
+    if shape == "exp_floor":
+        return params["lambda"] * math.log(1 / floor)
+    if shape == "power_floor":
+        return params["lambda"] * (floor ** (-1 / params["beta"]) - 1)
+    if shape == "stretched_floor":
+        return params["lambda"] * math.log(1 / floor) ** (1 / params["beta"])
+    from scipy.optimize import brentq
+
+    f = lambda x: math.log(_graded(shape, x, params)) - math.log(floor)  # noqa: E731
+    hi = 1.0
+    while f(hi) > 0:
+        hi *= 2
+        if hi > 1e12:
+            return math.inf
+    return float(brentq(f, 0.0, hi, xtol=1e-6))
+
+
+def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: float = 1,
+              max_distance: float | None = None) -> dict:
+    """Fit amplitude (graded(d) + floor) to a kernel by least squares on log g, d in the window.
+
+    Log space weighs every decade of the kernel alike (it spans several), and the amplitude is
+    profiled out in closed form. Returns the parameters, ``resolution`` (:func:`shape_resolution`),
+    ``rss`` and ``points``, and the bound report of :func:`semres.fits.bound_report`: a floor on
+    its lower bound means the data show no floor in the window, so the resolution is censored.
+    """
+    from scipy.optimize import least_squares
+
+    from .fits import bound_report
+
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {tuple(SHAPES)}; got {shape!r}")
+    d, g = check_kernel(distance, similarity)
+    hi = np.inf if max_distance is None else float(max_distance)
+    sel = (d >= min_distance) & (d <= hi) & (g > 0)
+    if sel.sum() < len(SHAPES[shape]) + 3:
+        raise ValueError(f"similarity needs at least {len(SHAPES[shape]) + 3} positive points in "
+                         f"[min_distance, max_distance]")
+    d, y = d[sel], np.log(g[sel])
+    names = list(SHAPES[shape])
+    lo = np.log([SHAPES[shape][k][0] for k in names])
+    up = np.log([SHAPES[shape][k][1] for k in names])
+
+    def resid(theta):
+        p = dict(zip(names, np.exp(theta)))
+        m = np.log(_graded(shape, d, p) + p["floor"])
+        return (y - m) - np.mean(y - m)  # the log amplitude is the mean residual
+
+    span = max(d.max() - d.min(), 1.0)
+    starts = {"lambda": [span / 20, span / 4], "lambda2": [span, span * 4], "weight": [0.1],
+              "beta": [1.0], "floor": [max(g[sel][-1] / g[sel][0], 1e-6), 1e-3]}
+    best = None
+    for i in range(2):
+        x0 = np.log([starts[k][min(i, len(starts[k]) - 1)] for k in names])
+        r = least_squares(resid, np.clip(x0, lo + 1e-6, up - 1e-6), bounds=(lo, up),
+                          method="trf", x_scale=1.0, max_nfev=2000)
+        if best is None or r.cost < best.cost:
+            best = r
+    p = dict(zip(names, np.exp(best.x).tolist()))
+    if shape == "two_exp_floor" and p["lambda2"] < p["lambda"]:  # one order: lambda <= lambda2
+        p["lambda"], p["lambda2"] = p["lambda2"], p["lambda"]
+        p["weight"] = 1 / p["weight"]
+    m = np.log(_graded(shape, d, p) + p["floor"])
+    p["amplitude"] = float(np.exp(np.mean(y - m)))
+    p["rss"] = float(2 * best.cost)
+    p["points"] = int(len(d))
+    p["resolution"] = shape_resolution(shape, p)
+    p.update(bound_report(p, SHAPES[shape], log=tuple(SHAPES[shape])))
+    return p
+
+
+def shape_kernel(shape: str, params: dict):
+    """The fitted kernel amplitude (graded(d) + floor) as a callable (for plots and the engine)."""
+    return lambda d: params["amplitude"] * (_graded(shape, d, params) + params["floor"])
+
+
+def compare_shapes(profile: KernelProfile, *, temperature: float = TEMPERATURE, folds: int = 5,
+                   seed=0, min_distance: float = 1, max_distance: float | None = None,
+                   shapes=tuple(SHAPES)):
+    """Held-out error of each kernel shape: fit on the mean kernel of some units, score the RMSE
+    of log g against the mean kernel of the held-out units (k-fold over units).
+
+    Distances within one unit are strongly correlated, so a likelihood count of points (AIC)
+    would overstate the evidence; held-out units are the honest yardstick. Returns a DataFrame
+    with one row per shape (full-data fit, held-out RMSE and its fold standard error).
+    """
+    import pandas as pd
+
+    if int(folds) < 2:
+        raise ValueError(f"folds must be >= 2; got {folds!r}")
+    rng = np.random.default_rng(seed)
+    fold = rng.permutation(len(profile.sums)) % int(folds)
+    d = profile.distance
+    hi = np.inf if max_distance is None else float(max_distance)
+    win = (d >= min_distance) & (d <= hi)
+    rows = []
+    for shape in shapes:
+        errs = []
+        for k in range(int(folds)):
+            train = profile.similarity(temperature, np.flatnonzero(fold != k))
+            test = profile.similarity(temperature, np.flatnonzero(fold == k))
+            p = fit_shape(d, train, shape, min_distance=min_distance, max_distance=max_distance)
+            pred = np.log(shape_kernel(shape, p)(d[win]))
+            errs.append(math.sqrt(np.mean((np.log(test[win]) - pred) ** 2)))
+        full = fit_shape(d, profile.similarity(temperature), shape, min_distance=min_distance,
+                         max_distance=max_distance)
+        rows.append({"shape": shape, "heldout_rmse": float(np.mean(errs)),
+                     "heldout_se": float(np.std(errs, ddof=1) / math.sqrt(len(errs))),
+                     **{k: full[k] for k in ("resolution", "floor", "at_bound", "bound_params",
+                                             "rss", "points")}})
+    return pd.DataFrame(rows)
+
+
+def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
+                         temperature: float = TEMPERATURE, shapes=("exp_floor",),
+                         min_distance: float = 1, model: str = "model"):
+    """The kernel resolution of each shape fitted on d in [min_distance, window], per window, with
+    a bootstrap interval over units: the table that shows whether a number depends on the window.
+
+    Columns: model, measure (the shape), window, resolution, ci_low, ci_high, at_bound (the fit
+    on all units hit a bound), boot_at_bound (share of refits that did).
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    draws = [rng.integers(0, len(profile.sums), len(profile.sums)) for _ in range(int(n_boot))]
+    boots = [profile.similarity(temperature, u) for u in draws]
+    g = profile.similarity(temperature)
+    rows = []
+    for shape in shapes:
+        for w in windows:
+            fit = fit_shape(profile.distance, g, shape, min_distance=min_distance, max_distance=w)
+            res, hit = [], []
+            for gb in boots:
+                fb = fit_shape(profile.distance, gb, shape, min_distance=min_distance,
+                               max_distance=w)
+                res.append(fb["resolution"])
+                hit.append(fb["at_bound"])
+            lo, hi = (np.percentile(res, [2.5, 97.5]) if res else (math.nan, math.nan))
+            rows.append({"model": model, "measure": shape, "window": int(w),
+                         "resolution": fit["resolution"], "ci_low": float(lo),
+                         "ci_high": float(hi), "at_bound": bool(fit["at_bound"]),
+                         "boot_at_bound": float(np.mean(hit)) if hit else math.nan})
+    return pd.DataFrame(rows)
+
+
+def window_stability(table, windows) -> dict:
+    """Whether a measure moves less than its own confidence interval across ``windows``.
+
+    ``table`` holds one measure's rows (window, resolution, ci_low, ci_high, at_bound). Stable
+    means: no fit in those windows hit a bound, and the spread of the resolution across them is
+    smaller than the narrowest of their 95% intervals.
+    """
+    sub = table[table.window.isin(list(windows))]
+    if sub.empty:
+        raise ValueError("windows: none of them is in the table")
+    spread = float(sub.resolution.max() - sub.resolution.min())
+    width = float((sub.ci_high - sub.ci_low).min())
+    censored = bool(sub.at_bound.any()) or not np.isfinite(sub.resolution).all()
+    return {"spread": spread, "ci_width": width, "censored": censored,
+            "stable": (not censored) and spread < width}
+
+
+# --------------------------------------------------------------------------- two references
+
+def two_reference_counts(centre, D, offset, correct):
+    """Per (centre, D, offset): trials and correct answers, from per-trial rows.
+
+    ``correct`` is 1/0 per trial (or a Luce probability in [0, 1]: the expected count of a model
+    that answers by sampling), or NaN where no answer could be read (dropped, as the paper's
+    accuracy among answers naming a listed person).
+    """
+    import pandas as pd
+
+    df = pd.DataFrame({"centre": np.asarray(centre, float), "D": np.asarray(D, float),
+                       "offset": np.asarray(offset, float), "correct": np.asarray(correct, float)})
+    df = df[np.isfinite(df.correct)]
+    if df.empty:
+        raise ValueError("correct: no trial has an answer")
+    if ((df.correct < 0) | (df.correct > 1)).any():
+        raise ValueError("correct must lie in [0, 1] (or be NaN) per trial")
+    return (df.groupby(["centre", "D", "offset"]).correct.agg(["size", "sum"])
+            .rename(columns={"size": "trials", "sum": "correct"}).reset_index())
+
+
+TWO_REF_BOUNDS = {"lambda": (0.1, 1e4), "floor": (1e-9, 10.0)}
+
+
+def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
+    from scipy.optimize import minimize
+
+    a = np.abs(offset)
+    lo = np.log([TWO_REF_BOUNDS[k][0] for k in ("lambda", "floor")])
+    hi = np.log([TWO_REF_BOUNDS[k][1] for k in ("lambda", "floor")])
+
+    def nll(theta):
+        lam, fl = np.exp(theta)
+        near = np.exp(-np.abs(a - D) / lam) + fl
+        p = near / (near + np.exp(-(a + D) / lam) + fl)
+        p = np.clip(p, 1e-12, 1 - 1e-12)
+        return -float(np.sum(correct * np.log(p) + (trials - correct) * np.log1p(-p)))
+
+    best = None
+    for x0 in starts or ((np.log(30.0), np.log(0.05)), (np.log(150.0), np.log(1e-3)),
+                         (np.log(5.0), np.log(0.3))):
+        r = minimize(nll, np.array(x0), method="L-BFGS-B", bounds=list(zip(lo, hi)))
+        if best is None or r.fun < best.fun:
+            best = r
+    lam, fl = np.exp(best.x)
+    return {"lambda": float(lam), "floor": float(fl), "nll": float(best.fun)}
+
+
+def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = None) -> dict:
+    """Fit the paper's two-reference curve (exponential + floor, Luce rule) to P(correct) data.
+
+    ``counts`` has columns centre, D, offset, trials, correct (:func:`two_reference_counts`).
+    Maximum likelihood of the binomial counts gives lambda and the floor Delta; the resolution is
+    lambda ln(1/Delta). The interval resamples centres (the units that share a prompt's years),
+    refitting each resample. Probes with |offset| > ``max_offset`` are left out (the window).
+    """
+    from .fits import bound_report
+
+    need = {"centre", "D", "offset", "trials", "correct"}
+    if not need <= set(counts.columns):
+        raise ValueError(f"counts must have columns {sorted(need)}")
+    c = counts if max_offset is None else counts[counts.offset.abs() <= float(max_offset)]
+    c = c[c.offset != 0]  # the tie carries no information about the kernel
+    if c.empty:
+        raise ValueError("counts: no probe off the tie within max_offset")
+    cells = c.groupby(["D", "offset"]).agg(trials=("trials", "sum"),
+                                           correct=("correct", "sum")).reset_index()
+    fit = _fit_two_ref_cells(cells.D.to_numpy(float), cells.offset.to_numpy(float),
+                             cells.trials.to_numpy(float), cells.correct.to_numpy(float))
+    fit["resolution"] = fit["lambda"] * math.log(1 / fit["floor"]) if fit["floor"] < 1 else 0.0
+    fit.update(bound_report(fit, TWO_REF_BOUNDS, log=("lambda", "floor")))
+    # bootstrap over centres: weights per centre on a (centre x cell) table of counts
+    centres = np.unique(c.centre)
+    key = cells.set_index(["D", "offset"]).index
+    tab_t = np.zeros((len(centres), len(cells)))
+    tab_c = np.zeros_like(tab_t)
+    ci_ = np.searchsorted(centres, c.centre)
+    cj = key.get_indexer(_cell_index(c))
+    np.add.at(tab_t, (ci_, cj), c.trials.to_numpy(float))
+    np.add.at(tab_c, (ci_, cj), c.correct.to_numpy(float))
+    rng = np.random.default_rng(seed)
+    res, hit = [], []
+    for _ in range(int(n_boot) if len(centres) > 1 else 0):  # one centre: nothing to resample
+        w = np.bincount(rng.integers(0, len(centres), len(centres)), minlength=len(centres))
+        fb = _fit_two_ref_cells(cells.D.to_numpy(float), cells.offset.to_numpy(float),
+                                w @ tab_t, w @ tab_c,
+                                starts=[np.log([fit["lambda"], fit["floor"]])])
+        rb = fb["lambda"] * math.log(1 / fb["floor"]) if fb["floor"] < 1 else 0.0
+        res.append(rb)
+        hit.append(bound_report(fb, TWO_REF_BOUNDS, log=("lambda", "floor"))["at_bound"])
+    fit["ci_low"], fit["ci_high"] = (np.percentile(res, [2.5, 97.5]).tolist() if res
+                                     else (math.nan, math.nan))
+    fit["boot_at_bound"] = float(np.mean(hit)) if hit else math.nan
+    fit["centres"] = int(len(centres))
+    return fit
+
+
+def _cell_index(df):
+    import pandas as pd
+
+    return pd.MultiIndex.from_arrays([df.D.to_numpy(float), df.offset.to_numpy(float)])
+
+
+def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
+    """The paper's operational resolution: how far beyond the nearer reference a probe can lie
+    before the preference for it is no longer distinguishable from chance.
+
+    Probes beyond the pair (|offset| > D) are pooled over D and sides by their distance from the
+    nearer reference, x = |offset| - D. The crossover is the first x at which P(correct) comes
+    within ``z`` binomial standard errors of 1/2 (the first, not the last: with a hundred probes
+    some far one exceeds z by chance). It depends on the number of trials (more
+    trials resolve smaller preferences); the interval resamples centres. When the preference is
+    still distinguishable at the design's last probe, the number is censored there
+    (``at_bound``).
+    """
+    beyond = counts[counts.offset.abs() > counts.D].copy()
+    if beyond.empty:
+        raise ValueError("counts: no probe lies beyond the references")
+    beyond["x"] = beyond.offset.abs() - beyond.D
+    xs = np.unique(beyond.x)
+    centres = np.unique(beyond.centre)
+    tab_t = np.zeros((len(centres), len(xs)))
+    tab_c = np.zeros_like(tab_t)
+    np.add.at(tab_t, (np.searchsorted(centres, beyond.centre), np.searchsorted(xs, beyond.x)),
+              beyond.trials.to_numpy(float))
+    np.add.at(tab_c, (np.searchsorted(centres, beyond.centre), np.searchsorted(xs, beyond.x)),
+              beyond.correct.to_numpy(float))
+
+    def cross(t, k):
+        ok = t > 0
+        p = np.where(ok, k / np.maximum(t, 1), 0.5)
+        se = np.sqrt(0.25 / np.maximum(t, 1))
+        lost = ~ok | ((p - 0.5) / se <= z)
+        if not lost.any():
+            return float(xs[-1]), True
+        return float(xs[int(np.flatnonzero(lost)[0])]), False
+
+    x0, censored = cross(tab_t.sum(0), tab_c.sum(0))
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(int(n_boot) if len(centres) > 1 else 0):
+        w = np.bincount(rng.integers(0, len(centres), len(centres)), minlength=len(centres))
+        boot.append(cross(w @ tab_t, w @ tab_c)[0])
+    lo, hi = (np.percentile(boot, [2.5, 97.5]).tolist() if boot else (math.nan, math.nan))
+    return {"resolution": x0, "ci_low": lo, "ci_high": hi, "at_bound": censored,
+            "bound_params": "x=upper" if censored else "", "x_max": float(xs[-1])}
+
+
+# --------------------------------------------------------------------------- per-trial result files
+
+def trials_to_results(trials: Trials, choice, *, model: str, names=NAMES, source: str = "live",
+                      scores=None):
+    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.results`.
+
+    ``choice`` is the chosen column per trial (-1: no answer). ``scores`` optionally holds one
+    score per option (e.g. log-probabilities), shape (m, n).
+    """
+    import pandas as pd
+
+    choice = np.asarray(choice, int)
+    if choice.shape != (len(trials),):
+        raise ValueError("choice must give one option index per trial")
+    names = tuple(names)
+    opts = [[names[k] for k in row] for row in trials.names]
+    rows = {"model": model, "source": source, "task": trials.task,
+            "n": trials.names.shape[1], "space": "years",
+            "options": ["|".join(o) for o in opts],
+            "position": ["|".join(str(int(y)) for y in ys) for ys in trials.years],
+            "probe": [str(int(p)) for p in trials.probe],
+            "correct": ["|".join(np.asarray(o)[c]) for o, c in zip(opts, trials.correct)],
+            "choice": [o[c] if c >= 0 else "" for o, c in zip(opts, choice)],
+            "scores": ["" if scores is None else "|".join(f"{v:.6g}" for v in s)
+                       for s in (scores if scores is not None else [None] * len(trials))]}
+    return pd.DataFrame(rows)
+
+
+def results_by_n(df):
+    """Accuracy per model, task and n from tidy per-trial rows (the paper's measure: correct
+    among answers naming a listed option; rows without a readable choice are counted as nulls).
+
+    Columns: model, source, task, n, trials, correct, nulls, p, se.
+    """
+    import pandas as pd
+
+    from .results import choice_index, correct_mask
+
+    if df.empty:
+        raise ValueError("df: no rows")
+    ch = choice_index(df)
+    ok = [bool(m[c]) if c >= 0 else False for m, c in zip(correct_mask(df), ch)]
+    t = pd.DataFrame({"model": df.model.to_numpy(), "source": df.source.to_numpy(),
+                      "task": df.task.to_numpy(), "n": df.n.astype(int).to_numpy(),
+                      "answered": ch >= 0, "ok": ok})
+    out = (t.groupby(["model", "source", "task", "n"])
+           .agg(trials=("answered", "sum"), correct=("ok", "sum"),
+                nulls=("answered", lambda a: int((~a).sum()))).reset_index())
+    out["p"] = out.correct / out.trials.where(out.trials > 0)
+    out["se"] = np.sqrt(out.p * (1 - out.p) / out.trials.where(out.trials > 0))
+    return out
+
+
+def two_reference_from_results(df):
+    """Two-option similarity rows on the year line as (centre, D, offset, trials, correct) counts.
+
+    Any two-person "who was born closest" trial is one point of the two-reference design:
+    centre and D from the two years, the offset of the probe from the centre. Returns None
+    when ``df`` holds no such row.
+    """
+    from .results import choice_index, correct_mask, split_list
+
+    sel = ((df.task == "similarity") & (df.n.astype(int) == 2) & (df.space == "years")).to_numpy()
+    if not sel.any():
+        return None
+    sub = df[sel]
+    pos = np.array([[float(v) for v in split_list(p)] for p in sub.position])
+    probe = sub.probe.astype(float).to_numpy()
+    ch = choice_index(sub)
+    mask = correct_mask(sub)
+    correct = np.array([float(m[c]) if c >= 0 else np.nan for m, c in zip(mask, ch)])
+    # a probe exactly on the centre is a tie: both options count as correct, no information
+    centre = pos.mean(1)
+    return two_reference_counts(np.round(centre, 6), np.abs(pos[:, 1] - pos[:, 0]) / 2,
+                                probe - centre, correct)
+
+
+def fit_ball_measure(n, trials, correct, *, task: str = "identification") -> dict:
+    """The ball measure b of Theorem 3 (constant similarity, homogeneous space) fitted to one
+    task's accuracy against n by binomial maximum likelihood, with a bound report.
+
+    Fitting b to identification and predicting generalization from it (or the reverse) tests the
+    theorem on a model that exposes no kernel, only its answers.
+    """
+    from scipy.optimize import minimize_scalar
+
+    from .fits import bound_report
+    from .theory import n_item
+
+    _check_task(task)
+    n = np.asarray(n, int)
+    t = np.asarray(trials, float)
+    k = np.asarray(correct, float)
+    keep = t > 0
+    if keep.sum() < 2:
+        raise ValueError("trials: at least two values of n need answered trials")
+    n, t, k = n[keep], t[keep], k[keep]
+    col = 0 if task == "similarity" else 1
+    lo, hi = 1e-6, 1 - 1e-6
+
+    def nll(logit):
+        b = 1 / (1 + math.exp(-logit))
+        p = np.clip(np.asarray(n_item(b, n)[col], float), 1e-12, 1 - 1e-12)
+        return -float(np.sum(k * np.log(p) + (t - k) * np.log1p(-p)))
+
+    r = minimize_scalar(nll, bounds=(math.log(lo / (1 - lo)), math.log(hi / (1 - hi))),
+                        method="bounded")
+    b = 1 / (1 + math.exp(-r.x))
+    out = {"b": b, "nll": float(r.fun)}
+    out.update(bound_report(out, {"b": (lo, hi)}, log=("b",)))
     return out
