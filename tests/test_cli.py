@@ -147,3 +147,36 @@ def test_launch_buttons_follow_the_one_repository_url_setting(book):
     assert failures == []
     demo = (index.parent / "notebooks" / "01_demo.html").read_text()
     assert "mybinder.org/v2/gh/o/r/main" in demo and "colab.research.google.com" in demo
+
+
+CACHED = HEADER + '''
+# %% tags=["parameters"]
+profile = "default"
+seed = 0
+
+# %%
+import semres.book
+from semres import theory
+semres.book.cache().cache(theory.front)(0.75 + seed / 100)
+'''
+
+
+def test_record_says_which_cached_results_a_rerun_reused(book):
+    (book / "notebooks" / "03_cached.py").write_text(CACHED)
+    chapter = runner.resolve("03_cached")
+    record = book / "_build" / "executed" / "03_cached.json"
+    runner.run_chapter(chapter, "quick")
+    first = json.loads(record.read_text())
+    runner.run_chapter(chapter, "quick")
+    second = json.loads(record.read_text())
+    runner.run_chapter(chapter, "quick", {"seed": 1})  # new arguments: a new entry
+    third = json.loads(record.read_text())
+    assert sum(first["cache"]["computed"].values()) == 1 and not first["cache"]["reused"]
+    assert second["cache"]["reused"] == first["cache"]["computed"]
+    assert not second["cache"]["computed"]
+    assert third["cache"]["computed"] == first["cache"]["computed"]
+    assert not third["cache"]["reused"]
+    assert first["device"].startswith("CPU")  # no device parameter: plain CPU code
+    repro = runner.provenance(book / "_build")
+    digest = next(iter(first["cache"]["computed"]))
+    assert "| 03_cached | ok | quick | 1 |" in repro and f"computed code `{digest}`" in repro

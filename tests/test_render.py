@@ -47,7 +47,8 @@ window.addEventListener("load", async () => {
   const main = document.querySelector("main") || document.body;
   const name = el => {
     const text = (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 70);
-    const cls = typeof el.className === "string" && el.className ? "." + el.className.split(" ")[0] : "";
+    const cls = typeof el.className === "string" && el.className
+      ? "." + el.className.split(" ")[0] : "";
     return `<${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${cls}> ${text}`;
   };
   const scrolls = el => {  // some container between el and the article scrolls sideways
@@ -97,7 +98,8 @@ window.addEventListener("load", async () => {
   for (const el of main.querySelectorAll(".xref, .pending_xref"))
     if (!el.closest("a")) unresolved.push(name(el));
   const links = [...main.querySelectorAll("a[href]")].map(a => a.getAttribute("href"));
-  parent.postMessage(JSON.stringify({width: window.innerWidth, wide, noAlt, unresolved, links}), "*");
+  const report = {width: window.innerWidth, wide, noAlt, unresolved, links};
+  parent.postMessage(JSON.stringify(report), "*");
 });
 </script>
 """

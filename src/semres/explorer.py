@@ -56,7 +56,8 @@ class FrontExplorer:
             ax.plot(self.p_i[j, delta_index], self.p_s[j, delta_index], lw=1.3,
                     color=plotting.CYCLE[j % len(plotting.CYCLE)], label=f"n = {n}")
         ax.plot(self.p_i[n_index, delta_index, b_index], self.p_s[n_index, delta_index, b_index],
-                "o", color="black", ms=6, label=f"b = {self.bs[b_index]:.2f}, n = {self.ns[n_index]}")
+                "o", color="black", ms=6,
+                label=f"b = {self.bs[b_index]:.2f}, n = {self.ns[n_index]}")
         ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$", xlim=(0, 1.02),
                ylim=(0, 1.02), title=f"Theorem 3, noise Δ = {self.deltas[delta_index]:g}")
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
@@ -142,7 +143,8 @@ _TEMPLATE = """<div id="{uid}" class="semres-explorer" style="display:none;max-w
 </style>
 <svg viewBox="0 0 460 360" role="img" aria-label="{alt}">{axes}
 <polyline class="curve" points=""/><circle class="pt" r="5" cx="-10" cy="-10"/></svg>
-<label><span>noise level Δ</span><input type="range" name="delta" min="0" max="{n_delta}" value="0">
+<label><span>noise level Δ</span>
+<input type="range" name="delta" min="0" max="{n_delta}" value="0">
 <output name="delta"></output></label>
 <label><span>number of items n</span><input type="range" name="n" min="0" max="{n_n}" value="0">
 <output name="n"></output></label>

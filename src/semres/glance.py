@@ -104,7 +104,8 @@ def _headline(row) -> str:
 
 def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     """The overview table in MyST markdown; ``docs`` maps a chapter to its page's path."""
-    lines = ["| Chapter | Result | Paper | Check max \\|z\\| | This build [95% interval] | Status |",
+    lines = ["| Chapter | Result | Paper | Check max \\|z\\| | This build [95% interval] "
+             "| Status |",
              "| --- | --- | --- | --- | --- | --- |"]
     for row in table.to_dict("records"):
         name = row["chapter"]

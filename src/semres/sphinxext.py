@@ -16,9 +16,9 @@ from pybtex.style.labels import BaseLabelStyle
 ALT_MAX = 400  # characters: a screen reader reads the whole alt text, so keep it to the point
 # LaTeX in a caption, as a reader of the alt text should hear it
 SYMBOLS = {"varepsilon": "ε", "epsilon": "ε", "Delta": "Δ", "delta": "δ", "alpha": "α",
-           "lambda": "λ", "sigma": "σ", "tau": "τ", "mu": "μ", "nu": "ν", "pm": "±", "le": "≤",
-           "leq": "≤", "ge": "≥", "geq": "≥", "langle": "⟨", "rangle": "⟩", "cdot": "·",
-           "times": "×", "to": "→", "infty": "∞", "approx": "≈"}
+           "lambda": "λ", "sigma": "σ", "tau": "τ", "mu": "μ", "nu": "ν", "pm": "±",
+           "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "langle": "⟨", "rangle": "⟩",
+           "cdot": "·", "times": "×", "to": "→", "infty": "∞", "approx": "≈"}
 
 
 class AuthorYearLabels(BaseLabelStyle):
