@@ -81,7 +81,10 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     ``vision`` picks the tower: ``"clip"`` (LLaVA's own, learned absolute position embeddings)
     or ``"dinov3"`` (a DINOv3 ViT: same patch grid and CLS token, but 2-D rotary position
     encoding, so an attention score is a function of the offset between two patches and
-    "attend to the nearest shape" needs no learned map of the canvas). ``init_std`` (default
+    "attend to the nearest shape" needs no learned map of the canvas). Measured with linear
+    probes after 1600 vision-stage steps (64 wide, 4 layers, batch 32), the X's patch names the
+    shape nearest to the X on 0.29 of four-shape scenes with CLIP and 0.93 with DINOv3, whose
+    tower also reads the shape under the X on every identification scene. ``init_std`` (default
     ``hidden ** -0.5``) sets the language side's weight scale: the usual 0.02 is made for wide
     models and leaves a 64-wide one stuck at chance for thousands of steps.
     """
@@ -382,43 +385,6 @@ def _answer_target(scene, grid: int) -> np.ndarray:
     return out
 
 
-def _spatial_init(tower, scale: float = 1.0) -> None:
-    """Give the untrained CLIP tower a map of the canvas (an initialisation, not a new layer, so
-    the saved model is a plain CLIP): the first position-embedding dimensions hold each patch's
-    coordinates, their squared norm and low Fourier modes, and the first patch-filter channels
-    measure the ink and the red in a patch and their first moments (where inside the patch).
-
-    With random position embeddings the tower learns which shape a patch shows long before it
-    learns where patches are, and the nearest-shape comparison stays near chance (measured with
-    linear probes on its patch features); a distance is an inner product of these coordinates.
-    """
-    import torch
-
-    emb = tower.embeddings
-    grid = emb.image_size // emb.patch_size
-    t = (np.arange(grid) + 0.5) / grid * 2 - 1
-    v, u = [a.reshape(-1) for a in np.meshgrid(t, t, indexing="ij")]
-    pos = [u, v, u**2 + v**2]
-    for k in (1, 2, 3):
-        pos += [np.sin(np.pi * k * u / 2), np.cos(np.pi * k * u / 2),
-                np.sin(np.pi * k * v / 2), np.cos(np.pi * k * v / 2)]
-    pos = np.stack(pos, 1)
-    pos = (pos - pos.mean(0)) / (pos.std(0) + 1e-9) * scale
-    p = emb.patch_size
-    x = (np.arange(p) + 0.5) / p * 2 - 1
-    yy, xx = np.meshgrid(x, x, indexing="ij")
-    ink = -np.ones((3, p, p)) / 3            # normalised pixels: ink (black or red) is negative
-    red = np.stack([np.ones((p, p)), -0.5 * np.ones((p, p)), -0.5 * np.ones((p, p))])
-    filters = np.stack([ink, ink * xx, ink * yy, red, red * xx, red * yy]) / (p * p) * 4 * scale
-    with torch.no_grad():
-        w = emb.position_embedding.weight
-        w[1:, :pos.shape[1]] = torch.as_tensor(pos, dtype=w.dtype)
-        w[0, :pos.shape[1]] = 0
-        c = pos.shape[1]
-        emb.patch_embedding.weight[c:c + len(filters)] = torch.as_tensor(
-            filters, dtype=emb.patch_embedding.weight.dtype)
-
-
 def _warmup(steps: int) -> float:
     """OneCycle's warm-up share: a tenth of training, but never under two steps (its schedule
     divides by the warm-up length)."""
@@ -486,14 +452,15 @@ def vision_heads(hidden: int):
 def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3,
                     seed: int = 0, ns=range(2, 13), progress: bool = True,
                     checkpoint: str | os.PathLike | None = None, checkpoint_every: int = 200,
-                    spatial_init: bool = True, heads=None) -> list:
-    """Stage 1, in place of a pretrained encoder: teach the CLIP tower, per patch, which shape
+                    heads=None) -> list:
+    """Stage 1, in place of a pretrained encoder: teach the vision tower, per patch, which shape
     sits there, where the X is, which shape is nearest to the patch and, on the X's own patch,
     the answer (linear :func:`vision_heads`, then dropped). Returns the losses.
 
     From scratch and end to end, the tower's features collapse before the language model learns
     to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
-    pretrained CLIP. Step ``k`` draws from ``default_rng([seed, 1, k])``, so a run resumed from
+    pretrained CLIP. The answer target puts the answer where the language model can read it, at
+    the X, at the X's own position rather than the patch centre. Step ``k`` draws from ``default_rng([seed, 1, k])``, so a run resumed from
     ``checkpoint`` sees the scenes an uninterrupted one would.
     """
     import torch
@@ -511,8 +478,6 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
                                                 pct_start=_warmup(steps))
     modules = {"tower": tower, "heads": heads}
     start, losses = _resume(checkpoint, modules, opt, sched)
-    if start == 0 and spatial_init and hasattr(tower.embeddings, "position_embedding"):
-        _spatial_init(tower)  # CLIP's learned positions; a rotary tower has none to set
     ns = np.asarray(list(ns), dtype=int)
     layer = model.config.vision_feature_layer
 
@@ -587,7 +552,7 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
                   batch_size: int = 32, lr: float = 3e-3, vision_lr: float = 0.0,
                   seed: int = 0, ns=range(2, 13), device: str = "cpu",
                   progress: bool = True, stage1_lr: float | None = None,
-                  spatial_init: bool = True, vision: str = "dinov3") -> Path:
+                  vision: str = "dinov3") -> Path:
     """Folder of the default model trained with these settings (stage 1: :func:`pretrain_vision`
     at ``stage1_lr``, default ``lr``; stage 2: :func:`train`), saved with ``save_pretrained`` on
     first use and reused afterwards. Both stages checkpoint, so an interrupted run resumes where
@@ -596,7 +561,7 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
                   heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,
                   lr=lr, vision_lr=vision_lr, stage1_lr=stage1_lr, seed=seed,
-                  spatial_init=spatial_init, vision=vision,
+                  vision=vision,
                   ns=[int(n) for n in ns], code=code_version())  # new code, new model
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
@@ -620,8 +585,7 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     else:
         losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=stage1_lr,
                                   seed=seed, ns=ns, progress=progress,
-                                  checkpoint=root / f"tiny-llava-{key}.vision.ckpt.pt",
-                                  spatial_init=spatial_init)
+                                  checkpoint=root / f"tiny-llava-{key}.vision.ckpt.pt")
         torch.save({"tower": model.model.vision_tower.state_dict(), "losses": losses1},
                    str(stage1) + ".tmp")
         os.replace(str(stage1) + ".tmp", stage1)
