@@ -53,8 +53,9 @@ def speed(cfg: dict) -> None:
     b = cfg["train_batch"]
     for name, steps, fn in (("vision", cfg["vision_steps"], vlm.pretrain_vision),
                             ("language", cfg["steps"], vlm.train)):
+        extra = {"vision_lr": cfg["vision_lr"]} if fn is vlm.train else {}
         start = time.perf_counter()
-        fn(model, processor, 6, b, progress=False)
+        fn(model, processor, 6, b, progress=False, **extra)
         t = (time.perf_counter() - start) / 6
         print(f"{name} step (batch {b}): {t * 1e3:7.1f} ms -> {steps} steps ~ "
               f"{t * steps / 60:.1f} min  ({load()})")
