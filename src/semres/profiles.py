@@ -96,7 +96,7 @@ SETTINGS: dict[str, dict[str, dict]] = {
                     "grid": 20, "fit_scenes": 400,
                     "sweep_n": [2, 3, 4, 6, 8, 10, 12], "sweep_scenes": 60, "boot": 300,
                     "choice_boot": 200, "mc_trials": 200_000, "bins": 10},
-        "paper": {"vision_steps": 6000, "steps": 3000, "hidden": 128, "layers": 6,
+        "paper": {"vision_steps": 6000, "steps": 3000, "hidden": 128, "layers": 4,
                   "train_batch": 64, "vision": "dinov3", "stage1_lr": 2e-3, "vision_lr": 0.0,
                   "grid": 40, "fit_scenes": 2000,
                   "sweep_n": list(range(2, 13)), "sweep_scenes": 300, "boot": 1000,
