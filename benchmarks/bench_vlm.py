@@ -2,7 +2,7 @@
 recipe buys per training minute, against the recipe it replaced. Prints numbers; asserts nothing.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_vlm.py [--threads 1] [--train]
-        [--profile default] [--root DIR]
+        [--profile default] [--root DIR] [--probe STEPS]
 
 Accuracy is the mean probability of the right answer (the chapter's P(correct)) scored by the
 same code as a hub VLM: four-shape similarity overall, in margin terciles and where the margin
@@ -76,6 +76,39 @@ def accuracy(folder: Path, seed: int = 0) -> dict:
     return {k: float(v) for k, v in out.items()}
 
 
+def probe(cfg: dict, steps: int) -> None:
+    """The diagnosis behind the tower choice: train each tower's vision stage alone and read its
+    linear heads on held-out scenes. "nearest@X" is the answer head on the X's patch (the shape
+    nearest to the X), "at@X" the same on identification scenes, "voronoi" the shape nearest
+    to each patch centre."""
+    processor = vlm.build_processor(96, 12)
+    sim4 = scenes.sample_scenes(200, 4, "similarity", 97)
+    ide = scenes.sample_scenes(200, [2, 4, 8], "identification", 98)
+    for vision in vlm.VISION_TOWERS:
+        model = vlm.build_model(processor, cfg["hidden"], cfg["layers"], 4, vision=vision)
+        heads = vlm.vision_heads(cfg["hidden"])
+        start = time.perf_counter()
+        vlm.pretrain_vision(model, processor, steps, cfg["train_batch"], lr=cfg["stage1_lr"],
+                            progress=False, heads=heads)
+        minutes = (time.perf_counter() - start) / 60
+        out = {}
+        with torch.no_grad():
+            for name, lst in (("nearest@X", sim4), ("at@X", ide)):
+                grid = 96 // 12
+                feats = model.model.vision_tower(
+                    vlm.pixel_values(processor, [scenes.render(s, 96) for s in lst]),
+                    output_hidden_states=True).hidden_states[-1][:, 1:]
+                t = np.stack([np.vstack([vlm._dense_targets(s, grid),
+                                         vlm._answer_target(s, grid)]) for s in lst])
+                at_x = np.argmax(t[:, 1], axis=1)
+                guess = heads[3](feats).argmax(-1).numpy()[np.arange(len(lst)), at_x]
+                out[name] = np.mean(guess == t[np.arange(len(lst)), 3, at_x])
+                if name == "nearest@X":
+                    out["voronoi"] = np.mean(heads[2](feats).argmax(-1).numpy() == t[:, 2])
+        print(f"probe {vision:7s} {steps} steps, {minutes:.1f} min: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in out.items()) + f"  ({load()})")
+
+
 def train(cfg: dict, root: Path) -> dict:
     start = time.perf_counter()
     folder = vlm.trained_model(root, hidden=cfg["hidden"], layers=cfg["layers"],
@@ -95,11 +128,15 @@ def main() -> None:
     ap.add_argument("--profile", default="default")
     ap.add_argument("--train", action="store_true", help="train the profile's model and score it")
     ap.add_argument("--root", default=None, help="folder for the trained model (default: temp)")
+    ap.add_argument("--probe", type=int, default=0, metavar="STEPS",
+                    help="linear probes of each tower after a vision stage of STEPS steps")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     cfg = profiles.settings("06_vlm_shapes", args.profile)
     speed(cfg)
+    if args.probe:
+        probe(cfg, args.probe)
     if not args.train:
         return
     with tempfile.TemporaryDirectory() as tmp:
