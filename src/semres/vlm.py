@@ -82,9 +82,9 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     or ``"dinov3"`` (a DINOv3 ViT: same patch grid and CLS token, but 2-D rotary position
     encoding, so an attention score is a function of the offset between two patches and
     "attend to the nearest shape" needs no learned map of the canvas). Measured with linear
-    probes after 1600 vision-stage steps (64 wide, 4 layers, batch 32), the X's patch names the
-    shape nearest to the X on 0.29 of four-shape scenes with CLIP and 0.93 with DINOv3, whose
-    tower also reads the shape under the X on every identification scene. ``init_std`` (default
+    probes after 1600 vision-stage steps (64 wide, 4 layers, batch 32; ``benchmarks/bench_vlm.py
+    --probe 1600``), the X's patch names the shape nearest to the X on 0.285 of four-shape scenes
+    with CLIP and 0.935 with DINOv3 (the shape under the X: 0.945 and 1.000). ``init_std`` (default
     ``hidden ** -0.5``) sets the language side's weight scale: the usual 0.02 is made for wide
     models and leaves a 64-wide one stuck at chance for thousands of steps.
     """
