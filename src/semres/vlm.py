@@ -459,9 +459,10 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
 
     From scratch and end to end, the tower's features collapse before the language model learns
     to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
-    pretrained CLIP. The answer target puts the answer where the language model can read it, at
-    the X, at the X's own position rather than the patch centre. Step ``k`` draws from ``default_rng([seed, 1, k])``, so a run resumed from
-    ``checkpoint`` sees the scenes an uninterrupted one would.
+    pretrained CLIP. The answer target (the shape nearest to the X itself, not to its patch
+    centre) puts the answer on the X's patch, where the language model reads it. Step ``k``
+    draws from ``default_rng([seed, 1, k])``, so a run resumed from ``checkpoint`` sees the
+    scenes an uninterrupted one would.
     """
     import torch
 
