@@ -95,9 +95,13 @@ ran = [f"profile **{profile}**, seed {seed}",
 glue("ch6_ran", Markdown("\n".join(f"- {r}" for r in ran)), display=False)
 
 # %% [markdown]
-# ```{admonition} What ran in this build
-# {glue:md}`ch6_ran`
+# ````{admonition} What ran in this build
+# :class: note
+#
+# ```{glue:md} ch6_ran
+# :format: myst
 # ```
+# ````
 #
 # ## The task
 #
@@ -1029,6 +1033,21 @@ if results_df is not None:
             ext_fits += r_
             if verdict:
                 file_verdicts.append(verdict)
+    # the shipped grid counts blur each X to its cell: does the per-trial fit agree?
+    for label, f in auth_fits.items():
+        row = [r for r in ext_fits if r["model"] == f"{label} (spatial_far)"
+               and r["kernel"] == "exponential + response bias (ML)"]
+        if row:
+            r = row[0]
+            lo, hi = f["scale_ci"][0] * AUTH_PX, f["scale_ci"][1] * AUTH_PX
+            agree = r["ci_low_px"] <= hi and lo <= r["ci_high_px"]
+            file_verdicts.append(
+                f"{label}: the per-trial scale {r['scale_px']:.0f} px "
+                f"({r['ci_low_px']:.0f}–{r['ci_high_px']:.0f}) "
+                + ("agrees with" if agree else "differs from")
+                + f" the one from the shipped grid counts, {f['scale'] * AUTH_PX:.0f} px "
+                f"({lo:.0f}–{hi:.0f}): the grid's blur "
+                + ("does not move it beyond its interval." if agree else "moves it."))
 glue("ch6_file_verdicts", Markdown(" ".join(file_verdicts) if file_verdicts else (
     "No results files were given in this build." if results_df is None else
     "The results files hold too few similarity trials or too few n for these analyses.")),
@@ -1135,4 +1154,6 @@ splot.table(summary[["result", "headline", "ci_low", "ci_high", "status"]], deci
 #
 # Where this build differs from the paper's protocol:
 #
-# {glue:md}`ch6_deviations`
+# ```{glue:md} ch6_deviations
+# :format: myst
+# ```
