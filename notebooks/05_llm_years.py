@@ -387,7 +387,8 @@ splot.table(shape_df.assign(shape=shape_df["shape"].map(language.SHAPE_LABELS))
 # The paper's own measure is operational: how far beyond the nearer reference a probe can lie
 # before the preference for it can no longer be told from chance. Here that is the distance $x$
 # from the nearer reference (probes beyond the pair, pooled over $D$ and sides) from which on
-# P(correct) first comes within two binomial standard errors of $\tfrac12$, with a bootstrap interval
+# P(correct), smoothed to fall monotonically, first comes within two binomial standard errors
+# of $\tfrac12$, with a bootstrap interval
 # over centres (`language.chance_crossover`). It depends on the number of trials, as the
 # paper's did: more trials resolve smaller preferences.
 

@@ -934,13 +934,17 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
     before the preference for it is no longer distinguishable from chance.
 
     Probes beyond the pair (|offset| > D) are pooled over D and sides by their distance from the
-    nearer reference, x = |offset| - D. The crossover is the first x at which P(correct) comes
-    within ``z`` binomial standard errors of 1/2 (the first, not the last: with a hundred probes
-    some far one exceeds z by chance). It depends on the number of trials (more
+    nearer reference, x = |offset| - D. The advantage P(correct) - 1/2 is smoothed by a
+    non-increasing (isotonic) regression, weighted by trials, so that one noisy probe neither
+    ends the preference early nor revives it late; the crossover is the first x at which the
+    smoothed advantage comes within ``z`` binomial standard errors (of its pooled block) of 0.
+    It depends on the number of trials (more
     trials resolve smaller preferences); the interval resamples centres. When the preference is
     still distinguishable at the design's last probe, the number is censored there
     (``at_bound``).
     """
+    from scipy.optimize import isotonic_regression
+
     beyond = counts[counts.offset.abs() > counts.D].copy()
     if beyond.empty:
         raise ValueError("counts: no probe lies beyond the references")
@@ -955,13 +959,16 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
               beyond.correct.to_numpy(float))
 
     def cross(t, k):
-        ok = t > 0
-        p = np.where(ok, k / np.maximum(t, 1), 0.5)
-        se = np.sqrt(0.25 / np.maximum(t, 1))
-        lost = ~ok | ((p - 0.5) / se <= z)
+        ok = np.flatnonzero(t > 0)
+        if not len(ok):
+            return float(xs[0]), False
+        fit = isotonic_regression(k[ok] / t[ok] - 0.5, weights=t[ok], increasing=False)
+        block_trials = np.add.reduceat(t[ok], fit.blocks[:-1])
+        pooled = np.repeat(block_trials, np.diff(fit.blocks))
+        lost = fit.x / np.sqrt(0.25 / pooled) <= z
         if not lost.any():
             return float(xs[-1]), True
-        return float(xs[int(np.flatnonzero(lost)[0])]), False
+        return float(xs[ok[int(np.flatnonzero(lost)[0])]]), False
 
     x0, censored = cross(tab_t.sum(0), tab_c.sum(0))
     rng = np.random.default_rng(seed)
