@@ -659,6 +659,21 @@ glue("ch1_deviations", Markdown("\n".join(f"* {d}" for d in deviations)), displa
 # ```
 
 # %% [markdown]
+# ## Explore the front
+#
+# Move the noise level $\Delta$, the number of items $n$ and the ball measure $b$. The blue
+# curve is Theorem 3 ({doc}`02_many_items`) for that $\Delta$ and $n$, traced by $b$ from 0
+# to 1; for $n = 2$ it is the front of this chapter. The red point is the chosen resolution;
+# dashed is the noiseless two-item front. Every curve is computed from the closed forms in
+# `semres.theory` when the chapter runs and embedded in the page, so the explorer needs no
+# server and no network; without JavaScript the same figure shows as an image.
+
+# %% tags=["hide-input"]
+from semres.explorer import front_explorer
+
+front_explorer()
+
+# %% [markdown]
 # ## What this shows, and where it differs from the paper
 #
 # * The two-item laws follow from one case analysis on how many items fall in the probe's

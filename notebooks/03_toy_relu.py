@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 import torch
-from IPython.display import Markdown, display
+from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 import semres.book
@@ -89,7 +89,7 @@ glue("ch3_zmax", Z_MAX, display=False)
 # *Similarity:* say $u < v$ (the other order is symmetric, a factor 2). If both items lie
 # outside the ball both similarities vanish and the Luce rule is uniform ($\tfrac12$); if only
 # the nearer one is inside it takes all the mass (1); if both are inside the nearer one gets
-# $g(u)/(g(u) + g(v)) = (\varepsilon - u)/(2\varepsilon - u - v)$. SymPy does the integrals;
+# $g(u)/(g(u) + g(v))$, which is $(\varepsilon - u)/(2\varepsilon - u - v)$. SymPy does the integrals;
 # with $u = \varepsilon s$, $v = \varepsilon t$ the last one is $\varepsilon^2 J$ with
 # $J = \int_0^1\!\int_0^t \frac{1 - s}{2 - s - t}\,\mathrm{d}s\,\mathrm{d}t$.
 
@@ -165,7 +165,19 @@ const_circle = half + 2 * eps - 4 * eps**2
 mean_b, var_b = 2 * eps - eps**2, sp.Rational(2, 3) * eps**3 - eps**4  # segment ball moments
 const_segment = half + mean_b - mean_b**2 - var_b
 assert sp.series(const_circle - const_segment, eps, 0, 3).removeO() == eps**2
-display(sp.Eq(sp.Symbol("p_S^{seg}"), seg_s), sp.Eq(sp.Symbol("p_I^{seg}"), seg_i))
+
+
+def split_log2(name, expr):
+    """``name = polynomial + ln 2 (polynomial)`` on two lines, so it fits a phone's column."""
+    expr = sp.expand(expr)
+    c = expr.coeff(sp.log(2))
+    rest = sp.expand(expr - c * sp.log(2))
+    assert sp.simplify(rest + c * sp.log(2) - expr) == 0
+    return Math(rf"\begin{{aligned}} {name} &= {sp.latex(rest)} \\ &\quad + \ln 2 \left("
+                rf"{sp.latex(c)}\right) \end{{aligned}}")
+
+
+display(split_log2(r"p_S^{\text{seg}}", seg_s), split_log2(r"p_I^{\text{seg}}", seg_i))
 
 eps_grid = np.linspace(1e-4, 0.5, 50_001)
 seg_ps_grid = segment_linear(eps_grid)[0]

@@ -361,9 +361,11 @@ plt.close(fig)
 # $s_i$ and embedding distances $e_{ij} = \lVert f(x_i) - f(x_j)\rVert$,
 #
 # $$
-# L = (1 - \alpha)\, \mathrm{CE} + \alpha\, L_{\mathrm{sim}}, \qquad
-# L_{\mathrm{sim}} = \operatorname*{mean}_{i<j}
+# \begin{aligned}
+# L &= (1 - \alpha)\, \mathrm{CE} + \alpha\, L_{\mathrm{sim}}, \\
+# L_{\mathrm{sim}} &= \operatorname*{mean}_{i<j}
 # \left(\frac{e_{ij}}{\bar e} - \frac{D_{s_i s_j}}{\bar D}\right)^2 ,
+# \end{aligned}
 # $$
 #
 # with $D$ the patristic distances and the bars batch means (only the geometry is matched,

@@ -122,12 +122,14 @@ glue("ch5_what_ran", Markdown("\n".join(f"* {r}" for r in ran)), display=False)
 #
 # With $g(d) = e^{-d/\lambda} + \Delta$, references at $c \pm D$ and a probe at $c + \delta$,
 #
-# $$ P(\text{correct}) = \frac{u_\text{near} + \Delta}{u_\text{near} + u_\text{far} + 2\Delta},
-#    \qquad
-#    \begin{aligned}
-#    u_\text{near} &= e^{-\left||\delta| - D\right|/\lambda}, \\
-#    u_\text{far} &= e^{-(|\delta| + D)/\lambda}.
-#    \end{aligned} $$
+# $$
+# \begin{aligned}
+# P(\text{correct}) &= \frac{u_\text{near} + \Delta}{u_\text{near} + u_\text{far} + 2\Delta},
+# \\
+# u_\text{near} &= e^{-\left||\delta| - D\right|/\lambda}, \\
+# u_\text{far} &= e^{-(|\delta| + D)/\lambda}.
+# \end{aligned}
+# $$
 #
 # Beyond the references ($|\delta| > D$),
 # $P - \tfrac12 = \tfrac12 \tanh(D/\lambda)\, \frac{u}{1 + u}$ with
@@ -157,7 +159,8 @@ assert sp.simplify((p_luce - tanh_form).rewrite(sp.exp)) == 0
 half = sp.solve(sp.Eq(u, 1), delta)[0]  # where u / (1 + u) = 1/2
 assert sp.simplify(half - lam * sp.log(sp.cosh(D / lam) / Delta)) == 0
 assert sp.simplify(sp.limit(half, D, 0) - lam * sp.log(1 / Delta)) == 0
-assert sp.simplify(sp.solve(sp.Eq(sp.exp(-delta / lam), Delta), delta)[0] - lam * sp.log(1 / Delta)) == 0
+crossing = sp.solve(sp.Eq(sp.exp(-delta / lam), Delta), delta)[0]
+assert sp.simplify(crossing - lam * sp.log(1 / Delta)) == 0
 assert sp.limit(p_luce, delta, sp.oo) == sp.Rational(1, 2)  # back to chance, any Delta > 0
 no_floor = sp.simplify(p_luce.subs(Delta, 0))
 assert sp.simplify(no_floor - 1 / (1 + sp.exp(-2 * D / lam))) == 0 and not no_floor.has(delta)
@@ -948,7 +951,8 @@ for m, sub in ext_n.groupby("model"):
     if len(ide_e) < 2:
         continue
     fb = language.fit_ball_measure(ide_e.n, ide_e.trials, ide_e.correct)
-    row = {"model": m, "b": fb["b"], "at_bound": fb["at_bound"], "bound_params": fb["bound_params"],
+    row = {"model": m, "b": fb["b"], "at_bound": fb["at_bound"],
+           "bound_params": fb["bound_params"],
            "max_z_sim": np.nan, "n_max": int(sub.n.max())}
     if len(sim_e):
         pred = np.asarray(theory.n_item(fb["b"], sim_e.n.to_numpy())[0], float)

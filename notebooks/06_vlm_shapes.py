@@ -181,7 +181,7 @@ glue("ch6_shape_frac", float(SIZE), display=False)
 # :label: ch6-prop-margin
 #
 # With the exponential similarity $g(d) = e^{-d/\lambda}$, the Luce rule gives
-# $P(\text{correct}) = 1 / \bigl(1 + \sum_{j \ge 2} e^{-(d_j - d_1)/\lambda}\bigr)$; with two
+# $P(\text{correct})$ as $1 / \bigl(1 + \sum_{j \ge 2} e^{-(d_j - d_1)/\lambda}\bigr)$; with two
 # shapes this is the logistic $\sigma(m/\lambda)$ of the margin alone, wherever the probe is. A
 # margin resolution gives the step $\tfrac12 + \tfrac12 \mathbb 1[m > \varepsilon]$. Both lose
 # the same accuracy across a boundary, $\int_0^\infty (1 - P)\,dm$, when
@@ -808,8 +808,8 @@ if "spatial_grid" in SHIPPED:
         ext_verdicts.append(verdict)
         summary_rows.append({
             "result": f"{label}: accuracy rises with the margin (spatial scale, biased Luce)",
-            "statement": "the released four-shape answers depend on distance beyond the answer "
-                         "bias; scale in pixels of the 900 px canvas",
+            "statement": f"{label}'s released four-shape answers depend on distance beyond "
+                         "its answer bias; scale in pixels of the 900 px canvas",
             "paper_value": np.nan, "check_max_z": np.nan, "headline": f["scale"] * AUTH_PX,
             "ci_low": f["scale_ci"][0] * AUTH_PX, "ci_high": f["scale_ci"][1] * AUTH_PX,
             "status": status})

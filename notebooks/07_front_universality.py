@@ -76,8 +76,11 @@ def glue_md(name: str, text: str, display: bool = False) -> None:
 # normalised so that $g(0) = 1$; the four families studied are
 #
 # $$
-# g(d) = \Delta + (1 - \Delta)\, s(d / \ell), \qquad
-# s(x) \in \bigl\{\mathbb{1}[x \le 1],\ \max(0, 1 - x),\ e^{-x},\ e^{-x^2/2}\bigr\},
+# \begin{aligned}
+# g(d) &= \Delta + (1 - \Delta)\, s(d / \ell), \\
+# s(x) &\in \bigl\{\mathbb{1}[x \le 1],\ \max(0, 1 - x), \\
+# &\qquad e^{-x},\ e^{-x^2/2}\bigr\},
+# \end{aligned}
 # $$
 #
 # constant, linear, exponential and Gaussian, with scale $\ell$ (the radius $\varepsilon$, the
@@ -92,9 +95,11 @@ def glue_md(name: str, text: str, display: bool = False) -> None:
 # For any similarity $g$ with $g(0) = 1$ and $n = 2$ items on the circle,
 #
 # $$
-# p_I = 2 \int_0^{1/2} \frac{\mathrm{d}d}{1 + g(d)}, \qquad
-# p_S = 8 \iint_{0 \le d_1 < d_2 \le 1/2} \frac{g(d_1)}{g(d_1) + g(d_2)}\,
+# \begin{aligned}
+# p_I &= 2 \int_0^{1/2} \frac{\mathrm{d}d}{1 + g(d)}, \\
+# p_S &= 8 \iint_{0 \le d_1 < d_2 \le 1/2} \frac{g(d_1)}{g(d_1) + g(d_2)}\,
 # \mathrm{d}d_1\, \mathrm{d}d_2 ,
+# \end{aligned}
 # $$
 #
 # with the share $\tfrac12$ wherever both similarities vanish.
@@ -188,7 +193,7 @@ display(sp.Eq(sp.Symbol(r"\iint_{u<v<1} \frac{1-u}{2-u-v}"), both_inside),
 # double integral unevaluated), so we bound it instead: without a floor the share of the
 # nearer item is the logistic function of $(d_2 - d_1)/\lambda$, and
 # $1 - \operatorname{logistic}(x) \le e^{-x}$; for the Gaussian,
-# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2) \ge (d_2 - d_1)^2$. Integrating the bounds over
+# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2)$, which is $\ge (d_2 - d_1)^2$. Integrating the bounds over
 # $u = d_2 - d_1$ (whose density is $8(\tfrac12 - u)$) gives explicit rates at which both
 # success rates reach 1.
 
@@ -393,9 +398,10 @@ plt.close(fig)
 #
 # $$
 # \begin{aligned}
-# p_I &= \int_0^\infty e^{-t}\, S_1(t)^{\,n-1}\,\mathrm{d}t, \qquad
-# S_j(t) = \sum_{k \ge j} m_k\, e^{-t g_k}, \\
-# p_S &= \sum_{j=1}^{K} g_j \int_0^\infty \bigl[S_j(t)^n - S_{j+1}(t)^n\bigr]\,\mathrm{d}t,
+# S_j(t) &= \sum_{k \ge j} m_k\, e^{-t g_k}, \\
+# p_I &= \int_0^\infty e^{-t}\, S_1(t)^{\,n-1}\,\mathrm{d}t, \\
+# p_S &= \sum_{j=1}^{K} g_j \int_0^\infty \bigl[S_j(t)^n - S_{j+1}(t)^n\bigr]\,
+# \mathrm{d}t,
 # \end{aligned}
 # $$
 #

@@ -238,9 +238,11 @@ def _cache_use(build: Path, since: float) -> dict:
         else:  # a trained model: one folder under models/
             key = (f"model {rest[0]}", build / top / rest[0])
         st = path.stat()
+        # file times come from the kernel's coarse clock (a few ms behind time.time()); a wider
+        # slack would count a previous run that ended just before this one as this run's work
         entries.setdefault(key, set()).add(
-            "computed" if st.st_mtime >= since - 1 else
-            "reused" if st.st_atime >= since - 1 else "unused")
+            "computed" if st.st_mtime >= since - 0.05 else
+            "reused" if st.st_atime >= since - 0.05 else "unused")
     use: dict[str, dict[str, int]] = {"computed": {}, "reused": {}}
     for (digest, _), kinds in entries.items():
         kind = "computed" if "computed" in kinds else "reused" if "reused" in kinds else None
