@@ -1016,8 +1016,8 @@ else:
         if len(w):
             last = w.iloc[-1]
             overlap = last.ci_low <= PAPER_RANGE[1] and last.ci_high >= PAPER_RANGE[0]
-            stable = language.window_stability(w, [x for x in w.window if
-                                                   cfg["ref_stable"][0] <= x <= cfg["ref_stable"][1]])
+            lo_w, hi_w = cfg["ref_stable"]
+            stable = language.window_stability(w, [x for x in w.window if lo_w <= x <= hi_w])
             bits.append(f"its {last.measure} is {last.resolution:.0f} years (95% interval "
                         f"{last.ci_low:.0f}–{last.ci_high:.0f}, window {last.window}), "
                         + ("stable across windows" if stable["stable"] else
