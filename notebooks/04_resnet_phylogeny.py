@@ -297,7 +297,7 @@ glue("ch4_n_ood_species", n_ood_species, display=False)
 for k, v in split_sizes.items():
     glue(f"ch4_split_{k}", v, display=False)
 print(f"{data.n_species} species, {len(data.images)} images of {data.images.shape[1]} px, "
-      f"splits {split_sizes}, built in {t_data:.1f} s")
+      f"built in {t_data:.1f} s\nsplits {split_sizes}")
 
 # %% tags=["hide-input"]
 def tree_and_gallery(data, n_show=8, per_species=5):

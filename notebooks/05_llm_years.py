@@ -651,7 +651,8 @@ glue("ch5-fig-windows", fig, display=False)
 plt.close(fig)
 
 # %% tags=["hide-input", "hide-output"]
-splot.table(live_windows, decimals=1)
+# one model on this page: its name is in the box above, not on every row
+splot.table(live_windows.drop(columns=["model"], errors="ignore"), decimals=1)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-windows
