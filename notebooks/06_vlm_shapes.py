@@ -783,12 +783,17 @@ def analyse_choices(label, source, d, names, choices, px):
     return rows_, weight_rows(label, f), verdict, status, f
 
 
+
+
+def margin_rows(tab):
+    """external.csv rows from a shipped table of counts per margin bin."""
+    return [{"model": r.model, "source": r.source, "task": r.task, "n": int(r.n), "bin": r.bin,
+             "bin_mid": (r.bin_lo + r.bin_hi) / 2, "trials": int(r.trials),
+             "correct": int(r.correct)} for r in tab.itertuples(index=False)]
+
+
 if "spatial_margin" in SHIPPED:
-    tab = released.load_table("spatial_margin")
-    for r in tab.itertuples(index=False):
-        external.append({"model": r.model, "source": r.source, "task": r.task, "n": int(r.n),
-                         "bin": r.bin, "bin_mid": (r.bin_lo + r.bin_hi) / 2,
-                         "trials": int(r.trials), "correct": int(r.correct)})
+    external += margin_rows(released.load_table("spatial_margin"))
 auth_fits = {}
 if "spatial_grid" in SHIPPED:
     grid_tab = released.load_table("spatial_grid")
@@ -820,10 +825,7 @@ glue("ch6_auth_verdicts", Markdown(" ".join(ext_verdicts) or
 colour_n = None
 if "colour_margin" in SHIPPED:
     ctab = released.load_table("colour_margin")
-    for r in ctab.itertuples(index=False):
-        external.append({"model": r.model, "source": r.source, "task": r.task, "n": int(r.n),
-                         "bin": r.bin, "bin_mid": (r.bin_lo + r.bin_hi) / 2,
-                         "trials": int(r.trials), "correct": int(r.correct)})
+    external += margin_rows(ctab)
     colour_n = ctab.groupby(["model", "task", "n"])[["trials", "correct"]].sum().reset_index()
     colour_n["space"] = "hue"
 
