@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-__all__ = ["bound_report", "censored_warning"]
+__all__ = ["bound_report", "censored_warning", "bootstrap_at_bound"]
 
 
 def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
