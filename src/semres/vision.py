@@ -10,6 +10,7 @@ set counted, not sampled), with exact distance ties resolved by the Luce rule.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ __all__ = [
     "build_model",
     "phylo_loss",
     "train",
+    "train_many",
     "embed",
     "pairwise_distances",
     "eps_grid",
@@ -37,6 +39,7 @@ __all__ = [
     "evaluation_pool",
     "evaluate",
     "train_and_evaluate",
+    "train_and_evaluate_many",
 ]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -48,6 +51,7 @@ class PhyloResNet(nn.Module):
 
     def __init__(self, backbone, num_classes: int, mean=(0.5, 0.5, 0.5), std=(0.25, 0.25, 0.25)):
         super().__init__()
+        backbone.pooler = nn.Identity()  # pooled below: vmap has no fast rule for adaptive pooling
         self.backbone = backbone
         self.head = nn.Linear(backbone.config.hidden_sizes[-1], num_classes)
         self.register_buffer("mean", torch.tensor(mean).view(1, 3, 1, 1))
@@ -57,7 +61,7 @@ class PhyloResNet(nn.Module):
         """Embeddings of uint8 ``(B, H, W, 3)`` images."""
         x = images.permute(0, 3, 1, 2).float().div(255.0)
         x = (x - self.mean) / self.std
-        return self.backbone(pixel_values=x).pooler_output.flatten(1)
+        return self.backbone(pixel_values=x).last_hidden_state.mean(dim=(2, 3))
 
     def forward(self, images):
         emb = self.embed(images)
@@ -103,6 +107,19 @@ def _pdist(emb: torch.Tensor) -> torch.Tensor:
     return torch.sqrt((diff * diff).sum(1) + 1e-12)
 
 
+def _loss_terms(logits, emb, classes, species, distances):
+    """CE and L_sim of one model's batch (vmapped over models by :func:`train_many`)."""
+    ce = F.cross_entropy(logits, classes)
+    d_emb = _pdist(emb)
+    i, j = torch.triu_indices(len(emb), len(emb), offset=1)
+    d_phy = distances[species[i], species[j]]
+    if len(d_emb) == 0:
+        return ce, emb.sum() * 0
+    l_sim = ((d_emb / d_emb.mean().clamp_min(1e-12)
+              - d_phy / d_phy.mean().clamp_min(1e-12)) ** 2).mean()
+    return ce, l_sim
+
+
 def phylo_loss(logits, emb, classes, species, distances, alpha: float):
     """(1 − α) CE + α L_sim; returns ``(loss, ce, l_sim)``.
 
@@ -110,18 +127,15 @@ def phylo_loss(logits, emb, classes, species, distances, alpha: float):
     species' patristic distances, each divided by its batch mean so that neither's scale
     matters (only the geometry is matched).
     """
-    if not 0 <= alpha <= 1:
-        raise ValueError(f"alpha must lie in [0, 1]; got {alpha!r}")
-    ce = F.cross_entropy(logits, classes)
-    d_emb = _pdist(emb)
-    i, j = torch.triu_indices(len(emb), len(emb), offset=1)
-    d_phy = distances[species[i], species[j]]
-    if len(d_emb) == 0:
-        l_sim = emb.sum() * 0
-    else:
-        l_sim = ((d_emb / d_emb.mean().clamp_min(1e-12)
-                  - d_phy / d_phy.mean().clamp_min(1e-12)) ** 2).mean()
+    _check_alpha(alpha)
+    ce, l_sim = _loss_terms(logits, emb, classes, species, distances)
     return (1 - alpha) * ce + alpha * l_sim, ce, l_sim
+
+
+def _check_alpha(alpha) -> None:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number)) \
+            or not 0 <= alpha <= 1:
+        raise ValueError(f"alpha must lie in [0, 1]; got {alpha!r}")
 
 
 @contextmanager
@@ -150,88 +164,149 @@ def _save_atomic(obj, path: Path) -> None:
 def train(model: PhyloResNet, data, alpha: float, *, epochs: int, batch_size: int = 64,
           lr: float = 2e-3, weight_decay: float = 1e-4, seed: int = 0, checkpoint=None,
           device="cpu", progress: bool = True, threads: int | None = 1) -> list[dict]:
-    """Train on ``data.split['train']``; returns one history row per epoch.
+    """Train one model on ``data.split['train']``; returns one history row per epoch.
 
-    The batch order of epoch ``e`` depends only on ``(seed, e)``, and a checkpoint is written
-    after every epoch, so an interrupted run resumed from ``checkpoint`` continues exactly where
-    it stopped and ends with the same weights as an uninterrupted one. ``threads``: torch
+    One run of :func:`train_many`: the same batches, initial weights and optimiser.
+    """
+    return train_many([model], data, [alpha], [seed], epochs=epochs, batch_size=batch_size,
+                      lr=lr, weight_decay=weight_decay, checkpoint=checkpoint, device=device,
+                      progress=progress, threads=threads)[0]
+
+
+def train_many(models, data, alphas, seeds, *, epochs: int, batch_size: int = 64,
+               lr: float = 2e-3, weight_decay: float = 1e-4, checkpoint=None, device="cpu",
+               progress: bool = True, threads: int | None = 1) -> list[list[dict]]:
+    """Train independent runs (one model, α and seed each) as one vectorised model.
+
+    A small ResNet leaves an accelerator idle between kernel launches; stacking the runs'
+    weights and mapping the network over them (``torch.func.vmap``) launches each kernel once
+    for all runs. The runs stay independent: each sees its own initial weights, its own seed's
+    batch order (epoch ``e`` depends only on ``(seed, e)``), its own α and an element-wise
+    AdamW, so the result equals separate runs up to floating-point summation order. A
+    checkpoint written after every epoch lets an interrupted call resume exactly. The models
+    are trained in place; returns one history (a row per epoch) per run. ``threads``: torch
     threads while training (None leaves torch's setting alone).
     """
     with _threads(threads):
-        return _train(model, data, alpha, epochs=epochs, batch_size=batch_size, lr=lr,
-                      weight_decay=weight_decay, seed=seed, checkpoint=checkpoint,
-                      device=device, progress=progress)
+        return _train_many(list(models), data, list(alphas), [int(s) for s in seeds],
+                           epochs=epochs, batch_size=batch_size, lr=lr,
+                           weight_decay=weight_decay, checkpoint=checkpoint, device=device,
+                           progress=progress)
 
 
-def _train(model, data, alpha, *, epochs, batch_size, lr, weight_decay, seed, checkpoint,
-           device, progress):
+def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_decay,
+                checkpoint, device, progress):
+    import copy
+
+    from torch.func import functional_call, stack_module_state, vmap
     from tqdm.auto import tqdm
 
-    if not 0 <= alpha <= 1:
-        raise ValueError(f"alpha must lie in [0, 1]; got {alpha!r}")
+    for alpha in alphas:
+        _check_alpha(alpha)
     if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
         raise ValueError(f"epochs must be an integer >= 1; got {epochs!r}")
     if batch_size < 2:
         raise ValueError(f"batch_size must be >= 2; got {batch_size!r}")
+    if not models or not len(models) == len(alphas) == len(seeds):
+        raise ValueError(f"models, alphas and seeds must have one entry per run; got "
+                         f"{len(models)}, {len(alphas)} and {len(seeds)}")
     device = torch.device(device)
     train_idx, val_idx = data.split["train"], data.split["val"]
     known = np.unique(data.species[train_idx])
     class_of = np.full(data.n_species, -1)
     class_of[known] = np.arange(len(known))
-    if model.head.out_features != len(known):
-        raise ValueError(f"model has {model.head.out_features} classes; the training split "
-                         f"has {len(known)} species")
-    images = torch.from_numpy(data.images)
-    species = torch.from_numpy(data.species).long()
-    classes = torch.from_numpy(class_of[data.species]).long()
+    shapes = {k: v.shape for k, v in models[0].state_dict().items()}
+    for m in models:
+        if m.head.out_features != len(known):
+            raise ValueError(f"model has {m.head.out_features} classes; the training split "
+                             f"has {len(known)} species")
+        if {k: v.shape for k, v in m.state_dict().items()} != shapes:
+            raise ValueError("models: every run must have the same architecture")
+    images = torch.from_numpy(data.images).to(device)
+    species = torch.from_numpy(data.species).long().to(device)
+    classes = torch.from_numpy(class_of[data.species]).long().to(device)
     dist = torch.as_tensor(data.distances, dtype=torch.float32, device=device)
-    model.to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    history, start = [], 0
+    alpha = torch.tensor(alphas, dtype=torch.float32, device=device)
+    params, buffers = stack_module_state([m.to(device) for m in models])
+    skeleton = copy.deepcopy(models[0]).to("meta")
+
+    def forward(p, b, x):
+        return functional_call(skeleton, (p, b), (x,))
+
+    def terms(logits, emb, cls, sp):
+        return _loss_terms(logits, emb, cls, sp, dist)
+
+    forward_all, terms_all = vmap(forward), vmap(terms)
+    if len(models) == 1:  # nothing to map over: skip vmap's bookkeeping (~13 % of a CPU step)
+        def forward_all(p, b, x):
+            one = functional_call(skeleton, ({k: v[0] for k, v in p.items()},
+                                             {k: v[0] for k, v in b.items()}), (x[0],))
+            return tuple(t[None] for t in one)
+
+        def terms_all(*tensors):
+            return tuple(t[None] for t in terms(*(t[0] for t in tensors)))
+    opt = torch.optim.AdamW(list(params.values()), lr=lr, weight_decay=weight_decay)
+    runs = len(models)
+    histories, start = [[] for _ in models], 0
     checkpoint = Path(checkpoint) if checkpoint is not None else None
     if checkpoint is not None and checkpoint.is_file():
         state = torch.load(checkpoint, map_location=device, weights_only=False)
-        model.load_state_dict(state["model"])
+        with torch.no_grad():
+            for k, v in {**state["params"], **state["buffers"]}.items():
+                {**params, **buffers}[k].copy_(v)
         opt.load_state_dict(state["optimizer"])
-        history, start = state["history"], state["epoch"]
-    bar = tqdm(range(start, epochs), desc=f"alpha={alpha:g} seed={seed}", disable=not progress,
-               initial=start, total=epochs, leave=False)
+        histories, start = state["histories"], state["epoch"]
+    desc = f"alpha={alphas[0]:g} seed={seeds[0]}" if runs == 1 else f"{runs} runs at once"
+    bar = tqdm(range(start, epochs), desc=desc, disable=not progress, initial=start,
+               total=epochs, leave=False)
     for epoch in bar:
-        model.train()
-        gen = torch.Generator().manual_seed(seed * 100_003 + epoch)
-        order = torch.from_numpy(train_idx)[torch.randperm(len(train_idx), generator=gen)]
-        totals, n_seen, t0 = np.zeros(3), 0, time.perf_counter()
-        for chunk in order.split(batch_size):
-            if len(chunk) < 2:
+        skeleton.train()
+        orders = torch.stack([
+            torch.from_numpy(train_idx)[torch.randperm(
+                len(train_idx), generator=torch.Generator().manual_seed(s * 100_003 + epoch))]
+            for s in seeds]).to(device)
+        totals, n_seen, t0 = torch.zeros(3, runs, device=device), 0, time.perf_counter()
+        for chunk in orders.split(batch_size, dim=1):
+            if chunk.shape[1] < 2:
                 continue
-            logits, emb = model(images[chunk].to(device))
-            loss, ce, l_sim = phylo_loss(logits, emb, classes[chunk].to(device),
-                                         species[chunk].to(device), dist, alpha)
+            logits, emb = forward_all(params, buffers, images[chunk])
+            ce, l_sim = terms_all(logits, emb, classes[chunk], species[chunk])
+            loss = (1 - alpha) * ce + alpha * l_sim
             opt.zero_grad(set_to_none=True)
-            loss.backward()
+            loss.sum().backward()
             opt.step()
-            totals += len(chunk) * np.array([loss.item(), ce.item(), l_sim.item()])
-            n_seen += len(chunk)
-        row = dict(zip(("loss", "ce", "l_sim"), totals / max(n_seen, 1)))
-        row.update(epoch=epoch + 1, seconds=time.perf_counter() - t0,
-                   val_accuracy=_accuracy(model, images, classes, val_idx, device))
-        history.append(row)
-        bar.set_postfix(loss=f"{row['loss']:.3f}", val=f"{row['val_accuracy']:.2f}")
+            totals += chunk.shape[1] * torch.stack([loss, ce, l_sim]).detach()
+            n_seen += chunk.shape[1]
+        skeleton.eval()
+        val = _accuracy_many(forward_all, params, buffers, images, classes, val_idx)
+        seconds = time.perf_counter() - t0
+        for r, (row, acc) in enumerate(zip((totals / max(n_seen, 1)).T.tolist(), val)):
+            histories[r].append({**dict(zip(("loss", "ce", "l_sim"), row)), "epoch": epoch + 1,
+                                 "seconds": seconds / runs, "val_accuracy": acc})
+        last = [h[-1] for h in histories]
+        bar.set_postfix(loss=f"{np.mean([h['loss'] for h in last]):.3f}",
+                        val=f"{np.mean([h['val_accuracy'] for h in last]):.2f}")
         if checkpoint is not None:
             checkpoint.parent.mkdir(parents=True, exist_ok=True)
-            _save_atomic({"model": model.state_dict(), "optimizer": opt.state_dict(),
-                          "history": history, "epoch": epoch + 1}, checkpoint)
-    return history
+            _save_atomic({"params": {k: v.detach() for k, v in params.items()},
+                          "buffers": buffers, "optimizer": opt.state_dict(),
+                          "histories": histories, "epoch": epoch + 1}, checkpoint)
+    with torch.no_grad():
+        for r, m in enumerate(models):
+            m.load_state_dict({k: v[r] for k, v in {**params, **buffers}.items()})
+    return histories
 
 
 @torch.no_grad()
-def _accuracy(model, images, classes, idx, device) -> float:
+def _accuracy_many(forward_all, params, buffers, images, classes, idx) -> list[float]:
+    """Validation accuracy of every stacked run (eval mode), in chunks of 256 images."""
+    runs = len(next(iter(params.values())))
     if len(idx) == 0:
-        return float("nan")
-    model.eval()
-    logits = torch.cat([model(images[c].to(device))[0].cpu()
-                        for c in torch.from_numpy(idx).split(256)])
-    return float((logits.argmax(1) == classes[idx]).float().mean())
+        return [float("nan")] * runs
+    idx = torch.from_numpy(idx).to(images.device)
+    hits = sum((forward_all(params, buffers, images[c].expand(runs, *images[c].shape))[0]
+                .argmax(-1) == classes[c]).sum(1) for c in idx.split(256))
+    return (hits.float() / len(idx)).tolist()
 
 
 @torch.no_grad()
@@ -473,34 +548,68 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
 def train_and_evaluate(images, species, distances, split, alpha: float, seed: int,
                        settings: dict, model: str | None = None, checkpoint_dir=None,
                        device="cpu", progress: bool = True) -> dict:
-    """Train one model at one α and seed, then measure it; plain inputs so it can be cached.
+    """Train one model at one α and seed, then measure it (one run of
+    :func:`train_and_evaluate_many`)."""
+    return train_and_evaluate_many(images, species, distances, split, [(alpha, seed)],
+                                   settings, model=model, checkpoint_dir=checkpoint_dir,
+                                   device=device, progress=progress)[0]
+
+
+def train_and_evaluate_many(images, species, distances, split, runs, settings: dict,
+                            model: str | None = None, checkpoint_dir=None, device="cpu",
+                            progress: bool = True) -> list[dict]:
+    """Train every ``(alpha, seed)`` run, ``settings["runs_at_once"]`` at a time (default: one
+    at a time on a CPU, all at once on an accelerator), then measure each; plain inputs so
+    that the whole set can be cached.
 
     ``settings`` holds ``epochs``, ``batch_size``, ``lr``, ``widths``, ``depths``, ``n_eps``
-    and ``max_probes``. With ``checkpoint_dir`` an interrupted run resumes from its last
-    epoch; the checkpoint is removed once the run is complete (the caller caches the result).
+    and ``max_probes``. Runs sharing a seed start from the same weights. With
+    ``checkpoint_dir`` an interrupted call resumes from the last epoch of the group it was
+    training; each checkpoint is removed once its group is measured (the caller caches the
+    result). ``train_seconds`` of a run is its share of its group's training time.
     """
+    from tqdm.auto import tqdm
+
     from .phylo import PhyloData
 
+    runs = [(float(a), int(s)) for a, s in runs]
+    at_once = settings.get("runs_at_once")
+    if at_once is None:  # measured: stacking buys nothing on a CPU, launches on an accelerator
+        at_once = 1 if torch.device(device).type == "cpu" else len(runs)
+    if isinstance(at_once, bool) or not isinstance(at_once, (int, np.integer)) or at_once < 1:
+        raise ValueError(f"runs_at_once must be an integer >= 1; got {at_once!r}")
     data = PhyloData(np.asarray(images), np.asarray(species), [str(i) for i in
                      range(len(distances))], np.asarray(distances), dict(split))
     n_classes = len(np.unique(data.species[data.split["train"]]))
-    net = build_model(n_classes, model=model, widths=settings["widths"],
-                      depths=settings["depths"], seed=seed)
-    ckpt = None
-    if checkpoint_dir is not None:
-        ckpt = Path(checkpoint_dir) / f"alpha{alpha:g}_seed{seed}.pt"
-    t0 = time.perf_counter()
-    history = train(net, data, alpha, epochs=settings["epochs"],
-                    batch_size=settings["batch_size"], lr=settings["lr"], seed=seed,
-                    checkpoint=ckpt, device=device, progress=progress)
-    train_seconds = time.perf_counter() - t0
-    pool, is_ood = evaluation_pool(data, seed=seed)
-    emb = embed(net, data.images[pool], device=device)
-    curve, summary = evaluate(emb, data.species[pool], is_ood, data.distances,
-                              n_eps=settings["n_eps"], max_probes=settings["max_probes"],
-                              seed=seed)
-    if ckpt is not None and ckpt.exists():
-        ckpt.unlink()
-    return {"alpha": alpha, "seed": seed, "history": history, "curve": curve,
-            "summary": summary, "train_seconds": train_seconds,
-            "seconds": time.perf_counter() - t0}
+    out = []
+    groups = range(0, len(runs), at_once)
+    for first in tqdm(groups, desc=f"{len(runs)} runs, {at_once} at a time",
+                      disable=not progress or len(groups) < 2):
+        group = runs[first:first + at_once]
+        nets = [build_model(n_classes, model=model, widths=settings["widths"],
+                            depths=settings["depths"], seed=s) for _, s in group]
+        ckpt = None
+        if checkpoint_dir is not None:
+            tag = hashlib.sha1(repr(group).encode()).hexdigest()[:16]
+            ckpt = Path(checkpoint_dir) / f"runs_{tag}.pt"  # named by the group's runs
+        t0 = time.perf_counter()
+        histories = train_many(nets, data, [a for a, _ in group], [s for _, s in group],
+                               epochs=settings["epochs"], batch_size=settings["batch_size"],
+                               lr=settings["lr"], checkpoint=ckpt, device=device,
+                               progress=progress)
+        share = (time.perf_counter() - t0) / len(group)
+        for (alpha, seed), net, history in tqdm(list(zip(group, nets, histories)),
+                                                desc="measuring", disable=not progress,
+                                                leave=False):
+            t1 = time.perf_counter()
+            pool, is_ood = evaluation_pool(data, seed=seed)
+            emb = embed(net, data.images[pool], device=device)
+            curve, summary = evaluate(emb, data.species[pool], is_ood, data.distances,
+                                      n_eps=settings["n_eps"],
+                                      max_probes=settings["max_probes"], seed=seed)
+            out.append({"alpha": alpha, "seed": seed, "history": history, "curve": curve,
+                        "summary": summary, "train_seconds": share,
+                        "seconds": share + time.perf_counter() - t1})
+        if ckpt is not None and ckpt.exists():
+            ckpt.unlink()
+    return out
