@@ -164,3 +164,17 @@ def test_training_runs_on_cuda_with_pixels_drawn_there(tmp_path):
     model, processor = vlm.load(str(folder), device="cuda")
     p = vlm.score_scenes(model, processor, items)
     assert np.all((p > 0) & (p < 1))
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 4, 5, 19, 20, 800])
+def test_the_one_cycle_schedule_takes_any_number_of_steps(steps):
+    """OneCycle divides by the length of each phase; a two-step stage used to divide by 0."""
+    param = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.AdamW([param], lr=1e-3)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps,
+                                                pct_start=vlm._warmup(steps))
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+    if steps >= 20:  # long stages warm up over exactly a tenth of the steps
+        assert vlm._warmup(steps) == pytest.approx(0.1)

@@ -386,9 +386,13 @@ def _answer_target(scene, grid: int) -> np.ndarray:
 
 
 def _warmup(steps: int) -> float:
-    """OneCycle's warm-up share: a tenth of training, but never under two steps (its schedule
-    divides by the warm-up length)."""
-    return min(0.5, max(0.1, 2 / steps))
+    """OneCycle's warm-up share: a tenth of training and at least one step, with the decay at
+    least as long. OneCycle divides by both phases' lengths, which end at ``pct·steps − 1`` and
+    ``steps − 1``, so neither may be zero (two steps need a warm-up ending at step ½)."""
+    if steps < 2:
+        return 0.5
+    end = min(max(0.1 * steps, 2) - 1, (steps - 1) / 2)
+    return (end + 1) / steps
 
 
 def _resume(path, modules, opt, sched):
