@@ -637,15 +637,15 @@ def ball_fit(tab, task, curve):
     """Theorem 3's radius for one task's p(n) rows (columns n, p, se)."""
     ns = list(tab["n"])
     return choice.fit_ball(tab["p"], tab["se"], lambda e: [
-        curve[task, n][np.searchsorted(EPS_GRID, e)] for n in ns], EPS_GRID)
+        np.interp(e, EPS_GRID, curve[task, n]) for n in ns], EPS_GRID)
 
 
 ball = {task: ball_fit(sweep[sweep.task == task], task, curves) for task in scenes.TASKS}
 for task in scenes.TASKS:  # each task's curve at the other task's radius, and its own
     for which in scenes.TASKS:
-        k = np.searchsorted(EPS_GRID, ball[which]["eps"])
         sweep.loc[sweep.task == task, f"p_theory_{which[:3]}"] = [
-            curves[task, n][k] for n in sweep.loc[sweep.task == task, "n"]]
+            np.interp(ball[which]["eps"], EPS_GRID, curves[task, n])
+            for n in sweep.loc[sweep.task == task, "n"]]
 semres.book.save_table(sweep, CHAPTER, "n_sweep")
 for name, lst, p in (("map", map_list, map_p), ("fit", fit_list, fit_p)):
     scene_rows += [{"model": model_name, "task": s.task, "n": s.n, "x": s.probe[0],
@@ -928,8 +928,8 @@ for k, (label, (tab, fitted, _, verdict, status, cc)) in enumerate(colour_result
         part = tab[tab.task == task].sort_values("n")
         ax.errorbar(part.n, part.p, yerr=part.se, fmt="o", ms=4, color=colour, label=label)
         if task in fitted:
-            e = np.searchsorted(EPS_GRID, fitted[task]["eps"])
-            ax.plot(part.n, [cc[task, n][e] for n in part.n], "-", color=colour, lw=1)
+            ax.plot(part.n, [np.interp(fitted[task]["eps"], EPS_GRID, cc[task, n])
+                             for n in part.n], "-", color=colour, lw=1)
     both = tab.pivot_table(index="n", columns="task", values="p")
     if set(scenes.TASKS) <= set(both.columns):
         axes[2].plot(both["identification"], both["similarity"], "o-", ms=4, color=colour,

@@ -114,6 +114,10 @@ def test_ball_radius_recovered_and_unidentified_when_flat():
                           curve(1), grid)
     assert fit["identified"] and fit["ci_low"] < 0.08 < fit["ci_high"]
     assert fit["eps"] == pytest.approx(0.08, abs=0.01)
+    # a confidence set narrower than the grid's step (0.05 here) is still an interval
+    sharp = choice.fit_ball(p, np.full(len(ns), 0.002), curve(1), np.linspace(0, 0.5, 11))
+    assert sharp["ci_low"] < 0.08 < sharp["ci_high"] and sharp["ci_high"] - sharp["ci_low"] < 0.05
+    assert sharp["eps"] == pytest.approx(0.08, abs=0.002) and sharp["identified"]
     flat = choice.fit_ball(np.ones(len(ns)), se, curve(1), grid)
     assert not flat["identified"] and flat["ci_low"] == 0 and flat["at_bound"]
     with pytest.raises(ValueError, match="grid"):

@@ -269,11 +269,13 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
 
     ``p`` and ``se`` are the measured rates and their standard errors (one per condition, e.g.
     per n), ``curve(eps)`` the predicted rates at radius ``eps``, searched on ``grid`` (which
-    should run from 0 to beyond the largest distance, where every prediction is chance).
-    Returns the best ``eps``, the confidence set's ends (``ci_low``, ``ci_high``: every grid
-    radius whose chi-square is within the ``level`` quantile of the minimum), whether that set
-    is one interval, the bound report, and ``identified``: False when the set reaches an end of
-    the grid (the data only bound the radius from one side, or not at all).
+    should run from 0 to beyond the largest distance, where every prediction is chance) and
+    then on 201 radii spanning the confidence set and one grid step either side, so that a set
+    narrower than a grid step is not reported as a single point. Returns the best ``eps``, the
+    confidence set's ends (``ci_low``, ``ci_high``: every searched radius whose chi-square is
+    within the ``level`` quantile of the minimum), whether that set is one interval, the bound
+    report, and ``identified``: False when the set reaches an end of the grid (the data only
+    bound the radius from one side, or not at all).
     """
     from scipy.stats import chi2
 
@@ -284,9 +286,20 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
     if grid.ndim != 1 or len(grid) < 3 or np.any(np.diff(grid) <= 0):
         raise ValueError("grid: at least three increasing radii")
     se = np.maximum(se, 1e-3)  # a rate measured as exactly 0 or 1 still has some error
-    stat = np.array([np.sum(((p - np.asarray(curve(e), float)) / se) ** 2) for e in grid])
-    best = int(np.argmin(stat))
-    inside = np.flatnonzero(stat <= stat[best] + chi2.ppf(level, 1))
+
+    def profile(radii):
+        return np.array([np.sum(((p - np.asarray(curve(e), float)) / se) ** 2) for e in radii])
+
+    def confidence_set(stat):
+        return np.flatnonzero(stat <= stat.min() + chi2.ppf(level, 1))
+
+    stat = profile(grid)
+    inside = confidence_set(stat)
+    fine = np.linspace(grid[max(inside[0] - 1, 0)], grid[min(inside[-1] + 1, len(grid) - 1)],
+                       201)
+    grid, order = np.unique(np.concatenate([grid, fine]), return_index=True)
+    stat = np.concatenate([stat, profile(fine)])[order]
+    best, inside = int(np.argmin(stat)), confidence_set(stat)
     one = bool(np.all(np.diff(inside) == 1))
     rep = bound_report({"eps": grid[best]}, {"eps": (grid[0], grid[-1])})
     touches = bool(inside[0] == 0 or inside[-1] == len(grid) - 1)
