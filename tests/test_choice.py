@@ -95,6 +95,8 @@ def test_bad_input_raises():
         choice.fit_choices(rows, opts, probs=[[0.5, 0.6]] * 3)
     with pytest.raises(ValueError, match="scale"):
         choice.choice_probs(rows, opts, 0.0)
+    with pytest.raises(ValueError, match="boot"):
+        choice.fit_choices(rows, opts, choice=[0, 1, 1], boot=-1)
 
 
 def test_ball_radius_recovered_and_unidentified_when_flat():

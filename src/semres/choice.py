@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fits import bootstrap_at_bound, bound_report
+from .fits import _interval, _resamples, bootstrap_at_bound, bound_report
 
 __all__ = ["pad", "fit_choices", "choice_probs", "fit_ball"]
 
@@ -173,6 +173,8 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     and, with ``boot``, ``scale_ci``, ``floor_ci``, ``weights_ci`` and the share
     of resamples at a bound.
     """
+    if int(boot) < 0:
+        raise ValueError(f"boot must be >= 0; got {boot!r}")
     d, mask = pad(distances)
     options = [list(map(str, o)) for o in options]
     if len(options) != len(d) or any(len(o) != int(m.sum()) for o, m in zip(options, mask)):
@@ -245,18 +247,16 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     if boot:
         from tqdm.auto import tqdm
 
-        rng = np.random.default_rng(seed)
         # resamples start where the full fit ended (one start for the floored model)
         starts = (out["_x"][1] if out["_floor"] else -8.0,)
-        fits = [solve(rng.integers(0, len(d), len(d)), out["_x"], starts)
-                for _ in tqdm(range(int(boot)), desc="bootstrap", disable=not progress)]
+        fits = [solve(sel, out["_x"], starts)
+                for sel in tqdm(_resamples(len(d), boot, seed), total=int(boot),
+                                desc="bootstrap", disable=not progress)]
         sc = np.array([f["scale"] for f in fits])
         fl = np.array([f["floor"] for f in fits])
         w = np.array([[f["weights"][n] for n in names] for f in fits])
-        out["scale_ci"] = tuple(np.percentile(sc, [2.5, 97.5]).tolist())
-        out["floor_ci"] = tuple(np.percentile(fl, [2.5, 97.5]).tolist())
-        out["weights_ci"] = {n: tuple(np.percentile(w[:, j], [2.5, 97.5]).tolist())
-                             for j, n in enumerate(names)}
+        out["scale_ci"], out["floor_ci"] = _interval(sc), _interval(fl)
+        out["weights_ci"] = {n: _interval(w[:, j]) for j, n in enumerate(names)}
         out["boot_at_bound"] = bootstrap_at_bound([f["at_bound"] for f in fits])
         out["boot_scale_at_bound"] = bootstrap_at_bound([f["scale_at_bound"] for f in fits])
         out["boot_floor_zero"] = float(np.mean(fl == 0))

@@ -49,3 +49,18 @@ def bootstrap_at_bound(flags) -> float:
     """Share of bootstrap refits that hit a bound (reported beside every interval)."""
     flags = np.asarray(flags, bool)
     return float(flags.mean()) if flags.size else math.nan
+
+
+def _resamples(size: int, n_boot, seed):
+    """Index arrays of ``n_boot`` bootstrap resamples of ``size`` units (drawn with replacement,
+    one after another from ``seed``): the one resampling loop of every bootstrap interval."""
+    rng = np.random.default_rng(seed)
+    for _ in range(int(n_boot)):
+        yield rng.integers(0, size, size)
+
+
+def _interval(values) -> tuple:
+    """The 95% percentile interval ``(low, high)`` of bootstrap values; NaNs when there are none."""
+    if not len(values):
+        return math.nan, math.nan
+    return tuple(np.percentile(values, [2.5, 97.5]).tolist())

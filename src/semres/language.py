@@ -77,6 +77,13 @@ def _positive(value, name: str) -> float:
     return value
 
 
+def _at_least(value, low: int, name: str) -> int:
+    """``int(value)``, refused (ValueError naming ``name``) below ``low``."""
+    if int(value) < low:
+        raise ValueError(f"{name} must be >= {low}; got {value!r}")
+    return int(value)
+
+
 def _load(loader, model: str, **kwargs):
     """``loader.from_pretrained`` offline-first; any failure becomes one ValueError line."""
     offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False")
@@ -126,14 +133,13 @@ def embed_sentences(sentences, model: str | None = None, *, batch_size: int = 25
     sentences = tuple(str(s) for s in sentences)
     if not sentences:
         raise ValueError("sentences must not be empty")
-    if int(batch_size) < 1:
-        raise ValueError(f"batch_size must be >= 1; got {batch_size!r}")
+    batch_size = _at_least(batch_size, 1, "batch_size")
     model = str(model or minilm_path())
     if cache:
         from .book import cache as _cache
 
-        return _cache().cache(_embed)(sentences, model, int(batch_size), device)
-    return _embed(sentences, model, int(batch_size), device)
+        return _cache().cache(_embed)(sentences, model, batch_size, device)
+    return _embed(sentences, model, batch_size, device)
 
 
 @dataclass(frozen=True)
@@ -243,12 +249,11 @@ def measure_kernel(emb: YearEmbeddings, task: str | None = None, *, max_distance
     d_max = int(max_distance if max_distance is not None else years[-1] - years[0])
     if d_max < 1:
         raise ValueError(f"max_distance must be >= 1; got {max_distance!r}")
-    if int(block) < 1:
-        raise ValueError(f"block must be >= 1; got {block!r}")
+    block = _at_least(block, 1, "block")
     p_idx = np.arange(len(years)) if probe_years is None else emb.index(np.asarray(probe_years))
     dist = np.abs(p_idx[:, None] - np.arange(len(years))[None, :])
     keep = dist <= d_max
-    blocks = (years[p_idx] - years[p_idx].min()) // int(block)
+    blocks = (years[p_idx] - years[p_idx].min()) // block
     n_blocks = int(blocks.max()) + 1
     key = (blocks[:, None] * (d_max + 1) + dist)[keep]
     counts_one = np.bincount(key, minlength=n_blocks * (d_max + 1)).reshape(n_blocks, d_max + 1)
@@ -311,12 +316,12 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
 def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
                   max_distance: int | None = None, min_distance: int = 1) -> np.ndarray:
     """Refit on resamples of the units: (n_boot, 3) array of lambda, floor, resolution."""
-    rng = np.random.default_rng(seed)
+    from .fits import _resamples
+
     stop = len(profile.distance) if max_distance is None else int(max_distance) + 1
     d = profile.distance[:stop]
     out = np.empty((int(n_boot), 3))
-    for b in range(int(n_boot)):
-        units = rng.integers(0, len(profile.sums), len(profile.sums))
+    for b, units in enumerate(_resamples(len(profile.sums), n_boot, seed)):
         fit = fit_exp_floor(d, profile.similarity(temperature, units)[:stop],
                             min_distance=min_distance)
         out[b] = fit["lambda"], fit["floor"], fit["resolution"]
@@ -398,11 +403,7 @@ def draw_trials(task: str, n: int, trials: int, seed, *, years=(1500, 2000),
     (the convention of :func:`semres.simulate.luce_success`).
     """
     _check_task(task)
-    n, trials = int(n), int(trials)
-    if n < 2:
-        raise ValueError(f"n must be >= 2; got {n}")
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1; got {trials}")
+    n, trials = _at_least(int(n), 2, "n"), _at_least(int(trials), 1, "trials")
     lo, hi = (int(v) for v in years)
     if hi <= lo:
         raise ValueError(f"years must be (low, high) with high > low; got {years!r}")
@@ -432,9 +433,7 @@ def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int =
     """
     centres = np.asarray(centres, int)
     offsets = np.asarray(offsets, int)
-    D = int(D)
-    if D < 1:
-        raise ValueError(f"D must be >= 1; got {D}")
+    D = _at_least(int(D), 1, "D")
     rng = np.random.default_rng(seed)
     c, o, _ = np.meshgrid(centres, offsets, np.arange(int(prompts)), indexing="ij")
     c, o = c.ravel(), o.ravel()
@@ -505,9 +504,7 @@ class CausalLMScorer:
 
         from .book import torch_device
 
-        if int(batch_size) < 1:
-            raise ValueError(f"batch_size must be >= 1; got {batch_size!r}")
-        self.batch_size = int(batch_size)
+        self.batch_size = _at_least(batch_size, 1, "batch_size")
         self.device = torch_device(device)
         if isinstance(model, str):
             self.tokenizer = _load(AutoTokenizer, model)
@@ -750,17 +747,16 @@ def compare_shapes(profile: KernelProfile, *, temperature: float = TEMPERATURE, 
     """
     import pandas as pd
 
-    if int(folds) < 2:
-        raise ValueError(f"folds must be >= 2; got {folds!r}")
+    folds = _at_least(folds, 2, "folds")
     rng = np.random.default_rng(seed)
-    fold = rng.permutation(len(profile.sums)) % int(folds)
+    fold = rng.permutation(len(profile.sums)) % folds
     d = profile.distance
     hi = np.inf if max_distance is None else float(max_distance)
     win = (d >= min_distance) & (d <= hi)
     rows = []
     for shape in shapes:
         errs = []
-        for k in range(int(folds)):
+        for k in range(folds):
             train = profile.similarity(temperature, np.flatnonzero(fold != k))
             test = profile.similarity(temperature, np.flatnonzero(fold == k))
             p = fit_shape(d, train, shape, min_distance=min_distance, max_distance=max_distance)
@@ -786,9 +782,10 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
     """
     import pandas as pd
 
-    rng = np.random.default_rng(seed)
-    draws = [rng.integers(0, len(profile.sums), len(profile.sums)) for _ in range(int(n_boot))]
-    boots = [profile.similarity(temperature, u) for u in draws]
+    from .fits import _interval, _resamples, bootstrap_at_bound
+
+    boots = [profile.similarity(temperature, u)
+             for u in _resamples(len(profile.sums), n_boot, seed)]
     g = profile.similarity(temperature)
     rows = []
     for shape in shapes:
@@ -800,11 +797,11 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
                                max_distance=w)
                 res.append(fb["resolution"])
                 hit.append(fb["at_bound"])
-            lo, hi = (np.percentile(res, [2.5, 97.5]) if res else (math.nan, math.nan))
+            lo, hi = _interval(res)
             rows.append({"model": model, "measure": shape, "window": int(w),
-                         "resolution": fit["resolution"], "ci_low": float(lo),
-                         "ci_high": float(hi), "at_bound": bool(fit["at_bound"]),
-                         "boot_at_bound": float(np.mean(hit)) if hit else math.nan})
+                         "resolution": fit["resolution"], "ci_low": lo, "ci_high": hi,
+                         "at_bound": bool(fit["at_bound"]),
+                         "boot_at_bound": bootstrap_at_bound(hit)})
     return pd.DataFrame(rows)
 
 
@@ -850,6 +847,12 @@ def two_reference_counts(centre, D, offset, correct):
 TWO_REF_BOUNDS = {"lambda": (0.1, 1e4), "floor": (1e-9, 10.0)}
 
 
+def _binomial_nll(p, trials, correct) -> float:
+    """Negative binomial log-likelihood of ``correct`` of ``trials`` at success rates ``p``."""
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return -float(np.sum(correct * np.log(p) + (trials - correct) * np.log1p(-p)))
+
+
 def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
     from scipy.optimize import minimize
 
@@ -860,9 +863,7 @@ def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
     def nll(theta):
         lam, fl = np.exp(theta)
         near = np.exp(-np.abs(a - D) / lam) + fl
-        p = near / (near + np.exp(-(a + D) / lam) + fl)
-        p = np.clip(p, 1e-12, 1 - 1e-12)
-        return -float(np.sum(correct * np.log(p) + (trials - correct) * np.log1p(-p)))
+        return _binomial_nll(near / (near + np.exp(-(a + D) / lam) + fl), trials, correct)
 
     best = None
     for x0 in starts or ((np.log(30.0), np.log(0.05)), (np.log(150.0), np.log(1e-3)),
@@ -871,7 +872,28 @@ def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
         if best is None or r.fun < best.fun:
             best = r
     lam, fl = np.exp(best.x)
-    return {"lambda": float(lam), "floor": float(fl), "nll": float(best.fun)}
+    return {"lambda": float(lam), "floor": float(fl), "nll": float(best.fun),
+            "resolution": float(lam) * math.log(1 / fl) if fl < 1 else 0.0}
+
+
+def _centre_tables(centre_idx, cell_idx, shape, trials, correct):
+    """(centre x cell) tables of trials and correct answers: a resample of centres is a
+    weighted sum of their rows."""
+    tab_t, tab_c = np.zeros(shape), np.zeros(shape)
+    np.add.at(tab_t, (centre_idx, cell_idx), trials)
+    np.add.at(tab_c, (centre_idx, cell_idx), correct)
+    return tab_t, tab_c
+
+
+def _centre_resamples(tab_t, tab_c, n_boot, seed):
+    """Trials and correct answers per cell of each bootstrap resample of the centres (rows of
+    :func:`_centre_tables`); none from a single centre, which leaves nothing to resample."""
+    from .fits import _resamples
+
+    n = len(tab_t)
+    for idx in _resamples(n, n_boot if n > 1 else 0, seed):
+        w = np.bincount(idx, minlength=n)
+        yield w @ tab_t, w @ tab_c
 
 
 def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = None) -> dict:
@@ -882,7 +904,7 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
     lambda ln(1/Delta). The interval resamples centres (the units that share a prompt's years),
     refitting each resample. Probes with |offset| > ``max_offset`` are left out (the window).
     """
-    from .fits import bound_report
+    from .fits import _interval, bootstrap_at_bound, bound_report
 
     need = {"centre", "D", "offset", "trials", "correct"}
     if not need <= set(counts.columns):
@@ -893,32 +915,23 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
         raise ValueError("counts: no probe off the tie within max_offset")
     cells = c.groupby(["D", "offset"]).agg(trials=("trials", "sum"),
                                            correct=("correct", "sum")).reset_index()
-    fit = _fit_two_ref_cells(cells.D.to_numpy(float), cells.offset.to_numpy(float),
-                             cells.trials.to_numpy(float), cells.correct.to_numpy(float))
-    fit["resolution"] = fit["lambda"] * math.log(1 / fit["floor"]) if fit["floor"] < 1 else 0.0
+    D, offset = cells.D.to_numpy(float), cells.offset.to_numpy(float)
+    fit = _fit_two_ref_cells(D, offset, cells.trials.to_numpy(float),
+                             cells.correct.to_numpy(float))
     fit.update(bound_report(fit, TWO_REF_BOUNDS, log=("lambda", "floor")))
     # bootstrap over centres: weights per centre on a (centre x cell) table of counts
     centres = np.unique(c.centre)
-    key = cells.set_index(["D", "offset"]).index
-    tab_t = np.zeros((len(centres), len(cells)))
-    tab_c = np.zeros_like(tab_t)
-    ci_ = np.searchsorted(centres, c.centre)
-    cj = key.get_indexer(_cell_index(c))
-    np.add.at(tab_t, (ci_, cj), c.trials.to_numpy(float))
-    np.add.at(tab_c, (ci_, cj), c.correct.to_numpy(float))
-    rng = np.random.default_rng(seed)
+    tables = _centre_tables(np.searchsorted(centres, c.centre),
+                            cells.set_index(["D", "offset"]).index.get_indexer(_cell_index(c)),
+                            (len(centres), len(cells)), c.trials.to_numpy(float),
+                            c.correct.to_numpy(float))
     res, hit = [], []
-    for _ in range(int(n_boot) if len(centres) > 1 else 0):  # one centre: nothing to resample
-        w = np.bincount(rng.integers(0, len(centres), len(centres)), minlength=len(centres))
-        fb = _fit_two_ref_cells(cells.D.to_numpy(float), cells.offset.to_numpy(float),
-                                w @ tab_t, w @ tab_c,
-                                starts=[np.log([fit["lambda"], fit["floor"]])])
-        rb = fb["lambda"] * math.log(1 / fb["floor"]) if fb["floor"] < 1 else 0.0
-        res.append(rb)
+    for t, k in _centre_resamples(*tables, n_boot, seed):
+        fb = _fit_two_ref_cells(D, offset, t, k, starts=[np.log([fit["lambda"], fit["floor"]])])
+        res.append(fb["resolution"])
         hit.append(bound_report(fb, TWO_REF_BOUNDS, log=("lambda", "floor"))["at_bound"])
-    fit["ci_low"], fit["ci_high"] = (np.percentile(res, [2.5, 97.5]).tolist() if res
-                                     else (math.nan, math.nan))
-    fit["boot_at_bound"] = float(np.mean(hit)) if hit else math.nan
+    fit["ci_low"], fit["ci_high"] = _interval(res)
+    fit["boot_at_bound"] = bootstrap_at_bound(hit)
     fit["centres"] = int(len(centres))
     return fit
 
@@ -945,18 +958,17 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
     """
     from scipy.optimize import isotonic_regression
 
+    from .fits import _interval
+
     beyond = counts[counts.offset.abs() > counts.D].copy()
     if beyond.empty:
         raise ValueError("counts: no probe lies beyond the references")
     beyond["x"] = beyond.offset.abs() - beyond.D
     xs = np.unique(beyond.x)
     centres = np.unique(beyond.centre)
-    tab_t = np.zeros((len(centres), len(xs)))
-    tab_c = np.zeros_like(tab_t)
-    np.add.at(tab_t, (np.searchsorted(centres, beyond.centre), np.searchsorted(xs, beyond.x)),
-              beyond.trials.to_numpy(float))
-    np.add.at(tab_c, (np.searchsorted(centres, beyond.centre), np.searchsorted(xs, beyond.x)),
-              beyond.correct.to_numpy(float))
+    tab_t, tab_c = _centre_tables(np.searchsorted(centres, beyond.centre),
+                                  np.searchsorted(xs, beyond.x), (len(centres), len(xs)),
+                                  beyond.trials.to_numpy(float), beyond.correct.to_numpy(float))
 
     def cross(t, k):
         ok = np.flatnonzero(t > 0)
@@ -971,12 +983,7 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
         return float(xs[ok[int(np.flatnonzero(lost)[0])]]), False
 
     x0, censored = cross(tab_t.sum(0), tab_c.sum(0))
-    rng = np.random.default_rng(seed)
-    boot = []
-    for _ in range(int(n_boot) if len(centres) > 1 else 0):
-        w = np.bincount(rng.integers(0, len(centres), len(centres)), minlength=len(centres))
-        boot.append(cross(w @ tab_t, w @ tab_c)[0])
-    lo, hi = (np.percentile(boot, [2.5, 97.5]).tolist() if boot else (math.nan, math.nan))
+    lo, hi = _interval([cross(t, k)[0] for t, k in _centre_resamples(tab_t, tab_c, n_boot, seed)])
     return {"resolution": x0, "ci_low": lo, "ci_high": hi, "at_bound": censored,
             "bound_params": "x=upper" if censored else "", "x_max": float(xs[-1])}
 
@@ -1082,9 +1089,7 @@ def fit_ball_measure(n, trials, correct, *, task: str = "identification") -> dic
     lo, hi = 1e-6, 1 - 1e-6
 
     def nll(logit):
-        b = 1 / (1 + math.exp(-logit))
-        p = np.clip(np.asarray(n_item(b, n)[col], float), 1e-12, 1 - 1e-12)
-        return -float(np.sum(k * np.log(p) + (t - k) * np.log1p(-p)))
+        return _binomial_nll(np.asarray(n_item(1 / (1 + math.exp(-logit)), n)[col], float), t, k)
 
     r = minimize_scalar(nll, bounds=(math.log(lo / (1 - lo)), math.log(hi / (1 - hi))),
                         method="bounded")
