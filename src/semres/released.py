@@ -293,6 +293,10 @@ def read_colour(path, model: str | None = None, task: str | None = None,
                  raw["ID"].to_numpy(), usable)
 
 
+#: the adapter of each kind of released CSV (pickles hold no per-trial rows)
+_CSV_READERS = {"spatial": read_spatial, "colour": read_colour}
+
+
 def _load_pickle(path, trust_pickle: bool):
     if trust_pickle is not True:
         raise ValueError(f"trust_pickle: refusing to unpickle {Path(path).name}: loading a "
@@ -394,12 +398,8 @@ def read_authors(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
     Pickles hold no per-trial rows and are skipped here (read them with :func:`read_llm_counts`
     / :func:`read_llm_resolution`).
     """
-    frames = []
-    for f in find_files(paths):
-        if kind_of(f) == "spatial":
-            frames.append(read_spatial(f, keep_unusable_scores=keep_unusable_scores))
-        elif kind_of(f) == "colour":
-            frames.append(read_colour(f, keep_unusable_scores=keep_unusable_scores))
+    frames = [_CSV_READERS[kind_of(f)](f, keep_unusable_scores=keep_unusable_scores)
+              for f in find_files(paths) if kind_of(f) in _CSV_READERS]
     if not frames:
         raise ValueError(f"paths: no released CSV files under {paths!r}")
     return pd.concat(frames, ignore_index=True)
@@ -416,13 +416,9 @@ def load_results(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
     frames = []
     for f in files:
         header = pd.read_csv(f, nrows=0).columns
-        kind = None if set(_results.COLUMNS) <= set(header) else kind_of(f)
-        if kind == "spatial":
-            frames.append(read_spatial(f, keep_unusable_scores=keep_unusable_scores))
-        elif kind == "colour":
-            frames.append(read_colour(f, keep_unusable_scores=keep_unusable_scores))
-        else:
-            frames.append(_results.read_results(f))
+        reader = None if set(_results.COLUMNS) <= set(header) else _CSV_READERS.get(kind_of(f))
+        frames.append(reader(f, keep_unusable_scores=keep_unusable_scores) if reader
+                      else _results.read_results(f))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -439,15 +435,23 @@ def _outcomes(df) -> pd.DataFrame:
                          "correct": np.asarray(ok, dtype=int)}, index=df.index)
 
 
-def _counts(df, keys, options) -> pd.DataFrame:
-    """Trials, answered, correct and chose_<option> counts per group of ``keys``."""
+def _counts(df, keys, options, chosen=None, dropna: bool = False) -> pd.DataFrame:
+    """Trials, answered, correct and chose_<option> counts per group of ``keys``; ``chosen``
+    (per row, default the ``choice`` column) is what the chose_ counts compare with."""
+    chosen = df["choice"].astype(str).to_numpy() if chosen is None else chosen
     work = df[keys].copy()
     work[["answered", "correct"]] = _outcomes(df)
     work["trials"] = 1
     for o in options:
-        work[f"chose_{o}"] = (df["choice"].astype(str) == o).to_numpy(int)
+        work[f"chose_{o}"] = (chosen == o).astype(int)
     cols = ["trials", "answered", "correct", *[f"chose_{o}" for o in options]]
-    return work.groupby(keys, sort=True, dropna=False)[cols].sum().reset_index()
+    return work.groupby(keys, sort=True, dropna=dropna)[cols].sum().reset_index()
+
+
+def _untied_canvas(df) -> pd.DataFrame:
+    """The four-shape rows with one nearest shape (exact ties dropped)."""
+    df = df[df["space"] == "canvas"]
+    return df[~df["correct"].astype(str).str.contains("|", regex=False)].copy()
 
 
 _ID = ["model", "source", "experiment", "task", "n"]
@@ -514,9 +518,7 @@ def grid_design(table, model: str) -> dict:
 
 def spatial_confusion_table(df) -> pd.DataFrame:
     """Choice counts per nearest shape (``bin``), exact ties dropped: the answer bias."""
-    df = df[df["space"] == "canvas"]
-    single = ~df["correct"].astype(str).str.contains("|", regex=False)
-    df = df[single].copy()
+    df = _untied_canvas(df)
     df["bin"] = df["correct"].astype(str)
     return _counts(df, _ID + ["bin"], SPATIAL_SHAPES)
 
@@ -535,20 +537,13 @@ def spatial_corner_table(df) -> pd.DataFrame:
     Separates a bias for a place (e.g. the bottom-left corner) from a bias for a shape's name:
     in ``random_stencil`` the shapes change corners from scene to scene.
     """
-    df = df[df["space"] == "canvas"]
-    df = df[~df["correct"].astype(str).str.contains("|", regex=False)].copy()
+    df = _untied_canvas(df)
     corners = [[_corner(p) for p in _results.split_list(pos)] for pos in df["position"]]
     opts = [_results.split_list(o) for o in df["options"]]
     df["bin"] = [c[o.index(k)] for c, o, k in zip(corners, opts, df["correct"].astype(str))]
     idx = _results.choice_index(df)
     chosen = np.array([c[i] if i >= 0 else "" for c, i in zip(corners, idx)])
-    work = df[_ID + ["bin"]].copy()
-    work[["answered", "correct"]] = _outcomes(df)
-    work["trials"] = 1
-    for c in CORNERS:
-        work[f"chose_{c}"] = (chosen == c).astype(int)
-    cols = ["trials", "answered", "correct", *[f"chose_{c}" for c in CORNERS]]
-    return work.groupby(_ID + ["bin"], sort=True)[cols].sum().reset_index()
+    return _counts(df, _ID + ["bin"], CORNERS, chosen, dropna=True)
 
 
 def llm_n_table(frames) -> pd.DataFrame:
@@ -596,11 +591,8 @@ def derive(source, out, trust_pickle: bool = False, commits: dict | None = None)
         if kind in ("llm_counts", "llm_resolution") and not trust_pickle:
             skipped.append({"path": rel, "why": "pickle not trusted (pass --trust-pickle)"})
             continue
-        if kind == "spatial":
-            frame = read_spatial(f)
-            trials.append(frame)
-        elif kind == "colour":
-            frame = read_colour(f)
+        if kind in _CSV_READERS:
+            frame = _CSV_READERS[kind](f)
             trials.append(frame)
         elif kind == "llm_counts":
             frame = read_llm_counts(f, trust_pickle=True)
@@ -649,9 +641,9 @@ def convert(source, out, keep_unusable_scores: bool = False) -> list:
     out = Path(out)
     written = []
     for f in find_files(source):
-        if kind_of(f) not in ("spatial", "colour"):
+        reader = _CSV_READERS.get(kind_of(f))
+        if reader is None:
             continue
-        reader = read_spatial if kind_of(f) == "spatial" else read_colour
         written.append(_results.write_results(
             reader(f, keep_unusable_scores=keep_unusable_scores), out / f.name))
     if not written:
