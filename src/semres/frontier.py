@@ -27,6 +27,13 @@ __all__ = ["step_success", "step_kernel", "optimise", "constant_front"]
 _NODES = 400
 
 
+def _check_count(value, name: str) -> int:
+    """An integer (not a bool) >= 2, else a ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
+        raise ValueError(f"{name} must be an integer >= 2; got {value!r}")
+    return int(value)
+
+
 def _check(levels, masses, n):
     g = np.asarray(levels, dtype=float)
     m = np.asarray(masses, dtype=float)
@@ -36,9 +43,7 @@ def _check(levels, masses, n):
         raise ValueError("levels must be >= 0 and non-increasing")
     if m.shape != g.shape or not np.isfinite(m).all() or (m < 0).any() or abs(m.sum() - 1) > 1e-9:
         raise ValueError("masses must be >= 0, sum to 1 and match levels in shape")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2; got {n!r}")
-    return g, m / m.sum(), int(n)
+    return g, m / m.sum(), _check_count(n, "n")
 
 
 def _laplace(g, m, n, grad=False):
@@ -131,10 +136,8 @@ def optimise(target_p_i: float, n: int, delta: float, K: int, starts=(), *,
     """
     if not (0 < delta < 1):
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
-    if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 2:
-        raise ValueError(f"K must be an integer >= 2; got {K!r}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2; got {n!r}")
+    _check_count(K, "K")
+    _check_count(n, "n")
     lo, hi = 1 / n, 1 / (1 + (n - 1) * delta)
     if not (lo < target_p_i < hi):
         raise ValueError(f"target_p_i must lie in ({lo:.4g}, {hi:.4g}); got {target_p_i!r}")
