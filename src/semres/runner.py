@@ -269,6 +269,12 @@ def _device(params: dict) -> str:
         return f"{value} ({type(err).__name__})"
 
 
+def _record(build: Path, ch: Chapter) -> dict | None:
+    """The run record ``run_chapter`` wrote for ``ch`` (None when it has not run)."""
+    path = build / "executed" / f"{ch.name}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 def _papermill_seconds(path: Path, fallback: float) -> float:
     meta = json.loads(path.read_text()).get("metadata", {}).get("papermill", {})
     return round(float(meta.get("duration") or fallback), 1)
@@ -341,9 +347,8 @@ def _glance(build: Path, folder: Path) -> str:
     every = chapters(repo_root())
     built = {}
     for ch in every:
-        record = build / "executed" / f"{ch.name}.json"
-        if ((build / "executed" / f"{ch.name}.ipynb").is_file() and record.is_file()
-                and json.loads(record.read_text()).get("status") == "ok"):
+        if ((build / "executed" / f"{ch.name}.ipynb").is_file()
+                and (_record(build, ch) or {}).get("status") == "ok"):
             built[ch.name] = ch.title
     return glance.page(build / "results", built, {c.name: c.title for c in every},
                        {c.name: f"../notebooks/{c.name}" for c in every},
@@ -368,8 +373,8 @@ def _tail(text: str) -> str:
 
 
 def _missing_page(ch: Chapter, build: Path) -> str:
-    record = build / "executed" / f"{ch.name}.json"
-    reason = json.loads(record.read_text()).get("error", "") if record.is_file() else "not executed"
+    info = _record(build, ch)
+    reason = info.get("error", "") if info is not None else "not executed"
     return (f"# {ch.title} (not built)\n\n```{{warning}}\nThis chapter did not execute in "
             f"the last build, so no results are shown.\n\n`{reason}`\n\nRerun it with "
             f"`semres run {ch.number}` to see the full error.\n```\n")
@@ -408,11 +413,10 @@ def provenance(build: Path, seconds: float | None = None) -> str:
               "| --- | --- | --- | --- | --- | --- | --- |"]
     settings = []
     for ch in chapters(root):
-        record = build / "executed" / f"{ch.name}.json"
-        if not record.is_file():
+        info = _record(build, ch)
+        if info is None:
             lines.append(f"| {ch.name} | not executed | | | | | |")
             continue
-        info = json.loads(record.read_text())
         params = dict(info.get("parameters", {}))
         profile = params.pop("profile", "")
         seed = params.pop("seed", "default")
