@@ -352,7 +352,9 @@ else:
         glue(f"ch6_{key}", float("nan"), display=False)
 # fails here, with one line, if the model is unavailable
 canvas_px = int(image_size) or vlm.native_size(vlm.load_processor(model_ref))
-glue("ch6_model", Markdown(model_name), display=False)
+# as code: IPython reads a Markdown string that names an existing path as a file
+glue("ch6_model", Markdown(model_name if model is None else f"`{model_name}`"),
+     display=False)
 glue("ch6_tower", Markdown(f"{cfg['vision']} tower" if model is None else "the model's own"),
      display=False)
 glue("ch6_steps", cfg["steps"], display=False)

@@ -178,3 +178,22 @@ def test_the_one_cycle_schedule_takes_any_number_of_steps(steps):
         sched.step()
     if steps >= 20:  # long stages warm up over exactly a tenth of the steps
         assert vlm._warmup(steps) == pytest.approx(0.1)
+
+
+def test_chapter_6_runs_on_a_model_folder(tmp_path):
+    """The reader's path: ``semres run 6 -p model=FOLDER`` scores a saved image-text-to-text
+    model instead of training one (a folder name once crashed the page's model label)."""
+    from semres import runner
+
+    folder = vlm.trained_model(tmp_path / "models", hidden=32, layers=1, vision_steps=3,
+                               steps=3, batch_size=4, progress=False)
+    build = tmp_path / "build"
+    runner.run_chapter(runner.resolve("6"), "quick", {"model": str(folder)}, build=build)
+    nb = json.loads((build / "executed" / "06_vlm_shapes.ipynb").read_text())
+    errors = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert errors == []
+    import pandas as pd
+
+    fit = pd.read_csv(build / "results" / "06_vlm_shapes" / "fit.csv")
+    assert str(folder) in set(fit.model)
