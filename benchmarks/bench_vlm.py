@@ -2,12 +2,13 @@
 recipe buys per training minute, against the recipe it replaced. Prints numbers; asserts nothing.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_vlm.py [--threads 1] [--train]
-        [--profile default] [--root DIR] [--probe STEPS]
+        [--profile default] [--device cpu] [--root DIR] [--probe STEPS]
 
 Accuracy is the mean probability of the right answer (the chapter's P(correct)) scored by the
 same code as a hub VLM: four-shape similarity overall, in margin terciles and where the margin
 exceeds one shape width; n = 2 similarity (p_S) and identification (p_I). On a shared machine
-the timings are inflated by other jobs: the load average is printed with them.
+the timings are inflated by other jobs: the load average is printed with them. With
+``--device cuda`` the steps run (and training scenes are drawn) on the GPU, as in the chapter.
 """
 
 from __future__ import annotations
@@ -30,11 +31,18 @@ PREVIOUS = {"recipe": "previous (issue 12)", "train_min": 9.4, "sim4": 0.40, "si
             "p_S2": 0.555, "p_I2": None}
 
 
-def timed(fn, repeat: int) -> float:
+def _sync(device) -> None:
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+
+
+def timed(fn, repeat: int, device="cpu") -> float:
     fn()  # warm-up
+    _sync(device)
     start = time.perf_counter()
     for _ in range(repeat):
         fn()
+    _sync(device)
     return (time.perf_counter() - start) / repeat
 
 
@@ -42,27 +50,31 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def speed(cfg: dict) -> None:
+def speed(cfg: dict, device: str) -> None:
     batch = scenes.sample_scenes(128, range(2, 13), "similarity", 0)
     t_pil = timed(lambda: [scenes.render(s, 96) for s in batch], 2) / len(batch)
-    t_bat = timed(lambda: scenes.render_batch(batch, 96), 2) / len(batch)
-    print(f"render a 96 px scene: PIL {t_pil * 1e3:.2f} ms, batched on cpu {t_bat * 1e3:.2f} ms"
-          f"  ({load()})")
+    t_bat = timed(lambda: scenes.render_batch(batch, 96, device=device), 2, device) / len(batch)
+    print(f"render a 96 px scene: PIL {t_pil * 1e3:.2f} ms, batched on {device} "
+          f"{t_bat * 1e3:.2f} ms  ({load()})")
     processor = vlm.build_processor(96, 12)
-    model = vlm.build_model(processor, cfg["hidden"], cfg["layers"], 4, vision=cfg["vision"])
+    model = vlm.build_model(processor, cfg["hidden"], cfg["layers"], 4, vision=cfg["vision"]
+                            ).to(device)
     b = cfg["train_batch"]
     for name, steps, fn in (("vision", cfg["vision_steps"], vlm.pretrain_vision),
                             ("language", cfg["steps"], vlm.train)):
         extra = {"vision_lr": cfg["vision_lr"]} if fn is vlm.train else {}
+        fn(model, processor, 2, b, progress=False, **extra)  # warm-up
+        _sync(device)
         start = time.perf_counter()
         fn(model, processor, 6, b, progress=False, **extra)
+        _sync(device)
         t = (time.perf_counter() - start) / 6
         print(f"{name} step (batch {b}): {t * 1e3:7.1f} ms -> {steps} steps ~ "
               f"{t * steps / 60:.1f} min  ({load()})")
 
 
-def accuracy(folder: Path, seed: int = 0) -> dict:
-    model, processor = vlm.load(str(folder))
+def accuracy(folder: Path, seed: int = 0, device: str = "cpu") -> dict:
+    model, processor = vlm.load(str(folder), device=device)
     four = scenes.sample_scenes(400, 4, "similarity", seed + 1)  # the chapter's fit scenes
     p = vlm.score_scenes(model, processor, four)
     m = np.array([s.margin for s in four])
@@ -109,23 +121,25 @@ def probe(cfg: dict, steps: int) -> None:
               + ", ".join(f"{k} {v:.3f}" for k, v in out.items()) + f"  ({load()})")
 
 
-def train(cfg: dict, root: Path) -> dict:
+def train(cfg: dict, root: Path, device: str) -> dict:
     start = time.perf_counter()
     folder = vlm.trained_model(root, hidden=cfg["hidden"], layers=cfg["layers"],
                                heads=4 if cfg["hidden"] % 4 == 0 else 2,
                                vision_steps=cfg["vision_steps"], steps=cfg["steps"],
                                batch_size=cfg["train_batch"], vision=cfg["vision"],
-                               vision_lr=cfg["vision_lr"], stage1_lr=cfg["stage1_lr"])
+                               vision_lr=cfg["vision_lr"], stage1_lr=cfg["stage1_lr"],
+                               device=device)
     minutes = (time.perf_counter() - start) / 60
     record = json.loads((folder / "training.json").read_text())
     print(f"trained in {minutes:.1f} min ({load()}); stage seconds {record.get('seconds')}")
-    return {"recipe": "current", "train_min": minutes, **accuracy(folder)}
+    return {"recipe": "current", "train_min": minutes, **accuracy(folder, device=device)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--profile", default="default")
+    ap.add_argument("--profile", choices=profiles.PROFILES, default="default")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda to measure the GPU path")
     ap.add_argument("--train", action="store_true", help="train the profile's model and score it")
     ap.add_argument("--root", default=None, help="folder for the trained model (default: temp)")
     ap.add_argument("--probe", type=int, default=0, metavar="STEPS",
@@ -134,13 +148,15 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     cfg = profiles.settings("06_vlm_shapes", args.profile)
-    speed(cfg)
+    if torch.device(args.device).type == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda: no CUDA device here")
+    speed(cfg, args.device)
     if args.probe:
         probe(cfg, args.probe)
     if not args.train:
         return
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [PREVIOUS, train(cfg, Path(args.root or tmp))]
+        rows = [PREVIOUS, train(cfg, Path(args.root or tmp), args.device)]
     print(f"\n{'recipe':22s} {'min':>5s} {'sim4':>6s} {'wide':>6s} {'p_S2':>6s} {'p_I2':>6s} "
           f"{'(sim4-1/4)/min':>15s}")
     for r in rows:
