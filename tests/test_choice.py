@@ -73,6 +73,36 @@ def test_answers_without_distance_dependence_are_flagged():
     assert choice.fit_choices(d, opts, choice=c)["distance_p"] > 0.01
 
 
+def _two_regimes(seed=0):
+    """Answers to close options (all within 0.04) made with a sharp kernel (scale 0.004) and to
+    far ones (0.2 to 1) with a broad one (0.4), under a 5:1 answer bias."""
+    rng = np.random.default_rng(seed)
+    d = np.r_[rng.uniform(0, 0.04, (100, 4)), rng.uniform(0.2, 1.0, (300, 4))]
+    opts = [list(rng.permutation(["square", "triangle", "heart", "star"])) for _ in d]
+    w = {"square": 1.0, "triangle": 5.0, "heart": 1.0, "star": 1.0}
+    c = []
+    for i, (x, o) in enumerate(zip(d, opts)):
+        p = np.array([w[n] for n in o]) * np.exp(-x / (0.004 if i < 100 else 0.4))
+        c.append(rng.choice(4, p=p / p.sum()))
+    return d, opts, np.array(c)
+
+
+def test_full_fit_takes_the_best_of_several_starting_scales(monkeypatch):
+    """The likelihood has two optima: a sharp kernel with a floor (the far answers look
+    uniform) and a broad kernel without one. From the single start d_typ / 3 every optimiser
+    run ends on the broad one, 60 log-likelihood units worse; the extra starting scales find the
+    sharp one, and no fit held at one scale does better than the free fit."""
+    d, opts, c = _two_regimes()
+    fit = choice.fit_choices(d, opts, choice=c, boot=3, seed=1)
+    assert fit["scale"] == pytest.approx(0.004, rel=0.3)
+    for s in np.geomspace(1e-3, 3, 8):
+        held = choice.fit_choices(d, opts, choice=c, scale_range=(s * 0.999, s * 1.001))
+        assert fit["loglik"] >= held["loglik"] - 1e-6
+    monkeypatch.setattr(choice, "SCALE_STARTS", 0)
+    one = choice.fit_choices(d, opts, choice=c)
+    assert one["loglik"] < fit["loglik"] - 10 and one["scale"] > 0.1
+
+
 def test_padding_is_not_an_option():
     rows = [np.array([0.1, 0.3]), np.array([0.1, 0.3, 0.2, 0.9])]
     opts = [["square", "star"], ["square", "star", "heart", "moon"]]
