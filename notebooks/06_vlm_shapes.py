@@ -406,7 +406,7 @@ def choice_rows(label, source, d, names, px, choices=None, probs=None, seed_=see
     out, biased = [], None
     for bias in (False, True):
         f = choice.fit_choices(d, names, choice=choices, probs=probs, bias=bias,
-                               boot=cfg["choice_boot"], seed=seed_ + 3)
+                               boot=cfg["choice_boot"], seed=seed_ + 3, progress=True)
         out.append({"model": label, "source": source,
                     "kernel": "exponential + response bias (ML)" if bias else
                     "exponential (ML)", "scale_frac": f["scale"], "scale_px": f["scale"] * px,
@@ -442,14 +442,16 @@ def scale_verdict(label, f):
 
 fe = vlm.fit_exponential(fit_d, fit_t, fit_p)
 fm = vlm.fit_margin(fit_d, fit_t, fit_p)
-boot_rng = np.random.default_rng(seed + 2)
-boot = []
-for _ in range(cfg["boot"]):
-    i = boot_rng.integers(0, len(fit_p), len(fit_p))
-    be, bm = vlm.fit_exponential(fit_d[i], fit_t[i], fit_p[i]), vlm.fit_margin(
-        fit_d[i], fit_t[i], fit_p[i])
-    boot.append((be["scale"], bm["eps"], be["at_bound"], bm["at_bound"]))
-boot = np.array(boot)
+
+
+def refit(i):
+    """Both least-squares fits on one resample of the fit scenes."""
+    be, bm = (fit(fit_d[i], fit_t[i], fit_p[i]) for fit in (vlm.fit_exponential, vlm.fit_margin))
+    return be["scale"], bm["eps"], be["at_bound"], bm["at_bound"]
+
+
+boot = np.array(fits.bootstrap_map(refit, len(fit_p), cfg["boot"], seed + 2, progress=True,
+                                   desc="least-squares bootstrap"))
 ci = np.percentile(boot[:, :2], [2.5, 97.5], axis=0)
 live_rows, live_fit = choice_rows(model_name, "live", fit_d, fit_names, canvas_px,
                                   probs=fit_probs)

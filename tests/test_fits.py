@@ -1,6 +1,7 @@
 """semres.fits: a fit on the edge of its range says so."""
 
 import numpy as np
+import pytest
 from scipy.optimize import curve_fit
 
 from semres import fits
@@ -29,3 +30,21 @@ def test_infinite_bounds_are_never_hit_and_lower_bounds_are_named():
     assert not fits.bound_report({"x": 1e9}, {"x": (0, np.inf)})["at_bound"]
     assert fits.bound_report({"x": 0.0}, {"x": (0, np.inf)})["bound_params"] == "x=lower"
     assert fits.bootstrap_at_bound([True, False, False, False]) == 0.25
+
+
+def test_bootstrap_map_gives_the_same_resamples_on_any_number_of_processes():
+    """Intervals must not depend on the machine's cores: the draws are made first, in order."""
+    from semres.fits import _resamples, bootstrap_map
+
+    data = np.random.default_rng(3).normal(size=50)
+
+    def stat(idx):
+        return float(data[idx].mean())
+
+    serial = bootstrap_map(stat, len(data), 40, seed=7, n_jobs=1)
+    parallel = bootstrap_map(stat, len(data), 40, seed=7, n_jobs=2)
+    assert serial == parallel == [stat(i) for i in _resamples(len(data), 40, 7)]
+    assert len(set(serial)) > 30  # distinct resamples, not one repeated
+    assert bootstrap_map(stat, len(data), 40, seed=8, n_jobs=1) != serial
+    with pytest.raises(ValueError, match="n_jobs"):
+        bootstrap_map(stat, len(data), 4, seed=0, n_jobs=0)

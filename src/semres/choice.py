@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fits import _interval, _resamples, bootstrap_at_bound, bound_report
+from .fits import _interval, bootstrap_at_bound, bootstrap_map, bound_report
 
 __all__ = ["pad", "fit_choices", "choice_probs", "fit_ball"]
 
@@ -266,13 +266,10 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
                 "bias": bool(bias), "flat_loglik": float(-res.fun),
                 "distance_p": float(chi2.sf(lr, 2 if out["floor"] > 0 else 1))})
     if boot:
-        from tqdm.auto import tqdm
-
         # resamples start where the full fit ended (one start for the floored model)
         starts = (out["_x"][1] if out["_floor"] else -8.0,)
-        fits = [solve(sel, out["_x"], starts)
-                for sel in tqdm(_resamples(len(d), boot, seed), total=int(boot),
-                                desc="bootstrap", disable=not progress)]
+        fits = bootstrap_map(lambda sel: solve(sel, out["_x"], starts), len(d), boot, seed,
+                             progress=progress)
         sc = np.array([f["scale"] for f in fits])
         fl = np.array([f["floor"] for f in fits])
         w = np.array([[f["weights"][n] for n in names] for f in fits])
