@@ -8,10 +8,11 @@ summaries), and projects the profile's training and evaluation. Nothing is cache
     .venv/bin/python benchmarks/bench_resnet.py [--profile default] [--device cpu]
         [--runs 4] [--epochs 2]
 
-Measured on the 2-core CPU build machine (default profile, 4 runs, 2 epochs, one torch thread
-as in the chapter): 0.72 s per run-epoch alone against 0.84 s stacked. Stacking does not pay
-on a CPU, so the chapter stacks runs only on an accelerator, where it removes the launch
-overhead that left the GPU idle.
+Measured on the 2-core CPU build machine, one torch thread as in the chapter: default profile
+(4 runs, 2 epochs) 0.46 s per run-epoch alone against 0.96 s stacked; paper profile (2 runs,
+1 epoch) 11.5 s against 13.8 s, 490 TFLOP of training in all. Stacking does not pay on a CPU,
+so the chapter stacks runs only on an accelerator, where it removes the launch overhead that
+left the GPU idle. No GPU figure has been measured yet.
 """
 
 from __future__ import annotations
@@ -25,6 +26,17 @@ import torch
 from semres import phylo, profiles, vision
 
 CHAPTER = "04_resnet_phylogeny"
+
+
+def step_flops(net, cfg) -> float:
+    """FLOPs of one training step of one run (a device-independent yardstick for a GPU)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    x = torch.zeros(cfg["batch_size"], cfg["size"], cfg["size"], 3, dtype=torch.uint8)
+    with FlopCounterMode(display=False) as counter:
+        logits, emb = net.cpu().train()(x)
+        (logits.sum() + emb.sum()).backward()
+    return float(counter.get_total_flops())
 
 
 def main() -> None:
@@ -60,6 +72,7 @@ def main() -> None:
 
     kw = dict(epochs=args.epochs, batch_size=cfg["batch_size"], lr=cfg["lr"], device=device,
               progress=False)  # one torch thread per run, as in the chapter
+    vision.train(nets()[0], data, 0.5, seed=0, **{**kw, "epochs": 1})  # warm-up
     alone = timed(lambda: [vision.train(n, data, 0.5, seed=s, **kw)
                            for n, s in zip(nets(), seeds)])
     stacked = timed(lambda: vision.train_many(nets(), data, [0.5] * args.runs, seeds, **kw))
@@ -73,6 +86,8 @@ def main() -> None:
 
     n_runs = len(cfg["alphas"]) * cfg["replicates"]
     epochs = cfg["epochs"]
+    flops = step_flops(net, cfg) * n_runs * epochs * -(-len(data.split["train"])
+                                                      // cfg["batch_size"])
     print(f"profile {args.profile} on {device}: {data.n_species} species, {len(data.images)} "
           f"images of {cfg['size']} px, train split {len(data.split['train'])}, "
           f"{n_runs} runs x {epochs} epochs")
@@ -81,6 +96,7 @@ def main() -> None:
     print(f"one run-epoch, {args.runs} stacked     {stacked:8.3f} s   "
           f"({alone / stacked:.2f}x)")
     print(f"evaluation, one run           {evaluation:8.2f} s")
+    print(f"training compute, all runs    {flops / 1e12:8.3g} TFLOP (forward and backward)")
     for name, per in (("alone", alone), ("stacked", stacked)):
         total = n_runs * (epochs * per + evaluation) + t_data
         print(f"projected chapter runs, {name:8s}{total / 60:8.2f} min")

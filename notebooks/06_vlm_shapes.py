@@ -79,9 +79,9 @@ Z_MAX = 4.0  # simulation vs theory: |z| must stay below this
 SHIPPED = released.tables()
 
 ran = [f"profile **{profile}**, seed {seed}",
-       "model: " + ("a tiny LLaVA trained here "
+       "model: " + (f"a tiny LLaVA trained here on `{torch_device}` "
                     f"({cfg['vision_steps']} vision-stage and {cfg['steps']} language-stage "
-                    "steps)" if model is None else f"`{model}`"),
+                    "steps)" if model is None else f"`{model}`, scored on `{torch_device}`"),
        f"accuracy map on a {cfg['grid']} × {cfg['grid']} grid of X positions, "
        f"{cfg['fit_scenes']} random four-shape scenes for the fits "
        f"({cfg['boot']} least-squares and {cfg['choice_boot']} likelihood bootstrap resamples)",
