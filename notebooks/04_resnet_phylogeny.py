@@ -428,16 +428,16 @@ semres.book.save_table(tradeoff, CHAPTER, "tradeoff")
 semres.book.save_table(by_alpha, CHAPTER, "by_alpha")
 glue("ch4_run_seconds", float(by_alpha.train_seconds.mean()), display=False)
 glue("ch4_n_runs", len(results), display=False)
-glue("ch4_at_once", "one at a time" if at_once == 1 else f"{at_once} at once (one network "
-     f"mapped over their stacked weights with `torch.func.vmap`) on `{torch_device}`",
-     display=False)
+glue("ch4_at_once", "one at a time" if at_once == 1 else f"all {at_once} at once on "
+     f"`{torch_device}`, as one network mapped over their stacked weights with "
+     "`torch.func.vmap`", display=False)
 from_cache = t_runs < 0.5 * by_alpha.train_seconds.sum()
 glue("ch4_run_source", "were loaded from the cache of an earlier build with the same code and "
      "settings" if from_cache else "were trained in this build", display=False)
 
 # %% [markdown]
-# The {glue:text}`ch4_n_runs` runs of this page {glue:text}`ch4_run_source`, trained
-# {glue:text}`ch4_at_once`, for {glue:text}`ch4_run_seconds:.0f` s of training per run.
+# The {glue:text}`ch4_n_runs` runs of this page {glue:text}`ch4_run_source`
+# ({glue:text}`ch4_at_once`), with {glue:text}`ch4_run_seconds:.0f` s of training per run.
 #
 # ## What α does: effect sizes
 #
