@@ -9,6 +9,8 @@ same code as a hub VLM: four-shape similarity overall, in margin terciles and wh
 exceeds one shape width; n = 2 similarity (p_S) and identification (p_I). On a shared machine
 the timings are inflated by other jobs: the load average is printed with them. With
 ``--device cuda`` the steps run (and training scenes are drawn) on the GPU, as in the chapter.
+Each stage's FLOPs (forward and backward) are counted too: a yardstick that does not depend on
+the device.
 """
 
 from __future__ import annotations
@@ -63,14 +65,18 @@ def speed(cfg: dict, device: str) -> None:
     for name, steps, fn in (("vision", cfg["vision_steps"], vlm.pretrain_vision),
                             ("language", cfg["steps"], vlm.train)):
         extra = {"vision_lr": cfg["vision_lr"]} if fn is vlm.train else {}
-        fn(model, processor, 2, b, progress=False, **extra)  # warm-up
+        from torch.utils.flop_counter import FlopCounterMode
+
+        with FlopCounterMode(display=False) as counter:  # also the warm-up
+            fn(model, processor, 1, b, progress=False, **extra)
+        flops = counter.get_total_flops()
         _sync(device)
         start = time.perf_counter()
         fn(model, processor, 6, b, progress=False, **extra)
         _sync(device)
         t = (time.perf_counter() - start) / 6
         print(f"{name} step (batch {b}): {t * 1e3:7.1f} ms -> {steps} steps ~ "
-              f"{t * steps / 60:.1f} min  ({load()})")
+              f"{t * steps / 60:.1f} min; {flops * steps / 1e12:.3g} TFLOP in all  ({load()})")
 
 
 def accuracy(folder: Path, seed: int = 0, device: str = "cpu") -> dict:
