@@ -238,6 +238,7 @@ def test_real_path_runs_end_to_end_on_a_cub_shaped_fixture(tmp_path):
                                           {**settings, "runs_at_once": 2},
                                           checkpoint_dir=tmp_path / "ckpt", progress=False)
     assert [(r["alpha"], r["seed"]) for r in both] == [(0.0, 1), (1.0, 1), (0.5, 0)]
+    assert [r["trained_with"] for r in both] == [2, 2, 1] and out["trained_with"] == 1
     assert both[2]["history"][-1]["loss"] == pytest.approx(out["history"][-1]["loss"], rel=1e-3)
     assert not list((tmp_path / "ckpt").glob("*.pt"))
     with pytest.raises(ValueError, match="runs_at_once"):

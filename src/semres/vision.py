@@ -236,15 +236,17 @@ def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_d
     def terms(logits, emb, cls, sp):
         return _loss_terms(logits, emb, cls, sp, dist)
 
-    forward_all, terms_all = vmap(forward), vmap(terms)
-    if len(models) == 1:  # nothing to map over: skip vmap's bookkeeping (~13 % of a CPU step)
+    if len(models) > 1:
+        forward_all, terms_all = vmap(forward), vmap(terms)
+    else:  # nothing to map over: skip vmap's bookkeeping (~13 % of a CPU step)
         def forward_all(p, b, x):
-            one = functional_call(skeleton, ({k: v[0] for k, v in p.items()},
-                                             {k: v[0] for k, v in b.items()}), (x[0],))
+            one = forward({k: v[0] for k, v in p.items()}, {k: v[0] for k, v in b.items()},
+                          x[0])
             return tuple(t[None] for t in one)
 
         def terms_all(*tensors):
             return tuple(t[None] for t in terms(*(t[0] for t in tensors)))
+    stacked = {**params, **buffers}  # views of the same tensors: one name -> tensor lookup
     opt = torch.optim.AdamW(list(params.values()), lr=lr, weight_decay=weight_decay)
     runs = len(models)
     histories, start = [[] for _ in models], 0
@@ -253,7 +255,7 @@ def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_d
         state = torch.load(checkpoint, map_location=device, weights_only=False)
         with torch.no_grad():
             for k, v in {**state["params"], **state["buffers"]}.items():
-                {**params, **buffers}[k].copy_(v)
+                stacked[k].copy_(v)
         opt.load_state_dict(state["optimizer"])
         histories, start = state["histories"], state["epoch"]
     desc = f"alpha={alphas[0]:g} seed={seeds[0]}" if runs == 1 else f"{runs} runs at once"
@@ -293,7 +295,7 @@ def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_d
                           "histories": histories, "epoch": epoch + 1}, checkpoint)
     with torch.no_grad():
         for r, m in enumerate(models):
-            m.load_state_dict({k: v[r] for k, v in {**params, **buffers}.items()})
+            m.load_state_dict({k: v[r] for k, v in stacked.items()})
     return histories
 
 
@@ -566,9 +568,10 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
     and ``max_probes``. Runs sharing a seed start from the same weights. With
     ``checkpoint_dir`` an interrupted call resumes from the last epoch of the group it was
     training; each checkpoint is removed once its group is measured (the caller caches the
-    result). ``train_seconds`` of a run is its share of its group's training time.
+    result). ``train_seconds`` of a run is its share of its group's training time, and
+    ``trained_with`` the size of the group it trained in.
     """
-    from joblib import Parallel, delayed
+    from joblib import Parallel, cpu_count, delayed
     from tqdm.auto import tqdm
 
     from .phylo import PhyloData
@@ -604,8 +607,7 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
         embs = [embed(net, data.images[pool], device=device)
                 for net, (pool, _) in zip(nets, pools)]
         # the exact curves are CPU work: a stacked group is measured on every core
-        jobs = min(len(group), os.cpu_count() or 1)
-        measured = Parallel(n_jobs=jobs, return_as="generator")(
+        measured = Parallel(n_jobs=min(len(group), cpu_count()), return_as="generator")(
             delayed(evaluate)(emb, data.species[pool], is_ood, data.distances,
                               n_eps=settings["n_eps"], max_probes=settings["max_probes"],
                               seed=seed)
@@ -616,7 +618,7 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
         for (alpha, seed), history, (curve, summary) in zip(group, histories, measured):
             out.append({"alpha": alpha, "seed": seed, "history": history, "curve": curve,
                         "summary": summary, "train_seconds": share,
-                        "seconds": share + per_run})
+                        "seconds": share + per_run, "trained_with": len(group)})
         if ckpt is not None and ckpt.exists():
             ckpt.unlink()
     return out
