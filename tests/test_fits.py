@@ -34,7 +34,7 @@ def test_infinite_bounds_are_never_hit_and_lower_bounds_are_named():
 
 def test_bootstrap_map_gives_the_same_resamples_on_any_number_of_processes():
     """Intervals must not depend on the machine's cores: the draws are made first, in order."""
-    from semres.fits import _resamples, bootstrap_map
+    from semres.fits import resamples, bootstrap_map
 
     data = np.random.default_rng(3).normal(size=50)
 
@@ -43,7 +43,7 @@ def test_bootstrap_map_gives_the_same_resamples_on_any_number_of_processes():
 
     serial = bootstrap_map(stat, len(data), 40, seed=7, n_jobs=1)
     parallel = bootstrap_map(stat, len(data), 40, seed=7, n_jobs=2)
-    assert serial == parallel == [stat(i) for i in _resamples(len(data), 40, 7)]
+    assert serial == parallel == [stat(i) for i in resamples(len(data), 40, 7)]
     assert len(set(serial)) > 30  # distinct resamples, not one repeated
     assert bootstrap_map(stat, len(data), 40, seed=8, n_jobs=1) != serial
     with pytest.raises(ValueError, match="n_jobs"):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fits import _interval, bootstrap_at_bound, bootstrap_map, bound_report
+from .fits import bootstrap_at_bound, bootstrap_map, bound_report, percentile_interval
 
 __all__ = ["pad", "fit_choices", "choice_probs", "fit_ball"]
 
@@ -183,9 +183,8 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     only when it is better by more than 1e-6). The likelihood can have several optima: a sharp
     kernel with a floor (the far answers then look like bias alone) and a broad kernel without
     one, and from one start every run may end on the worse (the test has a case 60
-    log-likelihood units apart); a biased Qwen2.5-VL fit was seen to move its upper interval
-    (48 to 83 px) when its start changed. Each bootstrap resample starts from the full fit's
-    optimum only: resamples are many and their optima lie near it.
+    log-likelihood units apart). Each bootstrap resample starts from the full fit's optimum
+    only: resamples are many and their optima lie near it.
     """
     if int(boot) < 0:
         raise ValueError(f"boot must be >= 0; got {boot!r}")
@@ -273,8 +272,8 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
         sc = np.array([f["scale"] for f in fits])
         fl = np.array([f["floor"] for f in fits])
         w = np.array([[f["weights"][n] for n in names] for f in fits])
-        out["scale_ci"], out["floor_ci"] = _interval(sc), _interval(fl)
-        out["weights_ci"] = {n: _interval(w[:, j]) for j, n in enumerate(names)}
+        out["scale_ci"], out["floor_ci"] = percentile_interval(sc), percentile_interval(fl)
+        out["weights_ci"] = {n: percentile_interval(w[:, j]) for j, n in enumerate(names)}
         out["boot_at_bound"] = bootstrap_at_bound([f["at_bound"] for f in fits])
         out["boot_scale_at_bound"] = bootstrap_at_bound([f["scale_at_bound"] for f in fits])
         out["boot_floor_zero"] = float(np.mean(fl == 0))

@@ -9,11 +9,11 @@ instead of a verdict when a reported number is censored.
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
-__all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map"]
+__all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
+           "percentile_interval"]
 
 
 def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
@@ -52,7 +52,7 @@ def bootstrap_at_bound(flags) -> float:
     return float(flags.mean()) if flags.size else math.nan
 
 
-def _resamples(size: int, n_boot, seed):
+def resamples(size: int, n_boot, seed):
     """Index arrays of ``n_boot`` bootstrap resamples of ``size`` units (drawn with replacement,
     one after another from ``seed``): the one resampling loop of every bootstrap interval."""
     rng = np.random.default_rng(seed)
@@ -65,18 +65,18 @@ def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
     """``[fn(index) for each of n_boot resamples of size units]``, on every core.
 
     A paper-profile interval refits a model a thousand times, minutes on one core. The resamples
-    are drawn first, in the order :func:`_resamples` draws them, and the results come back in
+    are drawn first, in the order :func:`resamples` draws them, and the results come back in
     that order, so the same seed gives the same intervals whatever ``n_jobs`` (None: every
     core; 1: this process). ``fn`` must be picklable by cloudpickle (closures are).
     """
-    from joblib import Parallel, delayed
+    from joblib import Parallel, cpu_count, delayed
     from tqdm.auto import tqdm
 
     if isinstance(n_jobs, bool) or not (n_jobs is None or (isinstance(n_jobs, int)
                                                           and n_jobs >= 1)):
         raise ValueError(f"n_jobs must be None or an integer >= 1; got {n_jobs!r}")
-    draws = list(_resamples(size, n_boot, seed))
-    jobs = n_jobs or os.cpu_count() or 1
+    draws = list(resamples(size, n_boot, seed))
+    jobs = n_jobs or cpu_count()
     bar = dict(total=len(draws), desc=desc, disable=not progress, leave=False)
     if jobs == 1 or len(draws) < 2 * jobs:
         return [fn(idx) for idx in tqdm(draws, **bar)]
@@ -84,7 +84,7 @@ def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
     return list(tqdm(run(delayed(fn)(idx) for idx in draws), **bar))
 
 
-def _interval(values) -> tuple:
+def percentile_interval(values) -> tuple:
     """The 95% percentile interval ``(low, high)`` of bootstrap values; NaNs when there are none."""
     if not len(values):
         return math.nan, math.nan

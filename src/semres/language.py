@@ -316,12 +316,12 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
 def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
                   max_distance: int | None = None, min_distance: int = 1) -> np.ndarray:
     """Refit on resamples of the units: (n_boot, 3) array of lambda, floor, resolution."""
-    from .fits import _resamples
+    from .fits import resamples
 
     stop = len(profile.distance) if max_distance is None else int(max_distance) + 1
     d = profile.distance[:stop]
     out = np.empty((int(n_boot), 3))
-    for b, units in enumerate(_resamples(len(profile.sums), n_boot, seed)):
+    for b, units in enumerate(resamples(len(profile.sums), n_boot, seed)):
         fit = fit_exp_floor(d, profile.similarity(temperature, units)[:stop],
                             min_distance=min_distance)
         out[b] = fit["lambda"], fit["floor"], fit["resolution"]
@@ -782,10 +782,10 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
     """
     import pandas as pd
 
-    from .fits import _interval, _resamples, bootstrap_at_bound
+    from .fits import bootstrap_at_bound, percentile_interval, resamples
 
     boots = [profile.similarity(temperature, u)
-             for u in _resamples(len(profile.sums), n_boot, seed)]
+             for u in resamples(len(profile.sums), n_boot, seed)]
     g = profile.similarity(temperature)
     rows = []
     for shape in shapes:
@@ -797,7 +797,7 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
                                max_distance=w)
                 res.append(fb["resolution"])
                 hit.append(fb["at_bound"])
-            lo, hi = _interval(res)
+            lo, hi = percentile_interval(res)
             rows.append({"model": model, "measure": shape, "window": int(w),
                          "resolution": fit["resolution"], "ci_low": lo, "ci_high": hi,
                          "at_bound": bool(fit["at_bound"]),
@@ -888,10 +888,10 @@ def _centre_tables(centre_idx, cell_idx, shape, trials, correct):
 def _centre_resamples(tab_t, tab_c, n_boot, seed):
     """Trials and correct answers per cell of each bootstrap resample of the centres (rows of
     :func:`_centre_tables`); none from a single centre, which leaves nothing to resample."""
-    from .fits import _resamples
+    from .fits import resamples
 
     n = len(tab_t)
-    for idx in _resamples(n, n_boot if n > 1 else 0, seed):
+    for idx in resamples(n, n_boot if n > 1 else 0, seed):
         w = np.bincount(idx, minlength=n)
         yield w @ tab_t, w @ tab_c
 
@@ -904,7 +904,7 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
     lambda ln(1/Delta). The interval resamples centres (the units that share a prompt's years),
     refitting each resample. Probes with |offset| > ``max_offset`` are left out (the window).
     """
-    from .fits import _interval, bootstrap_at_bound, bound_report
+    from .fits import bootstrap_at_bound, bound_report, percentile_interval
 
     need = {"centre", "D", "offset", "trials", "correct"}
     if not need <= set(counts.columns):
@@ -930,7 +930,7 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
         fb = _fit_two_ref_cells(D, offset, t, k, starts=[np.log([fit["lambda"], fit["floor"]])])
         res.append(fb["resolution"])
         hit.append(bound_report(fb, TWO_REF_BOUNDS, log=("lambda", "floor"))["at_bound"])
-    fit["ci_low"], fit["ci_high"] = _interval(res)
+    fit["ci_low"], fit["ci_high"] = percentile_interval(res)
     fit["boot_at_bound"] = bootstrap_at_bound(hit)
     fit["centres"] = int(len(centres))
     return fit
@@ -958,7 +958,7 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
     """
     from scipy.optimize import isotonic_regression
 
-    from .fits import _interval
+    from .fits import percentile_interval
 
     beyond = counts[counts.offset.abs() > counts.D].copy()
     if beyond.empty:
@@ -983,7 +983,7 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
         return float(xs[ok[int(np.flatnonzero(lost)[0])]]), False
 
     x0, censored = cross(tab_t.sum(0), tab_c.sum(0))
-    lo, hi = _interval([cross(t, k)[0] for t, k in _centre_resamples(tab_t, tab_c, n_boot, seed)])
+    lo, hi = percentile_interval([cross(t, k)[0] for t, k in _centre_resamples(tab_t, tab_c, n_boot, seed)])
     return {"resolution": x0, "ci_low": lo, "ci_high": hi, "at_bound": censored,
             "bound_params": "x=upper" if censored else "", "x_max": float(xs[-1])}
 
