@@ -787,8 +787,6 @@ def analyse_choices(label, source, d, names, choices, px):
     return rows_, weight_rows(label, f), verdict, status, f
 
 
-
-
 def margin_rows(tab):
     """external.csv rows from a shipped table of counts per margin bin."""
     return [{"model": r.model, "source": r.source, "task": r.task, "n": int(r.n), "bin": r.bin,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -193,7 +194,5 @@ def test_chapter_6_runs_on_a_model_folder(tmp_path):
     errors = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert errors == []
-    import pandas as pd
-
     fit = pd.read_csv(build / "results" / "06_vlm_shapes" / "fit.csv")
     assert str(folder) in set(fit.model)
