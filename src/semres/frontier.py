@@ -21,6 +21,7 @@ import math
 import numpy as np
 from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
+from .profiles import Settings, positive_ints, require
 
 __all__ = ["step_success", "step_kernel", "optimise", "constant_front"]
 
@@ -225,3 +226,42 @@ def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: in
             if progress is not None:
                 progress.update()
     return rows
+
+
+# --------------------------------------------------------------------------- settings
+
+def _check_settings(cfg: dict, ch: str) -> None:
+    positive_ints(cfg, ch, "trials", "scales", "frontier_K", "many_K", "targets",
+                   "slot_trials", "slot_eps")
+    for key in ("frontier_K", "many_K"):
+        k = cfg[key]
+        require(k >= 2 and k & (k - 1) == 0, ch,
+                 f"{key} must be a power of two >= 2 (K doubles from 2); got {k}")
+    ns = list(cfg["frontier_n"])
+    require(len(ns) >= 1 and ns[0] == 2 and all(n >= 2 for n in ns), ch,
+             f"frontier_n must start with 2 (the two-item frontier); got {ns}")
+    require(cfg["scales"] >= 3, ch, "scales must be >= 3 (a curve per family)")
+    for key, low in (("cycle_sizes", 4), ("torus_sides", 3)):
+        sizes = list(cfg[key])
+        require(len(sizes) >= 3 and sizes == sorted(set(sizes)) and sizes[0] >= low, ch,
+                 f"{key} must hold >= 3 increasing sizes >= {low} (a rate is fitted); "
+                 f"got {sizes}")
+
+
+
+SETTINGS = Settings(
+    chapter="07_front_universality",
+    profiles={
+        "quick": {"trials": 100_000, "scales": 12, "frontier_n": [2, 4], "frontier_K": 8,
+                  "many_K": 8, "targets": 4, "cycle_sizes": [8, 16, 32, 64, 128],
+                  "torus_sides": [4, 6, 8, 10], "slot_trials": 40_000, "slot_eps": 5},
+        "default": {"trials": 1_000_000, "scales": 28, "frontier_n": [2, 4, 8], "frontier_K": 32,
+                    "many_K": 16, "targets": 8, "cycle_sizes": [8, 16, 32, 64, 128, 256, 512],
+                    "torus_sides": [4, 6, 8, 12, 16, 20], "slot_trials": 300_000, "slot_eps": 9},
+        "paper": {"trials": 4_000_000, "scales": 40, "frontier_n": [2, 4, 8], "frontier_K": 64,
+                  "many_K": 32, "targets": 14,
+                  "cycle_sizes": [8, 16, 32, 64, 128, 256, 512, 1024],
+                  "torus_sides": [4, 6, 8, 12, 16, 20, 24], "slot_trials": 2_000_000,
+                  "slot_eps": 15},
+    },
+    check=_check_settings, parameters={"mc_trials": "trials"})

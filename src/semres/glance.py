@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-SUMMARY_COLUMNS = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
-                   "ci_low", "ci_high", "status")
-FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
-STATUSES = ("reproduced", "differs", "not run")
+from .report import FRONT_COLUMNS, STATUSES, SUMMARY_COLUMNS
+
+#: the columns a summary.csv cannot do without (the tolerance columns are optional)
+REQUIRED = tuple(c for c in SUMMARY_COLUMNS if not c.startswith("tolerance"))
 NOT_RUN = "not run in this build"
 MAX_NAMED = 4  # systems of one chapter named one by one in the figure's legend
 
@@ -33,7 +33,7 @@ def read_tables(results: Path, built: dict[str, str]) -> tuple[pd.DataFrame, pd.
     rows, points = [], []
     for name, title in built.items():
         folder = Path(results) / name
-        summary, why = _read(folder / "summary.csv", SUMMARY_COLUMNS)
+        summary, why = _read(folder / "summary.csv", REQUIRED)
         if summary is None:
             rows.append({"chapter": name, "title": title, "statement": f"({why})",
                          "status": NOT_RUN})
@@ -172,7 +172,8 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
     table = table.assign(_order=table.chapter.map({n: i for i, n in enumerate(chapters)}))
     table = table.sort_values("_order", kind="stable").drop(columns="_order")
     counts = table.status.value_counts()
-    parts = [f"{counts.get(s, 0)} {s}" for s in ("reproduced", "differs", NOT_RUN)]
+    parts = [f"{counts.get(s, 0)} {s}" for s in (*STATUSES[:-1], NOT_RUN)
+             if counts.get(s, 0) or s in ("reproduced", "differs", NOT_RUN)]
     text = ["## The results", "",
             f"In this build: {', '.join(parts)} (of {len(table)} rows). The interval is the one "
             "each chapter reports (95%); the check is the largest |z| of the Monte Carlo cells "

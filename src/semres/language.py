@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+from .profiles import Settings, positive_ints, require
 
 __all__ = [
     "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
@@ -1097,3 +1098,76 @@ def fit_ball_measure(n, trials, correct, *, task: str = "identification") -> dic
     out = {"b": b, "nll": float(r.fun)}
     out.update(bound_report(out, {"b": (lo, hi)}, log=("b",)))
     return out
+
+
+# --------------------------------------------------------------------------- settings
+
+def _check_settings(cfg: dict, ch: str) -> None:
+    positive_ints(cfg, ch, "kernel_names", "sweep_names", "phrasings", "fit_max", "prompts",
+                   "trials", "engine_trials", "n_boot", "lam_grid", "lam_trials",
+                   "causal_trials")
+    for key in ("kernel_names", "sweep_names"):
+        require(cfg[key] <= len(NAMES), ch, f"{key} ({cfg[key]}) exceeds the {len(NAMES)} names")
+    require(max(cfg["ns"]) <= cfg["sweep_names"], ch,
+             f"the largest n ({max(cfg['ns'])}) needs as many distinct names; sweep_names is "
+             f"{cfg['sweep_names']}")
+    require(min(cfg["ns"]) >= 2, ch, "ns must be >= 2")
+    lo, hi = cfg["kernel_years"]
+    require(cfg["fit_max"] <= hi - lo, ch,
+             f"fit_max ({cfg['fit_max']}) exceeds the kernel's year span ({hi - lo})")
+    c_lo, c_hi = min(cfg["centres"]), max(cfg["centres"])
+    o_lo, o_hi = min(cfg["offsets"]), max(cfg["offsets"])
+    span = (c_lo + min(o_lo, -max(cfg["Ds"])), c_hi + max(o_hi, max(cfg["Ds"])))
+    require(lo <= span[0] and span[1] <= hi, ch,
+             f"the resolution design spans years {span}, outside kernel_years {(lo, hi)}")
+    positive_ints(cfg, ch, "folds", "window_boot")
+    require(cfg["folds"] >= 2, ch, f"folds must be >= 2; got {cfg['folds']}")
+    for key, stable, top, what in (("windows", "stable_windows", cfg["fit_max"], "fit_max"),
+                                   ("ref_windows", "ref_stable", max(abs(o_lo), o_hi),
+                                    "the largest |offset|")):
+        wins = list(cfg[key])
+        require(wins == sorted(set(wins)) and wins[0] >= 1 and wins[-1] <= top, ch,
+                 f"{key} must be increasing values in [1, {what} = {top}]; got {wins}")
+        a, b = cfg[stable]
+        require(sum(a <= w <= b for w in wins) >= 2, ch,
+                 f"{stable} {cfg[stable]} must hold at least two of {key} {wins}")
+
+
+SETTINGS = Settings(
+    chapter="05_llm_years",
+    profiles={
+        "quick": {"kernel_names": 6, "kernel_years": (1500, 2000), "sweep_names": 6,
+                  "sweep_years": (1500, 2000), "phrasings": 1, "fit_max": 400,
+                  "Ds": [20, 50, 100, 200], "centres": list(range(1700, 1750, 5)),
+                  "offsets": list(range(-200, 200, 5)), "prompts": 4,
+                  "ns": [2, 3, 4, 6], "trials": 1_000, "engine_trials": 5_000, "n_boot": 20,
+                  "temperatures": [0.02, 0.05, 0.2], "lam_grid": 8, "lam_trials": 20_000,
+                  "causal_trials": 8, "folds": 3, "windows": [100, 200, 300, 400],
+                  "stable_windows": (300, 400), "ref_windows": [100, 150, 200],
+                  "ref_stable": (150, 200), "window_boot": 8},
+        "default": {"kernel_names": 12, "kernel_years": (1200, 2000), "sweep_names": 52,
+                    "sweep_years": (1500, 2000), "phrasings": 3, "fit_max": 600,
+                    "Ds": [2, 5, 20, 50, 100, 200], "centres": list(range(1500, 1700, 5)),
+                    "offsets": list(range(-300, 300, 5)), "prompts": 20,
+                    "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50], "trials": 3_000,
+                    "engine_trials": 40_000, "n_boot": 200,
+                    "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0],
+                    "lam_grid": 25, "lam_trials": 200_000, "causal_trials": 100, "folds": 5,
+                    "windows": [100, 200, 300, 400, 500, 600], "stable_windows": (300, 600),
+                    "ref_windows": [100, 150, 200, 250, 300], "ref_stable": (200, 300),
+                    "window_boot": 40},
+        "paper": {"kernel_names": 24, "kernel_years": (800, 2000), "sweep_names": 60,
+                  "sweep_years": (1500, 2000), "phrasings": 3, "fit_max": 800,
+                  "Ds": [2, 5, 20, 50, 100, 200], "centres": list(range(1500, 1700, 5)),
+                  "offsets": list(range(-300, 300, 5)), "prompts": 20,
+                  "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50, 60], "trials": 10_000,
+                  "engine_trials": 200_000, "n_boot": 1000,
+                  "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0],
+                  "lam_grid": 40, "lam_trials": 1_000_000, "causal_trials": 400, "folds": 10,
+                  "windows": [100, 200, 300, 400, 500, 600, 700, 800],
+                  "stable_windows": (300, 800), "ref_windows": [100, 150, 200, 250, 300],
+                  "ref_stable": (200, 300), "window_boot": 200},
+    },
+    check=_check_settings, parameters={"causal_trials": "causal_trials"},
+    paper={"Ds": ([2, 5, 20, 50, 100, 200], "half-gaps D"), "prompts": (20, "prompts per probe"),
+           "phrasings": (1, "phrasings of each question")})

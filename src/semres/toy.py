@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 from tqdm.auto import tqdm
+from .profiles import Settings, positive_ints, require
 
 CONDITIONS = ("circle", "segment", "reconstruction")
 # the reconstruction condition trains on reconstruction alone (lambda_sim = 0) with this weight
@@ -515,3 +516,34 @@ def _train_ordered(conditions, seeds, config, dtype, progress, compiled) -> ToyH
         delta_fit=delta_fit, profile_d=levels, profiles=profiles, snapshots=snapshots,
         final_W=W.detach().numpy().copy(),
     )
+
+
+# --------------------------------------------------------------------------- settings
+
+def _check_settings(cfg: dict, ch: str) -> None:
+    positive_ints(cfg, ch, "seeds", "epochs", "mc_trials")
+    snaps = list(cfg["snapshots"])
+    require(snaps == sorted(set(snaps)) and snaps[0] >= 0 and snaps[-1] <= cfg["epochs"], ch,
+             f"snapshots must be increasing epochs in [0, epochs = {cfg['epochs']}]; got {snaps}")
+
+
+def _snapshots_within(cfg: dict) -> dict:
+    """A shortened run keeps its snapshots: those past the new last epoch move onto it."""
+    cfg["snapshots"] = tuple(sorted({min(e, cfg["epochs"]) for e in cfg["snapshots"]}))
+    return cfg
+
+
+SETTINGS = Settings(
+    chapter="03_toy_relu",
+    profiles={
+        "quick": {"seeds": 3, "epochs": 100, "snapshots": (0, 17, 35, 70, 99),
+                  "mc_trials": 200_000},
+        "default": {"seeds": 10, "epochs": 500, "snapshots": (0, 17, 35, 160, 499),
+                    "mc_trials": 4_000_000},
+        "paper": {"seeds": 10, "epochs": 500, "snapshots": (0, 17, 35, 160, 499),
+                  "mc_trials": 20_000_000},
+    },
+    check=_check_settings, derive=_snapshots_within,
+    parameters={"n_seeds": "seeds", "epochs": "epochs"},
+    paper={"seeds": (10, "seeds per condition"), "epochs": (500, "epochs"),
+           "snapshots": ((0, 17, 35, 160, 499), "snapshot epochs")})

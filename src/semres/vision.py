@@ -20,6 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from .profiles import Settings, positive_ints, require
 
 __all__ = [
     "PhyloResNet",
@@ -622,3 +623,38 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
         if ckpt is not None and ckpt.exists():
             ckpt.unlink()
     return out
+
+
+# --------------------------------------------------------------------------- settings
+
+def _check_settings(cfg: dict, ch: str) -> None:
+    positive_ints(cfg, ch, "n_species", "images_per_species", "size", "replicates", "epochs",
+                   "batch_size", "n_eps", "max_probes", "mc_trials")
+    alphas = list(cfg["alphas"])
+    require(alphas == sorted(set(alphas)) and 0 <= alphas[0] and alphas[-1] <= 1, ch,
+             f"alphas must be increasing values in [0, 1]; got {alphas}")
+    require(len(cfg["widths"]) == len(cfg["depths"]), ch, "widths and depths must pair up")
+    require(cfg["n_species"] >= 8, ch, "n_species must be >= 8 (15% are held out)")
+    require(cfg["images_per_species"] >= 4, ch, "images_per_species must be >= 4 (splits)")
+
+
+SETTINGS = Settings(
+    chapter="04_resnet_phylogeny",
+    profiles={
+        "quick": {"n_species": 24, "images_per_species": 24, "size": 32,
+                  "alphas": [0.0, 0.5, 1.0], "replicates": 1, "epochs": 10, "batch_size": 64,
+                  "lr": 3e-3, "widths": (8, 16, 32), "depths": (1, 1, 1), "n_eps": 21,
+                  "max_probes": 400, "mc_trials": 100_000},
+        "default": {"n_species": 48, "images_per_species": 40, "size": 48,
+                    "alphas": [0.0, 0.25, 0.5, 0.75, 0.9, 1.0], "replicates": 3, "epochs": 20,
+                    "batch_size": 64, "lr": 3e-3, "widths": (16, 32, 64), "depths": (1, 1, 1),
+                    "n_eps": 41, "max_probes": 400, "mc_trials": 1_000_000},
+        "paper": {"n_species": 96, "images_per_species": 60, "size": 64,
+                  "alphas": [0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0], "replicates": 5,
+                  "epochs": 15, "batch_size": 64, "lr": 3e-3, "widths": (32, 64, 128, 256),
+                  "depths": (2, 2, 2, 2), "n_eps": 61, "max_probes": 1000,
+                  "mc_trials": 4_000_000},
+    },
+    check=_check_settings, parameters={"image_size": "size"}, minimums={"max_per_class": 0},
+    paper={"alphas": ([0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0], "α grid"),
+           "replicates": (5, "seeds per α"), "epochs": (15, "epochs")})

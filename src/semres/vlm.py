@@ -26,6 +26,7 @@ from . import scenes as sc
 from .book import code_version
 from .choice import FLOOR_LOG_RANGE, pad
 from .fits import bound_report
+from .profiles import Settings, positive_ints, require
 
 IMAGE_TOKEN = "<image>"
 SPECIAL = ["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]
@@ -718,3 +719,40 @@ def fit_margin(distances, target, p_correct, grid=None) -> dict:
     best = float(grid[int(np.argmin(sse))])
     return {"eps": best, "sse": float(sse.min()), "grid": (float(grid[0]), float(grid[-1])),
             **bound_report({"eps": best}, {"eps": (float(grid[0]), float(grid[-1]))})}
+
+
+# --------------------------------------------------------------------------- settings
+
+def _check_settings(cfg: dict, ch: str) -> None:
+    MAX_SHAPES = len(sc.SHAPES)
+
+    positive_ints(cfg, ch, "vision_steps", "steps", "hidden", "layers", "train_batch", "grid",
+                   "fit_scenes", "sweep_scenes", "boot", "choice_boot", "mc_trials", "bins")
+    require(cfg["vision"] in ("clip", "dinov3"), ch,
+             f"vision must be 'clip' or 'dinov3'; got {cfg['vision']!r}")
+    require(cfg["stage1_lr"] > 0 and cfg["vision_lr"] >= 0, ch,
+             f"stage1_lr must be > 0 and vision_lr >= 0; got {cfg['stage1_lr']}, "
+             f"{cfg['vision_lr']}")
+    require(min(cfg["sweep_n"]) >= 2 and max(cfg["sweep_n"]) <= MAX_SHAPES, ch,
+             f"sweep_n must lie in [2, {MAX_SHAPES}]; got {cfg['sweep_n']}")
+
+
+SETTINGS = Settings(
+    chapter="06_vlm_shapes",
+    profiles={
+        "quick": {"vision_steps": 20, "steps": 20, "hidden": 32, "layers": 1, "train_batch": 16,
+                  "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
+                  "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
+                  "boot": 100, "choice_boot": 10, "mc_trials": 20_000, "bins": 6},
+        "default": {"vision_steps": 1600, "steps": 800, "hidden": 64, "layers": 4,
+                    "train_batch": 32, "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
+                    "grid": 20, "fit_scenes": 400,
+                    "sweep_n": [2, 3, 4, 6, 8, 10, 12], "sweep_scenes": 60, "boot": 300,
+                    "choice_boot": 200, "mc_trials": 200_000, "bins": 10},
+        "paper": {"vision_steps": 6000, "steps": 3000, "hidden": 128, "layers": 4,
+                  "train_batch": 64, "vision": "dinov3", "stage1_lr": 2e-3, "vision_lr": 0.0,
+                  "grid": 40, "fit_scenes": 2000,
+                  "sweep_n": list(range(2, 13)), "sweep_scenes": 300, "boot": 1000,
+                  "choice_boot": 1000, "mc_trials": 1_000_000, "bins": 14},
+    },
+    check=_check_settings, minimums={"batch_size": 1, "image_size": 0, "threads": 0})

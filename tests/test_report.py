@@ -1,0 +1,67 @@
+"""The reporting object: statuses computed from the numbers, rows in one schema, named seeds."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from semres import book, report
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    ({"passed": True}, "reproduced"),
+    ({"passed": False}, "differs"),
+    ({"check_max_z": 1.0}, "reproduced"),
+    ({"check_max_z": report.Z_MAX + 0.1}, "differs"),
+    ({"check_max_z": 1.0, "passed": False}, "differs"),  # both criteria must hold
+    ({"check_max_z": np.nan}, "not run"),
+    # interval against the paper's value 0.75 within a tolerance of 0.01
+    ({"ci": (0.745, 0.758), "paper_value": 0.75, "tolerance": 0.01}, "agrees within tolerance"),
+    ({"ci": (0.765, 0.78), "paper_value": 0.75, "tolerance": 0.01}, "differs"),
+    ({"ci": (0.70, 0.735), "paper_value": 0.75, "tolerance": 0.01}, "differs"),
+    ({"ci": (0.755, 0.78), "paper_value": 0.75, "tolerance": 0.01}, "inconclusive"),
+    ({"ci": (0.755, 0.78), "paper_value": 0.75}, "not run"),  # no tolerance, no verdict
+])
+def test_status_follows_the_numbers(kwargs, expected):
+    assert report.status(**kwargs) == expected
+
+
+def test_a_negative_tolerance_is_refused():
+    with pytest.raises(ValueError, match="tolerance"):
+        report.status(ci=(0, 1), paper_value=0.5, tolerance=-1)
+
+
+def test_rows_points_and_deviations_are_written_in_one_schema(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    glued = {}
+    monkeypatch.setattr(report.Report, "_glue", lambda self, name, value, display=False:
+                        glued.__setitem__(self.prefix + name, value))
+    rep = report.Report("03_toy_relu")
+    assert rep.result("peak", "the peak", headline=np.float64(0.8), ci=(0.79, 0.81),
+                      paper_value=0.81, tolerance=0.02, tolerance_reason="seed spread") == \
+        "agrees within tolerance"
+    assert rep.result("check", "Monte Carlo", check_max_z=2.0) == "reproduced"
+    rep.not_run("effect", "needs two seeds")
+    rep.point("net", 0.9, 0.7, 0.01, 0.02)
+    rep.deviations({"seeds": 3}, {"seeds": (10, "seeds per condition")}, "a note")
+    assert rep.number("peak_ps", np.float32(0.5)) == 0.5 and type(glued["ch3_peak_ps"]) is float
+    rep.save()
+    summary = pd.read_csv(tmp_path / "03_toy_relu" / "summary.csv")
+    assert tuple(summary.columns) == report.SUMMARY_COLUMNS
+    assert summary.status.tolist() == ["agrees within tolerance", "reproduced", "not run"]
+    assert summary.tolerance_reason.iloc[0] == "seed spread"
+    front = pd.read_csv(tmp_path / "03_toy_relu" / "front.csv")
+    assert tuple(front.columns) == report.FRONT_COLUMNS and front.p_s.iloc[0] == 0.7
+    assert "seeds per condition: 3 (paper: 10)" in glued["ch3_deviations"].data
+    assert "a note" in glued["ch3_deviations"].data
+
+
+def test_named_streams_do_not_depend_on_order_and_differ_by_name_and_key():
+    a = book.seeds(7)
+    first = a("lambda_sweep", 2).generate_state(4)
+    a("something else")  # drawing another stream first changes nothing
+    assert (book.seeds(7)("lambda_sweep", 2).generate_state(4) == first).all()
+    assert not (a("lambda_sweep", 3).generate_state(4) == first).all()
+    assert not (a("n_sweep", 2).generate_state(4) == first).all()
+    assert not (book.seeds(8)("lambda_sweep", 2).generate_state(4) == first).all()
+    with pytest.raises(ValueError, match="seed"):
+        book.seeds(-1)
