@@ -19,7 +19,7 @@ import pandas as pd
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from semres import language  # noqa: E402
+from semres import language, years  # noqa: E402
 
 
 def timed(label, fn, count, unit):
@@ -47,24 +47,24 @@ def main():
               len(sentences), "sentences")
     prof = timed("measure_kernel (5 phrasings x 6 names)",
                  lambda: language.measure_kernel(emb), 5 * 6 * 250 * 250, "pairs")
-    timed("fit + 200 bootstrap refits", lambda: language.bootstrap_fit(prof, 200, 0), 200, "fits")
-    for shape in language.SHAPES:
+    timed("fit + 200 bootstrap refits", lambda: years.bootstrap_fit(prof, 200, 0), 200, "fits")
+    for shape in years.SHAPES:
         timed(f"fit_shape {shape} (d <= 249)",
-              lambda: language.fit_shape(prof.distance, prof.similarity(), shape), 1, "fits")
-    timed("compare_shapes (5 folds x 4 shapes)", lambda: language.compare_shapes(prof), 24,
+              lambda: years.fit_shape(prof.distance, prof.similarity(), shape), 1, "fits")
+    timed("compare_shapes (5 folds x 4 shapes)", lambda: years.compare_shapes(prof), 24,
           "fits")
     timed("resolution_by_window (3 windows x 20 refits)",
-          lambda: language.resolution_by_window(prof, [100, 150, 200], 20, 0), 63, "fits")
+          lambda: years.resolution_by_window(prof, [100, 150, 200], 20, 0), 63, "fits")
     rows = []
     for D in (5, 20, 50):
         tr = language.resolution_trials(D, range(1600, 1650, 5), range(-100, 100, 5), 10, D,
                                         n_names=6, n_templates=1)
         centre = tr.years.mean(1)
-        rows.append(language.two_reference_counts(centre, np.full(len(tr), D), tr.probe - centre,
+        rows.append(years.two_reference_counts(centre, np.full(len(tr), D), tr.probe - centre,
                                                   language.encoder_mass(emb, tr)))
     counts = pd.concat(rows, ignore_index=True)
     timed("fit_two_reference + 50 centre resamples",
-          lambda: language.fit_two_reference(counts, 50, 0), 51, "fits")
+          lambda: years.fit_two_reference(counts, 50, 0), 51, "fits")
     for n in (2, 6):
         tr = language.draw_trials("similarity", n, 20_000, 0, years=(1500, 1749), n_names=6)
         timed(f"encoder_mass similarity n={n}", lambda: language.encoder_mass(emb, tr), 20_000,

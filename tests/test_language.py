@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pytest
 
-from semres import kernels, language, simulate, spaces
+from semres import kernels, language, simulate, spaces, years
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -51,10 +51,10 @@ def test_measure_kernel_recovers_a_known_kernel():
 def test_encoder_mass_matches_the_engine_on_a_stationary_kernel(task):
     """With name-free, stationary embeddings the Luce mass is the engine's (ties included)."""
     emb = circle_embeddings()
-    years = emb.years
+    grid = emb.years
     temp = 0.01
-    kern = language.MeasuredKernel(np.arange(101), np.exp((np.cos(0.02 * np.arange(101)) - 1) / temp))
-    space = spaces.Discrete(np.abs(years[:, None] - years[None, :]).astype(float))
+    kern = years.MeasuredKernel(np.arange(101), np.exp((np.cos(0.02 * np.arange(101)) - 1) / temp))
+    space = spaces.Discrete(np.abs(grid[:, None] - grid[None, :]).astype(float))
     for n in (2, 5):
         tr = language.draw_trials(task, n, 20_000, 11 + n, years=(0, 100),
                                   n_names=len(emb.names))
@@ -95,14 +95,14 @@ def test_resolution_trials_layout():
 def test_two_reference_is_the_paper_curve():
     lam, floor, D = 30.0, 0.05, 50.0
     off = np.arange(-300, 300, 5.0)
-    got = language.two_reference(off, D, kernels.Exponential(lam, floor))
+    got = years.two_reference(off, D, kernels.Exponential(lam, floor))
     a = np.abs(off)
     near = np.exp(-np.abs(a - D) / lam) + floor
     want = near / (near + np.exp(-(a + D) / lam) + floor)
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    assert language.two_reference(0, D, kernels.Exponential(lam, floor)) == pytest.approx(0.5)
+    assert years.two_reference(0, D, kernels.Exponential(lam, floor)) == pytest.approx(0.5)
     # no floor: constant 1 / (1 + e^(-2D/lambda)) beyond the references
-    beyond = language.two_reference(off[np.abs(off) > D], D, kernels.Exponential(lam))
+    beyond = years.two_reference(off[np.abs(off) > D], D, kernels.Exponential(lam))
     np.testing.assert_allclose(beyond, 1 / (1 + np.exp(-2 * D / lam)), rtol=1e-9)
 
 
@@ -110,12 +110,12 @@ def test_fit_exp_floor_recovers_parameters():
     rng = np.random.default_rng(0)
     d = np.arange(0, 600.0)
     g = 0.2 * (np.exp(-d / 40) + 0.05) * (1 + 0.01 * rng.standard_normal(d.size))
-    fit = language.fit_exp_floor(d, g)
+    fit = years.fit_exp_floor(d, g)
     assert fit["lambda"] == pytest.approx(40, rel=0.05)
     assert fit["floor"] == pytest.approx(0.05, rel=0.05)
     assert fit["resolution"] == pytest.approx(fit["lambda"] * math.log(1 / fit["floor"]))
     with pytest.raises(ValueError, match="at least 4"):
-        language.fit_exp_floor(d[:3], g[:3])
+        years.fit_exp_floor(d[:3], g[:3])
 
 
 def test_bootstrap_interval_covers_the_truth():
@@ -125,18 +125,18 @@ def test_bootstrap_interval_covers_the_truth():
     units = 40
     cos = 0.05 * np.log(true)[None] + 0.002 * rng.standard_normal((units, d.size))
     prof = language.KernelProfile(d, cos, np.ones_like(cos))
-    boot = language.bootstrap_fit(prof, 60, 2)
+    boot = years.bootstrap_fit(prof, 60, 2)
     lo, hi = np.percentile(boot[:, 2], [2.5, 97.5])
     assert lo < 25 * math.log(10) < hi
-    np.testing.assert_array_equal(boot, language.bootstrap_fit(prof, 60, 2))  # seeded
+    np.testing.assert_array_equal(boot, years.bootstrap_fit(prof, 60, 2))  # seeded
 
 
 def test_measured_and_fitted_kernels():
-    k = language.MeasuredKernel([0, 10, 20], [1.0, 0.5, 0.25])
+    k = years.MeasuredKernel([0, 10, 20], [1.0, 0.5, 0.25])
     np.testing.assert_allclose(k(np.array([0.0, 5.0, 15.0, 40.0])), [1, 0.75, 0.375, 0.25])
     with pytest.raises(ValueError, match="similarity"):
-        language.MeasuredKernel([0, 1], [1.0, -1.0])
-    f = language.FittedKernel({"amplitude": 0.2, "lambda": 10.0, "offset": 0.02})
+        years.MeasuredKernel([0, 1], [1.0, -1.0])
+    f = years.FittedKernel({"amplitude": 0.2, "lambda": 10.0, "offset": 0.02})
     np.testing.assert_allclose(f(np.array([0.0, 10.0])), [1.0, 0.2 * math.exp(-1) + 0.02])
 
 
@@ -305,39 +305,39 @@ def noisy_profile(true, d, units=40, noise=0.002, seed=1):
 def test_fit_exp_floor_refuses_a_p_correct_curve():
     """A two-reference P(correct) curve is not a kernel: against signed offsets, or one side."""
     off = np.arange(-300, 300, 5.0)
-    p = language.two_reference(off, 50, kernels.Exponential(30.0, 0.05))
+    p = years.two_reference(off, 50, kernels.Exponential(30.0, 0.05))
     with pytest.raises(ValueError, match="distance"):
-        language.fit_exp_floor(off, p)
+        years.fit_exp_floor(off, p)
     side = off >= 0
     with pytest.raises(ValueError, match="not a kernel"):
-        language.fit_exp_floor(off[side], p[side])
+        years.fit_exp_floor(off[side], p[side])
     with pytest.raises(ValueError, match="not a kernel"):
-        language.fit_shape(off[side], p[side], "power_floor")
+        years.fit_shape(off[side], p[side], "power_floor")
     d = np.arange(0, 300.0)  # a real kernel passes
-    assert language.fit_exp_floor(d, np.exp(-d / 30) + 0.05)["lambda"] == pytest.approx(30, rel=1e-3)
+    assert years.fit_exp_floor(d, np.exp(-d / 30) + 0.05)["lambda"] == pytest.approx(30, rel=1e-3)
 
 
-@pytest.mark.parametrize("shape", list(language.SHAPES))
+@pytest.mark.parametrize("shape", list(years.SHAPES))
 def test_each_shape_recovers_its_own_resolution(shape):
     d = np.arange(0, 601.0)
     params = {"exp_floor": {"lambda": 25.0, "floor": 0.02},
               "two_exp_floor": {"lambda": 5.0, "lambda2": 80.0, "weight": 0.3, "floor": 0.01},
               "power_floor": {"lambda": 10.0, "beta": 1.5, "floor": 0.01},
               "stretched_floor": {"lambda": 20.0, "beta": 0.7, "floor": 0.01}}[shape]
-    g = 0.3 * (language._graded(shape, d, params) + params["floor"])
-    fit = language.fit_shape(d, g, shape)
-    assert fit["resolution"] == pytest.approx(language.shape_resolution(shape, params), rel=0.02)
+    g = 0.3 * (years._graded(shape, d, params) + params["floor"])
+    fit = years.fit_shape(d, g, shape)
+    assert fit["resolution"] == pytest.approx(years.shape_resolution(shape, params), rel=0.02)
     assert not fit["at_bound"]
 
 
 def test_fit_bounds_are_reported():
     """A kernel with a floor pins nothing; a pure power law (no floor) pins the floor's bound."""
     d = np.arange(0, 601.0)
-    with_floor = language.fit_shape(d, np.exp(-d / 25) + 0.02, "exp_floor")
+    with_floor = years.fit_shape(d, np.exp(-d / 25) + 0.02, "exp_floor")
     assert not with_floor["at_bound"] and with_floor["bound_params"] == ""
-    no_floor = language.fit_shape(d, (1 + d) ** -1.2, "power_floor")
+    no_floor = years.fit_shape(d, (1 + d) ** -1.2, "power_floor")
     assert no_floor["at_bound"] and "floor=lower" in no_floor["bound_params"]
-    legacy = language.fit_exp_floor(d, np.exp(-d / 25) + 0.02)
+    legacy = years.fit_exp_floor(d, np.exp(-d / 25) + 0.02)
     assert legacy["at_bound"] is False
 
 
@@ -347,23 +347,23 @@ def test_resolution_is_stable_across_windows_on_a_known_kernel():
     d = np.arange(0, 601)
     true = np.exp(-d / 25) + 0.05
     prof = noisy_profile(true, d)
-    table = language.resolution_by_window(prof, [100, 300, 400, 500, 600], 30, 3,
+    table = years.resolution_by_window(prof, [100, 300, 400, 500, 600], 30, 3,
                                           shapes=("exp_floor",))
     upper = table[table.window >= 300]
     assert ((upper.ci_low < 25 * math.log(20)) & (upper.ci_high > 25 * math.log(20))).all()
-    st = language.window_stability(table, [300, 400, 500, 600])
+    st = years.window_stability(table, [300, 400, 500, 600])
     assert st["stable"] and not st["censored"]
     # a kernel with no floor in the data: the fitted resolution grows with the window
-    drift = language.resolution_by_window(noisy_profile((1 + d / 10.0) ** -1.5, d),
+    drift = years.resolution_by_window(noisy_profile((1 + d / 10.0) ** -1.5, d),
                                           [300, 400, 500, 600], 10, 3, shapes=("exp_floor",))
-    assert not language.window_stability(drift, [300, 400, 500, 600])["stable"]
+    assert not years.window_stability(drift, [300, 400, 500, 600])["stable"]
 
 
 def test_compare_shapes_picks_the_true_shape():
     d = np.arange(0, 401)
     true = np.exp(-d / 5) + 0.3 * np.exp(-d / 80) + 0.01
     prof = noisy_profile(true, d, noise=0.001)
-    table = language.compare_shapes(prof, folds=4, seed=0)
+    table = years.compare_shapes(prof, folds=4, seed=0)
     assert table.sort_values("heldout_rmse")["shape"].iloc[0] == "two_exp_floor"
 
 
@@ -373,7 +373,7 @@ def synthetic_two_reference(lam, floor, centres=30, prompts=20, seed=0):
     for D in (5, 20, 50, 100):
         for c in range(centres):
             off = np.arange(-300, 300, 10.0)
-            p = language.two_reference(off, D, kernels.Exponential(lam, floor))
+            p = years.two_reference(off, D, kernels.Exponential(lam, floor))
             k = rng.binomial(prompts, p)
             rows.append(pd_frame(c, D, off, prompts, k))
     import pandas as pd
@@ -390,24 +390,24 @@ def pd_frame(c, D, off, prompts, k):
 
 def test_fit_two_reference_recovers_a_known_scale():
     counts = synthetic_two_reference(30.0, 0.05)
-    fit = language.fit_two_reference(counts, 40, 1)
+    fit = years.fit_two_reference(counts, 40, 1)
     truth = 30 * math.log(1 / 0.05)
     assert fit["lambda"] == pytest.approx(30, rel=0.15)
     assert fit["ci_low"] < truth < fit["ci_high"]
     assert not fit["at_bound"] and fit["centres"] == 30
-    again = language.fit_two_reference(counts, 40, 1)
+    again = years.fit_two_reference(counts, 40, 1)
     assert again["ci_low"] == fit["ci_low"]  # seeded
     with pytest.raises(ValueError, match="columns"):
-        language.fit_two_reference(counts.drop(columns="centre"), 5, 0)
+        years.fit_two_reference(counts.drop(columns="centre"), 5, 0)
 
 
 def test_chance_crossover_is_near_the_floor_resolution():
     """Where e^(-x/lambda) sinks to the floor, the preference is lost; with no floor it never is."""
     counts = synthetic_two_reference(20.0, 0.05, centres=40)
-    cross = language.chance_crossover(counts, 30, 2)
+    cross = years.chance_crossover(counts, 30, 2)
     assert not cross["at_bound"]
     assert 20 <= cross["resolution"] <= 3 * 20 * math.log(20)
-    never = language.chance_crossover(synthetic_two_reference(30.0, 1e-9), 10, 2)
+    never = years.chance_crossover(synthetic_two_reference(30.0, 1e-9), 10, 2)
     assert never["at_bound"] and "upper" in never["bound_params"]
 
 
@@ -422,11 +422,11 @@ def test_results_round_trip_through_the_schema(tmp_path):
     df = language.trials_to_results(tr, choice, model="m")
     results.write_results(df, tmp_path / "r.csv")
     back = results.read_results(str(tmp_path / "r.csv"))
-    by_n = language.results_by_n(back)
+    by_n = years.results_by_n(back)
     assert by_n.trials.iloc[0] == 190 and by_n.nulls.iloc[0] == 10
     assert by_n.correct.iloc[0] == int((choice[10:] == truth[10:]).sum())
     pairs = language.draw_trials("similarity", 2, 50, 1, years=(1500, 1600))
-    counts = language.two_reference_from_results(
+    counts = years.two_reference_from_results(
         language.trials_to_results(pairs, np.zeros(50, int), model="m"))
     assert counts.trials.sum() == 50
 
@@ -437,5 +437,5 @@ def test_fit_ball_measure_recovers_b():
     ns = np.array([2, 4, 8, 16, 32])
     b = 0.1
     p = np.asarray(theory.n_item(b, ns)[1])
-    fit = language.fit_ball_measure(ns, np.full(5, 100_000), np.rint(p * 100_000))
+    fit = years.fit_ball_measure(ns, np.full(5, 100_000), np.rint(p * 100_000))
     assert fit["b"] == pytest.approx(b, rel=0.02) and not fit["at_bound"]

@@ -26,7 +26,7 @@ REGISTRY = {
     "02_many_items": "semres.simulate:SETTINGS_MANY",
     "03_toy_relu": "semres.toy",
     "04_resnet_phylogeny": "semres.vision",
-    "05_llm_years": "semres.language",
+    "05_llm_years": "semres.years",
     "06_vlm_shapes": "semres.vlm",
     "07_front_universality": "semres.frontier",
 }
