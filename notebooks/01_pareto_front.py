@@ -31,11 +31,10 @@ mc_trials = 0  # Monte Carlo trials per table cell; 0 takes the profile's settin
 
 # %% tags=["hide-input"]
 # %matplotlib inline
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
-from IPython.display import Markdown, display
+from IPython.display import display
 from matplotlib.patches import Arc, Circle as CirclePatch, Patch
 from myst_nb import glue
 from tqdm.auto import tqdm
@@ -44,14 +43,16 @@ import semres.book
 import semres.profiles
 import semres.plotting as splot
 from semres import kernels, spaces, theory
-from semres.simulate import luce_success
+from semres.report import Z_MAX, Report
+from semres.simulate import SETTINGS, check_table, luce_success
 
 splot.use_style()
 CHAPTER = "01_pareto_front"
-cfg = semres.profiles.settings(CHAPTER, profile, trials=mc_trials)  # 0: the profile's
-Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
-glue("ch1_trials", cfg["trials"], display=False)
-glue("ch1_zmax", Z_MAX, display=False)
+cfg = semres.profiles.settings(CHAPTER, profile, mc_trials=mc_trials)
+report = Report(CHAPTER)
+stream = semres.book.seeds(seed)
+report.number("trials", cfg["trials"])
+report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 
 # %% [markdown]
 # ## Setup
@@ -154,9 +155,7 @@ def schematic():
     return fig
 
 
-fig = schematic()
-glue("ch1-fig-setup", fig, display=False)
-plt.close(fig)
+report.figure("setup", schematic())
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-setup
@@ -317,8 +316,8 @@ assert sp.simplify(rate - (-2 * (1 - 2 * b))) == 0
 assert sp.solve(sp.diff(pS_h, b), b) == [half]
 
 display(sp.Eq(sp.Symbol("b"), b_of_pI[0]), sp.Eq(sp.Symbol("p_S"), front_derived))
-glue("ch1_b_opt", float(b_opt[0]), display=False)
-glue("ch1_p_opt", float(pS_opt), display=False)
+report.number("b_opt", b_opt[0])
+report.number("p_opt", pS_opt)
 glue("ch1_b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])), display=False)
 
 # %% [markdown]
@@ -362,8 +361,7 @@ q = np.linspace(0.5, 1, 201)
 ax_f.plot(q, theory.front(q), color=splot.THEORY, lw=0.8, ls=":", label="front $p_S(p_I)$")
 ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$", xlim=(0.48, 1.01))
 splot.legend_outside(fig, [ax_b, ax_f], ncol=3)
-glue("ch1-fig-front", fig, display=False)
-plt.close(fig)
+report.figure("front", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-front
@@ -413,9 +411,9 @@ display(sp.Eq(sp.Symbol(r"\langle b\rangle"), seg_mean),
 seg_moments = sp.lambdify(eps, (seg_mean, seg_var), "numpy")
 # the cost of heterogeneity: at equal p_I (equal <b>) the segment loses exactly Var(b) in p_S
 cost_eps = sp.Rational(1, 4)
-glue("ch1_seg_cost_eps", float(cost_eps), display=False)
-glue("ch1_seg_cost", float(seg_var.subs(eps, cost_eps)), display=False)
-glue("ch1_seg_cost_max", float(seg_var.subs(eps, half)), display=False)
+report.number("seg_cost_eps", cost_eps)
+report.number("seg_cost", seg_var.subs(eps, cost_eps))
+report.number("seg_cost_max", seg_var.subs(eps, half))
 
 # %% [markdown]
 # The segment has $\langle b\rangle = 2\varepsilon - \varepsilon^2$ and
@@ -455,7 +453,7 @@ glue("ch1_seg_cost_max", float(seg_var.subs(eps, half)), display=False)
 # this term wrong: see {ref}`original-code-ties`).
 
 # %%
-rng = np.random.default_rng(np.random.SeedSequence([seed, 101]))
+rng = np.random.default_rng(stream("discrete_space"))
 grid = cfg["discrete_grid"]
 cells = rng.choice(grid * grid, size=cfg["discrete_points"], replace=False)
 xy = np.stack(np.divmod(cells, grid), axis=1)
@@ -500,13 +498,13 @@ for eps_d in EPS_DISCRETE:
         ps_e, pi_e = discrete_enumeration(dist, weights, eps_d, delta_d)
         assert abs(ps_t - ps_e) < 1e-12 and abs(pi_t - pi_e) < 1e-12, (eps_d, delta_d)
 _, _, mean_d, var_d, tau_d = discrete_theory(dist, weights, EPS_DISCRETE[1], 0.0)
-glue("ch1_disc_points", len(weights), display=False)
-glue("ch1_disc_tau", float(tau_d), display=False)
-glue("ch1_disc_var", float(var_d), display=False)
-glue("ch1_disc_eps", EPS_DISCRETE[1], display=False)
 disc_excess = tau_d / 2 - var_d  # p_S above the homogeneous front at the same p_I
-glue("ch1_disc_excess", float(disc_excess), display=False)
-glue("ch1_disc_side", "above" if disc_excess > 0 else "below", display=False)
+report.number("disc_points", len(weights))
+report.number("disc_tau", tau_d)
+report.number("disc_var", var_d)
+report.number("disc_eps", EPS_DISCRETE[1])
+report.number("disc_excess", disc_excess)
+report.text("disc_side", "above" if disc_excess > 0 else "below")
 
 # %% [markdown]
 # The corrected theory agrees with the exact enumeration to machine precision for every
@@ -531,42 +529,37 @@ def continuous_theory(name, eps, delta):
 
 
 EPS = {"circle": (0.05, 0.15, 0.25, 0.4), "segment": (0.05, 0.15, 0.25, 0.4),
-       "sphere": (0.3, 1.0, np.pi / 2, 2.2)}
+       "sphere": (0.3, 1.0, np.pi / 2, 2.2), "discrete": EPS_DISCRETE}
 DELTAS = (0.0, 0.1, 0.3)
 space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(),
             "sphere": spaces.Sphere(), "discrete": spaces.Discrete(dist, weights=weights)}
 
-jobs = [(name, e, dl) for name, es in EPS.items() for e in es for dl in DELTAS]
-jobs += [("discrete", e, dl) for e in EPS_DISCRETE for dl in DELTAS]
+jobs = [(name, i, e, k, dl) for name, es in EPS.items() for i, e in enumerate(es)
+        for k, dl in enumerate(DELTAS)]
 rows = []
-for j, (name, e, dl) in enumerate(tqdm(jobs, desc="Monte Carlo", mininterval=2)):
+for name, i, e, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
     if name == "discrete":
         ps_t, pi_t, mean, _, _ = discrete_theory(dist, weights, e, dl)
     else:
         ps_t, pi_t, mean = continuous_theory(name, e, dl)
     for task, th in (("similarity", ps_t), ("identification", pi_t)):
+        # one stream per test, space and (eps, Delta) cell
         est = luce_success(space_of[name], kernels.Constant(e, delta=dl), task=task, n=2,
-                           trials=cfg["trials"],
-                           seed=np.random.SeedSequence([seed, j, task == "similarity"]))
+                           trials=cfg["trials"], seed=stream(f"{task} test on {name}", i, k))
         rows.append({"space": name, "eps": round(e, 4), "delta": dl, "mean_b": float(mean),
                      "task": task, "theory": float(th), "mc": est.mean,
                      "stderr": est.stderr, "z": (est.mean - float(th)) / est.stderr})
 mc = pd.DataFrame(rows)
-semres.book.save_table(mc, CHAPTER, "mc_check")
 assert (mc["z"].abs() < Z_MAX).all(), mc.loc[mc["z"].abs() >= Z_MAX]
-glue("ch1_mc_cells", len(mc), display=False)
-glue("ch1_mc_maxz", float(mc["z"].abs().max()), display=False)
-glue("ch1_mc_maxerr", float((mc["mc"] - mc["theory"]).abs().max()), display=False)
-wide = mc.pivot_table(index=["space", "eps", "delta"], columns="task",
-                      values=["theory", "mc", "z"], sort=False)
-wide.columns = [f"{'p_S' if task == 'similarity' else 'p_I'} {what}"
-                for what, task in wide.columns]
-wide = wide[[f"{p} {w}" for p in ("p_S", "p_I") for w in ("theory", "mc", "z")]]
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
 # %% tags=["hide-input", "hide-output"]
-splot.table(wide.reset_index(), decimals=4, **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}",
-                                               "delta": "{:.1f}"})
+report.table(mc, "mc_check")
+report.number("mc_cells", len(mc))
+report.number("mc_maxz", mc["z"].abs().max())
+report.number("mc_maxerr", (mc["mc"] - mc["theory"]).abs().max())
+splot.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
+            **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "delta": "{:.1f}"})
 
 # %% [markdown]
 # All {glue:text}`ch1_mc_cells` cells agree with theory: the largest deviation is
@@ -613,37 +606,27 @@ inset.locator_params(nbins=3)
 ax_s.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
          title=r"circle vs segment")
 ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
-glue("ch1-fig-noise-segment", fig, display=False)
-plt.close(fig)
+report.figure("noise-segment", fig)
 
-# the book's overview: one row per headline result (max |z| of its Monte Carlo cells)
-def cells_z(sel):
-    return float(mc.loc[sel, "z"].abs().max())
-
-
-rows = [("Theorem 1 (paper Thm. 1) on the circle", "p_S = 1/2 + <b> - <b>^2, p_I = 1 - <b>/2",
-         cells_z((mc.space == "circle") & (mc.delta == 0))),
+# the book's overview: one row per result, checked by the largest |z| of its Monte Carlo cells
+for result, statement, cells in [
+        ("Theorem 1 (paper Thm. 1) on the circle", "p_S = 1/2 + <b> - <b>^2, p_I = 1 - <b>/2",
+         (mc.space == "circle") & (mc.delta == 0)),
         ("Theorem 2 (paper Thm. 2), noise", "the noisy two-item law, every space and Delta > 0",
-         cells_z(mc.delta > 0)),
+         mc.delta > 0),
         ("Theorem 1 with heterogeneity (segment)", "p_S lower by Var(b) at equal p_I",
-         cells_z(mc.space == "segment")),
+         mc.space == "segment"),
         ("ties in a discrete space", "p_S gains tau/2 (exact enumeration and Monte Carlo)",
-         cells_z(mc.space == "discrete"))]
-summary_table = pd.DataFrame([{"chapter": CHAPTER, "result": r, "statement": st,
-                               "paper_value": np.nan, "check_max_z": z, "headline": np.nan,
-                               "ci_low": np.nan, "ci_high": np.nan,
-                               "status": "reproduced" if z < Z_MAX else "differs"}
-                              for r, st, z in rows])
-semres.book.save_table(summary_table, CHAPTER, "summary")
-
-deviations = [
+         mc.space == "discrete")]:
+    report.result(result, statement, check_max_z=mc.loc[cells, "z"].abs().max())
+report.deviations(
+    cfg, SETTINGS.paper,
     f"the laws are checked by Monte Carlo with {cfg['trials']:,} trials per cell on circle, "
     f"segment, sphere and a discrete space of {cfg['discrete_points']} points on a "
     f"{cfg['discrete_grid']} × {cfg['discrete_grid']} grid, a check added here",
     "the noisy form, the explicit noisy front and the segment's moments are derived here, and "
-    "the tie term $\\tau/2$ for discrete spaces is new here",
-]
-glue("ch1_deviations", Markdown("\n".join(f"* {d}" for d in deviations)), display=False)
+    "the tie term $\\tau/2$ for discrete spaces is new here")
+report.save()
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-noise-segment

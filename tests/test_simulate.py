@@ -15,7 +15,7 @@ import pytest
 from scipy.integrate import quad
 
 from semres import kernels, spaces, theory
-from semres.simulate import Estimate, exact_two_item, luce_success
+from semres.simulate import Estimate, check_table, exact_two_item, luce_success
 
 Z_MAX = 5.0
 TRIALS = 300_000
@@ -346,3 +346,19 @@ def test_kernel_values_and_resolution():
                                   kernels.Exponential(0.1, 0.01)])
 def test_kernels_accept_a_single_distance(kern):
     assert float(kern(0.05)) == pytest.approx(float(kern(np.array([0.05]))[0]))
+
+
+def test_check_table_puts_both_tests_of_a_cell_on_one_line():
+    import pandas as pd
+
+    mc = pd.DataFrame({"space": ["b", "b", "a", "a"], "eps": [0.1, 0.1, 0.2, 0.2],
+                       "task": ["similarity", "identification"] * 2,
+                       "theory": [0.6, 0.9, 0.7, 0.8], "mc": [0.61, 0.89, 0.69, 0.81],
+                       "z": [1.0, -1.0, -0.5, 0.5], "stderr": 0.01})
+    wide = check_table(mc, ["space", "eps"])
+    assert list(wide.columns) == ["space", "eps", "p_S theory", "p_S mc", "p_S z",
+                                  "p_I theory", "p_I mc", "p_I z"]
+    assert wide.space.tolist() == ["b", "a"]  # the cells' order, not sorted
+    assert wide.iloc[1][["p_S mc", "p_I z"]].tolist() == [0.69, 0.5]
+    with pytest.raises(ValueError, match="mc must have columns"):
+        check_table(mc.drop(columns="z"), ["space"])

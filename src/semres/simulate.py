@@ -256,6 +256,23 @@ def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
     return p_s, p_i
 
 
+def check_table(mc, index):
+    """A Monte Carlo check for readers: one line per cell, both tests side by side.
+
+    ``mc`` is tidy (one row per cell and task, columns ``task``, ``theory``, ``mc``, ``z`` and
+    the ``index`` columns naming the cell); the result has ``p_S theory``, ``p_S mc``,
+    ``p_S z``, then the same for ``p_I``, cells in their order in ``mc``.
+    """
+    if not {"task", "theory", "mc", "z", *index} <= set(mc.columns):
+        raise ValueError(f"mc must have columns task, theory, mc, z and {', '.join(index)}; "
+                         f"got {', '.join(mc.columns)}")
+    wide = mc.pivot_table(index=list(index), columns="task", values=["theory", "mc", "z"],
+                          sort=False)
+    wide.columns = [f"{'p_S' if task == 'similarity' else 'p_I'} {what}"
+                    for what, task in wide.columns]
+    return wide[[f"{p} {w}" for p in ("p_S", "p_I") for w in ("theory", "mc", "z")]].reset_index()
+
+
 # --------------------------------------------------------------------------- settings
 
 def _check_front(cfg: dict, ch: str) -> None:
