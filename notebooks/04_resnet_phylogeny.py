@@ -45,9 +45,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
-from IPython.display import Markdown, display
+from IPython.display import display
 from joblib import hash as joblib_hash
-from myst_nb import glue
 from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 from tqdm.auto import tqdm
@@ -57,21 +56,21 @@ import semres.profiles
 import semres.plotting as splot
 from semres import phylo, theory, vision
 from semres.kernels import Constant
+from semres.report import Z_MAX, Report
 from semres.simulate import exact_two_item, luce_success
 from semres.spaces import Discrete
 
 splot.use_style()
 CHAPTER = "04_resnet_phylogeny"
-cfg = semres.profiles.settings(CHAPTER, profile)
-if image_size:
-    cfg["size"] = int(image_size)
+cfg = semres.profiles.settings(CHAPTER, profile, image_size=image_size)
 torch_device = semres.book.torch_device(device)
+stream = semres.book.seeds(seed)
+report = Report(CHAPTER)
 REAL = cub_dir is not None
 vision.check_inputs(cub_dir, newick, model)
-Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
-glue("ch4_n_alphas", len(cfg["alphas"]), display=False)
-glue("ch4_replicates", cfg["replicates"], display=False)
-glue("ch4_epochs", cfg["epochs"], display=False)
+for key, value in {"replicates": cfg["replicates"], "epochs": cfg["epochs"],
+                   "n_alphas": len(cfg["alphas"])}.items():
+    report.number(key, value)
 
 # %% [markdown]
 # ## Two items on a finite space
@@ -211,10 +210,9 @@ for k, eps in enumerate(tqdm(eps_check, desc="Theorem on the tree")):
     thm_s = float(pS_stated.subs({mb: m_b, vb: v_b, mt: m_tau}))
     thm_i = 1 - m_b / 2
     ex_s, ex_i = exact_two_item(space, Constant(eps))
-    mc_s = luce_success(space, Constant(eps), "similarity", 2, cfg["mc_trials"],
-                        seed=seed * 1000 + 2 * k)
-    mc_i = luce_success(space, Constant(eps), "identification", 2, cfg["mc_trials"],
-                        seed=seed * 1000 + 2 * k + 1)
+    mc_s, mc_i = (luce_success(space, Constant(eps), task, 2, cfg["mc_trials"],
+                               seed=stream("theorem_on_tree", k, t))
+                  for t, task in enumerate(("similarity", "identification")))
     rows.append({"eps": eps, "mean_b": m_b, "var_b": v_b, "mean_tau": m_tau,
                  "p_s_theorem": thm_s, "p_s_exact": ex_s, "p_s_mc": mc_s.mean,
                  "z_s": zscore(mc_s, thm_s), "p_i_theorem": thm_i, "p_i_exact": ex_i,
@@ -235,16 +233,15 @@ check_maxz = float(check[["z_s", "z_i"]].abs().max().max())
 check_exact_gap = float(max((check.p_s_theorem - check.p_s_exact).abs().max(),
                             (check.p_i_theorem - check.p_i_exact).abs().max()))
 assert check_maxz < Z_MAX
-semres.book.save_table(check, CHAPTER, "theorem_on_tree")
-glue("ch4_check_maxz", check_maxz, display=False)
-glue("ch4_check_gap", check_exact_gap, display=False)
-glue("ch4_check_cells", len(check), display=False)
-glue("ch4_check_trials", cfg["mc_trials"], display=False)
-glue("ch4_check_tau", float(check.mean_tau.iloc[0]), display=False)
+report.table(check, "theorem_on_tree")
 print(f"{len(check)} resolutions: largest |theorem - exact sum| = {check_exact_gap:.1e}, "
       f"largest Monte Carlo |z| = {check_maxz:.2f}")
 
 # %% tags=["hide-input", "hide-output"]
+for key, value in {"check_maxz": check_maxz, "check_gap": check_exact_gap,
+                   "check_cells": len(check), "check_trials": cfg["mc_trials"],
+                   "check_tau": check.mean_tau.iloc[0]}.items():
+    report.number(key, value)
 splot.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exact", "p_s_mc",
                    "z_s", "p_i_theorem", "p_i_exact", "p_i_mc", "z_i", "p_s_untied"]],
             z_s="{:+.2f}", z_i="{:+.2f}")
@@ -290,16 +287,16 @@ split_sizes = {k: len(v) for k, v in data.split.items()}
 assert not set(data.split["test"]) & set(data.split["train"])
 assert not set(data.species[data.split["ood"]]) & set(data.species[data.split["train"]])
 n_ood_species = len(np.unique(data.species[data.split["ood"]]))
-glue("ch4_n_species", data.n_species, display=False)
-glue("ch4_n_images", len(data.images), display=False)
-glue("ch4_image_size", data.images.shape[1], display=False)
-glue("ch4_n_ood_species", n_ood_species, display=False)
-for k, v in split_sizes.items():
-    glue(f"ch4_split_{k}", v, display=False)
 print(f"{data.n_species} species, {len(data.images)} images of {data.images.shape[1]} px, "
       f"built in {t_data:.1f} s\nsplits {split_sizes}")
 
 # %% tags=["hide-input"]
+for key, value in {"n_species": data.n_species, "n_images": len(data.images),
+                   "image_size": data.images.shape[1], "n_ood_species": n_ood_species,
+                   **{f"split_{k}": v for k, v in split_sizes.items()}}.items():
+    report.number(key, value)
+
+
 def tree_and_gallery(data, n_show=8, per_species=5):
     """The tree as a dendrogram (average linkage of the patristic distances, exact for an
     ultrametric tree) beside a gallery of species spread along it."""
@@ -337,9 +334,7 @@ def tree_and_gallery(data, n_show=8, per_species=5):
     return fig
 
 
-fig = tree_and_gallery(data)
-glue("ch4-fig-data", fig, display=False)
-plt.close(fig)
+report.figure("data", tree_and_gallery(data))
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-data
@@ -397,7 +392,6 @@ plt.close(fig)
 # %%
 settings = {k: cfg[k] for k in ("epochs", "batch_size", "lr", "widths", "depths", "n_eps",
                                 "max_probes")}
-glue("ch4_widths", ", ".join(map(str, cfg["widths"])), display=False)
 run_cached = semres.book.cache().cache(vision.train_and_evaluate_many,
                                        ignore=["checkpoint_dir", "device", "progress"])
 key = joblib_hash((data.images, data.species, data.distances,
@@ -422,16 +416,8 @@ by_alpha = pd.DataFrame([{"alpha": r["alpha"], "seed": r["seed"], **r["summary"]
                           "final_val_accuracy": r["history"][-1]["val_accuracy"],
                           "train_seconds": r["train_seconds"]} for r in results])
 by_alpha = by_alpha.merge(curve_stats, on=["alpha", "seed"])
-semres.book.save_table(tradeoff, CHAPTER, "tradeoff")
-semres.book.save_table(by_alpha, CHAPTER, "by_alpha")
-glue("ch4_run_seconds", float(by_alpha.train_seconds.mean()), display=False)
-glue("ch4_n_runs", len(results), display=False)
-at_once = max(r["trained_with"] for r in results)
-glue("ch4_at_once", "one at a time" if at_once == 1 else f"{at_once} at once, as one network "
-     "mapped over their stacked weights with `torch.func.vmap`", display=False)
-from_cache = t_runs < 0.5 * by_alpha.train_seconds.sum()
-glue("ch4_run_source", "were loaded from the cache of an earlier build with the same code and "
-     "settings" if from_cache else "were trained in this build", display=False)
+for name, table in (("tradeoff", tradeoff), ("by_alpha", by_alpha)):
+    report.table(table, name)
 
 # %% [markdown]
 # The {glue:text}`ch4_n_runs` runs of this page {glue:text}`ch4_run_source`
@@ -446,6 +432,17 @@ glue("ch4_run_source", "were loaded from the cache of an earlier build with the 
 # (from the spread over seeds); it counts as detected when the interval excludes zero.
 
 # %% tags=["hide-input"]
+report.text("widths", ", ".join(map(str, cfg["widths"])))
+at_once = max(r["trained_with"] for r in results)
+from_cache = t_runs < 0.5 * by_alpha.train_seconds.sum()
+report.text("at_once", "one at a time" if at_once == 1 else f"{at_once} at once, as one "
+            "network mapped over their stacked weights with `torch.func.vmap`")
+report.text("run_source", "were loaded from the cache of an earlier build with the same code "
+            "and settings" if from_cache else "were trained in this build")
+for key, value in {"run_seconds": by_alpha.train_seconds.mean(),
+                   "n_runs": len(results)}.items():
+    report.number(key, value)
+
 METRICS = {
     "sim_accuracy": "triplet accuracy, trained species",
     "ood_sim_accuracy": "triplet accuracy, held-out species",
@@ -482,7 +479,7 @@ for a_hi, label in ((alpha_ce, "cross-entropy on"), (alpha_one, "cross-entropy o
                      "ci_high": diff + 2 * se,
                      "detected": bool(np.isfinite(se) and abs(diff) > 2 * se)})
 effects = pd.DataFrame(rows)
-semres.book.save_table(effects, CHAPTER, "effects")
+report.table(effects, "effects")
 
 
 def eff(col, a_hi):
@@ -531,9 +528,9 @@ if not one_seed and alpha_ce is not None:
                 f"α = {alpha_ce:g}")
     if alpha_one is not None:
         verdict += f" and {describe('mean_p_i', alpha_one)} at α = 1"
-glue("ch4_verdict", verdict, display=False)
-glue("ch4_alpha_min", float(alpha_lo), display=False)
-glue("ch4_alpha_ce", float(alpha_ce) if alpha_ce is not None else float("nan"), display=False)
+report.text("verdict", verdict)
+report.number("alpha_min", alpha_lo)
+report.number("alpha_ce", alpha_ce if alpha_ce is not None else float("nan"))
 
 
 def interval(r):
@@ -575,17 +572,14 @@ def tradeoff_figure(tradeoff):
     return fig
 
 
-fig = tradeoff_figure(tradeoff)
-glue("ch4-fig-tradeoff", fig, display=False)
-plt.close(fig)
+report.figure("tradeoff", tradeoff_figure(tradeoff))
 
 best = tradeoff.groupby(["alpha", "seed"]).p_s.max().groupby("alpha").mean()
 best_theory = tradeoff.groupby(["alpha", "seed"]).p_s_theory.max().groupby("alpha").mean()
-glue("ch4_gap_a0", float(best_theory.iloc[0] - best.iloc[0]), display=False)
-glue("ch4_gap_a1", float(best_theory.iloc[-1] - best.iloc[-1]), display=False)
-glue("ch4_alpha_max", float(alphas[-1]), display=False)
-own_vs_all = float((tradeoff.p_s - tradeoff.p_s_all).abs().max())
-glue("ch4_refs_gap", own_vs_all, display=False)
+for key, value in {"gap_a0": best_theory.iloc[0] - best.iloc[0],
+                   "gap_a1": best_theory.iloc[-1] - best.iloc[-1], "alpha_max": alphas[-1],
+                   "refs_gap": (tradeoff.p_s - tradeoff.p_s_all).abs().max()}.items():
+    report.number(key, value)
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-tradeoff
@@ -626,8 +620,7 @@ for ax in axes[-1]:
     ax.set_xlabel("α")
 handles, labels = axes[0, 0].get_legend_handles_labels()
 fig.legend(handles, labels, loc="outside lower center", ncol=3)
-glue("ch4-fig-summaries", fig, display=False)
-plt.close(fig)
+report.figure("summaries", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-summaries
@@ -643,73 +636,49 @@ plt.close(fig)
 
 # %% tags=["hide-input"]
 # the measured points for the book's overview: each α at the ε where its mean p_S peaks
-points = []
 for a in alphas:
     grp = tradeoff[tradeoff.alpha == a]
     grp = grp.assign(k=grp.groupby("seed").cumcount())
     stats = grp.groupby("k")[["p_i", "p_s"]].agg(["mean", "sem"])
     k = stats[("p_s", "mean")].idxmax()
-    points.append({"chapter": CHAPTER, "system": f"ResNet, α = {a:g}",
-                   "p_i": stats.loc[k, ("p_i", "mean")], "p_s": stats.loc[k, ("p_s", "mean")],
-                   "se_i": stats.loc[k, ("p_i", "sem")], "se_s": stats.loc[k, ("p_s", "sem")]})
-semres.book.save_table(pd.DataFrame(points), CHAPTER, "front")
+    report.point(f"ResNet, α = {a:g}", stats.loc[k, ("p_i", "mean")],
+                 stats.loc[k, ("p_s", "mean")], stats.loc[k, ("p_i", "sem")],
+                 stats.loc[k, ("p_s", "sem")])
 
-
-def effect_row(col, statement):
+report.result("Theorem 4 (paper Thm. 1 with ties): two items on a finite space",
+              "p_S = 1/2 + <b> - <b>^2 - Var(b) + <tau>/2 and p_I = 1 - <b>/2 on the species "
+              "of a simulated tree (exact sum and Monte Carlo)",
+              check_max_z=check_maxz, passed=check_exact_gap < 1e-9)
+for col, measure, claim in (("sim_accuracy", "triplet accuracy", "raises generalization"),
+                            ("id_auc", "identification AUC", "lowers identification")):
+    result = (f"ResNet: {measure} change, α {alpha_lo:g} → "
+              f"{alpha_ce if alpha_ce is not None else float('nan'):g}")
+    statement = f"raising α (cross-entropy still on) {claim}"
     r = eff(col, alpha_ce) if alpha_ce is not None else None
-    want_up = col == "sim_accuracy"
     if r is None or not np.isfinite(r.se):  # no α to compare, or one seed: nothing to test
-        return {"result": statement, "headline": np.nan if r is None else r.effect,
-                "ci_low": np.nan, "ci_high": np.nan, "status": "not run"}
-    ok = bool(r.detected and (r.effect > 0) == want_up)
-    return {"result": statement, "headline": r.effect, "ci_low": r.ci_low,
-            "ci_high": r.ci_high, "status": "reproduced" if ok else "differs"}
+        report.not_run(result, statement, headline=None if r is None else r.effect)
+    else:
+        report.result(result, statement, headline=r.effect, ci=(r.ci_low, r.ci_high),
+                      passed=r.detected and (r.effect > 0) == (col == "sim_accuracy"))
 
-
-summary_rows = [
-    {"result": "Theorem 4 (paper Thm. 1 with ties): two items on a finite space",
-     "statement": "p_S = 1/2 + <b> - <b>^2 - Var(b) + <tau>/2 and p_I = 1 - <b>/2 on the species "
-                  "of a simulated tree (exact sum and Monte Carlo)",
-     "check_max_z": check_maxz, "headline": np.nan, "ci_low": np.nan,
-     "ci_high": np.nan,
-     "status": "reproduced" if check_maxz < Z_MAX and check_exact_gap < 1e-9 else "differs"},
-    {**effect_row("sim_accuracy", f"ResNet: triplet accuracy change, α {alpha_lo:g} → "
-                  f"{alpha_ce if alpha_ce is not None else float('nan'):g}"),
-     "statement": "raising α (cross-entropy still on) raises generalization"},
-    {**effect_row("id_auc", f"ResNet: identification AUC change, α {alpha_lo:g} → "
-                  f"{alpha_ce if alpha_ce is not None else float('nan'):g}"),
-     "statement": "raising α (cross-entropy still on) lowers identification"},
-]
-summary_table = pd.DataFrame(summary_rows).assign(chapter=CHAPTER, paper_value=np.nan)
-summary_table = summary_table.reindex(columns=["chapter", "result", "statement", "paper_value",
-                                               "check_max_z", "headline", "ci_low", "ci_high",
-                                               "status"])
-semres.book.save_table(summary_table, CHAPTER, "summary")
-
-# what ran here against the paper's protocol, read from the settings of this build
-PAPER = {"alphas": [0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0], "replicates": 5,
-         "epochs": 15}
-deviations = []
+# what ran here against the paper's protocol
 if REAL:
-    deviations.append(f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, "
-                      f"{data.n_species} species at {data.images.shape[1]} px")
+    data_line = (f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, "
+                 f"{data.n_species} species at {data.images.shape[1]} px")
 else:
-    deviations.append(f"data: a simulated tree of {data.n_species} species and "
-                      f"{len(data.images)} rendered images of {data.images.shape[1]} px, "
-                      "instead of CUB-200-2011 and a bird phylogeny")
+    data_line = (f"data: a simulated tree of {data.n_species} species and "
+                 f"{len(data.images)} rendered images of {data.images.shape[1]} px, "
+                 "instead of CUB-200-2011 and a bird phylogeny")
 if model is None:
-    deviations.append(f"model: a ResNet with widths {', '.join(map(str, cfg['widths']))} and "
-                      f"depths {', '.join(map(str, cfg['depths']))}, trained from scratch, "
-                      "instead of an ImageNet-pretrained ResNet-50")
-elif model != "microsoft/resnet-50":
-    deviations.append(f"model: `{model}` instead of an ImageNet-pretrained ResNet-50")
-if list(cfg["alphas"]) != PAPER["alphas"]:
-    deviations.append(f"α grid: {', '.join(f'{a:g}' for a in cfg['alphas'])} (paper: "
-                      f"{', '.join(f'{a:g}' for a in PAPER['alphas'])})")
-for key, what in (("replicates", "seeds per α"), ("epochs", "epochs")):
-    if cfg[key] != PAPER[key]:
-        deviations.append(f"{what}: {cfg[key]} (paper: {PAPER[key]})")
-deviations += [
+    model_line = (f"model: a ResNet with widths {', '.join(map(str, cfg['widths']))} and "
+                  f"depths {', '.join(map(str, cfg['depths']))}, trained from scratch, "
+                  "instead of an ImageNet-pretrained ResNet-50")
+else:
+    model_line = ("" if model == "microsoft/resnet-50" else
+                  f"model: `{model}` instead of an ImageNet-pretrained ResNet-50")
+report.deviations(None, None, data_line, model_line)
+report.deviations(
+    cfg, vision.SETTINGS.paper,
     "the similarity test asks only untied triplets, with ties in the tree handled by the Luce "
     "rule ({prf:ref}`thm-two-item-discrete`)",
     "$p_S$ and $p_I$ are exact expectations over every triplet of the test images, not samples",
@@ -718,9 +687,8 @@ deviations += [
     "apart in its embedding",
     "the theory overlay uses the ball measures of the embedding, where ε acts (see "
     "{ref}`original-code-units`), and only test images enter the tests (see "
-    "{ref}`original-code-leakage`)",
-]
-glue("ch4_deviations", Markdown("\n".join(f"* {d}" for d in deviations)), display=False)
+    "{ref}`original-code-leakage`)")
+summary = report.save()  # summary.csv and front.csv for the book's overview page
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper
@@ -764,7 +732,8 @@ glue("ch4_deviations", Markdown("\n".join(f"* {d}" for d in deviations)), displa
 # most {glue:text}`ch4_max_probes` probes (its cost grows as the cube of the test set).
 
 # %%
-glue("ch4_max_probes", cfg["max_probes"], display=False)
 names = pd.read_csv(resources.files("semres") / "data/cub_scientific_names.csv")
-glue("ch4_names_low", int((names.confidence == "low").sum()), display=False)
-glue("ch4_names_medium", int((names.confidence == "medium").sum()), display=False)
+for key, value in {"max_probes": cfg["max_probes"],
+                   "names_low": (names.confidence == "low").sum(),
+                   "names_medium": (names.confidence == "medium").sum()}.items():
+    report.number(key, value)

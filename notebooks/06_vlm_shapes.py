@@ -41,41 +41,33 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
 import torch
 import transformers
-from IPython.display import Markdown, display
-from myst_nb import glue
+from IPython.display import display
 
 import semres.book
 import semres.profiles
 import semres.plotting as splot
 from semres import choice, fits, kernels, released, scenes, spaces, theory, vlm
 from semres import results as tidy
+from semres.report import Z_MAX, Report
 from semres.simulate import luce_success
 
 splot.use_style()
 CHAPTER = "06_vlm_shapes"
 cfg = semres.profiles.settings(CHAPTER, profile)
-PAPER = semres.profiles.settings(CHAPTER, "paper")
-if int(batch_size) < 1:
-    raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
-if int(image_size) < 0:
-    raise ValueError(f"image_size must be >= 0; got {image_size!r}")
 torch_device = semres.book.torch_device(device)
-if int(threads) < 0:
-    raise ValueError(f"threads must be >= 0; got {threads!r}")
+stream = semres.book.seeds(seed)
+report = Report(CHAPTER)
 if int(threads):
     torch.set_num_threads(int(threads))
 transformers.logging.disable_progress_bar()  # weight-loading bars, not our progress
 result_paths = [p.strip() for p in str(results or "").split(",") if p.strip()]
 # schema CSVs, or the authors' raw CSVs through their adapters; fails early if bad
 results_df = released.load_results(result_paths) if result_paths else None
-SIZE = scenes.SHAPE_SIZE
-Z_MAX = 4.0  # simulation vs theory: |z| must stay below this
 SHIPPED = released.tables()
 
 ran = [f"profile **{profile}**, seed {seed}",
@@ -92,7 +84,8 @@ ran = [f"profile **{profile}**, seed {seed}",
        (f"per-trial results from {len(result_paths)} path(s): {len(results_df)} trials of "
         + ", ".join(sorted(set(results_df['model']))) if result_paths else
         "no per-trial result files (`results=` not given)")]
-glue("ch6_ran", Markdown("\n".join(f"- {r}" for r in ran)), display=False)
+report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
+SIZE = scenes.SHAPE_SIZE
 
 # %% [markdown]
 # ````{admonition} What ran in this build
@@ -116,7 +109,7 @@ glue("ch6_ran", Markdown("\n".join(f"- {r}" for r in ran)), display=False)
 # paper come first and eight more let $n$ run to 12.
 
 # %% tags=["hide-input"]
-rng = np.random.default_rng(seed)
+rng = np.random.default_rng(stream("example_scenes"))
 examples = [scenes.map_scenes(5)[7],
             scenes.sample_scene(rng, 8, "similarity"),
             scenes.sample_scene(rng, 12, "similarity"),
@@ -130,9 +123,8 @@ for ax, s in zip(axes.flat, examples):
     ax.set_xticks([])
     ax.set_yticks([])
     ax.grid(False)
-glue("ch6-fig-scenes", fig, display=False)
-plt.close(fig)
-glue("ch6_shape_frac", float(SIZE), display=False)
+report.number("shape_frac", SIZE)
+report.figure("scenes", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-scenes
@@ -229,14 +221,14 @@ display(sp.Eq(sp.Symbol("w(y)"), w_derived), sp.Eq(sp.Symbol("varepsilon_match")
 
 # %% tags=["hide-input", "hide-output"]
 w_fn = sp.lambdify((y, c, eps), w_stated, "numpy")
-pts = np.random.default_rng(seed).uniform(-1, 1, size=(200_000, 2))
+pts = np.random.default_rng(stream("band_points")).uniform(-1, 1, size=(200_000, 2))
 c0, e0 = 0.3, 0.1
 gap = np.abs(np.hypot(pts[:, 0] + c0, pts[:, 1]) - np.hypot(pts[:, 0] - c0, pts[:, 1]))
 in_band = np.abs(pts[:, 0]) <= w_fn(pts[:, 1], c0, e0)
 band_agree = float(np.mean(in_band == (gap <= e0)))
 assert band_agree > 0.9999, band_agree
 
-check = scenes.sample_scenes(500, 4, "similarity", seed)
+check = scenes.sample_scenes(500, 4, "similarity", stream("margin_law_scenes"))
 dist = np.array([s.distances for s in check])
 tgt = np.array([s.target for s in check])
 g = kernels.Exponential(0.05)(dist)  # the engine's kernel object on real scene geometry
@@ -245,8 +237,8 @@ assert np.allclose(luce_direct, vlm.luce_exponential(dist, tgt, 0.05))
 two = np.sort(dist, axis=1)[:, :2]
 assert np.allclose(vlm.luce_exponential(two, np.zeros(len(two), int), 0.05),
                    1 / (1 + np.exp(-(two[:, 1] - two[:, 0]) / 0.05)))
-glue("ch6_band_agree", float(band_agree), display=False)
-glue("ch6_zmax", Z_MAX, display=False)
+report.number("band_agree", band_agree)
+report.number("zmax", Z_MAX)
 
 
 class Canvas(spaces.Space):
@@ -271,19 +263,24 @@ def canvas_ball(p, radius, k=600):
 grid_p = np.stack(np.meshgrid((np.arange(100) + 0.5) / 100, (np.arange(100) + 0.5) / 100),
                   axis=-1).reshape(-1, 2)
 rows = []
-for e in (0.1, 0.25):
+for i, e in enumerate((0.1, 0.25)):
     b_p = canvas_ball(grid_p, e)
     for n in (2, 4, 8, 12):
         p_s, p_i = theory.n_item(b_p, n)
-        for task, th in (("similarity", p_s.mean()), ("identification", p_i.mean())):
+        for k, (task, th) in enumerate((("similarity", p_s.mean()),
+                                        ("identification", p_i.mean()))):
             est = luce_success(Canvas(), kernels.Constant(e), task, n, cfg["mc_trials"],
-                               seed=seed)
+                               seed=stream("canvas_check", i, n, k))
             rows.append({"eps": e, "mean b": b_p.mean(), "task": task, "n": n,
                          "theory": th, "simulated": est.mean, "se": est.stderr,
                          "z": est.zscore(th)})
 canvas_check = pd.DataFrame(rows)
-assert canvas_check["z"].abs().max() < Z_MAX, canvas_check
-glue("ch6_canvas_zmax", float(canvas_check["z"].abs().max()), display=False)
+canvas_zmax = canvas_check["z"].abs().max()
+assert canvas_zmax < Z_MAX, canvas_check
+report.number("canvas_zmax", canvas_zmax)
+report.result("Error band and margin law on a canvas (SymPy, Monte Carlo)",
+              "hyperbolic error band, logistic margin law, heterogeneous Theorem 3 on the "
+              "canvas agree with simulation", check_max_z=canvas_zmax)
 splot.table(canvas_check, decimals=4)
 
 # %% [markdown]
@@ -342,26 +339,25 @@ if model is None:
     record = json.loads((Path(model_ref) / "training.json").read_text())
     losses, vision_losses = record["losses"], record["vision_losses"]
     tail, vtail = max(1, len(losses) // 10), max(1, len(vision_losses) // 10)
-    glue("ch6_vloss_first", float(np.mean(vision_losses[:vtail])), display=False)
-    glue("ch6_vloss_last", float(np.mean(vision_losses[-vtail:])), display=False)
-    glue("ch6_loss_first", float(np.mean(losses[:tail])), display=False)
-    glue("ch6_loss_last", float(np.mean(losses[-tail:])), display=False)
+    report.number("vloss_first", np.mean(vision_losses[:vtail]))
+    report.number("vloss_last", np.mean(vision_losses[-vtail:]))
+    report.number("loss_first", np.mean(losses[:tail]))
+    report.number("loss_last", np.mean(losses[-tail:]))
 else:
     model_ref, model_name = str(model), str(model)
     for key in ("loss_first", "loss_last", "vloss_first", "vloss_last"):
-        glue(f"ch6_{key}", float("nan"), display=False)
+        report.number(key, float("nan"))
 # fails here, with one line, if the model is unavailable
 canvas_px = int(image_size) or vlm.native_size(vlm.load_processor(model_ref))
 # as code: IPython reads a Markdown string that names an existing path as a file
-glue("ch6_model", Markdown(model_name if model is None else f"`{model_name}`"),
-     display=False)
-glue("ch6_tower", Markdown(f"{cfg['vision']} tower" if model is None else "the model's own"),
-     display=False)
-glue("ch6_steps", cfg["steps"], display=False)
-glue("ch6_vision_steps", cfg["vision_steps"], display=False)
-glue("ch6_canvas_px", int(canvas_px), display=False)
-glue("ch6_guess_loss", float(np.log(len(scenes.SHAPES))), display=False)
-glue("ch6_n_names", len(scenes.SHAPES), display=False)
+report.text("model", model_name if model is None else f"`{model_name}`", markdown=True)
+report.text("tower", f"{cfg['vision']} tower" if model is None else "the model's own",
+            markdown=True)
+report.number("steps", cfg["steps"])
+report.number("vision_steps", cfg["vision_steps"])
+report.number("canvas_px", canvas_px)
+report.number("guess_loss", np.log(len(scenes.SHAPES)))
+report.number("n_names", len(scenes.SHAPES))
 
 evaluate = semres.book.cache().cache(vlm.evaluate, ignore=["progress"])
 
@@ -391,7 +387,7 @@ def score(scene_list):
 # %% tags=["hide-input"]
 map_list = scenes.map_scenes(cfg["grid"])
 map_probs, map_p = score(map_list)
-fit_list = scenes.sample_scenes(cfg["fit_scenes"], 4, "similarity", seed + 1)
+fit_list = scenes.sample_scenes(cfg["fit_scenes"], 4, "similarity", stream("fit_scenes"))
 fit_probs, fit_p = score(fit_list)
 fit_d = np.array([s.distances for s in fit_list])
 fit_t = np.array([s.target for s in fit_list])
@@ -399,14 +395,15 @@ fit_m = np.array([s.margin for s in fit_list])
 fit_names = [list(s.names) for s in fit_list]
 
 
-def choice_rows(label, source, d, names, px, choices=None, probs=None, seed_=seed):
+def choice_rows(label, source, d, names, px, choices=None, probs=None):
     """The likelihood fits every model gets on its similarity trials: the Luce rule with the
     exponential kernel, without and with one response weight per answer. Rows for fit.csv,
     and the biased fit itself."""
     out, biased = [], None
     for bias in (False, True):
         f = choice.fit_choices(d, names, choice=choices, probs=probs, bias=bias,
-                               boot=cfg["choice_boot"], seed=seed_ + 3, progress=True)
+                               boot=cfg["choice_boot"], seed=stream("choice_bootstrap"),
+                               progress=True)
         out.append({"model": label, "source": source,
                     "kernel": "exponential + response bias (ML)" if bias else
                     "exponential (ML)", "scale_frac": f["scale"], "scale_px": f["scale"] * px,
@@ -426,18 +423,25 @@ def weight_rows(label, f):
             for n, w in f["weights"].items()]
 
 
-def scale_verdict(label, f):
-    """Whether the answers carry a spatial scale, from the fit's own numbers."""
+def scale_verdict(label, f, px, statement=None):
+    """Whether the answers carry a spatial scale (a likelihood-ratio test against the response
+    weights alone), in words, and with a ``statement`` an overview row (reproduced when they
+    do; a censored fit draws no verdict)."""
     warn = fits.censored_warning(f"{label}'s spatial scale", {
         "at_bound": f["scale_at_bound"], "bound_params": f["bound_params"]})
+    depends = None if warn else f["distance_p"] <= 0.01
+    if statement:
+        report.result(f"{label}: accuracy rises with the margin (spatial scale, biased Luce)",
+                      statement, headline=f["scale"] * px,
+                      ci=(f["scale_ci"][0] * px, f["scale_ci"][1] * px), passed=depends)
     if warn:
-        return warn, "not run"
-    if f["distance_p"] > 0.01:
+        return warn
+    if not depends:
         return (f"{label}'s answers do not depend measurably on distance (likelihood-ratio "
                 f"p = {f['distance_p']:.2g} against the same response weights alone): the "
-                "fitted scale is not identified.", "differs")
+                "fitted scale is not identified.")
     return (f"{label}'s answers depend on distance (likelihood-ratio p = "
-            f"{f['distance_p']:.2g}); its spatial scale is identified.", "reproduced")
+            f"{f['distance_p']:.2g}); its spatial scale is identified.")
 
 
 fe = vlm.fit_exponential(fit_d, fit_t, fit_p)
@@ -450,7 +454,8 @@ def refit(i):
     return be["scale"], bm["eps"], be["at_bound"], bm["at_bound"]
 
 
-boot = np.array(fits.bootstrap_map(refit, len(fit_p), cfg["boot"], seed + 2, progress=True,
+boot = np.array(fits.bootstrap_map(refit, len(fit_p), cfg["boot"],
+                                   stream("least_squares_bootstrap"), progress=True,
                                    desc="least-squares bootstrap"))
 ci = np.percentile(boot[:, :2], [2.5, 97.5], axis=0)
 live_rows, live_fit = choice_rows(model_name, "live", fit_d, fit_names, canvas_px,
@@ -472,8 +477,11 @@ fit_rows = [
 weights = weight_rows(model_name, live_fit)
 scale, floor, eps_fit = live_fit["scale"], live_fit["floor"], fm["eps"]
 live_weights = live_fit["weights"]
-live_verdict, live_status = scale_verdict(model_name, live_fit)
-glue("ch6_live_scale_verdict", Markdown(live_verdict), display=False)
+report.text("live_scale_verdict", scale_verdict(
+    model_name, live_fit, canvas_px, "the model's answers depend on distance beyond its answer "
+    "bias; scale in pixels of its canvas"), markdown=True)
+top = max(live_weights, key=live_weights.get)
+report.text("top_answer", f"“{top}”", markdown=True)
 for key, val in {"scale_px": scale * canvas_px, "scale_frac": scale, "floor": floor,
                  "scale_lo": live_fit["scale_ci"][0] * canvas_px,
                  "scale_hi": live_fit["scale_ci"][1] * canvas_px,
@@ -481,13 +489,10 @@ for key, val in {"scale_px": scale * canvas_px, "scale_frac": scale, "floor": fl
                  "eps_px": eps_fit * canvas_px, "eps_frac": eps_fit,
                  "eps_lo": ci[0, 1] * canvas_px, "eps_hi": ci[1, 1] * canvas_px,
                  "eps_match": 2 * np.log(2) * scale, "fit_acc": fit_p.mean(),
-                 "map_acc": map_p.mean(), "choice_boot": cfg["choice_boot"]}.items():
-    glue(f"ch6_{key}", float(val), display=False)
-glue("ch6_fit_n", len(fit_list), display=False)
-top = max(live_weights, key=live_weights.get)
-glue("ch6_top_answer", Markdown(f"“{top}”"), display=False)
-glue("ch6_top_weight", float(live_weights[top]), display=False)
-glue("ch6_uniform_weight", float(1 / len(live_weights)), display=False)
+                 "map_acc": map_p.mean(), "choice_boot": cfg["choice_boot"],
+                 "fit_n": len(fit_list), "top_weight": live_weights[top],
+                 "uniform_weight": 1 / len(live_weights)}.items():
+    report.number(key, val)
 
 # %% tags=["hide-input"]
 probe_xy = np.array([s.probe for s in map_list])
@@ -521,8 +526,7 @@ for ax, vals, title in ((axes[0], map_p, "model"),
     ax.grid(False)
 axes[0].set_ylabel("y (canvas, down)")
 fig.colorbar(im, ax=axes, shrink=0.8, label="P(correct)")
-glue("ch6-fig-map", fig, display=False)
-plt.close(fig)
+report.figure("map", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-map
@@ -572,8 +576,7 @@ ax.plot(agg["m"] * canvas_px, agg["mar"], "--", color=splot.THEORY_ALT,
 ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
 ax.set(xlabel="margin $d_2 - d_1$ (pixels)", ylabel="P(correct)", ylim=(0, 1.02))
 splot.legend_outside(fig, ax, ncol=2)
-glue("ch6-fig-margin", fig, display=False)
-plt.close(fig)
+report.figure("margin", fig)
 splot.table(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
                                     "distance_p", "at_bound"]], decimals=3)
 
@@ -618,9 +621,9 @@ splot.table(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_
 # %% tags=["hide-input"]
 EPS_GRID = np.linspace(0, 1.5, 301)
 rows, scene_rows, curves, sweep_probes = [], [], {}, {}
-for task in scenes.TASKS:
+for k, task in enumerate(scenes.TASKS):
     for n in cfg["sweep_n"]:
-        lst = scenes.sample_scenes(cfg["sweep_scenes"], n, task, seed + 100 + n)
+        lst = scenes.sample_scenes(cfg["sweep_scenes"], n, task, stream("sweep_scenes", k, n))
         probs, p = score(lst)
         d = [s.distances for s in lst]
         names = [list(s.names) for s in lst]
@@ -650,12 +653,12 @@ for task in scenes.TASKS:  # each task's curve at the other task's radius, and i
         sweep.loc[sweep.task == task, f"p_theory_{which[:3]}"] = [
             np.interp(ball[which]["eps"], EPS_GRID, curves[task, n])
             for n in sweep.loc[sweep.task == task, "n"]]
-semres.book.save_table(sweep, CHAPTER, "n_sweep")
+report.table(sweep, "n_sweep")
 for name, lst, p in (("map", map_list, map_p), ("fit", fit_list, fit_p)):
     scene_rows += [{"model": model_name, "task": s.task, "n": s.n, "x": s.probe[0],
                     "y": s.probe[1], "target": s.answer, "p_correct": q, "margin": s.margin,
                     "set": name} for s, q in zip(lst, p)]
-semres.book.save_table(pd.DataFrame(scene_rows), CHAPTER, "scenes")
+report.table(pd.DataFrame(scene_rows), "scenes")
 for task in scenes.TASKS:
     fit_rows.append({"model": model_name, "source": "live",
                      "kernel": f"Theorem 3 ball radius, {task}",
@@ -667,12 +670,14 @@ for task in scenes.TASKS:
                      "at_bound": ball[task]["at_bound"],
                      "bound_params": ball[task]["bound_params"]})
 sim, ide = (sweep[sweep.task == t].set_index("n") for t in scenes.TASKS)
+if 2 in cfg["sweep_n"]:
+    report.point(f"{model_name}, n = 2", ide.p[2], sim.p[2], ide.se[2], sim.se[2])
 n_lo, n_hi = min(cfg["sweep_n"]), max(cfg["sweep_n"])
 for key, val in {"ps_lo": sim.p[n_lo], "ps_hi": sim.p[n_hi], "pi_lo": ide.p[n_lo],
                  "pi_hi": ide.p[n_hi]}.items():
-    glue(f"ch6_{key}", float(val), display=False)
-glue("ch6_n_lo", int(n_lo), display=False)
-glue("ch6_n_hi", int(n_hi), display=False)
+    report.number(key, val)
+report.number("n_lo", n_lo)
+report.number("n_hi", n_hi)
 
 
 def radius_text(task, f, px, unit="px"):
@@ -690,29 +695,38 @@ def radius_text(task, f, px, unit="px"):
     return f"{task}: ε is not identified (every radius fits within the 95% level)"
 
 
-def two_task_verdict(label, fs, fi):
-    """One resolution for both tasks? Read off the two radius fits."""
-    if not (fs["identified"] and fi["identified"]):
-        return (f"For {label}, Theorem 3 cannot test one resolution for both tasks: the radius "
-                "is not identified by both.", "not run")
-    overlap = fs["ci_low"] <= fi["ci_high"] and fi["ci_low"] <= fs["ci_high"]
-    if overlap:
-        return (f"For {label}, the radii fitted to generalization and to identification "
-                "overlap: one spatial resolution is consistent with both tasks.", "reproduced")
-    return (f"For {label}, the radii fitted to generalization and to identification do not "
-            "overlap: no single spatial resolution of Theorem 3 accounts for both tasks.",
-            "differs")
+def two_task_verdict(label, fitted, result, statement):
+    """One resolution for both tasks? Read off the two radius fits: a sentence (None without
+    both fits), and an overview row with the identification radius, reproduced when the two
+    radii overlap; not run unless both are identified."""
+    fs, fi = fitted.get("similarity"), fitted.get("identification", {})
+    overlap = None
+    if fs is None or not fi:
+        text = None
+    elif not (fs["identified"] and fi["identified"]):
+        text = (f"For {label}, Theorem 3 cannot test one resolution for both tasks: the radius "
+                "is not identified by both.")
+    else:
+        overlap = fs["ci_low"] <= fi["ci_high"] and fi["ci_low"] <= fs["ci_high"]
+        text = (f"For {label}, the radii fitted to generalization and to identification "
+                + ("overlap: one spatial resolution is consistent with both tasks." if overlap
+                   else "do not overlap: no single spatial resolution of Theorem 3 accounts "
+                   "for both tasks."))
+    if result:
+        report.result(result, statement, headline=fi.get("eps"),
+                      ci=(fi.get("ci_low"), fi.get("ci_high")), passed=overlap)
+    return text
 
 
-live_two_task, live_two_status = two_task_verdict(model_name, ball["similarity"],
-                                                  ball["identification"])
-glue("ch6_radii", Markdown("; ".join(radius_text(t, ball[t], canvas_px)
-                                     for t in scenes.TASKS) + "."), display=False)
-glue("ch6_two_task", Markdown(live_two_task), display=False)
+report.text("two_task", two_task_verdict(
+    model_name, ball, f"{model_name}: one Theorem 3 radius for both tasks",
+    "the ball radius fitted to p_S(n) and to p_I(n) agree (canvas units)"), markdown=True)
+report.text("radii", "; ".join(radius_text(t, ball[t], canvas_px) for t in scenes.TASKS) + ".",
+            markdown=True)
 kern_rmse = {t: float(np.sqrt(np.mean((tab.p - tab.p_kernel) ** 2)))
              for t, tab in (("similarity", sim), ("identification", ide))}
-glue("ch6_kern_rmse_s", kern_rmse["similarity"], display=False)
-glue("ch6_kern_rmse_i", kern_rmse["identification"], display=False)
+report.number("kern_rmse_s", kern_rmse["similarity"])
+report.number("kern_rmse_i", kern_rmse["identification"])
 
 fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.6), sharey=True)
 for ax, (task, tab) in zip(axes, (("similarity", sim), ("identification", ide))):
@@ -729,8 +743,7 @@ for ax, (task, tab) in zip(axes, (("similarity", sim), ("identification", ide)))
     ax.set(xlabel="number of shapes n", title=f"{task} ($p_{letter}$)", ylim=(0, 1.02))
 axes[0].set_ylabel("P(correct)")
 splot.legend_outside(fig, axes, ncol=2)
-glue("ch6-fig-nsweep", fig, display=False)
-plt.close(fig)
+report.figure("nsweep", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-nsweep
@@ -767,7 +780,7 @@ plt.close(fig)
 # %% tags=["hide-input", "hide-output"]
 AUTH_PX = float(scenes.AUTHORS["canvas_px"])
 AUTH_NAMES = list(scenes.AUTHORS["layout"])
-external, ext_fits, ext_verdicts, summary_rows, front_rows = [], [], [], [], []
+external, ext_fits, ext_verdicts = [], [], []
 
 
 def margin_counts(label, source, task, n, m, correct, width):
@@ -780,11 +793,11 @@ def margin_counts(label, source, task, n, m, correct, width):
              "trials": int(tr), "correct": int(c)} for kk, tr, c in tab.itertuples(index=False)]
 
 
-def analyse_choices(label, source, d, names, choices, px):
-    """Biased and plain Luce fits of a model's similarity choices; fit rows, weights, verdict."""
+def analyse_choices(label, source, d, names, choices, px, statement=None):
+    """Biased and plain Luce fits of a model's similarity choices; fit rows, weights, verdict
+    (and an overview row with a ``statement``)."""
     rows_, f = choice_rows(label, source, d, names, px, choices=choices)
-    verdict, status = scale_verdict(label, f)
-    return rows_, weight_rows(label, f), verdict, status, f
+    return rows_, weight_rows(label, f), scale_verdict(label, f, px, statement), f
 
 
 def margin_rows(tab):
@@ -806,23 +819,16 @@ if "spatial_grid" in SHIPPED:
         d_trials = np.repeat(g["d"][cell], reps, axis=0)
         c_trials = np.repeat(k, reps)
         src = str(grid_tab.loc[grid_tab.model == label, "source"].iloc[0])
-        r_, w_, verdict, status, f = analyse_choices(
+        r_, w_, verdict, f = analyse_choices(
             label, src + " (shipped grid counts)", d_trials, [AUTH_NAMES] * len(c_trials),
-            c_trials, AUTH_PX)
+            c_trials, AUTH_PX, f"{label}'s released four-shape answers depend on distance "
+            "beyond its answer bias; scale in pixels of the 900 px canvas")
         auth_fits[label] = f
         ext_fits += r_
         weights += w_
         ext_verdicts.append(verdict)
-        summary_rows.append({
-            "result": f"{label}: accuracy rises with the margin (spatial scale, biased Luce)",
-            "statement": f"{label}'s released four-shape answers depend on distance beyond "
-                         "its answer bias; scale in pixels of the 900 px canvas",
-            "paper_value": np.nan, "check_max_z": np.nan, "headline": f["scale"] * AUTH_PX,
-            "ci_low": f["scale_ci"][0] * AUTH_PX, "ci_high": f["scale_ci"][1] * AUTH_PX,
-            "status": status})
-glue("ch6_auth_verdicts", Markdown(" ".join(ext_verdicts) or
-                                   "No tables of the paper's models are shipped."),
-     display=False)
+report.text("auth_verdicts", " ".join(ext_verdicts) or
+            "No tables of the paper's models are shipped.", markdown=True)
 
 colour_n = None
 if "colour_margin" in SHIPPED:
@@ -839,9 +845,10 @@ def hue_curves(ns):
             for t in scenes.TASKS for n in ns}
 
 
-def analyse_n(label, source, tab, curve, unit):
+def analyse_n(label, source, tab, curve, unit, result=None, statement=None):
     """p_S and p_I against n for one model (columns task, n, trials, correct): Theorem 3's
-    radius per task, the two-task verdict, rows for fit.csv and points for the plane."""
+    radius per task, the two-task verdict (and an overview row ``result``), rows for fit.csv
+    and points for the plane."""
     tab = tab.assign(p=tab.correct / tab.trials,
                      se=np.sqrt(np.maximum(tab.correct, 0.5) * np.maximum(
                          tab.trials - tab.correct, 0.5)) / tab.trials ** 1.5)
@@ -858,21 +865,21 @@ def analyse_n(label, source, tab, curve, unit):
                          "floor": np.nan, "trials": int(part.trials.sum()),
                          "distance_p": np.nan, "boot_at_bound": np.nan,
                          "at_bound": f["at_bound"], "bound_params": f["bound_params"]})
-    verdict = status = None
-    if len(fitted) == 2:
-        verdict, status = two_task_verdict(label, fitted["similarity"],
-                                           fitted["identification"])
+    verdict = two_task_verdict(label, fitted, result, statement)
+    if verdict:
         verdict += " Theorem 3's radius: " + "; ".join(
             radius_text(t, f, 1.0, unit) for t, f in fitted.items()) + "."
-    return tab, fitted, out_rows, verdict, status
+    return tab, fitted, out_rows, verdict
 
 
 colour_results = {}
 if colour_n is not None:
     cc = hue_curves(sorted(set(colour_n["n"])))
     for label, part in colour_n.groupby("model"):
-        colour_results[label] = analyse_n(label, "shipped colour counts", part, cc,
-                                          "of the hue circle") + (cc,)
+        colour_results[label] = analyse_n(
+            label, "shipped colour counts", part, cc, "of the hue circle",
+            f"{label}, colour variant: one Theorem 3 radius for p_S(n) and p_I(n)",
+            "the hue radius fitted to generalization and to identification agree") + (cc,)
         ext_fits += colour_results[label][2]
 ext_table = pd.DataFrame(external)
 
@@ -891,8 +898,7 @@ ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
 ax.set(xlabel="margin $d_2 - d_1$ (pixels of a 900 px canvas)", ylabel="P(correct)",
        ylim=(0, 1.02))
 splot.legend_outside(fig, ax, ncol=1)
-glue("ch6-fig-released", fig, display=False)
-plt.close(fig)
+report.figure("released", fig)
 if ext_fits:
     display(splot.table(pd.DataFrame(ext_fits)[["model", "kernel", "scale_px", "ci_low_px",
                                                 "ci_high_px", "floor", "distance_p",
@@ -924,7 +930,7 @@ if ext_fits:
 # %% tags=["hide-input"]
 colour_verdicts = []
 fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.2))
-for k, (label, (tab, fitted, _, verdict, status, cc)) in enumerate(colour_results.items()):
+for k, (label, (tab, fitted, _, verdict, cc)) in enumerate(colour_results.items()):
     colour = splot.CYCLE[k + 1]
     for ax, task in zip(axes[:2], scenes.TASKS):
         part = tab[tab.task == task].sort_values("n")
@@ -942,25 +948,16 @@ for k, (label, (tab, fitted, _, verdict, status, cc)) in enumerate(colour_result
             axes[2].plot(pi, ps, ":", color="0.5", lw=1)
             axes[2].annotate(f"n = {n}", (pi[5], ps[5]), fontsize=9, color="0.4")
     colour_verdicts.append(verdict or f"{label}: one task only, no two-task test.")
-    summary_rows.append({
-        "result": f"{label}, colour variant: one Theorem 3 radius for p_S(n) and p_I(n)",
-        "statement": "the hue radius fitted to generalization and to identification agree",
-        "paper_value": np.nan, "check_max_z": np.nan,
-        "headline": fitted.get("identification", {}).get("eps", np.nan),
-        "ci_low": fitted.get("identification", {}).get("ci_low", np.nan),
-        "ci_high": fitted.get("identification", {}).get("ci_high", np.nan),
-        "status": status or "not run"})
 for ax, task in zip(axes[:2], scenes.TASKS):
     ax.set(xlabel="number of patches n", title=task, ylim=(0, 1.02))
 axes[0].set_ylabel("P(correct)")
 axes[2].set(xlabel="$p_I$", ylabel="$p_S$", title="both tasks", xlim=(0, 1.02),
             ylim=(0, 1.02))
 splot.legend_outside(fig, axes, ncol=2)
-glue("ch6-fig-colour", fig, display=False)
-plt.close(fig)
-glue("ch6_colour_verdict", Markdown(" ".join(colour_verdicts) if colour_verdicts else
-                                    "The colour tables are not shipped in this build, so the "
-                                    "colour variant is not analysed."), display=False)
+report.text("colour_verdict", " ".join(colour_verdicts) if colour_verdicts else
+            "The colour tables are not shipped in this build, so the colour variant is not "
+            "analysed.", markdown=True)
+report.figure("colour", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-colour
@@ -1009,8 +1006,8 @@ if results_df is not None:
         if len(simp) >= 10:
             d_ = list(simp["_d"])
             names_ = [tidy.split_list(o) for o in simp["options"]]
-            r_, w_, verdict, status, f = analyse_choices(label, src, d_, names_,
-                                                         simp["_c"].to_numpy(), px)
+            r_, w_, verdict, f = analyse_choices(label, src, d_, names_,
+                                                 simp["_c"].to_numpy(), px)
             ext_fits += r_
             weights += w_
             file_verdicts.append(verdict)
@@ -1031,7 +1028,7 @@ if results_df is not None:
                     b_p = scenes.ball_measures(pr, EPS_GRID, task)
                     cur[task, n] = theory.n_item(b_p, n)[
                         0 if task == "similarity" else 1].mean(axis=0)
-            _, fitted, r_, verdict, status = analyse_n(
+            _, fitted, r_, verdict = analyse_n(
                 label, src, counts, cur, "of the canvas" if space == "canvas" else
                 "of the hue circle" if space == "hue" else "years")
             ext_fits += r_
@@ -1052,10 +1049,6 @@ if results_df is not None:
                 + f" the one from the shipped grid counts, {f['scale'] * AUTH_PX:.0f} px "
                 f"({lo:.0f}–{hi:.0f}): the grid's blur "
                 + ("does not move it beyond its interval." if agree else "moves it."))
-glue("ch6_file_verdicts", Markdown(" ".join(file_verdicts) if file_verdicts else (
-    "No results files were given in this build." if results_df is None else
-    "The results files hold too few similarity trials or too few n for these analyses.")),
-     display=False)
 
 # %% [markdown]
 # {glue:md}`ch6_file_verdicts`
@@ -1065,79 +1058,44 @@ glue("ch6_file_verdicts", Markdown(" ".join(file_verdicts) if file_verdicts else
 # %% tags=["hide-input"]
 fit_table = pd.DataFrame(fit_rows + ext_fits)
 fit_table["at_bound"] = fit_table["at_bound"].astype(bool)
-semres.book.save_table(fit_table, CHAPTER, "fit")
-semres.book.save_table(pd.DataFrame(weights), CHAPTER, "fit_weights")
+report.table(fit_table, "fit")
+report.table(pd.DataFrame(weights), "fit_weights")
 ext_table = pd.DataFrame(external, columns=["model", "source", "task", "n", "bin", "trials",
                                             "correct"])
-semres.book.save_table(ext_table, CHAPTER, "external")
+report.table(ext_table, "external")
 
-summary_rows = [
-    {"result": "Error band and margin law on a canvas (SymPy, Monte Carlo)",
-     "statement": "hyperbolic error band, logistic margin law, heterogeneous Theorem 3 on the "
-                  "canvas agree with simulation",
-     "paper_value": np.nan, "check_max_z": float(canvas_check["z"].abs().max()),
-     "headline": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-     "status": "reproduced" if canvas_check["z"].abs().max() < Z_MAX else "differs"},
-    {"result": f"{model_name}: accuracy rises with the margin (spatial scale, biased Luce)",
-     "statement": "the model's answers depend on distance beyond its answer bias; scale in "
-                  "pixels of its canvas",
-     "paper_value": np.nan, "check_max_z": np.nan, "headline": scale * canvas_px,
-     "ci_low": live_fit["scale_ci"][0] * canvas_px,
-     "ci_high": live_fit["scale_ci"][1] * canvas_px, "status": live_status},
-    {"result": f"{model_name}: one Theorem 3 radius for both tasks",
-     "statement": "the ball radius fitted to p_S(n) and to p_I(n) agree (canvas units)",
-     "paper_value": np.nan, "check_max_z": np.nan, "headline": ball["identification"]["eps"],
-     "ci_low": ball["identification"]["ci_low"], "ci_high": ball["identification"]["ci_high"],
-     "status": live_two_status},
-    *summary_rows]
-summary = pd.DataFrame(summary_rows).assign(chapter=CHAPTER)
-semres.book.save_table(summary[["chapter", "result", "statement", "paper_value", "check_max_z",
-                                "headline", "ci_low", "ci_high", "status"]], CHAPTER, "summary")
-if 2 in cfg["sweep_n"]:
-    front_rows.append({"chapter": CHAPTER, "system": f"{model_name}, n = 2",
-                       "p_i": float(ide.p[2]), "p_s": float(sim.p[2]),
-                       "se_i": float(ide.se[2]), "se_s": float(sim.se[2])})
-semres.book.save_table(pd.DataFrame(front_rows, columns=["chapter", "system", "p_i", "p_s",
-                                                         "se_i", "se_s"]), CHAPTER, "front")
-
+report.text("file_verdicts", " ".join(file_verdicts) if file_verdicts else (
+    "No results files were given in this build." if results_df is None else
+    "The results files hold too few similarity trials or too few n for these analyses."),
+            markdown=True)
 censored = fit_table[fit_table.at_bound]
-glue("ch6_censored", Markdown(
-    "Fits that stopped on an edge of their search range (censored, no verdict drawn from "
-    "them): " + "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
-                          for r in censored.itertuples()) + "."
-    if len(censored) else "No fit in this build stopped on an edge of its search range."),
-    display=False)
+report.text("censored", "Fits that stopped on an edge of their search range (censored, no "
+            "verdict drawn from them): " + "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
+                                                    for r in censored.itertuples()) + "."
+            if len(censored) else "No fit in this build stopped on an edge of its search range.",
+            markdown=True)
 
-deviations = []
-if model is None:
-    deviations.append(
-        "The model is a small LLaVA trained here on rendered scenes (a supervised vision stage "
-        "stands in for CLIP pretraining), not Qwen2.5-VL or Gemma-3; its canvas is "
-        f"{canvas_px} px, not 900 px.")
-else:
-    deviations.append(f"The model is `{model}` on a {canvas_px} px canvas (the paper: 900 px).")
-deviations.append(
+report.deviations(
+    None, None,
+    "The model is a small LLaVA trained here on rendered scenes (a supervised vision stage "
+    "stands in for CLIP pretraining), not Qwen2.5-VL or Gemma-3; its canvas is "
+    f"{canvas_px} px, not 900 px." if model is None else
+    f"The model is `{model}` on a {canvas_px} px canvas (the paper: 900 px).",
     f"The accuracy map puts the X on a {cfg['grid']} × {cfg['grid']} grid over a fixed layout "
     "of this book's (shapes inside the canvas), not at 400 random positions over the authors' "
-    "corner layout; the scale is fitted on "
-    f"{cfg['fit_scenes']} random four-shape scenes.")
-deviations.append(
+    "corner layout; the scale is fitted on separate four-shape scenes with random layouts.")
+report.deviations(
+    cfg, vlm.SETTINGS.paper,
     "Answers are scored by the options' log-probabilities normalised over the shapes on the "
     "canvas (a Luce probability; nothing generated or parsed); the original parsed generated "
-    "text and, through a leftover debugging break, processed only five images.")
-deviations.append(
+    "text and, through a leftover debugging break, processed only five images.",
     f"Beyond the paper: both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
     f"({cfg['sweep_scenes']} scenes each), identification with the X on a shape, and a "
-    "response-bias term in every fit.")
-for key in ("grid", "fit_scenes", "sweep_scenes", "boot", "choice_boot"):
-    if cfg[key] != PAPER[key]:
-        deviations.append(f"This build's profile uses {key} = {cfg[key]} (the paper profile: "
-                          f"{PAPER[key]}).")
-if "spatial_grid" in SHIPPED:
-    deviations.append(
-        "The paper's models are fitted from shipped grid counts (each X at its cell's mean), "
-        "not from their per-trial positions; pass the authors' files as `results=` for those.")
-glue("ch6_deviations", Markdown("\n".join(f"- {x}" for x in deviations)), display=False)
+    "response-bias term in every fit.",
+    "The paper's models are fitted from shipped grid counts (each X at its cell's mean), "
+    "not from their per-trial positions; pass the authors' files as `results=` for those."
+    if "spatial_grid" in SHIPPED else "")
+summary = report.save()
 splot.table(summary[["result", "headline", "ci_low", "ci_high", "status"]], decimals=3)
 
 # %% [markdown]

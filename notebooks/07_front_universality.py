@@ -39,31 +39,26 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
-from IPython.display import Markdown, display
-from myst_nb import glue
+from IPython.display import display
 from tqdm.auto import tqdm
 
 import semres.book
 import semres.plotting as splot
 import semres.profiles
 from semres import frontier, kernels, shapes, spaces, theory
+from semres.report import Z_MAX, Report
 from semres.simulate import exact_two_item, luce_success
 
 splot.use_style()
 CHAPTER = "07_front_universality"
-cfg = semres.profiles.settings(CHAPTER, profile)
-if mc_trials:
-    cfg["trials"] = int(mc_trials)
-Z_MAX = 5.0  # every Monte Carlo estimate must sit within this many standard errors of theory
+cfg = semres.profiles.settings(CHAPTER, profile, mc_trials=mc_trials)
+stream = semres.book.seeds(seed)
+report = Report(CHAPTER)
 T_START = time.perf_counter()
-glue("ch7_trials", cfg["trials"], display=False)
-glue("ch7_zmax", Z_MAX, display=False)
+report.number("trials", cfg["trials"])
+report.number("zmax", Z_MAX)
 FAMILY_COLOUR = dict(zip(shapes.FAMILIES, splot.CYCLE))
-
-
-def glue_md(name: str, text: str, display: bool = False) -> None:
-    """Glue a sentence computed from the numbers (rendered with {glue:md}, without quotes)."""
-    glue(name, Markdown(text), display=display)
+TASKS = ("similarity", "identification")
 
 # %% [markdown]
 # ## Setup and statements
@@ -273,8 +268,8 @@ for j, (fam, scale, dl) in enumerate(tqdm(jobs, desc="families, Monte Carlo", mi
     kern = shapes.Family(fam, scale, dl)
     p_s, p_i = shapes.circle_two_item(kern)
     est = {task: luce_success(spaces.Circle(), kern, task, 2, cfg["trials"],
-                              seed=np.random.SeedSequence([seed, 7, j, k]))
-           for k, task in enumerate(("similarity", "identification"))}
+                              seed=stream("family_check", j, k))
+           for k, task in enumerate(TASKS)}
     z_s, z_i = est["similarity"].zscore(p_s), est["identification"].zscore(p_i)
     rows.append({"family": fam, "scale": scale, "delta": dl, "p_i": p_i, "p_s": p_s,
                  "p_i_mc": est["identification"].mean, "p_s_mc": est["similarity"].mean,
@@ -282,11 +277,11 @@ for j, (fam, scale, dl) in enumerate(tqdm(jobs, desc="families, Monte Carlo", mi
                  "se_i": est["identification"].stderr, "se_s": est["similarity"].stderr})
 check = pd.DataFrame(rows)
 assert (check["z"].abs() < Z_MAX).all(), check[check["z"].abs() >= Z_MAX]
-glue("ch7_check_cells", len(check), display=False)
-glue("ch7_check_maxz", float(check["z"].abs().max()), display=False)
 check.groupby("family")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
 # %% tags=["hide-input", "hide-output"]
+report.number("check_cells", len(check))
+report.number("check_maxz", check["z"].abs().max())
 splot.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}", scale="{:.3f}",
             delta="{:.2f}")
 
@@ -312,30 +307,28 @@ for fam, (lo, hi) in tqdm(SWEEP.items(), desc="families, exact sweep"):
                                "p_i": p_i, "p_s": p_s})
 sweep = pd.DataFrame(sweep_rows)
 families = pd.concat([check.drop(columns=["se_i", "se_s"]), sweep], ignore_index=True)
-semres.book.save_table(families[["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc",
-                                 "z"]], CHAPTER, "families")
+report.table(families[["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc", "z"]],
+             "families")
 
 # how far above the front does each family get, and does any floored curve break the bound?
 sweep["front"] = np.where(sweep.delta == 0, theory.front(np.clip(sweep.p_i, 0.5, 1)), np.nan)
 sweep["bound"] = floor_bound(sweep.p_i, sweep.delta.where(sweep.delta > 0, np.nan))
 floored = sweep[sweep.delta > 0]
 assert (floored.p_s <= floored.bound + 1e-12).all()
+
+# %% tags=["hide-input"]
 finest = sweep[(sweep.delta == 0)].loc[lambda t: t.groupby("family").scale.idxmin()]
 finest = finest.set_index("family")
 for fam in ("exponential", "gaussian"):
-    glue(f"ch7_{fam}_fine_scale", float(finest.loc[fam, "scale"]), display=False)
-    glue(f"ch7_{fam}_fine_ps", float(finest.loc[fam, "p_s"]), display=False)
-    glue(f"ch7_{fam}_fine_pi", float(finest.loc[fam, "p_i"]), display=False)
+    report.number(f"{fam}_fine_scale", finest.loc[fam, "scale"])
+    report.number(f"{fam}_fine_ps", finest.loc[fam, "p_s"])
+    report.number(f"{fam}_fine_pi", finest.loc[fam, "p_i"])
 # the two peaks without a floor, exactly: Theorem 1 at b = 1/2, Proposition 1 at its b*
 B_LIN = 1 / (2 * (1.5 - math.log(2)))
-glue("ch7_peak_linear", shapes.circle_two_item(shapes.Family("linear", B_LIN / 2))[0],
-     display=False)
-glue("ch7_peak_constant", shapes.circle_two_item(shapes.Family("constant", 0.25))[0],
-     display=False)
-glue("ch7_bound_margin", float((floored.bound - floored.p_s).min()), display=False)
-glue_md("ch7_sweep_deltas", ", ".join(f"{x:g}" for x in SWEEP_DELTAS[1:]), display=False)
-
-# %% tags=["hide-input"]
+report.number("peak_linear", shapes.circle_two_item(shapes.Family("linear", B_LIN / 2))[0])
+report.number("peak_constant", shapes.circle_two_item(shapes.Family("constant", 0.25))[0])
+report.number("bound_margin", (floored.bound - floored.p_s).min())
+report.text("sweep_deltas", ", ".join(f"{x:g}" for x in SWEEP_DELTAS[1:]), markdown=True)
 fig, axes = splot.subplots(1, 3, figsize=(11, 3.9), sharey=True)
 q = np.linspace(0.5, 1, 301)
 for ax, dl in zip(axes, SWEEP_DELTAS):
@@ -357,8 +350,7 @@ for ax, dl in zip(axes, SWEEP_DELTAS):
            ylim=(0.48, 1.01))
 axes[0].set_ylabel("generalization $p_S$")
 fig.legend(loc="outside lower center", ncol=6)
-glue("ch7-fig-families", fig, display=False)
-plt.close(fig)
+report.figure("families", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-families
@@ -425,8 +417,7 @@ for n, dl in tqdm(combos, desc="frontier (n, Δ)"):
     front_rows += run_trace(n, dl, Ks, targets)
 opt = pd.DataFrame(front_rows)
 opt["gain"] = opt.p_s - opt.step_front_p_s
-semres.book.save_table(opt[["n", "delta", "K", "p_i", "p_s", "step_front_p_s"]], CHAPTER,
-                       "frontier")
+report.table(opt[["n", "delta", "K", "p_i", "p_s", "step_front_p_s"]], "frontier")
 assert (opt.gain > -1e-9).all()  # started from the constant kernel: never worse
 two = opt[opt.n == 2]
 assert (two.p_s <= floor_bound(two.p_i, two.delta) + 1e-12).all()
@@ -464,8 +455,8 @@ mc_best = []
 for j, (_, row) in enumerate(best_rows.iterrows()):
     kern = frontier.step_kernel(row["levels"], row["masses"])
     est = {task: luce_success(spaces.Circle(), kern, task, 2, cfg["trials"],
-                              seed=np.random.SeedSequence([seed, 71, j, k]))
-           for k, task in enumerate(("similarity", "identification"))}
+                              seed=stream("best_similarity_check", j, k))
+           for k, task in enumerate(TASKS)}
     mc_best.append({"delta": row["delta"], "p_i": row["p_i"], "p_s": row["p_s"],
                     "step_front_p_s": row["step_front_p_s"],
                     "p_s_mc": est["similarity"].mean, "se_s": est["similarity"].stderr,
@@ -477,30 +468,11 @@ assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
 mc_best["excess_z"] = (mc_best.p_s_mc - mc_best.step_front_p_s) / mc_best.se_s
 display(mc_best.round(5))
 
-for dl in DELTAS:
-    s = summary_k.loc[(2, dl)]
-    key = f"{int(round(dl * 100)):02d}"
-    glue(f"ch7_gain_{key}", float(s.max_gain), display=False)
-    glue(f"ch7_conv_{key}", float(s.last_doubling), display=False)
-glue("ch7_kmax", int(cfg["frontier_K"]), display=False)
-glue("ch7_best_maxz", float(mc_best[["z_s", "z_i"]].abs().max().max()), display=False)
-glue("ch7_best_excess_z_min", float(mc_best.excess_z.min()), display=False)
-n_step_opt = int(summary_k.step_optimal_targets.sum())
-glue_md("ch7_step_optimal", f"{n_step_opt} of {int(summary_k.targets.sum())}", display=False)
-gain_by_delta = summary_k.xs(2, level="n").max_gain
-shrinks = bool(np.all(np.diff(gain_by_delta.to_numpy()) < 0))
-glue_md("ch7_gain_trend", "shrinks as the floor rises" if shrinks
-     else "does not shrink monotonically with the floor", display=False)
-glue("ch7_conv_max", float(summary_k.last_doubling.max()), display=False)
-beats = bool((gain_by_delta > 1e-4).all() and (mc_best.excess_z > Z_MAX).all())
-glue_md("ch7_best_verdict", "The constant kernel is not the best similarity at a given floor."
-        if beats else "The constant kernel is close to the best similarity at these floors.")
 # how graded are the optima that beat the constant kernel: distinct levels strictly between
 # the floor and 1
 graded = last[last.gain > 1e-6]
 inner_levels = graded.apply(lambda r: len(np.unique(np.round(
     r["levels"][(r["levels"] > r["delta"] + 1e-6) & (r["levels"] < 1 - 1e-6)], 4))), axis=1)
-glue("ch7_levels_median", float(inner_levels.median()), display=False)
 
 
 def log_linear_r2(row):
@@ -517,16 +489,36 @@ def log_linear_r2(row):
 
 
 r2 = graded[graded.n == 2].apply(log_linear_r2, axis=1).dropna()
-glue("ch7_r2_median", float(r2.median()), display=False)
-glue("ch7_r2_count", int(r2.size), display=False)
-glue_md("ch7_r2_verdict", "a plateau at 1, then an exponential decay onto the floor"
-        if r2.median() > 0.98 else "a plateau at 1, then a decay that is not close to "
-        "exponential")
-glue("ch7_levels_min", int(inner_levels.min()), display=False)
-glue("ch7_bound_gap_max", float((floor_bound(two.p_i, two.delta) - two.p_s).max()),
-     display=False)
 
 # %% tags=["hide-input"]
+for dl in DELTAS:
+    s = summary_k.loc[(2, dl)]
+    key = f"{int(round(dl * 100)):02d}"
+    report.number(f"gain_{key}", s.max_gain)
+    report.number(f"conv_{key}", s.last_doubling)
+report.number("kmax", int(cfg["frontier_K"]))
+report.number("best_maxz", mc_best[["z_s", "z_i"]].abs().max().max())
+report.number("best_excess_z_min", mc_best.excess_z.min())
+n_step_opt = int(summary_k.step_optimal_targets.sum())
+report.text("step_optimal", f"{n_step_opt} of {int(summary_k.targets.sum())}", markdown=True)
+gain_by_delta = summary_k.xs(2, level="n").max_gain
+shrinks = bool(np.all(np.diff(gain_by_delta.to_numpy()) < 0))
+report.text("gain_trend", "shrinks as the floor rises" if shrinks
+            else "does not shrink monotonically with the floor", markdown=True)
+report.number("conv_max", summary_k.last_doubling.max())
+beats = bool((gain_by_delta > 1e-4).all() and (mc_best.excess_z > Z_MAX).all())
+report.text("best_verdict", "The constant kernel is not the best similarity at a given floor."
+            if beats else "The constant kernel is close to the best similarity at these floors.",
+            markdown=True)
+report.number("levels_median", inner_levels.median())
+report.number("r2_median", r2.median())
+report.number("r2_count", int(r2.size))
+report.text("r2_verdict", "a plateau at 1, then an exponential decay onto the floor"
+            if r2.median() > 0.98 else "a plateau at 1, then a decay that is not close to "
+            "exponential", markdown=True)
+report.number("levels_min", int(inner_levels.min()))
+report.number("bound_gap_max", (floor_bound(two.p_i, two.delta) - two.p_s).max())
+
 fig = plt.figure(figsize=(11, 7.2), layout="constrained")
 splot.use_style()
 top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
@@ -565,8 +557,7 @@ for ax, dl in zip(axes_s, DELTAS):
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=9,
               handlelength=1.2, columnspacing=0.8)
 axes_s[0].set_ylabel("similarity $g(d)$ (log)")
-glue("ch7-fig-frontier", fig, display=False)
-plt.close(fig)
+report.figure("frontier", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-frontier
@@ -618,14 +609,13 @@ for ax, n in zip(axes[0], ns_many):
     ax.set(xlabel=f"identification $p_I^{{{n}}}$", ylabel=f"generalization $p_S^{{{n}}}$",
            title=f"$n$ = {n} items")
 fig.legend(loc="outside lower center", ncol=3)
-glue("ch7-fig-many", fig, display=False)
-plt.close(fig)
 for n in ns_many:
-    glue(f"ch7_gain_n{n}", float(summary_k.xs(n, level="n").max_gain.max()), display=False)
-glue_md("ch7_many_ns", " and ".join(str(n) for n in ns_many), display=False)
-glue_md("ch7_many_gain_text", ", ".join(
+    report.number(f"gain_n{n}", summary_k.xs(n, level="n").max_gain.max())
+report.text("many_ns", " and ".join(str(n) for n in ns_many), markdown=True)
+report.text("many_gain_text", ", ".join(
     f"{summary_k.xs(n, level='n').max_gain.max():.4f} for n = {n}" for n in ns_many),
-    display=False)
+    markdown=True)
+report.figure("many", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-many
@@ -685,18 +675,9 @@ for name, size, make in tqdm(jobs, desc="discrete spaces, exact"):
                      "above_front": p_s - theory.front(p_i)})
 ties = pd.DataFrame(tie_rows)
 np.testing.assert_allclose(ties.above_front, ties.tau / 2, atol=1e-12)
-semres.book.save_table(ties, CHAPTER, "ties")
+report.table(ties, "ties")
 rates = {name: float(np.polyfit(np.log(g.points), np.log(g.above_front), 1)[0])
          for name, g in ties.groupby("space")}
-for name, rate in rates.items():
-    glue(f"ch7_tie_rate_{name}", rate, display=False)
-    g = ties[ties.space == name]
-    glue(f"ch7_tie_first_{name}", float(g.above_front.iloc[0]), display=False)
-    glue(f"ch7_tie_last_{name}", float(g.above_front.iloc[-1]), display=False)
-    glue(f"ch7_tie_n_{name}", int(g.points.iloc[-1]), display=False)
-vanish = all(rate < -0.25 for rate in rates.values())
-glue_md("ch7_tie_verdict", "vanishes in the continuum limit, as a power of the number of points"
-     if vanish else "does not clearly vanish over the sizes of this build", display=False)
 
 # the engine on the smallest spaces, ties included
 tie_mc = []
@@ -706,15 +687,26 @@ for j, (name, size, make) in enumerate([jobs[0], jobs[len(cfg["cycle_sizes"])]])
     row = ties[(ties.space == name) & (ties["size"] == size)].iloc[0]
     for k, (task, exact) in enumerate((("similarity", row.p_s), ("identification", row.p_i))):
         est = luce_success(spaces.Discrete(dist), kern, task, 2, cfg["trials"],
-                           seed=np.random.SeedSequence([seed, 73, j, k]))
+                           seed=stream("tie_check", j, k))
         tie_mc.append({"space": name, "size": size, "task": task, "exact": exact,
                        "mc": est.mean, "stderr": est.stderr, "z": est.zscore(exact)})
 tie_mc = pd.DataFrame(tie_mc)
 assert (tie_mc.z.abs() < Z_MAX).all(), tie_mc
-glue("ch7_tie_maxz", float(tie_mc.z.abs().max()), display=False)
 display(ties.round(5))
 
 # %% tags=["hide-input"]
+for name, rate in rates.items():
+    report.number(f"tie_rate_{name}", rate)
+    g = ties[ties.space == name]
+    report.number(f"tie_first_{name}", g.above_front.iloc[0])
+    report.number(f"tie_last_{name}", g.above_front.iloc[-1])
+    report.number(f"tie_n_{name}", int(g.points.iloc[-1]))
+vanish = all(rate < -0.25 for rate in rates.values())
+report.text("tie_verdict", "vanishes in the continuum limit, as a power of the number of "
+            "points" if vanish else "does not clearly vanish over the sizes of this build",
+            markdown=True)
+report.number("tie_maxz", tie_mc.z.abs().max())
+
 fig, (ax_g, ax_f) = splot.subplots(1, 2, figsize=(10, 3.9))
 for i, (name, g) in enumerate(ties.groupby("space")):
     ax_g.loglog(g.points, g.above_front, "o-", color=splot.CYCLE[i],
@@ -728,8 +720,7 @@ ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
          title=r"discrete spaces, $\varepsilon = 1/4$")
 ax_g.legend(loc="lower left")
 ax_f.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
-glue("ch7-fig-ties", fig, display=False)
-plt.close(fig)
+report.figure("ties", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-ties
@@ -780,21 +771,20 @@ for j, (K, comb) in enumerate(tqdm(jobs, desc="slots, Monte Carlo")):
     for i, e in enumerate(slot_eps):
         kern = kernels.Slotwise(kernels.Constant(float(e)), "max" if comb == "single" else comb)
         est = {task: luce_success(space, kern, task, 2, cfg["slot_trials"],
-                                  seed=np.random.SeedSequence([seed, 74, j, i, k]))
-               for k, task in enumerate(("similarity", "identification"))}
+                                  seed=stream("slot_sweep", j, i, k))
+               for k, task in enumerate(TASKS)}
         slot_rows.append({"K": K, "combine": comb, "scale": float(e),
                           "p_i": est["identification"].mean, "p_s": est["similarity"].mean,
                           "se_i": est["identification"].stderr,
                           "se_s": est["similarity"].stderr})
 slots = pd.DataFrame(slot_rows)
-semres.book.save_table(slots, CHAPTER, "slots")
+report.table(slots, "slots")
 
 # one slot is the circle: Theorem 1
 one = slots[slots.K == 1]
 ps1, pi1 = theory.two_item(2 * one.scale.to_numpy())
 z1 = np.r_[(one.p_s - ps1) / one.se_s, (one.p_i - pi1) / one.se_i]
 assert np.all(np.abs(z1) < Z_MAX), z1
-glue("ch7_slot_k1_maxz", float(np.abs(z1).max()), display=False)
 # identification of max and product in closed form: a constant kernel on "any" / "every" match
 # (the per-trial mass is 1 or 1/2, so its standard error is known exactly: sampled ones are 0
 # when no stranger ever matched)
@@ -811,21 +801,6 @@ slots["above_z"] = slots.above / slots.se_s
 best_slot = slots.loc[slots.groupby(["K", "combine"]).above_z.idxmax()].set_index(
     ["K", "combine"])
 display(best_slot[["scale", "p_i", "p_s", "above", "above_z"]].round(4))
-max_escape = bool((slots[slots["combine"] == "max"].above_z > Z_MAX).any())
-mean_escape = bool((slots[slots["combine"] == "mean"].above_z > Z_MAX).any())
-worst_max = slots[(slots["combine"] == "max") & (slots.K == 4)].above.min()
-glue_md("ch7_slot_max_verdict",
-     "does escape the tradeoff: some of its points lie more than "
-     f"{Z_MAX:.0f} standard errors above the front" if max_escape else
-     "does not escape the tradeoff: no point of it lies significantly above the front "
-     f"(largest height {best_slot.xs('max', level='combine').above.max():+.4f})",
-     display=False)
-glue_md("ch7_slot_mean_verdict",
-     "lies significantly above the front at some resolutions, as graded similarities do"
-     if mean_escape else "does not lie significantly above the front", display=False)
-glue("ch7_slot_max_worst", float(worst_max), display=False)
-glue("ch7_slot_prod_best", float(best_slot.loc[(4, "product")].above), display=False)
-glue("ch7_slot_mean_best", float(best_slot.loc[(4, "mean")].above), display=False)
 
 
 # %%
@@ -841,17 +816,34 @@ def wrong_preference(K, e, trials, rng):
 
 
 E_WRONG = float(slot_eps[np.argmin(np.abs(slot_eps - 0.15))])
-rng = np.random.default_rng(np.random.SeedSequence([seed, 75]))
-wrong = {K: wrong_preference(K, E_WRONG, cfg["slot_trials"], rng) for K in (1, 2, 4)}
-for K, share in wrong.items():
-    glue(f"ch7_wrong_{K}", share, display=False)
-glue("ch7_wrong_eps", E_WRONG, display=False)
+wrong = {K: wrong_preference(K, E_WRONG, cfg["slot_trials"],
+                             np.random.default_rng(stream("wrong_slot_preference", K)))
+         for K in (1, 2, 4)}
 pi_max = slots[(slots["combine"].isin(["max", "single"])) & np.isclose(slots.scale, E_WRONG)]
 pi_max = pi_max.set_index("K").p_i
-for K in (1, 2, 4):
-    glue(f"ch7_pi_max_{K}", float(pi_max.loc[K]), display=False)
 
 # %% tags=["hide-input"]
+max_escape = bool((slots[slots["combine"] == "max"].above_z > Z_MAX).any())
+mean_escape = bool((slots[slots["combine"] == "mean"].above_z > Z_MAX).any())
+worst_max = slots[(slots["combine"] == "max") & (slots.K == 4)].above.min()
+report.text("slot_max_verdict",
+            "does escape the tradeoff: some of its points lie more than "
+            f"{Z_MAX:.0f} standard errors above the front" if max_escape else
+            "does not escape the tradeoff: no point of it lies significantly above the front "
+            f"(largest height {best_slot.xs('max', level='combine').above.max():+.4f})",
+            markdown=True)
+report.text("slot_mean_verdict",
+            "lies significantly above the front at some resolutions, as graded similarities do"
+            if mean_escape else "does not lie significantly above the front", markdown=True)
+report.number("slot_max_worst", worst_max)
+report.number("slot_prod_best", best_slot.loc[(4, "product")].above)
+report.number("slot_mean_best", best_slot.loc[(4, "mean")].above)
+for K in (1, 2, 4):
+    report.number(f"wrong_{K}", wrong[K])
+    report.number(f"pi_max_{K}", pi_max.loc[K])
+report.number("wrong_eps", E_WRONG)
+report.number("slot_k1_maxz", np.abs(z1).max())
+
 fig, axes = splot.subplots(1, 3, figsize=(11, 3.9), sharey=True)
 qq = np.linspace(0.5, 1, 201)
 for ax, comb in zip(axes, ("max", "product", "mean")):
@@ -865,8 +857,7 @@ for ax, comb in zip(axes, ("max", "product", "mean")):
     ax.set(xlabel="identification $p_I$", title=f"combined by {comb}", xlim=(0.48, 1.01))
 axes[0].set_ylabel("generalization $p_S$")
 fig.legend(loc="outside lower center", ncol=4)
-glue("ch7-fig-slots", fig, display=False)
-plt.close(fig)
+report.figure("slots", fig)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-slots
@@ -895,104 +886,82 @@ plt.close(fig)
 # {glue:text}`ch7_slot_mean_best:+.4f` at four slots).
 
 # %%
-# results at a glance: one row per result, with a status computed from the numbers
+# the linear kernel's peak (Proposition 1 of chapter 3) by the engine: the chapter's headline
 lin_b = B_LIN  # Proposition 1's optimum, b* = 2 eps*
 lin_kern = shapes.Family("linear", lin_b / 2)
 lin_exact = shapes.circle_two_item(lin_kern)[0]
 lin_est = luce_success(spaces.Circle(), lin_kern, "similarity", 2, cfg["trials"],
-                       seed=np.random.SeedSequence([seed, 76]))
+                       seed=stream("linear_peak"))
 lin_paper = float(theory.linear_circle(lin_b)[0])
 assert abs(lin_exact - lin_paper) < 1e-10
 
-
-def status(ok: bool, differs: bool = False) -> str:
-    return "differs" if differs else ("reproduced" if ok else "differs")
-
-
-rows = [{
-    "chapter": CHAPTER, "result": "decay shapes on the circle",
-    "statement": "p_S, p_I of constant, linear, exponential and Gaussian similarity (with and "
-                 "without a floor); headline: the linear kernel's peak p_S (Proposition 1)",
-    "paper_value": lin_paper, "check_max_z": float(max(check.z.abs().max(),
-                                                       abs(lin_est.zscore(lin_paper)))),
-    "headline": lin_est.mean, "ci_low": lin_est.ci()[0], "ci_high": lin_est.ci()[1],
-    "status": status(check.z.abs().max() < Z_MAX and abs(lin_est.zscore(lin_paper)) < Z_MAX)}]
-rows.append({
-    "chapter": CHAPTER, "result": "a floor forces a tradeoff (new)",
-    "statement": "for delta <= g <= 1: p_S <= 1/2 + m / (2 (m + 2 delta)); headline: the "
-                 "smallest margin of any optimised or family kernel below the bound "
-                 "(reproduced = the proved bound holds for every one)",
-    "paper_value": math.nan, "check_max_z": math.nan,
-    "headline": float(min((floored.bound - floored.p_s).min(),
-                          (floor_bound(two.p_i, two.delta) - two.p_s).min())),
-    "ci_low": math.nan, "ci_high": math.nan,
-    "status": status(bool((floored.bound - floored.p_s).min() >= -1e-12))})
+# %% tags=["hide-input"]
+# results at a glance: one row per result, the status computed from the numbers
+report.result("decay shapes on the circle",
+              "p_S, p_I of constant, linear, exponential and Gaussian similarity (with and "
+              "without a floor); headline: the linear kernel's peak p_S (Proposition 1)",
+              paper_value=lin_paper, headline=lin_est.mean, ci=lin_est.ci(),
+              check_max_z=max(check.z.abs().max(), abs(lin_est.zscore(lin_paper))))
+report.result("a floor forces a tradeoff (new)",
+              "for delta <= g <= 1: p_S <= 1/2 + m / (2 (m + 2 delta)); headline: the "
+              "smallest margin of any optimised or family kernel below the bound "
+              "(reproduced = the proved bound holds for every one)",
+              headline=min((floored.bound - floored.p_s).min(),
+                           (floor_bound(two.p_i, two.delta) - two.p_s).min()),
+              passed=(floored.bound - floored.p_s).min() >= -1e-12)
 for _, r in mc_best.iterrows():
-    lo_ci, hi_ci = r.p_s_mc - 1.96 * r.se_s, r.p_s_mc + 1.96 * r.se_s
-    rows.append({
-        "chapter": CHAPTER, "result": f"best similarity, n = 2, delta = {r.delta:g} (new)",
-        "statement": f"the best step similarity at p_I = {r.p_i:.3f} (K = {cfg['frontier_K']}) "
-                     "against the constant kernel's front there (paper_value); differs = the "
-                     "constant kernel is not the best similarity",
-        "paper_value": r.step_front_p_s, "check_max_z": float(max(abs(r.z_s), abs(r.z_i))),
-        "headline": r.p_s_mc, "ci_low": lo_ci, "ci_high": hi_ci,
-        "status": "differs" if lo_ci > r.step_front_p_s else "reproduced"})
-big = ties.sort_values("points").groupby("space").tail(1)
-for _, r in big.iterrows():
-    rows.append({
-        "chapter": CHAPTER, "result": f"ties on the {r.space}, N = {r.points} (new)",
-        "statement": "height tau/2 of a discrete space above the universal front (exact); "
-                     "reproduced = it vanishes as the space refines (paper_value: 0 in the "
-                     "continuum)",
-        "paper_value": 0.0, "check_max_z": float(tie_mc[tie_mc.space == r.space].z.abs().max()),
-        "headline": r.above_front, "ci_low": math.nan, "ci_high": math.nan,
-        "status": "reproduced" if rates[r.space] < -0.25 else "differs"})
+    lo_ci = r.p_s_mc - 1.96 * r.se_s
+    report.result(f"best similarity, n = 2, delta = {r.delta:g} (new)",
+                  f"the best step similarity at p_I = {r.p_i:.3f} (K = {cfg['frontier_K']}) "
+                  "against the constant kernel's front there (paper_value); differs = the "
+                  "constant kernel is not the best similarity",
+                  paper_value=r.step_front_p_s, check_max_z=max(abs(r.z_s), abs(r.z_i)),
+                  headline=r.p_s_mc, ci=(lo_ci, r.p_s_mc + 1.96 * r.se_s),
+                  passed=lo_ci <= r.step_front_p_s)
+for _, r in ties.sort_values("points").groupby("space").tail(1).iterrows():
+    report.result(f"ties on the {r.space}, N = {r.points} (new)",
+                  "height tau/2 of a discrete space above the universal front (exact); "
+                  "reproduced = it vanishes as the space refines (paper_value: 0 in the "
+                  "continuum)", paper_value=0.0, headline=r.above_front,
+                  check_max_z=tie_mc[tie_mc.space == r.space].z.abs().max(),
+                  passed=rates[r.space] < -0.25)
 for comb in ("max", "product", "mean"):
     r = best_slot.loc[(4, comb)]
-    rows.append({
-        "chapter": CHAPTER, "result": f"slots, K = 4, combined by {comb} (new)",
-        "statement": "the point of the sweep highest above the universal front (paper_value: "
-                     "the front at its p_I); reproduced = not significantly above the front",
-        "paper_value": float(r.p_s - r.above), "check_max_z": float(np.abs(z1).max()),
-        "headline": float(r.p_s), "ci_low": float(r.p_s - 1.96 * r.se_s),
-        "ci_high": float(r.p_s + 1.96 * r.se_s),
-        "status": "differs" if r.above_z > Z_MAX else "reproduced"})
-summary = pd.DataFrame(rows)
-semres.book.save_table(summary, CHAPTER, "summary")
+    report.result(f"slots, K = 4, combined by {comb} (new)",
+                  "the point of the sweep highest above the universal front (paper_value: "
+                  "the front at its p_I); reproduced = not significantly above the front",
+                  paper_value=r.p_s - r.above, check_max_z=np.abs(z1).max(), headline=r.p_s,
+                  ci=(r.p_s - 1.96 * r.se_s, r.p_s + 1.96 * r.se_s), passed=r.above_z <= Z_MAX)
 
 # a few systems, each with several points (the glance page gives each system a legend entry)
-front_pts = [{"chapter": CHAPTER, "system": "similarity families (4 shapes, floors 0 and 0.05)",
-              "p_i": r.p_i_mc, "p_s": r.p_s_mc, "se_i": r.se_i, "se_s": r.se_s}
-             for r in check.itertuples()]
-front_pts += [{"chapter": CHAPTER, "system": "best step similarity, n = 2 (floors 0.01-0.2)",
-               "p_i": r.p_i_mc, "p_s": r.p_s_mc, "se_i": r.se_i, "se_s": r.se_s}
-              for r in mc_best.itertuples()]
-front_pts += [{"chapter": CHAPTER, "system": "one slot" if r.K == 1 else
-               f"slots combined by {r.combine} (K = 2, 4)",
-               "p_i": r.p_i, "p_s": r.p_s, "se_i": r.se_i, "se_s": r.se_s}
-              for r in slots.itertuples()]
-semres.book.save_table(pd.DataFrame(front_pts), CHAPTER, "front")
-splot.table(summary[["result", "paper_value", "headline", "ci_low", "ci_high", "check_max_z",
-                     "status"]], decimals=4, check_max_z="{:.2f}")
+for r in check.itertuples():
+    report.point("similarity families (4 shapes, floors 0 and 0.05)", r.p_i_mc, r.p_s_mc,
+                 r.se_i, r.se_s)
+for r in mc_best.itertuples():
+    report.point("best step similarity, n = 2 (floors 0.01-0.2)", r.p_i_mc, r.p_s_mc, r.se_i,
+                 r.se_s)
+for r in slots.itertuples():
+    report.point("one slot" if r.K == 1 else f"slots combined by {r.combine} (K = 2, 4)",
+                 r.p_i, r.p_s, r.se_i, r.se_s)
 
-# %% tags=["hide-input"]
-# what ran in this build; none of these experiments is in the paper, so the "protocol" is the
-# paper profile of this chapter
-PAPER_SETTINGS = semres.profiles.SETTINGS[CHAPTER]["paper"]
-ran = [f"Monte Carlo: {cfg['trials']:,} trials per family check cell, "
-       f"{cfg['slot_trials']:,} per slot cell ({cfg['slot_eps']} per-slot radii)",
-       f"family sweeps: {cfg['scales']} scales per family and floor",
-       f"frontier: n in {list(cfg['frontier_n'])}, K doubling up to {cfg['frontier_K']} "
-       f"(n = 2) and {cfg['many_K']} (n > 2), {cfg['targets']} identification targets",
-       f"ties: cycles of {list(cfg['cycle_sizes'])} points, tori of side "
-       f"{list(cfg['torus_sides'])}"]
-deviations = [f"{key} = {cfg[key]} (paper profile: {PAPER_SETTINGS[key]})"
-              for key in cfg if cfg[key] != PAPER_SETTINGS[key]]
-deviations.append("the paper itself has none of these experiments: its laws assume the "
+# what ran in this build; the paper has none of these experiments, so no setting has a
+# counterpart in its protocol
+report.text("ran", "\n".join(f"* {x}" for x in [
+    f"profile **{profile}**, seed {seed}",
+    f"Monte Carlo: {cfg['trials']:,} trials per family check cell, "
+    f"{cfg['slot_trials']:,} per slot cell ({cfg['slot_eps']} per-slot radii)",
+    f"family sweeps: {cfg['scales']} scales per family and floor",
+    f"frontier: n in {list(cfg['frontier_n'])}, K doubling up to {cfg['frontier_K']} "
+    f"(n = 2) and {cfg['many_K']} (n > 2), {cfg['targets']} identification targets",
+    f"ties: cycles of {list(cfg['cycle_sizes'])} points, tori of side "
+    f"{list(cfg['torus_sides'])}"]), markdown=True)
+report.deviations(cfg, frontier.SETTINGS.paper,
+                  "the paper itself has none of these experiments: its laws assume the "
                   "constant similarity; everything here is an extension")
-glue("ch7_ran", Markdown("\n".join(f"* {x}" for x in ran)), display=False)
-glue("ch7_deviations", Markdown("\n".join(f"* {x}" for x in deviations)), display=False)
-glue("ch7_seconds", time.perf_counter() - T_START, display=False)
+report.number("seconds", time.perf_counter() - T_START)
+report.save()
+splot.table(report.summary[["result", "paper_value", "headline", "ci_low", "ci_high",
+                            "check_max_z", "status"]], decimals=4, check_max_z="{:.2f}")
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper
@@ -1026,7 +995,7 @@ glue("ch7_seconds", time.perf_counter() - T_START, display=False)
 # :format: myst
 # ```
 #
-# and differs from the chapter's paper profile in:
+# and differs from the paper in:
 #
 # ```{glue:md} ch7_deviations
 # :format: myst

@@ -755,4 +755,6 @@ SETTINGS = Settings(
                   "sweep_n": list(range(2, 13)), "sweep_scenes": 300, "boot": 1000,
                   "choice_boot": 1000, "mc_trials": 1_000_000, "bins": 14},
     },
-    check=_check_settings, minimums={"batch_size": 1, "image_size": 0, "threads": 0})
+    check=_check_settings, minimums={"batch_size": 1, "image_size": 0, "threads": 0},
+    # the authors' models each answered 400 four-shape scenes with the X at random positions
+    paper={"fit_scenes": (400, "Four-shape scenes with a random X, per model")})
