@@ -258,3 +258,32 @@ def settings(chapter: str, profile: str, **overrides) -> dict:
         if value not in (0, None):
             cfg[key] = type(cfg[key])(value) if isinstance(cfg[key], (int, float)) else value
     return check(chapter, cfg)
+
+
+# ---- check_parameters (issue 19 placeholder) ----
+# chapter parameter -> the setting it overrides, only where the chapter passes it to settings()
+_OVERRIDES = {"01_pareto_front": {"mc_trials": "trials"}, "02_many_items": {"mc_trials": "trials"},
+              "03_toy_relu": {"n_seeds": "seeds"}, "05_llm_years": {"causal_trials": "causal_trials"}}
+
+
+def check_parameters(chapter_name: str, profile: str, params: dict) -> None:
+    """Reject parameter values the chapter's own settings check would reject, before it runs.
+
+    A chapter this module does not know (a test's miniature book) gets only the generic checks.
+    """
+    seed = params.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"parameter seed must be an integer >= 0; got {seed!r}")
+    if chapter_name not in SETTINGS:
+        return
+    mapped = {}
+    for param, key in _OVERRIDES.get(chapter_name, {}).items():
+        if param in params:
+            mapped[key] = params[param]
+    try:
+        settings(chapter_name, profile, **mapped)
+    except ValueError as err:
+        named = ", ".join(p for p, k in _OVERRIDES.get(chapter_name, {}).items()
+                          if p in params and k in str(err))
+        raise ValueError(f"parameter {named}: {err}" if named else str(err)) from None
+# ---- end ----
