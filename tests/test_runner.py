@@ -141,8 +141,8 @@ def _alive(pid: int) -> bool:
 def slow(book):
     (book / "notebooks" / "03_slow.py").write_text(SLOW)
     toc = book / "_toc.yml"
-    toc.write_text(toc.read_text().replace("- file: book/reproducibility",
-                                           "- file: notebooks/03_slow\n- file: book/reproducibility"))
+    page = "- file: notebooks/03_slow\n"
+    toc.write_text(toc.read_text().replace("- file: book/", page + "- file: book/", 1))
     runner.run_chapter(runner.resolve("3"), "quick")  # the last good run
     return book
 

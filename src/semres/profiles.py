@@ -262,8 +262,10 @@ def settings(chapter: str, profile: str, **overrides) -> dict:
 
 # ---- check_parameters (issue 19 placeholder) ----
 # chapter parameter -> the setting it overrides, only where the chapter passes it to settings()
-_OVERRIDES = {"01_pareto_front": {"mc_trials": "trials"}, "02_many_items": {"mc_trials": "trials"},
-              "03_toy_relu": {"n_seeds": "seeds"}, "05_llm_years": {"causal_trials": "causal_trials"}}
+_OVERRIDES = {"01_pareto_front": {"mc_trials": "trials"},
+              "02_many_items": {"mc_trials": "trials"},
+              "03_toy_relu": {"n_seeds": "seeds"},
+              "05_llm_years": {"causal_trials": "causal_trials"}}
 
 
 def check_parameters(chapter_name: str, profile: str, params: dict) -> None:
