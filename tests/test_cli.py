@@ -110,14 +110,15 @@ def test_run_injects_parameters_and_writes_tables_and_record(book):
     assert not (book / "_build" / "staging" / "01_demo").exists()
 
 
-def test_failed_run_exits_1_and_leaves_nothing_stale(book, capsys):
-    assert cli.main(["run", "1", "--profile", "quick"]) == 0
+def test_failed_run_exits_1_and_a_first_failure_leaves_no_page(book, capsys):
     err = _error_line(capsys, ["run", "1", "--profile", "quick", "-p", "fail=true"], 1)
-    assert "01_demo failed" in err and "asked to fail" in err
+    assert "01_demo failed" in err and "asked to fail" in err and "kept" not in err
     build = book / "_build"
     assert not (build / "executed" / "01_demo.ipynb").exists()
     assert not (build / "results" / "01_demo").exists()
-    assert json.loads((build / "executed" / "01_demo.json").read_text())["status"] == "failed"
+    failed = json.loads((build / "executed" / "01_demo.failed.json").read_text())
+    assert failed["status"] == "failed" and "asked to fail" in failed["error"]
+    assert "asked to fail" in runner._missing_page(runner.resolve("1"), failed)
 
 
 def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):

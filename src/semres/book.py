@@ -70,8 +70,24 @@ def cache():
     """A ``joblib.Memory`` under ``<build>/cache``: heavy results keyed by their arguments.
 
     joblib notices edits to a cached function but not to the helpers it calls, so the cache
-    folder is also keyed by :func:`code_version`.
+    folder is also keyed by :func:`code_version`. A damaged entry (a truncated or unreadable
+    ``output.pkl``) fails to load, and joblib then recomputes and rewrites it; its warning, a
+    full traceback on the chapter's page, is cut here to one line saying so.
     """
+    import logging
+
+    def one_line(record):
+        text = record.getMessage()
+        if "Exception while loading results for" in text:
+            call = text.split("Exception while loading results for", 1)[1].strip().splitlines()
+            cause = next((ln for ln in reversed(call) if ln.strip()), "")
+            record.msg, record.args = (f"damaged cache entry for {call[0]} ({cause.strip()}); "
+                                       "recomputing it"), None
+        return True
+
+    log = logging.getLogger("joblib")
+    if not any(getattr(f, "__name__", "") == "one_line" for f in log.filters):
+        log.addFilter(one_line)
     return _memory(str(build_dir() / "cache" / code_version()))
 
 

@@ -1,16 +1,20 @@
 """``semres list | run CHAPTER | book``: the command line readers and CI use.
 
-Usage errors exit 2 with one line naming the problem and the valid choices; a chapter that fails
-exits 1 with one line saying where.
+Usage errors (a parameter value the chapter's settings reject included) exit 2 with one line
+naming the problem and the valid choices, before anything is touched; a chapter that fails, or
+that another process is running, exits 1 with one line saying where; SIGINT and SIGTERM stop the
+run and exit 130 and 143. In every one of these cases the last good outputs stay in place.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 
 from semres import runner
-from semres.profiles import PROFILES
+from semres.profiles import PROFILES, check_parameters
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,25 +51,42 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             chapter = runner.resolve(args.chapter)
             params = runner.parse_overrides(args.params, runner.parameters(chapter), chapter.name)
+            check_parameters(chapter.name, args.profile, params)
     except ValueError as err:
         print(f"semres: error: {err}", file=sys.stderr)
         return 2
 
+    # SIGTERM stops a run like Ctrl-C (signals reach only the main thread)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         if args.command == "run":
             out = runner.run_chapter(chapter, args.profile, params, progress=True)
             print(f"[semres] executed {chapter.name} -> {out}")
             return 0
         index, failures = runner.build_book(args.profile)
+    except runner.Interrupted as err:
+        print(f"semres: {err}", file=sys.stderr)
+        return 128 + err.signum
     except runner.ChapterError as err:
         print(f"semres: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # between chapters of a book build
+        print("semres: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     for failure in failures:
         print(f"semres: {failure}", file=sys.stderr)
     if failures:
         return 1
     print(f"[semres] book built: open file://{index}")
     return 0
+
+
+def _terminate(signum, frame):
+    raise runner.Interrupted("stopped by SIGTERM", signum)
 
 
 if __name__ == "__main__":

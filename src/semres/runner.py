@@ -1,35 +1,56 @@
 """Execute chapters with papermill and build the book from the executed notebooks.
 
 papermill is the only executor: Jupyter Book renders what it produced with execution off. A run
-writes into a staging area and is moved into place only when it succeeds, so a failed chapter
-leaves neither a half-written table nor an old page that looks current.
+writes into a staging area and replaces the chapter's notebook, tables and run record only when it
+succeeds, so a failed or interrupted run never costs the last good build; it leaves a
+``<chapter>.failed.json`` beside it, and the book shows the old page under a warning that says so.
+Runs of one chapter take a lock, so two cannot interleave.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import fcntl
 import json
 import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 from semres.book import build_dir, repo_root
-from semres.profiles import PROFILES
+from semres.profiles import PROFILES, check_parameters
 
 CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
 VERSIONED = ("semres", "numpy", "scipy", "sympy", "pandas", "matplotlib", "torch", "transformers",
              "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb", "sphinx")
 
 
+STOP_GRACE = 3.0  # seconds a stopped kernel gets to exit before it is killed outright
+
+
 class ChapterError(RuntimeError):
     """A chapter failed to execute; the message is one line a reader can act on."""
+
+
+class Busy(ChapterError):
+    """Another process is running the same chapter (or book); nothing was touched."""
+
+
+class Interrupted(ChapterError):
+    """SIGINT or SIGTERM stopped the run; ``signum`` gives the conventional exit status."""
+
+    def __init__(self, message: str, signum: int):
+        super().__init__(message)
+        self.signum = signum
 
 
 @dataclass(frozen=True)
@@ -124,28 +145,37 @@ def _cast(key: str, raw: str, default):
 
 def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None = None,
                 build: Path | None = None, progress: bool = False) -> Path:
-    """Execute one chapter into ``<build>/executed/<name>.ipynb``; tables into ``results/``."""
+    """Execute one chapter into ``<build>/executed/<name>.ipynb``; tables into ``results/``.
+
+    The previous notebook, tables and record stay in place until this run has succeeded. A run
+    that fails or is stopped writes ``executed/<name>.failed.json`` instead and raises
+    :class:`ChapterError` (:class:`Interrupted` for SIGINT/SIGTERM); another run of the same
+    chapter in progress raises :class:`Busy` at once.
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    params = dict(params or {})
+    check_parameters(chapter.name, profile, params)  # before anything is touched
+    build = Path(build or build_dir()).resolve()
+    with _lock(build, chapter.name, f"{chapter.name} is being run by another process"):
+        with _signals() as received:
+            return _run_locked(chapter, profile, params, build, progress, received)
+
+
+def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progress: bool,
+                received: list[int]) -> Path:
     import jupytext
     import papermill as pm
 
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
-    build = Path(build or build_dir()).resolve()
-    executed, results = build / "executed", build / "results"
+    executed = build / "executed"
     staging = build / "staging" / chapter.name
-    shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)  # left by a run that was killed outright
     (staging / "results").mkdir(parents=True)
     executed.mkdir(parents=True, exist_ok=True)
-    final, record = executed / f"{chapter.name}.ipynb", executed / f"{chapter.name}.json"
-    # Whatever happens next, the previous outputs are no longer current.
-    for stale in (final, record):
-        stale.unlink(missing_ok=True)
-    shutil.rmtree(results / chapter.name, ignore_errors=True)
-
-    values = {"profile": profile, **(params or {})}
+    values = {"profile": profile, **params}
     info = {"chapter": chapter.name, "profile": profile,
-            "parameters": {**parameters(chapter), **values},
-            "started": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+            "parameters": {**parameters(chapter), **values}, "overrides": params,
+            "started": _now()}
     env = {"SEMRES_BUILD_DIR": str(build), "SEMRES_RESULTS_DIR": str(staging / "results"),
            # figures must reach the notebook as images, whatever backend the caller uses
            "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
@@ -156,18 +186,13 @@ def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None 
     # the chapter's own output (its tqdm bars, its progress lines) streams to the terminal as it
     # arrives, so a nine-minute cell shows what it is doing
     stream = {"stdout_file": sys.stderr, "stderr_file": sys.stderr} if progress else {}
+    kernels: list = []
     try:
-        pm.execute_notebook(
+        error = _execute(lambda: pm.execute_notebook(
             jupytext.read(chapter.path), str(staging / "out.ipynb"), parameters=values,
             kernel_name="python3", cwd=str(chapter.path.parent), progress_bar=progress,
-            execution_timeout=CELL_TIMEOUT[profile], **stream,
-        )
-    except Exception as err:  # papermill wraps kernel errors; report one line
-        info.update(status="failed", error=_one_line(err),
-                    seconds=round(time.perf_counter() - start, 1))
-        record.write_text(json.dumps(info, indent=1))
-        shutil.rmtree(staging, ignore_errors=True)
-        raise ChapterError(f"chapter {chapter.name} failed: {info['error']}") from None
+            execution_timeout=CELL_TIMEOUT[profile], kernel_manager_class=_tracked(kernels),
+            **stream), kernels, received)
     finally:
         for k, v in saved.items():
             if v is None:
@@ -175,17 +200,147 @@ def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None 
             else:
                 os.environ[k] = v
 
-    info["cache"] = _cache_use(build, stamp)
-    info["device"] = _device(info["parameters"])
-    _hide_injected_parameters(staging / "out.ipynb")
-    os.replace(staging / "out.ipynb", final)
-    if (staging / "results" / chapter.name).is_dir():
-        results.mkdir(parents=True, exist_ok=True)
-        os.replace(staging / "results" / chapter.name, results / chapter.name)
+    if error is None and not received:
+        info["cache"] = _cache_use(build, stamp)
+        info["device"] = _device(info["parameters"])
+        _hide_injected_parameters(staging / "out.ipynb")
+        info.update(status="ok", ended=_now(),
+                    seconds=_papermill_seconds(staging / "out.ipynb", time.perf_counter() - start))
+    if error is not None or received:  # a signal up to here still discards the run
+        shutil.rmtree(staging, ignore_errors=True)
+        if received:
+            name = signal.Signals(received[0]).name
+            info.update(status="interrupted", error=f"interrupted by {name}")
+        else:
+            info.update(status="failed", error=_one_line(error))
+        info.update(ended=_now(), seconds=round(time.perf_counter() - start, 1))
+        with _lock(build, "publish", "", wait=True):
+            _write_json(executed / f"{chapter.name}.failed.json", info)
+        kept = " (the last good run is kept)" if _good(build, chapter) else ""
+        if received:
+            raise Interrupted(f"chapter {chapter.name} {info['error']}{kept}", received[0])
+        raise ChapterError(f"chapter {chapter.name} failed: {info['error']}{kept}")
+    return _publish(chapter.name, staging, build, info)
+
+
+def _publish(name: str, staging: Path, build: Path, info: dict) -> Path:
+    """Move a successful run into place; readers holding the publish lock see all or nothing."""
+    final, results = build / "executed" / f"{name}.ipynb", build / "results" / name
+    with _lock(build, "publish", "", wait=True):
+        if results.exists():
+            os.replace(results, staging / "previous")  # tables the new run may not write again
+        if (staging / "results" / name).is_dir():
+            results.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / "results" / name, results)
+        os.replace(staging / "out.ipynb", final)
+        _write_json(build / "executed" / f"{name}.json", info)
+        (build / "executed" / f"{name}.failed.json").unlink(missing_ok=True)
     shutil.rmtree(staging, ignore_errors=True)
-    info.update(status="ok", seconds=_papermill_seconds(final, time.perf_counter() - start))
-    record.write_text(json.dumps(info, indent=1))
     return final
+
+
+@contextlib.contextmanager
+def _lock(build: Path, name: str, busy: str, wait: bool = False):
+    """Hold ``<build>/locks/<name>.lock`` (flock) for the block; raise :class:`Busy` with
+    ``busy`` when another process holds it, or wait for it when ``wait``.
+
+    The lock dies with its process, so a run killed outright never leaves a chapter locked.
+    """
+    folder = build / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            raise Busy(f"{busy}{f' (pid {holder})' if holder else ''}; wait for it to "
+                       "finish") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def _signals():
+    """Record SIGINT and SIGTERM instead of raising, so the run can stop its kernel and clean
+    up; the previous handlers come back afterwards. Only the main thread receives signals."""
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+    previous = {sig: signal.signal(sig, lambda signum, _: received.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield received
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _tracked(kernels: list):
+    """A kernel manager class that lists its instances in ``kernels``, so that a signal can
+    stop the kernel papermill started."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class Tracked(AsyncKernelManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            kernels.append(self)
+
+    return Tracked
+
+
+def _execute(call, kernels: list, received: list[int]) -> BaseException | None:
+    """Run papermill in a worker thread and return its exception, if any.
+
+    nbclient handles signals only on the main thread's event loop, and then just shuts the
+    kernel down without saying so. Here the main thread keeps the signals: on one it stops the
+    kernel's process group (SIGTERM, then SIGKILL after ``STOP_GRACE``); nbclient then sees a
+    dead kernel and returns.
+    """
+    outcome: list[BaseException] = []
+
+    def work():
+        try:
+            call()
+        except BaseException as err:  # noqa: BLE001 - handed to the caller
+            outcome.append(err)
+
+    worker = threading.Thread(target=work, name="papermill", daemon=True)
+    worker.start()
+    stopped = None
+    while worker.is_alive():
+        worker.join(0.1)
+        if received:
+            stopped = stopped or time.monotonic()
+            waited = time.monotonic() - stopped
+            if waited > 10 * STOP_GRACE:
+                break  # nbclient did not notice; the daemon thread dies with the process
+            _signal_kernels(kernels, signal.SIGKILL if waited > STOP_GRACE else signal.SIGTERM)
+    return outcome[0] if outcome else None
+
+
+def _signal_kernels(kernels: list, signum: int) -> None:
+    for km in kernels:
+        provisioner = getattr(km, "provisioner", None)
+        process, group = getattr(provisioner, "process", None), getattr(provisioner, "pgid", None)
+        if group and process is not None and process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signum)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Write ``data`` atomically, so a reader never sees half a record."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 def _hide_injected_parameters(path: Path) -> None:
@@ -269,10 +424,77 @@ def _device(params: dict) -> str:
         return f"{value} ({type(err).__name__})"
 
 
-def _record(build: Path, ch: Chapter) -> dict | None:
-    """The run record ``run_chapter`` wrote for ``ch`` (None when it has not run)."""
-    path = build / "executed" / f"{ch.name}.json"
-    return json.loads(path.read_text()) if path.is_file() else None
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _good(build: Path, ch: Chapter) -> dict | None:
+    """The record of ``ch``'s last good run, when its notebook is there too."""
+    info = _read_json(build / "executed" / f"{ch.name}.json")
+    ok = info and info.get("status") == "ok" and (build / "executed" / f"{ch.name}.ipynb").is_file()
+    return info if ok else None
+
+
+def _failed(build: Path, ch: Chapter) -> dict | None:
+    """The record of ``ch``'s latest run when it failed or was stopped (None when it succeeded).
+
+    Records from before failed runs were kept apart (a ``<name>.json`` with a failed status)
+    count too.
+    """
+    info = _read_json(build / "executed" / f"{ch.name}.failed.json")
+    if info is None:
+        info = _read_json(build / "executed" / f"{ch.name}.json")
+        info = info if info and info.get("status") != "ok" else None
+    return info
+
+
+def _code(text: str) -> str:
+    """``text`` as inline code that no backtick inside can break."""
+    return "`" + " ".join(str(text).replace("`", "'").split()) + "`"
+
+
+def _overrides(info: dict) -> str:
+    shown = ", ".join(f"{k}={v!r}" for k, v in (info.get("overrides") or {}).items())
+    return f"profile {_code(info.get('profile', '?'))}, " + (
+        f"parameters {_code(shown)}" if shown else "default parameters")
+
+
+def _stale_warning(ch: Chapter, good: dict, failed: dict) -> str:
+    """The admonition at the top of a page whose latest run failed: what shows is older."""
+    when = failed.get("ended") or failed.get("started", "?")
+    how = "was interrupted" if failed.get("status") == "interrupted" else "failed"
+    return (f"```{{warning}}\nThe latest run of this chapter {how} "
+            f"({when}; {_overrides(failed)}):\n{_code(failed.get('error', ''))}\n\n"
+            f"This page shows the **previous good run**, of {good.get('started', '?')}. Rerun "
+            f"it with `semres run {ch.number}` to see the full error.\n```\n")
+
+
+def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
+    """Put ``ch``'s page into the book's sources: its last good notebook (under a warning when
+    a later run failed), or a page saying it was not built."""
+    good, failed = _good(build, ch), _failed(build, ch)
+    if good is None:
+        (folder / f"{ch.name}.md").write_text(_missing_page(ch, failed))
+        return
+    if failed is None:
+        shutil.copy2(build / "executed" / f"{ch.name}.ipynb", folder)
+        return
+    nb = json.loads((build / "executed" / f"{ch.name}.ipynb").read_text())
+    cells, at = nb["cells"], 0
+    first = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "markdown" else ""
+    if first.startswith("# "):  # right under the title, which stays the page's title
+        title, _, rest = first.partition("\n")
+        cells[0] = {**cells[0], "source": title}
+        if rest.strip():
+            cells.insert(1, {"cell_type": "markdown", "id": "semres-intro", "metadata": {},
+                             "source": rest})
+        at = 1
+    cells.insert(at, {"cell_type": "markdown", "id": "semres-latest-failed", "metadata": {},
+                      "source": _stale_warning(ch, good, failed)})
+    (folder / f"{ch.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False))
 
 
 def _papermill_seconds(path: Path, fallback: float) -> float:
@@ -296,16 +518,28 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
     """Execute every chapter, stage the sources beside the executed notebooks, build strict HTML.
 
     Returns the HTML index and the list of one-line failures (chapters and the Sphinx build).
+    A chapter another process is running counts as a failure and shows its last good run; a
+    second book build of the same folder raises :class:`Busy`.
     """
     root = repo_root()
     build = Path(build or build_dir()).resolve()
+    todo = chapters(root) if only is None else only
+    for ch in todo:
+        check_parameters(ch.name, profile, {})
+    with _lock(build, "book", "a book build of this folder is already running"):
+        return _build_locked(root, build, profile, progress, todo)
+
+
+def _build_locked(root: Path, build: Path, profile: str, progress: bool,
+                  todo: list[Chapter]) -> tuple[Path, list[str]]:
     started = time.perf_counter()
     failures = []
-    todo = chapters(root) if only is None else only
     for ch in todo:
         print(f"[semres] executing {ch.name} ({profile})", flush=True)
         try:
             run_chapter(ch, profile, build=build, progress=progress)
+        except Interrupted:
+            raise
         except ChapterError as err:
             failures.append(str(err))
             print(f"[semres] {err}", flush=True)
@@ -316,18 +550,16 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
     shutil.copy2(root / "_toc.yml", src / "_toc.yml")
     (src / "_config.yml").write_text(_book_config(root / "_config.yml"))
     (src / "notebooks").mkdir()
-    for ch in chapters(root):
-        executed = build / "executed" / f"{ch.name}.ipynb"
-        if executed.is_file():
-            shutil.copy2(executed, src / "notebooks" / executed.name)
-        else:
-            (src / "notebooks" / f"{ch.name}.md").write_text(_missing_page(ch, build))
-    if (src / "book" / "glance.md").is_file():
-        (src / "book" / "glance.md").write_text(
-            (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
-    (src / "book" / "reproducibility.md").write_text(
-        (root / "book" / "reproducibility.md").read_text() + "\n"
-        + provenance(build, time.perf_counter() - started))
+    # a run of one chapter finishing meanwhile replaces its files all at once, never halfway
+    with _lock(build, "publish", "", wait=True):
+        for ch in chapters(root):
+            _stage_page(ch, build, src / "notebooks")
+        if (src / "book" / "glance.md").is_file():
+            (src / "book" / "glance.md").write_text(
+                (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
+        (src / "book" / "reproducibility.md").write_text(
+            (root / "book" / "reproducibility.md").read_text() + "\n"
+            + provenance(build, time.perf_counter() - started))
 
     out = build / "book"
     shutil.rmtree(out, ignore_errors=True)
@@ -340,21 +572,31 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
     return out / "_build" / "html" / "index.html", failures
 
 
+STALE = "previous good run; latest failed"
+
+
 def _glance(build: Path, folder: Path) -> str:
-    """The generated part of the results-at-a-glance page, from this build's result tables."""
+    """The generated part of the results-at-a-glance page, from this build's result tables.
+
+    A chapter whose latest run failed keeps its last good tables, marked as such in the table
+    and named in a warning above it.
+    """
     from semres import glance
 
     every = chapters(repo_root())
-    built = {}
-    for ch in every:
-        if ((build / "executed" / f"{ch.name}.ipynb").is_file()
-                and (_record(build, ch) or {}).get("status") == "ok"):
-            built[ch.name] = ch.title
-    return glance.page(build / "results", built, {c.name: c.title for c in every},
-                       {c.name: f"../notebooks/{c.name}" for c in every},
+    built = {ch.name: ch.title for ch in every if _good(build, ch)}
+    stale = [ch for ch in every if ch.name in built and _failed(build, ch)]
+    docs = {c.name: f"../notebooks/{c.name}" for c in every}
+    text = glance.page(build / "results", built, {c.name: c.title for c in every}, docs,
                        folder / "glance_front.svg")
-
-
+    if not stale:
+        return text
+    for ch in stale:
+        text = text.replace(f"<{docs[ch.name]}>`", f"<{docs[ch.name]}>` ({STALE})")
+    names = ", ".join(f"{ch.number} ({ch.title})" for ch in stale)
+    return (f"```{{warning}}\nThe latest run of chapter {names} failed: its rows and points "
+            f"below come from its previous good run, not from the latest code or parameters.\n"
+            f"```\n\n" + text)
 def _book_config(path: Path) -> str:
     """The book's config, with launch buttons only once a repository URL is filled in."""
     import yaml
@@ -372,11 +614,10 @@ def _tail(text: str) -> str:
     return lines[-1] if lines else "(no output)"
 
 
-def _missing_page(ch: Chapter, build: Path) -> str:
-    info = _record(build, ch)
-    reason = info.get("error", "") if info is not None else "not executed"
+def _missing_page(ch: Chapter, failed: dict | None) -> str:
+    reason = failed.get("error", "") if failed is not None else "not executed"
     return (f"# {ch.title} (not built)\n\n```{{warning}}\nThis chapter did not execute in "
-            f"the last build, so no results are shown.\n\n`{reason}`\n\nRerun it with "
+            f"the last build, so no results are shown.\n\n{_code(reason)}\n\nRerun it with "
             f"`semres run {ch.number}` to see the full error.\n```\n")
 
 
@@ -413,18 +654,25 @@ def provenance(build: Path, seconds: float | None = None) -> str:
               "| --- | --- | --- | --- | --- | --- | --- |"]
     settings = []
     for ch in chapters(root):
-        info = _record(build, ch)
+        good, failed = _good(build, ch), _failed(build, ch)
+        info = good or failed
         if info is None:
             lines.append(f"| {ch.name} | not executed | | | | | |")
             continue
+        status = STALE if good and failed else info["status"]
         params = dict(info.get("parameters", {}))
         profile = params.pop("profile", "")
         seed = params.pop("seed", "default")
         shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
         short, detail = _cache_text(info.get("cache"))
-        lines.append(f"| {ch.name} | {info['status']} | {profile} | {seed} | "
+        lines.append(f"| {ch.name} | {status} | {profile} | {seed} | "
                      f"{info.get('seconds', '')} | {info.get('device', '')} | {short} |")
         settings.append(f"- {ch.name}: {shown}" + (f"; cache: {detail}" if detail else ""))
+        if good and failed:
+            settings[-1] += (f" (the previous good run, of {good.get('started', '?')}; the "
+                             f"latest run {failed.get('status', 'failed')} at "
+                             f"{failed.get('ended', '?')} with {_overrides(failed)}: "
+                             f"{_code(failed.get('error', ''))})")
     lines += ["", "*Cache*: results cached on disk by an earlier run with the same code "
               "(the digest of the `semres` package's source, named below) and reused here, or "
               "computed in this run; a chapter with neither caches nothing.", "",
