@@ -327,6 +327,11 @@ def test_model_sources_name_what_is_wrong(tiny, tmp_path):
                                                         "exist$") as err:
         vlm.load(str(tmp_path / "missing"))
     assert isinstance(err.value, ValueError)
+    from semres import vision   # chapter 4's ResNet takes the same check on its first cell
+
+    with pytest.raises(ValueError, match=f"^model: {re.escape(str(no_config))} is not a model "
+                                         "folder: it has no config.json$"):
+        vision.check_inputs(model=str(no_config))
 
 
 def test_damaged_saved_model_is_trained_again(tmp_path, capsys):

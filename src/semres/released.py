@@ -82,12 +82,14 @@ figures quoted in the issue) and the LLM pickles (binary, not stored as text in 
 With the full files (``git clone https://github.com/nplresearch/generalization``):
 
 - per-trial analyses: ``results=/path/to/generalization/VLM_shapes/data`` in a chapter (or
-  :func:`load_results` in code) reads the raw CSVs through the adapters; ``python -m
-  semres.released convert --source .../VLM_shapes/data --out DIR`` writes them in the schema
+  :func:`gather` / :func:`load_results` in code) reads the raw CSVs through the adapters, and
+  ``results=.../LLM_dates/saved_results`` with ``trust_pickle=True`` the LLM pickles; ``python
+  -m semres.released convert --source .../VLM_shapes/data --out DIR`` writes them in the schema
   (keep such files local: the authors' repository has no licence);
-- shipped tables: ``python -m semres.released derive --source .../generalization
-  [--trust-pickle]`` rewrites ``src/semres/data/released/`` (counts and provenance, colour and
-  LLM tables included when those files are present).
+- tables: ``python -m semres.released derive --source .../generalization [--trust-pickle]``
+  writes counts and provenance (colour and LLM tables included when those files are present)
+  to ``_build/released``; ``--out src/semres/data/released`` replaces the shipped ones. Nothing
+  is written unless every file was read, and never an empty provenance.
 """
 
 from __future__ import annotations
