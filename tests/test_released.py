@@ -7,6 +7,8 @@ and the derivation, and checks the counts against a tally computed here, by othe
 import hashlib
 import json
 import pickle
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -236,8 +238,9 @@ def test_pickles_refused_without_trust(tmp_path):
         released.read_llm_counts(path)
     with pytest.raises(ValueError, match="trust_pickle"):
         released.read_llm_resolution(path, trust_pickle="yes")
-    rec = released.derive(tmp_path, tmp_path / "out")
-    assert rec["skipped"] and not rec["tables"]
+    with pytest.raises(ValueError, match="1 pickle.*not trusted.*nothing written"):
+        released.derive(tmp_path, tmp_path / "out")
+    assert not (tmp_path / "out").exists()   # no empty provenance
 
 
 def test_llm_counts_from_pickle(tmp_path):
@@ -300,3 +303,163 @@ def test_shipped_tables_and_provenance_agree():
         assert set(table["source"]) <= set(prov["path"])
     with pytest.raises(ValueError, match="name"):
         released.load_table("no_such_table")
+
+
+def write_llm_folder(folder, rng):
+    """The authors' LLM_dates/saved_results: their pickle names, and a .DS_Store; returns the
+    truth of the two count pickles (task -> seq_lens, nulls, correct)."""
+    folder.mkdir(parents=True)
+    truth = {task: synthetic_counts(folder / f"experiment_{task}_gemma-2-2b-it_year.pkl", task,
+                                    rng) for task in ("similarity", "identification")}
+    centre, offsets = 1600, np.arange(-300, 300, 5)
+    curves = [np.full(len(offsets), 0.5) for _ in released.RESOLUTION_D]
+    (folder / "experiment_resolution_years_gemma-2-2b-it_small.pkl").write_bytes(pickle.dumps(
+        {"ages_list": [[centre - d, centre + d] for d in released.RESOLUTION_D],
+         "performances": {centre: curves}, "pspace": centre + offsets, "nrep": 20}))
+    (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1\x00" * 8)
+    return truth
+
+
+def test_results_folder_of_authors_pickles(tmp_path):
+    """The README's command: results=<LLM_dates/saved_results> with trust_pickle=True."""
+    folder = tmp_path / "LLM_dates" / "saved_results"
+    truth = write_llm_folder(folder, np.random.default_rng(4))
+    got = released.gather(str(folder), trust_pickle=True)
+    assert got.rows is None and len(got.counts) == 2 and len(got.curves) == 1
+    for frame in got.counts:
+        seq_lens, nulls, correct = truth[frame["task"].iat[0]]
+        assert list(frame["n"]) == seq_lens and list(frame["correct"]) == correct
+        assert list(frame["answered"]) == [1000 - z for z in nulls]
+    assert len(got.curves[0]) == len(released.RESOLUTION_D) * 120
+    read = [line for line in got.report if line.startswith("read ")]
+    skipped = [line for line in got.report if line.startswith("skipped ")]
+    assert len(read) == 3 and all("gemma-2-2b-it" in line for line in read)
+    assert skipped == [f"skipped {folder / '.DS_Store'}: not a results file (a CSV, or one of "
+                       "the authors' LLM pickles)"]
+    # without trust nothing is unpickled, and the error says how to read them
+    with pytest.raises(ValueError, match="nothing read from .*3 skipped as one of the authors' "
+                                         "pickles.*trust_pickle=True"):
+        released.gather(str(folder))
+    one = folder / "experiment_similarity_gemma-2-2b-it_year.pkl"
+    with pytest.raises(ValueError, match=f"results: {one}: .*not unpickled"):
+        released.gather([one])
+    # a schema CSV beside them is read, the pickles are reported as skipped
+    tidy = results.write_results(pd.DataFrame({
+        "model": ["m"], "source": ["live"], "task": ["similarity"], "n": [2], "space": ["years"],
+        "options": ["A|B"], "position": ["1600|1700"], "probe": ["1620"], "correct": ["A"],
+        "choice": ["A"], "scores": [""]}), folder / "tidy.csv")
+    got = released.gather(f"{folder}", llm=False)
+    assert len(got.rows) == 1 and got.files == {tidy: "schema"}
+    assert sum("which this chapter does not use" in line for line in got.report) == 3
+    assert len(released.load_results(folder)) == 1
+
+
+def _bad_files(tmp_path):
+    """Files that are not what their names say, each with the words its error must use."""
+    d = tmp_path / "bad"
+    d.mkdir()
+    (d / "empty.csv").write_text("")
+    (d / "binary.csv").write_bytes(pickle.dumps({"performance": [0.5]}))
+    (d / "latin1.csv").write_bytes(",".join(results.COLUMNS).encode() + b"\nm,caf\xe9\n")
+    (d / "header_only.csv").write_text(",".join(results.COLUMNS) + "\n")
+    (d / "saved.pkl").write_bytes(pickle.dumps([1, 2]))
+    (d / "other.csv").write_text("a,b\n1,2\n")
+    return {d / "empty.csv": "empty file", d / "binary.csv": "a binary file, not a CSV",
+            d / "latin1.csv": "not UTF-8 text", d / "header_only.csv": "header but no rows",
+            d / "saved.pkl": "a pickle not named as the authors' LLM files",
+            d / "other.csv": "lacks column.*not one of the authors' files"}
+
+
+def test_unreadable_files_are_named(tmp_path):
+    for path, words in _bad_files(tmp_path).items():
+        with pytest.raises(ValueError, match=f"{path}: .*{words}") as err:
+            released.gather(str(path), trust_pickle=True)
+        assert "\n" not in str(err.value)
+
+
+def _tidy_rows(n_rows=4):
+    return pd.DataFrame({
+        "model": "m", "source": "live", "task": "similarity", "n": 3, "space": "canvas",
+        "options": "square|star|heart", "position": "0.1,0.1|0.9,0.9|0.5,0.2",
+        "probe": "0.2,0.1", "correct": "square", "choice": "star", "scores": ""},
+        index=range(n_rows))
+
+
+@pytest.mark.parametrize("column, value, words", [
+    ("position", "0.1,zz|0.9,0.9|0.5,0.2", "position '0.1,zz.*expected n = 3 points"),
+    ("n", "two", "n 'two': expected an integer >= 2"),
+    ("probe", "0.2", "probe '0.2': expected one point of space 'canvas'"),
+    ("scores", "-1|x|-2", "scores '-1|x|-2': expected n = 3 numbers"),
+    ("task", "naming", "task 'naming': expected one of similarity, identification"),
+])
+def test_bad_rows_name_file_line_and_column(tmp_path, column, value, words):
+    df = _tidy_rows().astype(object)
+    df.loc[[2, 3], column] = value   # rows 2 and 3: lines 4 and 5 of the file
+    path = tmp_path / "r.csv"
+    df.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=f"{path} line 4: {words}.*1 more bad rows"):
+        released.gather(str(tmp_path))
+
+
+def test_bad_cells_in_authors_files_are_named(authors, tmp_path):
+    _, data, _ = authors
+    raw = pd.read_csv(data / "spatial_resolution_gemma_results_far.csv")
+    raw["target_X"] = raw["target_X"].astype(object)
+    raw.loc[5, "target_X"] = "zz"
+    bad = tmp_path / "spatial_resolution_gemma_results_far.csv"
+    raw.to_csv(bad, index=False)
+    with pytest.raises(ValueError, match=f"{bad} line 7: column target_X 'zz': expected a "
+                                         "number$"):
+        released.read_spatial(bad)
+    col = pd.read_csv(data / "color_similarity_gemma_results.csv")
+    col.loc[0, "N_STENCILS"] = 13
+    bad = tmp_path / "color_similarity_gemma_results.csv"
+    col.to_csv(bad, index=False)
+    with pytest.raises(ValueError, match=f"{bad} line 2: column N_STENCILS 13: expected an "
+                                         "integer in 2..12"):
+        released.gather(bad)
+
+
+def _digests(folder):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+SHIPPED = Path(released.__file__).parent / "data" / "released"
+
+
+def test_converters_fail_in_one_line_and_leave_shipped_data(authors, tmp_path, monkeypatch,
+                                                           capsys):
+    root, data, _ = authors
+    before = _digests(SHIPPED)
+    monkeypatch.setenv("SEMRES_BUILD_DIR", str(tmp_path / "build"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / ".DS_Store").write_bytes(b"\x00")
+    pickles = tmp_path / "pickles"
+    write_llm_folder(pickles, np.random.default_rng(5))
+    cases = [(["convert", "--source", "/nonexistent", "--out", str(tmp_path / "o")], 2,
+              "source: no such file or folder '/nonexistent'"),
+             (["derive", "--source", "/nonexistent"], 2, "no such file or folder"),
+             (["derive", "--source", str(empty)], 1, "no released files under"),
+             (["convert", "--source", str(pickles), "--out", str(tmp_path / "o")], 1,
+              "no released CSV files under"),
+             (["derive", "--source", str(pickles)], 1, "3 pickle.*not trusted.*nothing written"),
+             (["derive", "--sauce", str(root)], 2, "required: --source")]
+    for argv, code, words in cases:
+        assert released.main(argv) == code, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and re.search(words, err), (argv, err)
+    assert not (tmp_path / "o").exists() and not (tmp_path / "build").exists()
+    # the default --out is a new folder under the build folder, never the shipped one
+    assert released.main(["derive", "--source", str(root)]) == 0
+    assert (tmp_path / "build" / "released" / "provenance.json").is_file()
+    assert _digests(SHIPPED) == before
+    # asked explicitly, derive writes there; a later source with fewer tables leaves no stale one
+    out = tmp_path / "asked"
+    assert released.main(["derive", "--source", str(root), "--out", str(out)]) == 0
+    assert (out / "colour_margin.csv").is_file()
+    assert released.main(["derive", "--source", str(pickles), "--trust-pickle",
+                          "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["llm_n.csv", "llm_resolution.csv",
+                                                     "provenance.json"]
+    assert _digests(SHIPPED) == before

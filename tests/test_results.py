@@ -38,3 +38,21 @@ def test_bad_rows_are_named(tmp_path):
         results.validate(_rows().drop(columns="scores"))
     with pytest.raises(ValueError, match="no such file"):
         results.read_results(tmp_path / "missing.csv")
+
+
+def test_every_row_is_checked_and_the_file_line_named(tmp_path):
+    rows = pd.concat([_rows()] * 3, ignore_index=True).astype(object)
+    rows.loc[4, "position"] = "0.1,0.1|0.9,nan|0.5,0.2"   # line 6: a point that is not finite
+    path = tmp_path / "r.csv"
+    rows.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=rf"^{path} line 6: position .*expected n = 3 points "
+                                         r"of space 'canvas', each x,y \(two numbers\), "
+                                         r"separated by \|$"):
+        results.read_results(path)
+    rows.loc[4, "position"] = "0.1,0.1|0.9,0.9|0.5,0.2"
+    rows.loc[1, "probe"] = "0.5,0.5"   # a hue row given a canvas probe
+    with pytest.raises(ValueError, match=r"^row 1: probe '0.5,0.5': expected one point of "
+                                         r"space 'hue': one number$"):
+        results.validate(rows)
+    rows.loc[1, "probe"] = "0.99"
+    assert len(results.validate(rows)) == 6

@@ -293,3 +293,65 @@ def test_spatial_identification_is_scored_by_the_option_code():
     # swapping the names in the layout the scorer knows makes identification wrong
     swapped = _XReader(processor, dict(zip(names[::-1], pos)), scale=0.1)
     assert vlm.score_scenes(swapped, processor, [scenes[0]])[0] < 0.1
+
+
+def test_model_sources_name_what_is_wrong(tiny, tmp_path):
+    """A missing folder is named as missing and a folder that is not a model by the file it
+    lacks, never as a malformed hub id; hub ids pass through to the loaders."""
+    import re
+
+    from semres import models
+
+    model, processor = tiny
+    good = tmp_path / "good"
+    model.save_pretrained(good)
+    processor.save_pretrained(good)
+    assert models.check_source(good, "model") == str(good)
+    assert models.check_source("Qwen/Qwen2.5-VL-3B-Instruct", "model") == \
+        "Qwen/Qwen2.5-VL-3B-Instruct"
+    no_config = tmp_path / "no_config"
+    no_config.mkdir()
+    (no_config / "model.safetensors").write_bytes(b"")
+    no_weights = tmp_path / "no_weights"
+    no_weights.mkdir()
+    (no_weights / "config.json").write_text("{}")
+    cases = {"/nonexistent/folder": "folder /nonexistent/folder does not exist",
+             str(no_config): f"{no_config} is not a model folder: it has no config.json",
+             str(no_weights): f"{no_weights} is not a model folder: it has no weights "
+                              "(model.safetensors or pytorch_model.bin)",
+             str(good / "config.json"): f"{good / 'config.json'} is a file, not a model folder"}
+    for value, words in cases.items():
+        with pytest.raises(ValueError, match=f"^encoder: {re.escape(words)}$"):
+            models.check_source(value, "encoder")
+    with pytest.raises(vlm.ModelUnavailableError, match="cannot be loaded: folder .* does not "
+                                                        "exist$") as err:
+        vlm.load(str(tmp_path / "missing"))
+    assert isinstance(err.value, ValueError)
+    from semres import vision   # chapter 4's ResNet takes the same check on its first cell
+
+    with pytest.raises(ValueError, match=f"^model: {re.escape(str(no_config))} is not a model "
+                                         "folder: it has no config.json$"):
+        vision.check_inputs(model=str(no_config))
+
+
+def test_damaged_saved_model_is_trained_again(tmp_path, capsys):
+    """A truncated model.safetensors under the models folder is found, removed and retrained
+    (one line says so), instead of failing every later run."""
+    kw = dict(hidden=32, layers=1, vision_steps=3, steps=3, batch_size=4, progress=False)
+    folder = vlm.trained_model(tmp_path, **kw)
+    weights = folder / "model.safetensors"
+    good = weights.read_bytes()
+    weights.write_bytes(good[: len(good) // 2])
+    with pytest.raises(Exception):   # what the chapter met on every rerun
+        vlm.load(str(folder))
+    capsys.readouterr()
+    assert vlm.trained_model(tmp_path, **kw) == folder
+    said = [line for line in capsys.readouterr().err.splitlines() if "[semres]" in line]
+    assert len(said) == 1 and f"the saved model {folder} does not load" in said[0]
+    assert weights.read_bytes() == good   # the same seed retrains the same weights
+    model, _ = vlm.load(str(folder))
+    assert sum(p.numel() for p in model.parameters()) > 0
+    # a sound folder is returned as it is, without training
+    stamp = weights.stat().st_mtime_ns
+    assert vlm.trained_model(tmp_path, **kw) == folder and weights.stat().st_mtime_ns == stamp
+    assert "[semres]" not in capsys.readouterr().err

@@ -82,12 +82,14 @@ figures quoted in the issue) and the LLM pickles (binary, not stored as text in 
 With the full files (``git clone https://github.com/nplresearch/generalization``):
 
 - per-trial analyses: ``results=/path/to/generalization/VLM_shapes/data`` in a chapter (or
-  :func:`load_results` in code) reads the raw CSVs through the adapters; ``python -m
-  semres.released convert --source .../VLM_shapes/data --out DIR`` writes them in the schema
+  :func:`gather` / :func:`load_results` in code) reads the raw CSVs through the adapters, and
+  ``results=.../LLM_dates/saved_results`` with ``trust_pickle=True`` the LLM pickles; ``python
+  -m semres.released convert --source .../VLM_shapes/data --out DIR`` writes them in the schema
   (keep such files local: the authors' repository has no licence);
-- shipped tables: ``python -m semres.released derive --source .../generalization
-  [--trust-pickle]`` rewrites ``src/semres/data/released/`` (counts and provenance, colour and
-  LLM tables included when those files are present).
+- tables: ``python -m semres.released derive --source .../generalization [--trust-pickle]``
+  writes counts and provenance (colour and LLM tables included when those files are present)
+  to ``_build/released``; ``--out src/semres/data/released`` replaces the shipped ones. Nothing
+  is written unless every file was read, and never an empty provenance.
 """
 
 from __future__ import annotations
@@ -98,22 +100,23 @@ import json
 import re
 import string
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import results as _results
+from .book import build_dir
 from .scenes import AUTHORS
 
 __all__ = ["REPOSITORY", "CITATION", "COMMITS", "VLM_MODELS", "LLM_NBATCHES", "RESOLUTION_D",
-           "kind_of", "model_of", "read_spatial", "read_colour", "read_llm_counts",
-           "read_llm_resolution", "read_authors", "load_results", "find_files", "margins",
-           "spatial_margin_table", "spatial_grid_table", "spatial_confusion_table",
-           "spatial_corner_table",
-           "colour_margin_table", "grid_design", "llm_n_table", "llm_resolution_table",
-           "derive", "convert",
-           "load_table", "provenance", "tables", "main"]
+           "TABLES", "kind_of", "model_of", "read_spatial", "read_colour", "read_llm_counts",
+           "read_llm_resolution", "read_authors", "gather", "Gathered", "load_results",
+           "find_files", "margins", "spatial_margin_table", "spatial_grid_table",
+           "spatial_confusion_table", "spatial_corner_table", "colour_margin_table", "grid_design",
+           "llm_n_table", "llm_resolution_table", "derive", "convert", "load_table", "provenance",
+           "tables", "main"]
 
 REPOSITORY = "nplresearch/generalization"
 CITATION = {
@@ -146,6 +149,9 @@ SPATIAL_SHAPES = tuple(AUTHORS["layout"])
 LETTERS = string.ascii_uppercase[:12]
 SPATIAL_BIN, HUE_BIN, GRID = 0.05, 0.01, 6   # 6 x 6: every cell of the far files holds >= 6 trials
 _DATA = "data/released"
+#: the derived tables (:func:`derive`), each a CSV named after it
+TABLES = ("spatial_margin", "spatial_grid", "spatial_confusion", "spatial_corner", "colour_margin",
+          "llm_n", "llm_resolution")
 
 _PATTERNS = (
     ("spatial", re.compile(r"spatial_resolution_(\w+?)_results\w*\.csv$")),
@@ -185,10 +191,39 @@ def _repo_path(path) -> str:
     return Path(path).name
 
 
-def _require(raw, cols, path) -> None:
+def _read_raw(path, cols) -> pd.DataFrame:
+    """An authors' CSV with its ``cols`` present and at least one row (errors name the file)."""
+    raw = _results.read_csv(path, dtype={"answer": str}, keep_default_na=False)
     missing = [c for c in cols if c not in raw.columns]
     if missing:
-        raise ValueError(f"path: {path} lacks column(s) {', '.join(missing)}")
+        raise ValueError(f"{path}: lacks column(s) {', '.join(missing)} of the authors' "
+                         f"{kind_of(path)} files")
+    if raw.empty:
+        raise ValueError(f"{path}: has a header but no rows")
+    return raw
+
+
+def _bad_cell(raw, bad, cols, path, expected: str) -> None:
+    """Raise naming the first True cell of ``bad`` (rows x ``cols``) by file line and column."""
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        rows = int(bad.any(axis=1).sum())
+        more = f" ({rows - 1} more bad rows)" if rows > 1 else ""
+        cell = raw[cols[j]].iat[i]
+        cell = cell.item() if isinstance(cell, np.generic) else cell
+        raise ValueError(f"{path} line {i + 2}: column {cols[j]} {cell!r}: expected "
+                         f"{expected}{more}")
+
+
+def _numbers(raw, cols, path, integer: bool = False) -> np.ndarray:
+    """Columns ``cols`` as floats, every cell a finite number (an integer, with ``integer``)."""
+    cols = list(cols)
+    num = raw[cols].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    bad = ~np.isfinite(num)
+    if integer:
+        bad |= ~bad & (num != np.round(np.nan_to_num(num)))
+    _bad_cell(raw, bad, cols, path, "an integer" if integer else "a number")
+    return num
 
 
 def _fmt(v: float) -> str:
@@ -202,13 +237,13 @@ def _processed(values) -> bool:
 
 
 def _rows(model, source, experiment, task, n, space, options, position, probe, correct, choice,
-          scores, trial, usable) -> pd.DataFrame:
+          scores, trial, usable, where) -> pd.DataFrame:
     df = pd.DataFrame({
         "model": model, "source": source, "task": task, "n": n, "space": space,
         "options": options, "position": position, "probe": probe, "correct": correct,
         "choice": choice, "scores": scores, "experiment": experiment, "trial": trial,
         "scores_usable": usable})
-    return _results.validate(df)
+    return _results.validate(df, where=where)
 
 
 def read_spatial(path, model: str | None = None, source: str | None = None,
@@ -220,13 +255,16 @@ def read_spatial(path, model: str | None = None, source: str | None = None,
     pixels); ``choice`` is the answer when it names a shape, else empty.
     """
     path = Path(path)
-    raw = pd.read_csv(path, dtype={"answer": str}, keep_default_na=False)
     cols = [f"D0{k}_{a}" for k in range(4) for a in ("X", "Y", "SHAPE")]
-    _require(raw, ["ID", "target_X", "target_Y", "answer", *cols, *SPATIAL_SHAPES], path)
+    raw = _read_raw(path, ["ID", "target_X", "target_Y", "answer", *cols, *SPATIAL_SHAPES])
     px = float(AUTHORS["canvas_px"])
-    pos = np.stack([raw[[f"D0{k}_X", f"D0{k}_Y"]].to_numpy(float) for k in range(4)], axis=1)
-    probe = raw[["target_X", "target_Y"]].to_numpy(float)
-    names = raw[[f"D0{k}_SHAPE" for k in range(4)]].to_numpy(str)
+    xy = _numbers(raw, [f"D0{k}_{a}" for k in range(4) for a in "XY"], path)
+    pos = xy.reshape(len(raw), 4, 2)
+    probe = _numbers(raw, ["target_X", "target_Y"], path)
+    shape_cols = [f"D0{k}_SHAPE" for k in range(4)]
+    names = raw[shape_cols].to_numpy(str)
+    _bad_cell(raw, ~np.isin(names, SPATIAL_SHAPES), shape_cols, path,
+              f"one of {', '.join(SPATIAL_SHAPES)}")
     d2 = ((pos - probe[:, None, :]) ** 2).sum(axis=2)          # exact: integer pixels
     best = d2 == d2.min(axis=1, keepdims=True)
     score_cols = raw[list(SPATIAL_SHAPES)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
@@ -246,7 +284,7 @@ def read_spatial(path, model: str | None = None, source: str | None = None,
     return _rows(model or model_of(path), source or _repo_path(path), experiment, "similarity", 4,
                  "canvas", options,
                  position, [f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in probe], correct, choice,
-                 scores, raw["ID"].to_numpy(), usable)
+                 scores, raw["ID"].to_numpy(), usable, str(path))
 
 
 def read_colour(path, model: str | None = None, task: str | None = None,
@@ -263,22 +301,22 @@ def read_colour(path, model: str | None = None, task: str | None = None,
         if not m:
             raise ValueError(f"task: cannot tell the task from {path.name!r}; pass task=")
         task = m.group(1)
-    raw = pd.read_csv(path, dtype={"answer": str}, keep_default_na=False)
-    _require(raw, ["ID", "N_STENCILS", "target_col", "answer",
-                   *[f"HUE_{c}" for c in LETTERS], *LETTERS], path)
-    ns = raw["N_STENCILS"].to_numpy(int)
-    if ns.min() < 2 or ns.max() > len(LETTERS):
-        raise ValueError(f"path: N_STENCILS must lie in 2..{len(LETTERS)} in {path}")
-    hues = raw[[f"HUE_{c}" for c in LETTERS]].to_numpy(int)
-    target = raw["target_col"].to_numpy(int)
+    hue_cols = [f"HUE_{c}" for c in LETTERS]
+    raw = _read_raw(path, ["ID", "N_STENCILS", "target_col", "answer", *hue_cols, *LETTERS])
+    ns = _numbers(raw, ["N_STENCILS"], path, integer=True)
+    _bad_cell(raw, (ns < 2) | (ns > len(LETTERS)), ["N_STENCILS"], path,
+              f"an integer in 2..{len(LETTERS)}")
+    ns = ns[:, 0].astype(int)
+    hues = _numbers(raw, hue_cols, path, integer=True).astype(int)
+    _bad_cell(raw, (hues < 0) & (np.arange(len(LETTERS)) < ns[:, None]), hue_cols, path,
+              "a hue in degrees >= 0 for each of the N_STENCILS patches")
+    target = _numbers(raw, ["target_col"], path, integer=True)[:, 0].astype(int)
     letter_scores = raw[list(LETTERS)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     usable = not _processed(np.concatenate([letter_scores[i, :n] for i, n in enumerate(ns)]))
     keep = usable or keep_unusable_scores
     options, position, correct, choice, scores = [], [], [], [], []
     for i, n in enumerate(ns):
         h = hues[i, :n]
-        if (h < 0).any():
-            raise ValueError(f"path: row {i} of {path} has fewer than N_STENCILS = {n} hues")
         a = np.abs(h - target[i]) % 360
         d = np.minimum(a, 360 - a)
         opts = list(LETTERS[:n])
@@ -290,7 +328,7 @@ def read_colour(path, model: str | None = None, task: str | None = None,
         scores.append("|".join(_fmt(v) for v in letter_scores[i, :n]) if keep else "")
     return _rows(model or model_of(path), source or _repo_path(path), "colour", task, ns, "hue",
                  options, position, [_fmt(t / 360) for t in target], correct, choice, scores,
-                 raw["ID"].to_numpy(), usable)
+                 raw["ID"].to_numpy(), usable, str(path))
 
 
 #: the adapter of each kind of released CSV (pickles hold no per-trial rows)
@@ -305,7 +343,20 @@ def _load_pickle(path, trust_pickle: bool):
     import pickle
 
     with open(path, "rb") as f:
-        return pickle.load(f)
+        try:
+            return pickle.load(f)
+        except Exception as err:  # a damaged or foreign file fails in many ways
+            raise ValueError(f"{path}: not a readable pickle ({type(err).__name__}: "
+                             f"{str(err).splitlines()[0] if str(err) else 'no detail'})") from None
+
+
+def _array(data: dict, key: str, dtype, path) -> np.ndarray:
+    """``data[key]`` as an array of ``dtype``; ValueError naming the file and key otherwise."""
+    try:
+        return np.asarray(data[key], dtype=dtype)
+    except (TypeError, ValueError):
+        kind = "integers" if dtype is int else "numbers"
+        raise ValueError(f"{path}: {key} must hold {kind}; got {str(data[key])[:60]!r}") from None
 
 
 def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
@@ -317,22 +368,23 @@ def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
     """
     path = Path(path)
     data = _load_pickle(path, trust_pickle)
-    keys = {"performance", "n_nulls", "seq_lens", "nrep"}
-    if not isinstance(data, dict) or not keys <= set(data):
-        raise ValueError(f"path: {path.name} is not a dict with performance, n_nulls, seq_lens, "
-                         f"nrep")
+    keys = ("performance", "n_nulls", "seq_lens", "nrep")
+    if not isinstance(data, dict) or not set(keys) <= set(data):
+        raise ValueError(f"{path}: expected a dict with {', '.join(keys)}; got "
+                         f"{sorted(data) if isinstance(data, dict) else type(data).__name__}")
     m = re.search(r"experiment_(similarity|identification)_", path.name)
     if not m:
         raise ValueError(f"path: cannot tell the task from {path.name!r}")
-    perf = np.asarray(data["performance"], dtype=float)
-    nulls = np.asarray(data["n_nulls"], dtype=int)
-    ns = np.asarray(data["seq_lens"], dtype=int)
+    perf = _array(data, "performance", float, path)
+    nulls = _array(data, "n_nulls", int, path)
+    ns = _array(data, "seq_lens", int, path)
     if not len(perf) == len(nulls) == len(ns):
-        raise ValueError(f"path: performance, n_nulls and seq_lens differ in length in {path.name}")
-    trials = int(data["nrep"]) * int(nbatches)
+        raise ValueError(f"{path}: performance, n_nulls and seq_lens differ in length "
+                         f"({len(perf)}, {len(nulls)}, {len(ns)})")
+    trials = int(_array(data, "nrep", int, path)) * int(nbatches)
     answered = trials - nulls
     if (answered < 0).any():
-        raise ValueError(f"nbatches: n_nulls exceed nrep x nbatches = {trials} in {path.name}")
+        raise ValueError(f"nbatches: n_nulls exceed nrep x nbatches = {trials} in {path}")
     return pd.DataFrame({
         "model": model or model_of(path), "source": source or _repo_path(path),
         "experiment": "years", "task": m.group(1), "n": ns, "bin": "all", "trials": trials,
@@ -351,18 +403,23 @@ def read_llm_resolution(path, trust_pickle: bool = False, model: str | None = No
     path = Path(path)
     data = _load_pickle(path, trust_pickle)
     if not isinstance(data, dict) or not {"performances", "ages_list", "nrep"} <= set(data):
-        raise ValueError(f"path: {path.name} is not a dict with performances, ages_list, nrep")
-    ages = np.asarray(data["ages_list"], dtype=float)
+        raise ValueError(f"{path}: expected a dict with performances, ages_list, nrep")
+    ages = _array(data, "ages_list", float, path)
+    if ages.ndim != 2 or ages.shape[1] != 2:
+        raise ValueError(f"{path}: ages_list must be pairs of years; got shape {ages.shape}")
+    if not isinstance(data["performances"], dict) or not data["performances"]:
+        raise ValueError(f"{path}: performances must be a non-empty dict centre -> curves")
     ds = (ages[:, 1] - ages[:, 0]) / 2
     # pspace and ages_list are those of the last centre drawn: offsets are relative to it
     centre_last = ages[0].mean()
-    offsets = (np.asarray(data["pspace"], dtype=float) - centre_last if "pspace" in data
+    offsets = (_array(data, "pspace", float, path) - centre_last if "pspace" in data
                else RESOLUTION_OFFSETS.astype(float))
     frames = []
     for centre, curves in data["performances"].items():
-        curves = np.asarray(curves, dtype=float)
+        key = f"performances[{centre}]"
+        curves = _array({key: curves}, key, float, path)
         if curves.shape != (len(ds), len(offsets)):
-            raise ValueError(f"path: centre {centre} has curves of shape {curves.shape}; "
+            raise ValueError(f"{path}: centre {centre} has curves of shape {curves.shape}; "
                              f"expected {(len(ds), len(offsets))}")
         for k, d in enumerate(ds):
             p_low = curves[k]
@@ -405,21 +462,119 @@ def read_authors(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def load_results(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
-    """Per-trial rows from schema CSVs and/or the authors' raw CSVs, in one call.
+_PICKLES = ("llm_counts", "llm_resolution")
+_WHAT = {"schema": "per-trial rows in the book's schema",
+         "spatial": "the authors' four-shape VLM answers",
+         "colour": "the authors' colour VLM answers",
+         "llm_counts": "the authors' LLM n-sweep counts",
+         "llm_resolution": "the authors' LLM two-reference curves"}
+_PICKLE_NAMES = ("experiment_{similarity,identification}_MODEL_year.pkl or "
+                 "experiment_resolution_years_MODEL_small.pkl")
 
-    ``paths``: a file, a folder, a list, or the chapter-parameter form ``"a.csv,b.csv"``. A CSV
-    with the schema's columns is read as :mod:`semres.results`; any other goes through the adapter
-    its name selects (:func:`kind_of`). This is what a chapter's ``results=`` parameter can call.
+
+@dataclass
+class Gathered:
+    """Everything ``results=`` named, read and checked (see :func:`gather`).
+
+    ``rows``: per-trial rows (the :mod:`semres.results` schema; the authors' CSVs add
+    ``experiment``, ``trial``, ``scores_usable``), None if no file held any; ``counts`` and
+    ``curves``: the frames of :func:`read_llm_counts` and :func:`read_llm_resolution`;
+    ``files``: each file read and its kind; ``report``: one line per file, read or skipped and why.
     """
-    files = _results.csv_paths(paths)
-    frames = []
-    for f in files:
-        header = pd.read_csv(f, nrows=0).columns
-        reader = None if set(_results.COLUMNS) <= set(header) else _CSV_READERS.get(kind_of(f))
-        frames.append(reader(f, keep_unusable_scores=keep_unusable_scores) if reader
-                      else _results.read_results(f))
-    return pd.concat(frames, ignore_index=True)
+    rows: pd.DataFrame | None
+    counts: list = field(default_factory=list)
+    curves: list = field(default_factory=list)
+    files: dict = field(default_factory=dict)
+    report: list = field(default_factory=list)
+
+
+def _listing(paths) -> list:
+    """``(file, named)`` pairs: each named file, and each entry of each named folder."""
+    if isinstance(paths, (str, Path)):
+        paths = str(paths).split(",")
+    found = []
+    for p in (Path(str(p).strip()) for p in paths if str(p).strip()):
+        if p.is_dir():
+            found += [(f, False) for f in sorted(p.iterdir())]
+        elif p.is_file():
+            found.append((p, True))
+        else:
+            raise ValueError(f"results: no such file or folder {str(p)!r}")
+    return found
+
+
+def _skip_reason(f, kind, trust_pickle: bool, llm: bool) -> str | None:
+    """Why ``f`` is not read (None: it is)."""
+    if kind in _PICKLES:
+        if not llm:
+            return "one of the authors' LLM pickles, which this chapter does not use"
+        if trust_pickle is not True:
+            return ("one of the authors' pickles, not unpickled: loading a pickle runs code from "
+                    "the file (pass trust_pickle=True for files you trust)")
+        return None
+    if f.suffix.lower() == ".csv":
+        return None
+    if f.suffix.lower() in (".pkl", ".pickle"):
+        return f"a pickle not named as the authors' LLM files ({_PICKLE_NAMES})"
+    return "not a results file (a CSV, or one of the authors' LLM pickles)"
+
+
+def _read_one(f, kind, keep_unusable_scores: bool):
+    """(kind, frame) of one file that :func:`_skip_reason` lets through."""
+    if kind in _PICKLES:
+        reader = read_llm_counts if kind == "llm_counts" else read_llm_resolution
+        return kind, reader(f, trust_pickle=True)
+    header = _results.read_csv(f, nrows=0).columns
+    if set(_results.COLUMNS) <= set(header):
+        return "schema", _results.read_file(f)
+    if kind in _CSV_READERS:
+        return kind, _CSV_READERS[kind](f, keep_unusable_scores=keep_unusable_scores)
+    missing = [c for c in _results.COLUMNS if c not in header]
+    raise ValueError(f"{f}: lacks column(s) {', '.join(missing)} of the results schema, and its "
+                     f"name is not one of the authors' files")
+
+
+def gather(paths, trust_pickle: bool = False, keep_unusable_scores: bool = False,
+           llm: bool = True) -> Gathered:
+    """Read every results file ``paths`` names, checking each in full before any analysis.
+
+    ``paths``: files and folders (a list, or the chapter-parameter form ``"a,b"``). A folder
+    gives its files (not its subfolders): CSVs in the schema, the authors' CSVs and, with
+    ``trust_pickle=True``, the authors' LLM pickles (``llm=False``: skip those); anything
+    else in a folder is skipped and said so in the report. A named file that cannot be read, a
+    CSV that is neither in the schema nor one of the authors', and nothing read at all raise
+    ValueError with one line naming the file (and the line and column, for a bad row).
+    """
+    got = Gathered(rows=None)
+    rows, skipped = [], []
+    for f, named in _listing(paths):
+        kind = kind_of(f)
+        why = _skip_reason(f, kind, trust_pickle, llm)
+        if why and named:
+            raise ValueError(f"results: {f}: {why}")
+        if why:
+            skipped.append((f, why))
+            got.report.append(f"skipped {f}: {why}")
+            continue
+        kind, frame = _read_one(f, kind, keep_unusable_scores)
+        {"llm_counts": got.counts, "llm_resolution": got.curves}.get(kind, rows).append(frame)
+        got.files[f] = kind
+        models = ", ".join(sorted(set(frame["model"].astype(str))))
+        got.report.append(f"read {f}: {_WHAT[kind]}, {len(frame)} rows ({models})")
+    if not got.files:
+        named = ", ".join(str(p).strip() for p in (paths.split(",") if isinstance(paths, str)
+                                                   else paths) if str(p).strip())
+        reasons = pd.Series([w for _, w in skipped], dtype=str).value_counts()
+        detail = "; ".join(f"{n} skipped as {w}" for w, n in reasons.items()) or "it is empty"
+        raise ValueError(f"results: nothing read from {named}: {detail}")
+    got.rows = pd.concat(rows, ignore_index=True) if rows else None
+    return got
+
+
+def load_results(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows from schema CSVs and/or the authors' raw CSVs, in one call (the rows of
+    :func:`gather` with ``llm=False``)."""
+    return gather(paths, keep_unusable_scores=keep_unusable_scores, llm=False).rows
 
 
 def margins(df) -> np.ndarray:
@@ -573,17 +728,27 @@ def _sha256(path) -> str:
     return h.hexdigest()
 
 
+def _source_files(source, csv: bool = False) -> list:
+    """The released files under ``source`` (only CSVs, with ``csv``); ValueError when none."""
+    files = [f for f in find_files(source) if not csv or kind_of(f) in _CSV_READERS]
+    if not files:
+        names = ("spatial_resolution_*_results_far.csv, random_stencil_*_results.csv, "
+                 "color_*_results.csv" + ("" if csv else f", {_PICKLE_NAMES}"))
+        raise ValueError(f"source: no released {'CSV ' if csv else ''}files under {source} "
+                         f"(expected the authors' names: {names}); nothing written")
+    return files
+
+
 def derive(source, out, trust_pickle: bool = False, commits: dict | None = None) -> dict:
     """Read every released file under ``source``; write the derived tables and
     ``provenance.json`` to ``out``; return the provenance record.
 
-    Pickles are read only with ``trust_pickle=True`` (else listed as skipped).
+    Pickles are read only with ``trust_pickle=True`` (else listed as skipped). Every file is read
+    and every table made before anything is written; nothing read means nothing written
+    (ValueError), so a provenance never loses its files. Tables of :data:`TABLES` in ``out`` that
+    this source does not give are removed: ``out`` then holds exactly what its provenance lists.
     """
-    files = find_files(source)
-    if not files:
-        raise ValueError(f"source: no released files found under {source!r}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    files = _source_files(source)
     commits = {**COMMITS, **(commits or {})}
     trials, counts, curves, records, skipped = [], [], [], [], []
     for f in files:
@@ -605,6 +770,9 @@ def derive(source, out, trust_pickle: bool = False, commits: dict | None = None)
                         "rows": int(len(frame)),
                         "scores_usable": (bool(frame["scores_usable"].iloc[0])
                                           if "scores_usable" in frame else None)})
+    if not records:
+        raise ValueError(f"source: nothing read under {source}: {len(skipped)} pickle(s) not "
+                         f"trusted (pass --trust-pickle, or trust_pickle=True); nothing written")
     made = {}
     if trials:
         df = pd.concat(trials, ignore_index=True)
@@ -617,11 +785,8 @@ def derive(source, out, trust_pickle: bool = False, commits: dict | None = None)
         made["llm_n"] = llm_n_table(counts)
     if curves:
         made["llm_resolution"] = llm_resolution_table(curves)
-    written = {}
-    for name, table in made.items():
-        if len(table):
-            table.to_csv(out / f"{name}.csv", index=False)
-            written[name] = {"rows": int(len(table)), "columns": list(table.columns)}
+    made = {name: table for name, table in made.items() if len(table)}
+    written = {name: {"rows": int(len(t)), "columns": list(t.columns)} for name, t in made.items()}
     record = {"repository": REPOSITORY, "citation": CITATION,
               "licence": ("the repository has no licence file: only counts derived from its "
                           "files are shipped, no per-trial rows"),
@@ -629,7 +794,13 @@ def derive(source, out, trust_pickle: bool = False, commits: dict | None = None)
               "bins": {"spatial_margin": SPATIAL_BIN, "colour_margin": HUE_BIN,
                        "spatial_grid": GRID},
               "files": records, "skipped": skipped, "tables": written}
-    (out / "provenance.json").write_text(json.dumps(record, indent=1) + "\n")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in made.items():
+        _results.write_atomic(out / f"{name}.csv", table.to_csv(index=False))
+    for name in set(TABLES) - set(made):
+        (out / f"{name}.csv").unlink(missing_ok=True)
+    _results.write_atomic(out / "provenance.json", json.dumps(record, indent=1) + "\n")
     return record
 
 
@@ -638,17 +809,10 @@ def convert(source, out, keep_unusable_scores: bool = False) -> list:
 
     These are per-trial rows of the authors' files: keep them local, never commit them.
     """
-    out = Path(out)
-    written = []
-    for f in find_files(source):
-        reader = _CSV_READERS.get(kind_of(f))
-        if reader is None:
-            continue
-        written.append(_results.write_results(
-            reader(f, keep_unusable_scores=keep_unusable_scores), out / f.name))
-    if not written:
-        raise ValueError(f"source: no released CSV files under {source!r}")
-    return written
+    files = _source_files(source, csv=True)
+    frames = [_CSV_READERS[kind_of(f)](f, keep_unusable_scores=keep_unusable_scores)
+              for f in files]   # all read and checked before anything is written
+    return [_results.write_results(frame, Path(out) / f.name) for f, frame in zip(files, frames)]
 
 
 def _package_dir():
@@ -685,29 +849,52 @@ def provenance() -> pd.DataFrame:
     return df
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m semres.released",
-                                     description="The paper authors' released outputs.")
-    sub = parser.add_subparsers(dest="cmd", required=True)
+    """The command line: usage errors and a missing source exit 2, unreadable sources 1, each
+    with one line; nothing is written unless every file was read."""
+    prog = "python -m semres.released"
+    parser = _Parser(prog=prog, description="The paper authors' released outputs.")
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     d = sub.add_parser("derive", help="write derived count tables and provenance.json")
     d.add_argument("--source", required=True, help="folder with the authors' files")
-    d.add_argument("--out", default=str(Path(__file__).parent / _DATA))
+    d.add_argument("--out", default=str(build_dir() / "released"),
+                   help="folder to write (default: _build/released); the shipped tables are "
+                        f"rewritten only when this is src/semres/{_DATA}")
     d.add_argument("--trust-pickle", action="store_true",
                    help="unpickle the LLM files (pickles run code: only for files you trust)")
     c = sub.add_parser("convert", help="write the released CSVs in the per-trial schema")
-    c.add_argument("--source", required=True)
-    c.add_argument("--out", required=True)
+    c.add_argument("--source", required=True, help="folder with the authors' CSVs")
+    c.add_argument("--out", required=True, help="folder to write (keep it local)")
     c.add_argument("--keep-unusable-scores", action="store_true")
-    args = parser.parse_args(argv)
-    if args.cmd == "derive":
-        rec = derive(args.source, args.out, trust_pickle=args.trust_pickle)
-        for name, t in rec["tables"].items():
-            print(f"{name}: {t['rows']} rows")
-        for s in rec["skipped"]:
-            print(f"skipped {s['path']}: {s['why']}", file=sys.stderr)
-    else:
-        for p in convert(args.source, args.out, keep_unusable_scores=args.keep_unusable_scores):
-            print(p)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # usage errors and --help
+        return int(exit_.code or 0)
+    missing = [p for p in str(args.source).split(",") if p and not Path(p).exists()]
+    if missing:
+        print(f"{prog}: error: source: no such file or folder {missing[0]!r}", file=sys.stderr)
+        return 2
+    try:
+        if args.cmd == "derive":
+            rec = derive(args.source, args.out, trust_pickle=args.trust_pickle)
+            for name, t in rec["tables"].items():
+                print(f"{name}: {t['rows']} rows")
+            for s in rec["skipped"]:
+                print(f"skipped {s['path']}: {s['why']}", file=sys.stderr)
+            print(f"wrote {len(rec['tables'])} tables and provenance.json to {args.out}")
+        else:
+            for p in convert(args.source, args.out,
+                             keep_unusable_scores=args.keep_unusable_scores):
+                print(p)
+    except ValueError as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

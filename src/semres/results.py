@@ -30,8 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["COLUMNS", "SPACES", "validate", "read_results", "write_results", "distances",
-           "choice_index", "correct_mask", "split_list", "csv_paths"]
+__all__ = ["COLUMNS", "SPACES", "validate", "read_results", "read_file", "read_csv",
+           "write_results", "write_atomic", "distances", "choice_index", "correct_mask",
+           "split_list", "csv_paths"]
 
 COLUMNS = ("model", "source", "task", "n", "space", "options", "position", "probe", "correct",
            "choice", "scores")
@@ -54,48 +55,109 @@ def _point(text: str, space: str) -> np.ndarray:
     return values
 
 
-def validate(df):
-    """Check ``df`` against the schema; raise ValueError naming the first bad column or row."""
+def _numbers(text, k: int) -> bool:
+    """Whether ``text`` is ``k`` comma-separated finite numbers."""
+    try:
+        values = [float(v) for v in str(text).split(",")]
+    except ValueError:
+        return False
+    return len(values) == k and bool(np.isfinite(values).all())
+
+
+_POINT = {"canvas": ("x,y (two numbers)", 2), "years": ("one number", 1),
+          "hue": ("one number", 1)}
+
+
+def _row_problem(row) -> str | None:
+    """The first thing wrong with one row (a namedtuple of the schema's columns), or None."""
+    if row.task not in TASKS:
+        return f"task {row.task!r}: expected one of {', '.join(TASKS)}"
+    if row.space not in SPACES:
+        return f"space {row.space!r}: expected one of {', '.join(SPACES)}"
+    try:
+        n = float(row.n)
+    except (TypeError, ValueError):
+        n = float("nan")
+    if not (np.isfinite(n) and n == int(n) and n >= 2):
+        return f"n {row.n!r}: expected an integer >= 2"
+    n = int(n)
+    opts = split_list(row.options)
+    if len(opts) != n or len(set(opts)) != n:
+        return f"options {row.options!r}: expected n = {n} distinct names separated by |"
+    what, k = _POINT[row.space]
+    points = split_list(row.position)
+    if len(points) != n or not all(_numbers(p, k) for p in points):
+        return (f"position {row.position!r}: expected n = {n} points of space {row.space!r}, "
+                f"each {what}, separated by |")
+    if not _numbers(row.probe, k):
+        return f"probe {row.probe!r}: expected one point of space {row.space!r}: {what}"
+    if not set(split_list(row.correct)) or not set(split_list(row.correct)) <= set(opts):
+        return f"correct {row.correct!r}: expected one or more of the options"
+    if split_list(row.choice) and row.choice not in opts:
+        return f"choice {row.choice!r} is not one of the options {row.options!r}"
+    scores = split_list(row.scores)
+    if scores:
+        try:
+            ok = len(scores) == n and not np.isnan([float(v) for v in scores]).any()
+        except ValueError:
+            ok = False
+        if not ok:
+            return f"scores {row.scores!r}: expected n = {n} numbers separated by |, or empty"
+    return None
+
+
+def validate(df, where: str | None = None):
+    """Check every row of ``df`` against the schema; ValueError with one line naming the first
+    bad row (``line`` of the file ``where`` when given, counting the header as line 1), its
+    column, what was expected, and how many other rows are bad."""
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(f"results lack column(s) {', '.join(missing)}; the schema is "
-                         f"{', '.join(COLUMNS)}")
-    bad = ~df["task"].isin(TASKS)
-    if bad.any():
-        raise ValueError(f"task must be one of {TASKS}; row {int(np.flatnonzero(bad)[0])} has "
-                         f"{df['task'][bad].iloc[0]!r}")
-    bad = ~df["space"].isin(SPACES)
-    if bad.any():
-        raise ValueError(f"space must be one of {SPACES}; row {int(np.flatnonzero(bad)[0])} has "
-                         f"{df['space'][bad].iloc[0]!r}")
-    for i, row in enumerate(df.itertuples(index=False)):
-        opts = split_list(row.options)
-        if len(opts) != int(row.n) or len(set(opts)) != len(opts) or int(row.n) < 2:
-            raise ValueError(f"row {i}: options must be n = {row.n} >= 2 distinct names; got "
-                             f"{row.options!r}")
-        if len(split_list(row.position)) != len(opts):
-            raise ValueError(f"row {i}: position must give one point per option")
-        if not set(split_list(row.correct)) or not set(split_list(row.correct)) <= set(opts):
-            raise ValueError(f"row {i}: correct must name one or more of the options")
-        if split_list(row.choice) and row.choice not in opts:
-            raise ValueError(f"row {i}: choice {row.choice!r} is not one of the options")
-        if split_list(row.scores) and len(split_list(row.scores)) != len(opts):
-            raise ValueError(f"row {i}: scores must give one number per option")
+        raise ValueError(f"{f'{where}: lacks' if where else 'results lack'} column(s) "
+                         f"{', '.join(missing)}; the schema is {', '.join(COLUMNS)}")
+    if where is not None and df.empty:
+        raise ValueError(f"{where}: has a header but no rows")
+    bad = [(i, p) for i, row in enumerate(df[list(COLUMNS)].itertuples(index=False))
+           if (p := _row_problem(row))]
+    if bad:
+        i, first = bad[0]
+        more = f" ({len(bad) - 1} more bad rows)" if len(bad) > 1 else ""
+        at = f"{where} line {i + 2}" if where is not None else f"row {i}"
+        raise ValueError(f"{at}: {first}{more}")
     return df
 
 
-def write_results(df, path) -> Path:
-    """Validate and write ``df`` as CSV (atomically, so no half-written file is left)."""
+def read_csv(path, **kwargs):
+    """``pandas.read_csv`` whose failures name the file and say what it is instead (empty,
+    binary, not UTF-8 text, not CSV), in one line."""
+    import pandas as pd
+
+    path = Path(path)
+    with open(path, "rb") as f:
+        head = f.read(8192)
+    if not head.strip():
+        raise ValueError(f"{path}: empty file (expected a CSV with a header)")
+    if b"\x00" in head:
+        raise ValueError(f"{path}: a binary file, not a CSV")
+    try:
+        return pd.read_csv(path, **kwargs)
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text (a binary file, or another encoding)") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        first = str(err).strip().splitlines()[0]
+        raise ValueError(f"{path}: not a readable CSV: {first}") from None
+
+
+def write_atomic(path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file, so no half-written file is left."""
     import os
     import tempfile
 
-    validate(df)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".csv.tmp")
-    os.close(fd)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
-        df.loc[:, list(COLUMNS)].to_csv(tmp, index=False)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -103,16 +165,27 @@ def write_results(df, path) -> Path:
     return path
 
 
+def write_results(df, path) -> Path:
+    """Validate and write ``df`` as CSV (atomically, so no half-written file is left)."""
+    validate(df)
+    return write_atomic(path, df.loc[:, list(COLUMNS)].to_csv(index=False))
+
+
 def read_results(paths):
     """Rows from CSV files in the schema: one path, a folder (every ``*.csv``), or a list.
 
-    The string form ``"a.csv,b.csv"`` (a chapter parameter) is accepted too.
+    The string form ``"a.csv,b.csv"`` (a chapter parameter) is accepted too. Each file is
+    validated in full; the first problem is raised naming the file and line.
     """
     import pandas as pd
 
-    frames = [pd.read_csv(f, dtype={"choice": str, "scores": str}, keep_default_na=False)
-              for f in csv_paths(paths)]
-    return validate(pd.concat(frames, ignore_index=True))
+    return pd.concat([read_file(f) for f in csv_paths(paths)], ignore_index=True)
+
+
+def read_file(path):
+    """One schema CSV, validated (:func:`validate`) with errors naming the file and line."""
+    df = read_csv(path, dtype={"choice": str, "scores": str}, keep_default_na=False)
+    return validate(df, where=str(path))
 
 
 def csv_paths(paths) -> list:

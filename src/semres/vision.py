@@ -22,6 +22,8 @@ import torch.nn.functional as F
 from torch import nn
 from .profiles import Settings, positive_ints, require
 
+from .models import check_source
+
 __all__ = [
     "PhyloResNet",
     "build_model",
@@ -75,7 +77,7 @@ def check_inputs(cub_dir=None, newick=None, model=None) -> None:
     if cub_dir is not None and newick is None:
         raise ValueError("newick: a Newick tree is needed with cub_dir")
     if model is not None:
-        build_model(2, model=model)
+        build_model(2, model=check_source(model, "model"))
 
 
 def build_model(num_classes: int, model: str | None = None, widths=(16, 32, 64),

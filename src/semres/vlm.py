@@ -16,12 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from . import models
 from . import scenes as sc
 from .book import code_version
 from .choice import FLOOR_LOG_RANGE, pad
@@ -38,8 +40,9 @@ CHAT_TEMPLATE = (
 )
 
 
-class ModelUnavailableError(OSError):
-    """A model id or folder that cannot be loaded here (offline and not cached)."""
+class ModelUnavailableError(OSError, ValueError):
+    """A model id or folder that cannot be loaded here (offline and not cached, a missing folder,
+    a folder that is not a model); a ValueError too, as every bad parameter is."""
 
 
 def train_tokenizer(texts=None):
@@ -126,9 +129,13 @@ def _unavailable(name_or_path: str, err: Exception) -> ModelUnavailableError:
 
 
 def load_processor(name_or_path: str):
-    """The processor alone (cheap), with the same clear error as :func:`load`."""
+    """The processor alone (cheap), with the same clear error as :func:`load`; a missing folder
+    or a folder that is not a model is named as such (:func:`semres.models.problem`)."""
     from transformers import AutoProcessor
 
+    problem = models.problem(name_or_path)
+    if problem:
+        raise ModelUnavailableError(f"model {name_or_path!r} cannot be loaded: {problem}")
     try:
         return AutoProcessor.from_pretrained(name_or_path)
     except (OSError, ValueError) as err:
@@ -152,6 +159,16 @@ def load(name_or_path: str, device: str = "cpu"):
 @lru_cache(maxsize=1)
 def _load_once(name_or_path: str, device: str):
     return load(name_or_path, device)
+
+
+def _load_failure(folder, device: str) -> str | None:
+    """Why a saved model folder does not load (None: it does; it is then kept loaded for
+    :func:`evaluate`). A truncated weights file would otherwise fail every later run."""
+    try:
+        _load_once(str(folder), device)
+    except Exception as err:  # safetensors, transformers and torch each raise their own
+        return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}".rstrip(": ")
+    return None
 
 
 def prompt_text(processor, question: str) -> str:
@@ -572,10 +589,15 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
     folder = root / f"tiny-llava-{key}"
-    if (folder / "config.json").is_file():
-        return folder
     import shutil
 
+    if folder.exists():
+        damage = _load_failure(folder, device)
+        if damage is None:
+            return folder
+        print(f"[semres] the saved model {folder} does not load ({damage}): removed, training it "
+              f"again", file=sys.stderr, flush=True)
+        shutil.rmtree(folder)
     import torch
 
     root.mkdir(parents=True, exist_ok=True)
