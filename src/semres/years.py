@@ -903,10 +903,11 @@ SETTINGS = Settings(
 
 # --------------------------------------------------------------------------- answers from elsewhere
 
-def external_answers(shipped: list, llm_files: list, tidy_rows, *, trust_pickle: bool = False):
+def external_answers(shipped: list, counts: list, curves: list, tidy_rows):
     """Accuracy by (model, task, n) and two-reference counts per model, from every source of
     answers the chapter did not produce with its encoder: the shipped tables derived from the
-    authors' files, the authors' files themselves, and tidy per-trial rows (any model's,
+    authors' files, the authors' files themselves (as ``released.gather`` read them), and tidy
+    per-trial rows (any model's,
     including a causal LM scored here). Both analyses then treat every model alike."""
     import pandas as pd
 
@@ -924,13 +925,11 @@ def external_answers(shipped: list, llm_files: list, tidy_rows, *, trust_pickle:
                                            "offset": sub.offset.astype(float),
                                            "trials": sub.prompts.astype(float),
                                            "correct": sub.p_correct_mean * sub.prompts}).dropna()
-    for f in llm_files:
-        if released.kind_of(f) == "llm_counts":
-            tab = released.read_llm_counts(f, trust_pickle=trust_pickle)
-            ext_n.append(tab.assign(trials=tab.answered)[cols])
-        else:
-            long = released.read_llm_resolution(f, trust_pickle=trust_pickle).dropna(
-                subset=["p_correct"])
+    for tab in counts:  # the authors' n-sweep pickles, read by released.gather
+        ext_n.append(tab.assign(trials=tab.answered)[cols])
+    for long in curves:  # their resolution pickles
+        long = long.dropna(subset=["p_correct"])
+        if len(long):
             ext_ref[long.model.iloc[0]] = pd.DataFrame({
                 "centre": long.centre.astype(float), "D": long.D, "offset": long.offset,
                 "trials": long.nrep.astype(float), "correct": long.p_correct * long.nrep})
