@@ -601,9 +601,10 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 # ## The paper's models, and any model's result files
 #
 # The same analyses run on models this build cannot execute, through their answers: per-trial
-# result files in the book's tidy schema (`results=`, files or folders), the authors' released
-# LLM files (`trust_pickle=True` is needed for those: unpickling runs code from the file), and
-# the per-trial rows of any causal LM above that passed its gate. From $n$-sweeps it takes
+# result files in the book's tidy schema (`semres.results`; `results=PATH[,PATH...]`, files or
+# folders; `lm_trials.csv` is one), the authors' released LLM pickles (read only with
+# `trust_pickle=True`: unpickling runs code from the file), and the rows of any causal LM above
+# that passed its gate. From $n$-sweeps it takes
 # accuracy against $n$ and tests Theorem 3: one ball measure $b$ fitted to identification by
 # binomial likelihood predicts generalization at every $n$. From two-person similarity trials it
 # takes the two-reference design, window by window, exactly as for the encoder, where the
@@ -690,21 +691,8 @@ for name, a in assessed.items():
             report.point(f"{a['model']} (n = 2)", by.p["identification"], by.p["similarity"],
                          by.se["identification"], by.se["similarity"])
 report.deviations(cfg, years.SETTINGS.paper,
-                  f"models: the encoder {MODEL} and the causal LMs "
-                  f"{', '.join(a['model'] for a in assessed.values()) or '(none)'}, instead of "
-                  "gemma-2-2b-it, Llama-3.2-3B-Instruct and Qwen2.5-7B-Instruct",
-                  "read-out: the Luce mass on the correct people (a probability per prompt), "
-                  "instead of parsing one generated answer; every draw is seeded",
-                  f"resolution design: {len(cfg['centres'])} centres on a grid "
-                  f"{min(cfg['centres'])}–{max(cfg['centres'])} (paper: 40 drawn at random in "
-                  "1500–1699)",
-                  f"n-sweep: n = {', '.join(map(str, ns))} with {cfg['trials']} prompts each, "
-                  f"years {cfg['sweep_years'][0]}–{cfg['sweep_years'][1]}, {len(emb_s.names)} "
-                  "names (paper: n = 2, 4, …, 98 with 1000 prompts each, years 800–1599, 190 "
-                  "names)",
-                  "the kernel is measured from the model and its shape chosen by held-out error; "
-                  "the two-reference fit and the crossover are refitted window by window; the "
-                  "tradeoff and the 1/n law, which the paper did not test, are measured here")
+                  *years.deviation_lines(cfg, MODEL, [a["model"] for a in assessed.values()],
+                                         ns, len(emb_s.names)))
 report.save()
 ran = (f"the encoder `{MODEL}`; the causal LMs "
        + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
@@ -737,15 +725,3 @@ report.text("result_box", "\n".join(box), markdown=True)
 # ```{glue:md} ch5_deviations
 # :format: myst
 # ```
-#
-# (ch5-results-files)=
-# ## Result files from anywhere
-#
-# `semres run 5 -p results=PATH[,PATH...]` adds any model's answers to the analyses above.
-# A path is a CSV file or a folder in the tidy per-trial schema of `semres.results` (one row per
-# prompt: model, source, task, n, space `years`, the options, their birth years, the probe
-# year, the correct option(s), the model's choice, optionally its scores and its prompt), or one
-# of the authors' released LLM files (`experiment_{similarity,identification}_*_year.pkl`,
-# `experiment_resolution_years_*_small.pkl`, read only with `-p trust_pickle=True`).
-# `semres.lm.to_results` writes such rows for trials a causal LM answered here (this build's
-# are `lm_trials.csv`), and `python -m semres.released convert` converts the authors' CSVs.
