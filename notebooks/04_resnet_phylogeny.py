@@ -688,7 +688,8 @@ report.deviations(
     "the theory overlay uses the ball measures of the embedding, where ε acts (see "
     "{ref}`original-code-units`), and only test images enter the tests (see "
     "{ref}`original-code-leakage`)")
-summary = report.save()  # summary.csv and front.csv for the book's overview page
+report.save()  # summary.csv and front.csv for the book's overview page
+summary = report.summary
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper

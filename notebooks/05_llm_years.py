@@ -65,7 +65,8 @@ stream = semres.book.seeds(seed)  # named random streams, one per experiment
 cache = semres.book.cache()
 ENCODER = models.check_source(encoder, "encoder") if encoder else language.minilm_path()
 MODEL = "all-MiniLM-L6-v2" if not encoder else str(encoder)
-T = report.number("temperature", language.TEMPERATURE)
+T = language.TEMPERATURE
+report.number("temperature", T)
 QUESTIONS = {task: q[:cfg["phrasings"]] for task, q in language.QUESTIONS.items()}
 LMS = [m.strip() for m in str(causal_lm or "").split(",") if m.strip()]
 # every result file is read and checked now, before any heavy cell, and the reader told how
@@ -447,8 +448,8 @@ head = years.headline_measure(live_windows, best_kernel=f"kernel {best_shape}",
                               ref_stable=cfg["ref_stable"], kernel_stable=cfg["stable_windows"],
                               n_boot=cfg["window_boot"])
 live_windows["headline"] = live_windows.measure == head.measure
-live_verdict = report.text("window_verdict",
-                           years.window_verdict(MODEL, head, tail, cfg["window_boot"]))
+live_verdict = years.window_verdict(MODEL, head, tail, cfg["window_boot"])
+report.text("window_verdict", live_verdict)
 report.figure("windows", years.fig_windows(live_windows, MODEL))
 exp_rows = live_windows[live_windows.measure == "kernel exp_floor"]
 report.number("exp_w_lo", exp_rows.resolution.iloc[0])

@@ -1095,7 +1095,8 @@ report.deviations(
     "The paper's models are fitted from shipped grid counts (each X at its cell's mean), "
     "not from their per-trial positions; pass the authors' files as `results=` for those."
     if "spatial_grid" in SHIPPED else "")
-summary = report.save()
+report.save()
+summary = report.summary
 splot.table(summary[["result", "headline", "ci_low", "ci_high", "status"]], decimals=3)
 
 # %% [markdown]

@@ -43,7 +43,8 @@ def test_rows_points_and_deviations_are_written_in_one_schema(tmp_path, monkeypa
     rep.not_run("effect", "needs two seeds")
     rep.point("net", 0.9, 0.7, 0.01, 0.02)
     rep.deviations({"seeds": 3}, {"seeds": (10, "seeds per condition")}, "a note")
-    assert rep.number("peak_ps", np.float32(0.5)) == 0.5 and type(glued["ch3_peak_ps"]) is float
+    rep.number("peak_ps", np.float32(0.5))
+    assert glued["ch3_peak_ps"] == 0.5 and type(glued["ch3_peak_ps"]) is float
     rep.save()
     summary = pd.read_csv(tmp_path / "03_toy_relu" / "summary.csv")
     assert tuple(summary.columns) == report.SUMMARY_COLUMNS

@@ -86,8 +86,10 @@ class Report:
         glue(self.prefix + name if not name.startswith(self.prefix) else name, value,
              display=display)
 
-    def number(self, name: str, value):
-        """Glue ``value`` as a plain Python number (numpy scalars break the strict build)."""
+    def number(self, name: str, value) -> None:
+        """Glue ``value`` as a plain Python number (numpy scalars break the strict build).
+
+        Returns nothing, so that a call ending a cell prints nothing on the page."""
         if isinstance(value, (bool, np.bool_)):
             plain = bool(value)
         elif isinstance(value, numbers.Integral):
@@ -95,9 +97,8 @@ class Report:
         else:
             plain = float(value)
         self._glue(name, plain)
-        return plain
 
-    def text(self, name: str, value: str, markdown: bool = False) -> str:
+    def text(self, name: str, value: str, markdown: bool = False) -> None:
         """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``."""
         if markdown:
             from IPython.display import Markdown
@@ -105,7 +106,6 @@ class Report:
             self._glue(name, Markdown(value))
         else:
             self._glue(name, str(value))
-        return value
 
     def figure(self, name: str, fig) -> None:
         """Glue a figure under ``ch<N>-fig-<name>`` and close it."""
@@ -158,8 +158,8 @@ class Report:
     def summary(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
-    def save(self) -> pd.DataFrame:
-        """Write ``summary.csv`` (and ``front.csv``), glue ``ch<N>_deviations``; the summary."""
+    def save(self) -> None:
+        """Write ``summary.csv`` (and ``front.csv``) and glue ``ch<N>_deviations``."""
         table = self.summary
         book.save_table(table, self.chapter, "summary")
         if self.points:
@@ -167,4 +167,3 @@ class Report:
                             self.chapter, "front")
         self.text("deviations", "\n".join(f"* {line}" for line in self.deviation_lines)
                   or "* none", markdown=True)
-        return table
