@@ -22,6 +22,9 @@ correct  the correct option name(s) (several when distances tie)
 choice   the option the model chose; empty when no option could be read from its answer
 scores   optional: the model's score (log-probability) per option, ``n`` of them
 ======== ============================================================================
+
+Optional columns, kept when present: ``prompt``, the exact text the model read (so that anyone
+can re-score a trial from its row).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ __all__ = ["COLUMNS", "SPACES", "validate", "read_results", "write_results", "di
 
 COLUMNS = ("model", "source", "task", "n", "space", "options", "position", "probe", "correct",
            "choice", "scores")
+OPTIONAL = ("prompt",)
 SPACES = ("years", "canvas", "hue")
 TASKS = ("similarity", "identification")
 
@@ -95,7 +99,8 @@ def write_results(df, path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".csv.tmp")
     os.close(fd)
     try:
-        df.loc[:, list(COLUMNS)].to_csv(tmp, index=False)
+        cols = list(COLUMNS) + [c for c in OPTIONAL if c in df.columns]
+        df.loc[:, cols].to_csv(tmp, index=False)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -110,8 +115,8 @@ def read_results(paths):
     """
     import pandas as pd
 
-    frames = [pd.read_csv(f, dtype={"choice": str, "scores": str}, keep_default_na=False)
-              for f in csv_paths(paths)]
+    frames = [pd.read_csv(f, dtype={"choice": str, "scores": str, "prompt": str},
+                          keep_default_na=False) for f in csv_paths(paths)]
     return validate(pd.concat(frames, ignore_index=True))
 
 
