@@ -31,8 +31,8 @@ from .language import (ITEM_TEMPLATE, NAMES, KernelProfile, Trials, _at_least, d
 
 __all__ = [
     "SHIPPED", "BF16_TOLERANCE", "resolve", "load", "Scorer", "bf16_difference", "ScoredTrials",
-    "paper_prompts", "score_trials", "gate_size", "gate", "year_kernel", "REVERSE_QUESTION", "reverse_prompt",
-    "reverse_direction", "to_results",
+    "paper_prompts", "score_trials", "gate_size", "gate", "year_kernel", "REVERSE_QUESTION",
+    "reverse_prompt", "reverse_direction", "to_results",
 ]
 
 #: short name -> (pip package, importable module, GGUF file, install command). SmolLM2's package
@@ -558,7 +558,8 @@ def reverse_direction(scorer: Scorer, *, trials: int | None = None, seed=0, name
     tr = draw_trials("identification", 2, m, seed, years=years, n_names=len(pool))
     keep = tr.years[:, 0] != tr.years[:, 1]
     who = tr.correct.argmax(1)
-    prompts = [reverse_prompt([pool[k] for k in tr.names[r]], tr.years[r], pool[tr.names[r, who[r]]])
+    people = [[pool[k] for k in row] for row in tr.names]
+    prompts = [reverse_prompt(people[r], tr.years[r], people[r][who[r]])
                for r in np.flatnonzero(keep)]
     options = [[str(int(y)) for y in tr.years[r]] for r in np.flatnonzero(keep)]
     lengths = {len(scorer.option_ids(o)) for opts in options for o in opts}

@@ -22,6 +22,9 @@ correct  the correct option name(s) (several when distances tie)
 choice   the option the model chose; empty when no option could be read from its answer
 scores   optional: the model's score (log-probability) per option, ``n`` of them
 ======== ============================================================================
+
+Optional columns, kept when present: ``prompt``, the exact text the model read (so that anyone
+can re-score a trial from its row).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ __all__ = ["COLUMNS", "SPACES", "validate", "read_results", "read_file", "read_c
 
 COLUMNS = ("model", "source", "task", "n", "space", "options", "position", "probe", "correct",
            "choice", "scores")
+OPTIONAL = ("prompt",)
 SPACES = ("years", "canvas", "hue")
 TASKS = ("similarity", "identification")
 
@@ -168,7 +172,8 @@ def write_atomic(path, text: str) -> Path:
 def write_results(df, path) -> Path:
     """Validate and write ``df`` as CSV (atomically, so no half-written file is left)."""
     validate(df)
-    return write_atomic(path, df.loc[:, list(COLUMNS)].to_csv(index=False))
+    cols = list(COLUMNS) + [c for c in OPTIONAL if c in df.columns]
+    return write_atomic(path, df.loc[:, cols].to_csv(index=False))
 
 
 def read_results(paths):
@@ -184,7 +189,8 @@ def read_results(paths):
 
 def read_file(path):
     """One schema CSV, validated (:func:`validate`) with errors naming the file and line."""
-    df = read_csv(path, dtype={"choice": str, "scores": str}, keep_default_na=False)
+    df = read_csv(path, dtype={"choice": str, "scores": str, "prompt": str},
+                  keep_default_na=False)
     return validate(df, where=str(path))
 
 
