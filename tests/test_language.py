@@ -175,35 +175,6 @@ def test_unloadable_encoder_is_one_line():
 
 # --------------------------------------------------------------------------- causal LM
 
-@pytest.fixture(scope="module")
-def tiny_gpt2(tmp_path_factory):
-    """A random 2-layer GPT-2 and a byte-level BPE tokenizer trained here, saved to a folder."""
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    rng = np.random.default_rng(0)
-    corpus = []
-    for _ in range(300):
-        names = rng.choice(language.NAMES, 3, replace=False)
-        years = rng.integers(1500, 2000, 3)
-        corpus.append(language.year_prompt(names, years, int(rng.integers(1500, 2000)),
-                                           "similarity") + "\nAnswer: " + names[0])
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(corpus, trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["<|endoftext|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>",
-                                   eos_token="<|endoftext|>", pad_token="<|endoftext|>")
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_positions=256, n_embd=32,
-                                       n_layer=2, n_head=2)).eval()
-    folder = tmp_path_factory.mktemp("tiny-gpt2")
-    fast.save_pretrained(folder)
-    model.save_pretrained(folder)
-    return str(folder), model, fast
 
 
 def direct_logprob(model, prefix_ids, option_ids):
@@ -223,64 +194,15 @@ def _prompts():
     return prompts, [["Alice", "Bernard", "Chiara"], ["Dmitri", "Elena"]]
 
 
-def test_causal_option_probabilities_match_direct_logprobs(tiny_gpt2):
-    folder, model, tok = tiny_gpt2
-    scorer = language.CausalLMScorer(folder, device="cpu", batch_size=2)
-    assert not scorer.chat
-    prompts, options = _prompts()
-    probs = scorer.option_probabilities(prompts, options)
-    for prompt, opts, p in zip(prompts, options, probs):
-        prefix = tok(prompt + "\nAnswer:")["input_ids"]
-        lp = np.array([direct_logprob(model, prefix, tok(" " + o, add_special_tokens=False)
-                                      ["input_ids"]) for o in opts])
-        want = np.exp(lp - lp.max()) / np.exp(lp - lp.max()).sum()
-        np.testing.assert_allclose(p, want, rtol=1e-4, atol=1e-6)
-        assert p.sum() == pytest.approx(1.0)
 
 
-def test_causal_chat_template_path(tiny_gpt2):
-    folder, model, tok = tiny_gpt2
-    template = ("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}\n{% endfor %}"
-                "{% if add_generation_prompt %}<assistant>{% endif %}")
-    tok.chat_template = template
-    try:
-        scorer = language.CausalLMScorer((model, tok), device="cpu", batch_size=4)
-        assert scorer.chat
-        prompts, options = _prompts()
-        probs = scorer.option_probabilities(prompts, options)
-        for prompt, opts, p in zip(prompts, options, probs):
-            prefix = tok("<user>" + prompt + "\n<assistant>")["input_ids"]
-            assert scorer.prefix_ids(prompt) == list(prefix)
-            lp = np.array([direct_logprob(model, prefix, tok(o, add_special_tokens=False)
-                                          ["input_ids"]) for o in opts])
-            want = np.exp(lp - lp.max()) / np.exp(lp - lp.max()).sum()
-            np.testing.assert_allclose(p, want, rtol=1e-4, atol=1e-6)
-    finally:
-        tok.chat_template = None
 
 
-def test_causal_lm_mass_sums_correct_options(tiny_gpt2):
-    folder, model, tok = tiny_gpt2
-    scorer = language.CausalLMScorer(folder, device="cpu", batch_size=8)
-    tr = language.draw_trials("similarity", 3, 5, 4, years=(1500, 1999))
-    mass = language.causal_lm_mass(scorer, tr, chunk=2, progress=False)
-    for r in range(len(tr)):
-        people = [language.NAMES[k] for k in tr.names[r]]
-        prompt = language.year_prompt(people, tr.years[r], tr.probe[r], "similarity",
-                                      int(tr.template[r]))
-        p = scorer.option_probabilities([prompt], [people])[0]
-        assert mass[r] == pytest.approx(p[tr.correct[r]].sum(), rel=1e-5)
 
 
-def test_unavailable_causal_lm_is_one_clear_line(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    for model in ("no-such-org/no-such-model-xyz", "/nonexistent/folder"):
-        with pytest.raises(ValueError, match="cannot be loaded") as err:
-            language.CausalLMScorer(model, device="cpu")
-        assert "\n" not in str(err.value) and model in str(err.value)
 
 
-def test_invalid_parameters_name_the_argument(tiny_gpt2):
+def test_invalid_parameters_name_the_argument():
     emb = circle_embeddings()
     tr = language.draw_trials("similarity", 2, 5, 0, years=(0, 100), n_names=6)
     with pytest.raises(ValueError, match="temperature"):
@@ -288,8 +210,6 @@ def test_invalid_parameters_name_the_argument(tiny_gpt2):
     bad = language.draw_trials("similarity", 2, 5, 0, years=(0, 200), n_names=6)
     with pytest.raises(ValueError, match="years"):
         language.encoder_mass(emb, bad)
-    with pytest.raises(ValueError, match="batch_size"):
-        language.CausalLMScorer(tiny_gpt2[0], device="cpu", batch_size=0)
 
 
 # --------------------------------------------------------------------------- shapes, windows, fits

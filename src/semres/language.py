@@ -8,7 +8,7 @@ Two ways to let a language model answer "who was born closest to P?":
   exp(cos / temperature) with the temperature it was trained with (0.05). Because items are
   embedded independently, one table of embeddings (names x years, questions x years) answers every
   prompt of every experiment exactly, by lookup.
-- A causal LM (any ``AutoModelForCausalLM`` id or folder): the paper's prompt, each option scored
+- A causal LM (:mod:`semres.lm`): the paper's prompt (:func:`year_prompt`), each option scored
   by its log-probability as a continuation, normalised over the options. No generation, no
   parsing: a probability per option from batched forward passes.
 
@@ -28,8 +28,8 @@ import numpy as np
 __all__ = [
     "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
     "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "Trials",
-    "draw_trials", "resolution_trials", "encoder_mass", "year_prompt", "CausalLMScorer",
-    "causal_lm_mass", "summarise", "trials_to_results",
+    "draw_trials", "resolution_trials", "encoder_mass", "year_prompt", "summarise",
+    "trials_to_results",
 ]
 
 #: given names, one or two word-pieces each, no duplicates (n up to len(NAMES) in a prompt)
@@ -379,119 +379,13 @@ def summarise(mass: np.ndarray) -> tuple[float, float]:
     return float(mass.mean()), float(se)
 
 
-# --------------------------------------------------------------------------- causal LMs
+# --------------------------------------------------------------------------- the paper's prompt
 
 def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
     """The paper's prompt: one line per person, the question, "Answer with a single name."."""
     lines = [ITEM_TEMPLATE.format(name=n, year=int(y)) for n, y in zip(names, years)]
     question = QUESTIONS[_check_task(task)][template].format(year=int(probe))
     return "\n".join(lines + [question, "Answer with a single name."])
-
-
-class CausalLMScorer:
-    """Probabilities of answer options as continuations of a prompt, for any causal LM.
-
-    With a chat template the prompt is the user turn and the answer starts the assistant turn;
-    without one the prompt ends in "Answer:" and options follow a space. Options are scored by
-    the sum of their token log-probabilities (no length normalisation: that is the probability of
-    saying exactly this name), then normalised over the options.
-    """
-
-    def __init__(self, model, *, device: str = "auto", dtype=None, batch_size: int = 16):
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        from .book import torch_device
-
-        self.batch_size = _at_least(batch_size, 1, "batch_size")
-        self.device = torch_device(device)
-        if isinstance(model, str):
-            self.tokenizer = _load(AutoTokenizer, model)
-            kwargs = {} if dtype is None else {"dtype": dtype}
-            self.model = _load(AutoModelForCausalLM, model, **kwargs)
-        else:  # (model, tokenizer) already in memory
-            self.model, self.tokenizer = model
-        self.model.to(self.device).eval()
-        self.chat = getattr(self.tokenizer, "chat_template", None) is not None
-        self._torch = torch
-
-    def prefix_ids(self, prompt: str) -> list:
-        if self.chat:
-            ids = self.tokenizer.apply_chat_template(
-                [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=True)
-            if isinstance(ids, dict) or hasattr(ids, "keys"):
-                ids = ids["input_ids"]
-            return list(ids)
-        return list(self.tokenizer(prompt + "\nAnswer:", add_special_tokens=True)["input_ids"])
-
-    def option_ids(self, option: str) -> list:
-        text = option if self.chat else " " + option
-        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-        if not ids:
-            raise ValueError(f"option {option!r} tokenizes to nothing")
-        return ids
-
-    def option_logprobs(self, prompts, options) -> list:
-        """Sum of log p(option tokens | prompt) for each prompt's options (list of arrays)."""
-        torch = self._torch
-        if len(prompts) != len(options):
-            raise ValueError("prompts and options must have the same length")
-        rows = []  # (prompt index, option index, ids, number of option tokens)
-        for i, (p, opts) in enumerate(zip(prompts, options)):
-            pre = self.prefix_ids(p)
-            for j, o in enumerate(opts):
-                ids = self.option_ids(o)
-                rows.append((i, j, pre + ids, len(ids)))
-        out = [np.empty(len(o)) for o in options]
-        pad = self.tokenizer.pad_token_id
-        pad = 0 if pad is None else pad
-        order = sorted(range(len(rows)), key=lambda r: len(rows[r][2]))  # less padding
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                chunk = [rows[r] for r in order[start:start + self.batch_size]]
-                width = max(len(r[2]) for r in chunk)
-                ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(chunk), width), dtype=torch.long)
-                for b, r in enumerate(chunk):  # right padding: positions stay 0..len-1
-                    ids[b, :len(r[2])] = torch.tensor(r[2])
-                    mask[b, :len(r[2])] = 1
-                logits = self.model(input_ids=ids.to(self.device),
-                                    attention_mask=mask.to(self.device)).logits.float()
-                logp = torch.log_softmax(logits[:, :-1], dim=-1)
-                target = ids[:, 1:].to(self.device)
-                tok_lp = logp.gather(-1, target.unsqueeze(-1)).squeeze(-1).cpu().numpy()
-                for b, (i, j, seq, k) in enumerate(chunk):
-                    out[i][j] = tok_lp[b, len(seq) - 1 - k:len(seq) - 1].sum()
-        return out
-
-    def option_probabilities(self, prompts, options) -> list:
-        """Option log-probabilities normalised over each prompt's options."""
-        result = []
-        for lp in self.option_logprobs(prompts, options):
-            lp = lp - lp.max()
-            p = np.exp(lp)
-            result.append(p / p.sum())
-        return result
-
-
-def causal_lm_mass(scorer: CausalLMScorer, trials: Trials, names=NAMES, *,
-                   chunk: int = 32, progress: bool = True) -> np.ndarray:
-    """Probability mass on the correct people, per trial, with the paper's prompts."""
-    from tqdm.auto import tqdm
-
-    names = tuple(names)
-    out = np.empty(len(trials))
-    starts = range(0, len(trials), int(chunk))
-    for s in tqdm(starts, desc=f"{trials.task} n={trials.names.shape[1]}", leave=False,
-                  disable=not progress):
-        rows = range(s, min(s + int(chunk), len(trials)))
-        people = [[names[k] for k in trials.names[r]] for r in rows]
-        prompts = [year_prompt(people[i], trials.years[r], trials.probe[r], trials.task,
-                               int(trials.template[r])) for i, r in enumerate(rows)]
-        probs = scorer.option_probabilities(prompts, people)
-        for i, r in enumerate(rows):
-            out[r] = probs[i][trials.correct[r]].sum()
-    return out
 
 
 # --------------------------------------------------------------------------- per-trial result files
