@@ -35,7 +35,7 @@ profile = "default"  # quick | default | paper
 seed = 0
 device = "auto"  # auto picks CUDA when present
 encoder = None  # a sentence-encoder folder or hub id; None: the bundled all-MiniLM-L6-v2
-causal_lm = "smollm2-135m,gemma3-270m"  # causal LMs (names, ids, folders), comma-separated
+causal_lm = None  # causal LMs (names, ids, folders), comma-separated; None: the profile's
 causal_trials = 0  # prompts per point for a causal LM that passes the gate; 0: the profile's
 results = None  # per-trial result files or folders, comma-separated (see the end); None: none
 trust_pickle = False  # read the authors' LLM pickles among `results` (pickles run code)
@@ -60,7 +60,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 splot.use_style()
 CHAPTER = "05_llm_years"
 report = Report(CHAPTER)
-cfg = semres.profiles.settings(CHAPTER, profile, causal_trials=causal_trials)
+cfg = semres.profiles.settings(CHAPTER, profile, causal_trials=causal_trials,
+                              causal_lm=causal_lm)
 stream = semres.book.seeds(seed)  # named random streams, one per experiment
 cache = semres.book.cache()
 ENCODER = models.check_source(encoder, "encoder") if encoder else language.minilm_path()
@@ -68,7 +69,7 @@ MODEL = "all-MiniLM-L6-v2" if not encoder else str(encoder)
 T = language.TEMPERATURE
 report.number("temperature", T)
 QUESTIONS = {task: q[:cfg["phrasings"]] for task, q in language.QUESTIONS.items()}
-LMS = [m.strip() for m in str(causal_lm or "").split(",") if m.strip()]
+LMS = [m.strip() for m in cfg["lms"].split(",") if m.strip()]
 # every result file is read and checked now, before any heavy cell, and the reader told how
 given = released.gather(results, trust_pickle=trust_pickle) if results else None
 if given is not None:
