@@ -375,8 +375,12 @@ def two_item_front(p_i, delta: float):
 # --------------------------------------------------------------------------- settings
 
 def _check_settings(cfg: dict, ch: str) -> None:
-    positive_ints(cfg, ch, "trials", "scales", "frontier_K", "many_K", "targets",
-                   "slot_trials", "slot_eps")
+    positive_ints(cfg, ch, "trials", "scales", "frontier_K", "many_K", "targets", "qp_grid",
+                   "scan", "slot_trials", "slot_eps")
+    require(cfg["qp_grid"] >= 200, ch, "qp_grid must be >= 200 (the two-item optima are "
+            f"certified to 2e-5 only on a fine grid); got {cfg['qp_grid']}")
+    require(cfg["scan"] >= 3, ch, f"scan must be >= 3 (a largest gain is bracketed); "
+            f"got {cfg['scan']}")
     for key in ("frontier_K", "many_K"):
         k = cfg[key]
         require(k >= 2 and k & (k - 1) == 0, ch,
@@ -397,13 +401,15 @@ SETTINGS = Settings(
     chapter="07_front_universality",
     profiles={
         "quick": {"trials": 100_000, "scales": 12, "frontier_n": [2, 4], "frontier_K": 8,
-                  "many_K": 8, "targets": 4, "cycle_sizes": [8, 16, 32, 64, 128],
+                  "many_K": 8, "targets": 4, "qp_grid": 400, "scan": 16,
+                  "cycle_sizes": [8, 16, 32, 64, 128],
                   "torus_sides": [4, 6, 8, 10], "slot_trials": 40_000, "slot_eps": 5},
         "default": {"trials": 1_000_000, "scales": 28, "frontier_n": [2, 4, 8], "frontier_K": 32,
-                    "many_K": 16, "targets": 8, "cycle_sizes": [8, 16, 32, 64, 128, 256, 512],
+                    "many_K": 16, "targets": 8, "qp_grid": 800, "scan": 48,
+                    "cycle_sizes": [8, 16, 32, 64, 128, 256, 512],
                     "torus_sides": [4, 6, 8, 12, 16, 20], "slot_trials": 300_000, "slot_eps": 9},
         "paper": {"trials": 4_000_000, "scales": 40, "frontier_n": [2, 4, 8], "frontier_K": 64,
-                  "many_K": 32, "targets": 14,
+                  "many_K": 32, "targets": 14, "qp_grid": 1600, "scan": 150,
                   "cycle_sizes": [8, 16, 32, 64, 128, 256, 512, 1024],
                   "torus_sides": [4, 6, 8, 12, 16, 20, 24], "slot_trials": 2_000_000,
                   "slot_eps": 15},
