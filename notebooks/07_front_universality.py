@@ -782,7 +782,7 @@ report.text("many_gain_text", ", ".join(
 report.number("many_conv_max", many.last_doubling.max())
 report.text("many_conv_verdict", "so by that test they have converged in K" if
             (many.last_doubling < CONVERGED).all() else "so they have not converged in K, and "
-            "more levels would raise them further", markdown=True)
+            "more levels may raise them further", markdown=True)
 top_target = last[last.n > 2].loc[lambda t: t.groupby(["n", "delta"]).target.transform("max")
                                   == t.target]
 report.text("many_top", ", ".join(f"{r.p_s:.3f} (n = {r.n}, Δ = {r.delta:g}; chance "
@@ -1087,9 +1087,9 @@ mean_escape = bool((slots[slots["combine"] == "mean"].above_z > Z_MAX).any())
 worst_max = slots[(slots["combine"] == "max") & (slots.K == 4)].above.min()
 above_max = bool((slots[slots["combine"].isin(["max", "product"])].above_z > Z_MAX).any())
 report.text("slot_max_verdict",
-            "lies on or below the front, as {prf:ref}`ch7-prop-binary` requires of any 0/1 "
-            "code" if not above_max else "has points significantly above the front, which "
-            "{prf:ref}`ch7-prop-binary` rules out: the simulation is wrong", markdown=True)
+            "lies on or below the front, as the proposition requires of any 0/1 code"
+            if not above_max else "has points significantly above the front, which the "
+            "proposition rules out: the simulation is wrong", markdown=True)
 report.text("slot_mean_verdict",
             "lies significantly above the front at some resolutions, as graded similarities can"
             if mean_escape else "does not lie significantly above the front", markdown=True)
