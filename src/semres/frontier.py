@@ -12,6 +12,17 @@ where the j-th term is the nearest item falling in band j (binomially many items
 in similarity; the nearest one is correct). The t-integral of a sum of decaying exponentials
 is done by the trapezoid rule in log t, which converges geometrically (error far below 1e-12),
 so the optimiser's objective is exact, not sampled.
+
+For two items the frontier is solved exactly (``best_two_item``): only the distribution mu of the
+values of g matters once g is sorted, and with x, y the values of the two items
+
+    p_I = int 1 / (1 + x) dmu(x),        p_S = int int max(x, y) / (x + y) dmu dmu
+                                             = 1 - int int min(x, y) / (x + y) dmu dmu.
+
+min(x, y) / (x + y) is a positive definite kernel (the product of min(x, y) and
+1 / (x + y) = int e^{-tx} e^{-ty} dt), so p_S is a concave quadratic in mu at fixed p_I;
+in s = log x the kernel is the logistic sigma(-|s - t|). ``two_item_bound`` turns any candidate
+into an upper bound on the whole frontier by weak duality (``two_item_bound``'s docstring).
 """
 
 from __future__ import annotations
@@ -19,11 +30,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import minimize, minimize_scalar, nnls
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 from .profiles import Settings, positive_ints, require
 
-__all__ = ["step_success", "step_kernel", "optimise", "constant_front"]
+__all__ = ["step_success", "step_kernel", "optimise", "constant_front", "best_two_item",
+           "two_item_bound", "gain_bound"]
 
 _NODES = 400
 
@@ -228,11 +241,146 @@ def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: in
     return rows
 
 
+# --------------------------------------------------------------------------- two items, exactly
+
+#: sup |c''| of c(s) = 1 / (1 + e^s) on s <= 0: q (1 - q) (2q - 1) peaks at q = (3 + sqrt 3) / 6
+_CURVATURE = 1 / (6 * math.sqrt(3))
+
+
+def _value_kernel(s, t):
+    """min(x, y) / (x + y) for x = e^s, y = e^t: the logistic of -|s - t|."""
+    return expit(-np.abs(np.subtract.outer(s, t)))
+
+
+def _check_delta(delta):
+    if not (0 < delta < 1):
+        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
+
+
+def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> dict:
+    """A proven upper bound on p_S of every similarity with delta <= g <= 1 (two items), built
+    from one candidate: the step similarity nu with ``levels`` and ``masses``.
+
+    For every value distribution mu, (mu - nu)' K (mu - nu) >= 0 (K positive definite) gives
+    p_S(mu) <= 1 + nu'K nu - 2 int (K nu) dmu, and for any slope beta, with c(x) = 1 / (1 + x),
+    int f dmu = beta p_I(mu) + int (f - beta c) dmu <= beta p_I(mu) + sup_x (f - beta c). So
+
+        p_S(mu) <= upper_bound + slope (p_I(mu) - p_i)      for every mu, at every p_I,
+
+    with p_i the candidate's p_I. The infimum of phi = 2 K nu + beta c over log x in
+    [log delta, 0] is taken on a grid of step ``spacing`` holding every atom of nu: between
+    atoms K nu is convex and beta c'' >= -max(beta, 0) _CURVATURE, so phi dips below the smaller
+    end value of a grid cell of width w by at most max(beta, 0) _CURVATURE w^2 / 8. The slope
+    is fitted to the candidate's KKT conditions and tuned by a bounded scalar search (any slope
+    gives a valid bound; the right one a tight one). Returns ``upper_bound``, ``slope``, and the
+    candidate's exact ``p_s`` and ``p_i``.
+    """
+    _check_delta(delta)
+    g, m, _ = _check(levels, masses, 2)
+    if g[-1] < delta * (1 - 1e-12) or g[0] > 1 + 1e-12:
+        raise ValueError(f"levels must lie in [delta, 1] = [{delta}, 1]")
+    if not (0 < spacing <= 0.1):
+        raise ValueError(f"spacing must lie in (0, 0.1]; got {spacing!r}")
+    keep = m > 0
+    t, nu = np.log(np.clip(g[keep], delta, 1.0)), m[keep]
+    energy = float(nu @ _value_kernel(t, t) @ nu)
+    p_i = float(nu @ expit(-t))
+    lo = math.log(delta)
+    s = np.union1d(np.linspace(lo, 0.0, math.ceil(-lo / spacing) + 1), t)
+    pull, c = 2 * _value_kernel(s, t) @ nu, expit(-s)
+    width2 = np.diff(s) ** 2 / 8
+    # the candidate's own multiplier: 2 K nu + alpha + beta c = 0 on its support
+    on = np.searchsorted(s, t)
+    if t.size >= 2:
+        (_, beta0), *_ = np.linalg.lstsq(np.column_stack([np.ones(t.size), c[on]]), -pull[on],
+                                         rcond=None)
+    else:
+        beta0 = 0.0
+
+    def bound(beta):
+        phi = pull + beta * c
+        floor = (np.minimum(phi[:-1], phi[1:]) - max(beta, 0.0) * _CURVATURE * width2).min()
+        return 1 + energy + beta * p_i - floor
+
+    span = 0.05 * (1 + abs(beta0))
+    best = minimize_scalar(bound, bounds=(beta0 - span, beta0 + span), method="bounded",
+                           options={"xatol": 1e-10})
+    slope = float(best.x) if best.fun < bound(beta0) else float(beta0)
+    # sums of a few thousand terms in double precision: a margin for rounding
+    upper = float(bound(slope)) + 1e-12 * (2 + abs(slope))
+    return {"upper_bound": upper, "slope": slope, "p_s": 1 - energy, "p_i": p_i}
+
+
+def best_two_item(target_p_i: float, delta: float, grid: int = 800) -> dict:
+    """The best similarity for two items at identification ``target_p_i`` and floor ``delta``,
+    certified: the value distribution is restricted to ``grid`` values equally spaced in log x on
+    [delta, 1], where maximising the concave quadratic p_S at fixed p_I is a non-negative least
+    squares problem (min ||L' mu||^2, K = L L', with the two linear constraints as rows of
+    weight 1e6, met to about 1e-12); ``two_item_bound`` then bounds every similarity, on the
+    grid or off it. Returns the optimum as a step similarity (``levels`` from 1 down to delta,
+    the top band of zero mass where g drops below 1 at once, and ``masses``), its ``p_s``,
+    ``p_i``, ``upper_bound`` and ``slope`` (see ``two_item_bound``), and ``K``, its number of
+    levels.
+    """
+    _check_delta(delta)
+    grid = _check_count(grid, "grid")
+    hi = 1 / (1 + delta)
+    if not (0.5 < target_p_i < hi):
+        raise ValueError(f"target_p_i must lie in (0.5, {hi:.4g}); got {target_p_i!r}")
+    s = np.linspace(math.log(delta), 0.0, grid)
+    weight = 1e6
+    rows = weight * np.vstack([np.ones(grid), expit(-s)])
+    system = np.vstack([np.linalg.cholesky(_value_kernel(s, s)).T, rows])
+    with threadpool_limits(1):
+        mu, _ = nnls(system, np.r_[np.zeros(grid), weight, weight * target_p_i],
+                     maxiter=50 * grid)
+    mu = mu[::-1] / mu.sum()                     # levels from the top: x = 1 first
+    levels = np.exp(s[::-1])
+    levels[0], levels[-1] = 1.0, delta
+    keep = mu > 0
+    keep[0] = True                               # g(0) = 1, possibly on a band of mass 0
+    levels, masses = levels[keep], mu[keep]
+    cert = two_item_bound(levels, masses, delta)
+    return {"levels": levels, "masses": masses, "K": int(keep.sum()), **cert}
+
+
+def gain_bound(p_i, upper_bounds, slopes, delta: float, points: int = 20_001) -> float:
+    """The largest gain over the constant kernel that any similarity can reach at any p_I,
+    bounded from certificates (``p_i``, ``upper_bounds``, ``slopes`` of ``two_item_bound``):
+    the frontier lies below the lowest of the lines U_j + beta_j (p - p_j). On each cell of a
+    grid of ``points`` identification levels one line, minus the constant kernel's front
+    (concave in p_I), is convex, so its largest value sits at an end of the cell."""
+    _check_delta(delta)
+    p_j, u_j, b_j = (np.asarray(a, float) for a in (p_i, upper_bounds, slopes))
+    hi = 1 / (1 + delta)
+    p = np.linspace(0.5, hi, _check_count(points, "points"))
+    front = np.asarray(two_item_front(p, delta))
+    mid = (p[:-1] + p[1:]) / 2
+    j = np.argmin(u_j[:, None] + b_j[:, None] * (mid[None] - p_j[:, None]), axis=0)
+    ends = [u_j[j] + b_j[j] * (q - p_j[j]) - f for q, f in ((p[:-1], front[:-1]),
+                                                            (p[1:], front[1:]))]
+    return float(np.maximum(*ends).max())
+
+
+def two_item_front(p_i, delta: float):
+    """The constant kernel's p_S at identification ``p_i`` for two items (Theorem 2 with the
+    ball measure b solved from p_I = b / 2 + (1 - b) / (1 + delta))."""
+    from .theory import two_item
+
+    top = 1 / (1 + delta)
+    b = (top - np.asarray(p_i, float)) / (top - 0.5)
+    return two_item(np.clip(b, 0.0, 1.0), delta)[0]
+
+
 # --------------------------------------------------------------------------- settings
 
 def _check_settings(cfg: dict, ch: str) -> None:
-    positive_ints(cfg, ch, "trials", "scales", "frontier_K", "many_K", "targets",
-                   "slot_trials", "slot_eps")
+    positive_ints(cfg, ch, "trials", "scales", "frontier_K", "many_K", "targets", "qp_grid",
+                   "scan", "slot_trials", "slot_eps")
+    require(cfg["qp_grid"] >= 200, ch, "qp_grid must be >= 200 (the two-item optima are "
+            f"certified to 2e-5 only on a fine grid); got {cfg['qp_grid']}")
+    require(cfg["scan"] >= 3, ch, f"scan must be >= 3 (a largest gain is bracketed); "
+            f"got {cfg['scan']}")
     for key in ("frontier_K", "many_K"):
         k = cfg[key]
         require(k >= 2 and k & (k - 1) == 0, ch,
@@ -253,13 +401,15 @@ SETTINGS = Settings(
     chapter="07_front_universality",
     profiles={
         "quick": {"trials": 100_000, "scales": 12, "frontier_n": [2, 4], "frontier_K": 8,
-                  "many_K": 8, "targets": 4, "cycle_sizes": [8, 16, 32, 64, 128],
+                  "many_K": 8, "targets": 4, "qp_grid": 400, "scan": 16,
+                  "cycle_sizes": [8, 16, 32, 64, 128],
                   "torus_sides": [4, 6, 8, 10], "slot_trials": 40_000, "slot_eps": 5},
         "default": {"trials": 1_000_000, "scales": 28, "frontier_n": [2, 4, 8], "frontier_K": 32,
-                    "many_K": 16, "targets": 8, "cycle_sizes": [8, 16, 32, 64, 128, 256, 512],
+                    "many_K": 16, "targets": 8, "qp_grid": 800, "scan": 48,
+                    "cycle_sizes": [8, 16, 32, 64, 128, 256, 512],
                     "torus_sides": [4, 6, 8, 12, 16, 20], "slot_trials": 300_000, "slot_eps": 9},
         "paper": {"trials": 4_000_000, "scales": 40, "frontier_n": [2, 4, 8], "frontier_K": 64,
-                  "many_K": 32, "targets": 14,
+                  "many_K": 32, "targets": 14, "qp_grid": 1600, "scan": 150,
                   "cycle_sizes": [8, 16, 32, 64, 128, 256, 512, 1024],
                   "torus_sides": [4, 6, 8, 12, 16, 20, 24], "slot_trials": 2_000_000,
                   "slot_eps": 15},
