@@ -13,16 +13,21 @@ from semres import language, lm, results
 
 NAMES = ("Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid")
 YEARS = (1500, 1515)  # 16 single-token years
+FILLER = (r"\b(was|born|in|Who|Which|person|the|year|Whose|birth|is|closest|nearest|to|with|a|"
+          r"single|name|When)\b")
 CHAT = ("{% for m in messages %}[BOS] system : You are a helpful assistant . [SEP] user : "
         "{{ m['content'] }} [SEP]{% endfor %}{% if add_generation_prompt %} assistant :"
         "{% endif %}")
 
 
 def _tokenizer():
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
+    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
+    from tokenizers import trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    # filler words read as nothing: each name sits next to its year, as short as the task gets
+    tok.normalizer = normalizers.Replace(Regex(FILLER), "")
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     corpus = [language.year_prompt(NAMES[:2], (y, y), y, t, k) + " Answer : " + " ".join(NAMES)
               for y in range(YEARS[0], YEARS[1] + 1) for t in language.TASKS
@@ -41,14 +46,17 @@ def _model(vocab: int, seed: int):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
-    cfg = LlamaConfig(vocab_size=vocab, hidden_size=64, intermediate_size=128,
+    cfg = LlamaConfig(vocab_size=vocab, hidden_size=32, intermediate_size=64,
                       num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4,
                       max_position_embeddings=128, tie_word_embeddings=False)
     return LlamaForCausalLM(cfg).eval()
 
 
 def _train(net, tok, steps: int, seed: int, shuffle: bool = False):
-    """Teach the answer token of identification prompts at n = 2 (or a random listed name)."""
+    """Teach the answer token of identification prompts at n = 2 (or a random listed name).
+
+    Two layers must learn an induction circuit (a name's year points back to the name); the
+    loss sits at ln 2 (either listed name) for ~800 steps before it does (~15 s on one core)."""
     scorer = lm.Scorer((net, tok), batch_size=64)
     tr = language.draw_trials("identification", 2, 4096, seed, years=YEARS,
                               n_names=len(NAMES))
@@ -59,7 +67,8 @@ def _train(net, tok, steps: int, seed: int, shuffle: bool = False):
     ids = [scorer.prefix_ids(p) for p in prompts]
     groups = [np.array(b) for b in lm._length_batches([len(i) for i in ids], len(ids))]
     seqs = [torch.tensor([ids[i] for i in g]) for g in groups]
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=0.0)
+    opt = torch.optim.AdamW(net.parameters(), lr=5e-3, weight_decay=0.0, betas=(0.9, 0.98))
+    warmup = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: min(1.0, (k + 1) / 100))
     net.train()
     for step in range(steps):
         g = step % len(groups)
@@ -69,6 +78,7 @@ def _train(net, tok, steps: int, seed: int, shuffle: bool = False):
         opt.zero_grad()
         loss.backward()
         opt.step()
+        warmup.step()
     return net.eval()
 
 
@@ -79,12 +89,14 @@ def tok():
 
 @pytest.fixture(scope="module")
 def trained(tok):
-    return _train(_model(len(tok), 0), tok, 400, 0)
+    return _train(_model(len(tok), 0), tok, 2200, 0)
 
 
 @pytest.fixture(scope="module")
 def guesser(tok):
-    return _train(_model(len(tok), 0), tok, 400, 0, shuffle=True)
+    """Trained on answers drawn at random among the listed names: it learns to name one of
+    them, never which."""
+    return _train(_model(len(tok), 0), tok, 300, 0, shuffle=True)
 
 
 def _hand_logprob(net, ids, k):
@@ -143,7 +155,7 @@ def test_gate_passes_a_model_that_does_the_task(tok, trained):
                                     n_names=len(NAMES))
     scored = lm.score_trials(scorer, held_out, NAMES, progress=False)
     accuracy = (scored.scores.argmax(1) == held_out.correct.argmax(1)).mean()
-    assert accuracy > 0.9, accuracy
+    assert accuracy > 0.7, accuracy  # chance is 1/2
     g = lm.gate(scorer, names=NAMES, years=YEARS, seed=1, progress=False)
     assert g["trials"] == lm.gate_size() and g["names"] == NAMES
     assert g["verdict"] == "passes" and g["p_value"] < 1e-6 and g["ci_low"] > 0.55
@@ -236,3 +248,40 @@ def test_real_smollm2_loads_from_its_wheel():
                              [["Paris", "Banana"]], progress=False)[0]
     assert p[0] > 0.9, p  # a dequantisation gone wrong would not know Paris
     assert len(scorer.whole(language.NAMES)) >= 2
+
+
+def _design_cfg():
+    return {"sweep_years": YEARS, "gate_trials": 0, "lm_kernel": (3, 1500, 1515),
+            "ns": [2, 3, 4], "causal_trials": 40, "Ds": [3],
+            "centres": [1506] * 4 + [1509] * 4, "offsets": list(range(-6, 7))}
+
+
+def test_a_model_that_passes_gets_the_whole_analysis_and_a_guesser_none(tok, trained, guesser):
+    from semres import years
+
+    cfg = _design_cfg()
+    out = years.assess_lm((trained, tok), device="cpu", gate_seed=1, reverse_seed=2,
+                          design_seed=3, cfg=cfg, names=NAMES, progress=False)
+    assert out["gate"]["verdict"] == "passes"
+    rows = out["rows"]
+    assert set(rows.source) == {"gate", "n-sweep", "two-reference design"}
+    assert rows.prompt.str.len().gt(0).all()
+    played = rows[rows.source != "gate"]
+    ext_n, ext_ref = years.external_answers([], [], [], played)
+    ide = ext_n[(ext_n.task == "identification")].set_index("n")
+    assert set(ide.index) == {2, 3, 4} and ide.p[2] > 0.9  # the trained model identifies
+    assert len(years.theorem3_table(ext_n)) == 1
+    windows = years.ref_by_window(ext_ref[out["model"]], out["model"], [4, 6], 5, 0)
+    assert set(windows.measure) == {"two-reference fit", "chance crossover"}
+    # the temperature sweep rescales the same scores: at T = 1 it is the Luce mass itself
+    temps = years.temperature_from_results(played, [1.0]).set_index("task")
+    two = played[(played.n == 2) & (played.task == "identification")]
+    scores = np.array([[float(v) for v in results.split_list(s)] for s in two.scores])
+    ok = np.array(results.correct_mask(two), float)
+    mass = (np.exp(scores) / np.exp(scores).sum(1, keepdims=True) * ok).sum(1)
+    assert temps.p["identification"] == pytest.approx(mass.mean())
+
+    stopped = years.assess_lm((guesser, tok), device="cpu", gate_seed=1, reverse_seed=2,
+                              design_seed=3, cfg=cfg, names=NAMES, progress=False)
+    assert stopped["gate"]["verdict"] == "does not do the task"
+    assert set(stopped["rows"].source) == {"gate"}  # no resolution fitted to a coin flip
