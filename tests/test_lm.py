@@ -269,7 +269,7 @@ def test_a_model_that_passes_gets_the_whole_analysis_and_a_guesser_none(tok, tra
     played = rows[rows.source != "gate"]
     ext_n, ext_ref = years.external_answers([], [], [], played)
     ide = ext_n[(ext_n.task == "identification")].set_index("n")
-    assert set(ide.index) == {2, 3, 4} and ide.p[2] > 0.9  # the trained model identifies
+    assert set(ide.index) == {2, 3, 4} and ide.p[2] > 0.6  # the trained model identifies
     assert len(years.theorem3_table(ext_n)) == 1
     windows = years.ref_by_window(ext_ref[out["model"]], out["model"], [4, 6], 5, 0)
     assert set(windows.measure) == {"two-reference fit", "chance crossover"}

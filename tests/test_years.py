@@ -105,6 +105,6 @@ def test_lm_verdict_says_where_a_model_at_chance_fails():
          "ci_high": 0.64, "p_value": 1e-6, "verdict": "passes"}])
     text = years.lm_verdict(table)
     assert "does not do the task" in text and "asked backwards it does find" in text
-    assert "failure is in reading a name out" in text
+    assert "failure is in reading a name out" in text and "tell years apart" in text
     flat = table.assign(kernel_drop_far=1e-5)
     assert "starts in the representation" in years.lm_verdict(flat)

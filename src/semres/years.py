@@ -1044,43 +1044,51 @@ def temperature_from_results(rows, temperatures):
     return pd.DataFrame(out, columns=["model", "task", "temperature", "p", "se"])
 
 
-def assess_lm(model: str, *, device: str, gate_seed, reverse_seed, design_seed, cfg: dict,
-              progress: bool = True) -> dict:
+def assess_lm(model, *, device: str, gate_seed, reverse_seed, design_seed, cfg: dict,
+              names=None, progress: bool = True) -> dict:
     """Put one causal LM to the paper's questions: the competence gate, the question asked
     backwards, and its own hidden-state year kernel; the whole design only if it passes.
 
     Fitting a kernel to a coin flip is a verdict this book refuses, so a model at chance gets
     the measurements that say *where* it fails (representation or readout), not a resolution.
-    Returns plain data (cacheable): the gate and reverse summaries, the kernel profile, and the
-    per-trial rows (with the exact prompts) of every trial scored.
+    ``model`` is anything :class:`semres.lm.Scorer` takes; ``names`` narrows the name pool
+    (default: every name the tokenizer keeps whole). Years come from ``cfg``: ``sweep_years``
+    for the gate, the reverse question and the n-sweep, ``lm_kernel`` for the hidden states,
+    ``Ds``/``centres``/``offsets`` for the two-reference design. Returns plain data
+    (cacheable): the gate and reverse summaries, the kernel profile, and the per-trial rows
+    (with the exact prompts) of every trial scored.
     """
     import pandas as pd
 
     from . import language, lm
 
     scorer = lm.Scorer(model, device=device, dtype="auto")
+    span = tuple(cfg["sweep_years"])
     trials = cfg["gate_trials"] or None  # 0: enough to tell 0.55 from 0.5 (lm.gate_size)
-    gate = lm.gate(scorer, trials=trials, seed=gate_seed, progress=progress)
+    gate = lm.gate(scorer, trials=trials, seed=gate_seed, names=names, years=span,
+                   progress=progress)
     rows = [lm.to_results(gate.pop("scored"), source="gate")]
-    reverse = lm.reverse_direction(scorer, trials=trials, seed=reverse_seed, progress=progress)
+    reverse = lm.reverse_direction(scorer, trials=trials, seed=reverse_seed, names=names,
+                                   years=span, progress=progress)
     for key in ("texts", "scores"):
         reverse.pop(key, None)
     k_names, k_first, k_last = cfg["lm_kernel"]
-    prof = lm.year_kernel(scorer, language.NAMES[:k_names], range(k_first, k_last + 1),
-                          progress=progress)
+    pool = gate["names"]
+    prof = lm.year_kernel(scorer, pool[:k_names], range(k_first, k_last + 1), progress=progress)
     out = {"model": scorer.name, "dtype": str(scorer.dtype), "gate": gate, "reverse": reverse,
            "kernel": {"distance": prof.distance, "sums": prof.sums, "counts": prof.counts}}
     if gate["verdict"] == "passes":
-        pool = gate["names"]
-        streams = np.random.SeedSequence(design_seed).spawn(3 * len(cfg["ns"]) + 1)
-        for j, task in enumerate(language.TASKS):
-            for i, n in enumerate(n for n in cfg["ns"] if n <= min(10, len(pool))):
-                tr = language.draw_trials(task, n, cfg["causal_trials"], streams[j * len(cfg['ns']) + i],
-                                          years=cfg["sweep_years"], n_names=len(pool))
+        root = np.random.SeedSequence(design_seed)
+        sizes = [n for n in cfg["ns"] if n <= min(10, len(pool))]
+        streams = iter(root.spawn(2 * len(sizes) + 1))
+        for task in language.TASKS:
+            for n in sizes:
+                tr = language.draw_trials(task, n, cfg["causal_trials"], next(streams),
+                                          years=span, n_names=len(pool))
                 rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
                                           source="n-sweep"))
         tr = language.resolution_trials(max(cfg["Ds"]), cfg["centres"][::4],
-                                        cfg["offsets"][::2], 2, streams[-1],
+                                        cfg["offsets"][::2], 2, next(streams),
                                         n_names=len(pool))
         rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
                                   source="two-reference design"))
@@ -1329,8 +1337,9 @@ def lm_verdict(table, *, short: bool = False) -> str:
         backwards = (f"asked backwards it {'does' if r.verdict == 'passes' else 'does not'} "
                      f"find the year ({r.p:.3f}, {r.ci_low:.3f}–{r.ci_high:.3f})")
         carries = g.kernel_drop_far > 2 * g.kernel_drop_far_se
-        rep = (f"its hidden states do carry the year (their cosine falls by {g.kernel_drop_far:.3f}"
-               f" ± {2 * g.kernel_drop_far_se:.3f} from equal years to years 10 or more apart)"
+        rep = (f"its hidden states tell years apart (the cosine between two people's "
+               f"sentences falls by {g.kernel_drop_far:.2g} ± {2 * g.kernel_drop_far_se:.1g} "
+               "from equal birth years to years 10 or more apart)"
                if carries else "its hidden states show no year kernel (no significant fall "
                "in cosine with the distance of years)")
         where = ("so the years are represented and the failure is in reading a name out for a "
