@@ -44,7 +44,7 @@ import semres.profiles
 import semres.plotting as splot
 from semres import kernels, spaces, theory
 from semres.report import Z_MAX, Report
-from semres.simulate import SETTINGS, check_table, luce_success
+from semres.simulate import SETTINGS, check_row, check_table, luce_success
 
 splot.use_style()
 CHAPTER = "01_pareto_front"
@@ -546,9 +546,8 @@ for name, i, e, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
         # one stream per test, space and (eps, Delta) cell
         est = luce_success(space_of[name], kernels.Constant(e, delta=dl), task=task, n=2,
                            trials=cfg["trials"], seed=stream(f"{task} test on {name}", i, k))
-        rows.append({"space": name, "eps": round(e, 4), "delta": dl, "mean_b": float(mean),
-                     "task": task, "theory": float(th), "mc": est.mean,
-                     "stderr": est.stderr, "z": (est.mean - float(th)) / est.stderr})
+        rows.append(check_row(est, th, space=name, eps=round(e, 4), delta=dl,
+                              mean_b=float(mean), task=task))
 mc = pd.DataFrame(rows)
 assert (mc["z"].abs() < Z_MAX).all(), mc.loc[mc["z"].abs() >= Z_MAX]
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T

@@ -42,7 +42,7 @@ import semres.profiles
 import semres.plotting as splot
 from semres import kernels, spaces, theory
 from semres.report import Z_MAX, Report
-from semres.simulate import SETTINGS_MANY, check_table, luce_success
+from semres.simulate import SETTINGS_MANY, check_row, check_table, luce_success
 
 splot.use_style()
 CHAPTER = "02_many_items"
@@ -425,9 +425,8 @@ for name, m, i, eps, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
         # one stream per test, space, n and (eps, Delta) cell
         est = luce_success(space, kernels.Constant(eps, delta=dl), task=task, n=m,
                            trials=cfg["trials"], seed=stream(f"{task} test on {name}", m, i, k))
-        rows.append({"space": name, "n": m, "eps": eps, "mean_b": round(mean_b, 4),
-                     "delta": dl, "task": task, "theory": float(th), "mc": est.mean,
-                     "stderr": est.stderr, "z": (est.mean - float(th)) / est.stderr})
+        rows.append(check_row(est, th, space=name, n=m, eps=eps, mean_b=round(mean_b, 4),
+                              delta=dl, task=task))
 mc = pd.DataFrame(rows)
 assert (mc["z"].abs() < Z_MAX).all(), mc.loc[mc["z"].abs() >= Z_MAX]
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T

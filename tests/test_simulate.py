@@ -362,3 +362,12 @@ def test_check_table_puts_both_tests_of_a_cell_on_one_line():
     assert wide.iloc[1][["p_S mc", "p_I z"]].tolist() == [0.69, 0.5]
     with pytest.raises(ValueError, match="mc must have columns"):
         check_table(mc.drop(columns="z"), ["space"])
+
+
+def test_check_row_measures_the_estimate_in_standard_errors():
+    from semres.simulate import Estimate, check_row
+
+    est = Estimate(0.52, 0.01, 10_000)
+    row = check_row(est, 0.5, space="circle", task="similarity")
+    assert row == {"space": "circle", "task": "similarity", "theory": 0.5, "mc": 0.52,
+                   "stderr": 0.01, "z": pytest.approx(2.0)}

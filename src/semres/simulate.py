@@ -256,6 +256,14 @@ def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
     return p_s, p_i
 
 
+def check_row(estimate: Estimate, theory: float, **cell) -> dict:
+    """One Monte Carlo check as a tidy row: the cell's labels, the closed form, the estimate,
+    its standard error and z = (estimate - theory) / stderr."""
+    theory = float(theory)
+    return {**cell, "theory": theory, "mc": estimate.mean, "stderr": estimate.stderr,
+            "z": (estimate.mean - theory) / estimate.stderr}
+
+
 def check_table(mc, index):
     """A Monte Carlo check for readers: one line per cell, both tests side by side.
 
