@@ -51,7 +51,7 @@ from tqdm.auto import tqdm
 import semres.book
 import semres.plotting as splot
 import semres.profiles
-from semres import fits, kernels, language, models, released, spaces, theory, years
+from semres import fits, kernels, language, lm, models, released, spaces, theory, years
 from semres import results as tidy
 from semres.report import Report
 from semres.simulate import luce_success
@@ -70,6 +70,8 @@ T = language.TEMPERATURE
 report.number("temperature", T)
 QUESTIONS = {task: q[:cfg["phrasings"]] for task, q in language.QUESTIONS.items()}
 LMS = [m.strip() for m in cfg["lms"].split(",") if m.strip()]
+for m in LMS:  # a missing package, file or folder stops here, in one line naming it
+    lm.resolve(m)
 # every result file is read and checked now, before any heavy cell, and the reader told how
 given = released.gather(results, trust_pickle=trust_pickle) if results else None
 if given is not None:
