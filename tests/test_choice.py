@@ -154,3 +154,70 @@ def test_ball_radius_recovered_and_unidentified_when_flat():
     assert not flat["identified"] and flat["ci_low"] == 0 and flat["at_bound"]
     with pytest.raises(ValueError, match="grid"):
         choice.fit_ball(p, se, curve(1), [0.1, 0.05, 0.2])
+
+
+def test_gof_multinomial_matches_a_hand_deviance():
+    counts = np.array([[3, 1], [0, 4], [2, 2]])
+    probs = np.array([[0.5, 0.5], [0.25, 0.75], [0.5, 0.5]])
+    hand = 2 * (3 * np.log(3 / 2) + 1 * np.log(1 / 2) + 4 * np.log(4 / 3))
+    g = choice.gof_multinomial(counts, probs, 1)
+    assert g["gof_stat"] == pytest.approx(hand)
+    assert g["gof_df"] == 2
+    from scipy.stats import chi2
+    assert g["gof_p"] == pytest.approx(chi2.sf(hand, 2))
+    with pytest.raises(ValueError, match="params"):
+        choice.gof_multinomial(counts, probs, -1)
+
+
+def test_gof_chi2_is_calibrated_on_a_true_model():
+    """Under the true rates the p-value is uniform: about 5 % of draws fall below 0.05."""
+    rng = np.random.default_rng(0)
+    truth, se = np.array([0.2, 0.5, 0.7, 0.9]), np.array([0.05, 0.04, 0.03, 0.02])
+    ps = [choice.gof_chi2(truth + se * rng.standard_normal(4), se, truth, 0)["gof_p"]
+          for _ in range(4000)]
+    assert abs(np.mean(np.array(ps) < 0.05) - 0.05) < 4 * np.sqrt(0.05 * 0.95 / 4000)
+    assert choice.gof_chi2(truth + 0.2, se, truth, 0)["gof_p"] < choice.MISFIT_P
+
+
+def _stencil_tables(rng, name_w, place_w, adv, trials):
+    """Trials simulated one by one: names shuffled over the places, the Luce rule on them."""
+    k = len(name_w)
+    nt, ct = np.zeros((k, k)), np.zeros((k, k))
+    for _ in range(trials):
+        arr = rng.permutation(k)            # arr[place] = name
+        r = rng.integers(k)                 # the correct place
+        w = np.asarray(name_w)[arr] * np.asarray(place_w) * np.where(np.arange(k) == r, adv, 1)
+        s = rng.choice(k, p=w / w.sum())
+        nt[arr[r], arr[s]] += 1
+        ct[r, s] += 1
+    return nt, ct
+
+
+def test_fit_name_corner_recovers_name_and_place_weights():
+    rng = np.random.default_rng(1)
+    name_w, place_w = np.array([0.1, 0.5, 0.3, 0.1]), np.array([0.2, 0.1, 0.5, 0.2])
+    nt, ct = _stencil_tables(rng, name_w, place_w, 6.0, 4000)
+    f = choice.fit_name_corner(nt, ct, boot=60, seed=2)
+    assert np.allclose(f["name_weights"], name_w, atol=0.03)
+    assert np.allclose(f["place_weights"], place_w, atol=0.03)
+    assert f["advantage"] == pytest.approx(6.0, rel=0.15)
+    assert f["gof_p"] > 0.01     # the data come from the model
+    lo, hi = f["place_weights_ci"].T
+    assert ((lo <= place_w + 0.01) & (place_w - 0.01 <= hi)).all()
+    with pytest.raises(ValueError, match="corner_counts"):
+        choice.fit_name_corner(nt, ct[:3, :3])
+
+
+def test_scale_profile_is_bounded_when_distance_matters_and_not_otherwise():
+    rng = np.random.default_rng(4)
+    d = rng.uniform(0, 1, size=(600, 4))
+    p = np.exp(-d / 0.1)
+    p /= p.sum(axis=1, keepdims=True)
+    picks = np.array([rng.choice(4, p=q) for q in p])
+    names = [list("abcd")] * len(d)
+    f = choice.fit_choices(d, names, choice=picks, bias=False, profile=21)
+    assert f["profile_bounded"]
+    assert f["profile_ci"][0] < 0.1 < f["profile_ci"][1]
+    flat = choice.fit_choices(d, names, choice=rng.integers(0, 4, len(d)), bias=False,
+                              profile=21)
+    assert not flat["profile_bounded"]

@@ -463,3 +463,20 @@ def test_converters_fail_in_one_line_and_leave_shipped_data(authors, tmp_path, m
     assert sorted(p.name for p in out.iterdir()) == ["llm_n.csv", "llm_resolution.csv",
                                                      "provenance.json"]
     assert _digests(SHIPPED) == before
+
+
+@pytest.mark.parametrize("x_px, y_px", [(300, 100), (750, 460), (100, 300), (451, 750)])
+def test_grid_cell_of_an_x_on_a_cell_edge(tmp_path, x_px, y_px):
+    """An X exactly on a cell edge (300 or 750 px of 900: 0.333333333333 and 0.833333333333 once
+    written to 12 digits) belongs to the cell that starts there, as integer pixels say."""
+    rng = np.random.default_rng(3)
+    path = tmp_path / "spatial_resolution_gemma_results_far.csv"
+    write_spatial(path, rng, n_rows=1)
+    raw = pd.read_csv(path)
+    raw.loc[0, ["target_X", "target_Y"]] = [x_px, y_px]
+    raw.to_csv(path, index=False)
+    df = released.read_spatial(path)
+    assert df["probe"].iat[0].split(",")[0] == format(x_px / 900, ".12g")  # the 12-digit trap
+    tab = released.spatial_grid_table(df)
+    cell = 900 // released.GRID                  # 150 px, integer arithmetic: no rounding
+    assert (int(tab["ix"].iat[0]), int(tab["iy"].iat[0])) == (x_px // cell, y_px // cell)

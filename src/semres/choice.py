@@ -20,11 +20,57 @@ import numpy as np
 
 from .fits import bootstrap_at_bound, bootstrap_map, bound_report, percentile_interval
 
-__all__ = ["pad", "fit_choices", "choice_probs", "fit_ball"]
+__all__ = ["pad", "fit_choices", "choice_probs", "fit_ball", "gof_multinomial", "gof_chi2",
+           "fit_name_corner", "MISFIT_P"]
 
 FLOOR_LOG_RANGE = (-30.0, 30.0)   # log floor relative to the kernel at the typical distance
 WEIGHT_LOG_RANGE = (-15.0, 15.0)  # log weight relative to the reference name
 SCALE_STARTS = 5                  # extra starting scales of the full-data fit (see fit_choices)
+#: a fit whose goodness-of-fit p-value is below this does not describe its data (a misfit)
+MISFIT_P = 1e-3
+#: half the 95% chi-square(1) quantile: a profile-likelihood interval's drop in log-likelihood
+PROFILE_DROP = 1.920729410347062
+
+
+# Goodness of fit. Minimal local versions, to be replaced by the shared ones in semres.fits
+# (same keys: gof_test, gof_stat, gof_df, gof_p) once those land.
+
+def _gof(test, stat, df):
+    from scipy.stats import chi2
+
+    df = int(df)
+    return {"gof_test": test, "gof_stat": float(stat), "gof_df": df,
+            "gof_p": float(chi2.sf(stat, df)) if df > 0 else float("nan")}
+
+
+def gof_multinomial(counts, probs, params: int) -> dict:
+    """Deviance G = 2 sum O ln(O / E) of observed counts (rows x options) against a fitted
+    model's option probabilities, on ``sum over rows of (options - 1) - params`` degrees of
+    freedom: the likelihood-ratio test of the model against one free distribution per row.
+    Binomial data are the two-column case ``[correct, wrong]``."""
+    o = np.asarray(counts, float)
+    q = np.asarray(probs, float)
+    if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
+        raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
+    if int(params) < 0:
+        raise ValueError(f"params must be >= 0; got {params!r}")
+    rows = o.sum(axis=1) > 0
+    o, q = o[rows], q[rows]
+    e = q * o.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(o > 0, o * np.log(o / e), 0.0)
+    return _gof("deviance", 2 * terms.sum(), rows.sum() * (o.shape[1] - 1) - int(params))
+
+
+def gof_chi2(p, se, pred, params: int) -> dict:
+    """Pearson chi-square of measured rates ``p`` (standard errors ``se``) against a model's
+    ``pred``, on ``len(p) - params`` degrees of freedom."""
+    p, se, pred = (np.asarray(a, float) for a in (p, se, pred))
+    if not (p.shape == se.shape == pred.shape) or p.ndim != 1 or (se <= 0).any():
+        raise ValueError("p, se, pred: equal 1-D shapes, se > 0")
+    if int(params) < 0:
+        raise ValueError(f"params must be >= 0; got {params!r}")
+    return _gof("chi2", np.sum(((p - pred) / se) ** 2), len(p) - int(params))
 
 
 def pad(rows, fill=np.inf) -> tuple:
@@ -158,7 +204,8 @@ def _fit_once(prob, bounds, x0, floor_starts=(-8.0, 0.0), from_start=False):
 
 
 def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = True,
-                boot: int = 0, seed: int = 0, scale_range=None, progress: bool = False) -> dict:
+                boot: int = 0, seed: int = 0, scale_range=None, progress: bool = False,
+                profile: int = 0) -> dict:
     """Multinomial maximum-likelihood fit of the biased Luce rule to ``n``-option trials.
 
     ``distances[i]`` and ``options[i]`` give trial ``i``'s option distances and names; the
@@ -174,7 +221,15 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     ``floor = 0``), ``distance_p`` (likelihood-ratio p-value against the same weights with no
     distance dependence: a large value means the scale is not identified, wherever it lies)
     and, with ``boot``, ``scale_ci``, ``floor_ci``, ``weights_ci`` and the share
-    of resamples at a bound.
+    of resamples at a bound. Also ``scale_no_floor`` and ``floor_lr`` (twice the log-likelihood
+    the floor adds: below 2.71, the 95% test of a parameter on its bound, the floor is at its
+    bound of 0 in all but name).
+
+    ``profile`` (a number of scales, 0: none) adds the scale's likelihood profile (every other
+    parameter refitted at each scale, on a log grid over ``scale_range`` and again on a finer
+    one around the 95% set): ``profile_ci`` (the scales within 1.92 log-likelihood units of the
+    best) and ``profile_bounded`` (the set ends inside the grid on both sides). With ``probs``
+    the soft counts are read as one trial per row, so the profile is a quasi-likelihood one.
 
     The full-data fit runs L-BFGS-B from the scale ``d_typ / 3`` (a third of the median
     nearest-option distance) and from ``SCALE_STARTS`` more scales spread log-uniformly over
@@ -250,6 +305,38 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
                 "_x": res.x, "_floor": with_floor}
 
     out = solve(np.arange(len(d)))
+    plain = solve(np.arange(len(d)), floor_starts=())
+    out["scale_no_floor"] = plain["scale"]
+    out["floor_lr"] = max(0.0, 2 * (out["loglik"] - plain["loglik"])) if out["_floor"] else 0.0
+    if int(profile):
+        prob = _Problem(d, mask, idx, y, k, ref, d_typ, bias)
+
+        def profile_ll(us):
+            lls = []
+            for u in us:
+                b = list(bounds)
+                b[0] = (u, u)
+                x0 = out["_x"].copy()
+                x0[0] = u
+                lls.append(-_fit_once(prob, b, x0, from_start=True)[0].fun)
+            return np.array(lls)
+
+        us = np.linspace(*bounds[0], int(profile))
+        ll = profile_ll(us)
+        top = max(ll.max(), out["loglik"])
+        inside = np.flatnonzero(ll >= top - PROFILE_DROP)
+        if len(inside):
+            fine = np.linspace(us[max(inside[0] - 1, 0)], us[min(inside[-1] + 1, len(us) - 1)],
+                               int(profile))
+            us, order = np.unique(np.r_[us, fine], return_index=True)
+            ll = np.r_[ll, profile_ll(fine)][order]
+            top = max(ll.max(), out["loglik"])
+            inside = np.flatnonzero(ll >= top - PROFILE_DROP)
+        out["profile_scale"], out["profile_loglik"] = np.exp(us), ll
+        out["profile_ci"] = ((float(np.exp(us[inside[0]])), float(np.exp(us[inside[-1]])))
+                             if len(inside) else (float(np.exp(out["_x"][0])),) * 2)
+        out["profile_bounded"] = bool(len(inside) and inside[0] > 0
+                                      and inside[-1] < len(us) - 1)
     # the same answers without any distance dependence (weights alone): does distance matter?
     flat = _Problem(d, mask, idx, y, k, ref, d_typ, bias)
     big = np.log(s_hi) + 30
@@ -325,3 +412,104 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
             "dof": int(len(p) - 1), "identified": not (touches or rep["at_bound"]),
             "at_bound": bool(rep["at_bound"] or touches),
             "bound_params": rep["bound_params"] or ("eps=interval" if touches else "")}
+
+
+def _name_corner_probs(x, k):
+    """For log weights ``x`` = (k-1 name, k-1 place, log advantage of the correct option): the
+    arrangements ``arr[p, place] = name``, the option probabilities ``q[p, r, place]`` with the
+    correct option at place ``r``, and the predicted table rows given the correct name ``c`` and
+    place ``r`` (the other names arranged uniformly): ``pn[c, r, name]``, ``pc[c, r, place]``."""
+    from itertools import permutations
+
+    a = np.r_[0.0, x[:k - 1]]
+    b = np.r_[0.0, x[k - 1:2 * k - 2]]
+    arr = np.array(list(permutations(range(k))))
+    logit = a[arr][:, None, :] + b[None, None, :] + x[-1] * np.eye(k)[None]
+    q = _probs(logit.reshape(-1, k)).reshape(len(arr), k, k)
+    fits_ = arr[:, None, :] == np.arange(k)[None, :, None]       # (p, name, place)
+    # arrangements with name c at place r, each equally likely
+    sel = np.transpose(fits_, (1, 2, 0)).astype(float)          # (c, r, p)
+    sel /= sel.sum(axis=2, keepdims=True)
+    pc = np.einsum("crp,prs->crs", sel, q)
+    pn = np.einsum("crp,prs,psj->crj", sel, q, fits_.transpose(0, 2, 1).astype(float))
+    return arr, q, pn, pc
+
+
+def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
+    """A bias for a name told apart from a bias for a place, from two confusion tables of the
+    same trials in which names are shuffled over fixed places (the paper's random stencils).
+
+    ``name_counts[c, j]``: trials whose correct option had name ``c`` and whose answer named
+    ``j``; ``corner_counts[r, s]``: the same trials by the correct option's place ``r`` and the
+    chosen place ``s``. The model: P(option) ∝ w_name v_place G^[correct], the other names at a
+    uniformly random arrangement over the other places, the correct name independent of the
+    correct place. Fitted by maximising the sum of both tables' multinomial log-likelihoods (a
+    composite likelihood: the trials are counted twice), so its intervals and goodness of fit
+    come from a parametric bootstrap (``boot`` datasets simulated from the fit and refitted):
+    ``gof_p`` is the share of simulated deviances at least the observed one.
+
+    Returns ``name_weights`` and ``place_weights`` (each summing to 1), ``advantage`` G, their
+    ``*_ci`` with ``boot``, and gof_test/gof_stat/gof_df/gof_p.
+    """
+    from scipy.optimize import minimize
+
+    n_obs, c_obs = (np.asarray(t, float) for t in (name_counts, corner_counts))
+    k = len(n_obs)
+    if n_obs.shape != (k, k) or c_obs.shape != (k, k) or k < 2 or (n_obs < 0).any() \
+            or (c_obs < 0).any() or not np.isclose(n_obs.sum(), c_obs.sum()):
+        raise ValueError("name_counts, corner_counts: two k x k count tables of the same trials")
+    if int(boot) < 0:
+        raise ValueError(f"boot must be >= 0; got {boot!r}")
+
+    def fit(no, co):
+        qn, qc = no.sum(axis=1) / no.sum(), co.sum(axis=1) / co.sum()
+
+        def nll(x):
+            _, _, pn, pc = _name_corner_probs(x, k)
+            rn = np.einsum("r,crj->cj", qc, pn)          # name table rows
+            rc = np.einsum("c,crs->rs", qn, pc)          # corner table rows
+            return -(no * np.log(rn + 1e-300)).sum() - (co * np.log(rc + 1e-300)).sum(), rn, rc
+
+        res = minimize(lambda x: nll(x)[0], np.zeros(2 * k - 1), method="L-BFGS-B",
+                       bounds=[WEIGHT_LOG_RANGE] * (2 * k - 1))
+        _, rn, rc = nll(res.x)
+        dev = gof_multinomial(no, rn, 0)["gof_stat"] + gof_multinomial(co, rc, 0)["gof_stat"]
+        return res.x, dev, rn, rc
+
+    def weights(x):
+        w = np.exp(np.r_[0.0, x])
+        return w / w.sum()
+
+    x, dev, rn, rc = fit(n_obs, c_obs)
+    out = {"name_weights": weights(x[:k - 1]), "place_weights": weights(x[k - 1:2 * k - 2]),
+           "advantage": float(np.exp(x[-1])), "deviance": dev,
+           **_gof("parametric bootstrap of the composite deviance", dev,
+                  2 * k * (k - 1) - (2 * k - 1))}
+    if boot:
+        rng = np.random.default_rng(seed)
+        qn, qc = n_obs.sum(axis=1) / n_obs.sum(), c_obs.sum(axis=1) / c_obs.sum()
+        arr, q, _, _ = _name_corner_probs(x, k)
+        total = int(round(n_obs.sum()))
+        sims = []
+        for _ in range(int(boot)):
+            cc, rr = rng.choice(k, total, p=qn), rng.choice(k, total, p=qc)
+            # one arrangement per trial with its correct name at its correct place
+            u = rng.random(total)
+            cand = arr[:, rr].T == cc[:, None]                   # (trials, arrangements)
+            pick = np.argmax(np.cumsum(cand, axis=1) > (u * cand.sum(axis=1))[:, None], axis=1)
+            probs = q[pick, rr]                                  # (trials, places)
+            s_ = np.minimum((np.cumsum(probs, axis=1) < rng.random(total)[:, None]).sum(axis=1),
+                            k - 1)
+            j_ = arr[pick, s_]
+            no, co = np.zeros((k, k)), np.zeros((k, k))
+            np.add.at(no, (cc, j_), 1)
+            np.add.at(co, (rr, s_), 1)
+            sims.append(fit(no, co))
+        xs = np.array([s[0] for s in sims])
+        out["gof_p"] = float((1 + sum(s[1] >= dev for s in sims)) / (1 + len(sims)))
+        nw = np.array([weights(v[:k - 1]) for v in xs])
+        pw = np.array([weights(v[k - 1:2 * k - 2]) for v in xs])
+        out["name_weights_ci"] = np.percentile(nw, [2.5, 97.5], axis=0).T
+        out["place_weights_ci"] = np.percentile(pw, [2.5, 97.5], axis=0).T
+        out["advantage_ci"] = tuple(np.percentile(np.exp(xs[:, -1]), [2.5, 97.5]).tolist())
+    return out

@@ -640,7 +640,9 @@ def spatial_grid_table(df, grid: int = GRID) -> pd.DataFrame:
         raise ValueError(f"grid must be a positive integer; got {grid!r}")
     df = df[(df["space"] == "canvas") & (df["experiment"] == "spatial_far")].copy()
     xy = np.array([[float(v) for v in p.split(",")] for p in df["probe"]]).reshape(-1, 2)
-    ij = np.clip(np.floor(xy * grid).astype(int), 0, grid - 1)
+    # positions are written to 12 digits (300 px -> 0.333333333333): an X on a cell edge must
+    # not fall into the cell below it, so snap to the edge within that rounding
+    ij = np.clip(np.floor(xy * grid + 1e-9).astype(int), 0, grid - 1)
     df["ix"], df["iy"], df["x"], df["y"] = ij[:, 0], ij[:, 1], xy[:, 0], xy[:, 1]
     out = _counts(df, _ID + ["ix", "iy"], SPATIAL_SHAPES)
     means = df.groupby(_ID + ["ix", "iy"])[["x", "y"]].mean().reset_index()

@@ -749,7 +749,8 @@ def _check_settings(cfg: dict, ch: str) -> None:
     MAX_SHAPES = len(sc.SHAPES)
 
     positive_ints(cfg, ch, "vision_steps", "steps", "hidden", "layers", "train_batch", "grid",
-                   "fit_scenes", "sweep_scenes", "boot", "choice_boot", "mc_trials", "bins")
+                   "fit_scenes", "sweep_scenes", "boot", "choice_boot", "mc_trials", "bins",
+                   "stencil_boot")
     require(cfg["vision"] in ("clip", "dinov3"), ch,
              f"vision must be 'clip' or 'dinov3'; got {cfg['vision']!r}")
     require(cfg["stage1_lr"] > 0 and cfg["vision_lr"] >= 0, ch,
@@ -765,17 +766,20 @@ SETTINGS = Settings(
         "quick": {"vision_steps": 20, "steps": 20, "hidden": 32, "layers": 1, "train_batch": 16,
                   "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
                   "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
-                  "boot": 100, "choice_boot": 10, "mc_trials": 20_000, "bins": 6},
+                  "boot": 100, "choice_boot": 10, "mc_trials": 20_000, "bins": 6,
+                  "stencil_boot": 100},
         "default": {"vision_steps": 1600, "steps": 800, "hidden": 64, "layers": 4,
                     "train_batch": 32, "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
                     "grid": 20, "fit_scenes": 400,
                     "sweep_n": [2, 3, 4, 6, 8, 10, 12], "sweep_scenes": 60, "boot": 300,
-                    "choice_boot": 200, "mc_trials": 200_000, "bins": 10},
+                    "choice_boot": 200, "mc_trials": 200_000, "bins": 10,
+                    "stencil_boot": 1000},
         "paper": {"vision_steps": 6000, "steps": 3000, "hidden": 128, "layers": 4,
                   "train_batch": 64, "vision": "dinov3", "stage1_lr": 2e-3, "vision_lr": 0.0,
                   "grid": 40, "fit_scenes": 2000,
                   "sweep_n": list(range(2, 13)), "sweep_scenes": 300, "boot": 1000,
-                  "choice_boot": 1000, "mc_trials": 1_000_000, "bins": 14},
+                  "choice_boot": 1000, "mc_trials": 1_000_000, "bins": 14,
+                  "stencil_boot": 2000},
     },
     check=_check_settings, minimums={"batch_size": 1, "image_size": 0, "threads": 0},
     # the authors' models each answered 400 four-shape scenes with the X at random positions
