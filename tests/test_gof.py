@@ -86,7 +86,8 @@ def test_parametric_bootstrap_rejects_a_wrong_model_on_sparse_cells():
     truth = _logistic((0.0, 1.5), x)
     for seed in range(3):
         k = np.random.default_rng(seed).binomial(4, truth).astype(float)
-        wrong = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, fits.MIN_GOF_BOOT, seed)
+        wrong = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant,
+                                   fits.MIN_GOF_BOOT, seed)
         assert wrong["misfit"] and wrong["gof_p"] == pytest.approx(1 / 1001)
         assert "parametric bootstrap" in wrong["gof_test"]
         # with fewer than 1 / MISFIT_P refits the smallest p-value is above MISFIT_P

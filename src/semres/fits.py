@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
-           "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS", "gof_none",
+           "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
+           "gof_none",
            "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
            "gof_chi2", "named_seed", "misfit_warning"]
 
