@@ -45,7 +45,7 @@ import semres.book
 import semres.profiles
 import semres.plotting as splot
 from semres import fits, kernels, spaces, theory, toy
-from semres.report import Z_MAX, Report
+from semres.report import Z_MAX, Report, status
 from semres.simulate import luce_success
 
 splot.use_style()
@@ -286,6 +286,7 @@ report.number("epochs", cfg["epochs"])
 
 cond = np.array(history.conditions)
 n_epochs = history.p_s.shape[1]
+dist_of = {g: toy.stimulus_distances(config.n_stimuli, g) for g in toy.GEOMETRIES}
 trajectories = pd.DataFrame({
     "condition": np.repeat(cond, n_epochs),
     "seed": np.repeat(history.seeds, n_epochs),
@@ -302,6 +303,16 @@ reports = [toy.profile_fit_report(history.profile_d[history.geometry(c)], e, dl)
                                trajectories.delta_fit)]
 trajectories["at_bound"] = [r["at_bound"] for r in reports]
 trajectories["bound_params"] = [r["bound_params"] for r in reports]
+# goodness of fit of the profile fit where the per-pair similarities are kept (the snapshots):
+# chi-square of the level means against the fitted line, with each level's standard error
+no_gof = fits.gof_none("the per-pair similarities are kept at snapshot epochs only")
+gofs = [toy.profile_fit_gof(history.snapshots[ep][k], dist_of[history.geometry(c)], e, dl)
+        if ep in history.snapshots else no_gof
+        for k, c, ep, e, dl in zip(np.repeat(np.arange(len(cond)), n_epochs),
+                                   trajectories.condition, trajectories.epoch,
+                                   trajectories.eps_fit, trajectories.delta_fit)]
+for key in fits.GOF_KEYS:
+    trajectories[key] = [g[key] for g in gofs]
 report.table(trajectories, "trajectories")
 shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epochs - 1)})
 (trajectories.groupby(["condition", "epoch"])[["p_s", "p_i", "eps_fit"]].mean().unstack(0)
@@ -323,7 +334,7 @@ shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epoch
 #   $p_S = \tfrac12$ and $p_I = 1/(1 + \Delta)$.
 
 # %%
-dist = {g: toy.stimulus_distances(config.n_stimuli, g) for g in toy.GEOMETRIES}
+dist = dist_of
 tables = {g: toy.TrialTable.from_distances(dist[g]) for g in toy.GEOMETRIES}
 
 
@@ -347,6 +358,12 @@ own = {c: own_profile_prediction(cond == c, history.geometry(c), EVERY) for c in
 eps_line = np.linspace(0.005, 0.5, 300)
 G_line = torch.tensor(toy.linear_profile(dist["circle"][None], eps_line[:, None, None]))
 disc_s, disc_i = (v.numpy() for v in toy.exact_scores(G_line, tables["circle"]))
+G_line_seg = torch.tensor(toy.linear_profile(dist["segment"][None], eps_line[:, None, None]))
+disc_seg_s = toy.exact_scores(G_line_seg, tables["segment"])[0].numpy()
+# what the 50 stimuli move: the discrete optimum against the continuous one, which sets the
+# tolerance of every comparison with a continuous law
+TOL_PEAK = float(abs(disc_s.max() - P_STAR))
+TOL_SHORT = float(abs((disc_s.max() - disc_seg_s.max()) - (P_STAR - SEG_PEAK)))
 
 B = np.linspace(0, 1, 2001)
 prop_s, prop_i = theory.linear_circle(B)
@@ -358,13 +375,18 @@ def distance_to_curve(ps, pi, curve_s, curve_i):
 
 
 circ = cond == "circle"
-peak_epoch = history.p_s[circ].argmax(1)  # each seed reaches the front at its p_S peak
+# the peak: each network's p_S at the epoch where the other seeds' smoothed mean trajectory
+# peaks, an unbiased estimate (its own maximum over epochs picks its luckiest epoch)
+SMOOTH = max(1, n_epochs // 50)
+held = {c: toy.held_out_peak(history.p_s[cond == c], SMOOTH) for c in toy.CONDITIONS}
+peak_epoch = held["circle"][1]
 after = np.arange(n_epochs)[None, :] >= peak_epoch[:, None]
 d_prop = distance_to_curve(history.p_s[circ], history.p_i[circ], prop_s, prop_i)
 d_disc = distance_to_curve(history.p_s[circ], history.p_i[circ], disc_s, disc_i)
 eps_at_peak = history.eps_fit[circ][np.arange(circ.sum()), peak_epoch]
 
-peaks = {c: history.p_s[cond == c].max(1) for c in ("circle", "segment")}
+peaks = {c: held[c][0] for c in ("circle", "segment")}
+raw_peaks = {c: history.p_s[cond == c].max(1) for c in ("circle", "segment")}
 # paired runs (same seed, same initial weights): the shortfall's standard error is that of the
 # per-seed differences
 n_pairs = cfg["seeds"]
@@ -384,7 +406,7 @@ own_gap = {}
 for c in ("circle", "segment"):
     ep_, ps_, pi_ = own[c]
     m = cond == c
-    late = ep_[None, :] >= history.p_s[m].argmax(1)[:, None]
+    late = ep_[None, :] >= held[c][1][:, None]
     own_gap[c] = {"s": (ps_ - history.p_s[m][:, ep_])[late].mean(),
                   "i": (pi_ - history.p_i[m][:, ep_])[late].mean(),
                   "s_early": (ps_ - history.p_s[m][:, ep_])[:, :2].mean()}
@@ -395,6 +417,17 @@ rec_pi = float(history.p_i[rec, -1].mean())
 rec_pred = float(theory.two_item(0.0, delta=delta_rec)[1])
 rec_se = float(history.p_i[rec, -1].std(ddof=1) / np.sqrt(n_pairs)) if n_pairs > 1 else np.nan
 rec_gap = rec_pi - rec_pred
+# Jensen's inequality fixes the sign of rec_gap in advance: 1/(1 + x) is convex, so the mean
+# success over pairs, mean 1/(1 + x_ij) with x_ij = G_ij / G_ii, is at least 1/(1 + mean x).
+# The spread of the floor in the final weights says how large that forced gap is.
+G_rec = toy.similarity_matrix(torch.tensor(history.final_W[rec])).numpy()
+x_rec = G_rec / np.diagonal(G_rec, axis1=1, axis2=2)[:, :, None]
+off_diag = ~np.eye(x_rec.shape[1], dtype=bool)
+x_rec = x_rec[:, off_diag]
+jensen = float(np.mean(np.mean(1 / (1 + x_rec), 1) - 1 / (1 + x_rec.mean(1))))
+MID = min(n_epochs - 1, max(1, (n_epochs - 1) // 5))
+rec_gap_mid = float((history.p_i[rec, MID]
+                     - 1 / (1 + history.delta_fit[rec, MID])).mean())
 
 quantities = pd.DataFrame({
     "quantity": ["circle peak p_S (mean over seeds)", "Proposition 1 optimum p_S",
@@ -407,30 +440,34 @@ quantities = pd.DataFrame({
 splot.table(quantities)
 
 # %% tags=["hide-input"]
-def within_two_se(gap, se):
-    """This chapter's criterion for a measured-minus-predicted gap: within 2 standard errors
-    over seeds (None, not run, with one seed and so no standard error)."""
-    return bool(abs(gap) < 2 * se) if np.isfinite(se) else None
-
-
-def agreement(gap, se, what):
-    """A sentence on a measured-minus-predicted gap and its size in standard errors over seeds."""
-    if within_two_se(gap, se) is None:
+def agreement(gap, se, what, tol):
+    """A sentence on a measured-minus-predicted gap, judged as the summary row is: its interval
+    (± 2 standard errors over seeds) against the prediction, with the tolerance ``tol``."""
+    if not np.isfinite(se):
         return f"{what} is {gap:+.4f} from the prediction (one seed: no standard error)"
-    if within_two_se(gap, se):
-        return f"{what} agrees with the prediction ({gap:+.4f}, {gap / se:+.1f} standard errors)"
-    return (f"{what} differs from the prediction by {gap:+.4f} ({gap / se:+.1f} standard errors "
-            "over seeds)")
+    verdict = status(ci=(gap - 2 * se, gap + 2 * se), paper_value=0.0, tolerance=tol)
+    words = {"differs": "differs from the prediction", "inconclusive": "is inconclusive against "
+             "the prediction", "agrees within tolerance": "agrees with the prediction"}[verdict]
+    return (f"{what} {words} ({gap:+.4f} ± {2 * se:.4f}, tolerance {tol:.4f} for the 50-point "
+            "discretisation)")
 
 
-peak_verdict = agreement(peak_gap, peak_se, "the circle networks' peak")
-short_verdict = agreement(short_gap, short_se, "the segment's shortfall")
-if within_two_se(short_gap, short_se) is False and short.mean() > 0:
+peak_verdict = agreement(peak_gap, peak_se, "the circle networks' peak", TOL_PEAK)
+short_verdict = agreement(short_gap, short_se, "the segment's shortfall", TOL_SHORT)
+if (np.isfinite(short_se) and short.mean() > 0
+        and status(ci=(short_gap - 2 * short_se, short_gap + 2 * short_se), paper_value=0.0,
+                   tolerance=TOL_SHORT) == "differs"):
     short_verdict += (": it has the sign of the derived law (the segment peaks lower) but not "
                       "its size")
 report.text("peak_verdict", peak_verdict)
 report.text("short_verdict", short_verdict)
-report.text("rec_verdict", agreement(rec_gap, rec_se, "their identification"))
+report.text("rec_verdict", (
+    f"Jensen's inequality fixes the sign in advance (p_I ≥ 1/(1 + Δ) for any spread of the "
+    f"floor), so that the gap is positive is no evidence. The data add its size: "
+    f"{rec_gap:+.4f} at the last epoch against {rec_gap_mid:+.4f} at epoch {MID}; the spread of "
+    f"the final floor makes a Jensen term of {jensen:.4f} (mean 1/(1 + x) − 1/(1 + mean x) over "
+    f"the off-diagonal similarity ratios x of the final weights), and the remaining "
+    f"{rec_gap - jensen:+.4f} is the fitted floor Δ differing from the mean ratio"))
 report.text("peak_nearer", "nearer Proposition 1's optimum than the constant-similarity 3/4"
             if nearer_prop1 else "nearer the constant-similarity 3/4 than Proposition 1's "
             "optimum")
@@ -445,6 +482,15 @@ report.number("peak_ps", peaks["circle"].mean())
 report.number("peak_ps_sd", peaks["circle"].std(ddof=1) if n_pairs > 1 else 0.0)
 report.number("peak_ps_seg", peaks["segment"].mean())
 report.number("peak_se", peak_se)
+report.number("peak_ps_raw", raw_peaks["circle"].mean())
+report.number("peak_smooth", SMOOTH)
+report.number("tol_peak", TOL_PEAK)
+report.number("tol_short", TOL_SHORT)
+report.number("jensen", jensen)
+report.number("rec_gap", rec_gap)
+report.number("rec_gap_mid", rec_gap_mid)
+report.number("gof_rows", int(np.isfinite(trajectories.gof_p).sum()))
+report.number("gof_misfits", int(trajectories.misfit.sum()))
 report.number("shortfall", short.mean())
 report.number("shortfall_se", short_se)
 report.number("discrete_peak", disc_s.max())
@@ -471,23 +517,30 @@ report.result("toy ReLU net: circle peak nearer Proposition 1 than the constant 
               "the circle networks' best p_S lies nearer Proposition 1's optimum than the "
               "constant-similarity optimum 3/4", headline=peaks["circle"].mean(),
               passed=nearer_prop1)
-for result, statement, predicted, measured, se in [
-        ("toy ReLU net: circle peak p_S vs Proposition 1's optimum",
-         "the network's best generalization reaches Proposition 1's optimum",
-         P_STAR, peaks["circle"].mean(), peak_se),
-        ("toy ReLU net: segment shortfall vs the linear-decay segment law",
+tolerances = {
+    "peak": (TOL_PEAK, f"the same linear profile on the 50-point circle peaks {TOL_PEAK:.4f} "
+             "from the continuous optimum (ties between equally near references)"),
+    "short": (TOL_SHORT, f"on 50 stimuli the circle-minus-segment gap of the linear profile "
+              f"moves by {TOL_SHORT:.4f} from the continuous one"),
+    "rec": (jensen, "Jensen's inequality forces p_I above 1/(1 + Δ) by the spread of the floor: "
+            f"{jensen:.4f} from the final weights"),
+}
+for key, result, statement, predicted, measured, se in [
+        ("peak", "toy ReLU net: circle peak p_S vs Proposition 1's optimum",
+         "the network's best generalization (held-out-seed peak epoch) reaches Proposition 1's "
+         "optimum", P_STAR, peaks["circle"].mean(), peak_se),
+        ("short", "toy ReLU net: segment shortfall vs the linear-decay segment law",
          "the segment networks peak lower than the circle ones, by the derived amount",
          P_STAR - SEG_PEAK, short.mean(), short_se),
-        ("toy ReLU net: reconstruction p_I vs Theorem 2's 1/(1 + Delta)",
-         "reconstruction-only networks identify as Theorem 2 predicts from their floor",
-         rec_pred, rec_pi, rec_se)]:
+        ("rec", "toy ReLU net: reconstruction p_I vs Theorem 2's 1/(1 + Delta)",
+         "reconstruction-only networks identify as Theorem 2 predicts from their floor, up to "
+         "the Jensen term the floor's spread forces", rec_pred, rec_pi, rec_se)]:
+    tol, why = tolerances[key]
     report.result(result, statement, paper_value=predicted, headline=measured,
-                  ci=(measured - 2 * se, measured + 2 * se),
-                  passed=within_two_se(measured - predicted, se))
-peak_at = history.p_s.argmax(1)
+                  ci=(measured - 2 * se, measured + 2 * se), tolerance=tol, tolerance_reason=why)
 for c in toy.CONDITIONS:
     m = cond == c
-    at = peak_at[m] if c != "reconstruction" else np.full(m.sum(), n_epochs - 1)
+    at = held[c][1] if c != "reconstruction" else np.full(m.sum(), n_epochs - 1)
     pi_, ps_ = history.p_i[m, at], history.p_s[m, at]
     se_i, se_s = ((x.std(ddof=1) / np.sqrt(m.sum()) if m.sum() > 1 else None) for x in (pi_, ps_))
     report.point(f"toy ReLU net, {c} ({'peak p_S' if c != 'reconstruction' else 'last epoch'})",
@@ -544,9 +597,14 @@ report.figure("trajectories", fig)
 #
 # The circle networks start near chance in the lower left, climb to the front within about
 # {glue:text}`ch3_peak_epoch:.0f` epochs, where they reach $p_S =$
-# {glue:text}`ch3_peak_ps:.4f` (standard deviation {glue:text}`ch3_peak_ps_sd:.4f` over seeds,
+# {glue:text}`ch3_peak_ps:.4f` (each network's $p_S$ at the epoch where the *other* seeds' mean
+# trajectory, smoothed over {glue:text}`ch3_peak_smooth` epochs, peaks: unlike each network's own
+# maximum, {glue:text}`ch3_peak_ps_raw:.4f`, this choice does not pick its luckiest epoch, so
+# the estimate is not biased upward; standard deviation {glue:text}`ch3_peak_ps_sd:.4f` over seeds,
 # standard error {glue:text}`ch3_peak_se:.4f`) against Proposition 1's optimum
-# {glue:text}`ch3_p_star:.4f`: {glue:text}`ch3_peak_verdict`. They then move along the curve
+# {glue:text}`ch3_p_star:.4f`: {glue:text}`ch3_peak_verdict` (the same linear profile on the
+# 50-point circle peaks {glue:text}`ch3_tol_peak:.4f` from the continuous optimum, the
+# tolerance of this comparison). They then move along the curve
 # towards higher identification. After each seed's peak, its points lie on average
 # {glue:text}`ch3_late_dist:.4f` (at most {glue:text}`ch3_late_dist_max:.4f`) from
 # Proposition 1's curve in the $(p_I, p_S)$ plane. They lie {glue:text}`ch3_closer` the
@@ -618,6 +676,7 @@ report.figure("similarity", fig)
 # a finite distance: the resolution is not imposed, it self-organises. By the last epoch the
 # circle networks have $\varepsilon \approx$ {glue:text}`ch3_eps_final:.3f` and a floor
 # $\Delta \approx$ {glue:text}`ch3_delta_final:.4f`. {glue:text}`ch3_fit_bounds`
+# {glue:text}`ch3_gof_summary`.
 #
 # The networks are not pure distance kernels, though, and the scatter around the mean profile
 # matters. Replacing each network's similarity by its own profile $h(d)$ misses $p_I$ after
@@ -660,6 +719,10 @@ report.figure("eps", fig)
 # fits that stopped on an edge of their range, among the numbers the prose reports
 last = trajectories[trajectories.epoch == n_epochs - 1]
 eps_censored = last[(last.condition == "circle") & last.bound_params.str.contains("eps")]
+report.text("gof_summary", f"{int(trajectories.misfit.sum())} of "
+            f"{int(np.isfinite(trajectories.gof_p).sum())} profile fits at the snapshot epochs "
+            "fail their goodness-of-fit test (chi-square of the level means against the fitted "
+            f"line, p < {fits.MISFIT_P:g}; the `gof_*` and `misfit` columns of `trajectories.csv`)")
 report.text("fit_bounds", fits.censored_warning(
     "the circle networks' final ε", {"at_bound": True, "bound_params": "eps"})
     if len(eps_censored) else "No circle network's final ε sits on an edge of its search "

@@ -269,3 +269,40 @@ def test_config_rejects_bad_input(kwargs, name):
 def test_train_rejects_bad_input(conditions, seeds, name):
     with pytest.raises(ValueError, match=name):
         toy.train(conditions, seeds, _SMALL, progress=False)
+
+
+def test_held_out_peak_is_unbiased_where_the_own_maximum_is_not():
+    """Trajectories = a smooth curve + training noise: each network's own maximum overshoots
+    the curve's peak; the value at the epoch the other networks chose matches the curve there."""
+    epochs = np.arange(100)
+    curve = 0.8 - (epochs - 50.0) ** 2 / 1e4
+    rng = np.random.default_rng(0)
+    own, held = [], []
+    for _ in range(200):
+        traj = curve + rng.normal(0, 0.01, (8, len(epochs)))
+        v, e = toy.held_out_peak(traj, smooth=5)
+        held.append((v - curve[e]).mean())
+        own.append(traj.max(1).mean() - curve.max())
+    held, own = np.array(held), np.array(own)
+    assert abs(held.mean()) < 4 * held.std(ddof=1) / np.sqrt(len(held))
+    assert own.mean() > 0.01  # the maximum of 100 noisy epochs: about 2.5 noise sd too high
+    one, e1 = toy.held_out_peak(curve[None], smooth=3)
+    assert e1[0] == 50 and one[0] == pytest.approx(curve[49:52].mean())
+    with pytest.raises(ValueError, match="smooth"):
+        toy.held_out_peak(curve[None], smooth=0)
+
+
+def test_profile_fit_gof_accepts_a_linear_profile_and_rejects_a_step():
+    dist = toy.stimulus_distances(50, "circle")
+    rng = np.random.default_rng(1)
+    for profile in ("linear", "step"):
+        h = (toy.linear_profile(dist, 0.2, 0.1) if profile == "linear"
+             else np.where(dist <= 0.12, 1.0, 0.1))
+        noise = rng.normal(0, 0.01, dist.shape)
+        G = h + (noise + noise.T) / 2
+        np.fill_diagonal(G, 1.0)
+        d, prof = toy.distance_profile(torch.tensor(G), dist)
+        eps, delta = toy.fit_linear_profile(d, prof)
+        gof = toy.profile_fit_gof(G, dist, eps, delta)
+        assert gof["gof_df"] == 25 - 2
+        assert gof["misfit"] == (profile == "step"), (profile, gof)

@@ -320,3 +320,26 @@ def test_runs_trained_at_once_match_runs_trained_alone(small_data, tmp_path):
         vision.train_many(together, small_data, [0.5, 2.0, 0.5], [1, 1, 2], **kw)
     with pytest.raises(ValueError, match="one entry per run"):
         vision.train_many(together, small_data, [0.5], [1, 1, 2], **kw)
+
+
+def test_ps_at_matched_pi_interpolates_each_sweep_and_the_match_is_shared():
+    import pandas as pd
+
+    pi = np.linspace(0.6, 0.95, 8)
+    rows = [pd.DataFrame({"alpha": a, "seed": s, "p_i": pi + shift, "p_s": 0.5 + lift + pi / 4})
+            for a, shift, lift in ((0.0, 0.0, 0.0), (0.5, -0.05, 0.1)) for s in (0, 1)]
+    tr = pd.concat(rows, ignore_index=True)
+    out = vision.ps_at_matched_pi(tr, 0.8)
+    # alpha = 0.5: 0.1 higher at the same eps and shifted 0.05 left in p_I, so at matched p_I
+    # it lies 0.1 + 0.05 / 4 higher (by hand: 0.6 + 0.85 / 4 against 0.5 + 0.8 / 4)
+    assert np.allclose(out[out.alpha == 0.0].p_s, 0.7)
+    assert np.allclose(out[out.alpha == 0.5].p_s, 0.8125)
+    shuffled = vision.ps_at_matched_pi(tr.sample(frac=1.0, random_state=0), 0.8)
+    assert np.allclose(shuffled.sort_values(["alpha", "seed"]).p_s, out.p_s)  # order-free
+    beyond = vision.ps_at_matched_pi(tr, 0.93)  # only the alpha = 0 sweeps reach 0.93
+    assert beyond[beyond.alpha == 0.5].p_s.isna().all()
+    assert beyond[beyond.alpha == 0.0].p_s.notna().all()
+    # the match: alpha = 0 peaks at its largest p_I (0.95), moved into the shared [0.6, 0.9]
+    assert vision.common_pi(tr, [0.0, 0.5]) == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="p_i"):
+        vision.ps_at_matched_pi(tr, 1.5)

@@ -1,9 +1,11 @@
-"""What every fitted number must carry: whether the optimiser stopped on the edge of its range.
+"""What every fitted number must carry: whether the optimiser stopped on the edge of its range,
+and whether the fitted curve fits its data at all.
 
 A parameter that sits on a bound of its search range is censored, not estimated: the data would
 have pushed it further. Every fit in the package reports this through :func:`bound_report`, every
 ``fit*.csv`` carries a boolean ``at_bound`` column, and a chapter prints :func:`censored_warning`
-instead of a verdict when a reported number is censored.
+instead of a verdict when a reported number is censored. Likewise every fit reports a
+goodness-of-fit test (:data:`GOF_KEYS`) and a chapter prints :func:`misfit_warning` when it fails.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import math
 import numpy as np
 
 __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
-           "percentile_interval"]
+           "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
+           "gof_none",
+           "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
+           "gof_chi2", "named_seed", "misfit_warning"]
 
 
 def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
@@ -89,3 +94,164 @@ def percentile_interval(values) -> tuple:
     if not len(values):
         return math.nan, math.nan
     return tuple(np.percentile(values, [2.5, 97.5]).tolist())
+
+
+# --------------------------------------------------------------------------- goodness of fit
+#
+# A fit that does not fit turns its parameters into descriptions of the wrong curve. Every fit
+# reports gof_test (what was computed), gof_stat, gof_df and gof_p, and ``misfit`` when
+# gof_p < MISFIT_P; a chapter prints :func:`misfit_warning` instead of drawing a verdict from a
+# misfitting curve.
+
+#: a fit whose goodness-of-fit p-value falls below this is marked ``misfit``
+MISFIT_P = 1e-3
+#: the chi-square reference of a binomial deviance is trusted when every cell expects at least
+#: this many successes and this many failures under the fit (the usual rule for the asymptotics)
+MIN_EXPECTED = 5.0
+#: the fewest parametric-bootstrap refits whose smallest p-value, 1 / (1 + n), falls below MISFIT_P
+MIN_GOF_BOOT = round(1 / MISFIT_P)
+#: the keys every goodness-of-fit result carries
+GOF_KEYS = ("gof_test", "gof_stat", "gof_df", "gof_p", "misfit")
+
+
+def _gof(test: str, stat=math.nan, df=math.nan, p=math.nan) -> dict:
+    p = float(p)
+    return {"gof_test": test, "gof_stat": float(stat), "gof_df": float(df), "gof_p": p,
+            "misfit": bool(p < MISFIT_P)}
+
+
+def gof_none(reason: str) -> dict:
+    """The goodness-of-fit keys of a fit that no test can check (``reason`` says why)."""
+    return _gof(f"none: {reason}")
+
+
+def _cells(trials, correct, p_fit):
+    n, k, p = (np.asarray(x, float).ravel() for x in (trials, correct, p_fit))
+    if not (n.shape == k.shape == p.shape):
+        raise ValueError("trials, correct and p_fit must have the same length")
+    if (n < 0).any() or (k < 0).any() or (k > n + 1e-9).any():
+        raise ValueError("correct must lie in [0, trials] in every cell")
+    if ((p < 0) | (p > 1)).any() or not np.isfinite(p).all():
+        raise ValueError("p_fit must lie in [0, 1]")
+    keep = n > 0
+    return n[keep], k[keep], p[keep]
+
+
+def binomial_deviance(trials, correct, p_fit) -> float:
+    """2 sum [k ln(k / n p) + (n - k) ln((n - k) / n (1 - p))]: the log-likelihood ratio of the
+    fit against the saturated model (one rate per cell). Fractional counts are allowed."""
+    n, k, p = _cells(trials, correct, p_fit)
+    p = np.clip(p, 1e-300, 1 - 1e-16)
+    from scipy.special import xlogy
+
+    return float(2 * np.sum(xlogy(k, k / (n * p)) + xlogy(n - k, (n - k) / (n * (1 - p)))))
+
+
+def chi2_reference_allowed(trials, correct, p_fit, *, min_expected: float = MIN_EXPECTED
+                           ) -> tuple[bool, str]:
+    """(allowed, why not): the deviance follows chi-square only for whole counts of sampled
+    answers with at least ``min_expected`` expected successes and failures in every cell."""
+    n, k, p = _cells(trials, correct, p_fit)
+    if not (np.allclose(k, np.round(k)) and np.allclose(n, np.round(n))):
+        return False, "fractional counts (expected masses, not sampled answers)"
+    low = np.minimum(n * p, n * (1 - p)) < min_expected
+    if low.any():
+        return False, (f"{int(low.sum())} of {len(n)} cells expect fewer than {min_expected:g} "
+                       "successes or failures")
+    return True, ""
+
+
+def gof_binomial(trials, correct, p_fit, n_params: int, *,
+                 min_expected: float = MIN_EXPECTED) -> dict:
+    """Binomial deviance of a fit against the saturated model, referred to chi-square with
+    cells - n_params degrees of freedom where :func:`chi2_reference_allowed` says the
+    asymptotics hold; elsewhere gof_p is NaN and gof_test says why (use :func:`gof_bootstrap`).
+    """
+    n, k, p = _cells(trials, correct, p_fit)
+    df = len(n) - _n_params(n_params)
+    if df < 1:
+        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
+                         f"{len(n)} cells")
+    stat = binomial_deviance(n, k, p)
+    ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
+    if not ok:
+        return _gof(f"binomial deviance, no chi-square reference ({why})", stat, df)
+    from scipy.stats import chi2
+
+    return _gof("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
+
+
+def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
+                  progress: bool = False) -> dict:
+    """Binomial deviance referred to its parametric bootstrap: ``n_boot`` data sets of whole
+    counts drawn from the fitted rates, each refitted by ``refit(trials, correct) -> p_fit``.
+
+    Valid where chi-square is not (sparse cells); for fractional counts (expected Luce masses)
+    the reference is a model that samples its answers from the fitted rates, whose answers
+    carry binomial noise the expected masses lack, so the p-value is conservative: a misfit
+    it reports is larger than any sampled answers at this many trials would show.
+    p = (1 + #{simulated >= observed}) / (1 + n_boot), so at least 1 / MISFIT_P = 1000
+    refits are needed before a misfit can be marked at all (:data:`MIN_GOF_BOOT`).
+    """
+    from tqdm.auto import tqdm
+
+    n, k, p = _cells(trials, correct, p_fit)
+    n_boot = _n_params(n_boot, "n_boot")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1; got {n_boot}")
+    df = len(n) - _n_params(n_params)
+    stat = binomial_deviance(n, k, p)
+    rng = np.random.default_rng(seed)
+    whole = np.round(n).astype(np.int64)
+    sims = np.empty(n_boot)
+    for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
+        ks = rng.binomial(whole, p).astype(float)
+        sims[b] = binomial_deviance(whole, ks, refit(whole.astype(float), ks))
+    pval = (1 + np.sum(sims >= stat - 1e-9 * max(1.0, stat))) / (1 + n_boot)
+    return _gof(f"binomial deviance, parametric bootstrap ({n_boot} refits)", stat, df, pval)
+
+
+def gof_chi2(y, y_fit, se, n_params: int) -> dict:
+    """Sum of squared standardised residuals ((y - y_fit) / se)^2 of a least-squares fit,
+    referred to chi-square with points - n_params degrees of freedom (right when the errors are
+    independent and normal with the given standard errors)."""
+    from scipy.stats import chi2
+
+    y, f, s = (np.asarray(x, float).ravel() for x in (y, y_fit, se))
+    if not (y.shape == f.shape == s.shape):
+        raise ValueError("y, y_fit and se must have the same length")
+    if not (np.isfinite(s).all() and (s > 0).all()):
+        raise ValueError("se must be finite and positive")
+    df = len(y) - _n_params(n_params)
+    if df < 1:
+        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
+                         f"{len(y)} points")
+    stat = float(np.sum(((y - f) / s) ** 2))
+    return _gof("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
+
+
+def _n_params(v, name: str = "n_params") -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
+    return int(v)
+
+
+def named_seed(seed, name: str) -> np.random.SeedSequence:
+    """A stream for ``name`` derived from ``seed`` (an int or a SeedSequence), so that a fit's
+    goodness-of-fit draws never reuse its bootstrap's."""
+    import hashlib
+
+    words = [int(w) for w in np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], "<u4")]
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words))
+    return np.random.SeedSequence([int(seed), *words])
+
+
+def misfit_warning(what: str, fit: dict) -> str | None:
+    """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes)."""
+    if not fit.get("misfit"):
+        return None
+    return (f"Warning: the fit of {what} does not fit its data ({fit['gof_test']}: "
+            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, p = "
+            f"{fit['gof_p']:.1e} < {MISFIT_P:g}): its parameters describe the wrong curve, and "
+            "no verdict is drawn from them.")

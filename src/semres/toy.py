@@ -254,6 +254,62 @@ def profile_fit_report(d, eps, delta) -> dict:
                         {"eps": (0.2 * d.min(), 1.2 * d.max()), "delta": (0.0, 1.0)})
 
 
+def profile_fit_gof(G, distances, eps, delta) -> dict:
+    """Goodness of fit of ``linear_profile(eps, delta)`` to one network's learned similarity G.
+
+    Each distance level's mean ratio G_ij / mean(G_ii) gets the standard error of a mean over
+    its unordered pairs (pairs that share a stimulus are treated as independent, so the errors
+    are if anything too small and the test strict); the chi-square of the standardised
+    residuals (2 parameters) is :func:`semres.fits.gof_chi2`. Levels with no spread (a single
+    pair, or every pair alike) give no standard error and are left out.
+    """
+    from .fits import gof_chi2, gof_none
+
+    G = np.asarray(G, float)
+    D = np.round(np.asarray(distances, float), 12)
+    scale = np.mean(np.diag(G))
+    if not scale > 0:
+        return gof_none("no self-similarity (every unit dead)")
+    iu = np.triu_indices(len(D), 1)
+    x, d = G[iu] / scale, D[iu]
+    levels, inv = np.unique(d, return_inverse=True)
+    count = np.bincount(inv).astype(float)
+    mean = np.bincount(inv, x) / count
+    var = np.bincount(inv, (x - mean[inv]) ** 2) / np.maximum(count - 1, 1)
+    se = np.sqrt(var / count)
+    ok = (count > 1) & (se > 1e-12 * max(1.0, float(np.abs(mean).max())))
+    if ok.sum() <= 2:
+        return gof_none(f"{int(ok.sum())} distance levels with a spread, for 2 parameters")
+    return gof_chi2(mean[ok], linear_profile(levels[ok], eps, delta), se[ok], 2)
+
+
+def held_out_peak(p_s, smooth: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Each network's p_S at the epoch where the *other* networks peak: (values, epochs).
+
+    The maximum of a network's own trajectory is biased upward (it picks the epoch where its
+    training noise happened to be largest). Choosing the epoch from the mean trajectory of the
+    other seeds, smoothed by a centred moving average of ``smooth`` epochs, makes the choice
+    independent of the network it is applied to, so its value there is an unbiased estimate
+    of the expected p_S at a peak epoch chosen in advance. With one network there are no
+    others: its own smoothed maximum is returned (less biased than the raw one, not unbiased).
+    """
+    p_s = np.asarray(p_s, float)
+    if p_s.ndim != 2 or p_s.shape[1] < 1:
+        raise ValueError("p_s must be a (networks, epochs) array")
+    if isinstance(smooth, bool) or not isinstance(smooth, (int, np.integer)) or smooth < 1:
+        raise ValueError(f"smooth must be an integer >= 1; got {smooth!r}")
+    from scipy.ndimage import uniform_filter1d
+
+    k = len(p_s)
+    if k == 1:
+        sm = uniform_filter1d(p_s, smooth, axis=1, mode="nearest")
+        e = sm.argmax(1)
+        return sm[0, e], e
+    others = (p_s.sum(0)[None, :] - p_s) / (k - 1)
+    epochs = uniform_filter1d(others, smooth, axis=1, mode="nearest").argmax(1)
+    return p_s[np.arange(k), epochs], epochs
+
+
 # ---------------------------------------------------------------- losses
 
 

@@ -11,6 +11,7 @@ set counted, not sampled), with exact distance ties resolved by the Luce rule.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import time
 from contextlib import contextmanager
@@ -25,6 +26,8 @@ from .profiles import Settings, positive_ints, require
 from .models import check_source
 
 __all__ = [
+    "ps_at_matched_pi",
+    "common_pi",
     "PhyloResNet",
     "build_model",
     "phylo_loss",
@@ -628,6 +631,48 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
 
 
 # --------------------------------------------------------------------------- settings
+
+def ps_at_matched_pi(tradeoff, p_i: float):
+    """Each model's p_S at identification ``p_i``, read off its ε-sweep curve.
+
+    Comparing α values at the same ε-quantile compares models at different identification; a
+    trade of identification for generalization is a claim at *matched* p_I. ``tradeoff`` has
+    columns alpha, seed, p_i, p_s (one row per ε of each model's sweep); p_S is interpolated
+    linearly in p_I between the two sweep points that bracket ``p_i`` (sorted by p_I), NaN
+    for a model whose sweep does not reach it. Returns a DataFrame alpha, seed, p_s.
+    """
+    import pandas as pd
+
+    need = {"alpha", "seed", "p_i", "p_s"}
+    if not need <= set(tradeoff.columns):
+        raise ValueError(f"tradeoff must have columns {sorted(need)}")
+    if not (isinstance(p_i, (int, float, np.floating)) and 0 <= p_i <= 1):
+        raise ValueError(f"p_i must be a number in [0, 1]; got {p_i!r}")
+    rows = []
+    for (a, s), grp in tradeoff.groupby(["alpha", "seed"]):
+        x, y = grp.p_i.to_numpy(float), grp.p_s.to_numpy(float)
+        order = np.argsort(x, kind="stable")
+        x, y = x[order], y[order]
+        inside = x.size and x[0] <= p_i <= x[-1]
+        rows.append({"alpha": a, "seed": s,
+                     "p_s": float(np.interp(p_i, x, y)) if inside else math.nan})
+    return pd.DataFrame(rows)
+
+
+def common_pi(tradeoff, alphas) -> float:
+    """The p_I at which to match models: where the first α's mean sweep peaks in p_S, moved
+    into the p_I range that every model of ``alphas`` reaches (NaN when they share none)."""
+    sub = tradeoff[tradeoff.alpha.isin(list(alphas))]
+    if sub.empty:
+        return math.nan
+    span = sub.groupby(["alpha", "seed"]).p_i.agg(["min", "max"])
+    lo, hi = span["min"].max(), span["max"].min()
+    if lo > hi:
+        return math.nan
+    base = sub[sub.alpha == alphas[0]]
+    base = base.assign(k=base.groupby("seed").cumcount()).groupby("k")[["p_i", "p_s"]].mean()
+    return float(np.clip(base.p_i.loc[base.p_s.idxmax()], lo, hi))
+
 
 def _check_settings(cfg: dict, ch: str) -> None:
     positive_ints(cfg, ch, "n_species", "images_per_species", "size", "replicates", "epochs",

@@ -34,7 +34,7 @@ def exp_floor(d, amplitude, scale, offset):
     return amplitude * np.exp(-np.asarray(d, float) / scale) + offset
 
 
-def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
+def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> dict:
     """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``.
 
     Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale),
@@ -42,7 +42,9 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
     report (``at_bound``: a floor at 0 means none was found). Input that is not a kernel (see
     :func:`check_kernel`) is refused. The default
     leaves out d = 0: an exact year match is a token identity, a spike the graded part does not
-    describe (the chapter reports it separately).
+    describe (the chapter reports it separately). With ``se`` (standard errors of g, say over
+    the units whose similarities are averaged), the fit's goodness of fit is the chi-square of
+    its standardised residuals (:func:`semres.fits.gof_chi2`); without, gof_test says none.
     """
     from scipy.optimize import curve_fit
 
@@ -55,6 +57,7 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
     ok = np.isfinite(g) & (d >= min_distance)
     if ok.sum() < 4:
         raise ValueError("similarity needs at least 4 finite points at d >= min_distance")
+    s = _kernel_se(se, d.shape, ok)
     d, g = check_kernel(d[ok], g[ok])
     p0 = (max(g[0] - g[-1], 1e-6), max((d.max() - d.min()) / 10, 1.0), max(g[-1], 1e-6))
     (a, lam, c), _ = curve_fit(exp_floor, d, g, p0=p0, maxfev=20000,
@@ -65,7 +68,31 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1) -> dict:
     out.update(bound_report({"lambda": lam, "floor": max(floor, 1e-300)},
                             {"lambda": (1e-3, 1e5), "floor": (1e-12, math.inf)},
                             log=("lambda", "floor")))
+    out.update(_kernel_gof(g, exp_floor(d, a, lam, c), s, 3))
     return out
+
+
+def _kernel_se(se, shape, sel):
+    """The standard errors of the selected kernel points (None when the caller gave none)."""
+    if se is None:
+        return None
+    se = np.asarray(se, float)
+    if se.shape != shape:
+        raise ValueError("se must have the same length as distance")
+    return se[sel]
+
+
+def _kernel_gof(y, y_fit, se, n_params) -> dict:
+    """chi-square of a kernel fit's standardised residuals, or why there is none."""
+    from .fits import gof_chi2, gof_none
+
+    if se is None:
+        return gof_none("no standard errors given")
+    if not (np.isfinite(se).all() and (se > 0).all()):
+        return gof_none("standard errors not all finite and positive")
+    if len(y) <= n_params:
+        return gof_none(f"{len(y)} points for {n_params} parameters")
+    return gof_chi2(y, y_fit, se, n_params)
 
 
 def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
@@ -208,13 +235,17 @@ def shape_resolution(shape: str, params: dict) -> float:
 
 
 def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: float = 1,
-              max_distance: float | None = None) -> dict:
+              max_distance: float | None = None, se=None) -> dict:
     """Fit amplitude (graded(d) + floor) to a kernel by least squares on log g, d in the window.
 
     Log space weighs every decade of the kernel alike (it spans several), and the amplitude is
     profiled out in closed form. Returns the parameters, ``resolution`` (:func:`shape_resolution`),
     ``rss`` and ``points``, and the bound report of :func:`semres.fits.bound_report`: a floor on
     its lower bound means the data show no floor in the window, so the resolution is censored.
+    With ``se`` (standard errors of g), goodness of fit is the chi-square of the residuals on
+    log g with standard errors se / g (the delta method), amplitude counted as a parameter; the
+    fit itself is unweighted, so the statistic is at least the weighted fit's minimum (a
+    conservative check of the curve, strict against it). Without ``se``, gof_test says none.
     """
     from scipy.optimize import least_squares
 
@@ -225,6 +256,7 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     d, g = check_kernel(distance, similarity)
     hi = np.inf if max_distance is None else float(max_distance)
     sel = (d >= min_distance) & (d <= hi) & (g > 0)
+    s = _kernel_se(se, np.shape(similarity), np.isfinite(np.asarray(similarity, float)))
     if sel.sum() < len(SHAPES[shape]) + 3:
         raise ValueError(f"similarity needs at least {len(SHAPES[shape]) + 3} positive points in "
                          f"[min_distance, max_distance]")
@@ -258,6 +290,8 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     p["points"] = int(len(d))
     p["resolution"] = shape_resolution(shape, p)
     p.update(bound_report(p, SHAPES[shape], log=tuple(SHAPES[shape])))
+    p.update(_kernel_gof(y, m + math.log(p["amplitude"]),
+                         None if s is None else s[sel] / g[sel], len(names) + 1))
     return p
 
 
@@ -384,17 +418,21 @@ def _binomial_nll(p, trials, correct) -> float:
     return -float(np.sum(correct * np.log(p) + (trials - correct) * np.log1p(-p)))
 
 
+def _two_ref_p(D, offset, lam, fl):
+    """P(correct) of the two-reference design: the Luce share of the nearer reference."""
+    a = np.abs(offset)
+    near = np.exp(-np.abs(a - D) / lam) + fl
+    return near / (near + np.exp(-(a + D) / lam) + fl)
+
+
 def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
     from scipy.optimize import minimize
 
-    a = np.abs(offset)
     lo = np.log([TWO_REF_BOUNDS[k][0] for k in ("lambda", "floor")])
     hi = np.log([TWO_REF_BOUNDS[k][1] for k in ("lambda", "floor")])
 
     def nll(theta):
-        lam, fl = np.exp(theta)
-        near = np.exp(-np.abs(a - D) / lam) + fl
-        return _binomial_nll(near / (near + np.exp(-(a + D) / lam) + fl), trials, correct)
+        return _binomial_nll(_two_ref_p(D, offset, *np.exp(theta)), trials, correct)
 
     best = None
     for x0 in starts or ((np.log(30.0), np.log(0.05)), (np.log(150.0), np.log(1e-3)),
@@ -404,6 +442,7 @@ def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
             best = r
     lam, fl = np.exp(best.x)
     return {"lambda": float(lam), "floor": float(fl), "nll": float(best.fun),
+            "p_fit": _two_ref_p(D, offset, lam, fl),
             "resolution": float(lam) * math.log(1 / fl) if fl < 1 else 0.0}
 
 
@@ -427,13 +466,18 @@ def _centre_resamples(tab_t, tab_c, n_boot, seed):
         yield w @ tab_t, w @ tab_c
 
 
-def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = None) -> dict:
+def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = None,
+                      gof_boot: int = 1000) -> dict:
     """Fit the paper's two-reference curve (exponential + floor, Luce rule) to P(correct) data.
 
     ``counts`` has columns centre, D, offset, trials, correct (:func:`two_reference_counts`).
     Maximum likelihood of the binomial counts gives lambda and the floor Delta; the resolution is
     lambda ln(1/Delta). The interval resamples centres (the units that share a prompt's years),
     refitting each resample. Probes with |offset| > ``max_offset`` are left out (the window).
+    Goodness of fit (``gof_test``, ``gof_stat``, ``gof_df``, ``gof_p``, ``misfit``): the
+    binomial deviance over the (D, offset) cells, referred to chi-square for whole counts with
+    at least 5 expected successes and failures per cell, else to ``gof_boot`` parametric
+    bootstrap refits (0: the statistic without a reference).
     """
     from .fits import bootstrap_at_bound, bound_report, percentile_interval
 
@@ -447,9 +491,10 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
     cells = c.groupby(["D", "offset"]).agg(trials=("trials", "sum"),
                                            correct=("correct", "sum")).reset_index()
     D, offset = cells.D.to_numpy(float), cells.offset.to_numpy(float)
-    fit = _fit_two_ref_cells(D, offset, cells.trials.to_numpy(float),
-                             cells.correct.to_numpy(float))
+    trials, correct = cells.trials.to_numpy(float), cells.correct.to_numpy(float)
+    fit = _fit_two_ref_cells(D, offset, trials, correct)
     fit.update(bound_report(fit, TWO_REF_BOUNDS, log=("lambda", "floor")))
+    fit.update(_two_ref_gof(D, offset, trials, correct, fit, gof_boot, seed))
     # bootstrap over centres: weights per centre on a (centre x cell) table of counts
     centres = np.unique(c.centre)
     tables = _centre_tables(np.searchsorted(centres, c.centre),
@@ -464,7 +509,30 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
     fit["ci_low"], fit["ci_high"] = percentile_interval(res)
     fit["boot_at_bound"] = bootstrap_at_bound(hit)
     fit["centres"] = int(len(centres))
+    del fit["p_fit"]
     return fit
+
+
+def _two_ref_gof(D, offset, trials, correct, fit, gof_boot, seed) -> dict:
+    """Binomial deviance of the two-reference fit over its (D, offset) cells: chi-square where
+    the cells hold whole counts of sampled answers with enough expected in each, else the
+    parametric bootstrap (expected Luce masses are fractional and carry no answer noise)."""
+    from .fits import (chi2_reference_allowed, gof_binomial, gof_bootstrap, gof_none,
+                       named_seed)
+
+    if len(trials) <= 2:
+        return gof_none(f"{len(trials)} cells for 2 parameters")
+    if chi2_reference_allowed(trials, correct, fit["p_fit"])[0]:
+        return gof_binomial(trials, correct, fit["p_fit"], 2)
+    if not gof_boot:
+        return gof_binomial(trials, correct, fit["p_fit"], 2)  # the statistic, no reference
+    start = [np.log([fit["lambda"], fit["floor"]])]
+
+    def refit(t, k):
+        return _fit_two_ref_cells(D, offset, t, k, starts=start)["p_fit"]
+
+    return gof_bootstrap(trials, correct, fit["p_fit"], 2, refit, gof_boot,
+                         named_seed(seed, "two-reference goodness of fit"))
 
 
 def _cell_index(df):
@@ -568,16 +636,20 @@ def two_reference_from_results(df):
                                 probe - centre, correct)
 
 
-def fit_ball_measure(n, trials, correct, *, task: str = "identification") -> dict:
+def fit_ball_measure(n, trials, correct, *, task: str = "identification", gof_boot: int = 1000,
+                     gof_seed=0) -> dict:
     """The ball measure b of Theorem 3 (constant similarity, homogeneous space) fitted to one
     task's accuracy against n by binomial maximum likelihood, with a bound report.
 
     Fitting b to identification and predicting generalization from it (or the reverse) tests the
-    theorem on a model that exposes no kernel, only its answers.
+    theorem on a model that exposes no kernel, only its answers. Goodness of fit: the binomial
+    deviance across n, referred to chi-square for whole counts with at least 5 expected
+    successes and failures at every n, else to ``gof_boot`` parametric-bootstrap refits drawn
+    from ``gof_seed`` (0 refits: the statistic without a reference).
     """
     from scipy.optimize import minimize_scalar
 
-    from .fits import bound_report
+    from .fits import bound_report, chi2_reference_allowed, gof_binomial, gof_bootstrap
     from .theory import n_item
 
     _check_task(task)
@@ -591,14 +663,24 @@ def fit_ball_measure(n, trials, correct, *, task: str = "identification") -> dic
     col = 0 if task == "similarity" else 1
     lo, hi = 1e-6, 1 - 1e-6
 
-    def nll(logit):
-        return _binomial_nll(np.asarray(n_item(1 / (1 + math.exp(-logit)), n)[col], float), t, k)
+    def rates(b):
+        return np.asarray(n_item(b, n)[col], float)
 
-    r = minimize_scalar(nll, bounds=(math.log(lo / (1 - lo)), math.log(hi / (1 - hi))),
-                        method="bounded")
-    b = 1 / (1 + math.exp(-r.x))
-    out = {"b": b, "nll": float(r.fun)}
+    def fit(tt, kk):
+        r = minimize_scalar(lambda x: _binomial_nll(rates(1 / (1 + math.exp(-x))), tt, kk),
+                            bounds=(math.log(lo / (1 - lo)), math.log(hi / (1 - hi))),
+                            method="bounded")
+        return 1 / (1 + math.exp(-r.x)), float(r.fun)
+
+    b, nll = fit(t, k)
+    out = {"b": b, "nll": nll}
     out.update(bound_report(out, {"b": (lo, hi)}, log=("b",)))
+    p_fit = rates(b)
+    if chi2_reference_allowed(t, k, p_fit)[0] or not gof_boot:
+        out.update(gof_binomial(t, k, p_fit, 1))
+    else:
+        out.update(gof_bootstrap(t, k, p_fit, 1, lambda tt, kk: rates(fit(tt, kk)[0]),
+                                 gof_boot, gof_seed))
     return out
 
 

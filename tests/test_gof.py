@@ -1,0 +1,244 @@
+"""semres.fits goodness of fit: each test rejects a wrong model and accepts a right one, at
+its nominal rate.
+
+Calibration: over N simulated data sets a right model must be accepted at alpha = 0.05 in a
+share within 4 binomial standard errors of 0.95 (sqrt(0.95 * 0.05 / N)); a wrong model must be
+rejected at MISFIT_P in every one of several seeds.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from semres import fits
+
+X = np.linspace(-2, 2, 12)
+
+
+def _logistic(theta, x=X):
+    return 1 / (1 + np.exp(-(theta[0] + theta[1] * x)))
+
+
+def _fit_logistic(n, k, x=X):
+    def nll(th):
+        p = np.clip(_logistic(th, x), 1e-12, 1 - 1e-12)
+        return -np.sum(k * np.log(p) + (n - k) * np.log1p(-p))
+
+    return _logistic(minimize(nll, np.zeros(2), method="BFGS").x, x)
+
+
+def _fit_constant(n, k):
+    return np.full(len(n), k.sum() / n.sum())
+
+
+def _accept_band(sims):
+    se = math.sqrt(0.95 * 0.05 / sims)
+    return 0.95 - 4 * se, 0.95 + 4 * se
+
+
+def test_binomial_deviance_matches_a_hand_computation_and_is_zero_for_the_saturated_fit():
+    n, k, p = np.array([10.0, 20.0]), np.array([3.0, 20.0]), np.array([0.5, 0.9])
+    hand = 2 * (3 * math.log(3 / 5) + 7 * math.log(7 / 5) + 20 * math.log(20 / 18))
+    assert fits.binomial_deviance(n, k, p) == pytest.approx(hand, rel=1e-12)
+    assert fits.binomial_deviance(n, k, k / n) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_binomial_deviance_rejects_a_constant_fit_to_a_logistic_curve_and_accepts_the_logistic():
+    n = np.full(len(X), 60.0)
+    truth = _logistic((0.2, 0.8))
+    for seed in range(5):
+        k = np.random.default_rng(seed).binomial(60, truth).astype(float)
+        wrong = fits.gof_binomial(n, k, _fit_constant(n, k), 1)
+        assert wrong["gof_test"] == "binomial deviance, chi-square reference"
+        assert wrong["gof_df"] == len(X) - 1 and wrong["misfit"] and wrong["gof_p"] < 1e-6
+        right = fits.gof_binomial(n, k, _fit_logistic(n, k), 2)
+        assert not right["misfit"] and right["gof_df"] == len(X) - 2
+
+
+def test_binomial_deviance_accepts_the_right_model_at_its_nominal_rate():
+    sims, n = 200, np.full(len(X), 60.0)
+    truth = _logistic((0.2, 0.8))
+    rng = np.random.default_rng(11)
+    ps = []
+    for _ in range(sims):
+        k = rng.binomial(60, truth).astype(float)
+        ps.append(fits.gof_binomial(n, k, _fit_logistic(n, k), 2)["gof_p"])
+    lo, hi = _accept_band(sims)
+    assert lo <= np.mean(np.array(ps) >= 0.05) <= hi
+
+
+def test_sparse_or_fractional_cells_get_no_chi_square_reference():
+    n = np.full(len(X), 3.0)
+    k = np.random.default_rng(0).binomial(3, 0.5, len(X)).astype(float)
+    sparse = fits.gof_binomial(n, k, _fit_constant(n, k), 1)
+    assert math.isnan(sparse["gof_p"]) and "fewer than 5" in sparse["gof_test"]
+    assert not sparse["misfit"] and sparse["gof_stat"] > 0
+    frac = fits.gof_binomial(np.full(4, 100.0), np.array([50.5, 40.2, 60.0, 55.0]),
+                             np.full(4, 0.51), 1)
+    assert math.isnan(frac["gof_p"]) and "fractional" in frac["gof_test"]
+
+
+def test_parametric_bootstrap_rejects_a_wrong_model_on_sparse_cells():
+    x = np.linspace(-3, 3, 40)
+    n = np.full(len(x), 4.0)  # 4 trials a cell: the chi-square reference does not hold
+    truth = _logistic((0.0, 1.5), x)
+    for seed in range(3):
+        k = np.random.default_rng(seed).binomial(4, truth).astype(float)
+        wrong = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant,
+                                   fits.MIN_GOF_BOOT, seed)
+        assert wrong["misfit"] and wrong["gof_p"] == pytest.approx(1 / 1001)
+        assert "parametric bootstrap" in wrong["gof_test"]
+        # with fewer than 1 / MISFIT_P refits the smallest p-value is above MISFIT_P
+        few = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 99, seed)
+        assert few["gof_p"] == pytest.approx(1 / 100) and not few["misfit"]
+
+
+def test_parametric_bootstrap_accepts_the_right_model_at_its_nominal_rate():
+    sims, n = 200, np.full(30, 3.0)
+    rng = np.random.default_rng(5)
+    ps = []
+    for j in range(sims):
+        k = rng.binomial(3, 0.3, 30).astype(float)
+        ps.append(fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 99, j)["gof_p"])
+    lo, hi = _accept_band(sims)
+    assert lo <= np.mean(np.array(ps) >= 0.05) <= hi
+
+
+def test_parametric_bootstrap_is_seeded_and_checks_its_arguments():
+    n, k = np.full(10, 5.0), np.arange(10.0) % 5
+    a = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 50, 3)
+    assert a == fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 50, 3)
+    with pytest.raises(ValueError, match="n_boot"):
+        fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 0, 3)
+    with pytest.raises(ValueError, match="n_params"):
+        fits.gof_binomial(n, k, _fit_constant(n, k), 10)
+    with pytest.raises(ValueError, match="correct"):
+        fits.gof_binomial(n, k + 6, _fit_constant(n, k), 1)
+
+
+def _line_fit(x, y, se):
+    A = np.c_[np.ones_like(x), x] / se[:, None]
+    coef = np.linalg.lstsq(A, y / se, rcond=None)[0]
+    return coef[0] + coef[1] * x
+
+
+def test_chi_square_rejects_a_line_through_a_parabola_and_accepts_it_through_a_line():
+    x = np.linspace(0, 1, 25)
+    se = np.full(len(x), 0.05)
+    for seed in range(5):
+        noise = np.random.default_rng(seed).normal(0, 0.05, len(x))
+        curved = 4 * (x - 0.5) ** 2 + noise
+        wrong = fits.gof_chi2(curved, _line_fit(x, curved, se), se, 2)
+        assert wrong["misfit"] and wrong["gof_df"] == 23
+        straight = 1 + 2 * x + noise
+        assert not fits.gof_chi2(straight, _line_fit(x, straight, se), se, 2)["misfit"]
+    with pytest.raises(ValueError, match="se"):
+        fits.gof_chi2(x, x, np.zeros_like(x), 1)
+
+
+def test_chi_square_accepts_the_right_model_at_its_nominal_rate():
+    sims, x = 200, np.linspace(0, 1, 25)
+    se = np.linspace(0.02, 0.1, len(x))  # unequal errors, weighted correctly
+    rng = np.random.default_rng(2)
+    ps = [fits.gof_chi2(y, _line_fit(x, y, se), se, 2)["gof_p"]
+          for y in (1 + 2 * x + rng.normal(0, se) for _ in range(sims))]
+    lo, hi = _accept_band(sims)
+    assert lo <= np.mean(np.array(ps) >= 0.05) <= hi
+
+
+def test_misfit_warning_names_the_test_and_none_says_why():
+    bad = {"misfit": True, "gof_test": "chi-square", "gof_stat": 90.0, "gof_df": 10.0,
+           "gof_p": 1e-12}
+    assert "does not fit" in fits.misfit_warning("the kernel", bad)
+    assert fits.misfit_warning("the kernel", {"misfit": False}) is None
+    none = fits.gof_none("no standard errors")
+    assert set(none) == set(fits.GOF_KEYS) and none["gof_test"].startswith("none")
+    assert not none["misfit"] and math.isnan(none["gof_p"])
+
+
+def test_named_seeds_differ_by_name_and_repeat_by_seed():
+    a = np.random.default_rng(fits.named_seed(3, "gof")).random()
+    assert a == np.random.default_rng(fits.named_seed(3, "gof")).random()
+    assert a != np.random.default_rng(fits.named_seed(3, "other")).random()
+    ss = np.random.SeedSequence(3)
+    assert (np.random.default_rng(fits.named_seed(ss, "gof")).random()
+            != np.random.default_rng(ss).random())
+
+
+# ---------------------------------------------------------------- the fits of semres.years
+
+def _two_ref_counts(p_of_offset, seed, centres=10, prompts=20, fractional=False):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for D in (20, 60):
+        off = np.arange(-150, 151, 15.0)
+        p = p_of_offset(off, D)
+        for c in range(centres):
+            k = p * prompts if fractional else rng.binomial(prompts, p)
+            rows.append(pd.DataFrame({"centre": float(c), "D": float(D), "offset": off,
+                                      "trials": float(prompts), "correct": k.astype(float)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_two_reference_fit_accepts_its_own_curve_and_rejects_a_step():
+    from semres import kernels, years
+
+    right = lambda off, D: years.two_reference(off, D, kernels.Exponential(40.0, 0.05))  # noqa
+    step = lambda off, D: np.where(np.abs(np.abs(off) - D) < 40, 0.97, 0.5)  # noqa: E731
+    for seed in range(2):
+        ok = years.fit_two_reference(_two_ref_counts(right, seed), 0, seed, gof_boot=200)
+        assert not ok["misfit"] and ok["gof_p"] > 1e-3 and ok["gof_df"] == 40 - 2
+        bad = years.fit_two_reference(_two_ref_counts(step, seed), 0, seed,
+                                      gof_boot=fits.MIN_GOF_BOOT)
+        assert bad["misfit"], bad
+    assert set(fits.GOF_KEYS) <= set(ok) and "p_fit" not in ok
+
+
+def test_two_reference_fit_on_expected_masses_uses_the_parametric_bootstrap():
+    from semres import kernels, years
+
+    right = lambda off, D: years.two_reference(off, D, kernels.Exponential(40.0, 0.05))  # noqa
+    fit = years.fit_two_reference(_two_ref_counts(right, 0, fractional=True), 0, 0, gof_boot=50)
+    assert "parametric bootstrap" in fit["gof_test"]
+    # the expected masses lie on the curve: no sampled answers could fit it better
+    assert fit["gof_stat"] < 1e-6 and fit["gof_p"] == 1.0
+    bare = years.fit_two_reference(_two_ref_counts(right, 0, fractional=True), 0, 0, gof_boot=0)
+    assert "fractional" in bare["gof_test"] and math.isnan(bare["gof_p"])
+
+
+def test_ball_measure_fit_accepts_theorem_3_and_rejects_a_flat_accuracy():
+    from semres import theory, years
+
+    ns = np.array([2, 3, 4, 6, 8, 12, 16])
+    t = np.full(len(ns), 400)
+    p = np.asarray(theory.n_item(0.1, ns)[1])
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        ok = years.fit_ball_measure(ns, t, rng.binomial(400, p))
+        assert ok["gof_test"] == "binomial deviance, chi-square reference" and not ok["misfit"]
+        assert ok["gof_df"] == len(ns) - 1
+        bad = years.fit_ball_measure(ns, t, rng.binomial(400, np.full(len(ns), 0.8)))
+        assert bad["misfit"]
+
+
+@pytest.mark.parametrize("fit_name", ["fit_shape", "fit_exp_floor"])
+def test_kernel_fits_accept_their_shape_and_reject_a_power_law_given_standard_errors(fit_name):
+    from semres import years
+
+    fit = getattr(years, fit_name)
+    d = np.arange(0, 200.0)
+    expo = np.exp(-d / 20) + 0.05
+    power = (1 + d / 3) ** -1.5 + 0.02
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        se_e, se_p = 0.01 * expo, 0.01 * power  # 1% errors
+        ok = fit(d, expo * (1 + 0.01 * rng.normal(size=d.size)), se=se_e)
+        assert ok["gof_test"] == "chi-square of standardised residuals" and not ok["misfit"]
+        assert fit(d, power * (1 + 0.01 * rng.normal(size=d.size)), se=se_p)["misfit"]
+    assert fit(d, expo)["gof_test"] == "none: no standard errors given"
+    with pytest.raises(ValueError, match="se"):
+        fit(d, expo, se=np.ones(3))
