@@ -303,8 +303,8 @@ prof = language.measure_kernel(emb_k, None, max_distance=cfg["fit_max"])
 g_meas, g_se = prof.similarity(T), prof.se(T)
 shape_df = years.compare_shapes(prof, temperature=T, folds=cfg["folds"],
                                 seed=stream("kernel_shapes"))
-shape_fits = {s: years.fit_shape(prof.distance, g_meas, s) for s in years.SHAPES}
-best_shape, shape_text = years.shape_verdict(shape_df)
+shape_fits = {s: years.fit_shape(prof.distance, g_meas, s, se=g_se) for s in years.SHAPES}
+best_shape, shape_text = years.shape_verdict(shape_df, shape_fits)
 tail = years.tail_trend(prof.distance, g_meas, g_se)
 report.table(pd.DataFrame({"model": MODEL, "distance": prof.distance, "similarity": g_meas,
                            "se": g_se}), "kernel")
@@ -393,7 +393,9 @@ for key, value in (("n_centres", len(cfg["centres"])), ("off_lo", -offsets.min()
                    ("wing_before", wings["p_before"]), ("wing_after", wings["p_after"]),
                    ("wing_z", abs(wings["z"])), ("bigD", max(cfg["Ds"]))):
     report.number(key, value)
-report.text("two_note", fits.censored_warning("the two-reference curve", two_fit) or "")
+report.text("two_note", fits.misfit_warning("the two-reference curve", two_fit) or
+            fits.censored_warning("the two-reference curve", two_fit) or "")
+report.table(years.fit_table(MODEL, shape_fits, shape_df, two_fit, cfg), "fit")
 report.text("cross_note", fits.censored_warning("the chance crossover", cross) or
             f"the preference is lost within the design (its last probe lies "
             f"{cross['x_max']:.0f} years beyond the nearer reference)")
@@ -678,7 +680,8 @@ if head.decided:
 else:
     report.not_run(f"Year resolution of {MODEL}", live_verdict)
 report.result(f"Kernel shape of {MODEL}", f"best shape on held-out units: "
-              f"{years.SHAPE_LABELS[best_shape]}", passed=best_shape == "exp_floor")
+              f"{years.SHAPE_LABELS[best_shape]}", passed=best_shape == "exp_floor",
+              misfit=bool(shape_fits[best_shape]["misfit"]))
 report.result(f"p_S against n for {MODEL}, predicted from its mean kernel",
               sweep["similarity"]["text"], headline=sim.p.loc[max(ns)],
               check_max_z=sweep["similarity"]["max_z"], passed=sweep["similarity"]["within"])

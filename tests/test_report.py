@@ -20,6 +20,7 @@ from semres import book, report
     ({"ci": (0.70, 0.735), "paper_value": 0.75, "tolerance": 0.01}, "differs"),
     ({"ci": (0.755, 0.78), "paper_value": 0.75, "tolerance": 0.01}, "inconclusive"),
     ({"ci": (0.755, 0.78), "paper_value": 0.75}, "not run"),  # no tolerance, no verdict
+    ({"passed": True, "misfit": True}, "misfit"),  # a fit that fails its test is no measurement
 ])
 def test_status_follows_the_numbers(kwargs, expected):
     assert report.status(**kwargs) == expected

@@ -25,7 +25,8 @@ SUMMARY_COLUMNS = ("chapter", "result", "statement", "paper_value", "check_max_z
 FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
 #: ``reproduced``/``differs`` for a pass-fail criterion; the three after it compare an interval
 #: with the paper's value within a tolerance
-STATUSES = ("reproduced", "differs", "agrees within tolerance", "inconclusive", "not run")
+STATUSES = ("reproduced", "differs", "agrees within tolerance", "inconclusive", "misfit",
+            "not run")
 
 
 def _float(value) -> float:
@@ -34,15 +35,18 @@ def _float(value) -> float:
 
 def status(*, passed: bool | None = None, check_max_z: float | None = None,
            headline: float | None = None, ci=None, paper_value: float | None = None,
-           tolerance: float | None = None) -> str:
+           tolerance: float | None = None, misfit: bool = False) -> str:
     """A row's status, from its numbers.
 
     A pass-fail criterion (``passed``, and a Monte Carlo check within :data:`Z_MAX` standard
     errors) gives ``reproduced`` or ``differs``. A measurement with an interval and the paper's
     value gives ``differs`` only when the interval clears the paper's value by more than the
     tolerance, ``agrees within tolerance`` when it lies within the tolerance of it, and
-    ``inconclusive`` otherwise. Nothing measured is ``not run``.
+    ``inconclusive`` otherwise. Nothing measured is ``not run``. A row whose fit fails its
+    goodness-of-fit test is ``misfit`` whatever its numbers: it is not a measurement.
     """
+    if misfit:
+        return "misfit"
     checks = []
     if passed is not None:
         checks.append(bool(passed))
@@ -123,11 +127,11 @@ class Report:
     # ------------------------------------------------------------------ rows
     def result(self, result: str, statement: str, *, headline=None, ci=None, paper_value=None,
                check_max_z=None, passed: bool | None = None, tolerance: float | None = None,
-               tolerance_reason: str = "") -> str:
+               tolerance_reason: str = "", misfit: bool = False) -> str:
         """One overview row; its status is computed by :func:`status`. Returns the status."""
         lo, hi = (None, None) if ci is None else ci
         row_status = status(passed=passed, check_max_z=check_max_z, headline=headline, ci=ci,
-                            paper_value=paper_value, tolerance=tolerance)
+                            paper_value=paper_value, tolerance=tolerance, misfit=misfit)
         self.rows.append({"chapter": self.chapter, "result": result, "statement": statement,
                           "paper_value": _float(paper_value), "check_max_z": _float(check_max_z),
                           "headline": _float(headline), "ci_low": _float(lo),

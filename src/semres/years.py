@@ -713,11 +713,12 @@ def ref_by_window(counts, model: str, windows, n_boot: int, seed):
         rows.append({"model": model, "measure": "two-reference fit", "window": int(w),
                      "resolution": f["resolution"], "ci_low": f["ci_low"],
                      "ci_high": f["ci_high"], "at_bound": f["at_bound"],
-                     "boot_at_bound": f["boot_at_bound"]})
+                     "boot_at_bound": f["boot_at_bound"], "gof_p": f["gof_p"],
+                     "misfit": f["misfit"]})
         rows.append({"model": model, "measure": "chance crossover", "window": int(w),
                      "resolution": c["resolution"], "ci_low": c["ci_low"],
                      "ci_high": c["ci_high"], "at_bound": c["at_bound"],
-                     "boot_at_bound": np.nan})
+                     "boot_at_bound": np.nan, "gof_p": np.nan, "misfit": False})
     return pd.DataFrame(rows)
 
 
@@ -737,10 +738,13 @@ def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stabl
     """The first measure stable across its upper windows, in the order: the paper's
     operational crossover, the two-reference fit, the best kernel shape.
 
-    Stable means no fit stopped on a bound and the resolution moved by less than its narrowest
-    95% interval across the upper windows (:func:`window_stability`). With fewer than
+    Stable means no fit stopped on a bound, none failed its goodness-of-fit test (a ``misfit``
+    column, where the table has one), and the resolution moved by less than its narrowest 95%
+    interval across the upper windows (:func:`window_stability`). With fewer than
     :data:`MIN_BOOT` resamples nothing is decided.
     """
+    import pandas as pd
+
     order = [("chance crossover", ref_stable), ("two-reference fit", ref_stable)]
     if best_kernel is not None:
         order.append((best_kernel, kernel_stable))
@@ -751,8 +755,14 @@ def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stabl
         if len(wins) < 2:
             continue
         st = window_stability(sub, wins)
+        misfit = bool(sub[sub.window.isin(wins)].get("misfit", pd.Series(False)).fillna(False)
+                      .astype(bool).any())
+        st["stable"] = st["stable"] and not misfit
         checks[measure] = st
-        if st["censored"]:
+        if misfit:
+            reasons.append(f"the {measure_name(measure)} does not describe the data in windows "
+                           f"{lo}–{hi} (goodness of fit p < 0.001)")
+        elif st["censored"]:
             reasons.append(f"the {measure_name(measure)} stops on a bound of its range in "
                            f"windows {lo}–{hi}")
         elif not st["stable"]:
@@ -809,8 +819,12 @@ def window_verdict(model: str, head: Headline, tail: dict, n_boot: int) -> str:
             "not identifiable from these data: " + "; ".join(head.reasons) + f". Here {shape}.")
 
 
-def shape_verdict(shape_df) -> tuple[str, str]:
-    """Which kernel shape predicts held-out units best, and whether clearly: (shape, sentence)."""
+def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
+    """Which kernel shape predicts held-out units best, and whether clearly: (shape, sentence).
+
+    With ``fits`` (shape -> fit with a goodness-of-fit test), a ranking among shapes that all
+    fail their test is said to be only that: none describes the kernel within its errors.
+    """
     ranked = shape_df.sort_values("heldout_rmse").reset_index(drop=True)
     best, second = ranked.iloc[0], ranked.iloc[1]
     gap_se = float(np.hypot(best.heldout_se, second.heldout_se))
@@ -820,6 +834,10 @@ def shape_verdict(shape_df) -> tuple[str, str]:
                                           "more than two fold standard errors)" if clear else
                                           f"), though within two fold standard errors of the "
                                           f"{SHAPE_LABELS[second['shape']]}"))
+    if fits and all(f.get("misfit") for f in fits.values()):
+        text += ("; but no shape describes the kernel within its standard errors (every fit "
+                 f"fails its goodness-of-fit test, p ≤ {max(f['gof_p'] for f in fits.values()):.0e}"
+                 "), so the ranking compares misfits")
     return str(best["shape"]), text
 
 
@@ -1429,3 +1447,23 @@ def lm_verdict(table, *, short: bool = False) -> str:
                  "can use, and the failure starts in the representation")
         parts.append(f"{gate}; {backwards}; {rep}, {where}.")
     return " ".join(parts)
+
+
+def fit_table(model: str, shape_fits: dict, shape_df, two_fit: dict, cfg: dict):
+    """``fit.csv``: every fit of the chapter's encoder, with its bound report and its
+    goodness-of-fit test (a row with ``misfit`` True is not a measurement)."""
+    import pandas as pd
+
+    from .fits import GOF_KEYS
+
+    keep = ("resolution", "floor", "at_bound", "bound_params", *GOF_KEYS)
+    heldout = shape_df.set_index("shape").heldout_rmse
+    rows = [{"model": model, "measure": f"kernel {s}", "window": int(cfg["fit_max"]),
+             "lambda": f.get("lambda"), **{k: f.get(k) for k in keep},
+             "heldout_rmse": float(heldout[s]), "ci_low": np.nan, "ci_high": np.nan}
+            for s, f in shape_fits.items()]
+    rows.append({"model": model, "measure": "two-reference fit",
+                 "window": int(np.abs(cfg["offsets"]).max()), "lambda": two_fit["lambda"],
+                 **{k: two_fit.get(k) for k in keep}, "heldout_rmse": np.nan,
+                 "ci_low": two_fit["ci_low"], "ci_high": two_fit["ci_high"]})
+    return pd.DataFrame(rows)
