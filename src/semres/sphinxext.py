@@ -1,4 +1,5 @@
-"""Sphinx extension for the book: author-year bibliography, alt text from figure captions.
+"""Sphinx extension for the book: author-year bibliography, alt text from figure captions, and
+on every chapter a line that says where its code is.
 
 Listed in ``_config.yml`` (``sphinx.extra_extensions``) and importable because ``semres`` is
 installed, so the book needs no ``conf.py`` of its own.
@@ -75,6 +76,40 @@ def alt_from_captions(app, doctree, docname) -> None:
                 image["alt"] = text
 
 
+def code_line(app, doctree, docname) -> None:
+    """Under a chapter's title, say how to get and run its code.
+
+    The downloaded notebook imports ``semres``; without this a reader has the notebook but not
+    the package. The repository's address is linked once ``repository.url`` is filled in
+    (``_config.yml``); the book never guesses one.
+    """
+    if not docname.startswith("notebooks/"):
+        return
+    title = next(iter(doctree.findall(nodes.title)), None)
+    if title is None:
+        return
+    url = (app.config.html_theme_options or {}).get("repository_url") or ""
+    number = int(docname.split("/")[-1][:2]) if docname.split("/")[-1][:2].isdigit() else None
+    where = (nodes.reference("", "the book's repository", refuri=url) if url
+             else nodes.Text("the book's repository folder"))
+    line = nodes.paragraph(classes=["semres-code"])
+    line += nodes.strong("", "Code: ")
+    line += nodes.Text("download this page as a notebook (the download button at the top, "
+                       "“.ipynb”). It imports the package ")
+    line += nodes.literal("", "semres")
+    line += nodes.Text(", which installs from ")
+    line += where
+    line += nodes.Text(" with ")
+    line += nodes.literal("", "pip install -e .")
+    line += nodes.Text("; then ")
+    line += nodes.literal("", f"semres run {number}" if number else "semres run")
+    line += nodes.Text(" reruns this chapter and ")
+    line += nodes.literal("", "make book")
+    line += nodes.Text(" rebuilds the book.")
+    title.parent.insert(title.parent.index(title) + 1, line)
+
+
 def setup(app):
     app.connect("doctree-resolved", alt_from_captions)
+    app.connect("doctree-resolved", code_line)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
