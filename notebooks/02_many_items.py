@@ -518,7 +518,7 @@ diag = np.linspace(0, 1, 2)
 ax_f.plot(diag, diag, color=splot.THEORY_ALT, lw=0.8, ls=":", label="$p_S = p_I$")
 ax_f.set(xlabel="identification $p_I^n$", ylabel="generalization $p_S^n$",
          xlim=(0, 1.02), ylim=(0, 0.8), title="fronts for several $n$")
-ax_f.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=3)
+ax_f.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
 report.figure("optimum", fig)
 
 # the book's overview: one row per headline result

@@ -1,5 +1,8 @@
 """The reporting object: statuses computed from the numbers, rows in one schema, named seeds."""
 
+import io
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -93,8 +96,8 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     rep.result("Theorem 1", "the closed form", check_max_z=2.14)
     rep.result("gate", "does the task", headline=0.48, ci=(0.40, 0.56), passed=False)
     rep.not_run("effect", "needs two seeds.")
-    text = rep.box("profile `quick`, seed 0")
-    assert glued["ch3_result_box"].data == text
+    assert rep.box("profile `quick`, seed 0") is None  # a cell ending with it prints nothing
+    text = glued["ch3_result_box"].data
     lines = text.splitlines()
     # the count comes first, each status once, in the order of report.STATUSES
     assert lines[0] == ("**Of 4 results in this build: 1 reproduced, 1 differs, "
@@ -112,3 +115,32 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     assert "nan" not in text.lower() and "paper_value" not in text
     with pytest.raises(ValueError, match="ran"):
         rep.box("  ")
+
+
+def test_figures_are_made_legible_at_both_widths():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from semres import plotting
+
+    fig, axes = plotting.subplots(1, 3, figsize=(11, 3.9))
+    for ax in axes:
+        ax.plot([0, 1], [0, 1], label="a line")
+        ax.set_xlabel("small", fontsize=8)
+        ax.tick_params(labelsize=8)  # tick labels are made again when the figure is drawn
+    axes[0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.3), ncol=1)
+    plotting.legible(fig)
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+    assert min(sizes) == plotting.MIN_FONT
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")  # as saved: the tight box and its margins
+    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', buffer.getvalue()).group(1))
+    assert width / 72 <= plotting.MAX_WIDTH + 0.05
+    assert min(float(s) for s in re.findall(r"scale\(([\d.]+) -", buffer.getvalue())) * 100 \
+        == plotting.MIN_FONT
+    # a legend wider than the book's column beside one panel: the panel keeps a size
+    fig, ax = plotting.subplots(figsize=(6, 3))
+    ax.plot([0, 1], [0, 1], label="a very long label " * 6)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    plotting.legible(fig)
+    assert ax.get_position().width > 0.05

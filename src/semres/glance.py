@@ -96,8 +96,8 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     The status comes second so that it stays on screen on a phone; each result names the
     system it is about (the chapter's result name), then the claim tested.
     """
-    lines = ["| Chapter | Status | Result: the claim tested | This build [95% interval]; "
-             "the paper ± tolerance; largest \\|z\\| (passes below 5) |",
+    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper ± "
+             "tolerance; largest \\|z\\| |",
              "| --- | --- | --- | --- |"]
     for row in table.to_dict("records"):
         name = row["chapter"]
@@ -141,7 +141,7 @@ def front_figure(front: pd.DataFrame, path: Path):
                         label=f"Ch. {int(name[:2])}: {system}")
     ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
     ax.axhline(0.5, color="0.8", lw=0.8, zorder=0)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1)
     plotting.legible(fig).savefig(path)
     plt.close(fig)
     return path

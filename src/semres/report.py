@@ -248,12 +248,12 @@ class Report:
     def summary(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
-    def box(self, ran: str, *notes: str) -> str:
+    def box(self, ran: str, *notes: str) -> None:
         """The chapter's result, for the box at the top of its page: a count of the statuses,
         each result with its status and number in words, ``notes``, and what ran.
 
         Glued as ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
-        ``result``. Returns the markdown.
+        ``result``. Returns nothing, so that a cell ending with it prints nothing.
         """
         if not str(ran).strip():
             raise ValueError("ran must say what ran in this build (the models, the profile)")
@@ -280,9 +280,7 @@ class Report:
             lines.append(text)
         lines += [f"* {note}" for note in notes if note]
         lines.append(f"* **What ran.** {str(ran).strip()}")
-        markdown = "\n".join(lines)
-        self.text("result_box", markdown, markdown=True)
-        return markdown
+        self.text("result_box", "\n".join(lines), markdown=True)
 
     def save(self) -> pd.DataFrame:
         """Write ``summary.csv`` (and ``front.csv``), glue ``ch<N>_deviations``; the summary."""

@@ -100,8 +100,10 @@ def code_line(app, doctree, docname) -> None:
     line += nodes.Text(", which installs from ")
     line += where
     line += nodes.Text(" with ")
-    line += nodes.literal("", "pip install -e .")
-    line += nodes.Text("; then ")
+    line += nodes.literal("", "pip install -c constraints.txt -e .")
+    line += nodes.Text(" (or ")
+    line += nodes.literal("", "make env")
+    line += nodes.Text("); then ")
     line += nodes.literal("", f"semres run {number}" if number else "semres run")
     line += nodes.Text(" reruns this chapter and ")
     line += nodes.literal("", "make book")
@@ -109,7 +111,30 @@ def code_line(app, doctree, docname) -> None:
     title.parent.insert(title.parent.index(title) + 1, line)
 
 
+def _thebe_asset(filename, attributes: dict) -> bool:
+    return "sphinx-thebe" in str(filename or "") or "THEBE_JS_URL" in attributes.get("body", "")
+
+
+def drop_thebe(app, env, docnames) -> None:
+    """Leave Thebe's scripts off the pages unless the Thebe launch button is on.
+
+    Jupyter Book always loads sphinx-thebe, and with the installed Sphinx its inline settings
+    reach each page twice, so every page threw "Identifier 'THEBE_JS_URL' has already been
+    declared". The book launches no live kernel (the button needs a repository on Binder), so
+    the scripts serve nothing; runs after sphinx-thebe added them (priority 900).
+    """
+    if ((app.config.html_theme_options or {}).get("launch_buttons") or {}).get("thebe"):
+        return
+    app.registry.js_files[:] = [(name, attrs) for name, attrs in app.registry.js_files
+                                if not _thebe_asset(name, attrs)]
+    builder = getattr(app, "builder", None)
+    if builder is not None and hasattr(builder, "_js_files"):
+        builder._js_files[:] = [js for js in builder._js_files
+                                if not _thebe_asset(js.filename, js.attributes)]
+
+
 def setup(app):
+    app.connect("env-before-read-docs", drop_thebe, priority=900)
     app.connect("doctree-resolved", alt_from_captions)
     app.connect("doctree-resolved", code_line)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
