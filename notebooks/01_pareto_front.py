@@ -22,8 +22,16 @@
 # a resolution ball, and, on a homogeneous space, they lie on one universal front
 # $p_S = \tfrac12 + 2(1-p_I) - 4(1-p_I)^2$. A Monte Carlo engine then checks every formula on a
 # circle, a segment, a sphere and a heterogeneous discrete space with distance ties.
+#
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch1_result_box
+# :format: myst
+# ```
+# ````
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
 seed = 0
 device = "auto"  # unused here (no neural network); every chapter takes the same flags
@@ -86,7 +94,8 @@ report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close t
 # %% tags=["hide-input"]
 def schematic():
     """The setup in one picture: a ball on a circle, the Luce rule, and the two tests."""
-    fig, axes = splot.subplot_mosaic([["a", "b"], ["c", "c"]], figsize=(7.0, 6.4),
+    # narrow enough that a phone shows its text at about 9 px without zooming
+    fig, axes = splot.subplot_mosaic([["a", "b"], ["c", "c"]], figsize=(6.0, 6.2),
                                      height_ratios=[1.1, 0.9])
     axes = [axes["a"], axes["b"], axes["c"]]
     blue, red, green = splot.CYCLE[0], splot.CYCLE[1], splot.CYCLE[2]
@@ -109,7 +118,7 @@ def schematic():
     ax.annotate("$x_2$", at(-30, 1.22), ha="center")
     ax.annotate(r"$B_\varepsilon(p)$", at(probe - eps_deg - 18, 0.66), color=blue, ha="center")
     ax.text(0, -0.15, r"$b_p = \nu(B_\varepsilon(p))$", ha="center")
-    ax.set_title("(a) space, probe and resolution ball")
+    ax.set_title("(a) probe and ball")
     ax.set_xlim(-1.5, 1.5)
     ax.set_ylim(-1.5, 1.5)
     ax.set_aspect("equal")
@@ -124,13 +133,13 @@ def schematic():
            edgecolor=[green, red])
     ax.bar([0.38, 1.38], g / g.sum(), width=0.35, color=[green, red])
     ax.set_xticks([0.19, 1.19], ["$x_1$ (in)", "$x_2$ (out)"])
-    ax.text(0.95, 0.92, r"$D_i = g_i / \sum_k g_k$", ha="center")
+    ax.text(0.95, 1.02, r"$D_i = g_i / \sum_k g_k$", ha="center")
     ax.set_ylim(0, 1.15)
-    ax.set_title(rf"(b) Luce rule ($\Delta$ = {delta})")
+    ax.set_title(rf"(b) Luce rule, $\Delta$ = {delta}")
     ax.legend(handles=[Patch(facecolor="white", edgecolor="0.3", hatch="//",
                              label="similarity $g$"),
                        Patch(facecolor="0.3", label="choice $D_i$")],
-              loc="upper left", bbox_to_anchor=(1.0, 1.0))
+              loc="center right")
     ax.grid(False)
 
     # (c) the two tests, on a line
@@ -626,6 +635,8 @@ report.deviations(
     "the noisy form, the explicit noisy front and the segment's moments are derived here, and "
     "the tie term $\\tau/2$ for discrete spaces is new here")
 report.save()
+report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo trials "
+           "per cell on the circle, segment, sphere and a discrete space")
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-noise-segment

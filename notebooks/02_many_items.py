@@ -20,8 +20,16 @@
 # in SymPy for symbolic $n$ (with the binomial theorem proved by induction), proves an
 # identity that links the two success rates at the generalization optimum, and checks
 # everything by Monte Carlo for $n$ up to {glue:text}`ch2_n_mc_max`, with and without noise.
+#
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch2_result_box
+# :format: myst
+# ```
+# ````
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
 seed = 0
 device = "auto"  # unused here (no neural network); every chapter takes the same flags
@@ -509,7 +517,7 @@ diag = np.linspace(0, 1, 2)
 ax_f.plot(diag, diag, color=splot.THEORY_ALT, lw=0.8, ls=":", label="$p_S = p_I$")
 ax_f.set(xlabel="identification $p_I^n$", ylabel="generalization $p_S^n$",
          xlim=(0, 1.02), ylim=(0, 0.8), title="fronts for several $n$")
-ax_f.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=3)
+ax_f.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
 report.figure("optimum", fig)
 
 # the book's overview: one row per headline result
@@ -540,6 +548,8 @@ report.deviations(
     "the finite sum for $p_S^n$, the noisy sums, the optimum identity and the Poisson limit "
     "are derived here; the paper quotes $p_I^n$ and an empirical $b^* \\approx 1.5/n$")
 report.save()
+report.box(f"profile `{profile}`, seed {seed}; SymPy for symbolic n, Monte Carlo for "
+           f"n = {', '.join(map(str, N_MC))} ({cfg['trials']:,} trials per cell)")
 
 # %% [markdown]
 # ```{glue:figure} ch2-fig-optimum

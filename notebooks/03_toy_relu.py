@@ -23,8 +23,16 @@
 # every epoch, by enumerating all trials of the 50-stimulus space, and all
 # {glue:text}`ch3_n_networks` networks (three conditions × {glue:text}`ch3_n_seeds` seeds) train
 # as one batched computation.
+#
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch3_result_box
+# :format: myst
+# ```
+# ````
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
 seed = 0  # first seed; network k of a condition uses seed + k
 device = "auto"  # unused: the batched toy networks are tiny and train on one CPU thread
@@ -740,6 +748,9 @@ report.deviations(
     "evaluation is exact over every trial at every epoch, not on sampled trials, and ties "
     "between equally near references are split by the Luce rule in the loss too")
 report.save()
+report.box(f"profile `{profile}`, seeds {seed}–{seed + cfg['seeds'] - 1}; "
+           f"{len(conditions)} toy ReLU networks (three conditions × {cfg['seeds']} seeds), "
+           f"{n_epochs} epochs each")
 
 # %% [markdown]
 # ```{glue:figure} ch3-fig-eps

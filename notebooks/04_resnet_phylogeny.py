@@ -24,8 +24,16 @@
 # simulated species tree, visual traits that evolve along it, and species rendered as small
 # images, learned by a small ResNet trained from scratch. The same code runs on CUB-200 with a
 # Newick tree when a reader has them (see {ref}`the real data <ch4-real-path>`).
+#
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch4_result_box
+# :format: myst
+# ```
+# ````
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
 seed = 0
 device = "auto"
@@ -711,6 +719,8 @@ report.deviations(
     "{ref}`original-code-leakage`)")
 report.save()  # summary.csv and front.csv for the book's overview page
 summary = report.summary
+report.box(f"profile `{profile}`, seed {seed}, device `{torch_device}`; " + "; ".join(
+    line for line in (data_line, model_line) if line))
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper

@@ -701,18 +701,12 @@ report.deviations(cfg, years.SETTINGS.paper,
                   *years.deviation_lines(cfg, MODEL, [a["model"] for a in assessed.values()],
                                          ns, len(emb_s.names)))
 report.save()
-ran = (f"the encoder `{MODEL}`; the causal LMs "
-       + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
-       + f"; profile `{profile}`, device `{semres.book.torch_device(device).type}`")
-box = [f"* **Real LMs.** {years.lm_verdict(lm_table, short=True)}" if assessed else
-       "* **Real LMs.** none ran in this build.",
-       f"* **Encoder resolution.** {live_verdict}",
-       "* **Tradeoff.** " + ("The encoder trades generalization for identification as its "
-                             "softmax cools." if trade_data else
-                             "The encoder shows no tradeoff along its temperature."),
-       f"* **What ran.** {ran}. The reasons are in the sections below; "
-       "the full tables are in the chapter's result files."]
-report.text("result_box", "\n".join(box), markdown=True)
+report.box(f"the encoder `{MODEL}`; the causal LMs "
+           + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
+           + f"; profile `{profile}`, device `{semres.book.torch_device(device).type}`. "
+           "The reasons are in the sections below; the full tables are in the chapter's "
+           "result files",
+           f"**Where the small LMs fail.** {years.lm_verdict(lm_table)}" if assessed else "")
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper

@@ -13,9 +13,10 @@
 # %% [markdown]
 # # Vision-language models and shapes
 #
-# {cite}`nurisso2026bound` shows two vision-language models (Qwen2.5-VL-7B and Gemma-3-12B) a
-# canvas with four black shapes and a red X and asks which shape is closest to the X: accuracy
-# falls near the decision boundaries, within a model-specific spatial scale. This chapter
+# {cite}`nurisso2026bound` shows two vision-language models (Qwen2.5-VL-7B
+# {cite}`bai2025qwen25vl` and Gemma-3-12B {cite}`gemmateam2025gemma3`) a canvas with four
+# black shapes and a red X and asks which shape is closest to the X: accuracy falls near the
+# decision boundaries, within a model-specific spatial scale. This chapter
 # derives, in SymPy, what a finite spatial resolution predicts on a 2-D canvas (the band around
 # each boundary where a model must err, and accuracy as a function of the distance margin),
 # checks it by simulation, and then measures it: on a vision-language model run here, and on
@@ -24,8 +25,16 @@
 # is nearest to the X (generalization) and which shape the X lies on (identification) — so one
 # spatial resolution can be tested against both through Theorem 3. Every answer is read through
 # a Luce choice model with a per-answer response bias, fitted by maximum likelihood.
+#
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch6_result_box
+# :format: myst
+# ```
+# ````
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
 seed = 0
 device = "auto"  # where the default model trains and any model is scored
@@ -293,11 +302,13 @@ splot.table(canvas_check, decimals=4)
 #
 # ## The model
 #
-# The default model is small and trained here: a LLaVA architecture from `transformers`
-# configs — a vision transformer ({glue:md}`ch6_tower`; 12 px patches) whose patch features
+# The default model is small and trained here: a LLaVA architecture
+# {cite}`liu2023llava` from `transformers` configs — a vision transformer
+# ({glue:md}`ch6_tower`; 12 px patches) whose patch features
 # are projected into a small Llama — with a word-level tokenizer trained locally with
 # `tokenizers` and a `LlavaProcessor` assembled offline. LLaVA itself starts from a pretrained
-# vision encoder (CLIP); none can be downloaded where this book is built, so training runs in
+# vision encoder (CLIP, {cite}`radford2021clip`); none can be downloaded where this book is
+# built, so training runs in
 # two stages on freshly rendered scenes ($n = 2..12$, both tasks):
 #
 # 1. *Vision stage, in place of pretraining.* The tower alone learns read-outs of every patch
@@ -309,7 +320,8 @@ splot.table(canvas_check, decimals=4)
 #    (the loss counts only the answer token): to find the X among the image tokens and name
 #    what the tower put there.
 #
-# The default tower is DINOv3 rather than LLaVA's usual CLIP: CLIP's position embeddings are
+# The default tower is DINOv3 {cite}`simeoni2025dinov3` rather than LLaVA's usual CLIP: CLIP's
+# position embeddings are
 # learned from random, and the tiny tower learns what a patch shows long before it learns where
 # the patch is; DINOv3 encodes positions by rotation, so every attention score is a function of
 # the offset between two patches (the probe measurements are in `benchmarks/bench_vlm.py` and
@@ -1397,6 +1409,7 @@ report.deviations(
     if "spatial_grid" in SHIPPED else "")
 report.save()
 summary = report.summary
+report.box("; ".join(ran))
 splot.table(summary[["result", "headline", "ci_low", "ci_high", "status"]], decimals=3)
 
 # %% [markdown]

@@ -24,8 +24,16 @@
 # local optimiser's lower bound for 4 and 8 items; measures
 # how distance ties lift discrete spaces above the front and how fast that vanishes; and runs a
 # pilot with compositional stimuli whose similarity is judged slot by slot.
+#
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch7_result_box
+# :format: myst
+# ```
+# ````
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
 seed = 0
 device = "auto"  # unused here (no neural network); every chapter takes the same flags
@@ -340,7 +348,7 @@ report.number("peak_constant", shapes.circle_two_item(shapes.Family("constant", 
 report.number("bound_margin", (floored.bound - floored.p_s).min())
 report.number("lin_cross_eps", float(b_cross) / 2)
 report.text("sweep_deltas", ", ".join(f"{x:g}" for x in SWEEP_DELTAS[1:]), markdown=True)
-fig, axes = splot.subplots(1, 3, figsize=(11, 3.9), sharey=True)
+fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.6), sharey=True)
 q = np.linspace(0.5, 1, 301)
 for ax, dl in zip(axes, SWEEP_DELTAS):
     bb = np.linspace(0, 1, 301)
@@ -360,7 +368,7 @@ for ax, dl in zip(axes, SWEEP_DELTAS):
     ax.set(xlabel="identification $p_I$", title=rf"floor $\Delta$ = {dl:g}", xlim=(0.48, 1.01),
            ylim=(0.48, 1.01))
 axes[0].set_ylabel("generalization $p_S$")
-fig.legend(loc="outside lower center", ncol=6)
+fig.legend(loc="outside lower center", ncol=3)
 report.figure("families", fig)
 
 # %% [markdown]
@@ -677,7 +685,8 @@ def stairs(levels, masses):
     return np.r_[0.0, np.cumsum(masses[keep]) / 2], levels[keep]
 
 
-fig = plt.figure(figsize=(11, 7.2), layout="constrained")
+fig = plt.figure(figsize=(7.2, 7.2), layout="constrained")
+splot.use_style()
 top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
 axes_f = top.subplots(1, len(DELTAS), sharey=True)
 for ax, dl in zip(axes_f, DELTAS):
@@ -760,7 +769,7 @@ report.figure("frontier", fig)
 
 # %% tags=["hide-input"]
 ns_many = [n for n in cfg["frontier_n"] if n > 2]
-fig, axes = splot.subplots(1, max(1, len(ns_many)), figsize=(4.2 * max(1, len(ns_many)), 3.8),
+fig, axes = splot.subplots(1, max(1, len(ns_many)), figsize=(7.2, 3.8),
                            squeeze=False)
 for ax, n in zip(axes[0], ns_many):
     for i, dl in enumerate(DELTAS):
@@ -887,7 +896,7 @@ report.text("tie_verdict", "vanishes in the continuum limit, as a power of the n
             markdown=True)
 report.number("tie_maxz", tie_mc.z.abs().max())
 
-fig, (ax_g, ax_f) = splot.subplots(1, 2, figsize=(10, 3.9))
+fig, (ax_g, ax_f) = splot.subplots(1, 2, figsize=(7.2, 3.9))
 for i, (name, g) in enumerate(ties.groupby("space")):
     ax_g.loglog(g.points, g.above_front, "o-", color=splot.CYCLE[i],
                 label=f"{name}: slope {rates[name]:.2f}")
@@ -1118,7 +1127,7 @@ for K in (1, 2, 4):
 report.number("wrong_eps", E_WRONG)
 report.number("slot_k1_maxz", np.abs(z1).max())
 
-fig, axes = splot.subplots(1, 3, figsize=(11, 3.9), sharey=True)
+fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.6), sharey=True)
 qq = np.linspace(0.5, 1, 201)
 for ax, comb in zip(axes, ("max", "product", "mean")):
     ax.plot(qq, theory.front(qq), color=splot.THEORY, lw=2.4, alpha=0.35,
@@ -1253,6 +1262,8 @@ report.deviations(cfg, frontier.SETTINGS.paper,
                   "constant similarity; everything here is an extension")
 report.number("seconds", time.perf_counter() - T_START)
 report.save()
+report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo trials per "
+           "family check cell (the full list at the end of the chapter)")
 splot.table(report.summary[["result", "paper_value", "headline", "ci_low", "ci_high",
                             "check_max_z", "status"]], decimals=4, check_max_z="{:.2f}")
 

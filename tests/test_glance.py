@@ -55,7 +55,8 @@ def test_only_built_chapters_are_read_and_missing_tables_say_not_run(results):
     assert list(table.status) == ["reproduced", glance.NOT_RUN, "differs", glance.NOT_RUN,
                                   glance.NOT_RUN]
     assert "no summary.csv" in table.statement.iloc[3]
-    assert "lacks the columns" in table.statement.iloc[4] and "statement" in table.statement.iloc[4]
+    assert "summary.csv is not a result table: it lacks 9 of its 9 columns" in \
+        table.statement.iloc[4]
     assert sorted(front.system) == ["model", "net", "net"]  # nothing from the stale chapter
 
 
@@ -66,14 +67,20 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     assert len(rows) == 6  # three results, two built chapters without one, one not executed
     first = rows[0]
     assert "p_S \\| p_I on the front, \\<b\\> = 1/2" in first  # no split row, no HTML tag
-    assert "| 0.75 |" in first and "| 1.2 |" in first and "0.731 [0.701, 0.76]" in first
-    assert "70-80 years" in rows[2] and "12.5 [11, 14]" in rows[2] and "**differs**" in rows[2]
+    # status second, so a phone shows it; the result names what it is about, then the claim
+    assert first.split(" | ")[1] == "reproduced" and "| **front**: p_S" in first
+    assert "| 0.731 [0.701, 0.760]; paper 0.750; largest \\|z\\| 1.2 |" in first
+    assert "paper_value" not in table and "check_max_z" not in table and "nan" not in table
+    assert rows[2].split(" | ")[1] == "**differs**" and "**peak**: peak generalization" in rows[2]
+    # width 3 needs two significant figures at one decimal; the text paper value stays text
+    assert "| 12.5 [11.0, 14.0]; paper 70-80 years |" in rows[2]
     assert "{doc}`Ch. 3 <../notebooks/03_gamma>`" in rows[4] and glance.NOT_RUN in rows[4]
     assert "98765" not in text and "stale claim" not in text
-    assert "In this build: 1 reproduced, 1 differs, 4 not run in this build (of 6 rows)" in text
+    assert "Of 6 rows in this build: 1 reproduced, 1 differs, 4 not run in this build." in text
     figure = tmp_path / "front.svg"
     assert figure.is_file() and figure.read_text().count("<svg") == 1
     assert ":alt: Scatter of 3 measured systems" in text and "3 from chapter 1" in text
+    assert "```{figure}" not in text  # an unnumbered image: the chapters' figures start at 1
 
 
 def test_page_without_any_front_points_says_so(tmp_path):

@@ -1,9 +1,12 @@
 """Every page of the built book, rendered in headless Chromium at desktop and phone widths.
 
 A page fails when typeset math (``.math``, MathJax's output), a table or a ``pre`` block is wider
-than its container, when an image has no alt text (or only its file name), or when a reference
-is unresolved (a cross-reference left without a link, or a link to a page or anchor that does
-not exist). Chromium runs the page's own scripts, so MathJax has typeset before we measure.
+than its container, when the page itself scrolls sideways, when an image has no alt text (or
+only its file name), when a reference is unresolved (a cross-reference left without a link, or
+a link to a page or anchor that does not exist), when a script fails or logs an error, when a
+visible table shows "nan", when a figure's text renders smaller than the limits below, or when
+a chapter has no result box. Chromium runs the page's own scripts, so MathJax has typeset
+before we measure.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from semres import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTHS = {"desktop": 1280, "phone": 390}
+#: the smallest text a figure may render at (CSS px): at desktop width about the captions' size
+#: (``caption`` is measured on the page), on a phone half the body text, where an SVG can be
+#: zoomed without blurring
+FIGURE_TEXT = {"desktop": "caption", "phone": 7.0}
 BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
                 if shutil.which(b)), None)
 
@@ -34,6 +41,22 @@ def _pages() -> list[str]:
     return [toc["root"]] + [c["file"] for part in toc.get("parts", [])
                             for c in part.get("chapters", [])]
 
+
+# Runs first in the page's <head>: every script error, failed promise, console.error call and
+# local file that fails to load is recorded (a file of another origin is the network's business).
+EARLY = """
+<script>
+window.__semresErrors = [];
+window.addEventListener("error", e => {
+  const src = e.target && (e.target.src || e.target.href);
+  if (src) { if (src.startsWith("file:")) __semresErrors.push(`cannot load ${src.slice(-80)}`); }
+  else __semresErrors.push(`${e.message} (${(e.filename || "").split("/").pop()}:${e.lineno})`);
+}, true);
+window.addEventListener("unhandledrejection", e => __semresErrors.push(`rejected: ${e.reason}`));
+const __semresConsoleError = console.error;
+console.error = (...args) => { __semresErrors.push(args.join(" ")); __semresConsoleError(...args); };
+</script>
+"""
 
 # Runs in the page after MathJax has typeset and posts its findings to the frame around it.
 # Math must fit its container at every width; at desktop width a table or code block must also
@@ -98,7 +121,26 @@ window.addEventListener("load", async () => {
   for (const el of main.querySelectorAll(".xref, .pending_xref"))
     if (!el.closest("a")) unresolved.push(name(el));
   const links = [...main.querySelectorAll("a[href]")].map(a => a.getAttribute("href"));
-  const report = {width: window.innerWidth, wide, noAlt, unresolved, links};
+  // the page as a whole must not scroll sideways
+  const page = document.scrollingElement;
+  const pageWidth = Math.max(page.scrollWidth, document.body.scrollWidth);
+  // "nan" in a visible table is a dump, not a result
+  const nan = [...new Set([...main.querySelectorAll("td, th")]
+    .filter(c => c.getBoundingClientRect().width > 0 && /\\bnan\\b/i.test(c.textContent))
+    .map(c => c.closest("tr")))].map(name);
+  // the chapter's result box: an admonition titled "The result" with something in it
+  const box = [...main.querySelectorAll(".admonition")].find(a =>
+    (a.querySelector(".admonition-title")?.textContent || "").trim() === "The result");
+  const resultBox = box ? box.textContent.replace("The result", "").trim().length : -1;
+  // every figure image: how wide it renders against its natural width (the SVG's size)
+  const figures = [...main.querySelectorAll("img")].filter(i => i.getBoundingClientRect().width)
+    .map(i => ({src: i.getAttribute("src"), rendered: i.getBoundingClientRect().width,
+                natural: i.naturalWidth}));
+  const cap = main.querySelector("figcaption") || main.querySelector("p");
+  const caption = cap ? parseFloat(getComputedStyle(cap).fontSize) : 16;
+  const report = {width: window.innerWidth, wide, noAlt, unresolved, links, pageWidth, nan,
+                  resultBox, figures, caption, errors: window.__semresErrors || [],
+                  codeLine: (main.querySelector("p.semres-code")?.textContent || "")};
   parent.postMessage(JSON.stringify(report), "*");
 });
 </script>
@@ -119,7 +161,10 @@ def _render(page: Path, width: int) -> dict:
     """The probe's findings for ``page`` rendered ``width`` px wide."""
     probe = page.with_name(f"{page.stem}.probe.html")
     frame = page.with_name(f"{page.stem}.frame.html")
-    probe.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
+    text = page.read_text()
+    head = text.find("<head>")
+    text = text[:head + 6] + EARLY + text[head + 6:] if head >= 0 else EARLY + text
+    probe.write_text(text.replace("</body>", PROBE + "</body>"))
     frame.write_text(FRAME.format(src=probe.name, width=width))
     try:
         done = subprocess.run(
@@ -135,6 +180,42 @@ def _render(page: Path, width: int) -> dict:
     report = json.loads(html.unescape(found.group(1)))
     assert report["width"] == width, report["width"]
     return report
+
+
+def svg_text_sizes(svg: str) -> tuple[float, list[tuple[float, str]]]:
+    """An SVG's width in points and the nominal size (pt) of each text in it.
+
+    matplotlib draws text as glyph paths in a group scaled by size/100 and names the text in a
+    comment just before it (sub- and superscripts are scaled again inside: not counted here).
+    """
+    width = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg)
+    if not width:
+        return 0.0, []
+    found = re.findall(r"<!--\s*((?:(?!-->).)*?)\s*-->\s*<g transform=\"translate\([^)]*\) "
+                       r"scale\(([\d.]+) -[\d.]+\)", svg, flags=re.S)
+    return float(width.group(1)), [(float(scale) * 100, text) for text, scale in found]
+
+
+def small_figure_text(page: Path, figures: list[dict], limit: float) -> list[str]:
+    """The figures on ``page`` whose smallest text renders under ``limit`` CSS px, and every
+    figure that is not an SVG (a PNG's text size cannot be read, and it blurs when zoomed)."""
+    small = []
+    for fig in figures:
+        src = fig["src"] or ""
+        if src.startswith("data:") or "_static" in src or "logo" in src:
+            continue
+        path = (page.parent / unquote(urlsplit(src).path))
+        if path.suffix.lower() != ".svg":
+            small.append(f"{src[-60:]}: not an SVG")
+            continue
+        width, texts = svg_text_sizes(path.read_text())
+        if not texts:
+            continue
+        size, text = min(texts)
+        px = size * fig["rendered"] / width
+        if px < limit:
+            small.append(f"{src[-60:]}: {text!r} renders at {px:.1f} px (< {limit:.1f})")
+    return small
 
 
 def _broken_links(page: Path, links: list[str]) -> list[str]:
@@ -162,7 +243,7 @@ def html_root(request):
     if BROWSER is None:
         pytest.skip("page-fit test needs Chromium: apt-get install -y chromium")
     if os.environ.get("SEMRES_RENDER_HTML"):
-        return Path(os.environ["SEMRES_RENDER_HTML"])
+        return Path(os.environ["SEMRES_RENDER_HTML"]).resolve()
     _, index, _ = request.getfixturevalue("built")
     return index.parent
 
@@ -180,7 +261,20 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     problems += [f"image without alt text: {s}" for s in report["noAlt"]]
     problems += [f"unresolved reference: {u}" for u in report["unresolved"]]
     problems += [f"broken link: {b}" for b in _broken_links(path, report["links"])]
+    problems += [f"script error: {e}" for e in report["errors"]]
+    if report["pageWidth"] > width:
+        problems.append(f"the page scrolls sideways: {report['pageWidth']} px wide")
+    problems += [f"nan in a table row: {row}" for row in report["nan"]]
+    kind = "desktop" if width >= 1000 else "phone"
+    # the caption's size, less half a pixel of rounding (a 12 pt glyph at 688 of 691 px)
+    limit = report["caption"] - 0.5 if FIGURE_TEXT[kind] == "caption" else FIGURE_TEXT[kind]
+    problems += [f"figure text too small: {f}"
+                 for f in small_figure_text(path, report["figures"], limit)]
     where = "chapter" if Path(page).name in chapter else "page"
+    if where == "chapter" and report["resultBox"] <= 0:
+        problems.append("no result box ('The result') with content")
+    if where == "chapter" and "semres" not in report["codeLine"]:
+        problems.append("no line saying where the code is (semres.sphinxext.code_line)")
     assert not problems, f"{where} {page} at {width} px:\n" + "\n".join(problems)
 
 
@@ -233,3 +327,67 @@ def test_explorer_sliders_move_the_point_to_theorem_3(tmp_path):
     assert shown and abs(float(shown[1]) - p_s) < 6e-4 and abs(float(shown[2]) - p_i) < 6e-4, \
         readout
     assert f"b = {exp.bs[10]:.2f}" in readout and f"1/n = {1 / exp.ns[2]:.3f}" in readout
+
+
+BAD_PHONE_PAGE = """<!DOCTYPE html><html><head><style>img {{ max-width: 100% }}</style>
+<script>const THEBE_URL = "a";</script><script>const THEBE_URL = "b";</script></head>
+<body><main>
+<div style="width:{wide}px">a line wider than the phone</div>
+<table><tr><td>0.5</td><td>nan</td></tr><tr><td>0.25</td><td>0.75</td></tr></table>
+<img src="tiny.svg" alt="an 11-inch figure with 8 pt text">
+<img src="big.svg" alt="a 3-inch figure with 12 pt text">
+<img src="raster.png" alt="a PNG figure">
+{box}
+<script>console.error("boom");</script>
+</main></body></html>
+"""
+RESULT_BOX = ('<div class="admonition tip"><p class="admonition-title">The result</p>'
+              "<p>3 reproduced.</p></div>")
+
+
+@pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
+def test_probe_finds_errors_sideways_scroll_nan_small_figure_text_and_no_result_box(tmp_path):
+    """The new checks on a phone page made to fail each once, and on its corrected twin."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for name, size, font in [("tiny.svg", (11, 3), 8), ("big.svg", (3, 2), 12),
+                             ("raster.png", (3, 2), 12)]:
+        with matplotlib.rc_context({"savefig.bbox": "standard"}):  # the size asked for
+            fig, ax = plt.subplots(figsize=size)
+            ax.tick_params(labelsize=font)
+            ax.set_xlabel("a label", fontsize=font)
+            fig.savefig(tmp_path / name)
+            plt.close(fig)
+    width, texts = svg_text_sizes((tmp_path / "tiny.svg").read_text())
+    assert width == 11 * 72 and min(texts)[0] == 8 and ("a label" in t for _, t in texts)
+
+    bad = tmp_path / "bad.html"
+    bad.write_text(BAD_PHONE_PAGE.format(wide=700, box=""))
+    report = _render(bad, 390)
+    errors = " ".join(report["errors"])
+    assert "THEBE_URL" in errors and "boom" in errors, report["errors"]
+    assert report["pageWidth"] >= 700
+    assert len(report["nan"]) == 1 and "nan" in report["nan"][0]
+    assert report["resultBox"] == -1
+    small = small_figure_text(bad, report["figures"], 7.0)
+    assert len(small) == 2 and small[0].startswith("tiny.svg: ") and "raster.png: not an SVG" \
+        in small[1], small
+    # 8 pt in an 11-inch figure shrunk to the phone's width: 8 * 390 / 792 px
+    shown = float(re.search(r"renders at ([\d.]+) px", small[0]).group(1))
+    tiny = next(f for f in report["figures"] if f["src"] == "tiny.svg")
+    assert abs(shown - 8 * tiny["rendered"] / (11 * 72)) < 0.06 and shown < 5
+
+    good = tmp_path / "good.html"
+    good.write_text(BAD_PHONE_PAGE.format(wide=100, box=RESULT_BOX)
+                    .replace('<script>const THEBE_URL = "b";</script>', "")
+                    .replace('console.error("boom");', "")
+                    .replace("<td>nan</td>", "<td>—</td>")
+                    .replace('src="tiny.svg"', 'src="big.svg"'))
+    report = _render(good, 390)
+    assert report["errors"] == [] and report["pageWidth"] <= 390 and report["nan"] == []
+    assert report["resultBox"] > 0
+    assert [s.split(":")[0] for s in small_figure_text(good, report["figures"], 7.0)] == \
+        ["raster.png"]

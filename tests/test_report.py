@@ -1,5 +1,8 @@
 """The reporting object: statuses computed from the numbers, rows in one schema, named seeds."""
 
+import io
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -67,3 +70,79 @@ def test_named_streams_do_not_depend_on_order_and_differ_by_name_and_key():
     assert not (book.seeds(8)("lambda_sweep", 2).generate_state(4) == first).all()
     with pytest.raises(ValueError, match="seed"):
         book.seeds(-1)
+
+
+@pytest.mark.parametrize("value, kwargs, expected", [
+    (0.7312, {}, "0.731"), (12.0, {}, "12"), (1234567.0, {}, "1.23 × 10⁶"),
+    (2.5e-5, {}, "2.50 × 10⁻⁵"), (12345.0, {}, "12,345"), (0.75, {"places": 3}, "0.750"),
+    (float("nan"), {}, "—"), (None, {}, "—"), ("70-80 years", {}, "70-80 years"),
+])
+def test_numbers_read_as_a_person_writes_them(value, kwargs, expected):
+    assert report.fmt(value, **kwargs) == expected
+
+
+def test_places_show_the_smallest_gap_and_plural_counts():
+    assert report.places(0.0586, 0.01) == 3  # 0.010 to two significant figures
+    assert report.places(3.0) == 1 and report.places(None, 0) is None
+    assert report.plural(1, "result") == "1 result" and report.plural(3, "result") == "3 results"
+    assert report.tally(["differs", "reproduced", "reproduced"]) == "2 reproduced, 1 differs"
+
+
+def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
+    glued = {}
+    monkeypatch.setattr(report.Report, "_glue", lambda self, name, value, display=False:
+                        glued.__setitem__(self.prefix + name, value))
+    rep = report.Report("03_toy_relu")
+    rep.result("toy net: peak", "peak <b> of p_S", headline=0.80891, ci=(0.8074, 0.81049),
+               paper_value=0.8098, tolerance=0.005, tolerance_reason="seed spread")
+    rep.result("Theorem 1", "the closed form", check_max_z=2.14)
+    rep.result("gate", "does the task", headline=0.48, ci=(0.40, 0.56), passed=False)
+    rep.not_run("effect", "needs two seeds.")
+    assert rep.box("profile `quick`, seed 0") is None  # a cell ending with it prints nothing
+    text = glued["ch3_result_box"].data
+    lines = text.splitlines()
+    # the count comes first, each status once, in the order of report.STATUSES
+    assert lines[0] == ("**Of 4 results in this build: 1 reproduced, 1 differs, "
+                        "1 agrees within tolerance, 1 not run.**")
+    # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
+    # 0.8098 ± 0.005
+    assert lines[2] == ("* **toy net: peak: agrees within tolerance.** peak \\<b\\> of p_S. "
+                        "This build: 0.8089 [0.8074, 0.8105] (95% interval); the paper: 0.8098. "
+                        "Tolerance 0.005 (seed spread).")
+    assert lines[3] == ("* **Theorem 1: reproduced.** the closed form. Check: largest \\|z\\| "
+                        "2.1 (it passes below 5).")
+    assert lines[4].startswith("* **gate: differs.**") and "0.480 [0.400, 0.560]" in lines[4]
+    assert lines[5] == "* **effect: not run.** needs two seeds."
+    assert lines[-1] == "* **What ran.** profile `quick`, seed 0"
+    assert "nan" not in text.lower() and "paper_value" not in text
+    with pytest.raises(ValueError, match="ran"):
+        rep.box("  ")
+
+
+def test_figures_are_made_legible_at_both_widths():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from semres import plotting
+
+    fig, axes = plotting.subplots(1, 3, figsize=(11, 3.9))
+    for ax in axes:
+        ax.plot([0, 1], [0, 1], label="a line")
+        ax.set_xlabel("small", fontsize=8)
+        ax.tick_params(labelsize=8)  # tick labels are made again when the figure is drawn
+    axes[0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.3), ncol=1)
+    plotting.legible(fig)
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+    assert min(sizes) == plotting.MIN_FONT
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")  # as saved: the tight box and its margins
+    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', buffer.getvalue()).group(1))
+    assert width / 72 <= plotting.MAX_WIDTH + 0.05
+    assert min(float(s) for s in re.findall(r"scale\(([\d.]+) -", buffer.getvalue())) * 100 \
+        == plotting.MIN_FONT
+    # a legend wider than the book's column beside one panel: the panel keeps a size
+    fig, ax = plotting.subplots(figsize=(6, 3))
+    ax.plot([0, 1], [0, 1], label="a very long label " * 6)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    plotting.legible(fig)
+    assert ax.get_position().width > 0.05

@@ -8,13 +8,13 @@ that did not run in this build shows as such instead of as stale numbers.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .report import FRONT_COLUMNS, STATUSES, SUMMARY_COLUMNS
+from .report import (FRONT_COLUMNS, STATUSES, SUMMARY_COLUMNS, escape, fmt, measured,
+                     plural, row_places, tally)
 
 #: the columns a summary.csv cannot do without (the tolerance columns are optional)
 REQUIRED = tuple(c for c in SUMMARY_COLUMNS if not c.startswith("tolerance"))
@@ -63,62 +63,52 @@ def _read(path: Path, columns: tuple[str, ...]) -> tuple[pd.DataFrame | None, st
         return None, f"{path.name} unreadable: {type(err).__name__}"
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        return None, f"{path.name} lacks the columns {', '.join(missing)}"
+        return None, (f"{path.name} is not a result table: it lacks "
+                      f"{len(missing)} of its {len(columns)} columns")
     if df.empty:
         return None, f"{path.name} is empty"
     return df, ""
 
 
-def _number(value, digits: int = 3) -> str:
-    """A number to ``digits`` significant figures; blank cells and text pass through."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return _cell(value)
-    if math.isnan(x):
-        return "—"
-    if x == 0 or 1e-3 <= abs(x) < 1e4:
-        return f"{x:.{digits}g}" if abs(x) >= 1 else f"{x:.{digits}f}".rstrip("0").rstrip(".")
-    return f"{x:.{digits - 1}e}"
-
-
 def _cell(value) -> str:
-    text = "" if value is None else str(value)
-    if text.lower() == "nan":
-        return "—"
-    text = " ".join(text.split())
-    for char in "|<>*":  # a table cell, not HTML tags or emphasis: "<b>" is a mean here
-        text = text.replace(char, "\\" + char)
-    return text or "—"
+    """Text for one table cell: escaped for MyST, "—" when blank."""
+    return escape(value) or "—"
 
 
-def _headline(row) -> str:
-    head = _number(row.get("headline"))
-    lo, hi = _number(row.get("ci_low")), _number(row.get("ci_high"))
-    if head == "—" or lo == "—" or hi == "—":
-        return head
-    return f"{head} [{lo}, {hi}]"
+def _numbers(row: dict) -> str:
+    """A row's numbers for the table, with enough decimals to see why its status is what it
+    is: this build [95% interval], the paper's value ± the tolerance, the largest |z|."""
+    parts = [measured(row)]
+    paper = row.get("paper_value")
+    if fmt(paper) != "—":
+        tol = row.get("tolerance")
+        parts.append(f"paper {fmt(paper, places=row_places(row))}"
+                     + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))
+    z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
+    if pd.notna(z):
+        parts.append(f"largest \\|z\\| {fmt(z, places=1)}")
+    return "; ".join(p for p in parts if p) or "—"
 
 
 def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
-    """The overview table in MyST markdown; ``docs`` maps a chapter to its page's path."""
-    lines = ["| Chapter | Result | Paper | Check max \\|z\\| | This build [95% interval] "
-             "| Status |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    """The overview table in MyST markdown; ``docs`` maps a chapter to its page's path.
+
+    The status comes second so that it stays on screen on a phone; each result names the
+    system it is about (the chapter's result name), then the claim tested.
+    """
+    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper ± "
+             "tolerance; largest \\|z\\| |",
+             "| --- | --- | --- | --- |"]
     for row in table.to_dict("records"):
         name = row["chapter"]
         link = f"{{doc}}`Ch. {int(name[:2])} <{docs[name]}>`" if name in docs else _cell(name)
-        if row["status"] == NOT_RUN:
-            z = head = paper = "—"
-        else:
-            z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
-            z = "—" if pd.isna(z) else f"{z:.1f}"
-            head, paper = _headline(row), _number(row.get("paper_value"))
         status = row["status"] if row["status"] in (*STATUSES, NOT_RUN) else _cell(row["status"])
-        lines.append(f"| {link} | {_cell(row.get('statement'))} | {paper} | {z} | {head} | "
-                     f"{'**' + status + '**' if status == 'differs' else status} |")
+        result = _cell(row.get("result")) if fmt(row.get("result")) != "—" else ""
+        claim = _cell(row.get("statement"))
+        what = f"**{result}**: {claim}" if result else claim
+        numbers = "—" if row["status"] == NOT_RUN else _numbers(row)
+        lines.append(f"| {link} | {'**' + status + '**' if status == 'differs' else status} | "
+                     f"{what} | {numbers} |")
     return "\n".join(lines) + "\n"
 
 
@@ -151,8 +141,8 @@ def front_figure(front: pd.DataFrame, path: Path):
                         label=f"Ch. {int(name[:2])}: {system}")
     ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
     ax.axhline(0.5, color="0.8", lw=0.8, zorder=0)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=9, ncol=2)
-    fig.savefig(path)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1)
+    plotting.legible(fig).savefig(path)
     plt.close(fig)
     return path
 
@@ -171,13 +161,12 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
         table = pd.concat([table, pd.DataFrame(absent)], ignore_index=True)
     table = table.assign(_order=table.chapter.map({n: i for i, n in enumerate(chapters)}))
     table = table.sort_values("_order", kind="stable").drop(columns="_order")
-    counts = table.status.value_counts()
-    parts = [f"{counts.get(s, 0)} {s}" for s in (*STATUSES[:-1], NOT_RUN)
-             if counts.get(s, 0) or s in ("reproduced", "differs", NOT_RUN)]
     text = ["## The results", "",
-            f"In this build: {', '.join(parts)} (of {len(table)} rows). The interval is the one "
-            "each chapter reports (95%); the check is the largest |z| of the Monte Carlo cells "
-            "against the closed form.", "", markdown_table(table, docs)]
+            f"Of {plural(len(table), 'row')} in this build: "
+            f"{tally(table.status, (*STATUSES[:-1], NOT_RUN))}. The interval is the one each "
+            "chapter reports (95%); a check passes when the largest \\|z\\| of its cells (a "
+            "Monte Carlo estimate or a measurement against its prediction) is below 5.", "",
+            markdown_table(table, docs)]
     text += ["## Every system on one plane", ""]
     if front.empty:
         text.append("No chapter wrote a `front.csv` in this build, so there is nothing to place.")
@@ -188,10 +177,11 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
     alt = (f"Scatter of {len(front)} measured systems on the plane of identification p_I "
            f"(horizontal) and generalization p_S (vertical), with the universal two-item front "
            f"and Proposition 1's linear-decay curve: {systems}.")
-    text += [f"```{{figure}} {figure.name}", f":alt: {alt}", ":name: glance-front",
-             ":width: 100%", "",
-             "Every system measured in this build (bars: 95% intervals) against the two-item "
+    # an image with a caption in words, not a numbered figure: chapter 1 starts at Fig. 1
+    text += [f"```{{image}} {figure.name}", f":alt: {alt}", ":width: 100%",
+             ":class: glance-front", "```", "",
+             "*Every system measured in this build (bars: 95% intervals) against the two-item "
              "theory: the universal front of Theorem 1 and Proposition 1's linear decay on the "
              "circle. The curves are for two items; a point measured with more items is "
-             "placed by its own rates.", "```", ""]
+             "placed by its own rates.*", ""]
     return "\n".join(text) + "\n"

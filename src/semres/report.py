@@ -27,10 +27,97 @@ FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
 #: with the paper's value within a tolerance
 STATUSES = ("reproduced", "differs", "agrees within tolerance", "inconclusive", "misfit",
             "not run")
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _float(value) -> float:
     return math.nan if value is None else float(value)
+
+
+def _missing(value) -> bool:
+    try:
+        return value is None or math.isnan(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _number(value) -> float | None:
+    """``value`` as a finite float, or None (a blank, text, an infinity)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def fmt(value, digits: int = 3, places: int | None = None) -> str:
+    """A number as a reader writes it: ``digits`` significant figures (or ``places`` decimals),
+    thousands separated, no exponent between 10^-3 and 10^6; "—" for a blank; text as it is."""
+    if _missing(value):
+        return "—"
+    x = _number(value)
+    if x is None:
+        return " ".join(str(value).split()).replace("inf", "∞") or "—"
+    if x == int(x) and abs(x) < 1e6 and places is None:
+        return f"{int(x):,}"
+    if x != 0 and not 1e-3 <= abs(x) < 1e6:
+        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+        return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    if places is None:
+        places = max(0, digits - 1 - math.floor(math.log10(abs(x)))) if x else 0
+        return f"{x:,.{places}f}".rstrip("0").rstrip(".") if places else f"{x:,.0f}"
+    return f"{x:,.{places}f}"
+
+
+def places(*gaps: float, digits: int = 2, most: int = 6) -> int | None:
+    """Decimals that show the smallest positive gap (an interval's width, a tolerance) to
+    ``digits`` significant figures, so a reader can see why a status is what it is."""
+    gaps = [abs(g) for g in map(_number, gaps) if g]
+    if not gaps:
+        return None
+    return int(min(most, max(0, digits - 1 - math.floor(math.log10(min(gaps))))))
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``"1 result"``, ``"3 results"``; ``many`` for an irregular plural."""
+    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
+
+
+def escape(text) -> str:
+    """Text for MyST markdown, shown as written: ``<b>`` is a mean here, not an HTML tag."""
+    text = "" if _missing(text) else " ".join(str(text).split())
+    for char in "\\|<>*`$":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def row_places(row: dict) -> int | None:
+    """Decimals for a row's numbers: enough that its interval, the paper's value and the
+    tolerance can be told apart (None: each number keeps its own significant figures)."""
+    lo, hi, head = row.get("ci_low"), row.get("ci_high"), row.get("headline")
+    width = None if _missing(lo) or _missing(hi) else float(hi) - float(lo)
+    dec = places(width, row.get("tolerance"))
+    if dec is None or _missing(head):
+        return dec
+    return max(dec, places(head, digits=3) or 0)
+
+
+def measured(row: dict) -> str:
+    """A row's number in words, ``headline [low, high]``; "" when it has none."""
+    dec = row_places(row)
+    lo, hi, head = row.get("ci_low"), row.get("ci_high"), row.get("headline")
+    parts = [] if _missing(head) else [fmt(head, places=dec)]
+    if not (_missing(lo) or _missing(hi)):
+        parts.append(f"[{fmt(lo, places=dec)}, {fmt(hi, places=dec)}]")
+    return " ".join(parts)
+
+
+def tally(statuses, order=STATUSES) -> str:
+    """``"3 reproduced, 1 differs, 2 not run"``: how many rows have each status, in ``order``
+    (statuses outside it last)."""
+    counts = pd.Series(list(statuses), dtype=object).value_counts()
+    named = [s for s in order if s in counts] + [s for s in counts.index if s not in order]
+    return ", ".join(f"{int(counts[s]):,} {s}" for s in named)
 
 
 def status(*, passed: bool | None = None, check_max_z: float | None = None,
@@ -112,12 +199,15 @@ class Report:
             self._glue(name, str(value))
 
     def figure(self, name: str, fig) -> None:
-        """Glue a figure under ``ch<N>-fig-<name>`` and close it."""
+        """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made
+        :func:`~semres.plotting.legible` so that it reads at desktop and phone widths."""
         import matplotlib.pyplot as plt
 
         from myst_nb import glue
 
-        glue(f"ch{int(self.chapter[:2])}-fig-{name}", fig, display=False)
+        from .plotting import legible
+
+        glue(f"ch{int(self.chapter[:2])}-fig-{name}", legible(fig), display=False)
         plt.close(fig)
 
     def table(self, df: pd.DataFrame, name: str):
@@ -161,6 +251,40 @@ class Report:
     @property
     def summary(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
+
+    def box(self, ran: str, *notes: str) -> None:
+        """The chapter's result, for the box at the top of its page: a count of the statuses,
+        each result with its status and number in words, ``notes``, and what ran.
+
+        Glued as ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
+        ``result``. Returns nothing, so that a cell ending with it prints nothing.
+        """
+        if not str(ran).strip():
+            raise ValueError("ran must say what ran in this build (the models, the profile)")
+        lines = [f"**Of {plural(len(self.rows), 'result')} in this build: "
+                 f"{tally(r['status'] for r in self.rows)}.**" if self.rows else
+                 "**This chapter reports no result in this build.**", ""]
+        for row in self.rows:
+            text = f"* **{escape(row['result'])}: {row['status']}.** {escape(row['statement'])}"
+            text = text.rstrip(".") + "."
+            number = measured(row)
+            if number:
+                text += f" This build: {number}" + ("" if _missing(row.get("ci_low")) else
+                                                     " (95% interval)")
+                if not _missing(row.get("paper_value")):
+                    text += f"; the paper: {fmt(row['paper_value'], places=row_places(row))}"
+                text += "."
+            if not _missing(row.get("check_max_z")):
+                text += (f" Check: largest \\|z\\| {fmt(row['check_max_z'], places=1)} "
+                         f"(it passes below {fmt(Z_MAX)}).")
+            if not _missing(row.get("tolerance")):
+                reason = escape(row.get("tolerance_reason"))
+                text += f" Tolerance {fmt(row['tolerance'])}" + (f" ({reason})." if reason
+                                                                 else ".")
+            lines.append(text)
+        lines += [f"* {note}" for note in notes if note]
+        lines.append(f"* **What ran.** {str(ran).strip()}")
+        self.text("result_box", "\n".join(lines), markdown=True)
 
     def save(self) -> None:
         """Write ``summary.csv`` (and ``front.csv``) and glue ``ch<N>_deviations``."""

@@ -603,7 +603,8 @@ def _book_config(path: Path) -> str:
 
     config = yaml.safe_load(path.read_text())
     if not (config.get("repository") or {}).get("url"):
-        config.pop("repository", None)
+        # an empty URL, not none: without the key Jupyter Book fills in its own repository
+        config["repository"] = {**(config.get("repository") or {}), "url": ""}
         config["launch_buttons"] = {}
     return yaml.safe_dump(config, sort_keys=False)
 

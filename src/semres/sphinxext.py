@@ -1,4 +1,5 @@
-"""Sphinx extension for the book: author-year bibliography, alt text from figure captions.
+"""Sphinx extension for the book: author-year bibliography, alt text from figure captions, and
+on every chapter a line that says where its code is.
 
 Listed in ``_config.yml`` (``sphinx.extra_extensions``) and importable because ``semres`` is
 installed, so the book needs no ``conf.py`` of its own.
@@ -75,6 +76,65 @@ def alt_from_captions(app, doctree, docname) -> None:
                 image["alt"] = text
 
 
+def code_line(app, doctree, docname) -> None:
+    """Under a chapter's title, say how to get and run its code.
+
+    The downloaded notebook imports ``semres``; without this a reader has the notebook but not
+    the package. The repository's address is linked once ``repository.url`` is filled in
+    (``_config.yml``); the book never guesses one.
+    """
+    if not docname.startswith("notebooks/"):
+        return
+    title = next(iter(doctree.findall(nodes.title)), None)
+    if title is None:
+        return
+    url = (app.config.html_theme_options or {}).get("repository_url") or ""
+    number = int(docname.split("/")[-1][:2]) if docname.split("/")[-1][:2].isdigit() else None
+    where = (nodes.reference("", "the book's repository", refuri=url) if url
+             else nodes.Text("the book's repository folder"))
+    line = nodes.paragraph(classes=["semres-code"])
+    line += nodes.strong("", "Code: ")
+    line += nodes.Text("download this page as a notebook (the download button at the top, "
+                       "“.ipynb”). It imports the package ")
+    line += nodes.literal("", "semres")
+    line += nodes.Text(", which installs from ")
+    line += where
+    line += nodes.Text(" with ")
+    line += nodes.literal("", "pip install -c constraints.txt -e .")
+    line += nodes.Text(" (or ")
+    line += nodes.literal("", "make env")
+    line += nodes.Text("); then ")
+    line += nodes.literal("", f"semres run {number}" if number else "semres run")
+    line += nodes.Text(" reruns this chapter and ")
+    line += nodes.literal("", "make book")
+    line += nodes.Text(" rebuilds the book.")
+    title.parent.insert(title.parent.index(title) + 1, line)
+
+
+def _thebe_asset(filename, attributes: dict) -> bool:
+    return "sphinx-thebe" in str(filename or "") or "THEBE_JS_URL" in attributes.get("body", "")
+
+
+def drop_thebe(app, env, docnames) -> None:
+    """Leave Thebe's scripts off the pages unless the Thebe launch button is on.
+
+    Jupyter Book always loads sphinx-thebe, and with the installed Sphinx its inline settings
+    reach each page twice, so every page threw "Identifier 'THEBE_JS_URL' has already been
+    declared". The book launches no live kernel (the button needs a repository on Binder), so
+    the scripts serve nothing; runs after sphinx-thebe added them (priority 900).
+    """
+    if ((app.config.html_theme_options or {}).get("launch_buttons") or {}).get("thebe"):
+        return
+    app.registry.js_files[:] = [(name, attrs) for name, attrs in app.registry.js_files
+                                if not _thebe_asset(name, attrs)]
+    builder = getattr(app, "builder", None)
+    if builder is not None and hasattr(builder, "_js_files"):
+        builder._js_files[:] = [js for js in builder._js_files
+                                if not _thebe_asset(js.filename, js.attributes)]
+
+
 def setup(app):
+    app.connect("env-before-read-docs", drop_thebe, priority=900)
     app.connect("doctree-resolved", alt_from_captions)
+    app.connect("doctree-resolved", code_line)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1419,7 +1419,7 @@ def lm_summary(assessed: dict):
                                        "kernel_drop_far_se"])
 
 
-def lm_verdict(table, *, short: bool = False) -> str:
+def lm_verdict(table) -> str:
     """What the causal LMs can do, from :func:`lm_summary`: the gate, and where they fail."""
     parts = []
     for model, sub in table.groupby("model", sort=False):
@@ -1428,9 +1428,6 @@ def lm_verdict(table, *, short: bool = False) -> str:
         gate = (f"{model} {'passes' if g.verdict == 'passes' else 'does not do the task'}: "
                 f"it puts {g.p:.3f} (95% interval {g.ci_low:.3f}–{g.ci_high:.3f}, "
                 f"{g.trials} trials) on the person born in P")
-        if short:
-            parts.append(gate + ".")
-            continue
         if g.verdict == "passes":
             parts.append(gate + "; its answers go through the analyses below.")
             continue
