@@ -469,7 +469,7 @@ for i, bb in enumerate((0.02, 0.05, 0.3)):
 ax_i.plot([], [], "k:", lw=1, label="$1/(n b)$")
 ax_i.set(xlabel="number of items $n$", ylabel="identification $p_I^n$", ylim=(1e-3, 1.1),
          title="the $1/n$ collapse")
-ax_i.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
+ax_i.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
 
 for i, bb in enumerate((0.02, 0.05, 0.1)):
     ps, _ = theory.n_item(bb, N)

@@ -645,8 +645,7 @@ for ax, col in zip(axes.ravel(), PANELS):
     ax.set_title(METRICS[col])
 for ax in axes[-1]:
     ax.set_xlabel("α")
-handles, labels = axes[0, 0].get_legend_handles_labels()
-fig.legend(handles, labels, loc="outside lower center", ncol=3)
+splot.legend_outside(fig, axes[0, 0], ncol=3)
 report.figure("summaries", fig)
 
 # %% [markdown]

@@ -1381,9 +1381,10 @@ report.text("misfits", ("Fits whose goodness-of-fit p-value is below 0.001 — t
                                     f"{r.gof_df:.0f} df)" for r in misfits.itertuples()) + ".")
             if len(misfits) else "Every fit passes its goodness-of-fit test (p ≥ 0.001).",
             markdown=True)
+censored_list = "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
+                          for r in censored.itertuples())
 report.text("censored", "Fits that stopped on an edge of their search range, or whose floor "
-            "sits at its bound of 0 (censored, no verdict drawn from them): " + "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
-                                                    for r in censored.itertuples()) + "."
+            f"sits at its bound of 0 (censored, no verdict drawn from them): {censored_list}."
             if len(censored) else "No fit in this build stopped on an edge of its search range.",
             markdown=True)
 

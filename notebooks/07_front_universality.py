@@ -368,7 +368,7 @@ for ax, dl in zip(axes, SWEEP_DELTAS):
     ax.set(xlabel="identification $p_I$", title=rf"floor $\Delta$ = {dl:g}", xlim=(0.48, 1.01),
            ylim=(0.48, 1.01))
 axes[0].set_ylabel("generalization $p_S$")
-fig.legend(loc="outside lower center", ncol=3)
+splot.legend_outside(fig, ncol=3)
 report.figure("families", fig)
 
 # %% [markdown]
@@ -414,8 +414,8 @@ report.figure("families", fig)
 # $$
 # \begin{aligned}
 # p_I &= \int \frac{\mathrm{d}\mu(x)}{1 + x}, \\
-# p_S &\le \iint \frac{\max(x, y)}{x + y}\,\mathrm{d}\mu(x)\,\mathrm{d}\mu(y)
-#      = 1 - \iint K(x, y)\,\mathrm{d}\mu(x)\,\mathrm{d}\mu(y), \\
+# p_S &\le \iint \frac{\max(x, y)}{x + y}\,\mathrm{d}\mu(x)\,\mathrm{d}\mu(y) \\
+#     &= 1 - \iint K(x, y)\,\mathrm{d}\mu(x)\,\mathrm{d}\mu(y), \\
 # K(x, y) &= \frac{\min(x, y)}{x + y},
 # \end{aligned}
 # $$
@@ -440,8 +440,11 @@ report.figure("families", fig)
 # every similarity of {prf:ref}`ch7-prop-qp` satisfies
 #
 # $$
-# p_S \le U(p_I) = 1 + \nu K \nu + \beta\, p_I - \inf_{\Delta \le x \le 1}
-# \Bigl[2 \int K(x, y)\,\mathrm{d}\nu(y) + \frac{\beta}{1 + x}\Bigr].
+# \begin{aligned}
+# p_S \le U(p_I) = {} & 1 + \nu K \nu + \beta\, p_I \\
+# & - \inf_{\Delta \le x \le 1} \Bigl[2 \int K(x, y)\,\mathrm{d}\nu(y)
+#   + \frac{\beta}{1 + x}\Bigr].
+# \end{aligned}
 # $$
 # ```
 #
@@ -709,7 +712,7 @@ for ax, dl in zip(axes_f, DELTAS):
     ax.set(xlabel="identification $p_I$", title=rf"$n$ = 2, $\Delta$ = {dl:g}",
            ylim=(0.48, 1.0))
 axes_f[0].set_ylabel("generalization $p_S$")
-top.legend(loc="outside right center")
+splot.legend_outside(top, axes_f, ncol=2)
 axes_s = bottom.subplots(1, len(DELTAS), sharey=True)
 for ax, dl in zip(axes_s, DELTAS):
     sel = certified[certified.delta == dl].sort_values("p_i")
@@ -717,12 +720,11 @@ for ax, dl in zip(axes_s, DELTAS):
     for i, row in enumerate(picks):
         edges, lev = stairs(row["levels"], row["masses"])
         ax.stairs(lev, edges, color=splot.CYCLE[i], lw=1.5, baseline=None,
-                  label=rf"$p_I$ = {row['p_i']:.2f}" + (" (largest gain)" if i == 2 else ""))
+                  label=rf"$p_I$ = {row['p_i']:.2f}" + ("*" if i == 2 else ""))
     ax.axhline(dl, color=splot.THEORY_ALT, lw=0.8, ls=":")
-    ax.set(xlabel="distance $d$", title=rf"optimal shapes, $\Delta$ = {dl:g}",
+    ax.set(xlabel="distance $d$", title=rf"optimal $g$, $\Delta$ = {dl:g}",
            xlim=(0, 0.5), yscale="log")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=9,
-              handlelength=1.2, columnspacing=0.8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), handlelength=1.2)
 axes_s[0].set_ylabel("similarity $g(d)$ (log)")
 report.figure("frontier", fig)
 
@@ -738,7 +740,7 @@ report.figure("frontier", fig)
 # $K =$ {glue:text}`ch7_kmax` levels at the targets (open circles), and a Monte Carlo
 # estimate of the optimum with the largest gain (star, $\pm 2$ standard errors). Bottom: the
 # optimal similarities $g(d)$ on the circle at the lowest and the middle target and at the
-# largest gain (log scale; dotted: the floor).
+# largest gain (marked *; log scale; dotted: the floor).
 # ```
 #
 # {glue:md}`ch7_best_verdict` Every optimum at the targets and at the largest gains lies
@@ -780,7 +782,7 @@ for ax, n in zip(axes[0], ns_many):
                 label=rf"$\Delta$ = {dl:g}, local optimum (K = {int(s.K.max())})")
     ax.set(xlabel=f"identification $p_I^{{{n}}}$", ylabel=f"generalization $p_S^{{{n}}}$",
            title=f"$n$ = {n} items")
-fig.legend(loc="outside lower center", ncol=3)
+splot.legend_outside(fig, ncol=3)
 many = summary_k.drop(index=2, level="n")
 CONVERGED = 1e-4  # the last doubling of K must move p_S by less than this
 report.number("converged_tol", CONVERGED)
@@ -908,7 +910,7 @@ ax_g.set(xlabel="number of points $N$", ylabel=r"height above the front, $\tau/2
 ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
          title=r"discrete spaces, $\varepsilon = 1/4$")
 ax_g.legend(loc="lower left")
-ax_f.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+ax_f.legend(loc="lower left")
 report.figure("ties", fig)
 
 # %% [markdown]
@@ -1139,7 +1141,7 @@ for ax, comb in zip(axes, ("max", "product", "mean")):
                     label=(f"{K} slot" + "s" * (K > 1)) if comb == "max" else None)
     ax.set(xlabel="identification $p_I$", title=f"combined by {comb}", xlim=(0.48, 1.01))
 axes[0].set_ylabel("generalization $p_S$")
-fig.legend(loc="outside lower center", ncol=4)
+splot.legend_outside(fig, ncol=4)
 report.figure("slots", fig)
 
 # %% [markdown]
@@ -1198,7 +1200,7 @@ report.result("decay shapes on the circle",
 report.result("a floor forces a tradeoff (new)",
               "for delta <= g <= 1 and two items: p_S <= 1/2 + m / (2 (m + 2 delta)); "
               "headline: the smallest margin of any family kernel or certified optimum below "
-              "the bound (reproduced = the proved bound holds for every one)",
+              "the bound; it holds for every one",
               headline=min((floored.bound - floored.p_s).min(),
                            (floor_bound(scan.p_i, scan.delta) - scan.p_s).min()),
               passed=bool((floored.bound - floored.p_s).min() >= -1e-12
@@ -1206,31 +1208,31 @@ report.result("a floor forces a tradeoff (new)",
 for r, m in zip(peaks.itertuples(), mc_best.itertuples()):
     report.result(f"best similarity, n = 2, delta = {r.delta:g} (new)",
                   f"the best p_S any similarity reaches at p_I = {r.p_i:.4f}, the largest gain "
-                  "over the constant kernel (paper_value: its front there) in a scan of p_I; "
-                  "interval: the certified optimum and its proven upper bound; reproduced = "
-                  "within 2e-5 of the bound and matched by the engine",
+                  "over the constant kernel (compared with: the constant kernel's front there) "
+                  "in a scan of p_I; interval: the certified optimum and its proven upper bound, "
+                  "within 2e-5 of each other and matched by the engine",
                   paper_value=r.p_s - r.gain, headline=r.p_s, ci=(r.p_s, r.upper_bound),
                   check_max_z=max(abs(m.z_s), abs(m.z_i)), passed=bool(r.gap < 2e-5))
 for _, r in ties.sort_values("points").groupby("space").tail(1).iterrows():
     report.result(f"ties on the {r.space}, N = {r.points} (new)",
-                  "height tau/2 of a discrete space above the universal front (exact); "
-                  "reproduced = it vanishes as the space refines (paper_value: 0 in the "
-                  "continuum)", paper_value=0.0, headline=r.above_front,
+                  "height tau/2 of a discrete space above the universal front (exact); it "
+                  "vanishes as the space refines (compared with: 0 in the continuum)",
+                  paper_value=0.0, headline=r.above_front,
                   check_max_z=tie_mc[tie_mc.space == r.space].z.abs().max(),
                   passed=rates[r.space] < -0.25)
 for comb in ("max", "product"):
     r = best_slot.loc[(4, comb)]
     report.result(f"slots, K = 4, combined by {comb} (new)",
                   "a 0/1 code, so on or below the universal front by construction; the point "
-                  "of the sweep highest above it (paper_value: the front at its p_I); "
-                  "reproduced = not significantly above the front",
+                  "of the sweep highest above it (compared with: the front at its p_I), not "
+                  "significantly above the front",
                   paper_value=r.p_s - r.above, check_max_z=np.abs(z1).max(), headline=r.p_s,
                   ci=(r.p_s - 1.96 * r.se_s, r.p_s + 1.96 * r.se_s), passed=r.above_z <= Z_MAX)
 for r in equal[equal["combine"] == "mean"].itertuples():
     report.result(f"slots, K = 4, mean code at p_I = {r.p_i:g} (new)",
-                  "the graded mean code at equal identification (paper_value: the front "
-                  "there); reproduced = not above the p_S of its own values ordered by "
-                  "distance (a proved bound); whether it beats the front is the interval",
+                  "the graded mean code at equal identification (compared with: the front "
+                  "there); it stays below the p_S of its own values ordered by distance (a "
+                  "proved bound); whether it beats the front is the interval",
                   paper_value=r.front, headline=r.p_s,
                   ci=(r.p_s - 1.96 * r.se_s, r.p_s + 1.96 * r.se_s),
                   passed=bool(r.bound_z < Z_MAX))

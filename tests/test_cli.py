@@ -139,7 +139,8 @@ def test_launch_buttons_follow_the_one_repository_url_setting(book):
     import yaml
 
     config = yaml.safe_load(runner._book_config(book / "_config.yml"))
-    assert config["launch_buttons"] == {} and "repository" not in config
+    # an empty URL stays empty: without it Jupyter Book would link its own repository
+    assert config["launch_buttons"] == {} and config["repository"]["url"] == ""
     text = (book / "_config.yml").read_text().replace('url: ""', 'url: "https://github.com/o/r"')
     (book / "_config.yml").write_text(text)
     config = yaml.safe_load(runner._book_config(book / "_config.yml"))

@@ -146,3 +146,24 @@ def test_figures_are_made_legible_at_both_widths():
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     plotting.legible(fig)
     assert ax.get_position().width > 0.05
+
+
+def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from semres import plotting
+
+    fig, axes = plotting.subplots(1, 2, figsize=(9, 4))
+    for i, ax in enumerate(axes):
+        ax.plot([0, 1], [0, 1], label=f"a fairly long label number {i} for the legend")
+        ax.plot([0, 1], [1, 0], label=f"another long label, number {i}, for it")
+    axes[0].set_xlabel("a window $|\\delta| \\leq w$ (years; values above the axis are clipped)")
+    legend = plotting.legend_outside(fig, ncol=4)
+    assert legend.get_window_extent().width / fig.dpi <= plotting.MAX_WIDTH  # fewer columns
+    plotting.legible(fig)
+    assert plotting._saved_width(fig) <= plotting.MAX_WIDTH + 0.05
+    label = axes[0].xaxis.label.get_text()
+    assert "\n" in label and "$|\\delta| \\leq w$" in label  # broken outside the math only
+    assert min(t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()) \
+        == plotting.MIN_FONT

@@ -79,9 +79,22 @@ def legible(fig):
             if text.get_text() and text.get_fontsize() < MIN_FONT:
                 text.set_fontsize(MIN_FONT)
 
+    def wrap_labels():
+        """An axis label or title wider than its panel breaks into lines (never inside $math$):
+        it would otherwise hold the figure wide while the panels narrow."""
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            room = ax.get_window_extent(renderer).width
+            for text in (ax.xaxis.label, ax.title):
+                width = text.get_window_extent(renderer).width if text.get_text() else 0
+                if width > room > 0:
+                    text.set_text(_wrap(text.get_text(), len(text.get_text()) * room / width))
+
     previous = None
     for _ in range(8):
         floor()
+        wrap_labels()
         width, height = fig.get_size_inches()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -97,6 +110,16 @@ def legible(fig):
         previous = width
         fig.set_size_inches(width - excess, height)
     return fig
+
+
+def _wrap(text: str, chars: float) -> str:
+    """``text`` in lines of at most ``chars`` characters, breaking only outside ``$...$``."""
+    import textwrap
+
+    parts = text.replace("\n", " ").split("$")
+    glued = "$".join(p.replace(" ", "\0") if i % 2 else p for i, p in enumerate(parts))
+    lines = textwrap.wrap(glued, max(int(chars * 0.95), 8), break_long_words=False)
+    return "\n".join(lines).replace("\0", " ")
 
 
 def _saved_width(fig) -> float:
@@ -131,11 +154,17 @@ def table(df, decimals: int = 4, **formats):
     return df.style.format(fmt, na_rep="—").hide(axis="index")
 
 
-def legend_outside(fig, axes, ncol: int = 3, **kwargs):
-    """One figure legend below the panels, off the data, with each label once."""
+def legend_outside(fig, axes=None, ncol: int = 3, **kwargs):
+    """One figure legend below the panels (``axes``, all of ``fig``'s by default), off the data,
+    with each label once."""
     seen = {}
-    for ax in np.atleast_1d(axes).ravel():
+    for ax in np.atleast_1d(fig.axes if axes is None else axes).ravel():
         for handle, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, handle)
-    return fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=ncol,
-                      **kwargs)
+    renderer = fig.canvas.get_renderer()
+    for n in range(ncol, 0, -1):  # fewer columns while wider than the page: it cannot narrow
+        legend = fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=n,
+                            **kwargs)
+        if n == 1 or legend.get_window_extent(renderer).width / fig.dpi <= MAX_WIDTH - 0.2:
+            return legend
+        legend.remove()

@@ -108,7 +108,10 @@ def code_line(app, doctree, docname) -> None:
     line += nodes.Text(" reruns this chapter and ")
     line += nodes.literal("", "make book")
     line += nodes.Text(" rebuilds the book.")
-    title.parent.insert(title.parent.index(title) + 1, line)
+    at = title.parent.index(title) + 1
+    while at < len(title.parent) and isinstance(title.parent[at], nodes.warning):
+        at += 1  # a stale page's warning stays the first thing under the title
+    title.parent.insert(at, line)
 
 
 def _thebe_asset(filename, attributes: dict) -> bool:

@@ -1354,7 +1354,7 @@ def fig_temperature(temp_df, model: str, own_T: float):
     top_y = max(0.8, float(temp_df[["p_s", "p_s_theory"]].max().max()) + 0.02)
     ax.set(xlabel="identification $p_I$ ($n = 2$)", ylabel="generalization $p_S$ ($n = 2$)",
            xlim=(0.45, 1.02), ylim=(0.45, top_y))
-    fig.legend(loc="outside lower center", ncol=2)
+    splot.legend_outside(fig, ncol=2)
     return fig
 
 
