@@ -1401,7 +1401,7 @@ report.deviations(
     cfg, vlm.SETTINGS.paper,
     "Answers are scored by the options' log-probabilities normalised over the shapes on the "
     "canvas (a Luce probability; nothing generated or parsed); the original parsed generated "
-    "text and, through a leftover debugging break, processed only five images.",
+    "text and, as released, processed only five images per model (a guard meant to be removed).",
     f"Beyond the paper: both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
     f"({cfg['sweep_scenes']} scenes each), identification with the X on a shape, and a "
     "response-bias term in every fit.",
