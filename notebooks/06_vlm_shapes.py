@@ -495,9 +495,10 @@ def scale_verdict(label, f, px, resolution, design_hi, statement=None, agree=Non
     ok, why = identification(f, resolution, design_hi, agree, px, unit)
     misfit = f["gof_p"] < choice.MISFIT_P
     if statement:
-        report.result(f"{label}: spatial scale of the biased Luce rule"
-                      + (" (misfit)" if misfit else ""),
-                      (f"misfit: {MISFIT}; " if misfit else "") + statement,
+        report.result(f"{label}: spatial scale of the biased Luce rule",
+                      f"{MISFIT}, so no scale is measured (the test was: {statement})"
+                      if misfit else statement if ok else
+                      f"{statement}; not identified here: " + "; ".join(why), misfit=misfit,
                       # a scale finer than the data resolve is never quoted
                       headline=None if misfit or f["scale"] < resolution else f["scale"] * px,
                       ci=None if misfit or f["scale"] < resolution else (
@@ -851,8 +852,8 @@ def two_task_verdict(label, fitted, result, statement):
                    "for both tasks."))
     misfit = bool(fs and fi and (fs.get("misfit") or fi.get("misfit")))
     if result:
-        report.result(result + (" (misfit)" if misfit else ""),
-                      (f"misfit: {MISFIT}; " if misfit else "") + statement,
+        report.result(result, f"{MISFIT}, so no radius is measured (the test was: "
+                      f"{statement})" if misfit else statement, misfit=misfit,
                       headline=None if misfit else fi.get("eps"),
                       ci=None if misfit else (fi.get("ci_low"), fi.get("ci_high")),
                       passed=overlap)
@@ -1361,6 +1362,7 @@ if results_df is not None:
 # %% tags=["hide-input"]
 fit_table = pd.DataFrame(fit_rows + ext_fits)
 fit_table["at_bound"] = fit_table["at_bound"].astype(bool)
+fit_table["misfit"] = fit_table.gof_p < choice.MISFIT_P
 report.table(fit_table, "fit")
 report.table(pd.DataFrame(weights), "fit_weights")
 ext_table = pd.DataFrame(external, columns=["model", "source", "task", "n", "bin", "trials",
@@ -1371,7 +1373,6 @@ report.text("file_verdicts", " ".join(file_verdicts) if file_verdicts else (
     "No results files were given in this build." if results_df is None else
     "The results files hold too few similarity trials or too few n for these analyses."),
             markdown=True)
-fit_table["misfit"] = fit_table["gof_p"] < choice.MISFIT_P
 censored = fit_table[fit_table.at_bound | fit_table.bound_params.fillna("").str.contains(
     "floor=0", regex=False)]
 misfits = fit_table[fit_table.misfit]

@@ -273,10 +273,12 @@ def test_resolution_is_stable_across_windows_on_a_known_kernel():
     assert ((upper.ci_low < 25 * math.log(20)) & (upper.ci_high > 25 * math.log(20))).all()
     st = years.window_stability(table, [300, 400, 500, 600])
     assert st["stable"] and not st["censored"]
+    assert not table.misfit.any()  # the right shape describes the kernel in every window
     # a kernel with no floor in the data: the fitted resolution grows with the window
     drift = years.resolution_by_window(noisy_profile((1 + d / 10.0) ** -1.5, d),
                                           [300, 400, 500, 600], 10, 3, shapes=("exp_floor",))
     assert not years.window_stability(drift, [300, 400, 500, 600])["stable"]
+    assert drift.misfit.all()  # and an exponential does not describe a power law
 
 
 def test_compare_shapes_picks_the_true_shape():

@@ -343,7 +343,9 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
     a bootstrap interval over units: the table that shows whether a number depends on the window.
 
     Columns: model, measure (the shape), window, resolution, ci_low, ci_high, at_bound (the fit
-    on all units hit a bound), boot_at_bound (share of refits that did).
+    on all units hit a bound), boot_at_bound (share of refits that did), gof_p and misfit (the
+    fit on all units against the kernel's standard errors, :func:`fit_shape`): a window whose
+    fit does not describe the kernel gives no measurement.
     """
     import pandas as pd
 
@@ -351,11 +353,12 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
 
     boots = [profile.similarity(temperature, u)
              for u in resamples(len(profile.sums), n_boot, seed)]
-    g = profile.similarity(temperature)
+    g, se = profile.similarity(temperature), profile.se(temperature)
     rows = []
     for shape in shapes:
         for w in windows:
-            fit = fit_shape(profile.distance, g, shape, min_distance=min_distance, max_distance=w)
+            fit = fit_shape(profile.distance, g, shape, min_distance=min_distance, max_distance=w,
+                            se=se)
             res, hit = [], []
             for gb in boots:
                 fb = fit_shape(profile.distance, gb, shape, min_distance=min_distance,
@@ -366,7 +369,8 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
             rows.append({"model": model, "measure": shape, "window": int(w),
                          "resolution": fit["resolution"], "ci_low": lo, "ci_high": hi,
                          "at_bound": bool(fit["at_bound"]),
-                         "boot_at_bound": bootstrap_at_bound(hit)})
+                         "boot_at_bound": bootstrap_at_bound(hit), "gof_p": fit["gof_p"],
+                         "misfit": bool(fit["misfit"])})
     return pd.DataFrame(rows)
 
 
@@ -1292,11 +1296,19 @@ def fig_windows(table, title: str):
                         lw=2.2 if sub.headline.any() else 1.2, label=label)
             cens = sub.at_bound.astype(bool).to_numpy()
             ax.plot(sub.window[cens], y[cens], "x", ms=9, color="0.2")
+            bad = (sub["misfit"].fillna(False).astype(bool).to_numpy() if "misfit" in sub
+                   else np.zeros(len(sub), bool))
+            ax.plot(sub.window[bad], y[bad], "o", ms=6, mfc="white", zorder=4,
+                    color=styles.get(measure, "0.3"))
         ax.plot([], [], "x", ms=9, color="0.2", label="fit on a bound (censored)")
-        ax.set_ylim(top=top * 1.2)
+        ax.plot([], [], "o", ms=6, mfc="white", color="0.2",
+                label="fit fails its goodness-of-fit test")
+        low = sub_all.ci_low[sub_all.ci_low > 0].clip(upper=top)
+        ax.set_yscale("log")  # before the limits: a linear autoscale may put the bottom below 0
+        ax.set_ylim(0.7 * float(low.min()) if len(low) else None, top * 1.2)
         ax.set(xlabel="kernel window $w$ (years; values above the axis are clipped to it)"
                if kind == "kernel" else "design window $|\\delta| \\leq w$ (years)",
-               ylabel="resolution (years)", yscale="log")
+               ylabel="resolution (years)")
     axes[0].set_title(f"{title}: kernel shapes")
     axes[1].set_title("two-reference design")
     splot.legend_outside(fig, axes, ncol=3)
