@@ -642,7 +642,7 @@ for k, tab in enumerate(ext_windows):
     ext_windows[k] = tab.assign(headline=tab.measure == h.measure)
 window_table = pd.concat([live_windows, *ext_windows], ignore_index=True)[
     ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline", "at_bound",
-     "boot_at_bound"]]
+     "boot_at_bound", "gof_p", "misfit"]]
 report.table(window_table, "resolution_by_window")
 report.table(ext_n, "external")
 temps_ext = years.temperature_from_results(tidy_rows, cfg["temperatures"]) \

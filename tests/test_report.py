@@ -115,6 +115,9 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     assert lines[5] == "* **effect: not run.** needs two seeds."
     assert lines[-1] == "* **What ran.** profile `quick`, seed 0"
     assert "nan" not in text.lower() and "paper_value" not in text
+    # a result beyond the paper names its reference value for what it is
+    assert report.reference({"result": "best similarity (new)"}) == "compared with"
+    assert report.reference({"result": "Theorem 1"}) == "the paper"
     with pytest.raises(ValueError, match="ran"):
         rep.box("  ")
 

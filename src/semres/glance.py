@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import (FRONT_COLUMNS, STATUSES, SUMMARY_COLUMNS, escape, fmt, measured,
+from .report import (FRONT_COLUMNS, STATUSES, SUMMARY_COLUMNS, escape, fmt, measured, reference,
                      plural, row_places, tally)
 
 #: the columns a summary.csv cannot do without (the tolerance columns are optional)
@@ -82,7 +82,7 @@ def _numbers(row: dict) -> str:
     paper = row.get("paper_value")
     if fmt(paper) != "—":
         tol = row.get("tolerance")
-        parts.append(f"paper {fmt(paper, places=row_places(row))}"
+        parts.append(f"{reference(row).removeprefix('the ')} {fmt(paper, places=row_places(row))}"
                      + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))
     z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
     if pd.notna(z):
@@ -96,8 +96,8 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     The status comes second so that it stays on screen on a phone; each result names the
     system it is about (the chapter's result name), then the claim tested.
     """
-    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper ± "
-             "tolerance; largest \\|z\\| |",
+    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper (or, for a new "
+             "result, compared with) ± tolerance; largest \\|z\\| |",
              "| --- | --- | --- | --- |"]
     for row in table.to_dict("records"):
         name = row["chapter"]

@@ -153,6 +153,12 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
     return "inconclusive"
 
 
+def reference(row: dict) -> str:
+    """What a row's ``paper_value`` is: the paper's number, or, for a result beyond the paper
+    (named "(new)"), the value it is compared with."""
+    return "compared with" if "(new)" in str(row.get("result", "")) else "the paper"
+
+
 class Report:
     """What one chapter reports: ``result`` rows, front ``point``\\ s, ``deviations``, numbers.
 
@@ -272,7 +278,8 @@ class Report:
                 text += f" This build: {number}" + ("" if _missing(row.get("ci_low")) else
                                                      " (95% interval)")
                 if not _missing(row.get("paper_value")):
-                    text += f"; the paper: {fmt(row['paper_value'], places=row_places(row))}"
+                    text += (f"; {reference(row)}: "
+                             f"{fmt(row['paper_value'], places=row_places(row))}")
                 text += "."
             if not _missing(row.get("check_max_z")):
                 text += (f" Check: largest \\|z\\| {fmt(row['check_max_z'], places=1)} "
