@@ -96,8 +96,8 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     The status comes second so that it stays on screen on a phone; each result names the
     system it is about (the chapter's result name), then the claim tested.
     """
-    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper (or, for a new "
-             "result, compared with) ± tolerance; largest \\|z\\| |",
+    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper or "
+             "compared with ± tolerance; largest \\|z\\| |",
              "| --- | --- | --- | --- |"]
     for row in table.to_dict("records"):
         name = row["chapter"]
