@@ -40,6 +40,27 @@ def test_a_moving_or_censored_measure_is_not_reported_and_says_why():
     assert "flattens" in years.window_verdict("m", head, flat, 100)
 
 
+def test_the_verdict_is_checked_for_every_choice_of_upper_windows():
+    kernel = window_table([30, 60, 120], [5, 5, 5], "kernel exp_floor")  # grows: never stable
+    # the crossover holds still over 200-300 only: one choice of windows finds it, two do not
+    moving = pd.concat([window_table([40, 120, 121], [3, 3, 3]), kernel])
+    kwargs = dict(best_kernel="kernel exp_floor", kernel_windows=(100, 200, 300),
+                  ref_windows=(100, 200, 300), kernel_stable=(100, 300), n_boot=100)
+    choices = years.window_choices(moving, ref_stable=(100, 300), **kwargs)
+    assert list(choices.upper_windows) == ["100–300", "200–300", "100–300", "200–300"]
+    assert choices.stable.tolist() == [False, True, False, False]
+    text = years.choice_verdict(choices)
+    assert text.startswith("The verdict depends") and "1 of 4 choices finds" in text
+    assert "chance crossover with design windows 200–300 (121 years)" in text
+    # a crossover that holds still everywhere: every choice agrees
+    still = pd.concat([window_table([80, 82, 81], [10, 10, 10]), kernel])
+    agree = years.window_choices(still, ref_stable=(200, 300), **kwargs)
+    assert agree.stable.all() and "does not depend" in years.choice_verdict(agree)
+    nothing = pd.concat([window_table([40, 120, 300], [3, 3, 3]), kernel])
+    none = years.window_choices(nothing, ref_stable=(200, 300), **kwargs)
+    assert not none.stable.any() and "no measure is stable" in years.choice_verdict(none)
+
+
 def test_too_few_resamples_decide_nothing():
     table = window_table([80, 82, 81], [10, 10, 10])
     head = years.headline_measure(table, best_kernel=None, ref_stable=(200, 300),

@@ -23,6 +23,7 @@ __all__ = [
     "exp_floor", "fit_exp_floor", "bootstrap_fit", "two_reference", "FittedKernel",
     "MeasuredKernel", "check_kernel", "SHAPES", "SHAPE_LABELS", "shape_resolution", "fit_shape",
     "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability",
+    "window_choices", "choice_verdict",
     "two_reference_counts", "fit_two_reference", "chance_crossover", "results_by_n",
     "two_reference_from_results", "fit_ball_measure", "MIN_BOOT", "PAPER_RANGE",
     "measure_name", "ref_by_window", "Headline", "headline_measure", "tail_trend",
@@ -779,6 +780,51 @@ def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stabl
     row = rows.iloc[-1].to_dict() if len(rows) else {}
     return Headline(chosen, decided and chosen in checks and checks[chosen]["stable"], decided,
                     tuple(reasons), row)
+
+
+def window_choices(table, *, best_kernel: str | None, kernel_windows, ref_windows, ref_stable,
+                   kernel_stable, n_boot: int) -> "pd.DataFrame":
+    """The verdict of :func:`headline_measure` for every choice of "upper windows": each run
+    of at least two windows that ends at the widest one, for the design and for the kernel
+    (the other kept at the chapter's choice, ``ref_stable`` or ``kernel_stable``). Whether the
+    resolution is identifiable must not hinge on that choice; this table says whether it does.
+    """
+    import pandas as pd
+
+    def upper(ws):
+        ws = sorted(ws)
+        return [(ws[i], ws[-1]) for i in range(len(ws) - 1)]
+
+    choices = [("design", r, tuple(kernel_stable)) for r in upper(ref_windows)]
+    if best_kernel is not None:
+        choices += [("kernel", tuple(ref_stable), k) for k in upper(kernel_windows)]
+    rows = []
+    for family, ref, kern in choices:
+        h = headline_measure(table, best_kernel=best_kernel, ref_stable=ref,
+                             kernel_stable=kern, n_boot=n_boot)
+        lo, hi = ref if family == "design" else kern
+        rows.append({"family": family, "upper_windows": f"{lo}–{hi}", "measure": h.measure,
+                     "stable": h.stable, "resolution": h.row.get("resolution") if h.stable
+                     else np.nan})
+    return pd.DataFrame(rows)
+
+
+def choice_verdict(choices) -> str:
+    """One sentence: does the identifiability verdict depend on which windows count as upper?"""
+    stable = choices[choices.stable]
+    if stable.empty:
+        return (f"The verdict does not depend on which windows count as upper: no measure is "
+                f"stable for any of the {len(choices)} choices (every run of two or more windows "
+                "ending at the widest, for the design and for the kernel).")
+    if len(stable) == len(choices):
+        return ("The verdict does not depend on which windows count as upper: a measure is "
+                f"stable for all {len(choices)} choices.")
+    found = "; ".join(f"the {measure_name(r.measure)} with {r.family} windows {r.upper_windows} "
+                      f"({r.resolution:.0f} years)" for r in stable.itertuples())
+    verb = "finds" if len(stable) == 1 else "find"
+    return (f"The verdict depends on which windows count as upper: {len(stable)} of "
+            f"{len(choices)} choices {verb} a stable measure, {found}; the others find none. "
+            "A resolution that exists only for some choices of window is not identified.")
 
 
 def tail_trend(distance, similarity, se, *, span: float = 200.0) -> dict:
