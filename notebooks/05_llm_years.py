@@ -460,7 +460,7 @@ choices = years.window_choices(live_windows, best_kernel=f"kernel {best_shape}",
                                kernel_windows=cfg["windows"], ref_windows=cfg["ref_windows"],
                                ref_stable=cfg["ref_stable"], kernel_stable=cfg["stable_windows"],
                                n_boot=cfg["window_boot"])
-robust = bool(choices.stable.all() or not choices.stable.any())
+robust = years.same_for_every_choice(choices)
 choice_text = years.choice_verdict(choices) if head.decided else ""
 report.text("window_choices", choice_text or "(With too few resamples no choice of windows "
             "is decided either.)")

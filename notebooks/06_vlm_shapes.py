@@ -491,18 +491,20 @@ def scale_verdict(label, f, px, resolution, design_hi, statement=None, agree=Non
                   unit="px"):
     """Whether the answers carry an identified spatial scale (see ``identification``), in
     words, and with a ``statement`` an overview row: reproduced when identified, differs when
-    not, no status (misfit) when the rule does not describe the answers."""
+    not, misfit when the rule does not describe the answers."""
     ok, why = identification(f, resolution, design_hi, agree, px, unit)
     misfit = f["gof_p"] < choice.MISFIT_P
     if statement:
-        report.result(f"{label}: spatial scale of the biased Luce rule",
-                      f"{MISFIT}, so no scale is measured (the test was: {statement})"
-                      if misfit else statement if ok else
-                      f"{statement}; not identified here: " + "; ".join(why), misfit=misfit,
-                      # a scale finer than the data resolve is never quoted
-                      headline=None if misfit or f["scale"] < resolution else f["scale"] * px,
-                      ci=None if misfit or f["scale"] < resolution else (
-                          f["scale_ci"][0] * px, f["scale_ci"][1] * px),
+        if misfit:
+            statement = f"{MISFIT}, so no scale is measured (the test was: {statement})"
+        elif not ok:
+            statement += "; not identified here: " + "; ".join(why)
+        report.result(f"{label}: spatial scale of the biased Luce rule", statement,
+                      misfit=misfit,
+                      # only an identified scale is quoted as a number
+                      headline=f["scale"] * px if ok and not misfit else None,
+                      ci=(f["scale_ci"][0] * px, f["scale_ci"][1] * px)
+                      if ok and not misfit else None,
                       passed=None if misfit else ok)
     fit_text = (f"{f['gof_test']} {f['gof_stat']:.1f} on {f['gof_df']} degrees of freedom, "
                 f"p = {f['gof_p']:.2g}")

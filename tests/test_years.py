@@ -47,18 +47,26 @@ def test_the_verdict_is_checked_for_every_choice_of_upper_windows():
     kwargs = dict(best_kernel="kernel exp_floor", kernel_windows=(100, 200, 300),
                   ref_windows=(100, 200, 300), kernel_stable=(100, 300), n_boot=100)
     choices = years.window_choices(moving, ref_stable=(100, 300), **kwargs)
-    assert list(choices.upper_windows) == ["100–300", "200–300", "100–300", "200–300"]
-    assert choices.stable.tolist() == [False, True, False, False]
+    # the chapter's own choice (100-300 for both) appears once, among the design rows
+    assert list(choices.upper_windows) == ["100–300", "200–300", "200–300"]
+    assert choices.stable.tolist() == [False, True, False]
+    assert not years.same_for_every_choice(choices)
     text = years.choice_verdict(choices)
-    assert text.startswith("The verdict depends") and "1 of 4 choices finds" in text
+    assert text.startswith("The verdict depends") and "1 of 3 choices finds" in text
     assert "chance crossover with design windows 200–300 (121 years)" in text
     # a crossover that holds still everywhere: every choice agrees
     still = pd.concat([window_table([80, 82, 81], [10, 10, 10]), kernel])
     agree = years.window_choices(still, ref_stable=(200, 300), **kwargs)
     assert agree.stable.all() and "does not depend" in years.choice_verdict(agree)
+    assert years.same_for_every_choice(agree)
+    # every choice finds a stable measure, but not the same one: the verdict depends on it
+    mixed = agree.assign(measure=["chance crossover", "two-reference fit", "chance crossover"])
+    assert not years.same_for_every_choice(mixed)
+    assert "not the same measure" in years.choice_verdict(mixed)
     nothing = pd.concat([window_table([40, 120, 300], [3, 3, 3]), kernel])
     none = years.window_choices(nothing, ref_stable=(200, 300), **kwargs)
     assert not none.stable.any() and "no measure is stable" in years.choice_verdict(none)
+    assert years.same_for_every_choice(none)
 
 
 def test_too_few_resamples_decide_nothing():

@@ -23,7 +23,7 @@ __all__ = [
     "exp_floor", "fit_exp_floor", "bootstrap_fit", "two_reference", "FittedKernel",
     "MeasuredKernel", "check_kernel", "SHAPES", "SHAPE_LABELS", "shape_resolution", "fit_shape",
     "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability",
-    "window_choices", "choice_verdict",
+    "window_choices", "same_for_every_choice", "choice_verdict",
     "two_reference_counts", "fit_two_reference", "chance_crossover", "results_by_n",
     "two_reference_from_results", "fit_ball_measure", "MIN_BOOT", "PAPER_RANGE",
     "measure_name", "ref_by_window", "Headline", "headline_measure", "tail_trend",
@@ -796,8 +796,9 @@ def window_choices(table, *, best_kernel: str | None, kernel_windows, ref_window
         return [(ws[i], ws[-1]) for i in range(len(ws) - 1)]
 
     choices = [("design", r, tuple(kernel_stable)) for r in upper(ref_windows)]
-    if best_kernel is not None:
-        choices += [("kernel", tuple(ref_stable), k) for k in upper(kernel_windows)]
+    if best_kernel is not None:  # the chapter's own choice is already among the design rows
+        choices += [("kernel", tuple(ref_stable), k) for k in upper(kernel_windows)
+                    if k != tuple(kernel_stable)]
     rows = []
     for family, ref, kern in choices:
         h = headline_measure(table, best_kernel=best_kernel, ref_stable=ref,
@@ -809,6 +810,13 @@ def window_choices(table, *, best_kernel: str | None, kernel_windows, ref_window
     return pd.DataFrame(rows)
 
 
+def same_for_every_choice(choices) -> bool:
+    """Whether every choice of upper windows gives the same verdict: none finds a stable
+    measure, or all find the same one."""
+    stable = choices[choices.stable]
+    return stable.empty or (len(stable) == len(choices) and stable.measure.nunique() == 1)
+
+
 def choice_verdict(choices) -> str:
     """One sentence: does the identifiability verdict depend on which windows count as upper?"""
     stable = choices[choices.stable]
@@ -816,15 +824,18 @@ def choice_verdict(choices) -> str:
         return (f"The verdict does not depend on which windows count as upper: no measure is "
                 f"stable for any of the {len(choices)} choices (every run of two or more windows "
                 "ending at the widest, for the design and for the kernel).")
-    if len(stable) == len(choices):
-        return ("The verdict does not depend on which windows count as upper: a measure is "
-                f"stable for all {len(choices)} choices.")
+    if same_for_every_choice(choices):
+        return ("The verdict does not depend on which windows count as upper: the "
+                f"{measure_name(stable.measure.iloc[0])} is stable for all {len(choices)} "
+                "choices.")
     found = "; ".join(f"the {measure_name(r.measure)} with {r.family} windows {r.upper_windows} "
                       f"({r.resolution:.0f} years)" for r in stable.itertuples())
     verb = "finds" if len(stable) == 1 else "find"
+    rest = ("the others find none" if len(stable) < len(choices) else
+            "not the same measure for every choice")
     return (f"The verdict depends on which windows count as upper: {len(stable)} of "
-            f"{len(choices)} choices {verb} a stable measure, {found}; the others find none. "
-            "A resolution that exists only for some choices of window is not identified.")
+            f"{len(choices)} choices {verb} a stable measure, {found}; {rest}. A resolution "
+            "that depends on the choice of window is not identified.")
 
 
 def tail_trend(distance, similarity, se, *, span: float = 200.0) -> dict:
