@@ -12,24 +12,37 @@ so one trial already averages over the model's choice and the estimate has small
   its own similarity is g(0), and the other n - 1 items are fresh draws.
 - If every similarity is 0 the choice is uniform, 1/n per item.
 
-Trials run in fixed-size blocks (bounded memory), each with its own random stream spawned from
-``seed`` by ``numpy.random.SeedSequence``; blocks run on a thread pool (numpy releases the GIL)
-and are summed in block order, so the same seed gives the same number whatever the thread count.
-Continuous spaces work in float32: rounding at the ball's edge and float32 distance ties move
-the mean by well under 1e-6, far below any standard error within reach. Discrete spaces keep
-their float64 distances, so their ties are exactly the ties of the matrix.
+Trials run in fixed-size blocks (bounded memory), each with its own numpy ``PCG64`` stream
+spawned from ``seed`` by ``numpy.random.SeedSequence``; blocks run on ``threads`` threads and
+are summed in block order, so the same seed gives the same number whatever the thread count.
+
+Each block runs in compiled (numba) code that holds no Python lock, so threads scale with the
+cores. The circle, the segment and discrete spaces with a constant or linear kernel are drawn
+inside one compiled call per block, straight from the block's ``PCG64`` with numpy's own
+conversions: the same random numbers the spaces' ``distances`` draw, without a trip through
+Python per step. Any other space or kernel (the sphere, the exponential, a custom ``Space``, a
+callable, :class:`semres.kernels.Slotwise`) takes the general path: numpy draws the distances
+and evaluates the kernel step by step (its vectorised arccos and exp beat a compiled scalar
+loop), and the same compiled loop scores them. Continuous spaces draw float32 uniforms (24
+random bits): float32 distance ties move the mean by well under 1e-6, far below any standard
+error within reach. Discrete spaces keep their float64 distances, so their ties are exactly the
+ties of the matrix. Luce masses are summed in float64.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from dataclasses import dataclass
 
+import numba
 import numpy as np
+from numba.np.random.generator_core import next_uint64
 
 from . import kernels as _kernels
+from . import spaces as _spaces
 from .spaces import Discrete, Space
 from .profiles import Settings, positive_ints, require
 
@@ -37,8 +50,7 @@ __all__ = ["Estimate", "luce_success", "exact_two_item", "TASKS"]
 
 TASKS = ("similarity", "identification")
 
-#: items x trials per step: every temporary stays below glibc's mmap threshold (128 KiB), so
-#: buffers are reused from the heap instead of being page-faulted in afresh, and in cache
+#: items x trials per step: a step's buffers stay in the core's cache
 STEP_ELEMENTS = 1 << 14
 #: steps per block; a block (one random stream, one task for the thread pool) is the unit of
 #: seeding, so block sizes depend only on (task, n), never on the thread count
@@ -93,55 +105,323 @@ def _similarities(kernel, d: np.ndarray, checked: bool, event: tuple = ()) -> np
     return g
 
 
-def _similarity_mass(d: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Luce mass on the nearest item(s), per trial; d and g are (n, m).
+# --------------------------------------------------------------------------- compiled loops
+#
+# numpy's error model: a float division by zero gives inf/nan instead of raising, so the loops
+# carry no checks and vectorise (no loop below divides by zero). nogil: the thread pool runs
+# blocks in parallel. Arrays are flat, item j of trial t at [j * m + t] (numpy's (k, m) order).
 
-    Branch- and mask-free (masked numpy operations are slow): with z = 1 where every g is 0,
-    mass = (correct + z * count / n) / (total + z), which is correct / total when z = 0 (adding
-    0 is exact) and the uniform choice's count / n on the tied-nearest set when z = 1.
-    """
-    n = d.shape[0]
-    if n == 2:
-        d0, d1 = d
-        total = g[0] + g[1]
-        correct = total - (d0 < d1) * g[1]
-        correct -= (d1 < d0) * g[0]
-        count = (d0 == d1).astype(total.dtype)
-        count += 1  # 1, or 2 when tied
+_JIT = dict(nogil=True, cache=True, error_model="numpy")
+_CIRCLE, _SEGMENT, _POINTS, _WEIGHTED = range(4)
+_CONSTANT, _LINEAR, _GIVEN = range(3)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
+_FLOAT_BITS = np.uint32(8)
+_TO_FLOAT = np.float32(1.0 / 16777216.0)  # numpy's next_float: (uint32 >> 8) * 2**-24
+_DOUBLE_BITS = np.uint64(11)
+_TO_DOUBLE = 1.0 / 9007199254740992.0  # numpy's next_double: (uint64 >> 11) * 2**-53
+_NO_MATRIX = np.zeros((1, 1))
+_NO_MATRIX.setflags(write=False)  # the type of Discrete.matrix: one compiled signature
+_NO_CDF = np.ones(1)
+
+
+@numba.njit(**_JIT)
+def _next32(bitgen, carry):
+    """numpy's ``next_uint32`` for PCG64: a 64-bit word serves two draws, low half first;
+    the high half waits in ``carry`` = [has one, value]."""
+    if carry[0]:
+        carry[0] = 0
+        return np.uint32(carry[1])
+    x = next_uint64(bitgen)
+    carry[0] = 1
+    carry[1] = x >> _32
+    return np.uint32(x & _LOW32)
+
+
+@numba.njit(**_JIT)
+def _uniforms(bitgen, out, count, carry, scale=1.0):
+    """out[:count] = ``Generator.random(count, dtype=np.float32)`` as float64, times
+    ``scale`` (a power of two keeps them exact)."""
+    i = 0
+    if count > 0 and carry[0]:
+        out[0] = np.float32(_next32(bitgen, carry) >> _FLOAT_BITS) * _TO_FLOAT * scale
+        i = 1
+    while i + 1 < count:
+        x = next_uint64(bitgen)
+        out[i] = np.float32(np.uint32(x & _LOW32) >> _FLOAT_BITS) * _TO_FLOAT * scale
+        out[i + 1] = np.float32(np.uint32(x >> _32) >> _FLOAT_BITS) * _TO_FLOAT * scale
+        i += 2
+    if i < count:
+        out[i] = np.float32(_next32(bitgen, carry) >> _FLOAT_BITS) * _TO_FLOAT * scale
+
+
+@numba.njit(**_JIT)
+def _points(bitgen, out, count, size, weighted, cdf, carry):
+    """out[:count] = ``Discrete.sample``: ``Generator.integers(0, size)`` (numpy's Lemire
+    rejection on 32-bit draws), or with weights the search of a ``Generator.random()`` double
+    in the cumulative weights (side="right", so zero-weight points are never drawn)."""
+    if weighted:
+        for i in range(count):
+            u = np.float64(next_uint64(bitgen) >> _DOUBLE_BITS) * _TO_DOUBLE
+            lo, hi = 0, size
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cdf[mid] <= u:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[i] = min(lo, size - 1)
+        return
+    if size == 1:  # numpy draws nothing for a range of one value
+        out[:count] = 0
+        return
+    span = np.uint64(size)
+    threshold = (np.uint64(1) << _32) % span  # (2**32 - size) % size
+    for i in range(count):
+        m = np.uint64(_next32(bitgen, carry)) * span
+        if (m & _LOW32) < span:
+            while (m & _LOW32) < threshold:
+                m = np.uint64(_next32(bitgen, carry)) * span
+        out[i] = np.int64(m >> _32)
+
+
+@numba.njit(**_JIT)
+def _distances(bitgen, space, k, m, u, points, size, cdf, matrix, d, carry):
+    """d[:k * m] = the space's ``distances(rng, k, m)``, drawn the way numpy draws them."""
+    if space == _CIRCLE:  # d ~ U[0, 1/2]
+        _uniforms(bitgen, d, k * m, carry, 0.5)
+    elif space == _SEGMENT:  # the probe, then the items
+        _uniforms(bitgen, u, (k + 1) * m, carry)
+        for j in range(k):
+            for t in range(m):
+                d[j * m + t] = abs(u[(j + 1) * m + t] - u[t])
     else:
-        total = g.sum(axis=0)
-        nearest = d == d.min(axis=0)
-        correct = (nearest * g).sum(axis=0)
-        count = None
-    z = (total == 0).astype(total.dtype)
-    if count is None:
-        # the tie count only matters where every g is 0; skip the pass when none is
-        count = nearest.sum(axis=0, dtype=total.dtype) if z.any() else 0
-    total += z
-    z *= count
-    z *= 1 / n
-    correct += z
-    return np.divide(correct, total, out=correct)
+        _points(bitgen, points, (k + 1) * m, size, space == _WEIGHTED, cdf, carry)
+        for j in range(k):
+            for t in range(m):
+                d[j * m + t] = matrix[points[(j + 1) * m + t], points[t]]
 
 
-def _identification_mass(g_others: np.ndarray, g_self) -> np.ndarray:
-    """Luce mass on the copied item, per trial; g_others is (n - 1, m). Same zero trick."""
-    n = g_others.shape[0] + 1
-    total = g_others.sum(axis=0)
-    total += g_self
-    z = (total == 0).astype(total.dtype)
-    total += z
-    z *= 1 / n
-    z += g_self
-    return np.divide(z, total, out=z)
+@numba.njit(inline="always", **_JIT)
+def _constant(x, eps, delta):
+    return 1.0 if x <= eps else delta
 
 
-def _moments(mass: np.ndarray) -> tuple[float, float]:
-    """Sum and sum of squares, in float64 (no BLAS dot: its threads would fight the pool)."""
-    mass = mass.astype(np.float64)
-    s = float(mass.sum())
-    np.square(mass, out=mass)
-    return s, float(mass.sum())
+@numba.njit(inline="always", **_JIT)
+def _linear(x, slope):
+    return max(0.0, x * slope + 1.0)
+
+
+@numba.njit(**_JIT)
+def _kernel(kind, a, b, d, g, count):
+    """g = the built-in kernel of d: constant (a = eps, b = delta) or linear (a = -1 / eps)."""
+    if kind == _CONSTANT:
+        for i in range(count):
+            g[i] = _constant(d[i], a, b)
+    else:
+        for i in range(count):
+            g[i] = _linear(d[i], a)
+
+
+@numba.njit(inline="always", **_JIT)
+def _pair(d0, d1, g0, g1):
+    """The Luce mass on the nearer of two items (on both when tied).
+
+    Branch-free: with z = 1 where every g is 0, mass = (correct + z * count / n) / (total + z),
+    which is correct / total when z = 0 and the uniform choice's count / n on the nearest (or
+    copied) set when z = 1; :func:`_luce` uses the same form for any n.
+    """
+    total = g0 + g1
+    correct = total - (g1 if d0 < d1 else 0.0) - (g0 if d1 < d0 else 0.0)
+    z = 1.0 if total == 0.0 else 0.0
+    count = 2.0 if d0 == d1 else 1.0
+    return (correct + z * count * 0.5) / (total + z)
+
+
+@numba.njit(**_JIT)
+def _luce(similarity, n, m, d, g, kind, a, b, g_self, mass, work):
+    """mass[:m] = the Luce mass on the correct answer of each trial; ``work`` is (3, m) scratch.
+
+    Similarity (n items): the nearest item(s) are correct; identification (the n - 1 other
+    items in d): the copy, of similarity ``g_self``. The similarities are ``g`` (kind
+    ``_GIVEN``), or the built-in kernel ``kind`` of d, evaluated in the same loop (one loop
+    per kernel, so that each vectorises).
+    """
+    if similarity and n == 2:
+        if kind == _CONSTANT:
+            for t in range(m):
+                mass[t] = _pair(d[t], d[m + t], _constant(d[t], a, b),
+                                _constant(d[m + t], a, b))
+        elif kind == _LINEAR:
+            for t in range(m):
+                mass[t] = _pair(d[t], d[m + t], _linear(d[t], a), _linear(d[m + t], a))
+        else:
+            for t in range(m):
+                mass[t] = _pair(d[t], d[m + t], np.float64(g[t]), np.float64(g[m + t]))
+        return
+    total = work[0]
+    total[:m] = 0.0 if similarity else g_self
+    for j in range(n if similarity else n - 1):
+        if kind == _CONSTANT:
+            for t in range(m):
+                total[t] += _constant(d[j * m + t], a, b)
+        elif kind == _LINEAR:
+            for t in range(m):
+                total[t] += _linear(d[j * m + t], a)
+        else:
+            for t in range(m):
+                total[t] += g[j * m + t]
+    if not similarity:
+        for t in range(m):
+            z = 1.0 if total[t] == 0.0 else 0.0
+            mass[t] = (g_self + z / n) / (total[t] + z)
+        return
+    nearest, correct = work[1], work[2]  # n > 2 items: g given
+    nearest[:m] = d[:m]
+    for j in range(1, n):
+        for t in range(m):
+            nearest[t] = min(nearest[t], d[j * m + t])
+    correct[:m] = 0.0
+    mass[:m] = 0.0  # the count of nearest items, for now
+    for j in range(n):
+        for t in range(m):
+            near = d[j * m + t] == nearest[t]
+            correct[t] += g[j * m + t] if near else 0.0
+            mass[t] += 1.0 if near else 0.0
+    for t in range(m):
+        z = 1.0 if total[t] == 0.0 else 0.0
+        mass[t] = (correct[t] + z * mass[t] / n) / (total[t] + z)
+
+
+@numba.njit(**_JIT)
+def _moments(x, m):
+    """(sum, sum of squares) of x[:m] in eight fixed lanes: independent chains that run at
+    full speed yet add in the same order on every machine."""
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    q0 = q1 = q2 = q3 = q4 = q5 = q6 = q7 = 0.0
+    full = m - m % 8
+    for t in range(0, full, 8):
+        x0, x1, x2, x3 = x[t], x[t + 1], x[t + 2], x[t + 3]
+        x4, x5, x6, x7 = x[t + 4], x[t + 5], x[t + 6], x[t + 7]
+        s0 += x0
+        s1 += x1
+        s2 += x2
+        s3 += x3
+        s4 += x4
+        s5 += x5
+        s6 += x6
+        s7 += x7
+        q0 += x0 * x0
+        q1 += x1 * x1
+        q2 += x2 * x2
+        q3 += x3 * x3
+        q4 += x4 * x4
+        q5 += x5 * x5
+        q6 += x6 * x6
+        q7 += x7 * x7
+    for t in range(full, m):
+        s0 += x[t]
+        q0 += x[t] * x[t]
+    return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)),
+            ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7)))
+
+
+@numba.njit(**_JIT)
+def _score(similarity, n, d, g, g_self):
+    """(sum, sum of squares) of the Luce masses of one step the general path drew: d and g
+    flat, k items x m trials (both float32, or both float64)."""
+    m = d.size // (n if similarity else n - 1)
+    mass = np.empty(m)
+    _luce(similarity, n, m, d, g, _GIVEN, 0.0, 0.0, g_self, mass, np.empty((3, m)))
+    return _moments(mass, m)
+
+
+@numba.njit(**_JIT)
+def _block(bitgen, trials, step, similarity, n, space, size, cdf, matrix, kind, a, b, g_self):
+    """(sum, sum of squares) of the Luce masses of ``trials`` trials of a built-in space and
+    kernel, drawn from ``bitgen`` in steps of ``step`` trials, as the general path would."""
+    k = n if similarity else n - 1
+    probe = space == _SEGMENT or space == _POINTS or space == _WEIGHTED
+    discrete = space == _POINTS or space == _WEIGHTED
+    u = np.empty((k + 1) * step if probe and not discrete else 0)
+    points = np.empty((k + 1) * step if discrete else 0, np.int64)
+    given = similarity and n > 2  # the nearest of n > 2 items: g once, into an array
+    d, g = np.empty(k * step), np.empty(k * step if given else 0)
+    mass, work = np.empty(step), np.empty((3, step))
+    carry = np.zeros(2, np.uint64)
+    total = total_sq = 0.0
+    for start in range(0, trials, step):
+        m = min(step, trials - start)
+        _distances(bitgen, space, k, m, u, points, size, cdf, matrix, d, carry)
+        if given:
+            _kernel(kind, a, b, d, g, k * m)
+        _luce(similarity, n, m, d, g, _GIVEN if given else kind, a, b, g_self, mass, work)
+        s, q = _moments(mass, m)
+        total += s
+        total_sq += q
+    return total, total_sq
+
+
+def _compiled(space, kernel):
+    """The compiled draw's arguments (space, size, cdf, matrix, kind, a, b) for a built-in
+    space and kernel, or None for the general path."""
+    kind = {_kernels.Constant: _CONSTANT, _kernels.Linear: _LINEAR}.get(type(kernel))
+    code = {_spaces.Circle: _CIRCLE, _spaces.Segment: _SEGMENT}.get(type(space))
+    if kind is None or (code is None and type(space) is not Discrete):
+        return None
+    a, b = (kernel.eps, kernel.delta) if kind == _CONSTANT else (-1.0 / kernel.eps, 0.0)
+    if code is not None:
+        return code, 0, _NO_CDF, _NO_MATRIX, kind, a, b
+    code = _POINTS if space._uniform else _WEIGHTED
+    return code, len(space), space._cdf, space.matrix, kind, a, b
+
+
+def _run_blocks(run, count: int, threads: int, bar=None) -> list:
+    """[run(0), ..., run(count - 1)] on ``threads`` threads, the calling thread one of them.
+
+    Each thread takes the next block from a shared counter until none is left: no future, no
+    queue and no wake-up of a waiting thread per block (a thread pool's map cost 8 % of the
+    speed on two cores). An error or Ctrl-C in any thread stops the others after their
+    current block, and is raised here. ``bar`` (a tqdm bar) advances from this thread only.
+    """
+    results = [None] * count
+    following = itertools.count()
+    finished = itertools.count(1)
+    stop: list = []
+
+    def work(report: bool) -> None:
+        for i in following:
+            if i >= count or stop:
+                return
+            results[i] = run(i)
+            done = next(finished)
+            if report and bar is not None:
+                bar.update(done - bar.n)
+
+    def helper() -> None:
+        try:
+            work(False)
+        except BaseException as err:  # noqa: BLE001 - handed to the calling thread
+            stop.append(err)
+
+    helpers = [threading.Thread(target=helper, daemon=True)
+               for _ in range(min(threads, count) - 1)]
+    for thread in helpers:
+        thread.start()
+    try:
+        work(True)
+    except BaseException:
+        stop.append(None)
+        raise
+    finally:
+        for thread in helpers:
+            thread.join()
+    errors = [err for err in stop if err is not None]
+    if errors:
+        raise errors[0]
+    if bar is not None:
+        bar.update(count - bar.n)
+    return results
 
 
 def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
@@ -173,7 +453,8 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     threads = _int(threads, "threads", 1)
 
     checked = isinstance(kernel, _BUILTIN)
-    k = n if task == "similarity" else n - 1
+    similarity = task == "similarity"
+    k = n if similarity else n - 1
     step = max(64, STEP_ELEMENTS // k)
     block = step * BLOCK_STEPS
     sizes = [block] * (trials // block) + ([trials % block] if trials % block else [])
@@ -182,44 +463,45 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     streams = [np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i),
                                       pool_size=root.pool_size) for i in range(len(sizes))]
     event = tuple(getattr(space, "event_shape", ()))
-    g_self = None
-    if task == "identification":
+    g_self = 0.0
+    if not similarity:
         zero = np.zeros((1, *event), dtype=np.float64 if space.discrete else np.float32)
-        g_self = _similarities(kernel, zero, checked, event)[0]
+        g_self = float(_similarities(kernel, zero, checked, event)[0])
+    compiled = _compiled(space, kernel)
 
     def run(i: int) -> tuple[float, float]:
-        rng = np.random.Generator(np.random.PCG64(streams[i]))
+        bitgen = np.random.PCG64(streams[i])
+        if compiled is not None:
+            return _block(bitgen, sizes[i], step, similarity, n, *compiled, g_self)
+        rng = np.random.Generator(bitgen)
         total = total_sq = 0.0
         for start in range(0, sizes[i], step):
             d = space.distances(rng, k, min(step, sizes[i] - start))
             g = _similarities(kernel, d, checked, event)
             if event:  # composite space: the nearest item is judged on the combined distance
                 d = space.combine(d)
-            mass = _similarity_mass(d, g) if g_self is None else _identification_mass(g, g_self)
-            s, q = _moments(mass)
+            d, g = np.ravel(d), np.ravel(g)
+            if not d.dtype == g.dtype == np.float32:
+                d, g = d.astype(np.float64, copy=False), g.astype(np.float64, copy=False)
+            s, q = _score(similarity, n, d, g, g_self)
             total += s
             total_sq += q
         return total, total_sq
 
-    indices = range(len(sizes))
-    if threads == 1 or len(sizes) == 1:
-        parts = map(run, indices)
-        pool = None
-    else:
-        pool = ThreadPoolExecutor(max_workers=min(threads, len(sizes)))
-        parts = pool.map(run, indices)
-    try:
-        if progress:
-            from tqdm.auto import tqdm
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
 
-            parts = tqdm(parts, total=len(sizes), desc=f"{task} n={n}", leave=False)
-        total = total_sq = 0.0
-        for s, q in parts:
-            total += s
-            total_sq += q
+        bar = tqdm(total=len(sizes), desc=f"{task} n={n}", leave=False)
+    try:
+        parts = _run_blocks(run, len(sizes), threads, bar)
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        if bar is not None:
+            bar.close()
+    total = total_sq = 0.0
+    for s, q in parts:  # in block order: the same sum whatever the thread count
+        total += s
+        total_sq += q
     mean = total / trials
     var = max(0.0, (total_sq - trials * mean * mean) / (trials - 1))
     return Estimate(mean=mean, stderr=math.sqrt(var / trials), trials=trials)
