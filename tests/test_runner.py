@@ -242,3 +242,28 @@ def test_a_damaged_cache_entry_is_recomputed_not_loaded(tmp_path, monkeypatch, c
     assert calls == [500, 500]  # and rewritten: the next call loads it
     damaged = [r.getMessage() for r in caplog.records if "damaged cache entry" in r.getMessage()]
     assert len(damaged) == 1 and "ramp(500, 0.5)" in damaged[0] and "\n" not in damaged[0]
+
+
+def test_the_reproducibility_page_quotes_the_engine_benchmark(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    build = tmp_path / "build"
+    assert "Not measured for this build" in runner.provenance(build)
+    spec = importlib.util.spec_from_file_location("bench_engine",
+                                                  ROOT / "benchmarks" / "bench_engine.py")
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_engine", bench)  # its processes find it by name
+    spec.loader.exec_module(bench)
+    record = build / "benchmarks" / "engine.json"
+    bench.main(["--trials", "600000", "--baseline-trials", "100000", "--repeats", "1",
+                "--no-others", "--record", str(record)])
+    printed = capsys.readouterr().out
+    for figure in ("engine, 1 thread", "threads / 1 thread", "PCG64 draws alone",
+                   "straightforward numpy", "engine / PCG64 limit"):
+        assert figure in printed
+    figures = json.loads(record.read_text())
+    page = runner.provenance(build)
+    assert "## Monte Carlo engine" in page and "Not measured" not in page
+    one = figures["rates"]["engine, 1 thread"] / 1e6
+    assert f"| engine, 1 thread | {one:.1f} |" in page
+    assert f"reaches {figures['ratio_limit']:.2f} of the speed of its random numbers" in page

@@ -30,8 +30,9 @@ from semres.book import build_dir, repo_root
 from semres.profiles import PROFILES, check_parameters
 
 CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
-VERSIONED = ("semres", "numpy", "scipy", "sympy", "pandas", "matplotlib", "torch", "transformers",
-             "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb", "sphinx")
+VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",
+             "transformers", "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb",
+             "sphinx")
 
 
 STOP_GRACE = 3.0  # seconds a stopped kernel gets to exit before it is killed outright
@@ -635,6 +636,33 @@ def _cache_text(cache: dict | None) -> tuple[str, str]:
     return ", ".join(short) or "none", "; ".join(detail)
 
 
+def engine_figures(build: Path) -> list[str]:
+    """Markdown lines: the Monte Carlo engine's throughput as ``benchmarks/bench_engine.py``
+    last recorded it in ``<build>/benchmarks/engine.json``."""
+    lines = ["## Monte Carlo engine", ""]
+    try:
+        rec = json.loads((build / "benchmarks" / "engine.json").read_text())
+        rates, spread = rec["rates"], rec["spread"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return lines + ["Not measured for this build: `python benchmarks/bench_engine.py` "
+                        "(which `make book` runs first) records the figures here."]
+    before, after = rec["load_before"][0], rec["load_after"][0]
+    lines += [f"Two-item similarity trials on the circle per second, measured by "
+              f"`benchmarks/bench_engine.py` on {rec['when']} (commit `{rec['commit']}`, "
+              f"{rec['machine']}; best of {rec['repeats']}, load average {before:.2f} before "
+              f"and {after:.2f} after; the spread is the slowest over the fastest timing).", "",
+              "| Run | Million trials/s | Spread |", "| --- | --- | --- |"]
+    lines += [f"| {name} | {rate / 1e6:.1f} | {spread[name]:.2f} |"
+              for name, rate in rates.items()]
+    threads = rec["threads"]
+    lines += ["", f"{threads} threads run {rec['ratio_threads']:.2f} times as fast as one "
+              f"({threads} separate processes: {rec['ratio_processes']:.2f} times, the "
+              f"machine's own scaling); the engine reaches {rec['ratio_limit']:.2f} of the "
+              f"speed of its random numbers alone, and {rec['ratio_numpy']:.0f} times that of "
+              "a straightforward numpy implementation."]
+    return lines
+
+
 def provenance(build: Path, seconds: float | None = None) -> str:
     """Markdown: versions, commit, machine, build time, and for each chapter its profile, seed,
     wall time, device and the cached results it reused."""
@@ -684,4 +712,5 @@ def provenance(build: Path, seconds: float | None = None) -> str:
             lines.append(f"| {name} | {metadata.version(name)} |")
         except metadata.PackageNotFoundError:
             lines.append(f"| {name} | not installed |")
+    lines += ["", *engine_figures(build)]
     return "\n".join(lines) + "\n"
