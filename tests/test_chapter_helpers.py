@@ -15,9 +15,13 @@ def test_save_table_writes_atomically_under_the_results_dir(tmp_path, monkeypatc
 
 
 def test_cache_lives_under_the_build_dir_keyed_by_the_code(tmp_path, monkeypatch):
+    from semres import fingerprint, theory
+
     monkeypatch.setenv("SEMRES_BUILD_DIR", str(tmp_path))
-    location = str(book.cache().location)
-    assert location.startswith(str(tmp_path / "cache")) and book.code_version() in location
+    assert book.cache().location == str(tmp_path / "cache")
+    assert book.cache().cache(theory.front)(0.75) == theory.front(0.75)
+    (entry,) = (tmp_path / "cache").rglob("output.pkl")
+    assert entry.relative_to(tmp_path / "cache").parts[0] == fingerprint.digest(theory.front)
 
 
 def test_torch_device_auto_follows_cuda_availability_and_rejects_bad_names(monkeypatch):

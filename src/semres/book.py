@@ -57,22 +57,62 @@ def _memory(location: str):
     return joblib.Memory(location, verbose=0)
 
 
-@lru_cache(maxsize=None)
-def code_version() -> str:
-    """A digest of the package's own source: results cached by older code are never reused."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
+def _argument_types(args, kwargs) -> tuple:
+    """The classes of the arguments and of the items of list, tuple, set and dict arguments:
+    a result depends on their methods too (the key keeps those of the project's own)."""
+    found = {}
+    for value in (*args, *kwargs.values()):
+        found[type(value)] = None
+        if isinstance(value, (list, tuple, set, frozenset)):
+            found.update(dict.fromkeys(map(type, value)))
+        elif isinstance(value, dict):
+            found.update(dict.fromkeys(map(type, value.values())))
+    return tuple(found)
 
 
-def cache():
-    """A ``joblib.Memory`` under ``<build>/cache``: heavy results keyed by their arguments.
+class Cache:
+    """Heavy results on disk under ``<build>/cache``: ``cache().cache(fn)(*args)``.
 
-    joblib notices edits to a cached function but not to the helpers it calls, so the cache
-    folder is also keyed by :func:`code_version`. A damaged entry (a truncated or unreadable
-    ``output.pkl``) fails to load, and joblib then recomputes and rewrites it; its warning, a
-    full traceback on the chapter's page, is cut here to one line saying so.
+    An entry is keyed by the code it depends on and by its arguments: it lives under
+    ``<build>/cache/<digest>/``, where the digest (:func:`semres.fingerprint.digest`) covers
+    ``fn``'s own code, every function, class and constant of the project it reaches, the
+    package data files they name and the classes of its arguments, and joblib keys the
+    arguments within. Editing code ``fn`` does not reach (another experiment, a figure, any
+    docstring) reuses the entry; editing code it reaches computes a new one. ``depends_on``
+    names what a static reading cannot see (a function looked up by name at run time).
+    """
+
+    def __init__(self, location):
+        self.location = str(location)
+
+    def cache(self, fn=None, *, ignore=None, depends_on=()):
+        if fn is None:  # as a decorator with arguments
+            return lambda f: self.cache(f, ignore=ignore, depends_on=depends_on)
+        return _Cached(self.location, fn, ignore, tuple(depends_on))
+
+
+class _Cached:
+    def __init__(self, location: str, fn, ignore, depends_on: tuple):
+        self.location, self.fn, self.ignore, self.depends_on = location, fn, ignore, depends_on
+        self.__wrapped__ = fn
+
+    def key(self, *args, **kwargs) -> str:
+        """The code digest that keys a call with these arguments."""
+        from .fingerprint import digest
+
+        return digest(self.fn, *self.depends_on, *_argument_types(args, kwargs))
+
+    def __call__(self, *args, **kwargs):
+        memory = _memory(str(Path(self.location) / self.key(*args, **kwargs)))
+        return memory.cache(self.fn, ignore=self.ignore)(*args, **kwargs)
+
+
+def cache() -> Cache:
+    """The on-disk cache of heavy results (trained networks, embeddings), see :class:`Cache`.
+
+    A damaged entry (a truncated or unreadable ``output.pkl``) fails to load, and joblib then
+    recomputes and rewrites it; its warning, a full traceback on the chapter's page, is cut
+    here to one line saying so.
     """
     import logging
 
@@ -88,7 +128,7 @@ def cache():
     log = logging.getLogger("joblib")
     if not any(getattr(f, "__name__", "") == "one_line" for f in log.filters):
         log.addFilter(one_line)
-    return _memory(str(build_dir() / "cache" / code_version()))
+    return Cache(build_dir() / "cache")
 
 
 def torch_device(device: str = "auto"):

@@ -702,10 +702,12 @@ def provenance(build: Path, seconds: float | None = None) -> str:
                              f"latest run {failed.get('status', 'failed')} at "
                              f"{failed.get('ended', '?')} with {_overrides(failed)}: "
                              f"{_code(failed.get('error', ''))})")
-    lines += ["", "*Cache*: results cached on disk by an earlier run with the same code "
-              "(the digest of the `semres` package's source, named below) and reused here, or "
-              "computed in this run; a chapter with neither caches nothing.", "",
-              "Parameters and cached results of each chapter in this build:", "", *settings]
+    lines += ["", "*Cache*: results cached on disk by an earlier run and reused here, or "
+              "computed in this run; a chapter with neither caches nothing. An entry is keyed "
+              "by its arguments and by a digest (named below) of the code it depends on: its "
+              "function, the `semres` code that function reaches and the data files it reads.",
+              "", "Parameters and cached results of each chapter in this build:", "",
+              *settings]
     lines += ["", "| Package | Version |", "| --- | --- |"]
     for name in VERSIONED:
         try:

@@ -25,8 +25,8 @@ import numpy as np
 
 from . import models
 from . import scenes as sc
-from .book import code_version
 from .choice import FLOOR_LOG_RANGE, pad
+from .fingerprint import digest as code_digest
 from .fits import bound_report
 from .profiles import Settings, positive_ints, require
 
@@ -585,7 +585,8 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
                   heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,
                   lr=lr, vision_lr=vision_lr, stage1_lr=stage1_lr, seed=seed,
                   vision=vision,
-                  ns=[int(n) for n in ns], code=code_version())  # new code, new model
+                  ns=[int(n) for n in ns],
+                  code=code_digest(trained_model))  # new training code, new model
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
     folder = root / f"tiny-llava-{key}"
