@@ -273,6 +273,61 @@ def test_same_seed_same_number_whatever_the_threads():
     assert luce_success(*args, seed=43).mean != a.mean
 
 
+def _general(space):
+    """The same space as a subclass, which the engine draws through numpy (its general path)."""
+    plain = type(f"Plain{type(space).__name__}", (type(space),), {})
+    copy = plain.__new__(plain)
+    copy.__dict__.update(space.__dict__)
+    return copy
+
+
+@pytest.mark.parametrize("space", [spaces.Circle(), spaces.Segment(), spaces.Discrete(PATH),
+                                   spaces.Discrete(PATH, PATH_W)], ids=repr)
+def test_compiled_draws_are_the_random_numbers_numpy_draws(space):
+    """Built-in spaces and kernels are drawn inside one compiled call per block; a subclass
+    and a plain callable take numpy's path. Same seed, same random numbers: the estimates
+    agree far inside a standard error (they differ only by float32 rounding of g)."""
+    for kern in (kernels.Constant(0.125, 0.25), kernels.Constant(1.0), kernels.Linear(0.375)):
+        for task, n in (("similarity", 2), ("similarity", 3), ("identification", 3)):
+            fast = luce_success(space, kern, task, n, 100_003, seed=7)
+            slow = luce_success(_general(space), lambda d: kern(d), task, n, 100_003, seed=7)
+            assert fast.mean == pytest.approx(slow.mean, abs=1e-6)
+            assert fast.stderr == pytest.approx(slow.stderr, rel=1e-4)
+
+
+def test_compiled_generators_follow_numpy_word_for_word():
+    from semres.simulate import _points, _uniforms
+
+    carry = np.zeros(2, np.uint64)
+    bitgen = np.random.PCG64(3)
+    floats = np.empty(9)
+    _uniforms(bitgen, floats, 5, carry)  # an odd count keeps half a word for the next draw
+    _uniforms(bitgen, floats[5:], 4, carry)
+    numpy = np.random.Generator(np.random.PCG64(3))
+    expected = np.concatenate([numpy.random(5, dtype=np.float32),
+                               numpy.random(4, dtype=np.float32)])
+    np.testing.assert_array_equal(floats, expected)
+    for size in (1, 2, 7, 1000, 2**31 + 11):  # one point: numpy draws nothing at all
+        ints = np.empty(501, np.int64)
+        carry[:] = 0
+        bitgen = np.random.PCG64(size)
+        _points(bitgen, ints, 501, size, False, np.ones(1), carry)
+        numpy = np.random.Generator(np.random.PCG64(size))
+        np.testing.assert_array_equal(ints, numpy.integers(0, size, 501))
+        assert bitgen.random_raw() == numpy.bit_generator.random_raw()  # in step afterwards
+
+
+def test_an_error_in_any_thread_reaches_the_caller():
+    calls = []
+
+    def kernel(d):
+        calls.append(1)
+        return -np.ones_like(d) if len(calls) > 40 else np.ones_like(d)
+
+    with pytest.raises(ValueError, match="^kernel "):
+        luce_success(spaces.Circle(), kernel, "similarity", 2, 2_000_000, seed=0, threads=2)
+
+
 def test_estimate_helpers():
     est = Estimate(mean=0.5, stderr=0.01, trials=100)
     assert est.ci() == pytest.approx((0.5 - 0.0196, 0.5 + 0.0196))
