@@ -122,6 +122,14 @@ def test_failed_run_exits_1_and_a_first_failure_leaves_no_page(book, capsys):
 
 
 def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
+    figures = {"when": "2026-01-01 12:00 UTC", "commit": "abc1234", "machine": "Linux, 2 CPUs",
+               "repeats": 3, "load_before": [0.1, 0.2, 0.3], "load_after": [0.2, 0.2, 0.3],
+               "rates": {"engine, 1 thread": 3.2e8, "engine, 2 threads": 6.1e8},
+               "spread": {"engine, 1 thread": 1.05, "engine, 2 threads": 1.1}, "threads": 2,
+               "ratio_threads": 1.91, "ratio_processes": 1.93, "ratio_limit": 0.72,
+               "ratio_numpy": 36.0}
+    (book / "_build" / "benchmarks").mkdir(parents=True)
+    (book / "_build" / "benchmarks" / "engine.json").write_text(json.dumps(figures))
     index, failures = runner.build_book("quick", progress=False,
                                         only=[runner.resolve("1")])
     # Chapter 2 was never executed: its page must say so instead of showing stale output.
@@ -133,6 +141,7 @@ def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
     assert "The answer is" in demo and "4.5" in demo  # glued: 3 * 1.5 * k=1
     repro = (html / "book" / "reproducibility.html").read_text()
     assert "01_demo" in repro and "quick" in repro
+    assert "Monte Carlo engine" in repro and "610.0" in repro and "1.91 times" in repro
 
 
 def test_launch_buttons_follow_the_one_repository_url_setting(book):
