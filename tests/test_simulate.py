@@ -271,6 +271,9 @@ def test_same_seed_same_number_whatever_the_threads():
     c = luce_success(*args, seed=root)
     assert a == b == c == luce_success(*args, seed=root)  # a reused SeedSequence too
     assert luce_success(*args, seed=43).mean != a.mean
+    general = (spaces.Sphere(), lambda d: np.exp(-d / 0.3), "identification", 4, 250_000)
+    assert (luce_success(*general, seed=1, threads=1)
+            == luce_success(*general, seed=1, threads=2, progress=True))
 
 
 def _general(space):
