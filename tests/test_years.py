@@ -122,18 +122,3 @@ def test_temperature_rescales_the_option_scores():
     p1 = 1 / (1 + np.exp(-1))
     assert t.p[1.0] == pytest.approx((p1 + (1 - p1)) / 2)
     assert t.p[1e-3] == pytest.approx(0.5, abs=1e-6)  # always picks A: right half the time
-
-
-def test_lm_verdict_says_where_a_model_at_chance_fails():
-    row = {"model": "tiny", "se": 0.02, "trials": 600, "kernel_drop_1": 1e-4,
-           "kernel_drop_1_se": 1e-5, "kernel_drop_far": 1e-3, "kernel_drop_far_se": 1e-4}
-    table = pd.DataFrame([
-        {**row, "question": "who was born in P? (n = 2)", "p": 0.5, "ci_low": 0.46,
-         "ci_high": 0.54, "p_value": 0.5, "verdict": "does not do the task"},
-        {**row, "question": "when was X born? (n = 2)", "p": 0.6, "ci_low": 0.56,
-         "ci_high": 0.64, "p_value": 1e-6, "verdict": "passes"}])
-    text = years.lm_verdict(table)
-    assert "does not do the task" in text and "asked backwards it does find" in text
-    assert "failure is in reading a name out" in text and "tell years apart" in text
-    flat = table.assign(kernel_drop_far=1e-5)
-    assert "starts in the representation" in years.lm_verdict(flat)

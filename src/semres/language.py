@@ -28,7 +28,8 @@ import numpy as np
 __all__ = [
     "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
     "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "Trials",
-    "draw_trials", "resolution_trials", "encoder_mass", "year_prompt", "summarise",
+    "draw_trials", "resolution_trials", "balanced_trials", "resolution_design", "encoder_mass",
+    "year_prompt", "summarise",
     "trials_to_results",
 ]
 
@@ -282,6 +283,9 @@ class Trials:
     probe: np.ndarray      # (m,)
     correct: np.ndarray    # (m, n) bool
     template: np.ndarray   # (m,) phrasing index
+    #: (m,) trials with the same group list the same people in the same order: a causal LM
+    #: reads their shared lines once (:meth:`semres.lm.Scorer.logprobs`); None: every trial alone
+    group: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.probe)
@@ -343,6 +347,87 @@ def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int =
     n_templates = len(QUESTIONS["similarity"]) if n_templates is None else int(n_templates)
     template = rng.integers(0, n_templates, size=m)
     return Trials("similarity", names, years, c + o, correct, template)
+
+
+def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
+                    n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
+    """The paper's tests in a balanced design for causal LMs: ``lists`` draws of n people with
+    distinct names and distinct birth years, each listed in its order and reversed, each list
+    asked n questions (identification: about every listed person in turn; similarity: n
+    uniform probe years, the same in both orders).
+
+    Every name is correct as often as it is listed, in every position as often, so a model's
+    preference for a name, a position or a token length adds no bias to a mean over the
+    design, and the two orders measure the position bias directly. Trials sharing a list form
+    a group (:attr:`Trials.group`): ``2 * lists * n`` trials in ``2 * lists`` groups.
+    """
+    _check_task(task)
+    n, lists = _at_least(int(n), 2, "n"), _at_least(int(lists), 1, "lists")
+    lo, hi = (int(v) for v in years)
+    if hi - lo + 1 < n:
+        raise ValueError(f"years must hold at least n = {n} distinct years; got {years!r}")
+    rng = np.random.default_rng(seed)
+    n_templates = len(QUESTIONS[task]) if n_templates is None else int(n_templates)
+    names = _distinct_names(rng, lists, n, n_names)
+    y = lo + np.argsort(rng.random((lists, hi - lo + 1)), axis=1)[:, :n]
+    if task == "similarity":
+        probes = rng.integers(lo, hi + 1, size=(lists, n))
+    else:
+        probes = y.copy()
+    template = rng.integers(0, n_templates, size=(lists, n))
+    rows = {k: [] for k in ("names", "years", "probe", "correct", "template", "group")}
+    for i in range(lists):
+        for o, order in enumerate((np.arange(n), np.arange(n)[::-1])):
+            ys = y[i, order]
+            for q in range(n):
+                dist = np.abs(ys - probes[i, q])
+                rows["names"].append(names[i, order])
+                rows["years"].append(ys)
+                rows["probe"].append(probes[i, q])
+                rows["correct"].append(dist == dist.min())
+                rows["template"].append(template[i, q])
+                rows["group"].append(2 * i + o)
+    return Trials(task, *(np.asarray(rows[k]) for k in
+                          ("names", "years", "probe", "correct", "template", "group")))
+
+
+def resolution_design(Ds, centres, offsets, seed, *, n_names: int = len(NAMES),
+                      n_templates: int | None = None) -> Trials:
+    """The paper's resolution design for causal LMs: two people at c - D and c + D, probe at
+    c + offset for every offset, the pair listed in both orders.
+
+    Each centre has its own two people (distinct across centres, so ``2 * len(centres)`` names
+    are needed): resampling centres then resamples names, and an interval over centres counts
+    no name twice. One group per (centre, D, order) asks every offset; the person on the
+    probe's side is correct (at offset 0 both are equally near and both count).
+    """
+    centres = np.asarray(centres, int)
+    offsets = np.asarray(offsets, int)
+    Ds = [_at_least(int(D), 1, "Ds") for D in Ds]
+    if 2 * len(centres) > n_names:
+        raise ValueError(f"centres: {len(centres)} centres need {2 * len(centres)} distinct "
+                         f"names; the pool holds {n_names}")
+    rng = np.random.default_rng(seed)
+    pairs = rng.permutation(n_names)[:2 * len(centres)].reshape(-1, 2)
+    n_templates = len(QUESTIONS["similarity"]) if n_templates is None else int(n_templates)
+    template = rng.integers(0, n_templates, size=(len(centres), len(Ds), len(offsets)))
+    names, years, probe, correct, temp, group = [], [], [], [], [], []
+    g = 0
+    for ci, c in enumerate(centres):
+        for di, D in enumerate(Ds):
+            for order in ((0, 1), (1, 0)):
+                ys = np.array([c - D, c + D])[list(order)]
+                for oi, o in enumerate(offsets):
+                    dist = np.abs(ys - (c + o))
+                    names.append(pairs[ci][list(order)])
+                    years.append(ys)
+                    probe.append(c + o)
+                    correct.append(dist == dist.min())
+                    temp.append(template[ci, di, oi])
+                    group.append(g)
+                g += 1
+    return Trials("similarity", np.asarray(names), np.asarray(years), np.asarray(probe),
+                  np.asarray(correct), np.asarray(temp), np.asarray(group))
 
 
 def encoder_mass(emb: YearEmbeddings, trials: Trials, *,

@@ -987,7 +987,20 @@ def wing_asymmetry(counts, *, beyond: float = 150.0, D: float | None = None) -> 
 def _check_settings(cfg: dict, ch: str) -> None:
     positive_ints(cfg, ch, "kernel_names", "sweep_names", "phrasings", "fit_max", "prompts",
                    "trials", "engine_trials", "n_boot", "lam_grid", "lam_trials",
-                   "causal_trials")
+                   "causal_trials", "probe_permutations")
+    require(cfg["lm_dtype"] in ("float32", "bfloat16", "auto"), ch,
+            f"lm_dtype must be float32, bfloat16 or auto; got {cfg['lm_dtype']!r}")
+    require(min(cfg["lm_ns"]) == 2 and max(cfg["lm_ns"]) <= len(NAMES), ch,
+            f"lm_ns must start at 2 (the gate's cell) and stay within {len(NAMES)} names; "
+            f"got {cfg['lm_ns']}")
+    require(1.0 in cfg["lm_temperatures"], ch, "lm_temperatures must include 1.0 (the model's own)")
+    require(2 * len(cfg["lm_centres"]) <= len(NAMES), ch,
+            f"lm_centres: each centre needs its own two of the {len(NAMES)} names; got "
+            f"{len(cfg['lm_centres'])} centres")
+    require(isinstance(cfg["reverse_trials"], int) and (cfg["reverse_trials"] == 0 or
+                                                         cfg["reverse_trials"] >= 2), ch,
+            f"reverse_trials must be 0 (as many as the gate) or >= 2; got "
+            f"{cfg['reverse_trials']!r}")
     for key in ("kernel_names", "sweep_names"):
         require(cfg[key] <= len(NAMES), ch, f"{key} ({cfg[key]}) exceeds the {len(NAMES)} names")
     require(max(cfg["ns"]) <= cfg["sweep_names"], ch,
@@ -1028,8 +1041,12 @@ SETTINGS = Settings(
                   "offsets": list(range(-200, 200, 5)), "prompts": 4,
                   "ns": [2, 3, 4, 6], "trials": 1_000, "engine_trials": 5_000, "n_boot": 20,
                   "temperatures": [0.02, 0.05, 0.2], "lam_grid": 8, "lam_trials": 20_000,
-                  "causal_trials": 8, "gate_trials": 64, "lm_kernel": (4, 1960, 2000),
-                  "lms": "smollm2-135m",
+                  "causal_trials": 16, "gate_trials": 64, "reverse_trials": 32,
+                  "lm_dtype": "auto", "lm_temperatures": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0],
+                  "probe": (6, 1500, 1995, 15), "probe_permutations": 19,
+                  "lm_ns": [2, 4], "lm_Ds": [50], "lm_centres": [1550, 1600, 1650, 1700],
+                  "lm_offsets": list(range(-300, 301, 60)),
+                  "lms": "smollm2-135m,qwen2.5-coder-0.5b",
                   "folds": 3, "windows": [100, 200, 300, 400],
                   "stable_windows": (300, 400), "ref_windows": [100, 150, 200],
                   "ref_stable": (150, 200), "window_boot": 8},
@@ -1040,9 +1057,14 @@ SETTINGS = Settings(
                     "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50], "trials": 3_000,
                     "engine_trials": 40_000, "n_boot": 200,
                     "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0],
-                    "lam_grid": 25, "lam_trials": 200_000, "causal_trials": 100,
-                    "gate_trials": 0, "lm_kernel": (8, 1900, 2000), "folds": 5,
-                    "lms": "smollm2-135m,gemma3-270m",
+                    "lam_grid": 25, "lam_trials": 200_000, "causal_trials": 160,
+                    "gate_trials": 0, "reverse_trials": 200, "lm_dtype": "auto",
+                    "lm_temperatures": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0],
+                    "probe": (8, 1500, 1995, 5), "probe_permutations": 99,
+                    "lm_ns": [2, 4, 8], "lm_Ds": [20, 50, 100],
+                    "lm_centres": list(range(1500, 1700, 20)),
+                    "lm_offsets": list(range(-300, 301, 20)), "folds": 5,
+                    "lms": "smollm2-135m,qwen2.5-coder-0.5b",
                     "windows": [100, 200, 300, 400, 500, 600], "stable_windows": (300, 600),
                     "ref_windows": [100, 150, 200, 250, 300], "ref_stable": (200, 300),
                     "window_boot": 40},
@@ -1053,9 +1075,14 @@ SETTINGS = Settings(
                   "ns": [2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50, 60], "trials": 10_000,
                   "engine_trials": 200_000, "n_boot": 1000,
                   "temperatures": [0.01, 0.02, 0.035, 0.05, 0.1, 0.2, 0.5, 1.0],
-                  "lam_grid": 40, "lam_trials": 1_000_000, "causal_trials": 400,
-                  "gate_trials": 0, "lm_kernel": (12, 1800, 2000), "folds": 10,
-                  "lms": "smollm2-135m,gemma3-270m",
+                  "lam_grid": 40, "lam_trials": 1_000_000, "causal_trials": 800,
+                  "gate_trials": 0, "reverse_trials": 0, "lm_dtype": "float32",
+                  "lm_temperatures": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0],
+                  "probe": (12, 1500, 1999, 3), "probe_permutations": 199,
+                  "lm_ns": [2, 4, 8, 16], "lm_Ds": [2, 5, 20, 50, 100, 200],
+                  "lm_centres": list(range(1500, 1700, 7))[:28],
+                  "lm_offsets": list(range(-300, 300, 5)), "folds": 10,
+                  "lms": "smollm2-135m,gemma3-270m,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b",
                   "windows": [100, 200, 300, 400, 500, 600, 700, 800],
                   "stable_windows": (300, 800), "ref_windows": [100, 150, 200, 250, 300],
                   "ref_stable": (200, 300), "window_boot": 200},
@@ -1203,58 +1230,6 @@ def temperature_from_results(rows, temperatures):
             out.append({"model": m, "task": task, "temperature": float(T), "p": mass.mean(),
                         "se": mass.std(ddof=1) / np.sqrt(len(mass))})
     return pd.DataFrame(out, columns=["model", "task", "temperature", "p", "se"])
-
-
-def assess_lm(model, *, device: str, gate_seed, reverse_seed, design_seed, cfg: dict,
-              names=None, progress: bool = True) -> dict:
-    """Put one causal LM to the paper's questions: the competence gate, the question asked
-    backwards, and its own hidden-state year kernel; the whole design only if it passes.
-
-    Fitting a kernel to a coin flip is a verdict this book refuses, so a model at chance gets
-    the measurements that say *where* it fails (representation or readout), not a resolution.
-    ``model`` is anything :class:`semres.lm.Scorer` takes; ``names`` narrows the name pool
-    (default: every name the tokenizer keeps whole). Years come from ``cfg``: ``sweep_years``
-    for the gate, the reverse question and the n-sweep, ``lm_kernel`` for the hidden states,
-    ``Ds``/``centres``/``offsets`` for the two-reference design. Returns plain data
-    (cacheable): the gate and reverse summaries, the kernel profile, and the per-trial rows
-    (with the exact prompts) of every trial scored.
-    """
-    import pandas as pd
-
-    from . import language, lm
-
-    scorer = lm.Scorer(model, device=device, dtype="auto")
-    span = tuple(cfg["sweep_years"])
-    trials = cfg["gate_trials"] or None  # 0: enough to tell 0.55 from 0.5 (lm.gate_size)
-    gate = lm.gate(scorer, trials=trials, seed=gate_seed, names=names, years=span,
-                   progress=progress)
-    rows = [lm.to_results(gate.pop("scored"), source="gate")]
-    reverse = lm.reverse_direction(scorer, trials=trials, seed=reverse_seed, names=names,
-                                   years=span, progress=progress)
-    for key in ("texts", "scores"):
-        reverse.pop(key, None)
-    k_names, k_first, k_last = cfg["lm_kernel"]
-    pool = gate["names"]
-    prof = lm.year_kernel(scorer, pool[:k_names], range(k_first, k_last + 1), progress=progress)
-    out = {"model": scorer.name, "dtype": str(scorer.dtype), "gate": gate, "reverse": reverse,
-           "kernel": {"distance": prof.distance, "sums": prof.sums, "counts": prof.counts}}
-    if gate["verdict"] == "passes":
-        root = np.random.SeedSequence(design_seed)
-        sizes = [n for n in cfg["ns"] if n <= min(10, len(pool))]
-        streams = iter(root.spawn(2 * len(sizes) + 1))
-        for task in language.TASKS:
-            for n in sizes:
-                tr = language.draw_trials(task, n, cfg["causal_trials"], next(streams),
-                                          years=span, n_names=len(pool))
-                rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
-                                          source="n-sweep"))
-        tr = language.resolution_trials(max(cfg["Ds"]), cfg["centres"][::4],
-                                        cfg["offsets"][::2], 2, next(streams),
-                                        n_names=len(pool))
-        rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
-                                  source="two-reference design"))
-    out["rows"] = pd.concat(rows, ignore_index=True)
-    return out
 
 
 # --------------------------------------------------------------------------- figures
@@ -1425,94 +1400,6 @@ def fig_temperature(temp_df, model: str, own_T: float):
            xlim=(0.45, 1.02), ylim=(0.45, top_y))
     splot.legend_outside(fig, ncol=2)
     return fig
-
-
-def fig_lms(assessed: dict):
-    """Each causal LM: the gate and the reverse question (left), its hidden-state year kernel
-    (right): where a model at chance fails."""
-    plt, splot = _plt()
-    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
-    names = list(assessed)
-    for k, (name, a) in enumerate(assessed.items()):
-        color = splot.CYCLE[k % len(splot.CYCLE)]
-        for j, (key, label) in enumerate((("gate", "who was born in P?"),
-                                          ("reverse", "when was X born?"))):
-            r = a[key]
-            x = j + (k - (len(names) - 1) / 2) * 0.18
-            axes[0].errorbar([x], [r["p"]], yerr=[[r["p"] - r["ci_low"]], [r["ci_high"] - r["p"]]],
-                             fmt="o", color=color, capsize=3, label=name if j == 0 else None)
-        kern = a["kernel"]
-        cos = kern["sums"].sum(0) / np.maximum(kern["counts"].sum(0), 1)
-        per_unit = kern["sums"] / np.maximum(kern["counts"], 1)
-        se = per_unit.std(0, ddof=1) / np.sqrt(len(per_unit))
-        d = kern["distance"]
-        axes[1].fill_between(d, cos - 2 * se, cos + 2 * se, color=color, alpha=0.25, lw=0)
-        axes[1].plot(d, cos, color=color, label=name)
-    axes[0].axhline(0.5, color=splot.THEORY_ALT, ls="--", lw=1, label="chance")
-    axes[0].set(xticks=[0, 1], xticklabels=["who was born in P?", "when was X born?"],
-                ylabel="mass on the correct option ($n = 2$)", xlim=(-0.5, 1.5),
-                title="answers: the two directions")
-    axes[1].axhline(0.0, color=splot.THEORY_ALT, lw=0.8)
-    axes[1].set(xlabel="year distance $d$", ylabel="cosine change from $d = 0$",
-                title="hidden states: the year kernel")
-    splot.legend_outside(fig, axes, ncol=3)
-    return fig
-
-
-# --------------------------------------------------------------------------- causal LMs, summarised
-
-def lm_summary(assessed: dict):
-    """One row per model and question (the gate, the question asked backwards), and the
-    hidden-state kernel's drop in cosine from d = 0 to 1 and to 10+ years (with its se)."""
-    import pandas as pd
-
-    rows = []
-    for a in assessed.values():
-        k = a["kernel"]
-        per_unit = k["sums"] / np.maximum(k["counts"], 1)
-        mean = per_unit.mean(0)
-        se = per_unit.std(0, ddof=1) / np.sqrt(len(per_unit))
-        far = slice(10, None)
-        drop_far, drop_far_se = float(-mean[far].mean()), float(se[far].mean())
-        for key, question in (("gate", "who was born in P? (n = 2)"),
-                              ("reverse", "when was X born? (n = 2)")):
-            g = a[key]
-            rows.append({"model": a["model"], "question": question, "p": g["p"], "se": g["se"],
-                         "ci_low": g["ci_low"], "ci_high": g["ci_high"],
-                         "p_value": g["p_value"], "verdict": g["verdict"], "trials": g["trials"],
-                         "kernel_drop_1": float(-mean[1]), "kernel_drop_1_se": float(se[1]),
-                         "kernel_drop_far": drop_far, "kernel_drop_far_se": drop_far_se})
-    return pd.DataFrame(rows, columns=["model", "question", "p", "se", "ci_low", "ci_high",
-                                       "p_value", "verdict", "trials", "kernel_drop_1",
-                                       "kernel_drop_1_se", "kernel_drop_far",
-                                       "kernel_drop_far_se"])
-
-
-def lm_verdict(table) -> str:
-    """What the causal LMs can do, from :func:`lm_summary`: the gate, and where they fail."""
-    parts = []
-    for model, sub in table.groupby("model", sort=False):
-        g = sub[sub.question.str.startswith("who")].iloc[0]
-        r = sub[sub.question.str.startswith("when")].iloc[0]
-        gate = (f"{model} {'passes' if g.verdict == 'passes' else 'does not do the task'}: "
-                f"it puts {g.p:.3f} (95% interval {g.ci_low:.3f}–{g.ci_high:.3f}, "
-                f"{g.trials} trials) on the person born in P")
-        if g.verdict == "passes":
-            parts.append(gate + "; its answers go through the analyses below.")
-            continue
-        backwards = (f"asked backwards it {'does' if r.verdict == 'passes' else 'does not'} "
-                     f"find the year ({r.p:.3f}, {r.ci_low:.3f}–{r.ci_high:.3f})")
-        carries = g.kernel_drop_far > 2 * g.kernel_drop_far_se
-        rep = (f"its hidden states tell years apart (the cosine between two people's "
-               f"sentences falls by {g.kernel_drop_far:.2g} ± {2 * g.kernel_drop_far_se:.1g} "
-               "from equal birth years to years 10 or more apart)"
-               if carries else "its hidden states show no year kernel (no significant fall "
-               "in cosine with the distance of years)")
-        where = ("so the years are represented and the failure is in reading a name out for a "
-                 "year" if carries else "so the year is not represented in a way the model "
-                 "can use, and the failure starts in the representation")
-        parts.append(f"{gate}; {backwards}; {rep}, {where}.")
-    return " ".join(parts)
 
 
 def fit_table(model: str, shape_fits: dict, shape_df, two_fit: dict, cfg: dict):
