@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import (FRONT_COLUMNS, STATUSES, SUMMARY_COLUMNS, VOCABULARY, Z_MAX, escape, fmt,
-                     measured, plural, reference, row_places, status_line, tally)
+from .report import (FRONT_COLUMNS, NOT_MEASURED, STATUSES, SUMMARY_COLUMNS, VOCABULARY, Z_MAX,
+                     escape, fmt, measured, plural, reference, row_places, status_line, tally)
 
 #: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
 #: and the tolerance, are read when present)
@@ -87,7 +87,7 @@ def _numbers(row: dict) -> str:
     largest |z|."""
     parts = [measured(row)]
     what, value = reference(row)
-    if value is not None:
+    if value is not None and row.get("status") not in NOT_MEASURED:
         tol = row.get("tolerance")
         parts.append(f"{_cell(what.removeprefix('the '))} {fmt(value, places=row_places(row))}"
                      + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))

@@ -61,6 +61,8 @@ VOCABULARY = {
                "result needs, was not part of it)",
 }
 STATUSES = tuple(VOCABULARY)
+#: statuses of rows that measured nothing: their reference is not shown as a comparison
+NOT_MEASURED = ("not identified", "misfit", "does not do the task", "not run")
 #: a row is a finding (a claim the data could contradict) or a check (true by construction)
 KINDS = ("finding", "check")
 #: the tolerance reason a row gets when no tolerance applies, by what decided its status
@@ -293,7 +295,7 @@ def box_line(row: dict) -> str:
         if value is not None:
             text += f"; {escape(what)}: {fmt(value, places=row_places(row))}"
         text += "."
-    elif value is not None:
+    elif value is not None and row.get("status") not in NOT_MEASURED:
         text += f" {escape(what)[0].upper() + escape(what)[1:]}: {fmt(value)}."
     z = _number(row.get("check_max_z"))
     if z is not None:
@@ -400,8 +402,7 @@ class Report:
             raise ValueError("compared_with_label: say what the compared value is")
         if tolerance is None and not str(tolerance_reason).strip():
             tolerance_reason = (
-                NO_TOLERANCE["nothing"] if row_status in ("not run", "misfit", "not identified",
-                                                          "does not do the task")
+                NO_TOLERANCE["nothing"] if row_status in NOT_MEASURED
                 else NO_TOLERANCE["direction"] if direction is not None
                 else NO_TOLERANCE["z"] if passed is None and check_max_z is not None
                 else NO_TOLERANCE["passed"])
