@@ -273,3 +273,26 @@ def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():
     assert "\n" in label and "$|\\delta| \\leq w$" in label  # broken outside the math only
     assert min(t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()) \
         == plotting.MIN_FONT
+
+
+def test_differs_only_ever_against_a_number_the_paper_gives():
+    import itertools
+
+    seen = set()
+    for passed, z, ci, ref, tol, direction, new in itertools.product(
+            (None, True, False), (None, 1.0, 9.0), (None, (0.1, 0.2), (0.22, 0.28), (0.3, 0.4)),
+            ("paper", "other", None), (None, 0.0, 0.05), (None, "above"), (False, True)):
+        refs = {"paper": {"paper_value": 0.25}, "other": {"compared_with": 0.25}}.get(ref, {})
+        try:
+            got = report.status(passed=passed, check_max_z=z, ci=ci, tolerance=tol,
+                                direction=direction, new=new, **refs)
+        except ValueError:
+            continue
+        seen.add(got)
+        assert got in report.STATUSES
+        if got in ("differs", "agrees within tolerance"):
+            assert ref == "paper"
+        if got == "holds":
+            assert new
+    assert {"differs", "does not hold", "holds", "reproduced", "inconclusive",
+            "agrees within tolerance"} <= seen
