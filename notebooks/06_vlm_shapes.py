@@ -1038,7 +1038,9 @@ if {"spatial_confusion", "spatial_corner"} <= set(SHIPPED):
             f"advantage {nc['advantage']:.2f} (95% {nc['advantage_ci'][0]:.2f}–"
             f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
             f"{cfg['stencil_boot']} datasets; misfit rule "
-            f"{fits.misfit_rule(nc['gof_resolution'])}) p = {nc['gof_p']:.2g}"
+            f"{fits.misfit_rule(nc['gof_resolution'])}) p = {nc['gof_p']:.3g}"
+            + (" (no simulated deviance reached the observed one)"
+               if nc["gof_p"] <= nc["gof_resolution"] * (1 + 1e-9) else "")
             + (f": {MISFIT} — one advantage for every geometry is too coarse, and the weights "
                "are a description, not a measurement. " if misfit else ". ")
             + (f"The bias is mainly a bias for a {main} (weights span {spread[main]:.1f}×, "

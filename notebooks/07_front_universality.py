@@ -1112,13 +1112,13 @@ report.text("slot_equal_text", "; ".join(
     f"{eq_mean.p_s[p]:.4f} (its sorted bound {eq_mean.sorted_bound[p]:.4f})"
     for p in EQUAL_PI), markdown=True)
 report.number("slot_equal_se", equal.se_s.max())
-above_at = [p for p in EQUAL_PI if eq_mean.above_z[p] > Z_MAX]
-below_at = [p for p in EQUAL_PI if eq_mean.above_z[p] < -Z_MAX]
+above_at = [p for p in EQUAL_PI if eq_mean.above_z[p] > 1.96]  # the rows' 95% intervals
+below_at = [p for p in EQUAL_PI if eq_mean.above_z[p] < -1.96]
 report.text("slot_mean_equal_verdict", (
-    "lies significantly above the front at $p_I$ = " + ", ".join(f"{p:g}" for p in above_at)
-    if above_at else "is not significantly above the front at any of these levels")
-    + (" and significantly below it at $p_I$ = " + ", ".join(f"{p:g}" for p in below_at)
-       if below_at else ""), markdown=True)
+    "lies above the front, its 95% interval clear of it, at $p_I$ = "
+    + ", ".join(f"{p:g}" for p in above_at) if above_at else "is not above the front at any of "
+    "these levels") + (" and below it at $p_I$ = " + ", ".join(f"{p:g}" for p in below_at)
+                       if below_at else ""), markdown=True)
 for key, value in {"max_worst": worst_max, "prod_best": best_slot.loc[(4, "product")].above,
                    "mean_best": best_slot.loc[(4, "mean")].above}.items():
     report.number(f"slot_{key}", value)
