@@ -527,13 +527,18 @@ report.result("Theorem 3 (paper Thm. 3), n items",
               "n; Monte Carlo on circle and segment)", check_max_z=mc["z"].abs().max())
 report.result("b*(n) against the paper's values",
               "largest relative deviation of b*(n) from the paper's quoted values (n = "
-              + ", ".join(map(str, check.n)) + ")", headline=b_star_dev, passed=b_star_ok)
+              + ", ".join(map(str, check.n)) + ")", headline=b_star_dev, passed=b_star_ok,
+              tolerance=5e-3, tolerance_reason="relative: the paper quotes b* to three "
+              "significant figures (0.377, 0.0149), so 0.5% is its rounding")
 report.result("non-monotonic p_S^n at b = 0.05: the minimum",
-              f"p_S^n at its minimum over n (at n = {n_min})", paper_value=PAPER_MIN[1],
-              headline=ps_n[turn[0]],
+              f"p_S^n at its minimum over n (at n = {n_min}; the paper: n = {PAPER_MIN[0]})",
+              paper_value=PAPER_MIN[1], headline=ps_n[turn[0]], tolerance=5e-4,
+              tolerance_reason="the paper quotes the minimum to three decimals",
               passed=abs(ps_n[turn[0]] - PAPER_MIN[1]) < 5e-4 and n_min == PAPER_MIN[0])
 report.result("optimum identity (new here)", "at b*(n), p_S^n = p_I^n (largest gap over n)",
-              headline=gap, passed=gap < 1e-6)
+              headline=gap, passed=gap < 1e-6, new=True, tolerance=1e-6,
+              tolerance_reason="numerical: the identity is exact (SymPy), the optimiser finds "
+              "b*(n) to far better than this")
 
 # what ran here against the paper, read from this build's parameters
 missing = [m for m in PAPER_B_STAR if m > n_max]

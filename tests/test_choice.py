@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from semres import choice
+from semres import choice, fits
 from semres import scenes as sc
 
 
@@ -160,23 +160,26 @@ def test_gof_multinomial_matches_a_hand_deviance():
     counts = np.array([[3, 1], [0, 4], [2, 2]])
     probs = np.array([[0.5, 0.5], [0.25, 0.75], [0.5, 0.5]])
     hand = 2 * (3 * np.log(3 / 2) + 1 * np.log(1 / 2) + 4 * np.log(4 / 3))
-    g = choice.gof_multinomial(counts, probs, 1)
+    g = fits.gof_multinomial(counts, probs, 1)
     assert g["gof_stat"] == pytest.approx(hand)
     assert g["gof_df"] == 2
     from scipy.stats import chi2
     assert g["gof_p"] == pytest.approx(chi2.sf(hand, 2))
-    with pytest.raises(ValueError, match="params"):
-        choice.gof_multinomial(counts, probs, -1)
+    assert g["gof_resolution"] == 0 and g["misfit"] is False
+    with pytest.raises(ValueError, match="n_params"):
+        fits.gof_multinomial(counts, probs, -1)
+    with pytest.raises(ValueError, match="n_params"):  # no degrees of freedom left
+        fits.gof_multinomial(counts, probs, 3)
 
 
 def test_gof_chi2_is_calibrated_on_a_true_model():
     """Under the true rates the p-value is uniform: about 5 % of draws fall below 0.05."""
     rng = np.random.default_rng(0)
     truth, se = np.array([0.2, 0.5, 0.7, 0.9]), np.array([0.05, 0.04, 0.03, 0.02])
-    ps = [choice.gof_chi2(truth + se * rng.standard_normal(4), se, truth, 0)["gof_p"]
+    ps = [fits.gof_chi2(truth + se * rng.standard_normal(4), truth, se, 0)["gof_p"]
           for _ in range(4000)]
     assert abs(np.mean(np.array(ps) < 0.05) - 0.05) < 4 * np.sqrt(0.05 * 0.95 / 4000)
-    assert choice.gof_chi2(truth + 0.2, se, truth, 0)["gof_p"] < choice.MISFIT_P
+    assert fits.gof_chi2(truth + 0.2, truth, se, 0)["misfit"]
 
 
 def _stencil_tables(rng, name_w, place_w, adv, trials):
@@ -202,6 +205,11 @@ def test_fit_name_corner_recovers_name_and_place_weights():
     assert np.allclose(f["place_weights"], place_w, atol=0.03)
     assert f["advantage"] == pytest.approx(6.0, rel=0.15)
     assert f["gof_p"] > 0.01     # the data come from the model
+    # 60 datasets resolve p down to 1/61 only: the rule says so, and the fit passes it
+    assert f["gof_resolution"] == pytest.approx(1 / 61) and f["misfit"] is False
+    assert "1/(B + 1)" in f["gof_test"]
+    untested = choice.fit_name_corner(nt, ct)
+    assert untested["misfit"] is None and np.isnan(untested["gof_p"])
     lo, hi = f["place_weights_ci"].T
     assert ((lo <= place_w + 0.01) & (place_w - 0.01 <= hi)).all()
     with pytest.raises(ValueError, match="corner_counts"):

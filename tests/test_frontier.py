@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from scipy.special import expit
+
 from semres import frontier, spaces, theory
 from semres.simulate import luce_success
 
@@ -221,3 +223,20 @@ def test_two_item_front_is_theorem2_inverted():
 def test_validation_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_the_certificate_bounds_the_fine_infimum_when_the_slope_is_negative():
+    """With a negative slope beta the bracket phi = 2 K nu + beta c is convex, and a convex
+    function dips below its grid minimum between grid points; the certificate must allow for
+    that dip (an upper curvature bound), or it is no proof."""
+    r = frontier.best_two_item(0.8, 0.05, 200)
+    assert r["slope"] < 0
+    t, nu = np.log(r["levels"]), r["masses"]
+    t, nu = t[nu > 0], nu[nu > 0]
+    energy = float(nu @ expit(-np.abs(t[:, None] - t[None, :])) @ nu)
+    inf = np.inf
+    for a in np.arange(math.log(0.05), 0.0, 0.1):  # the bracket on a grid 100 times finer
+        s = np.linspace(a, min(a + 0.1, 0.0), 10_001)
+        phi = 2 * expit(-np.abs(s[:, None] - t[None, :])) @ nu + r["slope"] * expit(-s)
+        inf = min(inf, float(phi.min()))
+    assert r["upper_bound"] >= 1 + energy + r["slope"] * r["p_i"] - inf

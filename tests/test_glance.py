@@ -28,6 +28,12 @@ def results(tmp_path):
         dict(result="lm", statement="needs a causal LM", status="not run"),
         dict(result="peak", statement="peak generalization", paper_value="70-80 years",
              headline=12.5, ci_low=11.0, ci_high=14.0, status="differs"),
+        dict(result="effect", statement="raises p_S", compared_with=0.0,
+             compared_with_label="no change", headline=0.1, ci_low=0.05, ci_high=0.15,
+             status="reproduced", stand_in="a simulated tree", kind="finding",
+             tolerance_reason="none: a one-sided claim"),
+        dict(result="bound", statement="the certificate's gap", kind="check", status="check",
+             headline=1e-6),
     ]).to_csv(a / "summary.csv", index=False)
     pd.DataFrame({"chapter": "01_alpha", "system": ["net", "net", "model"],
                   "p_i": [0.9, 0.8, 0.7], "p_s": [0.6, 0.7, 0.72],
@@ -51,20 +57,21 @@ BUILT = {"01_alpha": "Alpha", "02_beta": "Beta", "04_delta": "Delta"}
 
 def test_only_built_chapters_are_read_and_missing_tables_say_not_run(results):
     table, front = glance.read_tables(results, BUILT)
-    assert list(table.chapter) == ["01_alpha"] * 3 + ["02_beta", "04_delta"]
-    assert list(table.status) == ["reproduced", glance.NOT_RUN, "differs", glance.NOT_RUN,
-                                  glance.NOT_RUN]
-    assert "no summary.csv" in table.statement.iloc[3]
+    assert list(table.chapter) == ["01_alpha"] * 5 + ["02_beta", "04_delta"]
+    assert list(table.status) == ["reproduced", glance.NOT_RUN, "differs", "reproduced", "check",
+                                  glance.NOT_RUN, glance.NOT_RUN]
+    assert list(table.kind) == ["finding"] * 4 + ["check"] + ["finding"] * 2
+    assert "no summary.csv" in table.statement.iloc[5]
     assert "summary.csv is not a result table: it lacks 9 of its 9 columns" in \
-        table.statement.iloc[4]
+        table.statement.iloc[6]
     assert sorted(front.system) == ["model", "net", "net"]  # nothing from the stale chapter
 
 
 def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     text = glance.page(results, BUILT, CHAPTERS, DOCS, tmp_path / "front.svg")
-    table = text.split("## Every system")[0]
+    table = text.split("## The findings")[1].split("## The checks")[0]
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
-    assert len(rows) == 6  # three results, two built chapters without one, one not executed
+    assert len(rows) == 7  # four findings, two built chapters without one, one not executed
     first = rows[0]
     assert "p_S \\| p_I on the front, \\<b\\> = 1/2" in first  # no split row, no HTML tag
     # status second, so a phone shows it; the result names what it is about, then the claim
@@ -74,9 +81,21 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     assert rows[2].split(" | ")[1] == "**differs**" and "**peak**: peak generalization" in rows[2]
     # width 3 needs two significant figures at one decimal; the text paper value stays text
     assert "| 12.5 [11.0, 14.0]; paper 70-80 years |" in rows[2]
-    assert "{doc}`Ch. 3 <../notebooks/03_gamma>`" in rows[4] and glance.NOT_RUN in rows[4]
+    # a stand-in says so after the status; a reference that is not the paper's is named
+    assert rows[3].split(" | ")[1] == "reproduced, on a stand-in: a simulated tree"
+    assert "0.100 [0.050, 0.150]; compared with no change 0" in rows[3]
+    assert "{doc}`Ch. 3 <../notebooks/03_gamma>`" in rows[5] and glance.NOT_RUN in rows[5]
     assert "98765" not in text and "stale claim" not in text
-    assert "Of 6 rows in this build: 1 reproduced, 1 differs, 4 not run in this build." in text
+    assert ("Of 7 findings in this build: 2 reproduced, 1 differs, 4 not run in this build."
+            in text)
+    # the checks are listed apart, after the findings
+    checks = text.split("## The checks")[1].split("## Every system")[0]
+    assert "**bound**: the certificate's gap" in checks and "bound" not in table
+    # the vocabulary is listed, every status with its meaning, before the tables
+    words = text.split("## What the statuses mean")[1].split("## The findings")[0]
+    for name in glance.STATUSES[:-1]:
+        assert f"- **{name}**: " in words
+    assert f"- **{glance.NOT_RUN}**: " in words
     figure = tmp_path / "front.svg"
     assert figure.is_file() and figure.read_text().count("<svg") == 1
     assert ":alt: Scatter of 3 measured systems" in text and "3 from chapter 1" in text

@@ -90,9 +90,14 @@ def test_parametric_bootstrap_rejects_a_wrong_model_on_sparse_cells():
                                    fits.MIN_GOF_BOOT, seed)
         assert wrong["misfit"] and wrong["gof_p"] == pytest.approx(1 / 1001)
         assert "parametric bootstrap" in wrong["gof_test"]
-        # with fewer than 1 / MISFIT_P refits the smallest p-value is above MISFIT_P
+        assert wrong["gof_resolution"] == pytest.approx(1 / 1001) and "p < 0.001" in \
+            wrong["gof_test"]
+        # with fewer than 1 / MISFIT_P refits the smallest p-value is above MISFIT_P: the
+        # rule is then p <= 1/(B + 1), and the test says so
         few = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 99, seed)
-        assert few["gof_p"] == pytest.approx(1 / 100) and not few["misfit"]
+        assert few["gof_p"] == pytest.approx(1 / 100) and few["misfit"]
+        assert few["gof_resolution"] == pytest.approx(1 / 100) and "1/(B + 1)" in \
+            few["gof_test"]
 
 
 def test_parametric_bootstrap_accepts_the_right_model_at_its_nominal_rate():
@@ -155,7 +160,42 @@ def test_misfit_warning_names_the_test_and_none_says_why():
     assert fits.misfit_warning("the kernel", {"misfit": False}) is None
     none = fits.gof_none("no standard errors")
     assert set(none) == set(fits.GOF_KEYS) and none["gof_test"].startswith("none")
-    assert not none["misfit"] and math.isnan(none["gof_p"])
+    # an untested fit is neither a pass nor a misfit
+    assert none["misfit"] is None and math.isnan(none["gof_p"])
+
+
+def test_untested_rows_read_as_untested_in_a_table(tmp_path):
+    import pandas as pd
+
+    y = np.array([0.1, 0.2, 0.3, 0.5])
+    rows = [fits.gof_chi2(y, y, np.full(4, 0.1), 1), fits.gof_none("not kept"),
+            fits.gof_chi2(y + 1, y, np.full(4, 0.1), 1)]
+    table = fits.gof_frame(rows)
+    assert table.misfit.isna().tolist() == [False, True, False]
+    assert table.gof_tested.tolist() == [True, False, True]
+    assert int(table.misfit.sum()) == 1  # the untested row counts neither way
+    table.to_csv(tmp_path / "t.csv", index=False)
+    back = pd.read_csv(tmp_path / "t.csv")
+    assert back.misfit.isna().tolist() == [False, True, False]  # empty, not False
+
+
+def test_a_bootstrap_p_value_reports_its_resolution_and_the_rule_it_allows():
+    # 1000 refits resolve p = 1/1001 < 0.001: the usual rule
+    p, res = fits.gof_p_bootstrap(10.0, np.zeros(1000))
+    assert p == res == pytest.approx(1 / 1001)
+    assert fits._gof("t", 10.0, 3, p, res)["misfit"] is True
+    assert fits.misfit_rule(res) == "p < 0.001"
+    # 50 refits cannot reach p < 0.001: the rule becomes p <= 1/51 and says so
+    p, res = fits.gof_p_bootstrap(10.0, np.zeros(50))
+    assert p == res == pytest.approx(1 / 51)
+    assert fits._gof("t", 10.0, 3, p, res)["misfit"] is True
+    assert "1/(B + 1)" in fits.misfit_rule(res) and "B = 50" in fits.misfit_rule(res)
+    p, res = fits.gof_p_bootstrap(1.0, np.r_[np.zeros(49), 2.0])  # one refit reached it
+    assert p == pytest.approx(2 / 51) and fits._gof("t", 1.0, 3, p, res)["misfit"] is False
+    with pytest.raises(ValueError, match="resolution"):
+        fits.misfit_rule(-1)
+    with pytest.raises(ValueError, match="simulated"):
+        fits.gof_p_bootstrap(1.0, [])
 
 
 def test_named_seeds_differ_by_name_and_repeat_by_seed():

@@ -11,39 +11,100 @@ from semres import book, report
 
 
 @pytest.mark.parametrize("kwargs, expected", [
+    # reproduced: the paper's claim, its criterion passes
     ({"passed": True}, "reproduced"),
-    ({"passed": False}, "differs"),
     ({"check_max_z": 1.0}, "reproduced"),
-    ({"check_max_z": report.Z_MAX + 0.1}, "differs"),
-    ({"check_max_z": 1.0, "passed": False}, "differs"),  # both criteria must hold
     ({"check_max_z": np.nan}, "not run"),
-    # interval against the paper's value 0.75 within a tolerance of 0.01
+    # a one-sided claim about an effect: its interval lies on the claimed side of 0
+    ({"ci": (0.01, 0.05), "compared_with": 0.0, "direction": "above"}, "reproduced"),
+    ({"ci": (-0.05, -0.01), "compared_with": 0.0, "direction": "below"}, "reproduced"),
+    # a value computed here from the paper's law, within a stated tolerance
+    ({"ci": (0.90, 0.91), "compared_with": 0.905, "tolerance": 0.01}, "reproduced"),
+    # agrees within tolerance: an interval within the tolerance of a number the paper gives
     ({"ci": (0.745, 0.758), "paper_value": 0.75, "tolerance": 0.01}, "agrees within tolerance"),
+    # holds: a result beyond the paper
+    ({"passed": True, "new": True}, "holds"),
+    ({"ci": (0.01, 0.05), "compared_with": 0.0, "direction": "above", "new": True}, "holds"),
+    ({"ci": (0.0, 1e-9), "compared_with": 0.0, "tolerance": 1e-6, "new": True}, "holds"),
+    # differs: only against a number the paper gives
+    ({"passed": False, "paper_value": 0.369}, "differs"),
+    ({"check_max_z": report.Z_MAX + 0.1, "paper_value": 0.81}, "differs"),
     ({"ci": (0.765, 0.78), "paper_value": 0.75, "tolerance": 0.01}, "differs"),
     ({"ci": (0.70, 0.735), "paper_value": 0.75, "tolerance": 0.01}, "differs"),
+    ({"ci": (0.8058, 0.809), "paper_value": 0.8098, "tolerance": 0.0}, "differs"),
+    # does not hold: the same failures without a paper value
+    ({"passed": False}, "does not hold"),
+    ({"check_max_z": report.Z_MAX + 0.1}, "does not hold"),
+    ({"check_max_z": 1.0, "passed": False}, "does not hold"),  # every criterion must hold
+    ({"ci": (-0.05, -0.01), "compared_with": 0.0, "direction": "above"}, "does not hold"),
+    ({"ci": (0.92, 0.95), "compared_with": 0.907, "tolerance": 0.0}, "does not hold"),
+    ({"passed": False, "new": True}, "does not hold"),
+    # inconclusive: the interval straddles the edge
     ({"ci": (0.755, 0.78), "paper_value": 0.75, "tolerance": 0.01}, "inconclusive"),
-    ({"ci": (0.755, 0.78), "paper_value": 0.75}, "not run"),  # no tolerance, no verdict
-    ({"passed": True, "misfit": True}, "misfit"),  # a fit that fails its test is no measurement
+    ({"ci": (-0.01, 0.05), "compared_with": 0.0, "direction": "above"}, "inconclusive"),
+    ({"ci": (-0.01, 0.05), "compared_with": 0.0, "tolerance": 0.0}, "inconclusive"),
+    # an equality of two quantities: a wider interval is inconclusive, never a pass
+    ({"ci": (-0.5, 0.5), "compared_with": 0.0, "tolerance": 0.0, "new": True}, "inconclusive"),
+    # not identified, misfit, does not do the task: no measurement, whatever the numbers
+    ({"passed": False, "identified": False}, "not identified"),
+    ({"passed": True, "misfit": True}, "misfit"),
+    ({"passed": False, "does_task": False, "headline": 0.48, "ci": (0.4, 0.56)},
+     "does not do the task"),
+    # check: true by construction, shown apart
+    ({"passed": True, "kind": "check"}, "check"),
+    ({"check_max_z": 1.0, "passed": True, "kind": "check", "new": True}, "check"),
+    ({"passed": False, "kind": "check"}, "check failed"),
+    ({"passed": True, "kind": "check", "misfit": True}, "check"),  # a check is no fit
+    # nothing measured
+    ({}, "not run"),
+    ({"headline": 0.5}, "not run"),
 ])
 def test_status_follows_the_numbers(kwargs, expected):
     assert report.status(**kwargs) == expected
 
 
-def test_a_negative_tolerance_is_refused():
-    with pytest.raises(ValueError, match="tolerance"):
-        report.status(ci=(0, 1), paper_value=0.5, tolerance=-1)
+def test_every_status_is_in_the_vocabulary_and_explained():
+    assert report.STATUSES == tuple(report.VOCABULARY)
+    for expected in ("reproduced", "agrees within tolerance", "differs", "not identified",
+                     "misfit", "does not do the task", "inconclusive", "holds", "check",
+                     "not run"):
+        assert expected in report.VOCABULARY and len(report.VOCABULARY[expected]) > 20
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    ({"ci": (0, 1), "paper_value": 0.5, "tolerance": -1}, "tolerance"),
+    ({"ci": (0, 1), "paper_value": 0.5, "tolerance": float("nan")}, "tolerance"),
+    ({"ci": (0, 1), "paper_value": 0.5}, "tolerance"),  # an interval and nothing to judge it by
+    ({"passed": True, "kind": "claim"}, "kind"),
+    ({"kind": "check"}, "passed"),
+    ({"ci": (0, 1), "compared_with": 0.5, "direction": "up"}, "direction"),
+    ({"ci": (0, 1), "paper_value": 0.5, "compared_with": 0.5, "tolerance": 0.1},
+     "compared_with"),
+])
+def test_bad_status_arguments_are_refused_by_name(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        report.status(**kwargs)
+
+
+def _glued(monkeypatch):
+    glued = {}
+    monkeypatch.setattr(report.Report, "_glue", lambda self, name, value, display=False:
+                        glued.__setitem__(self.prefix + name, value))
+    return glued
 
 
 def test_rows_points_and_deviations_are_written_in_one_schema(tmp_path, monkeypatch):
     monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
-    glued = {}
-    monkeypatch.setattr(report.Report, "_glue", lambda self, name, value, display=False:
-                        glued.__setitem__(self.prefix + name, value))
+    glued = _glued(monkeypatch)
     rep = report.Report("03_toy_relu")
     assert rep.result("peak", "the peak", headline=np.float64(0.8), ci=(0.79, 0.81),
-                      paper_value=0.81, tolerance=0.02, tolerance_reason="seed spread") == \
+                      paper_value=0.8, tolerance=0.02, tolerance_reason="seed spread") == \
         "agrees within tolerance"
     assert rep.result("check", "Monte Carlo", check_max_z=2.0) == "reproduced"
+    assert rep.result("gap (new)", "a derived gap", headline=0.02, ci=(0.01, 0.03),
+                      compared_with=0.0169, compared_with_label="the derived segment law",
+                      tolerance=0.0, tolerance_reason="exact", new=True) == "inconclusive"
+    assert rep.result("identity", "holds by construction", passed=True, kind="check") == "check"
     rep.not_run("effect", "needs two seeds")
     rep.point("net", 0.9, 0.7, 0.01, 0.02)
     rep.deviations({"seeds": 3}, {"seeds": (10, "seeds per condition")}, "a note")
@@ -52,12 +113,33 @@ def test_rows_points_and_deviations_are_written_in_one_schema(tmp_path, monkeypa
     rep.save()
     summary = pd.read_csv(tmp_path / "03_toy_relu" / "summary.csv")
     assert tuple(summary.columns) == report.SUMMARY_COLUMNS
-    assert summary.status.tolist() == ["agrees within tolerance", "reproduced", "not run"]
+    assert summary.status.tolist() == ["agrees within tolerance", "reproduced", "inconclusive",
+                                       "check", "not run"]
+    assert summary.kind.tolist() == ["finding", "finding", "finding", "check", "finding"]
     assert summary.tolerance_reason.iloc[0] == "seed spread"
+    # paper_value holds only the paper's number; any other reference has its own column
+    assert summary.paper_value.isna().tolist() == [False, True, True, True, True]
+    assert summary.compared_with.iloc[2] == 0.0169
+    assert summary.compared_with_label.iloc[2] == "the derived segment law"
+    # every row carries a tolerance or the reason none applies
+    assert (summary.tolerance.notna() | summary.tolerance_reason.fillna("").str.startswith(
+        "none")).all()
+    assert summary.tolerance_reason.iloc[1].startswith("none: a Monte Carlo check")
     front = pd.read_csv(tmp_path / "03_toy_relu" / "front.csv")
     assert tuple(front.columns) == report.FRONT_COLUMNS and front.p_s.iloc[0] == 0.7
     assert "seeds per condition: 3 (paper: 10)" in glued["ch3_deviations"].data
     assert "a note" in glued["ch3_deviations"].data
+
+
+def test_a_row_must_say_what_its_tolerance_and_reference_are(monkeypatch):
+    _glued(monkeypatch)
+    rep = report.Report("03_toy_relu")
+    with pytest.raises(ValueError, match="tolerance_reason"):
+        rep.result("peak", "the peak", ci=(0.79, 0.81), paper_value=0.8, tolerance=0.02)
+    with pytest.raises(ValueError, match="compared_with_label"):
+        rep.result("gap", "a gap", ci=(0.01, 0.03), compared_with=0.0, direction="above")
+    with pytest.raises(ValueError, match="result"):
+        rep.result(" ", "no name", passed=True)
 
 
 def test_named_streams_do_not_depend_on_order_and_differ_by_name_and_key():
@@ -86,38 +168,59 @@ def test_places_show_the_smallest_gap_and_plural_counts():
     assert report.places(3.0) == 1 and report.places(None, 0) is None
     assert report.plural(1, "result") == "1 result" and report.plural(3, "result") == "3 results"
     assert report.tally(["differs", "reproduced", "reproduced"]) == "2 reproduced, 1 differs"
+    assert report.tally(["check", "holds"]) == "1 holds, 1 check"
 
 
 def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
-    glued = {}
-    monkeypatch.setattr(report.Report, "_glue", lambda self, name, value, display=False:
-                        glued.__setitem__(self.prefix + name, value))
+    glued = _glued(monkeypatch)
     rep = report.Report("03_toy_relu")
     rep.result("toy net: peak", "peak <b> of p_S", headline=0.80891, ci=(0.8074, 0.81049),
                paper_value=0.8098, tolerance=0.005, tolerance_reason="seed spread")
     rep.result("Theorem 1", "the closed form", check_max_z=2.14)
-    rep.result("gate", "does the task", headline=0.48, ci=(0.40, 0.56), passed=False)
-    rep.not_run("effect", "needs two seeds.")
+    rep.result("Theorem 2", "the noisy law", check_max_z=13.04, paper_value=0.75)
+    rep.result("gate", "does the task", headline=0.48, ci=(0.40, 0.56), passed=False,
+               does_task=False)
+    rep.result("effect", "raises p_S", headline=0.1, ci=(0.05, 0.15), compared_with=0.0,
+               compared_with_label="no change", direction="above", stand_in="a simulated tree")
+    rep.result("shortfall (new)", "derived gap", headline=0.02, ci=(0.015, 0.025),
+               compared_with=0.0169, compared_with_label="the derived segment law",
+               tolerance=0.0, tolerance_reason="an exact law", new=True)
+    rep.result("identity", "true by construction", passed=True, kind="check")
+    rep.not_run("later", "needs two seeds.")
     assert rep.box("profile `quick`, seed 0") is None  # a cell ending with it prints nothing
     text = glued["ch3_result_box"].data
     lines = text.splitlines()
-    # the count comes first, each status once, in the order of report.STATUSES
-    assert lines[0] == ("**Of 4 results in this build: 1 reproduced, 1 differs, "
-                        "1 agrees within tolerance, 1 not run.**")
+    # the count comes first, each status once, in the order of report.STATUSES; checks apart
+    assert lines[0] == ("**In this build, 7 findings: 2 reproduced, 1 agrees within tolerance, "
+                        "1 differs, 1 inconclusive, 1 does not do the task, 1 not run; "
+                        "1 check (true by construction): 1 check.**")
     # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
     # 0.8098 ± 0.005
     assert lines[2] == ("* **toy net: peak: agrees within tolerance.** peak \\<b\\> of p_S. "
                         "This build: 0.8089 [0.8074, 0.8105] (95% interval); the paper: 0.8098. "
                         "Tolerance 0.005 (seed spread).")
     assert lines[3] == ("* **Theorem 1: reproduced.** the closed form. Check: largest \\|z\\| "
-                        "2.1 (it passes below 5).")
-    assert lines[4].startswith("* **gate: differs.**") and "0.480 [0.400, 0.560]" in lines[4]
-    assert lines[5] == "* **effect: not run.** needs two seeds."
+                        "2.1, below 5: it passes.")
+    # a failed check never reads as passing
+    assert lines[4] == ("* **Theorem 2: differs.** the noisy law. The paper: 0.75. Check: "
+                        "largest \\|z\\| 13.0, not below 5: it fails.")
+    assert lines[5].startswith("* **gate: does not do the task.**") and \
+        "0.480 [0.400, 0.560]" in lines[5]
+    # a result on a stand-in says so in its status line
+    assert lines[6].startswith("* **effect: reproduced, on a stand-in: a simulated tree.**")
+    assert "; compared with no change: 0" in lines[6]
+    # a value derived here is "compared with", never "the paper"
+    assert "compared with the derived segment law: 0.0169" in lines[7]
+    assert "the paper" not in lines[7]
+    assert lines[8] == "* **later: not run.** needs two seeds."
+    assert lines[9].startswith("* *Checks, true by construction")
+    assert lines[10].startswith("  * **identity: check.**")
     assert lines[-1] == "* **What ran.** profile `quick`, seed 0"
     assert "nan" not in text.lower() and "paper_value" not in text
-    # a result beyond the paper names its reference value for what it is
-    assert report.reference({"result": "best similarity (new)"}) == "compared with"
-    assert report.reference({"result": "Theorem 1"}) == "the paper"
+    assert report.reference({"paper_value": 0.5}) == ("the paper", 0.5)
+    assert report.reference({"compared_with": 0.0, "compared_with_label": "the front"}) == \
+        ("compared with the front", 0.0)
+    assert report.reference({"result": "x"}) == ("", None)
     with pytest.raises(ValueError, match="ran"):
         rep.box("  ")
 
@@ -170,3 +273,26 @@ def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():
     assert "\n" in label and "$|\\delta| \\leq w$" in label  # broken outside the math only
     assert min(t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()) \
         == plotting.MIN_FONT
+
+
+def test_differs_only_ever_against_a_number_the_paper_gives():
+    import itertools
+
+    seen = set()
+    for passed, z, ci, ref, tol, direction, new in itertools.product(
+            (None, True, False), (None, 1.0, 9.0), (None, (0.1, 0.2), (0.22, 0.28), (0.3, 0.4)),
+            ("paper", "other", None), (None, 0.0, 0.05), (None, "above"), (False, True)):
+        refs = {"paper": {"paper_value": 0.25}, "other": {"compared_with": 0.25}}.get(ref, {})
+        try:
+            got = report.status(passed=passed, check_max_z=z, ci=ci, tolerance=tol,
+                                direction=direction, new=new, **refs)
+        except ValueError:
+            continue
+        seen.add(got)
+        assert got in report.STATUSES
+        if got in ("differs", "agrees within tolerance"):
+            assert ref == "paper"
+        if got == "holds":
+            assert new
+    assert {"differs", "does not hold", "holds", "reproduced", "inconclusive",
+            "agrees within tolerance"} <= seen

@@ -306,3 +306,17 @@ def test_profile_fit_gof_accepts_a_linear_profile_and_rejects_a_step():
         gof = toy.profile_fit_gof(G, dist, eps, delta)
         assert gof["gof_df"] == 25 - 2
         assert gof["misfit"] == (profile == "step"), (profile, gof)
+
+
+def test_a_comparison_reads_its_verdict_and_its_t_interval():
+    from semres.intervals import mean_interval
+
+    ci = mean_interval([0.806, 0.807, 0.808])
+    text = toy.against("differs", "the peak", ci, 0.8098, "the optimum")
+    assert text.startswith("the peak differs from the optimum: it is -0.0028 from it")
+    assert "Student's t over 3 seeds" in text and f"{ci['high'] - 0.8098:+.4f}" in text
+    assert "cannot be told apart" in toy.against("inconclusive", "x", ci, 0.807, "y")
+    assert "one seed" in toy.against("holds", "x", mean_interval([0.8]), 0.7, "y")
+    with pytest.raises(ValueError, match="verdict"):
+        toy.against("misfit", "x", ci, 0.8, "y")
+    assert "paired runs" in toy.replicates_sentence(10)

@@ -355,3 +355,83 @@ def test_damaged_saved_model_is_trained_again(tmp_path, capsys):
     stamp = weights.stat().st_mtime_ns
     assert vlm.trained_model(tmp_path, **kw) == folder and weights.stat().st_mtime_ns == stamp
     assert "[semres]" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- verdicts on a spatial scale
+
+def _scale_fit(lo_px, hi_px, misfit=False, canvas=900.0):
+    return {"profile_ci": (lo_px / canvas, hi_px / canvas), "profile_bounded": True,
+            "misfit": misfit, "gof_p": 1e-9 if misfit else 0.4}
+
+
+def test_a_precise_scale_larger_than_a_grid_cell_is_identified():
+    cell = 150 / 900
+    # Gemma-3-12B's released answers: a likelihood set of 151-200 px on 150 px cells. The set
+    # is narrower than a cell, and that is a precise measurement of a scale larger than a cell
+    ok, why = vlm.scale_identification(_scale_fit(151, 200), cell, 1.0, px=900)
+    assert ok and not why
+    # what a grid limits is the scale itself: a set reaching below one cell is not identified
+    ok, why = vlm.scale_identification(_scale_fit(120, 200), cell, 1.0, px=900)
+    assert not ok and "not bounded inside the design" in why[0]
+    ok, why = vlm.scale_identification(_scale_fit(151, 200, misfit=True), cell, 1.0, px=900)
+    assert not ok and vlm.MISFIT in why[0]
+    assert not vlm.scale_identification(_scale_fit(151, 200), cell, 1.0, agree=False)[0]
+    with pytest.raises(ValueError, match="resolution"):
+        vlm.scale_identification(_scale_fit(151, 200), 0.5, 0.4)
+
+
+def _sweep_curves(ns, grid):
+    from semres import theory
+
+    b = np.minimum(2 * grid, 1.0)
+    return {task: {n: theory.n_item(b, n)[k] for n in ns}
+            for k, task in enumerate(("similarity", "identification"))}
+
+
+def test_the_ball_fit_flags_an_n_sweep_that_theorem_3_cannot_describe():
+    ns, grid = [2, 4, 6, 8, 10, 12], np.linspace(0, 1.5, 301)
+    curves = _sweep_curves(ns, grid)
+    # a model's p_S falling from 0.93 to 0.83: no ball radius gives p_S above 3/4 at n = 2
+    p = np.linspace(0.93, 0.83, len(ns))
+    f = vlm.ball_fit(ns, p, np.full(len(ns), 0.01), curves["similarity"], grid)
+    assert f["misfit"] and not f["identified"] and f["gof_p"] < 1e-3
+    assert vlm.MISFIT in vlm.radius_text("similarity", f, 900)
+    # rates on Theorem 3's curve at eps = 0.1 fit and identify the radius
+    true = np.array([np.interp(0.1, grid, curves["identification"][n]) for n in ns])
+    g = vlm.ball_fit(ns, true, np.full(len(ns), 0.01), curves["identification"], grid)
+    assert not g["misfit"] and g["identified"] and g["ci_low"] < 0.1 < g["ci_high"]
+    with pytest.raises(ValueError, match="curves"):
+        vlm.ball_fit([2, 3], p[:2], np.full(2, 0.01), curves["similarity"], grid)
+
+
+def test_two_radii_are_compared_by_a_likelihood_ratio_not_by_overlap():
+    from semres import report
+
+    ns, grid = [2, 4, 6, 8, 10, 12], np.linspace(0, 1.5, 301)
+    curves = _sweep_curves(ns, grid)["identification"]
+    rng = np.random.default_rng(0)
+
+    def fit(eps, se):
+        p = np.array([np.interp(eps, grid, curves[n]) for n in ns])
+        return vlm.ball_fit(ns, p + rng.normal(0, se, len(ns)), np.full(len(ns), se), curves,
+                            grid)
+
+    # radii 0.10 and 0.12 measured to 0.003: different, and the test says so
+    apart = vlm.one_radius("m", fit(0.10, 0.003), fit(0.12, 0.003))
+    assert apart["identified"] and apart["ci"][1] < 0 and apart["p_equal"] < 0.05
+    assert "different radii" in apart["text"]
+    # the same radii measured ten times less precisely: the intervals overlap, which proves
+    # nothing; the difference's interval covers 0, and the status is inconclusive, not a pass
+    a, b = fit(0.10, 0.03), fit(0.12, 0.03)
+    assert a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"]  # they overlap
+    vague = vlm.one_radius("m", a, b)
+    lo, hi = vague["ci"]
+    assert vague["identified"] and lo < 0 < hi and "not rejected" in vague["text"]
+    assert report.status(ci=vague["ci"], compared_with=0.0, tolerance=0.0, new=True) == \
+        "inconclusive"
+    same = vlm.one_radius("m", fit(0.10, 0.003), fit(0.10, 0.003))
+    assert same["ci"][0] < 0 < same["ci"][1] and same["p_equal"] > 0.05
+    bad = vlm.ball_fit(ns, np.linspace(0.93, 0.83, len(ns)), np.full(len(ns), 0.01),
+                       _sweep_curves(ns, grid)["similarity"], grid)
+    assert vlm.one_radius("m", bad, fit(0.1, 0.003))["misfit"]
+    assert vlm.one_radius("m", None, fit(0.1, 0.003))["text"] is None

@@ -18,59 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fits import bootstrap_at_bound, bootstrap_map, bound_report, percentile_interval
+from .fits import (_gof, bootstrap_at_bound, bootstrap_map, bound_report, gof_multinomial,
+                   gof_p_bootstrap, misfit_rule, percentile_interval)
 
-__all__ = ["pad", "fit_choices", "choice_probs", "fit_ball", "gof_multinomial", "gof_chi2",
-           "fit_name_corner", "MISFIT_P"]
+__all__ = ["pad", "fit_choices", "choice_probs", "fit_ball", "compare_radii", "fit_name_corner"]
 
 FLOOR_LOG_RANGE = (-30.0, 30.0)   # log floor relative to the kernel at the typical distance
 WEIGHT_LOG_RANGE = (-15.0, 15.0)  # log weight relative to the reference name
 SCALE_STARTS = 5                  # extra starting scales of the full-data fit (see fit_choices)
-#: a fit whose goodness-of-fit p-value is below this does not describe its data (a misfit)
-MISFIT_P = 1e-3
 #: half the 95% chi-square(1) quantile: a profile-likelihood interval's drop in log-likelihood
 PROFILE_DROP = 1.920729410347062
-
-
-# Goodness of fit. Minimal local versions, to be replaced by the shared ones in semres.fits
-# (same keys: gof_test, gof_stat, gof_df, gof_p) once those land.
-
-def _gof(test, stat, df):
-    from scipy.stats import chi2
-
-    df = int(df)
-    return {"gof_test": test, "gof_stat": float(stat), "gof_df": df,
-            "gof_p": float(chi2.sf(stat, df)) if df > 0 else float("nan")}
-
-
-def gof_multinomial(counts, probs, params: int) -> dict:
-    """Deviance G = 2 sum O ln(O / E) of observed counts (rows x options) against a fitted
-    model's option probabilities, on ``sum over rows of (options - 1) - params`` degrees of
-    freedom: the likelihood-ratio test of the model against one free distribution per row.
-    Binomial data are the two-column case ``[correct, wrong]``."""
-    o = np.asarray(counts, float)
-    q = np.asarray(probs, float)
-    if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
-        raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
-    if int(params) < 0:
-        raise ValueError(f"params must be >= 0; got {params!r}")
-    rows = o.sum(axis=1) > 0
-    o, q = o[rows], q[rows]
-    e = q * o.sum(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(o > 0, o * np.log(o / e), 0.0)
-    return _gof("deviance", 2 * terms.sum(), rows.sum() * (o.shape[1] - 1) - int(params))
-
-
-def gof_chi2(p, se, pred, params: int) -> dict:
-    """Pearson chi-square of measured rates ``p`` (standard errors ``se``) against a model's
-    ``pred``, on ``len(p) - params`` degrees of freedom."""
-    p, se, pred = (np.asarray(a, float) for a in (p, se, pred))
-    if not (p.shape == se.shape == pred.shape) or p.ndim != 1 or (se <= 0).any():
-        raise ValueError("p, se, pred: equal 1-D shapes, se > 0")
-    if int(params) < 0:
-        raise ValueError(f"params must be >= 0; got {params!r}")
-    return _gof("chi2", np.sum(((p - pred) / se) ** 2), len(p) - int(params))
 
 
 def pad(rows, fill=np.inf) -> tuple:
@@ -411,7 +368,59 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
             "ci_high": float(grid[inside[-1]]), "one_interval": one, "chi2": float(stat[best]),
             "dof": int(len(p) - 1), "identified": not (touches or rep["at_bound"]),
             "at_bound": bool(rep["at_bound"] or touches),
-            "bound_params": rep["bound_params"] or ("eps=interval" if touches else "")}
+            "bound_params": rep["bound_params"] or ("eps=interval" if touches else ""),
+            "profile_eps": grid, "profile_chi2": stat}
+
+
+def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> dict:
+    """Are two radii fitted by :func:`fit_ball` to independent data equal? A likelihood-ratio
+    test, not an overlap of intervals (two wide intervals overlap however different the radii).
+
+    The two chi-square profiles add (the data are independent): equality costs
+    ``lr = min_e [S_a(e) + S_b(e)] - min S_a - min S_b``, referred to chi-square with one degree
+    of freedom (``p_equal``). The difference ``delta = eps_a - eps_b`` gets its own profile
+    interval, ``D(delta) = min_e [S_a(e + delta) + S_b(e)] - min S_a - min S_b`` within the
+    ``level`` quantile, on ``points`` differences spanning the grids; ``bounded`` is False when
+    that set reaches the end of the differences searched. Meaningful only for fits that pass
+    their goodness-of-fit test.
+    """
+    from scipy.stats import chi2
+
+    for name, f in (("a", a), ("b", b)):
+        if not isinstance(f, dict) or "profile_eps" not in f:
+            raise ValueError(f"{name} must be a fit of fit_ball (with its profile)")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    ga, sa = np.asarray(a["profile_eps"], float), np.asarray(a["profile_chi2"], float)
+    gb, sb = np.asarray(b["profile_eps"], float), np.asarray(b["profile_chi2"], float)
+    base = sa.min() + sb.min()
+    common = np.union1d(ga[(ga >= gb[0]) & (ga <= gb[-1])], gb[(gb >= ga[0]) & (gb <= ga[-1])])
+    if not common.size:
+        raise ValueError("a and b: the two fits share no radius on their grids")
+    lr = float(max(0.0, np.min(np.interp(common, ga, sa) + np.interp(common, gb, sb)) - base))
+    span = max(ga[-1], gb[-1]) - min(ga[0], gb[0])
+    deltas = np.union1d(np.linspace(-span, span, int(points)), [a["eps"] - b["eps"]])
+
+    def cost(delta):
+        e = gb[(gb + delta >= ga[0]) & (gb + delta <= ga[-1])]
+        if not e.size:
+            return np.inf
+        return float(np.min(np.interp(e + delta, ga, sa) + np.interp(e, gb, sb)) - base)
+
+    limit = chi2.ppf(level, 1)
+    prof = np.array([cost(d) for d in deltas])
+    inside = np.flatnonzero(prof <= limit)
+    bounded = bool(inside[0] > 0 and inside[-1] < len(deltas) - 1)
+    # refined between the differences either side of the set, so that a set narrower than the
+    # first search's step is not reported as a single point
+    fine = np.linspace(deltas[max(inside[0] - 1, 0)], deltas[min(inside[-1] + 1, len(deltas) - 1)],
+                       int(points))
+    deltas = np.union1d(deltas, fine)
+    prof = np.array([cost(d) for d in deltas])
+    inside = np.flatnonzero(prof <= limit)
+    return {"difference": float(a["eps"] - b["eps"]), "ci_low": float(deltas[inside[0]]),
+            "ci_high": float(deltas[inside[-1]]), "lr": lr, "p_equal": float(chi2.sf(lr, 1)),
+            "bounded": bounded}
 
 
 def _name_corner_probs(x, k):
@@ -446,10 +455,11 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
     correct place. Fitted by maximising the sum of both tables' multinomial log-likelihoods (a
     composite likelihood: the trials are counted twice), so its intervals and goodness of fit
     come from a parametric bootstrap (``boot`` datasets simulated from the fit and refitted):
-    ``gof_p`` is the share of simulated deviances at least the observed one.
+    ``gof_p`` is (1 + the number of simulated deviances at least the observed one) / (1 +
+    ``boot``), with its resolution; without ``boot`` the fit is not tested (``misfit`` None).
 
     Returns ``name_weights`` and ``place_weights`` (each summing to 1), ``advantage`` G, their
-    ``*_ci`` with ``boot``, and gof_test/gof_stat/gof_df/gof_p.
+    ``*_ci`` with ``boot``, and the goodness-of-fit keys of :data:`semres.fits.GOF_KEYS`.
     """
     from scipy.optimize import minimize
 
@@ -481,10 +491,11 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
         return w / w.sum()
 
     x, dev, rn, rc = fit(n_obs, c_obs)
+    df = 2 * k * (k - 1) - (2 * k - 1)
     out = {"name_weights": weights(x[:k - 1]), "place_weights": weights(x[k - 1:2 * k - 2]),
            "advantage": float(np.exp(x[-1])), "deviance": dev,
-           **_gof("parametric bootstrap of the composite deviance", dev,
-                  2 * k * (k - 1) - (2 * k - 1))}
+           # a composite deviance has no chi-square reference: untested without a bootstrap
+           **_gof("composite deviance, not tested (no bootstrap)", dev, df)}
     if boot:
         rng = np.random.default_rng(seed)
         qn, qc = n_obs.sum(axis=1) / n_obs.sum(), c_obs.sum(axis=1) / c_obs.sum()
@@ -506,7 +517,9 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
             np.add.at(co, (rr, s_), 1)
             sims.append(fit(no, co))
         xs = np.array([s[0] for s in sims])
-        out["gof_p"] = float((1 + sum(s[1] >= dev for s in sims)) / (1 + len(sims)))
+        p, resolution = gof_p_bootstrap(dev, [s[1] for s in sims])
+        out.update(_gof(f"composite deviance, parametric bootstrap ({len(sims)} datasets; misfit "
+                        f"rule {misfit_rule(resolution)})", dev, df, p, resolution))
         nw = np.array([weights(v[:k - 1]) for v in xs])
         pw = np.array([weights(v[k - 1:2 * k - 2]) for v in xs])
         out["name_weights_ci"] = np.percentile(nw, [2.5, 97.5], axis=0).T

@@ -16,7 +16,7 @@ import numpy as np
 
 __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
            "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
-           "gof_none",
+           "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
            "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
            "gof_chi2", "named_seed", "misfit_warning"]
 
@@ -99,9 +99,10 @@ def percentile_interval(values) -> tuple:
 # --------------------------------------------------------------------------- goodness of fit
 #
 # A fit that does not fit turns its parameters into descriptions of the wrong curve. Every fit
-# reports gof_test (what was computed), gof_stat, gof_df and gof_p, and ``misfit`` when
-# gof_p < MISFIT_P; a chapter prints :func:`misfit_warning` instead of drawing a verdict from a
-# misfitting curve.
+# reports gof_test (what was computed), gof_stat, gof_df, gof_p, gof_resolution (the smallest
+# p-value the test can give: 0 for a chi-square reference, 1 / (B + 1) for B bootstrap refits)
+# and ``misfit``: True or False when the fit was tested (see :func:`misfit_rule`), None when it
+# was not (no reference, no degrees of freedom), so that an untested row never reads as a pass.
 
 #: a fit whose goodness-of-fit p-value falls below this is marked ``misfit``
 MISFIT_P = 1e-3
@@ -111,18 +112,63 @@ MIN_EXPECTED = 5.0
 #: the fewest parametric-bootstrap refits whose smallest p-value, 1 / (1 + n), falls below MISFIT_P
 MIN_GOF_BOOT = round(1 / MISFIT_P)
 #: the keys every goodness-of-fit result carries
-GOF_KEYS = ("gof_test", "gof_stat", "gof_df", "gof_p", "misfit")
+GOF_KEYS = ("gof_test", "gof_stat", "gof_df", "gof_p", "gof_resolution", "misfit")
 
 
-def _gof(test: str, stat=math.nan, df=math.nan, p=math.nan) -> dict:
-    p = float(p)
+def misfit_rule(resolution: float = 0.0) -> str:
+    """The rule that marks a misfit, for a test whose smallest p-value is ``resolution``:
+    p < 0.001 when the test can resolve it; for a bootstrap too small for that (B + 1 < 1000
+    refits), p <= 1 / (B + 1), i.e. no refit reached the observed statistic."""
+    r = float(resolution)
+    if not (r >= 0 and math.isfinite(r)):
+        raise ValueError(f"resolution must be a finite number >= 0; got {resolution!r}")
+    if r <= MISFIT_P:
+        return f"p < {MISFIT_P:g}"
+    return (f"p <= {r:.2g} = 1/(B + 1), the smallest p-value of its B = {round(1 / r) - 1} "
+            f"refits, too few for p < {MISFIT_P:g}")
+
+
+def _gof(test: str, stat=math.nan, df=math.nan, p=math.nan, resolution: float = 0.0) -> dict:
+    p, resolution = float(p), float(resolution)
+    if not math.isfinite(p):
+        misfit = None  # not tested: no reference for the statistic
+    elif resolution > MISFIT_P:
+        misfit = bool(p <= resolution * (1 + 1e-9))
+    else:
+        misfit = bool(p < MISFIT_P)
     return {"gof_test": test, "gof_stat": float(stat), "gof_df": float(df), "gof_p": p,
-            "misfit": bool(p < MISFIT_P)}
+            "gof_resolution": resolution, "misfit": misfit}
 
 
 def gof_none(reason: str) -> dict:
-    """The goodness-of-fit keys of a fit that no test can check (``reason`` says why)."""
+    """The goodness-of-fit keys of a fit that no test can check (``reason`` says why): its
+    ``misfit`` is None, untested, not False."""
     return _gof(f"none: {reason}")
+
+
+def gof_p_bootstrap(observed: float, simulated) -> tuple[float, float]:
+    """``(p, resolution)`` of a statistic against ``simulated`` draws of it under the fit:
+    p = (1 + #{simulated >= observed}) / (1 + B), whose smallest value is 1 / (1 + B)."""
+    sims = np.asarray(simulated, float).ravel()
+    if not sims.size:
+        raise ValueError("simulated must hold at least one draw")
+    obs = float(observed)
+    p = (1 + np.sum(sims >= obs - 1e-9 * max(1.0, abs(obs)))) / (1 + sims.size)
+    return float(p), 1 / (1 + sims.size)
+
+
+def gof_frame(results) -> "pandas.DataFrame":
+    """The goodness-of-fit keys of many fits as table columns (:data:`GOF_KEYS`, one row per
+    fit), with ``misfit`` a nullable boolean, empty (NA) where a fit was not tested, and
+    ``gof_tested`` saying which were: an untested row never reads as a pass."""
+    import pandas as pd
+
+    results = list(results)
+    out = pd.DataFrame({key: [r[key] for r in results] for key in GOF_KEYS})
+    out["misfit"] = pd.array([None if r["misfit"] is None else bool(r["misfit"])
+                              for r in results], dtype="boolean")
+    out["gof_tested"] = out["misfit"].notna().to_numpy(bool)
+    return out
 
 
 def _cells(trials, correct, p_fit):
@@ -190,8 +236,9 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
     the reference is a model that samples its answers from the fitted rates, whose answers
     carry binomial noise the expected masses lack, so the p-value is conservative: a misfit
     it reports is larger than any sampled answers at this many trials would show.
-    p = (1 + #{simulated >= observed}) / (1 + n_boot), so at least 1 / MISFIT_P = 1000
-    refits are needed before a misfit can be marked at all (:data:`MIN_GOF_BOOT`).
+    p = (1 + #{simulated >= observed}) / (1 + n_boot), whose resolution 1 / (1 + n_boot) is
+    reported: with fewer than :data:`MIN_GOF_BOOT` refits the p < 0.001 rule cannot be met, and
+    a misfit is marked when no refit reaches the observed deviance (:func:`misfit_rule`).
     """
     from tqdm.auto import tqdm
 
@@ -207,8 +254,9 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
     for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
         ks = rng.binomial(whole, p).astype(float)
         sims[b] = binomial_deviance(whole, ks, refit(whole.astype(float), ks))
-    pval = (1 + np.sum(sims >= stat - 1e-9 * max(1.0, stat))) / (1 + n_boot)
-    return _gof(f"binomial deviance, parametric bootstrap ({n_boot} refits)", stat, df, pval)
+    pval, resolution = gof_p_bootstrap(stat, sims)
+    return _gof(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit rule "
+                f"{misfit_rule(resolution)})", stat, df, pval, resolution)
 
 
 def gof_chi2(y, y_fit, se, n_params: int) -> dict:
@@ -230,6 +278,31 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
     return _gof("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
 
 
+def gof_multinomial(counts, probs, n_params: int) -> dict:
+    """Deviance G = 2 sum O ln(O / E) of observed counts (rows x options) against a fitted
+    model's option probabilities, on ``sum over rows of (options - 1) - n_params`` degrees of
+    freedom: the likelihood-ratio test of the model against one free distribution per row,
+    referred to chi-square. Binomial data are the two-column case ``[correct, wrong]``; rows
+    without counts are left out."""
+    from scipy.stats import chi2
+
+    o = np.asarray(counts, float)
+    q = np.asarray(probs, float)
+    if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
+        raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
+    rows = o.sum(axis=1) > 0
+    o, q = o[rows], q[rows]
+    df = int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+    if df < 1:
+        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
+                         f"{int(rows.sum())} rows")
+    e = q * o.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(o > 0, o * np.log(o / e), 0.0)
+    stat = float(2 * terms.sum())
+    return _gof("multinomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
+
+
 def _n_params(v, name: str = "n_params") -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
         raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
@@ -248,10 +321,12 @@ def named_seed(seed, name: str) -> np.random.SeedSequence:
 
 
 def misfit_warning(what: str, fit: dict) -> str | None:
-    """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes)."""
+    """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes
+    or was not tested)."""
     if not fit.get("misfit"):
         return None
+    rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
     return (f"Warning: the fit of {what} does not fit its data ({fit['gof_test']}: "
             f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, p = "
-            f"{fit['gof_p']:.1e} < {MISFIT_P:g}): its parameters describe the wrong curve, and "
-            "no verdict is drawn from them.")
+            f"{fit['gof_p']:.1e}; the rule: {rule}): its parameters describe the wrong curve, "
+            "and no verdict is drawn from them.")

@@ -243,8 +243,20 @@ def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: in
 
 # --------------------------------------------------------------------------- two items, exactly
 
-#: sup |c''| of c(s) = 1 / (1 + e^s) on s <= 0: q (1 - q) (2q - 1) peaks at q = (3 + sqrt 3) / 6
+#: sup |q (1 - q) (1 - 2q)| over q in (0, 1): the largest |second derivative| of the logistic
+#: sigma(u), reached at q = (3 -+ sqrt 3) / 6. It bounds both the kernel's 1 / (1 + e^|s - t|)
+#: (convex off its atom, curvature at most this) and c(s) = 1 / (1 + e^s) (concave on s <= 0)
 _CURVATURE = 1 / (6 * math.sqrt(3))
+
+
+def _curvature_bound(beta: float) -> float:
+    """An upper bound on the second derivative of phi = 2 K nu + beta c between grid points
+    (nu a probability): each kernel term curves up by at most _CURVATURE, so 2 K nu by at most
+    2 _CURVATURE; beta c is concave for beta >= 0 and curves up by at most -beta _CURVATURE for
+    beta < 0. (The kernel's kinks at the atoms bend phi down, which cannot lower its infimum
+    below the grid's.) A function with phi'' <= M dips below the smaller end of a cell of width
+    w by at most M w^2 / 8: it is the bound that certifies an infimum read on a grid."""
+    return (2.0 + max(-float(beta), 0.0)) * _CURVATURE
 
 
 def _value_kernel(s, t):
@@ -268,9 +280,11 @@ def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> di
         p_S(mu) <= upper_bound + slope (p_I(mu) - p_i)      for every mu, at every p_I,
 
     with p_i the candidate's p_I. The infimum of phi = 2 K nu + beta c over log x in
-    [log delta, 0] is taken on a grid of step ``spacing`` holding every atom of nu: between
-    atoms K nu is convex and beta c'' >= -max(beta, 0) _CURVATURE, so phi dips below the smaller
-    end value of a grid cell of width w by at most max(beta, 0) _CURVATURE w^2 / 8. The slope
+    [log delta, 0] is taken on a grid of step ``spacing`` holding every atom of nu. A function
+    can dip below the smaller end value of a grid cell of width w by as much as its largest
+    upward curvature M allows, M w^2 / 8 (a convex function dips most); here
+    M = (2 + max(-beta, 0)) _CURVATURE (:func:`_curvature_bound`), so the floor read on the grid
+    is lowered by that much in every cell and the bound is a proof, not an estimate. The slope
     is fitted to the candidate's KKT conditions and tuned by a bounded scalar search (any slope
     gives a valid bound; the right one a tight one). Returns ``upper_bound``, ``slope``, and the
     candidate's exact ``p_s`` and ``p_i``.
@@ -299,7 +313,7 @@ def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> di
 
     def bound(beta):
         phi = pull + beta * c
-        floor = (np.minimum(phi[:-1], phi[1:]) - max(beta, 0.0) * _CURVATURE * width2).min()
+        floor = (np.minimum(phi[:-1], phi[1:]) - _curvature_bound(beta) * width2).min()
         return 1 + energy + beta * p_i - floor
 
     span = 0.05 * (1 + abs(beta0))

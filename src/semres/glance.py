@@ -13,11 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import (FRONT_COLUMNS, STATUSES, SUMMARY_COLUMNS, escape, fmt, measured, reference,
-                     plural, row_places, tally)
+from .report import (FRONT_COLUMNS, NOT_MEASURED, STATUSES, SUMMARY_COLUMNS, VOCABULARY, Z_MAX,
+                     escape, fmt, measured, plural, reference, row_places, status_line, tally)
 
-#: the columns a summary.csv cannot do without (the tolerance columns are optional)
-REQUIRED = tuple(c for c in SUMMARY_COLUMNS if not c.startswith("tolerance"))
+#: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
+#: and the tolerance, are read when present)
+REQUIRED = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
+            "ci_low", "ci_high", "status")
 NOT_RUN = "not run in this build"
 MAX_NAMED = 4  # systems of one chapter named one by one in the figure's legend
 
@@ -41,11 +43,15 @@ def read_tables(results: Path, built: dict[str, str]) -> tuple[pd.DataFrame, pd.
             summary = summary.assign(chapter=name, title=title)
             summary["status"] = summary.status.fillna("").astype(str).str.strip()
             summary.loc[summary.status == "not run", "status"] = NOT_RUN
+            kind = summary["kind"] if "kind" in summary else pd.Series("finding",
+                                                                      index=summary.index)
+            summary["kind"] = kind.fillna("finding").astype(str).str.strip()
             rows.extend(summary.to_dict("records"))
         front, _ = _read(folder / "front.csv", FRONT_COLUMNS)
         if front is not None:
             points.append(front.assign(chapter=name, title=title))
     table = pd.DataFrame(rows, columns=["title", *SUMMARY_COLUMNS])
+    table["kind"] = table["kind"].astype(object).where(table["kind"].notna(), "finding")
     front = (pd.concat(points, ignore_index=True) if points
              else pd.DataFrame(columns=["title", *FRONT_COLUMNS]))
     for col in ("p_i", "p_s", "se_i", "se_s"):
@@ -77,12 +83,13 @@ def _cell(value) -> str:
 
 def _numbers(row: dict) -> str:
     """A row's numbers for the table, with enough decimals to see why its status is what it
-    is: this build [95% interval], the paper's value ± the tolerance, the largest |z|."""
+    is: this build [95% interval], the paper's (or the compared) value ± the tolerance, the
+    largest |z|."""
     parts = [measured(row)]
-    paper = row.get("paper_value")
-    if fmt(paper) != "—":
+    what, value = reference(row)
+    if value is not None and row.get("status") not in NOT_MEASURED:
         tol = row.get("tolerance")
-        parts.append(f"{reference(row).removeprefix('the ')} {fmt(paper, places=row_places(row))}"
+        parts.append(f"{_cell(what.removeprefix('the '))} {fmt(value, places=row_places(row))}"
                      + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))
     z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
     if pd.notna(z):
@@ -102,14 +109,21 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     for row in table.to_dict("records"):
         name = row["chapter"]
         link = f"{{doc}}`Ch. {int(name[:2])} <{docs[name]}>`" if name in docs else _cell(name)
-        status = row["status"] if row["status"] in (*STATUSES, NOT_RUN) else _cell(row["status"])
+        known = row["status"] in (*STATUSES, NOT_RUN)
+        status = _cell(status_line(row)) if known else _cell(row["status"])
         result = _cell(row.get("result")) if fmt(row.get("result")) != "—" else ""
         claim = _cell(row.get("statement"))
         what = f"**{result}**: {claim}" if result else claim
         numbers = "—" if row["status"] == NOT_RUN else _numbers(row)
-        lines.append(f"| {link} | {'**' + status + '**' if status == 'differs' else status} | "
-                     f"{what} | {numbers} |")
+        lines.append(f"| {link} | {'**' + status + '**' if row['status'] == 'differs' else status}"
+                     f" | {what} | {numbers} |")
     return "\n".join(lines) + "\n"
+
+
+def vocabulary() -> str:
+    """The status vocabulary, from :data:`semres.report.VOCABULARY`, as a list for the page."""
+    return "\n".join(f"- **{s if s != 'not run' else NOT_RUN}**: {escape(VOCABULARY[s])}."
+                      for s in STATUSES) + "\n"
 
 
 def front_figure(front: pd.DataFrame, path: Path):
@@ -161,12 +175,24 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
         table = pd.concat([table, pd.DataFrame(absent)], ignore_index=True)
     table = table.assign(_order=table.chapter.map({n: i for i, n in enumerate(chapters)}))
     table = table.sort_values("_order", kind="stable").drop(columns="_order")
-    text = ["## The results", "",
-            f"Of {plural(len(table), 'row')} in this build: "
-            f"{tally(table.status, (*STATUSES[:-1], NOT_RUN))}. The interval is the one each "
-            "chapter reports (95%); a check passes when the largest \\|z\\| of its cells (a "
-            "Monte Carlo estimate or a measurement against its prediction) is below 5.", "",
-            markdown_table(table, docs)]
+    kind = table["kind"].astype(object).where(table["kind"].notna(), "finding")
+    checks = table[kind == "check"]
+    findings = table[kind != "check"]
+    order = (*STATUSES[:-1], NOT_RUN)
+    text = ["## What the statuses mean", "",
+            "Every status below is computed by `semres.report.status` from the row's numbers, "
+            "by one rule for the whole book. A result obtained on a stand-in (a simulated tree, "
+            "a model trained here) says so after its status.", "", vocabulary(),
+            "## The findings", "",
+            f"Of {plural(len(findings), 'finding')} in this build: "
+            f"{tally(findings.status, order)}. The interval is the one each chapter reports "
+            "(95%; over a few replicates, Student's t); a Monte Carlo check passes when the "
+            f"largest \\|z\\| of its cells (an estimate against its closed form) is below "
+            f"{fmt(Z_MAX)}.", "", markdown_table(findings, docs)]
+    if len(checks):
+        text += ["## The checks", "",
+                 f"True by construction, so they test the code rather than a claim: "
+                 f"{tally(checks.status, order)}.", "", markdown_table(checks, docs)]
     text += ["## Every system on one plane", ""]
     if front.empty:
         text.append("No chapter wrote a `front.csv` in this build, so there is nothing to place.")

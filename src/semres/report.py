@@ -20,13 +20,60 @@ from .profiles import deviations as _protocol_deviations
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
 Z_MAX = 5.0
-SUMMARY_COLUMNS = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
-                   "ci_low", "ci_high", "tolerance", "tolerance_reason", "status")
+SUMMARY_COLUMNS = ("chapter", "result", "statement", "kind", "status", "stand_in",
+                   "paper_value", "compared_with", "compared_with_label", "check_max_z",
+                   "headline", "ci_low", "ci_high", "tolerance", "tolerance_reason")
 FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
-#: ``reproduced``/``differs`` for a pass-fail criterion; the three after it compare an interval
-#: with the paper's value within a tolerance
-STATUSES = ("reproduced", "differs", "agrees within tolerance", "inconclusive", "misfit",
-            "not run")
+#: the book's one status vocabulary: every status a result row can have, with what it means.
+#: :func:`status` is the only place that assigns them; the glance page lists them from here.
+VOCABULARY = {
+    "reproduced": "a claim the paper makes holds here: its criterion passes (a derivation, a "
+                  "Monte Carlo check within five standard errors of the closed form, a measured "
+                  "effect whose 95% interval lies on the claimed side), or its interval lies "
+                  "within the stated tolerance of a value computed here from the paper's law",
+    "agrees within tolerance": "the 95% interval lies within the stated tolerance of a number "
+                               "the paper gives (the row names the tolerance and its reason)",
+    "holds": "a result beyond the paper, so there is nothing to reproduce: its criterion "
+             "passes, or its interval lies within the tolerance of (or on the claimed side of) "
+             "the value it is compared with",
+    "differs": "against a number the paper gives, and only then: the criterion fails, or the "
+               "95% interval clears the paper's value by more than the tolerance",
+    "does not hold": "a claim with no number of the paper to compare (a qualitative claim of "
+                     "the paper, or a result beyond it) that the data contradict: the criterion "
+                     "fails, or the interval clears the compared value by more than the "
+                     "tolerance, or lies on the other side of it",
+    "inconclusive": "the 95% interval straddles the edge of the tolerance (or the compared "
+                    "value): this build cannot decide",
+    "not identified": "the data do not determine the quantity (its likelihood set is unbounded "
+                      "or reaches the edge of what the design can resolve), so no number is "
+                      "reported",
+    "misfit": "the fit behind the row fails its goodness-of-fit test (p < 0.001, or, for a "
+              "bootstrap p-value too coarse for that rule, p at its smallest possible value "
+              "1/(B + 1)): the model does not describe the data, so its numbers are no "
+              "measurement",
+    "does not do the task": "the model fails its competence gate (it does not do the task "
+                            "above chance), so its answers are not analysed further",
+    "check": "true by construction (an identity, a bound proved and computed by the same code, "
+             "or a number checked by the quantity it asserts): it tests the code, not the "
+             "claim, and is shown apart from the findings",
+    "check failed": "a check that holds by construction does not: a defect in the code",
+    "not run": "nothing was measured in this build (the chapter, or the model or data the "
+               "result needs, was not part of it)",
+}
+STATUSES = tuple(VOCABULARY)
+#: statuses of rows that measured nothing: their reference is not shown as a comparison
+NOT_MEASURED = ("not identified", "misfit", "does not do the task", "not run")
+#: a row is a finding (a claim the data could contradict) or a check (true by construction)
+KINDS = ("finding", "check")
+#: the tolerance reason a row gets when no tolerance applies, by what decided its status
+NO_TOLERANCE = {
+    "z": f"none: a Monte Carlo check, passed when every cell lies within {Z_MAX:g} standard "
+         "errors of its closed form",
+    "passed": "none: a yes-or-no criterion, stated in the row",
+    "direction": "none: a one-sided claim, decided by whether the 95% interval excludes the "
+                 "compared value",
+    "nothing": "none: no number is measured",
+}
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -120,43 +167,145 @@ def tally(statuses, order=STATUSES) -> str:
     return ", ".join(f"{int(counts[s]):,} {s}" for s in named)
 
 
+def _check_tolerance(tolerance) -> float | None:
+    if tolerance is None:
+        return None
+    tol = _number(tolerance)
+    if tol is None or tol < 0:
+        raise ValueError(f"tolerance must be a finite number >= 0; got {tolerance!r}")
+    return tol
+
+
+def _compare(lo: float, hi: float, ref: float, tol: float | None, direction: str | None) -> str:
+    """"pass", "fail" or "unsure": an interval against a reference, two-sided within ``tol``
+    or one-sided (``direction``: the claim is that the value lies above/below ref + tol)."""
+    tol = 0.0 if tol is None else tol
+    if direction == "above":
+        return "pass" if lo > ref + tol else "fail" if hi < ref + tol else "unsure"
+    if direction == "below":
+        return "pass" if hi < ref - tol else "fail" if lo > ref - tol else "unsure"
+    if lo > ref + tol or hi < ref - tol:
+        return "fail"
+    return "pass" if ref - tol <= lo and hi <= ref + tol else "unsure"
+
+
 def status(*, passed: bool | None = None, check_max_z: float | None = None,
            headline: float | None = None, ci=None, paper_value: float | None = None,
-           tolerance: float | None = None, misfit: bool = False) -> str:
-    """A row's status, from its numbers.
+           compared_with: float | None = None, tolerance: float | None = None,
+           direction: str | None = None, misfit: bool = False, new: bool = False,
+           kind: str = "finding", identified: bool = True, does_task: bool = True) -> str:
+    """A row's status, from its numbers: one of :data:`VOCABULARY`, by these rules.
 
-    A pass-fail criterion (``passed``, and a Monte Carlo check within :data:`Z_MAX` standard
-    errors) gives ``reproduced`` or ``differs``. A measurement with an interval and the paper's
-    value gives ``differs`` only when the interval clears the paper's value by more than the
-    tolerance, ``agrees within tolerance`` when it lies within the tolerance of it, and
-    ``inconclusive`` otherwise. Nothing measured is ``not run``. A row whose fit fails its
-    goodness-of-fit test is ``misfit`` whatever its numbers: it is not a measurement.
+    1. ``kind="check"`` (true by construction): ``check`` when its criterion (``passed``, and
+       ``check_max_z`` below :data:`Z_MAX`) holds, ``check failed`` otherwise.
+    2. A finding whose fit fails its goodness-of-fit test is ``misfit``; a model that fails its
+       competence gate (``does_task=False``) is ``does not do the task``; a quantity the data do
+       not determine (``identified=False``) is ``not identified``. None of them is a measurement.
+    3. Otherwise every criterion is judged: ``passed``; ``check_max_z`` below :data:`Z_MAX`;
+       and the 95% interval ``ci`` against the reference (``paper_value``, a number the paper
+       gives, or ``compared_with``, any other reference), two-sided within ``tolerance`` or,
+       with ``direction`` ("above"/"below"), one-sided: the interval must lie on that side.
+       Any criterion failing gives ``differs`` against a paper value and ``does not hold``
+       without one; an interval straddling the edge gives ``inconclusive``; all passing give
+       ``agrees within tolerance`` (an interval within the tolerance of the paper's value),
+       ``holds`` (a result beyond the paper, ``new=True``) or ``reproduced``.
+    4. Nothing to judge: ``not run``.
+
+    Bad arguments raise ValueError naming them: a negative tolerance, an unknown kind or
+    direction, both references at once, or an interval and a reference with neither a
+    tolerance nor a direction to compare them by.
     """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
+    if direction not in (None, "above", "below"):
+        raise ValueError(f"direction must be None, 'above' or 'below'; got {direction!r}")
+    tol = _check_tolerance(tolerance)
+    if paper_value is not None and compared_with is not None:
+        raise ValueError("paper_value and compared_with: give one reference, not both "
+                         "(paper_value only for a number the paper gives)")
+    outcomes = []
+    if passed is not None:
+        outcomes.append("pass" if bool(passed) else "fail")
+    if check_max_z is not None and np.isfinite(check_max_z):
+        outcomes.append("pass" if float(check_max_z) < Z_MAX else "fail")
+    if kind == "check":
+        if not outcomes:
+            raise ValueError("passed: a check needs a criterion (passed or check_max_z)")
+        return "check" if all(o == "pass" for o in outcomes) else "check failed"
     if misfit:
         return "misfit"
-    checks = []
-    if passed is not None:
-        checks.append(bool(passed))
-    if check_max_z is not None and np.isfinite(check_max_z):
-        checks.append(float(check_max_z) < Z_MAX)
-    if checks:
-        return "reproduced" if all(checks) else "differs"
+    if not does_task:
+        return "does not do the task"
+    if not identified:
+        return "not identified"
+    ref = paper_value if paper_value is not None else compared_with
     lo, hi = (math.nan, math.nan) if ci is None else map(_float, ci)
-    if tolerance is None or paper_value is None or not (np.isfinite(lo) and np.isfinite(hi)):
+    interval = bool(np.isfinite(lo) and np.isfinite(hi))
+    compared = False
+    if ref is not None and interval:
+        if tol is None and direction is None:
+            if not outcomes:
+                raise ValueError("tolerance: an interval compared with a reference needs a "
+                                 "tolerance (0 for an exact claim) or a direction")
+        else:
+            outcomes.append(_compare(lo, hi, float(ref), tol, direction))
+            compared = direction is None
+    if not outcomes:
         return "not run"
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0; got {tolerance!r}")
-    if lo > paper_value + tolerance or hi < paper_value - tolerance:
-        return "differs"
-    if paper_value - tolerance <= lo and hi <= paper_value + tolerance:
+    if "fail" in outcomes:
+        return "differs" if paper_value is not None else "does not hold"
+    if "unsure" in outcomes:
+        return "inconclusive"
+    if compared and paper_value is not None:
         return "agrees within tolerance"
-    return "inconclusive"
+    return "holds" if new else "reproduced"
 
 
-def reference(row: dict) -> str:
-    """What a row's ``paper_value`` is: the paper's number, or, for a result beyond the paper
-    (named "(new)"), the value it is compared with."""
-    return "compared with" if "(new)" in str(row.get("result", "")) else "the paper"
+def reference(row: dict) -> tuple[str, float | str | None]:
+    """What a row is compared with, in words, and the number: ``("the paper", value)`` for a
+    number the paper gives, ``("compared with <label>", value)`` for any other reference, and
+    ``("", None)`` for none."""
+    paper = row.get("paper_value")
+    if not _missing(paper) and str(paper).strip():
+        return "the paper", _number(paper) if _number(paper) is not None else str(paper)
+    other = _number(row.get("compared_with"))
+    if other is not None:
+        label = "" if _missing(row.get("compared_with_label")) else \
+            " ".join(str(row.get("compared_with_label")).split())
+        return ("compared with " + label).strip(), other
+    return "", None
+
+
+def status_line(row: dict) -> str:
+    """A row's status as the page shows it: the status, and the stand-in it was obtained on
+    (``"reproduced, on a stand-in: a simulated tree"``)."""
+    stand = "" if _missing(row.get("stand_in")) else " ".join(str(row["stand_in"]).split())
+    return str(row.get("status", "")) + (f", on a stand-in: {stand}" if stand else "")
+
+
+def box_line(row: dict) -> str:
+    """One result in words, as the box at the top of a chapter states it."""
+    text = f"* **{escape(row['result'])}: {escape(status_line(row))}.** {escape(row['statement'])}"
+    text = text.rstrip(".") + "."
+    number = measured(row)
+    what, value = reference(row)
+    if number:
+        text += f" This build: {number}" + ("" if _missing(row.get("ci_low")) else
+                                             " (95% interval)")
+        if value is not None:
+            text += f"; {escape(what)}: {fmt(value, places=row_places(row))}"
+        text += "."
+    elif value is not None and row.get("status") not in NOT_MEASURED:
+        text += f" {escape(what)[0].upper() + escape(what)[1:]}: {fmt(value)}."
+    z = _number(row.get("check_max_z"))
+    if z is not None:
+        text += (f" Check: largest \\|z\\| {fmt(z, places=1)}, "
+                 + (f"below {fmt(Z_MAX)}: it passes." if z < Z_MAX else
+                    f"not below {fmt(Z_MAX)}: it fails."))
+    if not _missing(row.get("tolerance")):
+        reason = escape(row.get("tolerance_reason"))
+        text += f" Tolerance {fmt(row['tolerance'])}" + (f" ({reason})." if reason else ".")
+    return text
 
 
 class Report:
@@ -222,23 +371,58 @@ class Report:
 
     # ------------------------------------------------------------------ rows
     def result(self, result: str, statement: str, *, headline=None, ci=None, paper_value=None,
-               check_max_z=None, passed: bool | None = None, tolerance: float | None = None,
-               tolerance_reason: str = "", misfit: bool = False) -> str:
-        """One overview row; its status is computed by :func:`status`. Returns the status."""
+               compared_with=None, compared_with_label: str = "", check_max_z=None,
+               passed: bool | None = None, direction: str | None = None,
+               tolerance: float | None = None, tolerance_reason: str = "",
+               misfit: bool = False, new: bool = False, kind: str = "finding",
+               stand_in: str = "", identified: bool = True, does_task: bool = True) -> str:
+        """One overview row; its status is computed by :func:`status` (see there for the
+        rules). Returns the status.
+
+        ``paper_value`` holds only a number the paper gives; any other reference (a value
+        derived or computed here, the constant kernel's front, 0 for "no effect") goes in
+        ``compared_with``, named by ``compared_with_label``. ``new=True`` marks a result beyond
+        the paper (``holds`` rather than ``reproduced``), ``kind="check"`` one that is true by
+        construction (shown apart from the findings). ``stand_in`` names what stands in for
+        the paper's system ("a simulated tree", "a small VLM trained here"); the status line
+        says so. ``identified=False`` and ``does_task=False`` say the data determine nothing or
+        the model fails its competence gate. A ``tolerance`` needs its ``tolerance_reason``;
+        without one the row records why none applies.
+        """
+        if not isinstance(result, str) or not result.strip():
+            raise ValueError("result must name the result")
         lo, hi = (None, None) if ci is None else ci
         row_status = status(passed=passed, check_max_z=check_max_z, headline=headline, ci=ci,
-                            paper_value=paper_value, tolerance=tolerance, misfit=misfit)
+                            paper_value=paper_value, compared_with=compared_with,
+                            tolerance=tolerance, direction=direction, misfit=misfit, new=new,
+                            kind=kind, identified=identified, does_task=does_task)
+        if tolerance is not None and not str(tolerance_reason).strip():
+            raise ValueError("tolerance_reason: a tolerance needs its reason")
+        if compared_with is not None and not str(compared_with_label).strip():
+            raise ValueError("compared_with_label: say what the compared value is")
+        if tolerance is None and not str(tolerance_reason).strip():
+            tolerance_reason = (
+                NO_TOLERANCE["nothing"] if row_status in NOT_MEASURED
+                else NO_TOLERANCE["direction"] if direction is not None
+                else NO_TOLERANCE["z"] if passed is None and check_max_z is not None
+                else NO_TOLERANCE["passed"])
         self.rows.append({"chapter": self.chapter, "result": result, "statement": statement,
-                          "paper_value": _float(paper_value), "check_max_z": _float(check_max_z),
-                          "headline": _float(headline), "ci_low": _float(lo),
-                          "ci_high": _float(hi), "tolerance": _float(tolerance),
-                          "tolerance_reason": tolerance_reason, "status": row_status})
+                          "kind": kind, "status": row_status, "stand_in": stand_in or "",
+                          "paper_value": _float(paper_value),
+                          "compared_with": _float(compared_with),
+                          "compared_with_label": compared_with_label if compared_with is not None
+                          else "",
+                          "check_max_z": _float(check_max_z), "headline": _float(headline),
+                          "ci_low": _float(lo), "ci_high": _float(hi),
+                          "tolerance": _float(tolerance), "tolerance_reason": tolerance_reason})
         return row_status
 
-    def not_run(self, result: str, statement: str, *, headline=None) -> str:
+    def not_run(self, result: str, statement: str, *, headline=None, stand_in: str = "") -> str:
         """A result this build could not measure (too few runs, no data): said, not guessed."""
         self.rows.append({"chapter": self.chapter, "result": result, "statement": statement,
-                          "headline": _float(headline), "status": "not run"})
+                          "kind": "finding", "status": "not run", "stand_in": stand_in or "",
+                          "headline": _float(headline),
+                          "tolerance_reason": NO_TOLERANCE["nothing"]})
         return "not run"
 
     def point(self, system: str, p_i, p_s, se_i=None, se_s=None) -> None:
@@ -260,35 +444,29 @@ class Report:
 
     def box(self, ran: str, *notes: str) -> None:
         """The chapter's result, for the box at the top of its page: a count of the statuses,
-        each result with its status and number in words, ``notes``, and what ran.
+        each finding with its status and number in words, then the checks apart, ``notes``,
+        and what ran.
 
         Glued as ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
         ``result``. Returns nothing, so that a cell ending with it prints nothing.
         """
         if not str(ran).strip():
             raise ValueError("ran must say what ran in this build (the models, the profile)")
-        lines = [f"**Of {plural(len(self.rows), 'result')} in this build: "
-                 f"{tally(r['status'] for r in self.rows)}.**" if self.rows else
+        findings = [r for r in self.rows if r.get("kind", "finding") != "check"]
+        checks = [r for r in self.rows if r.get("kind", "finding") == "check"]
+        head = []
+        if findings:
+            head.append(f"{plural(len(findings), 'finding')}: "
+                        f"{tally(r['status'] for r in findings)}")
+        if checks:
+            head.append(f"{plural(len(checks), 'check')} (true by construction): "
+                        f"{tally(r['status'] for r in checks)}")
+        lines = [f"**In this build, {'; '.join(head)}.**" if head else
                  "**This chapter reports no result in this build.**", ""]
-        for row in self.rows:
-            text = f"* **{escape(row['result'])}: {row['status']}.** {escape(row['statement'])}"
-            text = text.rstrip(".") + "."
-            number = measured(row)
-            if number:
-                text += f" This build: {number}" + ("" if _missing(row.get("ci_low")) else
-                                                     " (95% interval)")
-                if not _missing(row.get("paper_value")):
-                    text += (f"; {reference(row)}: "
-                             f"{fmt(row['paper_value'], places=row_places(row))}")
-                text += "."
-            if not _missing(row.get("check_max_z")):
-                text += (f" Check: largest \\|z\\| {fmt(row['check_max_z'], places=1)} "
-                         f"(it passes below {fmt(Z_MAX)}).")
-            if not _missing(row.get("tolerance")):
-                reason = escape(row.get("tolerance_reason"))
-                text += f" Tolerance {fmt(row['tolerance'])}" + (f" ({reason})." if reason
-                                                                 else ".")
-            lines.append(text)
+        lines += [box_line(row) for row in findings]
+        if checks:
+            lines.append("* *Checks, true by construction (they test the code, not a claim):*")
+            lines += ["  " + box_line(row) for row in checks]
         lines += [f"* {note}" for note in notes if note]
         lines.append(f"* **What ran.** {str(ran).strip()}")
         self.text("result_box", "\n".join(lines), markdown=True)

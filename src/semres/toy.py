@@ -283,6 +283,35 @@ def profile_fit_gof(G, distances, eps, delta) -> dict:
     return gof_chi2(mean[ok], linear_profile(levels[ok], eps, delta), se[ok], 2)
 
 
+#: how a verdict reads in a sentence comparing a measurement with a reference
+VERDICT_VERBS = {"differs": "differs from", "does not hold": "differs from",
+                 "inconclusive": "cannot be told apart from", "reproduced": "agrees with",
+                 "holds": "agrees with", "agrees within tolerance": "agrees with"}
+
+
+def against(verdict: str, what: str, ci: dict, ref: float, name: str, digits: int = 4) -> str:
+    """``"{what} {verb} {name}: it is +x from it (95% interval [lo, hi], Student's t over n
+    seeds)"``, for a status ``verdict`` of :func:`semres.report.status` and a
+    :func:`semres.intervals.mean_interval` ``ci`` of the measurement."""
+    if verdict not in VERDICT_VERBS:
+        raise ValueError(f"verdict must be one of {sorted(VERDICT_VERBS)}; got {verdict!r}")
+    gap = f"{ci['mean'] - ref:+.{digits}f}"
+    if not np.isfinite(ci["se"]):
+        return f"{what} is {gap} from {name} (one seed: no interval)"
+    return (f"{what} {VERDICT_VERBS[verdict]} {name}: it is {gap} from it (95% interval "
+            f"[{ci['low'] - ref:+.{digits}f}, {ci['high'] - ref:+.{digits}f}], Student's t "
+            f"over {ci['n']} seeds)")
+
+
+def replicates_sentence(seeds: int) -> str:
+    """What the chapter's replicates vary, and what they share."""
+    return (f"The {seeds} seeds of each condition vary the initial weights and the trials "
+            "drawn; every seed sees the same 50 stimuli and the same geometry (there is no data "
+            "set to redraw), and a circle and a segment run with the same seed start from the "
+            "same weights and draw the same trial indices (paired runs). Intervals over seeds "
+            "use Student's t on n - 1 degrees of freedom.")
+
+
 def held_out_peak(p_s, smooth: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Each network's p_S at the epoch where the *other* networks peak: (values, epochs).
 

@@ -632,14 +632,33 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
 
 # --------------------------------------------------------------------------- settings
 
+def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
+    """The largest p_S of a sweep (points in sweep order) at identification ``p_i``: the
+    upper envelope of the piecewise-linear path through the points, NaN where it never
+    reaches ``p_i``."""
+    if not x.size:
+        return math.nan
+    hits = list(y[x == p_i])
+    for k in range(x.size - 1):
+        a, b = x[k], x[k + 1]
+        if a != b and min(a, b) < p_i < max(a, b):
+            hits.append(y[k] + (y[k + 1] - y[k]) * (p_i - a) / (b - a))
+    return float(max(hits)) if hits else math.nan
+
+
 def ps_at_matched_pi(tradeoff, p_i: float):
     """Each model's p_S at identification ``p_i``, read off its ε-sweep curve.
 
     Comparing α values at the same ε-quantile compares models at different identification; a
     trade of identification for generalization is a claim at *matched* p_I. ``tradeoff`` has
-    columns alpha, seed, p_i, p_s (one row per ε of each model's sweep); p_S is interpolated
-    linearly in p_I between the two sweep points that bracket ``p_i`` (sorted by p_I), NaN
-    for a model whose sweep does not reach it. Returns a DataFrame alpha, seed, p_s.
+    columns alpha, seed, p_i, p_s (one row per ε of each model's sweep, in the order of ε, or
+    with an ``eps`` column to order them by). Along the sweep p_I need not be monotone: it can
+    rise to a peak and fall back, so one p_I is crossed on two branches, one of them
+    inefficient (lower p_S at the same identification). The path through the sweep's points is
+    interpolated linearly, segment by segment in the order of ε, and the model's p_S at
+    ``p_i`` is the highest crossing: the efficient branch, the best this model achieves at that
+    identification with any ε. NaN for a model whose sweep never reaches ``p_i``. Returns a
+    DataFrame alpha, seed, p_s.
     """
     import pandas as pd
 
@@ -649,13 +668,43 @@ def ps_at_matched_pi(tradeoff, p_i: float):
     if not (isinstance(p_i, (int, float, np.floating)) and 0 <= p_i <= 1):
         raise ValueError(f"p_i must be a number in [0, 1]; got {p_i!r}")
     rows = []
-    for (a, s), grp in tradeoff.groupby(["alpha", "seed"]):
-        x, y = grp.p_i.to_numpy(float), grp.p_s.to_numpy(float)
-        order = np.argsort(x, kind="stable")
-        x, y = x[order], y[order]
-        inside = x.size and x[0] <= p_i <= x[-1]
-        rows.append({"alpha": a, "seed": s,
-                     "p_s": float(np.interp(p_i, x, y)) if inside else math.nan})
+    for (a, s), grp in tradeoff.groupby(["alpha", "seed"], sort=True):
+        if "eps" in grp:
+            grp = grp.sort_values("eps", kind="stable")
+        rows.append({"alpha": a, "seed": s, "p_s": _envelope_at(
+            grp.p_i.to_numpy(float), grp.p_s.to_numpy(float), float(p_i))})
+    return pd.DataFrame(rows)
+
+
+def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
+    """How each measure changes from ``alpha_lo`` to each α of ``targets`` (``{α: regime}``):
+    the difference of the means over seeds with its 95% Welch interval (Student's t on the
+    Welch–Satterthwaite degrees of freedom; :func:`semres.intervals.difference_interval`),
+    ``detected`` when the interval excludes 0. ``metrics`` maps a column of ``by_alpha`` to its
+    name; a last row per target compares p_S at matched identification
+    (:func:`common_pi`, :func:`ps_at_matched_pi`). One row per (target, measure)."""
+    import pandas as pd
+
+    from .intervals import difference_interval
+
+    def one(table, col, a_hi):
+        hi = table.loc[table.alpha == a_hi, col].dropna().to_numpy(float)
+        lo = table.loc[table.alpha == alpha_lo, col].dropna().to_numpy(float)
+        r = difference_interval(hi, lo)
+        return {"effect": r["effect"], "se": r["se"], "df": r["df"], "t": r["t"],
+                "ci_low": r["low"], "ci_high": r["high"], "detected": r["excludes_zero"],
+                "seeds_from": len(lo), "seeds_to": len(hi)}
+
+    rows = []
+    for a_hi, regime in targets.items():
+        base = {"alpha_from": alpha_lo, "alpha_to": a_hi, "regime": regime}
+        for col, name in metrics.items():
+            rows.append({"measure": name, "column": col, **base, **one(by_alpha, col, a_hi)})
+        pi_star = common_pi(tradeoff, [alpha_lo, a_hi])
+        if np.isfinite(pi_star):
+            at = ps_at_matched_pi(tradeoff[tradeoff.alpha.isin([alpha_lo, a_hi])], pi_star)
+            rows.append({"measure": "p_S at matched p_I", "column": "p_s_matched", **base,
+                         **one(at, "p_s", a_hi), "p_i": pi_star})
     return pd.DataFrame(rows)
 
 

@@ -744,6 +744,126 @@ def fit_margin(distances, target, p_correct, grid=None) -> dict:
             **bound_report({"eps": best}, {"eps": (float(grid[0]), float(grid[-1]))})}
 
 
+# --------------------------------------------------------------------------- verdicts
+
+#: what a misfit means, in the chapter's words
+MISFIT = "the model does not describe the data"
+
+
+def scale_identification(fit: dict, resolution: float, design_hi: float, agree=None,
+                         px: float = 1.0, unit: str = "px") -> tuple[bool, list[str]]:
+    """Whether a fitted scale (a :func:`semres.choice.fit_choices` fit with its goodness of
+    fit) is identified, and why not. It must describe its data (no ``misfit``), and its 95%
+    likelihood set must be bounded on both sides inside the design: above ``resolution``, the
+    finest distance the data resolve (a grid cell, an image patch), and below ``design_hi``, the
+    largest distance. What a grid limits is the scale itself, so a set narrower than a cell is
+    a precise measurement, not a failure. With ``agree`` False (the other estimators' intervals
+    do not overlap) it is not identified either. ``px`` and ``unit`` only format the reasons.
+    """
+    if not resolution >= 0 or not design_hi > resolution:
+        raise ValueError(f"resolution and design_hi must satisfy 0 <= resolution < design_hi; "
+                         f"got {resolution!r}, {design_hi!r}")
+    lo, hi = fit["profile_ci"]
+    why = []
+    if fit.get("misfit"):
+        why.append(f"{MISFIT} (goodness of fit p = {fit['gof_p']:.2g})")
+    if not fit["profile_bounded"] or lo <= resolution or hi >= design_hi:
+        why.append(f"its likelihood set ({lo * px:.3g}–{hi * px:.3g} {unit}) is not bounded "
+                   f"inside the design ({resolution * px:.3g}–{design_hi * px:.3g} {unit})")
+    if agree is False:
+        why.append("the estimators' intervals do not overlap")
+    return not why, why
+
+
+def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
+    """Theorem 3's ball radius for one task's measured rates ``p`` (standard errors ``se``) at
+    the numbers of items ``ns``, from the predicted rates ``curves[n]`` on the radii ``grid``
+    (:func:`semres.choice.fit_ball`), with its chi-square goodness of fit. ``identified`` only
+    when the rule fits and the 95% set lies inside the design: above ``clear``, the radius
+    below which the design makes the task perfect (plus a grid step), and below the grid's end.
+    A set narrower than a grid step is a precise radius, not a failure (the profile is refined
+    there)."""
+    from .choice import fit_ball as _fit_ball
+    from .fits import gof_chi2
+
+    ns, grid = [int(n) for n in ns], np.asarray(grid, float)
+    p, se = np.asarray(p, float), np.asarray(se, float)
+    missing = [n for n in ns if n not in curves]
+    if missing:
+        raise ValueError(f"curves: no prediction for n = {missing}")
+    f = _fit_ball(p, se, lambda e: [np.interp(e, grid, curves[n]) for n in ns], grid)
+    pred = [np.interp(f["eps"], grid, curves[n]) for n in ns]
+    f.update(gof_chi2(p, pred, np.maximum(se, 1e-3), 1))
+    step = grid[1] - grid[0]
+    f["inside"] = bool(f["ci_low"] > clear + step and f["ci_high"] < grid[-1])
+    f["identified"] = bool(f["identified"] and f["inside"] and not f["misfit"])
+    return f
+
+
+def radius_text(task: str, f: dict, px: float, unit: str = "px") -> str:
+    """One task's Theorem 3 radius (a :func:`ball_fit`) in words, in ``unit`` (``px`` per
+    unit of the fit)."""
+    span = f"{f['ci_low'] * px:.3g}–{f['ci_high'] * px:.3g} {unit}"
+    end = f["profile_eps"][-1]
+    if f.get("misfit"):
+        return (f"{task}: {MISFIT} (χ² = {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of "
+                f"freedom, p = {f['gof_p']:.2g}); the radius {f['eps'] * px:.3g} {unit} is not "
+                "a measurement")
+    if f["identified"]:
+        return (f"{task}: ε = {f['eps'] * px:.3g} {unit} (95% set {span}"
+                + ("" if f["one_interval"] else ", not one interval") + ")")
+    if f["ci_low"] == 0 and f["ci_high"] < end:
+        return (f"{task}: ε is only bounded above, at {f['ci_high'] * px:.3g} {unit} "
+                "(not identified)")
+    if not f.get("inside", True):
+        return (f"{task}: the 95% set {span} reaches the design's edge, where the scenes make "
+                "the prediction flat (not identified)")
+    if f["ci_high"] >= end and f["ci_low"] > 0:
+        return (f"{task}: ε is only bounded below, at {f['ci_low'] * px:.3g} {unit} "
+                "(not identified)")
+    return f"{task}: ε is not identified (every radius fits within the 95% level)"
+
+
+def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
+               unit: str = "of the canvas") -> dict:
+    """Is one Theorem 3 radius enough for both tasks? From the radii fitted to generalization
+    (``fs``) and identification (``fi``, :func:`ball_fit` on independent scenes): a
+    likelihood-ratio test of equal radii and the 95% profile interval of their difference
+    (:func:`semres.choice.compare_radii`), never an overlap of two intervals.
+
+    Returns ``text`` (None without both fits), ``misfit``, ``identified`` (both radii), and with
+    both identified ``difference``, ``ci`` and ``p_equal`` (in the fits' units)."""
+    from .choice import compare_radii
+
+    out = {"text": None, "misfit": False, "identified": False, "difference": None,
+           "ci": None, "p_equal": None}
+    if not (fs and fi):
+        return out
+    bad = [t for t, f in (("p_S(n)", fs), ("p_I(n)", fi)) if f.get("misfit")]
+    if bad:
+        out.update(misfit=True, text=(f"For {label}, Theorem 3's ball kernel does not describe "
+                                      + " and ".join(bad) + ", so no radius is compared."))
+        return out
+    if not (fs["identified"] and fi["identified"]):
+        out["text"] = (f"For {label}, Theorem 3 cannot test one resolution for both tasks: the "
+                       "radius is not identified by both.")
+        return out
+    c = compare_radii(fs, fi)
+    out.update(identified=True, difference=c["difference"], ci=(c["ci_low"], c["ci_high"]),
+               p_equal=c["p_equal"])
+    diff = (f"the radius of generalization minus that of identification is "
+            f"{c['difference'] * px:+.3g} {unit} (95% profile interval "
+            f"{c['ci_low'] * px:+.3g} to {c['ci_high'] * px:+.3g}; equal radii: likelihood ratio "
+            f"{c['lr']:.2f}, p = {c['p_equal']:.2g})")
+    if c["ci_low"] > 0 or c["ci_high"] < 0:
+        out["text"] = (f"For {label}, {diff}: the two tasks need different radii, so no single "
+                       "spatial resolution of Theorem 3 accounts for both.")
+    else:
+        out["text"] = (f"For {label}, {diff}: equal radii are not rejected, which is not a "
+                       "measurement that they are equal (a wider interval would pass as easily).")
+    return out
+
+
 # --------------------------------------------------------------------------- settings
 
 def _check_settings(cfg: dict, ch: str) -> None:
