@@ -159,6 +159,7 @@ def seeds(seed: int):
         if not isinstance(name, str) or not name:
             raise ValueError(f"name must be a non-empty string; got {name!r}")
         words = np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], dtype="<u4")
-        return np.random.SeedSequence([int(seed), *map(int, words), *map(int, keys)])
+        entropy = [int(seed), *map(int, words), *map(int, keys)]
+        return np.random.SeedSequence(entropy)
 
     return stream

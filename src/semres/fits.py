@@ -317,7 +317,8 @@ def named_seed(seed, name: str) -> np.random.SeedSequence:
     words = [int(w) for w in np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], "<u4")]
     if isinstance(seed, np.random.SeedSequence):
         return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words))
-    return np.random.SeedSequence([int(seed), *words])
+    entropy = [int(seed), *words]
+    return np.random.SeedSequence(entropy)
 
 
 def misfit_warning(what: str, fit: dict) -> str | None:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .clustered import clustered_mean
+from .fits import named_seed
 from .language import (ITEM_TEMPLATE, NAMES, TASKS, Trials, _at_least, balanced_trials,
                        draw_trials, trials_to_results, year_prompt)
 
@@ -673,7 +674,7 @@ def precision_check(scorer: Scorer, half, *, per_cell: int = 12, seed=0) -> dict
     prompts, options, correct = [], [], []
     for k, task in enumerate(TASKS):
         for n in (2, 4):
-            tr = draw_trials(task, n, per_cell, np.random.SeedSequence([seed, k, n]),
+            tr = draw_trials(task, n, per_cell, named_seed(seed, f"precision {task} {n}"),
                              n_names=len(NAMES))
             p, o = paper_prompts(tr, NAMES)
             prompts += p

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -480,3 +481,29 @@ class Report:
                             self.chapter, "front")
         self.text("deviations", "\n".join(f"* {line}" for line in self.deviation_lines)
                   or "* none", markdown=True)
+
+
+class Opening(NamedTuple):
+    """What every chapter opens with: its settings, its report, its named random streams and
+    its cache of heavy results."""
+
+    cfg: dict
+    report: Report
+    stream: Callable
+    cache: object
+
+
+def open_chapter(chapter: str, profile: str, seed: int, **parameters) -> Opening:
+    """One call at the top of every chapter: the book's figure style, the chapter's settings for
+    ``profile`` with the reader's ``parameters`` applied and checked, a :class:`Report`, the
+    named random streams of ``seed`` (:func:`semres.book.seeds`) and the cache
+    (:func:`semres.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
+    unless the reader set it otherwise."""
+    import os
+
+    from . import plotting, profiles
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    plotting.use_style()
+    return Opening(profiles.settings(chapter, profile, **parameters), Report(chapter),
+                   book.seeds(seed), book.cache())
