@@ -199,8 +199,9 @@ report.number("lam_small_ps", fl01.p_s.iloc[0])
 # SmolLM2-135M-Instruct {cite}`allal2025smollm2`, Gemma 3 270M {cite}`gemmateam2025gemma3`
 # and Qwen2.5-Coder-0.5B- and 1.5B-Instruct {cite}`hui2024qwen25coder`, as the profile chooses
 # ({glue:text}`ch5_lm_list`; the table below says what each file is, read from its own GGUF
-# header, and which packages it came from). Each gets the paper's prompt ("{Name} was born in {Y}." per person, the
-# question, "Answer with a single name."), and every listed name is scored by the summed
+# header, and which packages it came from). Each gets the paper's prompt ("{Name} was born
+# in {Y}." per person, the question, "Answer with a single name."), and every listed name is
+# scored by the summed
 # log-probability of its tokens as the continuation; the softmax over the options gives the
 # model's Luce mass on the correct person, without sampling or parsing
 # (`semres.lm.Scorer`). Names of several tokens are scored whole, so every model draws from
@@ -262,7 +263,9 @@ splot.table(identities, decimals=0)
 #
 # ## The paper's protocol on the models that pass
 #
-# A model that passes the gate gets the whole protocol: identification and similarity at
+# A model that passes the gate gets the whole protocol. Similarity at $n = 2$ is asked as
+# often as the gate and is that task's own gate: a resolution is fitted only to a model that
+# prefers the nearer person. Then identification and similarity at
 # $n =$ {glue:text}`ch5_lm_ns` against Theorem 3's $1/n$ law, the paper's two-reference design
 # ({glue:text}`ch5_lm_design`; each centre has its own two people, so an interval over
 # centres is an interval over names), the exponential with a floor and the chance crossover
@@ -271,11 +274,8 @@ splot.table(identities, decimals=0)
 
 # %%
 protocol = {m: lm_protocol.analyse(a, cfg, stream) for m, a in passed.items()}
-for m, r in protocol.items():
-    report.table(r["theorem3"]["table"], f"lm_n_sweep_{m}")
-    report.table(r["windows"], f"lm_resolution_by_window_{m}")
-    report.table(r["kernel"], f"lm_kernel_{m}")
-    report.table(r["temperature"], f"lm_temperature_{m}")
+for name, table in lm_protocol.tables(protocol).items():
+    report.table(table, name)
 if protocol:
     report.figure("lm_protocol", lm_protocol.fig_protocol(protocol))
 report.text("lm_ns", ", ".join(map(str, cfg["lm_ns"])))
@@ -283,7 +283,8 @@ report.text("lm_short", " ".join(lm_protocol.resolution_text(r) for r in protoco
             "no causal LM passed its gate in this build.")
 report.text("lm_design", lm_protocol.design_text(cfg))
 report.text("lm_protocol_text", " ".join(
-    f"**{m}.** Against $n$: {lm_protocol.theorem3_text(r)}. {lm_protocol.resolution_text(r)} "
+    f"**{m}.** {lm_protocol.similarity_text(r)[0].upper()}{lm_protocol.similarity_text(r)[1:]}. "
+    f"Against $n$: {lm_protocol.theorem3_text(r)}. {lm_protocol.resolution_text(r)} "
     f"Its kernel: {lm_protocol.kernel_text(r)}. {lm_protocol.temperature_text(r)}"
     for m, r in protocol.items()) or "No causal LM passed its gate in this build.",
     markdown=True)
@@ -296,10 +297,11 @@ report.text("lm_protocol_text", " ".join(
 # Top left: identification (circles) and similarity (squares) against the number of people
 # $n$, with Theorem 3 for one ball measure fitted to identification (lines) and chance $1/n$.
 # Top right: the two-reference design at its widest gap, P(correct) of the sampled answers
-# against the probe's offset, with the exponential with a floor fitted to the whole design.
-# Bottom left: the kernel read from the model's choices, relative to an exact match, with its
-# exponential-with-floor fit. Bottom right: the model's own probabilities sharpened or
-# flattened by a temperature, on the $(p_I, p_S)$ plane with the front of Theorem 1.
+# against the probe's offset (±2 binomial standard errors), with the exponential with a floor
+# fitted to the whole design for a model that does similarity. Bottom left: the model's own
+# probabilities sharpened or flattened by a temperature, on the $(p_I, p_S)$ plane with the
+# front of Theorem 1. Bottom right, for a model that does similarity: the kernel read from its
+# choices, relative to the nearest distance, with its exponential-with-floor fit.
 # ```
 #
 # ```{glue:md} ch5_lm_protocol_text
@@ -440,9 +442,7 @@ for key, value in (("n_centres", len(cfg["centres"])), ("off_lo", -offsets.min()
                    ("two_lambda", two_fit["lambda"]), ("two_floor", two_fit["floor"]),
                    ("two_res", two_fit["resolution"]), ("cross", cross["resolution"]),
                    ("cross_lo", cross["ci_low"]), ("cross_hi", cross["ci_high"]),
-                   ("two_lo", two_fit["ci_low"]), ("two_hi", two_fit["ci_high"]),
-                   ("wing_before", wings["p_before"]), ("wing_after", wings["p_after"]),
-                   ("wing_z", abs(wings["z"])), ("bigD", max(cfg["Ds"]))):
+                   ("two_lo", two_fit["ci_low"]), ("two_hi", two_fit["ci_high"])):
     report.number(key, value)
 report.text("two_note", fits.misfit_warning("the two-reference curve", two_fit) or
             fits.censored_warning("the two-reference curve", two_fit) or "")
@@ -450,7 +450,7 @@ report.table(years.fit_table(MODEL, shape_fits, shape_df, two_fit, cfg), "fit")
 report.text("cross_note", fits.censored_warning("the chance crossover", cross) or
             f"the preference is lost within the design (its last probe lies "
             f"{cross['x_max']:.0f} years beyond the nearer reference)")
-report.text("wings", "differ" if wings["differ"] else "do not differ detectably")
+report.text("wing_text", years.wing_text(wings, max(cfg["Ds"])))
 far = res_df[res_df.offset.abs() >= res_df.D + 100]
 for key, col in (("far_gap_fit", "p_fit"), ("far_gap_kernel", "p_kernel")):
     report.number(key, (far.p_correct - far[col]).abs().mean())
@@ -474,12 +474,7 @@ for key, col in (("far_gap_fit", "p_fit"), ("far_gap_kernel", "p_kernel")):
 # nearer reference (95% interval {glue:text}`ch5_cross_lo:.0f`–{glue:text}`ch5_cross_hi:.0f`);
 # {glue:text}`ch5_cross_note`. Far from the pair the fitted curve misses the data (mean absolute
 # gap beyond $D + 100$: {glue:text}`ch5_far_gap_fit:.3f`; the measured kernel:
-# {glue:text}`ch5_far_gap_kernel:.3f`). The crossover pools the two wings of the design; at
-# $D =$ {glue:text}`ch5_bigD` they {glue:text}`ch5_wings` (P(correct) more than 150 years past
-# the nearer reference: {glue:text}`ch5_wing_before:.3f` before the pair,
-# {glue:text}`ch5_wing_after:.3f` after it, $|z| =$ {glue:text}`ch5_wing_z:.1f`): the kernel
-# depends on the years themselves, not only on their distance, which an average $g(d)$ cannot
-# carry.
+# {glue:text}`ch5_far_gap_kernel:.3f`). {glue:text}`ch5_wing_text`
 #
 # ### Is the resolution a property of the model or of the window?
 #
@@ -698,7 +693,8 @@ for k, tab in enumerate(ext_windows):
     h = years.headline_measure(tab, best_kernel=None, ref_stable=cfg["ref_stable"],
                                kernel_stable=cfg["stable_windows"], n_boot=cfg["window_boot"])
     ext_windows[k] = tab.assign(headline=tab.measure == h.measure)
-window_table = pd.concat([live_windows, *(r["windows"] for r in protocol.values()),
+window_table = pd.concat([live_windows, *(r["windows"] for r in protocol.values()
+                                           if "windows" in r),
                           *ext_windows], ignore_index=True)[
     ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline", "at_bound",
      "boot_at_bound", "gof_p", "misfit"]]
@@ -727,54 +723,63 @@ report.result("Two references under an exponential with a floor",
               "P(correct) returns to 1/2 beyond lambda ln(1/Delta) with a floor and never "
               "without one; without a floor a finer kernel wins both tests (SymPy, engine)",
               passed=both_rise and turns)
+LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
 for a in assessed.values():
-    g = a["gate"]
+    ok = a["gate"]["verdict"] == "passes"
     report.result(f"{a['model']}: identification at n = 2 (competence gate)",
-                  lm_protocol.gate_text(a), headline=g["p"], ci=(g["ci_low"], g["ci_high"]),
-                  passed=g["verdict"] == "passes")
+                  lm_protocol.gate_text(a), headline=a["gate"]["p"],
+                  ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
+                  new=True, stand_in=LM_STAND_IN)
 for m, r in protocol.items():
-    t3, head_m = r["theorem3"], r["head"]
-    report.result(f"{m}: Theorem 3 across n", lm_protocol.theorem3_text(r),
-                  headline=t3["b"], passed=t3["within"], misfit=bool(t3["fit"]["misfit"]))
-    if r["identified"]:
-        report.result(f"{m}: year resolution ({years.measure_name(head_m.measure)})",
-                      lm_protocol.resolution_text(r), headline=head_m.row["resolution"],
-                      ci=(head_m.row["ci_low"], head_m.row["ci_high"]),
-                      paper_value=lm_protocol.PAPER_RESOLUTION[0],
-                      tolerance=lm_protocol.PAPER_RESOLUTION[1],
-                      tolerance_reason="the paper's stated range, 70–80 years")
-    else:
-        report.not_run(f"{m}: year resolution", lm_protocol.resolution_text(r))
-    kf = r["kernel_fit"]
-    if "error" in kf:
-        report.not_run(f"{m}: kernel read from its choices", lm_protocol.kernel_text(r))
-    else:
-        report.result(f"{m}: kernel read from its choices (exponential + floor)",
-                      lm_protocol.kernel_text(r), headline=kf["resolution"],
-                      passed=not kf["misfit"], misfit=bool(kf["misfit"]))
+    t3, g, sim_ok = r["theorem3"], r["sim_gate"], r["does_similarity"]
+    report.result(f"{m}: similarity at n = 2 (its gate)", lm_protocol.similarity_text(r),
+                  headline=g["p"], ci=(g["ci_low"], g["ci_high"]), passed=sim_ok,
+                  does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+    report.result(f"{m}: Theorem 3 across n", lm_protocol.theorem3_text(r), headline=t3["b"],
+                  passed=t3["within"] if sim_ok else True, misfit=bool(t3["fit"]["misfit"]),
+                  new=True, stand_in=LM_STAND_IN)
+    resolution = dict(does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+    if sim_ok and r["identified"]:
+        row = r["head"].row
+        resolution.update(headline=row["resolution"], ci=(row["ci_low"], row["ci_high"]))
+        if r["head"].measure == "chance crossover":  # the paper's own measure
+            resolution.update(paper_value=lm_protocol.PAPER_RESOLUTION[0],
+                              tolerance=lm_protocol.PAPER_RESOLUTION[1],
+                              tolerance_reason="the paper reports roughly 70–80 years",
+                              new=False)
+    report.result(f"{m}: year resolution", lm_protocol.resolution_text(r),
+                  identified=not sim_ok or r["identified"], passed=True, **resolution)
+    kf = r.get("kernel_fit", {})
+    report.result(f"{m}: kernel read from its choices (exponential + floor)",
+                  lm_protocol.kernel_text(r), headline=kf.get("resolution"),
+                  passed="error" not in kf, misfit=bool(kf.get("misfit")), does_task=sim_ok,
+                  new=True, stand_in=LM_STAND_IN)
     report.result(f"{m}: tradeoff along the temperature", lm_protocol.temperature_text(r),
-                  passed=r["trades"])
+                  passed=r["trades"], does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
     own = r["temperature"].set_index("temperature").loc[1.0]
     report.point(f"{m} (n = 2)", own.p_i, own.p_s, own.p_i_se, own.p_s_se)
+ENC_STAND_IN = f"a sentence encoder ({MODEL}), not the paper's chat LLMs"
 identified = head.stable and robust
-resolution_row = dict(headline=head.row.get("resolution"),
-                      ci=(head.row.get("ci_low"), head.row.get("ci_high"))) if identified else {}
-if head.decided:
-    overlap = identified and head.row["ci_low"] <= years.PAPER_RANGE[1] and \
-        head.row["ci_high"] >= years.PAPER_RANGE[0]
-    report.result(f"Year resolution of {MODEL} ({years.measure_name(head.measure)})",
-                  f"{live_verdict} {choice_text}", paper_value=None, **resolution_row,
-                  passed=bool(overlap and head.measure == "chance crossover"))
+if not head.decided:
+    report.not_run(f"Year resolution of {MODEL}", live_verdict, stand_in=ENC_STAND_IN)
 else:
-    report.not_run(f"Year resolution of {MODEL}", live_verdict)
+    res = dict(headline=head.row.get("resolution"),
+               ci=(head.row.get("ci_low"), head.row.get("ci_high"))) if identified else {}
+    if identified and head.measure == "chance crossover":  # the paper's own measure
+        res.update(paper_value=lm_protocol.PAPER_RESOLUTION[0],
+                   tolerance=lm_protocol.PAPER_RESOLUTION[1],
+                   tolerance_reason="the paper reports roughly 70–80 years")
+    report.result(f"Year resolution of {MODEL} ({years.measure_name(head.measure)})",
+                  f"{live_verdict} {choice_text}", identified=identified, passed=True,
+                  new="paper_value" not in res, stand_in=ENC_STAND_IN, **res)
 report.result(f"Kernel shape of {MODEL}", f"best shape on held-out units: "
               f"{years.SHAPE_LABELS[best_shape]}", passed=best_shape == "exp_floor",
-              misfit=bool(shape_fits[best_shape]["misfit"]))
+              misfit=bool(shape_fits[best_shape]["misfit"]), stand_in=ENC_STAND_IN)
 report.result(f"p_S against n for {MODEL}, predicted from its mean kernel",
               sweep["similarity"]["text"], headline=sim.p.loc[max(ns)],
-              check_max_z=sweep["similarity"]["max_z"], passed=sweep["similarity"]["within"])
+              passed=sweep["similarity"]["within"], new=True, stand_in=ENC_STAND_IN)
 report.result(f"Tradeoff along the temperature ({MODEL})", trade_text,
-              passed=trade_data and not trade_th)
+              passed=trade_data and not trade_th, new=True, stand_in=ENC_STAND_IN)
 for r in temp_df.itertuples():
     report.point(f"{MODEL}, T = {r.temperature:g}", r.p_i, r.p_s, r.p_i_se, r.p_s_se)
 report.deviations(cfg, years.SETTINGS.paper,

@@ -25,6 +25,7 @@ import functools
 import hashlib
 import math
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,8 @@ from .language import (ITEM_TEMPLATE, NAMES, TASKS, Trials, _at_least, balanced_
 __all__ = [
     "Part", "Shipped", "SHIPPED", "BF16_TOLERANCE", "model_cache", "assemble", "resolve",
     "identity", "load", "Scorer", "precision_check", "ScoredTrials", "paper_prompts",
-    "score_trials", "to_results", "gate_size", "gate", "biases", "REVERSE_QUESTION",
-    "reverse_prompt", "reverse_direction", "year_probe",
+    "score_trials", "to_results", "gate_size", "above_chance", "gate", "biases",
+    "REVERSE_QUESTION", "reverse_prompt", "reverse_direction", "year_probe",
 ]
 
 
@@ -342,14 +343,57 @@ def identity(model, gguf_file: str | None = None) -> dict:
     return out
 
 
+def _dequantised(where: str, gguf_file: str) -> Path:
+    """Where a GGUF file's dequantised float32 copy is kept, keyed by the file's sha256."""
+    path = Path(where, gguf_file)
+    shipped = {s.filename: s.sha256 for s in SHIPPED.values() if s.sha256}
+    sha = shipped.get(gguf_file) if path.parent == model_cache() else None
+    return model_cache() / "dequantised" / (sha or _sha256(path))[:16]
+
+
+def _from_folder(folder, **kwargs):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    return (AutoModelForCausalLM.from_pretrained(folder, dtype="float32", **kwargs),
+            AutoTokenizer.from_pretrained(folder, **kwargs))
+
+
+def _keep_dequantised(net, tok, folder: Path) -> None:
+    """Save a model read from GGUF as a float32 folder (written aside, then moved in place),
+    so the next load takes a second instead of dequantising again."""
+    from safetensors.torch import save_model
+
+    partial = folder.with_name(folder.name + f".{os.getpid()}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    config = copy.deepcopy(net.config)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config  # the weights saved are plain float32
+    config.save_pretrained(partial)
+    tok.save_pretrained(partial)
+    save_model(net, str(partial / "model.safetensors"))
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(partial, folder)
+
+
 @functools.lru_cache(maxsize=2)
 def _load_pair(where: str, gguf_file: str | None):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False")
     kwargs = {"local_files_only": offline or os.path.isdir(where)}
+    kept = None
     if gguf_file is not None:
         kwargs["gguf_file"] = gguf_file
+        if Path(where, gguf_file).is_file():
+            kept = _dequantised(where, gguf_file)
+            if (kept / "model.safetensors").is_file():
+                try:
+                    net, tok = _from_folder(kept, local_files_only=True)
+                    return net.eval(), tok
+                except Exception as err:  # a damaged copy is made again, never half-used
+                    print(f"{gguf_file}: its dequantised copy in {kept} does not load "
+                          f"({_first_line(err)}); dequantising again", file=sys.stderr)
     try:
         tok = AutoTokenizer.from_pretrained(where, **kwargs)
         net = AutoModelForCausalLM.from_pretrained(where, dtype="float32", **kwargs)
@@ -360,12 +404,20 @@ def _load_pair(where: str, gguf_file: str | None):
     except Exception as err:  # OSError, ValueError, hub errors: one line, no traceback
         how = "offline (HF_HUB_OFFLINE=1)" if offline else "from the hub or disk"
         raise ValueError(f"model {where!r} cannot be loaded {how}: {_first_line(err)}") from None
+    if kept is not None:
+        try:
+            _keep_dequantised(net, tok, kept)
+        except OSError as err:  # a full or read-only cache costs the next load time, no more
+            print(f"{gguf_file}: could not keep a dequantised copy ({_first_line(err)})",
+                  file=sys.stderr)
     return net.eval(), tok
 
 
 def load(model, gguf_file: str | None = None):
-    """(model in float32, eval mode; tokenizer), loaded once per process (GGUF files are
-    dequantised on load, which takes tens of seconds). Callers must not modify the model."""
+    """(model in float32, eval mode; tokenizer), loaded once per process. A GGUF file is
+    dequantised on its first load (tens of seconds) and kept as a float32 copy in
+    :func:`model_cache` keyed by its sha256, which later loads read in about a second.
+    Callers must not modify the model."""
     return _load_pair(*resolve(model, gguf_file))
 
 
@@ -419,12 +471,16 @@ class Scorer:
         self.batch_tokens = _at_least(batch_tokens, 1, "batch_tokens")
         self.threads = cores() if threads is None else _at_least(threads, 1, "threads")
         self.device = torch_device(device)
+        kept = None  # where a GGUF model keeps its dequantised copy (and its precision check)
         if isinstance(model, tuple):
             net, self.tokenizer = model
             self.name = name or type(net).__name__
         else:
-            net, self.tokenizer = load(model, gguf_file)
+            where, gguf = resolve(model, gguf_file)
+            net, self.tokenizer = _load_pair(where, gguf)
             self.name = name or str(model)
+            if gguf is not None and Path(where, gguf).is_file():
+                kept = _dequantised(where, gguf)
         has_template = getattr(self.tokenizer, "chat_template", None) is not None
         self.chat = has_template if chat is None else bool(chat)
         if self.chat and not has_template:
@@ -437,7 +493,7 @@ class Scorer:
         if dtype != "float32":
             half = copy.deepcopy(net).to(self.device, torch.bfloat16)
             if dtype == "auto":
-                self.precision = precision_check(self, half)
+                self.precision = _stored_precision_check(self, half, kept)
                 use = self.precision["use_bfloat16"]
             else:
                 use = True
@@ -658,6 +714,27 @@ def _common_prefix(seqs) -> int:
     return max(n, 0)
 
 
+def _stored_precision_check(scorer: Scorer, half, kept: Path | None) -> dict:
+    """:func:`precision_check`, kept beside the model's dequantised copy: it is a property of
+    the model file and the calibration prompts, measured once."""
+    import json
+
+    key = f"per_cell=12 seed=0 tolerance={BF16_TOLERANCE} chat={scorer.chat} v1"
+    path = None if kept is None else kept / "precision.json"
+    if path is not None and path.is_file():
+        try:
+            stored = json.loads(path.read_text())
+            if stored.get("key") == key:
+                return stored["check"]
+        except (OSError, ValueError, KeyError):
+            pass  # unreadable: measured again below
+    check = precision_check(scorer, half)
+    if path is not None and path.parent.is_dir():
+        with contextlib.suppress(OSError):
+            path.write_text(json.dumps({"key": key, "check": check}))
+    return check
+
+
 def precision_check(scorer: Scorer, half, *, per_cell: int = 12, seed=0) -> dict:
     """How far bfloat16 moves this model's answers: the paper's prompts for both tasks at
     n = 2 and 4 (``per_cell`` each), scored by the float32 model and by ``half``.
@@ -801,7 +878,7 @@ def gate_size(p0: float = 0.5, p1: float = 0.55, *, alpha: float = 0.05,
     return int(math.ceil((z / (p1 - p0)) ** 2))
 
 
-def _verdict(mass, members, p0: float, alpha: float) -> dict:
+def above_chance(mass, members, p0: float = 0.5, alpha: float = 0.05) -> dict:
     """Mean mass, its 95 % interval over names, and the one-sided test against ``p0``."""
     out = clustered_mean(mass, members, p0=p0)
     out["verdict"] = "passes" if out["p_value"] < alpha else "does not do the task"
@@ -829,7 +906,7 @@ def gate(scorer: Scorer, *, trials: int | None = None, seed=0, names=None,
     lists = math.ceil(_at_least(m, 2, "trials") / 4)
     tr = balanced_trials("identification", 2, lists, seed, years=years, n_names=len(pool))
     scored = score_trials(scorer, tr, pool, progress=progress)
-    out = _verdict(scored.mass, tr.names, 0.5, alpha)
+    out = above_chance(scored.mass, tr.names, 0.5, alpha)
     out.update(pool=pool, scored=scored, biases=biases(scored))
     return out
 
@@ -886,13 +963,13 @@ def reverse_direction(scorer: Scorer, *, trials: int | None = None, seed=0, name
     options = [[str(int(y)) for y in ys] for ys in tr.years]
     scored = score_trials(scorer, tr, pool, progress=progress, prompts=prompts,
                           options=options, kind="years")
-    out = _verdict(scored.mass, tr.names, 0.5, alpha)
+    out = above_chance(scored.mass, tr.names, 0.5, alpha)
     out.update(option_tokens=sorted(set(scored.lengths.ravel().tolist())), pool=pool,
                scored=scored)
     return out
 
 
-# --------------------------------------------------------------------------- what hidden states hold
+# ------------------------------------------------------------------- what hidden states hold
 
 def _hidden(scorer: Scorer, texts, progress: bool) -> np.ndarray:
     """(texts, layers + 1, width) hidden states at each text's last token, every layer."""

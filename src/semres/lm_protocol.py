@@ -21,16 +21,17 @@ import numpy as np
 from . import book, language, lm
 from .clustered import clustered_mean, shared_members
 from .results import correct_mask, split_list
+from .years import PAPER_RANGE
 
 __all__ = ["assess", "masses", "sweep_table", "theorem3", "design_counts", "choice_kernel",
-           "temperature_sweep", "analyse", "gate_table", "bias_table", "gate_text",
-           "probe_text", "theorem3_text", "resolution_text", "kernel_text", "temperature_text",
-           "fig_gates", "fig_protocol", "available", "identity_row", "models_text",
-           "design_text", "model_text", "PAPER_RESOLUTION"]
+           "temperature_sweep", "analyse", "tables", "gate_table", "bias_table", "gate_text",
+           "similarity_text", "probe_text", "theorem3_text", "resolution_text", "kernel_text",
+           "temperature_text", "fig_gates", "fig_protocol", "available", "identity_row",
+           "models_text", "design_text", "model_text", "PAPER_RESOLUTION"]
 
 #: the paper's stated resolution of its chat LLMs, "roughly 70–80 years": its middle and the
 #: half-width of the range it gives, used as the tolerance of a comparison
-PAPER_RESOLUTION = (75.0, 5.0)
+PAPER_RESOLUTION = ((PAPER_RANGE[0] + PAPER_RANGE[1]) / 2, (PAPER_RANGE[1] - PAPER_RANGE[0]) / 2)
 
 
 def assess(model, *, device: str, seed: int, cfg: dict, names=None,
@@ -266,7 +267,7 @@ def temperature_sweep(rows, temperatures):
     return pd.DataFrame(out).sort_values("temperature", ignore_index=True)
 
 
-# --------------------------------------------------------------------------- summaries and verdicts
+# --------------------------------------------------------------------- summaries and verdicts
 
 def gate_table(assessed: dict):
     """One row per model and question (the gate, the question asked backwards)."""
@@ -337,19 +338,29 @@ def gate_text(a: dict) -> str:
 def analyse(a: dict, cfg: dict, stream) -> dict:
     """Every analysis of the protocol for one model that passed its gate, from its rows.
 
-    ``stream`` is the chapter's named-stream function (:func:`semres.book.seeds`). Returns
-    the n-sweep with Theorem 3, the design's counts, its window table, headline measure and
-    whether that verdict holds for every choice of upper windows, the two-reference fit and the
-    chance crossover on the whole design, the kernel read from the choices with its
-    exponential-with-floor fit, and the temperature sweep with its tradeoff test.
+    ``stream`` is the chapter's named-stream function (:func:`semres.book.seeds`). First the
+    similarity task's own gate: similarity at n = 2 above chance (as many trials as the gate,
+    one-sided test over names). Then the n-sweep with Theorem 3 and the temperature sweep; and
+    only for a model that does similarity (a resolution fitted to coin flips means nothing) the
+    design's window table, its headline measure and whether that verdict holds for every
+    choice of upper windows, the two-reference fit and the chance crossover on the whole
+    design, and the kernel read from the choices with its exponential-with-floor fit.
     """
     from . import years
 
     model = a["model"]
     rows = a["rows"]
     sweep = sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
-    t3 = theorem3(sweep)
-    counts = design_counts(rows)
+    sim2 = rows[(rows.task == "similarity") & (rows.n.astype(int) == 2) &
+                (rows.source == "n-sweep")]
+    sim_gate = lm.above_chance(masses(sim2), _members(sim2))
+    out = {"model": model, "sweep": sweep, "theorem3": theorem3(sweep), "sim_gate": sim_gate,
+           "does_similarity": sim_gate["verdict"] == "passes", "counts": design_counts(rows),
+           "temperature": temperature_sweep(rows, cfg["lm_temperatures"])}
+    out["peak"], out["trades"] = years.tradeoff(out["temperature"])
+    if not out["does_similarity"]:
+        return out
+    counts = out["counts"]
     windows = years.ref_by_window(counts, model, cfg["ref_windows"], cfg["window_boot"],
                                   stream(f"lm {model} windows"))
     head = years.headline_measure(windows, best_kernel=None, ref_stable=cfg["ref_stable"],
@@ -360,21 +371,43 @@ def analyse(a: dict, cfg: dict, stream) -> dict:
                                    ref_windows=cfg["ref_windows"], ref_stable=cfg["ref_stable"],
                                    kernel_stable=cfg["stable_windows"],
                                    n_boot=cfg["window_boot"])
-    two = years.fit_two_reference(counts, cfg["n_boot"], stream(f"lm {model} two-reference"))
-    cross = years.chance_crossover(counts, cfg["n_boot"], stream(f"lm {model} crossover"))
     kernel = choice_kernel(rows)
     try:
         kfit = years.fit_shape(kernel.distance, kernel.g, "exp_floor",
                                se=kernel.g * kernel.log_g_se)
     except ValueError as err:  # too few points, or no decay to fit a kernel to
         kfit = {"error": str(err).split(":")[0]}
-    temps = temperature_sweep(rows, cfg["lm_temperatures"])
-    peak, trades = years.tradeoff(temps)
-    return {"model": model, "sweep": sweep, "theorem3": t3, "counts": counts,
-            "windows": windows, "head": head, "choices": choices,
-            "identified": bool(head.stable and years.same_for_every_choice(choices)),
-            "two_fit": two, "crossover": cross, "kernel": kernel, "kernel_fit": kfit,
-            "temperature": temps, "trades": trades, "peak": peak}
+    out.update(windows=windows, head=head, choices=choices,
+               identified=bool(head.stable and years.same_for_every_choice(choices)),
+               two_fit=years.fit_two_reference(counts, cfg["n_boot"],
+                                               stream(f"lm {model} two-reference")),
+               crossover=years.chance_crossover(counts, cfg["n_boot"],
+                                                stream(f"lm {model} crossover")),
+               kernel=kernel, kernel_fit=kfit)
+    return out
+
+
+def tables(results: dict) -> dict:
+    """The protocol's tables over every model that passed, for ``report.table``: the n-sweep
+    with Theorem 3 (``lm_n_sweep``), the temperature sweep (``lm_temperature``) and, for the
+    models that do similarity, the kernel read from their choices (``lm_kernel``)."""
+    import pandas as pd
+
+    def stack(key, get):
+        parts = [get(r).assign(model=m) for m, r in results.items() if key in r]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+    return {"lm_n_sweep": stack("theorem3", lambda r: r["theorem3"]["table"]),
+            "lm_temperature": stack("temperature", lambda r: r["temperature"]),
+            "lm_kernel": stack("kernel", lambda r: r["kernel"])}
+
+
+def similarity_text(r: dict) -> str:
+    g = r["sim_gate"]
+    return (f"asked who was born closest to P at n = 2, {r['model']} "
+            f"{'does' if r['does_similarity'] else 'does not do'} the task: it puts "
+            f"{g['p']:.3f} (95% interval over {g['names']} names {g['ci_low']:.3f}–"
+            f"{g['ci_high']:.3f}, {g['trials']} trials) on the nearer person")
 
 
 def theorem3_text(r: dict) -> str:
@@ -382,10 +415,12 @@ def theorem3_text(r: dict) -> str:
     t3 = r["theorem3"]
     fit = t3["fit"]
     ns = ", ".join(map(str, t3["n"]))
-    ide = (f"one ball measure b = {t3['b']:.3f} describes its identification at n = {ns}"
-           if not fit["misfit"] else
+    ide = (f"one ball measure b = {t3['b']:.3f} describes its identification at n = {ns} "
+           f"(goodness of fit p = {fit['gof_p']:.2g})" if not fit["misfit"] else
            f"no single ball measure describes its identification at n = {ns} (b = "
            f"{t3['b']:.3f} fails its goodness-of-fit test, p = {fit['gof_p']:.2g})")
+    if not r["does_similarity"]:
+        return f"{ide}; its similarity is not predicted, since it does not do that task"
     sim = (f"and predicts its similarity within {t3['z_max']:g} standard errors at every n"
            if t3["within"] else
            f"and misses its similarity by up to {t3['max_z']:.1f} standard errors (the rule "
@@ -397,7 +432,11 @@ def resolution_text(r: dict) -> str:
     """The resolution verdict for one model: identified or not, and against the paper."""
     from .years import choice_verdict, measure_name
 
-    head, model = r["head"], r["model"]
+    model = r["model"]
+    if not r["does_similarity"]:
+        return (f"{model} has no resolution to measure: it does not do the similarity task, "
+                "so P(correct) in the two-reference design is no curve to fit.")
+    head = r["head"]
     if not head.decided:
         return (f"For {model} too few resamples were drawn to judge whether its resolution "
                 "is stable across windows.")
@@ -417,6 +456,8 @@ def resolution_text(r: dict) -> str:
 
 
 def kernel_text(r: dict) -> str:
+    if not r["does_similarity"]:
+        return f"{r['model']} does not do the similarity task, so its choices carry no kernel"
     k, f = r["kernel"], r["kernel_fit"]
     near = (f"a person born {k.distance.iloc[1]:.0f} years from the probe weighs "
             f"{k.g.iloc[1]:.2g} of one {k.distance.iloc[0]:.0f} years from it" if len(k) > 1
@@ -437,6 +478,11 @@ def kernel_text(r: dict) -> str:
 
 def temperature_text(r: dict) -> str:
     t = r["temperature"]
+    if not r["does_similarity"]:
+        return (f"Sharpening {r['model']}'s probabilities moves p_I from {t.p_i.iloc[-1]:.3f} "
+                f"(T = {t.temperature.iloc[-1]:g}) to {t.p_i.iloc[0]:.3f} (T = "
+                f"{t.temperature.iloc[0]:g}) while p_S stays between {t.p_s.min():.3f} and "
+                f"{t.p_s.max():.3f}: with no similarity there is nothing to trade.")
     cold, top = t.iloc[0], t.iloc[r["peak"]]
     if r["trades"]:
         return (f"Sharpening {r['model']}'s own probabilities trades: p_S peaks at "
@@ -490,14 +536,16 @@ def fig_gates(assessed: dict):
 
 
 def fig_protocol(results: dict):
-    """The protocol on the models that pass: success against n with Theorem 3 (top left),
-    the two-reference design at its widest gap (top right), the kernel read from the choices
-    (bottom left), the temperature on the (p_I, p_S) plane (bottom right)."""
+    """The protocol on the models that pass: success against n with Theorem 3, the
+    two-reference design at its widest gap, the temperature on the (p_I, p_S) plane, and the
+    kernel read from the choices of the models that do similarity (a panel only when one
+    does)."""
     plt, splot = _plt()
     from . import kernels, theory, years
 
+    with_kernel = [r for r in results.values() if r["does_similarity"]]
     fig, axes = splot.subplots(2, 2, figsize=(9, 7.6))
-    (ax_n, ax_d), (ax_k, ax_t) = axes
+    ax_n, ax_d, ax_t, ax_k = axes.ravel()
     for k, r in enumerate(results.values()):
         color = splot.CYCLE[(k + 2) % len(splot.CYCLE)]
         t = r["theorem3"]["table"]
@@ -512,24 +560,26 @@ def fig_protocol(results: dict):
         p = sub.correct / sub.trials
         ax_d.errorbar(sub.offset, p, yerr=2 * np.sqrt(p * (1 - p) / sub.trials), fmt=".",
                       color=color, ms=4, label=f"{r['model']}, D = {D:g}")
+        temps = r["temperature"]
+        ax_t.errorbar(temps.p_i, temps.p_s, xerr=2 * temps.p_i_se, yerr=2 * temps.p_s_se,
+                      fmt="o-", color=color, ms=4, lw=0.8, capsize=2,
+                      label=f"{r['model']}, T = {temps.temperature.min():g}…"
+                            f"{temps.temperature.max():g}")
+        if not r["does_similarity"]:
+            continue
         fit = r["two_fit"]
         grid = np.linspace(sub.offset.min(), sub.offset.max(), 400)
         ax_d.plot(grid, years.two_reference(grid, D, kernels.Exponential(fit["lambda"],
                                                                          fit["floor"])),
                   color=color, lw=1.2)
         kern = r["kernel"]
-        ax_k.errorbar(kern.distance + 1, kern.g, yerr=[kern.g - np.exp(kern.log_g - 2 * kern.log_g_se),
-                                                       np.exp(kern.log_g + 2 * kern.log_g_se) - kern.g],
-                      fmt="o", color=color, ms=4, capsize=2, label=f"{r['model']}, from choices")
+        low, high = np.exp(kern.log_g - 2 * kern.log_g_se), np.exp(kern.log_g + 2 * kern.log_g_se)
+        ax_k.errorbar(kern.distance + 1, kern.g, yerr=[kern.g - low, high - kern.g], fmt="o",
+                      color=color, ms=4, capsize=2, label=f"{r['model']}, from choices")
         kf = r["kernel_fit"]
         if "error" not in kf:
             dd = np.geomspace(1, kern.distance.max() + 1, 200)
             ax_k.plot(dd, years.shape_kernel("exp_floor", kf)(dd - 1), color=color, lw=1)
-        temps = r["temperature"]
-        ax_t.errorbar(temps.p_i, temps.p_s, xerr=2 * temps.p_i_se, yerr=2 * temps.p_s_se,
-                      fmt="o-", color=color, ms=4, lw=0.8, capsize=2,
-                      label=f"{r['model']}, T = {temps.temperature.min():g}…"
-                            f"{temps.temperature.max():g}")
     nn = np.array(sorted({n for r in results.values() for n in r["theorem3"]["n"]}), float)
     ax_n.plot(nn, 1 / nn, color=splot.THEORY_ALT, ls=":", label="$1/n$ (chance)")
     ax_n.set(xscale="log", yscale="log", xlabel="number of people $n$",
@@ -540,17 +590,20 @@ def fig_protocol(results: dict):
     ax_n.xaxis.set_minor_formatter(plt.NullFormatter())
     ax_d.axhline(0.5, color=splot.THEORY_ALT, lw=0.8)
     ax_d.set(xlabel="probe offset from the centre (years)", ylabel="P(correct), sampled answers",
-             title="two references: fit (line)")
-    ax_k.set(xscale="log", yscale="log", xlabel="distance from the probe + 1 (years)",
-             ylabel="weight relative to the nearest", title="kernel from the choices")
+             title="the two-reference design")
     p_line = np.linspace(0.5, 1, 200)
     ax_t.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
     ax_t.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)", title="along the temperature")
-    splot.legend_outside(fig, axes, ncol=2)
+    if with_kernel:
+        ax_k.set(xscale="log", yscale="log", xlabel="distance from the probe + 1 (years)",
+                 ylabel="weight relative to the nearest", title="kernel from the choices")
+    else:
+        fig.delaxes(ax_k)
+    splot.legend_outside(fig, [ax for ax in axes.ravel() if ax in fig.axes], ncol=2)
     return fig
 
 
-# --------------------------------------------------------------------------- which models, and what they are
+# ------------------------------------------------------------ which models, and what they are
 
 def available(models: str, *, strict: bool) -> tuple[list, dict]:
     """The comma-separated ``models`` that resolve, and why the others do not.

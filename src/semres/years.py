@@ -706,12 +706,16 @@ def measure_name(measure: str) -> str:
 
 
 def ref_by_window(counts, model: str, windows, n_boot: int, seed):
-    """The two-reference fit and the chance crossover on probes |offset| <= w, per window."""
+    """The two-reference fit and the chance crossover on probes |offset| <= w, per window
+    (each window's resamples a stream of its own, named by the window). The crossover is no
+    fit: its goodness of fit is untested (empty), never "passed"."""
     import pandas as pd
 
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    from .fits import named_seed
+
     rows = []
-    for w, s in zip(windows, root.spawn(len(windows))):
+    for w in windows:
+        s = named_seed(seed, f"window {int(w)}")
         sub = counts[counts.offset.abs() <= w]
         f = fit_two_reference(sub, n_boot, s)
         c = chance_crossover(sub, n_boot, s)
@@ -723,7 +727,7 @@ def ref_by_window(counts, model: str, windows, n_boot: int, seed):
         rows.append({"model": model, "measure": "chance crossover", "window": int(w),
                      "resolution": c["resolution"], "ci_low": c["ci_low"],
                      "ci_high": c["ci_high"], "at_bound": c["at_bound"],
-                     "boot_at_bound": np.nan, "gof_p": np.nan, "misfit": False})
+                     "boot_at_bound": np.nan, "gof_p": np.nan, "misfit": None})
     return pd.DataFrame(rows)
 
 
@@ -982,6 +986,23 @@ def wing_asymmetry(counts, *, beyond: float = 150.0, D: float | None = None) -> 
             "differ": bool(np.isfinite(z) and abs(z) > 3)}
 
 
+def wing_text(wings: dict, D: float) -> str:
+    """The wing comparison in words; nothing when a wing holds no probe (no sentence is built
+    on empty data)."""
+    if not (np.isfinite(wings["p_before"]) and np.isfinite(wings["p_after"])
+            and np.isfinite(wings["z"])):
+        return ""
+    numbers = (f"P(correct) more than 150 years past the nearer reference: "
+               f"{wings['p_before']:.3f} before the pair, {wings['p_after']:.3f} after it, "
+               f"|z| = {abs(wings['z']):.1f}")
+    if wings["differ"]:
+        return (f"The crossover pools the two wings of the design; at D = {D:g} they differ "
+                f"({numbers}): the kernel depends on the years themselves, not only on their "
+                "distance, which an average g(d) cannot carry.")
+    return (f"The crossover pools the two wings of the design; at D = {D:g} they do not "
+            f"differ detectably ({numbers}).")
+
+
 # --------------------------------------------------------------------------- settings
 
 def _check_settings(cfg: dict, ch: str) -> None:
@@ -993,7 +1014,8 @@ def _check_settings(cfg: dict, ch: str) -> None:
     require(min(cfg["lm_ns"]) == 2 and max(cfg["lm_ns"]) <= len(NAMES), ch,
             f"lm_ns must start at 2 (the gate's cell) and stay within {len(NAMES)} names; "
             f"got {cfg['lm_ns']}")
-    require(1.0 in cfg["lm_temperatures"], ch, "lm_temperatures must include 1.0 (the model's own)")
+    require(1.0 in cfg["lm_temperatures"], ch,
+            "lm_temperatures must include 1.0 (the model's own)")
     require(2 * len(cfg["lm_centres"]) <= len(NAMES), ch,
             f"lm_centres: each centre needs its own two of the {len(NAMES)} names; got "
             f"{len(cfg['lm_centres'])} centres")
