@@ -322,14 +322,13 @@ report.text("lm_protocol_text", " ".join(
 # the paper's.
 
 # %%
-def year_table(n_names, span):
-    return language.year_embeddings(language.NAMES[:n_names], range(span[0], span[1] + 1),
-                                    QUESTIONS, ENCODER, device="cpu")
-
-
-emb_k = year_table(cfg["kernel_names"], cfg["kernel_years"])
+emb_k = language.year_embeddings(language.NAMES[:cfg["kernel_names"]],
+                                 range(cfg["kernel_years"][0], cfg["kernel_years"][1] + 1),
+                                 QUESTIONS, ENCODER, device="cpu")
 same = (cfg["kernel_names"], cfg["kernel_years"]) == (cfg["sweep_names"], cfg["sweep_years"])
-emb_s = emb_k if same else year_table(cfg["sweep_names"], cfg["sweep_years"])
+emb_s = emb_k if same else language.year_embeddings(
+    language.NAMES[:cfg["sweep_names"]], range(cfg["sweep_years"][0], cfg["sweep_years"][1] + 1),
+    QUESTIONS, ENCODER, device="cpu")
 report.number("phrasings", len(QUESTIONS["similarity"]) + len(QUESTIONS["identification"]))
 report.number("kernel_names", len(emb_k.names))
 report.number("kernel_y0", emb_k.years[0])
@@ -723,41 +722,7 @@ report.result("Two references under an exponential with a floor",
               "P(correct) returns to 1/2 beyond lambda ln(1/Delta) with a floor and never "
               "without one; without a floor a finer kernel wins both tests (SymPy, engine)",
               passed=both_rise and turns)
-LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
-for a in assessed.values():
-    ok = a["gate"]["verdict"] == "passes"
-    report.result(f"{a['model']}: identification at n = 2 (competence gate)",
-                  lm_protocol.gate_text(a), headline=a["gate"]["p"],
-                  ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
-                  new=True, stand_in=LM_STAND_IN)
-for m, r in protocol.items():
-    t3, g, sim_ok = r["theorem3"], r["sim_gate"], r["does_similarity"]
-    report.result(f"{m}: similarity at n = 2 (its gate)", lm_protocol.similarity_text(r),
-                  headline=g["p"], ci=(g["ci_low"], g["ci_high"]), passed=sim_ok,
-                  does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
-    report.result(f"{m}: Theorem 3 across n", lm_protocol.theorem3_text(r), headline=t3["b"],
-                  passed=t3["within"] if sim_ok else True, misfit=bool(t3["fit"]["misfit"]),
-                  new=True, stand_in=LM_STAND_IN)
-    resolution = dict(does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
-    if sim_ok and r["identified"]:
-        row = r["head"].row
-        resolution.update(headline=row["resolution"], ci=(row["ci_low"], row["ci_high"]))
-        if r["head"].measure == "chance crossover":  # the paper's own measure
-            resolution.update(paper_value=lm_protocol.PAPER_RESOLUTION[0],
-                              tolerance=lm_protocol.PAPER_RESOLUTION[1],
-                              tolerance_reason="the paper reports roughly 70–80 years",
-                              new=False)
-    report.result(f"{m}: year resolution", lm_protocol.resolution_text(r),
-                  identified=not sim_ok or r["identified"], passed=True, **resolution)
-    kf = r.get("kernel_fit", {})
-    report.result(f"{m}: kernel read from its choices (exponential + floor)",
-                  lm_protocol.kernel_text(r), headline=kf.get("resolution"),
-                  passed="error" not in kf, misfit=bool(kf.get("misfit")), does_task=sim_ok,
-                  new=True, stand_in=LM_STAND_IN)
-    report.result(f"{m}: tradeoff along the temperature", lm_protocol.temperature_text(r),
-                  passed=r["trades"], does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
-    own = r["temperature"].set_index("temperature").loc[1.0]
-    report.point(f"{m} (n = 2)", own.p_i, own.p_s, own.p_i_se, own.p_s_se)
+lm_protocol.report_results(report, assessed, protocol)
 ENC_STAND_IN = f"a sentence encoder ({MODEL}), not the paper's chat LLMs"
 identified = head.stable and robust
 if not head.decided:

@@ -1041,7 +1041,7 @@ def year_probe(scorer: Scorer, names=NAMES[:8], years=range(1500, 2000, 5), *, s
     (always guessing the training mean), ``p_value``, and ``vs_digits`` (the best layer's
     per-sentence error minus the digits', with its 95 % interval over names).
     """
-    import pandas as pd
+    from threadpoolctl import threadpool_limits
 
     names = tuple(names)
     years = np.asarray(list(years), int)
@@ -1053,6 +1053,14 @@ def year_probe(scorer: Scorer, names=NAMES[:8], years=range(1500, 2000, 5), *, s
         raise ValueError("years must span at least two tens digits")
     texts = [ITEM_TEMPLATE.format(name=n, year=int(y)) for n in names for y in years]
     H = _hidden(scorer, texts, progress).astype(np.float64)        # (N, layers, width)
+    with threadpool_limits(1):  # hundreds of small solves: threads only wait on each other
+        return _probe(scorer, H, names, years, seed, permutations, folds)
+
+
+def _probe(scorer, H, names, years, seed, permutations, folds) -> dict:
+    import pandas as pd
+
+    tens = (years // 10) % 10
     who = np.repeat(np.arange(len(names)), len(years))
     y = np.tile(years, len(names)).astype(float)
     ten = np.tile(tens, len(names))

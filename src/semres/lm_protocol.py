@@ -17,17 +17,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
+from scipy.special import softmax
 
-from . import book, language, lm
+from . import book, kernels, language, lm, theory, years
 from .clustered import clustered_mean, shared_members
 from .results import correct_mask, split_list
-from .years import PAPER_RANGE
+from .years import PAPER_RANGE, measure_name
 
 __all__ = ["assess", "masses", "sweep_table", "theorem3", "design_counts", "choice_kernel",
            "temperature_sweep", "analyse", "tables", "gate_table", "bias_table", "gate_text",
            "similarity_text", "probe_text", "theorem3_text", "resolution_text", "kernel_text",
            "temperature_text", "fig_gates", "fig_protocol", "available", "identity_row",
-           "models_text", "design_text", "model_text", "PAPER_RESOLUTION"]
+           "models_text", "design_text", "model_text", "report_results", "LM_STAND_IN",
+           "PAPER_RESOLUTION"]
 
 #: the paper's stated resolution of its chat LLMs, "roughly 70–80 years": its middle and the
 #: half-width of the range it gives, used as the tolerance of a comparison
@@ -49,8 +52,6 @@ def assess(model, *, device: str, seed: int, cfg: dict, names=None,
     models' answers. Returns plain data: the summaries and ``rows``, every scored trial in the
     tidy schema with its exact prompt.
     """
-    import pandas as pd
-
     stream = book.seeds(seed)
     scorer = lm.Scorer(model, device=device, dtype=cfg["lm_dtype"])
     key = scorer.name
@@ -104,8 +105,6 @@ def _scores(rows) -> list:
 def masses(rows, temperature: float = 1.0) -> np.ndarray:
     """Luce mass on the correct option(s) per row, from its option scores at ``temperature``
     (1: the model's own probabilities)."""
-    from scipy.special import softmax
-
     ok = correct_mask(rows)
     return np.array([(softmax(s / temperature) * m).sum() for s, m in zip(_scores(rows), ok)])
 
@@ -122,8 +121,6 @@ def _members(rows) -> np.ndarray:
 
 def sweep_table(rows):
     """Mean mass per model, task and n, with its 95 % interval over names, against 1/n."""
-    import pandas as pd
-
     out = []
     for (m, task, n), sub in rows.groupby(["model", "task", "n"]):
         c = clustered_mean(masses(sub), _members(sub))
@@ -143,18 +140,16 @@ def theorem3(sweep, *, z_max: float = 3.0) -> dict:
     prediction: ``within`` when |z| <= ``z_max`` at every n. Returns the fit, a per-cell table
     and the verdict fields.
     """
-    from .theory import n_item
-    from .years import fit_ball_measure
-
     ide = sweep[sweep.task == "identification"].sort_values("n")
     sim = sweep[sweep.task == "similarity"].sort_values("n")
     if len(ide) < 2:
         raise ValueError("sweep: identification needs at least two values of n")
     p = ide.p.clip(1e-6, 1 - 1e-6).to_numpy()
     eff = p * (1 - p) / np.maximum(ide.se.to_numpy(), 1e-9) ** 2
-    fit = fit_ball_measure(ide.n.to_numpy(), eff, p * eff)
+    fit = years.fit_ball_measure(ide.n.to_numpy(), eff, p * eff)
     table = sweep.copy()
-    pred_s, pred_i = (np.asarray(v, float) for v in n_item(fit["b"], table.n.to_numpy()))
+    pred_s, pred_i = (np.asarray(v, float)
+                      for v in theory.n_item(fit["b"], table.n.to_numpy()))
     table["theory"] = np.where(table.task == "similarity", pred_s, pred_i)
     table["z"] = (table.p - table.theory) / table.se
     zs = table[table.task == "similarity"].z.abs()
@@ -167,10 +162,8 @@ def design_counts(rows):
     """The two-reference design's rows as (centre, D, offset, trials, correct) counts of the
     sampled answers: each centre is one pair of people, so an interval over centres is an
     interval over names."""
-    from .years import two_reference_from_results
-
     design = rows[rows.source == "two-reference design"]
-    return two_reference_from_results(design) if len(design) else None
+    return years.two_reference_from_results(design) if len(design) else None
 
 
 #: distance bins of the kernel read from choices (years, inclusive upper edges)
@@ -188,8 +181,6 @@ def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
     Returns distance (bin mean), log g, its standard error, g (1 in the nearest bin), and the
     option pairs per bin.
     """
-    import pandas as pd
-
     sim = rows[(rows.task == "similarity") & rows.scores.fillna("").astype(str).str.len().gt(0)]
     if sim.empty:
         raise ValueError("rows: no similarity trials with option scores")
@@ -253,8 +244,6 @@ def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
 def temperature_sweep(rows, temperatures):
     """p_S and p_I at n = 2 when the model's option scores are divided by a temperature T (its
     own answers are T = 1), each with its interval over names: the causal LM's tradeoff."""
-    import pandas as pd
-
     two = rows[(rows.n.astype(int) == 2) & rows.source.isin(["gate", "n-sweep"])]
     out = []
     for T in temperatures:
@@ -271,8 +260,6 @@ def temperature_sweep(rows, temperatures):
 
 def gate_table(assessed: dict):
     """One row per model and question (the gate, the question asked backwards)."""
-    import pandas as pd
-
     rows = []
     for a in assessed.values():
         for key, question in (("gate", "who was born in P? (n = 2)"),
@@ -288,8 +275,6 @@ def gate_table(assessed: dict):
 
 def bias_table(assessed: dict):
     """Position and length bias of every model at n = 2 (the gate's trials)."""
-    import pandas as pd
-
     rows = []
     for a in assessed.values():
         for kind, what in (("position", "mass on the first-listed person − 1/2"),
@@ -346,8 +331,6 @@ def analyse(a: dict, cfg: dict, stream) -> dict:
     choice of upper windows, the two-reference fit and the chance crossover on the whole
     design, and the kernel read from the choices with its exponential-with-floor fit.
     """
-    from . import years
-
     model = a["model"]
     rows = a["rows"]
     sweep = sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
@@ -391,8 +374,6 @@ def tables(results: dict) -> dict:
     """The protocol's tables over every model that passed, for ``report.table``: the n-sweep
     with Theorem 3 (``lm_n_sweep``), the temperature sweep (``lm_temperature``) and, for the
     models that do similarity, the kernel read from their choices (``lm_kernel``)."""
-    import pandas as pd
-
     def stack(key, get):
         parts = [get(r).assign(model=m) for m, r in results.items() if key in r]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -430,8 +411,6 @@ def theorem3_text(r: dict) -> str:
 
 def resolution_text(r: dict) -> str:
     """The resolution verdict for one model: identified or not, and against the paper."""
-    from .years import choice_verdict, measure_name
-
     model = r["model"]
     if not r["does_similarity"]:
         return (f"{model} has no resolution to measure: it does not do the similarity task, "
@@ -442,7 +421,8 @@ def resolution_text(r: dict) -> str:
                 "is stable across windows.")
     if not r["identified"]:
         why = "; ".join(head.reasons) or "no measure is stable across the upper windows"
-        return f"{model} has no identified resolution: {why}. {choice_verdict(r['choices'])}"
+        return (f"{model} has no identified resolution: {why}. "
+                f"{years.choice_verdict(r['choices'])}")
     row = head.row
     mid, tol = PAPER_RESOLUTION
     lo, hi = row["ci_low"], row["ci_high"]
@@ -541,8 +521,6 @@ def fig_protocol(results: dict):
     kernel read from the choices of the models that do similarity (a panel only when one
     does)."""
     plt, splot = _plt()
-    from . import kernels, theory, years
-
     with_kernel = [r for r in results.values() if r["does_similarity"]]
     fig, axes = splot.subplots(2, 2, figsize=(9, 7.6))
     ax_n, ax_d, ax_t, ax_k = axes.ravel()
@@ -601,6 +579,51 @@ def fig_protocol(results: dict):
         fig.delaxes(ax_k)
     splot.legend_outside(fig, [ax for ax in axes.ravel() if ax in fig.axes], ncol=2)
     return fig
+
+
+#: what stands in for the paper's chat LLMs, on every causal-LM row of the overview
+LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
+
+
+def report_results(report, assessed: dict, protocol: dict) -> None:
+    """The overview rows of the causal LMs, in the book's status vocabulary: every model's gate,
+    and for those that pass the similarity gate, Theorem 3, the resolution (against the paper's
+    70–80 years when the measure is the paper's own crossover), the kernel from the choices and
+    the temperature tradeoff; and each passing model's point on the (p_I, p_S) plane."""
+    for a in assessed.values():
+        ok = a["gate"]["verdict"] == "passes"
+        report.result(f"{a['model']}: identification at n = 2 (competence gate)",
+                      gate_text(a), headline=a["gate"]["p"],
+                      ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
+                      new=True, stand_in=LM_STAND_IN)
+    for m, r in protocol.items():
+        t3, g, sim_ok = r["theorem3"], r["sim_gate"], r["does_similarity"]
+        report.result(f"{m}: similarity at n = 2 (its gate)", similarity_text(r),
+                      headline=g["p"], ci=(g["ci_low"], g["ci_high"]), passed=sim_ok,
+                      does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+        report.result(f"{m}: Theorem 3 across n", theorem3_text(r), headline=t3["b"],
+                      passed=t3["within"] if sim_ok else True, misfit=bool(t3["fit"]["misfit"]),
+                      new=True, stand_in=LM_STAND_IN)
+        resolution = dict(does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+        if sim_ok and r["identified"]:
+            row = r["head"].row
+            resolution.update(headline=row["resolution"], ci=(row["ci_low"], row["ci_high"]))
+            if r["head"].measure == "chance crossover":  # the paper's own measure
+                resolution.update(paper_value=PAPER_RESOLUTION[0],
+                                  tolerance=PAPER_RESOLUTION[1],
+                                  tolerance_reason="the paper reports roughly 70–80 years",
+                                  new=False)
+        report.result(f"{m}: year resolution", resolution_text(r),
+                      identified=not sim_ok or r["identified"], passed=True, **resolution)
+        kf = r.get("kernel_fit", {})
+        report.result(f"{m}: kernel read from its choices (exponential + floor)",
+                      kernel_text(r), headline=kf.get("resolution"),
+                      passed="error" not in kf, misfit=bool(kf.get("misfit")), does_task=sim_ok,
+                      new=True, stand_in=LM_STAND_IN)
+        report.result(f"{m}: tradeoff along the temperature", temperature_text(r),
+                      passed=r["trades"], does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+        own = r["temperature"].set_index("temperature").loc[1.0]
+        report.point(f"{m} (n = 2)", own.p_i, own.p_s, own.p_i_se, own.p_s_se)
 
 
 # ------------------------------------------------------------ which models, and what they are
