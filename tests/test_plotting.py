@@ -185,3 +185,10 @@ def test_a_grid_of_many_panels_keeps_two_columns_and_long_legend_entries_break()
     tall = float(re.search(r'height="([\d.]+)pt"', phone).group(1)) / 72
     assert 9 < tall < 20  # five rows of two, not ten panels one above the other
     assert fig.legends[0].get_texts()[0].get_text().count("\n") == 0  # put back
+
+
+def test_a_long_table_shows_its_ends_and_says_so():
+    t = table(pd.DataFrame({"x": np.arange(200) / 7}), max_rows=10)
+    assert len(t.rows) == 11 and t.rows[5] == ["⋮"] and t.rows[0] == ["0.00"]
+    assert "200 rows" in t.to_html() and "<caption>" in t.to_html()
+    assert len(table(pd.DataFrame({"x": np.arange(200)})).rows) == 61  # pandas' 60 rows

@@ -785,7 +785,8 @@ CSV_SCHEME = "semres-csv:"
 
 
 def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None = None,
-          scientific_columns=(), caption: str | None = None, **formats) -> Table:
+          scientific_columns=(), caption: str | None = None, max_rows: int | None = None,
+          **formats) -> Table:
     """A result table for readers, the one formatter of every table the book shows.
 
     - Headers in words (:func:`header`, :data:`HEADERS`; ``headers`` adds or overrides names).
@@ -800,6 +801,8 @@ def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None
     - ``formats`` sets a column's format (``z="{:+.2f}"``, or a callable).
     - ``csv`` names the chapter's CSV of the full table (``report.table(df, name)``): the book
       links it under the table.
+    - More rows than ``max_rows`` (pandas' ``display.max_rows``, 60, by default): the first
+      and last half of them, with a row of "⋮" between (rounded as the whole column).
 
     The table scrolls sideways inside its own box when wider than the page (a cue says so).
     """
@@ -808,6 +811,8 @@ def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None
     if isinstance(df, pd.Series):
         df = df.to_frame()
     df = _without_index(df)
+    most = max_rows if max_rows is not None else pd.get_option("display.max_rows") or len(df)
+    cut = len(df) > most
     numeric = [c for c in df.columns if _numeric(df[c]) and not _truths(df[c])]
     around = _interval_places(df, numeric)
     sci = {c: 3 for c in scientific_columns}
@@ -840,6 +845,10 @@ def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None
                       else _plain_numbers(" ".join(str(v).split())) for v in values])
         is_number.append(False)
     rows = [list(r) for r in zip(*cells)] if cells else []
+    if cut:  # the column's rounding was chosen from all of its rows
+        half = max(1, most // 2)
+        rows = rows[:half] + [["⋮"] * len(columns)] + rows[-half:]
+        caption = caption or f"{len(df):,} rows; the first and last {half} shown"
     return Table(columns, rows, is_number, csv=csv, caption=caption)
 
 
