@@ -1,6 +1,7 @@
 """The runner and the CLI on a miniature book built in a temporary folder."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -141,6 +142,7 @@ def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
     assert "The answer is" in demo and "4.5" in demo  # glued: 3 * 1.5 * k=1
     repro = (html / "book" / "reproducibility.html").read_text()
     assert "01_demo" in repro and "quick" in repro
+    assert "Get the code" not in (html / "book" / "intro.html").read_text()  # no URL set
     assert "Monte Carlo engine" in repro and "610.0" in repro and "1.91 times" in repro
 
 
@@ -153,11 +155,18 @@ def test_launch_buttons_follow_the_one_repository_url_setting(book):
     text = (book / "_config.yml").read_text().replace('url: ""', 'url: "https://github.com/o/r"')
     (book / "_config.yml").write_text(text)
     config = yaml.safe_load(runner._book_config(book / "_config.yml"))
-    assert config["launch_buttons"]["binderhub_url"] and config["launch_buttons"]["colab_url"]
+    # Colab opens only .ipynb files from a repository, which holds the chapters as .py
+    assert config["launch_buttons"]["binderhub_url"] and "colab_url" not in \
+        config["launch_buttons"]
+    assert config["html"]["use_repository_button"]
     index, failures = runner.build_book("quick", progress=False, only=[runner.resolve("1")])
     assert failures == []
     demo = (index.parent / "notebooks" / "01_demo.html").read_text()
-    assert "mybinder.org/v2/gh/o/r/main" in demo and "colab.research.google.com" in demo
+    assert "mybinder.org/v2/gh/o/r/main?urlpath=lab/tree/notebooks/01_demo.py" in demo
+    assert "colab.research.google.com" not in demo
+    assert 'href="https://github.com/o/r"' in demo  # the source (repository) button
+    front = (index.parent / "book" / "intro.html").read_text()
+    assert "Get the code:" in front and 'href="https://github.com/o/r"' in front
 
 
 CACHED = HEADER + '''
@@ -191,3 +200,65 @@ def test_record_says_which_cached_results_a_rerun_reused(book):
     repro = runner.provenance(book / "_build")
     digest = next(iter(first["cache"]["computed"]))
     assert "| 03_cached | ok | quick | 1 |" in repro and f"computed code `{digest}`" in repro
+
+
+FIGURES = HEADER + '''
+# %% [markdown]
+# # Demo chapter
+#
+# ```{glue:figure} ch1-fig-wide
+# :name: ch1-fig-wide
+#
+# Three panels side by side: on a phone they stack.
+# ```
+
+# %% tags=["parameters"]
+profile = "default"
+seed = 0
+
+# %%
+import pandas as pd
+from semres import plotting as splot
+from semres.report import Report
+
+splot.use_style()
+report = Report("01_demo")
+fig, axes = splot.subplots(1, 3, figsize=(10, 3))
+for ax in axes:
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.set_xlabel("identification")
+report.figure("wide", fig)
+df = pd.DataFrame({"p_s": [0.73412, 0.70021], "floor": [1e-9, 2e-8], "at_bound": [False, True]})
+report.table(df, "values")
+splot.table(df, csv="values")
+
+# %%
+pd.DataFrame({"delta": [0.0, 0.1], "target_gap_max": [9.127803e-07, 0.0]}, index=["a", "b"])
+'''
+
+
+def test_a_page_serves_each_figure_in_two_layouts_and_tables_for_readers(book):
+    """A chapter's figure reaches the page as two images (wide, and stacked for phones), its
+    tables carry words for headers, no index and no e-notation, and the CSV link resolves."""
+    (book / "notebooks" / "01_demo.py").write_text(FIGURES)
+    index, failures = runner.build_book("quick", progress=False, only=[runner.resolve("1")])
+    assert failures == [], failures
+    html = index.parent
+    page = (html / "notebooks" / "01_demo.html").read_text()
+    wide = re.findall(r'<img[^>]*class="[^"]*semres-wide[^"]*"[^>]*>', page)
+    narrow = re.findall(r'<img[^>]*class="[^"]*semres-narrow[^"]*"[^>]*>', page)
+    assert len(wide) == 1 and len(narrow) == 1, page
+    src = re.search(r'src="([^"]+)"', narrow[0]).group(1)
+    phone = (html / "notebooks" / src).resolve().read_text()
+    assert "semres-phone" not in phone and "semres-phone" not in (
+        html / "notebooks" / re.search(r'src="([^"]+)"', wide[0]).group(1)).read_text()
+    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', phone).group(1)) / 72
+    assert width <= 4.6 + 0.05
+    assert 'alt="Three panels side by side' in narrow[0]
+    link = re.search(r'<a href="([^"]+values\.csv)"', page).group(1)
+    assert (html / "notebooks" / link).resolve().read_text().startswith("p_s,floor,at_bound")
+    assert "<i>p</i><sub>S</sub>" in page and "1.00 × 10⁻⁹" in page and ">no<" in page
+    assert "e-0" not in re.sub(r"<(script|style|svg)[\s\S]*?</\1>", "", page).split(
+        'class="semres-table')[-1].split("</table>")[0]
+    assert 'class="dataframe' not in page  # the raw DataFrame went through the formatter too
+    assert "Target gap max" in page and "9.13 × 10⁻⁷" in page

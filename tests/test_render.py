@@ -5,8 +5,14 @@ than its container, when the page itself scrolls sideways, when an image has no 
 only its file name), when a reference is unresolved (a cross-reference left without a link, or
 a link to a page or anchor that does not exist), when a script fails or logs an error, when a
 visible table shows "nan", when a figure's text renders smaller than the limits below, or when
-a chapter has no result box. Chromium runs the page's own scripts, so MathJax has typeset
-before we measure.
+a chapter has no result box, when a result box is taller than a phone's screen, when a table
+scrolls sideways without saying so, or when a chapter shows a figure without a numbered
+caption. Chromium runs the page's own scripts, so MathJax has typeset before we measure.
+
+The page scan (``test_page_reads_like_a_book``, no browser needed) reads every built page as a
+reader would: no "nan" or e-notation ("1e-07") in the prose (tables, code and math aside), no
+raw backticks, no paragraph printed twice, no stray punctuation (" .", ".),", ",."), and no
+table with an index column or e-notation in its cells.
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ from semres import runner
 ROOT = Path(__file__).resolve().parents[1]
 WIDTHS = {"desktop": 1280, "phone": 390}
 #: the smallest text a figure may render at (CSS px): at desktop width about the captions' size
-#: (``caption`` is measured on the page), on a phone half the body text, where an SVG can be
-#: zoomed without blurring
-FIGURE_TEXT = {"desktop": "caption", "phone": 7.0}
+#: (``caption`` is measured on the page), on a phone 12 px, read without zooming (the phone
+#: layout of each figure: semres.plotting.narrow)
+FIGURE_TEXT = {"desktop": "caption", "phone": 12.0}
+#: a result box is read at a glance: no taller than one phone screen (390 x 844 CSS px)
+PHONE_SCREEN = 844
 BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
                 if shutil.which(b)), None)
 
@@ -59,8 +67,9 @@ console.error = (...args) => { __semresErrors.push(args.join(" ")); __semresCons
 """
 
 # Runs in the page after MathJax has typeset and posts its findings to the frame around it.
-# Math must fit its container at every width; at desktop width a table or code block must also
-# fit without scrolling, while on a phone it may scroll inside its own container.
+# Math must fit its container at every width; at desktop width a code block must also fit
+# without scrolling, while on a phone it may scroll inside its own container. A table wider than
+# the column may scroll inside its own box at any width, when the box says so ("is-wide").
 PROBE = """
 <script>
 window.addEventListener("load", async () => {
@@ -99,13 +108,14 @@ window.addEventListener("load", async () => {
     const parent = el.parentElement;
     const room = parent.getBoundingClientRect().width;
     const isMath = el.matches(".math, mjx-container");
-    const over = box.width - room > 1 && (isMath || desktop || !scrolls(parent));
+    const isTable = el.tagName === "TABLE";
+    const over = box.width - room > 1 && (isMath || (desktop && !isTable) || !scrolls(parent));
     // content overflowing the element itself: a display equation (a block, as wide as its
     // container) or, at desktop width, a code block or table that would need a scroll bar;
     // inline math is skipped here, its glyphs overhang their box by a few pixels
     const block = el.tagName === "DIV" || el.getAttribute("display") === "true";
     const inner = isMath ? (block && el.scrollWidth - el.clientWidth > 4 ? el.scrollWidth : 0)
-                         : (desktop ? overflows(el) : 0);
+                         : (desktop && !isTable ? overflows(el) : 0);
     if (over || inner)
       wide.push(`${name(el)} (${Math.round(box.width)} px, content ${inner || el.scrollWidth}`
                 + ` px, in ${Math.round(room)} px)`);
@@ -132,6 +142,33 @@ window.addEventListener("load", async () => {
   const box = [...main.querySelectorAll(".admonition")].find(a =>
     (a.querySelector(".admonition-title")?.textContent || "").trim() === "The result");
   const resultBox = box ? box.textContent.replace("The result", "").trim().length : -1;
+  const resultHeight = box ? Math.round(box.getBoundingClientRect().height) : 0;
+  // a table wider than the box it scrolls in must say so (semres.js marks the box "is-wide")
+  const uncued = [];
+  for (const t of main.querySelectorAll("table")) {
+    if (!t.getBoundingClientRect().width) continue;
+    let p = t.parentElement;
+    while (p && p !== main && !["auto", "scroll"].includes(getComputedStyle(p).overflowX))
+      p = p.parentElement;
+    if (p && p !== main && p.scrollWidth > p.clientWidth + 1 && !p.classList.contains("is-wide"))
+      uncued.push(name(t));
+  }
+  // a chapter's figure is numbered and captioned: "Fig. N" under it
+  // display math no smaller than the inline math (and the text) beside it
+  const shown = sel => [...main.querySelectorAll(sel)].filter(m => m.getBoundingClientRect().width);
+  const inlineMath = shown('mjx-container:not([display="true"])')
+    .map(m => parseFloat(getComputedStyle(m).fontSize));
+  // each display's size, and the size it would take if set to fill its column exactly
+  const displayMath = shown('mjx-container[display="true"]').map(m => {
+    const size = parseFloat(getComputedStyle(m).fontSize);
+    return {size, fill: size * m.clientWidth / Math.max(1, m.scrollWidth)};
+  });
+  const captionOf = i => i.closest("figure")?.querySelector("figcaption")?.textContent || "";
+  const unnumbered = [...main.querySelectorAll("img")]
+    .filter(i => i.getBoundingClientRect().width && !(i.getAttribute("src") || "")
+      .includes("_static"))
+    .filter(i => !/Fig\\.\\s*\\d/.test(captionOf(i)))
+    .map(i => (i.getAttribute("src") || "").split("/").pop());
   // every figure image: how wide it renders against its natural width (the SVG's size)
   const figures = [...main.querySelectorAll("img")].filter(i => i.getBoundingClientRect().width)
     .map(i => ({src: i.getAttribute("src"), rendered: i.getBoundingClientRect().width,
@@ -139,7 +176,9 @@ window.addEventListener("load", async () => {
   const cap = main.querySelector("figcaption") || main.querySelector("p");
   const caption = cap ? parseFloat(getComputedStyle(cap).fontSize) : 16;
   const report = {width: window.innerWidth, wide, noAlt, unresolved, links, pageWidth, nan,
-                  resultBox, figures, caption, errors: window.__semresErrors || [],
+                  resultBox, resultHeight, uncued, unnumbered, figures, caption,
+                  inlineMath, displayMath, text: parseFloat(getComputedStyle(main).fontSize),
+                  errors: window.__semresErrors || [],
                   codeLine: (main.querySelector("p.semres-code")?.textContent || "")};
   parent.postMessage(JSON.stringify(report), "*");
 });
@@ -218,6 +257,21 @@ def small_figure_text(page: Path, figures: list[dict], limit: float) -> list[str
     return small
 
 
+def small_display_math(report: dict) -> list[str]:
+    """Display math smaller than the body text, or smaller than the page's inline math where
+    it would fit its column at that size (a wide display may shrink to fit, down to the
+    text's size)."""
+    text, inline, display = report["text"], report["inlineMath"], report["displayMath"]
+    if not display:
+        return []
+    floor = max(text, sorted(inline)[len(inline) // 2]) if inline else text
+    small = [d["size"] for d in display
+             if d["size"] < text - 0.5 or d["size"] < min(floor, d["fill"]) - 0.5]
+    return [f"display math at {min(small):.1f} px, smaller than the text and inline math "
+            f"beside it ({text:.1f} and {floor:.1f} px; {len(small)} of {len(display)} "
+            "displays)"] if small else []
+
+
 def _broken_links(page: Path, links: list[str]) -> list[str]:
     """Links to pages of the book that do not exist, or to anchors those pages lack."""
     broken = []
@@ -275,6 +329,13 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
         problems.append("no result box ('The result') with content")
     if where == "chapter" and "semres" not in report["codeLine"]:
         problems.append("no line saying where the code is (semres.sphinxext.code_line)")
+    if kind == "phone" and report["resultHeight"] > PHONE_SCREEN:
+        problems.append(f"result box {report['resultHeight']} px tall, more than one phone "
+                        f"screen ({PHONE_SCREEN} px)")
+    problems += [f"wide table without a scroll cue: {t}" for t in report["uncued"]]
+    problems += small_display_math(report)
+    if where == "chapter":
+        problems += [f"figure without a numbered caption: {f}" for f in report["unnumbered"]]
     assert not problems, f"{where} {page} at {width} px:\n" + "\n".join(problems)
 
 
@@ -391,3 +452,177 @@ def test_probe_finds_errors_sideways_scroll_nan_small_figure_text_and_no_result_
     assert report["resultBox"] > 0
     assert [s.split(":")[0] for s in small_figure_text(good, report["figures"], 7.0)] == \
         ["raster.png"]
+
+
+# ------------------------------------------------------------------------------ the page scan
+
+#: what prose (paragraphs, list items, captions, headings; not tables, code or math) must not
+#: hold: each a name and the pattern that finds it
+PROSE = {
+    "nan in the prose": re.compile(r"\bnan\b", re.I),
+    "e-notation in the prose": re.compile(r"\d[eE][+-]\d"),
+    "a raw backtick": re.compile(r"`"),
+    "stray punctuation": re.compile(r"\s[.,;:!?](?=\s|$)|\.\)[,.;:]|[,;:]\.(?!\.)"
+                                    r"|(?<![.\d])\.\.(?![.\d])|\(\s*\)|,,"),
+}
+#: e-notation in a table's cell: "9.127803e-07", "1.00e-09", "1.11e+03"
+TABLE_E = re.compile(r"\d[eE][+-]?\d")
+#: a paragraph this long seen twice on a page is printed twice, not a coincidence
+REPEAT_MIN = 40
+
+
+def _article(text: str):
+    """The page's article (bs4), math replaced by a placeholder word so that punctuation
+    around it reads as it does on the page."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(text, "html.parser")
+    main = soup.select_one("article.bd-article") or soup.select_one("main") or soup.body
+    for el in main.select(".math, mjx-container"):
+        el.replace_with("x")
+    for el in main.select("script, style, svg, noscript, .headerlink"):
+        el.decompose()
+    return main
+
+
+def _blocks(main) -> list[str]:
+    """The prose of an article: its paragraphs, headings, captions and list items (those
+    without paragraphs of their own), outside tables, code and cell outputs shown as code."""
+    import copy
+
+    main = copy.copy(main)
+    for el in main.select("table, pre, .highlight, div.cell_input, div.output.text_plain, "
+                          "div.output.stream"):
+        el.decompose()
+    for el in main.select("code, kbd, samp"):  # inline code reads as a word in its sentence
+        el.replace_with("code")
+    found = []
+    blocks = ["p", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "dt", "li", "dd",
+              "caption"]
+    for el in main.find_all(blocks):
+        if el.find(blocks + ["ul", "ol", "div"]):  # its own blocks are read one by one
+            continue
+        text = " ".join(el.get_text("").split())
+        if text:
+            found.append(text)
+    return found
+
+
+def _example(text: str, match) -> str:
+    start, end = max(0, match.start() - 40), min(len(text), match.end() + 40)
+    return f"…{text[start:end]}…"
+
+
+def scan_page(text: str) -> list[str]:
+    """Every way a built page fails to read like a book (see :data:`PROSE`), one line each:
+    the check, then an example in its context."""
+    main = _article(text)
+    problems = []
+    blocks = _blocks(main)
+    for check, pattern in PROSE.items():
+        hits = [(b, m) for b in blocks for m in [pattern.search(b)] if m]
+        problems += [f"{check}: {_example(b, m)}" for b, m in hits[:3]]
+        if len(hits) > 3:
+            problems.append(f"{check}: ... and {len(hits) - 3} more")
+    seen: dict[str, int] = {}
+    for block in blocks:
+        if len(block) >= REPEAT_MIN:
+            seen[block] = seen.get(block, 0) + 1
+    problems += [f"a paragraph printed {n} times: {b[:90]}…" for b, n in seen.items() if n > 1]
+    for number, table in enumerate(main.select("table"), 1):
+        rows = table.select("tbody tr") or table.select("tr")[1:]
+        first = [tr.find(["td", "th"], recursive=False) for tr in rows]
+        head = " | ".join(" ".join(c.get_text(" ").split())
+                          for c in table.select("tr")[0].find_all(["th", "td"])[:4]) \
+            if table.select("tr") else ""
+        if any(cell is not None and cell.name == "th" for cell in first) \
+                or "dataframe" in (table.get("class") or []):
+            problems.append(f"table {number} ({head[:60]}) has an index column (a raw "
+                            "DataFrame: show it through semres.plotting.table)")
+        for code in table.select("code"):
+            code.decompose()
+        cells = [" ".join(c.get_text(" ").split()) for c in table.find_all(["td", "th"])]
+        bad = [(c, m) for c in cells for m in [TABLE_E.search(c)] if m]
+        if bad:
+            cell, match = bad[0]
+            shown = cell[max(0, match.start() - 25):match.end() + 15]
+            problems.append(f"table {number} ({head[:60]}) shows e-notation: {shown!r}"
+                            + (f" and {len(bad) - 1} more cells" if len(bad) > 1 else ""))
+    return problems
+
+
+@pytest.fixture(scope="module")
+def built_html(request):
+    """The built book's HTML (as :func:`html_root`, without needing a browser)."""
+    if os.environ.get("SEMRES_RENDER_HTML"):
+        return Path(os.environ["SEMRES_RENDER_HTML"]).resolve()
+    _, index, _ = request.getfixturevalue("built")
+    return index.parent
+
+
+@pytest.mark.parametrize("page", _pages())
+def test_page_reads_like_a_book(built_html, page):
+    path = built_html / f"{page}.html"
+    if not path.is_file():
+        pytest.fail(f"{page}.html was not built")
+    problems = scan_page(path.read_text())
+    assert not problems, f"{page}:\n" + "\n".join(problems)
+
+
+SCANNED = """<!DOCTYPE html><html><body><main><article class="bd-article">
+<p>The largest gap is 9.1e-07 and the fit gave nan here.</p>
+<p>A sentence with `raw code` left in it , and a stray stop .</p>
+<p>{repeat}</p><p>{repeat}</p>
+<p>The front is <span class="math notranslate nohighlight">\\(p_S\\)</span>, tight (see).),</p>
+<pre>nan and 1e-07 in code are fine</pre>
+<table class="dataframe"><thead><tr><th></th><th>delta</th></tr></thead>
+<tbody><tr><th>0</th><td>1.000000e-09</td></tr></tbody></table>
+<div class="semres-table"><table><thead><tr><th>Floor</th></tr></thead>
+<tbody><tr><td>1.00 × 10⁻⁹</td></tr></tbody></table></div>
+</article></main></body></html>
+"""
+
+
+def test_page_scan_finds_each_kind_of_problem():
+    """The scan on a page made to fail each check once, and its clean twin."""
+    repeat = "This paragraph is printed twice on the page, which is once too many."
+    problems = scan_page(SCANNED.format(repeat=repeat))
+    text = "\n".join(problems)
+    for check in ("nan in the prose", "e-notation in the prose", "a raw backtick",
+                  "stray punctuation", "a paragraph printed 2 times", "has an index column",
+                  "shows e-notation: '1.000000e-09'"):
+        assert check in text, (check, problems)
+    assert "table 2" not in text and "in code" not in text  # the formatted table; code
+    assert len([p for p in problems if p.startswith("stray punctuation")]) == 2
+    clean = """<html><body><main><article class="bd-article"><p>The largest gap is
+    9.1 × 10⁻⁷ (see <span class="math">\\(x\\)</span>), e.g. here; and ellipses... fine.</p>
+    <p>Numbers like 0.5 and .5 stay.</p></article></main></body></html>"""
+    assert scan_page(clean) == []
+
+
+NEW_CHECKS_PAGE = """<!DOCTYPE html><html><body><main>
+<div class="admonition tip"><p class="admonition-title">The result</p>
+<p style="height:{box}px">3 reproduced.</p></div>
+<div style="overflow-x:auto" class="{cue}"><table><tr><td style="min-width:900px">wide</td>
+</tr></table></div>
+<figure><img src="a.svg" alt="a plot"><figcaption><p>{caption} A caption.</p></figcaption>
+</figure></main></body></html>
+"""
+
+
+@pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
+def test_probe_measures_result_box_scroll_cue_and_figure_numbers(tmp_path):
+    """A result box taller than a phone, a table scrolling without a cue, a figure without a
+    number: found; their corrected twins: not."""
+    (tmp_path / "a.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="100pt" '
+                                    'height="50pt"></svg>')
+    bad = tmp_path / "bad.html"
+    bad.write_text(NEW_CHECKS_PAGE.format(box=1200, cue="", caption=""))
+    report = _render(bad, 390)
+    assert report["resultHeight"] > PHONE_SCREEN
+    assert len(report["uncued"]) == 1 and report["unnumbered"] == ["a.svg"]
+    good = tmp_path / "good.html"
+    good.write_text(NEW_CHECKS_PAGE.format(box=300, cue="is-wide", caption="Fig. 3"))
+    report = _render(good, 390)
+    assert report["resultHeight"] <= PHONE_SCREEN and report["uncued"] == []
+    assert report["unnumbered"] == []

@@ -498,6 +498,17 @@ def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
     (folder / f"{ch.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False))
 
 
+def _stage_tables(ch: Chapter, build: Path, folder: Path) -> None:
+    """Put the CSV tables of ``ch``'s last good run where the book serves them
+    (``_static/results/<chapter>/``), for the links under its tables."""
+    results = build / "results" / ch.name
+    if _good(build, ch) is None or not results.is_dir():
+        return
+    (folder / ch.name).mkdir(parents=True, exist_ok=True)
+    for table in sorted(results.glob("*.csv")):
+        shutil.copy2(table, folder / ch.name / table.name)
+
+
 def _papermill_seconds(path: Path, fallback: float) -> float:
     meta = json.loads(path.read_text()).get("metadata", {}).get("papermill", {})
     return round(float(meta.get("duration") or fallback), 1)
@@ -555,6 +566,7 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
     with _lock(build, "publish", "", wait=True):
         for ch in chapters(root):
             _stage_page(ch, build, src / "notebooks")
+            _stage_tables(ch, build, src / "book" / "_static" / "results")
         if (src / "book" / "glance.md").is_file():
             (src / "book" / "glance.md").write_text(
                 (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
@@ -599,7 +611,12 @@ def _glance(build: Path, folder: Path) -> str:
             f"below come from its previous good run, not from the latest code or parameters.\n"
             f"```\n\n" + text)
 def _book_config(path: Path) -> str:
-    """The book's config, with launch buttons only once a repository URL is filled in."""
+    """The book's config: with a repository URL filled in, the source (repository) button and
+    the Binder launch button; without one, neither (and no guessed address).
+
+    Colab opens only ``.ipynb`` files from a repository, which holds the chapters as ``.py``:
+    its button would open nothing, so it is left off (Binder opens the ``.py`` through
+    jupytext, see ``semres.sphinxext.launch_sources``)."""
     import yaml
 
     config = yaml.safe_load(path.read_text())
@@ -607,6 +624,10 @@ def _book_config(path: Path) -> str:
         # an empty URL, not none: without the key Jupyter Book fills in its own repository
         config["repository"] = {**(config.get("repository") or {}), "url": ""}
         config["launch_buttons"] = {}
+    else:
+        config["html"] = {**(config.get("html") or {}), "use_repository_button": True}
+        config["launch_buttons"] = {k: v for k, v in (config.get("launch_buttons") or {}).items()
+                                    if k != "colab_url"}
     return yaml.safe_dump(config, sort_keys=False)
 
 

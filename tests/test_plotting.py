@@ -1,0 +1,194 @@
+"""The book's one table formatter and the figures' phone layout (semres.plotting)."""
+
+import re
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from semres import plotting  # noqa: E402
+from semres.plotting import header, number, table  # noqa: E402
+
+
+@pytest.mark.parametrize("name, reads", [
+    ("p_s", "<i>p</i><sub>S</sub>"),
+    ("p_S mc", "<i>p</i><sub>S</sub> Monte Carlo"),
+    ("p_i_theorem", "<i>p</i><sub>I</sub> theorem"),
+    ("scale_px", "Scale (px)"),
+    ("ci_low_px", "CI low (px)"),
+    ("target_gap_max", "Target gap max"),
+    ("excess_z", "Excess <i>z</i>"),
+    ("at_bound", "At a bound"),
+    ("train_seconds", "Train (s)"),
+    ("mean_b", "⟨<i>b</i>⟩"),
+    ("heldout_rmse", "Held-out RMSE"),
+    ("K", "K"),
+    ("max |z|", "Max |z|"),
+    ("a<b", "a&lt;b"),
+    (("p_s", "baseline"), "<i>p</i><sub>S</sub>, baseline"),
+])
+def test_headers_read_as_words_with_units(name, reads):
+    assert header(name) == reads
+
+
+def test_a_chapter_adds_its_own_headers():
+    assert header("kernel_rmse", {"kernel_rmse": "RMSE of the kernel fit"}) == \
+        "RMSE of the kernel fit"
+    assert header("win_lo", {"win": "window"}) == "Window lo"
+
+
+@pytest.mark.parametrize("value, places, shown", [
+    (0.73412, 4, "0.7341"),
+    (-1.5, 2, "−1.50"),
+    (9.127803e-07, 4, "9.13 × 10⁻⁷"),
+    (481487498.602, 1, "4.81 × 10⁸"),
+    (1e-9, 3, "1.00 × 10⁻⁹"),
+    (12345.678, 1, "12,345.7"),
+    (2024, None, "2024"),
+    (20000, None, "20,000"),
+    (np.int64(-3), 2, "−3"),
+    (True, None, "yes"),
+    (np.bool_(False), None, "no"),
+    (float("nan"), 3, "—"),
+    (None, 3, "—"),
+    (pd.NA, 3, "—"),
+    (float("inf"), 3, "∞"),
+    (0.0, 4, "0"),
+    (0.0, 1, "0.0"),
+])
+def test_numbers_never_use_e_notation(value, places, shown):
+    assert number(value, places) == shown
+
+
+def test_table_drops_the_index_rounds_to_the_interval_and_writes_words():
+    df = pd.DataFrame({
+        "model": ["a", "b"], "p": [0.734123, 0.61], "ci_low": [0.712, 0.55],
+        "ci_high": [0.756, 0.67], "stderr": [0.00123, 0.0021], "floor": [1e-9, 2e-8],
+        "at_bound": [False, True], "note": ["150–1.11e+03 px", None], "n": [2, 20],
+        "eps": [0.1, 0.25],
+    }, index=[7, 9])
+    t = table(df, decimals=5, floor="{:.2e}", stderr="{:.1e}")
+    shown = t.data
+    assert list(shown.columns) == ["Model", "p", "CI low", "CI high", "s.e.", "Floor",
+                                   "At a bound", "Note", "n", "ε"]
+    # the interval (half-width about 0.03) supports two decimals... of its own size: 0.022 ->
+    # three decimals, for the estimate and both ends
+    assert list(shown["p"]) == ["0.734", "0.610"]
+    assert list(shown["CI low"]) == ["0.712", "0.550"]
+    assert list(shown["s.e."]) == ["1.2 × 10⁻³", "2.1 × 10⁻³"]  # an e spec: scientific
+    assert list(shown["Floor"]) == ["1.00 × 10⁻⁹", "2.00 × 10⁻⁸"]
+    assert list(shown["At a bound"]) == ["no", "yes"]
+    assert list(shown["Note"]) == ["150–1110 px", "—"]
+    assert list(shown["n"]) == ["2", "20"]
+    assert list(shown["ε"]) == ["0.10", "0.25"]  # exact parameters keep their own decimals
+    html = t.to_html()
+    assert "<th" in html and "<tbody>" in html and not re.search(r"<tbody>\s*<tr><th", html)
+    assert not re.search(r"\de[+-]\d", html) and "nan" not in html.lower()
+    assert 'class="semres-table-scroll"' in html and "semres-csv:" not in html
+
+
+def test_a_labelled_index_becomes_a_column_and_a_row_count_goes():
+    wide = pd.Series({"circle": 1.234, "segment": 2.5}, name="max |z|").to_frame().T
+    shown = table(wide).data
+    assert list(shown.columns) == ["", "Circle", "Segment"]
+    assert shown.iloc[0, 0] == "max |z|"
+    grouped = pd.DataFrame({"x": [1.5, 2.5]}, index=pd.Index([0.1, 0.2], name="delta"))
+    assert list(table(grouped).data.columns) == ["Δ", "x"]
+    assert list(table(pd.DataFrame({"x": [1, 2]}, index=[5, 8])).data.columns) == ["x"]
+
+
+def test_explicit_formats_keep_working_and_link_the_csv():
+    df = pd.DataFrame({"z": [1.234, -0.5], "n": [2, 3]})
+    t = table(df, z="{:+.2f}", n="{:d}", csv="mc_check")
+    assert list(t.data["z"]) == ["+1.23", "−0.50"]
+    assert f'href="{plotting.CSV_SCHEME}mc_check"' in t.to_html()
+    assert "mc_check.csv" in t.to_html()
+    shown = table(df, scientific_columns=["z"]).data
+    assert list(shown["z"]) == ["1.23 × 10⁰", "−5.00 × 10⁻¹"]
+
+
+def test_figure_svg_carries_a_stacked_phone_layout_that_splits_off():
+    fig, axes = plotting.subplots(1, 3, figsize=(11, 3.5), sharey=True)
+    for i, ax in enumerate(axes):
+        for colour in plotting.family(6):
+            ax.plot([0, 1], [0, i], color=colour, label=f"a line {i}")
+        ax.set_xlabel("identification $p_I$")
+    axes[0].set_ylabel("generalization")
+    plotting.legend_outside(fig, ncol=5)
+    plotting.legible(fig)
+    size = fig.get_size_inches().copy()
+    svg = plotting.figure_svg(fig)
+    desktop, phone = plotting.split_phone(svg)
+    assert phone is not None and plotting.PHONE_START not in desktop
+    assert phone.startswith("<?xml") and phone.rstrip().endswith("</svg>")
+    assert plotting._svg_width(desktop) <= plotting.MAX_WIDTH + 0.05
+    assert plotting._svg_width(phone) <= plotting.PHONE_WIDTH + 0.05
+    wide = float(re.search(r'height="([\d.]+)pt"', desktop).group(1))
+    tall = float(re.search(r'height="([\d.]+)pt"', phone).group(1))
+    assert tall > 2 * wide  # three panels stacked
+    scales = [float(s) * 100 for s in re.findall(r"scale\(([\d.]+) -", phone)]
+    assert min(scales) >= plotting.MIN_FONT  # 12 pt, at most 4.6 in wide: 12 px on a phone
+    # the figure is put back as it was
+    assert np.allclose(fig.get_size_inches(), size)
+    assert [ax.get_subplotspec().colspan.start for ax in axes] == [0, 1, 2]
+    assert not axes[1].yaxis.get_tick_params().get("labelleft", True)  # shared y: inner hidden
+
+
+def test_a_figure_narrow_enough_for_a_phone_has_no_second_layout():
+    fig, ax = plotting.subplots(figsize=(4.0, 3.0))
+    ax.plot([0, 1], [0, 1])
+    desktop, phone = plotting.split_phone(plotting.figure_svg(plotting.legible(fig)))
+    assert phone is None and desktop.startswith("<?xml")
+
+
+def test_families_of_lines_get_distinct_ordered_colours():
+    colours = np.array(plotting.family(5))[:, :3]
+    gaps = np.linalg.norm(np.diff(colours, axis=0), axis=1)
+    assert (gaps > 0.1).all()
+    lightness = colours @ [0.299, 0.587, 0.114]
+    assert (np.diff(lightness) > 0).all() and lightness.max() < 0.8  # dark to light, visible
+    fig, ax = plotting.subplots()
+    bar = plotting.family_key(fig, ax, [2, 5, 10], "number of items $n$")
+    assert [t.get_text() for t in bar.ax.get_yticklabels()] == ["2", "5", "10"]
+
+
+def test_subfigures_one_above_the_other_stack_within_each():
+    import matplotlib.pyplot as plt
+
+    plotting.use_style()
+    fig = plt.figure(figsize=(7.2, 7.2), layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
+    for box in (top, bottom):
+        for ax in box.subplots(1, 3, sharey=True):
+            ax.plot([0, 1], [0, 1], label="a line")
+            ax.set_xlabel("distance $d$")
+    plotting.legend_outside(top, top.axes, ncol=2)
+    desktop, phone = plotting.split_phone(plotting.figure_svg(plotting.legible(fig)))
+    assert phone is not None and plotting._svg_width(phone) <= plotting.PHONE_WIDTH + 0.05
+    tall = float(re.search(r'height="([\d.]+)pt"', phone).group(1)) / 72
+    assert tall > 10  # six panels, one above the other
+    assert top._subplotspec.get_gridspec().get_height_ratios() == [1.1, 1]  # put back
+
+
+def test_a_grid_of_many_panels_keeps_two_columns_and_long_legend_entries_break():
+    fig, axes = plotting.subplots(5, 2, figsize=(7, 9), sharex="col", sharey=True)
+    for ax in axes.ravel():
+        ax.plot([0, 1], [0, 1], label="tiny-llava (trained here) (canvas rescaled to 900 px)")
+    for ax in axes[-1]:
+        ax.set_xlabel("distance $d$")
+    plotting.legend_outside(fig, axes[0, :1], ncol=1)
+    desktop, phone = plotting.split_phone(plotting.figure_svg(plotting.legible(fig)))
+    assert plotting._svg_width(phone) <= plotting.PHONE_WIDTH + 0.05  # the entry broke
+    tall = float(re.search(r'height="([\d.]+)pt"', phone).group(1)) / 72
+    assert 9 < tall < 20  # five rows of two, not ten panels one above the other
+    assert fig.legends[0].get_texts()[0].get_text().count("\n") == 0  # put back
+
+
+def test_a_long_table_shows_its_ends_and_says_so():
+    t = table(pd.DataFrame({"x": np.arange(200) / 7}), max_rows=10)
+    assert len(t.rows) == 11 and t.rows[5] == ["⋮"] and t.rows[0] == ["0.00"]
+    assert "200 rows" in t.to_html() and "<caption>" in t.to_html()
+    assert len(table(pd.DataFrame({"x": np.arange(200)})).rows) == 61  # pandas' 60 rows
