@@ -446,9 +446,9 @@ for key, value in (("n_centres", len(cfg["centres"])), ("off_lo", -offsets.min()
 report.text("two_note", fits.misfit_warning("the two-reference curve", two_fit) or
             fits.censored_warning("the two-reference curve", two_fit) or "")
 report.table(years.fit_table(MODEL, shape_fits, shape_df, two_fit, cfg), "fit")
-report.text("cross_note", fits.censored_warning("the chance crossover", cross) or
-            f"the preference is lost within the design (its last probe lies "
-            f"{cross['x_max']:.0f} years beyond the nearer reference)")
+report.text("cross_note", (fits.censored_warning("the chance crossover", cross) or
+                          f"the preference is lost within the design (its last probe lies "
+                          f"{cross['x_max']:.0f} years beyond the nearer reference)").rstrip("."))
 report.text("wing_text", years.wing_text(wings, max(cfg["Ds"])))
 far = res_df[res_df.offset.abs() >= res_df.D + 100]
 for key, col in (("far_gap_fit", "p_fit"), ("far_gap_kernel", "p_kernel")):
@@ -710,7 +710,7 @@ report.text("ext_text", " ".join(
     "This build has no such data: the paper's three LLMs (gemma-2-2b-it, Llama-3.2-3B-Instruct, "
     "Qwen2.5-7B-Instruct) left their answers only as binary pickles, no table derived from them "
     "is shipped and no result files were given. A reader with the "
-    "authors' files passes `results=.../LLM_dates/saved_results` with `trust_pickle=True`, and "
+    "authors' files passes results=.../LLM_dates/saved_results with trust_pickle=True, and "
     "this section fills in.")
 
 # %% [markdown]

@@ -189,33 +189,43 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     rep.not_run("later", "needs two seeds.")
     assert rep.box("profile `quick`, seed 0") is None  # a cell ending with it prints nothing
     text = glued["ch3_result_box"].data
-    lines = text.splitlines()
-    # the count comes first, each status once, in the order of report.STATUSES; checks apart
-    assert lines[0] == ("**In this build, 7 findings: 2 reproduced, 1 agrees within tolerance, "
+    first, details = text.split(":::{dropdown}")
+    lines = first.splitlines()
+    # the count comes first, each status once, in the order of report.STATUSES; checks apart;
+    # the box is amber: some results held, some did not
+    assert lines[0] == ('<span class="semres-outcome semres-outcome-mixed"></span>'
+                        "**In this build, 7 findings: 2 reproduced, 1 agrees within tolerance, "
                         "1 differs, 1 inconclusive, 1 does not do the task, 1 not run; "
                         "1 check (true by construction): 1 check.**")
+    # the first screen names the first five findings and their status, nothing more
+    assert lines[2] == "* toy net: peak: *agrees within tolerance*"
+    assert lines[6] == "* effect: *reproduced, on a stand-in: a simulated tree*"
+    assert lines[7] == "* … and 2 more findings, below"
+    lines = details.splitlines()[1:]
     # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
-    # 0.8098 ± 0.005
-    assert lines[2] == ("* **toy net: peak: agrees within tolerance.** peak \\<b\\> of p_S. "
+    # 0.8098 ± 0.005; math written as text is typeset
+    assert lines[0] == ("* **toy net: peak: agrees within tolerance.** peak \\<b\\> of $p_S$. "
                         "This build: 0.8089 [0.8074, 0.8105] (95% interval); the paper: 0.8098. "
                         "Tolerance 0.005 (seed spread).")
-    assert lines[3] == ("* **Theorem 1: reproduced.** the closed form. Check: largest \\|z\\| "
+    assert lines[1] == ("* **Theorem 1: reproduced.** the closed form. Check: largest \\|z\\| "
                         "2.1, below 5: it passes.")
     # a failed check never reads as passing
-    assert lines[4] == ("* **Theorem 2: differs.** the noisy law. The paper: 0.75. Check: "
+    assert lines[2] == ("* **Theorem 2: differs.** the noisy law. The paper: 0.75. Check: "
                         "largest \\|z\\| 13.0, not below 5: it fails.")
-    assert lines[5].startswith("* **gate: does not do the task.**") and \
-        "0.480 [0.400, 0.560]" in lines[5]
+    assert lines[3].startswith("* **gate: does not do the task.**") and \
+        "0.480 [0.400, 0.560]" in lines[3]
     # a result on a stand-in says so in its status line
-    assert lines[6].startswith("* **effect: reproduced, on a stand-in: a simulated tree.**")
-    assert "; compared with no change: 0" in lines[6]
+    assert lines[4].startswith("* **effect: reproduced, on a stand-in: a simulated tree.**")
+    assert "; compared with no change: 0" in lines[4]
     # a value derived here is "compared with", never "the paper"
-    assert "compared with the derived segment law: 0.0169" in lines[7]
-    assert "the paper" not in lines[7]
-    assert lines[8] == "* **later: not run.** needs two seeds."
-    assert lines[9].startswith("* *Checks, true by construction")
-    assert lines[10].startswith("  * **identity: check.**")
-    assert lines[-1] == "* **What ran.** profile `quick`, seed 0"
+    assert "compared with the derived segment law: 0.0169" in lines[5]
+    assert "the paper" not in lines[5]
+    assert lines[6] == "* **later: not run.** needs two seeds."
+    assert lines[7].startswith("* *Checks, true by construction")
+    assert lines[8].startswith("  * **identity: check.**")
+    assert lines[-2] == "* **What ran.** profile `quick`, seed 0" and lines[-1] == ":::"
+    assert report.outcome([{"status": "holds"}, {"status": "check"}]) == "good"
+    assert report.outcome([{"status": "differs"}, {"status": "not run"}]) == "bad"
     assert "nan" not in text.lower() and "paper_value" not in text
     assert report.reference({"paper_value": 0.5}) == ("the paper", 0.5)
     assert report.reference({"compared_with": 0.0, "compared_with_label": "the front"}) == \

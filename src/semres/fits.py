@@ -327,7 +327,9 @@ def misfit_warning(what: str, fit: dict) -> str | None:
     if not fit.get("misfit"):
         return None
     rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
+    from .plotting import pvalue
+
     return (f"Warning: the fit of {what} does not fit its data ({fit['gof_test']}: "
-            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, p = "
-            f"{fit['gof_p']:.1e}; the rule: {rule}): its parameters describe the wrong curve, "
-            "and no verdict is drawn from them.")
+            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, "
+            f"{pvalue(fit['gof_p'], fit.get('gof_resolution') or 0.0)}; the rule: {rule}): its "
+            "parameters describe the wrong curve, and no verdict is drawn from them.")

@@ -156,7 +156,7 @@ def front_figure(front: pd.DataFrame, path: Path):
     ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
     ax.axhline(0.5, color="0.8", lw=0.8, zorder=0)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1)
-    plotting.legible(fig).savefig(path)
+    plotting.save(plotting.legible(fig), path)
     plt.close(fig)
     return path
 

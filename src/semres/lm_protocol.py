@@ -22,6 +22,7 @@ from scipy.special import softmax
 
 from . import book, kernels, language, lm, theory, years
 from .clustered import clustered_mean, shared_members
+from .plotting import number, pvalue
 from .results import correct_mask, split_list
 from .years import PAPER_RANGE, measure_name
 
@@ -296,7 +297,7 @@ def probe_text(a: dict) -> str:
     beats_digits = vs["ci_high"] < 0
     head = (f"a linear read-out of layer {pr['best_layer']} (of {pr['layers']}) puts the birth "
             f"year of people and decades it was not trained on within {pr['mae']:.0f} years on "
-            f"average (shuffled years: {pr['shuffled_mae']:.0f}, p = {pr['p_value']:.2g} over "
+            f"average (shuffled years: {pr['shuffled_mae']:.0f}, {pvalue(pr['p_value'])} over "
             f"{pr['permutations']} shuffles; the digits alone: {pr['digits_mae']:.0f})")
     if beats_shuffled and beats_digits:
         tail = ("so its hidden states hold the year as a quantity, beyond the identity of its "
@@ -397,9 +398,11 @@ def theorem3_text(r: dict) -> str:
     fit = t3["fit"]
     ns = ", ".join(map(str, t3["n"]))
     ide = (f"one ball measure b = {t3['b']:.3f} describes its identification at n = {ns} "
-           f"(goodness of fit p = {fit['gof_p']:.2g})" if not fit["misfit"] else
+           f"(goodness of fit {pvalue(fit['gof_p'], fit.get('gof_resolution') or 0)})"
+           if not fit["misfit"] else
            f"no single ball measure describes its identification at n = {ns} (b = "
-           f"{t3['b']:.3f} fails its goodness-of-fit test, p = {fit['gof_p']:.2g})")
+           f"{t3['b']:.3f} fails its goodness-of-fit test, "
+           f"{pvalue(fit['gof_p'], fit.get('gof_resolution') or 0)})")
     if not r["does_similarity"]:
         return f"{ide}; its similarity is not predicted, since it does not do that task"
     sim = (f"and predicts its similarity within {t3['z_max']:g} standard errors at every n"
@@ -440,19 +443,23 @@ def kernel_text(r: dict) -> str:
         return f"{r['model']} does not do the similarity task, so its choices carry no kernel"
     k, f = r["kernel"], r["kernel_fit"]
     near = (f"a person born {k.distance.iloc[1]:.0f} years from the probe weighs "
-            f"{k.g.iloc[1]:.2g} of one {k.distance.iloc[0]:.0f} years from it" if len(k) > 1
+            f"{number(k.g.iloc[1], figures=2)} of one {k.distance.iloc[0]:.0f} years from it"
+            if len(k) > 1
             else "only one distance was measured")
     if "error" in f:
         return (f"read from {r['model']}'s own choices, {near}; no exponential with a floor "
                 f"was fitted ({f['error']})")
     far = k[k.distance >= 100]
-    gfar = (f"; beyond 100 years it keeps {far.g.min():.2g}–{far.g.max():.2g} of that weight"
+    gfar = (f"; beyond 100 years it keeps {number(far.g.min(), figures=2)}–"
+            f"{number(far.g.max(), figures=2)} of that weight"
             if len(far) else "")
     fit = (f"an exponential with a floor describes it (λ = {f['lambda']:.0f} years, Δ = "
-           f"{f['floor']:.2g}: a resolution λ ln(1/Δ) = {f['resolution']:.0f} years)"
+           f"{number(f['floor'], figures=2)}: a resolution λ ln(1/Δ) = {f['resolution']:.0f} "
+           "years)"
            if not f["misfit"] else
-           f"an exponential with a floor does not describe it (goodness of fit p = "
-           f"{f['gof_p']:.2g}; its best λ ln(1/Δ) would be {f['resolution']:.0f} years)")
+           f"an exponential with a floor does not describe it (goodness of fit "
+           f"{pvalue(f['gof_p'], f.get('gof_resolution') or 0)}; its best λ ln(1/Δ) would be "
+           f"{f['resolution']:.0f} years)")
     return f"read from {r['model']}'s own choices, {near}{gfar}; {fit}"
 
 

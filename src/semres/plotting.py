@@ -908,3 +908,17 @@ def legend_outside(fig, axes=None, ncol: int = 3, **kwargs):
         if n == 1 or legend.get_window_extent(renderer).width / fig.dpi <= MAX_WIDTH - 0.2:
             return legend
         legend.remove()
+
+
+def pvalue(p, resolution: float = 0.0) -> str:
+    """A p-value as prose states it: "p < 0.001" below 0.001, "p = 0.023" above it, and for a
+    test that cannot go lower (a bootstrap's 1/(B + 1), ``resolution``) "p ≤ 0.0099", the
+    smallest value it can say; "p not computed" for a missing one."""
+    if _missing(p):
+        return "p not computed"
+    p = float(p)
+    if resolution and p <= resolution * (1 + 1e-9):
+        return f"p ≤ {number(resolution, figures=2)}"
+    if p < 0.001:
+        return "p < 0.001"
+    return f"p = {number(p, figures=2)}"

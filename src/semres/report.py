@@ -284,9 +284,38 @@ def status_line(row: dict) -> str:
     return str(row.get("status", "")) + (f", on a stand-in: {stand}" if stand else "")
 
 
+#: findings named on the first screen of a result box; the rest are one click away
+BOX_FIRST = 5
+#: statuses that say a claim held, and those that say it did not
+GOOD = ("reproduced", "agrees within tolerance", "holds", "check")
+BAD = ("differs", "does not hold", "check failed")
+
+
+def outcome(rows) -> str:
+    """A chapter's outcome for the colour of its box: "good" when every row held, "bad" when
+    none held and some failed, "mixed" otherwise (rows that measured nothing count as neither
+    held nor failed)."""
+    statuses = [r.get("status") for r in rows]
+    if statuses and all(s in GOOD for s in statuses):
+        return "good"
+    if any(s in BAD for s in statuses) and not any(s in GOOD for s in statuses):
+        return "bad"
+    return "mixed"
+
+
+def mathify(text: str) -> str:
+    """p_S, p_I, p_S^n and 1/n written as text become typeset math in MyST."""
+    import re
+
+    text = re.sub(r"\bp\\?_([SI])(?:\^n)?\b", lambda m: f"${m.group(0).replace(chr(92), '')}$",
+                  text)
+    return re.sub(r"(?<![\w/])1/n\b", "$1/n$", text)
+
+
 def box_line(row: dict) -> str:
     """One result in words, as the box at the top of a chapter states it."""
-    text = f"* **{escape(row['result'])}: {escape(status_line(row))}.** {escape(row['statement'])}"
+    text = (f"* **{mathify(escape(row['result']))}: {escape(status_line(row))}.** "
+            f"{mathify(escape(row['statement']))}")
     text = text.rstrip(".") + "."
     number = measured(row)
     what, value = reference(row)
@@ -444,11 +473,12 @@ class Report:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
     def box(self, ran: str, *notes: str) -> None:
-        """The chapter's result, for the box at the top of its page: a count of the statuses,
-        each finding with its status and number in words, then the checks apart, ``notes``,
-        and what ran.
+        """The chapter's result, for the box at the top of its page: one phone screen with the
+        count of the statuses and the first findings by name and status, then, one click away,
+        every finding with its number in words, the checks apart, ``notes`` and what ran.
 
-        Glued as ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
+        The box takes its colour from the outcome (:func:`outcome`). Glued as
+        ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
         ``result``. Returns nothing, so that a cell ending with it prints nothing.
         """
         if not str(ran).strip():
@@ -462,14 +492,21 @@ class Report:
         if checks:
             head.append(f"{plural(len(checks), 'check')} (true by construction): "
                         f"{tally(r['status'] for r in checks)}")
-        lines = [f"**In this build, {'; '.join(head)}.**" if head else
-                 "**This chapter reports no result in this build.**", ""]
+        mark = f'<span class="semres-outcome semres-outcome-{outcome(self.rows)}"></span>'
+        lines = [mark + (f"**In this build, {'; '.join(head)}.**" if head else
+                         "**This chapter reports no result in this build.**"), ""]
+        lines += [f"* {mathify(escape(r['result']))}: *{escape(status_line(r))}*"
+                  for r in findings[:BOX_FIRST]]
+        if len(findings) > BOX_FIRST:
+            lines.append(f"* … and {plural(len(findings) - BOX_FIRST, 'more finding')}, below")
+        lines += ["", ":::{dropdown} Every result, with its numbers, and what ran"]
         lines += [box_line(row) for row in findings]
         if checks:
             lines.append("* *Checks, true by construction (they test the code, not a claim):*")
             lines += ["  " + box_line(row) for row in checks]
         lines += [f"* {note}" for note in notes if note]
         lines.append(f"* **What ran.** {str(ran).strip()}")
+        lines.append(":::")
         self.text("result_box", "\n".join(lines), markdown=True)
 
     def save(self) -> None:

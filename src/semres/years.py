@@ -900,9 +900,13 @@ def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
                                           f"), though within two fold standard errors of the "
                                           f"{SHAPE_LABELS[second['shape']]}"))
     if fits and all(f.get("misfit") for f in fits.values()):
+        from .plotting import pvalue
+
+        worst = max(fits.values(), key=lambda f: f["gof_p"])
         text += ("; but no shape describes the kernel within its standard errors (every fit "
-                 f"fails its goodness-of-fit test, p ≤ {max(f['gof_p'] for f in fits.values()):.0e}"
-                 "), so the ranking compares misfits")
+                 f"fails its goodness-of-fit test, the best at "
+                 f"{pvalue(worst['gof_p'], worst.get('gof_resolution') or 0)}), so the ranking "
+                 "compares misfits")
     return str(best["shape"]), text
 
 
