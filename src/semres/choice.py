@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fits import (_gof, bootstrap_at_bound, bootstrap_map, bound_report, gof_multinomial,
+from .fits import (gof_result, bootstrap_at_bound, bootstrap_map, bound_report, gof_multinomial,
                    gof_p_bootstrap, misfit_rule, percentile_interval)
 
 __all__ = ["pad", "fit_choices", "choice_probs", "fit_ball", "compare_radii", "fit_name_corner"]
@@ -495,7 +495,7 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
     out = {"name_weights": weights(x[:k - 1]), "place_weights": weights(x[k - 1:2 * k - 2]),
            "advantage": float(np.exp(x[-1])), "deviance": dev,
            # a composite deviance has no chi-square reference: untested without a bootstrap
-           **_gof("composite deviance, not tested (no bootstrap)", dev, df)}
+           **gof_result("composite deviance, not tested (no bootstrap)", dev, df)}
     if boot:
         rng = np.random.default_rng(seed)
         qn, qc = n_obs.sum(axis=1) / n_obs.sum(), c_obs.sum(axis=1) / c_obs.sum()
@@ -518,7 +518,7 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
             sims.append(fit(no, co))
         xs = np.array([s[0] for s in sims])
         p, resolution = gof_p_bootstrap(dev, [s[1] for s in sims])
-        out.update(_gof(f"composite deviance, parametric bootstrap ({len(sims)} datasets; misfit "
+        out.update(gof_result(f"composite deviance, parametric bootstrap ({len(sims)} datasets; misfit "
                         f"rule {misfit_rule(resolution)})", dev, df, p, resolution))
         nw = np.array([weights(v[:k - 1]) for v in xs])
         pw = np.array([weights(v[k - 1:2 * k - 2]) for v in xs])

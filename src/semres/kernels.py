@@ -13,21 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .validate import non_negative, positive
+
 __all__ = ["Constant", "Linear", "Exponential", "Slotwise"]
-
-
-def _positive(value, name: str) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
-    return value
-
-
-def _non_negative(value, name: str) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -38,8 +26,8 @@ class Constant:
     delta: float = 0.0
 
     def __post_init__(self):
-        object.__setattr__(self, "eps", _non_negative(self.eps, "eps"))
-        object.__setattr__(self, "delta", _non_negative(self.delta, "delta"))
+        object.__setattr__(self, "eps", non_negative(self.eps, "eps"))
+        object.__setattr__(self, "delta", non_negative(self.delta, "delta"))
 
     @property
     def resolution(self) -> float:
@@ -65,7 +53,7 @@ class Linear:
     eps: float
 
     def __post_init__(self):
-        object.__setattr__(self, "eps", _positive(self.eps, "eps"))
+        object.__setattr__(self, "eps", positive(self.eps, "eps"))
 
     @property
     def resolution(self) -> float:
@@ -87,8 +75,8 @@ class Exponential:
     floor: float = 0.0
 
     def __post_init__(self):
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        object.__setattr__(self, "floor", _non_negative(self.floor, "floor"))
+        object.__setattr__(self, "scale", positive(self.scale, "scale"))
+        object.__setattr__(self, "floor", non_negative(self.floor, "floor"))
 
     @property
     def resolution(self) -> float:

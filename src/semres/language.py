@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .validate import at_least, one_of, positive
+
 __all__ = [
     "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
     "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "Trials",
@@ -61,24 +63,9 @@ TASKS = tuple(QUESTIONS)
 TEMPERATURE = 0.05
 
 
-def _check_task(task: str) -> str:
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {TASKS}; got {task!r}")
-    return task
-
-
-def _positive(value, name: str) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
-    return value
-
-
-def _at_least(value, low: int, name: str) -> int:
-    """``int(value)``, refused (ValueError naming ``name``) below ``low``."""
-    if int(value) < low:
-        raise ValueError(f"{name} must be >= {low}; got {value!r}")
-    return int(value)
+def check_task(task: str) -> str:
+    """``task``, refused unless it is one of :data:`TASKS`."""
+    return one_of(task, TASKS, "task")
 
 
 def _load(loader, model: str, **kwargs):
@@ -130,7 +117,7 @@ def embed_sentences(sentences, model: str | None = None, *, batch_size: int = 25
     sentences = tuple(str(s) for s in sentences)
     if not sentences:
         raise ValueError("sentences must not be empty")
-    batch_size = _at_least(batch_size, 1, "batch_size")
+    batch_size = at_least(batch_size, 1, "batch_size")
     model = str(model or minilm_path())
     if cache:
         from .book import cache as _cache
@@ -161,7 +148,7 @@ class YearEmbeddings:
 
     def cosine_table(self, task: str, template: int) -> np.ndarray:
         """cos(question(template, P), item(name, y)) as (P, name, y); kept for reuse."""
-        key = (_check_task(task), int(template))
+        key = (check_task(task), int(template))
         if key not in self._tables:
             q = self.questions[task][template]
             flat = self.items.reshape(-1, self.items.shape[-1])
@@ -181,7 +168,7 @@ def year_embeddings(names=NAMES, years=range(1000, 2001), questions=None, model:
         raise ValueError("years must be consecutive integers (at least two)")
     questions = dict(questions or QUESTIONS)
     for task in questions:
-        _check_task(task)
+        check_task(task)
     model = str(model or minilm_path())
     item_text = [ITEM_TEMPLATE.format(name=n, year=y) for n in names for y in years]
     q_text = [t.format(year=y) for task in questions for t in questions[task] for y in years]
@@ -221,7 +208,7 @@ class KernelProfile:
 
     def similarity(self, temperature: float = TEMPERATURE, units=None) -> np.ndarray:
         """The Luce kernel g(d) at ``temperature``, with g(0) = 1."""
-        return np.exp(self.mean_cosine(units) / _positive(temperature, "temperature"))
+        return np.exp(self.mean_cosine(units) / positive(temperature, "temperature"))
 
     def se(self, temperature: float = TEMPERATURE) -> np.ndarray:
         """Standard error of g(d) across units (delta method on the unit means)."""
@@ -241,12 +228,12 @@ def measure_kernel(emb: YearEmbeddings, task: str | None = None, *, max_distance
     ``task=None`` pools the phrasings of both tasks. Probes P range over ``probe_years``
     (default: the whole grid); items over the whole grid; names are the first ``n_names``.
     """
-    tasks = TASKS if task is None else (_check_task(task),)
+    tasks = TASKS if task is None else (check_task(task),)
     years = emb.years
     d_max = int(max_distance if max_distance is not None else years[-1] - years[0])
     if d_max < 1:
         raise ValueError(f"max_distance must be >= 1; got {max_distance!r}")
-    block = _at_least(block, 1, "block")
+    block = at_least(block, 1, "block")
     p_idx = np.arange(len(years)) if probe_years is None else emb.index(np.asarray(probe_years))
     dist = np.abs(p_idx[:, None] - np.arange(len(years))[None, :])
     keep = dist <= d_max
@@ -305,8 +292,8 @@ def draw_trials(task: str, n: int, trials: int, seed, *, years=(1500, 2000),
     Identification: one listed person's year is the probe; that person is the correct answer
     (the convention of :func:`semres.simulate.luce_success`).
     """
-    _check_task(task)
-    n, trials = _at_least(int(n), 2, "n"), _at_least(int(trials), 1, "trials")
+    check_task(task)
+    n, trials = at_least(int(n), 2, "n"), at_least(int(trials), 1, "trials")
     lo, hi = (int(v) for v in years)
     if hi <= lo:
         raise ValueError(f"years must be (low, high) with high > low; got {years!r}")
@@ -336,7 +323,7 @@ def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int =
     """
     centres = np.asarray(centres, int)
     offsets = np.asarray(offsets, int)
-    D = _at_least(int(D), 1, "D")
+    D = at_least(int(D), 1, "D")
     rng = np.random.default_rng(seed)
     c, o, _ = np.meshgrid(centres, offsets, np.arange(int(prompts)), indexing="ij")
     c, o = c.ravel(), o.ravel()
@@ -361,8 +348,8 @@ def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
     design, and the two orders measure the position bias directly. Trials sharing a list form
     a group (:attr:`Trials.group`): ``2 * lists * n`` trials in ``2 * lists`` groups.
     """
-    _check_task(task)
-    n, lists = _at_least(int(n), 2, "n"), _at_least(int(lists), 1, "lists")
+    check_task(task)
+    n, lists = at_least(int(n), 2, "n"), at_least(int(lists), 1, "lists")
     lo, hi = (int(v) for v in years)
     if hi - lo + 1 < n:
         raise ValueError(f"years must hold at least n = {n} distinct years; got {years!r}")
@@ -403,7 +390,7 @@ def resolution_design(Ds, centres, offsets, seed, *, n_names: int = len(NAMES),
     """
     centres = np.asarray(centres, int)
     offsets = np.asarray(offsets, int)
-    Ds = [_at_least(int(D), 1, "Ds") for D in Ds]
+    Ds = [at_least(int(D), 1, "Ds") for D in Ds]
     if 2 * len(centres) > n_names:
         raise ValueError(f"centres: {len(centres)} centres need {2 * len(centres)} distinct "
                          f"names; the pool holds {n_names}")
@@ -433,7 +420,7 @@ def resolution_design(Ds, centres, offsets, seed, *, n_names: int = len(NAMES),
 def encoder_mass(emb: YearEmbeddings, trials: Trials, *,
                  temperature: float = TEMPERATURE) -> np.ndarray:
     """Luce mass softmax(cos / T) on the correct people, per trial, from the embedding table."""
-    temperature = _positive(temperature, "temperature")
+    temperature = positive(temperature, "temperature")
     if trials.names.max() >= len(emb.names):
         raise ValueError(f"trials use {trials.names.max() + 1} names; embeddings hold "
                          f"{len(emb.names)}")
@@ -469,7 +456,7 @@ def summarise(mass: np.ndarray) -> tuple[float, float]:
 def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
     """The paper's prompt: one line per person, the question, "Answer with a single name."."""
     lines = [ITEM_TEMPLATE.format(name=n, year=int(y)) for n, y in zip(names, years)]
-    question = QUESTIONS[_check_task(task)][template].format(year=int(probe))
+    question = QUESTIONS[check_task(task)][template].format(year=int(probe))
     return "\n".join(lines + [question, "Answer with a single name."])
 
 

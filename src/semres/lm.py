@@ -34,8 +34,9 @@ import numpy as np
 
 from .clustered import clustered_mean
 from .fits import named_seed
-from .language import (ITEM_TEMPLATE, NAMES, TASKS, Trials, _at_least, balanced_trials,
+from .language import (ITEM_TEMPLATE, NAMES, TASKS, Trials, balanced_trials,
                        draw_trials, trials_to_results, year_prompt)
+from .validate import at_least
 
 __all__ = [
     "Part", "Shipped", "SHIPPED", "BF16_TOLERANCE", "model_cache", "assemble", "resolve",
@@ -467,9 +468,9 @@ class Scorer:
         if dtype not in ("float32", "bfloat16", "auto"):
             raise ValueError(f"dtype must be 'float32', 'bfloat16' or 'auto'; got {dtype!r}")
         if batch_size is not None:  # the older knob: prompts of ~64 tokens per batch
-            batch_tokens = 64 * _at_least(batch_size, 1, "batch_size")
-        self.batch_tokens = _at_least(batch_tokens, 1, "batch_tokens")
-        self.threads = cores() if threads is None else _at_least(threads, 1, "threads")
+            batch_tokens = 64 * at_least(batch_size, 1, "batch_size")
+        self.batch_tokens = at_least(batch_tokens, 1, "batch_tokens")
+        self.threads = cores() if threads is None else at_least(threads, 1, "threads")
         self.device = torch_device(device)
         kept = None  # where a GGUF model keeps its dequantised copy (and its precision check)
         if isinstance(model, tuple):
@@ -903,7 +904,7 @@ def gate(scorer: Scorer, *, trials: int | None = None, seed=0, names=None,
     if len(pool) < 2:
         raise ValueError("names: at least two are needed")
     m = gate_size(0.5, p1, alpha=alpha, power=power) if trials is None else trials
-    lists = math.ceil(_at_least(m, 2, "trials") / 4)
+    lists = math.ceil(at_least(m, 2, "trials") / 4)
     tr = balanced_trials("identification", 2, lists, seed, years=years, n_names=len(pool))
     scored = score_trials(scorer, tr, pool, progress=progress)
     out = above_chance(scored.mass, tr.names, 0.5, alpha)
@@ -954,7 +955,7 @@ def reverse_direction(scorer: Scorer, *, trials: int | None = None, seed=0, name
     per year option (equal for every option: no length bias) and the scored trials.
     """
     pool = tuple(NAMES if names is None else names)
-    m = gate_size() if trials is None else _at_least(trials, 2, "trials")
+    m = gate_size() if trials is None else at_least(trials, 2, "trials")
     tr = balanced_trials("identification", 2, math.ceil(m / 4), seed, years=years,
                          n_names=len(pool))
     people = [[pool[k] for k in row] for row in tr.names]
@@ -1045,7 +1046,7 @@ def year_probe(scorer: Scorer, names=NAMES[:8], years=range(1500, 2000, 5), *, s
 
     names = tuple(names)
     years = np.asarray(list(years), int)
-    folds = _at_least(folds, 2, "folds")
+    folds = at_least(folds, 2, "folds")
     if len(names) < folds:
         raise ValueError(f"names: {folds} folds need at least {folds} names; got {len(names)}")
     tens = (years // 10) % 10

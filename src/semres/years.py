@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .language import NAMES, TEMPERATURE, KernelProfile, _at_least, _check_task, _positive
+from .language import NAMES, TEMPERATURE, KernelProfile, check_task
+from .validate import at_least, positive
 from .profiles import Settings, positive_ints, require
 
 __all__ = [
@@ -128,7 +129,7 @@ class FittedKernel:
     """The fitted graded part amplitude e^(-d/lambda) + offset for d > 0, and g(0) = ``spike``."""
 
     def __init__(self, fit: dict, spike: float = 1.0):
-        self.fit, self.spike = dict(fit), _positive(spike, "spike")
+        self.fit, self.spike = dict(fit), positive(spike, "spike")
 
     def __call__(self, d):
         d = np.asarray(d)
@@ -313,7 +314,7 @@ def compare_shapes(profile: KernelProfile, *, temperature: float = TEMPERATURE, 
     """
     import pandas as pd
 
-    folds = _at_least(folds, 2, "folds")
+    folds = at_least(folds, 2, "folds")
     rng = np.random.default_rng(seed)
     fold = rng.permutation(len(profile.sums)) % folds
     d = profile.distance
@@ -657,7 +658,7 @@ def fit_ball_measure(n, trials, correct, *, task: str = "identification", gof_bo
     from .fits import bound_report, chi2_reference_allowed, gof_binomial, gof_bootstrap
     from .theory import n_item
 
-    _check_task(task)
+    check_task(task)
     n = np.asarray(n, int)
     t = np.asarray(trials, float)
     k = np.asarray(correct, float)
