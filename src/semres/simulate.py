@@ -44,7 +44,6 @@ from numba.np.random.generator_core import next_uint64
 from . import kernels as _kernels
 from . import spaces as _spaces
 from .spaces import Discrete, Space
-from .profiles import Settings, positive_ints, require
 
 __all__ = ["Estimate", "luce_success", "exact_two_item", "TASKS"]
 
@@ -561,39 +560,3 @@ def check_table(mc, index):
     wide.columns = [f"{'p_S' if task == 'similarity' else 'p_I'} {what}"
                     for what, task in wide.columns]
     return wide[[f"{p} {w}" for p in ("p_S", "p_I") for w in ("theory", "mc", "z")]].reset_index()
-
-
-# --------------------------------------------------------------------------- settings
-
-def _check_front(cfg: dict, ch: str) -> None:
-    positive_ints(cfg, ch, "trials", "discrete_grid", "discrete_points")
-    require(2 <= cfg["discrete_points"] <= cfg["discrete_grid"] ** 2, ch,
-             f"discrete_points ({cfg['discrete_points']}) must lie in [2, discrete_grid**2 = "
-             f"{cfg['discrete_grid'] ** 2}]: cells are drawn without replacement")
-
-
-def _check_many(cfg: dict, ch: str) -> None:
-    positive_ints(cfg, ch, "trials")
-    ns = list(cfg["exact_n"])
-    require(len(ns) >= 2 and min(ns) >= 2, ch, f"exact_n must hold n >= 2; got {ns}")
-
-
-#: chapter 1's Monte Carlo check of the two-item laws
-SETTINGS = Settings(
-    chapter="01_pareto_front",
-    profiles={
-        "quick": {"trials": 100_000, "discrete_grid": 7, "discrete_points": 25},
-        "default": {"trials": 2_000_000, "discrete_grid": 7, "discrete_points": 40},
-        "paper": {"trials": 20_000_000, "discrete_grid": 9, "discrete_points": 60},
-    },
-    check=_check_front, parameters={"mc_trials": "trials"})
-#: chapter 2's Monte Carlo check of Theorem 3 (a module holds one chapter's SETTINGS each;
-#: chapter 2 reads this one through the registry)
-SETTINGS_MANY = Settings(
-    chapter="02_many_items",
-    profiles={
-        "quick": {"trials": 100_000, "exact_n": range(2, 9)},
-        "default": {"trials": 2_000_000, "exact_n": range(2, 13)},
-        "paper": {"trials": 10_000_000, "exact_n": range(2, 17)},
-    },
-    check=_check_many, parameters={"mc_trials": "trials"}, minimums={"n_max": 10})
