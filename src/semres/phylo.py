@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
+from scipy.cluster.hierarchy import dendrogram, linkage
+from scipy.spatial.distance import squareform
+
+from . import plotting as splot
 
 __all__ = [
     "PhyloData",
@@ -30,6 +35,7 @@ __all__ = [
     "read_names",
     "load_cub",
     "N_TRAITS",
+    "fig_tree_gallery",
 ]
 
 N_TRAITS = 12  # body RGB, wing RGB, stripe count, stripe contrast, aspect, head, tail, beak
@@ -367,3 +373,41 @@ def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None
     data = PhyloData(np.stack(images), species, labels, patristic_matrix(tree, labels), tree=tree)
     data.split = split_indices(species, ood_fraction, val_fraction, test_fraction, seed=seed)
     return data
+
+
+def fig_tree_gallery(data: PhyloData, n_show: int = 8, per_species: int = 5):
+    """The tree as a dendrogram (average linkage of the patristic distances, exact for an
+    ultrametric tree; held-out species in red) beside a gallery of ``per_species`` images of
+    ``n_show`` species spread along it."""
+    Z = linkage(squareform(data.distances, checks=False), "average")
+    # 9 pt leaf labels need about 0.14 in of height each
+    fig = plt.figure(figsize=(7.2, max(5.2, 0.14 * data.n_species + 1.0)), layout="constrained")
+    grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.5])
+    ax = fig.add_subplot(grid[0])
+    small = data.n_species <= 60
+    dn = dendrogram(Z, orientation="left", labels=data.names if small else None, ax=ax,
+                    color_threshold=0, above_threshold_color="0.3", no_labels=not small,
+                    leaf_font_size=9)
+    ood = set(data.species[data.split["ood"]])
+    if small:
+        for lab in ax.get_yticklabels():
+            if data.names.index(lab.get_text()) in ood:
+                lab.set_color(splot.CYCLE[1])
+    ax.set_xlabel("patristic distance at which clades join")
+    ax.set_title("species tree (held-out species in red)")
+    ax.grid(False)
+    order = dn["leaves"][::-1]  # dendrogram leaves run bottom-up; the gallery top-down
+    shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
+    sub = grid[1].subgridspec(n_show, per_species, hspace=0.05, wspace=0.05)
+    for r, k in enumerate(shown):
+        imgs = data.images[data.species == k][:per_species]
+        for c, img in enumerate(imgs):
+            a = fig.add_subplot(sub[r, c])
+            a.imshow(img)
+            a.set_xticks([])
+            a.set_yticks([])
+            for spine in a.spines.values():
+                spine.set_visible(False)
+            if c == 0:
+                a.set_ylabel(data.names[k], fontsize=9, rotation=0, ha="right", va="center")
+    return fig

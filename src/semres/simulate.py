@@ -68,8 +68,12 @@ class Estimate:
     def ci(self, z: float = 1.96) -> tuple[float, float]:
         return self.mean - z * self.stderr, self.mean + z * self.stderr
 
-    def zscore(self, value: float) -> float:
-        """How many standard errors ``value`` lies from the estimate."""
+    def zscore(self, value: float, atol: float = 0.0) -> float:
+        """How many standard errors ``value`` lies from the estimate; 0 when they differ by at
+        most ``atol`` (an exact value the estimate reproduces, say every trial scoring alike,
+        whose standard error is then 0 or rounding)."""
+        if abs(self.mean - value) <= atol:
+            return 0.0
         if self.stderr == 0:
             return 0.0 if value == self.mean else math.copysign(math.inf, self.mean - value)
         return (self.mean - value) / self.stderr

@@ -10,6 +10,7 @@ set counted, not sampled), with exact distance ties resolved by the Luce rule.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import os
@@ -17,13 +18,24 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import matplotlib
 import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
+from joblib import Parallel, cpu_count, delayed
+from scipy.spatial.distance import cdist
+from scipy.stats import kendalltau, mannwhitneyu
 from torch import nn
-from .profiles import Settings, positive_ints, require
+from torch.func import functional_call, stack_module_state, vmap
+from tqdm.auto import tqdm
 
+from . import plotting as splot
+from . import theory
+from .intervals import difference_interval
 from .models import check_source
+from .phylo import PhyloData
+from .profiles import Settings, positive_ints, require
 
 __all__ = [
     "ps_at_matched_pi",
@@ -46,6 +58,22 @@ __all__ = [
     "evaluate",
     "train_and_evaluate",
     "train_and_evaluate_many",
+    "effects",
+    "METRICS",
+    "result_tables",
+    "compared_alphas",
+    "effect_row",
+    "describe_effect",
+    "traded",
+    "alpha_verdict",
+    "effects_display",
+    "welch_words",
+    "replicates_sentence",
+    "run_sentences",
+    "peak_points",
+    "deviation_lines",
+    "fig_tradeoff",
+    "fig_summaries",
 ]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -202,11 +230,6 @@ def train_many(models, data, alphas, seeds, *, epochs: int, batch_size: int = 64
 
 def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_decay,
                 checkpoint, device, progress):
-    import copy
-
-    from torch.func import functional_call, stack_module_state, vmap
-    from tqdm.auto import tqdm
-
     for alpha in alphas:
         _check_alpha(alpha)
     if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
@@ -331,8 +354,6 @@ def embed(model: PhyloResNet, images: np.ndarray, batch_size: int = 256, device=
 # --- measures ---------------------------------------------------------------------------------
 
 def pairwise_distances(emb) -> np.ndarray:
-    from scipy.spatial.distance import cdist
-
     emb = np.asarray(emb, dtype=float)
     return cdist(emb, emb)
 
@@ -449,8 +470,6 @@ def triplet_accuracy(E, species, D, probes=None) -> float:
     embedding distance) and P the pairs untied in the tree: Kendall's τ_b gives C − D in
     O(N log N), where counting pairs directly costs O(N²) per probe.
     """
-    from scipy.stats import kendalltau
-
     E, species = _check_square(E, species)
     D = np.asarray(D, dtype=float)
     probes = np.arange(len(E)) if probes is None else np.asarray(probes)
@@ -472,8 +491,6 @@ def triplet_accuracy(E, species, D, probes=None) -> float:
 
 def identification_auc(E, species) -> float:
     """ROC AUC of −distance separating same-species from different-species image pairs."""
-    from scipy.stats import mannwhitneyu
-
     E, species = _check_square(E, species)
     iu = np.triu_indices(len(E), 1)
     d = E[iu]
@@ -514,8 +531,6 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
     image (the theorem's ν), for comparison. ``max_probes`` caps the probes of the triplet
     accuracy (a seeded subset) for large test sets such as CUB's.
     """
-    from . import theory
-
     species, is_ood = np.asarray(species), np.asarray(is_ood, dtype=bool)
     E = pairwise_distances(emb)
     ind = ~is_ood
@@ -577,11 +592,6 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
     result). ``train_seconds`` of a run is its share of its group's training time, and
     ``trained_with`` the size of the group it trained in.
     """
-    from joblib import Parallel, cpu_count, delayed
-    from tqdm.auto import tqdm
-
-    from .phylo import PhyloData
-
     runs = [(float(a), int(s)) for a, s in runs]
     at_once = settings.get("runs_at_once")
     if at_once is None:  # measured: stacking buys nothing on a CPU, launches on an accelerator
@@ -630,7 +640,7 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
     return out
 
 
-# --------------------------------------------------------------------------- settings
+# --------------------------------------------------------------------------- α effects
 
 def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
     """The largest p_S of a sweep (points in sweep order) at identification ``p_i``: the
@@ -660,8 +670,6 @@ def ps_at_matched_pi(tradeoff, p_i: float):
     identification with any ε. NaN for a model whose sweep never reaches ``p_i``. Returns a
     DataFrame alpha, seed, p_s.
     """
-    import pandas as pd
-
     need = {"alpha", "seed", "p_i", "p_s"}
     if not need <= set(tradeoff.columns):
         raise ValueError(f"tradeoff must have columns {sorted(need)}")
@@ -683,10 +691,6 @@ def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
     ``detected`` when the interval excludes 0. ``metrics`` maps a column of ``by_alpha`` to its
     name; a last row per target compares p_S at matched identification
     (:func:`common_pi`, :func:`ps_at_matched_pi`). One row per (target, measure)."""
-    import pandas as pd
-
-    from .intervals import difference_interval
-
     def one(table, col, a_hi):
         hi = table.loc[table.alpha == a_hi, col].dropna().to_numpy(float)
         lo = table.loc[table.alpha == alpha_lo, col].dropna().to_numpy(float)
@@ -722,6 +726,251 @@ def common_pi(tradeoff, alphas) -> float:
     base = base.assign(k=base.groupby("seed").cumcount()).groupby("k")[["p_i", "p_s"]].mean()
     return float(np.clip(base.p_i.loc[base.p_s.idxmax()], lo, hi))
 
+
+# --------------------------------------------------------------------------- the chapter's analysis
+
+#: the measures whose change with α chapter 4 reports, with their names in its tables
+METRICS = {
+    "sim_accuracy": "triplet accuracy, trained species",
+    "ood_sim_accuracy": "triplet accuracy, held-out species",
+    "best_p_s": "best p_S over ε",
+    "id_auc": "identification ROC AUC",
+    "mean_p_i": "p_I at equal ε-quantiles (mean)",
+    "final_val_accuracy": "validation accuracy (classifier)",
+}
+#: the columns of ``tradeoff.csv``, in order
+TRADEOFF_COLUMNS = ["alpha", "seed", "eps", "p_s", "p_s_all", "p_i", "p_s_ood", "p_s_theory",
+                    "p_i_theory", "mean_b", "var_b"]
+
+
+def result_tables(results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs of :func:`train_and_evaluate_many` as two tidy tables: ``tradeoff`` (one row per
+    run and ε of its sweep) and ``by_alpha`` (one row per run: the threshold-free summaries,
+    the final validation accuracy, the training time, and the curve's mean p_I over the shared
+    ε-quantile grid and best p_S over ε)."""
+    tradeoff = pd.concat([pd.DataFrame({"alpha": r["alpha"], "seed": r["seed"], **r["curve"]})
+                          for r in results], ignore_index=True)[TRADEOFF_COLUMNS]
+    curve_stats = tradeoff.groupby(["alpha", "seed"]).agg(
+        mean_p_i=("p_i", "mean"), best_p_s=("p_s", "max")).reset_index()
+    by_alpha = pd.DataFrame([{"alpha": r["alpha"], "seed": r["seed"], **r["summary"],
+                              "final_val_accuracy": r["history"][-1]["val_accuracy"],
+                              "train_seconds": r["train_seconds"]} for r in results])
+    return tradeoff, by_alpha.merge(curve_stats, on=["alpha", "seed"])
+
+
+def compared_alphas(alphas) -> tuple[float, float | None, float | None]:
+    """Which α values the chapter compares: the smallest (the baseline), the largest below 1
+    (the cross-entropy still trains the classifier; None if there is none above the baseline)
+    and 1 (the cross-entropy off; None if not run or the baseline itself)."""
+    alphas = sorted(alphas)
+    alpha_lo = alphas[0]
+    below_one = [a for a in alphas if alpha_lo < a < 1]
+    alpha_ce = below_one[-1] if below_one else None
+    alpha_one = 1.0 if 1.0 in alphas and alpha_lo < 1.0 else None
+    return alpha_lo, alpha_ce, alpha_one
+
+
+def effect_row(effects: pd.DataFrame, column: str, alpha_to):
+    """The row of :func:`effects` for ``column`` at ``alpha_to`` (None when not measured)."""
+    row = effects[(effects.column == column) & (effects.alpha_to == alpha_to)]
+    return row.iloc[0] if len(row) else None
+
+
+def describe_effect(effects: pd.DataFrame, column: str, alpha_to) -> str:
+    """An effect in words: it rises or falls when its 95% interval excludes zero, else it
+    shows no detectable change; with one seed there is no interval to say so."""
+    r = effect_row(effects, column, alpha_to)
+    if r is None:
+        return "not measured"
+    if not np.isfinite(r.se):
+        return f"changes by {r.effect:+.3f} (one seed: no interval)"
+    move = ("rises" if r.effect > 0 else "falls") if r.detected else "shows no detectable change"
+    return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
+
+
+def traded(effects: pd.DataFrame, alpha_to) -> bool:
+    """The paper's claim at ``alpha_to``: generalization (triplet accuracy) up and
+    identification (AUC) down, both detected."""
+    g, i = effect_row(effects, "sim_accuracy", alpha_to), effect_row(effects, "id_auc", alpha_to)
+    return (g is not None and i is not None and bool(g.detected) and bool(i.detected)
+            and g.effect > 0 and i.effect < 0)
+
+
+def alpha_verdict(effects: pd.DataFrame, by_alpha: pd.DataFrame, replicates: int) -> str:
+    """What this build says of α: whether raising it traded identification for generalization
+    with the cross-entropy on, only at α = 1, or not at all; then p_S at matched identification
+    and p_I at equal ε-quantiles. One seed per α draws no conclusion."""
+    alpha_lo, alpha_ce, alpha_one = compared_alphas(by_alpha.alpha.unique())
+
+    def describe(column, alpha_to):
+        return describe_effect(effects, column, alpha_to)
+
+    if replicates < 2:
+        return ("with one seed per α this build has no standard errors, so it draws no "
+                "conclusion about α (the quick profile is a smoke test; the default profile "
+                "is the result)")
+    if alpha_ce is not None and traded(effects, alpha_ce):
+        verdict = (f"raising α from {alpha_lo:g} to {alpha_ce:g}, with the classifier still "
+                   "trained, traded identification for generalization: the triplet accuracy "
+                   f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
+                   f"{describe('id_auc', alpha_ce)}")
+    elif alpha_one is not None and traded(effects, alpha_one):
+        verdict = (f"the trade appears only at α = 1, where the cross-entropy is off "
+                   f"(validation accuracy "
+                   f"{by_alpha.loc[by_alpha.alpha == 1.0, 'final_val_accuracy'].mean():.3f}): "
+                   f"up to α = {alpha_ce:g} the triplet accuracy "
+                   f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
+                   f"{describe('id_auc', alpha_ce)}")
+    else:
+        verdict = ("this build shows no detected trade of identification for generalization "
+                   "between the α values it ran (see the effects below)")
+    if alpha_ce is None:
+        return verdict
+    matched = effect_row(effects, "p_s_matched", alpha_ce)
+    if matched is not None:
+        verdict += (f". At matched identification (p_I = {matched.p_i:.3f}, read off each "
+                    f"model's ε-sweep), p_S {describe('p_s_matched', alpha_ce)} from "
+                    f"α = {alpha_lo:g} to {alpha_ce:g}, while the identification AUC "
+                    f"{describe('id_auc', alpha_ce)} and the classifier's validation accuracy "
+                    f"{describe('final_val_accuracy', alpha_ce)}")
+    else:
+        verdict += ("; the models of the two α values share no p_I on their ε-sweeps, so p_S "
+                    "is not compared at matched identification")
+    verdict += (f"; at equal ε-quantiles p_I {describe('mean_p_i', alpha_ce)} up to "
+                f"α = {alpha_ce:g}")
+    if alpha_one is not None:
+        verdict += f" and {describe('mean_p_i', alpha_one)} at α = 1"
+    return verdict
+
+
+def effects_display(effects: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
+    """The effects for readers: one row per measure, one column per compared α, each cell the
+    change with its 95% interval and a star where the interval excludes zero."""
+    def cell(r):
+        return (f"{r.effect:+.3f}" if not np.isfinite(r.se) else
+                f"{r.effect:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+                + (" *" if r.detected else ""))
+
+    shown = effects.assign(cell=effects.apply(cell, axis=1)).pivot_table(
+        index="measure", columns="alpha_to", values="cell", aggfunc="first", sort=False)
+    shown.columns = [f"α = {alpha_lo:g} → {a:g}" for a in shown.columns]
+    return shown.reset_index()
+
+
+def welch_words(effects: pd.DataFrame, replicates: int) -> str:
+    """How wide a Welch interval over this many seeds is, in standard errors."""
+    if not effects.t.notna().any():
+        return "with one seed per α there is no interval"
+    return (f"with {replicates} seeds a side, a median of {effects.df.median():.1f} degrees of "
+            f"freedom, so an interval spans ± {effects.t.median():.1f} standard errors, not ± 2")
+
+
+def replicates_sentence(replicates: int, real: bool) -> str:
+    """What the chapter's replicates vary, and what they share."""
+    seeds = f"{replicates:,} seed" + ("" if replicates == 1 else "s")
+    return (f"The {seeds} per α vary the initial weights, the order of the batches and which "
+            "images of the held-out species are probed; every seed shares one "
+            + ("tree and one image set (CUB-200-2011)" if real else
+               "simulated tree, one set of rendered images")
+            + " and one split, so the intervals measure training noise on this data set, not "
+            "how a new tree or a new draw of images would move the effects.")
+
+
+def run_sentences(results, seconds: float, train_seconds: float) -> dict:
+    """How the runs were obtained, in words: ``at_once`` (stacked or one at a time) and
+    ``run_source`` (trained now or loaded from the cache: loading takes less than half the
+    training time the runs record)."""
+    at_once = max(r["trained_with"] for r in results)
+    return {
+        "at_once": "one at a time" if at_once == 1 else f"{at_once} at once, as one network "
+                   "mapped over their stacked weights with `torch.func.vmap`",
+        "run_source": "were loaded from the cache of an earlier build with the same code and "
+                      "settings" if seconds < 0.5 * train_seconds else "were trained in this build",
+    }
+
+
+def peak_points(tradeoff: pd.DataFrame) -> list[tuple]:
+    """Each α's point for the book's overview, at the ε where its mean p_S peaks:
+    (system, p_I, p_S, their standard errors over seeds)."""
+    points = []
+    for a in sorted(tradeoff.alpha.unique()):
+        grp = tradeoff[tradeoff.alpha == a]
+        grp = grp.assign(k=grp.groupby("seed").cumcount())
+        stats = grp.groupby("k")[["p_i", "p_s"]].agg(["mean", "sem"])
+        k = stats[("p_s", "mean")].idxmax()
+        points.append((f"ResNet, α = {a:g}", stats.loc[k, ("p_i", "mean")],
+                       stats.loc[k, ("p_s", "mean")], stats.loc[k, ("p_i", "sem")],
+                       stats.loc[k, ("p_s", "sem")]))
+    return points
+
+
+def deviation_lines(data, cfg: dict, *, cub_dir=None, newick=None, model=None) -> tuple:
+    """The data and the model of this build against the paper's (CUB-200-2011 and an
+    ImageNet-pretrained ResNet-50); an empty line where they agree."""
+    if cub_dir is not None:
+        data_line = (f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, "
+                     f"{data.n_species} species at {data.images.shape[1]} px")
+    else:
+        data_line = (f"data: a simulated tree of {data.n_species} species and "
+                     f"{len(data.images)} rendered images of {data.images.shape[1]} px, "
+                     "instead of CUB-200-2011 and a bird phylogeny")
+    if model is None:
+        model_line = (f"model: a ResNet with widths {', '.join(map(str, cfg['widths']))} and "
+                      f"depths {', '.join(map(str, cfg['depths']))}, trained from scratch, "
+                      "instead of an ImageNet-pretrained ResNet-50")
+    else:
+        model_line = ("" if model == "microsoft/resnet-50" else
+                      f"model: `{model}` instead of an ImageNet-pretrained ResNet-50")
+    return data_line, model_line
+
+
+# --------------------------------------------------------------------------- the chapter's figures
+
+#: the panels of the summaries figure
+PANELS = ["sim_accuracy", "ood_sim_accuracy", "id_auc", "final_val_accuracy"]
+
+
+def fig_tradeoff(tradeoff: pd.DataFrame):
+    """Each α's (p_I, p_S) sweep over ε (mean over seeds at equal ε-quantiles), its own-ball
+    consistency curve (dashed) and the universal front."""
+    alphas = sorted(tradeoff.alpha.unique())
+    fig, ax = splot.subplots(figsize=(7.0, 4.4))
+    pi_front = np.linspace(0.5, 1.0, 200)
+    ax.plot(pi_front, theory.front(pi_front), color=splot.THEORY, lw=1.2,
+            label="universal front")
+    colours = matplotlib.colormaps["viridis"](np.linspace(0.05, 0.9, len(alphas)))
+    for a, c in zip(alphas, colours):
+        grp = tradeoff[tradeoff.alpha == a]
+        # seeds share the quantile grid of ε, so the k-th rows of each seed belong together
+        grp = grp.assign(k=grp.groupby("seed").cumcount()).groupby("k").mean(numeric_only=True)
+        ax.plot(grp.p_i, grp.p_s, "-o", ms=2.5, color=c, label=f"α = {a:g}")
+        ax.plot(grp.p_i_theory, grp.p_s_theory, "--", color=c, lw=1)
+    ax.plot([], [], "--", color="0.4", lw=1, label="own-ball consistency check")
+    ax.set_xlabel("identification $p_I$")
+    ax.set_ylabel(r"generalization $p_S^{\neq}$")
+    ax.set_xlim(0.45, 1.01)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def fig_summaries(by_alpha: pd.DataFrame):
+    """The threshold-free summaries against α, one dot per seed and a line through the means."""
+    fig, axes = splot.subplots(2, 2, figsize=(7.0, 5.4), sharex=True)
+    for ax, col in zip(axes.ravel(), PANELS):
+        ax.plot(by_alpha.alpha, by_alpha[col], "o", color=splot.CYCLE[0], alpha=0.5, ms=4,
+                label="one seed")
+        m = by_alpha.groupby("alpha")[col].mean()
+        ax.plot(m.index, m.values, "-", color=splot.CYCLE[0], label="mean over seeds")
+        if col != "final_val_accuracy":
+            ax.axhline(0.5, color=splot.THEORY_ALT, lw=0.8, ls=":", label="chance")
+        ax.set_title(METRICS[col])
+    for ax in axes[-1]:
+        ax.set_xlabel("α")
+    splot.legend_outside(fig, axes[0, 0], ncol=3)
+    return fig
+
+
+# --------------------------------------------------------------------------- settings
 
 def _check_settings(cfg: dict, ch: str) -> None:
     positive_ints(cfg, ch, "n_species", "images_per_species", "size", "replicates", "epochs",
