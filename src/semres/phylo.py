@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+import dendropy
 import matplotlib.pyplot as plt
 import numpy as np
+from dendropy.simulate import treesim
+from PIL import Image
 from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 
@@ -69,8 +72,6 @@ def simulate_tree(n_species: int, seed: int = 0, birth_rate: float = 1.0):
     Sampled with the general sampling approach (Hartmann et al. 2010), so the youngest cherry
     does not have zero-length branches (two species at distance 0 would be indistinguishable).
     """
-    from dendropy.simulate import treesim
-
     n_species = _check_int(n_species, "n_species", 3)
     if not birth_rate > 0:
         raise ValueError(f"birth_rate must be > 0; got {birth_rate!r}")
@@ -296,8 +297,6 @@ def _tip_key(label: str) -> str:
 
 
 def _read_tree(path: Path):
-    import dendropy
-
     try:
         return dendropy.Tree.get(path=str(path), schema="newick", preserve_underscores=True)
     except Exception as err:  # dendropy raises several parser error types
@@ -305,8 +304,6 @@ def _read_tree(path: Path):
 
 
 def _load_image(path: Path, size: int) -> np.ndarray:
-    from PIL import Image
-
     with Image.open(path) as im:
         im = im.convert("RGB")
         w, h = im.size

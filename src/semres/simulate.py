@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 from numba.np.random.generator_core import next_uint64
+from tqdm.auto import tqdm
 
 from . import kernels as _kernels
 from . import spaces as _spaces
@@ -493,8 +494,6 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
 
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=len(sizes), desc=f"{task} n={n}", leave=False)
     try:
         parts = _run_blocks(run, len(sizes), threads, bar)
