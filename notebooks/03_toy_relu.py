@@ -34,7 +34,7 @@
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
-seed = 0  # first seed; network k of a condition uses seed + k
+seed = 0  # network k of every condition draws from the stream ("toy network", k) of it
 device = "auto"  # unused: the batched toy networks are tiny and train on one CPU thread
 n_seeds = 0  # networks per condition; 0 takes the profile's setting
 epochs = 0  # training epochs; 0 takes the profile's setting
@@ -256,14 +256,17 @@ splot.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
 # $h(d) = \Delta + (1 - \Delta)\max(0, 1 - d/\varepsilon)$: the fitted $\varepsilon$ is the
 # resolution the network has given itself, $\Delta$ its noise floor.
 #
-# **Seeds.** Network $k$ of every condition uses seed `seed + k` for its initial $W$ and its
-# trials, so the three conditions start from the same weights and see the same stimuli. All
+# **Seeds.** Network $k$ of every condition draws its initial $W$ and its trials from the
+# named stream `stream("toy network", k)` of the chapter's seed, so the three conditions start
+# from the same weights and see the same stimuli. All
 # networks are trained as one stack of weight matrices (batched matrix products, one Adam over
 # the stack); each gets exactly the updates it would get alone (`tests/test_toy.py` checks it).
 
 # %%
 conditions = [c for c in toy.CONDITIONS for _ in range(cfg["seeds"])]
-seeds = [seed + k for _ in toy.CONDITIONS for k in range(cfg["seeds"])]
+replicate = [k for _ in toy.CONDITIONS for k in range(cfg["seeds"])]
+# network k of every condition draws its start and its trials from one named stream: paired runs
+seeds = [stream("toy network", k) for k in replicate]
 config = toy.ToyConfig(epochs=cfg["epochs"], snapshot_epochs=tuple(cfg["snapshots"]))
 # the prose quotes the paper's settings; make sure they are the ones used
 assert (config.n_stimuli, config.n_hidden, config.trials_per_epoch, config.batch_size,
@@ -282,7 +285,7 @@ cond = np.array(history.conditions)
 n_epochs = history.p_s.shape[1]
 # exact p_S, p_I and the fitted profile of every network at every epoch, with the fits'
 # edge flags and, at the snapshots, their goodness of fit (toy.trajectory_table)
-trajectories = toy.trajectory_table(history, seeds)
+trajectories = toy.trajectory_table(history, replicate)
 report.table(trajectories, "trajectories")
 shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epochs - 1)})
 (trajectories.groupby(["condition", "epoch"])[["p_s", "p_i", "eps_fit"]].mean().unstack(0)
@@ -562,7 +565,7 @@ report.deviations(
     "evaluation is exact over every trial at every epoch, not on sampled trials, and ties "
     "between equally near references are split by the Luce rule in the loss too")
 report.save()
-report.box(f"profile `{profile}`, seeds {seed}–{seed + cfg['seeds'] - 1}; "
+report.box(f"profile `{profile}`, seed {seed}; "
            f"{len(conditions)} toy ReLU networks (three conditions × {cfg['seeds']} seeds), "
            f"{n_epochs} epochs each", f"**Replicates.** {replicates}")
 

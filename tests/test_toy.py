@@ -263,8 +263,26 @@ def test_config_rejects_bad_input(kwargs, name):
         toy.ToyConfig(**kwargs)
 
 
+def test_named_streams_seed_networks_and_pair_conditions():
+    """A SeedSequence (a chapter's named stream) seeds a network as numpy would: the same
+    stream in two conditions starts both from the same weights."""
+    from semres.book import seeds
+
+    stream = seeds(0)
+    a = toy.train(["circle", "segment", "circle"],
+                  [stream("toy network", 0), stream("toy network", 0), stream("toy network", 1)],
+                  _SMALL, progress=False)
+    assert np.array_equal(a.snapshots[0][0], a.snapshots[0][1])
+    assert not np.allclose(a.snapshots[0][0], a.snapshots[0][2])
+    expected = np.random.default_rng(stream("toy network", 1)).uniform(
+        0.0, _SMALL.init_high, size=(_SMALL.n_hidden, _SMALL.n_stimuli))
+    assert np.allclose(toy.similarity_matrix(torch.tensor(expected)).numpy(),
+                       a.snapshots[0][2], atol=1e-5)
+
+
 @pytest.mark.parametrize("conditions, seeds, name", [
     (["torus"], [0], "conditions"), (["circle"], [-1], "seeds"), (["circle"], [0, 1], "seeds"),
+    (["circle"], [0.5], "seeds"),
 ])
 def test_train_rejects_bad_input(conditions, seeds, name):
     with pytest.raises(ValueError, match=name):

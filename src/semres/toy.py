@@ -491,8 +491,15 @@ def _validate_networks(conditions, seeds):
     if bad:
         raise ValueError(f"conditions must be drawn from {CONDITIONS}; got {bad[0]!r}")
     for s in seeds:
-        if int(s) != s or s < 0:
-            raise ValueError(f"seeds must be non-negative integers; got {s!r}")
+        if isinstance(s, np.random.SeedSequence):
+            continue
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"seeds must be non-negative integers or SeedSequences; got {s!r}")
+
+
+def _seed(s):
+    """A network's seed as numpy takes it: a SeedSequence as is, an integer as an int."""
+    return s if isinstance(s, np.random.SeedSequence) else int(s)
 
 
 def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float32,
@@ -501,8 +508,9 @@ def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float3
     """Train one network per (condition, seed) pair, all at once, evaluating every epoch exactly.
 
     Network k draws its initial W ~ U[0, init_high] and every trial from
-    ``np.random.default_rng(seeds[k])``, so its numbers do not depend on what else is in the
-    stack (the same seed in two conditions gives paired runs: same start, same trial indices).
+    ``np.random.default_rng(seeds[k])`` (an integer or a named stream, a ``SeedSequence``), so
+    its numbers do not depend on what else is in the stack (the same seed in two conditions
+    gives paired runs: same start, same trial indices).
     The summed loss gives each W_k exactly the gradient of its own loss, and Adam is
     elementwise, so stacking changes nothing but speed.
     ``dtype`` float32 as in the original code (float64 is ~25% slower and changes nothing
@@ -515,11 +523,12 @@ def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float3
     conditions, seeds = list(conditions), list(seeds)
     _validate_networks(conditions, seeds)
     if threads is None:
-        return _train(conditions, [int(s) for s in seeds], config, dtype, progress, compiled)
+        return _train(conditions, [_seed(s) for s in seeds], config, dtype, progress, compiled)
     previous = torch.get_num_threads()
     torch.set_num_threads(int(threads))
     try:
-        return _train(conditions, [int(s) for s in seeds], config, dtype, progress, compiled)
+        return _train(conditions, [_seed(s) for s in seeds], config, dtype, progress,
+                      compiled)
     finally:
         torch.set_num_threads(previous)
 
