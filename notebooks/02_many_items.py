@@ -319,7 +319,8 @@ ns = np.arange(2, int(n_max) + 1)
 bs = np.array([theory.n_item_optimum(m) for m in ns])
 ps_star, pi_star = theory.n_item(bs, ns)
 gap = float(np.abs(ps_star - pi_star).max())
-assert gap < many_items.IDENTITY_TOL, gap  # the corollary of the identity, found numerically at the optimum
+# the corollary of the identity, found numerically at the optimum
+assert gap < many_items.IDENTITY_TOL, gap
 optimum = pd.DataFrame({"n": ns, "b_star": bs, "n_b_star": ns * bs, "p_star": ps_star})
 
 check = pd.DataFrame({"n": [m for m in many_items.PAPER_B_STAR if m <= n_max]})
@@ -449,8 +450,8 @@ report.result("Theorem 3 (paper Thm. 3), n items",
 report.result("b*(n) against the paper's values",
               "largest relative deviation of b*(n) from the paper's quoted values (n = "
               + ", ".join(map(str, check.n)) + ")", headline=b_star_dev, passed=b_star_ok,
-              tolerance=many_items.B_STAR_RTOL, tolerance_reason="relative: the paper quotes b* to three "
-              "significant figures (0.377, 0.0149), so 0.5% is its rounding")
+              tolerance=many_items.B_STAR_RTOL, tolerance_reason="relative: the paper quotes b* to "
+              "three significant figures (0.377, 0.0149), so 0.5% is its rounding")
 report.result("non-monotonic p_S^n at b = 0.05: the minimum",
               f"p_S^n at its minimum over n (at n = {n_min}; the paper: n = "
               f"{many_items.PAPER_MIN[0]})", paper_value=many_items.PAPER_MIN[1],
