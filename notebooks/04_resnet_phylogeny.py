@@ -190,7 +190,7 @@ for eps in (0, 1, 2):
 # (`exact_two_item`) and its Monte Carlo estimate, across resolutions.
 
 # %%
-tree_check = phylo.simulate_tree(24, seed=seed)
+tree_check = phylo.simulate_tree(24, seed=stream("theorem tree"))
 D_check = phylo.patristic_matrix(tree_check)
 space = Discrete(D_check)
 levels = np.unique(D_check)  # the radii at which b changes: one check between each pair
@@ -271,10 +271,10 @@ t_data = time.perf_counter()
 if REAL:
     data = cache.cache(phylo.load_cub)(
         cub_dir, newick, names=names_table, size=cfg["size"],
-        max_per_class=max_per_class or None, seed=seed)
+        max_per_class=max_per_class or None, seed=stream("cub split"))
 else:
     data = phylo.simulate_dataset(cfg["n_species"], cfg["images_per_species"], cfg["size"],
-                                  seed=seed)
+                                  seed=stream("phylogeny"))
 t_data = time.perf_counter() - t_data
 split_sizes = {k: len(v) for k, v in data.split.items()}
 assert not set(data.split["test"]) & set(data.split["train"])
@@ -352,11 +352,14 @@ run_cached = cache.cache(vision.train_and_evaluate_many,
 key = joblib_hash((data.images, data.species, data.distances,
                    {k: v for k, v in data.split.items()}, settings, model))
 checkpoints = semres.book.build_dir() / "checkpoints" / CHAPTER / key
-jobs = [(a, seed * 100 + r) for a in cfg["alphas"] for r in range(cfg["replicates"])]
+# replicate r of every α draws its weights, batches and probes from one named stream, so the
+# runs of one replicate start from the same weights
+jobs = [(a, r) for a in cfg["alphas"] for r in range(cfg["replicates"])]
 # one run at a time on a CPU; on an accelerator every run at once, as one vectorised network
 t_runs = time.perf_counter()
 results = run_cached(data.images, data.species, data.distances, data.split, jobs, settings,
-                     model=model, checkpoint_dir=checkpoints, device=str(torch_device))
+                     model=model, checkpoint_dir=checkpoints, device=str(torch_device),
+                     seed=stream("resnet runs"))
 t_runs = time.perf_counter() - t_runs
 
 # one row per run and ε of its sweep, and one per run with its threshold-free summaries

@@ -300,14 +300,26 @@ def _n_params(v, name: str = "n_params") -> int:
     return int(v)
 
 
-def named_seed(seed, name: str) -> np.random.SeedSequence:
-    """A stream for ``name`` derived from ``seed`` (an int or a SeedSequence), so that a fit's
-    goodness-of-fit draws never reuse its bootstrap's."""
+def named_seed(seed, name: str, *keys: int) -> np.random.SeedSequence:
+    """A stream for ``name`` (and integer ``keys``, say an epoch) derived from ``seed`` (an int
+    or a SeedSequence), so that a fit's goodness-of-fit draws never reuse its bootstrap's, and
+    a run's initial weights never share a stream with its batch order. Like
+    :func:`semres.book.seeds`, a stream depends on its name and keys only, never on how many
+    others were drawn."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string; got {name!r}")
     words = [int(w) for w in np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], "<u4")]
+    keys = [int(k) for k in keys]
     if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words))
-    entropy = [int(seed), *words]
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words, *keys))
+    entropy = [int(seed), *words, *keys]
     return np.random.SeedSequence(entropy)
+
+
+def int_seed(seed, name: str, *keys: int) -> int:
+    """:func:`named_seed` as one 32-bit integer, for generators that take only an int
+    (``torch.manual_seed``, ``random.Random``)."""
+    return int(named_seed(seed, name, *keys).generate_state(1)[0])
 
 
 def misfit_warning(what: str, fit: dict) -> str | None:

@@ -25,6 +25,7 @@ from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 
 from . import plotting as splot
+from .fits import named_seed
 
 __all__ = [
     "PhyloData",
@@ -66,18 +67,20 @@ def _check_int(value, name: str, low: int) -> int:
     return int(value)
 
 
-def simulate_tree(n_species: int, seed: int = 0, birth_rate: float = 1.0):
+def simulate_tree(n_species: int, seed=0, birth_rate: float = 1.0):
     """A pure-birth (Yule) tree with ``n_species`` tips labelled ``sp00``, ``sp01``, ...
 
     Sampled with the general sampling approach (Hartmann et al. 2010), so the youngest cherry
     does not have zero-length branches (two species at distance 0 would be indistinguishable).
+    ``seed``: an integer, or a named stream (a ``SeedSequence``).
     """
     n_species = _check_int(n_species, "n_species", 3)
     if not birth_rate > 0:
         raise ValueError(f"birth_rate must be > 0; got {birth_rate!r}")
     tree = treesim.birth_death_tree(
         birth_rate, 0.0, num_extant_tips=n_species, gsa_ntax=3 * n_species,
-        rng=random.Random(seed),
+        rng=random.Random(int(seed.generate_state(1)[0])
+                          if isinstance(seed, np.random.SeedSequence) else seed),
     )
     width = len(str(n_species - 1))
     for i, leaf in enumerate(tree.leaf_node_iter()):
@@ -111,7 +114,7 @@ def patristic_matrix(tree, labels: list[str] | None = None) -> np.ndarray:
     return out
 
 
-def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed: int = 0):
+def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed=0):
     """Traits at the tips after Brownian motion from 0 at the root, in :func:`tip_labels` order.
 
     Each trait's increment along an edge of length t is N(0, sigma^2 t), so the tips'
@@ -136,7 +139,7 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def render_species(traits, n_images: int, size: int = 48, seed: int = 0) -> np.ndarray:
+def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
     """``n_images`` individuals of one species as ``(n, size, size, 3)`` uint8 images.
 
     The species' traits set its body and wing colour, stripe count and contrast, body aspect,
@@ -204,7 +207,7 @@ def render_species(traits, n_images: int, size: int = 48, seed: int = 0) -> np.n
 
 
 def split_indices(species, ood_fraction: float = 0.15, val_fraction: float = 0.15,
-                  test_fraction: float = 0.2, seed: int = 0) -> dict[str, np.ndarray]:
+                  test_fraction: float = 0.2, seed=0) -> dict[str, np.ndarray]:
     """Hold out whole species (``ood``), then split each other species' images three ways.
 
     Every in-distribution species gets at least one test and one training image; OOD species
@@ -242,30 +245,30 @@ def split_indices(species, ood_fraction: float = 0.15, val_fraction: float = 0.1
 
 
 def simulate_dataset(n_species: int = 48, images_per_species: int = 40, size: int = 48,
-                     seed: int = 0, sigma: float = 1.0, ood_fraction: float = 0.15,
+                     seed=0, sigma: float = 1.0, ood_fraction: float = 0.15,
                      val_fraction: float = 0.15, test_fraction: float = 0.2) -> PhyloData:
     """The embedded default: a seeded tree, Brownian traits and rendered individuals.
 
     Edge lengths are rescaled so the crown's depth (half the largest patristic distance) is 1,
     which keeps the traits' spread, and so the images' diversity, independent of the number
-    of species.
+    of species. ``seed`` (an int or a SeedSequence) gives each step its named stream: "tree",
+    "traits", "images" of species k, "split".
     """
     images_per_species = _check_int(images_per_species, "images_per_species", 2)
-    seeds = np.random.SeedSequence(seed).spawn(3)
-    tree = simulate_tree(n_species, seed=int(seeds[0].generate_state(1)[0]))
+    tree = simulate_tree(n_species, seed=named_seed(seed, "tree"))
     depth = patristic_matrix(tree).max() / 2
     for edge in tree.preorder_edge_iter():
         if edge.length is not None:
             edge.length /= depth
-    traits = brownian_traits(tree, sigma=sigma, seed=int(seeds[1].generate_state(1)[0]))
-    per_species = seeds[2].spawn(n_species)
+    traits = brownian_traits(tree, sigma=sigma, seed=named_seed(seed, "traits"))
     images = np.concatenate([
-        render_species(t, images_per_species, size, seed=per_species[k])
+        render_species(t, images_per_species, size, seed=named_seed(seed, "images", k))
         for k, t in enumerate(traits)
     ])
     species = np.repeat(np.arange(n_species), images_per_species)
     data = PhyloData(images, species, tip_labels(tree), patristic_matrix(tree), tree=tree)
-    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction, seed=seed)
+    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction,
+                               seed=named_seed(seed, "split"))
     return data
 
 
@@ -313,7 +316,7 @@ def _load_image(path: Path, size: int) -> np.ndarray:
 
 
 def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None = None,
-             seed: int = 0, ood_fraction: float = 0.15, val_fraction: float = 0.15,
+             seed=0, ood_fraction: float = 0.15, val_fraction: float = 0.15,
              test_fraction: float = 0.2) -> PhyloData:
     """CUB-200-2011 images (centre-cropped, resized) with patristic distances from ``newick``.
 
@@ -368,7 +371,8 @@ def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None
         species.extend([k] * len(files))
     species = np.asarray(species)
     data = PhyloData(np.stack(images), species, labels, patristic_matrix(tree, labels), tree=tree)
-    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction, seed=seed)
+    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction,
+                               seed=named_seed(seed, "split"))
     return data
 
 

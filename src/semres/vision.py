@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 
 from . import plotting as splot
 from . import theory
+from .fits import int_seed, named_seed
 from .intervals import difference_interval
 from .models import check_source
 from .phylo import PhyloData
@@ -112,8 +113,10 @@ def check_inputs(cub_dir=None, newick=None, model=None) -> None:
 
 
 def build_model(num_classes: int, model: str | None = None, widths=(16, 32, 64),
-                depths=(1, 1, 1), seed: int = 0) -> PhyloResNet:
-    """A small ResNet from a config (``model=None``) or a pretrained one loaded offline."""
+                depths=(1, 1, 1), seed=0) -> PhyloResNet:
+    """A small ResNet from a config (``model=None``) or a pretrained one loaded offline; its
+    initial weights (and the head's) come from the "initial weights" stream of ``seed`` (an
+    int or a SeedSequence)."""
     from transformers import ResNetConfig, ResNetModel
 
     if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)) \
@@ -121,7 +124,7 @@ def build_model(num_classes: int, model: str | None = None, widths=(16, 32, 64),
         raise ValueError(f"num_classes must be an integer >= 2; got {num_classes!r}")
     if len(widths) != len(depths) or not widths:
         raise ValueError("widths and depths must be non-empty and of equal length")
-    torch.manual_seed(seed)
+    torch.manual_seed(int_seed(seed, "initial weights"))
     if model is None:
         config = ResNetConfig(num_channels=3, embedding_size=int(widths[0]),
                               hidden_sizes=[int(w) for w in widths],
@@ -196,7 +199,7 @@ def _save_atomic(obj, path: Path) -> None:
 
 
 def train(model: PhyloResNet, data, alpha: float, *, epochs: int, batch_size: int = 64,
-          lr: float = 2e-3, weight_decay: float = 1e-4, seed: int = 0, checkpoint=None,
+          lr: float = 2e-3, weight_decay: float = 1e-4, seed=0, checkpoint=None,
           device="cpu", progress: bool = True, threads: int | None = 1) -> list[dict]:
     """Train one model on ``data.split['train']``; returns one history row per epoch.
 
@@ -215,14 +218,15 @@ def train_many(models, data, alphas, seeds, *, epochs: int, batch_size: int = 64
     A small ResNet leaves an accelerator idle between kernel launches; stacking the runs'
     weights and mapping the network over them (``torch.func.vmap``) launches each kernel once
     for all runs. The runs stay independent: each sees its own initial weights, its own seed's
-    batch order (epoch ``e`` depends only on ``(seed, e)``), its own α and an element-wise
+    batch order (epoch ``e`` draws from the stream ("batch order", e) of its seed, an int or a
+    SeedSequence), its own α and an element-wise
     AdamW, so the result equals separate runs up to floating-point summation order. A
     checkpoint written after every epoch lets an interrupted call resume exactly. The models
     are trained in place; returns one history (a row per epoch) per run. ``threads``: torch
     threads while training (None leaves torch's setting alone).
     """
     with _threads(threads):
-        return _train_many(list(models), data, list(alphas), [int(s) for s in seeds],
+        return _train_many(list(models), data, list(alphas), [_seed(s) for s in seeds],
                            epochs=epochs, batch_size=batch_size, lr=lr,
                            weight_decay=weight_decay, checkpoint=checkpoint, device=device,
                            progress=progress)
@@ -287,14 +291,15 @@ def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_d
                 stacked[k].copy_(v)
         opt.load_state_dict(state["optimizer"])
         histories, start = state["histories"], state["epoch"]
-    desc = f"alpha={alphas[0]:g} seed={seeds[0]}" if runs == 1 else f"{runs} runs at once"
+    desc = f"alpha={alphas[0]:g}" if runs == 1 else f"{runs} runs at once"
     bar = tqdm(range(start, epochs), desc=desc, disable=not progress, initial=start,
                total=epochs, leave=False)
     for epoch in bar:
         skeleton.train()
         orders = torch.stack([
             torch.from_numpy(train_idx)[torch.randperm(
-                len(train_idx), generator=torch.Generator().manual_seed(s * 100_003 + epoch))]
+                len(train_idx),
+                generator=torch.Generator().manual_seed(int_seed(s, "batch order", epoch)))]
             for s in seeds]).to(device)
         totals, n_seen, t0 = torch.zeros(3, runs, device=device), 0, time.perf_counter()
         for chunk in orders.split(batch_size, dim=1):
@@ -503,16 +508,17 @@ def identification_auc(E, species) -> float:
 
 # --- one trained model, measured -------------------------------------------------------------
 
-def evaluation_pool(data, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def evaluation_pool(data, seed=0) -> tuple[np.ndarray, np.ndarray]:
     """Test images of the trained species plus as many images per held-out species.
 
     Held-out species have all their images available; taking as many per species as the
-    trained species have test images keeps ν (the image distribution of the tests) balanced.
-    Returns the pool's image indices and a mask of which are held-out (OOD).
+    trained species have test images keeps ν (the image distribution of the tests) balanced;
+    which ones comes from the "evaluation pool" stream of ``seed``. Returns the pool's image
+    indices and a mask of which are held-out (OOD).
     """
     test, ood = data.split["test"], data.split["ood"]
     per_species = int(np.median(np.bincount(data.species[test])[np.unique(data.species[test])]))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(named_seed(seed, "evaluation pool"))
     picked = [rng.permutation(ood[data.species[ood] == k])[:per_species]
               for k in np.unique(data.species[ood])]
     ood = np.sort(np.concatenate(picked)) if picked else np.array([], dtype=np.int64)
@@ -520,7 +526,7 @@ def evaluation_pool(data, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return pool, np.isin(pool, ood)
 
 
-def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400, seed: int = 0):
+def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400, seed=0):
     """The tradeoff curve over ε and the threshold-free summaries of one embedding.
 
     ``emb`` are the pool's embeddings (trained species' test images and held-out species'
@@ -529,7 +535,8 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
     embedding space, the space where ε acts. ``p_s`` (and ``p_s_ood``) draw the references from
     other species than the probe's, as the paper's triplets do; ``p_s_all`` draws them from every
     image (the theorem's ν), for comparison. ``max_probes`` caps the probes of the triplet
-    accuracy (a seeded subset) for large test sets such as CUB's.
+    accuracy (a subset from the "probe subset" stream of ``seed``) for large test sets such as
+    CUB's.
     """
     species, is_ood = np.asarray(species), np.asarray(is_ood, dtype=bool)
     E = pairwise_distances(emb)
@@ -549,7 +556,7 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
         "p_s_theory": ps_th,
         "p_i_theory": pi_th,
     }
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(named_seed(seed, "probe subset"))
 
     def cap(idx):
         return np.sort(rng.choice(idx, max_probes, replace=False)) if len(idx) > max_probes else idx
@@ -568,31 +575,51 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
     return curve, summary
 
 
-def train_and_evaluate(images, species, distances, split, alpha: float, seed: int,
+def train_and_evaluate(images, species, distances, split, alpha: float, seed,
                        settings: dict, model: str | None = None, checkpoint_dir=None,
                        device="cpu", progress: bool = True) -> dict:
-    """Train one model at one α and seed, then measure it (one run of
+    """Train one model at one α, replicate 0 of ``seed``, then measure it (one run of
     :func:`train_and_evaluate_many`)."""
-    return train_and_evaluate_many(images, species, distances, split, [(alpha, seed)],
+    return train_and_evaluate_many(images, species, distances, split, [(alpha, 0)],
                                    settings, model=model, checkpoint_dir=checkpoint_dir,
-                                   device=device, progress=progress)[0]
+                                   device=device, progress=progress, seed=seed)[0]
+
+
+def _seed(seed):
+    """A seed as the streams take it: a SeedSequence as is, an integer as an int."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0 or a SeedSequence; got {seed!r}")
+    return int(seed)
 
 
 def train_and_evaluate_many(images, species, distances, split, runs, settings: dict,
                             model: str | None = None, checkpoint_dir=None, device="cpu",
-                            progress: bool = True) -> list[dict]:
-    """Train every ``(alpha, seed)`` run, ``settings["runs_at_once"]`` at a time (default: one
-    at a time on a CPU, all at once on an accelerator), then measure each; plain inputs so
+                            progress: bool = True, seed=0) -> list[dict]:
+    """Train every ``(alpha, replicate)`` run, ``settings["runs_at_once"]`` at a time (default:
+    one at a time on a CPU, all at once on an accelerator), then measure each; plain inputs so
     that the whole set can be cached.
 
-    ``settings`` holds ``epochs``, ``batch_size``, ``lr``, ``widths``, ``depths``, ``n_eps``
-    and ``max_probes``. Runs sharing a seed start from the same weights. With
+    Replicate ``r`` draws its initial weights, batch order, evaluation pool and probe subset
+    from the stream ("replicate", r) of ``seed`` (an int or a SeedSequence, say a chapter's
+    named stream), so runs of one replicate start from the same weights whatever their α, and
+    adding a replicate or an α moves no other run. A run's ``seed`` in the result is its
+    replicate. ``settings`` holds ``epochs``, ``batch_size``, ``lr``, ``widths``, ``depths``,
+    ``n_eps`` and ``max_probes``. With
     ``checkpoint_dir`` an interrupted call resumes from the last epoch of the group it was
     training; each checkpoint is removed once its group is measured (the caller caches the
     result). ``train_seconds`` of a run is its share of its group's training time, and
     ``trained_with`` the size of the group it trained in.
     """
-    runs = [(float(a), int(s)) for a, s in runs]
+    runs = [(float(a), int(r)) for a, r in runs]
+    if any(r < 0 for _, r in runs):
+        raise ValueError("runs: replicates must be integers >= 0")
+    seed = _seed(seed)
+
+    def stream(replicate):
+        return named_seed(seed, "replicate", replicate)
+
     at_once = settings.get("runs_at_once")
     if at_once is None:  # measured: stacking buys nothing on a CPU, launches on an accelerator
         at_once = 1 if torch.device(device).type == "cpu" else len(runs)
@@ -607,32 +634,33 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
                       disable=not progress or len(groups) < 2):
         group = runs[first:first + at_once]
         nets = [build_model(n_classes, model=model, widths=settings["widths"],
-                            depths=settings["depths"], seed=s) for _, s in group]
+                            depths=settings["depths"], seed=stream(r)) for _, r in group]
         ckpt = None
-        if checkpoint_dir is not None:
-            tag = hashlib.sha1(repr(group).encode()).hexdigest()[:16]
-            ckpt = Path(checkpoint_dir) / f"runs_{tag}.pt"  # named by the group's runs
+        if checkpoint_dir is not None:  # named by the group's runs and the seed they draw from
+            tag = hashlib.sha1(repr((group, [stream(r).entropy for _, r in group],
+                                     [stream(r).spawn_key for _, r in group])).encode())
+            ckpt = Path(checkpoint_dir) / f"runs_{tag.hexdigest()[:16]}.pt"
         t0 = time.perf_counter()
-        histories = train_many(nets, data, [a for a, _ in group], [s for _, s in group],
+        histories = train_many(nets, data, [a for a, _ in group], [stream(r) for _, r in group],
                                epochs=settings["epochs"], batch_size=settings["batch_size"],
                                lr=settings["lr"], checkpoint=ckpt, device=device,
                                progress=progress)
         share = (time.perf_counter() - t0) / len(group)
         t1 = time.perf_counter()
-        pools = [evaluation_pool(data, seed=seed) for _, seed in group]
+        pools = [evaluation_pool(data, seed=stream(r)) for _, r in group]
         embs = [embed(net, data.images[pool], device=device)
                 for net, (pool, _) in zip(nets, pools)]
         # the exact curves are CPU work: a stacked group is measured on every core
         measured = Parallel(n_jobs=min(len(group), cpu_count()), return_as="generator")(
             delayed(evaluate)(emb, data.species[pool], is_ood, data.distances,
                               n_eps=settings["n_eps"], max_probes=settings["max_probes"],
-                              seed=seed)
-            for emb, (pool, is_ood), (_, seed) in zip(embs, pools, group))
+                              seed=stream(r))
+            for emb, (pool, is_ood), (_, r) in zip(embs, pools, group))
         measured = list(tqdm(measured, total=len(group), desc="measuring", leave=False,
                              disable=not progress))
         per_run = (time.perf_counter() - t1) / len(group)
-        for (alpha, seed), history, (curve, summary) in zip(group, histories, measured):
-            out.append({"alpha": alpha, "seed": seed, "history": history, "curve": curve,
+        for (alpha, r), history, (curve, summary) in zip(group, histories, measured):
+            out.append({"alpha": alpha, "seed": r, "history": history, "curve": curve,
                         "summary": summary, "train_seconds": share,
                         "seconds": share + per_run, "trained_with": len(group)})
         if ckpt is not None and ckpt.exists():
