@@ -52,7 +52,6 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 import sympy as sp
-from IPython.display import display
 from joblib import hash as joblib_hash
 from tqdm.auto import tqdm
 
