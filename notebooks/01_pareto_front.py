@@ -37,28 +37,23 @@ seed = 0
 device = "auto"  # unused here (no neural network); every chapter takes the same flags
 mc_trials = 0  # Monte Carlo trials per table cell; 0 takes the profile's setting
 
-# %% tags=["hide-input"]
+# %%
 # %matplotlib inline
 import numpy as np
 import pandas as pd
 import sympy as sp
 from IPython.display import display
-from matplotlib.patches import Arc, Circle as CirclePatch, Patch
 from myst_nb import glue
 from tqdm.auto import tqdm
 
-import semres.book
-import semres.profiles
 import semres.plotting as splot
-from semres import kernels, spaces, theory
-from semres.report import Z_MAX, Report
-from semres.simulate import SETTINGS, check_row, check_table, luce_success
+from semres import kernels, pareto, spaces, theory
+from semres.explorer import front_explorer
+from semres.report import Z_MAX, open_chapter
+from semres.simulate import check_row, check_table, exact_two_item, luce_success
 
-splot.use_style()
 CHAPTER = "01_pareto_front"
-cfg = semres.profiles.settings(CHAPTER, profile, mc_trials=mc_trials)
-report = Report(CHAPTER)
-stream = semres.book.seeds(seed)
+cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, mc_trials=mc_trials)
 report.number("trials", cfg["trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 
@@ -92,79 +87,7 @@ report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close t
 # draws the pieces.
 
 # %% tags=["hide-input"]
-def schematic():
-    """The setup in one picture: a ball on a circle, the Luce rule, and the two tests."""
-    # narrow enough that a phone shows its text at about 9 px without zooming
-    fig, axes = splot.subplot_mosaic([["a", "b"], ["c", "c"]], figsize=(6.0, 6.2),
-                                     height_ratios=[1.1, 0.9])
-    axes = [axes["a"], axes["b"], axes["c"]]
-    blue, red, green = splot.CYCLE[0], splot.CYCLE[1], splot.CYCLE[2]
-
-    # (a) the space, the probe's resolution ball and two items
-    ax = axes[0]
-    ax.add_patch(CirclePatch((0, 0), 1, fill=False, color="0.6", lw=1.2))
-    probe, eps_deg = 90.0, 50.0
-    ax.add_patch(Arc((0, 0), 2, 2, theta1=probe - eps_deg, theta2=probe + eps_deg,
-                     color=blue, lw=6, alpha=0.35))
-
-    def at(deg, r=1.0):
-        return r * np.cos(np.radians(deg)), r * np.sin(np.radians(deg))
-
-    ax.plot(*at(probe), marker="*", ms=15, color="black")
-    ax.annotate("probe $p$", at(probe, 1.22), ha="center")
-    ax.plot(*at(115), "o", color=green, ms=9)
-    ax.annotate("$x_1$", at(115, 1.2), ha="center")
-    ax.plot(*at(-30), "o", color=red, ms=9)
-    ax.annotate("$x_2$", at(-30, 1.22), ha="center")
-    ax.annotate(r"$B_\varepsilon(p)$", at(probe - eps_deg - 18, 0.66), color=blue, ha="center")
-    ax.text(0, -0.15, r"$b_p = \nu(B_\varepsilon(p))$", ha="center")
-    ax.set_title("(a) probe and ball")
-    ax.set_xlim(-1.5, 1.5)
-    ax.set_ylim(-1.5, 1.5)
-    ax.set_aspect("equal")
-    ax.axis("off")
-
-    # (b) the Luce rule on the two items of panel (a), with noise Delta outside the ball
-    ax = axes[1]
-    delta = 0.25
-    g = np.array([1.0, delta])
-    # colour names the item, fill names the quantity: the legend shows the fills in neutral grey
-    ax.bar([0, 1], g, width=0.35, color=[green, red], alpha=0.35, hatch="//",
-           edgecolor=[green, red])
-    ax.bar([0.38, 1.38], g / g.sum(), width=0.35, color=[green, red])
-    ax.set_xticks([0.19, 1.19], ["$x_1$ (in)", "$x_2$ (out)"])
-    ax.text(0.95, 1.02, r"$D_i = g_i / \sum_k g_k$", ha="center")
-    ax.set_ylim(0, 1.15)
-    ax.set_title(rf"(b) Luce rule, $\Delta$ = {delta}")
-    ax.legend(handles=[Patch(facecolor="white", edgecolor="0.3", hatch="//",
-                             label="similarity $g$"),
-                       Patch(facecolor="0.3", label="choice $D_i$")],
-              loc="center right")
-    ax.grid(False)
-
-    # (c) the two tests, on a line
-    ax = axes[2]
-    for y, (title, p_x, note) in enumerate(
-        [("identification: $p$ is a copy of $x_1$", 0.3, "correct: the copied item"),
-         ("similarity: a new probe $p$", 0.42, "correct: the nearest item")]
-    ):
-        ax.hlines(y, 0, 1, color="0.7")
-        ax.plot([0.3, 0.75], [y, y], "o", color="0.35", ms=9)
-        ax.annotate("$x_1$", (0.3, y - 0.22), ha="center")
-        ax.annotate("$x_2$", (0.75, y - 0.22), ha="center")
-        ax.plot(p_x, y + 0.18, marker="*", ms=14, color="black")
-        ax.annotate("", (0.3, y + 0.05), (p_x, y + 0.16),
-                    arrowprops={"arrowstyle": "->", "color": green})
-        ax.text(0.5, y + 0.36, title, ha="center")
-        ax.text(0.5, y - 0.42, note, ha="center", color=green)
-    ax.set_xlim(-0.05, 1.05)
-    ax.set_ylim(-0.6, 1.6)
-    ax.axis("off")
-    ax.set_title("(c) the two tests")
-    return fig
-
-
-report.figure("setup", schematic())
+report.figure("setup", pareto.fig_setup())
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-setup
@@ -247,7 +170,7 @@ pI_given_p = (b * success_identification["other inside"]
               + (1 - b) * success_identification["other outside"])
 
 
-def average_over_probe(expr):
+def average_over_probe(expr):  # derivation
     """E_p of a polynomial in b_p: replace b_p^j by the j-th moment of the ball measure."""
     moments = {0: 1, 1: mean_b, 2: mean_b**2 + var_b}
     poly = sp.Poly(sp.expand(expr), b)
@@ -350,27 +273,7 @@ glue("ch1_b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])), di
 #    points are dominated by points of the tradeoff branch.
 
 # %% tags=["hide-input"]
-B = np.linspace(0, 1, 401)
-fig, (ax_b, ax_f) = splot.subplots(1, 2, figsize=(7.2, 4.4))
-ps, pi = theory.two_item(B)
-ax_b.plot(B, ps, color=splot.THEORY, label="$p_S$ (similarity)")
-ax_b.plot(B, pi, color=splot.THEORY_ALT, ls="--", label="$p_I$ (identification)")
-SMALL_B = 0.1  # where we draw the edge of the small-epsilon regime (a visual cut, not a law)
-regimes = [(0, SMALL_B, "small ε", "#edae49"), (SMALL_B, 0.5, "tradeoff", "#1b6ca8"),
-           (0.5, 1, "interference", "#d1495b")]
-for lo, hi, name, colour in regimes:
-    ax_b.axvspan(lo, hi, color=colour, alpha=0.12, lw=0)
-    ax_b.text((lo + hi) / 2, 0.47, name, ha="center", fontsize=9, rotation=90 if hi - lo < 0.2
-              else 0, va="bottom")
-    sel = (B >= lo) & (B <= hi)
-    ax_f.plot(pi[sel], ps[sel], color=colour, lw=2.5, label=name)
-ax_b.set(xlabel=r"ball measure $b$", ylabel="success probability", ylim=(0.45, 1.02))
-ax_f.plot(0.75, 0.75, "k*", ms=12, label=r"optimum $b = 1/2$")
-q = np.linspace(0.5, 1, 201)
-ax_f.plot(q, theory.front(q), color=splot.THEORY, lw=0.8, ls=":", label="front $p_S(p_I)$")
-ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$", xlim=(0.48, 1.01))
-splot.legend_outside(fig, [ax_b, ax_f], ncol=3)
-report.figure("front", fig)
+report.figure("front", pareto.fig_front())
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-front
@@ -418,8 +321,10 @@ display(sp.Eq(sp.Symbol(r"\langle b\rangle"), seg_mean),
         sp.Eq(sp.Symbol("p_S"), seg_pS), sp.Eq(sp.Symbol("p_I"), seg_pI))
 
 seg_moments = sp.lambdify(eps, (seg_mean, seg_var), "numpy")
+grid = np.linspace(0, 0.5, 11)  # the engine's segment has these moments
+assert np.allclose(seg_moments(grid), spaces.Segment().ball_measure(grid), rtol=0, atol=1e-14)
 # the cost of heterogeneity: at equal p_I (equal <b>) the segment loses exactly Var(b) in p_S
-cost_eps = sp.Rational(1, 4)
+cost_eps = sp.Rational(pareto.COST_EPS)
 report.number("seg_cost_eps", cost_eps)
 report.number("seg_cost", seg_var.subs(eps, cost_eps))
 report.number("seg_cost_max", seg_var.subs(eps, half))
@@ -458,60 +363,27 @@ report.number("seg_cost_max", seg_var.subs(eps, half))
 # {prf:ref}`thm-two-item-noise` — for any $\Delta$, because tied items are on the same side of
 # the ball boundary. The identification law is unchanged (the ball of a point contains the
 # point itself). We check this corrected theory against an exact enumeration of all
-# $(p, x_1, x_2)$ triples with the Luce rule, then against the engine (the original code got
-# this term wrong: see {ref}`original-code-ties`).
+# $(p, x_1, x_2)$ triples with the Luce rule (`exact_two_item`), then against the engine (the
+# original code got this term wrong: see {ref}`original-code-ties`).
 
 # %%
-rng = np.random.default_rng(stream("discrete_space"))
-grid = cfg["discrete_grid"]
-cells = rng.choice(grid * grid, size=cfg["discrete_points"], replace=False)
-xy = np.stack(np.divmod(cells, grid), axis=1)
-dist = np.abs(xy[:, None, :] - xy[None, :, :]).sum(-1).astype(float)  # city-block, integer
-weights = rng.dirichlet(np.full(len(xy), 2.0))
-
-
-def discrete_theory(dist, w, eps, delta):
-    """Theorem 2 with the ball moments of a finite space, plus the tie term tau / 2."""
-    ball = (dist <= eps) @ w  # b_p for every p, including p's own mass
-    mean, var = w @ ball, w @ ball**2 - (w @ ball) ** 2
-    tau = 0.0
-    for i in range(len(w)):  # P(d(p, x1) = d(p, x2) | p) = sum over distances of mass^2
-        _, groups = np.unique(dist[i], return_inverse=True)  # one group per distance
-        tau += w[i] * (np.bincount(groups, weights=w) ** 2).sum()
-    ps, pi = theory.two_item(mean, delta=delta, var_b=var)
-    return ps + tau / 2, pi, mean, var, tau
-
-
-def discrete_enumeration(dist, w, eps, delta):
-    """Every (probe, x1, x2) triple with its probability and Luce success, summed exactly."""
-    g = np.where(dist <= eps, 1.0, delta)  # g[p, x]
-    g1, g2 = g[:, :, None], g[:, None, :]
-    tot = g1 + g2
-    d1, d2 = dist[:, :, None], dist[:, None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m1 = np.where(tot > 0, g1 / tot, 0.5)
-    # mass on the correct items: x1 if strictly nearer, x2 if strictly nearer, both if tied
-    sim = np.where(d1 < d2, m1, np.where(d1 > d2, 1 - m1, 1.0))
-    prob = w[:, None, None] * w[None, :, None] * w[None, None, :]
-    ps = (prob * sim).sum()
-    # identification: the probe copies x1 (by symmetry the same as copying x2)
-    gi = np.where(dist <= eps, 1.0, delta)  # g between x1 (as probe) and x2
-    pi = (w[:, None] * w[None, :] * (1.0 / (1.0 + gi))).sum()
-    return ps, pi
-
-
-EPS_DISCRETE = (1.0, 2.0, 4.0)
-for eps_d in EPS_DISCRETE:
-    for delta_d in (0.0, 0.2):
-        ps_t, pi_t, *_ = discrete_theory(dist, weights, eps_d, delta_d)
-        ps_e, pi_e = discrete_enumeration(dist, weights, eps_d, delta_d)
-        assert abs(ps_t - ps_e) < 1e-12 and abs(pi_t - pi_e) < 1e-12, (eps_d, delta_d)
-_, _, mean_d, var_d, tau_d = discrete_theory(dist, weights, EPS_DISCRETE[1], 0.0)
+disc = pareto.discrete_space(cfg["discrete_grid"], cfg["discrete_points"],
+                             stream("discrete_space"))
+for eps_d in pareto.EPS["discrete"]:
+    mean_d, var_d = disc.ball_measure(eps_d)
+    for delta_d in pareto.ENUMERATION_DELTAS:
+        # Theorem 2 with the space's ball moments plus the tie term, against the exact sum
+        theorem = theory.two_item(mean_d, delta=delta_d, var_b=var_d,
+                                  tau=disc.tie_probability())
+        exact = exact_two_item(disc, kernels.Constant(eps_d, delta=delta_d))
+        assert np.allclose(theorem, exact, rtol=0, atol=1e-12), (eps_d, delta_d)
+_, var_d = disc.ball_measure(pareto.TIE_EPS)
+tau_d = disc.tie_probability()
 disc_excess = tau_d / 2 - var_d  # p_S above the homogeneous front at the same p_I
-report.number("disc_points", len(weights))
+report.number("disc_points", len(disc))
 report.number("disc_tau", tau_d)
 report.number("disc_var", var_d)
-report.number("disc_eps", EPS_DISCRETE[1])
+report.number("disc_eps", pareto.TIE_EPS)
 report.number("disc_excess", disc_excess)
 report.text("disc_side", "above" if disc_excess > 0 else "below")
 
@@ -526,34 +398,18 @@ report.text("disc_side", "above" if disc_excess > 0 else "below")
 # engine, with {glue:text}`ch1_trials:,` trials per cell.
 
 # %%
-def continuous_theory(name, eps, delta):
-    if name == "circle":
-        mean, var = 2 * eps, 0.0
-    elif name == "segment":
-        mean, var = seg_moments(eps)
-    else:  # sphere: a geodesic cap of angular radius eps
-        mean, var = (1 - np.cos(eps)) / 2, 0.0
-    ps, pi = theory.two_item(mean, delta=delta, var_b=var)
-    return ps, pi, mean
-
-
-EPS = {"circle": (0.05, 0.15, 0.25, 0.4), "segment": (0.05, 0.15, 0.25, 0.4),
-       "sphere": (0.3, 1.0, np.pi / 2, 2.2), "discrete": EPS_DISCRETE}
-DELTAS = (0.0, 0.1, 0.3)
-space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(),
-            "sphere": spaces.Sphere(), "discrete": spaces.Discrete(dist, weights=weights)}
-
-jobs = [(name, i, e, k, dl) for name, es in EPS.items() for i, e in enumerate(es)
-        for k, dl in enumerate(DELTAS)]
+space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(), "sphere": spaces.Sphere(),
+            "discrete": disc}
+jobs = [(name, i, e, k, dl) for name, es in pareto.EPS.items() for i, e in enumerate(es)
+        for k, dl in enumerate(pareto.DELTAS)]
 rows = []
 for name, i, e, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
-    if name == "discrete":
-        ps_t, pi_t, mean, _, _ = discrete_theory(dist, weights, e, dl)
-    else:
-        ps_t, pi_t, mean = continuous_theory(name, e, dl)
+    space = space_of[name]
+    mean, var = space.ball_measure(e)
+    ps_t, pi_t = theory.two_item(mean, delta=dl, var_b=var, tau=space.tie_probability())
     for task, th in (("similarity", ps_t), ("identification", pi_t)):
         # one stream per test, space and (eps, Delta) cell
-        est = luce_success(space_of[name], kernels.Constant(e, delta=dl), task=task, n=2,
+        est = luce_success(space, kernels.Constant(e, delta=dl), task=task, n=2,
                            trials=cfg["trials"], seed=stream(f"{task} test on {name}", i, k))
         rows.append(check_row(est, th, space=name, eps=round(e, 4), delta=dl,
                               mean_b=float(mean), task=task))
@@ -579,65 +435,7 @@ splot.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
 # ## Noise and heterogeneity move the front
 
 # %% tags=["hide-input"]
-fig, (ax_d, ax_s) = splot.subplots(1, 2, figsize=(7.2, 4.6))
-B = np.linspace(0, 1, 301)
-for i, dl in enumerate((0.0, 0.1, 0.2, 0.3, 0.5)):
-    ps, pi = theory.two_item(B, delta=dl)
-    ax_d.plot(pi, ps, color=splot.CYCLE[i], label=rf"$\Delta$ = {dl}")
-    if dl in DELTAS:
-        sel = mc[(mc.space == "circle") & (mc.delta == dl)]
-        ax_d.errorbar(sel[sel.task == "identification"]["mc"].to_numpy(),
-                      sel[sel.task == "similarity"]["mc"].to_numpy(),
-                      xerr=2 * sel[sel.task == "identification"]["stderr"].to_numpy(),
-                      yerr=2 * sel[sel.task == "similarity"]["stderr"].to_numpy(),
-                      fmt="o", ms=4, color=splot.CYCLE[i])
-ax_d.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
-         title="noise (homogeneous)")
-ax_d.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
-
-E = np.linspace(0, 0.5, 201)
-circ_ps, circ_pi = theory.two_item(2 * E)
-m_seg, v_seg = seg_moments(E)
-seg_ps, seg_pi = theory.two_item(m_seg, var_b=v_seg)
-ax_s.plot(circ_pi, circ_ps, color=splot.THEORY, label="circle (homogeneous)")
-ax_s.plot(seg_pi, seg_ps, color=splot.CYCLE[1], label="segment")
-for name, colour in (("circle", splot.THEORY), ("segment", splot.CYCLE[1])):
-    sel = mc[(mc.space == name) & (mc.delta == 0)]
-    ax_s.plot(sel[sel.task == "identification"]["mc"], sel[sel.task == "similarity"]["mc"],
-              "o", ms=5, color=colour, mfc="white")
-inset = ax_s.inset_axes([0.3, 0.17, 0.4, 0.35])
-inset.plot(E, v_seg, color=splot.CYCLE[1])
-inset.set_xlabel(r"$\varepsilon$", fontsize=9)
-inset.set_title(r"cost $\operatorname{Var}(b)$", fontsize=9)
-inset.tick_params(labelsize=9)
-inset.locator_params(nbins=3)
-ax_s.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
-         title=r"circle vs segment")
-ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
-report.figure("noise-segment", fig)
-
-# the book's overview: one row per result, checked by the largest |z| of its Monte Carlo cells
-for result, statement, cells in [
-        ("Theorem 1 (paper Thm. 1) on the circle", "p_S = 1/2 + <b> - <b>^2, p_I = 1 - <b>/2",
-         (mc.space == "circle") & (mc.delta == 0)),
-        ("Theorem 2 (paper Thm. 2), noise", "the noisy two-item law, every space and Delta > 0",
-         mc.delta > 0),
-        ("Theorem 1 with heterogeneity (segment)", "p_S lower by Var(b) at equal p_I",
-         mc.space == "segment"),
-        ("ties in a discrete space (new)", "p_S gains tau/2 (exact enumeration and Monte "
-         "Carlo)", mc.space == "discrete")]:
-    report.result(result, statement, check_max_z=mc.loc[cells, "z"].abs().max(),
-                  new="(new)" in result)
-report.deviations(
-    cfg, SETTINGS.paper,
-    f"the laws are checked by Monte Carlo with {cfg['trials']:,} trials per cell on circle, "
-    f"segment, sphere and a discrete space of {cfg['discrete_points']} points on a "
-    f"{cfg['discrete_grid']} × {cfg['discrete_grid']} grid, a check added here",
-    "the noisy form, the explicit noisy front and the segment's moments are derived here, and "
-    "the tie term $\\tau/2$ for discrete spaces is new here")
-report.save()
-report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo trials "
-           "per cell on the circle, segment, sphere and a discrete space")
+report.figure("noise-segment", pareto.fig_noise_segment(mc, seg_moments))
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-noise-segment
@@ -652,6 +450,22 @@ report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo tri
 # $\operatorname{Var}(b)$ (inset), the cost of heterogeneity.
 # ```
 
+# %%
+# the book's overview: one row per result, checked by the largest |z| of its Monte Carlo cells
+for result, statement, cells in pareto.overview_cells(mc):
+    report.result(result, statement, check_max_z=mc.loc[cells, "z"].abs().max(),
+                  new="(new)" in result)
+report.deviations(
+    cfg, pareto.SETTINGS.paper,
+    f"the laws are checked by Monte Carlo with {cfg['trials']:,} trials per cell on circle, "
+    f"segment, sphere and a discrete space of {cfg['discrete_points']} points on a "
+    f"{cfg['discrete_grid']} × {cfg['discrete_grid']} grid, a check added here",
+    "the noisy form, the explicit noisy front and the segment's moments are derived here, and "
+    "the tie term $\\tau/2$ for discrete spaces is new here")
+report.save()
+report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo trials "
+           "per cell on the circle, segment, sphere and a discrete space")
+
 # %% [markdown]
 # ## Explore the front
 #
@@ -663,8 +477,6 @@ report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo tri
 # server and no network; without JavaScript the same figure shows as an image.
 
 # %% tags=["hide-input"]
-from semres.explorer import front_explorer
-
 front_explorer()
 
 # %% [markdown]

@@ -36,27 +36,22 @@ device = "auto"  # unused here (no neural network); every chapter takes the same
 mc_trials = 0  # Monte Carlo trials per table cell; 0 takes the profile's setting
 n_max = 200  # largest n for the optimal-resolution curve b*(n)
 
-# %% tags=["hide-input"]
+# %%
 # %matplotlib inline
 import numpy as np
 import pandas as pd
 import sympy as sp
 from IPython.display import display
-from scipy import integrate, optimize, special
+from scipy import optimize
 from tqdm.auto import tqdm
 
-import semres.book
-import semres.profiles
 import semres.plotting as splot
-from semres import kernels, spaces, theory
-from semres.report import Z_MAX, Report
-from semres.simulate import SETTINGS_MANY, check_row, check_table, luce_success
+from semres import kernels, many_items, spaces, theory
+from semres.report import Z_MAX, open_chapter
+from semres.simulate import check_row, check_table, luce_success
 
-splot.use_style()
 CHAPTER = "02_many_items"
-cfg = semres.profiles.settings(CHAPTER, profile, mc_trials=mc_trials)
-report = Report(CHAPTER)
-stream = semres.book.seeds(seed)
+cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, mc_trials=mc_trials)
 report.number("trials", cfg["trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 report.number("exact_n_max", max(cfg["exact_n"]))
@@ -128,11 +123,11 @@ n = sp.Symbol("n", integer=True, positive=True)
 k = sp.Symbol("k", integer=True, nonnegative=True)
 
 
-def pmf(k, m):
+def pmf(k, m):  # derivation
     return sp.binomial(m, k) * b**k * (1 - b) ** (m - k)
 
 
-def pgf(m):
+def pgf(m):  # derivation
     return (1 - b + b * t) ** m
 
 
@@ -142,7 +137,7 @@ n0 = sp.Symbol("n", integer=True, nonnegative=True)
 kk = sp.Symbol("k", integer=True)
 
 
-def term(m, j):
+def term(m, j):  # derivation
     return sp.binomial(m, j) * x**j * y ** (m - j)
 
 
@@ -188,12 +183,12 @@ display(sp.Eq(sp.Symbol("p_I^n"), sp.simplify(pI_integral)))
 # two-item law $\tfrac12 + b - b^2$ of chapter 1.
 
 # %%
-def pS_cases(m, delta=0):
+def pS_cases(m, delta=0):  # derivation
     """Similarity success from the cases: K = 0 -> 1/m; K >= 1 -> 1 / (K + (m - K) delta)."""
     return pmf(0, m) / m + sum(pmf(j, m) / (j + (m - j) * delta) for j in range(1, m + 1))
 
 
-def pI_cases(m, delta=0):
+def pI_cases(m, delta=0):  # derivation
     """Identification: K of the other m - 1 inside -> 1 / (1 + K + (m - 1 - K) delta)."""
     return sum(pmf(j, m - 1) / (1 + j + (m - 1 - j) * delta) for j in range(m))
 
@@ -257,13 +252,14 @@ assert sp.simplify(pS_cases(2, Delta) - thm2_S) == 0
 assert sp.simplify(pI_cases(2, Delta) - thm2_I) == 0
 
 grid_b = np.linspace(0.0, 1.0, 11)
-worst = 0.0
+gaps = []  # SymPy's sums against the library, per (n, Delta)
 for m in (2, 3, 5, 8):
     f = sp.lambdify((b, Delta), (pS_cases(m, Delta), pI_cases(m, Delta)), "numpy")
     for dl in (0.0, 0.1, 0.5):
         mine = np.array(f(grid_b[1:-1], dl))
         lib = np.array(theory.n_item(grid_b[1:-1], m, delta=dl))
-        worst = max(worst, np.abs(mine - lib).max())
+        gaps.append(np.abs(mine - lib).max())
+worst = max(gaps)
 assert worst < 1e-12, worst
 report.number("noise_worst", worst)
 
@@ -299,18 +295,13 @@ assert sp.simplify(pI_inf - (1 - sp.exp(-lam)) / lam) == 0
 assert sp.simplify(lim_S - sp.exp(-lam) * (sp.exp(lam * t) - 1) / t) == 0
 # differentiating under the integral sign: d/dl of the S integrand = I integrand - S integrand
 assert sp.simplify(sp.diff(lim_S, lam) - (lim_I - lim_S)) == 0
-
-
-def ps_inf(x):
-    """p_S in the limit, via int_0^1 (e^{xt} - 1)/t dt = Ein(x) = Ei(x) - gamma - ln x."""
-    return np.exp(-x) * (special.expi(x) - np.euler_gamma - np.log(x))
-
-
-
-assert abs(ps_inf(1.3) - float(pS_inf.subs(lam, 1.3).evalf())) < 1e-12
-lam_star = optimize.brentq(lambda x: ps_inf(x) - (1 - np.exp(-x)) / x, 0.5, 5.0, xtol=1e-14)
+# the package's closed forms are these limits (Ein(x) = Ei(x) - gamma - ln x)
+assert abs(theory.poisson_limit(1.3)[0] - float(pS_inf.subs(lam, 1.3).evalf())) < 1e-12
+assert abs(theory.poisson_limit(1.3)[1] - float(pI_inf.subs(lam, 1.3))) < 1e-12
+lam_star = optimize.brentq(lambda x: np.subtract(*theory.poisson_limit(x)), 0.5, 5.0,
+                           xtol=1e-14)
 report.number("lam_star", lam_star)
-report.number("p_inf_star", ps_inf(lam_star))
+report.number("p_inf_star", theory.poisson_limit(lam_star)[0])
 display(sp.Eq(sp.Symbol(r"p_I^\infty"), pI_inf), sp.Eq(sp.Symbol(r"p_S^\infty"), pS_inf))
 
 # %% [markdown]
@@ -324,34 +315,26 @@ display(sp.Eq(sp.Symbol(r"p_I^\infty"), pI_inf), sp.Eq(sp.Symbol(r"p_S^\infty"),
 # ## Numerics: $b^\ast(n)$ and the non-monotonic $p_S^{\,n}$
 
 # %%
-def b_star(m):
-    res = optimize.minimize_scalar(lambda x: -theory.n_item(x, m)[0], bounds=(1e-9, 1 - 1e-9),
-                                   method="bounded", options={"xatol": 1e-10})
-    return res.x
-
-
 ns = np.arange(2, int(n_max) + 1)
-bs = np.array([b_star(m) for m in ns])
+bs = np.array([theory.n_item_optimum(m) for m in ns])
 ps_star, pi_star = theory.n_item(bs, ns)
 gap = float(np.abs(ps_star - pi_star).max())
-assert gap < 1e-6, gap  # the corollary of the identity, found numerically at the optimum
+# the corollary of the identity, found numerically at the optimum
+assert gap < many_items.IDENTITY_TOL, gap
 optimum = pd.DataFrame({"n": ns, "b_star": bs, "n_b_star": ns * bs, "p_star": ps_star})
 
-PAPER_B_STAR = {2: 0.5, 3: 0.377, 4: 0.302, 10: 0.137, 100: 0.0149}  # the paper's notes
-check = pd.DataFrame({"n": [m for m in PAPER_B_STAR if m <= n_max]})
-check["paper"] = check["n"].map(PAPER_B_STAR)
+check = pd.DataFrame({"n": [m for m in many_items.PAPER_B_STAR if m <= n_max]})
+check["paper"] = check["n"].map(many_items.PAPER_B_STAR)
 check["here"] = bs[check["n"] - 2]
 check["lambda*/n"] = lam_star / check["n"]
 # the paper gives three significant figures
-b_star_ok = bool(np.allclose(check["here"], check["paper"], rtol=5e-3, atol=0))
-b_star_dev = float((check["here"] / check["paper"] - 1).abs().max())
+b_star_ok, b_star_dev = many_items.b_star_agrees(check["here"], check["paper"])
 assert np.all(np.diff(ns * bs) > 0) and ns[-1] * bs[-1] < lam_star  # climbs towards lambda*
 splot.table(check, decimals=4, n="{:d}")
 
 # %% tags=["hide-input"]
 report.table(optimum, "b_star")
-report.text("bstar_verdict", f"the values agree to {b_star_dev:.1e} (relative)"
-            if b_star_ok else f"the values differ by up to {b_star_dev:.1e} (relative)")
+report.text("bstar_verdict", many_items.b_star_verdict(b_star_ok, b_star_dev))
 report.number("gap", gap)
 report.number("nb_last", ns[-1] * bs[-1])
 report.number("n_last", ns[-1])
@@ -364,20 +347,19 @@ report.number("n_last", ns[-1])
 # $n =$ {glue:text}`ch2_n_last`, approaching $\lambda^\ast$ from below.
 
 # %%
-B_SMALL = 0.05
-N = np.arange(2, 401)
-ps_n, pi_n = theory.n_item(B_SMALL, N)
+N = np.arange(2, many_items.N_CURVE + 1)
+ps_n, pi_n = theory.n_item(many_items.B_SMALL, N)
 turn = np.flatnonzero(np.diff(np.sign(np.diff(ps_n)))) + 1  # local extrema of p_S in n
 assert len(turn) == 2, turn  # one minimum, then one maximum
 n_min, n_peak = int(N[turn[0]]), int(N[turn[1]])
-report.number("bsmall", B_SMALL)
+report.number("bsmall", many_items.B_SMALL)
 report.number("ps_n2", ps_n[0])
 report.number("nmin", n_min)
 report.number("psmin", ps_n[turn[0]])
 report.number("npeak", n_peak)
 report.number("pspeak", ps_n[turn[1]])
-report.number("npeak_lam", lam_star / B_SMALL)
-report.number("ratio400", ps_n[-1] * N[-1] * B_SMALL)
+report.number("npeak_lam", lam_star / many_items.B_SMALL)
+report.number("ratio400", ps_n[-1] * N[-1] * many_items.B_SMALL)
 
 # %% [markdown]
 # At a fine resolution, $b =$ {glue:text}`ch2_bsmall:.2f`, generalization is not monotonic in
@@ -401,32 +383,17 @@ report.number("ratio400", ps_n[-1] * N[-1] * B_SMALL)
 # over the probe's ball measure $b_p$ (numerical quadrature over $p$).
 
 # %%
-N_MC = (2, 3, 5, 10, 20)
-B_MC = (0.05, 0.3)
-DELTA_MC = (0.0, 0.1)
-EPS_SEGMENT = 0.1
-
-
-def segment_theory(eps, m, delta):
-    """Heterogeneous form: average Theorem 3 over the segment's ball measure b_p."""
-    def b_p(x):
-        return min(x + eps, 1.0) - max(x - eps, 0.0)
-
-    return [integrate.quad(lambda x: theory.n_item(b_p(x), m, delta=delta)[i], 0, 1,
-                           points=[eps, 1 - eps], epsabs=1e-12, epsrel=1e-12)[0]
-            for i in (0, 1)]
-
-
-jobs = [("circle", m, i, bb / 2, k, dl) for m in N_MC for i, bb in enumerate(B_MC)
-        for k, dl in enumerate(DELTA_MC)]
-jobs += [("segment", m, 0, EPS_SEGMENT, k, dl) for m in N_MC for k, dl in enumerate(DELTA_MC)]
+jobs = [("circle", m, i, bb / 2, k, dl) for m in many_items.N_MC
+        for i, bb in enumerate(many_items.B_MC) for k, dl in enumerate(many_items.DELTA_MC)]
+jobs += [("segment", m, 0, many_items.EPS_SEGMENT, k, dl) for m in many_items.N_MC
+         for k, dl in enumerate(many_items.DELTA_MC)]
 rows = []
 for name, m, i, eps, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
     if name == "circle":
         ps_t, pi_t = theory.n_item(2 * eps, m, delta=dl)
         space = spaces.Circle()
     else:
-        ps_t, pi_t = segment_theory(eps, m, dl)
+        ps_t, pi_t = many_items.segment_n_item(eps, m, dl)
         space = spaces.Segment()
     mean_b = space.ball_measure(eps)[0]
     for task, th in (("similarity", ps_t), ("identification", pi_t)):
@@ -442,8 +409,8 @@ mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2)
 # %% tags=["hide-input", "hide-output"]
 report.table(mc, "mc_check")
 report.number("mc_cells", len(mc))
-report.number("n_mc_max", max(N_MC))
-report.number("eps_segment", EPS_SEGMENT)
+report.number("n_mc_max", max(many_items.N_MC))
+report.number("eps_segment", many_items.EPS_SEGMENT)
 report.number("mc_maxz", mc["z"].abs().max())
 splot.table(check_table(mc, ["space", "n", "mean_b", "delta"]), decimals=4,
             **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "n": "{:d}"})
@@ -457,31 +424,7 @@ splot.table(check_table(mc, ["space", "n", "mean_b", "delta"]), decimals=4,
 # ## Figures
 
 # %% tags=["hide-input"]
-mc0 = mc[(mc.space == "circle") & (mc.delta == 0)].assign(b=lambda df: 2 * df.eps)
-fig, (ax_i, ax_s) = splot.subplots(1, 2, figsize=(7.2, 4.4))
-NN = np.arange(2, 1001)
-for i, bb in enumerate((0.02, 0.05, 0.3)):
-    _, pi = theory.n_item(bb, NN)
-    ax_i.loglog(NN, pi, color=splot.CYCLE[i], label=f"$p_I^n$, b = {bb}")
-    ax_i.loglog(NN, 1 / (NN * bb), color=splot.CYCLE[i], ls=":", lw=1)
-    sel = mc0[(mc0.b == bb) & (mc0.task == "identification")]
-    ax_i.plot(sel.n, sel.mc, "o", ms=5, color=splot.CYCLE[i], mfc="white")
-ax_i.plot([], [], "k:", lw=1, label="$1/(n b)$")
-ax_i.set(xlabel="number of items $n$", ylabel="identification $p_I^n$", ylim=(1e-3, 1.1),
-         title="the $1/n$ collapse")
-ax_i.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
-
-for i, bb in enumerate((0.02, 0.05, 0.1)):
-    ps, _ = theory.n_item(bb, N)
-    ax_s.semilogx(N, ps, color=splot.CYCLE[i], label=f"b = {bb}")
-    if bb in B_MC:
-        sel = mc0[(mc0.b == bb) & (mc0.task == "similarity")]
-        ax_s.plot(sel.n, sel.mc, "o", ms=5, color=splot.CYCLE[i], mfc="white")
-ax_s.plot([n_min, n_peak], ps_n[turn], "kx", ms=8, label=f"turning points, b = {B_SMALL}")
-ax_s.set(xlabel="number of items $n$", ylabel="generalization $p_S^n$",
-         title="non-monotonic $p_S^n$")
-ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
-report.figure("collapse", fig)
+report.figure("collapse", many_items.fig_collapse(mc, ps_n, turn, N))
 
 # %% [markdown]
 # ```{glue:figure} ch2-fig-collapse
@@ -497,56 +440,38 @@ report.figure("collapse", fig)
 # ```
 
 # %% tags=["hide-input"]
-fig, (ax_b, ax_f) = splot.subplots(1, 2, figsize=(7.2, 4.6))
-ax_b.loglog(ns, bs, color=splot.THEORY, label="$b^*(n)$, exact")
-ax_b.loglog(ns, lam_star / ns, color=splot.CYCLE[1], ls="--",
-            label=rf"$\lambda^*/n$, $\lambda^*$ = {lam_star:.3f}")
-ax_b.plot(check.n, check.paper, "s", ms=5, color=splot.CYCLE[2], mfc="white",
-          label="values quoted in the paper")
-ax_b.set(xlabel="number of items $n$", ylabel="optimal ball measure $b^*$",
-         title="optimal resolution")
-ax_b.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
+report.figure("optimum", many_items.fig_optimum(ns, bs, lam_star, check, ps_star, pi_star))
 
-BB = np.linspace(1e-4, 1, 600)
-for i, m in enumerate((2, 3, 5, 10, 20, 50)):
-    ps, pi = theory.n_item(BB, m)
-    ax_f.plot(pi, ps, color=splot.CYCLE[i], label=f"n = {m}")
-    if m <= n_max:
-        ax_f.plot(pi_star[m - 2], ps_star[m - 2], "*", ms=10, color=splot.CYCLE[i])
-diag = np.linspace(0, 1, 2)
-ax_f.plot(diag, diag, color=splot.THEORY_ALT, lw=0.8, ls=":", label="$p_S = p_I$")
-ax_f.set(xlabel="identification $p_I^n$", ylabel="generalization $p_S^n$",
-         xlim=(0, 1.02), ylim=(0, 0.8), title="fronts for several $n$")
-ax_f.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
-report.figure("optimum", fig)
-
+# %%
 # the book's overview: one row per headline result
-PAPER_MIN = (5, 0.369)  # the paper: at b = 0.05, p_S^n has its minimum, about 0.369, near n = 5
 report.result("Theorem 3 (paper Thm. 3), n items",
               "p_I^n = (1 - (1 - b)^n)/(n b) and the finite sum for p_S^n (SymPy for symbolic "
               "n; Monte Carlo on circle and segment)", check_max_z=mc["z"].abs().max())
 report.result("b*(n) against the paper's values",
               "largest relative deviation of b*(n) from the paper's quoted values (n = "
               + ", ".join(map(str, check.n)) + ")", headline=b_star_dev, passed=b_star_ok,
-              tolerance=5e-3, tolerance_reason="relative: the paper quotes b* to three "
-              "significant figures (0.377, 0.0149), so 0.5% is its rounding")
+              tolerance=many_items.B_STAR_RTOL, tolerance_reason="relative: the paper quotes b* to "
+              "three significant figures (0.377, 0.0149), so 0.5% is its rounding")
 report.result("non-monotonic p_S^n at b = 0.05: the minimum",
-              f"p_S^n at its minimum over n (at n = {n_min}; the paper: n = {PAPER_MIN[0]})",
-              paper_value=PAPER_MIN[1], headline=ps_n[turn[0]], tolerance=5e-4,
+              f"p_S^n at its minimum over n (at n = {n_min}; the paper: n = "
+              f"{many_items.PAPER_MIN[0]})", paper_value=many_items.PAPER_MIN[1],
+              headline=ps_n[turn[0]], tolerance=many_items.PAPER_MIN_TOL,
               tolerance_reason="the paper quotes the minimum to three decimals",
-              passed=abs(ps_n[turn[0]] - PAPER_MIN[1]) < 5e-4 and n_min == PAPER_MIN[0])
+              passed=many_items.minimum_matches(n_min, ps_n[turn[0]]))
 report.result("optimum identity (new here)", "at b*(n), p_S^n = p_I^n (largest gap over n)",
-              headline=gap, passed=gap < 1e-6, new=True, tolerance=1e-6,
+              headline=gap, passed=gap < many_items.IDENTITY_TOL, new=True,
+              tolerance=many_items.IDENTITY_TOL,
               tolerance_reason="numerical: the identity is exact (SymPy), the optimiser finds "
               "b*(n) to far better than this")
 
 # what ran here against the paper, read from this build's parameters
-missing = [m for m in PAPER_B_STAR if m > n_max]
+missing = [m for m in many_items.PAPER_B_STAR if m > n_max]
 report.deviations(
-    cfg, SETTINGS_MANY.paper,
+    cfg, many_items.SETTINGS.paper,
     f"the symbolic proof covers every $n$; the exact case-by-case checks run for "
     f"$n \\le {max(cfg['exact_n'])}$ in this profile",
-    f"a Monte Carlo check added here, for $n \\in \\{{{', '.join(map(str, N_MC))}\\}}$ "
+    f"a Monte Carlo check added here, for $n \\in "
+    f"\\{{{', '.join(map(str, many_items.N_MC))}\\}}$ "
     f"with {cfg['trials']:,} trials per cell",
     f"$b^*(n)$ is computed up to $n = {int(n_max)}$, so the paper's value at "
     f"$n = {', '.join(map(str, missing))}$ is not compared" if missing else "",
@@ -554,7 +479,7 @@ report.deviations(
     "are derived here; the paper quotes $p_I^n$ and an empirical $b^* \\approx 1.5/n$")
 report.save()
 report.box(f"profile `{profile}`, seed {seed}; SymPy for symbolic n, Monte Carlo for "
-           f"n = {', '.join(map(str, N_MC))} ({cfg['trials']:,} trials per cell)")
+           f"n = {', '.join(map(str, many_items.N_MC))} ({cfg['trials']:,} trials per cell)")
 
 # %% [markdown]
 # ```{glue:figure} ch2-fig-optimum

@@ -34,34 +34,29 @@
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
-seed = 0  # first seed; network k of a condition uses seed + k
+seed = 0  # network k of every condition draws from the stream ("toy network", k) of it
 device = "auto"  # unused: the batched toy networks are tiny and train on one CPU thread
 n_seeds = 0  # networks per condition; 0 takes the profile's setting
 epochs = 0  # training epochs; 0 takes the profile's setting
 
-# %% tags=["hide-input"]
+# %%
 # %matplotlib inline
 import time
 
 import numpy as np
 import pandas as pd
 import sympy as sp
-import torch
 from IPython.display import Math, display
 
-import semres.book
-import semres.profiles
 import semres.plotting as splot
-from semres import fits, kernels, spaces, theory, toy
+from semres import kernels, spaces, theory, toy
 from semres.intervals import mean_interval
-from semres.report import Z_MAX, Report
+from semres.report import Z_MAX, open_chapter
 from semres.simulate import luce_success
 
-splot.use_style()
 CHAPTER = "03_toy_relu"
-cfg = semres.profiles.settings(CHAPTER, profile, n_seeds=n_seeds, epochs=epochs)
-report = Report(CHAPTER)
-stream = semres.book.seeds(seed)
+cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, n_seeds=n_seeds,
+                                          epochs=epochs)
 report.number("mc_trials", cfg["mc_trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 
@@ -172,18 +167,8 @@ mean_b, var_b = 2 * eps - eps**2, sp.Rational(2, 3) * eps**3 - eps**4  # segment
 const_segment = half + mean_b - mean_b**2 - var_b
 assert sp.series(const_circle - const_segment, eps, 0, 3).removeO() == eps**2
 
-
-def split_log2(name, expr):
-    """``name = polynomial + ln 2 (polynomial)`` on two lines, so it fits a phone's column."""
-    expr = sp.expand(expr)
-    c = expr.coeff(sp.log(2))
-    rest = sp.expand(expr - c * sp.log(2))
-    assert sp.simplify(rest + c * sp.log(2) - expr) == 0
-    return Math(rf"\begin{{aligned}} {name} &= {sp.latex(rest)} \\ &\quad + \ln 2 \left("
-                rf"{sp.latex(c)}\right) \end{{aligned}}")
-
-
-display(split_log2(r"p_S^{\text{seg}}", seg_s), split_log2(r"p_I^{\text{seg}}", seg_i))
+display(Math(toy.split_log2(r"p_S^{\text{seg}}", seg_s)),
+        Math(toy.split_log2(r"p_I^{\text{seg}}", seg_i)))
 
 eps_grid = np.linspace(1e-4, 0.5, 50_001)
 seg_ps_grid = segment_linear(eps_grid)[0]
@@ -271,21 +256,24 @@ splot.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
 # $h(d) = \Delta + (1 - \Delta)\max(0, 1 - d/\varepsilon)$: the fitted $\varepsilon$ is the
 # resolution the network has given itself, $\Delta$ its noise floor.
 #
-# **Seeds.** Network $k$ of every condition uses seed `seed + k` for its initial $W$ and its
-# trials, so the three conditions start from the same weights and see the same stimuli. All
+# **Seeds.** Network $k$ of every condition draws its initial $W$ and its trials from the
+# named stream `stream("toy network", k)` of the chapter's seed, so the three conditions start
+# from the same weights and see the same stimuli. All
 # networks are trained as one stack of weight matrices (batched matrix products, one Adam over
 # the stack); each gets exactly the updates it would get alone (`tests/test_toy.py` checks it).
 
 # %%
 conditions = [c for c in toy.CONDITIONS for _ in range(cfg["seeds"])]
-seeds = [seed + k for _ in toy.CONDITIONS for k in range(cfg["seeds"])]
+replicate = [k for _ in toy.CONDITIONS for k in range(cfg["seeds"])]
+# network k of every condition draws its start and its trials from one named stream: paired runs
+seeds = [stream("toy network", k) for k in replicate]
 config = toy.ToyConfig(epochs=cfg["epochs"], snapshot_epochs=tuple(cfg["snapshots"]))
 # the prose quotes the paper's settings; make sure they are the ones used
 assert (config.n_stimuli, config.n_hidden, config.trials_per_epoch, config.batch_size,
         config.lr, config.lambda_sim, config.init_high) == (50, 10, 2000, 128, 7e-3, 0.1, 2.0)
 report.number("steps", config.steps_per_epoch)
 report.number("lambda_rec", toy.RECONSTRUCTION_LAMBDA_REC)
-train = semres.book.cache().cache(toy.train, ignore=["progress", "threads", "compiled"])
+train = cache.cache(toy.train, ignore=["progress", "threads", "compiled"])
 start = time.perf_counter()
 history = train(conditions, seeds, config)
 report.number("train_seconds", time.perf_counter() - start)
@@ -295,33 +283,9 @@ report.number("epochs", cfg["epochs"])
 
 cond = np.array(history.conditions)
 n_epochs = history.p_s.shape[1]
-dist_of = {g: toy.stimulus_distances(config.n_stimuli, g) for g in toy.GEOMETRIES}
-trajectories = pd.DataFrame({
-    "condition": np.repeat(cond, n_epochs),
-    "seed": np.repeat(history.seeds, n_epochs),
-    "epoch": np.tile(np.arange(n_epochs), len(cond)),
-    "p_s": history.p_s.ravel(),
-    "p_i": history.p_i.ravel(),
-    "eps_fit": history.eps_fit.ravel(),
-    "delta_fit": history.delta_fit.ravel(),
-})
-# the profile fit searches eps over [0.2 min d, 1.2 max d] and Delta over [0, 1]: flag the fits
-# that stopped on an edge of that range (censored, not estimated)
-reports = [toy.profile_fit_report(history.profile_d[history.geometry(c)], e, dl)
-           for c, e, dl in zip(trajectories.condition, trajectories.eps_fit,
-                               trajectories.delta_fit)]
-trajectories["at_bound"] = [r["at_bound"] for r in reports]
-trajectories["bound_params"] = [r["bound_params"] for r in reports]
-# goodness of fit of the profile fit where the per-pair similarities are kept (the snapshots):
-# chi-square of the level means against the fitted line, with each level's standard error
-no_gof = fits.gof_none("the per-pair similarities are kept at snapshot epochs only")
-gofs = [toy.profile_fit_gof(history.snapshots[ep][k], dist_of[history.geometry(c)], e, dl)
-        if ep in history.snapshots else no_gof
-        for k, c, ep, e, dl in zip(np.repeat(np.arange(len(cond)), n_epochs),
-                                   trajectories.condition, trajectories.epoch,
-                                   trajectories.eps_fit, trajectories.delta_fit)]
-# misfit is empty where nothing was tested (gof_tested False), never False
-trajectories = pd.concat([trajectories, fits.gof_frame(gofs)], axis=1)
+# exact p_S, p_I and the fitted profile of every network at every epoch, with the fits'
+# edge flags and, at the snapshots, their goodness of fit (toy.trajectory_table)
+trajectories = toy.trajectory_table(history, replicate)
 report.table(trajectories, "trajectories")
 shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epochs - 1)})
 (trajectories.groupby(["condition", "epoch"])[["p_s", "p_i", "eps_fit"]].mean().unstack(0)
@@ -343,46 +307,19 @@ shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epoch
 #   $p_S = \tfrac12$ and $p_I = 1/(1 + \Delta)$.
 
 # %%
-dist = dist_of
-tables = {g: toy.TrialTable.from_distances(dist[g]) for g in toy.GEOMETRIES}
-
-
-def own_profile_prediction(members, geometry, every):
-    """Exact (p_S, p_I) of the distance profile h(d_ij) of each network, every few epochs."""
-    levels = history.profile_d[geometry]
-    level_of = np.searchsorted(levels, np.round(dist[geometry], 12))
-    epochs_ = np.arange(0, n_epochs, every)
-    h = history.profiles[members][:, epochs_, : len(levels)]  # (networks, epochs, levels)
-    ps, pi = np.empty(h.shape[:2]), np.empty(h.shape[:2])
-    for lo in range(0, len(epochs_), 8):  # chunks keep the (.., 58 800) temporaries small
-        chunk = torch.tensor(h[:, lo : lo + 8][..., level_of])
-        a, c = toy.exact_scores(chunk, tables[geometry])
-        ps[:, lo : lo + 8], pi[:, lo : lo + 8] = a.numpy(), c.numpy()
-    return epochs_, ps, pi
-
-
 EVERY = max(1, n_epochs // 100)
-own = {c: own_profile_prediction(cond == c, history.geometry(c), EVERY) for c in toy.CONDITIONS}
-# the linear profile on the 50-point circle, exactly (the theory "on the same discrete nu")
+own = {c: toy.own_profile_prediction(history, c, EVERY) for c in toy.CONDITIONS}
+# the linear profile on the 50-point circle and segment, exactly (the theory "on the same
+# discrete nu"): on these stimuli it peaks higher than the continuous optimum, and its
+# circle-minus-segment gap is larger
 eps_line = np.linspace(0.005, 0.5, 300)
-G_line = torch.tensor(toy.linear_profile(dist["circle"][None], eps_line[:, None, None]))
-disc_s, disc_i = (v.numpy() for v in toy.exact_scores(G_line, tables["circle"]))
-G_line_seg = torch.tensor(toy.linear_profile(dist["segment"][None], eps_line[:, None, None]))
-disc_seg_s = toy.exact_scores(G_line_seg, tables["segment"])[0].numpy()
-# what the 50 stimuli move: the same linear profile on these stimuli peaks higher than the
-# continuous optimum, and its circle-minus-segment gap is larger
+disc_s, disc_i = toy.linear_profile_scores("circle", eps_line)
+disc_seg_s = toy.linear_profile_scores("segment", eps_line)[0]
 DISC_PEAK = float(disc_s.max())
 DISC_SHORT = float(disc_s.max() - disc_seg_s.max())
 
 B = np.linspace(0, 1, 2001)
 prop_s, prop_i = theory.linear_circle(B)
-
-
-def distance_to_curve(ps, pi, curve_s, curve_i):
-    """Euclidean distance in the (p_I, p_S) plane from each point to a densely sampled curve."""
-    return np.sqrt((ps[..., None] - curve_s) ** 2 + (pi[..., None] - curve_i) ** 2).min(-1)
-
-
 circ = cond == "circle"
 # the peak: each network's p_S at the epoch where the other seeds' smoothed mean trajectory
 # peaks, an unbiased estimate (its own maximum over epochs picks its luckiest epoch)
@@ -390,8 +327,8 @@ SMOOTH = max(1, n_epochs // 50)
 held = {c: toy.held_out_peak(history.p_s[cond == c], SMOOTH) for c in toy.CONDITIONS}
 peak_epoch = held["circle"][1]
 after = np.arange(n_epochs)[None, :] >= peak_epoch[:, None]
-d_prop = distance_to_curve(history.p_s[circ], history.p_i[circ], prop_s, prop_i)
-d_disc = distance_to_curve(history.p_s[circ], history.p_i[circ], disc_s, disc_i)
+d_prop = toy.distance_to_curve(history.p_s[circ], history.p_i[circ], prop_s, prop_i)
+d_disc = toy.distance_to_curve(history.p_s[circ], history.p_i[circ], disc_s, disc_i)
 eps_at_peak = history.eps_fit[circ][np.arange(circ.sum()), peak_epoch]
 
 peaks = {c: held[c][0] for c in ("circle", "segment")}
@@ -403,10 +340,9 @@ peak_ci = mean_interval(peaks["circle"])
 short = peaks["circle"] - peaks["segment"]
 short_ci = mean_interval(short)
 peak_se, short_se = peak_ci["se"], short_ci["se"]
-peak_gap = float(peaks["circle"].mean() - P_STAR)
 # the claim the chapter makes of the peak: it is Proposition 1's optimum the networks reach,
 # not the constant-similarity 3/4
-nearer_prop1 = abs(peak_gap) < abs(peaks["circle"].mean() - 0.75)
+nearer_prop1 = toy.nearer_proposition1(peaks["circle"].mean(), P_STAR)
 
 # Proposition 1 with the fitted eps, after the peak
 fit_s, fit_i = theory.linear_circle(np.minimum(2 * history.eps_fit[circ], 1.0))
@@ -430,11 +366,7 @@ rec_gap = rec_pi - rec_pred
 # success over pairs, mean 1/(1 + x_ij) with x_ij = G_ij / G_ii, is at least 1/(1 + mean x).
 # It is computed from the same weights as the measurement, so it explains part of the gap but
 # cannot serve as an independent tolerance for Theorem 2.
-G_rec = toy.similarity_matrix(torch.tensor(history.final_W[rec])).numpy()
-x_rec = G_rec / np.diagonal(G_rec, axis1=1, axis2=2)[:, :, None]
-off_diag = ~np.eye(x_rec.shape[1], dtype=bool)
-x_rec = x_rec[:, off_diag]
-jensen = float(np.mean(np.mean(1 / (1 + x_rec), 1) - 1 / (1 + x_rec.mean(1))))
+jensen = toy.jensen_term(history.final_W[rec])
 MID = min(n_epochs - 1, max(1, (n_epochs - 1) // 5))
 rec_gap_mid = float((history.p_i[rec, MID]
                      - 1 / (1 + history.delta_fit[rec, MID])).mean())
@@ -449,16 +381,8 @@ quantities = pd.DataFrame({
 })
 splot.table(quantities)
 
-# %% tags=["hide-input"]
-tolerances = {  # (tolerance, its reason) of each comparison with a law
-    "peak": (0.0, f"no allowance: the 50 stimuli raise a linear profile's optimum (to "
-             f"{DISC_PEAK:.4f} on this circle), never lower it, so they excuse no shortfall"),
-    "short": (0.0, "no allowance: the reference is the same linear profile on the same 50 "
-              "stimuli, so no discretisation is left to allow for"),
-    "rec": (0.0, "no allowance: Theorem 2 assumes one floor for every pair; the learned floors "
-            f"spread, which by Jensen's inequality raises p_I by {jensen:.4f}, but that term "
-            "comes from the same weights as the measurement, so it is no independent tolerance"),
-}
+# %%
+tolerances = toy.tolerances(DISC_PEAK, jensen)  # none allows anything: see each reason
 # the book's overview: one row per headline result (the measured points follow the figures)
 report.result("Proposition 1 (paper Prop. 1), closed form",
               "linear decay on the circle: p_S = 1/2 + b - (3/2 - ln 2) b^2, "
@@ -485,34 +409,18 @@ verdicts = {key: report.result(
          "reconstruction-only networks identify as Theorem 2 predicts from their fitted floor",
          rec_ci, dict(compared_with=rec_pred, compared_with_label="Theorem 2 at the fitted "
                       "floor, computed here"))]}
-peak_verdict = (toy.against(verdicts["peak"], "the circle networks' peak", peak_ci, P_STAR,
-                            "Proposition 1's optimum")
-                + f"; on these 50 stimuli the linear profile itself peaks at {DISC_PEAK:.4f}")
-short_verdict = toy.against(verdicts["short"], "the segment's shortfall", short_ci, DISC_SHORT,
-                            f"the linear profile's on the same 50 stimuli ({DISC_SHORT:.4f}; "
-                            f"{P_STAR - SEG_PEAK:.4f} in the continuum)")
-if np.isfinite(short_se) and short_ci["low"] > 0 and verdicts["short"] == "does not hold":
-    short_verdict += (": it has the sign of the derived law (the segment peaks lower) but not "
-                      "its size")
+report.text("peak_verdict", toy.peak_verdict(verdicts["peak"], peak_ci, P_STAR, DISC_PEAK))
+report.text("short_verdict", toy.shortfall_verdict(verdicts["short"], short_ci, DISC_SHORT,
+                                                   P_STAR - SEG_PEAK))
+report.text("rec_verdict", toy.reconstruction_verdict(verdicts["rec"], rec_ci, rec_pred,
+                                                      rec_gap_mid, MID, jensen))
 replicates = toy.replicates_sentence(n_pairs)
 report.text("replicates", replicates)
-report.text("peak_verdict", peak_verdict)
-report.text("short_verdict", short_verdict)
-report.text("rec_verdict", toy.against(
-    verdicts["rec"], "The reconstruction networks' p_I", rec_ci, rec_pred,
-    "Theorem 2's 1/(1 + Δ) at the fitted floor") + (
-    ". Jensen's inequality fixes the sign in advance (p_I ≥ 1/(1 + Δ) for any spread of the "
-    f"floor, Δ the mean ratio), so a positive gap is no evidence. Its size: {rec_gap:+.4f} at "
-    f"the last epoch against {rec_gap_mid:+.4f} at epoch {MID}; the spread of the final floor "
-    f"makes a Jensen term of {jensen:.4f} (mean 1/(1 + x) − 1/(1 + mean x) over the "
-    f"off-diagonal similarity ratios x of the final weights), and the remaining "
-    f"{rec_gap - jensen:+.4f} is the fitted floor Δ differing from the mean ratio. Both terms "
-    "come from the same weights as the measurement: they describe the gap, not test Theorem 2"))
-report.text("peak_nearer", "nearer Proposition 1's optimum than the constant-similarity 3/4"
-            if nearer_prop1 else "nearer the constant-similarity 3/4 than Proposition 1's "
-            "optimum")
-report.text("closer", "closer to the continuous law than to" if d_prop[after].mean()
-            < d_disc[after].mean() else "farther from the continuous law than from")
+
+# %% tags=["hide-input"]
+for key, sentence in toy.position_sentences(
+        nearer_prop1, d_prop[after].mean() < d_disc[after].mean()).items():
+    report.text(key, sentence)
 for key, value in {
         "late_dist": d_prop[after].mean(), "late_dist_max": d_prop[after].max(),
         "late_dist_discrete": d_disc[after].mean(), "peak_epoch": np.median(peak_epoch),
@@ -537,24 +445,8 @@ report.number("delta_rec", delta_rec)
 report.number("rec_pi", rec_pi)
 report.number("rec_ps", history.p_s[rec, -1].mean())
 report.number("rec_pred_pi", rec_pred)
-# goodness of fit is tested at the snapshot epochs: the sentences quote the last of them
-tested = trajectories[(trajectories.condition == "circle") & np.isfinite(trajectories.gof_p)]
-last_snap = tested[tested.epoch == tested.epoch.max()]
-n_bad = int(last_snap.misfit.sum())
-after_init = tested[tested.epoch > 0]
-report.text("eps_peak_caveat", f" (a summary of the profile's width, not a measurement: the "
-            f"line fails its goodness-of-fit test at {int(after_init.misfit.sum())} of "
-            f"{len(after_init)} circle snapshots after initialisation)"
-            if after_init.misfit.any() else
-            " (the line passes its goodness-of-fit test at every circle snapshot)")
-report.text("eps_final_sentence", (
-    f"At epoch {int(last_snap.epoch.iloc[0])} the fitted linear decay of the circle networks "
-    f"has ε ≈ {last_snap.eps_fit.mean():.3f} and a floor Δ ≈ {last_snap.delta_fit.mean():.4f}, "
-    + (f"but it fails its goodness-of-fit test for {n_bad} of {len(last_snap)} networks: "
-       "their profiles are peaked and clipped like the line, not on it, so these two numbers "
-       "summarise the shape and are not measurements of it."
-       if n_bad else f"and it passes its goodness-of-fit test for all {len(last_snap)} "
-       "networks.")))
+for key, sentence in toy.gof_sentences(trajectories).items():
+    report.text(key, sentence)
 report.table(quantities, "quantities")
 
 for c in toy.CONDITIONS:
@@ -566,36 +458,8 @@ for c in toy.CONDITIONS:
                  pi_.mean(), ps_.mean(), se_i, se_s)
 
 # %% tags=["hide-input"]
-fig, axes = splot.subplots(1, 3, figsize=(7.2, 4.6), sharex=True, sharey=True)
-front_pi = np.linspace(0.5, 1, 301)
-noisy_s, noisy_i = theory.two_item(B, delta=delta_rec)
-seg_s_line, seg_i_line = segment_linear(np.linspace(1e-4, 0.5, 400))
-colours = {"circle": splot.CYCLE[0], "segment": splot.CYCLE[1], "reconstruction": splot.CYCLE[2]}
-for ax, c in zip(axes, toy.CONDITIONS):
-    ax.plot(front_pi, theory.front(front_pi), color=splot.THEORY_ALT, lw=1.2,
-            label="Theorem 1 (constant $g$)")
-    ax.plot(prop_i, prop_s, color=splot.THEORY, lw=1.4, label="Proposition 1 (linear $g$)")
-    ax.plot(noisy_i, noisy_s, color=splot.THEORY, lw=1.0, ls="--",
-            label=fr"Theorem 2, measured $\Delta = {delta_rec:.3f}$")
-    if c == "circle":
-        ax.plot(disc_i, disc_s, ".", color=splot.THEORY, ms=1.2,
-                label="linear $g$ on the 50-point circle")
-    if c != "reconstruction":
-        ax.plot(own[c][2][0], own[c][1][0], color=colours[c], lw=1.0, ls="--",
-                label="first seed's own profile $h(d)$")
-    if c == "segment":
-        ax.plot(seg_i_line, seg_s_line, color=splot.CYCLE[3], lw=1.4,
-                label="linear $g$ on the segment")
-    for k in np.flatnonzero(cond == c):
-        ax.plot(history.p_i[k], history.p_s[k], color=colours[c], lw=0.7, alpha=0.6)
-        ax.plot(history.p_i[k, 0], history.p_s[k, 0], "o", color=colours[c], ms=3)
-        ax.plot(history.p_i[k, -1], history.p_s[k, -1], "s", color=colours[c], ms=3.5,
-                mec="black", mew=0.4)
-    ax.plot(P_STAR, P_STAR, "k*", ms=9)
-    ax.set(title=c, xlabel="$p_I$", xlim=(0.5, 1.0), ylim=(0.48, 0.88))
-axes[0].set_ylabel("generalization $p_S$")
-splot.legend_outside(fig, axes, ncol=2)
-report.figure("trajectories", fig)
+report.figure("trajectories", toy.fig_trajectories(history, own, (disc_s, disc_i), delta_rec,
+                                                   segment_linear, P_STAR))
 
 # %% [markdown]
 # ```{glue:figure} ch3-fig-trajectories
@@ -650,33 +514,7 @@ report.figure("trajectories", fig)
 # {glue:text}`ch3_rec_verdict`.
 
 # %% tags=["hide-input"]
-snap = sorted(history.snapshots)
-fig, axes = splot.subplots(len(snap), 2, figsize=(7.0, 1.9 * len(snap)), sharex="col",
-                           sharey=True)
-axes = axes.T  # one column per geometry, one row per snapshot
-for row, c in enumerate(("circle", "segment")):
-    k = int(np.flatnonzero(cond == c)[0])
-    D = dist[c]
-    levels = history.profile_d[c]
-    off = ~np.eye(len(D), dtype=bool)
-    for ax, e in zip(axes[row], snap):
-        G = history.snapshots[e][k]
-        scale = np.diag(G).mean()
-        ax.plot(D[off], G[off] / scale, ".", color=splot.CYCLE[row], ms=1.5, alpha=0.15)
-        ax.plot(levels, history.profiles[k, e, : len(levels)], "o", color="black", ms=2.5,
-                label="mean $h(d)$")
-        dd = np.linspace(0, levels.max(), 300)
-        ax.plot(dd, toy.linear_profile(dd, history.eps_fit[k, e], history.delta_fit[k, e]),
-                color=splot.CYCLE[3], lw=1.5, label="fitted linear decay with floor")
-        ax.set(ylim=(-0.05, 1.6))
-        ax.set_title(fr"{c}, epoch {e}, $\varepsilon$ = {history.eps_fit[k, e]:.3f}",
-                     fontsize=9)
-for ax in axes[0]:
-    ax.set_ylabel(r"$g / \langle g(x, x)\rangle$")
-for ax in axes[:, -1]:
-    ax.set_xlabel("distance $d$")
-splot.legend_outside(fig, axes, ncol=2)
-report.figure("similarity", fig)
+report.figure("similarity", toy.fig_similarity(history))
 
 # %% [markdown]
 # ```{glue:figure} ch3-fig-similarity
@@ -712,43 +550,10 @@ report.figure("similarity", fig)
 # back down onto it.
 
 # %% tags=["hide-input"]
-FLAT_DELTA = 0.5  # above this floor the profile is still mostly flat: no resolution to speak of
-report.number("flat_delta", FLAT_DELTA)
-fig, (ax_e, ax_d) = splot.subplots(1, 2, figsize=(7.2, 4.2))
-x = np.arange(n_epochs)
-for c in ("circle", "segment"):
-    for j, k in enumerate(np.flatnonzero(cond == c)):
-        shaped = history.delta_fit[k] < FLAT_DELTA
-        ax_e.plot(x[shaped], history.eps_fit[k, shaped], color=colours[c], lw=0.7, alpha=0.6,
-                  label=c if j == 0 else None)
-ax_e.axhline(B_STAR / 2, color=splot.THEORY, ls="--", lw=1,
-             label=r"Proposition 1's $\varepsilon^* = b^*/2$")
-ax_e.axhline(SEG_EPS_STAR, color=colours["segment"], ls=":", lw=1.2,
-             label=r"segment law's best $\varepsilon$")
-ax_e.set(xscale="log", xlabel="epoch", ylabel=r"fitted resolution $\varepsilon$")
-for c in toy.CONDITIONS:
-    for j, k in enumerate(np.flatnonzero(cond == c)):
-        ax_d.plot(x[1:], history.delta_fit[k, 1:], color=colours[c], lw=0.7, alpha=0.6,
-                  label=c if j == 0 else None)
-ax_d.set(xscale="log", xlabel="epoch", ylabel=r"fitted noise floor $\Delta$")
-splot.legend_outside(fig, [ax_e, ax_d], ncol=2)
-report.figure("eps", fig)
+report.number("flat_delta", toy.FLAT_DELTA)
+report.figure("eps", toy.fig_resolution(history, B_STAR / 2, SEG_EPS_STAR))
 
-# fits that stopped on an edge of their range, among the numbers the prose reports
-last = trajectories[trajectories.epoch == n_epochs - 1]
-eps_censored = last[(last.condition == "circle") & last.bound_params.str.contains("eps")]
-report.text("gof_summary", f"{int(trajectories.misfit.sum())} of "
-            f"{int(trajectories.gof_tested.sum())} profile fits at the snapshot epochs "
-            "fail their goodness-of-fit test (chi-square of the level means against the fitted "
-            f"line, p < {fits.MISFIT_P:g}; the `gof_*` and `misfit` columns of `trajectories.csv`,"
-            f" where the other {int((~trajectories.gof_tested).sum()):,} rows, between "
-            "snapshots, are marked untested: `gof_tested` False and `misfit` empty)")
-report.text("fit_bounds", fits.censored_warning(
-    "the circle networks' final ε", {"at_bound": True, "bound_params": "eps"})
-    if len(eps_censored) else "No circle network's final ε sits on an edge of its search "
-    "range. (A fitted floor Δ = 0, no floor at all, also lies on the edge of its range; the "
-    "`at_bound` column of `trajectories.csv` flags every fit on an edge.)")
-
+# %%
 # what ran here against the paper's protocol, read from the settings of this build
 report.deviations(
     cfg, toy.SETTINGS.paper,
@@ -760,7 +565,7 @@ report.deviations(
     "evaluation is exact over every trial at every epoch, not on sampled trials, and ties "
     "between equally near references are split by the Luce rule in the loss too")
 report.save()
-report.box(f"profile `{profile}`, seeds {seed}–{seed + cfg['seeds'] - 1}; "
+report.box(f"profile `{profile}`, seed {seed}; "
            f"{len(conditions)} toy ReLU networks (three conditions × {cfg['seeds']} seeds), "
            f"{n_epochs} epochs each", f"**Replicates.** {replicates}")
 

@@ -44,36 +44,28 @@ model = None  # e.g. "microsoft/resnet-50" (loaded offline); None trains a small
 image_size = 0  # 0 takes the profile's size
 max_per_class = 0  # CUB images per class (0: all)
 
-# %% tags=["hide-input"]
+# %%
 # %matplotlib inline
 import time
 from importlib import resources
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
-from IPython.display import display
 from joblib import hash as joblib_hash
-from scipy.cluster.hierarchy import dendrogram, linkage
-from scipy.spatial.distance import squareform
 from tqdm.auto import tqdm
 
 import semres.book
-import semres.profiles
 import semres.plotting as splot
-from semres import phylo, theory, vision
+from semres import phylo, vision
 from semres.kernels import Constant
-from semres.report import Z_MAX, Report, plural
+from semres.report import Z_MAX, open_chapter
 from semres.simulate import exact_two_item, luce_success
 from semres.spaces import Discrete
 
-splot.use_style()
 CHAPTER = "04_resnet_phylogeny"
-cfg = semres.profiles.settings(CHAPTER, profile, image_size=image_size)
+cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, image_size=image_size)
 torch_device = semres.book.torch_device(device)
-stream = semres.book.seeds(seed)
-report = Report(CHAPTER)
 REAL = cub_dir is not None
 vision.check_inputs(cub_dir, newick, model)
 for key, value in {"replicates": cfg["replicates"], "epochs": cfg["epochs"],
@@ -146,16 +138,16 @@ weights = {"A": w[0], "B": w[1], "C": w[2], "D": w[3]}
 cherry = {"A": "AB", "B": "AB", "C": "CD", "D": "CD"}
 
 
-def tree_d(x, y):
+def tree_d(x, y):  # derivation
     return 0 if x == y else (1 if cherry[x] == cherry[y] else 2)
 
 
-def luce(g, correct):
+def luce(g, correct):  # derivation
     return sum(gi * ci for gi, ci in zip(g, correct)) / sum(g) if sum(g) else \
         sp.Rational(sum(correct), len(g))
 
 
-def enumerate_tests(eps):
+def enumerate_tests(eps):  # derivation
     """Exact p_S, p_I by summing the Luce rule over all triples, with symbolic weights."""
     pts = list(weights)
     norm = sum(w)
@@ -173,7 +165,7 @@ def enumerate_tests(eps):
     return p_s, p_i
 
 
-def theorem_discrete(eps):
+def theorem_discrete(eps):  # derivation
     norm = sum(w)
     pts = list(weights)
     bp = {p: sum(weights[x] for x in pts if tree_d(p, x) <= eps) / norm for p in pts}
@@ -197,24 +189,16 @@ for eps in (0, 1, 2):
 # (`exact_two_item`) and its Monte Carlo estimate, across resolutions.
 
 # %%
-tree_check = phylo.simulate_tree(24, seed=seed)
+tree_check = phylo.simulate_tree(24, seed=stream("theorem tree"))
 D_check = phylo.patristic_matrix(tree_check)
 space = Discrete(D_check)
 levels = np.unique(D_check)  # the radii at which b changes: one check between each pair
 eps_check = levels[np.linspace(0, len(levels) - 1, 8).round().astype(int)]
 
-
-def zscore(estimate, value):
-    """Standard errors between an estimate and the exact value (0 when both are exact)."""
-    gap = estimate.mean - value
-    return 0.0 if abs(gap) < 1e-9 else gap / estimate.stderr
-
-
+m_tau = space.tie_probability()  # <tau>: two species tie in distance to a probe
 rows = []
 for k, eps in enumerate(tqdm(eps_check, desc="Theorem on the tree")):
     m_b, v_b = space.ball_measure(eps)
-    sigma = np.stack([(D_check == r).mean(1) for r in np.unique(D_check)])
-    m_tau = float((sigma**2).sum(0).mean())
     thm_s = float(pS_stated.subs({mb: m_b, vb: v_b, mt: m_tau}))
     thm_i = 1 - m_b / 2
     ex_s, ex_i = exact_two_item(space, Constant(eps))
@@ -223,8 +207,8 @@ for k, eps in enumerate(tqdm(eps_check, desc="Theorem on the tree")):
                   for t, task in enumerate(("similarity", "identification")))
     rows.append({"eps": eps, "mean_b": m_b, "var_b": v_b, "mean_tau": m_tau,
                  "p_s_theorem": thm_s, "p_s_exact": ex_s, "p_s_mc": mc_s.mean,
-                 "z_s": zscore(mc_s, thm_s), "p_i_theorem": thm_i, "p_i_exact": ex_i,
-                 "p_i_mc": mc_i.mean, "z_i": zscore(mc_i, thm_i),
+                 "z_s": mc_s.zscore(thm_s, atol=1e-9), "p_i_theorem": thm_i, "p_i_exact": ex_i,
+                 "p_i_mc": mc_i.mean, "z_i": mc_i.zscore(thm_i, atol=1e-9),
                  "p_s_untied": float(pS_untied.subs({mb: m_b, vb: v_b, mt: m_tau}))})
 check = pd.DataFrame(rows)
 # the experiment's exact measure, fed the tree itself as the embedding, gives the untied form
@@ -284,12 +268,12 @@ splot.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exa
 # %%
 t_data = time.perf_counter()
 if REAL:
-    data = semres.book.cache().cache(phylo.load_cub)(
+    data = cache.cache(phylo.load_cub)(
         cub_dir, newick, names=names_table, size=cfg["size"],
-        max_per_class=max_per_class or None, seed=seed)
+        max_per_class=max_per_class or None, seed=stream("cub split"))
 else:
     data = phylo.simulate_dataset(cfg["n_species"], cfg["images_per_species"], cfg["size"],
-                                  seed=seed)
+                                  seed=stream("phylogeny"))
 t_data = time.perf_counter() - t_data
 split_sizes = {k: len(v) for k, v in data.split.items()}
 assert not set(data.split["test"]) & set(data.split["train"])
@@ -304,45 +288,7 @@ for key, value in {"n_species": data.n_species, "n_images": len(data.images),
                    **{f"split_{k}": v for k, v in split_sizes.items()}}.items():
     report.number(key, value)
 
-
-def tree_and_gallery(data, n_show=8, per_species=5):
-    """The tree as a dendrogram (average linkage of the patristic distances, exact for an
-    ultrametric tree) beside a gallery of species spread along it."""
-    Z = linkage(squareform(data.distances, checks=False), "average")
-    # 9 pt leaf labels need about 0.14 in of height each
-    fig = plt.figure(figsize=(7.2, max(5.2, 0.14 * data.n_species + 1.0)), layout="constrained")
-    grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.5])
-    ax = fig.add_subplot(grid[0])
-    small = data.n_species <= 60
-    dn = dendrogram(Z, orientation="left", labels=data.names if small else None, ax=ax,
-                    color_threshold=0, above_threshold_color="0.3", no_labels=not small,
-                    leaf_font_size=9)
-    ood = set(data.species[data.split["ood"]])
-    if small:
-        for lab in ax.get_yticklabels():
-            if data.names.index(lab.get_text()) in ood:
-                lab.set_color(splot.CYCLE[1])
-    ax.set_xlabel("patristic distance at which clades join")
-    ax.set_title("species tree (held-out species in red)")
-    ax.grid(False)
-    order = dn["leaves"][::-1]  # dendrogram leaves run bottom-up; the gallery top-down
-    shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
-    sub = grid[1].subgridspec(n_show, per_species, hspace=0.05, wspace=0.05)
-    for r, k in enumerate(shown):
-        imgs = data.images[data.species == k][:per_species]
-        for c, img in enumerate(imgs):
-            a = fig.add_subplot(sub[r, c])
-            a.imshow(img)
-            a.set_xticks([])
-            a.set_yticks([])
-            for spine in a.spines.values():
-                spine.set_visible(False)
-            if c == 0:
-                a.set_ylabel(data.names[k], fontsize=9, rotation=0, ha="right", va="center")
-    return fig
-
-
-report.figure("data", tree_and_gallery(data))
+report.figure("data", phylo.fig_tree_gallery(data))
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-data
@@ -400,30 +346,23 @@ report.figure("data", tree_and_gallery(data))
 # %%
 settings = {k: cfg[k] for k in ("epochs", "batch_size", "lr", "widths", "depths", "n_eps",
                                 "max_probes")}
-run_cached = semres.book.cache().cache(vision.train_and_evaluate_many,
-                                       ignore=["checkpoint_dir", "device", "progress"])
+run_cached = cache.cache(vision.train_and_evaluate_many,
+                         ignore=["checkpoint_dir", "device", "progress"])
 key = joblib_hash((data.images, data.species, data.distances,
                    {k: v for k, v in data.split.items()}, settings, model))
 checkpoints = semres.book.build_dir() / "checkpoints" / CHAPTER / key
-jobs = [(a, seed * 100 + r) for a in cfg["alphas"] for r in range(cfg["replicates"])]
+# replicate r of every α draws its weights, batches and probes from one named stream, so the
+# runs of one replicate start from the same weights
+jobs = [(a, r) for a in cfg["alphas"] for r in range(cfg["replicates"])]
 # one run at a time on a CPU; on an accelerator every run at once, as one vectorised network
 t_runs = time.perf_counter()
 results = run_cached(data.images, data.species, data.distances, data.split, jobs, settings,
-                     model=model, checkpoint_dir=checkpoints, device=str(torch_device))
+                     model=model, checkpoint_dir=checkpoints, device=str(torch_device),
+                     seed=stream("resnet runs"))
 t_runs = time.perf_counter() - t_runs
 
-tradeoff = pd.concat([pd.DataFrame({"alpha": r["alpha"], "seed": r["seed"], **r["curve"]})
-                      for r in results], ignore_index=True)
-tradeoff = tradeoff[["alpha", "seed", "eps", "p_s", "p_s_all", "p_i", "p_s_ood", "p_s_theory",
-                     "p_i_theory", "mean_b", "var_b"]]
-# curve summaries per model: p_I averaged over the shared ε-quantile grid (equal quantiles of
-# each model's own distances), and the best p_S over ε
-curve_stats = tradeoff.groupby(["alpha", "seed"]).agg(mean_p_i=("p_i", "mean"),
-                                                     best_p_s=("p_s", "max")).reset_index()
-by_alpha = pd.DataFrame([{"alpha": r["alpha"], "seed": r["seed"], **r["summary"],
-                          "final_val_accuracy": r["history"][-1]["val_accuracy"],
-                          "train_seconds": r["train_seconds"]} for r in results])
-by_alpha = by_alpha.merge(curve_stats, on=["alpha", "seed"])
+# one row per run and ε of its sweep, and one per run with its threshold-free summaries
+tradeoff, by_alpha = vision.result_tables(results)
 for name, table in (("tradeoff", tradeoff), ("by_alpha", by_alpha)):
     report.table(table, name)
 
@@ -443,117 +382,28 @@ for name, table in (("tradeoff", tradeoff), ("by_alpha", by_alpha)):
 
 # %% tags=["hide-input"]
 report.text("widths", ", ".join(map(str, cfg["widths"])))
-at_once = max(r["trained_with"] for r in results)
-from_cache = t_runs < 0.5 * by_alpha.train_seconds.sum()
-report.text("at_once", "one at a time" if at_once == 1 else f"{at_once} at once, as one "
-            "network mapped over their stacked weights with `torch.func.vmap`")
-report.text("run_source", "were loaded from the cache of an earlier build with the same code "
-            "and settings" if from_cache else "were trained in this build")
+for key, sentence in vision.run_sentences(results, t_runs, by_alpha.train_seconds.sum()).items():
+    report.text(key, sentence)
 for key, value in {"run_seconds": by_alpha.train_seconds.mean(),
                    "n_runs": len(results)}.items():
     report.number(key, value)
+replicates_vary = vision.replicates_sentence(cfg["replicates"], REAL)
+report.text("replicates_vary", replicates_vary)
 
-METRICS = {
-    "sim_accuracy": "triplet accuracy, trained species",
-    "ood_sim_accuracy": "triplet accuracy, held-out species",
-    "best_p_s": "best p_S over ε",
-    "id_auc": "identification ROC AUC",
-    "mean_p_i": "p_I at equal ε-quantiles (mean)",
-    "final_val_accuracy": "validation accuracy (classifier)",
-}
+# %%
 alphas = sorted(by_alpha.alpha.unique())
-alpha_lo = alphas[0]
-below_one = [a for a in alphas if a < 1 and a > alpha_lo]
-alpha_ce = below_one[-1] if below_one else None  # the largest α with cross-entropy on
-alpha_one = 1.0 if 1.0 in alphas and alpha_lo < 1.0 else None
+# the baseline, the largest α with the cross-entropy on, and α = 1 (cross-entropy off)
+alpha_lo, alpha_ce, alpha_one = vision.compared_alphas(alphas)
 effects = vision.effects(by_alpha, tradeoff, alpha_lo,
                          {a: label for a, label in ((alpha_ce, "cross-entropy on"),
                                                     (alpha_one, "cross-entropy off"))
-                          if a is not None}, METRICS)
+                          if a is not None}, vision.METRICS)
 report.table(effects, "effects")
-report.text("welch_words", f"with {cfg['replicates']} seeds a side, a median of "
-            f"{effects.df.median():.1f} degrees of freedom, so an interval spans "
-            f"± {effects.t.median():.1f} standard errors, not ± 2" if effects.t.notna().any()
-            else "with one seed per α there is no interval")
-replicates_vary = (
-    f"The {plural(cfg['replicates'], 'seed')} per α vary the initial weights, the order of the "
-    "batches and which images of the held-out species are probed; every seed shares one "
-    + ("tree and one image set (CUB-200-2011)" if REAL else
-       "simulated tree, one set of rendered images")
-    + " and one split, so the intervals measure training noise on this data set, not how a "
-    "new tree or a new draw of images would move the effects.")
-report.text("replicates_vary", replicates_vary)
-
-
-def eff(col, a_hi):
-    row = effects[(effects.column == col) & (effects.alpha_to == a_hi)]
-    return row.iloc[0] if len(row) else None
-
-
-def describe(col, a_hi):
-    r = eff(col, a_hi)
-    if r is None:
-        return "not measured"
-    if not np.isfinite(r.se):
-        return f"changes by {r.effect:+.3f} (one seed: no interval)"
-    move = ("rises" if r.effect > 0 else "falls") if r.detected else "shows no detectable change"
-    return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
-
-
-def traded(a_hi):
-    """Generalization up and identification down, both detected, between alpha_lo and a_hi."""
-    g, i = eff("sim_accuracy", a_hi), eff("id_auc", a_hi)
-    return (g is not None and i is not None and g.detected and i.detected and g.effect > 0
-            and i.effect < 0)
-
-
-one_seed = cfg["replicates"] < 2
-if one_seed:
-    verdict = ("with one seed per α this build has no standard errors, so it draws no "
-               "conclusion about α (the quick profile is a smoke test; the default profile "
-               "is the result)")
-elif alpha_ce is not None and traded(alpha_ce):
-    verdict = (f"raising α from {alpha_lo:g} to {alpha_ce:g}, with the classifier still "
-               "trained, traded identification for generalization: the triplet accuracy "
-               f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
-               f"{describe('id_auc', alpha_ce)}")
-elif alpha_one is not None and traded(alpha_one):
-    verdict = (f"the trade appears only at α = 1, where the cross-entropy is off (validation "
-               f"accuracy {by_alpha.loc[by_alpha.alpha == 1.0, 'final_val_accuracy'].mean():.3f}"
-               f"): up to α = {alpha_ce:g} the triplet accuracy "
-               f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
-               f"{describe('id_auc', alpha_ce)}")
-else:
-    verdict = ("this build shows no detected trade of identification for generalization "
-               "between the α values it ran (see the effects below)")
-if not one_seed and alpha_ce is not None and eff("p_s_matched", alpha_ce) is not None:
-    verdict += (f". At matched identification (p_I = {eff('p_s_matched', alpha_ce).p_i:.3f}, "
-                f"read off each model's ε-sweep), p_S {describe('p_s_matched', alpha_ce)} from "
-                f"α = {alpha_lo:g} to {alpha_ce:g}, while the identification AUC "
-                f"{describe('id_auc', alpha_ce)} and the classifier's validation accuracy "
-                f"{describe('final_val_accuracy', alpha_ce)}")
-elif not one_seed and alpha_ce is not None:
-    verdict += ("; the models of the two α values share no p_I on their ε-sweeps, so p_S is not "
-                "compared at matched identification")
-if not one_seed and alpha_ce is not None:
-    verdict += (f"; at equal ε-quantiles p_I {describe('mean_p_i', alpha_ce)} up to "
-                f"α = {alpha_ce:g}")
-    if alpha_one is not None:
-        verdict += f" and {describe('mean_p_i', alpha_one)} at α = 1"
-report.text("verdict", verdict)
+report.text("welch_words", vision.welch_words(effects, cfg["replicates"]))
+report.text("verdict", vision.alpha_verdict(effects, by_alpha, cfg["replicates"]))
 report.number("alpha_min", alpha_lo)
 report.number("alpha_ce", alpha_ce if alpha_ce is not None else float("nan"))
-
-
-def interval(r):
-    return (f"{r.effect:+.3f}" if not np.isfinite(r.se) else
-            f"{r.effect:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" + (" *" if r.detected else ""))
-
-
-shown = effects.assign(cell=effects.apply(interval, axis=1)).pivot_table(
-    index="measure", columns="alpha_to", values="cell", aggfunc="first", sort=False)
-shown.columns = [f"α = {alpha_lo:g} → {a:g}" for a in shown.columns]
-display(shown.reset_index().style.hide(axis="index"))
+vision.effects_display(effects, alpha_lo).style.hide(axis="index")
 
 # %% [markdown]
 # In plain words: on this build, {glue:text}`ch4_verdict`. In the table, each cell is the
@@ -564,28 +414,10 @@ display(shown.reset_index().style.hide(axis="index"))
 splot.table(by_alpha.drop(columns=["train_seconds"]), decimals=3, alpha="{:g}")
 
 # %% tags=["hide-input"]
-def tradeoff_figure(tradeoff):
-    fig, ax = splot.subplots(figsize=(7.0, 4.4))
-    pi_front = np.linspace(0.5, 1.0, 200)
-    ax.plot(pi_front, theory.front(pi_front), color=splot.THEORY, lw=1.2,
-            label="universal front")
-    colours = plt.cm.viridis(np.linspace(0.05, 0.9, len(alphas)))
-    for a, c in zip(alphas, colours):
-        grp = tradeoff[tradeoff.alpha == a]
-        # seeds share the quantile grid of ε, so the k-th rows of each seed belong together
-        grp = grp.assign(k=grp.groupby("seed").cumcount()).groupby("k").mean(numeric_only=True)
-        ax.plot(grp.p_i, grp.p_s, "-o", ms=2.5, color=c, label=f"α = {a:g}")
-        ax.plot(grp.p_i_theory, grp.p_s_theory, "--", color=c, lw=1)
-    ax.plot([], [], "--", color="0.4", lw=1, label="own-ball consistency check")
-    ax.set_xlabel("identification $p_I$")
-    ax.set_ylabel(r"generalization $p_S^{\neq}$")
-    ax.set_xlim(0.45, 1.01)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return fig
+report.figure("tradeoff", vision.fig_tradeoff(tradeoff))
 
-
-report.figure("tradeoff", tradeoff_figure(tradeoff))
-
+# %%
+# the best p_S each model's own ball profile allows, against the best it reaches
 best = tradeoff.groupby(["alpha", "seed"]).p_s.max().groupby("alpha").mean()
 best_theory = tradeoff.groupby(["alpha", "seed"]).p_s_theory.max().groupby("alpha").mean()
 for key, value in {"gap_a0": best_theory.iloc[0] - best.iloc[0],
@@ -618,20 +450,7 @@ for key, value in {"gap_a0": best_theory.iloc[0] - best.iloc[0],
 # $p_S^{\ne}$ by at most {glue:text}`ch4_refs_gap:.3f` on this build.
 
 # %% tags=["hide-input"]
-PANELS = ["sim_accuracy", "ood_sim_accuracy", "id_auc", "final_val_accuracy"]
-fig, axes = splot.subplots(2, 2, figsize=(7.0, 5.4), sharex=True)
-for ax, col in zip(axes.ravel(), PANELS):
-    ax.plot(by_alpha.alpha, by_alpha[col], "o", color=splot.CYCLE[0], alpha=0.5, ms=4,
-            label="one seed")
-    m = by_alpha.groupby("alpha")[col].mean()
-    ax.plot(m.index, m.values, "-", color=splot.CYCLE[0], label="mean over seeds")
-    if col != "final_val_accuracy":
-        ax.axhline(0.5, color=splot.THEORY_ALT, lw=0.8, ls=":", label="chance")
-    ax.set_title(METRICS[col])
-for ax in axes[-1]:
-    ax.set_xlabel("α")
-splot.legend_outside(fig, axes[0, 0], ncol=3)
-report.figure("summaries", fig)
+report.figure("summaries", vision.fig_summaries(by_alpha))
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-summaries
@@ -645,16 +464,10 @@ report.figure("summaries", fig)
 # collapses at α = 1, where the cross-entropy is off.
 # ```
 
-# %% tags=["hide-input"]
+# %%
 # the measured points for the book's overview: each α at the ε where its mean p_S peaks
-for a in alphas:
-    grp = tradeoff[tradeoff.alpha == a]
-    grp = grp.assign(k=grp.groupby("seed").cumcount())
-    stats = grp.groupby("k")[["p_i", "p_s"]].agg(["mean", "sem"])
-    k = stats[("p_s", "mean")].idxmax()
-    report.point(f"ResNet, α = {a:g}", stats.loc[k, ("p_i", "mean")],
-                 stats.loc[k, ("p_s", "mean")], stats.loc[k, ("p_i", "sem")],
-                 stats.loc[k, ("p_s", "sem")])
+for point in vision.peak_points(tradeoff):
+    report.point(*point)
 
 report.result("Theorem 4 (paper Thm. 1 with ties): two items on a finite space",
               "p_S = 1/2 + <b> - <b>^2 - Var(b) + <tau>/2 and p_I = 1 - <b>/2 on the species "
@@ -668,7 +481,7 @@ for col, measure, claim in (("sim_accuracy", "triplet accuracy", "raises general
     result = (f"ResNet: {measure} change, α {alpha_lo:g} → "
               f"{alpha_ce if alpha_ce is not None else float('nan'):g}")
     statement = f"raising α (cross-entropy still on) {claim}"
-    r = eff(col, alpha_ce) if alpha_ce is not None else None
+    r = vision.effect_row(effects, col, alpha_ce) if alpha_ce is not None else None
     if r is None or not np.isfinite(r.se):  # no α to compare, or one seed: nothing to test
         report.not_run(result, statement, headline=None if r is None else r.effect,
                        stand_in=stand_in)
@@ -680,20 +493,8 @@ for col, measure, claim in (("sim_accuracy", "triplet accuracy", "raises general
                       direction="below" if col == "id_auc" else "above", stand_in=stand_in)
 
 # what ran here against the paper's protocol
-if REAL:
-    data_line = (f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, "
-                 f"{data.n_species} species at {data.images.shape[1]} px")
-else:
-    data_line = (f"data: a simulated tree of {data.n_species} species and "
-                 f"{len(data.images)} rendered images of {data.images.shape[1]} px, "
-                 "instead of CUB-200-2011 and a bird phylogeny")
-if model is None:
-    model_line = (f"model: a ResNet with widths {', '.join(map(str, cfg['widths']))} and "
-                  f"depths {', '.join(map(str, cfg['depths']))}, trained from scratch, "
-                  "instead of an ImageNet-pretrained ResNet-50")
-else:
-    model_line = ("" if model == "microsoft/resnet-50" else
-                  f"model: `{model}` instead of an ImageNet-pretrained ResNet-50")
+data_line, model_line = vision.deviation_lines(data, cfg, cub_dir=cub_dir, newick=newick,
+                                               model=model)
 report.deviations(None, None, data_line, model_line)
 report.deviations(
     cfg, vision.SETTINGS.paper,
@@ -707,7 +508,6 @@ report.deviations(
     "{ref}`original-code-units`), and only test images enter the tests (see "
     "{ref}`original-code-leakage`)")
 report.save()  # summary.csv and front.csv for the book's overview page
-summary = report.summary
 report.box(f"profile `{profile}`, seed {seed}, device `{torch_device}`; " + "; ".join(
     line for line in (data_line, model_line) if line), f"**Replicates.** {replicates_vary}")
 

@@ -48,3 +48,22 @@ def test_bootstrap_map_gives_the_same_resamples_on_any_number_of_processes():
     assert bootstrap_map(stat, len(data), 40, seed=8, n_jobs=1) != serial
     with pytest.raises(ValueError, match="n_jobs"):
         bootstrap_map(stat, len(data), 4, seed=0, n_jobs=0)
+
+
+def test_named_seed_takes_integer_keys_and_int_seed_gives_one_word():
+    import numpy as np
+
+    root = np.random.SeedSequence(5)
+    a, b = fits.named_seed(root, "batch order", 1), fits.named_seed(root, "batch order", 2)
+    assert a.generate_state(2).tolist() != b.generate_state(2).tolist()
+    assert a.generate_state(2).tolist() == fits.named_seed(root, "batch order", 1) \
+        .generate_state(2).tolist()
+    # without keys, the stream is the one it always was
+    assert fits.named_seed(3, "x").entropy == fits.named_seed(3, "x", *()).entropy
+    assert (fits.named_seed(3, "x").generate_state(1)[0]
+            != fits.named_seed(3, "y").generate_state(1)[0])
+    word = fits.int_seed(root, "initial weights")
+    assert isinstance(word, int) and 0 <= word < 2**32
+    assert word == fits.int_seed(root, "initial weights") != fits.int_seed(root, "other")
+    with pytest.raises(ValueError, match="name"):
+        fits.named_seed(root, "")

@@ -195,11 +195,25 @@ def test_exact_two_item_is_theorem2_plus_half_the_tie_probability():
         size = range(len(w))
         tau = sum(w[p] * w[i] * w[j] for p in size for i in size for j in size
                   if dist[p, i] == dist[p, j])
+        assert space.tie_probability() == pytest.approx(tau, abs=1e-14)
         for eps, delta in ((0.2, 0.0), (0.5, 0.2), (1.0, 0.0), (2.0, 0.5)):
             b, var = space.ball_measure(eps)
             ps, pi = theory.two_item(b, delta, var)
             assert exact_two_item(space, kernels.Constant(eps, delta)) == pytest.approx(
                 (ps + tau / 2, pi), abs=1e-12)
+            assert theory.two_item(b, delta, var, tau=space.tie_probability()) == \
+                pytest.approx((ps + tau / 2, pi), abs=1e-14)
+
+
+def test_tie_profile_is_the_mass_of_each_sphere_squared():
+    """tau_p = sum_r sigma_r(p)^2 by loops over the points; continuous spaces never tie."""
+    space = spaces.Discrete(PATH, PATH_W)
+    for p in range(len(PATH_W)):
+        sigma = {r: PATH_W[PATH[p] == r].sum() for r in np.unique(PATH[p])}
+        assert space.tie_profile()[p] == pytest.approx(sum(v**2 for v in sigma.values()))
+    assert space.tie_probability() == pytest.approx(PATH_W @ space.tie_profile())
+    for continuous in (spaces.Circle(), spaces.Segment(), spaces.Sphere()):
+        assert continuous.tie_probability() == 0.0
 
 
 def test_discrete_ties_differ_from_the_tie_free_theorem():
@@ -335,6 +349,9 @@ def test_estimate_helpers():
     est = Estimate(mean=0.5, stderr=0.01, trials=100)
     assert est.ci() == pytest.approx((0.5 - 0.0196, 0.5 + 0.0196))
     assert est.zscore(0.48) == pytest.approx(2.0)
+    assert est.zscore(0.5 + 1e-12) == pytest.approx(-1e-10) and est.zscore(0.5, atol=1e-9) == 0
+    exact = Estimate(mean=0.5, stderr=0.0, trials=100)
+    assert exact.zscore(0.5 + 1e-12, atol=1e-9) == 0.0 and exact.zscore(0.6) == -math.inf
 
 
 # --- Validation -----------------------------------------------------------------------------

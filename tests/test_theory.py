@@ -135,6 +135,28 @@ def test_n_item_optimum_and_small_b_values_from_the_paper():
     assert ns[np.argmin(ps[:20])] == 5 and ps.min() == pytest.approx(0.369, abs=1e-3)
 
 
+def test_n_item_optimum_is_where_generalization_peaks_on_the_diagonal():
+    for n, expected in [(2, 0.5), (3, 0.377), (4, 0.302), (10, 0.137), (100, 0.0149)]:
+        b = theory.n_item_optimum(n)
+        assert b == pytest.approx(expected, rel=5e-3)
+        ps, pi = theory.n_item(b, n)
+        assert ps == pytest.approx(pi, abs=1e-6)  # chapter 2's identity at the optimum
+        assert ps >= theory.n_item(b * 1.01, n)[0] and ps >= theory.n_item(b * 0.99, n)[0]
+
+
+def test_poisson_limit_is_the_limit_of_theorem3():
+    """n -> infinity with n b = lam fixed: Theorem 3 at large n approaches the limit, and p_S
+    matches its integral form by quadrature."""
+    from scipy.integrate import quad
+
+    for lam in (0.3, 1.5, 4.0):
+        ps, pi = theory.poisson_limit(lam)
+        integral = quad(lambda t: (np.exp(lam * t) - 1) / t, 0, 1)[0]
+        assert ps == pytest.approx(np.exp(-lam) * integral, rel=1e-12)
+        assert pi == pytest.approx((1 - np.exp(-lam)) / lam, rel=1e-14)
+        assert theory.n_item(lam / 20_000, 20_000) == pytest.approx((ps, pi), rel=1e-3)
+
+
 def test_n_item_broadcasts_with_varying_n():
     ns = np.array([2, 3, 10, 50])
     ps, pi = theory.n_item(np.full((3, 1), 0.2), ns, 0.1)
@@ -189,6 +211,11 @@ def test_linear_circle_peak():
     (lambda: theory.linear_circle(-0.2), "b"),
     (lambda: theory.front(0.4), "p_i"),
     (lambda: theory.front(1.01), "p_i"),
+    (lambda: theory.two_item(0.5, tau=1.5), "tau"),
+    (lambda: theory.two_item(0.5, tau=-0.1), "tau"),
+    (lambda: theory.n_item_optimum(1), "n"),
+    (lambda: theory.poisson_limit(0.0), "lam"),
+    (lambda: theory.poisson_limit(-1.0), "lam"),
 ])
 def test_invalid_arguments_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name} "):

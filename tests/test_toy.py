@@ -263,8 +263,26 @@ def test_config_rejects_bad_input(kwargs, name):
         toy.ToyConfig(**kwargs)
 
 
+def test_named_streams_seed_networks_and_pair_conditions():
+    """A SeedSequence (a chapter's named stream) seeds a network as numpy would: the same
+    stream in two conditions starts both from the same weights."""
+    from semres.book import seeds
+
+    stream = seeds(0)
+    a = toy.train(["circle", "segment", "circle"],
+                  [stream("toy network", 0), stream("toy network", 0), stream("toy network", 1)],
+                  _SMALL, progress=False)
+    assert np.array_equal(a.snapshots[0][0], a.snapshots[0][1])
+    assert not np.allclose(a.snapshots[0][0], a.snapshots[0][2])
+    expected = np.random.default_rng(stream("toy network", 1)).uniform(
+        0.0, _SMALL.init_high, size=(_SMALL.n_hidden, _SMALL.n_stimuli))
+    assert np.allclose(toy.similarity_matrix(torch.tensor(expected)).numpy(),
+                       a.snapshots[0][2], atol=1e-5)
+
+
 @pytest.mark.parametrize("conditions, seeds, name", [
     (["torus"], [0], "conditions"), (["circle"], [-1], "seeds"), (["circle"], [0, 1], "seeds"),
+    (["circle"], [0.5], "seeds"),
 ])
 def test_train_rejects_bad_input(conditions, seeds, name):
     with pytest.raises(ValueError, match=name):
@@ -320,3 +338,100 @@ def test_a_comparison_reads_its_verdict_and_its_t_interval():
     with pytest.raises(ValueError, match="verdict"):
         toy.against("misfit", "x", ci, 0.8, "y")
     assert "paired runs" in toy.replicates_sentence(10)
+
+
+# --- the chapter's analysis, decisions and figures ----------------------------------------
+
+@pytest.fixture(scope="module")
+def small_history():
+    conditions = [c for c in toy.CONDITIONS for _ in range(2)]
+    return toy.train(conditions, [0, 1] * 3, _SMALL, progress=False)
+
+
+def test_trajectory_table_has_a_row_per_network_and_epoch_and_marks_untested_fits(
+        small_history):
+    table = toy.trajectory_table(small_history, [0, 1] * 3)
+    assert len(table) == 6 * (_SMALL.epochs + 1)
+    assert table.seed.tolist()[:_SMALL.epochs + 2] == [0] * (_SMALL.epochs + 1) + [1]
+    np.testing.assert_array_equal(table.p_s, small_history.p_s.ravel())
+    snap = table.epoch.isin(small_history.snapshots)
+    assert table.gof_tested[snap].all() and not table.gof_tested[~snap].any()
+    assert table.misfit[~snap].isna().all()
+    assert {"at_bound", "bound_params", "gof_p"} <= set(table.columns)
+    sentences = toy.gof_sentences(table)
+    assert set(sentences) == {"gof_summary", "fit_bounds", "eps_peak_caveat",
+                              "eps_final_sentence"}
+    assert f"of {int(snap.sum())} profile fits" in sentences["gof_summary"]
+    assert sentences["eps_final_sentence"].startswith(f"At epoch {_SMALL.epochs}")
+
+
+def test_own_profile_of_a_linear_network_is_the_linear_profile_itself(small_history):
+    """A network whose similarity is a distance profile predicts itself: the own-profile
+    scores equal exact_scores of its own profile on the same stimuli."""
+    epochs, ps, pi = toy.own_profile_prediction(small_history, "circle", 2)
+    assert epochs.tolist() == [0, 2, 4] and ps.shape == (2, 3)
+    dist = toy.stimulus_distances(_SMALL.n_stimuli, "circle")
+    levels = small_history.profile_d["circle"]
+    h = small_history.profiles[0, 2, :len(levels)][np.searchsorted(levels, np.round(dist, 12))]
+    table = toy.TrialTable.from_distances(dist)
+    expected = toy.exact_scores(torch.tensor(h), table)
+    assert (ps[0, 1], pi[0, 1]) == pytest.approx(tuple(float(v) for v in expected))
+
+
+def test_linear_profile_scores_approach_proposition1_and_peak_higher_on_50_stimuli():
+    eps = np.linspace(0.05, 0.5, 40)
+    ps, pi = toy.linear_profile_scores("circle", eps)
+    law_s, law_i = theory.linear_circle(2 * eps)
+    assert np.abs(ps - law_s).max() < 0.03 and np.abs(pi - law_i).max() < 0.03
+    assert ps.max() > theory.linear_circle(1 / (3 - 2 * np.log(2)))[0]
+    seg = toy.linear_profile_scores("segment", eps)[0]
+    assert seg.max() < ps.max()
+
+
+def test_distance_to_curve_and_jensen_term():
+    curve = np.linspace(0, 1, 101)
+    assert toy.distance_to_curve(np.array([0.5]), np.array([0.6]), curve, curve)[0] == \
+        pytest.approx(0.1 / np.sqrt(2), abs=1e-2)
+    # one floor for every pair: no Jensen term; a spread floor: a positive one
+    assert toy.jensen_term(np.ones((2, 3, 6))) == pytest.approx(0.0, abs=1e-12)
+    spread = np.random.default_rng(0).uniform(0, 1, (2, 3, 12))
+    assert toy.jensen_term(spread) > 0
+
+
+def test_decisions_and_verdict_sentences():
+    from semres.intervals import mean_interval
+
+    p_star = float(theory.linear_circle(1 / (3 - 2 * np.log(2)))[0])
+    assert toy.nearer_proposition1(0.80, p_star) and not toy.nearer_proposition1(0.76, p_star)
+    words = toy.position_sentences(True, False)
+    assert words["peak_nearer"].startswith("nearer Proposition 1")
+    assert words["closer"].startswith("farther")
+    reasons = toy.tolerances(0.8123, 0.0456)
+    assert all(tol == 0.0 for tol, _ in reasons.values())
+    assert "0.8123" in reasons["peak"][1] and "0.0456" in reasons["rec"][1]
+    ci = mean_interval([0.801, 0.803, 0.805])
+    assert toy.peak_verdict("differs", ci, p_star, 0.8123).endswith("peaks at 0.8123")
+    short = mean_interval([0.01, 0.012, 0.014])
+    assert toy.shortfall_verdict("does not hold", short, 0.03, 0.02).endswith("not its size")
+    assert "not its size" not in toy.shortfall_verdict("holds", short, 0.012, 0.02)
+    rec = mean_interval([0.70, 0.71, 0.72])
+    text = toy.reconstruction_verdict("does not hold", rec, 0.65, 0.04, 20, 0.03)
+    assert "+0.0600 at the last epoch against +0.0400 at epoch 20" in text
+    assert "remaining +0.0300" in text
+    latex = toy.split_log2("p", toy.sp.Rational(1, 2) + 3 * toy.sp.log(2) * toy.sp.Symbol("e"))
+    assert r"\ln 2 \left(3 e\right)" in latex
+
+
+def test_figures_draw(small_history):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    matplotlib.use("Agg")
+    own = {c: toy.own_profile_prediction(small_history, c, 2) for c in toy.CONDITIONS}
+    disc = toy.linear_profile_scores("circle", np.linspace(0.05, 0.5, 10))
+    for fig in (toy.fig_trajectories(small_history, own, disc, 0.2,
+                                     lambda e: theory.linear_circle(2 * e), 0.81),
+                toy.fig_similarity(small_history),
+                toy.fig_resolution(small_history, 0.2, 0.19)):
+        assert fig.axes
+        plt.close(fig)

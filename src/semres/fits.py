@@ -10,9 +10,15 @@ goodness-of-fit test (:data:`GOF_KEYS`) and a chapter prints :func:`misfit_warni
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import numpy as np
+import pandas as pd
+from joblib import Parallel, cpu_count, delayed
+from scipy.special import xlogy
+from scipy.stats import chi2
+from tqdm.auto import tqdm
 
 __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
            "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
@@ -74,9 +80,6 @@ def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
     that order, so the same seed gives the same intervals whatever ``n_jobs`` (None: every
     core; 1: this process). ``fn`` must be picklable by cloudpickle (closures are).
     """
-    from joblib import Parallel, cpu_count, delayed
-    from tqdm.auto import tqdm
-
     if isinstance(n_jobs, bool) or not (n_jobs is None or (isinstance(n_jobs, int)
                                                           and n_jobs >= 1)):
         raise ValueError(f"n_jobs must be None or an integer >= 1; got {n_jobs!r}")
@@ -161,8 +164,6 @@ def gof_frame(results) -> "pandas.DataFrame":
     """The goodness-of-fit keys of many fits as table columns (:data:`GOF_KEYS`, one row per
     fit), with ``misfit`` a nullable boolean, empty (NA) where a fit was not tested, and
     ``gof_tested`` saying which were: an untested row never reads as a pass."""
-    import pandas as pd
-
     results = list(results)
     out = pd.DataFrame({key: [r[key] for r in results] for key in GOF_KEYS})
     out["misfit"] = pd.array([None if r["misfit"] is None else bool(r["misfit"])
@@ -188,8 +189,6 @@ def binomial_deviance(trials, correct, p_fit) -> float:
     fit against the saturated model (one rate per cell). Fractional counts are allowed."""
     n, k, p = _cells(trials, correct, p_fit)
     p = np.clip(p, 1e-300, 1 - 1e-16)
-    from scipy.special import xlogy
-
     return float(2 * np.sum(xlogy(k, k / (n * p)) + xlogy(n - k, (n - k) / (n * (1 - p)))))
 
 
@@ -222,8 +221,6 @@ def gof_binomial(trials, correct, p_fit, n_params: int, *,
     ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
     if not ok:
         return gof_result(f"binomial deviance, no chi-square reference ({why})", stat, df)
-    from scipy.stats import chi2
-
     return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 
@@ -240,8 +237,6 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
     reported: with fewer than :data:`MIN_GOF_BOOT` refits the p < 0.001 rule cannot be met, and
     a misfit is marked when no refit reaches the observed deviance (:func:`misfit_rule`).
     """
-    from tqdm.auto import tqdm
-
     n, k, p = _cells(trials, correct, p_fit)
     n_boot = _n_params(n_boot, "n_boot")
     if n_boot < 1:
@@ -263,8 +258,6 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
     """Sum of squared standardised residuals ((y - y_fit) / se)^2 of a least-squares fit,
     referred to chi-square with points - n_params degrees of freedom (right when the errors are
     independent and normal with the given standard errors)."""
-    from scipy.stats import chi2
-
     y, f, s = (np.asarray(x, float).ravel() for x in (y, y_fit, se))
     if not (y.shape == f.shape == s.shape):
         raise ValueError("y, y_fit and se must have the same length")
@@ -284,8 +277,6 @@ def gof_multinomial(counts, probs, n_params: int) -> dict:
     freedom: the likelihood-ratio test of the model against one free distribution per row,
     referred to chi-square. Binomial data are the two-column case ``[correct, wrong]``; rows
     without counts are left out."""
-    from scipy.stats import chi2
-
     o = np.asarray(counts, float)
     q = np.asarray(probs, float)
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
@@ -309,16 +300,26 @@ def _n_params(v, name: str = "n_params") -> int:
     return int(v)
 
 
-def named_seed(seed, name: str) -> np.random.SeedSequence:
-    """A stream for ``name`` derived from ``seed`` (an int or a SeedSequence), so that a fit's
-    goodness-of-fit draws never reuse its bootstrap's."""
-    import hashlib
-
+def named_seed(seed, name: str, *keys: int) -> np.random.SeedSequence:
+    """A stream for ``name`` (and integer ``keys``, say an epoch) derived from ``seed`` (an int
+    or a SeedSequence), so that a fit's goodness-of-fit draws never reuse its bootstrap's, and
+    a run's initial weights never share a stream with its batch order. Like
+    :func:`semres.book.seeds`, a stream depends on its name and keys only, never on how many
+    others were drawn."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string; got {name!r}")
     words = [int(w) for w in np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], "<u4")]
+    keys = [int(k) for k in keys]
     if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words))
-    entropy = [int(seed), *words]
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words, *keys))
+    entropy = [int(seed), *words, *keys]
     return np.random.SeedSequence(entropy)
+
+
+def int_seed(seed, name: str, *keys: int) -> int:
+    """:func:`named_seed` as one 32-bit integer, for generators that take only an int
+    (``torch.manual_seed``, ``random.Random``)."""
+    return int(named_seed(seed, name, *keys).generate_state(1)[0])
 
 
 def misfit_warning(what: str, fit: dict) -> str | None:

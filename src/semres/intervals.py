@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import stats
 
 __all__ = ["mean_interval", "difference_interval", "LEVEL"]
 
@@ -32,9 +33,7 @@ def _check_level(level) -> float:
 
 
 def _t(df: float, level: float) -> float:
-    from scipy.stats import t
-
-    return float(t.ppf(0.5 + level / 2, df)) if df > 0 else math.nan
+    return float(stats.t.ppf(0.5 + level / 2, df)) if df > 0 else math.nan
 
 
 def mean_interval(values, level: float = LEVEL) -> dict:

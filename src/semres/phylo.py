@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+import dendropy
+import matplotlib.pyplot as plt
 import numpy as np
+from dendropy.simulate import treesim
+from PIL import Image
+from scipy.cluster.hierarchy import dendrogram, linkage
+from scipy.spatial.distance import squareform
+
+from . import plotting as splot
+from .fits import named_seed
 
 __all__ = [
     "PhyloData",
@@ -30,6 +39,7 @@ __all__ = [
     "read_names",
     "load_cub",
     "N_TRAITS",
+    "fig_tree_gallery",
 ]
 
 N_TRAITS = 12  # body RGB, wing RGB, stripe count, stripe contrast, aspect, head, tail, beak
@@ -57,20 +67,20 @@ def _check_int(value, name: str, low: int) -> int:
     return int(value)
 
 
-def simulate_tree(n_species: int, seed: int = 0, birth_rate: float = 1.0):
+def simulate_tree(n_species: int, seed=0, birth_rate: float = 1.0):
     """A pure-birth (Yule) tree with ``n_species`` tips labelled ``sp00``, ``sp01``, ...
 
     Sampled with the general sampling approach (Hartmann et al. 2010), so the youngest cherry
     does not have zero-length branches (two species at distance 0 would be indistinguishable).
+    ``seed``: an integer, or a named stream (a ``SeedSequence``).
     """
-    from dendropy.simulate import treesim
-
     n_species = _check_int(n_species, "n_species", 3)
     if not birth_rate > 0:
         raise ValueError(f"birth_rate must be > 0; got {birth_rate!r}")
     tree = treesim.birth_death_tree(
         birth_rate, 0.0, num_extant_tips=n_species, gsa_ntax=3 * n_species,
-        rng=random.Random(seed),
+        rng=random.Random(int(seed.generate_state(1)[0])
+                          if isinstance(seed, np.random.SeedSequence) else seed),
     )
     width = len(str(n_species - 1))
     for i, leaf in enumerate(tree.leaf_node_iter()):
@@ -104,7 +114,7 @@ def patristic_matrix(tree, labels: list[str] | None = None) -> np.ndarray:
     return out
 
 
-def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed: int = 0):
+def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed=0):
     """Traits at the tips after Brownian motion from 0 at the root, in :func:`tip_labels` order.
 
     Each trait's increment along an edge of length t is N(0, sigma^2 t), so the tips'
@@ -129,7 +139,7 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def render_species(traits, n_images: int, size: int = 48, seed: int = 0) -> np.ndarray:
+def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
     """``n_images`` individuals of one species as ``(n, size, size, 3)`` uint8 images.
 
     The species' traits set its body and wing colour, stripe count and contrast, body aspect,
@@ -197,7 +207,7 @@ def render_species(traits, n_images: int, size: int = 48, seed: int = 0) -> np.n
 
 
 def split_indices(species, ood_fraction: float = 0.15, val_fraction: float = 0.15,
-                  test_fraction: float = 0.2, seed: int = 0) -> dict[str, np.ndarray]:
+                  test_fraction: float = 0.2, seed=0) -> dict[str, np.ndarray]:
     """Hold out whole species (``ood``), then split each other species' images three ways.
 
     Every in-distribution species gets at least one test and one training image; OOD species
@@ -235,30 +245,30 @@ def split_indices(species, ood_fraction: float = 0.15, val_fraction: float = 0.1
 
 
 def simulate_dataset(n_species: int = 48, images_per_species: int = 40, size: int = 48,
-                     seed: int = 0, sigma: float = 1.0, ood_fraction: float = 0.15,
+                     seed=0, sigma: float = 1.0, ood_fraction: float = 0.15,
                      val_fraction: float = 0.15, test_fraction: float = 0.2) -> PhyloData:
     """The embedded default: a seeded tree, Brownian traits and rendered individuals.
 
     Edge lengths are rescaled so the crown's depth (half the largest patristic distance) is 1,
     which keeps the traits' spread, and so the images' diversity, independent of the number
-    of species.
+    of species. ``seed`` (an int or a SeedSequence) gives each step its named stream: "tree",
+    "traits", "images" of species k, "split".
     """
     images_per_species = _check_int(images_per_species, "images_per_species", 2)
-    seeds = np.random.SeedSequence(seed).spawn(3)
-    tree = simulate_tree(n_species, seed=int(seeds[0].generate_state(1)[0]))
+    tree = simulate_tree(n_species, seed=named_seed(seed, "tree"))
     depth = patristic_matrix(tree).max() / 2
     for edge in tree.preorder_edge_iter():
         if edge.length is not None:
             edge.length /= depth
-    traits = brownian_traits(tree, sigma=sigma, seed=int(seeds[1].generate_state(1)[0]))
-    per_species = seeds[2].spawn(n_species)
+    traits = brownian_traits(tree, sigma=sigma, seed=named_seed(seed, "traits"))
     images = np.concatenate([
-        render_species(t, images_per_species, size, seed=per_species[k])
+        render_species(t, images_per_species, size, seed=named_seed(seed, "images", k))
         for k, t in enumerate(traits)
     ])
     species = np.repeat(np.arange(n_species), images_per_species)
     data = PhyloData(images, species, tip_labels(tree), patristic_matrix(tree), tree=tree)
-    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction, seed=seed)
+    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction,
+                               seed=named_seed(seed, "split"))
     return data
 
 
@@ -290,8 +300,6 @@ def _tip_key(label: str) -> str:
 
 
 def _read_tree(path: Path):
-    import dendropy
-
     try:
         return dendropy.Tree.get(path=str(path), schema="newick", preserve_underscores=True)
     except Exception as err:  # dendropy raises several parser error types
@@ -299,8 +307,6 @@ def _read_tree(path: Path):
 
 
 def _load_image(path: Path, size: int) -> np.ndarray:
-    from PIL import Image
-
     with Image.open(path) as im:
         im = im.convert("RGB")
         w, h = im.size
@@ -310,7 +316,7 @@ def _load_image(path: Path, size: int) -> np.ndarray:
 
 
 def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None = None,
-             seed: int = 0, ood_fraction: float = 0.15, val_fraction: float = 0.15,
+             seed=0, ood_fraction: float = 0.15, val_fraction: float = 0.15,
              test_fraction: float = 0.2) -> PhyloData:
     """CUB-200-2011 images (centre-cropped, resized) with patristic distances from ``newick``.
 
@@ -365,5 +371,44 @@ def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None
         species.extend([k] * len(files))
     species = np.asarray(species)
     data = PhyloData(np.stack(images), species, labels, patristic_matrix(tree, labels), tree=tree)
-    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction, seed=seed)
+    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction,
+                               seed=named_seed(seed, "split"))
     return data
+
+
+def fig_tree_gallery(data: PhyloData, n_show: int = 8, per_species: int = 5):
+    """The tree as a dendrogram (average linkage of the patristic distances, exact for an
+    ultrametric tree; held-out species in red) beside a gallery of ``per_species`` images of
+    ``n_show`` species spread along it."""
+    Z = linkage(squareform(data.distances, checks=False), "average")
+    # 9 pt leaf labels need about 0.14 in of height each
+    fig = plt.figure(figsize=(7.2, max(5.2, 0.14 * data.n_species + 1.0)), layout="constrained")
+    grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.5])
+    ax = fig.add_subplot(grid[0])
+    small = data.n_species <= 60
+    dn = dendrogram(Z, orientation="left", labels=data.names if small else None, ax=ax,
+                    color_threshold=0, above_threshold_color="0.3", no_labels=not small,
+                    leaf_font_size=9)
+    ood = set(data.species[data.split["ood"]])
+    if small:
+        for lab in ax.get_yticklabels():
+            if data.names.index(lab.get_text()) in ood:
+                lab.set_color(splot.CYCLE[1])
+    ax.set_xlabel("patristic distance at which clades join")
+    ax.set_title("species tree (held-out species in red)")
+    ax.grid(False)
+    order = dn["leaves"][::-1]  # dendrogram leaves run bottom-up; the gallery top-down
+    shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
+    sub = grid[1].subgridspec(n_show, per_species, hspace=0.05, wspace=0.05)
+    for r, k in enumerate(shown):
+        imgs = data.images[data.species == k][:per_species]
+        for c, img in enumerate(imgs):
+            a = fig.add_subplot(sub[r, c])
+            a.imshow(img)
+            a.set_xticks([])
+            a.set_yticks([])
+            for spine in a.spines.values():
+                spine.set_visible(False)
+            if c == 0:
+                a.set_ylabel(data.names[k], fontsize=9, rotation=0, ha="right", va="center")
+    return fig

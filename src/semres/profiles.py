@@ -22,8 +22,8 @@ PROFILES = ("quick", "default", "paper")
 #: where each chapter's experiment keeps its settings (``module`` or ``module:name``; the
 #: name is ``SETTINGS`` unless given)
 REGISTRY = {
-    "01_pareto_front": "semres.simulate",
-    "02_many_items": "semres.simulate:SETTINGS_MANY",
+    "01_pareto_front": "semres.pareto",
+    "02_many_items": "semres.many_items",
     "03_toy_relu": "semres.toy",
     "04_resnet_phylogeny": "semres.vision",
     "05_llm_years": "semres.years",

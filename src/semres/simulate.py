@@ -40,11 +40,11 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 from numba.np.random.generator_core import next_uint64
+from tqdm.auto import tqdm
 
 from . import kernels as _kernels
 from . import spaces as _spaces
 from .spaces import Discrete, Space
-from .profiles import Settings, positive_ints, require
 
 __all__ = ["Estimate", "luce_success", "exact_two_item", "TASKS"]
 
@@ -69,8 +69,12 @@ class Estimate:
     def ci(self, z: float = 1.96) -> tuple[float, float]:
         return self.mean - z * self.stderr, self.mean + z * self.stderr
 
-    def zscore(self, value: float) -> float:
-        """How many standard errors ``value`` lies from the estimate."""
+    def zscore(self, value: float, atol: float = 0.0) -> float:
+        """How many standard errors ``value`` lies from the estimate; 0 when they differ by at
+        most ``atol`` (an exact value the estimate reproduces, say every trial scoring alike,
+        whose standard error is then 0 or rounding)."""
+        if abs(self.mean - value) <= atol:
+            return 0.0
         if self.stderr == 0:
             return 0.0 if value == self.mean else math.copysign(math.inf, self.mean - value)
         return (self.mean - value) / self.stderr
@@ -490,8 +494,6 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
 
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=len(sizes), desc=f"{task} n={n}", leave=False)
     try:
         parts = _run_blocks(run, len(sizes), threads, bar)
@@ -561,39 +563,3 @@ def check_table(mc, index):
     wide.columns = [f"{'p_S' if task == 'similarity' else 'p_I'} {what}"
                     for what, task in wide.columns]
     return wide[[f"{p} {w}" for p in ("p_S", "p_I") for w in ("theory", "mc", "z")]].reset_index()
-
-
-# --------------------------------------------------------------------------- settings
-
-def _check_front(cfg: dict, ch: str) -> None:
-    positive_ints(cfg, ch, "trials", "discrete_grid", "discrete_points")
-    require(2 <= cfg["discrete_points"] <= cfg["discrete_grid"] ** 2, ch,
-             f"discrete_points ({cfg['discrete_points']}) must lie in [2, discrete_grid**2 = "
-             f"{cfg['discrete_grid'] ** 2}]: cells are drawn without replacement")
-
-
-def _check_many(cfg: dict, ch: str) -> None:
-    positive_ints(cfg, ch, "trials")
-    ns = list(cfg["exact_n"])
-    require(len(ns) >= 2 and min(ns) >= 2, ch, f"exact_n must hold n >= 2; got {ns}")
-
-
-#: chapter 1's Monte Carlo check of the two-item laws
-SETTINGS = Settings(
-    chapter="01_pareto_front",
-    profiles={
-        "quick": {"trials": 100_000, "discrete_grid": 7, "discrete_points": 25},
-        "default": {"trials": 2_000_000, "discrete_grid": 7, "discrete_points": 40},
-        "paper": {"trials": 20_000_000, "discrete_grid": 9, "discrete_points": 60},
-    },
-    check=_check_front, parameters={"mc_trials": "trials"})
-#: chapter 2's Monte Carlo check of Theorem 3 (a module holds one chapter's SETTINGS each;
-#: chapter 2 reads this one through the registry)
-SETTINGS_MANY = Settings(
-    chapter="02_many_items",
-    profiles={
-        "quick": {"trials": 100_000, "exact_n": range(2, 9)},
-        "default": {"trials": 2_000_000, "exact_n": range(2, 13)},
-        "paper": {"trials": 10_000_000, "exact_n": range(2, 17)},
-    },
-    check=_check_many, parameters={"mc_trials": "trials"}, minimums={"n_max": 10})

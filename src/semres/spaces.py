@@ -56,6 +56,12 @@ class Space:
         """(<b>, Var b) of the closed ball of radius ``eps``."""
         raise NotImplementedError
 
+    def tie_probability(self) -> float:
+        """<tau>: the probability that two independent items lie at the same distance from an
+        independent probe. Zero where distances tie with probability zero (every continuous
+        space here); :class:`Discrete` overrides it."""
+        return 0.0
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -220,6 +226,23 @@ class Discrete(Space):
         mean = b @ self.weights
         var = np.clip(((b - mean[..., None]) ** 2) @ self.weights, 0.0, None)
         return _out(mean, var)
+
+    def tie_profile(self) -> np.ndarray:
+        """tau_p = sum_r sigma_r(p)^2 for every point p, where sigma_r(p) is the mass at
+        distance exactly r from p: the probability that two independent items tie in their
+        distance to p (the two items being the same point included). Ties are the term that
+        Theorem 1 misses on a finite space (chapters 1 and 4)."""
+        rows, cum = self._sorted_rows
+        tau = np.empty(len(self))
+        for p in range(len(self)):
+            # the mass of each run of equal distances in the sorted row
+            starts = np.flatnonzero(np.r_[True, rows[p, 1:] != rows[p, :-1]])
+            ends = np.r_[starts[1:], len(self)]
+            tau[p] = ((cum[p, ends] - cum[p, starts]) ** 2).sum()
+        return tau
+
+    def tie_probability(self) -> float:
+        return float(self.weights @ self.tie_profile())
 
 
 class Slots(Space):

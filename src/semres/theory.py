@@ -9,9 +9,10 @@ The chapters derive these formulas in SymPy; here they are only evaluated.
 from __future__ import annotations
 
 import numpy as np
+from scipy import optimize, special
 from scipy.stats import binom
 
-__all__ = ["two_item", "n_item", "linear_circle", "front"]
+__all__ = ["two_item", "n_item", "n_item_optimum", "poisson_limit", "linear_circle", "front"]
 
 _TOL = 1e-12  # slack for values computed in floating point (e.g. b = 2 * 0.25)
 
@@ -56,22 +57,26 @@ def _n(value) -> np.ndarray:
     return arr
 
 
-def two_item(b, delta=0.0, var_b=0.0):
+def two_item(b, delta=0.0, var_b=0.0, tau=0.0):
     """Theorems 1-2: two items, constant similarity with resolution giving ball measure ``b``.
 
     ``b`` is the mean ball measure <b>, ``var_b`` its variance over probes (0 on homogeneous
-    spaces), ``delta`` the similarity outside the ball. Returns ``(p_s, p_i)``.
+    spaces), ``delta`` the similarity outside the ball. ``tau`` is the probability that the two
+    items tie in their distance to the probe (0 where distances tie with probability zero): a
+    tied pair is all correct, so p_S gains tau / 2 whatever ``delta``, and p_I is unchanged
+    (chapters 1 and 4 derive it). Returns ``(p_s, p_i)``.
     """
     b = _unit(b, "b")
     delta = _delta(delta)
     var_b = _array(var_b, "var_b")
-    b, delta, var_b = np.broadcast_arrays(b, delta, var_b)
+    tau = _unit(tau, "tau")
+    b, delta, var_b, tau = np.broadcast_arrays(b, delta, var_b, tau)
     if ((var_b < -_TOL) | (var_b > b * (1 - b) + _TOL)).any():
         raise ValueError("var_b must lie in [0, b(1 - b)]")
     var_b = np.clip(var_b, 0.0, b * (1 - b))
     # P(exactly one of the two items falls in the probe's ball) / 2
     one_inside = b - b**2 - var_b
-    p_s = 0.5 + (1 - delta) / (1 + delta) * one_inside
+    p_s = 0.5 + (1 - delta) / (1 + delta) * one_inside + tau / 2
     p_i = b / 2 + (1 - b) / (1 + delta)
     return _scalarise(p_s), _scalarise(p_i)
 
@@ -97,6 +102,27 @@ def n_item(b, n, delta=0.0):
         p_s = np.where(k <= n, binom.pmf(k, n, b) * share, 0.0).sum(axis=0)
         share = 1.0 / (1 + k + (n - 1 - k) * delta)
         p_i = np.where(k <= n - 1, binom.pmf(k, n - 1, b) * share, 0.0).sum(axis=0)
+    return _scalarise(p_s), _scalarise(p_i)
+
+
+def n_item_optimum(n) -> float:
+    """b*(n): the ball measure that maximises Theorem 3's p_S^n for ``n`` items (bounded
+    scalar search, to 1e-10 in b). Chapter 2 proves that p_S^n = p_I^n there."""
+    n = int(_n(n))
+    res = optimize.minimize_scalar(lambda x: -n_item(x, n)[0], bounds=(1e-9, 1 - 1e-9),
+                                   method="bounded", options={"xatol": 1e-10})
+    return float(res.x)
+
+
+def poisson_limit(lam):
+    """Theorem 3 as n -> infinity with lam = n b items expected in a ball: ``(p_s, p_i)`` with
+    p_S = e^-lam int_0^1 (e^(lam t) - 1)/t dt = e^-lam (Ei(lam) - gamma - ln lam) and
+    p_I = (1 - e^-lam) / lam (chapter 2 derives both)."""
+    lam = _array(lam, "lam")
+    if (lam <= 0).any() or np.isinf(lam).any():
+        raise ValueError(f"lam must be finite and > 0; got {lam!r}")
+    p_s = np.exp(-lam) * (special.expi(lam) - np.euler_gamma - np.log(lam))
+    p_i = (1 - np.exp(-lam)) / lam
     return _scalarise(p_s), _scalarise(p_i)
 
 

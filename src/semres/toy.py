@@ -17,8 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
+import sympy as sp
 import torch
+from scipy.ndimage import uniform_filter1d
 from tqdm.auto import tqdm
+
+from . import fits, theory
+from . import plotting as splot
+from .fits import bound_report, gof_chi2, gof_none
 from .profiles import Settings, positive_ints, require
 
 CONDITIONS = ("circle", "segment", "reconstruction")
@@ -246,8 +253,6 @@ def profile_fit_report(d, eps, delta) -> dict:
     The default search runs ε over [0.2 min d, 1.2 max d] (positive distances) and Δ over
     [0, 1]; a fit on an edge is censored (a flat profile, say, has no resolution to find).
     """
-    from .fits import bound_report
-
     d = np.asarray(d, float)
     d = d[d > 0]
     return bound_report({"eps": eps, "delta": delta},
@@ -263,8 +268,6 @@ def profile_fit_gof(G, distances, eps, delta) -> dict:
     residuals (2 parameters) is :func:`semres.fits.gof_chi2`. Levels with no spread (a single
     pair, or every pair alike) give no standard error and are left out.
     """
-    from .fits import gof_chi2, gof_none
-
     G = np.asarray(G, float)
     D = np.round(np.asarray(distances, float), 12)
     scale = np.mean(np.diag(G))
@@ -327,8 +330,6 @@ def held_out_peak(p_s, smooth: int = 1) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("p_s must be a (networks, epochs) array")
     if isinstance(smooth, bool) or not isinstance(smooth, (int, np.integer)) or smooth < 1:
         raise ValueError(f"smooth must be an integer >= 1; got {smooth!r}")
-    from scipy.ndimage import uniform_filter1d
-
     k = len(p_s)
     if k == 1:
         sm = uniform_filter1d(p_s, smooth, axis=1, mode="nearest")
@@ -490,8 +491,15 @@ def _validate_networks(conditions, seeds):
     if bad:
         raise ValueError(f"conditions must be drawn from {CONDITIONS}; got {bad[0]!r}")
     for s in seeds:
-        if int(s) != s or s < 0:
-            raise ValueError(f"seeds must be non-negative integers; got {s!r}")
+        if isinstance(s, np.random.SeedSequence):
+            continue
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"seeds must be non-negative integers or SeedSequences; got {s!r}")
+
+
+def _seed(s):
+    """A network's seed as numpy takes it: a SeedSequence as is, an integer as an int."""
+    return s if isinstance(s, np.random.SeedSequence) else int(s)
 
 
 def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float32,
@@ -500,8 +508,9 @@ def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float3
     """Train one network per (condition, seed) pair, all at once, evaluating every epoch exactly.
 
     Network k draws its initial W ~ U[0, init_high] and every trial from
-    ``np.random.default_rng(seeds[k])``, so its numbers do not depend on what else is in the
-    stack (the same seed in two conditions gives paired runs: same start, same trial indices).
+    ``np.random.default_rng(seeds[k])`` (an integer or a named stream, a ``SeedSequence``), so
+    its numbers do not depend on what else is in the stack (the same seed in two conditions
+    gives paired runs: same start, same trial indices).
     The summed loss gives each W_k exactly the gradient of its own loss, and Adam is
     elementwise, so stacking changes nothing but speed.
     ``dtype`` float32 as in the original code (float64 is ~25% slower and changes nothing
@@ -514,11 +523,12 @@ def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float3
     conditions, seeds = list(conditions), list(seeds)
     _validate_networks(conditions, seeds)
     if threads is None:
-        return _train(conditions, [int(s) for s in seeds], config, dtype, progress, compiled)
+        return _train(conditions, [_seed(s) for s in seeds], config, dtype, progress, compiled)
     previous = torch.get_num_threads()
     torch.set_num_threads(int(threads))
     try:
-        return _train(conditions, [int(s) for s in seeds], config, dtype, progress, compiled)
+        return _train(conditions, [_seed(s) for s in seeds], config, dtype, progress,
+                      compiled)
     finally:
         torch.set_num_threads(previous)
 
@@ -601,6 +611,315 @@ def _train_ordered(conditions, seeds, config, dtype, progress, compiled) -> ToyH
         delta_fit=delta_fit, profile_d=levels, profiles=profiles, snapshots=snapshots,
         final_W=W.detach().numpy().copy(),
     )
+
+
+# ---------------------------------------------------------------- the chapter's analysis
+
+#: Theorem 1's optimum p_S = p_I (constant similarity): the reference the circle networks'
+#: peak must lie farther from than from Proposition 1's optimum
+CONSTANT_OPTIMUM = 0.75
+#: above this fitted floor a profile is still mostly flat: its ε is not drawn (no resolution)
+FLAT_DELTA = 0.5
+
+
+def split_log2(name: str, expr) -> str:
+    """LaTeX ``name = polynomial + ln 2 (polynomial)`` on two lines, so that a SymPy law with
+    a ln 2 part fits a phone's column (chapter 3's segment law)."""
+    expr = sp.expand(expr)
+    c = expr.coeff(sp.log(2))
+    rest = sp.expand(expr - c * sp.log(2))
+    assert sp.simplify(rest + c * sp.log(2) - expr) == 0
+    return (rf"\begin{{aligned}} {name} &= {sp.latex(rest)} \\ &\quad + \ln 2 \left("
+            rf"{sp.latex(c)}\right) \end{{aligned}}")
+
+
+def trajectory_table(history: ToyHistory, replicates) -> pd.DataFrame:
+    """One row per network and epoch: the exact (p_S, p_I), the fitted profile (ε, Δ) with
+    the fit's edge flags (``at_bound``, ``bound_params``: a fit on an edge of its search range
+    is censored, not estimated) and, at the snapshot epochs where the per-pair similarities
+    are kept, its goodness of fit (:func:`profile_fit_gof`); elsewhere ``gof_tested`` is False
+    and ``misfit`` empty. ``replicates`` labels each network (its ``seed`` column)."""
+    cond = np.array(history.conditions)
+    n_epochs = history.p_s.shape[1]
+    dist_of = {g: stimulus_distances(history.final_W.shape[2], g) for g in GEOMETRIES}
+    table = pd.DataFrame({
+        "condition": np.repeat(cond, n_epochs),
+        "seed": np.repeat(list(replicates), n_epochs),
+        "epoch": np.tile(np.arange(n_epochs), len(cond)),
+        "p_s": history.p_s.ravel(),
+        "p_i": history.p_i.ravel(),
+        "eps_fit": history.eps_fit.ravel(),
+        "delta_fit": history.delta_fit.ravel(),
+    })
+    reports = [profile_fit_report(history.profile_d[history.geometry(c)], e, dl)
+               for c, e, dl in zip(table.condition, table.eps_fit, table.delta_fit)]
+    table["at_bound"] = [r["at_bound"] for r in reports]
+    table["bound_params"] = [r["bound_params"] for r in reports]
+    no_gof = fits.gof_none("the per-pair similarities are kept at snapshot epochs only")
+    gofs = [profile_fit_gof(history.snapshots[ep][k], dist_of[history.geometry(c)], e, dl)
+            if ep in history.snapshots else no_gof
+            for k, c, ep, e, dl in zip(np.repeat(np.arange(len(cond)), n_epochs),
+                                       table.condition, table.epoch, table.eps_fit,
+                                       table.delta_fit)]
+    return pd.concat([table, fits.gof_frame(gofs)], axis=1)
+
+
+def own_profile_prediction(history: ToyHistory, condition: str, every: int):
+    """Exact (p_S, p_I) of each ``condition`` network's own distance profile h(d_ij), every
+    ``every`` epochs: what the network would do if its similarity depended on distance alone.
+    Returns (epochs, p_s, p_i), the last two of shape (networks, epochs)."""
+    geometry = history.geometry(condition)
+    members = np.array(history.conditions) == condition
+    dist = stimulus_distances(history.final_W.shape[2], geometry)
+    table = TrialTable.from_distances(dist)
+    levels = history.profile_d[geometry]
+    level_of = np.searchsorted(levels, np.round(dist, 12))
+    epochs = np.arange(0, history.p_s.shape[1], every)
+    h = history.profiles[members][:, epochs, : len(levels)]  # (networks, epochs, levels)
+    ps, pi = np.empty(h.shape[:2]), np.empty(h.shape[:2])
+    for lo in range(0, len(epochs), 8):  # chunks keep the (.., 58 800) temporaries small
+        chunk = torch.tensor(h[:, lo : lo + 8][..., level_of])
+        a, c = exact_scores(chunk, table)
+        ps[:, lo : lo + 8], pi[:, lo : lo + 8] = a.numpy(), c.numpy()
+    return epochs, ps, pi
+
+
+def linear_profile_scores(geometry: str, eps, n_stimuli: int = 50):
+    """Exact (p_S, p_I) of the linear profile max(0, 1 - d/ε) at each ``eps`` on the
+    ``n_stimuli`` stimuli of ``geometry``: Proposition 1's similarity on the same discrete
+    space the networks see."""
+    dist = stimulus_distances(n_stimuli, geometry)
+    G = torch.tensor(linear_profile(dist[None], np.asarray(eps)[:, None, None]))
+    return tuple(v.numpy() for v in exact_scores(G, TrialTable.from_distances(dist)))
+
+
+def distance_to_curve(ps, pi, curve_s, curve_i):
+    """Euclidean distance in the (p_I, p_S) plane from each point to a densely sampled curve."""
+    return np.sqrt((ps[..., None] - curve_s) ** 2 + (pi[..., None] - curve_i) ** 2).min(-1)
+
+
+def jensen_term(W) -> float:
+    """Mean over networks of mean 1/(1 + x) − 1/(1 + mean x), x the off-diagonal similarity
+    ratios G_ij / G_jj of the weights ``W``: what the spread of a learned floor adds to p_I
+    above Theorem 2's 1/(1 + Δ) (1/(1 + x) is convex, so it is never negative)."""
+    G = similarity_matrix(torch.tensor(W)).numpy()
+    x = G / np.diagonal(G, axis1=1, axis2=2)[:, :, None]
+    x = x[:, ~np.eye(x.shape[1], dtype=bool)]
+    return float(np.mean(np.mean(1 / (1 + x), 1) - 1 / (1 + x.mean(1))))
+
+
+def nearer_proposition1(peak: float, p_star: float) -> bool:
+    """The chapter's claim of the peak: it lies nearer Proposition 1's optimum ``p_star`` than
+    the constant similarity's 3/4 (the paper: the trajectory follows Proposition 1)."""
+    return abs(peak - p_star) < abs(peak - CONSTANT_OPTIMUM)
+
+
+def position_sentences(nearer_prop1: bool, closer_to_continuous: bool) -> dict:
+    """Where the circle networks sit, in words: their peak against the two optima
+    (``peak_nearer``, from :func:`nearer_proposition1`), and their late trajectory against the
+    continuous law and the same profile on the 50 stimuli (``closer``)."""
+    return {
+        "peak_nearer": "nearer Proposition 1's optimum than the constant-similarity 3/4"
+        if nearer_prop1 else "nearer the constant-similarity 3/4 than Proposition 1's optimum",
+        "closer": "closer to the continuous law than to" if closer_to_continuous else
+        "farther from the continuous law than from",
+    }
+
+
+def tolerances(disc_peak: float, jensen: float) -> dict:
+    """(tolerance, its reason) of each comparison with a law: none of them allows any."""
+    return {
+        "peak": (0.0, f"no allowance: the 50 stimuli raise a linear profile's optimum (to "
+                 f"{disc_peak:.4f} on this circle), never lower it, so they excuse no shortfall"),
+        "short": (0.0, "no allowance: the reference is the same linear profile on the same 50 "
+                  "stimuli, so no discretisation is left to allow for"),
+        "rec": (0.0, "no allowance: Theorem 2 assumes one floor for every pair; the learned "
+                f"floors spread, which by Jensen's inequality raises p_I by {jensen:.4f}, but "
+                "that term comes from the same weights as the measurement, so it is no "
+                "independent tolerance"),
+    }
+
+
+def peak_verdict(status: str, ci: dict, p_star: float, disc_peak: float) -> str:
+    """The circle peak against Proposition 1's optimum, and where the 50 stimuli put it."""
+    return (against(status, "the circle networks' peak", ci, p_star, "Proposition 1's optimum")
+            + f"; on these 50 stimuli the linear profile itself peaks at {disc_peak:.4f}")
+
+
+def shortfall_verdict(status: str, ci: dict, disc_short: float, continuum_short: float) -> str:
+    """The segment's shortfall against the linear profile's on the same stimuli; a shortfall
+    of the law's sign but not its size says so."""
+    text = against(status, "the segment's shortfall", ci, disc_short,
+                   f"the linear profile's on the same 50 stimuli ({disc_short:.4f}; "
+                   f"{continuum_short:.4f} in the continuum)")
+    if np.isfinite(ci["se"]) and ci["low"] > 0 and status == "does not hold":
+        text += ": it has the sign of the derived law (the segment peaks lower) but not its size"
+    return text
+
+
+def reconstruction_verdict(status: str, ci: dict, predicted: float, gap_mid: float,
+                           mid: int, jensen: float) -> str:
+    """Reconstruction p_I against Theorem 2's 1/(1 + Δ), with what fixes the gap's sign and
+    what makes up its size (both from the same weights: they describe it, not test it)."""
+    gap = ci["mean"] - predicted
+    return against(status, "The reconstruction networks' p_I", ci, predicted,
+                   "Theorem 2's 1/(1 + Δ) at the fitted floor") + (
+        ". Jensen's inequality fixes the sign in advance (p_I ≥ 1/(1 + Δ) for any spread of "
+        f"the floor, Δ the mean ratio), so a positive gap is no evidence. Its size: {gap:+.4f} "
+        f"at the last epoch against {gap_mid:+.4f} at epoch {mid}; the spread of the final floor "
+        f"makes a Jensen term of {jensen:.4f} (mean 1/(1 + x) − 1/(1 + mean x) over the "
+        f"off-diagonal similarity ratios x of the final weights), and the remaining "
+        f"{gap - jensen:+.4f} is the fitted floor Δ differing from the mean ratio. Both terms "
+        "come from the same weights as the measurement: they describe the gap, not test "
+        "Theorem 2")
+
+
+def gof_sentences(trajectories: pd.DataFrame) -> dict:
+    """The prose's sentences on the profile fits (``gof_summary``, ``fit_bounds``,
+    ``eps_peak_caveat``, ``eps_final_sentence``): how many fail their goodness-of-fit test,
+    whether the circle networks' final ε is censored, and what the last snapshot's fitted
+    line says (a summary of the shape, not a measurement, where it fails the test)."""
+    last = trajectories[trajectories.epoch == trajectories.epoch.max()]
+    eps_censored = last[(last.condition == "circle") & last.bound_params.str.contains("eps")]
+    tested = trajectories[(trajectories.condition == "circle") & np.isfinite(trajectories.gof_p)]
+    last_snap = tested[tested.epoch == tested.epoch.max()]
+    n_bad = int(last_snap.misfit.sum())
+    after_init = tested[tested.epoch > 0]
+    return {
+        "gof_summary": (
+            f"{int(trajectories.misfit.sum())} of {int(trajectories.gof_tested.sum())} profile "
+            "fits at the snapshot epochs fail their goodness-of-fit test (chi-square of the "
+            f"level means against the fitted line, p < {fits.MISFIT_P:g}; the `gof_*` and "
+            "`misfit` columns of `trajectories.csv`, where the other "
+            f"{int((~trajectories.gof_tested).sum()):,} rows, between snapshots, are marked "
+            "untested: `gof_tested` False and `misfit` empty)"),
+        "fit_bounds": fits.censored_warning(
+            "the circle networks' final ε", {"at_bound": True, "bound_params": "eps"})
+        if len(eps_censored) else (
+            "No circle network's final ε sits on an edge of its search range. (A fitted floor "
+            "Δ = 0, no floor at all, also lies on the edge of its range; the `at_bound` column "
+            "of `trajectories.csv` flags every fit on an edge.)"),
+        "eps_peak_caveat": (
+            " (a summary of the profile's width, not a measurement: the line fails its "
+            f"goodness-of-fit test at {int(after_init.misfit.sum())} of {len(after_init)} "
+            "circle snapshots after initialisation)" if after_init.misfit.any() else
+            " (the line passes its goodness-of-fit test at every circle snapshot)"),
+        "eps_final_sentence": (
+            f"At epoch {int(last_snap.epoch.iloc[0])} the fitted linear decay of the circle "
+            f"networks has ε ≈ {last_snap.eps_fit.mean():.3f} and a floor Δ ≈ "
+            f"{last_snap.delta_fit.mean():.4f}, "
+            + (f"but it fails its goodness-of-fit test for {n_bad} of {len(last_snap)} "
+               "networks: their profiles are peaked and clipped like the line, not on it, so "
+               "these two numbers summarise the shape and are not measurements of it."
+               if n_bad else f"and it passes its goodness-of-fit test for all {len(last_snap)} "
+               "networks.")),
+    }
+
+
+# ---------------------------------------------------------------- the chapter's figures
+
+COLOURS = {"circle": splot.CYCLE[0], "segment": splot.CYCLE[1],
+           "reconstruction": splot.CYCLE[2]}
+
+
+def fig_trajectories(history: ToyHistory, own: dict, discrete: tuple, delta_rec: float,
+                     segment_law, p_star: float):
+    """Every network's exact (p_I, p_S) trajectory, one panel per condition, over Proposition
+    1, Theorem 1's front and Theorem 2 at the reconstruction floor ``delta_rec``; ``own`` holds
+    each condition's own-profile prediction (:func:`own_profile_prediction`), ``discrete`` the
+    linear profile on the 50-point circle, ``segment_law(eps)`` the segment's linear law."""
+    cond = np.array(history.conditions)
+    fig, axes = splot.subplots(1, 3, figsize=(7.2, 4.6), sharex=True, sharey=True)
+    B = np.linspace(0, 1, 2001)
+    prop_s, prop_i = theory.linear_circle(B)
+    front_pi = np.linspace(0.5, 1, 301)
+    noisy_s, noisy_i = theory.two_item(B, delta=delta_rec)
+    seg_s_line, seg_i_line = segment_law(np.linspace(1e-4, 0.5, 400))
+    disc_s, disc_i = discrete
+    for ax, c in zip(axes, CONDITIONS):
+        ax.plot(front_pi, theory.front(front_pi), color=splot.THEORY_ALT, lw=1.2,
+                label="Theorem 1 (constant $g$)")
+        ax.plot(prop_i, prop_s, color=splot.THEORY, lw=1.4, label="Proposition 1 (linear $g$)")
+        ax.plot(noisy_i, noisy_s, color=splot.THEORY, lw=1.0, ls="--",
+                label=fr"Theorem 2, measured $\Delta = {delta_rec:.3f}$")
+        if c == "circle":
+            ax.plot(disc_i, disc_s, ".", color=splot.THEORY, ms=1.2,
+                    label="linear $g$ on the 50-point circle")
+        if c != "reconstruction":
+            ax.plot(own[c][2][0], own[c][1][0], color=COLOURS[c], lw=1.0, ls="--",
+                    label="first seed's own profile $h(d)$")
+        if c == "segment":
+            ax.plot(seg_i_line, seg_s_line, color=splot.CYCLE[3], lw=1.4,
+                    label="linear $g$ on the segment")
+        for k in np.flatnonzero(cond == c):
+            ax.plot(history.p_i[k], history.p_s[k], color=COLOURS[c], lw=0.7, alpha=0.6)
+            ax.plot(history.p_i[k, 0], history.p_s[k, 0], "o", color=COLOURS[c], ms=3)
+            ax.plot(history.p_i[k, -1], history.p_s[k, -1], "s", color=COLOURS[c], ms=3.5,
+                    mec="black", mew=0.4)
+        ax.plot(p_star, p_star, "k*", ms=9)
+        ax.set(title=c, xlabel="$p_I$", xlim=(0.5, 1.0), ylim=(0.48, 0.88))
+    axes[0].set_ylabel("generalization $p_S$")
+    splot.legend_outside(fig, axes, ncol=2)
+    return fig
+
+
+def fig_similarity(history: ToyHistory):
+    """The first circle and segment network's learned similarity against distance at each
+    snapshot epoch, with its mean profile h(d) and the fitted linear decay with floor."""
+    cond = np.array(history.conditions)
+    snap = sorted(history.snapshots)
+    fig, axes = splot.subplots(len(snap), 2, figsize=(7.0, 1.9 * len(snap)), sharex="col",
+                               sharey=True)
+    axes = axes.T  # one column per geometry, one row per snapshot
+    for row, c in enumerate(("circle", "segment")):
+        k = int(np.flatnonzero(cond == c)[0])
+        D = stimulus_distances(history.final_W.shape[2], c)
+        levels = history.profile_d[c]
+        off = ~np.eye(len(D), dtype=bool)
+        for ax, e in zip(axes[row], snap):
+            G = history.snapshots[e][k]
+            scale = np.diag(G).mean()
+            ax.plot(D[off], G[off] / scale, ".", color=splot.CYCLE[row], ms=1.5, alpha=0.15)
+            ax.plot(levels, history.profiles[k, e, : len(levels)], "o", color="black", ms=2.5,
+                    label="mean $h(d)$")
+            dd = np.linspace(0, levels.max(), 300)
+            ax.plot(dd, linear_profile(dd, history.eps_fit[k, e], history.delta_fit[k, e]),
+                    color=splot.CYCLE[3], lw=1.5, label="fitted linear decay with floor")
+            ax.set(ylim=(-0.05, 1.6))
+            ax.set_title(fr"{c}, epoch {e}, $\varepsilon$ = {history.eps_fit[k, e]:.3f}",
+                         fontsize=9)
+    for ax in axes[0]:
+        ax.set_ylabel(r"$g / \langle g(x, x)\rangle$")
+    for ax in axes[:, -1]:
+        ax.set_xlabel("distance $d$")
+    splot.legend_outside(fig, axes, ncol=2)
+    return fig
+
+
+def fig_resolution(history: ToyHistory, eps_star: float, segment_eps_star: float):
+    """Every network's fitted resolution ε (drawn once its floor is below
+    :data:`FLAT_DELTA`) and noise floor Δ against the epoch, with the resolutions at which
+    Proposition 1 and the segment's law put the best generalization."""
+    cond = np.array(history.conditions)
+    fig, (ax_e, ax_d) = splot.subplots(1, 2, figsize=(7.2, 4.2))
+    x = np.arange(history.p_s.shape[1])
+    for c in ("circle", "segment"):
+        for j, k in enumerate(np.flatnonzero(cond == c)):
+            shaped = history.delta_fit[k] < FLAT_DELTA
+            ax_e.plot(x[shaped], history.eps_fit[k, shaped], color=COLOURS[c], lw=0.7,
+                      alpha=0.6, label=c if j == 0 else None)
+    ax_e.axhline(eps_star, color=splot.THEORY, ls="--", lw=1,
+                 label=r"Proposition 1's $\varepsilon^* = b^*/2$")
+    ax_e.axhline(segment_eps_star, color=COLOURS["segment"], ls=":", lw=1.2,
+                 label=r"segment law's best $\varepsilon$")
+    ax_e.set(xscale="log", xlabel="epoch", ylabel=r"fitted resolution $\varepsilon$")
+    for c in CONDITIONS:
+        for j, k in enumerate(np.flatnonzero(cond == c)):
+            ax_d.plot(x[1:], history.delta_fit[k, 1:], color=COLOURS[c], lw=0.7, alpha=0.6,
+                      label=c if j == 0 else None)
+    ax_d.set(xscale="log", xlabel="epoch", ylabel=r"fitted noise floor $\Delta$")
+    splot.legend_outside(fig, [ax_e, ax_d], ncol=2)
+    return fig
 
 
 # --------------------------------------------------------------------------- settings

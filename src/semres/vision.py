@@ -10,6 +10,7 @@ set counted, not sampled), with exact distance ties resolved by the Luce rule.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import os
@@ -17,13 +18,25 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import matplotlib
 import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
+from joblib import Parallel, cpu_count, delayed
+from scipy.spatial.distance import cdist
+from scipy.stats import kendalltau, mannwhitneyu
 from torch import nn
-from .profiles import Settings, positive_ints, require
+from torch.func import functional_call, stack_module_state, vmap
+from tqdm.auto import tqdm
 
+from . import plotting as splot
+from . import theory
+from .fits import int_seed, named_seed
+from .intervals import difference_interval
 from .models import check_source
+from .phylo import PhyloData
+from .profiles import Settings, positive_ints, require
 
 __all__ = [
     "ps_at_matched_pi",
@@ -46,6 +59,22 @@ __all__ = [
     "evaluate",
     "train_and_evaluate",
     "train_and_evaluate_many",
+    "effects",
+    "METRICS",
+    "result_tables",
+    "compared_alphas",
+    "effect_row",
+    "describe_effect",
+    "traded",
+    "alpha_verdict",
+    "effects_display",
+    "welch_words",
+    "replicates_sentence",
+    "run_sentences",
+    "peak_points",
+    "deviation_lines",
+    "fig_tradeoff",
+    "fig_summaries",
 ]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -84,8 +113,10 @@ def check_inputs(cub_dir=None, newick=None, model=None) -> None:
 
 
 def build_model(num_classes: int, model: str | None = None, widths=(16, 32, 64),
-                depths=(1, 1, 1), seed: int = 0) -> PhyloResNet:
-    """A small ResNet from a config (``model=None``) or a pretrained one loaded offline."""
+                depths=(1, 1, 1), seed=0) -> PhyloResNet:
+    """A small ResNet from a config (``model=None``) or a pretrained one loaded offline; its
+    initial weights (and the head's) come from the "initial weights" stream of ``seed`` (an
+    int or a SeedSequence)."""
     from transformers import ResNetConfig, ResNetModel
 
     if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)) \
@@ -93,7 +124,7 @@ def build_model(num_classes: int, model: str | None = None, widths=(16, 32, 64),
         raise ValueError(f"num_classes must be an integer >= 2; got {num_classes!r}")
     if len(widths) != len(depths) or not widths:
         raise ValueError("widths and depths must be non-empty and of equal length")
-    torch.manual_seed(seed)
+    torch.manual_seed(int_seed(seed, "initial weights"))
     if model is None:
         config = ResNetConfig(num_channels=3, embedding_size=int(widths[0]),
                               hidden_sizes=[int(w) for w in widths],
@@ -168,7 +199,7 @@ def _save_atomic(obj, path: Path) -> None:
 
 
 def train(model: PhyloResNet, data, alpha: float, *, epochs: int, batch_size: int = 64,
-          lr: float = 2e-3, weight_decay: float = 1e-4, seed: int = 0, checkpoint=None,
+          lr: float = 2e-3, weight_decay: float = 1e-4, seed=0, checkpoint=None,
           device="cpu", progress: bool = True, threads: int | None = 1) -> list[dict]:
     """Train one model on ``data.split['train']``; returns one history row per epoch.
 
@@ -187,14 +218,15 @@ def train_many(models, data, alphas, seeds, *, epochs: int, batch_size: int = 64
     A small ResNet leaves an accelerator idle between kernel launches; stacking the runs'
     weights and mapping the network over them (``torch.func.vmap``) launches each kernel once
     for all runs. The runs stay independent: each sees its own initial weights, its own seed's
-    batch order (epoch ``e`` depends only on ``(seed, e)``), its own α and an element-wise
+    batch order (epoch ``e`` draws from the stream ("batch order", e) of its seed, an int or a
+    SeedSequence), its own α and an element-wise
     AdamW, so the result equals separate runs up to floating-point summation order. A
     checkpoint written after every epoch lets an interrupted call resume exactly. The models
     are trained in place; returns one history (a row per epoch) per run. ``threads``: torch
     threads while training (None leaves torch's setting alone).
     """
     with _threads(threads):
-        return _train_many(list(models), data, list(alphas), [int(s) for s in seeds],
+        return _train_many(list(models), data, list(alphas), [_seed(s) for s in seeds],
                            epochs=epochs, batch_size=batch_size, lr=lr,
                            weight_decay=weight_decay, checkpoint=checkpoint, device=device,
                            progress=progress)
@@ -202,11 +234,6 @@ def train_many(models, data, alphas, seeds, *, epochs: int, batch_size: int = 64
 
 def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_decay,
                 checkpoint, device, progress):
-    import copy
-
-    from torch.func import functional_call, stack_module_state, vmap
-    from tqdm.auto import tqdm
-
     for alpha in alphas:
         _check_alpha(alpha)
     if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
@@ -264,14 +291,15 @@ def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_d
                 stacked[k].copy_(v)
         opt.load_state_dict(state["optimizer"])
         histories, start = state["histories"], state["epoch"]
-    desc = f"alpha={alphas[0]:g} seed={seeds[0]}" if runs == 1 else f"{runs} runs at once"
+    desc = f"alpha={alphas[0]:g}" if runs == 1 else f"{runs} runs at once"
     bar = tqdm(range(start, epochs), desc=desc, disable=not progress, initial=start,
                total=epochs, leave=False)
     for epoch in bar:
         skeleton.train()
         orders = torch.stack([
             torch.from_numpy(train_idx)[torch.randperm(
-                len(train_idx), generator=torch.Generator().manual_seed(s * 100_003 + epoch))]
+                len(train_idx),
+                generator=torch.Generator().manual_seed(int_seed(s, "batch order", epoch)))]
             for s in seeds]).to(device)
         totals, n_seen, t0 = torch.zeros(3, runs, device=device), 0, time.perf_counter()
         for chunk in orders.split(batch_size, dim=1):
@@ -331,8 +359,6 @@ def embed(model: PhyloResNet, images: np.ndarray, batch_size: int = 256, device=
 # --- measures ---------------------------------------------------------------------------------
 
 def pairwise_distances(emb) -> np.ndarray:
-    from scipy.spatial.distance import cdist
-
     emb = np.asarray(emb, dtype=float)
     return cdist(emb, emb)
 
@@ -449,8 +475,6 @@ def triplet_accuracy(E, species, D, probes=None) -> float:
     embedding distance) and P the pairs untied in the tree: Kendall's τ_b gives C − D in
     O(N log N), where counting pairs directly costs O(N²) per probe.
     """
-    from scipy.stats import kendalltau
-
     E, species = _check_square(E, species)
     D = np.asarray(D, dtype=float)
     probes = np.arange(len(E)) if probes is None else np.asarray(probes)
@@ -472,8 +496,6 @@ def triplet_accuracy(E, species, D, probes=None) -> float:
 
 def identification_auc(E, species) -> float:
     """ROC AUC of −distance separating same-species from different-species image pairs."""
-    from scipy.stats import mannwhitneyu
-
     E, species = _check_square(E, species)
     iu = np.triu_indices(len(E), 1)
     d = E[iu]
@@ -486,16 +508,17 @@ def identification_auc(E, species) -> float:
 
 # --- one trained model, measured -------------------------------------------------------------
 
-def evaluation_pool(data, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def evaluation_pool(data, seed=0) -> tuple[np.ndarray, np.ndarray]:
     """Test images of the trained species plus as many images per held-out species.
 
     Held-out species have all their images available; taking as many per species as the
-    trained species have test images keeps ν (the image distribution of the tests) balanced.
-    Returns the pool's image indices and a mask of which are held-out (OOD).
+    trained species have test images keeps ν (the image distribution of the tests) balanced;
+    which ones comes from the "evaluation pool" stream of ``seed``. Returns the pool's image
+    indices and a mask of which are held-out (OOD).
     """
     test, ood = data.split["test"], data.split["ood"]
     per_species = int(np.median(np.bincount(data.species[test])[np.unique(data.species[test])]))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(named_seed(seed, "evaluation pool"))
     picked = [rng.permutation(ood[data.species[ood] == k])[:per_species]
               for k in np.unique(data.species[ood])]
     ood = np.sort(np.concatenate(picked)) if picked else np.array([], dtype=np.int64)
@@ -503,7 +526,7 @@ def evaluation_pool(data, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return pool, np.isin(pool, ood)
 
 
-def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400, seed: int = 0):
+def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400, seed=0):
     """The tradeoff curve over ε and the threshold-free summaries of one embedding.
 
     ``emb`` are the pool's embeddings (trained species' test images and held-out species'
@@ -512,10 +535,9 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
     embedding space, the space where ε acts. ``p_s`` (and ``p_s_ood``) draw the references from
     other species than the probe's, as the paper's triplets do; ``p_s_all`` draws them from every
     image (the theorem's ν), for comparison. ``max_probes`` caps the probes of the triplet
-    accuracy (a seeded subset) for large test sets such as CUB's.
+    accuracy (a subset from the "probe subset" stream of ``seed``) for large test sets such as
+    CUB's.
     """
-    from . import theory
-
     species, is_ood = np.asarray(species), np.asarray(is_ood, dtype=bool)
     E = pairwise_distances(emb)
     ind = ~is_ood
@@ -534,7 +556,7 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
         "p_s_theory": ps_th,
         "p_i_theory": pi_th,
     }
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(named_seed(seed, "probe subset"))
 
     def cap(idx):
         return np.sort(rng.choice(idx, max_probes, replace=False)) if len(idx) > max_probes else idx
@@ -553,36 +575,51 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = 41, max_probes: int = 400,
     return curve, summary
 
 
-def train_and_evaluate(images, species, distances, split, alpha: float, seed: int,
+def train_and_evaluate(images, species, distances, split, alpha: float, seed,
                        settings: dict, model: str | None = None, checkpoint_dir=None,
                        device="cpu", progress: bool = True) -> dict:
-    """Train one model at one α and seed, then measure it (one run of
+    """Train one model at one α, replicate 0 of ``seed``, then measure it (one run of
     :func:`train_and_evaluate_many`)."""
-    return train_and_evaluate_many(images, species, distances, split, [(alpha, seed)],
+    return train_and_evaluate_many(images, species, distances, split, [(alpha, 0)],
                                    settings, model=model, checkpoint_dir=checkpoint_dir,
-                                   device=device, progress=progress)[0]
+                                   device=device, progress=progress, seed=seed)[0]
+
+
+def _seed(seed):
+    """A seed as the streams take it: a SeedSequence as is, an integer as an int."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0 or a SeedSequence; got {seed!r}")
+    return int(seed)
 
 
 def train_and_evaluate_many(images, species, distances, split, runs, settings: dict,
                             model: str | None = None, checkpoint_dir=None, device="cpu",
-                            progress: bool = True) -> list[dict]:
-    """Train every ``(alpha, seed)`` run, ``settings["runs_at_once"]`` at a time (default: one
-    at a time on a CPU, all at once on an accelerator), then measure each; plain inputs so
+                            progress: bool = True, seed=0) -> list[dict]:
+    """Train every ``(alpha, replicate)`` run, ``settings["runs_at_once"]`` at a time (default:
+    one at a time on a CPU, all at once on an accelerator), then measure each; plain inputs so
     that the whole set can be cached.
 
-    ``settings`` holds ``epochs``, ``batch_size``, ``lr``, ``widths``, ``depths``, ``n_eps``
-    and ``max_probes``. Runs sharing a seed start from the same weights. With
+    Replicate ``r`` draws its initial weights, batch order, evaluation pool and probe subset
+    from the stream ("replicate", r) of ``seed`` (an int or a SeedSequence, say a chapter's
+    named stream), so runs of one replicate start from the same weights whatever their α, and
+    adding a replicate or an α moves no other run. A run's ``seed`` in the result is its
+    replicate. ``settings`` holds ``epochs``, ``batch_size``, ``lr``, ``widths``, ``depths``,
+    ``n_eps`` and ``max_probes``. With
     ``checkpoint_dir`` an interrupted call resumes from the last epoch of the group it was
     training; each checkpoint is removed once its group is measured (the caller caches the
     result). ``train_seconds`` of a run is its share of its group's training time, and
     ``trained_with`` the size of the group it trained in.
     """
-    from joblib import Parallel, cpu_count, delayed
-    from tqdm.auto import tqdm
+    runs = [(float(a), int(r)) for a, r in runs]
+    if any(r < 0 for _, r in runs):
+        raise ValueError("runs: replicates must be integers >= 0")
+    seed = _seed(seed)
 
-    from .phylo import PhyloData
+    def stream(replicate):
+        return named_seed(seed, "replicate", replicate)
 
-    runs = [(float(a), int(s)) for a, s in runs]
     at_once = settings.get("runs_at_once")
     if at_once is None:  # measured: stacking buys nothing on a CPU, launches on an accelerator
         at_once = 1 if torch.device(device).type == "cpu" else len(runs)
@@ -597,32 +634,33 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
                       disable=not progress or len(groups) < 2):
         group = runs[first:first + at_once]
         nets = [build_model(n_classes, model=model, widths=settings["widths"],
-                            depths=settings["depths"], seed=s) for _, s in group]
+                            depths=settings["depths"], seed=stream(r)) for _, r in group]
         ckpt = None
-        if checkpoint_dir is not None:
-            tag = hashlib.sha1(repr(group).encode()).hexdigest()[:16]
-            ckpt = Path(checkpoint_dir) / f"runs_{tag}.pt"  # named by the group's runs
+        if checkpoint_dir is not None:  # named by the group's runs and the seed they draw from
+            tag = hashlib.sha1(repr((group, [stream(r).entropy for _, r in group],
+                                     [stream(r).spawn_key for _, r in group])).encode())
+            ckpt = Path(checkpoint_dir) / f"runs_{tag.hexdigest()[:16]}.pt"
         t0 = time.perf_counter()
-        histories = train_many(nets, data, [a for a, _ in group], [s for _, s in group],
+        histories = train_many(nets, data, [a for a, _ in group], [stream(r) for _, r in group],
                                epochs=settings["epochs"], batch_size=settings["batch_size"],
                                lr=settings["lr"], checkpoint=ckpt, device=device,
                                progress=progress)
         share = (time.perf_counter() - t0) / len(group)
         t1 = time.perf_counter()
-        pools = [evaluation_pool(data, seed=seed) for _, seed in group]
+        pools = [evaluation_pool(data, seed=stream(r)) for _, r in group]
         embs = [embed(net, data.images[pool], device=device)
                 for net, (pool, _) in zip(nets, pools)]
         # the exact curves are CPU work: a stacked group is measured on every core
         measured = Parallel(n_jobs=min(len(group), cpu_count()), return_as="generator")(
             delayed(evaluate)(emb, data.species[pool], is_ood, data.distances,
                               n_eps=settings["n_eps"], max_probes=settings["max_probes"],
-                              seed=seed)
-            for emb, (pool, is_ood), (_, seed) in zip(embs, pools, group))
+                              seed=stream(r))
+            for emb, (pool, is_ood), (_, r) in zip(embs, pools, group))
         measured = list(tqdm(measured, total=len(group), desc="measuring", leave=False,
                              disable=not progress))
         per_run = (time.perf_counter() - t1) / len(group)
-        for (alpha, seed), history, (curve, summary) in zip(group, histories, measured):
-            out.append({"alpha": alpha, "seed": seed, "history": history, "curve": curve,
+        for (alpha, r), history, (curve, summary) in zip(group, histories, measured):
+            out.append({"alpha": alpha, "seed": r, "history": history, "curve": curve,
                         "summary": summary, "train_seconds": share,
                         "seconds": share + per_run, "trained_with": len(group)})
         if ckpt is not None and ckpt.exists():
@@ -630,7 +668,7 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
     return out
 
 
-# --------------------------------------------------------------------------- settings
+# --------------------------------------------------------------------------- α effects
 
 def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
     """The largest p_S of a sweep (points in sweep order) at identification ``p_i``: the
@@ -660,8 +698,6 @@ def ps_at_matched_pi(tradeoff, p_i: float):
     identification with any ε. NaN for a model whose sweep never reaches ``p_i``. Returns a
     DataFrame alpha, seed, p_s.
     """
-    import pandas as pd
-
     need = {"alpha", "seed", "p_i", "p_s"}
     if not need <= set(tradeoff.columns):
         raise ValueError(f"tradeoff must have columns {sorted(need)}")
@@ -683,10 +719,6 @@ def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
     ``detected`` when the interval excludes 0. ``metrics`` maps a column of ``by_alpha`` to its
     name; a last row per target compares p_S at matched identification
     (:func:`common_pi`, :func:`ps_at_matched_pi`). One row per (target, measure)."""
-    import pandas as pd
-
-    from .intervals import difference_interval
-
     def one(table, col, a_hi):
         hi = table.loc[table.alpha == a_hi, col].dropna().to_numpy(float)
         lo = table.loc[table.alpha == alpha_lo, col].dropna().to_numpy(float)
@@ -722,6 +754,251 @@ def common_pi(tradeoff, alphas) -> float:
     base = base.assign(k=base.groupby("seed").cumcount()).groupby("k")[["p_i", "p_s"]].mean()
     return float(np.clip(base.p_i.loc[base.p_s.idxmax()], lo, hi))
 
+
+# --------------------------------------------------------------------------- the chapter's analysis
+
+#: the measures whose change with α chapter 4 reports, with their names in its tables
+METRICS = {
+    "sim_accuracy": "triplet accuracy, trained species",
+    "ood_sim_accuracy": "triplet accuracy, held-out species",
+    "best_p_s": "best p_S over ε",
+    "id_auc": "identification ROC AUC",
+    "mean_p_i": "p_I at equal ε-quantiles (mean)",
+    "final_val_accuracy": "validation accuracy (classifier)",
+}
+#: the columns of ``tradeoff.csv``, in order
+TRADEOFF_COLUMNS = ["alpha", "seed", "eps", "p_s", "p_s_all", "p_i", "p_s_ood", "p_s_theory",
+                    "p_i_theory", "mean_b", "var_b"]
+
+
+def result_tables(results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs of :func:`train_and_evaluate_many` as two tidy tables: ``tradeoff`` (one row per
+    run and ε of its sweep) and ``by_alpha`` (one row per run: the threshold-free summaries,
+    the final validation accuracy, the training time, and the curve's mean p_I over the shared
+    ε-quantile grid and best p_S over ε)."""
+    tradeoff = pd.concat([pd.DataFrame({"alpha": r["alpha"], "seed": r["seed"], **r["curve"]})
+                          for r in results], ignore_index=True)[TRADEOFF_COLUMNS]
+    curve_stats = tradeoff.groupby(["alpha", "seed"]).agg(
+        mean_p_i=("p_i", "mean"), best_p_s=("p_s", "max")).reset_index()
+    by_alpha = pd.DataFrame([{"alpha": r["alpha"], "seed": r["seed"], **r["summary"],
+                              "final_val_accuracy": r["history"][-1]["val_accuracy"],
+                              "train_seconds": r["train_seconds"]} for r in results])
+    return tradeoff, by_alpha.merge(curve_stats, on=["alpha", "seed"])
+
+
+def compared_alphas(alphas) -> tuple[float, float | None, float | None]:
+    """Which α values the chapter compares: the smallest (the baseline), the largest below 1
+    (the cross-entropy still trains the classifier; None if there is none above the baseline)
+    and 1 (the cross-entropy off; None if not run or the baseline itself)."""
+    alphas = sorted(alphas)
+    alpha_lo = alphas[0]
+    below_one = [a for a in alphas if alpha_lo < a < 1]
+    alpha_ce = below_one[-1] if below_one else None
+    alpha_one = 1.0 if 1.0 in alphas and alpha_lo < 1.0 else None
+    return alpha_lo, alpha_ce, alpha_one
+
+
+def effect_row(effects: pd.DataFrame, column: str, alpha_to):
+    """The row of :func:`effects` for ``column`` at ``alpha_to`` (None when not measured)."""
+    row = effects[(effects.column == column) & (effects.alpha_to == alpha_to)]
+    return row.iloc[0] if len(row) else None
+
+
+def describe_effect(effects: pd.DataFrame, column: str, alpha_to) -> str:
+    """An effect in words: it rises or falls when its 95% interval excludes zero, else it
+    shows no detectable change; with one seed there is no interval to say so."""
+    r = effect_row(effects, column, alpha_to)
+    if r is None:
+        return "not measured"
+    if not np.isfinite(r.se):
+        return f"changes by {r.effect:+.3f} (one seed: no interval)"
+    move = ("rises" if r.effect > 0 else "falls") if r.detected else "shows no detectable change"
+    return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
+
+
+def traded(effects: pd.DataFrame, alpha_to) -> bool:
+    """The paper's claim at ``alpha_to``: generalization (triplet accuracy) up and
+    identification (AUC) down, both detected."""
+    g, i = effect_row(effects, "sim_accuracy", alpha_to), effect_row(effects, "id_auc", alpha_to)
+    return (g is not None and i is not None and bool(g.detected) and bool(i.detected)
+            and g.effect > 0 and i.effect < 0)
+
+
+def alpha_verdict(effects: pd.DataFrame, by_alpha: pd.DataFrame, replicates: int) -> str:
+    """What this build says of α: whether raising it traded identification for generalization
+    with the cross-entropy on, only at α = 1, or not at all; then p_S at matched identification
+    and p_I at equal ε-quantiles. One seed per α draws no conclusion."""
+    alpha_lo, alpha_ce, alpha_one = compared_alphas(by_alpha.alpha.unique())
+
+    def describe(column, alpha_to):
+        return describe_effect(effects, column, alpha_to)
+
+    if replicates < 2:
+        return ("with one seed per α this build has no standard errors, so it draws no "
+                "conclusion about α (the quick profile is a smoke test; the default profile "
+                "is the result)")
+    if alpha_ce is not None and traded(effects, alpha_ce):
+        verdict = (f"raising α from {alpha_lo:g} to {alpha_ce:g}, with the classifier still "
+                   "trained, traded identification for generalization: the triplet accuracy "
+                   f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
+                   f"{describe('id_auc', alpha_ce)}")
+    elif alpha_one is not None and traded(effects, alpha_one):
+        verdict = (f"the trade appears only at α = 1, where the cross-entropy is off "
+                   f"(validation accuracy "
+                   f"{by_alpha.loc[by_alpha.alpha == 1.0, 'final_val_accuracy'].mean():.3f}): "
+                   f"up to α = {alpha_ce:g} the triplet accuracy "
+                   f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
+                   f"{describe('id_auc', alpha_ce)}")
+    else:
+        verdict = ("this build shows no detected trade of identification for generalization "
+                   "between the α values it ran (see the effects below)")
+    if alpha_ce is None:
+        return verdict
+    matched = effect_row(effects, "p_s_matched", alpha_ce)
+    if matched is not None:
+        verdict += (f". At matched identification (p_I = {matched.p_i:.3f}, read off each "
+                    f"model's ε-sweep), p_S {describe('p_s_matched', alpha_ce)} from "
+                    f"α = {alpha_lo:g} to {alpha_ce:g}, while the identification AUC "
+                    f"{describe('id_auc', alpha_ce)} and the classifier's validation accuracy "
+                    f"{describe('final_val_accuracy', alpha_ce)}")
+    else:
+        verdict += ("; the models of the two α values share no p_I on their ε-sweeps, so p_S "
+                    "is not compared at matched identification")
+    verdict += (f"; at equal ε-quantiles p_I {describe('mean_p_i', alpha_ce)} up to "
+                f"α = {alpha_ce:g}")
+    if alpha_one is not None:
+        verdict += f" and {describe('mean_p_i', alpha_one)} at α = 1"
+    return verdict
+
+
+def effects_display(effects: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
+    """The effects for readers: one row per measure, one column per compared α, each cell the
+    change with its 95% interval and a star where the interval excludes zero."""
+    def cell(r):
+        return (f"{r.effect:+.3f}" if not np.isfinite(r.se) else
+                f"{r.effect:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+                + (" *" if r.detected else ""))
+
+    shown = effects.assign(cell=effects.apply(cell, axis=1)).pivot_table(
+        index="measure", columns="alpha_to", values="cell", aggfunc="first", sort=False)
+    shown.columns = [f"α = {alpha_lo:g} → {a:g}" for a in shown.columns]
+    return shown.reset_index()
+
+
+def welch_words(effects: pd.DataFrame, replicates: int) -> str:
+    """How wide a Welch interval over this many seeds is, in standard errors."""
+    if not effects.t.notna().any():
+        return "with one seed per α there is no interval"
+    return (f"with {replicates} seeds a side, a median of {effects.df.median():.1f} degrees of "
+            f"freedom, so an interval spans ± {effects.t.median():.1f} standard errors, not ± 2")
+
+
+def replicates_sentence(replicates: int, real: bool) -> str:
+    """What the chapter's replicates vary, and what they share."""
+    seeds = f"{replicates:,} seed" + ("" if replicates == 1 else "s")
+    return (f"The {seeds} per α vary the initial weights, the order of the batches and which "
+            "images of the held-out species are probed; every seed shares one "
+            + ("tree and one image set (CUB-200-2011)" if real else
+               "simulated tree, one set of rendered images")
+            + " and one split, so the intervals measure training noise on this data set, not "
+            "how a new tree or a new draw of images would move the effects.")
+
+
+def run_sentences(results, seconds: float, train_seconds: float) -> dict:
+    """How the runs were obtained, in words: ``at_once`` (stacked or one at a time) and
+    ``run_source`` (trained now or loaded from the cache: loading takes less than half the
+    training time the runs record)."""
+    at_once = max(r["trained_with"] for r in results)
+    return {
+        "at_once": "one at a time" if at_once == 1 else f"{at_once} at once, as one network "
+                   "mapped over their stacked weights with `torch.func.vmap`",
+        "run_source": "were loaded from the cache of an earlier build with the same code and "
+                      "settings" if seconds < 0.5 * train_seconds else "were trained in this build",
+    }
+
+
+def peak_points(tradeoff: pd.DataFrame) -> list[tuple]:
+    """Each α's point for the book's overview, at the ε where its mean p_S peaks:
+    (system, p_I, p_S, their standard errors over seeds)."""
+    points = []
+    for a in sorted(tradeoff.alpha.unique()):
+        grp = tradeoff[tradeoff.alpha == a]
+        grp = grp.assign(k=grp.groupby("seed").cumcount())
+        stats = grp.groupby("k")[["p_i", "p_s"]].agg(["mean", "sem"])
+        k = stats[("p_s", "mean")].idxmax()
+        points.append((f"ResNet, α = {a:g}", stats.loc[k, ("p_i", "mean")],
+                       stats.loc[k, ("p_s", "mean")], stats.loc[k, ("p_i", "sem")],
+                       stats.loc[k, ("p_s", "sem")]))
+    return points
+
+
+def deviation_lines(data, cfg: dict, *, cub_dir=None, newick=None, model=None) -> tuple:
+    """The data and the model of this build against the paper's (CUB-200-2011 and an
+    ImageNet-pretrained ResNet-50); an empty line where they agree."""
+    if cub_dir is not None:
+        data_line = (f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, "
+                     f"{data.n_species} species at {data.images.shape[1]} px")
+    else:
+        data_line = (f"data: a simulated tree of {data.n_species} species and "
+                     f"{len(data.images)} rendered images of {data.images.shape[1]} px, "
+                     "instead of CUB-200-2011 and a bird phylogeny")
+    if model is None:
+        model_line = (f"model: a ResNet with widths {', '.join(map(str, cfg['widths']))} and "
+                      f"depths {', '.join(map(str, cfg['depths']))}, trained from scratch, "
+                      "instead of an ImageNet-pretrained ResNet-50")
+    else:
+        model_line = ("" if model == "microsoft/resnet-50" else
+                      f"model: `{model}` instead of an ImageNet-pretrained ResNet-50")
+    return data_line, model_line
+
+
+# --------------------------------------------------------------------------- the chapter's figures
+
+#: the panels of the summaries figure
+PANELS = ["sim_accuracy", "ood_sim_accuracy", "id_auc", "final_val_accuracy"]
+
+
+def fig_tradeoff(tradeoff: pd.DataFrame):
+    """Each α's (p_I, p_S) sweep over ε (mean over seeds at equal ε-quantiles), its own-ball
+    consistency curve (dashed) and the universal front."""
+    alphas = sorted(tradeoff.alpha.unique())
+    fig, ax = splot.subplots(figsize=(7.0, 4.4))
+    pi_front = np.linspace(0.5, 1.0, 200)
+    ax.plot(pi_front, theory.front(pi_front), color=splot.THEORY, lw=1.2,
+            label="universal front")
+    colours = matplotlib.colormaps["viridis"](np.linspace(0.05, 0.9, len(alphas)))
+    for a, c in zip(alphas, colours):
+        grp = tradeoff[tradeoff.alpha == a]
+        # seeds share the quantile grid of ε, so the k-th rows of each seed belong together
+        grp = grp.assign(k=grp.groupby("seed").cumcount()).groupby("k").mean(numeric_only=True)
+        ax.plot(grp.p_i, grp.p_s, "-o", ms=2.5, color=c, label=f"α = {a:g}")
+        ax.plot(grp.p_i_theory, grp.p_s_theory, "--", color=c, lw=1)
+    ax.plot([], [], "--", color="0.4", lw=1, label="own-ball consistency check")
+    ax.set_xlabel("identification $p_I$")
+    ax.set_ylabel(r"generalization $p_S^{\neq}$")
+    ax.set_xlim(0.45, 1.01)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def fig_summaries(by_alpha: pd.DataFrame):
+    """The threshold-free summaries against α, one dot per seed and a line through the means."""
+    fig, axes = splot.subplots(2, 2, figsize=(7.0, 5.4), sharex=True)
+    for ax, col in zip(axes.ravel(), PANELS):
+        ax.plot(by_alpha.alpha, by_alpha[col], "o", color=splot.CYCLE[0], alpha=0.5, ms=4,
+                label="one seed")
+        m = by_alpha.groupby("alpha")[col].mean()
+        ax.plot(m.index, m.values, "-", color=splot.CYCLE[0], label="mean over seeds")
+        if col != "final_val_accuracy":
+            ax.axhline(0.5, color=splot.THEORY_ALT, lw=0.8, ls=":", label="chance")
+        ax.set_title(METRICS[col])
+    for ax in axes[-1]:
+        ax.set_xlabel("α")
+    splot.legend_outside(fig, axes[0, 0], ncol=3)
+    return fig
+
+
+# --------------------------------------------------------------------------- settings
 
 def _check_settings(cfg: dict, ch: str) -> None:
     positive_ints(cfg, ch, "n_species", "images_per_species", "size", "replicates", "epochs",
