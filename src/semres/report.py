@@ -495,7 +495,7 @@ class Report:
         mark = f'<span class="semres-outcome semres-outcome-{outcome(self.rows)}"></span>'
         lines = [mark + (f"**In this build, {'; '.join(head)}.**" if head else
                          "**This chapter reports no result in this build.**"), ""]
-        lines += [f"* {mathify(escape(r['result']))}: *{escape(status_line(r))}*"
+        lines += [f"* {mathify(escape(r['result']))}: *{escape(r['status'])}*"
                   for r in findings[:BOX_FIRST]]
         if len(findings) > BOX_FIRST:
             lines.append(f"* … and {plural(len(findings) - BOX_FIRST, 'more finding')}, below")
