@@ -14,7 +14,8 @@ from scipy.special import expit
 
 import pandas as pd
 
-from semres import frontier, spaces, theory
+from semres import frontier, shapes, spaces, theory
+from semres.report import Z_MAX
 from semres.simulate import luce_success
 
 
@@ -247,11 +248,10 @@ def test_the_certificate_bounds_the_fine_infimum_when_the_slope_is_negative():
 # --------------------------------------------------------------------------- chapter 7's rules
 
 def test_floor_bound_is_chance_at_the_ceiling_and_above_every_family():
-    from semres import shapes
-
     for delta in (0.05, 0.2):
         assert frontier.floor_bound(1 / (1 + delta), delta) == pytest.approx(0.5)
-        assert frontier.floor_bound(0.5, delta) == pytest.approx(0.5 + 0.5 * (1 - delta) / (1 + delta))
+        top = 0.5 + 0.5 * (1 - delta) / (1 + delta)  # m = 1 - delta: the bound at chance p_I
+        assert frontier.floor_bound(0.5, delta) == pytest.approx(top)
         for fam in shapes.FAMILIES:
             for scale in (0.01, 0.1, 0.4):
                 p_s, p_i = shapes.circle_two_item(shapes.Family(fam, scale, delta))
@@ -261,7 +261,8 @@ def test_floor_bound_is_chance_at_the_ceiling_and_above_every_family():
 def test_targets_run_between_chance_and_the_ceiling():
     t = frontier.targets(4, 0.1, 5)
     lo, hi = 1 / 4, 1 / (1 + 3 * 0.1)
-    assert t[0] == pytest.approx(lo + 0.06 * (hi - lo)) and t[-1] == pytest.approx(lo + 0.94 * (hi - lo))
+    assert t[0] == pytest.approx(lo + 0.06 * (hi - lo))
+    assert t[-1] == pytest.approx(lo + 0.94 * (hi - lo))
     assert np.all(np.diff(t) > 0)
     assert frontier.doublings(16) == [2, 4, 8, 16]
 
@@ -373,8 +374,6 @@ def test_the_floor_row_holds_only_when_nothing_breaks_the_bound():
 
 
 def test_best_rows_and_verdicts_read_the_gains_and_the_engine():
-    from semres.report import Z_MAX
-
     peaks = pd.DataFrame({"delta": [0.01, 0.05], "p_i": [0.8, 0.85], "p_s": [0.75, 0.7],
                           "gain": [0.02, 0.01], "gap": [1e-6, 3e-5], "upper_bound": [0.75, 0.7],
                           "masses": [np.array([0.0, 1.0])] * 2})

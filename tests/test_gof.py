@@ -183,15 +183,15 @@ def test_a_bootstrap_p_value_reports_its_resolution_and_the_rule_it_allows():
     # 1000 refits resolve p = 1/1001 < 0.001: the usual rule
     p, res = fits.gof_p_bootstrap(10.0, np.zeros(1000))
     assert p == res == pytest.approx(1 / 1001)
-    assert fits._gof("t", 10.0, 3, p, res)["misfit"] is True
+    assert fits.gof_record("t", 10.0, 3, p, res)["misfit"] is True
     assert fits.misfit_rule(res) == "p < 0.001"
     # 50 refits cannot reach p < 0.001: the rule becomes p <= 1/51 and says so
     p, res = fits.gof_p_bootstrap(10.0, np.zeros(50))
     assert p == res == pytest.approx(1 / 51)
-    assert fits._gof("t", 10.0, 3, p, res)["misfit"] is True
+    assert fits.gof_record("t", 10.0, 3, p, res)["misfit"] is True
     assert "1/(B + 1)" in fits.misfit_rule(res) and "B = 50" in fits.misfit_rule(res)
     p, res = fits.gof_p_bootstrap(1.0, np.r_[np.zeros(49), 2.0])  # one refit reached it
-    assert p == pytest.approx(2 / 51) and fits._gof("t", 1.0, 3, p, res)["misfit"] is False
+    assert p == pytest.approx(2 / 51) and fits.gof_record("t", 1.0, 3, p, res)["misfit"] is False
     with pytest.raises(ValueError, match="resolution"):
         fits.misfit_rule(-1)
     with pytest.raises(ValueError, match="simulated"):

@@ -18,7 +18,7 @@ __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_
            "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
            "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
            "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
-           "gof_chi2", "named_seed", "misfit_warning"]
+           "gof_chi2", "gof_record", "named_seed", "misfit_warning"]
 
 
 def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
@@ -128,7 +128,11 @@ def misfit_rule(resolution: float = 0.0) -> str:
             f"refits, too few for p < {MISFIT_P:g}")
 
 
-def _gof(test: str, stat=math.nan, df=math.nan, p=math.nan, resolution: float = 0.0) -> dict:
+def gof_record(test: str, stat=math.nan, df=math.nan, p=math.nan,
+               resolution: float = 0.0) -> dict:
+    """A goodness-of-fit record with the keys of :data:`GOF_KEYS`: the test, its statistic,
+    degrees of freedom, p-value and the p-value's resolution, and ``misfit`` by
+    :func:`misfit_rule` (None when untested: no finite p-value)."""
     p, resolution = float(p), float(resolution)
     if not math.isfinite(p):
         misfit = None  # not tested: no reference for the statistic
@@ -143,7 +147,7 @@ def _gof(test: str, stat=math.nan, df=math.nan, p=math.nan, resolution: float = 
 def gof_none(reason: str) -> dict:
     """The goodness-of-fit keys of a fit that no test can check (``reason`` says why): its
     ``misfit`` is None, untested, not False."""
-    return _gof(f"none: {reason}")
+    return gof_record(f"none: {reason}")
 
 
 def gof_p_bootstrap(observed: float, simulated) -> tuple[float, float]:
@@ -221,10 +225,10 @@ def gof_binomial(trials, correct, p_fit, n_params: int, *,
     stat = binomial_deviance(n, k, p)
     ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
     if not ok:
-        return _gof(f"binomial deviance, no chi-square reference ({why})", stat, df)
+        return gof_record(f"binomial deviance, no chi-square reference ({why})", stat, df)
     from scipy.stats import chi2
 
-    return _gof("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
+    return gof_record("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 
 def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
@@ -255,7 +259,7 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
         ks = rng.binomial(whole, p).astype(float)
         sims[b] = binomial_deviance(whole, ks, refit(whole.astype(float), ks))
     pval, resolution = gof_p_bootstrap(stat, sims)
-    return _gof(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit rule "
+    return gof_record(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit rule "
                 f"{misfit_rule(resolution)})", stat, df, pval, resolution)
 
 
@@ -275,7 +279,7 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
         raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
                          f"{len(y)} points")
     stat = float(np.sum(((y - f) / s) ** 2))
-    return _gof("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
+    return gof_record("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
 
 
 def gof_multinomial(counts, probs, n_params: int) -> dict:
@@ -300,7 +304,7 @@ def gof_multinomial(counts, probs, n_params: int) -> dict:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(o > 0, o * np.log(o / e), 0.0)
     stat = float(2 * terms.sum())
-    return _gof("multinomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
+    return gof_record("multinomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 
 def _n_params(v, name: str = "n_params") -> int:

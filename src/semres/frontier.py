@@ -43,6 +43,7 @@ from . import plotting as splot
 from .profiles import Settings, positive_ints, require
 from .report import Z_MAX
 from .simulate import exact_two_item, luce_success
+from .theory import n_item, two_item
 
 __all__ = ["step_success", "step_kernel", "optimise", "constant_front", "best_two_item",
            "two_item_bound", "gain_bound"]
@@ -201,18 +202,12 @@ def optimise(target_p_i: float, n: int, delta: float, K: int, starts=(), *,
 
 
 def _constant_b(p_i, n, delta):
-    from scipy.optimize import brentq
-
-    from .theory import n_item
-
     return brentq(lambda v: n_item(v, n, delta)[1] - p_i, 0.0, 1.0, xtol=1e-15)
 
 
 def constant_front(p_i, n: int, delta: float) -> float:
     """The constant (two-level) kernel's p_S at identification ``p_i``, or nan outside its
     range [p_I(b = 1), p_I(b = 0)]."""
-    from .theory import n_item
-
     lo, hi = n_item(1.0, n, delta)[1], n_item(0.0, n, delta)[1]
     if not (lo <= p_i <= hi):
         return math.nan
@@ -388,8 +383,6 @@ def gain_bound(p_i, upper_bounds, slopes, delta: float, points: int = 20_001) ->
 def two_item_front(p_i, delta: float):
     """The constant kernel's p_S at identification ``p_i`` for two items (Theorem 2 with the
     ball measure b solved from p_I = b / 2 + (1 - b) / (1 + delta))."""
-    from .theory import two_item
-
     top = 1 / (1 + delta)
     b = (top - np.asarray(p_i, float)) / (top - 0.5)
     return two_item(np.clip(b, 0.0, 1.0), delta)[0]
