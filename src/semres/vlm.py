@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 from functools import lru_cache
@@ -26,6 +27,7 @@ from scipy.optimize import least_squares
 
 from . import models
 from . import scenes as sc
+from .book import seeds
 from .choice import FLOOR_LOG_RANGE, compare_radii, fit_ball, pad
 from .fingerprint import digest as code_digest
 from .fits import bound_report, gof_chi2
@@ -118,8 +120,14 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     config = LlavaConfig(vision_config=vision, text_config=text,
                          image_token_index=tok.convert_tokens_to_ids(IMAGE_TOKEN),
                          vision_feature_select_strategy="default", vision_feature_layer=-1)
-    torch.manual_seed(seed)
+    torch.manual_seed(torch_seed(seed))
     return LlavaForConditionalGeneration(config).eval()
+
+
+def torch_seed(seed: int) -> int:
+    """The seed of torch's generator for the weights the model starts from: the named stream
+    ``vlm_init`` of ``seed`` (:func:`semres.book.seeds`), as one integer."""
+    return int(seeds(seed)("vlm_init").generate_state(1)[0])
 
 
 def _unavailable(name_or_path: str, err: Exception) -> ModelUnavailableError:
@@ -484,8 +492,8 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
     to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
     pretrained CLIP. The answer target (the shape nearest to the X itself, not to its patch
     centre) puts the answer on the X's patch, where the language model reads it. Step ``k``
-    draws from ``default_rng([seed, 1, k])``, so a run resumed from ``checkpoint`` sees the
-    scenes an uninterrupted one would.
+    draws from the named stream ``("vlm_vision_batch", k)`` of ``seed``, so a run resumed from
+    ``checkpoint`` sees the scenes an uninterrupted one would.
     """
     import torch
 
@@ -504,9 +512,11 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
     start, losses = _resume(checkpoint, modules, opt, sched)
     ns = np.asarray(list(ns), dtype=int)
     layer = model.config.vision_feature_layer
+    stream = seeds(seed)
 
     def step_fn(step):
-        items = _scene_batch(np.random.default_rng([seed, 1, step]), batch_size, ns)
+        items = _scene_batch(np.random.default_rng(stream("vlm_vision_batch", step)),
+                             batch_size, ns)
         target = torch.from_numpy(np.stack([np.vstack([_dense_targets(s, grid),
                                                        _answer_target(s, grid)])
                                             for s in items])).to(model.device)
@@ -533,8 +543,8 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
     language model's rate its features collapse to a constant within a few dozen steps and the
     model stops looking at the image (found by failing to overfit eight scenes).
 
-    Batch ``k`` is drawn from ``default_rng([seed, k])``, so a run resumed from ``checkpoint``
-    sees exactly the batches an uninterrupted run would.
+    Batch ``k`` is drawn from the named stream ``("vlm_language_batch", k)`` of ``seed``, so a
+    run resumed from ``checkpoint`` sees exactly the batches an uninterrupted run would.
     """
     import torch
 
@@ -555,9 +565,11 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
                                                 total_steps=steps, pct_start=_warmup(steps))
     modules = {"model": model}
     start, losses = _resume(checkpoint, modules, opt, sched)
+    stream = seeds(seed)
 
     def step_fn(step):
-        batch, labels = _training_batch(processor, np.random.default_rng([seed, step]),
+        batch, labels = _training_batch(processor,
+                                        np.random.default_rng(stream("vlm_language_batch", step)),
                                         batch_size, ns, size, model.device)
         return model(**_to(batch, model), labels=labels.to(model.device)).loss
 
@@ -591,8 +603,6 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
     folder = root / f"tiny-llava-{key}"
-    import shutil
-
     if folder.exists():
         damage = _load_failure(folder, device)
         if damage is None:
