@@ -44,33 +44,27 @@ batch_size = 32  # rows (scene x answer option) per forward pass when scoring
 threads = 1  # torch CPU threads; 1 avoids thrashing on a shared 2-core machine, 0: torch default
 results = ""  # per-trial result files or folders in the semres.results schema, comma-separated
 
-# %% tags=["hide-input"]
+# %%
 # %matplotlib inline
-import os
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
 import numpy as np
 import pandas as pd
 import sympy as sp
-import torch
-import transformers
 from IPython.display import display
 
 import semres.book
-import semres.profiles
 import semres.plotting as splot
-from semres import choice, fits, kernels, released, scenes, spaces, theory, vlm
-from semres import results as tidy
-from semres.report import Z_MAX, Report
-from semres.simulate import luce_success
+import semres.report
+from semres import kernels, released, scenes, spatial, vlm
+from semres.report import Z_MAX
 
-splot.use_style()
 CHAPTER = "06_vlm_shapes"
-cfg = semres.profiles.settings(CHAPTER, profile)
+cfg, report, stream, cache = semres.report.open_chapter(CHAPTER, profile, seed)
+# torch and transformers after open_chapter, which keeps the hub offline unless the reader
+# said otherwise
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
 torch_device = semres.book.torch_device(device)
-stream = semres.book.seeds(seed)
-report = Report(CHAPTER)
 if int(threads):
     torch.set_num_threads(int(threads))
 transformers.logging.disable_progress_bar()  # weight-loading bars, not our progress
@@ -78,25 +72,8 @@ result_paths = [p.strip() for p in str(results or "").split(",") if p.strip()]
 # schema CSVs, or the authors' raw CSVs through their adapters; fails early if bad
 results_df = released.load_results(result_paths) if result_paths else None
 SHIPPED = released.tables()
-
-ran = [f"profile **{profile}**, seed {seed}",
-       "model: " + (f"a tiny LLaVA trained here on `{torch_device}` "
-                    f"({cfg['vision_steps']} vision-stage and {cfg['steps']} language-stage "
-                    "steps)" if model is None else f"`{model}`, scored on `{torch_device}`"),
-       f"accuracy map on a {cfg['grid']} × {cfg['grid']} grid of X positions, "
-       f"{cfg['fit_scenes']} random four-shape scenes for the fits "
-       f"({cfg['boot']} least-squares and {cfg['choice_boot']} likelihood bootstrap resamples)",
-       f"both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
-       f"({cfg['sweep_scenes']} scenes each)",
-       ("the paper's models from the shipped count tables (" + ", ".join(SHIPPED) + ")"
-        if SHIPPED else "no shipped tables of the paper's models"),
-       (f"per-trial results from {len(result_paths)} path(s): {len(results_df)} trials of "
-        + ", ".join(sorted(set(results_df['model']))) if result_paths else
-        "no per-trial result files (`results=` not given)")]
+ran = vlm.ran_lines(cfg, profile, seed, model, torch_device, SHIPPED, result_paths, results_df)
 report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
-SIZE = scenes.SHAPE_SIZE
-GOF_KEYS = fits.GOF_KEYS
-FLOOR_LR = 2.706  # the 95% likelihood-ratio test of a floor on its bound of 0
 
 # %% [markdown]
 # ````{admonition} What ran in this build
@@ -120,22 +97,9 @@ FLOOR_LR = 2.706  # the 95% likelihood-ratio test of a floor on its bound of 0
 # paper come first and eight more let $n$ run to 12.
 
 # %% tags=["hide-input"]
-rng = np.random.default_rng(stream("example_scenes"))
-examples = [scenes.map_scenes(5)[7],
-            scenes.sample_scene(rng, 8, "similarity"),
-            scenes.sample_scene(rng, 12, "similarity"),
-            scenes.sample_scene(rng, 4, "identification"),
-            scenes.sample_scene(rng, 8, "identification"),
-            scenes.sample_scene(rng, 12, "identification")]
-fig, axes = splot.subplots(2, 3, figsize=(7.2, 5.0))
-for ax, s in zip(axes.flat, examples):
-    ax.imshow(scenes.render(s, 192))
-    ax.set_title(f"{s.task}, n = {s.n}: {s.answer}", fontsize=9)
-    ax.set_xticks([])
-    ax.set_yticks([])
-    ax.grid(False)
-report.number("shape_frac", SIZE)
-report.figure("scenes", fig)
+examples = spatial.example_scenes(np.random.default_rng(stream("example_scenes")))
+report.figure("scenes", spatial.fig_scenes(examples))
+report.number("shape_frac", scenes.SHAPE_SIZE)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-scenes
@@ -192,7 +156,7 @@ report.figure("scenes", fig)
 # shift invariance: accuracy then also falls with the distance $d_1$ itself.
 # ```
 
-# %% tags=["hide-input"]
+# %%
 x, y, c, eps, lam, m, d1, d2, dlt = sp.symbols("x y c epsilon lambda m d_1 d_2 Delta",
                                                 positive=True)
 # |d_A - d_B| = eps with d_A^2 - d_B^2 = 4 c x gives d_A + d_B = 4 c x / eps, so
@@ -230,68 +194,36 @@ display(sp.Eq(sp.Symbol("w(y)"), w_derived), sp.Eq(sp.Symbol("varepsilon_match")
 # the canvas with a constant kernel and must agree within {glue:text}`ch6_zmax:.0f` standard
 # errors.
 
-# %% tags=["hide-input", "hide-output"]
+# %% tags=["hide-output"]
+# the band: a point lies in it exactly when its two distances differ by at most eps
+band = vlm.BAND_CHECK
 w_fn = sp.lambdify((y, c, eps), w_stated, "numpy")
-pts = np.random.default_rng(stream("band_points")).uniform(-1, 1, size=(200_000, 2))
-c0, e0 = 0.3, 0.1
-gap = np.abs(np.hypot(pts[:, 0] + c0, pts[:, 1]) - np.hypot(pts[:, 0] - c0, pts[:, 1]))
-in_band = np.abs(pts[:, 0]) <= w_fn(pts[:, 1], c0, e0)
-band_agree = float(np.mean(in_band == (gap <= e0)))
+pts = np.random.default_rng(stream("band_points")).uniform(-1, 1, size=(band["points"], 2))
+gap = np.abs(np.hypot(pts[:, 0] + band["c"], pts[:, 1])
+             - np.hypot(pts[:, 0] - band["c"], pts[:, 1]))
+in_band = np.abs(pts[:, 0]) <= w_fn(pts[:, 1], band["c"], band["eps"])
+band_agree = float(np.mean(in_band == (gap <= band["eps"])))
 assert band_agree > 0.9999, band_agree
-
-check = scenes.sample_scenes(500, 4, "similarity", stream("margin_law_scenes"))
-dist = np.array([s.distances for s in check])
-tgt = np.array([s.target for s in check])
-g = kernels.Exponential(0.05)(dist)  # the engine's kernel object on real scene geometry
-luce_direct = g[np.arange(len(g)), tgt] / g.sum(axis=1)
-assert np.allclose(luce_direct, vlm.luce_exponential(dist, tgt, 0.05))
-two = np.sort(dist, axis=1)[:, :2]
-assert np.allclose(vlm.luce_exponential(two, np.zeros(len(two), int), 0.05),
-                   1 / (1 + np.exp(-(two[:, 1] - two[:, 0]) / 0.05)))
-report.number("band_agree", band_agree)
-report.number("zmax", Z_MAX)
-
-
-class Canvas(spaces.Space):
-    """The unit square with uniform measure: the canvas as a space for the Monte Carlo engine."""
-
-    def sample(self, rng, size):
-        return rng.random((*np.atleast_1d(size), 2))
-
-    def distance(self, a, b):
-        return np.linalg.norm(np.asarray(a) - np.asarray(b), axis=-1)
-
-
-def canvas_ball(p, radius, k=600):
-    """b_p = area of the disc of ``radius`` around each point ``p`` clipped by the unit square."""
-    u = ((np.arange(k) + 0.5) / k * 2 - 1) * radius
-    half = np.sqrt(radius**2 - u**2)
-    xs = p[:, :1] + u
-    lo, hi = np.clip(p[:, 1:] - half, 0, 1), np.clip(p[:, 1:] + half, 0, 1)
-    return (((hi - lo) * ((xs >= 0) & (xs <= 1))).sum(axis=1) * 2 * radius / k)
-
-
-grid_p = np.stack(np.meshgrid((np.arange(100) + 0.5) / 100, (np.arange(100) + 0.5) / 100),
-                  axis=-1).reshape(-1, 2)
-rows = []
-for i, e in enumerate((0.1, 0.25)):
-    b_p = canvas_ball(grid_p, e)
-    for n in (2, 4, 8, 12):
-        p_s, p_i = theory.n_item(b_p, n)
-        for k, (task, th) in enumerate((("similarity", p_s.mean()),
-                                        ("identification", p_i.mean()))):
-            est = luce_success(Canvas(), kernels.Constant(e), task, n, cfg["mc_trials"],
-                               seed=stream("canvas_check", i, n, k))
-            rows.append({"eps": e, "mean b": b_p.mean(), "task": task, "n": n,
-                         "theory": th, "simulated": est.mean, "se": est.stderr,
-                         "z": est.zscore(th)})
-canvas_check = pd.DataFrame(rows)
+# the margin law: the engine's kernel object on real scene geometry is the Luce rule, and with
+# two shapes a logistic of the margin
+lam0 = vlm.MARGIN_CHECK["scale"]
+check = spatial.Trials(scenes.sample_scenes(vlm.MARGIN_CHECK["scenes"], 4, "similarity",
+                                            stream("margin_law_scenes")))
+g = kernels.Exponential(lam0)(check.d)
+assert np.allclose(g[np.arange(len(g)), check.t] / g.sum(axis=1),
+                   vlm.luce_exponential(check.d, check.t, lam0))
+two = np.sort(check.d, axis=1)[:, :2]
+assert np.allclose(vlm.luce_exponential(two, np.zeros(len(two), int), lam0),
+                   1 / (1 + np.exp(-(two[:, 1] - two[:, 0]) / lam0)))
+# Theorem 3 with each probe's own ball measure against the engine on the canvas
+canvas_check = spatial.canvas_check(cfg["mc_trials"], stream)
 canvas_zmax = canvas_check["z"].abs().max()
 assert canvas_zmax < Z_MAX, canvas_check
-report.number("canvas_zmax", canvas_zmax)
 report.result("Error band and margin law on a canvas (SymPy, Monte Carlo)",
               "hyperbolic error band, logistic margin law, heterogeneous Theorem 3 on the "
               "canvas agree with simulation (derived here)", check_max_z=canvas_zmax, new=True)
+for key, value in {"band_agree": band_agree, "zmax": Z_MAX, "canvas_zmax": canvas_zmax}.items():
+    report.number(key, value)
 splot.table(canvas_check, decimals=4)
 
 # %% [markdown]
@@ -339,49 +271,30 @@ splot.table(canvas_check, decimals=4)
 # log-probabilities from one batched forward pass are normalised over the options: the model's
 # Luce probability of each answer. Nothing is generated or parsed.
 
-# %% tags=["hide-input"]
-if model is None:
+# %%
+if model is None:  # the tiny LLaVA, trained here with the profile's settings (and cached)
     model_ref = str(vlm.trained_model(
         semres.book.build_dir() / "models", hidden=cfg["hidden"], layers=cfg["layers"],
-        heads=4 if cfg["hidden"] % 4 == 0 else 2, vision_steps=cfg["vision_steps"],
-        steps=cfg["steps"], batch_size=cfg["train_batch"], seed=seed, device=str(torch_device),
-        vision=cfg["vision"], stage1_lr=cfg["stage1_lr"], vision_lr=cfg["vision_lr"]))
+        heads=vlm.heads_for(cfg["hidden"]), vision_steps=cfg["vision_steps"],
+        steps=cfg["steps"], batch_size=cfg["train_batch"], seed=seed,
+        device=str(torch_device), vision=cfg["vision"], stage1_lr=cfg["stage1_lr"],
+        vision_lr=cfg["vision_lr"]))
     model_name = "tiny-llava (trained here)"
-    import json
-    from pathlib import Path
-
-    record = json.loads((Path(model_ref) / "training.json").read_text())
-    losses, vision_losses = record["losses"], record["vision_losses"]
-    tail, vtail = max(1, len(losses) // 10), max(1, len(vision_losses) // 10)
-    report.number("vloss_first", np.mean(vision_losses[:vtail]))
-    report.number("vloss_last", np.mean(vision_losses[-vtail:]))
-    report.number("loss_first", np.mean(losses[:tail]))
-    report.number("loss_last", np.mean(losses[-tail:]))
 else:
     model_ref, model_name = str(model), str(model)
-    for key in ("loss_first", "loss_last", "vloss_first", "vloss_last"):
-        report.number(key, float("nan"))
-# fails here, with one line, if the model is unavailable
-canvas_px = int(image_size) or vlm.native_size(vlm.load_processor(model_ref))
+processor = vlm.load_processor(model_ref)  # fails here, with one line, if it is unavailable
+canvas_px = int(image_size) or vlm.native_size(processor)
+
+# %% tags=["hide-input"]
+glue = vlm.training_summary(model_ref if model is None else None)  # first and last tenth
+glue.update(steps=cfg["steps"], vision_steps=cfg["vision_steps"], canvas_px=canvas_px,
+            guess_loss=np.log(len(scenes.SHAPES)), n_names=len(scenes.SHAPES))
+for key, value in glue.items():
+    report.number(key, value)
 # as code: IPython reads a Markdown string that names an existing path as a file
 report.text("model", model_name if model is None else f"`{model_name}`", markdown=True)
 report.text("tower", f"{cfg['vision']} tower" if model is None else "the model's own",
             markdown=True)
-report.number("steps", cfg["steps"])
-report.number("vision_steps", cfg["vision_steps"])
-report.number("canvas_px", canvas_px)
-report.number("guess_loss", np.log(len(scenes.SHAPES)))
-report.number("n_names", len(scenes.SHAPES))
-
-evaluate = semres.book.cache().cache(vlm.evaluate, ignore=["progress"])
-
-
-def score(scene_list):
-    """Option probabilities (one array per scene, in the order of its names) and P(correct)."""
-    probs = evaluate(model_ref, scene_list, canvas_px, int(batch_size), str(torch_device),
-                     options=True)
-    return probs, np.array([p[s.target] for p, s in zip(probs, scene_list)])
-
 
 # %% [markdown]
 # Model: **{glue:md}`ch6_model`**, canvas {glue:text}`ch6_canvas_px` px. The vision stage
@@ -398,216 +311,64 @@ def score(scene_list):
 # As in the paper, the four shapes stay fixed and the X moves over a grid; each cell shows the
 # model's probability of naming the nearest shape.
 
-# %% tags=["hide-input"]
+# %%
+evaluate = cache.cache(vlm.evaluate, ignore=["progress"])  # scored once, then read from disk
 map_list = scenes.map_scenes(cfg["grid"])
-map_probs, map_p = score(map_list)
+map_probs = evaluate(model_ref, map_list, canvas_px, int(batch_size), str(torch_device),
+                     options=True)
+map_p = vlm.p_correct(map_probs, map_list)  # the Luce mass on the nearest shape
 fit_list = scenes.sample_scenes(cfg["fit_scenes"], 4, "similarity", stream("fit_scenes"))
-fit_probs, fit_p = score(fit_list)
-fit_d = np.array([s.distances for s in fit_list])
-fit_t = np.array([s.target for s in fit_list])
-fit_m = np.array([s.margin for s in fit_list])
-fit_names = [list(s.names) for s in fit_list]
+fit_probs = evaluate(model_ref, fit_list, canvas_px, int(batch_size), str(torch_device),
+                     options=True)
+fit_p = vlm.p_correct(fit_probs, fit_list)
+# one scene: the question asked, and the probability the model gives each name on its canvas
+print(map_list[0].question, "| the answer:", map_list[0].answer)
+pd.Series(map_probs[0], index=map_list[0].names).round(3).to_frame("P(name)").T
 
+# %% [markdown]
+# ## Accuracy against the margin, and the spatial scale
+#
+# Over {glue:text}`ch6_fit_n` random four-shape scenes we fit the Luce rule with the
+# exponential kernel $g(d) = e^{-d/\lambda} + \Delta$ to the model's answers. A model may
+# prefer some answers whatever the geometry; a fit to accuracy alone then lets $\lambda$ absorb
+# that bias. So the headline fit is the **biased Luce rule**
+# $P(k) \propto w_k\, g(d_k)$ with one weight per answer (normalised to sum to 1), fitted
+# jointly with $\lambda$ and $\Delta \ge 0$ by multinomial maximum likelihood of the model's
+# option probabilities ({glue:text}`ch6_choice_boot` bootstrap resamples of the scenes for
+# intervals). Least-squares fits to P(correct) of the same kernel and of a margin resolution
+# $\varepsilon$ are in the table for comparison.
 
-MISFIT = vlm.MISFIT
-
-
-def binned_gof(d, names, target, p, m, f, params):
-    """Goodness of fit of a fitted biased Luce rule to P(correct) in equal-count margin bins
-    (the rule's own weights and floor; ``params`` counted against the bins)."""
-    pred = np.array([q[t] for q, t in zip(choice.choice_probs(
-        d, names, f["scale"], f["floor"], f.get("weights")), target)])
-    return margin_gof(p, pred, m, params)
-
-
-def margin_gof(p, pred, m, params):
-    """Chi-square of binned mean P(correct) against a prediction, equal-count margin bins."""
-    cut = np.unique(np.quantile(m, np.linspace(0, 1, cfg["bins"] + 1)))
-    k = np.clip(np.digitize(m, cut[1:-1]), 0, len(cut) - 2)
-    tab = pd.DataFrame({"k": k, "p": p, "q": pred}).groupby("k").agg(
-        p=("p", "mean"), q=("q", "mean"), sd=("p", "std"), n=("p", "size"))
-    se = np.maximum(tab.sd.fillna(0) / np.sqrt(tab.n), 1e-3)
-    return fits.gof_chi2(tab.p, tab.q, se, params)
-
-
-def choice_rows(label, source, d, names, px, choices=None, probs=None, gof=None):
-    """The likelihood fits every model gets on its similarity trials: the Luce rule with the
-    exponential kernel, without and with one response weight per answer, each with its scale's
-    likelihood profile and (``gof(fit, params)``) its goodness of fit. Rows for fit.csv, and
-    the biased fit itself."""
-    out, biased = [], None
-    for bias in (False, True):
-        f = choice.fit_choices(d, names, choice=choices, probs=probs, bias=bias,
-                               boot=cfg["choice_boot"], seed=stream("choice_bootstrap"),
-                               progress=True, profile=41)
-        params = 1 + int(f["floor"] > 0) + (len(f["weights"]) - 1 if bias else 0)
-        f.update(gof(f, params))
-        out.append({"model": label, "source": source,
-                    "kernel": "exponential + response bias (ML)" if bias else
-                    "exponential (ML)", "scale_frac": f["scale"], "scale_px": f["scale"] * px,
-                    "ci_low_px": f["scale_ci"][0] * px, "ci_high_px": f["scale_ci"][1] * px,
-                    "floor": f["floor"], "trials": f["trials"], "distance_p": f["distance_p"],
-                    "boot_at_bound": f["boot_at_bound"], "at_bound": f["at_bound"],
-                    "bound_params": ",".join(x for x in (f["bound_params"], (
-                        "floor=0 (LR {:.2g})".format(f["floor_lr"])
-                        if 0 < f["floor_lr"] < FLOOR_LR else "")) if x),
-                    "profile_low_px": f["profile_ci"][0] * px,
-                    "profile_high_px": f["profile_ci"][1] * px,
-                    "scale_no_floor_px": f["scale_no_floor"] * px,
-                    **{key: f[key] for key in GOF_KEYS}})
-        biased = f if bias else biased
-    return out, biased
-
-
-def weight_rows(label, f):
-    """The fitted response weights with their bootstrap intervals, for fit_weights.csv."""
-    return [{"model": label, "answer": n, "weight": w, "ci_low": f["weights_ci"][n][0],
-             "ci_high": f["weights_ci"][n][1],
-             "at_bound": f"weight[{n}]=" in f["bound_params"]}
-            for n, w in f["weights"].items()]
-
-
-def scale_verdict(label, f, px, resolution, design_hi, statement=None, agree=None,
-                  unit="px", stand_in=""):
-    """Whether the answers carry an identified spatial scale (``vlm.scale_identification``), in
-    words, and with a ``statement`` an overview row: reproduced when identified, not identified
-    (with why) when not, misfit when the rule does not describe the answers."""
-    ok, why = vlm.scale_identification(f, resolution, design_hi, agree, px, unit)
-    misfit = bool(f["misfit"])
-    if statement:
-        report.result(f"{label}: spatial scale of the biased Luce rule",
-                      f"{MISFIT}, so no scale is measured (the test was: {statement})" if misfit
-                      else statement + ("" if ok else "; why not: " + "; ".join(why)),
-                      misfit=misfit, identified=ok, passed=ok, stand_in=stand_in,
-                      # only an identified scale is quoted as a number
-                      headline=f["scale"] * px if ok and not misfit else None,
-                      ci=(f["scale_ci"][0] * px, f["scale_ci"][1] * px)
-                      if ok and not misfit else None)
-    fit_text = (f"{f['gof_test']} {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of freedom, "
-                f"p = {f['gof_p']:.2g}")
-    if misfit:
-        return (f"For {label}, {MISFIT}: the biased Luce rule's {fit_text}; its scale "
-                f"({f['scale'] * px:.3g} {unit}) is not a measurement.")
-    if not ok:
-        return (f"{label}'s spatial scale is not identified: " + "; ".join(why)
-                + f" (fit: {fit_text}; the scale's likelihood set "
-                f"{f['profile_ci'][0] * px:.3g}–{f['profile_ci'][1] * px:.3g} {unit}, "
-                f"{f['scale_no_floor'] * px:.3g} {unit} without a floor).")
-    return (f"{label}'s spatial scale is identified: {f['scale'] * px:.3g} {unit} (likelihood "
-            f"set {f['profile_ci'][0] * px:.3g}–{f['profile_ci'][1] * px:.3g} {unit}; {fit_text}).")
-
-
-fe = vlm.fit_exponential(fit_d, fit_t, fit_p)
-fm = vlm.fit_margin(fit_d, fit_t, fit_p)
-
-
-def refit(i):
-    """Both least-squares fits on one resample of the fit scenes."""
-    be, bm = (fit(fit_d[i], fit_t[i], fit_p[i]) for fit in (vlm.fit_exponential, vlm.fit_margin))
-    return be["scale"], bm["eps"], be["at_bound"], bm["at_bound"]
-
-
-boot = np.array(fits.bootstrap_map(refit, len(fit_p), cfg["boot"],
-                                   stream("least_squares_bootstrap"), progress=True,
-                                   desc="least-squares bootstrap"))
-ci = np.percentile(boot[:, :2], [2.5, 97.5], axis=0)
-live_rows, live_fit = choice_rows(
-    model_name, "live", fit_d, fit_names, canvas_px, probs=fit_probs,
-    # the bins test P(correct) against the kernel: its scale and floor count against them (the
-    # weights are set by which wrong names are chosen, which the bins do not see)
-    gof=lambda f, k: binned_gof(fit_d, fit_names, fit_t, fit_p, fit_m, f,
-                                1 + int(f["floor"] > 0)))
-gof_ls = margin_gof(fit_p, vlm.luce_exponential(fit_d, fit_t, fe["scale"], fe["floor"]), fit_m,
-                    1 + int(fe["floor"] > 0))
-gof_mar = margin_gof(fit_p, vlm.luce_margin(fit_d, fit_t, fm["eps"]), fit_m, 1)
-no_profile = {"profile_low_px": np.nan, "profile_high_px": np.nan, "scale_no_floor_px": np.nan}
-fit_rows = [
-    {"model": model_name, "source": "live", "kernel": "exponential (least squares)",
-     "scale_frac": fe["scale"], "scale_px": fe["scale"] * canvas_px,
-     "ci_low_px": ci[0, 0] * canvas_px, "ci_high_px": ci[1, 0] * canvas_px,
-     "floor": fe["floor"], "trials": len(fit_p), "distance_p": np.nan,
-     "boot_at_bound": fits.bootstrap_at_bound(boot[:, 2]), "at_bound": fe["at_bound"],
-     "bound_params": fe["bound_params"], **no_profile, **gof_ls},
-    {"model": model_name, "source": "live", "kernel": "margin resolution (least squares)",
-     "scale_frac": fm["eps"], "scale_px": fm["eps"] * canvas_px,
-     "ci_low_px": ci[0, 1] * canvas_px, "ci_high_px": ci[1, 1] * canvas_px, "floor": np.nan,
-     "trials": len(fit_p), "distance_p": np.nan,
-     "boot_at_bound": fits.bootstrap_at_bound(boot[:, 3]), "at_bound": fm["at_bound"],
-     "bound_params": fm["bound_params"], **no_profile, **gof_mar},
-    *live_rows]
-weights = weight_rows(model_name, live_fit)
-scale, floor, eps_fit = live_fit["scale"], live_fit["floor"], fm["eps"]
-live_weights = live_fit["weights"]
-# the estimators of the scale: least squares (P(correct) only), ML without and with weights
-est = {"least squares": (ci[0, 0], ci[1, 0]),
-       "ML": (live_rows[0]["ci_low_px"] / canvas_px, live_rows[0]["ci_high_px"] / canvas_px),
-       "ML with weights": live_fit["scale_ci"]}
-est_agree = max(lo for lo, hi in est.values()) <= min(hi for lo, hi in est.values())
-_proc = vlm.load_processor(model_ref)
-_patch = getattr(_proc, "patch_size", None) or getattr(
-    getattr(_proc, "image_processor", None), "patch_size", None)
-if isinstance(_patch, dict):
-    _patch = _patch.get("height") or max(_patch.values())
-patch_px = float(_patch) if _patch else 1.0
-report.number("patch_px", patch_px)
-report.text("estimators", "; ".join(
-    f"{k} {v[0] * canvas_px:.3g}–{v[1] * canvas_px:.3g} px" for k, v in est.items())
-    + (": their intervals overlap." if est_agree else
-       ": their intervals do not overlap."), markdown=True)
-report.text("live_scale_verdict", scale_verdict(
-    model_name, live_fit, canvas_px, patch_px / canvas_px, float(fit_d.max()),
+# %%
+fit = spatial.Trials(fit_list)  # distances, targets, margins, names
+# the headline: the biased Luce rule, by maximum likelihood of the option probabilities
+ml_rows, live_fit = spatial.choice_rows(
+    model_name, "live", fit.d, fit.names, canvas_px, cfg["choice_boot"],
+    stream("choice_bootstrap"), probs=fit_probs, gof=spatial.binned_gof(fit, fit_p, cfg["bins"]))
+# its checks: least squares on P(correct), the same kernel and a margin resolution
+ls_rows, fe, fm, ci = spatial.least_squares(fit, fit_p, model_name, canvas_px, cfg["boot"],
+                                            stream("least_squares_bootstrap"), cfg["bins"])
+fit_rows, weights = ls_rows + ml_rows, spatial.weight_rows(model_name, live_fit)
+est_agree, est_text = spatial.estimators(ci, ml_rows[0], live_fit, canvas_px)
+patch_px = vlm.patch_px(processor)
+verdict, row = spatial.scale_verdict(
+    model_name, live_fit, canvas_px, patch_px / canvas_px, float(fit.d.max()),
     "a spatial scale of the biased Luce rule, measured from the model's option probabilities "
     "(pixels of its canvas); identified when the rule fits, its likelihood set lies above an "
     "image patch and below the largest distance, and the estimators' intervals overlap",
     agree=est_agree, stand_in="" if model else "a small VLM trained here, not the paper's "
-    "models"), markdown=True)
-top = max(live_weights, key=live_weights.get)
-report.text("top_answer", f"“{top}”", markdown=True)
-for key, val in {"scale_px": scale * canvas_px, "scale_frac": scale, "floor": floor,
-                 "scale_lo": live_fit["scale_ci"][0] * canvas_px,
-                 "scale_hi": live_fit["scale_ci"][1] * canvas_px,
-                 "ls_scale_px": fe["scale"] * canvas_px,
-                 "eps_px": eps_fit * canvas_px, "eps_frac": eps_fit,
-                 "eps_lo": ci[0, 1] * canvas_px, "eps_hi": ci[1, 1] * canvas_px,
-                 "eps_match": 2 * np.log(2) * scale, "fit_acc": fit_p.mean(),
-                 "map_acc": map_p.mean(), "choice_boot": cfg["choice_boot"],
-                 "fit_n": len(fit_list), "top_weight": live_weights[top],
-                 "uniform_weight": 1 / len(live_weights)}.items():
-    report.number(key, val)
+    "models")
+report.result(**row)
+display(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
+                                "distance_p", "at_bound"]].round(3))
 
 # %% tags=["hide-input"]
-probe_xy = np.array([s.probe for s in map_list])
-layout = np.array(list(scenes.PAPER_LAYOUT.values()))
-map_d = np.array([s.distances for s in map_list])
-map_pred = np.array([q[s.target] for q, s in zip(
-    choice.choice_probs(map_d, [list(s.names) for s in map_list], scale, floor, live_weights),
-    map_list)])
-fine = (np.arange(300) + 0.5) / 300
-fx, fy = np.meshgrid(fine, fine)
-fd = np.linalg.norm(np.stack([fx, fy], -1)[..., None, :] - layout, axis=-1)
-nearest = np.argmin(fd, axis=-1)
-fd_sorted = np.sort(fd, axis=-1)
-fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.9), sharey=True)
-cells = np.floor(probe_xy * cfg["grid"]).astype(int)
-for ax, vals, title in ((axes[0], map_p, "model"),
-                        (axes[1], map_pred, "fitted biased Luce rule")):
-    img = np.full((cfg["grid"], cfg["grid"]), np.nan)
-    img[cells[:, 1], cells[:, 0]] = vals
-    im = ax.imshow(img, extent=(0, 1, 1, 0), cmap="viridis", vmin=0, vmax=1,
-                   interpolation="nearest")
-    ax.contour(fine, fine, nearest, levels=np.arange(3) + 0.5, colors="w", linewidths=1)
-    gap_field = fd_sorted[..., 1] - fd_sorted[..., 0]
-    if not fm["at_bound"] and gap_field.min() < eps_fit < gap_field.max():
-        ax.contour(fine, fine, gap_field, levels=[eps_fit], colors="w", linewidths=0.6,
-                   linestyles=":")
-    for name, (px, py) in scenes.PAPER_LAYOUT.items():
-        ax.annotate(name, (px, py), ha="center", va="center", fontsize=9, color="w",
-                    weight="bold")
-    ax.set(xlim=(0, 1), ylim=(1, 0), aspect="equal", title=title, xlabel="X position (canvas)")
-    ax.grid(False)
-axes[0].set_ylabel("y (canvas, down)")
-fig.colorbar(im, ax=axes, shrink=0.8, label="P(correct)")
-report.figure("map", fig)
+glue = spatial.live_numbers(live_fit, fe, fm, ci, fit_p, map_p, canvas_px, cfg["choice_boot"])
+glue.update(patch_px=patch_px, estimators=est_text, live_scale_verdict=verdict)
+for key, value in glue.items():  # numbers, and sentences for the prose
+    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.figure("map", spatial.fig_map(map_list, map_p, live_fit, fm, cfg["grid"]))
+agg = spatial.binned_accuracy(fit, fit_p, live_fit, fm["eps"], cfg["bins"])
+report.figure("margin", spatial.fig_margin(fit.m, fit_p, agg, canvas_px))
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-map
@@ -624,44 +385,6 @@ report.figure("map", fig)
 #
 # Mean accuracy over the map is {glue:text}`ch6_map_acc:.3f` ({numref}`ch6-fig-map`).
 #
-# ## Accuracy against the margin, and the spatial scale
-#
-# Over {glue:text}`ch6_fit_n` random four-shape scenes we fit the Luce rule with the
-# exponential kernel $g(d) = e^{-d/\lambda} + \Delta$ to the model's answers. A model may
-# prefer some answers whatever the geometry; a fit to accuracy alone then lets $\lambda$ absorb
-# that bias. So the headline fit is the **biased Luce rule**
-# $P(k) \propto w_k\, g(d_k)$ with one weight per answer (normalised to sum to 1), fitted
-# jointly with $\lambda$ and $\Delta \ge 0$ by multinomial maximum likelihood of the model's
-# option probabilities ({glue:text}`ch6_choice_boot` bootstrap resamples of the scenes for
-# intervals). Least-squares fits to P(correct) of the same kernel and of a margin resolution
-# $\varepsilon$ are in the table for comparison.
-
-# %% tags=["hide-input"]
-edges = np.unique(np.quantile(fit_m, np.linspace(0, 1, cfg["bins"] + 1)))
-which = np.clip(np.digitize(fit_m, edges[1:-1]), 0, len(edges) - 2)
-pred_bias = np.array([q[t] for q, t in zip(
-    choice.choice_probs(fit_d, fit_names, scale, floor, live_weights), fit_t)])
-pred_mar = vlm.luce_margin(fit_d, fit_t, eps_fit)
-binned = pd.DataFrame({"bin": which, "m": fit_m, "p": fit_p, "bias": pred_bias,
-                       "mar": pred_mar})
-agg = binned.groupby("bin").agg(m=("m", "mean"), p=("p", "mean"), sd=("p", "std"),
-                                k=("p", "size"), bias=("bias", "mean"), mar=("mar", "mean"))
-fig, ax = splot.subplots(figsize=(6.2, 3.8))
-ax.scatter(fit_m * canvas_px, fit_p, s=6, alpha=0.25, color=splot.CYCLE[0], label="scenes")
-ax.errorbar(agg["m"] * canvas_px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="o",
-            color=splot.CYCLE[0], label="binned mean ± s.e.")
-ax.plot(agg["m"] * canvas_px, agg["bias"], "-", color=splot.THEORY,
-        label="biased Luce rule (ML fit)")
-ax.plot(agg["m"] * canvas_px, agg["mar"], "--", color=splot.THEORY_ALT,
-        label="margin resolution (LS fit)")
-ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
-ax.set(xlabel="margin $d_2 - d_1$ (pixels)", ylabel="P(correct)", ylim=(0, 1.02))
-splot.legend_outside(fig, ax, ncol=2)
-report.figure("margin", fig)
-splot.table(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
-                                    "distance_p", "at_bound"]], decimals=3)
-
-# %% [markdown]
 # ```{glue:figure} ch6-fig-margin
 # :name: ch6-fig-margin
 # :alt: Accuracy of the model against the distance margin, with fitted curves.
@@ -711,176 +434,45 @@ splot.table(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_
 # spacing and cannot tell those radii apart. The fit says when a radius is bounded from one
 # side only.
 
-# %% tags=["hide-input"]
-EPS_GRID = np.linspace(0, 1.5, 301)
-rows, scene_rows, curves, sweep_geom = [], [], {}, {}
-for k, task in enumerate(scenes.TASKS):
-    for n in cfg["sweep_n"]:
-        lst = scenes.sample_scenes(cfg["sweep_scenes"], n, task, stream("sweep_scenes", k, n))
-        probs, p = score(lst)
-        d = [s.distances for s in lst]
-        names = [list(s.names) for s in lst]
-        t = [s.target for s in lst]
-        probes = np.array([s.probe for s in lst])
-        b_p = scenes.ball_measures(probes, EPS_GRID, task)  # (scenes, radii)
-        curves[task, n] = theory.n_item(b_p, n)[0 if task == "similarity" else 1].mean(axis=0)
-        sweep_geom[task, n] = (np.array(d), np.array(t))
-        kern = [q[k] for q, k in zip(choice.choice_probs(d, names, scale, floor, live_weights), t)]
-        rows.append({"model": model_name, "task": task, "n": n, "p": p.mean(),
-                     "se": p.std(ddof=1) / np.sqrt(len(p)), "p_kernel": float(np.mean(kern))})
-        scene_rows += [{"model": model_name, "task": task, "n": n, "x": s.probe[0],
-                        "y": s.probe[1], "target": s.answer, "p_correct": q,
-                        "margin": s.margin, "set": "sweep"} for s, q in zip(lst, p)]
-sweep = pd.DataFrame(rows)
-
-
-CLEARANCE = {"similarity": SIZE, "identification": 1.3 * SIZE}  # below it p = 1 by design
-
-
-def ball_fit(tab, task, curve, clear=0.0):
-    """Theorem 3's radius for one task's p(n) rows (columns n, p, se): ``vlm.ball_fit``."""
-    return vlm.ball_fit(tab["n"], tab["p"], tab["se"], {n: curve[task, n] for n in tab["n"]},
-                        EPS_GRID, clear)
-
-
-ball = {task: ball_fit(sweep[sweep.task == task], task, curves, CLEARANCE[task])
-        for task in scenes.TASKS}
-for task in scenes.TASKS:  # each task's curve at the other task's radius, and its own
-    for which in scenes.TASKS:
-        sweep.loc[sweep.task == task, f"p_theory_{which[:3]}"] = [
-            np.interp(ball[which]["eps"], EPS_GRID, curves[task, n])
-            for n in sweep.loc[sweep.task == task, "n"]]
+# %%
+sweep_lists = {(task, n): scenes.sample_scenes(cfg["sweep_scenes"], n, task,
+                                               stream("sweep_scenes", k, n))
+               for k, task in enumerate(scenes.TASKS) for n in cfg["sweep_n"]}
+sweep_p = {key: vlm.p_correct(evaluate(model_ref, lst, canvas_px, int(batch_size),
+                                       str(torch_device), options=True), lst)
+           for key, lst in sweep_lists.items()}
+sweep, curves, geometry = spatial.sweep_table(model_name, sweep_lists, sweep_p, live_fit)
+ball = spatial.ball_fits(sweep, curves)  # Theorem 3's radius per task, and its curves
 report.table(sweep, "n_sweep")
-for name, lst, p in (("map", map_list, map_p), ("fit", fit_list, fit_p)):
-    scene_rows += [{"model": model_name, "task": s.task, "n": s.n, "x": s.probe[0],
-                    "y": s.probe[1], "target": s.answer, "p_correct": q, "margin": s.margin,
-                    "set": name} for s, q in zip(lst, p)]
-report.table(pd.DataFrame(scene_rows), "scenes")
-for task in scenes.TASKS:
-    fit_rows.append({"model": model_name, "source": "live",
-                     "kernel": f"Theorem 3 ball radius, {task}",
-                     "scale_frac": ball[task]["eps"], "scale_px": ball[task]["eps"] * canvas_px,
-                     "ci_low_px": ball[task]["ci_low"] * canvas_px,
-                     "ci_high_px": ball[task]["ci_high"] * canvas_px, "floor": np.nan,
-                     "trials": int(cfg["sweep_scenes"] * len(cfg["sweep_n"])),
-                     "distance_p": np.nan, "boot_at_bound": np.nan,
-                     "at_bound": ball[task]["at_bound"],
-                     "bound_params": ball[task]["bound_params"], **no_profile,
-                     **{key: ball[task][key] for key in GOF_KEYS}})
+trials = int(cfg["sweep_scenes"] * len(cfg["sweep_n"]))
+fit_rows += [spatial.ball_row(model_name, "live", t, ball[t], canvas_px, trials)
+             for t in scenes.TASKS]
+two_task, row = spatial.two_task_verdict(
+    model_name, ball, f"{model_name}: one Theorem 3 radius for both tasks (new)",
+    "the ball radius fitted to p_S(n) equals that fitted to p_I(n): headline, their difference "
+    "(canvas units) with its 95% profile interval", canvas_px, "px")
+if row:
+    report.result(**row)
+# the graded kernel without a floor, g = exp(-d / lambda), fitted to p(n) the same way: per
+# task and one scale for both tasks
+graded, rows = spatial.graded_fits(sweep, geometry, model_name, canvas_px, cfg["sweep_scenes"])
+fit_rows += rows
+display(sweep.round(3))
+
+# %% tags=["hide-input"]
+rows = [r for key, lst in sweep_lists.items()
+        for r in spatial.scene_rows(model_name, lst, sweep_p[key], "sweep")]
+rows += spatial.scene_rows(model_name, map_list, map_p, "map")
+report.table(pd.DataFrame(rows + spatial.scene_rows(model_name, fit_list, fit_p, "fit")),
+             "scenes")
 sim, ide = (sweep[sweep.task == t].set_index("n") for t in scenes.TASKS)
 if 2 in cfg["sweep_n"]:
     report.point(f"{model_name}, n = 2", ide.p[2], sim.p[2], ide.se[2], sim.se[2])
-n_lo, n_hi = min(cfg["sweep_n"]), max(cfg["sweep_n"])
-for key, val in {"ps_lo": sim.p[n_lo], "ps_hi": sim.p[n_hi], "pi_lo": ide.p[n_lo],
-                 "pi_hi": ide.p[n_hi]}.items():
-    report.number(key, val)
-report.number("n_lo", n_lo)
-report.number("n_hi", n_hi)
-
-
-radius_text = vlm.radius_text
-
-
-def two_task_verdict(label, fitted, result, statement, px=1.0, unit="of the canvas"):
-    """One resolution for both tasks? ``vlm.one_radius`` on the two radius fits: a sentence
-    (None without both fits), and an overview row ``result`` with the difference of the radii
-    and its interval against 0: inconclusive when the interval covers 0 (equal radii are not
-    rejected, which is no measurement that they are equal), does not hold when it excludes 0."""
-    v = vlm.one_radius(label, fitted.get("similarity"), fitted.get("identification"), px, unit)
-    if result and v["text"]:
-        report.result(
-            result, f"{MISFIT}, so no radius is compared (the test was: {statement})"
-            if v["misfit"] else statement + ("" if v["identified"] else "; the radius is not "
-                                             "identified by both tasks") +
-            ("" if v["p_equal"] is None else f" (equal radii: p = {v['p_equal']:.2g})"),
-            misfit=v["misfit"], identified=v["identified"], new=True,
-            headline=v["difference"], ci=v["ci"], compared_with=0.0,
-            compared_with_label="equal radii", tolerance=0.0, tolerance_reason="no allowance: "
-            "nothing sets how different two radii may be and still count as one")
-    return v["text"]
-
-
-report.text("two_task", two_task_verdict(
-    model_name, ball, f"{model_name}: one Theorem 3 radius for both tasks (new)",
-    "the ball radius fitted to p_S(n) equals that fitted to p_I(n): headline, their difference "
-    "(canvas units) with its 95% profile interval", canvas_px, "px"), markdown=True)
-# the graded kernel without a floor, g = exp(-d / lambda), fitted to p(n) the same way: per task
-# and one scale for both tasks
-LAM_GRID = np.geomspace(1e-3, 3.0, 161)
-lam_pred = {(task, n): np.array([vlm.luce_exponential(*sweep_geom[task, n], lam).mean()
-                                 for lam in LAM_GRID]) for task, n in sweep_geom}
-graded = {}
-for name_, tasks_ in (("similarity", ["similarity"]), ("identification", ["identification"]),
-                      ("both tasks", list(scenes.TASKS))):
-    part = sweep[sweep.task.isin(tasks_)]
-    se_ = np.maximum(part.se.to_numpy(), 1e-3)
-    pred = np.array([lam_pred[t, n] for t, n in zip(part.task, part.n)])  # (rows, lambdas)
-    stat = (((part.p.to_numpy()[:, None] - pred) / se_[:, None]) ** 2).sum(axis=0)
-    j = int(np.argmin(stat))
-    graded[name_] = {"lam": float(LAM_GRID[j]), "at_bound": j in (0, len(LAM_GRID) - 1),
-                     **fits.gof_chi2(part.p, pred[:, j], se_, 1)}
-    fit_rows.append({"model": model_name, "source": "live",
-                     "kernel": f"exponential without floor on p(n), {name_}",
-                     "scale_frac": LAM_GRID[j], "scale_px": LAM_GRID[j] * canvas_px,
-                     "ci_low_px": np.nan, "ci_high_px": np.nan, "floor": 0.0,
-                     "trials": int(cfg["sweep_scenes"] * len(part)), "distance_p": np.nan,
-                     "boot_at_bound": np.nan, "at_bound": graded[name_]["at_bound"],
-                     "bound_params": "lambda=grid" if graded[name_]["at_bound"] else "",
-                     **no_profile, **{key: graded[name_][key] for key in GOF_KEYS}})
-
-
-def gof_words(g):
-    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, p = {g['gof_p']:.2g}"
-            + (f": {MISFIT}" if g["misfit"] else ""))
-
-
-report.text("kernels", "Three kernels against p(n): the step (Theorem 3's ball) — "
-            + "; ".join(f"{t} {gof_words(ball[t])}" for t in scenes.TASKS)
-            + "; the graded exponential without a floor — "
-            + "; ".join(f"{t}, λ = {g['lam'] * canvas_px:.3g} px, {gof_words(g)}"
-                        for t, g in graded.items())
-            + "; the biased Luce rule of the four-shape fit (not refitted) misses by the "
-            "root-mean-square below.", markdown=True)
-if 2 in cfg["sweep_n"] and ide.p[2] >= 0.5:
-    front_ps = float(theory.front(ide.p[2]))
-    gap_ = float(sim.p[2] - front_ps)
-    z_ = gap_ / max(float(sim.se[2]), 1e-9)
-    where_ = ("above" if z_ > 2 else "below" if z_ < -2 else "within two standard errors of")
-    report.text("frontier", (
-        f"At n = 2 the model's (p_I, p_S) = ({ide.p[2]:.3f}, {sim.p[2]:.3f}) lies {where_} "
-        f"chapter 7's universal two-item front (p_S = {front_ps:.3f} at that p_I; "
-        f"{gap_:+.3f}, {z_:+.1f} standard errors). "
-        + ("Chapter 7 proves a kernel with a floor cannot pass above the front and a graded "
-           "kernel without a floor can: the model behaves as a graded similarity without a "
-           "floor, which a constant (ball) kernel is not." if z_ > 2 else
-           "A kernel with a floor stays on or below the front (chapter 7), so this does not "
-           "separate the kernels.")), markdown=True)
-else:
-    report.text("frontier", "The sweep has no n = 2 with p_I ≥ 1/2, so the model is not placed "
-                "against chapter 7's two-item front.", markdown=True)
-report.text("radii", "; ".join(radius_text(t, ball[t], canvas_px) for t in scenes.TASKS) + ".",
-            markdown=True)
-kern_rmse = {t: float(np.sqrt(np.mean((tab.p - tab.p_kernel) ** 2)))
-             for t, tab in (("similarity", sim), ("identification", ide))}
-report.number("kern_rmse_s", kern_rmse["similarity"])
-report.number("kern_rmse_i", kern_rmse["identification"])
-
-fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.6), sharey=True)
-for ax, (task, tab) in zip(axes, (("similarity", sim), ("identification", ide))):
-    ax.errorbar(tab.index, tab.p, yerr=tab.se, fmt="o", color=splot.CYCLE[0], label="model")
-    ax.plot(tab.index, tab["p_theory_sim"], "-", color=splot.THEORY,
-            label=r"Theorem 3, $\varepsilon$ fitted to $p_S$")
-    ax.plot(tab.index, tab["p_theory_ide"], "-.", color=splot.CYCLE[1],
-            label=r"Theorem 3, $\varepsilon$ fitted to $p_I$")
-    ax.plot(tab.index, tab.p_kernel, "--", color=splot.THEORY_ALT,
-            label="biased Luce rule of the margin fit")
-    nn = np.arange(2, n_hi + 1)
-    ax.plot(nn, 1 / nn, ":", color="0.6", label="chance, 1/n")
-    letter = "S" if task == "similarity" else "I"
-    ax.set(xlabel="number of shapes n", title=f"{task} ($p_{letter}$)", ylim=(0, 1.02))
-axes[0].set_ylabel("P(correct)")
-splot.legend_outside(fig, axes, ncol=2)
-report.figure("nsweep", fig)
+glue = spatial.sweep_glue(sweep, ball, graded, canvas_px)
+glue["two_task"] = two_task
+for key, value in glue.items():  # numbers, and sentences for the prose
+    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.figure("nsweep", spatial.fig_nsweep(sweep))
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-nsweep
@@ -920,235 +512,41 @@ report.figure("nsweep", fig)
 # trial's X is placed at its cell's mean position, which blurs distances by up to half a cell;
 # the per-trial fit has no such blur.
 
-# %% tags=["hide-input", "hide-output"]
+# %% tags=["hide-output"]
 AUTH_PX = float(scenes.AUTHORS["canvas_px"])
-AUTH_NAMES = list(scenes.AUTHORS["layout"])
 external, ext_fits, ext_verdicts = [], [], []
-
-
-def margin_counts(label, source, task, n, m, correct, width):
-    """Trials and correct answers per margin bin of ``width`` (canvas or hue units)."""
-    k = np.floor(np.asarray(m) / width + 1e-9).astype(int)
-    tab = pd.DataFrame({"k": k, "c": np.asarray(correct, int)}).groupby("k")["c"].agg(
-        ["size", "sum"]).reset_index()
-    return [{"model": label, "source": source, "task": task, "n": int(n),
-             "bin": f"[{kk * width:g},{(kk + 1) * width:g})", "bin_mid": (kk + 0.5) * width,
-             "trials": int(tr), "correct": int(c)} for kk, tr, c in tab.itertuples(index=False)]
-
-
-def analyse_choices(label, source, d, names, choices, px, resolution, gof=None,
-                    statement=None):
-    """Biased and plain Luce fits of a model's similarity choices; fit rows, weights, verdict
-    (and an overview row with a ``statement``). ``resolution``: the finest distance the data
-    resolve (a grid cell, a pixel); ``gof(fit, params)`` defaults to a binomial deviance of the
-    correct answers in margin bins of a twentieth of the canvas."""
-    dd, _ = choice.pad(d)
-    if gof is None:
-        m_ = np.array([np.diff(np.sort(x)[:2])[0] for x in d])
-        ok_ = np.array([c >= 0 and x[c] == np.min(x) for x, c in zip(d, choices)])
-        k_ = np.floor(m_ / 0.05).astype(int)
-
-        def gof(f, params):
-            q = np.array([pr[np.argmin(x)] for pr, x in zip(choice.choice_probs(
-                d, names, f["scale"], f["floor"], f["weights"]), d)])
-            tab = pd.DataFrame({"k": k_, "ok": ok_, "q": q}).groupby("k").agg(
-                ok=("ok", "sum"), n=("ok", "size"), q=("q", "mean"))
-            return fits.gof_multinomial(np.c_[tab.ok, tab.n - tab.ok], np.c_[tab.q, 1 - tab.q],
-                                          params)
-    rows_, f = choice_rows(label, source, d, names, px, choices=choices, gof=gof)
-    return rows_, weight_rows(label, f), scale_verdict(
-        label, f, px, resolution, float(np.nanmax(np.where(np.isfinite(dd), dd, np.nan))),
-        statement), f
-
-
-def margin_rows(tab):
-    """external.csv rows from a shipped table of counts per margin bin."""
-    return [{"model": r.model, "source": r.source, "task": r.task, "n": int(r.n), "bin": r.bin,
-             "bin_mid": (r.bin_lo + r.bin_hi) / 2, "trials": int(r.trials),
-             "correct": int(r.correct)} for r in tab.itertuples(index=False)]
-
-
 if "spatial_margin" in SHIPPED:
-    external += margin_rows(released.load_table("spatial_margin"))
-auth_fits = {}
+    external += spatial.margin_rows(released.load_table("spatial_margin"))
+grid_fits = {}  # the biased Luce rule on each model's shipped grid counts
 if "spatial_grid" in SHIPPED:
-    grid_tab = released.load_table("spatial_grid")
-    for label in sorted(set(grid_tab["model"])):
-        g = released.grid_design(grid_tab, label)
-        cell, k = np.nonzero(g["counts"])
-        reps = g["counts"][cell, k]
-        d_trials = np.repeat(g["d"][cell], reps, axis=0)
-        c_trials = np.repeat(k, reps)
-        src = str(grid_tab.loc[grid_tab.model == label, "source"].iloc[0])
-        assert AUTH_NAMES == g["names"]
-
-        def grid_gof(f, params, g=g):
-            q = choice.choice_probs(g["d"], [AUTH_NAMES] * len(g["d"]), f["scale"], f["floor"],
-                                    f["weights"])
-            return fits.gof_multinomial(g["counts"], np.array(q), params)
-
-        r_, w_, verdict, f = analyse_choices(
-            label, src + " (shipped grid counts)", d_trials, [AUTH_NAMES] * len(c_trials),
-            c_trials, AUTH_PX, 1 / released.GRID, grid_gof,
-            f"a spatial scale of the biased Luce rule, measured from {label}'s released "
-            "four-shape answers (pixels of the 900 px canvas); identified when the rule fits "
-            "and its likelihood set lies above one 150 px grid cell and below the largest "
-            "distance")
-        auth_fits[label] = f
-        ext_fits += r_
-        weights += w_
-        ext_verdicts.append(verdict)
-# The random stencils: the same corners, names shuffled per scene, so a bias for a name and a
-# bias for a place come apart. The shipped tables hold the confusion by name and by corner.
-stencil_rows = []
+    grid_fits = spatial.authors_grid(released.load_table("spatial_grid"), cfg["choice_boot"],
+                                     stream("choice_bootstrap"))
+for a in grid_fits.values():
+    ext_fits, weights = ext_fits + a["fits"], weights + a["weights"]
+    ext_verdicts.append(a["verdict"])
+    report.result(**a["result"])
+# the random stencils: the same corners, names shuffled per scene, so a bias for a name and a
+# bias for a place come apart (the shipped tables hold the confusion by name and by corner)
 if {"spatial_confusion", "spatial_corner"} <= set(SHIPPED):
-    conf_tab = released.load_table("spatial_confusion")
-    corner_tab = released.load_table("spatial_corner")
-    for j, label in enumerate(sorted(set(conf_tab["model"]))):
-        sel = lambda t: t[(t.model == label) & (t.experiment == "random_stencil")].set_index("bin")
-        nt = sel(conf_tab).reindex(list(released.SPATIAL_SHAPES))[
-            [f"chose_{x}" for x in released.SPATIAL_SHAPES]].to_numpy()
-        ct = sel(corner_tab).reindex(list(released.CORNERS))[
-            [f"chose_{x}" for x in released.CORNERS]].to_numpy()
-        if np.isnan(nt).any() or np.isnan(ct).any():
-            continue
-        nc = choice.fit_name_corner(nt, ct, boot=cfg["stencil_boot"],
-                                    seed=stream("stencil_bootstrap", j))
-        for kind, keys, w, wci in (
-                ("name", released.SPATIAL_SHAPES, nc["name_weights"], nc["name_weights_ci"]),
-                ("place", released.CORNERS, nc["place_weights"], nc["place_weights_ci"])):
-            stencil_rows += [{"model": label, "weight_of": kind, "answer": key, "weight": ww,
-                              "ci_low": lo, "ci_high": hi} for key, ww, (lo, hi) in
-                             zip(keys, w, wci)]
-        misfit = bool(nc["misfit"])
-        top_n = released.SPATIAL_SHAPES[int(np.argmax(nc["name_weights"]))]
-        top_p = released.CORNERS[int(np.argmax(nc["place_weights"]))]
-        place_bias = bool(np.any((nc["place_weights_ci"][:, 0] > 0.25)
-                                 | (nc["place_weights_ci"][:, 1] < 0.25)))
-        name_bias = bool(np.any((nc["name_weights_ci"][:, 0] > 0.25)
-                                | (nc["name_weights_ci"][:, 1] < 0.25)))
-        spread = {k_: float(np.max(w_) / np.min(w_)) for k_, w_ in (
-            ("name", nc["name_weights"]), ("place", nc["place_weights"]))}
-        main = max(spread, key=spread.get)
-        ext_verdicts.append(
-            f"On the random stencils, {label}'s answers weigh names and places: name weights "
-            f"from {min(nc['name_weights']):.2f} to {max(nc['name_weights']):.2f} (highest "
-            f"“{top_n}”), place weights from {min(nc['place_weights']):.2f} to "
-            f"{max(nc['place_weights']):.2f} (highest {top_p.replace('_', '-')}), correct-answer "
-            f"advantage {nc['advantage']:.2f} (95% {nc['advantage_ci'][0]:.2f}–"
-            f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
-            f"{cfg['stencil_boot']} datasets; misfit rule "
-            f"{fits.misfit_rule(nc['gof_resolution'])}) p = {nc['gof_p']:.3g}"
-            + (" (no simulated deviance reached the observed one)"
-               if nc["gof_p"] <= nc["gof_resolution"] * (1 + 1e-9) else "")
-            + (f": {MISFIT} — one advantage for every geometry is too coarse, and the weights "
-               "are a description, not a measurement. " if misfit else ". ")
-            + (f"The bias is mainly a bias for a {main} (weights span {spread[main]:.1f}×, "
-               f"against {min(spread.values()):.1f}×)"
-               + (", and " + ("a place bias" if main == "name" else "a name bias")
-                  + " is present too (an interval excludes 1/4)."
-                  if (place_bias if main == "name" else name_bias) else ".")))
+    stencil_rows, verdicts = spatial.stencils(released.load_table("spatial_confusion"),
+                                              released.load_table("spatial_corner"),
+                                              cfg["stencil_boot"], stream)
+    ext_verdicts += verdicts
     report.table(pd.DataFrame(stencil_rows), "stencil_weights")
-
-# does accuracy against the margin carry over from the fixed corners to the random stencils?
-if "spatial_margin" in SHIPPED:
-    mt = released.load_table("spatial_margin")
-    for label, part in mt.groupby("model"):
-        piv = part.pivot_table(index="bin_lo", columns="experiment",
-                               values=["correct", "answered"], aggfunc="sum").dropna()
-        if piv.empty or piv.shape[1] < 4:
-            continue
-        stat_, df_ = 0.0, 0
-        for _, r in piv.iterrows():
-            c = np.array([[r["correct", e], r["answered", e] - r["correct", e]]
-                          for e in ("spatial_far", "random_stencil")])
-            if c.sum(axis=1).min() == 0:
-                continue
-            pool = c[:, 0].sum() / c.sum()
-            g_ = fits.gof_multinomial(c, np.tile([pool, 1 - pool], (2, 1)), 1)
-            stat_, df_ = stat_ + g_["gof_stat"], df_ + g_["gof_df"]
-        from scipy.stats import chi2 as _chi2
-        p_ = float(_chi2.sf(stat_, df_))
-        ext_verdicts.append(
-            f"{label}: the shipped tables hold no per-trial positions for the random stencils, "
-            "so a scale cannot be fitted there and whether the scale carries over from one "
-            "layout to the other cannot be tested from them; what they allow is accuracy "
-            f"against the margin, which {'differs' if p_ < 0.01 else 'does not differ detectably'}"
-            f" between the two layouts (deviance {stat_:.1f} on {df_:.0f} margin bins, p = {p_:.2g}).")
+if "spatial_margin" in SHIPPED:  # does accuracy against the margin carry over to them?
+    ext_verdicts += spatial.layout_carryover(released.load_table("spatial_margin"))
+colour = {}  # the colour variant: Theorem 3 on the hue circle, per model
+if "colour_margin" in SHIPPED:
+    colour_tab = released.load_table("colour_margin")
+    external += spatial.margin_rows(colour_tab)
+    colour = spatial.colour_models(spatial.colour_counts(colour_tab))
+for a in colour.values():
+    ext_fits += a["fits"]
+    if a["result"]:
+        report.result(**a["result"])
 report.text("auth_verdicts", " ".join(ext_verdicts) or
             "No tables of the paper's models are shipped.", markdown=True)
-
-colour_n = None
-if "colour_margin" in SHIPPED:
-    ctab = released.load_table("colour_margin")
-    external += margin_rows(ctab)
-    colour_n = ctab.groupby(["model", "task", "n"])[["trials", "correct"]].sum().reset_index()
-    colour_n["space"] = "hue"
-
-
-def hue_curves(ns):
-    """Theorem 3 on the hue circle (homogeneous, b = 2 eps up to 1), per task and n."""
-    b = np.minimum(2 * EPS_GRID, 1.0)
-    return {(t, n): theory.n_item(b, n)[0 if t == "similarity" else 1]
-            for t in scenes.TASKS for n in ns}
-
-
-def analyse_n(label, source, tab, curve, unit, result=None, statement=None):
-    """p_S and p_I against n for one model (columns task, n, trials, correct): Theorem 3's
-    radius per task, the two-task verdict (and an overview row ``result``), rows for fit.csv
-    and points for the plane."""
-    tab = tab.assign(p=tab.correct / tab.trials,
-                     se=np.sqrt(np.maximum(tab.correct, 0.5) * np.maximum(
-                         tab.trials - tab.correct, 0.5)) / tab.trials ** 1.5)
-    out_rows, fitted = [], {}
-    for task in scenes.TASKS:
-        part = tab[tab.task == task].sort_values("n")
-        if part["n"].nunique() < 2:
-            continue
-        f = ball_fit(part, task, curve)
-        fitted[task] = f
-        out_rows.append({"model": label, "source": source,
-                         "kernel": f"Theorem 3 ball radius, {task}", "scale_frac": f["eps"],
-                         "scale_px": np.nan, "ci_low_px": np.nan, "ci_high_px": np.nan,
-                         "floor": np.nan, "trials": int(part.trials.sum()),
-                         "distance_p": np.nan, "boot_at_bound": np.nan,
-                         "at_bound": f["at_bound"], "bound_params": f["bound_params"],
-                         **no_profile, **{key: f[key] for key in GOF_KEYS}})
-    verdict = two_task_verdict(label, fitted, result, statement, unit=unit)
-    if verdict:
-        verdict += " Theorem 3's radius: " + "; ".join(
-            radius_text(t, f, 1.0, unit) for t, f in fitted.items()) + "."
-    return tab, fitted, out_rows, verdict
-
-
-colour_results = {}
-if colour_n is not None:
-    cc = hue_curves(sorted(set(colour_n["n"])))
-    for label, part in colour_n.groupby("model"):
-        colour_results[label] = analyse_n(
-            label, "shipped colour counts", part, cc, "of the hue circle",
-            f"{label}, colour variant: one Theorem 3 radius for p_S(n) and p_I(n) (new)",
-            "the hue radius fitted to generalization equals that fitted to identification: "
-            "headline, their difference (hue circle) with its 95% profile interval") + (cc,)
-        ext_fits += colour_results[label][2]
-ext_table = pd.DataFrame(external)
-
-fig, ax = splot.subplots(figsize=(6.2, 3.8))
-for k, (label, part) in enumerate(ext_table[ext_table.task == "similarity"].groupby("model")
-                                  if len(ext_table) else []):
-    part = part[part.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
-    if part.empty or part.bin_mid.max() > 1:
-        continue
-    p = part.correct / part.trials
-    ax.errorbar(part.bin_mid * AUTH_PX, p, yerr=np.sqrt(p * (1 - p) / part.trials), fmt="o-",
-                ms=4, color=splot.CYCLE[k + 1], label=f"{label} (released, 900 px canvas)")
-ax.errorbar(agg["m"] * AUTH_PX, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="s",
-            ms=4, color=splot.CYCLE[0], label=f"{model_name} (canvas rescaled to 900 px)")
-ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
-ax.set(xlabel="margin $d_2 - d_1$ (pixels of a 900 px canvas)", ylabel="P(correct)",
-       ylim=(0, 1.02))
-splot.legend_outside(fig, ax, ncol=1)
-report.figure("released", fig)
+report.figure("released", spatial.fig_released(external, agg, model_name, AUTH_PX))
 if ext_fits:
     display(splot.table(pd.DataFrame(ext_fits)[["model", "kernel", "scale_px", "ci_low_px",
                                                 "ci_high_px", "floor", "distance_p",
@@ -1178,32 +576,7 @@ if ext_fits:
 # circle). Each task's radius is fitted by the same $\chi^2$ profile as above.
 
 # %% tags=["hide-input"]
-colour_verdicts = []
-fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.2))
-for k, (label, (tab, fitted, _, verdict, cc)) in enumerate(colour_results.items()):
-    colour = splot.CYCLE[k + 1]
-    for ax, task in zip(axes[:2], scenes.TASKS):
-        part = tab[tab.task == task].sort_values("n")
-        ax.errorbar(part.n, part.p, yerr=part.se, fmt="o", ms=4, color=colour, label=label)
-        if task in fitted:
-            ax.plot(part.n, [np.interp(fitted[task]["eps"], EPS_GRID, cc[task, n])
-                             for n in part.n], "-", color=colour, lw=1)
-    both = tab.pivot_table(index="n", columns="task", values="p")
-    if set(scenes.TASKS) <= set(both.columns):
-        axes[2].plot(both["identification"], both["similarity"], "o-", ms=4, color=colour,
-                     label=label)
-        for n in (both.index.min(), both.index.max()):
-            bb = np.linspace(0, 1, 101)
-            ps, pi = theory.n_item(bb, n)
-            axes[2].plot(pi, ps, ":", color="0.5", lw=1)
-            axes[2].annotate(f"n = {n}", (pi[5], ps[5]), fontsize=9, color="0.4")
-    colour_verdicts.append(verdict or f"{label}: one task only, no two-task test.")
-for ax, task in zip(axes[:2], scenes.TASKS):
-    ax.set(xlabel="number of patches n", title=task, ylim=(0, 1.02))
-axes[0].set_ylabel("P(correct)")
-axes[2].set(xlabel="$p_I$", ylabel="$p_S$", title="both tasks", xlim=(0, 1.02),
-            ylim=(0, 1.02))
-splot.legend_outside(fig, axes, ncol=2)
+fig, colour_verdicts = spatial.fig_colour(colour)
 report.text("colour_verdict", " ".join(colour_verdicts) if colour_verdicts else
             "The colour tables are not shipped in this build, so the colour variant is not "
             "analysed.", markdown=True)
@@ -1232,74 +605,15 @@ report.figure("colour", fig)
 # against $n$ with Theorem 3's radius for each task. The authors' released CSV files can be
 # passed as they are (they are read through their adapters in `semres.released`).
 
-# %% tags=["hide-input"]
+# %%
 file_verdicts = []
-if results_df is not None:
-    results_df = results_df.assign(_d=tidy.distances(results_df),
-                                   _c=tidy.choice_index(results_df),
-                                   _ok=[bool(m[c]) if c >= 0 else False for m, c in zip(
-                                       tidy.correct_mask(results_df),
-                                       tidy.choice_index(results_df))])
-    skipped = sorted(set(results_df.loc[~results_df.space.isin(["canvas", "hue"]), "model"]))
-    if skipped:  # birth years and the like belong to chapter 5
-        file_verdicts.append("Rows outside a canvas or hue space are left to their own "
-                             "chapter: " + ", ".join(skipped) + ".")
-    if "experiment" not in results_df:
-        results_df["experiment"] = ""
-    results_df["experiment"] = results_df["experiment"].fillna("").astype(str)
-    for (model_, space, exp), part in results_df[
-            results_df.space.isin(["canvas", "hue"])].groupby(["model", "space", "experiment"]):
-        src = ";".join(sorted(set(part["source"].astype(str))))
-        label = f"{model_} ({exp})" if exp else model_  # one analysis per experiment
-        px = AUTH_PX if space == "canvas" else 1.0
-        simp = part[part.task == "similarity"]
-        if len(simp) >= 10:
-            d_ = list(simp["_d"])
-            names_ = [tidy.split_list(o) for o in simp["options"]]
-            r_, w_, verdict, f = analyse_choices(label, src, d_, names_,
-                                                 simp["_c"].to_numpy(), px, 1 / px)
-            ext_fits += r_
-            weights += w_
-            file_verdicts.append(verdict)
-            m_ = np.array([np.diff(np.sort(x)[:2])[0] for x in d_])
-            width = 0.05 if space == "canvas" else 0.01
-            for n, sub in simp.assign(_m=m_).groupby("n"):
-                external += margin_counts(label, src, "similarity", n, sub["_m"], sub["_ok"],
-                                          width)
-        counts = (part.groupby(["task", "n"])["_ok"].agg(["size", "sum"]).reset_index()
-                  .rename(columns={"size": "trials", "sum": "correct"}))
-        if counts.groupby("task")["n"].nunique().ge(2).any():
-            if space == "hue":
-                cur = hue_curves(sorted(set(counts.n)))
-            else:  # each trial's own ball measure, in this book's scene geometry
-                cur = {}
-                for (task, n), sub in part.groupby(["task", "n"]):
-                    pr = np.array([[float(v) for v in p.split(",")] for p in sub["probe"]])
-                    b_p = scenes.ball_measures(pr, EPS_GRID, task)
-                    cur[task, n] = theory.n_item(b_p, n)[
-                        0 if task == "similarity" else 1].mean(axis=0)
-            _, fitted, r_, verdict = analyse_n(
-                label, src, counts, cur, "of the canvas" if space == "canvas" else
-                "of the hue circle" if space == "hue" else "years")
-            ext_fits += r_
-            if verdict:
-                file_verdicts.append(verdict)
-    # the shipped grid counts blur each X to its cell: does the per-trial fit agree?
-    for label, f in auth_fits.items():
-        row = [r for r in ext_fits if r["model"] == f"{label} (spatial_far)"
-               and r["kernel"] == "exponential + response bias (ML)"]
-        if row:
-            r = row[0]
-            lo, hi = f["scale_ci"][0] * AUTH_PX, f["scale_ci"][1] * AUTH_PX
-            within = r["ci_low_px"] <= f["scale"] * AUTH_PX <= r["ci_high_px"]
-            # the same trials, so not two independent estimates to test for equality: how far
-            # the grid's blur moves the scale, against the per-trial interval
-            file_verdicts.append(
-                f"{label}: the per-trial scale is {r['scale_px']:.0f} px "
-                f"({r['ci_low_px']:.0f}–{r['ci_high_px']:.0f}), the one from the shipped grid "
-                f"counts of the same trials {f['scale'] * AUTH_PX:.0f} px ({lo:.0f}–{hi:.0f}): "
-                f"the grid's blur moves it by {f['scale'] * AUTH_PX - r['scale_px']:+.0f} px, "
-                + ("inside" if within else "outside") + " the per-trial interval.")
+if results_df is not None:  # the same analyses on each model's per-trial files
+    files = spatial.results_files(results_df, cfg["choice_boot"], stream("choice_bootstrap"),
+                                  grid_fits)
+    ext_fits, weights = ext_fits + files["fits"], weights + files["weights"]
+    external, file_verdicts = external + files["external"], files["verdicts"]
+report.text("file_verdicts", spatial.files_text(file_verdicts, results_df is not None),
+            markdown=True)
 
 # %% [markdown]
 # {glue:md}`ch6_file_verdicts`
@@ -1307,60 +621,19 @@ if results_df is not None:
 # ## What this shows, and where it differs from the paper
 
 # %% tags=["hide-input"]
-fit_table = pd.DataFrame(fit_rows + ext_fits)
-fit_table["at_bound"] = fit_table["at_bound"].astype(bool)
-fit_table["misfit"] = fit_table["misfit"].astype("boolean")  # empty where untested
+fit_table = spatial.fit_table(fit_rows + ext_fits)
 report.table(fit_table, "fit")
 report.table(pd.DataFrame(weights), "fit_weights")
-ext_table = pd.DataFrame(external, columns=["model", "source", "task", "n", "bin", "trials",
-                                            "correct"])
-report.table(ext_table, "external")
-
-report.text("file_verdicts", " ".join(file_verdicts) if file_verdicts else (
-    "No results files were given in this build." if results_df is None else
-    "The results files hold too few similarity trials or too few n for these analyses."),
-            markdown=True)
-censored = fit_table[fit_table.at_bound | fit_table.bound_params.fillna("").str.contains(
-    "floor=0", regex=False)]
-misfits = fit_table[fit_table.misfit.fillna(False).astype(bool)]
-report.text("misfits", ("Fits that fail their goodness-of-fit test (p < 0.001, or p at its "
-                        "smallest value 1/(B + 1) for a bootstrap of B < 999) — the model does not "
-                        "describe the data, so their parameters are not measurements: "
-                        + "; ".join(f"{r.model}, {r.kernel} ({r.gof_test} {r.gof_stat:.1f} on "
-                                    f"{r.gof_df:.0f} df)" for r in misfits.itertuples()) + ".")
-            if len(misfits) else "Every fit that was tested passes its goodness-of-fit test.",
-            markdown=True)
-censored_list = "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
-                          for r in censored.itertuples())
-report.text("censored", "Fits that stopped on an edge of their search range, or whose floor "
-            f"sits at its bound of 0 (censored, no verdict drawn from them): {censored_list}."
-            if len(censored) else "No fit in this build stopped on an edge of its search range.",
-            markdown=True)
-
-report.deviations(
-    None, None,
-    "The model is a small LLaVA trained here on rendered scenes (a supervised vision stage "
-    "stands in for CLIP pretraining), not Qwen2.5-VL or Gemma-3; its canvas is "
-    f"{canvas_px} px, not 900 px." if model is None else
-    f"The model is `{model}` on a {canvas_px} px canvas (the paper: 900 px).",
-    f"The accuracy map puts the X on a {cfg['grid']} × {cfg['grid']} grid over a fixed layout "
-    "of this book's (shapes inside the canvas), not at 400 random positions over the authors' "
-    "corner layout; the scale is fitted on separate four-shape scenes with random layouts.")
-report.deviations(
-    cfg, vlm.SETTINGS.paper,
-    "Answers are scored by the options' log-probabilities normalised over the shapes on the "
-    "canvas (a Luce probability; nothing generated or parsed); the original parsed generated "
-    "text and, as released, processed only five images per model (a guard meant to be removed).",
-    f"Beyond the paper: both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
-    f"({cfg['sweep_scenes']} scenes each), identification with the X on a shape, and a "
-    "response-bias term in every fit.",
-    "The paper's models are fitted from shipped grid counts (each X at its cell's mean), "
-    "not from their per-trial positions; pass the authors' files as `results=` for those."
-    if "spatial_grid" in SHIPPED else "")
+report.table(pd.DataFrame(external, columns=["model", "source", "task", "n", "bin", "trials",
+                                             "correct"]), "external")
+for key, value in spatial.fit_glue(fit_table).items():
+    report.text(key, value, markdown=True)
+model_notes, protocol_notes = vlm.deviation_notes(cfg, model, canvas_px, SHIPPED)
+report.deviations(None, None, *model_notes)
+report.deviations(cfg, vlm.SETTINGS.paper, *protocol_notes)
 report.save()
-summary = report.summary
 report.box("; ".join(ran))
-splot.table(summary[["result", "headline", "ci_low", "ci_high", "status"]], decimals=3)
+splot.table(report.summary[["result", "headline", "ci_low", "ci_high", "status"]], decimals=3)
 
 # %% [markdown]
 # - On a canvas a finite resolution has a precise footprint: a band of width $\varepsilon$

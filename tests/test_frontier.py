@@ -12,7 +12,10 @@ import pytest
 
 from scipy.special import expit
 
-from semres import frontier, spaces, theory
+import pandas as pd
+
+from semres import frontier, shapes, spaces, theory
+from semres.report import Z_MAX
 from semres.simulate import luce_success
 
 
@@ -240,3 +243,163 @@ def test_the_certificate_bounds_the_fine_infimum_when_the_slope_is_negative():
         phi = 2 * expit(-np.abs(s[:, None] - t[None, :])) @ nu + r["slope"] * expit(-s)
         inf = min(inf, float(phi.min()))
     assert r["upper_bound"] >= 1 + energy + r["slope"] * r["p_i"] - inf
+
+
+# --------------------------------------------------------------------------- chapter 7's rules
+
+def test_floor_bound_is_chance_at_the_ceiling_and_above_every_family():
+    for delta in (0.05, 0.2):
+        assert frontier.floor_bound(1 / (1 + delta), delta) == pytest.approx(0.5)
+        top = 0.5 + 0.5 * (1 - delta) / (1 + delta)  # m = 1 - delta: the bound at chance p_I
+        assert frontier.floor_bound(0.5, delta) == pytest.approx(top)
+        for fam in shapes.FAMILIES:
+            for scale in (0.01, 0.1, 0.4):
+                p_s, p_i = shapes.circle_two_item(shapes.Family(fam, scale, delta))
+                assert p_s <= frontier.floor_bound(p_i, delta) + frontier.ROUNDING
+
+
+def test_targets_run_between_chance_and_the_ceiling():
+    t = frontier.targets(4, 0.1, 5)
+    lo, hi = 1 / 4, 1 / (1 + 3 * 0.1)
+    assert t[0] == pytest.approx(lo + 0.06 * (hi - lo))
+    assert t[-1] == pytest.approx(lo + 0.94 * (hi - lo))
+    assert np.all(np.diff(t) > 0)
+    assert frontier.doublings(16) == [2, 4, 8, 16]
+
+
+def test_optimum_shape_reads_plateau_floor_and_an_exponential_decay():
+    delta = 0.01
+    levels = np.r_[1.0, np.exp(np.linspace(-0.5, math.log(delta) + 0.5, 40)), delta]
+    masses = np.r_[0.2, np.full(40, 0.6 / 40), 0.2]
+    shape = frontier.optimum_shape(levels, masses, delta)
+    assert shape["plateau"] == 0.2 and shape["floor"] == 0.2
+    assert shape["below_one"] == pytest.approx(math.exp(-0.5))
+    assert shape["density_ratio"] == pytest.approx(1.0)  # uniform in log g: exponential
+    masses = np.r_[0.0, np.linspace(0.001, 0.03, 40), 0.0]
+    masses /= masses.sum()
+    assert frontier.optimum_shape(levels, masses, delta)["density_ratio"] > 2
+
+
+def test_the_discrete_spaces_are_homogeneous_and_tie_as_counted():
+    dist, unit = frontier.cycle(8)
+    assert unit == 8 and dist.shape == (8, 8) and dist[0, 4] == 4 and dist[0, 7] == 1
+    dist, unit = frontier.torus(4)
+    assert unit == 4 and dist.shape == (16, 16) and dist.max() == 4
+    assert np.all(np.sort(dist, axis=1) == np.sort(dist[0]))  # the same shells from every point
+    ties = frontier.ties_table(frontier.tie_spaces([8, 16, 32], [4, 6, 8]))
+    np.testing.assert_allclose(ties.above_front, ties.tau / 2, atol=1e-12)
+    rates = frontier.tie_rates(ties)
+    assert rates["cycle"] < -0.8 and rates["torus"] < frontier.TIE_RATE
+    glue = frontier.tie_glue(ties, rates, pd.DataFrame({"z": [0.5, -1.5]}))
+    assert glue["tie_verdict"].startswith("vanishes") and glue["tie_maxz"] == 1.5
+    flat = {name: 0.0 for name in rates}
+    assert frontier.tie_glue(ties, flat, pd.DataFrame({"z": [0.0]}))["tie_verdict"].startswith(
+        "does not")
+    rows = frontier.tie_results(ties, rates, pd.DataFrame({"space": ["cycle", "torus"],
+                                                           "z": [1.0, 2.0]}))
+    assert [r["passed"] for r in rows] == [True, True]
+    assert [r["check_max_z"] for r in rows] == [1.0, 2.0]
+    assert not frontier.tie_results(ties, flat, pd.DataFrame({"space": [], "z": []}))[0]["passed"]
+
+
+@pytest.mark.parametrize("K", [1, 2, 4])
+def test_slot_codes_closed_forms(K):
+    b = 0.3
+    assert frontier.slot_match("max", b, K) == pytest.approx(1 - (1 - b) ** K)
+    assert frontier.slot_match("product", b, K) == pytest.approx(b**K)
+    for comb in ("max", "product"):
+        assert frontier.slot_identification(comb, b, K) == pytest.approx(
+            1 - frontier.slot_match(comb, b, K) / 2)
+    if K == 1:  # one slot: every code is the circle's constant kernel, and sorted it is Theorem 1
+        assert frontier.slot_identification("mean", b, K) == pytest.approx(1 - b / 2)
+        assert frontier.sorted_mean_code(b, K) == pytest.approx(float(theory.front(1 - b / 2)))
+    with pytest.raises(ValueError, match="comb"):
+        frontier.slot_match("mean", b, K)
+
+
+def test_the_max_codes_wrong_preferences_vanish_with_one_slot():
+    rng = np.random.default_rng(0)
+    assert frontier.wrong_preference(1, 0.15, 20_000, rng) == 0.0  # one slot orders exactly
+    assert frontier.wrong_preference(4, 0.15, 20_000, rng) > 0.01
+    assert frontier.nearest([0.02, 0.1, 0.16, 0.3], 0.15) == 0.16
+
+
+def _equal(mean_z):
+    rows = []
+    for p, z in zip((0.8, 0.9), mean_z):
+        for comb in ("max", "product", "mean"):
+            rows.append({"p_i": p, "combine": comb, "p_s": 0.7, "se_s": 0.001, "front": 0.7,
+                         "sorted_bound": 0.8, "above_z": z if comb == "mean" else -1.0,
+                         "bound_z": -10.0})
+    return pd.DataFrame(rows)
+
+
+def _slots(mean_above_z, max_above_z):
+    rows = []
+    for K, comb, z in ((1, "single", 0.0), (4, "max", max_above_z), (4, "product", 0.0),
+                       (4, "mean", mean_above_z)):
+        rows.append({"K": K, "combine": comb, "scale": 0.1, "p_i": 0.9, "p_s": 0.7,
+                     "se_i": 0.001, "se_s": 0.001, "above": z * 0.001, "above_z": z})
+    return pd.DataFrame(rows)
+
+
+def test_slot_verdicts_follow_the_intervals():
+    slots = _slots(8.0, -3.0)
+    best = slots.set_index(["K", "combine"])
+    glue = frontier.slot_glue(slots, _equal([3.0, 0.5]), best)
+    assert glue["slot_max_verdict"].startswith("lies on or below")
+    assert glue["slot_mean_verdict"].startswith("lies significantly above")
+    assert glue["slot_mean_equal_verdict"] == ("lies above the front, its 95% interval clear of "
+                                               "it, at $p_I$ = 0.8")
+    glue = frontier.slot_glue(_slots(0.0, 9.0), _equal([0.5, -2.5]), best)
+    assert glue["slot_max_verdict"].startswith("has points significantly above")
+    assert glue["slot_mean_verdict"] == "does not lie significantly above the front"
+    assert glue["slot_mean_equal_verdict"] == ("is not above the front at any of these levels "
+                                               "and below it at $p_I$ = 0.9")
+    rows = frontier.slot_results(best, np.array([0.5, -1.0]), _equal([3.0, 0.5]))
+    assert rows[0]["kind"] == "check" and rows[0]["passed"] and rows[0]["check_max_z"] == 1.0
+    assert [r["direction"] for r in rows[1:]] == ["above", "above"]
+    assert rows[1]["ci"] == pytest.approx((0.7 - 1.96e-3, 0.7 + 1.96e-3))
+    assert not frontier.slot_results(_slots(0.0, 9.0).set_index(["K", "combine"]), [0.0],
+                                     _equal([0.0, 0.0]))[0]["passed"]
+
+
+def test_the_floor_row_holds_only_when_nothing_breaks_the_bound():
+    floored = pd.DataFrame({"bound": [0.8, 0.7], "p_s": [0.79, 0.6]})
+    scan = pd.DataFrame({"p_i": [0.8], "delta": [0.05], "p_s": [0.6]})
+    row = frontier.floor_result(floored, scan)
+    assert row["passed"] and row["headline"] == pytest.approx(0.01) and row["new"]
+    row = frontier.floor_result(floored.assign(p_s=[0.81, 0.6]), scan)
+    assert not row["passed"]
+
+
+def test_best_rows_and_verdicts_read_the_gains_and_the_engine():
+    peaks = pd.DataFrame({"delta": [0.01, 0.05], "p_i": [0.8, 0.85], "p_s": [0.75, 0.7],
+                          "gain": [0.02, 0.01], "gap": [1e-6, 3e-5], "upper_bound": [0.75, 0.7],
+                          "masses": [np.array([0.0, 1.0])] * 2})
+    mc = pd.DataFrame({"excess_z": [Z_MAX + 1, Z_MAX - 1], "z_s": [0.1, 0.2],
+                       "z_i": [-0.3, 0.0]})
+    rows = frontier.best_results(peaks, mc)
+    assert [r["passed"] for r in rows] == [True, False, False]  # the second gap > 2e-5
+    assert rows[-1]["kind"] == "check" and rows[-1]["check_max_z"] == 0.3
+    best2 = peaks.set_index("delta").assign(cap=[0.03, 0.02])
+    shapes_ = pd.DataFrame({"delta": [0.01, 0.05], "p_i": [0.8, 0.85], "plateau": [0.0, 0.0],
+                            "below_one": [0.9, 0.8], "density_ratio": [1.5, 2.0]})
+    glue = frontier.best_glue(best2, peaks, peaks, peaks, shapes_, pd.Series([1e-4]), mc)
+    assert glue["best_verdict"].startswith("The constant kernel is close")  # one z too small
+    assert glue["gain_trend"] == "shrinks as the floor rises"
+    assert glue["exp_verdict"].startswith("not exponential")
+    assert glue["peak_plateau"].startswith("has no plateau")
+    assert glue["gain_01"] == 0.02 and glue["cap_05"] == 0.02 and glue["below_one_05"] == 0.8
+
+
+def test_convergence_reads_the_last_doubling():
+    opt = pd.DataFrame({"n": [4] * 4, "delta": [0.1] * 4, "target": [0.5, 0.6, 0.5, 0.6],
+                        "K": [2, 2, 4, 4], "p_s": [0.5, 0.6, 0.52, 0.6 + 5e-5],
+                        "gain": [0.0, 0.0, 0.02, 5e-5], "p_i": [0.5, 0.6, 0.5, 0.6]})
+    last, summary = frontier.convergence(opt)
+    assert list(last.K) == [4, 4]
+    assert summary.loc[(4, 0.1)].last_doubling == pytest.approx(0.02)
+    glue = frontier.many_glue(pd.concat([summary, summary.rename(index={4: 2})]), last, [4])
+    assert glue["many_conv_verdict"].startswith("so they have not converged")
+    assert glue["many_gain_text"] == "0.0200 for n = 4"

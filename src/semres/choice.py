@@ -16,10 +16,14 @@ distance that would still receive the floor.
 
 from __future__ import annotations
 
-import numpy as np
+from itertools import permutations
 
-from .fits import (gof_result, bootstrap_at_bound, bootstrap_map, bound_report, gof_multinomial,
-                   gof_p_bootstrap, misfit_rule, percentile_interval)
+import numpy as np
+from scipy.optimize import minimize
+from scipy.stats import chi2
+
+from .fits import (bootstrap_at_bound, bootstrap_map, bound_report, gof_multinomial,
+                   gof_p_bootstrap, gof_result, misfit_rule, percentile_interval)
 
 __all__ = ["pad", "fit_choices", "choice_probs", "fit_ball", "compare_radii", "fit_name_corner"]
 
@@ -141,8 +145,6 @@ def _fit_once(prob, bounds, x0, floor_starts=(-8.0, 0.0), from_start=False):
     """Best of the model without a floor and the one with (started where the first ended,
     at each log floor of ``floor_starts``; with ``from_start`` also at ``x0`` itself, whose
     basin the model without a floor may have left)."""
-    from scipy.optimize import minimize
-
     lo, hi = np.array(bounds).T
     b0 = list(bounds)
     b0[1] = (x0[1], x0[1])
@@ -298,12 +300,8 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     flat = _Problem(d, mask, idx, y, k, ref, d_typ, bias)
     big = np.log(s_hi) + 30
     fb = [(big, big), (0.0, 0.0)] + bounds[2:]
-    from scipy.optimize import minimize
-
     res = minimize(flat.nll, np.r_[big, 0.0, np.zeros(len(flat.free))], args=(False,),
                    jac=True, method="L-BFGS-B", bounds=fb)
-    from scipy.stats import chi2
-
     lr = max(0.0, 2 * (out["loglik"] + res.fun))
     out.update({"trials": int(len(d)), "names": names, "scale_range": (s_lo, s_hi),
                 "bias": bool(bias), "flat_loglik": float(-res.fun),
@@ -338,8 +336,6 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
     report, and ``identified``: False when the set reaches an end of the grid (the data only
     bound the radius from one side, or not at all).
     """
-    from scipy.stats import chi2
-
     p, se = np.asarray(p, float), np.asarray(se, float)
     if p.shape != se.shape or p.ndim != 1 or not len(p):
         raise ValueError("p, se: one rate and one standard error per condition")
@@ -384,8 +380,6 @@ def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> 
     that set reaches the end of the differences searched. Meaningful only for fits that pass
     their goodness-of-fit test.
     """
-    from scipy.stats import chi2
-
     for name, f in (("a", a), ("b", b)):
         if not isinstance(f, dict) or "profile_eps" not in f:
             raise ValueError(f"{name} must be a fit of fit_ball (with its profile)")
@@ -428,8 +422,6 @@ def _name_corner_probs(x, k):
     arrangements ``arr[p, place] = name``, the option probabilities ``q[p, r, place]`` with the
     correct option at place ``r``, and the predicted table rows given the correct name ``c`` and
     place ``r`` (the other names arranged uniformly): ``pn[c, r, name]``, ``pc[c, r, place]``."""
-    from itertools import permutations
-
     a = np.r_[0.0, x[:k - 1]]
     b = np.r_[0.0, x[k - 1:2 * k - 2]]
     arr = np.array(list(permutations(range(k))))
@@ -461,8 +453,6 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
     Returns ``name_weights`` and ``place_weights`` (each summing to 1), ``advantage`` G, their
     ``*_ci`` with ``boot``, and the goodness-of-fit keys of :data:`semres.fits.GOF_KEYS`.
     """
-    from scipy.optimize import minimize
-
     n_obs, c_obs = (np.asarray(t, float) for t in (name_counts, corner_counts))
     k = len(n_obs)
     if n_obs.shape != (k, k) or c_obs.shape != (k, k) or k < 2 or (n_obs < 0).any() \
@@ -518,8 +508,9 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
             sims.append(fit(no, co))
         xs = np.array([s[0] for s in sims])
         p, resolution = gof_p_bootstrap(dev, [s[1] for s in sims])
-        out.update(gof_result(f"composite deviance, parametric bootstrap ({len(sims)} datasets; misfit "
-                        f"rule {misfit_rule(resolution)})", dev, df, p, resolution))
+        out.update(gof_result(f"composite deviance, parametric bootstrap ({len(sims)} "
+                              f"datasets; misfit rule {misfit_rule(resolution)})", dev, df, p,
+                              resolution))
         nw = np.array([weights(v[:k - 1]) for v in xs])
         pw = np.array([weights(v[k - 1:2 * k - 2]) for v in xs])
         out["name_weights_ci"] = np.percentile(nw, [2.5, 97.5], axis=0).T

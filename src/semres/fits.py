@@ -131,7 +131,11 @@ def misfit_rule(resolution: float = 0.0) -> str:
             f"refits, too few for p < {MISFIT_P:g}")
 
 
-def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan, resolution: float = 0.0) -> dict:
+def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan,
+               resolution: float = 0.0) -> dict:
+    """A goodness-of-fit record with the keys of :data:`GOF_KEYS`: the test, its statistic,
+    degrees of freedom, p-value and the p-value's resolution, and ``misfit`` by
+    :func:`misfit_rule` (None when untested: no finite p-value)."""
     p, resolution = float(p), float(resolution)
     if not math.isfinite(p):
         misfit = None  # not tested: no reference for the statistic
@@ -221,6 +225,8 @@ def gof_binomial(trials, correct, p_fit, n_params: int, *,
     ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
     if not ok:
         return gof_result(f"binomial deviance, no chi-square reference ({why})", stat, df)
+    from scipy.stats import chi2
+
     return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 

@@ -97,10 +97,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import pickle
 import re
 import string
 import sys
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
@@ -340,8 +342,6 @@ def _load_pickle(path, trust_pickle: bool):
         raise ValueError(f"trust_pickle: refusing to unpickle {Path(path).name}: loading a "
                          f"pickle runs code from the file; pass trust_pickle=True only for a "
                          f"file you trust")
-    import pickle
-
     with open(path, "rb") as f:
         try:
             return pickle.load(f)
@@ -818,8 +818,6 @@ def convert(source, out, keep_unusable_scores: bool = False) -> list:
 
 
 def _package_dir():
-    from importlib.resources import files
-
     return files("semres").joinpath(_DATA)
 
 

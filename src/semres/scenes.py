@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
+from .spaces import Space
+
 TASKS = ("similarity", "identification")
 
 # The paper's four shapes first; the rest are picked to stay distinct at ~10 px.
@@ -227,6 +229,27 @@ def ball_measures(probes, eps, task: str, shape_size: float = SHAPE_SIZE,
         inside = np.searchsorted(row, eps, side="right") - start
         out[i] = np.clip(inside, 0, None) / max(len(row) - start, 1)
     return out
+
+
+class Canvas(Space):
+    """The unit square with uniform measure and Euclidean distance: the canvas as a space for
+    the Monte Carlo engine (``semres.simulate``), heterogeneous near its edges."""
+
+    def sample(self, rng, size):
+        return rng.random((*np.atleast_1d(size), 2))
+
+    def distance(self, a, b):
+        return np.linalg.norm(np.asarray(a) - np.asarray(b), axis=-1)
+
+
+def canvas_ball(p, radius: float, k: int = 600) -> np.ndarray:
+    """b_p: the area of the disc of ``radius`` around each point ``p`` (rows of x, y) clipped
+    by the unit square, by the midpoint rule over ``k`` vertical strips."""
+    u = ((np.arange(k) + 0.5) / k * 2 - 1) * radius
+    half = np.sqrt(radius**2 - u**2)
+    xs = p[:, :1] + u
+    lo, hi = np.clip(p[:, 1:] - half, 0, 1), np.clip(p[:, 1:] + half, 0, 1)
+    return ((hi - lo) * ((xs >= 0) & (xs <= 1))).sum(axis=1) * 2 * radius / k
 
 
 def _outline(name: str, k: int = 40) -> list:

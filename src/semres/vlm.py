@@ -16,18 +16,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from scipy.optimize import least_squares
 
 from . import models
 from . import scenes as sc
-from .choice import FLOOR_LOG_RANGE, pad
+from .book import seeds
+from .choice import FLOOR_LOG_RANGE, compare_radii, fit_ball, pad
 from .fingerprint import digest as code_digest
-from .fits import bound_report
+from .fits import bound_report, gof_chi2
 from .profiles import Settings, positive_ints, require
 
 IMAGE_TOKEN = "<image>"
@@ -117,8 +120,14 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     config = LlavaConfig(vision_config=vision, text_config=text,
                          image_token_index=tok.convert_tokens_to_ids(IMAGE_TOKEN),
                          vision_feature_select_strategy="default", vision_feature_layer=-1)
-    torch.manual_seed(seed)
+    torch.manual_seed(torch_seed(seed))
     return LlavaForConditionalGeneration(config).eval()
+
+
+def torch_seed(seed: int) -> int:
+    """The seed of torch's generator for the weights the model starts from: the named stream
+    ``vlm_init`` of ``seed`` (:func:`semres.book.seeds`), as one integer."""
+    return int(seeds(seed)("vlm_init").generate_state(1)[0])
 
 
 def _unavailable(name_or_path: str, err: Exception) -> ModelUnavailableError:
@@ -483,8 +492,8 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
     to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
     pretrained CLIP. The answer target (the shape nearest to the X itself, not to its patch
     centre) puts the answer on the X's patch, where the language model reads it. Step ``k``
-    draws from ``default_rng([seed, 1, k])``, so a run resumed from ``checkpoint`` sees the
-    scenes an uninterrupted one would.
+    draws from the named stream ``("vlm_vision_batch", k)`` of ``seed``, so a run resumed from
+    ``checkpoint`` sees the scenes an uninterrupted one would.
     """
     import torch
 
@@ -503,9 +512,11 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
     start, losses = _resume(checkpoint, modules, opt, sched)
     ns = np.asarray(list(ns), dtype=int)
     layer = model.config.vision_feature_layer
+    stream = seeds(seed)
 
     def step_fn(step):
-        items = _scene_batch(np.random.default_rng([seed, 1, step]), batch_size, ns)
+        items = _scene_batch(np.random.default_rng(stream("vlm_vision_batch", step)),
+                             batch_size, ns)
         target = torch.from_numpy(np.stack([np.vstack([_dense_targets(s, grid),
                                                        _answer_target(s, grid)])
                                             for s in items])).to(model.device)
@@ -532,8 +543,8 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
     language model's rate its features collapse to a constant within a few dozen steps and the
     model stops looking at the image (found by failing to overfit eight scenes).
 
-    Batch ``k`` is drawn from ``default_rng([seed, k])``, so a run resumed from ``checkpoint``
-    sees exactly the batches an uninterrupted run would.
+    Batch ``k`` is drawn from the named stream ``("vlm_language_batch", k)`` of ``seed``, so a
+    run resumed from ``checkpoint`` sees exactly the batches an uninterrupted run would.
     """
     import torch
 
@@ -554,9 +565,11 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
                                                 total_steps=steps, pct_start=_warmup(steps))
     modules = {"model": model}
     start, losses = _resume(checkpoint, modules, opt, sched)
+    stream = seeds(seed)
 
     def step_fn(step):
-        batch, labels = _training_batch(processor, np.random.default_rng([seed, step]),
+        batch, labels = _training_batch(processor,
+                                        np.random.default_rng(stream("vlm_language_batch", step)),
                                         batch_size, ns, size, model.device)
         return model(**_to(batch, model), labels=labels.to(model.device)).loss
 
@@ -590,8 +603,6 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
     folder = root / f"tiny-llava-{key}"
-    import shutil
-
     if folder.exists():
         damage = _load_failure(folder, device)
         if damage is None:
@@ -687,8 +698,6 @@ def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
     ``scale``, ``floor``, ``sse`` and the bound report (``at_bound``, ``bound_params``) of the
     search range.
     """
-    from scipy.optimize import least_squares
-
     p = np.asarray(p_correct, dtype=float)
     d, mask = pad(distances)
     if len(p) != len(d):
@@ -783,15 +792,12 @@ def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
     below which the design makes the task perfect (plus a grid step), and below the grid's end.
     A set narrower than a grid step is a precise radius, not a failure (the profile is refined
     there)."""
-    from .choice import fit_ball as _fit_ball
-    from .fits import gof_chi2
-
     ns, grid = [int(n) for n in ns], np.asarray(grid, float)
     p, se = np.asarray(p, float), np.asarray(se, float)
     missing = [n for n in ns if n not in curves]
     if missing:
         raise ValueError(f"curves: no prediction for n = {missing}")
-    f = _fit_ball(p, se, lambda e: [np.interp(e, grid, curves[n]) for n in ns], grid)
+    f = fit_ball(p, se, lambda e: [np.interp(e, grid, curves[n]) for n in ns], grid)
     pred = [np.interp(f["eps"], grid, curves[n]) for n in ns]
     f.update(gof_chi2(p, pred, np.maximum(se, 1e-3), 1))
     step = grid[1] - grid[0]
@@ -833,8 +839,6 @@ def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
 
     Returns ``text`` (None without both fits), ``misfit``, ``identified`` (both radii), and with
     both identified ``difference``, ``ci`` and ``p_equal`` (in the fits' units)."""
-    from .choice import compare_radii
-
     out = {"text": None, "misfit": False, "identified": False, "difference": None,
            "ci": None, "p_equal": None}
     if not (fs and fi):
@@ -862,6 +866,120 @@ def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
         out["text"] = (f"For {label}, {diff}: equal radii are not rejected, which is not a "
                        "measurement that they are equal (a wider interval would pass as easily).")
     return out
+
+
+# --------------------------------------------------------------------------- chapter 6's design
+# The designs chapter 6 runs, fixed across profiles (the profiles below size them): here, in
+# one place, rather than typed into the chapter.
+
+#: the error band's check: two shapes at (±c, 0), a margin resolution eps, uniform points
+BAND_CHECK = {"c": 0.3, "eps": 0.1, "points": 200_000}
+#: the margin law's check: random four-shape scenes under an exponential kernel of this scale
+MARGIN_CHECK = {"scenes": 500, "scale": 0.05}
+#: Theorem 3 on the canvas against the engine: radii, numbers of shapes, probe grid per side
+CANVAS_CHECK = {"radii": (0.1, 0.25), "ns": (2, 4, 8, 12), "grid": 100}
+#: radii (canvas units) over which Theorem 3's ball radius is profiled: past the canvas
+#: diagonal, where every prediction is chance
+EPS_GRID = np.linspace(0, 1.5, 301)
+#: decay lengths over which the graded kernel without a floor is fitted to p(n)
+LAM_GRID = np.geomspace(1e-3, 3.0, 161)
+#: below these radii the scenes make each task perfect by design: the similarity X keeps a
+#: shape's width from every shape, and shapes keep 1.3 widths apart
+CLEARANCE = {"similarity": sc.SHAPE_SIZE, "identification": 1.3 * sc.SHAPE_SIZE}
+#: the 95% likelihood-ratio test of a floor on its bound of 0 (the 90% chi-square(1)
+#: quantile, as the statistic is a 50:50 mixture at a bound)
+FLOOR_LR = 2.706
+#: points of a scale's likelihood profile
+PROFILE_POINTS = 41
+#: the standard error of a margin bin without spread
+SE_MIN = 1e-3
+#: width of the margin bins that count correct answers (canvas units, hue circle)
+MARGIN_BIN = {"canvas": 0.05, "hue": 0.01}
+#: the two layouts' accuracy differs when the deviance's p-value is below this
+LAYOUT_P = 0.01
+
+
+def heads_for(hidden: int) -> int:
+    """Attention heads of the tiny model: four when they divide its width, else two."""
+    return 4 if hidden % 4 == 0 else 2
+
+
+def training_summary(model_ref) -> dict:
+    """The losses of a model trained here, averaged over the first and last tenth of each
+    stage (``vloss_*``: the vision stage's summed per-patch loss; ``loss_*``: the answer loss);
+    NaN for a model that was not (``model_ref`` None, or no ``training.json`` beside it)."""
+    keys = ("loss_first", "loss_last", "vloss_first", "vloss_last")
+    record = None if model_ref is None else Path(model_ref) / "training.json"
+    if record is None or not record.is_file():
+        return dict.fromkeys(keys, float("nan"))
+    record = json.loads(record.read_text())
+    out = {}
+    for prefix, losses in (("", record["losses"]), ("v", record["vision_losses"])):
+        tail = max(1, len(losses) // 10)
+        out[f"{prefix}loss_first"] = np.mean(losses[:tail])
+        out[f"{prefix}loss_last"] = np.mean(losses[-tail:])
+    return out
+
+
+def patch_px(processor) -> float:
+    """The pixels of an image patch of a processor (1 when it names none): the finest distance
+    a model's picture resolves."""
+    patch = getattr(processor, "patch_size", None) or getattr(
+        getattr(processor, "image_processor", None), "patch_size", None)
+    if isinstance(patch, dict):
+        patch = patch.get("height") or max(patch.values())
+    return float(patch) if patch else 1.0
+
+
+def p_correct(probs, scene_list) -> np.ndarray:
+    """P(correct) of each scene from its option probabilities (in the order of its names)."""
+    return np.array([p[s.target] for p, s in zip(probs, scene_list)])
+
+
+def ran_lines(cfg: dict, profile: str, seed: int, model, device, shipped, paths,
+              results_df) -> list:
+    """What ran in this build, one line each."""
+    return [
+        f"profile **{profile}**, seed {seed}",
+        "model: " + (f"a tiny LLaVA trained here on `{device}` "
+                     f"({cfg['vision_steps']} vision-stage and {cfg['steps']} language-stage "
+                     "steps)" if model is None else f"`{model}`, scored on `{device}`"),
+        f"accuracy map on a {cfg['grid']} × {cfg['grid']} grid of X positions, "
+        f"{cfg['fit_scenes']} random four-shape scenes for the fits "
+        f"({cfg['boot']} least-squares and {cfg['choice_boot']} likelihood bootstrap resamples)",
+        f"both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
+        f"({cfg['sweep_scenes']} scenes each)",
+        ("the paper's models from the shipped count tables (" + ", ".join(shipped) + ")"
+         if shipped else "no shipped tables of the paper's models"),
+        (f"per-trial results from {len(paths)} path(s): {len(results_df)} trials of "
+         + ", ".join(sorted(set(results_df['model']))) if paths else
+         "no per-trial result files (`results=` not given)")]
+
+
+def deviation_notes(cfg: dict, model, canvas_px: int, shipped) -> tuple[list, list]:
+    """How this build differs from the paper: what the model and the map are (``model``), and
+    what the protocol adds or changes beside the settings (``protocol``)."""
+    model_lines = [
+        "The model is a small LLaVA trained here on rendered scenes (a supervised vision stage "
+        "stands in for CLIP pretraining), not Qwen2.5-VL or Gemma-3; its canvas is "
+        f"{canvas_px} px, not 900 px." if model is None else
+        f"The model is `{model}` on a {canvas_px} px canvas (the paper: 900 px).",
+        f"The accuracy map puts the X on a {cfg['grid']} × {cfg['grid']} grid over a fixed "
+        "layout of this book's (shapes inside the canvas), not at 400 random positions over the "
+        "authors' corner layout; the scale is fitted on separate four-shape scenes with random "
+        "layouts."]
+    protocol = [
+        "Answers are scored by the options' log-probabilities normalised over the shapes on the "
+        "canvas (a Luce probability; nothing generated or parsed); the original parsed "
+        "generated text and, as released, processed only five images per model (a guard meant "
+        "to be removed).",
+        f"Beyond the paper: both tasks at n = {', '.join(map(str, cfg['sweep_n']))} "
+        f"({cfg['sweep_scenes']} scenes each), identification with the X on a shape, and a "
+        "response-bias term in every fit.",
+        "The paper's models are fitted from shipped grid counts (each X at its cell's mean), "
+        "not from their per-trial positions; pass the authors' files as `results=` for those."
+        if "spatial_grid" in shipped else ""]
+    return model_lines, protocol
 
 
 # --------------------------------------------------------------------------- settings
