@@ -93,7 +93,13 @@ def main():
                           f"{threads} thread{'s' if threads > 1 else ' '}: "
                           + ",  ".join(figures) + " prompts/s"
                           f"   (load {os.getloadavg()[0]:.1f})")
-        scorer.threads = lm.cores()
+        scorer.threads = None  # the scorer's own choice: the cores others leave free
+        with busy(args.busy):
+            figures = [f"{dtype} {rate(scorer, prompts, options, tr.group, net):5.1f}"
+                       for dtype, net in (("float32", scorer.model), ("bfloat16", half))]
+            print(f"  {'beside a busy process' if args.busy else 'idle':<22s} "
+                  f"{scorer.threads_used} thread{'s' if scorer.threads_used > 1 else ' '} "
+                  "(chosen): " + ",  ".join(figures) + " prompts/s")
         check = lm.precision_check(scorer, half)
         print(f"  bfloat16 vs float32 on {check['prompts']} prompts: largest change of a choice "
               f"probability {check['max_change']:.3f}; mean mass on the correct option moves "

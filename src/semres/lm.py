@@ -430,6 +430,37 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def _cpu_sample() -> tuple[int, int, int]:
+    """(all CPUs' jiffies, their idle jiffies, this process's jiffies) from /proc."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:9]]
+    with open("/proc/self/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(values), values[3] + values[4], int(fields[11]) + int(fields[12])
+
+
+def free_cores(window: float = 0.3) -> int:
+    """Cores not kept busy by other processes over the last ``window`` seconds (at least 1).
+
+    Two scoring threads beside one busy process run at a sixth of their idle speed (each
+    parallel step waits for the thread that lost its core), one thread at nine tenths: measured
+    in ``benchmarks/bench_lm.py --busy``. So the scorer takes only the cores others leave free.
+    Where /proc cannot be read, every core."""
+    import time
+
+    n = cores()
+    try:
+        t0, i0, o0 = _cpu_sample()
+        time.sleep(window)
+        t1, i1, o1 = _cpu_sample()
+    except (OSError, ValueError, IndexError):
+        return n
+    total = max(t1 - t0, 1)
+    others = max(0, (total - (i1 - i0)) - (o1 - o0))
+    busy_cores = others / total * (os.cpu_count() or n)
+    return max(1, min(n, n - int(round(busy_cores))))
+
+
 # --------------------------------------------------------------------------- the scorer
 
 @dataclass
@@ -452,7 +483,8 @@ class Scorer:
     assistant turn); otherwise the prompt ends in "Answer:" and options follow a space.
     ``dtype`` is "float32", "bfloat16" or "auto" (bfloat16 when :func:`precision_check` finds
     that it moves no mean by :data:`BF16_TOLERANCE`; the check is kept as ``precision``).
-    ``threads`` bounds the CPU threads the scorer uses (default: every core it may run on).
+    ``threads`` bounds the CPU threads the scorer uses; by default each call takes the cores
+    other processes leave free (:func:`free_cores`).
     """
 
     #: longest packed sequence, in tokens (under every shipped model's sliding window)
@@ -470,7 +502,8 @@ class Scorer:
         if batch_size is not None:  # the older knob: prompts of ~64 tokens per batch
             batch_tokens = 64 * at_least(batch_size, 1, "batch_size")
         self.batch_tokens = at_least(batch_tokens, 1, "batch_tokens")
-        self.threads = cores() if threads is None else at_least(threads, 1, "threads")
+        self.threads = None if threads is None else at_least(threads, 1, "threads")
+        self.threads_used = None
         self.device = torch_device(device)
         kept = None  # where a GGUF model keeps its dequantised copy (and its precision check)
         if isinstance(model, tuple):
@@ -505,7 +538,8 @@ class Scorer:
     def _threads(self):
         torch = self._torch
         before = torch.get_num_threads()
-        torch.set_num_threads(self.threads)
+        self.threads_used = self.threads or free_cores()
+        torch.set_num_threads(self.threads_used)
         try:
             yield
         finally:

@@ -75,7 +75,7 @@ def assess(model, *, device: str, seed: int, cfg: dict, names=None,
     probe = lm.year_probe(scorer, pool[:k_names], range(first, last + 1, step), seed=s("probe"),
                           permutations=cfg["probe_permutations"], progress=progress)
     out = {"model": scorer.name, "dtype": scorer.dtype, "precision": scorer.precision,
-           "parameters": scorer.parameters, "threads": scorer.threads, "gate": gate,
+           "parameters": scorer.parameters, "threads": scorer.threads_used, "gate": gate,
            "reverse": reverse, "probe": probe}
     if gate["verdict"] == "passes":
         for t, task in enumerate(language.TASKS):
