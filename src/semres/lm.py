@@ -1030,26 +1030,20 @@ def _hidden(scorer: Scorer, texts, progress: bool) -> np.ndarray:
 def _ridge_dual(X, Y, Xt, alphas):
     """Ridge predictions for ``Xt`` from (X, Y) (columns of Y fitted separately), the penalty
     chosen per column by generalised cross-validation over ``alphas``; X is standardised on
-    its own mean and spread, Y centred."""
+    its own mean and spread, Y centred. One eigendecomposition of the Gram matrix serves every
+    penalty and column: in its eigenbasis the residuals are (1 - shrink) U^T y."""
     mu, sd = X.mean(0), X.std(0) + 1e-6
     X, Xt = (X - mu) / sd, (Xt - mu) / sd
     ym = Y.mean(0)
-    Yc = Y - ym
     lam, U = np.linalg.eigh(X @ X.T)
     lam = np.clip(lam, 0, None)
-    UtY = U.T @ Yc
-    n = len(X)
-    best = np.full(Y.shape[1], np.inf)
-    coef = np.zeros_like(Yc)
-    for a in alphas:
-        shrink = lam / (lam + a)
-        resid = Yc - U @ (shrink[:, None] * UtY)
-        gcv = (resid ** 2).sum(0) / (n - shrink.sum()) ** 2
-        better = gcv < best
-        if better.any():
-            best[better] = gcv[better]
-            coef[:, better] = U @ (UtY[:, better] / (lam + a)[:, None])
-    return Xt @ (X.T @ coef) + ym
+    UtY = U.T @ (Y - ym)                                        # (n, columns)
+    alphas = np.asarray(alphas, float)
+    shrink = lam[None, :] / (lam[None, :] + alphas[:, None])    # (alphas, n)
+    rss = np.einsum("an,nc->ac", (1 - shrink) ** 2, UtY ** 2)
+    gcv = rss / (len(X) - shrink.sum(1))[:, None] ** 2
+    best = alphas[gcv.argmin(0)]                                # one penalty per column
+    return (Xt @ X.T) @ (U @ (UtY / (lam[:, None] + best[None, :]))) + ym
 
 
 def _digit_features(years) -> np.ndarray:
@@ -1059,7 +1053,7 @@ def _digit_features(years) -> np.ndarray:
 
 
 def year_probe(scorer: Scorer, names=NAMES[:8], years=range(1500, 2000, 5), *, seed=0,
-               permutations: int = 99, folds: int = 4, progress: bool = True) -> dict:
+               permutations: int = 99, folds: int = 2, progress: bool = True) -> dict:
     """Can a linear read-out recover a person's birth year from the model's hidden states?
 
     Sentences "{Name} was born in {Y}." for every name and year; at every layer, the last
