@@ -261,11 +261,11 @@ for m in (2, 3, 5, 8):
         gaps.append(np.abs(mine - lib).max())
 worst = max(gaps)
 assert worst < 1e-12, worst
-report.number("noise_worst", worst)
+report.small("noise_worst", worst)
 
 # %% [markdown]
 # The largest difference between the SymPy sums and the library is
-# {glue:text}`ch2_noise_worst:.1e`.
+# {glue:text}`ch2_noise_worst`.
 #
 # ## The large-$n$ limit: $b^\ast \approx 1.5/n$
 #
@@ -335,14 +335,14 @@ splot.table(check, decimals=4, n="{:d}")
 # %% tags=["hide-input"]
 report.table(optimum, "b_star")
 report.text("bstar_verdict", many_items.b_star_verdict(b_star_ok, b_star_dev))
-report.number("gap", gap)
+report.small("gap", gap)
 report.number("nb_last", ns[-1] * bs[-1])
 report.number("n_last", ns[-1])
 
 # %% [markdown]
 # The optimum is found by maximising $p_S^{\,n}$ directly; at every
 # $n \le$ {glue:text}`ch2_n_last` the two success rates there agree to
-# {glue:text}`ch2_gap:.1e`, as {prf:ref}`lem-n-optimum` requires. Against the paper's quoted
+# {glue:text}`ch2_gap`, as {prf:ref}`lem-n-optimum` requires. Against the paper's quoted
 # values, {glue:text}`ch2_bstar_verdict`; $n\,b^\ast(n)$ climbs to {glue:text}`ch2_nb_last:.3f` at
 # $n =$ {glue:text}`ch2_n_last`, approaching $\lambda^\ast$ from below.
 

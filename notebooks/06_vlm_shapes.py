@@ -364,8 +364,7 @@ display(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px",
 # %% tags=["hide-input"]
 glue = spatial.live_numbers(live_fit, fe, fm, ci, fit_p, map_p, canvas_px, cfg["choice_boot"])
 glue.update(patch_px=patch_px, estimators=est_text, live_scale_verdict=verdict)
-for key, value in glue.items():  # numbers, and sentences for the prose
-    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.numbers(glue)
 report.figure("map", spatial.fig_map(map_list, map_p, live_fit, fm, cfg["grid"]))
 agg = spatial.binned_accuracy(fit, fit_p, live_fit, fm["eps"], cfg["bins"])
 report.figure("margin", spatial.fig_margin(fit.m, fit_p, agg, canvas_px))
@@ -470,8 +469,7 @@ if 2 in cfg["sweep_n"]:
     report.point(f"{model_name}, n = 2", ide.p[2], sim.p[2], ide.se[2], sim.se[2])
 glue = spatial.sweep_glue(sweep, ball, graded, canvas_px)
 glue["two_task"] = two_task
-for key, value in glue.items():  # numbers, and sentences for the prose
-    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.numbers(glue)
 report.figure("nsweep", spatial.fig_nsweep(sweep))
 
 # %% [markdown]

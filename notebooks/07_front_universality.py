@@ -95,12 +95,12 @@ report.number("zmax", Z_MAX)
 # $$
 # \begin{aligned}
 # p_I &= 2 \int_0^{1/2} \frac{\mathrm{d}d}{1 + g(d)}, \\
-# p_S &= 8 \iint_{0 \le d_1 < d_2 \le 1/2} \frac{g(d_1)}{g(d_1) + g(d_2)}\,
-# \mathrm{d}d_1\, \mathrm{d}d_2 ,
+# p_S &= 8 \iint_{d_1 < d_2} \frac{g(d_1)\,\mathrm{d}d_1\, \mathrm{d}d_2}{g(d_1) + g(d_2)} ,
 # \end{aligned}
 # $$
 #
-# with the share $\tfrac12$ wherever both similarities vanish.
+# with $d_1$ and $d_2$ in $[0, 1/2]$, and the share $\tfrac12$ wherever both similarities
+# vanish.
 # ```
 #
 # ```{prf:proposition} A floor forces a tradeoff
@@ -185,7 +185,8 @@ b_front = 2 * (1 - pI_prop1)
 lin_above = sp.factor(sp.expand(pS_prop1 - (half + b_front - b_front**2)))
 b_cross = [r for r in sp.solve(lin_above, b) if r != 0][0]
 assert sp.diff(lin_above, b).subs(b, 0) > 0 and 0 < sp.N(b_cross) < 1
-display(sp.Eq(sp.Symbol("p_S^{lin} - front(p_I^{lin})"), lin_above),
+# D(b): how far the linear kernel's p_S lies above the front at the same p_I
+display(sp.Eq(sp.Symbol("D(b)"), lin_above),
         sp.Eq(sp.Symbol("b_{cross}"), sp.N(b_cross, 6)))
 display(sp.Eq(sp.Symbol(r"\iint_{u<v<1} \frac{1-u}{2-u-v}"), both_inside),
         sp.Eq(sp.Symbol("p_S^{lin}"), sp.expand(pS_lin)),
@@ -296,8 +297,7 @@ report.result(**frontier.family_result(lin_est, lin_paper, check))
 
 # %% tags=["hide-input"]
 glue = frontier.sweep_glue(sweep, b_cross)
-for key, value in glue.items():  # numbers, and sentences for the prose
-    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.numbers(glue, small=("exponential_fine_scale", "gaussian_fine_scale"))
 report.figure("families", frontier.fig_families(sweep, check))
 
 # %% [markdown]
@@ -319,10 +319,10 @@ report.figure("families", frontier.fig_families(sweep, check))
 # the quadratic in $b = 2\varepsilon$ SymPy factored above; its peak is
 # $p_S =$ {glue:text}`ch7_peak_linear:.3f` against {glue:text}`ch7_peak_constant:.3f`), and
 # the two graded families leave the front altogether: at the finest scale swept the
-# exponential ($\lambda =$ {glue:text}`ch7_exponential_fine_scale:.1e`) reaches
+# exponential ($\lambda =$ {glue:text}`ch7_exponential_fine_scale`) reaches
 # $(p_I, p_S) =$ ({glue:text}`ch7_exponential_fine_pi:.4f`,
 # {glue:text}`ch7_exponential_fine_ps:.4f`) and the Gaussian
-# ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale:.1e`) reaches
+# ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale`) reaches
 # ({glue:text}`ch7_gaussian_fine_pi:.4f`, {glue:text}`ch7_gaussian_fine_ps:.4f`). With a
 # floor ($\Delta =$ {glue:md}`ch7_sweep_deltas`) every family turns back to chance, and
 # every point of every floored curve lies below the bound of {prf:ref}`ch7-prop-floor` (closest
@@ -370,9 +370,8 @@ report.figure("families", frontier.fig_families(sweep, check))
 #
 # $$
 # \begin{aligned}
-# p_S \le U(p_I) = {} & 1 + \nu K \nu + \beta\, p_I \\
-# & - \inf_{\Delta \le x \le 1} \Bigl[2 \int K(x, y)\,\mathrm{d}\nu(y)
-#   + \frac{\beta}{1 + x}\Bigr].
+# p_S &\le U(p_I) = 1 + \nu K \nu + \beta\, p_I - \inf_{\Delta \le x \le 1} h(x), \\
+# h(x) &= 2 \int K(x, y)\,\mathrm{d}\nu(y) + \frac{\beta}{1 + x}.
 # \end{aligned}
 # $$
 # ```
@@ -382,13 +381,13 @@ report.figure("families", frontier.fig_families(sweep, check))
 # $\beta \int \mathrm{d}\mu(x)/(1 + x) = \beta p_I$ and bound the integral of what is left by
 # its infimum. $\square$
 #
-# At the optimum, with $\beta$ its Lagrange multiplier, the bracket is smallest exactly on
+# At the optimum, with $\beta$ its Lagrange multiplier, $h$ is smallest exactly on
 # the support of $\nu$ (the KKT conditions) and the bound is tight; for any other candidate
 # the gap $U - p_S(\nu)$ says how far it can be from the best. Restricted to
 # {glue:text}`ch7_qp_grid` values equally spaced in $\log x$ on $[\Delta, 1]$, the program
 # is a non-negative least-squares problem (`scipy.optimize.nnls`) whose solution is a step
 # similarity. `semres.frontier.two_item_bound` computes $U$ over the whole interval, not only
-# the grid: it lowers the infimum read on a fine grid by the most the bracket can dip between
+# the grid: it lowers the infimum read on a fine grid by the most $h$ can dip between
 # grid points (its curvature is bounded; the docstring gives the bound), so $U$ is a proof,
 # not an estimate. $U$ is linear in $p_I$, so the certificates of a scan of $p_I$ bound the
 # largest gain any similarity can have over the constant kernel. We solve at
@@ -488,8 +487,7 @@ report.table(frontier.frontier_table(certified, peaks, scan, opt), "frontier")
 glue = frontier.best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best)
 glue.update(qp_grid=cfg["qp_grid"], targets=cfg["targets"], scan=cfg["scan"],
             kmax=int(cfg["frontier_K"]))
-for key, value in glue.items():  # numbers, and sentences for the prose
-    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.numbers(glue, small=("gap_max", "shortfall_max"))
 report.figure("frontier", frontier.fig_frontier(certified, scan, peaks, local2, mc_best,
                                                 cfg["frontier_K"]))
 
@@ -509,7 +507,7 @@ report.figure("frontier", frontier.fig_frontier(certified, scan, peaks, local2, 
 # ```
 #
 # {glue:md}`ch7_best_verdict` Every optimum at the targets and at the largest gains lies
-# within {glue:text}`ch7_gap_max:.1e` of its upper bound, so these are the best similarities
+# within {glue:text}`ch7_gap_max` of its upper bound, so these are the best similarities
 # there, not merely good ones. The largest gain over the constant kernel is
 # {glue:text}`ch7_gain_01:.4f` in $p_S$ at $\Delta = 0.01$ (at
 # $p_I =$ {glue:text}`ch7_peak_pi_01:.4f`), {glue:text}`ch7_gain_05:.4f` at $\Delta = 0.05$
@@ -521,7 +519,7 @@ report.figure("frontier", frontier.fig_frontier(certified, scan, peaks, local2, 
 # values (largest $|z|$ {glue:text}`ch7_best_maxz:.2f`) and lie
 # {glue:text}`ch7_best_excess_z_min:.0f` or more standard errors above the constant kernel's
 # front. The local optimiser with $K =$ {glue:text}`ch7_kmax` levels falls short of the
-# certified optimum by up to {glue:text}`ch7_shortfall_max:.1e` at the targets.
+# certified optimum by up to {glue:text}`ch7_shortfall_max` at the targets.
 #
 # The shape: the optimum is 1 on a plateau (a share of at least 1 % of the items) only up to
 # $p_I =$ {glue:text}`ch7_plateau_end_01:.3f`, {glue:text}`ch7_plateau_end_05:.3f` and
@@ -537,8 +535,7 @@ report.figure("frontier", frontier.fig_frontier(certified, scan, peaks, local2, 
 # %% tags=["hide-input"]
 ns_many = [n for n in cfg["frontier_n"] if n > 2]
 glue = frontier.many_glue(summary_k, last, ns_many)
-for key, value in glue.items():  # numbers, and sentences for the prose
-    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.numbers(glue, small=("many_conv_max", "converged_tol"))
 report.figure("many", frontier.fig_many(last, ns_many))
 
 # %% [markdown]
@@ -553,9 +550,9 @@ report.figure("many", frontier.fig_many(last, ns_many))
 # With $n =$ {glue:md}`ch7_many_ns` items the success rates stay exact but the optimum is
 # not certified: the curves are lower bounds on the best similarity. They beat the constant
 # kernel by up to {glue:md}`ch7_many_gain_text`. The last doubling of $K$ moved $p_S$ by up
-# to {glue:text}`ch7_many_conv_max:.1e` (our test: below {glue:text}`ch7_converged_tol:.0e`),
+# to {glue:text}`ch7_many_conv_max` (our test: below {glue:text}`ch7_converged_tol`),
 # {glue:md}`ch7_many_conv_verdict`; at two items the same optimiser stopped
-# {glue:text}`ch7_shortfall_max:.1e` short of the certified optimum, which is how far a
+# {glue:text}`ch7_shortfall_max` short of the certified optimum, which is how far a
 # converged-looking local optimum can still be from the best. {prf:ref}`ch7-prop-floor` is
 # proved for two items only; at the highest target the local optima for more items reach
 # $p_S =$ {glue:md}`ch7_many_top`.
@@ -586,8 +583,7 @@ display(ties.round(5))
 
 # %% tags=["hide-input"]
 glue = frontier.tie_glue(ties, rates, tie_mc)
-for key, value in glue.items():  # numbers, and sentences for the prose
-    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.numbers(glue)
 report.figure("ties", frontier.fig_ties(ties, rates))
 
 # %% [markdown]
@@ -709,8 +705,7 @@ glue = frontier.slot_glue(slots, equal, best_slot)
 glue.update({f"wrong_{K}": wrong[K] for K in (1, 2, 4)} | {f"pi_max_{K}": sel.p_i.loc[K]
                                                            for K in (1, 2, 4)})
 glue.update(wrong_eps=E_WRONG, slot_k1_maxz=np.abs(z1).max())
-for key, value in glue.items():  # numbers, and sentences for the prose
-    report.text(key, value, markdown=True) if isinstance(value, str) else report.number(key, value)
+report.numbers(glue)
 report.figure("slots", frontier.fig_slots(slots))
 
 # %% [markdown]

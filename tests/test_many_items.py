@@ -16,8 +16,9 @@ def test_b_star_agrees_within_the_papers_rounding_only():
     assert ok and dev == pytest.approx(0.0001 / 0.377)
     ok, dev = many_items.b_star_agrees([0.5, 0.39], [0.5, 0.377])
     assert not ok and dev == pytest.approx(0.013 / 0.377)
-    assert many_items.b_star_verdict(True, 2.6e-4) == "the values agree to 2.6e-04 (relative)"
-    assert "differ by up to 3.4e-02" in many_items.b_star_verdict(False, 0.034)
+    # prose never shows e-notation
+    assert many_items.b_star_verdict(True, 2.6e-4) == "the values agree to 2.6 × 10⁻⁴ (relative)"
+    assert "differ by up to 0.034" in many_items.b_star_verdict(False, 0.034)
 
 
 def test_minimum_matches_needs_the_papers_n_and_value():

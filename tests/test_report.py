@@ -199,7 +199,8 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
                         "1 check (true by construction): 1 check.**")
     # the first screen names the first five findings and their status, nothing more
     assert lines[2] == "* toy net: peak: *agrees within tolerance*"
-    assert lines[6] == "* effect: *reproduced, on a stand-in: a simulated tree*"
+    # a stand-in is named in the status, the details say which
+    assert lines[6] == "* effect: *reproduced, on a stand-in*"
     assert lines[7] == "* … and 2 more findings, below"
     lines = details.splitlines()[1:]
     # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within

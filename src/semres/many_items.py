@@ -13,6 +13,7 @@ from scipy import integrate
 from . import plotting as splot
 from . import theory
 from .profiles import Settings, positive_ints, require
+from .report import fmt
 
 #: numbers of items, ball measures b and noise levels of the Monte Carlo check on the circle
 N_MC = (2, 3, 5, 10, 20)
@@ -57,8 +58,8 @@ def b_star_agrees(here, paper) -> tuple[bool, float]:
 
 def b_star_verdict(ok: bool, deviation: float) -> str:
     """The prose's sentence on b*(n) against the paper's values."""
-    return (f"the values agree to {deviation:.1e} (relative)" if ok else
-            f"the values differ by up to {deviation:.1e} (relative)")
+    return (f"the values agree to {fmt(deviation, 2)} (relative)" if ok else
+            f"the values differ by up to {fmt(deviation, 2)} (relative)")
 
 
 def minimum_matches(n_min: int, ps_min: float) -> bool:

@@ -277,10 +277,13 @@ def reference(row: dict) -> tuple[str, float | str | None]:
     return "", None
 
 
-def status_line(row: dict) -> str:
+def status_line(row: dict, short: bool = False) -> str:
     """A row's status as the page shows it: the status, and the stand-in it was obtained on
-    (``"reproduced, on a stand-in: a simulated tree"``)."""
+    (``"reproduced, on a stand-in: a simulated tree"``); ``short`` names no stand-in, only that
+    there was one, for the box's first screen."""
     stand = "" if _missing(row.get("stand_in")) else " ".join(str(row["stand_in"]).split())
+    if stand and short:
+        return str(row.get("status", "")) + ", on a stand-in"
     return str(row.get("status", "")) + (f", on a stand-in: {stand}" if stand else "")
 
 
@@ -373,6 +376,22 @@ class Report:
         else:
             plain = float(value)
         self._glue(name, plain)
+
+    def numbers(self, values: dict, small=()) -> None:
+        """Glue what a chapter module computed for the prose: sentences as MyST, numbers as
+        numbers, and the keys named in ``small`` as :meth:`small` writes them."""
+        for key, value in values.items():
+            if isinstance(value, str):
+                self.text(key, value, markdown=True)
+            elif key in small:
+                self.small(key, value)
+            else:
+                self.number(key, value)
+
+    def small(self, name: str, value) -> None:
+        """Glue a number that may lie far below 10⁻³ (a rounding gap, a tolerance) as prose
+        writes it, "4.4 × 10⁻¹⁶" (``{glue:text}`` without a format): never e-notation."""
+        self.text(name, fmt(value, 2))
 
     def text(self, name: str, value: str, markdown: bool = False) -> None:
         """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``."""
@@ -495,7 +514,7 @@ class Report:
         mark = f'<span class="semres-outcome semres-outcome-{outcome(self.rows)}"></span>'
         lines = [mark + (f"**In this build, {'; '.join(head)}.**" if head else
                          "**This chapter reports no result in this build.**"), ""]
-        lines += [f"* {mathify(escape(r['result']))}: *{escape(r['status'])}*"
+        lines += [f"* {mathify(escape(r['result']))}: *{escape(status_line(r, short=True))}*"
                   for r in findings[:BOX_FIRST]]
         if len(findings) > BOX_FIRST:
             lines.append(f"* … and {plural(len(findings) - BOX_FIRST, 'more finding')}, below")

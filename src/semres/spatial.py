@@ -18,6 +18,7 @@ from scipy.stats import chi2
 from . import choice, fits, kernels, released, scenes, theory
 from . import plotting as splot
 from . import results as tidy
+from .report import fmt
 from .simulate import luce_success
 from .vlm import (CANVAS_CHECK, CLEARANCE, EPS_GRID, FLOOR_LR, LAM_GRID, LAYOUT_P, MARGIN_BIN,
                   MISFIT, PROFILE_POINTS, SE_MIN, ball_fit, fit_exponential, fit_margin,
@@ -212,18 +213,18 @@ def scale_verdict(label: str, f, px: float, resolution: float, design_hi: float,
                    ci=(f["scale_ci"][0] * px, f["scale_ci"][1] * px)
                    if ok and not misfit else None)
     fit_text = (f"{f['gof_test']} {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of freedom, "
-                f"p = {f['gof_p']:.2g}")
+                f"{splot.pvalue(f['gof_p'])}")
     if misfit:
         text = (f"For {label}, {MISFIT}: the biased Luce rule's {fit_text}; its scale "
-                f"({f['scale'] * px:.3g} {unit}) is not a measurement.")
+                f"({fmt(f['scale'] * px)} {unit}) is not a measurement.")
     elif not ok:
         text = (f"{label}'s spatial scale is not identified: " + "; ".join(why)
                 + f" (fit: {fit_text}; the scale's likelihood set "
-                f"{f['profile_ci'][0] * px:.3g}–{f['profile_ci'][1] * px:.3g} {unit}, "
-                f"{f['scale_no_floor'] * px:.3g} {unit} without a floor).")
+                f"{fmt(f['profile_ci'][0] * px)}–{fmt(f['profile_ci'][1] * px)} {unit}, "
+                f"{fmt(f['scale_no_floor'] * px)} {unit} without a floor).")
     else:
-        text = (f"{label}'s spatial scale is identified: {f['scale'] * px:.3g} {unit} "
-                f"(likelihood set {f['profile_ci'][0] * px:.3g}–{f['profile_ci'][1] * px:.3g} "
+        text = (f"{label}'s spatial scale is identified: {fmt(f['scale'] * px)} {unit} "
+                f"(likelihood set {fmt(f['profile_ci'][0] * px)}–{fmt(f['profile_ci'][1] * px)} "
                 f"{unit}; {fit_text}).")
     return text, row
 
@@ -236,7 +237,7 @@ def estimators(ci, ml_row: dict, biased, px: float):
            "ML": (ml_row["ci_low_px"] / px, ml_row["ci_high_px"] / px),
            "ML with weights": biased["scale_ci"]}
     agree = max(lo for lo, hi in est.values()) <= min(hi for lo, hi in est.values())
-    text = "; ".join(f"{k} {v[0] * px:.3g}–{v[1] * px:.3g} px" for k, v in est.items()) + (
+    text = "; ".join(f"{k} {fmt(v[0] * px)}–{fmt(v[1] * px)} px" for k, v in est.items()) + (
         ": their intervals overlap." if agree else ": their intervals do not overlap.")
     return agree, text
 
@@ -407,7 +408,7 @@ def two_task_verdict(label: str, fitted: dict, result: str | None, statement: st
             result=result, statement=f"{MISFIT}, so no radius is compared (the test was: "
             f"{statement})" if v["misfit"] else statement + (
                 "" if v["identified"] else "; the radius is not identified by both tasks")
-            + ("" if v["p_equal"] is None else f" (equal radii: p = {v['p_equal']:.2g})"),
+            + ("" if v["p_equal"] is None else f" (equal radii: {splot.pvalue(v['p_equal'])})"),
             misfit=v["misfit"], identified=v["identified"], new=True,
             headline=v["difference"], ci=v["ci"], compared_with=0.0,
             compared_with_label="equal radii", tolerance=0.0, tolerance_reason="no allowance: "
@@ -443,7 +444,7 @@ def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
 
 def gof_words(g) -> str:
     """A fit's chi-square in words, and "misfit" when it is one."""
-    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, p = {g['gof_p']:.2g}"
+    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, {splot.pvalue(g['gof_p'])}"
             + (f": {MISFIT}" if g["misfit"] else ""))
 
 
@@ -481,7 +482,7 @@ def sweep_glue(sweep, ball, graded, px: float) -> dict:
         "kernels": "Three kernels against p(n): the step (Theorem 3's ball) — "
         + "; ".join(f"{t} {gof_words(ball[t])}" for t in scenes.TASKS)
         + "; the graded exponential without a floor — "
-        + "; ".join(f"{t}, λ = {g['lam'] * px:.3g} px, {gof_words(g)}"
+        + "; ".join(f"{t}, λ = {fmt(g['lam'] * px)} px, {gof_words(g)}"
                     for t, g in graded.items())
         + "; the biased Luce rule of the four-shape fit (not refitted) misses by the "
         "root-mean-square below.",
@@ -619,7 +620,7 @@ def stencil_verdict(label: str, nc: dict, boot: int) -> str:
             f"correct-answer advantage {nc['advantage']:.2f} (95% {nc['advantage_ci'][0]:.2f}–"
             f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
             f"{boot} datasets; misfit rule "
-            f"{fits.misfit_rule(nc['gof_resolution'])}) p = {nc['gof_p']:.3g}"
+            f"{fits.misfit_rule(nc['gof_resolution'])}) {splot.pvalue(nc['gof_p'])}"
             + (" (no simulated deviance reached the observed one)"
                if nc["gof_p"] <= nc["gof_resolution"] * (1 + 1e-9) else "")
             + (f": {MISFIT} — one advantage for every geometry is too coarse, and the weights "
@@ -682,7 +683,7 @@ def layout_carryover(margin_tab) -> list:
             f"against the margin, which "
             f"{'differs' if p < LAYOUT_P else 'does not differ detectably'}"
             f" between the two layouts (deviance {stat:.1f} on {df:.0f} margin bins, "
-            f"p = {p:.2g}).")
+            f"{splot.pvalue(p)}).")
     return verdicts
 
 

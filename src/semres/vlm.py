@@ -26,12 +26,14 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from . import models
+from . import plotting as splot
 from . import scenes as sc
 from .book import seeds
 from .choice import FLOOR_LOG_RANGE, compare_radii, fit_ball, pad
 from .fingerprint import digest as code_digest
 from .fits import bound_report, gof_chi2
 from .profiles import Settings, positive_ints, require
+from .report import fmt
 
 IMAGE_TOKEN = "<image>"
 SPECIAL = ["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]
@@ -775,10 +777,10 @@ def scale_identification(fit: dict, resolution: float, design_hi: float, agree=N
     lo, hi = fit["profile_ci"]
     why = []
     if fit.get("misfit"):
-        why.append(f"{MISFIT} (goodness of fit p = {fit['gof_p']:.2g})")
+        why.append(f"{MISFIT} (goodness of fit {splot.pvalue(fit['gof_p'])})")
     if not fit["profile_bounded"] or lo <= resolution or hi >= design_hi:
-        why.append(f"its likelihood set ({lo * px:.3g}–{hi * px:.3g} {unit}) is not bounded "
-                   f"inside the design ({resolution * px:.3g}–{design_hi * px:.3g} {unit})")
+        why.append(f"its likelihood set ({fmt(lo * px)}–{fmt(hi * px)} {unit}) is not bounded "
+                   f"inside the design ({fmt(resolution * px)}–{fmt(design_hi * px)} {unit})")
     if agree is False:
         why.append("the estimators' intervals do not overlap")
     return not why, why
@@ -809,23 +811,23 @@ def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
 def radius_text(task: str, f: dict, px: float, unit: str = "px") -> str:
     """One task's Theorem 3 radius (a :func:`ball_fit`) in words, in ``unit`` (``px`` per
     unit of the fit)."""
-    span = f"{f['ci_low'] * px:.3g}–{f['ci_high'] * px:.3g} {unit}"
+    span = f"{fmt(f['ci_low'] * px)}–{fmt(f['ci_high'] * px)} {unit}"
     end = f["profile_eps"][-1]
     if f.get("misfit"):
         return (f"{task}: {MISFIT} (χ² = {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of "
-                f"freedom, p = {f['gof_p']:.2g}); the radius {f['eps'] * px:.3g} {unit} is not "
+                f"freedom, {splot.pvalue(f['gof_p'])}); the radius {fmt(f['eps'] * px)} {unit} is not "
                 "a measurement")
     if f["identified"]:
-        return (f"{task}: ε = {f['eps'] * px:.3g} {unit} (95% set {span}"
+        return (f"{task}: ε = {fmt(f['eps'] * px)} {unit} (95% set {span}"
                 + ("" if f["one_interval"] else ", not one interval") + ")")
     if f["ci_low"] == 0 and f["ci_high"] < end:
-        return (f"{task}: ε is only bounded above, at {f['ci_high'] * px:.3g} {unit} "
+        return (f"{task}: ε is only bounded above, at {fmt(f['ci_high'] * px)} {unit} "
                 "(not identified)")
     if not f.get("inside", True):
         return (f"{task}: the 95% set {span} reaches the design's edge, where the scenes make "
                 "the prediction flat (not identified)")
     if f["ci_high"] >= end and f["ci_low"] > 0:
-        return (f"{task}: ε is only bounded below, at {f['ci_low'] * px:.3g} {unit} "
+        return (f"{task}: ε is only bounded below, at {fmt(f['ci_low'] * px)} {unit} "
                 "(not identified)")
     return f"{task}: ε is not identified (every radius fits within the 95% level)"
 
@@ -858,7 +860,7 @@ def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
     diff = (f"the radius of generalization minus that of identification is "
             f"{c['difference'] * px:+.3g} {unit} (95% profile interval "
             f"{c['ci_low'] * px:+.3g} to {c['ci_high'] * px:+.3g}; equal radii: likelihood ratio "
-            f"{c['lr']:.2f}, p = {c['p_equal']:.2g})")
+            f"{c['lr']:.2f}, {splot.pvalue(c['p_equal'])})")
     if c["ci_low"] > 0 or c["ci_high"] < 0:
         out["text"] = (f"For {label}, {diff}: the two tasks need different radii, so no single "
                        "spatial resolution of Theorem 3 accounts for both.")
