@@ -445,8 +445,8 @@ report.number("delta_rec", delta_rec)
 report.number("rec_pi", rec_pi)
 report.number("rec_ps", history.p_s[rec, -1].mean())
 report.number("rec_pred_pi", rec_pred)
-for key, sentence in toy.gof_sentences(trajectories).items():
-    report.text(key, sentence)
+for key, sentence in toy.gof_sentences(trajectories).items():  # MyST: they name columns
+    report.text(key, sentence, markdown=key != "eps_peak_caveat")
 report.table(quantities, "quantities")
 
 for c in toy.CONDITIONS:
@@ -531,8 +531,8 @@ report.figure("similarity", toy.fig_similarity(history))
 # At initialisation every pair is similar (a flat profile). Training carves a peak around
 # $d = 0$ whose flanks are close to straight lines and which ReLU clips to exactly zero beyond
 # a finite distance: the resolution is not imposed, it self-organises.
-# {glue:text}`ch3_eps_final_sentence` {glue:text}`ch3_fit_bounds`
-# {glue:text}`ch3_gof_summary`.
+# {glue:md}`ch3_eps_final_sentence` {glue:md}`ch3_fit_bounds`
+# {glue:md}`ch3_gof_summary`.
 #
 # The networks are not pure distance kernels, though, and the scatter around the mean profile
 # matters. Replacing each network's similarity by its own profile $h(d)$ misses $p_I$ after

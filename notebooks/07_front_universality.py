@@ -370,7 +370,8 @@ report.figure("families", frontier.fig_families(sweep, check))
 #
 # $$
 # \begin{aligned}
-# p_S &\le U(p_I) = 1 + \nu K \nu + \beta\, p_I - \inf_{\Delta \le x \le 1} h(x), \\
+# p_S &\le U(p_I), \\
+# U(p_I) &= 1 + \nu K \nu + \beta\, p_I - \inf_{\Delta \le x \le 1} h(x), \\
 # h(x) &= 2 \int K(x, y)\,\mathrm{d}\nu(y) + \frac{\beta}{1 + x}.
 # \end{aligned}
 # $$
