@@ -10,9 +10,11 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     """The whole book built once from quick-profile chapters, shared by the book and render tests
-    (executing every chapter twice would double CI's longest step)."""
+    (executing every chapter twice would double CI's longest step), two chapters at a time
+    where there are two cores: chapter 5's language models then run beside the rest."""
     from semres import runner
 
     build = tmp_path_factory.mktemp("build")
-    index, failures = runner.build_book("quick", build=build, progress=False)
+    jobs = min(2, len(os.sched_getaffinity(0)))
+    index, failures = runner.build_book("quick", build=build, progress=False, jobs=jobs)
     return build, index, failures

@@ -1,6 +1,7 @@
 """The runner and the CLI on a miniature book built in a temporary folder."""
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -34,11 +35,13 @@ fail = False
 data_dir = None
 
 # %%
+import os
 import pandas as pd
 from myst_nb import glue
 from semres.book import save_table
 cfg = {"k": {"quick": 1, "default": 2, "paper": 3}[profile]}
-df = pd.DataFrame({"n": [n], "scale": [scale], "label": [label], "k": [cfg["k"]], "seed": [seed]})
+df = pd.DataFrame({"n": [n], "scale": [scale], "label": [label], "k": [cfg["k"]], "seed": [seed],
+                   "cores": [len(os.sched_getaffinity(0))]})
 save_table(df, "01_demo", "values")
 glue("demo_total", n * scale * cfg["k"], display=False)
 if fail:
@@ -103,7 +106,8 @@ def test_run_injects_parameters_and_writes_tables_and_record(book):
     assert cli.main(["run", "demo", "--profile", "quick", "-p", "n=4", "-p", "label=hi",
                      "-p", "data_dir=/data"]) == 0
     table = pd.read_csv(book / "_build" / "results" / "01_demo" / "values.csv")
-    assert table.to_dict("records") == [{"n": 4, "scale": 1.5, "label": "hi", "k": 1, "seed": 0}]
+    assert table.drop(columns="cores").to_dict("records") == [
+        {"n": 4, "scale": 1.5, "label": "hi", "k": 1, "seed": 0}]
     record = json.loads((book / "_build" / "executed" / "01_demo.json").read_text())
     assert record["status"] == "ok" and record["parameters"]["n"] == 4
     assert record["parameters"]["seed"] == 0 and record["seconds"] > 0
@@ -144,6 +148,22 @@ def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
     assert "01_demo" in repro and "quick" in repro
     assert "Get the code" not in (html / "book" / "intro.html").read_text()  # no URL set
     assert "Monte Carlo engine" in repro and "610.0" in repro and "1.91 times" in repro
+
+
+def test_book_runs_chapters_side_by_side_each_on_a_core_of_its_own(book):
+    with pytest.raises(ValueError, match="jobs must be an integer >= 1; got 0"):
+        runner.build_book("quick", progress=False, jobs=0)
+    index, failures = runner.build_book("quick", progress=False, jobs=2)
+    assert failures == [], failures
+    for name, total in (("01_demo", "4.5"), ("02_other", "4.5")):
+        assert total in (index.parent / "notebooks" / f"{name}.html").read_text()
+        values = pd.read_csv(book / "_build" / "results" / name / "values.csv")
+        if len(os.sched_getaffinity(0)) >= 2:  # each chapter's kernel saw one core
+            assert values.cores.tolist() == [1]
+    # a failing chapter in a lane is reported in one line, and the other still runs
+    (book / "notebooks" / "01_demo.py").write_text(DEMO.replace("fail = False", "fail = True"))
+    index, failures = runner.build_book("quick", progress=False, jobs=2)
+    assert len(failures) == 1 and "01_demo" in failures[0] and "asked to fail" in failures[0]
 
 
 def test_launch_buttons_follow_the_one_repository_url_setting(book):

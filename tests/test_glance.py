@@ -108,3 +108,17 @@ def test_page_without_any_front_points_says_so(tmp_path):
     text = glance.page(tmp_path / "none", {}, CHAPTERS, DOCS, tmp_path / "f.svg")
     assert "nothing to place" in text and not (tmp_path / "f.svg").exists()
     assert text.count(glance.NOT_RUN) >= 4
+
+
+def test_front_page_states_the_build_in_a_few_lines(results):
+    text = glance.in_brief(results, BUILT, CHAPTERS, DOCS, stale={"04_delta"})
+    lines = text.strip().splitlines()
+    # checks apart; a chapter's "not run" row counts with its findings
+    assert lines[0] == ("**In the build you are reading**, 6 findings: 2 reproduced, 1 differs, "
+                        "3 not run in this build (every one, with its numbers: {doc}`glance`).")
+    assert lines[2] == ("- Ch. 1, {doc}`Alpha <../notebooks/01_alpha>`: 2 reproduced, "
+                        "1 differs, 1 not run in this build")
+    # stale tables of a chapter that did not run are never read; a stale run says so
+    assert lines[4] == "- Ch. 3, {doc}`Gamma <../notebooks/03_gamma>`: not run in this build"
+    assert lines[5].endswith("(previous good run; latest failed)")
+    assert len(lines) == 2 + len(CHAPTERS) and "98,765" not in text

@@ -34,7 +34,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="override a parameter of the chapter (repeatable)")
     book = sub.add_parser("book", help="execute every chapter and build the HTML book")
     book.add_argument("--profile", choices=PROFILES, default="default")
+    book.add_argument("--jobs", type=_positive, default=1, metavar="N",
+                      help="chapters run at once, each on a core of its own (default 1)")
     return parser
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {text!r}")
+    return int(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             out = runner.run_chapter(chapter, args.profile, params, progress=True)
             print(f"[semres] executed {chapter.name} -> {out}")
             return 0
-        index, failures = runner.build_book(args.profile)
+        index, failures = runner.build_book(args.profile, jobs=args.jobs)
     except runner.Interrupted as err:
         print(f"semres: {err}", file=sys.stderr)
         return 128 + err.signum

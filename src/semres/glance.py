@@ -161,6 +161,26 @@ def front_figure(front: pd.DataFrame, path: Path):
     return path
 
 
+def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
+             docs: dict[str, str], page: str = "glance", stale=()) -> str:
+    """The front page's results in a few lines: the findings of this build by status, then one
+    line per chapter (its title and its findings' tally), each linking to its page; a chapter
+    in ``stale`` (its latest run failed) says that its numbers are its last good run's."""
+    table, _ = read_tables(results, built)
+    findings = table[table["kind"].astype(object).fillna("finding") != "check"]
+    order = (*STATUSES[:-1], NOT_RUN)
+    lines = [f"**In the build you are reading**, {plural(len(findings), 'finding')}: "
+             f"{tally(findings.status, order)} (every one, with its numbers: {{doc}}`{page}`).",
+             ""]
+    for name, title in chapters.items():
+        rows = findings[findings.chapter == name]
+        what = tally(rows.status, order) if name in built and len(rows) else NOT_RUN
+        link = f"{{doc}}`{escape(title)} <{docs[name]}>`" if name in docs else escape(title)
+        lines.append(f"- Ch. {int(name[:2])}, {link}: {what}"
+                     + (" (previous good run; latest failed)" if name in stale else ""))
+    return "\n".join(lines) + "\n"
+
+
 def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: dict[str, str],
          figure: Path) -> str:
     """The generated part of the overview page: the table, then the figure (or why there is none).

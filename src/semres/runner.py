@@ -13,6 +13,7 @@ import ast
 import contextlib
 import fcntl
 import json
+import math
 import os
 import platform
 import re
@@ -526,27 +527,32 @@ def _one_line(err: Exception) -> str:
 
 
 def build_book(profile: str = "default", build: Path | None = None, progress: bool = True,
-               only: list[Chapter] | None = None) -> tuple[Path, list[str]]:
+               only: list[Chapter] | None = None, jobs: int = 1) -> tuple[Path, list[str]]:
     """Execute every chapter, stage the sources beside the executed notebooks, build strict HTML.
 
-    Returns the HTML index and the list of one-line failures (chapters and the Sphinx build).
-    A chapter another process is running counts as a failure and shows its last good run; a
-    second book build of the same folder raises :class:`Busy`.
+    ``jobs`` > 1 runs that many chapters at once, each process held to one core (see
+    :func:`_run_lanes`). Returns the HTML index and the list of one-line failures (chapters and
+    the Sphinx build). A chapter another process is running counts as a failure and shows its
+    last good run; a second book build of the same folder raises :class:`Busy`.
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1; got {jobs!r}")
     root = repo_root()
     build = Path(build or build_dir()).resolve()
     todo = chapters(root) if only is None else only
     for ch in todo:
         check_parameters(ch.name, profile, {})
     with _lock(build, "book", "a book build of this folder is already running"):
-        return _build_locked(root, build, profile, progress, todo)
+        return _build_locked(root, build, profile, progress, todo, jobs)
 
 
 def _build_locked(root: Path, build: Path, profile: str, progress: bool,
-                  todo: list[Chapter]) -> tuple[Path, list[str]]:
+                  todo: list[Chapter], jobs: int = 1) -> tuple[Path, list[str]]:
     started = time.perf_counter()
     failures = []
-    for ch in todo:
+    if jobs > 1 and len(todo) > 1:
+        failures += _run_lanes(todo, profile, build, jobs)
+    for ch in todo if jobs == 1 or len(todo) == 1 else []:
         print(f"[semres] executing {ch.name} ({profile})", flush=True)
         try:
             run_chapter(ch, profile, build=build, progress=progress)
@@ -570,6 +576,8 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
         if (src / "book" / "glance.md").is_file():
             (src / "book" / "glance.md").write_text(
                 (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
+            if "book/glance" in (src / "_toc.yml").read_text():
+                _front_results(build, src / "book" / "intro.md")
         (src / "book" / "reproducibility.md").write_text(
             (root / "book" / "reproducibility.md").read_text() + "\n"
             + provenance(build, time.perf_counter() - started))
@@ -583,6 +591,58 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
         print(done.stdout[-4000:], done.stderr[-4000:], sep="\n", file=sys.stderr)
         failures.append(f"book build failed: {_tail(done.stderr or done.stdout)}")
     return out / "_build" / "html" / "index.html", failures
+
+
+def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> list[str]:
+    """Run chapters ``jobs`` at a time, each worker process (and the kernels it starts) held to
+    a core of its own, so that every chapter's threads (the engine's, torch's, the LM scorer's)
+    see one core and two chapters never slow each other by fighting over both. The longest
+    chapters of the last build go first; one never run counts as long."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    def last_seconds(ch: Chapter) -> float:
+        return float((_read_json(build / "executed" / f"{ch.name}.json") or {})
+                     .get("seconds", math.inf))
+
+    order = sorted(todo, key=last_seconds, reverse=True)
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    ctx = mp.get_context("spawn")
+    lanes = ctx.Queue()
+    for k in range(jobs):
+        lanes.put(cores[k % len(cores)] if len(cores) >= jobs else None)
+    failures = []
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_lane,
+                             initargs=(lanes,)) as pool:
+        running = {pool.submit(_run_in_lane, ch, profile, build): ch for ch in order}
+        print(f"[semres] executing {', '.join(ch.name for ch in order)} ({profile}, "
+              f"{jobs} at a time)", flush=True)
+        try:
+            for done in as_completed(running):
+                error = done.result()
+                print(f"[semres] {error or running[done].name + ' done'}", flush=True)
+                if error:
+                    failures.append(error)
+        except KeyboardInterrupt:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return failures
+
+
+def _lane(lanes) -> None:
+    core = lanes.get()
+    if core is not None:
+        os.sched_setaffinity(0, {core})
+
+
+def _run_in_lane(ch: Chapter, profile: str, build: Path) -> str | None:
+    """One chapter in a worker process: its failure as the one line :class:`ChapterError`
+    carries (exceptions with extra fields do not cross processes)."""
+    try:
+        run_chapter(ch, profile, build=build, progress=False)
+    except ChapterError as err:
+        return str(err)
+    return None
 
 
 STALE = "previous good run; latest failed"
@@ -610,6 +670,25 @@ def _glance(build: Path, folder: Path) -> str:
     return (f"```{{warning}}\nThe latest run of chapter {names} failed: its rows and points "
             f"below come from its previous good run, not from the latest code or parameters.\n"
             f"```\n\n" + text)
+
+
+def _front_results(build: Path, intro: Path) -> None:
+    """Put this build's results in brief on the front page, after its opening paragraph."""
+    from semres import glance
+
+    if not intro.is_file():
+        return
+    every = chapters(repo_root())
+    built = {ch.name: ch.title for ch in every if _good(build, ch)}
+    brief = glance.in_brief(build / "results", built, {c.name: c.title for c in every},
+                            {c.name: f"../notebooks/{c.name}" for c in every},
+                            stale={ch.name for ch in every if ch.name in built
+                                   and _failed(build, ch)})
+    head, sep, rest = intro.read_text().partition("\n\n")  # the title
+    para, _, rest = rest.partition("\n\n")  # the opening paragraph
+    intro.write_text(head + sep + para + "\n\n" + brief + "\n" + rest)
+
+
 def _book_config(path: Path) -> str:
     """The book's config: with a repository URL filled in, the source (repository) button and
     the Binder launch button; without one, neither (and no guessed address).
