@@ -23,7 +23,8 @@ import time
 import numpy as np
 import torch
 
-from semres import phylo, profiles, vision
+from semres.core import profiles
+from semres.experiments.phylogeny import phylo, vision
 
 CHAPTER = "04_resnet_phylogeny"
 

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from semres import profiles, scenes, vlm
+from semres.core import profiles
+from semres.experiments.vlm_shapes import scenes, vlm
 
 # The recipe this one replaced (CLIP tower, random position embeddings, no answer target):
 # default profile, 2 CPU cores, as measured when issue 12 was filed.

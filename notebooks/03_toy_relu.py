@@ -48,11 +48,12 @@ import pandas as pd
 import sympy as sp
 from IPython.display import Math, display
 
-import semres.plotting as splot
-from semres import kernels, spaces, theory, toy
-from semres.intervals import mean_interval
+import semres.core.plotting as splot
+from semres.core import kernels, spaces, theory
+from semres.experiments import toy
+from semres.core.intervals import mean_interval
 from semres.report import Z_MAX, open_chapter
-from semres.simulate import luce_success
+from semres.core.simulate import luce_success
 
 CHAPTER = "03_toy_relu"
 cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, n_seeds=n_seeds,

@@ -11,7 +11,7 @@ import pytest  # noqa: E402
 def built(tmp_path_factory):
     """The whole book built once from quick-profile chapters, shared by the book and render tests
     (executing every chapter twice would double CI's longest step)."""
-    from semres import runner
+    from semres.build import runner
 
     build = tmp_path_factory.mktemp("build")
     index, failures = runner.build_book("quick", build=build, progress=False)

@@ -1,7 +1,7 @@
 """The rules of CONTRIBUTING.md that a script can check, on every chapter and the package: a
 chapter is at most 800 lines and hides at most a third of its code (the parameters cell
 aside); it defines no function (a step of a derivation may, marked ``# derivation``) and types
-no number outside its parameters cell; random streams are named (``semres.book.seeds``), never
+no number outside its parameters cell; random streams are named (``semres.core.book.seeds``), never
 computed from a seed; no module imports another's private names."""
 
 import ast

@@ -2,7 +2,8 @@
 
 import pytest
 
-from semres import profiles, runner
+from semres.build import runner
+from semres.core import profiles
 
 
 @pytest.mark.parametrize("chapter", sorted(profiles.REGISTRY))

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from semres import profiles, scenes as sc, vlm
+from semres.core import profiles
+from semres.experiments.vlm_shapes import scenes as sc, vlm
 
 SIZE, PATCH = 48, 12
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -184,7 +185,7 @@ def test_the_one_cycle_schedule_takes_any_number_of_steps(steps):
 def test_chapter_6_runs_on_a_model_folder(tmp_path):
     """The reader's path: ``semres run 6 -p model=FOLDER`` scores a saved image-text-to-text
     model instead of training one (a folder name once crashed the page's model label)."""
-    from semres import runner
+    from semres.build import runner
 
     folder = vlm.trained_model(tmp_path / "models", hidden=32, layers=1, vision_steps=3,
                                steps=3, batch_size=4, progress=False)
