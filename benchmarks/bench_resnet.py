@@ -49,7 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.runs < 1 or args.epochs < 1:
         parser.error("--runs and --epochs must be >= 1")
-    cfg = profiles.settings(CHAPTER, args.profile)
+    cfg = profiles.settings(vision.SETTINGS, args.profile)
     device = torch.device(args.device)
 
     t0 = time.perf_counter()

@@ -154,7 +154,7 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    cfg = profiles.settings("06_vlm_shapes", args.profile)
+    cfg = profiles.settings(vlm.SETTINGS, args.profile)
     if torch.device(args.device).type == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: no CUDA device here")
     speed(cfg, args.device)

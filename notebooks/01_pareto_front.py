@@ -53,8 +53,7 @@ from semres.experiments.front.explorer import front_explorer
 from semres.report import Z_MAX, open_chapter
 from semres.core.simulate import check_row, check_table, exact_two_item, luce_success
 
-CHAPTER = "01_pareto_front"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, mc_trials=mc_trials)
+cfg, report, stream, cache = open_chapter(pareto.SETTINGS, profile, seed, mc_trials=mc_trials)
 report.number("trials", cfg["trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 

@@ -51,8 +51,7 @@ from semres.experiments.front import many_items
 from semres.report import Z_MAX, open_chapter
 from semres.core.simulate import check_row, check_table, luce_success
 
-CHAPTER = "02_many_items"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, mc_trials=mc_trials)
+cfg, report, stream, cache = open_chapter(many_items.SETTINGS, profile, seed, mc_trials=mc_trials)
 report.number("trials", cfg["trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 report.number("exact_n_max", max(cfg["exact_n"]))

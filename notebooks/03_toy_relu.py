@@ -55,8 +55,7 @@ from semres.core.intervals import mean_interval
 from semres.report import Z_MAX, open_chapter
 from semres.core.simulate import luce_success
 
-CHAPTER = "03_toy_relu"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, n_seeds=n_seeds,
+cfg, report, stream, cache = open_chapter(toy.SETTINGS, profile, seed, n_seeds=n_seeds,
                                           epochs=epochs)
 report.number("mc_trials", cfg["mc_trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory

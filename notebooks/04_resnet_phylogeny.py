@@ -64,7 +64,7 @@ from semres.core.simulate import exact_two_item, luce_success
 from semres.core.spaces import Discrete
 
 CHAPTER = "04_resnet_phylogeny"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, image_size=image_size)
+cfg, report, stream, cache = open_chapter(vision.SETTINGS, profile, seed, image_size=image_size)
 torch_device = semres.core.book.torch_device(device)
 REAL = cub_dir is not None
 vision.check_inputs(cub_dir, newick, model)

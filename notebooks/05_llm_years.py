@@ -62,8 +62,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 splot.use_style()
 CHAPTER = "05_llm_years"
 report = Report(CHAPTER)
-cfg = semres.core.profiles.settings(CHAPTER, profile, causal_trials=causal_trials,
-                              causal_lm=causal_lm)
+cfg = semres.core.profiles.settings(years.SETTINGS, profile, causal_trials=causal_trials,
+                                   causal_lm=causal_lm)
 stream = semres.core.book.seeds(seed)  # named random streams, one per experiment
 cache = semres.core.book.cache()
 ENCODER = models.check_source(encoder, "encoder") if encoder else language.minilm_path()

@@ -59,8 +59,7 @@ from semres.experiments import released
 from semres.experiments.vlm_shapes import scenes, spatial, vlm
 from semres.report import Z_MAX
 
-CHAPTER = "06_vlm_shapes"
-cfg, report, stream, cache = semres.report.open_chapter(CHAPTER, profile, seed)
+cfg, report, stream, cache = semres.report.open_chapter(vlm.SETTINGS, profile, seed)
 # torch and transformers after open_chapter, which keeps the hub offline unless the reader
 # said otherwise
 import torch  # noqa: E402

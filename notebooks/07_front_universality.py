@@ -57,8 +57,7 @@ from semres.report import Z_MAX
 from semres.core.simulate import luce_success
 from semres.core.spaces import Circle
 
-CHAPTER = "07_front_universality"
-cfg, report, stream, cache = semres.report.open_chapter(CHAPTER, profile, seed,
+cfg, report, stream, cache = semres.report.open_chapter(frontier.SETTINGS, profile, seed,
                                                         mc_trials=mc_trials)
 T_START = time.perf_counter()
 report.number("trials", cfg["trials"])

@@ -133,7 +133,7 @@ def test_same_seed_same_model_and_scores(tmp_path):
     """The quick profile's model trained twice from one seed: identical weights, losses and
     option scores, so the chapter's scenes.csv, fit.csv and n_sweep.csv repeat exactly; another
     seed gives another model."""
-    cfg = profiles.settings("06_vlm_shapes", "quick")
+    cfg = profiles.settings(vlm.SETTINGS, "quick")
     kw = dict(hidden=cfg["hidden"], layers=cfg["layers"], vision=cfg["vision"],
               vision_steps=cfg["vision_steps"], steps=cfg["steps"],
               batch_size=cfg["train_batch"], vision_lr=cfg["vision_lr"], progress=False)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from semres.core import book
+from semres.core.profiles import Settings
 from semres.core.profiles import deviations as _protocol_deviations
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
@@ -549,9 +550,10 @@ class Opening(NamedTuple):
     cache: object
 
 
-def open_chapter(chapter: str, profile: str, seed: int, **parameters) -> Opening:
-    """One call at the top of every chapter: the book's figure style, the chapter's settings for
-    ``profile`` with the reader's ``parameters`` applied and checked, a :class:`Report`, the
+def open_chapter(spec: Settings, profile: str, seed: int, **parameters) -> Opening:
+    """One call at the top of every chapter: the book's figure style, the chapter's settings
+    (``spec``, its experiment's ``SETTINGS``) for ``profile`` with the reader's ``parameters``
+    applied and checked, a :class:`Report` of ``spec.chapter``, the
     named random streams of ``seed`` (:func:`semres.core.book.seeds`) and the cache
     (:func:`semres.core.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
     unless the reader set it otherwise."""
@@ -561,5 +563,5 @@ def open_chapter(chapter: str, profile: str, seed: int, **parameters) -> Opening
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plotting.use_style()
-    return Opening(profiles.settings(chapter, profile, **parameters), Report(chapter),
+    return Opening(profiles.settings(spec, profile, **parameters), Report(spec.chapter),
                    book.seeds(seed), book.cache())

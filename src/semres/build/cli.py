@@ -14,7 +14,8 @@ import sys
 import threading
 
 from semres.build import runner
-from semres.core.profiles import PROFILES, check_parameters
+from semres.build.registry import check_parameters
+from semres.core.profiles import PROFILES
 
 
 class _Parser(argparse.ArgumentParser):

@@ -27,7 +27,8 @@ from importlib import metadata
 from pathlib import Path
 
 from semres.core.book import build_dir, repo_root
-from semres.core.profiles import PROFILES, check_parameters
+from semres.build.registry import check_parameters
+from semres.core.profiles import PROFILES
 
 CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
 VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",

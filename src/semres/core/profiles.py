@@ -1,17 +1,18 @@
-"""The registry of every chapter's settings, and the checks every chapter and the CLI share.
+"""A chapter's settings and the checks every chapter and the CLI share.
 
-Each experiment keeps its settings beside its code (``semres.experiments.toy.SETTINGS``, ...): three profiles,
-the paper's protocol, which chapter parameters override which setting, and the check that keeps
-them consistent. This module only knows where they live, so configuration sits below the code it
-configures, and a fast test can validate every chapter under every profile without running a
-heavy cell: a paper-profile setting that contradicts another fails in the test suite, not nine
-seconds into a reader's run. The CLI checks a run's parameters here before papermill starts.
+Each experiment keeps its settings beside its code (``semres.experiments.toy.SETTINGS``, ...):
+three profiles, the paper's protocol, which chapter parameters override which setting, and the
+check that keeps them consistent. This module knows no experiment: it imports nothing of the
+package, and its functions take the experiment's :class:`Settings`. The build layer's registry
+(:mod:`semres.build.registry`) maps chapters to them, so a fast test can validate every chapter
+under every profile without running a heavy cell: a paper-profile setting that contradicts
+another fails in the test suite, not nine seconds into a reader's run. The CLI checks a run's
+parameters before papermill starts.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 import numbers
 import re
 from dataclasses import dataclass, field
@@ -19,17 +20,6 @@ from typing import Callable
 
 PROFILES = ("quick", "default", "paper")
 
-#: where each chapter's experiment keeps its settings (``module`` or ``module:name``; the
-#: name is ``SETTINGS`` unless given)
-REGISTRY = {
-    "01_pareto_front": "semres.experiments.front.pareto",
-    "02_many_items": "semres.experiments.front.many_items",
-    "03_toy_relu": "semres.experiments.toy",
-    "04_resnet_phylogeny": "semres.experiments.phylogeny.vision",
-    "05_llm_years": "semres.experiments.llm.years",
-    "06_vlm_shapes": "semres.experiments.vlm_shapes.vlm",
-    "07_front_universality": "semres.experiments.frontier",
-}
 #: parameters every chapter takes, checked the same way everywhere
 COMMON = ("profile", "seed", "device")
 
@@ -67,19 +57,9 @@ def positive_ints(cfg: dict, chapter: str, *keys: str) -> None:
                 f"{key} must be an integer >= 1; got {value!r}")
 
 
-def experiment(chapter: str) -> Settings:
-    """The settings that ``chapter``'s experiment module keeps."""
-    if chapter not in REGISTRY:
-        raise ValueError(f"chapter must be one of {', '.join(REGISTRY)}; got {chapter!r}")
-    module, _, name = REGISTRY[chapter].partition(":")
-    spec = getattr(importlib.import_module(module), name or "SETTINGS")
-    assert spec.chapter == chapter, (REGISTRY[chapter], spec.chapter)
-    return spec
-
-
-def check(chapter: str, cfg: dict) -> dict:
+def check(spec: Settings, cfg: dict) -> dict:
     """Raise ValueError naming the setting when ``cfg`` contradicts itself; return it."""
-    experiment(chapter).check(cfg, chapter)
+    spec.check(cfg, spec.chapter)
     return cfg
 
 
@@ -87,14 +67,14 @@ def _cast(default, value):
     return type(default)(value) if isinstance(default, (int, float)) else value
 
 
-def settings(chapter: str, profile: str, **overrides) -> dict:
-    """A fresh copy of ``chapter``'s settings for ``profile``, overrides applied, then checked.
+def settings(spec: Settings, profile: str, **overrides) -> dict:
+    """A fresh copy of ``spec``'s settings for ``profile``, overrides applied, then checked.
 
     An override is named by its setting or by the chapter parameter that sets it; 0 or None
     (a chapter parameter's "take the profile's setting") leaves the profile's value. An error
     names the parameter the reader passed.
     """
-    spec = experiment(chapter)
+    chapter = spec.chapter
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
     cfg = copy.deepcopy(spec.profiles[profile])
@@ -124,7 +104,7 @@ def settings(chapter: str, profile: str, **overrides) -> dict:
     return cfg
 
 
-def check_parameters(chapter: str, profile: str, params: dict) -> dict | None:
+def check_parameters(spec: Settings | None, profile: str, params: dict) -> dict | None:
     """Check a run's parameters before anything executes; return the settings they give.
 
     Every numeric parameter is range-checked with its name in the message: ``seed`` is a
@@ -137,9 +117,8 @@ def check_parameters(chapter: str, profile: str, params: dict) -> dict | None:
     device = params.get("device", "auto")
     if not isinstance(device, str) or not device:
         raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or a torch device; got {device!r}")
-    if chapter not in REGISTRY:  # a chapter without settings (a reader's own) gets these only
+    if spec is None:  # a chapter without settings (a reader's own) gets these only
         return None
-    spec = experiment(chapter)
     for name, low in spec.minimums.items():
         value = params.get(name)
         if value is not None and not (isinstance(value, numbers.Number) and value >= low):
@@ -148,7 +127,7 @@ def check_parameters(chapter: str, profile: str, params: dict) -> dict | None:
         value = params.get(name)
         if isinstance(value, numbers.Number) and value < 0:
             raise ValueError(f"{name} must be >= 0 (0 takes the profile's setting); got {value!r}")
-    return settings(chapter, profile, **{k: params[k] for k in spec.parameters if k in params})
+    return settings(spec, profile, **{k: params[k] for k in spec.parameters if k in params})
 
 
 def deviations(cfg: dict, paper: dict) -> list[str]:
