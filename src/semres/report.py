@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from semres.core import book
-from semres.core.profiles import Settings
+from semres.core import book, plotting, profiles
+from semres.core.plotting import legible
 from semres.core.profiles import deviations as _protocol_deviations
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
@@ -410,8 +411,6 @@ class Report:
 
         from myst_nb import glue
 
-        from semres.core.plotting import legible
-
         glue(f"ch{int(self.chapter[:2])}-fig-{name}", legible(fig), display=False)
         plt.close(fig)
 
@@ -550,17 +549,13 @@ class Opening(NamedTuple):
     cache: object
 
 
-def open_chapter(spec: Settings, profile: str, seed: int, **parameters) -> Opening:
+def open_chapter(spec: profiles.Settings, profile: str, seed: int, **parameters) -> Opening:
     """One call at the top of every chapter: the book's figure style, the chapter's settings
     (``spec``, its experiment's ``SETTINGS``) for ``profile`` with the reader's ``parameters``
     applied and checked, a :class:`Report` of ``spec.chapter``, the
     named random streams of ``seed`` (:func:`semres.core.book.seeds`) and the cache
     (:func:`semres.core.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
     unless the reader set it otherwise."""
-    import os
-
-    from semres.core import plotting, profiles
-
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plotting.use_style()
     return Opening(profiles.settings(spec, profile, **parameters), Report(spec.chapter),

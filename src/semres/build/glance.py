@@ -16,6 +16,7 @@ import pandas as pd
 from semres.report import (FRONT_COLUMNS, NOT_MEASURED, STATUSES, SUMMARY_COLUMNS, VOCABULARY,
                            Z_MAX, escape, fmt, measured, plural, reference, row_places,
                            status_line, tally)
+from semres.core import plotting, theory
 
 #: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
 #: and the tolerance, are read when present)
@@ -133,8 +134,6 @@ def front_figure(front: pd.DataFrame, path: Path):
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-
-    from semres.core import plotting, theory
 
     fig, ax = plotting.subplots(figsize=(7.0, 5.6))
     p_i = np.linspace(0.5, 1.0, 201)

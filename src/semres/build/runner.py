@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from semres.core.book import build_dir, repo_root
+from semres.core.book import build_dir, repo_root, torch_device
 from semres.build.registry import check_parameters
 from semres.core.profiles import PROFILES
+from semres.build import glance
 
 CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
 VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",
@@ -414,8 +415,6 @@ def _device(params: dict) -> str:
     if value is None:
         return f"CPU ({os.cpu_count()} cores)"
     try:
-        from semres.core.book import torch_device
-
         dev = torch_device(str(value))
         if dev.type == "cuda":
             import torch
@@ -595,8 +594,6 @@ def _glance(build: Path, folder: Path) -> str:
     A chapter whose latest run failed keeps its last good tables, marked as such in the table
     and named in a warning above it.
     """
-    from semres.build import glance
-
     every = chapters(repo_root())
     built = {ch.name: ch.title for ch in every if _good(build, ch)}
     stale = [ch for ch in every if ch.name in built and _failed(build, ch)]

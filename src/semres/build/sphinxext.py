@@ -8,13 +8,18 @@ installed, so the book needs no ``conf.py`` of its own.
 
 from __future__ import annotations
 
+import posixpath
 import re
+from pathlib import Path
 
 from docutils import nodes
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
+from sphinx.util import logging
+
+from semres.core.plotting import CSV_SCHEME, split_phone
 
 ALT_MAX = 400  # characters: a screen reader reads the whole alt text, so keep it to the point
 # LaTeX in a caption, as a reader of the alt text should hear it
@@ -184,10 +189,6 @@ def phone_figures(app, doctree) -> None:
     (class ``semres-wide``) and ``<name>.phone.svg`` (class ``semres-narrow``); the book's CSS
     shows the one that fits the screen. Runs when a page has been read, before Sphinx collects
     its images, so both files are copied into the build."""
-    from pathlib import Path
-
-    from semres.core.plotting import split_phone
-
     docname = app.env.docname
     for image in list(doctree.findall(nodes.image)):
         uri = image.get("uri", "")
@@ -229,13 +230,6 @@ def csv_links(app, doctree, docname) -> None:
     """Point each table's "full table as CSV" link (``semres.core.plotting.table(..., csv=name)``)
     at the chapter's CSV, which the build copies to ``_static/results/<chapter>/``; a link to
     a CSV the chapter did not write is a warning (so the strict build fails on it)."""
-    import posixpath
-    from pathlib import Path
-
-    from sphinx.util import logging
-
-    from semres.core.plotting import CSV_SCHEME
-
     chapter = docname.rsplit("/", 1)[-1]
     folder = posixpath.relpath(f"_static/results/{chapter}", posixpath.dirname(docname) or ".")
     static = [Path(app.confdir) / p for p in (app.config.html_static_path or [])]

@@ -14,6 +14,8 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from .fingerprint import digest
+
 
 def repo_root(start: Path | None = None) -> Path:
     """The folder holding ``_toc.yml`` above ``start`` (default: the working directory)."""
@@ -98,8 +100,6 @@ class _Cached:
 
     def key(self, *args, **kwargs) -> str:
         """The code digest that keys a call with these arguments."""
-        from .fingerprint import digest
-
         return digest(self.fn, *self.depends_on, *_argument_types(args, kwargs))
 
     def __call__(self, *args, **kwargs):

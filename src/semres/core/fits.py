@@ -20,6 +20,8 @@ from scipy.special import xlogy
 from scipy.stats import chi2
 from tqdm.auto import tqdm
 
+from .plotting import pvalue
+
 __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
            "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
            "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
@@ -334,8 +336,6 @@ def misfit_warning(what: str, fit: dict) -> str | None:
     if not fit.get("misfit"):
         return None
     rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
-    from .plotting import pvalue
-
     return (f"Warning: the fit of {what} does not fit its data ({fit['gof_test']}: "
             f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, "
             f"{pvalue(fit['gof_p'], fit.get('gof_resolution') or 0.0)}; the rule: {rule}): its "

@@ -17,7 +17,7 @@ import json
 
 import numpy as np
 
-from semres.core import theory
+from semres.core import plotting, theory
 
 # the plot's frame in SVG units: left, top, width, height of the axes inside a 460 x 360 box
 _L, _T, _W, _H = 60, 14, 380, 286
@@ -47,8 +47,6 @@ class FrontExplorer:
     # -- the static figure ---------------------------------------------------------------------
     def figure(self, delta_index: int = 0, n_index: int = 0, b_index: int | None = None):
         """The matplotlib version: every item count at one noise level, the chosen point."""
-        from semres.core import plotting
-
         b_index = len(self.bs) // 4 if b_index is None else b_index
         fig, ax = plotting.subplots(figsize=(6.0, 4.2))
         _front(ax)
@@ -99,8 +97,6 @@ def front_explorer(deltas=None, ns=None, n_b: int = 51) -> FrontExplorer:
 
 
 def _front(ax):
-    from semres.core import plotting
-
     p_i = np.linspace(0.5, 1.0, 101)
     ax.plot(p_i, theory.front(p_i), color=plotting.THEORY_ALT, ls="--", lw=1.2,
             label="two-item front, Δ = 0")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from semres.core.validate import at_least, one_of, positive
+from semres.core.book import cache as _cache, torch_device
 
 __all__ = [
     "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
@@ -95,8 +96,6 @@ def _embed(sentences: tuple, model: str, batch_size: int, device: str) -> np.nda
     from tqdm.auto import tqdm
     from transformers import AutoModel, AutoTokenizer
 
-    from semres.core.book import torch_device
-
     dev = torch_device(device)
     tok = _load(AutoTokenizer, model)
     net = _load(AutoModel, model).to(dev).eval()
@@ -121,8 +120,6 @@ def embed_sentences(sentences, model: str | None = None, *, batch_size: int = 25
     batch_size = at_least(batch_size, 1, "batch_size")
     model = str(model or minilm_path())
     if cache:
-        from semres.core.book import cache as _cache
-
         return _cache().cache(_embed)(sentences, model, batch_size, device)
     return _embed(sentences, model, batch_size, device)
 

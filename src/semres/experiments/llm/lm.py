@@ -39,6 +39,7 @@ from semres.core.fits import named_seed
 from .language import (ITEM_TEMPLATE, NAMES, TASKS, Trials, balanced_trials,
                        draw_trials, trials_to_results, year_prompt)
 from semres.core.validate import at_least
+from semres.core.book import torch_device
 
 __all__ = [
     "Part", "Shipped", "SHIPPED", "BF16_TOLERANCE", "model_cache", "assemble", "resolve",
@@ -496,8 +497,6 @@ class Scorer:
                  dtype: str = "float32", batch_tokens: int = 4096, device: str = "cpu",
                  name: str | None = None, threads: int | None = None, batch_size=None):
         import torch
-
-        from semres.core.book import torch_device
 
         if dtype not in ("float32", "bfloat16", "auto"):
             raise ValueError(f"dtype must be 'float32', 'bfloat16' or 'auto'; got {dtype!r}")

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.special import softmax
 
 from . import language, lm, years
-from semres.core import book, kernels, theory
+from semres.core import book, kernels, plotting, theory
 from semres.core.clustered import clustered_mean, shared_members
 from semres.core.plotting import number, pvalue
 from semres.core.results import correct_mask, split_list
@@ -487,8 +487,6 @@ def temperature_text(r: dict) -> str:
 
 def _plt():
     import matplotlib.pyplot as plt
-
-    from semres.core import plotting
 
     return plt, plotting
 

@@ -19,6 +19,14 @@ import numpy as np
 from .language import NAMES, TEMPERATURE, KernelProfile, check_task
 from semres.core.validate import at_least, positive
 from semres.core.profiles import Settings, positive_ints, require
+from semres.core import plotting, theory
+from semres.core.fits import (GOF_KEYS, bootstrap_at_bound, bound_report, censored_warning,
+                              chi2_reference_allowed, gof_binomial, gof_bootstrap, gof_chi2,
+                              gof_none, named_seed, percentile_interval, resamples)
+from semres.core.plotting import pvalue
+from semres.core.results import choice_index, correct_mask, split_list
+from semres.core.theory import n_item
+from semres.experiments import released
 
 __all__ = [
     "exp_floor", "fit_exp_floor", "bootstrap_fit", "two_reference", "FittedKernel",
@@ -49,8 +57,6 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> di
     its standardised residuals (:func:`semres.core.fits.gof_chi2`); without, gof_test says none.
     """
     from scipy.optimize import curve_fit
-
-    from semres.core.fits import bound_report
 
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
@@ -86,8 +92,6 @@ def _kernel_se(se, shape, sel):
 
 def _kernel_gof(y, y_fit, se, n_params) -> dict:
     """chi-square of a kernel fit's standardised residuals, or why there is none."""
-    from semres.core.fits import gof_chi2, gof_none
-
     if se is None:
         return gof_none("no standard errors given")
     if not (np.isfinite(se).all() and (se > 0).all()):
@@ -100,8 +104,6 @@ def _kernel_gof(y, y_fit, se, n_params) -> dict:
 def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
                   max_distance: int | None = None, min_distance: int = 1) -> np.ndarray:
     """Refit on resamples of the units: (n_boot, 3) array of lambda, floor, resolution."""
-    from semres.core.fits import resamples
-
     stop = len(profile.distance) if max_distance is None else int(max_distance) + 1
     d = profile.distance[:stop]
     out = np.empty((int(n_boot), 3))
@@ -252,8 +254,6 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     """
     from scipy.optimize import least_squares
 
-    from semres.core.fits import bound_report
-
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {tuple(SHAPES)}; got {shape!r}")
     d, g = check_kernel(distance, similarity)
@@ -351,8 +351,6 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
     fit does not describe the kernel gives no measurement.
     """
     import pandas as pd
-
-    from semres.core.fits import bootstrap_at_bound, percentile_interval, resamples
 
     boots = [profile.similarity(temperature, u)
              for u in resamples(len(profile.sums), n_boot, seed)]
@@ -465,8 +463,6 @@ def _centre_tables(centre_idx, cell_idx, shape, trials, correct):
 def _centre_resamples(tab_t, tab_c, n_boot, seed):
     """Trials and correct answers per cell of each bootstrap resample of the centres (rows of
     :func:`_centre_tables`); none from a single centre, which leaves nothing to resample."""
-    from semres.core.fits import resamples
-
     n = len(tab_t)
     for idx in resamples(n, n_boot if n > 1 else 0, seed):
         w = np.bincount(idx, minlength=n)
@@ -486,8 +482,6 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
     at least 5 expected successes and failures per cell, else to ``gof_boot`` parametric
     bootstrap refits (0: the statistic without a reference).
     """
-    from semres.core.fits import bootstrap_at_bound, bound_report, percentile_interval
-
     need = {"centre", "D", "offset", "trials", "correct"}
     if not need <= set(counts.columns):
         raise ValueError(f"counts must have columns {sorted(need)}")
@@ -524,9 +518,6 @@ def _two_ref_gof(D, offset, trials, correct, fit, gof_boot, seed) -> dict:
     """Binomial deviance of the two-reference fit over its (D, offset) cells: chi-square where
     the cells hold whole counts of sampled answers with enough expected in each, else the
     parametric bootstrap (expected Luce masses are fractional and carry no answer noise)."""
-    from semres.core.fits import (chi2_reference_allowed, gof_binomial, gof_bootstrap, gof_none,
-                                  named_seed)
-
     if len(trials) <= 2:
         return gof_none(f"{len(trials)} cells for 2 parameters")
     if chi2_reference_allowed(trials, correct, fit["p_fit"])[0]:
@@ -564,8 +555,6 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
     """
     from scipy.optimize import isotonic_regression
 
-    from semres.core.fits import percentile_interval
-
     beyond = counts[counts.offset.abs() > counts.D].copy()
     if beyond.empty:
         raise ValueError("counts: no probe lies beyond the references")
@@ -602,8 +591,6 @@ def results_by_n(df):
     """
     import pandas as pd
 
-    from semres.core.results import choice_index, correct_mask
-
     if df.empty:
         raise ValueError("df: no rows")
     ch = choice_index(df)
@@ -626,8 +613,6 @@ def two_reference_from_results(df):
     centre and D from the two years, the offset of the probe from the centre. Returns None
     when ``df`` holds no such row.
     """
-    from semres.core.results import choice_index, correct_mask, split_list
-
     sel = ((df.task == "similarity") & (df.n.astype(int) == 2) & (df.space == "years")).to_numpy()
     if not sel.any():
         return None
@@ -655,9 +640,6 @@ def fit_ball_measure(n, trials, correct, *, task: str = "identification", gof_bo
     from ``gof_seed`` (0 refits: the statistic without a reference).
     """
     from scipy.optimize import minimize_scalar
-
-    from semres.core.fits import bound_report, chi2_reference_allowed, gof_binomial, gof_bootstrap
-    from semres.core.theory import n_item
 
     check_task(task)
     n = np.asarray(n, int)
@@ -712,8 +694,6 @@ def ref_by_window(counts, model: str, windows, n_boot: int, seed):
     (each window's resamples a stream of its own, named by the window). The crossover is no
     fit: its goodness of fit is untested (empty), never "passed"."""
     import pandas as pd
-
-    from semres.core.fits import named_seed
 
     rows = []
     for w in windows:
@@ -902,8 +882,6 @@ def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
                                           f"), though within two fold standard errors of the "
                                           f"{SHAPE_LABELS[second['shape']]}"))
     if fits and all(f.get("misfit") for f in fits.values()):
-        from semres.core.plotting import pvalue
-
         worst = max(fits.values(), key=lambda f: f["gof_p"])
         text += ("; but no shape describes the kernel within its standard errors (every fit "
                  f"fails its goodness-of-fit test, the best at "
@@ -1149,8 +1127,6 @@ def external_answers(shipped: list, counts: list, curves: list, tidy_rows):
     including a causal LM scored here). Both analyses then treat every model alike."""
     import pandas as pd
 
-    from semres.experiments import released
-
     cols = ["model", "source", "task", "n", "trials", "correct"]
     ext_n, ext_ref = [], {}
     for name in shipped:
@@ -1190,8 +1166,6 @@ def theorem3_table(ext_n):
     similarity at every n; the largest |z| of that prediction."""
     import pandas as pd
 
-    from semres.core import theory
-
     rows = []
     for m, sub in ext_n.groupby("model"):
         ide = sub[sub.task == "identification"].sort_values("n")
@@ -1212,8 +1186,6 @@ def theorem3_table(ext_n):
 
 def external_verdict(model: str, thm3, windows, *, decided: bool, ref_stable) -> str:
     """One sentence per model on Theorem 3 and its resolution against the paper's 70–80 years."""
-    from semres.core.fits import censored_warning
-
     bits = []
     t3 = thm3[thm3.model == model]
     if len(t3):
@@ -1246,8 +1218,6 @@ def temperature_from_results(rows, temperatures):
     import pandas as pd
     from scipy.special import softmax
 
-    from semres.core.results import correct_mask, split_list
-
     two = rows[(rows.n == 2) & rows.scores.fillna("").astype(str).str.len().gt(0)]
     out = []
     for (m, task), sub in two.groupby(["model", "task"]):
@@ -1265,15 +1235,12 @@ def temperature_from_results(rows, temperatures):
 def _plt():
     import matplotlib.pyplot as plt
 
-    from semres.core import plotting
     return plt, plotting
 
 
 def fig_lambda(lam_df):
     """p_S, p_I against lambda, and the same runs on the plane, per floor."""
     plt, splot = _plt()
-    from semres.core import theory
-
     fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
     for (fl, sub), color in zip(lam_df.groupby("floor"), splot.CYCLE):
         axes[0].plot(sub["lambda"], sub.p_s, color=color, label=f"$p_S$, $\\Delta$ = {fl:g}")
@@ -1403,8 +1370,6 @@ def fig_temperature(temp_df, model: str, own_T: float):
     plt, splot = _plt()
     from matplotlib.colors import LogNorm
 
-    from semres.core import theory
-
     fig, ax = splot.subplots(figsize=(6.4, 5.0))
     p_line = np.linspace(0.5, 1, 200)
     ax.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1.2,
@@ -1434,8 +1399,6 @@ def fit_table(model: str, shape_fits: dict, shape_df, two_fit: dict, cfg: dict):
     """``fit.csv``: every fit of the chapter's encoder, with its bound report and its
     goodness-of-fit test (a row with ``misfit`` True is not a measurement)."""
     import pandas as pd
-
-    from semres.core.fits import GOF_KEYS
 
     keep = ("resolution", "floor", "at_bound", "bound_params", *GOF_KEYS)
     heldout = shape_df.set_index("shape").heldout_rmse
