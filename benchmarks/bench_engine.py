@@ -31,8 +31,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from semres import book, kernels, spaces, theory
-from semres.simulate import (BLOCK_STEPS, STEP_ELEMENTS, _cpus, _run_blocks, _uniforms,
+from semres.core import book, kernels, spaces, theory
+from semres.core.simulate import (BLOCK_STEPS, STEP_ELEMENTS, _cpus, _run_blocks, _uniforms,
                              luce_success)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from semres import language, years  # noqa: E402
+from semres.experiments.llm import language, years  # noqa: E402
 
 
 def timed(label, fn, count, unit):

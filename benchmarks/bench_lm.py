@@ -23,7 +23,7 @@ import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from semres import language, lm  # noqa: E402
+from semres.experiments.llm import language, lm  # noqa: E402
 
 
 def _spin(stop):

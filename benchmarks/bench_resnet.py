@@ -23,7 +23,8 @@ import time
 import numpy as np
 import torch
 
-from semres import phylo, profiles, vision
+from semres.core import profiles
+from semres.experiments.phylogeny import phylo, vision
 
 CHAPTER = "04_resnet_phylogeny"
 
@@ -48,7 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.runs < 1 or args.epochs < 1:
         parser.error("--runs and --epochs must be >= 1")
-    cfg = profiles.settings(CHAPTER, args.profile)
+    cfg = profiles.settings(vision.SETTINGS, args.profile)
     device = torch.device(args.device)
 
     t0 = time.perf_counter()

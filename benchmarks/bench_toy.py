@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from semres import toy
+from semres.experiments import toy
 
 
 def timed(fn):

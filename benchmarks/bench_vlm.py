@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from semres import profiles, scenes, vlm
+from semres.core import profiles
+from semres.experiments.vlm_shapes import scenes, vlm
 
 # The recipe this one replaced (CLIP tower, random position embeddings, no answer target):
 # default profile, 2 CPU cores, as measured when issue 12 was filed.
@@ -153,7 +154,7 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    cfg = profiles.settings("06_vlm_shapes", args.profile)
+    cfg = profiles.settings(vlm.SETTINGS, args.profile)
     if torch.device(args.device).type == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: no CUDA device here")
     speed(cfg, args.device)

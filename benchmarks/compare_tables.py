@@ -107,7 +107,10 @@ def compare_frames(old: pd.DataFrame, new: pd.DataFrame, rtol: float, atol: floa
 
 def read(path: Path) -> pd.DataFrame:
     # keep_default_na=False would turn blanks into "": NaN and blank read the same either way
-    return pd.read_csv(path, low_memory=False)
+    try:
+        return pd.read_csv(path, low_memory=False)
+    except pd.errors.EmptyDataError:  # an empty table written without columns
+        return pd.DataFrame()
 
 
 def compare(old_dir: Path, new_dir: Path, rtol: float = 1e-9, atol: float = 1e-12,

@@ -46,14 +46,14 @@ from IPython.display import display
 from myst_nb import glue
 from tqdm.auto import tqdm
 
-import semres.plotting as splot
-from semres import kernels, pareto, spaces, theory
-from semres.explorer import front_explorer
+import semres.core.plotting as splot
+from semres.core import kernels, spaces, theory
+from semres.experiments.front import pareto
+from semres.experiments.front.explorer import front_explorer
 from semres.report import Z_MAX, open_chapter
-from semres.simulate import check_row, check_table, exact_two_item, luce_success
+from semres.core.simulate import check_row, check_table, exact_two_item, luce_success
 
-CHAPTER = "01_pareto_front"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, mc_trials=mc_trials)
+cfg, report, stream, cache = open_chapter(pareto.SETTINGS, profile, seed, mc_trials=mc_trials)
 report.number("trials", cfg["trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 
@@ -345,7 +345,7 @@ report.number("seg_cost_max", seg_var.subs(eps, half))
 # %% [markdown]
 # ## Monte Carlo check
 #
-# The engine `semres.simulate.luce_success` plays the tests directly: it draws probes and items
+# The engine `semres.core.simulate.luce_success` plays the tests directly: it draws probes and items
 # from the space, applies the kernel and the Luce rule, and averages the mass on the correct
 # item. We run it on four spaces with several $\varepsilon$ and $\Delta$:
 #
@@ -473,7 +473,7 @@ report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo tri
 # curve is Theorem 3 ({doc}`02_many_items`) for that $\Delta$ and $n$, traced by $b$ from 0
 # to 1; for $n = 2$ it is the front of this chapter. The red point is the chosen resolution;
 # dashed is the noiseless two-item front. Every curve is computed from the closed forms in
-# `semres.theory` when the chapter runs and embedded in the page, so the explorer needs no
+# `semres.core.theory` when the chapter runs and embedded in the page, so the explorer needs no
 # server and no network; without JavaScript the same figure shows as an image.
 
 # %% tags=["hide-input"]

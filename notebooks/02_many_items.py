@@ -45,13 +45,13 @@ from IPython.display import display
 from scipy import optimize
 from tqdm.auto import tqdm
 
-import semres.plotting as splot
-from semres import kernels, many_items, spaces, theory
+import semres.core.plotting as splot
+from semres.core import kernels, spaces, theory
+from semres.experiments.front import many_items
 from semres.report import Z_MAX, open_chapter
-from semres.simulate import check_row, check_table, luce_success
+from semres.core.simulate import check_row, check_table, luce_success
 
-CHAPTER = "02_many_items"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, mc_trials=mc_trials)
+cfg, report, stream, cache = open_chapter(many_items.SETTINGS, profile, seed, mc_trials=mc_trials)
 report.number("trials", cfg["trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 report.number("exact_n_max", max(cfg["exact_n"]))
@@ -241,7 +241,7 @@ for m in cfg["exact_n"]:
 # **Noise.** With $\Delta > 0$ the same conditioning gives finite sums (an in-ball item gets
 # $1/(K + (n - K)\Delta)$ in the similarity test, the copied item $1/(1 + K + (n-1-K)\Delta)$ in
 # identification). SymPy builds them from the cases; at $n = 2$ they reduce to
-# {prf:ref}`thm-two-item-noise`, and for larger $n$ they agree with `semres.theory.n_item`,
+# {prf:ref}`thm-two-item-noise`, and for larger $n$ they agree with `semres.core.theory.n_item`,
 # an independent vectorised implementation.
 
 # %%

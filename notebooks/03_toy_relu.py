@@ -48,14 +48,14 @@ import pandas as pd
 import sympy as sp
 from IPython.display import Math, display
 
-import semres.plotting as splot
-from semres import kernels, spaces, theory, toy
-from semres.intervals import mean_interval
+import semres.core.plotting as splot
+from semres.core import kernels, spaces, theory
+from semres.experiments import toy
+from semres.core.intervals import mean_interval
 from semres.report import Z_MAX, open_chapter
-from semres.simulate import luce_success
+from semres.core.simulate import luce_success
 
-CHAPTER = "03_toy_relu"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, n_seeds=n_seeds,
+cfg, report, stream, cache = open_chapter(toy.SETTINGS, profile, seed, n_seeds=n_seeds,
                                           epochs=epochs)
 report.number("mc_trials", cfg["mc_trials"])
 report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory

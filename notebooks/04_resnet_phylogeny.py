@@ -55,17 +55,17 @@ import sympy as sp
 from joblib import hash as joblib_hash
 from tqdm.auto import tqdm
 
-import semres.book
-import semres.plotting as splot
-from semres import phylo, vision
-from semres.kernels import Constant
+import semres.core.book
+import semres.core.plotting as splot
+from semres.experiments.phylogeny import phylo, vision
+from semres.core.kernels import Constant
 from semres.report import Z_MAX, open_chapter
-from semres.simulate import exact_two_item, luce_success
-from semres.spaces import Discrete
+from semres.core.simulate import exact_two_item, luce_success
+from semres.core.spaces import Discrete
 
 CHAPTER = "04_resnet_phylogeny"
-cfg, report, stream, cache = open_chapter(CHAPTER, profile, seed, image_size=image_size)
-torch_device = semres.book.torch_device(device)
+cfg, report, stream, cache = open_chapter(vision.SETTINGS, profile, seed, image_size=image_size)
+torch_device = semres.core.book.torch_device(device)
 REAL = cub_dir is not None
 vision.check_inputs(cub_dir, newick, model)
 for key, value in {"replicates": cfg["replicates"], "epochs": cfg["epochs"],
@@ -350,7 +350,7 @@ run_cached = cache.cache(vision.train_and_evaluate_many,
                          ignore=["checkpoint_dir", "device", "progress"])
 key = joblib_hash((data.images, data.species, data.distances,
                    {k: v for k, v in data.split.items()}, settings, model))
-checkpoints = semres.book.build_dir() / "checkpoints" / CHAPTER / key
+checkpoints = semres.core.book.build_dir() / "checkpoints" / CHAPTER / key
 # replicate r of every α draws its weights, batches and probes from one named stream, so the
 # runs of one replicate start from the same weights
 jobs = [(a, r) for a in cfg["alphas"] for r in range(cfg["replicates"])]

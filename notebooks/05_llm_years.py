@@ -48,22 +48,24 @@ import pandas as pd
 import sympy as sp
 from tqdm.auto import tqdm
 
-import semres.book
-import semres.plotting as splot
-import semres.profiles
-from semres import fits, kernels, language, lm_protocol, models, released, spaces, theory, years
-from semres import results as tidy
+import semres.core.book
+import semres.core.plotting as splot
+import semres.core.profiles
+from semres.core import fits, kernels, models, spaces, theory
+from semres.experiments import released
+from semres.experiments.llm import language, lm_protocol, years
+from semres.core import results as tidy
 from semres.report import Report
-from semres.simulate import luce_success
+from semres.core.simulate import luce_success
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 splot.use_style()
 CHAPTER = "05_llm_years"
 report = Report(CHAPTER)
-cfg = semres.profiles.settings(CHAPTER, profile, causal_trials=causal_trials,
-                              causal_lm=causal_lm)
-stream = semres.book.seeds(seed)  # named random streams, one per experiment
-cache = semres.book.cache()
+cfg = semres.core.profiles.settings(years.SETTINGS, profile, causal_trials=causal_trials,
+                                   causal_lm=causal_lm)
+stream = semres.core.book.seeds(seed)  # named random streams, one per experiment
+cache = semres.core.book.cache()
 ENCODER = models.check_source(encoder, "encoder") if encoder else language.minilm_path()
 MODEL = "all-MiniLM-L6-v2" if not encoder else str(encoder)
 T = language.TEMPERATURE
@@ -204,15 +206,15 @@ report.number("lam_small_ps", fl01.p_s.iloc[0])
 # scored by the summed
 # log-probability of its tokens as the continuation; the softmax over the options gives the
 # model's Luce mass on the correct person, without sampling or parsing
-# (`semres.lm.Scorer`). Names of several tokens are scored whole, so every model draws from
+# (`semres.experiments.llm.lm.Scorer`). Names of several tokens are scored whole, so every model draws from
 # the same {glue:text}`ch5_n_names` names.
 #
-# The designs are balanced (`semres.language.balanced_trials`): each list of people is read
+# The designs are balanced (`semres.experiments.llm.language.balanced_trials`): each list of people is read
 # in its order and reversed, and asked about every listed person in turn, so a model's pull
 # towards the first-listed name, a familiar name or a short one cancels in every mean, and the
 # two orders measure the pull directly. Trials that list the same name are not independent:
 # every interval here counts a name once (a cluster-robust interval over the names, Student's t
-# with one degree of freedom fewer than the names; `semres.clustered`).
+# with one degree of freedom fewer than the names; `semres.core.clustered`).
 #
 # **A gate before any resolution.** Fitting a kernel to a coin flip would give a number that
 # means nothing. So each model first answers "who was born in $P$?" at $n = 2$, with enough
@@ -668,7 +670,7 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 # ## The paper's models, and any model's result files
 #
 # The same analyses run on models this build cannot execute, through their answers: per-trial
-# result files in the book's tidy schema (`semres.results`; `results=PATH[,PATH...]`, files or
+# result files in the book's tidy schema (`semres.core.results`; `results=PATH[,PATH...]`, files or
 # folders; `lm_trials.csv` is one), and the authors' released LLM pickles (read only with
 # `trust_pickle=True`: unpickling runs code from the file). From $n$-sweeps it takes
 # accuracy against $n$ and tests Theorem 3: one ball measure $b$ fitted to identification by
@@ -754,7 +756,7 @@ report.save()
 report_lm = " ".join(lm_protocol.gate_text(a) + "." for a in assessed.values())
 report.box(f"the encoder `{MODEL}`; the causal LMs "
            + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
-           + f"; profile `{profile}`, device `{semres.book.torch_device(device).type}`. "
+           + f"; profile `{profile}`, device `{semres.core.book.torch_device(device).type}`. "
            "The reasons are in the sections below; the full tables are in the chapter's "
            "result files",
            f"**The causal LMs.** {report_lm}" if assessed else "")

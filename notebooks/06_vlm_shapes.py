@@ -42,7 +42,7 @@ model = None  # a hub id or folder of an image-text-to-text model; None trains t
 image_size = 0  # canvas pixels for a hub model; 0: the model's own (96 for the tiny default)
 batch_size = 32  # rows (scene x answer option) per forward pass when scoring
 threads = 1  # torch CPU threads; 1 avoids thrashing on a shared 2-core machine, 0: torch default
-results = ""  # per-trial result files or folders in the semres.results schema, comma-separated
+results = ""  # per-trial result files or folders in the semres.core.results schema, comma-separated
 
 # %%
 # %matplotlib inline
@@ -51,20 +51,21 @@ import pandas as pd
 import sympy as sp
 from IPython.display import display
 
-import semres.book
-import semres.plotting as splot
+import semres.core.book
+import semres.core.plotting as splot
 import semres.report
-from semres import kernels, released, scenes, spatial, vlm
+from semres.core import kernels
+from semres.experiments import released
+from semres.experiments.vlm_shapes import scenes, spatial, vlm
 from semres.report import Z_MAX
 
-CHAPTER = "06_vlm_shapes"
-cfg, report, stream, cache = semres.report.open_chapter(CHAPTER, profile, seed)
+cfg, report, stream, cache = semres.report.open_chapter(vlm.SETTINGS, profile, seed)
 # torch and transformers after open_chapter, which keeps the hub offline unless the reader
 # said otherwise
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
-torch_device = semres.book.torch_device(device)
+torch_device = semres.core.book.torch_device(device)
 if int(threads):
     torch.set_num_threads(int(threads))
 transformers.logging.disable_progress_bar()  # weight-loading bars, not our progress
@@ -257,7 +258,7 @@ splot.table(canvas_check, decimals=4)
 # learned from random, and the tiny tower learns what a patch shows long before it learns where
 # the patch is; DINOv3 encodes positions by rotation, so every attention score is a function of
 # the offset between two patches (the probe measurements are in `benchmarks/bench_vlm.py` and
-# the `semres.vlm.build_model` docstring). The result is saved with `save_pretrained` and loaded
+# the `semres.experiments.vlm_shapes.vlm.build_model` docstring). The result is saved with `save_pretrained` and loaded
 # back through `AutoProcessor` and `AutoModelForImageTextToText`, the path a hub id takes. It is
 # *not* a pretrained VLM and not a reproduction of Qwen or Gemma: it is a controlled model whose
 # spatial resolution we can measure with the paper's protocol. The same seed on the same
@@ -274,7 +275,7 @@ splot.table(canvas_check, decimals=4)
 # %%
 if model is None:  # the tiny LLaVA, trained here with the profile's settings (and cached)
     model_ref = str(vlm.trained_model(
-        semres.book.build_dir() / "models", hidden=cfg["hidden"], layers=cfg["layers"],
+        semres.core.book.build_dir() / "models", hidden=cfg["hidden"], layers=cfg["layers"],
         heads=vlm.heads_for(cfg["hidden"]), vision_steps=cfg["vision_steps"],
         steps=cfg["steps"], batch_size=cfg["train_batch"], seed=seed,
         device=str(torch_device), vision=cfg["vision"], stage1_lr=cfg["stage1_lr"],
@@ -595,13 +596,13 @@ report.figure("colour", fig)
 #
 # ## Your own results files
 #
-# Any model's per-trial answers in the book's results schema (`semres.results`: task, $n$,
+# Any model's per-trial answers in the book's results schema (`semres.core.results`: task, $n$,
 # options with their positions, probe, correct option, choice) go through exactly the analyses
 # above with `semres run 6 -p results=PATH[,PATH...]` (files or folders of CSV files): per model,
 # the biased and plain Luce fits of its similarity choices with bootstrap intervals and bound
 # flags, accuracy against the margin, and, where the files hold several $n$, $p_S$ and $p_I$
 # against $n$ with Theorem 3's radius for each task. The authors' released CSV files can be
-# passed as they are (they are read through their adapters in `semres.released`).
+# passed as they are (they are read through their adapters in `semres.experiments.released`).
 
 # %%
 file_verdicts = []

@@ -49,15 +49,15 @@ import sympy as sp
 from IPython.display import display
 from tqdm.auto import tqdm
 
-import semres.plotting as splot
+import semres.core.plotting as splot
 import semres.report
-from semres import frontier, shapes, theory
+from semres.core import shapes, theory
+from semres.experiments import frontier
 from semres.report import Z_MAX
-from semres.simulate import luce_success
-from semres.spaces import Circle
+from semres.core.simulate import luce_success
+from semres.core.spaces import Circle
 
-CHAPTER = "07_front_universality"
-cfg, report, stream, cache = semres.report.open_chapter(CHAPTER, profile, seed,
+cfg, report, stream, cache = semres.report.open_chapter(frontier.SETTINGS, profile, seed,
                                                         mc_trials=mc_trials)
 T_START = time.perf_counter()
 report.number("trials", cfg["trials"])
@@ -254,9 +254,9 @@ display(sp.Eq(sp.Symbol(r"\mathrm{chord} - \frac{1}{1+g}"), diff))
 # ## Monte Carlo check of the families
 #
 # The integrals of {prf:ref}`ch7-prop-any-similarity` are evaluated for every family by
-# `semres.shapes.circle_two_item` (Gauss–Legendre quadrature split at the kinks of $g$, exact
+# `semres.core.shapes.circle_two_item` (Gauss–Legendre quadrature split at the kinks of $g$, exact
 # to about $10^{-10}$, tested against the closed forms above and SciPy); the engine
-# `semres.simulate.luce_success` plays both tests with each kernel, {glue:text}`ch7_trials:,`
+# `semres.core.simulate.luce_success` plays both tests with each kernel, {glue:text}`ch7_trials:,`
 # trials per cell, at scales where no similarity underflows in its single precision.
 
 # %%
@@ -387,7 +387,7 @@ report.figure("families", frontier.fig_families(sweep, check))
 # the gap $U - p_S(\nu)$ says how far it can be from the best. Restricted to
 # {glue:text}`ch7_qp_grid` values equally spaced in $\log x$ on $[\Delta, 1]$, the program
 # is a non-negative least-squares problem (`scipy.optimize.nnls`) whose solution is a step
-# similarity. `semres.frontier.two_item_bound` computes $U$ over the whole interval, not only
+# similarity. `semres.experiments.frontier.two_item_bound` computes $U$ over the whole interval, not only
 # the grid: it lowers the infimum read on a fine grid by the most $h$ can dip between
 # grid points (its curvature is bounded; the docstring gives the bound), so $U$ is a proof,
 # not an estimate. $U$ is linear in $p_I$, so the certificates of a scan of $p_I$ bound the
@@ -431,7 +431,7 @@ display(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_ma
 # \end{aligned}
 # $$
 #
-# (the $j$-th term: the nearest item falls in band $j$; `semres.frontier`, tested against the
+# (the $j$-th term: the nearest item falls in band $j$; `semres.experiments.frontier`, tested against the
 # explicit multinomial sums, Theorem 3 and the engine), maximised by SLSQP with exact
 # gradients at fixed $p_I$; $K$ doubles from 2 (the constant kernel) up to the profile's
 # largest $K$, each $K$ started from the previous optimum, so $p_S$ can only grow with $K$.
@@ -566,7 +566,7 @@ report.figure("many", frontier.fig_many(last, ns_many))
 # families of discrete spaces approximate continuous ones: the cycle $C_N$ and the
 # $L \times L$ torus grid with the city-block distance ($N = L^2$), with a constant kernel of
 # radius $\varepsilon = \tfrac14$ of the circumference (the side) placed halfway between grid
-# distances. The exact enumeration `semres.simulate.exact_two_item` gives $(p_I, p_S)$.
+# distances. The exact enumeration `semres.core.simulate.exact_two_item` gives $(p_I, p_S)$.
 
 # %%
 jobs = frontier.tie_spaces(cfg["cycle_sizes"], cfg["torus_sides"])
@@ -611,9 +611,9 @@ report.figure("ties", frontier.fig_ties(ties, rates))
 # ## A compositional pilot
 #
 # Stimuli now have $K$ slots, each a point on its own circle; the truly nearest item has the
-# smallest mean slot distance (the city-block distance on the $K$-torus; `semres.spaces.Slots`).
+# smallest mean slot distance (the city-block distance on the $K$-torus; `semres.core.spaces.Slots`).
 # The system judges similarity slot by slot with a constant kernel of per-slot radius
-# $\varepsilon$ and combines the slots (`semres.kernels.Slotwise`) by **max** (similar if
+# $\varepsilon$ and combines the slots (`semres.core.kernels.Slotwise`) by **max** (similar if
 # *any* slot matches, a code that can generalize on one feature), **product** (only if
 # *every* slot matches, a conjunctive code) or **mean** (the share of matching slots, a graded
 # code). The engine measures $(p_I, p_S)$ for $K = 1, 2, 4$ over a sweep of $\varepsilon$

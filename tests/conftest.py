@@ -12,7 +12,7 @@ def built(tmp_path_factory):
     """The whole book built once from quick-profile chapters, shared by the book and render tests
     (executing every chapter twice would double CI's longest step), two chapters at a time
     where there are two cores: chapter 5's language models then run beside the rest."""
-    from semres import runner
+    from semres.build import runner
 
     build = tmp_path_factory.mktemp("build")
     jobs = min(2, len(os.sched_getaffinity(0)))

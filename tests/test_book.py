@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from semres import runner
+from semres.build import runner
 
 
 # `built` (conftest.py): every chapter executed in the quick profile, then the strict build.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import os
+import pkgutil
 import sys
 import textwrap
 import threading
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import semres
-from semres import book, fingerprint
+from semres.core import book, fingerprint
 
 MODEL = '''
 """A miniature experiment: training code, its settings, and a figure."""
@@ -209,11 +210,12 @@ def _executed(fn, *args, **kwargs) -> set[str]:
         module = ".".join(Path(file).relative_to(root.parent).with_suffix("").parts)
         if not top.startswith("<"):  # a module body runs on import, not in the call
             names.add(f"{module.removesuffix('.__init__')}.{top}")
-    return names - {f"semres.fingerprint.{n}" for n in dir(fingerprint)}
+    return names - {f"semres.core.fingerprint.{n}" for n in dir(fingerprint)}
 
 
 def _cases():
-    from semres import frontier, phylo, toy, vision
+    from semres.experiments import frontier, toy
+    from semres.experiments.phylogeny import phylo, vision
 
     small_toy = toy.ToyConfig(n_stimuli=12, n_hidden=4, epochs=2, trials_per_epoch=64,
                               batch_size=32, snapshot_epochs=(0, 2))
@@ -245,13 +247,15 @@ def test_the_chapters_cached_functions_have_keys():
 
     root = Path(semres.__file__).parents[2]
     named = set()
-    for path in [*root.joinpath("notebooks").glob("*.py"), *Path(semres.__file__).parent.glob(
+    for path in [*root.joinpath("notebooks").glob("*.py"), *Path(semres.__file__).parent.rglob(
             "*.py")]:
         named |= set(re.findall(r"cache(?:\(\))?\.cache\((\w+\.\w+|_embed)\b", path.read_text()))
     assert {"toy.train", "vision.train_and_evaluate_many", "lm_protocol.assess", "_embed"} <= named
+    modules = {m.name.rpartition(".")[2]: m.name
+               for m in pkgutil.walk_packages(semres.__path__, "semres.")}
     for name in sorted(named):
         module, attr = name.split(".") if "." in name else ("language", name)
-        fn = getattr(importlib.import_module(f"semres.{module}"), attr)
+        fn = getattr(importlib.import_module(modules[module]), attr)
         parts = fingerprint.closure(fn)
-        assert f"semres.{module}.{attr}" in parts
+        assert f"{modules[module]}.{attr}" in parts
         assert all(key.startswith(("semres.", "data:")) for key in parts)

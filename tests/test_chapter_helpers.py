@@ -1,9 +1,9 @@
-"""semres.book: the helpers every chapter leans on."""
+"""semres.core.book: the helpers every chapter leans on."""
 
 import pandas as pd
 import pytest
 
-from semres import book
+from semres.core import book
 
 
 def test_save_table_writes_atomically_under_the_results_dir(tmp_path, monkeypatch):
@@ -15,7 +15,7 @@ def test_save_table_writes_atomically_under_the_results_dir(tmp_path, monkeypatc
 
 
 def test_cache_lives_under_the_build_dir_keyed_by_the_code(tmp_path, monkeypatch):
-    from semres import fingerprint, theory
+    from semres.core import fingerprint, theory
 
     monkeypatch.setenv("SEMRES_BUILD_DIR", str(tmp_path))
     assert book.cache().location == str(tmp_path / "cache")

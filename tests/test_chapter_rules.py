@@ -1,8 +1,12 @@
 """The rules of CONTRIBUTING.md that a script can check, on every chapter and the package: a
 chapter is at most 800 lines and hides at most a third of its code (the parameters cell
 aside); it defines no function (a step of a derivation may, marked ``# derivation``) and types
-no number outside its parameters cell; random streams are named (``semres.book.seeds``), never
-computed from a seed; no module imports another's private names."""
+no number outside its parameters cell; random streams are named (``semres.core.book.seeds``),
+never computed from a seed; no module imports another's private names. A chapter names only its
+own experiment's ``SETTINGS`` and is listed in ``_toc.yml``, the introduction and the README's
+table. The package's layers (core, report, experiments, build) import only downwards, without
+cycles, the settings module imports nothing of the package, and the package imports its own
+modules at their top and never by name."""
 
 import ast
 import re
@@ -78,3 +82,134 @@ def test_no_module_reaches_into_another_modules_private_names(path):
     bad = [f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
            for a in n.names if a.name.startswith("_") and a.name != "__version__"]
     assert not bad, bad
+
+
+# ------------------------------------------------------------------ the package's layout
+
+SRC = ROOT / "src"
+#: each layer imports only from its own layer and those before it
+LAYERS = ("semres.core", "semres.report", "semres.experiments", "semres.build")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, top_only: bool = False) -> list[tuple[str, bool]]:
+    """The semres modules (or packages) that ``path`` imports, each with whether a top-level
+    statement imports it."""
+    tree = ast.parse(path.read_text())
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    nodes = tree.body if top_only else list(ast.walk(tree))
+    top = {id(node) for node in tree.body}
+    found = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found += [(a.name, id(node) in top) for a in node.names
+                      if a.name.split(".")[0] == "semres"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module.split(".")[0] != "semres":
+                continue
+            for a in node.names:  # a submodule imported by name, else the module itself
+                sub = f"{module}.{a.name}"
+                is_module = (SRC / sub.replace(".", "/")).with_suffix(".py").is_file() or \
+                    (SRC / sub.replace(".", "/") / "__init__.py").is_file()
+                found.append((sub if is_module else module, id(node) in top))
+    return found
+
+
+def _layer(module: str) -> int | None:
+    for rank, layer in enumerate(LAYERS):
+        if module == layer or module.startswith(layer + "."):
+            return rank
+    return None
+
+
+@pytest.mark.parametrize("path", PACKAGE, ids=lambda p: _module_name(p))
+def test_each_layer_imports_only_the_layers_below_it(path):
+    """core <- report <- experiments <- build; the settings module imports nothing of the
+    package, so no experiment's settings are found by importing it back."""
+    own = _layer(_module_name(path))
+    imported = [m for m, _ in _imports(path)]
+    if _module_name(path) == "semres.core.profiles":
+        assert imported == [], imported
+    if own is None:  # semres/__init__.py
+        return
+    upward = [m for m in imported if (_layer(m) or 0) > own]
+    assert not upward, f"imports a layer above its own: {upward}"
+
+
+def test_module_imports_have_no_cycle():
+    graph = {_module_name(p): {m for m, _ in _imports(p, top_only=True)} for p in PACKAGE}
+    done, stack = set(), []
+
+    def visit(module):
+        if module in stack:
+            raise AssertionError(" -> ".join(stack[stack.index(module):] + [module]))
+        if module in done or module not in graph:
+            return
+        stack.append(module)
+        for dep in sorted(graph[module]):
+            visit(dep)
+        stack.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)
+
+
+@pytest.mark.parametrize("path", PACKAGE, ids=lambda p: _module_name(p))
+def test_the_package_imports_its_own_modules_at_the_top_and_never_by_name(path):
+    """No import of a semres module inside a function (only heavy optional dependencies wait
+    for the function that needs them), and no ``importlib`` lookup of one: the cache's code
+    reader (``semres.core.fingerprint``) is the one module that imports by name, to read code."""
+    inside = sorted({m for m, top in _imports(path) if not top})
+    assert not inside, f"imported inside a function: {inside}"
+    if _module_name(path) == "semres.core.fingerprint":
+        return
+    tree = ast.parse(path.read_text())
+    by_name = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+        (isinstance(n.func, ast.Attribute) and n.func.attr == "import_module")
+        or (isinstance(n.func, ast.Name) and n.func.id == "import_module")
+        or (isinstance(n.func, ast.Name) and n.func.id == "__import__" and n.args
+            and isinstance(n.args[0], ast.Constant) and str(n.args[0].value).startswith("semres")))]
+    assert not by_name, f"modules imported by name on lines {by_name}"
+
+
+def _chapter_code(path) -> str:
+    return "\n".join(line for c in _code_cells(path) for line in c.source.splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_uses_its_own_experiments_settings_and_no_private_names(path):
+    """``open_chapter(<experiment>.SETTINGS, ...)``: every ``SETTINGS`` a chapter names is its
+    own chapter's, and it imports no private name of the package."""
+    import importlib
+
+    tree = ast.parse(_chapter_code(path))
+    modules = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("semres"):
+            assert not [a.name for a in node.names if a.name.startswith("_")]
+            modules.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    named = [n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+             and n.attr == "SETTINGS" and isinstance(n.value, ast.Name)]
+    assert named, "the chapter names no experiment's SETTINGS"
+    for alias in named:
+        assert importlib.import_module(modules[alias]).SETTINGS.chapter == path.stem, alias
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_is_in_the_toc_the_introduction_and_the_readme(path):
+    assert f"file: notebooks/{path.stem}\n" in (ROOT / "_toc.yml").read_text()
+    assert f"{{doc}}`../notebooks/{path.stem}`" in (ROOT / "book" / "intro.md").read_text()
+    assert re.search(rf"^\| {int(path.stem[:2])} \| `{path.stem}` \|",
+                     (ROOT / "README.md").read_text(), re.M)

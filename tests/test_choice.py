@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from semres import choice, fits
-from semres import scenes as sc
+from semres.core import choice, fits
+from semres.experiments.vlm_shapes import scenes as sc
 
 
 def _synthetic(count, ns, scale, floor, weights, seed):
@@ -132,7 +132,7 @@ def test_bad_input_raises():
 def test_ball_radius_recovered_and_unidentified_when_flat():
     """Theorem 3 on the circle (b = 2 eps): rates made at eps = 0.08 give it back with an
     interval around it; identification rates of 1 at every n only bound eps from above."""
-    from semres import theory
+    from semres.core import theory
 
     ns = np.array([2, 4, 6, 8, 12])
     grid = np.linspace(0, 0.5, 251)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semres import cli, runner
+from semres.build import cli, runner
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = """# ---
@@ -38,7 +38,7 @@ data_dir = None
 import os
 import pandas as pd
 from myst_nb import glue
-from semres.book import save_table
+from semres.core.book import save_table
 cfg = {"k": {"quick": 1, "default": 2, "paper": 3}[profile]}
 df = pd.DataFrame({"n": [n], "scale": [scale], "label": [label], "k": [cfg["k"]], "seed": [seed],
                    "cores": [len(os.sched_getaffinity(0))]})
@@ -195,9 +195,9 @@ profile = "default"
 seed = 0
 
 # %%
-import semres.book
-from semres import theory
-semres.book.cache().cache(theory.front)(0.75 + seed / 100)
+import semres.core.book
+from semres.core import theory
+semres.core.book.cache().cache(theory.front)(0.75 + seed / 100)
 '''
 
 
@@ -238,7 +238,7 @@ seed = 0
 
 # %%
 import pandas as pd
-from semres import plotting as splot
+from semres.core import plotting as splot
 from semres.report import Report
 
 splot.use_style()

@@ -24,9 +24,11 @@ def test_equal_tables_pass_with_timings_and_rounding_aside(tmp_path):
     _write(new, "ch/t.csv", "x,y,train_seconds,s\n1,2.0000000000001,9,a\n2,,5,b\n")
     _write(old, "ch/glue.csv", "name,value\nseconds,1\nk,2\n")
     _write(new, "ch/glue.csv", "name,value\nseconds,5\nk,2\n")
+    _write(old, "ch/empty.csv", "\n")  # an empty DataFrame's CSV has no header
+    _write(new, "ch/empty.csv", "\n")
     out = _run(old, new)
     assert out.returncode == 0, out.stdout
-    assert "2 of 2 tables identical" in out.stdout
+    assert "3 of 3 tables identical" in out.stdout
 
 
 def test_every_difference_is_named(tmp_path):

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from semres import theory
-from semres.explorer import FrontExplorer, front_explorer
+from semres.core import theory
+from semres.experiments.front.explorer import FrontExplorer, front_explorer
 
 
 def _payload(text):

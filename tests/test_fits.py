@@ -1,10 +1,10 @@
-"""semres.fits: a fit on the edge of its range says so."""
+"""semres.core.fits: a fit on the edge of its range says so."""
 
 import numpy as np
 import pytest
 from scipy.optimize import curve_fit
 
-from semres import fits
+from semres.core import fits
 
 
 def _fit_exp(d, g, upper):
@@ -34,7 +34,7 @@ def test_infinite_bounds_are_never_hit_and_lower_bounds_are_named():
 
 def test_bootstrap_map_gives_the_same_resamples_on_any_number_of_processes():
     """Intervals must not depend on the machine's cores: the draws are made first, in order."""
-    from semres.fits import resamples, bootstrap_map
+    from semres.core.fits import resamples, bootstrap_map
 
     data = np.random.default_rng(3).normal(size=50)
 

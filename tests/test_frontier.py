@@ -14,9 +14,10 @@ from scipy.special import expit
 
 import pandas as pd
 
-from semres import frontier, shapes, spaces, theory
+from semres.core import shapes, spaces, theory
+from semres.experiments import frontier
 from semres.report import Z_MAX
-from semres.simulate import luce_success
+from semres.core.simulate import luce_success
 
 
 def _enumerate(g, m, n):

@@ -3,7 +3,8 @@
 import pandas as pd
 import pytest
 
-from semres import glance, plotting
+from semres.build import glance
+from semres.core import plotting
 
 CHAPTERS = {"01_alpha": "Alpha", "02_beta": "Beta", "03_gamma": "Gamma", "04_delta": "Delta"}
 DOCS = {n: f"../notebooks/{n}" for n in CHAPTERS}

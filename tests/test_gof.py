@@ -1,4 +1,4 @@
-"""semres.fits goodness of fit: each test rejects a wrong model and accepts a right one, at
+"""semres.core.fits goodness of fit: each test rejects a wrong model and accepts a right one, at
 its nominal rate.
 
 Calibration: over N simulated data sets a right model must be accepted at alpha = 0.05 in a
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from semres import fits
+from semres.core import fits
 
 X = np.linspace(-2, 2, 12)
 
@@ -207,7 +207,8 @@ def test_named_seeds_differ_by_name_and_repeat_by_seed():
             != np.random.default_rng(ss).random())
 
 
-# ---------------------------------------------------------------- the fits of semres.years
+# ---------------------------------------------------------------- the fits of
+# semres.experiments.llm.years
 
 def _two_ref_counts(p_of_offset, seed, centres=10, prompts=20, fractional=False):
     import pandas as pd
@@ -225,7 +226,8 @@ def _two_ref_counts(p_of_offset, seed, centres=10, prompts=20, fractional=False)
 
 
 def test_two_reference_fit_accepts_its_own_curve_and_rejects_a_step():
-    from semres import kernels, years
+    from semres.core import kernels
+    from semres.experiments.llm import years
 
     right = lambda off, D: years.two_reference(off, D, kernels.Exponential(40.0, 0.05))  # noqa
     step = lambda off, D: np.where(np.abs(np.abs(off) - D) < 40, 0.97, 0.5)  # noqa: E731
@@ -239,7 +241,8 @@ def test_two_reference_fit_accepts_its_own_curve_and_rejects_a_step():
 
 
 def test_two_reference_fit_on_expected_masses_uses_the_parametric_bootstrap():
-    from semres import kernels, years
+    from semres.core import kernels
+    from semres.experiments.llm import years
 
     right = lambda off, D: years.two_reference(off, D, kernels.Exponential(40.0, 0.05))  # noqa
     fit = years.fit_two_reference(_two_ref_counts(right, 0, fractional=True), 0, 0, gof_boot=50)
@@ -251,7 +254,8 @@ def test_two_reference_fit_on_expected_masses_uses_the_parametric_bootstrap():
 
 
 def test_ball_measure_fit_accepts_theorem_3_and_rejects_a_flat_accuracy():
-    from semres import theory, years
+    from semres.core import theory
+    from semres.experiments.llm import years
 
     ns = np.array([2, 3, 4, 6, 8, 12, 16])
     t = np.full(len(ns), 400)
@@ -267,7 +271,7 @@ def test_ball_measure_fit_accepts_theorem_3_and_rejects_a_flat_accuracy():
 
 @pytest.mark.parametrize("fit_name", ["fit_shape", "fit_exp_floor"])
 def test_kernel_fits_accept_their_shape_and_reject_a_power_law_given_standard_errors(fit_name):
-    from semres import years
+    from semres.experiments.llm import years
 
     fit = getattr(years, fit_name)
     d = np.arange(0, 200.0)

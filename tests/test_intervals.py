@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from semres import intervals
+from semres.core import intervals
 
 
 def test_mean_interval_is_students_t_not_two_standard_errors():

@@ -1,4 +1,5 @@
-"""semres.language: the year kernel, trials, the encoder path and the causal-LM option scorer.
+"""semres.experiments.llm.language: the year kernel, trials, the encoder path and the causal-LM
+option scorer.
 
 Everything runs offline: the causal-LM tests build a tiny GPT-2 from a config and a tokenizer
 trained here with ``tokenizers``; the encoder tests use the bundled all-MiniLM-L6-v2 or
@@ -13,7 +14,8 @@ import os
 import numpy as np
 import pytest
 
-from semres import kernels, language, simulate, spaces, years
+from semres.core import kernels, simulate, spaces
+from semres.experiments.llm import language, years
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -334,7 +336,7 @@ def test_chance_crossover_is_near_the_floor_resolution():
 
 
 def test_results_round_trip_through_the_schema(tmp_path):
-    from semres import results
+    from semres.core import results
 
     tr = language.draw_trials("identification", 3, 200, 5, years=(1500, 1600))
     rng = np.random.default_rng(0)
@@ -354,7 +356,7 @@ def test_results_round_trip_through_the_schema(tmp_path):
 
 
 def test_fit_ball_measure_recovers_b():
-    from semres import theory
+    from semres.core import theory
 
     ns = np.array([2, 4, 8, 16, 32])
     b = 0.1

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from semres import language, lm, lm_protocol, results
+from semres.core import results
+from semres.experiments.llm import language, lm, lm_protocol
 
 NAMES = ("Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid")
 YEARS = (1500, 1515)  # 16 single-token years
@@ -203,7 +204,7 @@ def test_gate_stops_a_model_that_guesses(tok, guesser, which):
 def test_biases_are_measured_where_the_design_makes_them_zero(tok):
     """A model that always prefers the first-listed name: mass 1 on it, so position bias 1/2
     and its identification mass exactly 1/2 in the balanced design."""
-    from semres import clustered  # noqa: F401
+    from semres.core import clustered  # noqa: F401
 
     tr = language.balanced_trials("identification", 2, 30, 4, years=YEARS, n_names=len(NAMES))
     scores = np.tile([0.0, -50.0], (len(tr), 1))

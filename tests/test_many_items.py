@@ -1,12 +1,14 @@
-"""semres.many_items: chapter 2's decisions, the segment's heterogeneous form, its figures."""
+"""semres.experiments.front.many_items: chapter 2's decisions, the segment's heterogeneous form, its
+figures."""
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 
-from semres import kernels, many_items, spaces, theory
-from semres.simulate import luce_success
+from semres.core import kernels, spaces, theory
+from semres.experiments.front import many_items
+from semres.core.simulate import luce_success
 
 matplotlib.use("Agg")
 

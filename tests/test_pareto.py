@@ -1,11 +1,12 @@
-"""semres.pareto: chapter 1's discrete space, its overview rows, its figures."""
+"""semres.experiments.front.pareto: chapter 1's discrete space, its overview rows, its figures."""
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 
-from semres import pareto, spaces
+from semres.core import spaces
+from semres.experiments.front import pareto
 
 matplotlib.use("Agg")
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from semres import phylo
+from semres.experiments.phylogeny import phylo
 
 HAND_TREE = "((A:1,B:2):3,(C:4,D:5):6);"
 

@@ -1,4 +1,4 @@
-"""The book's one table formatter and the figures' phone layout (semres.plotting)."""
+"""The book's one table formatter and the figures' phone layout (semres.core.plotting)."""
 
 import re
 
@@ -9,8 +9,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from semres import plotting  # noqa: E402
-from semres.plotting import header, number, table  # noqa: E402
+from semres.core import plotting  # noqa: E402
+from semres.core.plotting import header, number, table  # noqa: E402
 
 
 @pytest.mark.parametrize("name, reads", [

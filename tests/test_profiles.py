@@ -2,14 +2,15 @@
 
 import pytest
 
-from semres import profiles, runner
+from semres.build import registry, runner
+from semres.core import profiles
 
 
-@pytest.mark.parametrize("chapter", sorted(profiles.REGISTRY))
+@pytest.mark.parametrize("chapter", sorted(registry.SETTINGS))
 @pytest.mark.parametrize("profile", profiles.PROFILES)
 def test_every_profile_of_every_chapter_passes_its_checks(chapter, profile):
-    spec = profiles.experiment(chapter)
-    cfg = profiles.settings(chapter, profile)
+    spec = registry.experiment(chapter)
+    cfg = registry.settings(chapter, profile)
     assert set(cfg) == set(spec.profiles["default"])
     assert set(spec.profiles) == set(profiles.PROFILES)
     # the paper's protocol names real settings, and the parameters override real settings
@@ -18,40 +19,40 @@ def test_every_profile_of_every_chapter_passes_its_checks(chapter, profile):
 
 def test_the_registry_covers_every_chapter_and_its_parameters():
     chapters = {ch.name: ch for ch in runner.chapters()}
-    assert set(profiles.REGISTRY) == set(chapters)
+    assert set(registry.SETTINGS) == set(chapters)
     for name, ch in chapters.items():
-        spec, params = profiles.experiment(name), runner.parameters(ch)
+        spec, params = registry.experiment(name), runner.parameters(ch)
         named = set(spec.parameters) | set(spec.minimums)
         assert named <= set(params), (name, named - set(params))
-        profiles.check_parameters(name, "quick", params)  # the defaults pass
+        registry.check_parameters(name, "quick", params)  # the defaults pass
 
 
 def test_contradictory_settings_are_named():
-    cfg = profiles.settings("01_pareto_front", "paper")
+    cfg = registry.settings("01_pareto_front", "paper")
     cfg["discrete_grid"] = 7  # 60 cells cannot be drawn without replacement from 49
     with pytest.raises(ValueError, match="discrete_points"):
-        profiles.check("01_pareto_front", cfg)
+        registry.check("01_pareto_front", cfg)
     with pytest.raises(ValueError, match="kernel_years"):
-        cfg = profiles.settings("05_llm_years", "quick")
+        cfg = registry.settings("05_llm_years", "quick")
         cfg["centres"] = [1990]
-        profiles.check("05_llm_years", cfg)
+        registry.check("05_llm_years", cfg)
 
 
 def test_a_shortened_run_moves_its_snapshots_onto_its_last_epoch():
-    cfg = profiles.settings("03_toy_relu", "default", epochs=100)
+    cfg = registry.settings("03_toy_relu", "default", epochs=100)
     assert cfg["epochs"] == 100 and cfg["snapshots"] == (0, 17, 35, 100)
 
 
 def test_bad_chapter_profile_or_override_is_a_clear_error():
     with pytest.raises(ValueError, match="profile must be one of"):
-        profiles.settings("01_pareto_front", "fast")
+        registry.settings("01_pareto_front", "fast")
     with pytest.raises(ValueError, match="chapter must be one of"):
-        profiles.settings("99_nothing", "quick")
+        registry.settings("99_nothing", "quick")
     with pytest.raises(ValueError, match="no setting 'warp'"):
-        profiles.settings("01_pareto_front", "quick", warp=3)
-    assert profiles.settings("01_pareto_front", "quick", trials=0)["trials"] == 100_000
-    assert profiles.settings("01_pareto_front", "quick", trials=7)["trials"] == 7
-    assert profiles.settings("01_pareto_front", "quick", mc_trials=7)["trials"] == 7
+        registry.settings("01_pareto_front", "quick", warp=3)
+    assert registry.settings("01_pareto_front", "quick", trials=0)["trials"] == 100_000
+    assert registry.settings("01_pareto_front", "quick", trials=7)["trials"] == 7
+    assert registry.settings("01_pareto_front", "quick", mc_trials=7)["trials"] == 7
 
 
 @pytest.mark.parametrize("chapter, params, named", [
@@ -67,13 +68,13 @@ def test_bad_chapter_profile_or_override_is_a_clear_error():
 ])
 def test_parameters_are_checked_before_a_run_with_their_names(chapter, params, named):
     with pytest.raises(ValueError, match=rf"^{named}"):
-        profiles.check_parameters(chapter, "quick", params)
+        registry.check_parameters(chapter, "quick", params)
 
 
 def test_a_setting_error_from_a_parameter_names_the_parameter():
     # settings() alone (as a chapter calls it) lets the chapter's own check name the parameter
     with pytest.raises(ValueError, match=r"^mc_trials: .*trials must be an integer >= 1"):
-        profiles.settings("01_pareto_front", "quick", mc_trials=-7)
+        registry.settings("01_pareto_front", "quick", mc_trials=-7)
 
 
 def test_deviations_list_only_the_settings_that_differ_from_the_paper():

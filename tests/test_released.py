@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semres import released, results
+from semres.core import results
+from semres.experiments import released
 
 CORNERS = {"square": (25, 25), "triangle": (25, 875), "heart": (875, 25), "star": (875, 875)}
 SHAPES = list(CORNERS)
@@ -424,7 +425,7 @@ def _digests(folder):
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
 
 
-SHIPPED = Path(released.__file__).parent / "data" / "released"
+SHIPPED = Path(released.__file__).parents[1] / "data" / "released"
 
 
 def test_converters_fail_in_one_line_and_leave_shipped_data(authors, tmp_path, monkeypatch,

@@ -29,13 +29,13 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-from semres import runner
+from semres.build import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTHS = {"desktop": 1280, "phone": 390}
 #: the smallest text a figure may render at (CSS px): at desktop width about the captions' size
 #: (``caption`` is measured on the page), on a phone 12 px, read without zooming (the phone
-#: layout of each figure: semres.plotting.narrow)
+#: layout of each figure: semres.core.plotting.narrow)
 FIGURE_TEXT = {"desktop": "caption", "phone": 12.0}
 #: a result box is read at a glance: no taller than one phone screen (390 x 844 CSS px)
 PHONE_SCREEN = 844
@@ -328,7 +328,7 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     if where == "chapter" and report["resultBox"] <= 0:
         problems.append("no result box ('The result') with content")
     if where == "chapter" and "semres" not in report["codeLine"]:
-        problems.append("no line saying where the code is (semres.sphinxext.code_line)")
+        problems.append("no line saying where the code is (semres.build.sphinxext.code_line)")
     if kind == "phone" and report["resultHeight"] > PHONE_SCREEN:
         problems.append(f"result box {report['resultHeight']} px tall, more than one phone "
                         f"screen ({PHONE_SCREEN} px)")
@@ -366,8 +366,8 @@ def test_probe_finds_each_kind_of_problem(tmp_path):
 @pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
 def test_explorer_sliders_move_the_point_to_theorem_3(tmp_path):
     """Set the chapter-1 explorer's sliders in a browser; the readout is Theorem 3 at that point."""
-    from semres import theory
-    from semres.explorer import front_explorer
+    from semres.core import theory
+    from semres.experiments.front.explorer import front_explorer
 
     exp = front_explorer()
     drive = """<script>window.addEventListener("load", () => {
@@ -538,7 +538,7 @@ def scan_page(text: str) -> list[str]:
         if any(cell is not None and cell.name == "th" for cell in first) \
                 or "dataframe" in (table.get("class") or []):
             problems.append(f"table {number} ({head[:60]}) has an index column (a raw "
-                            "DataFrame: show it through semres.plotting.table)")
+                            "DataFrame: show it through semres.core.plotting.table)")
         for code in table.select("code"):
             code.decompose()
         cells = [" ".join(c.get_text(" ").split()) for c in table.find_all(["td", "th"])]

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semres import book, report
+from semres import report
+from semres.core import book
 
 
 @pytest.mark.parametrize("kwargs, expected", [
@@ -240,7 +241,7 @@ def test_figures_are_made_legible_at_both_widths():
     import matplotlib
 
     matplotlib.use("Agg")
-    from semres import plotting
+    from semres.core import plotting
 
     fig, axes = plotting.subplots(1, 3, figsize=(11, 3.9))
     for ax in axes:
@@ -269,7 +270,7 @@ def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():
     import matplotlib
 
     matplotlib.use("Agg")
-    from semres import plotting
+    from semres.core import plotting
 
     fig, axes = plotting.subplots(1, 2, figsize=(9, 4))
     for i, ax in enumerate(axes):

@@ -1,10 +1,10 @@
-"""semres.results: the tidy per-trial schema, read back exactly, with clear errors."""
+"""semres.core.results: the tidy per-trial schema, read back exactly, with clear errors."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from semres import results
+from semres.core import results
 
 
 def _rows():

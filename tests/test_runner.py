@@ -1,7 +1,7 @@
 """A failed, stopped or concurrent run never costs the last good build (issue 19).
 
 Every test runs miniature chapters in a temporary book (the ``book`` fixture of test_cli), so
-the whole file takes seconds; the stopped runs are real ``python -m semres.cli`` processes.
+the whole file takes seconds; the stopped runs are real ``python -m semres.build.cli`` processes.
 """
 
 import html
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from test_cli import HEADER, ROOT, _error_line, book  # noqa: F401 - book is a fixture
 
-from semres import book as semres_book
-from semres import cli, runner
+from semres.core import book as semres_book
+from semres.build import cli, runner
 
 SLOW = HEADER + '''
 # %% [markdown]
@@ -33,7 +33,7 @@ marker = ""
 
 # %%
 import pandas as pd
-from semres.book import save_table
+from semres.core.book import save_table
 save_table(pd.DataFrame({"value": [value]}), "03_slow", "values")
 
 # %%
@@ -52,7 +52,7 @@ mc_trials = 0
 
 # %%
 import pandas as pd
-from semres.book import save_table
+from semres.core.book import save_table
 save_table(pd.DataFrame({"trials": [mc_trials]}), "01_pareto_front", "values")
 '''
 
@@ -118,8 +118,8 @@ def _start_slow(book: Path, *extra: str) -> tuple[subprocess.Popen, int]:
     marker.unlink(missing_ok=True)
     env = {**os.environ, "SEMRES_BUILD_DIR": str(book / "_build"), "OMP_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "semres.cli", "run", "3", "--profile", "quick",
-                             "-p", f"marker={marker}", *extra], cwd=book, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "semres.build.cli", "run", "3", "--profile",
+                             "quick", "-p", f"marker={marker}", *extra], cwd=book, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 90
     while not (marker.is_file() and marker.read_text()):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from semres import scenes as sc
+from semres.experiments.vlm_shapes import scenes as sc
 
 
 def test_same_seed_same_scenes_and_pixels():

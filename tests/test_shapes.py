@@ -10,8 +10,8 @@ import pytest
 from scipy.integrate import dblquad, quad
 from scipy.special import expit
 
-from semres import shapes, spaces, theory
-from semres.simulate import luce_success
+from semres.core import shapes, spaces, theory
+from semres.core.simulate import luce_success
 
 Z_MAX = 5.0
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from semres import kernels, spaces, theory
-from semres.simulate import Estimate, check_table, exact_two_item, luce_success
+from semres.core import kernels, spaces, theory
+from semres.core.simulate import Estimate, check_table, exact_two_item, luce_success
 
 Z_MAX = 5.0
 TRIALS = 300_000
@@ -313,7 +313,7 @@ def test_compiled_draws_are_the_random_numbers_numpy_draws(space):
 
 
 def test_compiled_generators_follow_numpy_word_for_word():
-    from semres.simulate import _points, _uniforms
+    from semres.core.simulate import _points, _uniforms
 
     carry = np.zeros(2, np.uint64)
     bitgen = np.random.PCG64(3)
@@ -440,7 +440,7 @@ def test_check_table_puts_both_tests_of_a_cell_on_one_line():
 
 
 def test_check_row_measures_the_estimate_in_standard_errors():
-    from semres.simulate import Estimate, check_row
+    from semres.core.simulate import Estimate, check_row
 
     est = Estimate(0.52, 0.01, 10_000)
     row = check_row(est, 0.5, space="circle", task="similarity")

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from semres import frontier, kernels, spaces, theory
-from semres.simulate import luce_success
+from semres.core import kernels, spaces, theory
+from semres.experiments import frontier
+from semres.core.simulate import luce_success
 
 TRIALS = 200_000
 

@@ -1,4 +1,5 @@
-"""Chapter 6's analysis (semres.spatial) and its design (semres.vlm, semres.scenes): the verdict
+"""Chapter 6's analysis (semres.experiments.vlm_shapes.spatial) and its design
+(semres.experiments.vlm_shapes.vlm, semres.experiments.vlm_shapes.scenes): the verdict
 sentences and overview rows the chapter reports, the tables it writes, the canvas geometry."""
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semres import report, scenes, spatial, theory, vlm
+from semres import report
+from semres.core import theory
+from semres.experiments.vlm_shapes import scenes, spatial, vlm
 
 
 def _fit(lo=0.1, hi=0.2, misfit=False, scale=0.15):

@@ -1,4 +1,4 @@
-"""semres.theory against computations written independently of it.
+"""semres.core.theory against computations written independently of it.
 
 - SymPy: Theorem 2 re-derived by conditioning on how many items fall in the probe's ball.
 - Brute force: Theorem 3 by enumerating every in/out pattern of the n items (no binomials).
@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 from scipy.optimize import minimize_scalar
 
-from semres import theory
+from semres.core import theory
 
 B = np.linspace(0, 1, 11)
 DELTAS = [0.0, 0.1, 0.5, 1.0, 2.0]

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from semres import theory, toy
+from semres.core import theory
+from semres.experiments import toy
 
 
 def _random_G(n_stimuli, rng, zero_fraction=0.3):
@@ -266,7 +267,7 @@ def test_config_rejects_bad_input(kwargs, name):
 def test_named_streams_seed_networks_and_pair_conditions():
     """A SeedSequence (a chapter's named stream) seeds a network as numpy would: the same
     stream in two conditions starts both from the same weights."""
-    from semres.book import seeds
+    from semres.core.book import seeds
 
     stream = seeds(0)
     a = toy.train(["circle", "segment", "circle"],
@@ -327,7 +328,7 @@ def test_profile_fit_gof_accepts_a_linear_profile_and_rejects_a_step():
 
 
 def test_a_comparison_reads_its_verdict_and_its_t_interval():
-    from semres.intervals import mean_interval
+    from semres.core.intervals import mean_interval
 
     ci = mean_interval([0.806, 0.807, 0.808])
     text = toy.against("differs", "the peak", ci, 0.8098, "the optimum")
@@ -399,7 +400,7 @@ def test_distance_to_curve_and_jensen_term():
 
 
 def test_decisions_and_verdict_sentences():
-    from semres.intervals import mean_interval
+    from semres.core.intervals import mean_interval
 
     p_star = float(theory.linear_circle(1 / (3 - 2 * np.log(2)))[0])
     assert toy.nearer_proposition1(0.80, p_star) and not toy.nearer_proposition1(0.76, p_star)

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from semres import phylo, vision
-from semres.kernels import Constant
-from semres.simulate import luce_success
-from semres.spaces import Discrete
+from semres.experiments.phylogeny import phylo, vision
+from semres.core.kernels import Constant
+from semres.core.simulate import luce_success
+from semres.core.spaces import Discrete
 
 
 def _toy(seed=0):
@@ -267,7 +267,7 @@ def test_chapter_runs_on_cub_shaped_data(tmp_path):
     """The chapter itself, real path: parameters cub_dir and newick on a generated fixture."""
     import pandas as pd
 
-    from semres import runner
+    from semres.build import runner
 
     classes = {"001.Black_footed_Albatross": "Phoebastria_nigripes",
                "002.Laysan_Albatross": "Phoebastria_immutabilis",

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from semres import scenes as sc
-from semres import vlm
+from semres.experiments.vlm_shapes import scenes as sc
+from semres.experiments.vlm_shapes import vlm
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 SIZE, PATCH = 48, 12
@@ -300,7 +300,7 @@ def test_model_sources_name_what_is_wrong(tiny, tmp_path):
     lacks, never as a malformed hub id; hub ids pass through to the loaders."""
     import re
 
-    from semres import models
+    from semres.core import models
 
     model, processor = tiny
     good = tmp_path / "good"
@@ -327,7 +327,8 @@ def test_model_sources_name_what_is_wrong(tiny, tmp_path):
                                                         "exist$") as err:
         vlm.load(str(tmp_path / "missing"))
     assert isinstance(err.value, ValueError)
-    from semres import vision   # chapter 4's ResNet takes the same check on its first cell
+    # chapter 4's ResNet takes the same check on its first cell
+    from semres.experiments.phylogeny import vision
 
     with pytest.raises(ValueError, match=f"^model: {re.escape(str(no_config))} is not a model "
                                          "folder: it has no config.json$"):
@@ -381,7 +382,7 @@ def test_a_precise_scale_larger_than_a_grid_cell_is_identified():
 
 
 def _sweep_curves(ns, grid):
-    from semres import theory
+    from semres.core import theory
 
     b = np.minimum(2 * grid, 1.0)
     return {task: {n: theory.n_item(b, n)[k] for n in ns}

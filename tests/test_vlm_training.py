@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from semres import profiles, scenes as sc, vlm
+from semres.core import profiles
+from semres.experiments.vlm_shapes import scenes as sc, vlm
 
 SIZE, PATCH = 48, 12
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -132,7 +133,7 @@ def test_same_seed_same_model_and_scores(tmp_path):
     """The quick profile's model trained twice from one seed: identical weights, losses and
     option scores, so the chapter's scenes.csv, fit.csv and n_sweep.csv repeat exactly; another
     seed gives another model."""
-    cfg = profiles.settings("06_vlm_shapes", "quick")
+    cfg = profiles.settings(vlm.SETTINGS, "quick")
     kw = dict(hidden=cfg["hidden"], layers=cfg["layers"], vision=cfg["vision"],
               vision_steps=cfg["vision_steps"], steps=cfg["steps"],
               batch_size=cfg["train_batch"], vision_lr=cfg["vision_lr"], progress=False)
@@ -184,7 +185,7 @@ def test_the_one_cycle_schedule_takes_any_number_of_steps(steps):
 def test_chapter_6_runs_on_a_model_folder(tmp_path):
     """The reader's path: ``semres run 6 -p model=FOLDER`` scores a saved image-text-to-text
     model instead of training one (a folder name once crashed the page's model label)."""
-    from semres import runner
+    from semres.build import runner
 
     folder = vlm.trained_model(tmp_path / "models", hidden=32, layers=1, vision_steps=3,
                                steps=3, batch_size=4, progress=False)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semres import years
+from semres.experiments.llm import years
 
 
 def window_table(resolutions, cis, measure="chance crossover", at_bound=False):

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from . import book
-from .profiles import deviations as _protocol_deviations
+from semres.core import book, plotting, profiles
+from semres.core.plotting import legible
+from semres.core.profiles import deviations as _protocol_deviations
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
 Z_MAX = 5.0
@@ -404,12 +406,10 @@ class Report:
 
     def figure(self, name: str, fig) -> None:
         """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made
-        :func:`~semres.plotting.legible` so that it reads at desktop and phone widths."""
+        :func:`~semres.core.plotting.legible` so that it reads at desktop and phone widths."""
         import matplotlib.pyplot as plt
 
         from myst_nb import glue
-
-        from .plotting import legible
 
         glue(f"ch{int(self.chapter[:2])}-fig-{name}", legible(fig), display=False)
         plt.close(fig)
@@ -549,17 +549,14 @@ class Opening(NamedTuple):
     cache: object
 
 
-def open_chapter(chapter: str, profile: str, seed: int, **parameters) -> Opening:
-    """One call at the top of every chapter: the book's figure style, the chapter's settings for
-    ``profile`` with the reader's ``parameters`` applied and checked, a :class:`Report`, the
-    named random streams of ``seed`` (:func:`semres.book.seeds`) and the cache
-    (:func:`semres.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
+def open_chapter(spec: profiles.Settings, profile: str, seed: int, **parameters) -> Opening:
+    """One call at the top of every chapter: the book's figure style, the chapter's settings
+    (``spec``, its experiment's ``SETTINGS``) for ``profile`` with the reader's ``parameters``
+    applied and checked, a :class:`Report` of ``spec.chapter``, the
+    named random streams of ``seed`` (:func:`semres.core.book.seeds`) and the cache
+    (:func:`semres.core.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
     unless the reader set it otherwise."""
-    import os
-
-    from . import plotting, profiles
-
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plotting.use_style()
-    return Opening(profiles.settings(chapter, profile, **parameters), Report(chapter),
+    return Opening(profiles.settings(spec, profile, **parameters), Report(spec.chapter),
                    book.seeds(seed), book.cache())

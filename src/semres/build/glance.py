@@ -1,0 +1,233 @@
+"""Results at a glance: one table and one figure, built from the chapters' result tables.
+
+Every chapter writes ``<results>/<chapter>/summary.csv`` (one row per result, with the status it
+computed) and ``front.csv`` (every system it measured, on the (p_I, p_S) plane). The book's
+overview page is generated from those files when the book is built, never typed, so a chapter
+that did not run in this build shows as such instead of as stale numbers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from semres.report import (FRONT_COLUMNS, NOT_MEASURED, STATUSES, SUMMARY_COLUMNS, VOCABULARY,
+                           Z_MAX, escape, fmt, measured, plural, reference, row_places,
+                           status_line, tally)
+from semres.core import plotting, theory
+
+#: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
+#: and the tolerance, are read when present)
+REQUIRED = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
+            "ci_low", "ci_high", "status")
+NOT_RUN = "not run in this build"
+MAX_NAMED = 4  # systems of one chapter named one by one in the figure's legend
+
+
+def read_tables(results: Path, built: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The summary rows and the front points of every chapter in ``built``.
+
+    ``built`` maps each chapter's name (``"03_toy_relu"``) to its title; only chapters that
+    executed in this build belong in it. A chapter without a readable ``summary.csv`` gets one
+    row saying it was not run (with the reason); a missing ``front.csv`` only leaves the figure
+    without its points. The chapter column comes from the folder, not from the file.
+    """
+    rows, points = [], []
+    for name, title in built.items():
+        folder = Path(results) / name
+        summary, why = _read(folder / "summary.csv", REQUIRED)
+        if summary is None:
+            rows.append({"chapter": name, "title": title, "statement": f"({why})",
+                         "status": NOT_RUN})
+        else:
+            summary = summary.assign(chapter=name, title=title)
+            summary["status"] = summary.status.fillna("").astype(str).str.strip()
+            summary.loc[summary.status == "not run", "status"] = NOT_RUN
+            kind = summary["kind"] if "kind" in summary else pd.Series("finding",
+                                                                      index=summary.index)
+            summary["kind"] = kind.fillna("finding").astype(str).str.strip()
+            rows.extend(summary.to_dict("records"))
+        front, _ = _read(folder / "front.csv", FRONT_COLUMNS)
+        if front is not None:
+            points.append(front.assign(chapter=name, title=title))
+    table = pd.DataFrame(rows, columns=["title", *SUMMARY_COLUMNS])
+    table["kind"] = table["kind"].astype(object).where(table["kind"].notna(), "finding")
+    front = (pd.concat(points, ignore_index=True) if points
+             else pd.DataFrame(columns=["title", *FRONT_COLUMNS]))
+    for col in ("p_i", "p_s", "se_i", "se_s"):
+        front[col] = pd.to_numeric(front[col], errors="coerce")
+    front = front.dropna(subset=["p_i", "p_s"])
+    return table, front
+
+
+def _read(path: Path, columns: tuple[str, ...]) -> tuple[pd.DataFrame | None, str]:
+    if not path.is_file():
+        return None, f"no {path.name} in this build"
+    try:
+        df = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        return None, f"{path.name} unreadable: {type(err).__name__}"
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        return None, (f"{path.name} is not a result table: it lacks "
+                      f"{len(missing)} of its {len(columns)} columns")
+    if df.empty:
+        return None, f"{path.name} is empty"
+    return df, ""
+
+
+def _cell(value) -> str:
+    """Text for one table cell: escaped for MyST, "—" when blank."""
+    return escape(value) or "—"
+
+
+def _numbers(row: dict) -> str:
+    """A row's numbers for the table, with enough decimals to see why its status is what it
+    is: this build [95% interval], the paper's (or the compared) value ± the tolerance, the
+    largest |z|."""
+    parts = [measured(row)]
+    what, value = reference(row)
+    if value is not None and row.get("status") not in NOT_MEASURED:
+        tol = row.get("tolerance")
+        parts.append(f"{_cell(what.removeprefix('the '))} {fmt(value, places=row_places(row))}"
+                     + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))
+    z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
+    if pd.notna(z):
+        parts.append(f"largest \\|z\\| {fmt(z, places=1)}")
+    return "; ".join(p for p in parts if p) or "—"
+
+
+def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
+    """The overview table in MyST markdown; ``docs`` maps a chapter to its page's path.
+
+    The status comes second so that it stays on screen on a phone; each result names the
+    system it is about (the chapter's result name), then the claim tested.
+    """
+    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper or "
+             "compared with ± tolerance; largest \\|z\\| |",
+             "| --- | --- | --- | --- |"]
+    for row in table.to_dict("records"):
+        name = row["chapter"]
+        link = f"{{doc}}`Ch. {int(name[:2])} <{docs[name]}>`" if name in docs else _cell(name)
+        known = row["status"] in (*STATUSES, NOT_RUN)
+        status = _cell(status_line(row)) if known else _cell(row["status"])
+        result = _cell(row.get("result")) if fmt(row.get("result")) != "—" else ""
+        claim = _cell(row.get("statement"))
+        what = f"**{result}**: {claim}" if result else claim
+        numbers = "—" if row["status"] == NOT_RUN else _numbers(row)
+        lines.append(f"| {link} | {'**' + status + '**' if row['status'] == 'differs' else status}"
+                     f" | {what} | {numbers} |")
+    return "\n".join(lines) + "\n"
+
+
+def vocabulary() -> str:
+    """The status vocabulary, from :data:`semres.report.VOCABULARY`, as a list for the page."""
+    return "\n".join(f"- **{s if s != 'not run' else NOT_RUN}**: {escape(VOCABULARY[s])}."
+                      for s in STATUSES) + "\n"
+
+
+def front_figure(front: pd.DataFrame, path: Path):
+    """Every measured system on the (p_I, p_S) plane with the theory curves; saved to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plotting.subplots(figsize=(7.0, 5.6))
+    p_i = np.linspace(0.5, 1.0, 201)
+    ax.plot(p_i, theory.front(p_i), color=plotting.THEORY, label="universal front (Thm. 1)")
+    ps, pi = theory.linear_circle(np.linspace(0.0, 1.0, 201))
+    ax.plot(pi, ps, color=plotting.THEORY_ALT, ls="--", label="linear decay, circle (Prop. 1)")
+    markers = "osD^v<>pP*X"
+    for k, (name, grp) in enumerate(front.groupby("chapter", sort=True)):
+        color = plotting.CYCLE[k % len(plotting.CYCLE)]
+        # a chapter with many systems gets one legend entry, so the legend stays readable
+        many = grp.system.nunique() > MAX_NAMED
+        groups = [(f"{grp.system.nunique()} systems", grp)] if many else \
+            list(grp.groupby("system", sort=False))
+        for j, (system, pts) in enumerate(groups):
+            ax.errorbar(pts.p_i, pts.p_s, xerr=1.96 * pts.se_i.fillna(0).to_numpy(),
+                        yerr=1.96 * pts.se_s.fillna(0).to_numpy(), ls="none", color=color,
+                        marker="." if many else markers[j % len(markers)], ms=7 if many else 5,
+                        elinewidth=0.8, capsize=0, alpha=0.8 if many else 1.0,
+                        label=f"Ch. {int(name[:2])}: {system}")
+    ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
+    ax.axhline(0.5, color="0.8", lw=0.8, zorder=0)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1)
+    plotting.save(plotting.legible(fig), path)
+    plt.close(fig)
+    return path
+
+
+def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
+             docs: dict[str, str], page: str = "glance", stale=()) -> str:
+    """The front page's results in a few lines: the findings of this build by status, then one
+    line per chapter (its title and its findings' tally), each linking to its page; a chapter
+    in ``stale`` (its latest run failed) says that its numbers are its last good run's."""
+    table, _ = read_tables(results, built)
+    findings = table[table["kind"].astype(object).fillna("finding") != "check"]
+    order = (*STATUSES[:-1], NOT_RUN)
+    lines = [f"**In the build you are reading**, {plural(len(findings), 'finding')}: "
+             f"{tally(findings.status, order)} (every one, with its numbers: {{doc}}`{page}`).",
+             ""]
+    for name, title in chapters.items():
+        rows = findings[findings.chapter == name]
+        what = tally(rows.status, order) if name in built and len(rows) else NOT_RUN
+        link = f"{{doc}}`{escape(title)} <{docs[name]}>`" if name in docs else escape(title)
+        lines.append(f"- Ch. {int(name[:2])}, {link}: {what}"
+                     + (" (previous good run; latest failed)" if name in stale else ""))
+    return "\n".join(lines) + "\n"
+
+
+def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: dict[str, str],
+         figure: Path) -> str:
+    """The generated part of the overview page: the table, then the figure (or why there is none).
+
+    ``chapters`` maps every chapter of the book to its title, ``built`` only those that executed;
+    the others appear as not run. ``figure`` is where the figure is written (beside the page).
+    """
+    table, front = read_tables(results, built)
+    absent = [{"chapter": n, "title": t, "statement": "(chapter did not execute)",
+               "status": NOT_RUN} for n, t in chapters.items() if n not in built]
+    if absent:
+        table = pd.concat([table, pd.DataFrame(absent)], ignore_index=True)
+    table = table.assign(_order=table.chapter.map({n: i for i, n in enumerate(chapters)}))
+    table = table.sort_values("_order", kind="stable").drop(columns="_order")
+    kind = table["kind"].astype(object).where(table["kind"].notna(), "finding")
+    checks = table[kind == "check"]
+    findings = table[kind != "check"]
+    order = (*STATUSES[:-1], NOT_RUN)
+    text = ["## What the statuses mean", "",
+            "Every status below is computed by `semres.report.status` from the row's numbers, "
+            "by one rule for the whole book. A result obtained on a stand-in (a simulated tree, "
+            "a model trained here) says so after its status.", "", vocabulary(),
+            "## The findings", "",
+            f"Of {plural(len(findings), 'finding')} in this build: "
+            f"{tally(findings.status, order)}. The interval is the one each chapter reports "
+            "(95%; over a few replicates, Student's t); a Monte Carlo check passes when the "
+            f"largest \\|z\\| of its cells (an estimate against its closed form) is below "
+            f"{fmt(Z_MAX)}.", "", markdown_table(findings, docs)]
+    if len(checks):
+        text += ["## The checks", "",
+                 f"True by construction, so they test the code rather than a claim: "
+                 f"{tally(checks.status, order)}.", "", markdown_table(checks, docs)]
+    text += ["## Every system on one plane", ""]
+    if front.empty:
+        text.append("No chapter wrote a `front.csv` in this build, so there is nothing to place.")
+        return "\n".join(text) + "\n"
+    front_figure(front, figure)
+    systems = ", ".join(f"{len(g)} from chapter {int(n[:2])}"
+                        for n, g in front.groupby("chapter", sort=True))
+    alt = (f"Scatter of {len(front)} measured systems on the plane of identification p_I "
+           f"(horizontal) and generalization p_S (vertical), with the universal two-item front "
+           f"and Proposition 1's linear-decay curve: {systems}.")
+    # an image with a caption in words, not a numbered figure: chapter 1 starts at Fig. 1
+    text += [f"```{{image}} {figure.name}", f":alt: {alt}", ":width: 100%",
+             ":class: glance-front", "```", "",
+             "*Every system measured in this build (bars: 95% intervals) against the two-item "
+             "theory: the universal front of Theorem 1 and Proposition 1's linear decay on the "
+             "circle. The curves are for two items; a point measured with more items is "
+             "placed by its own rates.*", ""]
+    return "\n".join(text) + "\n"

@@ -1,0 +1,301 @@
+"""Sphinx extension for the book: author-year bibliography, alt text from figure captions, on
+every chapter a line that says where its code is (and on the front page, once the repository's
+address is set, how to get it), each figure's phone layout beside it, and tables' CSV links.
+
+Listed in ``_config.yml`` (``sphinx.extra_extensions``) and importable because ``semres`` is
+installed, so the book needs no ``conf.py`` of its own.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+
+from docutils import nodes
+from pybtex.plugin import register_plugin
+from pybtex.style.formatting.unsrt import Style as UnsrtStyle
+from pybtex.style.labels import BaseLabelStyle
+from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
+from sphinx.util import logging
+
+from semres.core.plotting import CSV_SCHEME, split_phone
+
+ALT_MAX = 400  # characters: a screen reader reads the whole alt text, so keep it to the point
+# LaTeX in a caption, as a reader of the alt text should hear it
+SYMBOLS = {"varepsilon": "ε", "epsilon": "ε", "Delta": "Δ", "delta": "δ", "alpha": "α",
+           "lambda": "λ", "sigma": "σ", "tau": "τ", "mu": "μ", "nu": "ν", "pm": "±",
+           "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "langle": "⟨", "rangle": "⟩",
+           "cdot": "·", "times": "×", "to": "→", "infty": "∞", "approx": "≈"}
+
+
+class AuthorYearLabels(BaseLabelStyle):
+    """Labels that read like the citations in the text: "Luce, 1959", "Nurisso et al., 2026"."""
+
+    def format_labels(self, sorted_entries):
+        seen: dict[str, int] = {}
+        for entry in sorted_entries:
+            label = f"{_authors(entry)}, {entry.fields.get('year', 'n.d.')}"
+            seen[label] = seen.get(label, 0) + 1
+            # two works by the same authors in the same year: 2020, 2020b, ...
+            yield label if seen[label] == 1 else f"{label}{chr(ord('a') + seen[label] - 1)}"
+
+
+def plain(latex: str) -> str:
+    """BibTeX text as a reader reads it: LaTeX accents as characters, no braces
+    (``Sim{\\'e}oni`` -> ``Siméoni``)."""
+    import codecs
+
+    import latexcodec  # noqa: F401 - registers the "ulatex" codec
+
+    try:
+        text = codecs.decode(latex, "ulatex")
+    except (ValueError, UnicodeError):
+        text = latex
+    return " ".join(text.replace("{", "").replace("}", "").split())
+
+
+def _authors(entry) -> str:
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    names = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
+    if not names:
+        return entry.key
+    if len(names) == 1:
+        return names[0]
+    if len(names) == 2:
+        return f"{names[0]} and {names[1]}"
+    return f"{names[0]} et al."
+
+
+class AuthorYearSorting(AuthorYearTitleSorting):
+    """Entries in the order of their labels: by the authors' names as a reader reads them
+    (accents folded, braces dropped, so "{Gemma Team}" files under G and "Siméoni" under S),
+    then year and title."""
+
+    def person_key(self, person) -> str:
+        return _fold(super().person_key(person))
+
+    def sorting_key(self, entry):
+        author, year, title = super().sorting_key(entry)
+        return (author or _fold(entry.key), year, _fold(title))
+
+
+def _fold(text: str) -> str:
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", plain(text))
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+class AuthorYearStyle(UnsrtStyle):
+    """The unsrt entries (they link ``doi`` and arXiv ``eprint`` fields), sorted by author and
+    year, labelled author-year."""
+
+    default_label_style = "semres_author_year"
+    default_sorting_style = "semres_author_year"
+
+
+register_plugin("pybtex.style.labels", "semres_author_year", AuthorYearLabels)
+register_plugin("pybtex.style.sorting", "semres_author_year", AuthorYearSorting)
+register_plugin("pybtex.style.formatting", "semres_author_year", AuthorYearStyle)
+
+
+def alt_from_captions(app, doctree, docname) -> None:
+    """Give every figure's image the figure's caption as alt text, unless it has its own.
+
+    docutils falls back to the file name, which tells a reader nothing.
+    """
+    for figure in doctree.findall(nodes.figure):
+        captions = list(figure.findall(nodes.caption))
+        if not captions:
+            continue
+        text = re.sub(r"\\([A-Za-z]+)", lambda m: SYMBOLS.get(m[1], m[1]), captions[0].astext())
+        text = " ".join(text.replace("{", "").replace("}", "").split())
+        if len(text) > ALT_MAX:
+            text = text[: ALT_MAX - 1].rsplit(" ", 1)[0] + "…"
+        for image in figure.findall(nodes.image):
+            if not image.get("alt") or image.get("alt") == image.get("uri"):
+                image["alt"] = text
+
+
+def code_line(app, doctree, docname) -> None:
+    """Under a chapter's title, say how to get and run its code.
+
+    The downloaded notebook imports ``semres``; without this a reader has the notebook but not
+    the package. The repository's address is linked once ``repository.url`` is filled in
+    (``_config.yml``); the book never guesses one.
+    """
+    if not docname.startswith("notebooks/"):
+        return
+    title = next(iter(doctree.findall(nodes.title)), None)
+    if title is None:
+        return
+    url = _repository(app)
+    number = int(docname.split("/")[-1][:2]) if docname.split("/")[-1][:2].isdigit() else None
+    where = (nodes.reference("", "the book's repository", refuri=url) if url
+             else nodes.Text("the book's repository folder"))
+    line = nodes.paragraph(classes=["semres-code"])
+    line += nodes.strong("", "Code: ")
+    line += nodes.Text("download this page as a notebook (the download button at the top, "
+                       "“.ipynb”). It imports the package ")
+    line += nodes.literal("", "semres")
+    line += nodes.Text(", which installs from ")
+    line += where
+    line += nodes.Text(" with ")
+    line += nodes.literal("", "pip install -c constraints.txt -e .")
+    line += nodes.Text(" (or ")
+    line += nodes.literal("", "make env")
+    line += nodes.Text("); then ")
+    line += nodes.literal("", f"semres run {number}" if number else "semres run")
+    line += nodes.Text(" reruns this chapter and ")
+    line += nodes.literal("", "make book")
+    line += nodes.Text(" rebuilds the book.")
+    at = title.parent.index(title) + 1
+    while at < len(title.parent) and isinstance(title.parent[at], nodes.warning):
+        at += 1  # a stale page's warning stays the first thing under the title
+    title.parent.insert(at, line)
+
+
+def _repository(app) -> str:
+    """The repository's address from ``_config.yml`` (``repository.url``), or ""."""
+    return ((app.config.html_theme_options or {}).get("repository_url") or "").strip()
+
+
+def get_the_code(app, doctree, docname) -> None:
+    """On the front page, under its title, where the code is and the two commands that run
+    it, once ``repository.url`` is filled in (``_config.yml``); without it, nothing (the book
+    never guesses an address)."""
+    url = _repository(app)
+    if not url or docname != app.config.root_doc:
+        return
+    title = next(iter(doctree.findall(nodes.title)), None)
+    if title is None:
+        return
+    line = nodes.paragraph(classes=["semres-code", "semres-get-code"])
+    line += nodes.strong("", "Get the code: ")
+    line += nodes.reference("", url, refuri=url)
+    line += nodes.Text(". Clone it, then ")
+    line += nodes.literal("", "make book")
+    line += nodes.Text(" executes every chapter and builds this book, and ")
+    line += nodes.literal("", "semres run 3")
+    line += nodes.Text(" reruns one chapter (here the third); each chapter's page also "
+                       "downloads as a notebook.")
+    title.parent.insert(title.parent.index(title) + 1, line)
+
+
+def phone_figures(app, doctree) -> None:
+    """Give every figure that carries a phone layout (``semres.core.plotting.figure_svg``) its
+    phone image beside it: the SVG is split in two files, ``<name>.svg`` for wide screens
+    (class ``semres-wide``) and ``<name>.phone.svg`` (class ``semres-narrow``); the book's CSS
+    shows the one that fits the screen. Runs when a page has been read, before Sphinx collects
+    its images, so both files are copied into the build."""
+    docname = app.env.docname
+    for image in list(doctree.findall(nodes.image)):
+        uri = image.get("uri", "")
+        if not uri.lower().endswith(".svg") or "://" in uri or uri.startswith("data:") \
+                or "semres-narrow" in image["classes"]:
+            continue
+        path = Path(app.env.relfn2path(uri, docname)[1])
+        if not path.is_file():
+            continue
+        desktop, phone = split_phone(path.read_text(encoding="utf-8"))
+        twin = path.with_name(path.stem + ".phone.svg")
+        if phone is not None:  # split once; a page read again finds the two files
+            path.write_text(desktop, encoding="utf-8")
+            twin.write_text(phone, encoding="utf-8")
+        elif not twin.is_file():
+            continue
+        image["classes"] = [*image["classes"], "semres-wide"]
+        narrow = nodes.image(uri=uri[:-4] + ".phone.svg", classes=["semres-narrow"],
+                             alt=image.get("alt", ""))
+        asked = image.get("width")  # a width the page asked for (":width: 100%") stays
+        for node, file in ((image, path), (narrow, twin)):
+            node["loading"] = "lazy"  # a reader's browser fetches the one it shows
+            width = asked or (f"{_svg_px(file):.0f}px" if _svg_px(file) else None)
+            if width:  # the box has its width before the image loads
+                node["width"] = width
+        image.parent.insert(image.parent.index(image) + 1, narrow)
+
+
+def _svg_px(path) -> float | None:
+    """An SVG's width in CSS pixels (matplotlib writes it in points)."""
+    head = path.read_text(encoding="utf-8")[:2000]
+    found = re.search(r'<svg[^>]*\swidth="([\d.]+)(pt|px)?"', head)
+    if not found:
+        return None
+    return float(found.group(1)) * (4 / 3 if found.group(2) == "pt" else 1)
+
+
+def csv_links(app, doctree, docname) -> None:
+    """Point each table's "full table as CSV" link (``semres.core.plotting.table(..., csv=name)``)
+    at the chapter's CSV, which the build copies to ``_static/results/<chapter>/``; a link to
+    a CSV the chapter did not write is a warning (so the strict build fails on it)."""
+    chapter = docname.rsplit("/", 1)[-1]
+    folder = posixpath.relpath(f"_static/results/{chapter}", posixpath.dirname(docname) or ".")
+    static = [Path(app.confdir) / p for p in (app.config.html_static_path or [])]
+    for raw in list(doctree.findall(nodes.raw)):
+        text = raw.astext()
+        if CSV_SCHEME not in text:
+            continue
+
+        def link(match):
+            name = match.group(1)
+            if not any((s / "results" / chapter / f"{name}.csv").is_file() for s in static):
+                logging.getLogger(__name__).warning(
+                    f"table links {name}.csv, which {chapter} did not write", location=raw)
+            return f'href="{folder}/{name}.csv"'
+
+        text = re.sub(rf'href="{re.escape(CSV_SCHEME)}([^"]+)"', link, text)
+        raw.replace_self(nodes.raw("", text, format=raw.get("format", "html"),
+                                   classes=raw.get("classes", [])))
+
+
+def launch_sources(app, pagename, templatename, context, doctree) -> None:
+    """Launch buttons open the chapter's source in the repository, ``notebooks/NN_name.py``
+    (read as a notebook through jupytext), not the ``.ipynb`` the book was built from, which
+    the repository does not hold. Runs after sphinx-book-theme made the buttons."""
+    if not pagename.startswith("notebooks/"):
+        return
+
+    def fix(buttons):
+        for button in buttons or []:
+            if isinstance(button, dict):
+                url = button.get("url") or ""
+                if "urlpath=" in url and url.endswith(f"{pagename}.ipynb"):
+                    button["url"] = url[:-len(".ipynb")] + ".py"
+                fix(button.get("buttons"))
+
+    fix(context.get("header_buttons"))
+
+
+def _thebe_asset(filename, attributes: dict) -> bool:
+    return "sphinx-thebe" in str(filename or "") or "THEBE_JS_URL" in attributes.get("body", "")
+
+
+def drop_thebe(app, env, docnames) -> None:
+    """Leave Thebe's scripts off the pages unless the Thebe launch button is on.
+
+    Jupyter Book always loads sphinx-thebe, and with the installed Sphinx its inline settings
+    reach each page twice, so every page threw "Identifier 'THEBE_JS_URL' has already been
+    declared". The book launches no live kernel (the button needs a repository on Binder), so
+    the scripts serve nothing; runs after sphinx-thebe added them (priority 900).
+    """
+    if ((app.config.html_theme_options or {}).get("launch_buttons") or {}).get("thebe"):
+        return
+    app.registry.js_files[:] = [(name, attrs) for name, attrs in app.registry.js_files
+                                if not _thebe_asset(name, attrs)]
+    builder = getattr(app, "builder", None)
+    if builder is not None and hasattr(builder, "_js_files"):
+        builder._js_files[:] = [js for js in builder._js_files
+                                if not _thebe_asset(js.filename, js.attributes)]
+
+
+def setup(app):
+    app.connect("env-before-read-docs", drop_thebe, priority=900)
+    app.connect("doctree-read", phone_figures, priority=400)  # before the image collector
+    app.connect("doctree-resolved", alt_from_captions)
+    app.connect("doctree-resolved", code_line)
+    app.connect("doctree-resolved", get_the_code)
+    app.connect("doctree-resolved", csv_links)
+    app.connect("html-page-context", launch_sources, priority=600)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

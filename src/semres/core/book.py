@@ -1,0 +1,165 @@
+"""What every chapter needs: result tables, the on-disk cache, the torch device, named seeds.
+
+Chapters run from anywhere (papermill, Jupyter, a plain ``python``), so paths are found from the
+repository root (the folder holding ``_toc.yml``) or from ``SEMRES_BUILD_DIR`` when the runner sets
+it, never from the chapter's own location.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from .fingerprint import digest
+
+
+def repo_root(start: Path | None = None) -> Path:
+    """The folder holding ``_toc.yml`` above ``start`` (default: the working directory)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file():
+            return folder
+    return Path(__file__).resolve().parents[3]
+
+
+def build_dir() -> Path:
+    return Path(os.environ.get("SEMRES_BUILD_DIR") or repo_root() / "_build")
+
+
+def results_dir(chapter: str) -> Path:
+    """Where a chapter's tidy tables go; the runner points this at a staging folder."""
+    root = os.environ.get("SEMRES_RESULTS_DIR") or build_dir() / "results"
+    return Path(root) / chapter
+
+
+def save_table(df, chapter: str, name: str) -> Path:
+    """Write ``df`` as ``<results>/<chapter>/<name>.csv`` atomically (no half-written tables)."""
+    folder = results_dir(chapter)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}.csv"
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".csv.tmp")
+    os.close(fd)
+    try:
+        df.to_csv(tmp, index=False)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return target
+
+
+@lru_cache(maxsize=None)
+def _memory(location: str):
+    import joblib
+
+    return joblib.Memory(location, verbose=0)
+
+
+def _argument_types(args, kwargs) -> tuple:
+    """The classes of the arguments and of the items of list, tuple, set and dict arguments:
+    a result depends on their methods too (the key keeps those of the project's own)."""
+    found = {}
+    for value in (*args, *kwargs.values()):
+        found[type(value)] = None
+        if isinstance(value, (list, tuple, set, frozenset)):
+            found.update(dict.fromkeys(map(type, value)))
+        elif isinstance(value, dict):
+            found.update(dict.fromkeys(map(type, value.values())))
+    return tuple(found)
+
+
+class Cache:
+    """Heavy results on disk under ``<build>/cache``: ``cache().cache(fn)(*args)``.
+
+    An entry is keyed by the code it depends on and by its arguments: it lives under
+    ``<build>/cache/<digest>/``, where the digest (:func:`semres.core.fingerprint.digest`) covers
+    ``fn``'s own code, every function, class and constant of the project it reaches, the
+    package data files they name and the classes of its arguments, and joblib keys the
+    arguments within. Editing code ``fn`` does not reach (another experiment, a figure, any
+    docstring) reuses the entry; editing code it reaches computes a new one. ``depends_on``
+    names what a static reading cannot see (a function looked up by name at run time).
+    """
+
+    def __init__(self, location):
+        self.location = str(location)
+
+    def cache(self, fn=None, *, ignore=None, depends_on=()):
+        if fn is None:  # as a decorator with arguments
+            return lambda f: self.cache(f, ignore=ignore, depends_on=depends_on)
+        return _Cached(self.location, fn, ignore, tuple(depends_on))
+
+
+class _Cached:
+    def __init__(self, location: str, fn, ignore, depends_on: tuple):
+        self.location, self.fn, self.ignore, self.depends_on = location, fn, ignore, depends_on
+        self.__wrapped__ = fn
+
+    def key(self, *args, **kwargs) -> str:
+        """The code digest that keys a call with these arguments."""
+        return digest(self.fn, *self.depends_on, *_argument_types(args, kwargs))
+
+    def __call__(self, *args, **kwargs):
+        memory = _memory(str(Path(self.location) / self.key(*args, **kwargs)))
+        return memory.cache(self.fn, ignore=self.ignore)(*args, **kwargs)
+
+
+def cache() -> Cache:
+    """The on-disk cache of heavy results (trained networks, embeddings), see :class:`Cache`.
+
+    A damaged entry (a truncated or unreadable ``output.pkl``) fails to load, and joblib then
+    recomputes and rewrites it; its warning, a full traceback on the chapter's page, is cut
+    here to one line saying so.
+    """
+    import logging
+
+    def one_line(record):
+        text = record.getMessage()
+        if "Exception while loading results for" in text:
+            call = text.split("Exception while loading results for", 1)[1].strip().splitlines()
+            cause = next((ln for ln in reversed(call) if ln.strip()), "")
+            record.msg, record.args = (f"damaged cache entry for {call[0]} ({cause.strip()}); "
+                                       "recomputing it"), None
+        return True
+
+    log = logging.getLogger("joblib")
+    if not any(getattr(f, "__name__", "") == "one_line" for f in log.filters):
+        log.addFilter(one_line)
+    return Cache(build_dir() / "cache")
+
+
+def torch_device(device: str = "auto"):
+    """``"auto"`` picks CUDA when present; anything else is passed to ``torch.device``."""
+    import torch
+
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        return torch.device(device)
+    except RuntimeError as err:
+        raise ValueError(f"device: {err}") from None
+
+
+def seeds(seed: int):
+    """Named random streams: ``stream = seeds(seed); stream("lambda_sweep", j)``.
+
+    A stream depends on the chapter's seed, its name and any integer keys, never on how many
+    other streams were drawn before it, so adding an experiment moves no other experiment's
+    numbers.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
+
+    import numpy as np
+
+    def stream(name: str, *keys: int):
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"name must be a non-empty string; got {name!r}")
+        words = np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], dtype="<u4")
+        entropy = [int(seed), *map(int, words), *map(int, keys)]
+        return np.random.SeedSequence(entropy)
+
+    return stream

@@ -1,0 +1,342 @@
+"""What every fitted number must carry: whether the optimiser stopped on the edge of its range,
+and whether the fitted curve fits its data at all.
+
+A parameter that sits on a bound of its search range is censored, not estimated: the data would
+have pushed it further. Every fit in the package reports this through :func:`bound_report`, every
+``fit*.csv`` carries a boolean ``at_bound`` column, and a chapter prints :func:`censored_warning`
+instead of a verdict when a reported number is censored. Likewise every fit reports a
+goodness-of-fit test (:data:`GOF_KEYS`) and a chapter prints :func:`misfit_warning` when it fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, cpu_count, delayed
+from scipy.special import xlogy
+from scipy.stats import chi2
+from tqdm.auto import tqdm
+
+from .plotting import pvalue
+
+__all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
+           "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
+           "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
+           "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
+           "gof_chi2", "gof_result", "named_seed", "misfit_warning"]
+
+
+def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
+    """``{"at_bound": bool, "bound_params": "name=lower,..."}`` for fitted ``values``.
+
+    ``bounds`` maps a parameter name to its (lower, upper) search range; a value within ``rtol``
+    of the range's width from an end counts as on it. Parameters named in ``log`` are compared on
+    a log scale (scales and floors searched over decades). An infinite end is never reached.
+    """
+    hits = []
+    for name, (lo, hi) in bounds.items():
+        v = float(values[name])
+        if name in log:
+            v, lo, hi = (math.log(x) if x > 0 else -math.inf for x in (v, lo, hi))
+        width = hi - lo if math.isfinite(hi - lo) else max(abs(v), 1.0)
+        tol = rtol * width
+        if math.isfinite(lo) and v <= lo + tol:
+            hits.append(f"{name}=lower")
+        elif math.isfinite(hi) and v >= hi - tol:
+            hits.append(f"{name}=upper")
+    return {"at_bound": bool(hits), "bound_params": ",".join(hits)}
+
+
+def censored_warning(what: str, fit: dict) -> str | None:
+    """One line for the page when ``fit`` hit a bound (None when it did not)."""
+    if not fit.get("at_bound"):
+        return None
+    return (f"Warning: the fit of {what} stopped on the edge of its search range "
+            f"({fit.get('bound_params', '')}): the number is censored, not an estimate, and no "
+            f"verdict is drawn from it.")
+
+
+def bootstrap_at_bound(flags) -> float:
+    """Share of bootstrap refits that hit a bound (reported beside every interval)."""
+    flags = np.asarray(flags, bool)
+    return float(flags.mean()) if flags.size else math.nan
+
+
+def resamples(size: int, n_boot, seed):
+    """Index arrays of ``n_boot`` bootstrap resamples of ``size`` units (drawn with replacement,
+    one after another from ``seed``): the one resampling loop of every bootstrap interval."""
+    rng = np.random.default_rng(seed)
+    for _ in range(int(n_boot)):
+        yield rng.integers(0, size, size)
+
+
+def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
+                  progress: bool = False, desc: str = "bootstrap") -> list:
+    """``[fn(index) for each of n_boot resamples of size units]``, on every core.
+
+    A paper-profile interval refits a model a thousand times, minutes on one core. The resamples
+    are drawn first, in the order :func:`resamples` draws them, and the results come back in
+    that order, so the same seed gives the same intervals whatever ``n_jobs`` (None: every
+    core; 1: this process). ``fn`` must be picklable by cloudpickle (closures are).
+    """
+    if isinstance(n_jobs, bool) or not (n_jobs is None or (isinstance(n_jobs, int)
+                                                          and n_jobs >= 1)):
+        raise ValueError(f"n_jobs must be None or an integer >= 1; got {n_jobs!r}")
+    draws = list(resamples(size, n_boot, seed))
+    jobs = n_jobs or cpu_count()
+    bar = dict(total=len(draws), desc=desc, disable=not progress, leave=False)
+    if jobs == 1 or len(draws) < 2 * jobs:
+        return [fn(idx) for idx in tqdm(draws, **bar)]
+    run = Parallel(n_jobs=jobs, return_as="generator", batch_size=max(1, len(draws) // (8 * jobs)))
+    return list(tqdm(run(delayed(fn)(idx) for idx in draws), **bar))
+
+
+def percentile_interval(values) -> tuple:
+    """The 95% percentile interval ``(low, high)`` of bootstrap values; NaNs when there are none."""
+    if not len(values):
+        return math.nan, math.nan
+    return tuple(np.percentile(values, [2.5, 97.5]).tolist())
+
+
+# --------------------------------------------------------------------------- goodness of fit
+#
+# A fit that does not fit turns its parameters into descriptions of the wrong curve. Every fit
+# reports gof_test (what was computed), gof_stat, gof_df, gof_p, gof_resolution (the smallest
+# p-value the test can give: 0 for a chi-square reference, 1 / (B + 1) for B bootstrap refits)
+# and ``misfit``: True or False when the fit was tested (see :func:`misfit_rule`), None when it
+# was not (no reference, no degrees of freedom), so that an untested row never reads as a pass.
+
+#: a fit whose goodness-of-fit p-value falls below this is marked ``misfit``
+MISFIT_P = 1e-3
+#: the chi-square reference of a binomial deviance is trusted when every cell expects at least
+#: this many successes and this many failures under the fit (the usual rule for the asymptotics)
+MIN_EXPECTED = 5.0
+#: the fewest parametric-bootstrap refits whose smallest p-value, 1 / (1 + n), falls below MISFIT_P
+MIN_GOF_BOOT = round(1 / MISFIT_P)
+#: the keys every goodness-of-fit result carries
+GOF_KEYS = ("gof_test", "gof_stat", "gof_df", "gof_p", "gof_resolution", "misfit")
+
+
+def misfit_rule(resolution: float = 0.0) -> str:
+    """The rule that marks a misfit, for a test whose smallest p-value is ``resolution``:
+    p < 0.001 when the test can resolve it; for a bootstrap too small for that (B + 1 < 1000
+    refits), p <= 1 / (B + 1), i.e. no refit reached the observed statistic."""
+    r = float(resolution)
+    if not (r >= 0 and math.isfinite(r)):
+        raise ValueError(f"resolution must be a finite number >= 0; got {resolution!r}")
+    if r <= MISFIT_P:
+        return f"p < {MISFIT_P:g}"
+    return (f"p <= {r:.2g} = 1/(B + 1), the smallest p-value of its B = {round(1 / r) - 1} "
+            f"refits, too few for p < {MISFIT_P:g}")
+
+
+def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan,
+               resolution: float = 0.0) -> dict:
+    """A goodness-of-fit record with the keys of :data:`GOF_KEYS`: the test, its statistic,
+    degrees of freedom, p-value and the p-value's resolution, and ``misfit`` by
+    :func:`misfit_rule` (None when untested: no finite p-value)."""
+    p, resolution = float(p), float(resolution)
+    if not math.isfinite(p):
+        misfit = None  # not tested: no reference for the statistic
+    elif resolution > MISFIT_P:
+        misfit = bool(p <= resolution * (1 + 1e-9))
+    else:
+        misfit = bool(p < MISFIT_P)
+    return {"gof_test": test, "gof_stat": float(stat), "gof_df": float(df), "gof_p": p,
+            "gof_resolution": resolution, "misfit": misfit}
+
+
+def gof_none(reason: str) -> dict:
+    """The goodness-of-fit keys of a fit that no test can check (``reason`` says why): its
+    ``misfit`` is None, untested, not False."""
+    return gof_result(f"none: {reason}")
+
+
+def gof_p_bootstrap(observed: float, simulated) -> tuple[float, float]:
+    """``(p, resolution)`` of a statistic against ``simulated`` draws of it under the fit:
+    p = (1 + #{simulated >= observed}) / (1 + B), whose smallest value is 1 / (1 + B)."""
+    sims = np.asarray(simulated, float).ravel()
+    if not sims.size:
+        raise ValueError("simulated must hold at least one draw")
+    obs = float(observed)
+    p = (1 + np.sum(sims >= obs - 1e-9 * max(1.0, abs(obs)))) / (1 + sims.size)
+    return float(p), 1 / (1 + sims.size)
+
+
+def gof_frame(results) -> "pandas.DataFrame":
+    """The goodness-of-fit keys of many fits as table columns (:data:`GOF_KEYS`, one row per
+    fit), with ``misfit`` a nullable boolean, empty (NA) where a fit was not tested, and
+    ``gof_tested`` saying which were: an untested row never reads as a pass."""
+    results = list(results)
+    out = pd.DataFrame({key: [r[key] for r in results] for key in GOF_KEYS})
+    out["misfit"] = pd.array([None if r["misfit"] is None else bool(r["misfit"])
+                              for r in results], dtype="boolean")
+    out["gof_tested"] = out["misfit"].notna().to_numpy(bool)
+    return out
+
+
+def _cells(trials, correct, p_fit):
+    n, k, p = (np.asarray(x, float).ravel() for x in (trials, correct, p_fit))
+    if not (n.shape == k.shape == p.shape):
+        raise ValueError("trials, correct and p_fit must have the same length")
+    if (n < 0).any() or (k < 0).any() or (k > n + 1e-9).any():
+        raise ValueError("correct must lie in [0, trials] in every cell")
+    if ((p < 0) | (p > 1)).any() or not np.isfinite(p).all():
+        raise ValueError("p_fit must lie in [0, 1]")
+    keep = n > 0
+    return n[keep], k[keep], p[keep]
+
+
+def binomial_deviance(trials, correct, p_fit) -> float:
+    """2 sum [k ln(k / n p) + (n - k) ln((n - k) / n (1 - p))]: the log-likelihood ratio of the
+    fit against the saturated model (one rate per cell). Fractional counts are allowed."""
+    n, k, p = _cells(trials, correct, p_fit)
+    p = np.clip(p, 1e-300, 1 - 1e-16)
+    return float(2 * np.sum(xlogy(k, k / (n * p)) + xlogy(n - k, (n - k) / (n * (1 - p)))))
+
+
+def chi2_reference_allowed(trials, correct, p_fit, *, min_expected: float = MIN_EXPECTED
+                           ) -> tuple[bool, str]:
+    """(allowed, why not): the deviance follows chi-square only for whole counts of sampled
+    answers with at least ``min_expected`` expected successes and failures in every cell."""
+    n, k, p = _cells(trials, correct, p_fit)
+    if not (np.allclose(k, np.round(k)) and np.allclose(n, np.round(n))):
+        return False, "fractional counts (expected masses, not sampled answers)"
+    low = np.minimum(n * p, n * (1 - p)) < min_expected
+    if low.any():
+        return False, (f"{int(low.sum())} of {len(n)} cells expect fewer than {min_expected:g} "
+                       "successes or failures")
+    return True, ""
+
+
+def gof_binomial(trials, correct, p_fit, n_params: int, *,
+                 min_expected: float = MIN_EXPECTED) -> dict:
+    """Binomial deviance of a fit against the saturated model, referred to chi-square with
+    cells - n_params degrees of freedom where :func:`chi2_reference_allowed` says the
+    asymptotics hold; elsewhere gof_p is NaN and gof_test says why (use :func:`gof_bootstrap`).
+    """
+    n, k, p = _cells(trials, correct, p_fit)
+    df = len(n) - _n_params(n_params)
+    if df < 1:
+        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
+                         f"{len(n)} cells")
+    stat = binomial_deviance(n, k, p)
+    ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
+    if not ok:
+        return gof_result(f"binomial deviance, no chi-square reference ({why})", stat, df)
+    from scipy.stats import chi2
+
+    return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
+
+
+def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
+                  progress: bool = False) -> dict:
+    """Binomial deviance referred to its parametric bootstrap: ``n_boot`` data sets of whole
+    counts drawn from the fitted rates, each refitted by ``refit(trials, correct) -> p_fit``.
+
+    Valid where chi-square is not (sparse cells); for fractional counts (expected Luce masses)
+    the reference is a model that samples its answers from the fitted rates, whose answers
+    carry binomial noise the expected masses lack, so the p-value is conservative: a misfit
+    it reports is larger than any sampled answers at this many trials would show.
+    p = (1 + #{simulated >= observed}) / (1 + n_boot), whose resolution 1 / (1 + n_boot) is
+    reported: with fewer than :data:`MIN_GOF_BOOT` refits the p < 0.001 rule cannot be met, and
+    a misfit is marked when no refit reaches the observed deviance (:func:`misfit_rule`).
+    """
+    n, k, p = _cells(trials, correct, p_fit)
+    n_boot = _n_params(n_boot, "n_boot")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1; got {n_boot}")
+    df = len(n) - _n_params(n_params)
+    stat = binomial_deviance(n, k, p)
+    rng = np.random.default_rng(seed)
+    whole = np.round(n).astype(np.int64)
+    sims = np.empty(n_boot)
+    for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
+        ks = rng.binomial(whole, p).astype(float)
+        sims[b] = binomial_deviance(whole, ks, refit(whole.astype(float), ks))
+    pval, resolution = gof_p_bootstrap(stat, sims)
+    return gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit rule "
+                f"{misfit_rule(resolution)})", stat, df, pval, resolution)
+
+
+def gof_chi2(y, y_fit, se, n_params: int) -> dict:
+    """Sum of squared standardised residuals ((y - y_fit) / se)^2 of a least-squares fit,
+    referred to chi-square with points - n_params degrees of freedom (right when the errors are
+    independent and normal with the given standard errors)."""
+    y, f, s = (np.asarray(x, float).ravel() for x in (y, y_fit, se))
+    if not (y.shape == f.shape == s.shape):
+        raise ValueError("y, y_fit and se must have the same length")
+    if not (np.isfinite(s).all() and (s > 0).all()):
+        raise ValueError("se must be finite and positive")
+    df = len(y) - _n_params(n_params)
+    if df < 1:
+        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
+                         f"{len(y)} points")
+    stat = float(np.sum(((y - f) / s) ** 2))
+    return gof_result("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
+
+
+def gof_multinomial(counts, probs, n_params: int) -> dict:
+    """Deviance G = 2 sum O ln(O / E) of observed counts (rows x options) against a fitted
+    model's option probabilities, on ``sum over rows of (options - 1) - n_params`` degrees of
+    freedom: the likelihood-ratio test of the model against one free distribution per row,
+    referred to chi-square. Binomial data are the two-column case ``[correct, wrong]``; rows
+    without counts are left out."""
+    o = np.asarray(counts, float)
+    q = np.asarray(probs, float)
+    if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
+        raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
+    rows = o.sum(axis=1) > 0
+    o, q = o[rows], q[rows]
+    df = int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+    if df < 1:
+        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
+                         f"{int(rows.sum())} rows")
+    e = q * o.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(o > 0, o * np.log(o / e), 0.0)
+    stat = float(2 * terms.sum())
+    return gof_result("multinomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
+
+
+def _n_params(v, name: str = "n_params") -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
+    return int(v)
+
+
+def named_seed(seed, name: str, *keys: int) -> np.random.SeedSequence:
+    """A stream for ``name`` (and integer ``keys``, say an epoch) derived from ``seed`` (an int
+    or a SeedSequence), so that a fit's goodness-of-fit draws never reuse its bootstrap's, and
+    a run's initial weights never share a stream with its batch order. Like
+    :func:`semres.core.book.seeds`, a stream depends on its name and keys only, never on how many
+    others were drawn."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string; got {name!r}")
+    words = [int(w) for w in np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], "<u4")]
+    keys = [int(k) for k in keys]
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words, *keys))
+    entropy = [int(seed), *words, *keys]
+    return np.random.SeedSequence(entropy)
+
+
+def int_seed(seed, name: str, *keys: int) -> int:
+    """:func:`named_seed` as one 32-bit integer, for generators that take only an int
+    (``torch.manual_seed``, ``random.Random``)."""
+    return int(named_seed(seed, name, *keys).generate_state(1)[0])
+
+
+def misfit_warning(what: str, fit: dict) -> str | None:
+    """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes
+    or was not tested)."""
+    if not fit.get("misfit"):
+        return None
+    rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
+    return (f"Warning: the fit of {what} does not fit its data ({fit['gof_test']}: "
+            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, "
+            f"{pvalue(fit['gof_p'], fit.get('gof_resolution') or 0.0)}; the rule: {rule}): its "
+            "parameters describe the wrong curve, and no verdict is drawn from them.")

@@ -1,0 +1,147 @@
+"""A chapter's settings and the checks every chapter and the CLI share.
+
+Each experiment keeps its settings beside its code (``semres.experiments.toy.SETTINGS``, ...):
+three profiles, the paper's protocol, which chapter parameters override which setting, and the
+check that keeps them consistent. This module knows no experiment: it imports nothing of the
+package, and its functions take the experiment's :class:`Settings`. The build layer's registry
+(:mod:`semres.build.registry`) maps chapters to them, so a fast test can validate every chapter
+under every profile without running a heavy cell: a paper-profile setting that contradicts
+another fails in the test suite, not nine seconds into a reader's run. The CLI checks a run's
+parameters before papermill starts.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+PROFILES = ("quick", "default", "paper")
+
+#: parameters every chapter takes, checked the same way everywhere
+COMMON = ("profile", "seed", "device")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One chapter's settings: its profiles, the paper's protocol and the checks on both.
+
+    ``parameters`` maps a chapter parameter to the setting it overrides (0 or None in the
+    parameter keeps the profile's value); ``minimums`` gives the smallest value each other
+    numeric parameter accepts; ``derive`` adjusts settings that follow from an override (a
+    snapshot past a shortened run moves onto its last epoch) before ``check`` runs. ``paper``
+    maps a setting to ``(the paper's value, what it is)`` for the chapter's deviations list.
+    """
+
+    chapter: str
+    profiles: dict
+    check: Callable[[dict, str], None]
+    paper: dict = field(default_factory=dict)
+    parameters: dict = field(default_factory=dict)
+    minimums: dict = field(default_factory=dict)
+    derive: Callable[[dict], dict] | None = None
+
+
+def require(ok: bool, chapter: str, message: str) -> None:
+    """Raise ValueError with ``message`` (which names the setting) unless ``ok``."""
+    if not ok:
+        raise ValueError(f"{chapter} settings: {message}")
+
+
+def positive_ints(cfg: dict, chapter: str, *keys: str) -> None:
+    for key in keys:
+        value = cfg[key]
+        require(isinstance(value, int) and not isinstance(value, bool) and value >= 1, chapter,
+                f"{key} must be an integer >= 1; got {value!r}")
+
+
+def check(spec: Settings, cfg: dict) -> dict:
+    """Raise ValueError naming the setting when ``cfg`` contradicts itself; return it."""
+    spec.check(cfg, spec.chapter)
+    return cfg
+
+
+def _cast(default, value):
+    return type(default)(value) if isinstance(default, (int, float)) else value
+
+
+def settings(spec: Settings, profile: str, **overrides) -> dict:
+    """A fresh copy of ``spec``'s settings for ``profile``, overrides applied, then checked.
+
+    An override is named by its setting or by the chapter parameter that sets it; 0 or None
+    (a chapter parameter's "take the profile's setting") leaves the profile's value. An error
+    names the parameter the reader passed.
+    """
+    chapter = spec.chapter
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    cfg = copy.deepcopy(spec.profiles[profile])
+    given = {}
+    for name, value in overrides.items():
+        key = spec.parameters.get(name, name)
+        if key not in cfg:
+            raise ValueError(f"{chapter} has no setting {name!r}; settings: {', '.join(cfg)}")
+        if value is None or (isinstance(value, numbers.Number) and value == 0):
+            continue
+        try:
+            cfg[key] = _cast(cfg[key], value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a {type(cfg[key]).__name__}; got {value!r}") \
+                from None
+        given[key] = name
+    if spec.derive is not None:
+        cfg = spec.derive(cfg)
+    try:
+        spec.check(cfg, chapter)
+    except ValueError as err:
+        named = [name for key, name in given.items()
+                 if name != key and re.search(rf"\b{re.escape(key)}\b", str(err))]
+        if named:
+            raise ValueError(f"{named[0]}: {err}") from None
+        raise
+    return cfg
+
+
+def check_parameters(spec: Settings | None, profile: str, params: dict) -> dict | None:
+    """Check a run's parameters before anything executes; return the settings they give.
+
+    Every numeric parameter is range-checked with its name in the message: ``seed`` is a
+    non-negative integer, the overrides of settings go through :func:`settings` (and so through
+    the chapter's own consistency check), and the others are held to the chapter's minimums.
+    """
+    seed = params.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
+    device = params.get("device", "auto")
+    if not isinstance(device, str) or not device:
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or a torch device; got {device!r}")
+    if spec is None:  # a chapter without settings (a reader's own) gets these only
+        return None
+    for name, low in spec.minimums.items():
+        value = params.get(name)
+        if value is not None and not (isinstance(value, numbers.Number) and value >= low):
+            raise ValueError(f"{name} must be >= {low}; got {value!r}")
+    for name in spec.parameters:
+        value = params.get(name)
+        if isinstance(value, numbers.Number) and value < 0:
+            raise ValueError(f"{name} must be >= 0 (0 takes the profile's setting); got {value!r}")
+    return settings(spec, profile, **{k: params[k] for k in spec.parameters if k in params})
+
+
+def deviations(cfg: dict, paper: dict) -> list[str]:
+    """``what: this build's value (paper: theirs)`` for each setting that differs from the paper."""
+    def shown(value):
+        if isinstance(value, (list, tuple, range)):
+            return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+    lines = []
+    for key, (theirs, what) in paper.items():
+        ours = cfg[key]
+        same = (list(ours) == list(theirs) if isinstance(ours, (list, tuple, range))
+                else ours == theirs)
+        if not same:
+            lines.append(f"{what}: {shown(ours)} (paper: {shown(theirs)})")
+    return lines

@@ -1,0 +1,565 @@
+"""One Monte Carlo engine for the similarity and identification tests.
+
+The success of a trial is the expected Luce mass on the correct answer (not argmax accuracy),
+so one trial already averages over the model's choice and the estimate has small variance.
+
+- Similarity: a probe and n items drawn i.i.d. from the space; the correct answers are the
+  items nearest to the probe. In continuous spaces that is one item; in discrete spaces several
+  items can be equally near, and the Luce mass on all of them counts (equal distance means equal
+  similarity, so the rule itself splits the mass; the authors' code got this wrong).
+- Identification: n items drawn i.i.d.; one is copied as the probe and only that one is correct.
+  Items are exchangeable, so the copied item is the first: the probe is a draw from the space,
+  its own similarity is g(0), and the other n - 1 items are fresh draws.
+- If every similarity is 0 the choice is uniform, 1/n per item.
+
+Trials run in fixed-size blocks (bounded memory), each with its own numpy ``PCG64`` stream
+spawned from ``seed`` by ``numpy.random.SeedSequence``; blocks run on ``threads`` threads and
+are summed in block order, so the same seed gives the same number whatever the thread count.
+
+Each block runs in compiled (numba) code that holds no Python lock, so threads scale with the
+cores. The circle, the segment and discrete spaces with a constant or linear kernel are drawn
+inside one compiled call per block, straight from the block's ``PCG64`` with numpy's own
+conversions: the same random numbers the spaces' ``distances`` draw, without a trip through
+Python per step. Any other space or kernel (the sphere, the exponential, a custom ``Space``, a
+callable, :class:`semres.core.kernels.Slotwise`) takes the general path: numpy draws the distances
+and evaluates the kernel step by step (its vectorised arccos and exp beat a compiled scalar
+loop), and the same compiled loop scores them. Continuous spaces draw float32 uniforms (24
+random bits): float32 distance ties move the mean by well under 1e-6, far below any standard
+error within reach. Discrete spaces keep their float64 distances, so their ties are exactly the
+ties of the matrix. Luce masses are summed in float64.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import threading
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba.np.random.generator_core import next_uint64
+from tqdm.auto import tqdm
+
+from . import kernels as _kernels
+from . import spaces as _spaces
+from .spaces import Discrete, Space
+
+__all__ = ["Estimate", "luce_success", "exact_two_item", "TASKS"]
+
+TASKS = ("similarity", "identification")
+
+#: items x trials per step: a step's buffers stay in the core's cache
+STEP_ELEMENTS = 1 << 14
+#: steps per block; a block (one random stream, one task for the thread pool) is the unit of
+#: seeding, so block sizes depend only on (task, n), never on the thread count
+BLOCK_STEPS = 32
+_BUILTIN = (_kernels.Constant, _kernels.Linear, _kernels.Exponential)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo mean with its standard error over ``trials`` independent trials."""
+
+    mean: float
+    stderr: float
+    trials: int
+
+    def ci(self, z: float = 1.96) -> tuple[float, float]:
+        return self.mean - z * self.stderr, self.mean + z * self.stderr
+
+    def zscore(self, value: float, atol: float = 0.0) -> float:
+        """How many standard errors ``value`` lies from the estimate; 0 when they differ by at
+        most ``atol`` (an exact value the estimate reproduces, say every trial scoring alike,
+        whose standard error is then 0 or rounding)."""
+        if abs(self.mean - value) <= atol:
+            return 0.0
+        if self.stderr == 0:
+            return 0.0 if value == self.mean else math.copysign(math.inf, self.mean - value)
+        return (self.mean - value) / self.stderr
+
+
+def _int(value, name: str, low: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+    return int(value)
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def _similarities(kernel, d: np.ndarray, checked: bool, event: tuple = ()) -> np.ndarray:
+    """g(d); with a composite space (``event`` = its per-pair shape, e.g. (slots,)) the kernel
+    maps each pair's per-slot distances to one similarity, so the output drops those axes."""
+    g = kernel(d)
+    if not checked:
+        g = np.asarray(g)
+        shape = d.shape[:d.ndim - len(event)]
+        if g.shape != shape:
+            what = "shaped like its input" if not event else f"of shape {shape} (one per pair)"
+            raise ValueError(f"kernel must return an array {what}; got {g.shape}")
+        if not (np.isfinite(g).all() and (g >= 0).all()):
+            raise ValueError("kernel must return finite similarities >= 0")
+        if g.dtype.kind != "f":
+            g = g.astype(np.float64)
+    return g
+
+
+# --------------------------------------------------------------------------- compiled loops
+#
+# numpy's error model: a float division by zero gives inf/nan instead of raising, so the loops
+# carry no checks and vectorise (no loop below divides by zero). nogil: the thread pool runs
+# blocks in parallel. Arrays are flat, item j of trial t at [j * m + t] (numpy's (k, m) order).
+
+_JIT = dict(nogil=True, cache=True, error_model="numpy")
+_CIRCLE, _SEGMENT, _POINTS, _WEIGHTED = range(4)
+_CONSTANT, _LINEAR, _GIVEN = range(3)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
+_FLOAT_BITS = np.uint32(8)
+_TO_FLOAT = np.float32(1.0 / 16777216.0)  # numpy's next_float: (uint32 >> 8) * 2**-24
+_DOUBLE_BITS = np.uint64(11)
+_TO_DOUBLE = 1.0 / 9007199254740992.0  # numpy's next_double: (uint64 >> 11) * 2**-53
+_NO_MATRIX = np.zeros((1, 1))
+_NO_MATRIX.setflags(write=False)  # the type of Discrete.matrix: one compiled signature
+_NO_CDF = np.ones(1)
+
+
+@numba.njit(**_JIT)
+def _next32(bitgen, carry):
+    """numpy's ``next_uint32`` for PCG64: a 64-bit word serves two draws, low half first;
+    the high half waits in ``carry`` = [has one, value]."""
+    if carry[0]:
+        carry[0] = 0
+        return np.uint32(carry[1])
+    x = next_uint64(bitgen)
+    carry[0] = 1
+    carry[1] = x >> _32
+    return np.uint32(x & _LOW32)
+
+
+@numba.njit(**_JIT)
+def _uniforms(bitgen, out, count, carry, scale=1.0):
+    """out[:count] = ``Generator.random(count, dtype=np.float32)`` as float64, times
+    ``scale`` (a power of two keeps them exact)."""
+    i = 0
+    if count > 0 and carry[0]:
+        out[0] = np.float32(_next32(bitgen, carry) >> _FLOAT_BITS) * _TO_FLOAT * scale
+        i = 1
+    while i + 1 < count:
+        x = next_uint64(bitgen)
+        out[i] = np.float32(np.uint32(x & _LOW32) >> _FLOAT_BITS) * _TO_FLOAT * scale
+        out[i + 1] = np.float32(np.uint32(x >> _32) >> _FLOAT_BITS) * _TO_FLOAT * scale
+        i += 2
+    if i < count:
+        out[i] = np.float32(_next32(bitgen, carry) >> _FLOAT_BITS) * _TO_FLOAT * scale
+
+
+@numba.njit(**_JIT)
+def _points(bitgen, out, count, size, weighted, cdf, carry):
+    """out[:count] = ``Discrete.sample``: ``Generator.integers(0, size)`` (numpy's Lemire
+    rejection on 32-bit draws), or with weights the search of a ``Generator.random()`` double
+    in the cumulative weights (side="right", so zero-weight points are never drawn)."""
+    if weighted:
+        for i in range(count):
+            u = np.float64(next_uint64(bitgen) >> _DOUBLE_BITS) * _TO_DOUBLE
+            lo, hi = 0, size
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cdf[mid] <= u:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[i] = min(lo, size - 1)
+        return
+    if size == 1:  # numpy draws nothing for a range of one value
+        out[:count] = 0
+        return
+    span = np.uint64(size)
+    threshold = (np.uint64(1) << _32) % span  # (2**32 - size) % size
+    for i in range(count):
+        m = np.uint64(_next32(bitgen, carry)) * span
+        if (m & _LOW32) < span:
+            while (m & _LOW32) < threshold:
+                m = np.uint64(_next32(bitgen, carry)) * span
+        out[i] = np.int64(m >> _32)
+
+
+@numba.njit(**_JIT)
+def _distances(bitgen, space, k, m, u, points, size, cdf, matrix, d, carry):
+    """d[:k * m] = the space's ``distances(rng, k, m)``, drawn the way numpy draws them."""
+    if space == _CIRCLE:  # d ~ U[0, 1/2]
+        _uniforms(bitgen, d, k * m, carry, 0.5)
+    elif space == _SEGMENT:  # the probe, then the items
+        _uniforms(bitgen, u, (k + 1) * m, carry)
+        for j in range(k):
+            for t in range(m):
+                d[j * m + t] = abs(u[(j + 1) * m + t] - u[t])
+    else:
+        _points(bitgen, points, (k + 1) * m, size, space == _WEIGHTED, cdf, carry)
+        for j in range(k):
+            for t in range(m):
+                d[j * m + t] = matrix[points[(j + 1) * m + t], points[t]]
+
+
+@numba.njit(inline="always", **_JIT)
+def _constant(x, eps, delta):
+    return 1.0 if x <= eps else delta
+
+
+@numba.njit(inline="always", **_JIT)
+def _linear(x, slope):
+    return max(0.0, x * slope + 1.0)
+
+
+@numba.njit(**_JIT)
+def _kernel(kind, a, b, d, g, count):
+    """g = the built-in kernel of d: constant (a = eps, b = delta) or linear (a = -1 / eps)."""
+    if kind == _CONSTANT:
+        for i in range(count):
+            g[i] = _constant(d[i], a, b)
+    else:
+        for i in range(count):
+            g[i] = _linear(d[i], a)
+
+
+@numba.njit(inline="always", **_JIT)
+def _pair(d0, d1, g0, g1):
+    """The Luce mass on the nearer of two items (on both when tied).
+
+    Branch-free: with z = 1 where every g is 0, mass = (correct + z * count / n) / (total + z),
+    which is correct / total when z = 0 and the uniform choice's count / n on the nearest (or
+    copied) set when z = 1; :func:`_luce` uses the same form for any n.
+    """
+    total = g0 + g1
+    correct = total - (g1 if d0 < d1 else 0.0) - (g0 if d1 < d0 else 0.0)
+    z = 1.0 if total == 0.0 else 0.0
+    count = 2.0 if d0 == d1 else 1.0
+    return (correct + z * count * 0.5) / (total + z)
+
+
+@numba.njit(**_JIT)
+def _luce(similarity, n, m, d, g, kind, a, b, g_self, mass, work):
+    """mass[:m] = the Luce mass on the correct answer of each trial; ``work`` is (3, m) scratch.
+
+    Similarity (n items): the nearest item(s) are correct; identification (the n - 1 other
+    items in d): the copy, of similarity ``g_self``. The similarities are ``g`` (kind
+    ``_GIVEN``), or the built-in kernel ``kind`` of d, evaluated in the same loop (one loop
+    per kernel, so that each vectorises).
+    """
+    if similarity and n == 2:
+        if kind == _CONSTANT:
+            for t in range(m):
+                mass[t] = _pair(d[t], d[m + t], _constant(d[t], a, b),
+                                _constant(d[m + t], a, b))
+        elif kind == _LINEAR:
+            for t in range(m):
+                mass[t] = _pair(d[t], d[m + t], _linear(d[t], a), _linear(d[m + t], a))
+        else:
+            for t in range(m):
+                mass[t] = _pair(d[t], d[m + t], np.float64(g[t]), np.float64(g[m + t]))
+        return
+    total = work[0]
+    total[:m] = 0.0 if similarity else g_self
+    for j in range(n if similarity else n - 1):
+        if kind == _CONSTANT:
+            for t in range(m):
+                total[t] += _constant(d[j * m + t], a, b)
+        elif kind == _LINEAR:
+            for t in range(m):
+                total[t] += _linear(d[j * m + t], a)
+        else:
+            for t in range(m):
+                total[t] += g[j * m + t]
+    if not similarity:
+        for t in range(m):
+            z = 1.0 if total[t] == 0.0 else 0.0
+            mass[t] = (g_self + z / n) / (total[t] + z)
+        return
+    nearest, correct = work[1], work[2]  # n > 2 items: g given
+    nearest[:m] = d[:m]
+    for j in range(1, n):
+        for t in range(m):
+            nearest[t] = min(nearest[t], d[j * m + t])
+    correct[:m] = 0.0
+    mass[:m] = 0.0  # the count of nearest items, for now
+    for j in range(n):
+        for t in range(m):
+            near = d[j * m + t] == nearest[t]
+            correct[t] += g[j * m + t] if near else 0.0
+            mass[t] += 1.0 if near else 0.0
+    for t in range(m):
+        z = 1.0 if total[t] == 0.0 else 0.0
+        mass[t] = (correct[t] + z * mass[t] / n) / (total[t] + z)
+
+
+@numba.njit(**_JIT)
+def _moments(x, m):
+    """(sum, sum of squares) of x[:m] in eight fixed lanes: independent chains that run at
+    full speed yet add in the same order on every machine."""
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    q0 = q1 = q2 = q3 = q4 = q5 = q6 = q7 = 0.0
+    full = m - m % 8
+    for t in range(0, full, 8):
+        x0, x1, x2, x3 = x[t], x[t + 1], x[t + 2], x[t + 3]
+        x4, x5, x6, x7 = x[t + 4], x[t + 5], x[t + 6], x[t + 7]
+        s0 += x0
+        s1 += x1
+        s2 += x2
+        s3 += x3
+        s4 += x4
+        s5 += x5
+        s6 += x6
+        s7 += x7
+        q0 += x0 * x0
+        q1 += x1 * x1
+        q2 += x2 * x2
+        q3 += x3 * x3
+        q4 += x4 * x4
+        q5 += x5 * x5
+        q6 += x6 * x6
+        q7 += x7 * x7
+    for t in range(full, m):
+        s0 += x[t]
+        q0 += x[t] * x[t]
+    return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)),
+            ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7)))
+
+
+@numba.njit(**_JIT)
+def _score(similarity, n, d, g, g_self):
+    """(sum, sum of squares) of the Luce masses of one step the general path drew: d and g
+    flat, k items x m trials (both float32, or both float64)."""
+    m = d.size // (n if similarity else n - 1)
+    mass = np.empty(m)
+    _luce(similarity, n, m, d, g, _GIVEN, 0.0, 0.0, g_self, mass, np.empty((3, m)))
+    return _moments(mass, m)
+
+
+@numba.njit(**_JIT)
+def _block(bitgen, trials, step, similarity, n, space, size, cdf, matrix, kind, a, b, g_self):
+    """(sum, sum of squares) of the Luce masses of ``trials`` trials of a built-in space and
+    kernel, drawn from ``bitgen`` in steps of ``step`` trials, as the general path would."""
+    k = n if similarity else n - 1
+    probe = space == _SEGMENT or space == _POINTS or space == _WEIGHTED
+    discrete = space == _POINTS or space == _WEIGHTED
+    u = np.empty((k + 1) * step if probe and not discrete else 0)
+    points = np.empty((k + 1) * step if discrete else 0, np.int64)
+    given = similarity and n > 2  # the nearest of n > 2 items: g once, into an array
+    d, g = np.empty(k * step), np.empty(k * step if given else 0)
+    mass, work = np.empty(step), np.empty((3, step))
+    carry = np.zeros(2, np.uint64)
+    total = total_sq = 0.0
+    for start in range(0, trials, step):
+        m = min(step, trials - start)
+        _distances(bitgen, space, k, m, u, points, size, cdf, matrix, d, carry)
+        if given:
+            _kernel(kind, a, b, d, g, k * m)
+        _luce(similarity, n, m, d, g, _GIVEN if given else kind, a, b, g_self, mass, work)
+        s, q = _moments(mass, m)
+        total += s
+        total_sq += q
+    return total, total_sq
+
+
+def _compiled(space, kernel):
+    """The compiled draw's arguments (space, size, cdf, matrix, kind, a, b) for a built-in
+    space and kernel, or None for the general path."""
+    kind = {_kernels.Constant: _CONSTANT, _kernels.Linear: _LINEAR}.get(type(kernel))
+    code = {_spaces.Circle: _CIRCLE, _spaces.Segment: _SEGMENT}.get(type(space))
+    if kind is None or (code is None and type(space) is not Discrete):
+        return None
+    a, b = (kernel.eps, kernel.delta) if kind == _CONSTANT else (-1.0 / kernel.eps, 0.0)
+    if code is not None:
+        return code, 0, _NO_CDF, _NO_MATRIX, kind, a, b
+    code = _POINTS if space._uniform else _WEIGHTED
+    return code, len(space), space._cdf, space.matrix, kind, a, b
+
+
+def _run_blocks(run, count: int, threads: int, bar=None) -> list:
+    """[run(0), ..., run(count - 1)] on ``threads`` threads, the calling thread one of them.
+
+    Each thread takes the next block from a shared counter until none is left: no future, no
+    queue and no wake-up of a waiting thread per block (a thread pool's map cost 8 % of the
+    speed on two cores). An error or Ctrl-C in any thread stops the others after their
+    current block, and is raised here. ``bar`` (a tqdm bar) advances from this thread only.
+    """
+    results = [None] * count
+    following = itertools.count()
+    finished = itertools.count(1)
+    stop: list = []
+
+    def work(report: bool) -> None:
+        for i in following:
+            if i >= count or stop:
+                return
+            results[i] = run(i)
+            done = next(finished)
+            if report and bar is not None:
+                bar.update(done - bar.n)
+
+    def helper() -> None:
+        try:
+            work(False)
+        except BaseException as err:  # noqa: BLE001 - handed to the calling thread
+            stop.append(err)
+
+    helpers = [threading.Thread(target=helper, daemon=True)
+               for _ in range(min(threads, count) - 1)]
+    for thread in helpers:
+        thread.start()
+    try:
+        work(True)
+    except BaseException:
+        stop.append(None)
+        raise
+    finally:
+        for thread in helpers:
+            thread.join()
+    errors = [err for err in stop if err is not None]
+    if errors:
+        raise errors[0]
+    if bar is not None:
+        bar.update(count - bar.n)
+    return results
+
+
+def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
+                 threads: int | None = None, progress: bool = False) -> Estimate:
+    """Expected Luce mass on the correct answer in the ``task`` test with ``n`` items.
+
+    ``space`` is a :mod:`semres.core.spaces` space, ``kernel`` any similarity g(d) (a
+    :mod:`semres.core.kernels` kernel or a callable mapping a distance array to a similarity array;
+    on a space with an ``event_shape``, such as :class:`semres.core.spaces.Slots`, it maps the
+    per-slot distances of each pair to one similarity, and the nearest item is the one nearest
+    in ``space.combine`` of them),
+    ``seed`` an int or a ``numpy.random.SeedSequence``. ``threads`` defaults to the CPUs
+    available; it changes the speed, never the result.
+    """
+    if not isinstance(space, Space):
+        raise ValueError(f"space must be a semres.core.spaces.Space; got {space!r}")
+    if not callable(kernel):
+        raise ValueError(f"kernel must be callable g(distance); got {kernel!r}")
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}; got {task!r}")
+    n = _int(n, "n", 2)
+    trials = _int(trials, "trials", 2)
+    if isinstance(seed, np.random.SeedSequence):
+        root = seed
+    else:
+        root = np.random.SeedSequence(_int(seed, "seed", 0))
+    if threads is None:
+        threads = _cpus()
+    threads = _int(threads, "threads", 1)
+
+    checked = isinstance(kernel, _BUILTIN)
+    similarity = task == "similarity"
+    k = n if similarity else n - 1
+    step = max(64, STEP_ELEMENTS // k)
+    block = step * BLOCK_STEPS
+    sizes = [block] * (trials // block) + ([trials % block] if trials % block else [])
+    # the children root.spawn() would give, without advancing its counter: reusing one
+    # SeedSequence object must give the same number again
+    streams = [np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i),
+                                      pool_size=root.pool_size) for i in range(len(sizes))]
+    event = tuple(getattr(space, "event_shape", ()))
+    g_self = 0.0
+    if not similarity:
+        zero = np.zeros((1, *event), dtype=np.float64 if space.discrete else np.float32)
+        g_self = float(_similarities(kernel, zero, checked, event)[0])
+    compiled = _compiled(space, kernel)
+
+    def run(i: int) -> tuple[float, float]:
+        bitgen = np.random.PCG64(streams[i])
+        if compiled is not None:
+            return _block(bitgen, sizes[i], step, similarity, n, *compiled, g_self)
+        rng = np.random.Generator(bitgen)
+        total = total_sq = 0.0
+        for start in range(0, sizes[i], step):
+            d = space.distances(rng, k, min(step, sizes[i] - start))
+            g = _similarities(kernel, d, checked, event)
+            if event:  # composite space: the nearest item is judged on the combined distance
+                d = space.combine(d)
+            d, g = np.ravel(d), np.ravel(g)
+            if not d.dtype == g.dtype == np.float32:
+                d, g = d.astype(np.float64, copy=False), g.astype(np.float64, copy=False)
+            s, q = _score(similarity, n, d, g, g_self)
+            total += s
+            total_sq += q
+        return total, total_sq
+
+    bar = None
+    if progress:
+        bar = tqdm(total=len(sizes), desc=f"{task} n={n}", leave=False)
+    try:
+        parts = _run_blocks(run, len(sizes), threads, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    total = total_sq = 0.0
+    for s, q in parts:  # in block order: the same sum whatever the thread count
+        total += s
+        total_sq += q
+    mean = total / trials
+    var = max(0.0, (total_sq - trials * mean * mean) / (trials - 1))
+    return Estimate(mean=mean, stderr=math.sqrt(var / trials), trials=trials)
+
+
+def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
+    """The two-item (p_s, p_i) that :func:`luce_success` estimates, summed exactly on a
+    finite space: the theory "evaluated on the same discrete nu", ties included.
+
+    Sums over every (probe, item, item) triple, one probe at a time: O(N^3) time, O(N^2) memory.
+    """
+    if not isinstance(space, Discrete):
+        raise ValueError(f"space must be a semres.core.spaces.Discrete; got {space!r}")
+    if not callable(kernel):
+        raise ValueError(f"kernel must be callable g(distance); got {kernel!r}")
+    checked = isinstance(kernel, _BUILTIN)
+    w = space.weights
+    g_all = _similarities(kernel, space.matrix, checked).astype(np.float64)
+    g_self = float(_similarities(kernel, np.zeros(1), checked)[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # identification: copy x, other item y; zero similarity everywhere -> uniform, 1/2
+        total = g_self + g_all
+        p_i = float(w @ np.where(total > 0, g_self / total, 0.5) @ w)
+        p_s = 0.0
+        for p in range(len(space)):
+            d, g = space.matrix[p], g_all[p]
+            gi, gj = g[:, None], g[None, :]
+            total = gi + gj
+            nearer = d[:, None] < d[None, :]
+            tie = d[:, None] == d[None, :]
+            correct = np.where(tie, total, np.where(nearer, gi, gj))
+            mass = np.where(total > 0, correct / total, np.where(tie, 1.0, 0.5))
+            p_s += w[p] * (w @ mass @ w)
+    return p_s, p_i
+
+
+def check_row(estimate: Estimate, theory: float, **cell) -> dict:
+    """One Monte Carlo check as a tidy row: the cell's labels, the closed form, the estimate,
+    its standard error and z = (estimate - theory) / stderr."""
+    theory = float(theory)
+    return {**cell, "theory": theory, "mc": estimate.mean, "stderr": estimate.stderr,
+            "z": (estimate.mean - theory) / estimate.stderr}
+
+
+def check_table(mc, index):
+    """A Monte Carlo check for readers: one line per cell, both tests side by side.
+
+    ``mc`` is tidy (one row per cell and task, columns ``task``, ``theory``, ``mc``, ``z`` and
+    the ``index`` columns naming the cell); the result has ``p_S theory``, ``p_S mc``,
+    ``p_S z``, then the same for ``p_I``, cells in their order in ``mc``.
+    """
+    if not {"task", "theory", "mc", "z", *index} <= set(mc.columns):
+        raise ValueError(f"mc must have columns task, theory, mc, z and {', '.join(index)}; "
+                         f"got {', '.join(mc.columns)}")
+    wide = mc.pivot_table(index=list(index), columns="task", values=["theory", "mc", "z"],
+                          sort=False)
+    wide.columns = [f"{'p_S' if task == 'similarity' else 'p_I'} {what}"
+                    for what, task in wide.columns]
+    return wide[[f"{p} {w}" for p in ("p_S", "p_I") for w in ("theory", "mc", "z")]].reset_index()

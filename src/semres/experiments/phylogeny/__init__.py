@@ -1,0 +1,1 @@
+"""Chapter 4: a ResNet on images whose classes follow a phylogeny."""
