@@ -1,0 +1,47 @@
+"""Every chapter's settings, by chapter name: the one place that knows which experiment serves
+which chapter.
+
+Each experiment keeps its settings beside its code (``semres.experiments.toy.SETTINGS``, ...);
+this module imports them directly, so the CLI, the runner and the tests can check any chapter's
+parameters before papermill starts, and a fast test can validate every chapter under every
+profile. A chapter itself passes its experiment's ``SETTINGS`` to
+:func:`semres.report.open_chapter` and needs nothing from here.
+"""
+
+from __future__ import annotations
+
+from semres.core import profiles
+from semres.core.profiles import Settings
+from semres.experiments import frontier, toy
+from semres.experiments.front import many_items, pareto
+from semres.experiments.llm import years
+from semres.experiments.phylogeny import vision
+from semres.experiments.vlm_shapes import vlm
+
+#: chapter -> its experiment's settings
+SETTINGS: dict[str, Settings] = {spec.chapter: spec for spec in (
+    pareto.SETTINGS, many_items.SETTINGS, toy.SETTINGS, vision.SETTINGS, years.SETTINGS,
+    vlm.SETTINGS, frontier.SETTINGS)}
+
+
+def experiment(chapter: str) -> Settings:
+    """The settings of ``chapter``'s experiment."""
+    if chapter not in SETTINGS:
+        raise ValueError(f"chapter must be one of {', '.join(SETTINGS)}; got {chapter!r}")
+    return SETTINGS[chapter]
+
+
+def settings(chapter: str, profile: str, **overrides) -> dict:
+    """:func:`semres.core.profiles.settings` of ``chapter``'s experiment."""
+    return profiles.settings(experiment(chapter), profile, **overrides)
+
+
+def check(chapter: str, cfg: dict) -> dict:
+    """:func:`semres.core.profiles.check` of ``chapter``'s experiment."""
+    return profiles.check(experiment(chapter), cfg)
+
+
+def check_parameters(chapter: str, profile: str, params: dict) -> dict | None:
+    """:func:`semres.core.profiles.check_parameters` of ``chapter``'s experiment; a chapter
+    without settings (a reader's own) gets the checks every chapter shares only."""
+    return profiles.check_parameters(SETTINGS.get(chapter), profile, params)
