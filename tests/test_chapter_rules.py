@@ -208,6 +208,15 @@ def test_a_chapter_uses_its_own_experiments_settings_and_no_private_names(path):
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_opens_with_one_call_and_builds_no_report_by_hand(path):
+    tree = ast.parse(_chapter_code(path))
+    calls = [n.func for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    names = [getattr(f, "attr", getattr(f, "id", None)) for f in calls]
+    assert names.count("open_chapter") == 1, "a chapter opens with one open_chapter call"
+    assert "Report" not in names and "seeds" not in names and "settings" not in names
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_a_chapter_is_in_the_toc_the_introduction_and_the_readme(path):
     assert f"file: notebooks/{path.stem}\n" in (ROOT / "_toc.yml").read_text()
     assert f"{{doc}}`../notebooks/{path.stem}`" in (ROOT / "book" / "intro.md").read_text()
