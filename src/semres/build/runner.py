@@ -411,17 +411,20 @@ def _cache_use(build: Path, since: float) -> dict:
 
 
 def _device(params: dict) -> str:
-    """Where the chapter's torch code ran: its ``device`` parameter resolved like the chapter."""
+    """Where the chapter's torch code ran: its ``device`` parameter resolved like the chapter,
+    with the cores this run could use (one in a lane of ``semres book --jobs``)."""
     value = params.get("device")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if value is None:
-        return f"CPU ({os.cpu_count()} cores)"
+        return f"CPU ({cores} {'core' if cores == 1 else 'cores'})"
     try:
         dev = torch_device(str(value))
         if dev.type == "cuda":
             import torch
 
             return f"cuda ({torch.cuda.get_device_name(dev)})"
-        return f"{dev.type} ({os.cpu_count()} cores)" if dev.type == "cpu" else str(dev)
+        return (f"{dev.type} ({cores} {'core' if cores == 1 else 'cores'})"
+                if dev.type == "cpu" else str(dev))
     except (ImportError, ValueError, RuntimeError) as err:
         return f"{value} ({type(err).__name__})"
 
