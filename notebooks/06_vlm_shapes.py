@@ -365,7 +365,7 @@ display(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px",
 # %% tags=["hide-input"]
 glue = spatial.live_numbers(live_fit, fe, fm, ci, fit_p, map_p, canvas_px, cfg["choice_boot"])
 glue.update(patch_px=patch_px, estimators=est_text, live_scale_verdict=verdict)
-report.numbers(glue)
+report.numbers(glue, small=("floor",))
 report.figure("map", spatial.fig_map(map_list, map_p, live_fit, fm, cfg["grid"]))
 agg = spatial.binned_accuracy(fit, fit_p, live_fit, fm["eps"], cfg["bins"])
 report.figure("margin", spatial.fig_margin(fit.m, fit_p, agg, canvas_px))
@@ -398,7 +398,7 @@ report.figure("margin", spatial.fig_margin(fit.m, fit_p, agg, canvas_px))
 # The biased Luce rule puts the scale at $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
 # ({glue:text}`ch6_scale_frac:.3f` of the canvas; 95% bootstrap interval
 # {glue:text}`ch6_scale_lo:.1f`–{glue:text}`ch6_scale_hi:.1f` px) with floor
-# $\Delta =$ {glue:text}`ch6_floor:.3g`; the least-squares fit without bias terms gives
+# $\Delta =$ {glue:text}`ch6_floor`; the least-squares fit without bias terms gives
 # {glue:text}`ch6_ls_scale_px:.1f` px. The most favoured answer is
 # {glue:md}`ch6_top_answer` with weight {glue:text}`ch6_top_weight:.3f` (no bias:
 # {glue:text}`ch6_uniform_weight:.3f`; all weights with intervals are in `fit_weights.csv`).
