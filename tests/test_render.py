@@ -39,6 +39,9 @@ WIDTHS = {"desktop": 1280, "phone": 390}
 FIGURE_TEXT = {"desktop": "caption", "phone": 12.0}
 #: a result box is read at a glance: no taller than one phone screen (390 x 844 CSS px)
 PHONE_SCREEN = 844
+#: the left border of a result box for each outcome (book/_static/semres.css), as computed
+OUTCOME_COLOR = {"good": "rgb(46, 147, 60)", "mixed": "rgb(217, 138, 0)",
+                 "bad": "rgb(209, 73, 91)"}
 BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
                 if shutil.which(b)), None)
 
@@ -143,6 +146,9 @@ window.addEventListener("load", async () => {
     (a.querySelector(".admonition-title")?.textContent || "").trim() === "The result");
   const resultBox = box ? box.textContent.replace("The result", "").trim().length : -1;
   const resultHeight = box ? Math.round(box.getBoundingClientRect().height) : 0;
+  // its outcome (semres.report.outcome) and the colour its left border shows
+  const outcome = box?.querySelector(".semres-outcome")?.className.match(/outcome-(\w+)/)?.[1];
+  const resultColor = box ? getComputedStyle(box).borderLeftColor : "";
   // a table wider than the box it scrolls in must say so (semres.js marks the box "is-wide")
   const uncued = [];
   for (const t of main.querySelectorAll("table")) {
@@ -176,7 +182,7 @@ window.addEventListener("load", async () => {
   const cap = main.querySelector("figcaption") || main.querySelector("p");
   const caption = cap ? parseFloat(getComputedStyle(cap).fontSize) : 16;
   const report = {width: window.innerWidth, wide, noAlt, unresolved, links, pageWidth, nan,
-                  resultBox, resultHeight, uncued, unnumbered, figures, caption,
+                  resultBox, resultHeight, outcome, resultColor, uncued, unnumbered, figures, caption,
                   inlineMath, displayMath, text: parseFloat(getComputedStyle(main).fontSize),
                   errors: window.__semresErrors || [],
                   codeLine: (main.querySelector("p.semres-code")?.textContent || "")};
@@ -329,6 +335,9 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
         problems.append("no result box ('The result') with content")
     if where == "chapter" and "semres" not in report["codeLine"]:
         problems.append("no line saying where the code is (semres.build.sphinxext.code_line)")
+    if report.get("outcome") and report["resultColor"] != OUTCOME_COLOR[report["outcome"]]:
+        problems.append(f"result box of a {report['outcome']} outcome drawn in "
+                        f"{report['resultColor']}, not {OUTCOME_COLOR[report['outcome']]}")
     if kind == "phone" and report["resultHeight"] > PHONE_SCREEN:
         problems.append(f"result box {report['resultHeight']} px tall, more than one phone "
                         f"screen ({PHONE_SCREEN} px)")
