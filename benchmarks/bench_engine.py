@@ -32,8 +32,8 @@ import numba
 import numpy as np
 
 from semres.core import book, kernels, spaces, theory
-from semres.core.simulate import (BLOCK_STEPS, STEP_ELEMENTS, _cpus, _run_blocks, _uniforms,
-                             luce_success)
+from semres.core.simulate import (BLOCK_STEPS, STEP_ELEMENTS, _run_blocks, _uniforms,
+                                  luce_success)
 
 
 def straightforward(trials: int, eps: float, seed: int, chunk: int = 1_000_000):
@@ -119,7 +119,7 @@ def main(argv=None) -> None:
 
     circle, kern = spaces.Circle(), kernels.Constant(args.eps)
     expected = theory.two_item(circle.ball_measure(args.eps)[0])[0]
-    cpus = _cpus()
+    cpus = book.cores()
     trials = args.trials
 
     def engine(threads):

@@ -13,8 +13,9 @@ def built(tmp_path_factory):
     (executing every chapter twice would double CI's longest step), two chapters at a time
     where there are two cores: chapter 5's language models then run beside the rest."""
     from semres.build import runner
+    from semres.core.book import cores
 
     build = tmp_path_factory.mktemp("build")
-    jobs = min(2, len(os.sched_getaffinity(0)))
+    jobs = min(2, cores())
     index, failures = runner.build_book("quick", build=build, progress=False, jobs=jobs)
     return build, index, failures

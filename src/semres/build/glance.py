@@ -23,6 +23,8 @@ from semres.core import plotting, theory
 REQUIRED = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
             "ci_low", "ci_high", "status")
 NOT_RUN = "not run in this build"
+#: how a chapter whose latest run failed is marked wherever its last good run's numbers show
+STALE = "previous good run; latest failed"
 MAX_NAMED = 4  # systems of one chapter named one by one in the figure's legend
 
 
@@ -177,7 +179,7 @@ def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
         what = tally(rows.status, order) if name in built and len(rows) else NOT_RUN
         link = f"{{doc}}`{escape(title)} <{docs[name]}>`" if name in docs else escape(title)
         lines.append(f"- Ch. {int(name[:2])}, {link}: {what}"
-                     + (" (previous good run; latest failed)" if name in stale else ""))
+                     + (f" ({STALE})" if name in stale else ""))
     return "\n".join(lines) + "\n"
 
 

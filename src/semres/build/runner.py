@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from semres.core.book import build_dir, repo_root, torch_device
+from semres.core.book import build_dir, cores, repo_root, torch_device
 from semres.build.registry import check_parameters
 from semres.core.profiles import PROFILES
 from semres.build import glance
+from semres.build.glance import STALE
+from semres.report import plural
 
 CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
 VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",
@@ -414,17 +416,16 @@ def _device(params: dict) -> str:
     """Where the chapter's torch code ran: its ``device`` parameter resolved like the chapter,
     with the cores this run could use (one in a lane of ``semres book --jobs``)."""
     value = params.get("device")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    n = plural(cores(), "core")
     if value is None:
-        return f"CPU ({cores} {'core' if cores == 1 else 'cores'})"
+        return f"CPU ({n})"
     try:
         dev = torch_device(str(value))
         if dev.type == "cuda":
             import torch
 
             return f"cuda ({torch.cuda.get_device_name(dev)})"
-        return (f"{dev.type} ({cores} {'core' if cores == 1 else 'cores'})"
-                if dev.type == "cpu" else str(dev))
+        return f"{dev.type} ({n})" if dev.type == "cpu" else str(dev)
     except (ImportError, ValueError, RuntimeError) as err:
         return f"{value} ({type(err).__name__})"
 
@@ -555,15 +556,16 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
     failures = []
     if jobs > 1 and len(todo) > 1:
         failures += _run_lanes(todo, profile, build, jobs)
-    for ch in todo if jobs == 1 or len(todo) == 1 else []:
-        print(f"[semres] executing {ch.name} ({profile})", flush=True)
-        try:
-            run_chapter(ch, profile, build=build, progress=progress)
-        except Interrupted:
-            raise
-        except ChapterError as err:
-            failures.append(str(err))
-            print(f"[semres] {err}", flush=True)
+    else:
+        for ch in todo:
+            print(f"[semres] executing {ch.name} ({profile})", flush=True)
+            try:
+                run_chapter(ch, profile, build=build, progress=progress)
+            except Interrupted:
+                raise
+            except ChapterError as err:
+                failures.append(str(err))
+                print(f"[semres] {err}", flush=True)
 
     src = build / "book_src"
     shutil.rmtree(src, ignore_errors=True)
@@ -648,7 +650,6 @@ def _run_in_lane(ch: Chapter, profile: str, build: Path) -> str | None:
     return None
 
 
-STALE = "previous good run; latest failed"
 
 
 def _glance(build: Path, folder: Path) -> str:

@@ -131,6 +131,15 @@ def cache() -> Cache:
     return Cache(build_dir() / "cache")
 
 
+def cores() -> int:
+    """CPU cores this process may run on (its affinity: one in a lane of ``semres book
+    --jobs``), which is what thread counts must follow, not the machine's total."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def torch_device(device: str = "auto"):
     """``"auto"`` picks CUDA when present; anything else is passed to ``torch.device``."""
     import torch

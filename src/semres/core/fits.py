@@ -330,6 +330,12 @@ def int_seed(seed, name: str, *keys: int) -> int:
     return int(named_seed(seed, name, *keys).generate_state(1)[0])
 
 
+def gof_pvalue(fit: dict) -> str:
+    """A fit's goodness-of-fit p-value as prose states it, at the resolution of its test (a
+    bootstrap's 1/(B + 1) reads "p ≤ ...", never as a smaller p than it can show)."""
+    return pvalue(fit["gof_p"], fit.get("gof_resolution") or 0.0)
+
+
 def misfit_warning(what: str, fit: dict) -> str | None:
     """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes
     or was not tested)."""
@@ -338,5 +344,5 @@ def misfit_warning(what: str, fit: dict) -> str | None:
     rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
     return (f"Warning: the fit of {what} does not fit its data ({fit['gof_test']}: "
             f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, "
-            f"{pvalue(fit['gof_p'], fit.get('gof_resolution') or 0.0)}; the rule: {rule}): its "
+            f"{gof_pvalue(fit)}; the rule: {rule}): its "
             "parameters describe the wrong curve, and no verdict is drawn from them.")

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import threading
 from dataclasses import dataclass
 
@@ -43,6 +42,7 @@ from numba.np.random.generator_core import next_uint64
 from tqdm.auto import tqdm
 
 from . import kernels as _kernels
+from .book import cores
 from . import spaces as _spaces
 from .spaces import Discrete, Space
 
@@ -86,10 +86,6 @@ def _int(value, name: str, low: int) -> int:
     if value < low:
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
     return int(value)
-
-
-def _cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def _similarities(kernel, d: np.ndarray, checked: bool, event: tuple = ()) -> np.ndarray:
@@ -453,7 +449,7 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     else:
         root = np.random.SeedSequence(_int(seed, "seed", 0))
     if threads is None:
-        threads = _cpus()
+        threads = cores()
     threads = _int(threads, "threads", 1)
 
     checked = isinstance(kernel, _BUILTIN)

@@ -39,7 +39,7 @@ from semres.core.fits import named_seed
 from .language import (ITEM_TEMPLATE, NAMES, TASKS, Trials, balanced_trials,
                        draw_trials, trials_to_results, year_prompt)
 from semres.core.validate import at_least
-from semres.core.book import torch_device
+from semres.core.book import cores, torch_device
 
 __all__ = [
     "Part", "Shipped", "SHIPPED", "BF16_TOLERANCE", "model_cache", "assemble", "resolve",
@@ -423,14 +423,6 @@ def load(model, gguf_file: str | None = None):
     :func:`model_cache` keyed by its sha256, which later loads read in about a second.
     Callers must not modify the model."""
     return _load_pair(*resolve(model, gguf_file))
-
-
-def cores() -> int:
-    """CPU cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _cpu_sample() -> tuple[int, int, int]:

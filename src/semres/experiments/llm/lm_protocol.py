@@ -25,6 +25,7 @@ from scipy.special import softmax
 from . import language, lm, years
 from semres.core import book, kernels, plotting, theory
 from semres.core.clustered import clustered_mean, shared_members
+from semres.core.fits import gof_pvalue
 from semres.core.plotting import number, pvalue
 from semres.core.results import correct_mask, split_list
 from .years import PAPER_RANGE, measure_name
@@ -401,11 +402,11 @@ def theorem3_text(r: dict) -> str:
     fit = t3["fit"]
     ns = ", ".join(map(str, t3["n"]))
     ide = (f"one ball measure b = {t3['b']:.3f} describes its identification at n = {ns} "
-           f"(goodness of fit {pvalue(fit['gof_p'], fit.get('gof_resolution') or 0)})"
+           f"(goodness of fit {gof_pvalue(fit)})"
            if not fit["misfit"] else
            f"no single ball measure describes its identification at n = {ns} (b = "
            f"{t3['b']:.3f} fails its goodness-of-fit test, "
-           f"{pvalue(fit['gof_p'], fit.get('gof_resolution') or 0)})")
+           f"{gof_pvalue(fit)})")
     if not r["does_similarity"]:
         return f"{ide}; its similarity is not predicted, since it does not do that task"
     sim = (f"and predicts its similarity within {t3['z_max']:g} standard errors at every n"
@@ -461,7 +462,7 @@ def kernel_text(r: dict) -> str:
            "years)"
            if not f["misfit"] else
            f"an exponential with a floor does not describe it (goodness of fit "
-           f"{pvalue(f['gof_p'], f.get('gof_resolution') or 0)}; its best λ ln(1/Δ) would be "
+           f"{gof_pvalue(f)}; its best λ ln(1/Δ) would be "
            f"{f['resolution']:.0f} years)")
     return f"read from {r['model']}'s own choices, {near}{gfar}; {fit}"
 

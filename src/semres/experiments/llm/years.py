@@ -22,8 +22,7 @@ from semres.core.profiles import Settings, positive_ints, require
 from semres.core import plotting, theory
 from semres.core.fits import (GOF_KEYS, bootstrap_at_bound, bound_report, censored_warning,
                               chi2_reference_allowed, gof_binomial, gof_bootstrap, gof_chi2,
-                              gof_none, named_seed, percentile_interval, resamples)
-from semres.core.plotting import pvalue
+                              gof_none, gof_pvalue, named_seed, percentile_interval, resamples)
 from semres.core.results import choice_index, correct_mask, split_list
 from semres.core.theory import n_item
 from semres.experiments import released
@@ -885,7 +884,7 @@ def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
         worst = max(fits.values(), key=lambda f: f["gof_p"])
         text += ("; but no shape describes the kernel within its standard errors (every fit "
                  f"fails its goodness-of-fit test, the best at "
-                 f"{pvalue(worst['gof_p'], worst.get('gof_resolution') or 0)}), so the ranking "
+                 f"{gof_pvalue(worst)}), so the ranking "
                  "compares misfits")
     return str(best["shape"]), text
 

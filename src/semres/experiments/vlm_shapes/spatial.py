@@ -218,7 +218,7 @@ def scale_verdict(label: str, f, px: float, resolution: float, design_hi: float,
                    ci=(f["scale_ci"][0] * px, f["scale_ci"][1] * px)
                    if ok and not misfit else None)
     fit_text = (f"{f['gof_test']} {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of freedom, "
-                f"{splot.pvalue(f['gof_p'])}")
+                f"{fits.gof_pvalue(f)}")
     if misfit:
         text = (f"For {label}, {MISFIT}: the biased Luce rule's {fit_text}; its scale "
                 f"({fmt(f['scale'] * px)} {unit}) is not a measurement.")
@@ -452,7 +452,7 @@ def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
 
 def gof_words(g) -> str:
     """A fit's chi-square in words, and "misfit" when it is one."""
-    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, {splot.pvalue(g['gof_p'])}"
+    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, {fits.gof_pvalue(g)}"
             + (f": {MISFIT}" if g["misfit"] else ""))
 
 
@@ -628,7 +628,7 @@ def stencil_verdict(label: str, nc: dict, boot: int) -> str:
             f"correct-answer advantage {nc['advantage']:.2f} (95% {nc['advantage_ci'][0]:.2f}–"
             f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
             f"{boot} datasets; misfit rule "
-            f"{fits.misfit_rule(nc['gof_resolution'])}) {splot.pvalue(nc['gof_p'])}"
+            f"{fits.misfit_rule(nc['gof_resolution'])}) {fits.gof_pvalue(nc)}"
             + (" (no simulated deviance reached the observed one)"
                if nc["gof_p"] <= nc["gof_resolution"] * (1 + 1e-9) else "")
             + (f": {MISFIT} — one advantage for every geometry is too coarse, and the weights "

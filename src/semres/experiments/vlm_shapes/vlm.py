@@ -31,7 +31,7 @@ from . import scenes as sc
 from semres.core.book import seeds
 from semres.core.choice import FLOOR_LOG_RANGE, compare_radii, fit_ball, pad
 from semres.core.fingerprint import digest as code_digest
-from semres.core.fits import bound_report, gof_chi2
+from semres.core.fits import bound_report, gof_chi2, gof_pvalue
 from semres.core.profiles import Settings, positive_ints, require
 from semres.report import fmt
 
@@ -777,7 +777,7 @@ def scale_identification(fit: dict, resolution: float, design_hi: float, agree=N
     lo, hi = fit["profile_ci"]
     why = []
     if fit.get("misfit"):
-        why.append(f"{MISFIT} (goodness of fit {splot.pvalue(fit['gof_p'])})")
+        why.append(f"{MISFIT} (goodness of fit {gof_pvalue(fit)})")
     if not fit["profile_bounded"] or lo <= resolution or hi >= design_hi:
         why.append(f"its likelihood set ({fmt(lo * px)}–{fmt(hi * px)} {unit}) is not bounded "
                    f"inside the design ({fmt(resolution * px)}–{fmt(design_hi * px)} {unit})")
@@ -815,7 +815,7 @@ def radius_text(task: str, f: dict, px: float, unit: str = "px") -> str:
     end = f["profile_eps"][-1]
     if f.get("misfit"):
         return (f"{task}: {MISFIT} (χ² = {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of "
-                f"freedom, {splot.pvalue(f['gof_p'])}); the radius {fmt(f['eps'] * px)} {unit} is not "
+                f"freedom, {gof_pvalue(f)}); the radius {fmt(f['eps'] * px)} {unit} is not "
                 "a measurement")
     if f["identified"]:
         return (f"{task}: ε = {fmt(f['eps'] * px)} {unit} (95% set {span}"
