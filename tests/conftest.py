@@ -2,6 +2,12 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Beside another worker and the book's chapters, a pool of threads wider than this worker's
+    # share of the cores spins more than it works (a test ran 15x slower): OpenMP, BLAS and
+    # torch take one thread here unless a test asks for more. Set before numpy or torch loads.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
 
 
 import pytest  # noqa: E402
@@ -19,3 +25,4 @@ def built(tmp_path_factory):
     jobs = min(2, cores())
     index, failures = runner.build_book("quick", build=build, progress=False, jobs=jobs)
     return build, index, failures
+

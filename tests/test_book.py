@@ -11,8 +11,19 @@ import pytest
 
 from semres.build import runner
 
+# every test here reads the session's built book (conftest.built): under pytest-xdist
+# (`make test`, --dist loadgroup) they share one worker, so the book is built once
+pytestmark = pytest.mark.xdist_group("book")
+
 
 # `built` (conftest.py): every chapter executed in the quick profile, then the strict build.
+
+
+def test_the_book_tests_share_one_worker(request):
+    """Under --dist loadgroup (``make test``) the group must hold, or every worker that runs a
+    test of the book builds the whole book again."""
+    if request.config.getoption("dist", "no") == "loadgroup":
+        assert request.node.nodeid.endswith("@book"), request.node.nodeid
 
 
 def test_every_chapter_executes_and_the_strict_build_passes(built):

@@ -17,12 +17,14 @@ table with an index column or e-notation in its cells.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -30,6 +32,10 @@ import pytest
 import yaml
 
 from semres.build import runner
+
+# every test here reads the session's built book (conftest.built): under pytest-xdist
+# (`make test`, --dist loadgroup) they share one worker, so the book is built once
+pytestmark = pytest.mark.xdist_group("book")
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTHS = {"desktop": 1280, "phone": 390}
@@ -191,40 +197,57 @@ window.addEventListener("load", async () => {
 </script>
 """
 
-# Chromium will not open a window narrower than about 500 px, so the page is framed at the width
-# under test; the frame relays the probe's findings into its own DOM for --dump-dom.
-FRAME = """<!DOCTYPE html><html><body style="margin:0">
-<iframe src="{src}" style="border:0;width:{width}px;height:900px"></iframe>
+# Chromium will not open a window narrower than about 500 px, so the page is framed at each width
+# under test, side by side in one window (one browser start per page); the frame relays each
+# probe's findings into its own DOM for --dump-dom.
+FRAME = """<!DOCTYPE html><html><body style="margin:0;display:flex;align-items:flex-start">
+{frames}
 <script>
 window.addEventListener("message", e => document.documentElement.setAttribute(
-  "data-semres-report", e.data));
+  "data-semres-report-" + JSON.parse(e.data).width, e.data));
 </script></body></html>
 """
+IFRAME = '<iframe src="{src}" style="border:0;flex:none;width:{width}px;height:900px"></iframe>'
 
 
-def _render(page: Path, width: int) -> dict:
-    """The probe's findings for ``page`` rendered ``width`` px wide."""
-    probe = page.with_name(f"{page.stem}.probe.html")
-    frame = page.with_name(f"{page.stem}.frame.html")
+def _render(page: Path, *widths: int) -> dict:
+    """The probe's findings for ``page`` rendered at each of ``widths`` px (one width: its
+    findings; several: a dict by width)."""
+    # named per process, and a profile of its own: runs side by side never collide
+    probe = page.with_name(f"{page.stem}.{os.getpid()}.probe.html")
+    frame = page.with_name(f"{page.stem}.{os.getpid()}.frame.html")
     text = page.read_text()
     head = text.find("<head>")
     text = text[:head + 6] + EARLY + text[head + 6:] if head >= 0 else EARLY + text
     probe.write_text(text.replace("</body>", PROBE + "</body>"))
-    frame.write_text(FRAME.format(src=probe.name, width=width))
+    frame.write_text(FRAME.format(frames="".join(IFRAME.format(src=probe.name, width=w)
+                                                 for w in widths)))
+    profile = tempfile.TemporaryDirectory()
     try:
         done = subprocess.run(
             [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-             "--allow-file-access-from-files", f"--window-size={width + 40},900",
-             "--virtual-time-budget=20000", "--dump-dom", frame.as_uri()],
+             f"--user-data-dir={profile.name}", "--allow-file-access-from-files",
+             f"--window-size={sum(widths) + 40},900", "--virtual-time-budget=20000",
+             "--dump-dom", frame.as_uri()],
             capture_output=True, text=True, timeout=120)
     finally:
         probe.unlink(missing_ok=True)
         frame.unlink(missing_ok=True)
-    found = re.search(r'data-semres-report="([^"]*)"', done.stdout)
-    assert found, f"Chromium did not run the probe on {page.name}: {done.stderr[-500:]}"
-    report = json.loads(html.unescape(found.group(1)))
-    assert report["width"] == width, report["width"]
-    return report
+        profile.cleanup()
+    reports = {}
+    for width in widths:
+        found = re.search(rf'data-semres-report-{width}="([^"]*)"', done.stdout)
+        assert found, (f"Chromium did not run the probe on {page.name} at {width} px: "
+                       f"{done.stderr[-500:]}")
+        reports[width] = json.loads(html.unescape(found.group(1)))
+        assert reports[width]["width"] == width, reports[width]["width"]
+    return reports[widths[0]] if len(widths) == 1 else reports
+
+
+@functools.cache
+def _render_widths(page: Path) -> dict:
+    """A built page's findings at every width of :data:`WIDTHS`, from one browser start."""
+    return _render(page, *WIDTHS.values())
 
 
 def svg_text_sizes(svg: str) -> tuple[float, list[tuple[float, str]]]:
@@ -315,7 +338,7 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     chapter = {c.name for c in runner.chapters()}
     if not path.is_file():
         pytest.fail(f"{page}.html was not built")
-    report = _render(path, width)
+    report = _render_widths(path)[width]
     problems = []
     problems += [f"wider than its container: {w}" for w in report["wide"]]
     problems += [f"image without alt text: {s}" for s in report["noAlt"]]
