@@ -267,3 +267,19 @@ def test_the_reproducibility_page_quotes_the_engine_benchmark(tmp_path, capsys, 
     one = figures["rates"]["engine, 1 thread"] / 1e6
     assert f"| engine, 1 thread | {one:.1f} |" in page
     assert f"reaches {figures['ratio_limit']:.2f} of the speed of its random numbers" in page
+
+
+def test_lanes_start_the_longest_chapter_first(tmp_path):
+    """Side by side, a long chapter started last keeps one core busy alone at the end: the
+    order is by the last run's seconds, a chapter never run first, and among those the one
+    whose settings say slow (chapter 5, the language models)."""
+    chapters = [runner.Chapter(k, name, tmp_path / f"{name}.py") for k, name in
+                enumerate(["01_pareto_front", "04_resnet_phylogeny", "05_llm_years",
+                           "07_front_universality"], 1)]
+    assert [c.name for c in runner.lane_order(chapters, tmp_path)][:1] == ["05_llm_years"]
+    (tmp_path / "executed").mkdir()
+    for name, seconds in (("01_pareto_front", 9.0), ("05_llm_years", 60.0),
+                          ("07_front_universality", 30.0)):
+        (tmp_path / "executed" / f"{name}.json").write_text(json.dumps({"seconds": seconds}))
+    assert [c.name for c in runner.lane_order(chapters, tmp_path)] == [
+        "04_resnet_phylogeny", "05_llm_years", "07_front_universality", "01_pareto_front"]

@@ -28,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 from semres.core.book import build_dir, cores, repo_root, torch_device
-from semres.build.registry import check_parameters
+from semres.build.registry import SETTINGS, check_parameters
 from semres.core.profiles import PROFILES
 from semres.build import glance
 from semres.build.glance import STALE
@@ -598,19 +598,27 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
     return out / "_build" / "html" / "index.html", failures
 
 
+def lane_order(todo: list[Chapter], build: Path) -> list[Chapter]:
+    """Longest first, so that no long chapter starts last: by the seconds of its last run in
+    ``build``; a chapter never run counts as long, and among those one whose settings say
+    ``slow`` goes first."""
+    def expected(ch: Chapter) -> tuple[float, bool]:
+        seconds = (_read_json(build / "executed" / f"{ch.name}.json") or {}).get("seconds")
+        spec = SETTINGS.get(ch.name)
+        return math.inf if seconds is None else float(seconds), bool(spec and spec.slow)
+
+    return sorted(todo, key=expected, reverse=True)
+
+
 def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> list[str]:
     """Run chapters ``jobs`` at a time, each worker process (and the kernels it starts) held to
     a core of its own, so that every chapter's threads (the engine's, torch's, the LM scorer's)
-    see one core and two chapters never slow each other by fighting over both. The longest
-    chapters of the last build go first; one never run counts as long."""
+    see one core and two chapters never slow each other by fighting over both, in
+    :func:`lane_order`."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    def last_seconds(ch: Chapter) -> float:
-        return float((_read_json(build / "executed" / f"{ch.name}.json") or {})
-                     .get("seconds", math.inf))
-
-    order = sorted(todo, key=last_seconds, reverse=True)
+    order = lane_order(todo, build)
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     ctx = mp.get_context("spawn")
     lanes = ctx.Queue()

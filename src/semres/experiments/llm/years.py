@@ -1046,10 +1046,10 @@ SETTINGS = Settings(
                   "offsets": list(range(-200, 200, 5)), "prompts": 4,
                   "ns": [2, 3, 4, 6], "trials": 1_000, "engine_trials": 5_000, "n_boot": 20,
                   "temperatures": [0.02, 0.05, 0.2], "lam_grid": 8, "lam_trials": 20_000,
-                  "causal_trials": 16, "gate_trials": 64, "reverse_trials": 32,
+                  "causal_trials": 16, "gate_trials": 32, "reverse_trials": 16,
                   "lm_dtype": "auto", "lm_temperatures": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0],
-                  "probe": (6, 1500, 1995, 15), "probe_permutations": 19,
-                  "lm_ns": [2, 4], "lm_Ds": [50], "lm_centres": [1550, 1600, 1650, 1700],
+                  "probe": (6, 1500, 1995, 25), "probe_permutations": 19,
+                  "lm_ns": [2, 4], "lm_Ds": [50], "lm_centres": [1550, 1650],
                   "lm_offsets": list(range(-300, 301, 60)),
                   "lms": "smollm2-135m,qwen2.5-coder-0.5b",
                   "folds": 3, "windows": [100, 200, 300, 400],
@@ -1093,6 +1093,7 @@ SETTINGS = Settings(
                   "ref_stable": (200, 300), "window_boot": 200},
     },
     check=_check_settings, parameters={"causal_trials": "causal_trials", "causal_lm": "lms"},
+    slow=True,
     paper={"Ds": ([2, 5, 20, 50, 100, 200], "half-gaps D"), "prompts": (20, "prompts per probe"),
            "phrasings": (1, "phrasings of each question")})
 
