@@ -3,10 +3,12 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Beside another worker and the book's chapters, a pool of threads wider than this worker's
-    # share of the cores spins more than it works (a test ran 15x slower): OpenMP, BLAS and
-    # torch take one thread here unless a test asks for more. Set before numpy or torch loads.
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    # Beside another worker and the book's chapters, a pool of threads or processes wider than
+    # this worker's share of the cores spins and starts more than it works (a test ran 15x
+    # slower): OpenMP, BLAS, torch and joblib take one unless a test asks for more. Set before
+    # numpy or torch loads; the chapters these tests start inherit it.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "LOKY_MAX_CPU_COUNT"):
         os.environ.setdefault(var, "1")
 
 
