@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-UV      = $(BIN)/uv pip install --quiet --python $(BIN)/python
+# --compile-bytecode: as pip does, so that the processes a build starts together do not each
+# compile the same modules
+UV      = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 PROFILE ?= default
 # chapters run at once, each on a core of its own (semres book --jobs)
 JOBS ?= 2
@@ -27,6 +29,8 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	$(UV) -c constraints.txt --no-deps $(QWEN_05B) \
 	  || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
+	# the Monte Carlo engine's compiled draws, once, into numba's cache beside the source
+	$(BIN)/python -c "from semres.core import simulate; simulate.precompile()"
 	touch $@
 
 # Qwen2.5-Coder-1.5B-Instruct (22 packages, 1.1 GB) joins chapter 5 in the paper profile only

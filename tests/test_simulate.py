@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from semres.core import kernels, spaces, theory
+from semres.core import kernels, simulate, spaces, theory
 from semres.core.simulate import Estimate, check_table, exact_two_item, luce_success
 
 Z_MAX = 5.0
@@ -446,3 +446,20 @@ def test_check_row_measures_the_estimate_in_standard_errors():
     row = check_row(est, 0.5, space="circle", task="similarity")
     assert row == {"space": "circle", "task": "similarity", "theory": 0.5, "mc": 0.52,
                    "stderr": 0.01, "z": pytest.approx(2.0)}
+
+
+def test_precompile_leaves_every_draw_cached():
+    """After precompile, an engine run in a new process compiles nothing: each of numba's
+    dispatchers loads its draws from the on-disk cache."""
+    import subprocess
+    import sys
+
+    simulate.precompile()
+    code = ("from semres.core import simulate\n"
+            "simulate.precompile()\n"
+            "print(sum(len(f.stats.cache_misses) for f in (simulate._block, simulate._score)),"
+            " sum(len(f.stats.cache_hits) for f in (simulate._block, simulate._score)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    misses, hits = map(int, done.stdout.split())
+    assert misses == 0 and hits >= 2, done.stdout

@@ -505,6 +505,22 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     return Estimate(mean=mean, stderr=math.sqrt(var / trials), trials=trials)
 
 
+def precompile() -> None:
+    """Compile every draw of the engine once and keep it in numba's on-disk cache.
+
+    A process that finds no cached draw compiles it itself (about 7 s each); processes started
+    together on a fresh checkout (the book's chapters, the test workers) would all do so at
+    once. ``make`` calls this when it creates the environment.
+    """
+    line = Discrete([[0.0, 1.0], [1.0, 0.0]])
+    for space in (_spaces.Circle(), _spaces.Segment(), line, Discrete(line.matrix, [0.3, 0.7])):
+        for kernel in (_kernels.Constant(0.2, 0.1), _kernels.Linear(0.3),
+                       _kernels.Exponential(0.2)):  # the last on the general path
+            for task in TASKS:
+                for n in (2, 3):
+                    luce_success(space, kernel, task, n, 2, 0, threads=1)
+
+
 def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
     """The two-item (p_s, p_i) that :func:`luce_success` estimates, summed exactly on a
     finite space: the theory "evaluated on the same discrete nu", ties included.
