@@ -28,3 +28,11 @@ def built(tmp_path_factory):
     index, failures = runner.build_book("quick", build=build, progress=False, jobs=jobs)
     return build, index, failures
 
+
+
+def pytest_collection_modifyitems(items):
+    """Longest first, for two workers: the book's tests (one group: the book is built once),
+    then the tests that execute whole chapters, then the rest in their order. A long test
+    left for last runs alone while the other worker waits."""
+    items.sort(key=lambda item: (item.get_closest_marker("xdist_group") is None,
+                                 item.get_closest_marker("chapters") is None))

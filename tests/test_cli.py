@@ -150,6 +150,7 @@ def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
     assert "Monte Carlo engine" in repro and "610.0" in repro and "1.91 times" in repro
 
 
+@pytest.mark.chapters
 def test_book_runs_chapters_side_by_side_each_on_a_core_of_its_own(book):
     """(A whole book without a failure, two chapters at a time, is the book test's build.)"""
     with pytest.raises(ValueError, match="jobs must be an integer >= 1; got 0"):

@@ -182,6 +182,7 @@ def test_the_one_cycle_schedule_takes_any_number_of_steps(steps):
         assert vlm._warmup(steps) == pytest.approx(0.1)
 
 
+@pytest.mark.chapters
 def test_chapter_6_runs_on_a_model_folder(tmp_path):
     """The reader's path: ``semres run 6 -p model=FOLDER`` scores a saved image-text-to-text
     model instead of training one (a folder name once crashed the page's model label)."""
