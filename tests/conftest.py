@@ -29,7 +29,6 @@ def built(tmp_path_factory):
     return build, index, failures
 
 
-
 def pytest_collection_modifyitems(items):
     """Longest first, for two workers: the book's tests (one group: the book is built once),
     then the tests that execute whole chapters, then the rest in their order. A long test

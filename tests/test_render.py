@@ -211,8 +211,7 @@ IFRAME = '<iframe src="{src}" style="border:0;flex:none;width:{width}px;height:9
 
 
 def _render(page: Path, *widths: int) -> dict:
-    """The probe's findings for ``page`` rendered at each of ``widths`` px (one width: its
-    findings; several: a dict by width)."""
+    """The probe's findings for ``page`` rendered at each of ``widths`` px, by width."""
     # named per process, and a profile of its own: runs side by side never collide
     probe = page.with_name(f"{page.stem}.{os.getpid()}.probe.html")
     frame = page.with_name(f"{page.stem}.{os.getpid()}.frame.html")
@@ -241,7 +240,7 @@ def _render(page: Path, *widths: int) -> dict:
                        f"{done.stderr[-500:]}")
         reports[width] = json.loads(html.unescape(found.group(1)))
         assert reports[width]["width"] == width, reports[width]["width"]
-    return reports[widths[0]] if len(widths) == 1 else reports
+    return reports
 
 
 @functools.cache
@@ -387,7 +386,7 @@ def test_probe_finds_each_kind_of_problem(tmp_path):
     """The probe on a page made to have every problem once (and one correct case of each)."""
     page = tmp_path / "bad.html"
     page.write_text(BAD_PAGE.format(w=600, over=900, long_line="x" * 400))
-    report = _render(page, 1280)
+    report = _render(page, 1280)[1280]
     wide = " ".join(report["wide"])
     assert "<div.math>" in wide and "<pre>" in wide and "<table>" in wide
     assert report["noAlt"] == ["plot.png"]
@@ -459,7 +458,7 @@ def test_probe_finds_errors_sideways_scroll_nan_small_figure_text_and_no_result_
 
     bad = tmp_path / "bad.html"
     bad.write_text(BAD_PHONE_PAGE.format(wide=700, box=""))
-    report = _render(bad, 390)
+    report = _render(bad, 390)[390]
     errors = " ".join(report["errors"])
     assert "THEBE_URL" in errors and "boom" in errors, report["errors"]
     assert report["pageWidth"] >= 700
@@ -479,7 +478,7 @@ def test_probe_finds_errors_sideways_scroll_nan_small_figure_text_and_no_result_
                     .replace('console.error("boom");', "")
                     .replace("<td>nan</td>", "<td>—</td>")
                     .replace('src="tiny.svg"', 'src="big.svg"'))
-    report = _render(good, 390)
+    report = _render(good, 390)[390]
     assert report["errors"] == [] and report["pageWidth"] <= 390 and report["nan"] == []
     assert report["resultBox"] > 0
     assert [s.split(":")[0] for s in small_figure_text(good, report["figures"], 7.0)] == \
@@ -650,11 +649,11 @@ def test_probe_measures_result_box_scroll_cue_and_figure_numbers(tmp_path):
                                     'height="50pt"></svg>')
     bad = tmp_path / "bad.html"
     bad.write_text(NEW_CHECKS_PAGE.format(box=1200, cue="", caption=""))
-    report = _render(bad, 390)
+    report = _render(bad, 390)[390]
     assert report["resultHeight"] > PHONE_SCREEN
     assert len(report["uncued"]) == 1 and report["unnumbered"] == ["a.svg"]
     good = tmp_path / "good.html"
     good.write_text(NEW_CHECKS_PAGE.format(box=300, cue="is-wide", caption="Fig. 3"))
-    report = _render(good, 390)
+    report = _render(good, 390)[390]
     assert report["resultHeight"] <= PHONE_SCREEN and report["uncued"] == []
     assert report["unnumbered"] == []

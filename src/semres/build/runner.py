@@ -619,11 +619,11 @@ def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> lis
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     order = lane_order(todo, build)
-    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     ctx = mp.get_context("spawn")
     lanes = ctx.Queue()
     for k in range(jobs):
-        lanes.put(cores[k % len(cores)] if len(cores) >= jobs else None)
+        lanes.put(cpus[k % len(cpus)] if len(cpus) >= jobs else None)
     failures = []
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_lane,
                              initargs=(lanes,)) as pool:
@@ -656,8 +656,6 @@ def _run_in_lane(ch: Chapter, profile: str, build: Path) -> str | None:
     except ChapterError as err:
         return str(err)
     return None
-
-
 
 
 def _glance(build: Path, folder: Path) -> str:

@@ -106,7 +106,8 @@ def n_item(b, n, delta=0.0):
 
 def _binom_pmf(k, n, b):
     """Bin(n, b) at k (0 beyond n), in logs: scipy.stats.binom.pmf gives the same numbers at
-    twenty times the cost of a call, and the fits call Theorem 3 thousands of times."""
+    about three times the cost of a call (13 against 37 µs at n = 7), and the goodness-of-fit
+    bootstraps call Theorem 3 thousands of times."""
     with np.errstate(divide="ignore", invalid="ignore"):
         log = (special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
                + special.xlogy(k, b) + special.xlog1py(n - k, -b))
