@@ -1,0 +1,394 @@
+"""The year resolution where it lives: probes within years of a person, a kernel fitted across
+distances.
+
+Uniform probes over five centuries mostly land far from both listed people, where any finite
+resolution answers at chance, so a model with a 10- or 20-year resolution looks, on them, like
+one with none. This design looks where the answer changes. Two people are born at c - D and
+c + D; the probe lies x years from the nearer of them, beyond the pair (|offset| = D + x) or
+between them (|offset| = D - x), on a grid of x that is fine near 0. Each pair of names gets its
+own centre and its own D, and is listed in both orders, so a pair is one cluster: intervals
+resample pairs (within each D), never trials.
+
+From the per-trial answers (one drawn from the model's choice probabilities, as the paper
+sampled its models' answers) the Luce rule with a similarity on a floor, g(d) = k(d / s) +
+Delta, is fitted by maximum likelihood across every D and x at once, for three shapes k
+(exponential, Gaussian, step). The resolution is the distance at which k falls to the floor,
+as the paper defines it (lambda ln(1/Delta) for the exponential), with an interval over pairs
+and a parametric-bootstrap goodness of fit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+from scipy.stats import t as student
+
+from . import language
+from .years import chance_crossover
+from semres.core import spaces
+from semres.core.clustered import clustered_mean
+from semres.core.fits import (bootstrap_at_bound, bound_report, gof_bootstrap, gof_none,
+                              named_seed, percentile_interval)
+from semres.core.results import correct_mask, split_list
+from semres.core.simulate import luce_success
+from semres.core.validate import at_least
+
+__all__ = ["design", "trial_table", "curve_table", "competence", "kernel", "resolution",
+           "floor_distance", "p_correct", "fit_shape", "fit_kernels", "crossover_counts",
+           "predicted_front", "blind_spot", "analyse", "SHAPES", "SOURCE"]
+
+#: the rows of this design in a model's tidy table
+SOURCE = "near design"
+#: the similarity shapes k(d / s) fitted on a floor, and the distance at which each falls to it
+SHAPES = ("exponential", "gaussian", "step")
+#: search ranges of the scale s (years) and the floor Delta
+BOUNDS = {"scale": (0.05, 1e4), "floor": (1e-6, 10.0)}
+
+
+def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int = len(
+           language.NAMES), n_templates: int | None = None) -> language.Trials:
+    """Trials of the near design: for each D, ``pairs_per_D`` pairs of people (distinct names,
+    each pair its own centre drawn uniformly from ``centres``) born at c - D and c + D; probes
+    x years beyond the pair for every x in ``xs`` and x years inside it for every 0 < x < D,
+    each on both sides; each pair listed in both orders (one group per pair and order)."""
+    Ds = [at_least(int(D), 1, "Ds") for D in Ds]
+    xs = sorted({int(x) for x in xs})
+    if not xs or xs[0] < 0:
+        raise ValueError(f"xs must be distances >= 0 years; got {xs!r}")
+    pairs_per_D = at_least(int(pairs_per_D), 2, "pairs_per_D")
+    if 2 * pairs_per_D * len(Ds) > n_names:
+        raise ValueError(f"pairs_per_D: {pairs_per_D} pairs for each of {len(Ds)} gaps need "
+                         f"{2 * pairs_per_D * len(Ds)} distinct names; the pool holds {n_names}")
+    lo, hi = (int(v) for v in centres)
+    rng = np.random.default_rng(seed)
+    pairs = rng.permutation(n_names)[:2 * pairs_per_D * len(Ds)].reshape(len(Ds), pairs_per_D, 2)
+    n_templates = len(language.QUESTIONS["similarity"]) if n_templates is None else n_templates
+    rows = {k: [] for k in ("names", "years", "probe", "correct", "template", "group")}
+    group = 0
+    for di, D in enumerate(Ds):
+        for pi in range(pairs_per_D):
+            c = int(rng.integers(lo, hi))
+            reach = [D + x for x in xs] + [D - x for x in xs if 0 < x < D]
+            offsets = [s * r for r in reach for s in (-1, 1)]
+            template = rng.integers(0, n_templates, len(offsets))
+            for order in ((0, 1), (1, 0)):
+                ys = np.array([c - D, c + D])[list(order)]
+                for o, t in zip(offsets, template):
+                    dist = np.abs(ys - (c + o))
+                    rows["names"].append(pairs[di, pi][list(order)])
+                    rows["years"].append(ys)
+                    rows["probe"].append(c + o)
+                    rows["correct"].append(dist == dist.min())
+                    rows["template"].append(t)
+                    rows["group"].append(group)
+                group += 1
+    return language.Trials("similarity", *(np.asarray(rows[k]) for k in rows))
+
+
+def trial_table(rows) -> pd.DataFrame:
+    """One row per trial of the near design, from a model's tidy rows (``source`` ==
+    :data:`SOURCE`): the pair (its cluster), D, the probe's offset from the centre, x and whether
+    it lies beyond or between, and three answers: the Luce mass on the nearer person, whether
+    the most probable option is the nearer one (greedy), and the sampled answer."""
+    d = rows[rows.source == SOURCE]
+    if d.empty:
+        raise ValueError(f"rows: no trial of the {SOURCE}")
+    years = np.array([[float(v) for v in split_list(p)] for p in d.position])
+    scores = np.array([[float(v) for v in split_list(s)] for s in d.scores])
+    ok = np.array(correct_mask(d))
+    if ok.shape[1] != 2 or (ok.sum(1) != 1).any():
+        raise ValueError("rows: the near design lists two people and never probes the midpoint")
+    prob = np.exp(scores - scores.max(1, keepdims=True))
+    prob /= prob.sum(1, keepdims=True)
+    chose = np.array([split_list(o).index(c) for o, c in zip(d.options, d.choice)])
+    names = [sorted(split_list(o)) for o in d.options]
+    centre = years.mean(1)
+    D = np.abs(years[:, 1] - years[:, 0]) / 2
+    offset = d.probe.astype(float).to_numpy() - centre
+    x = np.abs(np.abs(offset) - D)
+    return pd.DataFrame({
+        "model": d.model.to_numpy(), "pair": ["|".join(n) for n in names],
+        "name_a": [n[0] for n in names], "name_b": [n[1] for n in names], "D": D,
+        "offset": offset, "x": x,
+        "where": np.where(np.abs(offset) >= D, "beyond", "between"),
+        "mass": (prob * ok).sum(1), "greedy": ok[np.arange(len(ok)), scores.argmax(1)],
+        "sampled": ok[np.arange(len(ok)), chose], "first": prob[:, 0]})
+
+
+def _members(t: pd.DataFrame) -> np.ndarray:
+    codes = {n: i for i, n in enumerate(sorted(set(t.name_a) | set(t.name_b)))}
+    return np.array([[codes[a], codes[b]] for a, b in zip(t.name_a, t.name_b)])
+
+
+def curve_table(trials: pd.DataFrame) -> pd.DataFrame:
+    """P(correct) per model, D, side of the pair and x: the mean mass with its 95 % interval
+    over pairs of names (each pair's mean over both sides and orders is one unit), greedy
+    (argmax) accuracy and the share of sampled answers, and the pairs and trials behind each."""
+    out = []
+    for (m, D, where, x), sub in trials.groupby(["model", "D", "where", "x"]):
+        c = _pair_t(sub.groupby("pair").mass.mean().to_numpy(), 0.5)
+        out.append({"model": m, "D": D, "where": where, "x": x, "mass": c["p"],
+                    "mass_ci_low": c["ci_low"], "mass_ci_high": c["ci_high"],
+                    "greedy": float(sub.greedy.mean()), "sampled": float(sub.sampled.mean()),
+                    "pairs": sub.pair.nunique(), "trials": len(sub)})
+    return pd.DataFrame(out)
+
+
+def _pair_t(values: np.ndarray, alternative_above: float = 0.0) -> dict:
+    """Mean over pairs with Student's t (pairs - 1 degrees of freedom), one-sided p of
+    "mean > ``alternative_above``"."""
+    v = np.asarray(values, float)
+    k = len(v)
+    mean = float(v.mean())
+    se = float(v.std(ddof=1) / math.sqrt(k)) if k > 1 else math.nan
+    half = float(student.ppf(0.975, k - 1)) * se if k > 1 else math.nan
+    p = float(student.sf((mean - alternative_above) / se, k - 1)) if k > 1 and se > 0 else \
+        (0.0 if mean > alternative_above else 1.0)
+    return {"p": mean, "se": se, "ci_low": mean - half, "ci_high": mean + half, "pairs": k,
+            "p_value": p}
+
+
+def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50,
+               alpha: float = 0.05) -> dict:
+    """Whether a model does similarity where a resolution would show: near the pair (probes at
+    most ``near`` years beyond the nearer person) its mean mass on the nearer person exceeds 1/2,
+    and it exceeds the mass at probes ``far`` or more years beyond (a decaying curve, not a flat
+    one). Both are one-sided tests over pairs of names (each pair's mean is one unit; Student's
+    t with pairs - 1 degrees of freedom) at level ``alpha``."""
+    beyond = trials[trials["where"] == "beyond"]
+    by_pair = beyond.assign(near=beyond.x <= near, far=beyond.x >= far)
+    close = by_pair[by_pair.near].groupby("pair").mass.mean()
+    away = by_pair[by_pair.far].groupby("pair").mass.mean()
+    both = close.index.intersection(away.index)
+    if len(both) < 2 or len(close) < 2:
+        raise ValueError("trials: too few pairs with probes near and far to judge similarity")
+    above = _pair_t(close.to_numpy(), 0.5)
+    decay = _pair_t((close[both] - away[both]).to_numpy(), 0.0)
+    greedy = by_pair[by_pair.near].groupby("pair").greedy.mean()
+    does = above["p_value"] < alpha and decay["p_value"] < alpha
+    return {"near": near, "far": far, "above": above, "decay": decay,
+            "greedy_near": float(greedy.mean()), "far_mass": float(away.mean()),
+            "x_range": (float(beyond.x.min()), float(beyond.x.max())),
+            "verdict": "passes" if does else "does not do the task", "does": bool(does)}
+
+
+# --------------------------------------------------------------------------- the kernel fit
+
+def kernel(shape: str, d, scale: float) -> np.ndarray:
+    """k(d / s), 1 at d = 0: the graded part of the similarity, without its floor."""
+    d = np.asarray(d, float)
+    if shape == "exponential":
+        return np.exp(-d / scale)
+    if shape == "gaussian":
+        return np.exp(-0.5 * (d / scale) ** 2)
+    if shape == "step":
+        return (d <= scale).astype(float)
+    raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
+
+
+def resolution(shape: str, scale: float, floor: float) -> float:
+    """The distance within which the similarity stays above halfway between its peak and its
+    floor: Definition 1's resolution epsilon for the step, and its natural extension to graded
+    shapes (lambda ln 2 for the exponential, sigma sqrt(2 ln 2) for the Gaussian), whatever the
+    floor."""
+    if shape == "exponential":
+        return scale * math.log(2)
+    if shape == "gaussian":
+        return scale * math.sqrt(2 * math.log(2))
+    return float(scale)
+
+
+def floor_distance(shape: str, scale: float, floor: float) -> float:
+    """Where the graded part falls to the floor, k(d) = Delta: lambda ln(1/Delta) for the
+    exponential, the paper's effective resolution; NaN when the floor outweighs even an exact
+    match (Delta >= 1) or for the step, which never equals its floor."""
+    if floor >= 1 or shape == "step":
+        return math.nan
+    if shape == "exponential":
+        return scale * math.log(1 / floor)
+    return scale * math.sqrt(2 * math.log(1 / floor))
+
+
+def p_correct(shape: str, scale: float, floor: float, D, offset) -> np.ndarray:
+    """The Luce share of the nearer person, people at c -/+ D, probe at c + offset."""
+    a = np.abs(np.asarray(offset, float))
+    near = kernel(shape, np.abs(a - D), scale) + floor
+    return near / (near + kernel(shape, a + np.asarray(D, float), scale) + floor)
+
+
+def _nll(p, n, k) -> float:
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return -float(np.sum(k * np.log(p) + (n - k) * np.log1p(-p)))
+
+
+def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
+    """Maximum likelihood of (scale, floor) on binomial cells."""
+    if shape == "step":  # P is 1/2, or q = (1 + Delta) / (1 + 2 Delta) where near <= s < far
+        near, far = np.abs(np.abs(offset) - D), np.abs(offset) + D
+        cuts = np.unique(np.concatenate([near, far]))
+        best = None
+        for s in np.concatenate([[BOUNDS["scale"][0]], (cuts[:-1] + cuts[1:]) / 2]):
+            inside = (near <= s) & (far > s)
+            q = min(max(k[inside].sum() / max(n[inside].sum(), 1e-12), 0.5 + 1e-9), 1 - 1e-9)
+            fl = float(np.clip((1 - q) / (2 * q - 1), *BOUNDS["floor"]))
+            p = p_correct("step", s, fl, D, offset)
+            nll = _nll(p, n, k)
+            if best is None or nll < best[0] - 1e-9:
+                best = (nll, float(s), fl, p)
+        nll, scale, fl, p = best
+    else:
+        lo = np.log([BOUNDS["scale"][0], BOUNDS["floor"][0]])
+        hi = np.log([BOUNDS["scale"][1], BOUNDS["floor"][1]])
+
+        def f(theta):
+            return _nll(p_correct(shape, *np.exp(theta), D, offset), n, k)
+
+        starts = [start] if start is not None else [
+            np.log([s, fl]) for s in (3.0, 20.0, 100.0) for fl in (0.02, 0.3)]
+        r = min((minimize(f, np.asarray(x0, float), method="L-BFGS-B",
+                          bounds=list(zip(lo, hi))) for x0 in starts), key=lambda r: r.fun)
+        scale, fl = (float(v) for v in np.exp(r.x))
+        nll, p = float(r.fun), p_correct(shape, scale, fl, D, offset)
+    return {"shape": shape, "scale": scale, "floor": fl, "relative_floor": fl / (1 + fl),
+            "nll": nll, "p_fit": p, "resolution": resolution(shape, scale, fl),
+            "floor_distance": floor_distance(shape, scale, fl)}
+
+
+def _cells(trials: pd.DataFrame) -> pd.DataFrame:
+    """Trials, masses and sampled answers per (D, offset) cell: the sufficient statistics of
+    every fit below."""
+    return trials.groupby(["D", "offset"]).agg(n=("mass", "size"), mass=("mass", "sum"),
+                                               sampled=("sampled", "sum")).reset_index()
+
+
+def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, seed) -> dict:
+    """One shape fitted to every D and x at once, by maximum likelihood.
+
+    The numbers come from the model's masses (its expected answers, which carry no sampling
+    noise), with the resolution's 95 % interval over pairs of names (pairs resampled within each
+    D, every resample refitted) and the share of refits on a bound. Whether the shape describes
+    the model is judged on its sampled answers, whose binomial reference is exact: the deviance
+    of the shape refitted to them over the (D, offset) cells, against a parametric bootstrap
+    (:func:`semres.core.fits.gof_bootstrap`)."""
+    cells = _cells(trials)
+    D, off, n = (cells[k].to_numpy(float) for k in ("D", "offset", "n"))
+    fit = _fit_cells(shape, D, off, n, cells.mass.to_numpy(float))
+    fit.update(bound_report(fit, BOUNDS, log=("scale", "floor")))
+    start = None if shape == "step" else np.log([fit["scale"], fit["floor"]])
+    k = cells.sampled.to_numpy(float)
+    answers = _fit_cells(shape, D, off, n, k, start)
+    fit["resolution_sampled"] = answers["resolution"]
+    if len(cells) > 2 and gof_boot:
+        fit.update(gof_bootstrap(n, k, answers["p_fit"], 2,
+                                 lambda nn, kk: _fit_cells(shape, D, off, nn, kk, start)["p_fit"],
+                                 gof_boot, named_seed(seed, f"near goodness of fit {shape}")))
+    else:
+        fit.update(gof_none(f"{len(cells)} cells for 2 parameters" if len(cells) <= 2
+                            else "no bootstrap asked for"))
+    # pair x cell tables: a resample of pairs within each D is a weighted sum of their rows
+    pairs = np.unique(trials.pair)
+    cell_of = pd.MultiIndex.from_frame(cells[["D", "offset"]]).get_indexer(
+        pd.MultiIndex.from_frame(trials[["D", "offset"]]))
+    pair_of = np.searchsorted(pairs, trials.pair)
+    tab_n, tab_k = np.zeros((len(pairs), len(cells))), np.zeros((len(pairs), len(cells)))
+    np.add.at(tab_n, (pair_of, cell_of), 1.0)
+    np.add.at(tab_k, (pair_of, cell_of), trials.mass.to_numpy(float))
+    pair_D = trials.groupby("pair").D.first().reindex(pairs).to_numpy()
+    strata = [np.flatnonzero(pair_D == d) for d in np.unique(pair_D)]
+    rng = np.random.default_rng(named_seed(seed, f"near pairs {shape}"))
+    res, hit = [], []
+    for _ in range(int(n_boot)):
+        w = np.zeros(len(pairs))
+        for s in strata:
+            np.add.at(w, rng.choice(s, len(s)), 1.0)
+        fb = _fit_cells(shape, D, off, w @ tab_n, w @ tab_k, start)
+        res.append(fb["resolution"])
+        hit.append(bound_report(fb, BOUNDS, log=("scale", "floor"))["at_bound"])
+    fit["ci_low"], fit["ci_high"] = percentile_interval(res)
+    fit["boot_at_bound"] = bootstrap_at_bound(hit)
+    fit["aic"] = 2 * fit["nll"] + 2 * 2
+    fit["pairs"], fit["cells"], fit["trials"] = len(pairs), len(cells), int(n.sum())
+    x = trials.x[trials.x > 0]
+    fit["finest_x"] = float(x.min()) if len(x) else math.nan
+    fit["x_max"] = float(trials.x.max())
+    del fit["p_fit"]
+    return fit
+
+
+def fit_kernels(trials: pd.DataFrame, *, n_boot: int, gof_boot: int, seed) -> pd.DataFrame:
+    """Every shape of :data:`SHAPES` fitted to one model's near design; ``best`` marks the shape
+    of least AIC among those that describe the data (all, when none does), ``upper_bound``
+    a resolution below the finest distance tested (reported as at most that distance)."""
+    fits = pd.DataFrame([fit_shape(trials, s, n_boot=n_boot, gof_boot=gof_boot, seed=seed)
+                         for s in SHAPES])
+    fits.insert(0, "model", trials.model.iloc[0])
+    fits["delta_aic"] = fits.aic - fits.aic.min()
+    ok = fits[fits.misfit.eq(False)]
+    pick = (ok if len(ok) else fits).aic.idxmin()
+    fits["best"] = fits.index == pick
+    fits["upper_bound"] = fits.ci_high < fits.finest_x
+    return fits
+
+
+def crossover_counts(trials: pd.DataFrame) -> pd.DataFrame:
+    """The design as (centre, D, offset, trials, correct) counts of sampled answers, pairs as
+    centres, for :func:`semres.experiments.llm.years.chance_crossover`."""
+    t = trials.assign(centre=pd.factorize(trials.pair)[0])
+    return (t.groupby(["centre", "D", "offset"]).sampled.agg(["size", "sum"])
+            .rename(columns={"size": "trials", "sum": "correct"}).reset_index())
+
+
+def predicted_front(fit: dict, years=(1500, 2000), *, trials: int, seed) -> dict:
+    """p_S and p_I at n = 2 that a fitted similarity predicts for the uniform-probe tests on
+    ``years`` (people and probe uniform on the span; the shared engine on the unit segment),
+    and the floor relative to an exact match, Delta / (1 + Delta), for Theorem 2's front."""
+    span = float(years[1] - years[0])
+    shape, scale, fl = fit["shape"], float(fit["scale"]), float(fit["floor"])
+
+    def g(d):
+        return kernel(shape, np.asarray(d, float) * span, scale) + fl
+
+    est = {task: luce_success(spaces.Segment(), g, task, 2, trials,
+                              named_seed(seed, f"near front {task}"))
+           for task in ("similarity", "identification")}
+    return {"p_s": est["similarity"].mean, "p_s_se": est["similarity"].stderr,
+            "p_i": est["identification"].mean, "p_i_se": est["identification"].stderr,
+            "relative_floor": fl / (1 + fl)}
+
+
+def blind_spot(reach: float, floor: float, years=(1500, 2000), *, trials: int, seed,
+               D: float = 20, close=range(1, 6)) -> tuple[float, float]:
+    """Why uniform probes cannot see a resolution of a few decades: for an exponential that
+    falls to ``floor`` within ``reach`` years (lambda ln(1/Delta) = reach), p_S at n = 2 with
+    people and probe uniform on ``years``, and P(nearer chosen) for probes ``close`` years
+    beyond one of two people 2 D apart."""
+    fit = {"shape": "exponential", "scale": reach / math.log(1 / floor), "floor": floor}
+    uniform = predicted_front(fit, years, trials=trials,
+                              seed=named_seed(seed, "blind spot", int(reach)))["p_s"]
+    near_p = p_correct("exponential", fit["scale"], floor, D, D + np.asarray(close, float))
+    return float(uniform), float(near_p.mean())
+
+
+def analyse(rows, *, near: float, far: float, n_boot: int, gof_boot: int, seed,
+            front_trials: int, years=(1500, 2000)) -> dict:
+    """Everything the near design says about one model: the curve, whether it does similarity
+    there (:func:`competence`), its pull towards the first-listed person, and for a model that
+    does, every shape fitted across distances, the best one, the chance crossover beside it,
+    and the (p_I, p_S) its fitted similarity predicts for the uniform-probe tests."""
+    trials = trial_table(rows)
+    comp = competence(trials, near=near, far=far)
+    position = clustered_mean(trials["first"].to_numpy() - 0.5, _members(trials))
+    out = {"model": str(trials.model.iloc[0]), "trials": trials, "curve": curve_table(trials),
+           "competence": comp, "position": position, "does": comp["does"]}
+    if not comp["does"]:
+        return out
+    fits = fit_kernels(trials, n_boot=n_boot, gof_boot=gof_boot, seed=seed)
+    best = fits[fits.best].iloc[0].to_dict()
+    out.update(fits=fits, best=best,
+               crossover=chance_crossover(crossover_counts(trials), n_boot,
+                                          named_seed(seed, "near crossover")),
+               front=predicted_front(best, years, trials=front_trials, seed=seed))
+    return out

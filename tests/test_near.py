@@ -1,0 +1,144 @@
+"""The near design and the kernel fitted across distances, on answers simulated from a known
+similarity: the design is balanced, the fit recovers the similarity within its interval, a flat
+model fails the competence test, a wrong shape reads misfit, and the predicted front matches
+Theorem 2 on the segment."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from semres.core import theory
+from semres.experiments.llm import language, lm, near, years
+
+NAMES = language.NAMES
+XS = [0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130]
+
+
+def _rows(trials, p_near, seed=0, model="simulated"):
+    """Tidy rows of a model whose mass on the nearer person is ``p_near`` per trial."""
+    near_first = trials.correct[:, 0]
+    p_first = np.where(near_first, p_near, 1 - p_near)
+    scores = np.log(np.stack([p_first, 1 - p_first], 1).clip(1e-12, 1))
+    scored = lm.ScoredTrials(trials, NAMES, ["prompt"] * len(trials), scores, model,
+                             np.ones((len(trials), 2), int))
+    return lm.to_results(scored, source=near.SOURCE, seed=seed)
+
+
+def _simulated(shape, scale, floor, pairs=6, noise=0.0, seed=1):
+    tr = near.design([5, 20, 50, 100], XS, pairs, seed)
+    centre = tr.years.mean(1)
+    D = np.abs(tr.years[:, 1] - tr.years[:, 0]) / 2
+    p = near.p_correct(shape, scale, floor, D, tr.probe - centre)
+    rng = np.random.default_rng(seed)
+    p = np.clip(p + noise * rng.standard_normal(len(p)), 0.01, 0.99)
+    return near.trial_table(_rows(tr, p, seed=seed))
+
+
+def test_the_design_probes_every_distance_on_both_sides_in_both_orders():
+    tr = near.design([5, 20], [0, 1, 3, 8, 30], 3, 0)
+    t = near.trial_table(_rows(tr, np.full(len(tr), 0.6)))
+    # 5 beyond + the inner distances below D (1, 3 for D = 5; 1, 3, 8 for D = 20), x 2 sides x 2
+    assert len(tr) == 3 * (5 + 2) * 4 + 3 * (5 + 3) * 4
+    for (pair, off), sub in t.groupby(["pair", "offset"]):
+        assert len(sub) == 2 and sorted(sub["first"].round(6)) == sorted({0.6, 0.4})
+    for pair, sub in t.groupby("pair"):
+        assert sub.D.nunique() == 1
+        counts = sub.groupby("x").offset.apply(lambda o: (np.sign(o) > 0).mean())
+        assert (counts == 0.5).all()  # every distance on both sides
+    assert t.pair.nunique() == 6 and set(t.D) == {5.0, 20.0}
+    assert set(t[t["where"] == "beyond"].x) == {0, 1, 3, 8, 30}
+    assert set(t[(t["where"] == "between") & (t.D == 5)].x) == {1, 3}
+    names = [n for p in t.pair.unique() for n in p.split("|")]
+    assert len(names) == len(set(names))  # no name in two pairs
+    assert (t.mass.round(6) == 0.6).all()
+
+
+def test_bad_designs_are_refused_with_the_argument_named():
+    with pytest.raises(ValueError, match="pairs_per_D"):
+        near.design([5, 20, 50, 100], XS, 8, 0)  # 64 names needed
+    with pytest.raises(ValueError, match="xs"):
+        near.design([5], [-1, 3], 2, 0)
+    with pytest.raises(ValueError, match="shape"):
+        near.kernel("cosine", 1.0, 1.0)
+
+
+def test_the_exponential_curve_is_the_chapter_s_two_reference_proposition():
+    D, off = 20.0, np.array([-150, -30, -21, -5, 3, 19, 25, 60, 300.0])
+    ours = near.p_correct("exponential", 17.0, 0.08, D, off)
+    theirs = years._two_ref_p(D, off, 17.0, 0.08)
+    assert np.allclose(ours, theirs)
+    # far beyond the pair every shape returns to chance; with no floor the step is certain
+    for shape in near.SHAPES:
+        assert near.p_correct(shape, 10.0, 0.05, 20, 2000.0) == pytest.approx(0.5, abs=1e-6)
+    assert near.p_correct("step", 10.0, 0.0, 20, 25.0) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("shape,scale", [("exponential", 15.0), ("step", 12.0)])
+def test_the_fit_recovers_the_similarity_that_made_the_answers(shape, scale):
+    floor = 0.1
+    t = _simulated(shape, scale, floor, noise=0.05)
+    comp = near.competence(t)
+    assert comp["does"] and comp["above"]["p_value"] < 1e-3
+    fits = near.fit_kernels(t, n_boot=60, gof_boot=60, seed=0).set_index("shape")
+    truth = near.resolution(shape, scale, floor)
+    f = fits.loc[shape]
+    if shape == "step":  # a step is identified only between the distances probed (8 and 13)
+        assert 8 <= f.ci_low <= f.resolution <= f.ci_high <= 13
+    else:
+        assert f.ci_low <= truth <= f.ci_high, (truth, f.ci_low, f.ci_high)
+    assert f.relative_floor == pytest.approx(floor / (1 + floor), abs=0.06)
+    assert not f.misfit and not f.at_bound
+    assert fits.best.sum() == 1
+
+
+def test_a_flat_model_does_not_do_similarity():
+    tr = near.design([5, 20, 50, 100], XS, 5, 3)
+    rng = np.random.default_rng(4)
+    t = near.trial_table(_rows(tr, np.clip(0.5 + 0.1 * rng.standard_normal(len(tr)), 0, 1)))
+    comp = near.competence(t)
+    assert not comp["does"] and comp["verdict"] == "does not do the task"
+    out = near.analyse(_rows(tr, np.full(len(tr), 0.5)), near=5, far=50, n_boot=10, gof_boot=10,
+                       seed=0, front_trials=1000)
+    assert not out["does"] and "fits" not in out
+
+
+def test_a_shape_that_cannot_follow_the_answers_reads_misfit():
+    # the preference vanishes near the person and returns far away: no shape on a floor does that
+    tr = near.design([5, 20, 50, 100], XS, 6, 5)
+    t0 = near.trial_table(_rows(tr, np.full(len(tr), 0.5)))
+    p = np.where(t0.x.to_numpy() < 10, 0.9, np.where(t0.x.to_numpy() < 40, 0.5, 0.9))
+    t = near.trial_table(_rows(tr, p, seed=2))
+    fits = near.fit_kernels(t, n_boot=5, gof_boot=200, seed=0)
+    assert fits.misfit.all(), fits[["shape", "gof_p"]]
+
+
+def test_the_front_a_step_predicts_is_theorem_2_on_the_segment():
+    eps, floor = 0.1, 0.25  # a step of 50 years over 500, on a floor
+    fit = {"shape": "step", "scale": 50.0, "floor": floor}
+    est = near.predicted_front(fit, (1500, 2000), trials=400_000, seed=1)
+    b, var = 2 * eps - eps ** 2, 2 / 3 * eps ** 3 - eps ** 4
+    ps, pi = theory.two_item(b, delta=floor / (1 + floor), var_b=var)
+    assert abs(est["p_s"] - ps) < 4 * est["p_s_se"] + 1e-3
+    assert abs(est["p_i"] - pi) < 4 * est["p_i_se"] + 1e-3
+    assert est["relative_floor"] == pytest.approx(0.2)
+
+
+def test_the_resolution_is_where_the_similarity_is_halfway_to_its_floor():
+    for shape in near.SHAPES:
+        r = near.resolution(shape, 12.0, 0.3)
+        g = near.kernel(shape, np.array([r * 0.999, r * 1.001]), 12.0)
+        assert g[0] >= 0.5 >= g[1] or shape == "step" and r == 12.0
+    assert near.floor_distance("exponential", 10.0, 0.05) == pytest.approx(10 * math.log(20))
+    assert math.isnan(near.floor_distance("exponential", 10.0, 2.0))
+
+
+def test_the_curve_table_counts_pairs_and_carries_both_measures():
+    t = _simulated("exponential", 10.0, 0.2, pairs=3)
+    c = near.curve_table(t)
+    assert set(c.columns) >= {"mass", "mass_ci_low", "mass_ci_high", "greedy", "sampled",
+                              "pairs", "trials"}
+    assert (c.pairs == 3).all() and (c.trials == 12).all()  # 3 pairs x 2 sides x 2 orders
+    assert (c.mass_ci_low <= c.mass).all() and (c.mass <= c.mass_ci_high).all()
+    assert isinstance(near.crossover_counts(t), pd.DataFrame)
