@@ -17,10 +17,12 @@
 # reported an emergent resolution of roughly 70–80 years, consistent with a noisy exponential
 # decay. That shows a finite resolution, but not the tradeoff: $p_I$ was never set against
 # $p_S$, and the $1/n$ law was never tested by varying $n$. This chapter derives what an
-# exponential similarity with a noise floor predicts, puts two real causal language models that
-# ship offline to the paper's questions, and measures a sentence encoder whose similarity of
-# years can be read directly: its kernel, whether its resolution is a property of the model or
-# of the fit window, the paper's two-reference design, and $p_S$ and $p_I$ against $n$.
+# exponential similarity with a noise floor predicts, puts real causal language models that
+# ship offline to the paper's questions, measures their resolution where it lives (probes
+# within years of a person, a similarity fitted across distances), and measures a sentence
+# encoder whose similarity of years can be read directly: its kernel, whether its resolution is
+# a property of the model or of the fit window, the paper's two-reference design, and $p_S$ and
+# $p_I$ against $n$.
 #
 # ````{admonition} The result
 # :class: tip
@@ -53,7 +55,7 @@ from semres.core import fits, kernels, models, spaces, theory
 from semres.core import results as tidy
 from semres.core.simulate import luce_success
 from semres.experiments import released
-from semres.experiments.llm import language, lm_protocol, years
+from semres.experiments.llm import language, lm_protocol, near, near_page, years
 
 # the settings with the reader's parameters, the report, named random streams and the cache
 cfg, report, stream, cache = semres.report.open_chapter(years.SETTINGS, profile, seed,
@@ -198,24 +200,24 @@ report.number("lam_small_ps", fl01.p_s.iloc[0])
 # in {Y}." per person, the question, "Answer with a single name."), and every listed name is
 # scored by the summed
 # log-probability of its tokens as the continuation; the softmax over the options gives the
-# model's Luce mass on the correct person, without sampling or parsing
-# (`semres.experiments.llm.lm.Scorer`). Names of several tokens are scored whole, so every model draws from
-# the same {glue:text}`ch5_n_names` names.
+# model's Luce mass on the correct person, without sampling or parsing. Names of several tokens
+# are scored whole, so every model draws from the same {glue:text}`ch5_n_names` names.
 #
-# The designs are balanced (`semres.experiments.llm.language.balanced_trials`): each list of people is read
-# in its order and reversed, and asked about every listed person in turn, so a model's pull
-# towards the first-listed name, a familiar name or a short one cancels in every mean, and the
-# two orders measure the pull directly. Trials that list the same name are not independent:
-# every interval here counts a name once (a cluster-robust interval over the names, Student's t
-# with one degree of freedom fewer than the names; `semres.core.clustered`).
+# The designs are balanced: each list of people is read in its order and reversed, and asked about
+# every listed person in turn, so a model's pull towards the first-listed name, a familiar name or
+# a short one cancels in every mean, and the two orders measure the pull directly. Trials that
+# list the same name are not independent: every interval here counts a name once (a cluster-robust
+# interval over the names, Student's t with one degree of freedom fewer than the names;
+# `semres.core.clustered`).
 #
-# **A gate before any resolution.** Fitting a kernel to a coin flip would give a number that
-# means nothing. So each model first answers "who was born in $P$?" at $n = 2$, with enough
-# trials to tell a mean mass of 0.55 from 0.5 (one-sided test at 5 % with 80 % power). Every
-# model also answers the same facts **backwards** ("when was {Name} born?", the two listed
-# years as options), and its hidden states are **probed** for the year: a linear read-out of
-# each layer, scored on names and decades it never saw, against the same read-out of the
-# year's digits alone (which cannot interpolate an unseen tens digit) and of shuffled years.
+# **A gate before the protocol.** A model that cannot tell who was born in a listed year has
+# no identification to set against anything. So each model first answers "who was born in $P$?"
+# at $n = 2$, with enough trials to tell a mean mass of 0.55 from 0.5 (one-sided test at 5 %
+# with 80 % power). Every model also answers the same facts **backwards** ("when was {Name}
+# born?", the two listed years as options), and its hidden states are **probed** for the year:
+# a linear read-out of each layer, scored on names and decades it never saw, against the same
+# read-out of the year's digits alone (which cannot interpolate an unseen tens digit) and of
+# shuffled years. Whether a model does *similarity* is judged apart (next section).
 
 # %%
 identities = pd.DataFrame([lm_protocol.identity_row(m) for m in LMS])
@@ -227,7 +229,6 @@ lm_rows = pd.concat([a["rows"] for a in assessed.values()], ignore_index=True) \
 report.table(lm_rows, "lm_trials")  # every scored trial, with the exact prompt the model read
 lm_table = lm_protocol.gate_table(assessed)
 report.table(lm_table, "lm_gate")
-report.table(lm_protocol.bias_table(assessed), "lm_bias")
 report.table(pd.concat([a["probe"]["profile"] for a in assessed.values()], ignore_index=True)
              if assessed else pd.DataFrame(), "lm_probe")
 if assessed:
@@ -252,34 +253,72 @@ splot.table(identities, decimals=0)
 #
 # {glue:text}`ch5_lm_verdict`
 #
-# Every scored trial is in `lm_trials.csv`, with the prompt exactly as the model read it, its
-# options and their log-probabilities, and one answer drawn from the model's probabilities (as
-# the paper sampled its models' answers), so anyone can re-score or re-analyse it.
+# ## Where the resolution lives: probes within years of a person
+#
+# Asking "who was born closest to $P$?" with $P$ uniform over five centuries mostly puts the
+# probe far from both people, where any finite resolution answers at chance. An exponential
+# similarity that falls to a floor of 0.05 within 10 years answers such probes at
+# $p_S =$ {glue:text}`ch5_blind_10:.3f`, one that falls to it within 20 years at
+# {glue:text}`ch5_blind_20:.3f`; yet they pick the nearer of two people 40 years apart
+# {glue:text}`ch5_near_10:.2f` and {glue:text}`ch5_near_20:.2f` of the time when the probe is
+# 1–5 years beyond one of them. Uniform probes stay as the $n$-sweep's test of Theorem 3.
+#
+# The near design looks where the answer changes: {glue:text}`ch5_near_design`. A model's pull
+# towards one name of the pair, or the first-listed one, cancels in every mean, and each pair
+# of names is one unit of every interval. A model does similarity when, probed at most
+# {glue:text}`ch5_near_near` years beyond the nearer person, its mass on that person exceeds ½
+# and exceeds its mass {glue:text}`ch5_near_far` or more years beyond (one-sided tests over
+# pairs at 5 %). For a model that does, the Luce rule with $g(d) = k(d/s) + \Delta$ is fitted by
+# maximum likelihood to every gap and distance at once, for an exponential, a Gaussian and the
+# step of Definition 1. The resolution is the distance within which $g$ stays above halfway from
+# its floor to its peak ($\varepsilon$ for the step, $s \ln 2$ for the exponential). The numbers
+# come from the model's masses; whether a shape fits is judged on its sampled answers, by
+# parametric bootstrap.
+
+# %%
+near_results = {m: near.analyse(a["rows"], near=cfg["near_near"], far=cfg["near_far"],
+                                n_boot=cfg["n_boot"], gof_boot=cfg["gof_boot"],
+                                seed=stream(f"near {m}"), front_trials=cfg["front_trials"],
+                                years=cfg["sweep_years"])
+                for m, a in assessed.items()}
+near_page.publish(report, near_results, cfg, gate_biases=lm_protocol.bias_table(assessed),
+                  seed=stream("blind spot"))
+
+# %% [markdown]
+# ```{glue:figure} ch5-fig-near
+# :name: ch5-fig-near
+#
+# Where the resolution lives. The mass each model puts on the nearer of two people born $2D$
+# years apart, against the probe's distance from that person (95 % intervals over names):
+# beyond the pair (filled) and between the two (open), chance dotted. Lines: the shape fitted
+# to all panels at once for a model that does similarity, beyond (solid) and between (dashed).
+# ```
+#
+# {glue:text}`ch5_near_text`
+#
+# {glue:text}`ch5_paper_reading` ({ref}`original-code-resolution-figure` describes what that
+# figure plots). Every scored trial is in `lm_trials.csv` (the exact prompt, each option's
+# log-probability, one sampled answer), each curve in `lm_resolution.csv`, every shape's fit in
+# `lm_resolution_fits.csv`.
 #
 # ## The paper's protocol on the models that pass
 #
-# A model that passes the gate gets the whole protocol. Similarity at $n = 2$ is asked as
-# often as the gate and is that task's own gate: a resolution is fitted only to a model that
-# prefers the nearer person. Then identification and similarity at
-# $n =$ {glue:text}`ch5_lm_ns` against Theorem 3's $1/n$ law, the paper's two-reference design
-# ({glue:text}`ch5_lm_design`; each centre has its own two people, so an interval over
-# centres is an interval over names), the exponential with a floor and the chance crossover
-# window by window with the identifiability rule of the encoder's section, the kernel read from
-# the model's own choices, and the tradeoff along a softmax temperature applied to its scores.
+# A model that passes the identification gate gets the rest of the protocol: identification
+# and similarity at $n =$ {glue:text}`ch5_lm_ns` against Theorem 3's $1/n$ law, its place on
+# the $(p_I, p_S)$ plane beside what its fitted similarity predicts, the kernel read from its own
+# choices, and the tradeoff along a softmax temperature applied to its scores.
 
 # %%
-protocol = {m: lm_protocol.analyse(a, cfg, stream) for m, a in passed.items()}
+protocol = {m: lm_protocol.analyse(a, cfg, near_results[m]["does"]) for m, a in passed.items()}
 for name, table in lm_protocol.tables(protocol).items():
     report.table(table, name)
 if protocol:
-    report.figure("lm_protocol", lm_protocol.fig_protocol(protocol))
+    report.figure("lm_protocol", lm_protocol.fig_protocol(protocol, near_results))
 report.text("lm_ns", ", ".join(map(str, cfg["lm_ns"])))
-report.text("lm_short", " ".join(lm_protocol.resolution_text(r) for r in protocol.values()) or
-            "no causal LM passed its gate in this build.")
-report.text("lm_design", lm_protocol.design_text(cfg))
 report.text("lm_protocol_text", " ".join(
     f"**{m}.** {lm_protocol.similarity_text(r)[0].upper()}{lm_protocol.similarity_text(r)[1:]}. "
-    f"Against $n$: {lm_protocol.theorem3_text(r)}. {lm_protocol.resolution_text(r)} "
+    f"{near_page.front_text(near_results[m], r['uniform'])} Against $n$: "
+    f"{lm_protocol.theorem3_text(r)}. "
     f"Its kernel: {lm_protocol.kernel_text(r)}. {lm_protocol.temperature_text(r)}"
     for m, r in protocol.items()) or "No causal LM passed its gate in this build.",
     markdown=True)
@@ -291,9 +330,10 @@ report.text("lm_protocol_text", " ".join(
 # The paper's protocol on the causal LMs that pass the gate (95 % intervals over names).
 # Top left: identification (circles) and similarity (squares) against the number of people
 # $n$, with Theorem 3 for one ball measure fitted to identification (lines) and chance $1/n$.
-# Top right: the two-reference design at its widest gap, P(correct) of the sampled answers
-# against the probe's offset (±2 binomial standard errors), with the exponential with a floor
-# fitted to the whole design for a model that does similarity. Bottom left: the model's own
+# Top right: each model on the $(p_I, p_S)$ plane with uniform probes at $n = 2$, measured
+# (filled, ±2 standard errors), and the $p_S$ that its similarity fitted on the near design
+# predicts at the measured $p_I$ (open square), against Theorem 1's front (black) and Theorem 2's
+# at the model's fitted floor (dashed). Bottom left: the model's own
 # probabilities sharpened or flattened by a temperature, on the $(p_I, p_S)$ plane with the
 # front of Theorem 1. Bottom right, for a model that does similarity: the kernel read from its
 # choices, relative to the nearest distance, with its exponential-with-floor fit.
@@ -687,9 +727,7 @@ for k, tab in enumerate(ext_windows):
     h = years.headline_measure(tab, best_kernel=None, ref_stable=cfg["ref_stable"],
                                kernel_stable=cfg["stable_windows"], n_boot=cfg["window_boot"])
     ext_windows[k] = tab.assign(headline=tab.measure == h.measure)
-window_table = pd.concat([live_windows, *(r["windows"] for r in protocol.values()
-                                           if "windows" in r),
-                          *ext_windows], ignore_index=True)[
+window_table = pd.concat([live_windows, *ext_windows], ignore_index=True)[
     ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline", "at_bound",
      "boot_at_bound", "gof_p", "misfit"]]
 report.table(window_table, "resolution_by_window")
@@ -717,7 +755,7 @@ report.result("Two references under an exponential with a floor",
               "P(correct) returns to 1/2 beyond lambda ln(1/Delta) with a floor and never "
               "without one; without a floor a finer kernel wins both tests (SymPy, engine)",
               passed=both_rise and turns)
-lm_protocol.report_results(report, assessed, protocol)
+lm_protocol.report_results(report, assessed, protocol, near_results)
 ENC_STAND_IN = f"a sentence encoder ({MODEL}), not the paper's chat LLMs"
 identified = head.stable and robust
 if not head.decided:
@@ -746,29 +784,16 @@ report.deviations(cfg, years.SETTINGS.paper,
                   *years.deviation_lines(cfg, MODEL, [a["model"] for a in assessed.values()],
                                          ns, len(emb_s.names)))
 report.save()
-report_lm = " ".join(lm_protocol.gate_text(a) + "." for a in assessed.values())
+report_lm = " ".join(near_page.box_sentence(r, assessed[m]["gate"])
+                     for m, r in near_results.items())
 report.box(f"the encoder `{MODEL}`; the causal LMs "
            + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
            + f"; profile `{profile}`, device `{semres.core.book.torch_device(device).type}`. "
            "The reasons are in the sections below; the full tables are in the chapter's "
-           "result files",
-           f"**The causal LMs.** {report_lm}" if assessed else "")
+           "result files", lead=report_lm)
 
 # %% [markdown]
-# ## What this shows, and where it differs from the paper
-#
-# - An exponential similarity alone has no tradeoff: finer is better for both tests. The noise
-#   floor creates it, and sets the resolution $\lambda\ln(1/\Delta)$
-#   ({prf:ref}`ch5-prop-two-reference`, derived in SymPy).
-# - The causal LMs: {glue:text}`ch5_lm_verdict`
-# - The paper's protocol on those that pass: {glue:text}`ch5_lm_short`
-# - The encoder's year kernel: {glue:text}`ch5_shape_verdict`; {glue:text}`ch5_exp_verdict`.
-# - Its resolution: {glue:text}`ch5_window_verdict` {glue:text}`ch5_window_choices`
-# - The tradeoff: {glue:text}`ch5_tradeoff_verdict`
-# - Against $n$: {glue:text}`ch5_sim_fit`, and {glue:text}`ch5_id_fit`.
-# - The paper's models: {glue:text}`ch5_ext_text`
-#
-# Where this build differs from the paper's protocol:
+# ## Where this build differs from the paper
 #
 # ```{glue:md} ch5_deviations
 # :format: myst

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from semres.core import results
-from semres.experiments.llm import language, lm, lm_protocol
+from semres.experiments.llm import language, lm, lm_protocol, near
 
 NAMES = ("Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid")
 YEARS = (1500, 1515)  # 16 single-token years
@@ -385,8 +385,8 @@ def test_real_smollm2_loads_from_its_wheel():
 def _design_cfg():
     return {"sweep_years": YEARS, "gate_trials": 0, "reverse_trials": 40, "lm_dtype": "float32",
             "probe": (4, 1500, 1515, 1), "probe_permutations": 9, "lm_ns": [2, 3],
-            "causal_trials": 40, "lm_Ds": [3], "lm_centres": [1505, 1507, 1509],
-            "lm_offsets": list(range(-6, 7, 2))}
+            "causal_trials": 40, "near_Ds": [3], "near_xs": [0, 1, 3],
+            "near_pairs": 2, "near_centres": (1507, 1510), "lm_temperatures": [0.5, 1.0]}
 
 
 def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, trained, guesser):
@@ -395,7 +395,7 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
                              progress=False)
     assert out["gate"]["verdict"] == "passes"
     rows = out["rows"]
-    assert set(rows.source) == {"gate", "reverse question", "n-sweep", "two-reference design"}
+    assert set(rows.source) == {"gate", "reverse question", "n-sweep", near.SOURCE}
     assert rows.prompt.str.len().gt(0).all()
     results.validate(rows)
     sweep = lm_protocol.sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
@@ -403,8 +403,14 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
     assert set(ide.index) == {2, 3} and ide.p[2] > 0.6  # the trained model identifies
     t3 = lm_protocol.theorem3(sweep)
     assert 0 < t3["b"] < 1 and np.isfinite(t3["max_z"])
-    counts = lm_protocol.design_counts(rows)
-    assert sorted(counts.centre.unique()) == cfg["lm_centres"]
+    design = near.trial_table(rows)
+    assert set(design.D) == {3} and design.pair.nunique() == 2
+    assert set(design[design["where"] == "beyond"].x) == {0, 1, 3}
+    # the trained model knows only the listed years: it is judged, never crashes
+    assert near.competence(design, near=1, far=3)["verdict"] in ("passes",
+                                                                  "does not do the task")
+    r = lm_protocol.analyse(out, cfg, does_similarity=False)
+    assert "kernel" not in r and r["uniform"]["trials"] > 0
     # the temperature sweep rescales the same scores: at T = 1 it is the Luce mass itself
     temps = lm_protocol.temperature_sweep(rows, [1.0, 0.5])
     two = rows[(rows.n == 2) & (rows.task == "identification") & (rows.source == "gate")]
@@ -413,4 +419,5 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
     stopped = lm_protocol.assess((guesser, tok), device="cpu", seed=3, cfg=cfg, names=NAMES,
                                  progress=False)
     assert stopped["gate"]["verdict"] == "does not do the task"
-    assert set(stopped["rows"].source) == {"gate", "reverse question"}  # no resolution fitted
+    # no n-sweep without the gate; the near design runs for every model
+    assert set(stopped["rows"].source) == {"gate", "reverse question", near.SOURCE}

@@ -226,6 +226,12 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     assert lines[7].startswith("* *Checks, true by construction")
     assert lines[8].startswith("  * **identity: check.**")
     assert lines[-2] == "* **What ran.** profile `quick`, seed 0" and lines[-1] == ":::"
+    # a lead sentence, when given, opens the box before the count
+    rep.box("profile `quick`, seed 0", lead="The model  generalises within 30 years.")
+    first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
+    assert first[0] == ('<span class="semres-outcome semres-outcome-mixed"></span>'
+                        "The model generalises within 30 years.")
+    assert first[2].startswith("**In this build, 7 findings")
     assert report.outcome([{"status": "holds"}, {"status": "check"}]) == "good"
     assert report.outcome([{"status": "differs"}, {"status": "not run"}]) == "bad"
     assert "nan" not in text.lower() and "paper_value" not in text

@@ -491,10 +491,11 @@ class Report:
     def summary(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
-    def box(self, ran: str, *notes: str) -> None:
+    def box(self, ran: str, *notes: str, lead: str = "") -> None:
         """The chapter's result, for the box at the top of its page: one phone screen with the
         count of the statuses and the first findings by name and status, then, one click away,
         every finding with its number in words, the checks apart, ``notes`` and what ran.
+        ``lead``, one or two plain sentences of what came out, opens the box, before the count.
 
         The box takes its colour from the outcome (:func:`outcome`). Glued as
         ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
@@ -512,8 +513,10 @@ class Report:
             head.append(f"{plural(len(checks), 'check')} (true by construction): "
                         f"{tally(r['status'] for r in checks)}")
         mark = f'<span class="semres-outcome semres-outcome-{outcome(self.rows)}"></span>'
-        lines = [mark + (f"**In this build, {'; '.join(head)}.**" if head else
-                         "**This chapter reports no result in this build.**"), ""]
+        tally_line = (f"**In this build, {'; '.join(head)}.**" if head else
+                      "**This chapter reports no result in this build.**")
+        lead = " ".join(str(lead).split())
+        lines = [mark + lead, "", tally_line, ""] if lead else [mark + tally_line, ""]
         lines += [f"* {mathify(escape(r['result']))}: *{escape(status_line(r, short=True))}*"
                   for r in findings[:BOX_FIRST]]
         if len(findings) > BOX_FIRST:

@@ -32,7 +32,7 @@ from semres.core.book import cache as _cache, torch_device
 __all__ = [
     "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
     "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "Trials",
-    "draw_trials", "resolution_trials", "balanced_trials", "resolution_design", "encoder_mass",
+    "draw_trials", "resolution_trials", "balanced_trials", "encoder_mass",
     "year_prompt", "summarise",
     "trials_to_results",
 ]
@@ -375,45 +375,6 @@ def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
                 rows["group"].append(2 * i + o)
     return Trials(task, *(np.asarray(rows[k]) for k in
                           ("names", "years", "probe", "correct", "template", "group")))
-
-
-def resolution_design(Ds, centres, offsets, seed, *, n_names: int = len(NAMES),
-                      n_templates: int | None = None) -> Trials:
-    """The paper's resolution design for causal LMs: two people at c - D and c + D, probe at
-    c + offset for every offset, the pair listed in both orders.
-
-    Each centre has its own two people (distinct across centres, so ``2 * len(centres)`` names
-    are needed): resampling centres then resamples names, and an interval over centres counts
-    no name twice. One group per (centre, D, order) asks every offset; the person on the
-    probe's side is correct (at offset 0 both are equally near and both count).
-    """
-    centres = np.asarray(centres, int)
-    offsets = np.asarray(offsets, int)
-    Ds = [at_least(int(D), 1, "Ds") for D in Ds]
-    if 2 * len(centres) > n_names:
-        raise ValueError(f"centres: {len(centres)} centres need {2 * len(centres)} distinct "
-                         f"names; the pool holds {n_names}")
-    rng = np.random.default_rng(seed)
-    pairs = rng.permutation(n_names)[:2 * len(centres)].reshape(-1, 2)
-    n_templates = len(QUESTIONS["similarity"]) if n_templates is None else int(n_templates)
-    template = rng.integers(0, n_templates, size=(len(centres), len(Ds), len(offsets)))
-    names, years, probe, correct, temp, group = [], [], [], [], [], []
-    g = 0
-    for ci, c in enumerate(centres):
-        for di, D in enumerate(Ds):
-            for order in ((0, 1), (1, 0)):
-                ys = np.array([c - D, c + D])[list(order)]
-                for oi, o in enumerate(offsets):
-                    dist = np.abs(ys - (c + o))
-                    names.append(pairs[ci][list(order)])
-                    years.append(ys)
-                    probe.append(c + o)
-                    correct.append(dist == dist.min())
-                    temp.append(template[ci, di, oi])
-                    group.append(g)
-                g += 1
-    return Trials("similarity", np.asarray(names), np.asarray(years), np.asarray(probe),
-                  np.asarray(correct), np.asarray(temp), np.asarray(group))
 
 
 def encoder_mass(emb: YearEmbeddings, trials: Trials, *,

@@ -22,20 +22,20 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from . import language, lm, years
-from semres.core import book, kernels, plotting, theory
+from . import language, lm, near, near_page, years
+from semres.core import book, plotting, theory
 from semres.core.clustered import clustered_mean, shared_members
 from semres.core.fits import gof_pvalue
 from semres.core.plotting import number, pvalue
 from semres.core.results import correct_mask, split_list
-from .years import PAPER_RANGE, measure_name
+from .near_page import LM_STAND_IN
+from .years import PAPER_RANGE
 
-__all__ = ["assess", "masses", "sweep_table", "theorem3", "design_counts", "choice_kernel",
+__all__ = ["assess", "masses", "greedy", "sweep_table", "theorem3", "choice_kernel",
            "temperature_sweep", "analyse", "tables", "gate_table", "bias_table", "gate_text",
-           "similarity_text", "probe_text", "theorem3_text", "resolution_text", "kernel_text",
+           "similarity_text", "probe_text", "theorem3_text", "kernel_text",
            "temperature_text", "fig_gates", "fig_protocol", "available", "identity_row",
-           "models_text", "design_text", "model_text", "report_results", "LM_STAND_IN",
-           "PAPER_RESOLUTION"]
+           "models_text", "model_text", "report_results", "LM_STAND_IN", "PAPER_RESOLUTION"]
 
 #: the paper's stated resolution of its chat LLMs, "roughly 70–80 years": its middle and the
 #: half-width of the range it gives, used as the tolerance of a comparison
@@ -44,13 +44,14 @@ PAPER_RESOLUTION = ((PAPER_RANGE[0] + PAPER_RANGE[1]) / 2, (PAPER_RANGE[1] - PAP
 
 def assess(model, *, device: str, seed: int, cfg: dict, names=None,
            progress: bool = True) -> dict:
-    """Score one causal LM on the paper's questions: the gate, the question asked backwards and
-    the probe for every model; the n-sweep and the two-reference design only when it passes.
+    """Score one causal LM on the paper's questions: the gate, the question asked backwards, the
+    probe and the near design (:mod:`semres.experiments.llm.near`) for every model; the n-sweep
+    only when it passes the gate.
 
     ``cfg`` holds the chapter's settings (``sweep_years``, ``gate_trials``, ``reverse_trials``,
     ``lm_dtype``, ``probe``, ``probe_permutations``, ``lm_ns``, ``causal_trials`` (about as
-    many trials per n-sweep cell), ``lm_Ds``,
-    ``lm_centres``, ``lm_offsets``). Random streams are named after the model and the part
+    many trials per n-sweep cell), ``near_Ds``, ``near_xs``, ``near_pairs``,
+    ``near_centres``). Random streams are named after the model and the part
     (:func:`semres.core.book.seeds`), so adding a model or a part moves no other numbers. Similarity
     at n = 2 gets as many trials as the gate: it is the similarity task's own gate. Each
     trial's answer is drawn from the model's choice probabilities, as the paper sampled its
@@ -93,10 +94,11 @@ def assess(model, *, device: str, seed: int, cfg: dict, names=None,
                                               n_names=len(pool))
                 rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
                                           source="n-sweep", seed=s("sweep answers", t, n)))
-        tr = language.resolution_design(cfg["lm_Ds"], cfg["lm_centres"], cfg["lm_offsets"],
-                                        s("design"), n_names=len(pool))
-        rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
-                                  source="two-reference design", seed=s("design answers")))
+    # the near design, for every model: whether it does similarity is judged there
+    tr = near.design(cfg["near_Ds"], cfg["near_xs"], cfg["near_pairs"], s("near design"),
+                     centres=cfg["near_centres"], n_names=len(pool))
+    rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
+                              source=near.SOURCE, seed=s("near design answers")))
     out["rows"] = pd.concat(rows, ignore_index=True)
     return out
 
@@ -114,6 +116,13 @@ def masses(rows, temperature: float = 1.0) -> np.ndarray:
     return np.array([(softmax(s / temperature) * m).sum() for s, m in zip(_scores(rows), ok)])
 
 
+def greedy(rows) -> np.ndarray:
+    """1 where the option the model finds most probable is a correct one (its greedy answer,
+    the paper's measure beside the mass), per row."""
+    return np.array([float(m[int(np.argmax(s))]) for s, m in zip(_scores(rows),
+                                                                  correct_mask(rows))])
+
+
 def _members(rows) -> np.ndarray:
     """The names each row lists (its options), as integer codes: the clusters of its trial."""
     opts = [split_list(o) for o in rows.options]
@@ -125,12 +134,14 @@ def _members(rows) -> np.ndarray:
 
 
 def sweep_table(rows):
-    """Mean mass per model, task and n, with its 95 % interval over names, against 1/n."""
+    """Mean mass per model, task and n, with its 95 % interval over names, and greedy
+    accuracy, against 1/n."""
     out = []
     for (m, task, n), sub in rows.groupby(["model", "task", "n"]):
         c = clustered_mean(masses(sub), _members(sub))
         out.append({"model": m, "task": task, "n": int(n), "p": c["p"], "se": c["se"],
-                    "ci_low": c["ci_low"], "ci_high": c["ci_high"], "trials": c["trials"],
+                    "ci_low": c["ci_low"], "ci_high": c["ci_high"],
+                    "greedy": float(greedy(sub).mean()), "trials": c["trials"],
                     "names": c["names"], "chance": 1 / int(n)})
     return pd.DataFrame(out)
 
@@ -161,14 +172,6 @@ def theorem3(sweep, *, z_max: float = 3.0) -> dict:
     max_z = float(zs.max()) if len(zs) else math.nan
     return {"b": fit["b"], "fit": fit, "table": table, "max_z": max_z, "z_max": z_max,
             "within": bool(len(zs) and max_z <= z_max), "n": sorted(set(sweep.n))}
-
-
-def design_counts(rows):
-    """The two-reference design's rows as (centre, D, offset, trials, correct) counts of the
-    sampled answers: each centre is one pair of people, so an interval over centres is an
-    interval over names."""
-    design = rows[rows.source == "two-reference design"]
-    return years.two_reference_from_results(design) if len(design) else None
 
 
 #: distance bins of the kernel read from choices (years, inclusive upper edges)
@@ -267,11 +270,13 @@ def gate_table(assessed: dict):
     """One row per model and question (the gate, the question asked backwards)."""
     rows = []
     for a in assessed.values():
-        for key, question in (("gate", "who was born in P? (n = 2)"),
-                              ("reverse", "when was X born? (n = 2)")):
+        for key, question, source in (("gate", "who was born in P? (n = 2)", "gate"),
+                                      ("reverse", "when was X born? (n = 2)",
+                                       "reverse question")):
             g = a[key]
             rows.append({"model": a["model"], "question": question, "p": g["p"],
                          "ci_low": g["ci_low"], "ci_high": g["ci_high"],
+                         "greedy": float(greedy(a["rows"][a["rows"].source == source]).mean()),
                          "p_value": g["p_value"], "verdict": g["verdict"], "trials": g["trials"],
                          "names": g["names"],
                          "dtype": a["dtype"]})
@@ -325,53 +330,34 @@ def gate_text(a: dict) -> str:
 
 # --------------------------------------------------------------------------- one passing model
 
-def analyse(a: dict, cfg: dict, stream) -> dict:
+def analyse(a: dict, cfg: dict, does_similarity: bool) -> dict:
     """Every analysis of the protocol for one model that passed its gate, from its rows.
 
-    ``stream`` is the chapter's named-stream function (:func:`semres.core.book.seeds`). First the
-    similarity task's own gate: similarity at n = 2 above chance (as many trials as the gate,
-    one-sided test over names). Then the n-sweep with Theorem 3 and the temperature sweep; and
-    only for a model that does similarity (a resolution fitted to coin flips means nothing) the
-    design's window table, its headline measure and whether that verdict holds for every
-    choice of upper windows, the two-reference fit and the chance crossover on the whole
-    design, and the kernel read from the choices with its exponential-with-floor fit.
+    The n-sweep with Theorem 3 (similarity at n = 2 with uniform probes is its first cell, no
+    gate) and the temperature sweep; and only for a model that does similarity where a
+    resolution would show (``does_similarity``, judged on the near design by
+    :func:`semres.experiments.llm.near.competence`), the kernel read from its choices with its
+    exponential-with-floor fit.
     """
     model = a["model"]
     rows = a["rows"]
     sweep = sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
     sim2 = rows[(rows.task == "similarity") & (rows.n.astype(int) == 2) &
                 (rows.source == "n-sweep")]
-    sim_gate = lm.above_chance(masses(sim2), _members(sim2))
-    out = {"model": model, "sweep": sweep, "theorem3": theorem3(sweep), "sim_gate": sim_gate,
-           "does_similarity": sim_gate["verdict"] == "passes", "counts": design_counts(rows),
+    out = {"model": model, "sweep": sweep, "theorem3": theorem3(sweep),
+           "uniform": lm.above_chance(masses(sim2), _members(sim2)),
+           "does_similarity": bool(does_similarity),
            "temperature": temperature_sweep(rows, cfg["lm_temperatures"])}
     out["peak"], out["trades"] = years.tradeoff(out["temperature"])
     if not out["does_similarity"]:
         return out
-    counts = out["counts"]
-    windows = years.ref_by_window(counts, model, cfg["ref_windows"], cfg["window_boot"],
-                                  stream(f"lm {model} windows"))
-    head = years.headline_measure(windows, best_kernel=None, ref_stable=cfg["ref_stable"],
-                                  kernel_stable=cfg["stable_windows"],
-                                  n_boot=cfg["window_boot"])
-    windows["headline"] = windows.measure == head.measure
-    choices = years.window_choices(windows, best_kernel=None, kernel_windows=cfg["windows"],
-                                   ref_windows=cfg["ref_windows"], ref_stable=cfg["ref_stable"],
-                                   kernel_stable=cfg["stable_windows"],
-                                   n_boot=cfg["window_boot"])
     kernel = choice_kernel(rows)
     try:
         kfit = years.fit_shape(kernel.distance, kernel.g, "exp_floor",
                                se=kernel.g * kernel.log_g_se)
     except ValueError as err:  # too few points, or no decay to fit a kernel to
         kfit = {"error": str(err).split(":")[0]}
-    out.update(windows=windows, head=head, choices=choices,
-               identified=bool(head.stable and years.same_for_every_choice(choices)),
-               two_fit=years.fit_two_reference(counts, cfg["n_boot"],
-                                               stream(f"lm {model} two-reference")),
-               crossover=years.chance_crossover(counts, cfg["n_boot"],
-                                                stream(f"lm {model} crossover")),
-               kernel=kernel, kernel_fit=kfit)
+    out.update(kernel=kernel, kernel_fit=kfit)
     return out
 
 
@@ -389,11 +375,11 @@ def tables(results: dict) -> dict:
 
 
 def similarity_text(r: dict) -> str:
-    g = r["sim_gate"]
-    return (f"asked who was born closest to P at n = 2, {r['model']} "
-            f"{'does' if r['does_similarity'] else 'does not do'} the task: it puts "
+    g = r["uniform"]
+    return (f"asked who was born closest to a year drawn uniformly at n = 2, {r['model']} puts "
             f"{g['p']:.3f} (95% interval over {g['names']} names {g['ci_low']:.3f}–"
-            f"{g['ci_high']:.3f}, {g['trials']} trials) on the nearer person")
+            f"{g['ci_high']:.3f}, {g['trials']} trials) on the nearer person: uniform probes "
+            "mostly land far from both people, where any finite resolution answers at chance")
 
 
 def theorem3_text(r: dict) -> str:
@@ -414,32 +400,6 @@ def theorem3_text(r: dict) -> str:
            f"and misses its similarity by up to {t3['max_z']:.1f} standard errors (the rule "
            f"is {t3['z_max']:g})")
     return f"{ide}, {sim}"
-
-
-def resolution_text(r: dict) -> str:
-    """The resolution verdict for one model: identified or not, and against the paper."""
-    model = r["model"]
-    if not r["does_similarity"]:
-        return (f"{model} has no resolution to measure: it does not do the similarity task, "
-                "so P(correct) in the two-reference design is no curve to fit.")
-    head = r["head"]
-    if not head.decided:
-        return (f"For {model} too few resamples were drawn to judge whether its resolution "
-                "is stable across windows.")
-    if not r["identified"]:
-        why = "; ".join(head.reasons) or "no measure is stable across the upper windows"
-        return (f"{model} has no identified resolution: {why}. "
-                f"{years.choice_verdict(r['choices'])}")
-    row = head.row
-    mid, tol = PAPER_RESOLUTION
-    lo, hi = row["ci_low"], row["ci_high"]
-    where = ("within the paper's 70–80 years" if mid - tol <= lo and hi <= mid + tol else
-             "clear of the paper's 70–80 years" if lo > mid + tol or hi < mid - tol else
-             "overlapping the paper's 70–80 years without lying inside them")
-    return (f"{model}'s {measure_name(head.measure)} is {row['resolution']:.0f} years (95% "
-            f"interval over centres, i.e. over names, {lo:.0f}–{hi:.0f}, window "
-            f"{int(row['window'])}), stable across the upper windows and for every choice of "
-            f"them: {where}.")
 
 
 def kernel_text(r: dict) -> str:
@@ -524,9 +484,10 @@ def fig_gates(assessed: dict):
     return fig
 
 
-def fig_protocol(results: dict):
-    """The protocol on the models that pass: success against n with Theorem 3, the
-    two-reference design at its widest gap, the temperature on the (p_I, p_S) plane, and the
+def fig_protocol(results: dict, near_results: dict):
+    """The protocol on the models that pass: success against n with Theorem 3; each model on
+    the (p_I, p_S) plane, measured and as its similarity fitted on the near design predicts,
+    against Theorem 2's front at its fitted floor; the temperature on the same plane; and the
     kernel read from the choices of the models that do similarity (a panel only when one
     does)."""
     plt, splot = _plt()
@@ -541,12 +502,18 @@ def fig_protocol(results: dict):
             ax_n.errorbar(sub.n, sub.p, yerr=[sub.p - sub.ci_low, sub.ci_high - sub.p],
                           fmt=marker, color=color, capsize=2, label=f"{r['model']}: {task}")
             ax_n.plot(sub.n, sub.theory, color=color, ls=ls, lw=1)
-        counts = r["counts"]
-        D = counts.D.max()
-        sub = counts[counts.D == D].groupby("offset", as_index=False)[["trials", "correct"]].sum()
-        p = sub.correct / sub.trials
-        ax_d.errorbar(sub.offset, p, yerr=2 * np.sqrt(p * (1 - p) / sub.trials), fmt=".",
-                      color=color, ms=4, label=f"{r['model']}, D = {D:g}")
+        own = r["temperature"].set_index("temperature").loc[1.0]
+        ax_d.errorbar([own.p_i], [own.p_s], xerr=[2 * own.p_i_se], yerr=[2 * own.p_s_se],
+                      fmt="o", color=color, capsize=2, label=f"{r['model']}: measured")
+        nr = near_results.get(r["model"], {})
+        if nr.get("does"):
+            fl = nr["front"]["relative_floor"]
+            b = np.linspace(0, 1, 300)
+            ps, pi = theory.two_item(b, delta=fl)
+            ax_d.plot(pi, ps, color=color, lw=1, ls="--",
+                      label=f"front at its floor ({fl:.2f})")
+            ax_d.plot([own.p_i], [nr["front"]["p_s"]], "s", mfc="white", color=color,
+                      label=f"{r['model']}: $p_S$ its kernel predicts")
         temps = r["temperature"]
         ax_t.errorbar(temps.p_i, temps.p_s, xerr=2 * temps.p_i_se, yerr=2 * temps.p_s_se,
                       fmt="o-", color=color, ms=4, lw=0.8, capsize=2,
@@ -554,11 +521,6 @@ def fig_protocol(results: dict):
                             f"{temps.temperature.max():g}")
         if not r["does_similarity"]:
             continue
-        fit = r["two_fit"]
-        grid = np.linspace(sub.offset.min(), sub.offset.max(), 400)
-        ax_d.plot(grid, years.two_reference(grid, D, kernels.Exponential(fit["lambda"],
-                                                                         fit["floor"])),
-                  color=color, lw=1.2)
         kern = r["kernel"]
         low, high = np.exp(kern.log_g - 2 * kern.log_g_se), np.exp(kern.log_g + 2 * kern.log_g_se)
         ax_k.errorbar(kern.distance + 1, kern.g, yerr=[kern.g - low, high - kern.g], fmt="o",
@@ -575,10 +537,10 @@ def fig_protocol(results: dict):
     ax_n.set_xticks(nn)
     ax_n.xaxis.set_major_formatter(plt.ScalarFormatter())
     ax_n.xaxis.set_minor_formatter(plt.NullFormatter())
-    ax_d.axhline(0.5, color=splot.THEORY_ALT, lw=0.8)
-    ax_d.set(xlabel="probe offset from the centre (years)", ylabel="P(correct), sampled answers",
-             title="the two-reference design")
     p_line = np.linspace(0.5, 1, 200)
+    ax_d.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front, no floor")
+    ax_d.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)",
+             title="on the front, uniform probes")
     ax_t.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
     ax_t.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)", title="along the temperature")
     if with_kernel:
@@ -590,49 +552,43 @@ def fig_protocol(results: dict):
     return fig
 
 
-#: what stands in for the paper's chat LLMs, on every causal-LM row of the overview
-LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
 
 
-def report_results(report, assessed: dict, protocol: dict) -> None:
-    """The overview rows of the causal LMs, in the book's status vocabulary: every model's gate,
-    and for those that pass the similarity gate, Theorem 3, the resolution (against the paper's
-    70–80 years when the measure is the paper's own crossover), the kernel from the choices and
-    the temperature tradeoff; and each passing model's point on the (p_I, p_S) plane."""
+def report_results(report, assessed: dict, protocol: dict, near_results: dict) -> None:
+    """The overview rows of the causal LMs, in the book's status vocabulary: every model's gate;
+    the near design's rows (:func:`semres.experiments.llm.near_page.report_rows`); and for the
+    models that pass the gate, Theorem 3 across n, the kernel from the choices and the
+    temperature tradeoff of those that do similarity, and each one's points on the (p_I, p_S)
+    plane: measured, and with the p_S its fitted similarity predicts."""
     for a in assessed.values():
         ok = a["gate"]["verdict"] == "passes"
         report.result(f"{a['model']}: identification at n = 2 (competence gate)",
                       gate_text(a), headline=a["gate"]["p"],
                       ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
                       new=True, stand_in=LM_STAND_IN)
+    near_page.report_rows(report, near_results)
     for m, r in protocol.items():
-        t3, g, sim_ok = r["theorem3"], r["sim_gate"], r["does_similarity"]
-        report.result(f"{m}: similarity at n = 2 (its gate)", similarity_text(r),
-                      headline=g["p"], ci=(g["ci_low"], g["ci_high"]), passed=sim_ok,
-                      does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
+        t3, sim_ok = r["theorem3"], r["does_similarity"]
         report.result(f"{m}: Theorem 3 across n", theorem3_text(r), headline=t3["b"],
                       passed=t3["within"] if sim_ok else True, misfit=bool(t3["fit"]["misfit"]),
                       new=True, stand_in=LM_STAND_IN)
-        resolution = dict(does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
-        if sim_ok and r["identified"]:
-            row = r["head"].row
-            resolution.update(headline=row["resolution"], ci=(row["ci_low"], row["ci_high"]))
-            if r["head"].measure == "chance crossover":  # the paper's own measure
-                resolution.update(paper_value=PAPER_RESOLUTION[0],
-                                  tolerance=PAPER_RESOLUTION[1],
-                                  tolerance_reason="the paper reports roughly 70–80 years",
-                                  new=False)
-        report.result(f"{m}: year resolution", resolution_text(r),
-                      identified=not sim_ok or r["identified"], passed=True, **resolution)
-        kf = r.get("kernel_fit", {})
-        report.result(f"{m}: kernel read from its choices (exponential + floor)",
-                      kernel_text(r), headline=kf.get("resolution"),
-                      passed="error" not in kf, misfit=bool(kf.get("misfit")), does_task=sim_ok,
-                      new=True, stand_in=LM_STAND_IN)
-        report.result(f"{m}: tradeoff along the temperature", temperature_text(r),
-                      passed=r["trades"], does_task=sim_ok, new=True, stand_in=LM_STAND_IN)
         own = r["temperature"].set_index("temperature").loc[1.0]
         report.point(f"{m} (n = 2)", own.p_i, own.p_s, own.p_i_se, own.p_s_se)
+        if not sim_ok:
+            continue
+        kf = r.get("kernel_fit", {})
+        if "error" in kf:  # no decay in the binned kernel: nothing to judge
+            report.not_run(f"{m}: kernel read from its choices (exponential + floor)",
+                           kernel_text(r), stand_in=LM_STAND_IN)
+        else:
+            report.result(f"{m}: kernel read from its choices (exponential + floor)",
+                          kernel_text(r), headline=kf.get("resolution"), passed=True,
+                          misfit=bool(kf.get("misfit")), new=True, stand_in=LM_STAND_IN)
+        report.result(f"{m}: tradeoff along the temperature", temperature_text(r),
+                      passed=r["trades"], new=True, stand_in=LM_STAND_IN)
+        front = near_results[m]["front"]
+        report.point(f"{m}, p_S its fitted kernel predicts (n = 2)", own.p_i, front["p_s"],
+                     own.p_i_se, front["p_s_se"])
 
 
 # ------------------------------------------------------------ which models, and what they are
@@ -676,13 +632,6 @@ def models_text(identities, skipped: dict) -> str:
     ran = ", ".join(identities.model) if len(identities) else "none"
     left = "; ".join(f"{m} was left out ({why})" for m, why in skipped.items())
     return f"this build ran {ran}" + (f"; {left}" if left else "")
-
-
-def design_text(cfg: dict) -> str:
-    c, o = cfg["lm_centres"], cfg["lm_offsets"]
-    return (f"gaps D = {', '.join(map(str, cfg['lm_Ds']))} years either side of "
-            f"{len(c)} centres from {min(c)} to {max(c)}, probes from c − {-min(o)} to "
-            f"c + {max(o)} in steps of {int(np.diff(o).min())}, each pair in both orders")
 
 
 def model_text(a: dict) -> str:

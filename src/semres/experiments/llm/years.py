@@ -991,7 +991,7 @@ def wing_text(wings: dict, D: float) -> str:
 def _check_settings(cfg: dict, ch: str) -> None:
     positive_ints(cfg, ch, "kernel_names", "sweep_names", "phrasings", "fit_max", "prompts",
                    "trials", "engine_trials", "n_boot", "lam_grid", "lam_trials",
-                   "causal_trials", "probe_permutations")
+                   "causal_trials", "probe_permutations", "gof_boot", "front_trials")
     require(cfg["lm_dtype"] in ("float32", "bfloat16", "auto"), ch,
             f"lm_dtype must be float32, bfloat16 or auto; got {cfg['lm_dtype']!r}")
     require(min(cfg["lm_ns"]) == 2 and max(cfg["lm_ns"]) <= len(NAMES), ch,
@@ -999,9 +999,17 @@ def _check_settings(cfg: dict, ch: str) -> None:
             f"got {cfg['lm_ns']}")
     require(1.0 in cfg["lm_temperatures"], ch,
             "lm_temperatures must include 1.0 (the model's own)")
-    require(2 * len(cfg["lm_centres"]) <= len(NAMES), ch,
-            f"lm_centres: each centre needs its own two of the {len(NAMES)} names; got "
-            f"{len(cfg['lm_centres'])} centres")
+    require(2 * cfg["near_pairs"] * len(cfg["near_Ds"]) <= len(NAMES), ch,
+            f"near_pairs: {cfg['near_pairs']} pairs for each of {len(cfg['near_Ds'])} gaps need "
+            f"{2 * cfg['near_pairs'] * len(cfg['near_Ds'])} distinct names; there are "
+            f"{len(NAMES)}")
+    require(isinstance(cfg["near_pairs"], int) and cfg["near_pairs"] >= 2, ch,
+            f"near_pairs must be an integer >= 2; got {cfg['near_pairs']!r}")
+    xs = cfg["near_xs"]
+    require(xs == sorted(set(xs)) and xs[0] >= 0 and min(xs) <= cfg["near_near"]
+            and max(xs) >= cfg["near_far"], ch,
+            f"near_xs must be increasing distances >= 0 with one at most near_near "
+            f"({cfg['near_near']}) and one at least near_far ({cfg['near_far']}); got {xs}")
     require(isinstance(cfg["reverse_trials"], int) and (cfg["reverse_trials"] == 0 or
                                                          cfg["reverse_trials"] >= 2), ch,
             f"reverse_trials must be 0 (as many as the gate) or >= 2; got "
@@ -1049,8 +1057,9 @@ SETTINGS = Settings(
                   "causal_trials": 8, "gate_trials": 32, "reverse_trials": 8,
                   "lm_dtype": "auto", "lm_temperatures": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0],
                   "probe": (4, 1500, 1995, 25), "probe_permutations": 19,
-                  "lm_ns": [2, 4], "lm_Ds": [50], "lm_centres": [1550, 1650],
-                  "lm_offsets": list(range(-300, 301, 100)),
+                  "lm_ns": [2, 4], "near_Ds": [5, 50], "near_xs": [0, 3, 60],
+                  "near_pairs": 2, "near_centres": (1500, 1700), "near_near": 5,
+                  "near_far": 50, "gof_boot": 49, "front_trials": 20_000,
                   "lms": "smollm2-135m,qwen2.5-coder-0.5b",
                   "folds": 3, "windows": [100, 200, 300, 400],
                   "stable_windows": (300, 400), "ref_windows": [100, 150, 200],
@@ -1066,9 +1075,10 @@ SETTINGS = Settings(
                     "gate_trials": 0, "reverse_trials": 200, "lm_dtype": "auto",
                     "lm_temperatures": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0],
                     "probe": (8, 1500, 1995, 5), "probe_permutations": 99,
-                    "lm_ns": [2, 4, 8], "lm_Ds": [20, 100],
-                    "lm_centres": list(range(1500, 1700, 20)),
-                    "lm_offsets": list(range(-300, 301, 30)), "folds": 5,
+                    "lm_ns": [2, 4, 8], "near_Ds": [5, 20, 50, 100],
+                    "near_xs": [0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130],
+                    "near_pairs": 4, "near_centres": (1500, 1700), "near_near": 5,
+                    "near_far": 50, "gof_boot": 999, "front_trials": 200_000, "folds": 5,
                     "lms": "smollm2-135m,qwen2.5-coder-0.5b",
                     "windows": [100, 200, 300, 400, 500, 600], "stable_windows": (300, 600),
                     "ref_windows": [100, 150, 200, 250, 300], "ref_stable": (200, 300),
@@ -1084,9 +1094,10 @@ SETTINGS = Settings(
                   "gate_trials": 0, "reverse_trials": 0, "lm_dtype": "float32",
                   "lm_temperatures": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0],
                   "probe": (12, 1500, 1999, 3), "probe_permutations": 199,
-                  "lm_ns": [2, 4, 8, 16], "lm_Ds": [2, 5, 20, 50, 100, 200],
-                  "lm_centres": list(range(1500, 1700, 7))[:28],
-                  "lm_offsets": list(range(-300, 300, 5)), "folds": 10,
+                  "lm_ns": [2, 4, 8, 16], "near_Ds": [2, 5, 20, 50, 100, 200],
+                  "near_xs": [0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130, 210, 300],
+                  "near_pairs": 5, "near_centres": (1500, 1700), "near_near": 5,
+                  "near_far": 50, "gof_boot": 999, "front_trials": 1_000_000, "folds": 10,
                   "lms": "smollm2-135m,gemma3-270m,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b",
                   "windows": [100, 200, 300, 400, 500, 600, 700, 800],
                   "stable_windows": (300, 800), "ref_windows": [100, 150, 200, 250, 300],
@@ -1108,6 +1119,11 @@ def deviation_lines(cfg: dict, encoder: str, lms: list, ns: list, n_names: int) 
         "parsing one generated answer; every draw is seeded",
         f"resolution design: {len(cfg['centres'])} centres on a grid {min(cfg['centres'])}–"
         f"{max(cfg['centres'])} (paper: 40 drawn at random in 1500–1699)",
+        f"the causal LMs' resolution: the near design (gaps D = "
+        f"{', '.join(map(str, cfg['near_Ds']))}, {cfg['near_pairs']} pairs of names each, probes "
+        f"{', '.join(map(str, cfg['near_xs']))} years from the nearer person, both sides, both "
+        "orders) fitted across distances, instead of probes every 5 years over c ± 300 read off "
+        "a figure",
         f"n-sweep: n = {', '.join(map(str, ns))} with {cfg['trials']} prompts each, years "
         f"{cfg['sweep_years'][0]}–{cfg['sweep_years'][1]}, {n_names} names (paper: n = 2, 4, "
         "…, 98 with 1000 prompts each, years 800–1599, 190 names)",

@@ -1,0 +1,50 @@
+"""One causal LM on chapter 5's near design, outside the book: its competence, every shape
+fitted across distances and the chance crossover, printed as the chapter would state them.
+
+For models too slow for the default book on two CPU cores (the README's Qwen2.5-Coder-1.5B
+figures come from here): ``python benchmarks/near_resolution.py qwen2.5-coder-1.5b``. The
+design, its seeds and every setting are the chapter's ``--profile`` (default: ``default``).
+"""
+
+import argparse
+import time
+
+import pandas as pd
+
+from semres.core import book, profiles
+from semres.experiments.llm import language, lm, near, near_page, years
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", help="a shipped name (qwen2.5-coder-1.5b), hub id, folder or .gguf")
+    ap.add_argument("--profile", default="default", choices=("quick", "default", "paper"))
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    cfg = profiles.settings(years.SETTINGS, args.profile)
+    stream = book.seeds(args.seed)
+    start = time.perf_counter()
+    scorer = lm.Scorer(args.model, device="cpu", dtype=cfg["lm_dtype"])
+    key = scorer.name
+    tr = near.design(cfg["near_Ds"], cfg["near_xs"], cfg["near_pairs"],
+                     stream(f"lm {key} near design"), centres=cfg["near_centres"],
+                     n_names=len(language.NAMES))
+    rows = lm.to_results(lm.score_trials(scorer, tr, language.NAMES),
+                         source=near.SOURCE, seed=stream(f"lm {key} near design answers"))
+    scored = time.perf_counter() - start
+    r = near.analyse(rows, near=cfg["near_near"], far=cfg["near_far"], n_boot=cfg["n_boot"],
+                     gof_boot=cfg["gof_boot"], seed=stream(f"near {key}"),
+                     front_trials=cfg["front_trials"], years=cfg["sweep_years"])
+    print(f"{key}: {len(tr)} trials scored in {scored:.0f} s ({scorer.dtype})")
+    print(near_page.competence_text(r))
+    if r["does"]:
+        print(near_page.resolution_text(r))
+        print(near_page.sizing_text(r))
+        with pd.option_context("display.width", 160, "display.max_columns", 20):
+            print(r["fits"][["shape", "resolution", "ci_low", "ci_high", "relative_floor",
+                             "gof_p", "misfit", "delta_aic"]].round(3).to_string(index=False))
+    print(near_page.box_sentence(r))
+
+
+if __name__ == "__main__":
+    main()

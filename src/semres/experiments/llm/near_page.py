@@ -1,0 +1,280 @@
+"""The near design on the page: its figure, its sentences and its overview rows.
+
+The science is in :mod:`semres.experiments.llm.near`; this module only says what it found.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import NullLocator
+
+from . import near
+from .years import PAPER_RANGE
+from semres.core import plotting as splot
+from semres.core.fits import gof_pvalue
+from semres.core.plotting import pvalue
+
+__all__ = ["fig_near", "competence_text", "resolution_text", "box_sentence", "sizing_text",
+           "front_text",
+           "bias_rows", "publish",
+           "paper_reading", "design_text", "fits_table", "report_rows", "SHAPE_NAMES",
+           "LM_STAND_IN"]
+
+SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian",
+               "step": "step (Definition 1)"}
+#: what stands in for the paper's chat LLMs, on every causal-LM row of the overview
+LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
+
+
+def _years(x: float) -> str:
+    return f"{x:.0f} year{'s' if round(x) != 1 else ''}"
+
+
+def design_text(cfg: dict) -> str:
+    """The design in one sentence, with the distances it probes."""
+    xs = cfg["near_xs"]
+    return (f"two people born D years either side of a centre (D = "
+            f"{', '.join(map(str, cfg['near_Ds']))}; {cfg['near_pairs']} pairs of names for each "
+            f"D, each with its own centre in {cfg['near_centres'][0]}–{cfg['near_centres'][1]}), "
+            f"probes x = {', '.join(map(str, xs))} years beyond the nearer person and, where "
+            "x < D, between the two, each on both sides and with the pair in both orders")
+
+
+def competence_text(r: dict) -> str:
+    """Whether the model does similarity where its resolution would show, in one sentence."""
+    c = r["competence"]
+    a, d = c["above"], c["decay"]
+    lo, hi = c["x_range"]
+    head = (f"Probed at most {_years(c['near'])} beyond the nearer person, {r['model']} puts "
+            f"{a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] of its mass on that person "
+            f"({pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; greedy answers "
+            f"{c['greedy_near']:.3f}), and {d['p']:+.3f} [{d['ci_low']:+.3f}, "
+            f"{d['ci_high']:+.3f}] more than at probes {_years(c['far'])} or more beyond "
+            f"({pvalue(d['p_value'])})")
+    if r["does"]:
+        return head + ": it does similarity, with a preference that fades with distance."
+    return (head + f": it does not do similarity at the distances tested ({lo:.0f}–{hi:.0f} "
+            "years), so no resolution is fitted.")
+
+
+def _bound(best: dict) -> bool:
+    return bool(best["upper_bound"])
+
+
+def resolution_text(r: dict) -> str:
+    """The fitted resolution, its interval, its fit and the crossover beside it."""
+    if not r["does"]:
+        return (f"{r['model']} has no resolution to fit: it does not prefer the nearer person "
+                "even a few years away.")
+    b, fits, cross = r["best"], r["fits"], r["crossover"]
+    shape = SHAPE_NAMES[b["shape"]]
+    if _bound(b):
+        value = f"below {_years(b['finest_x'])}, the finest distance tested"
+    else:
+        value = (f"{b['resolution']:.0f} years (95 % interval over pairs of names "
+                 f"{b['ci_low']:.0f}–{b['ci_high']:.0f})")
+    if b["misfit"]:
+        fit = (f"but no shape describes its sampled answers (the best, the {shape}, fails its "
+               f"goodness of fit, {gof_pvalue(b)}): the number describes the wrong curve")
+    else:
+        others = "; ".join(f"{SHAPE_NAMES[f.shape]} {f.resolution:.0f} years, ΔAIC "
+                           f"{f.delta_aic:.1f}" for f in fits.itertuples() if not f.best)
+        fit = (f"the {shape} describes its sampled answers (goodness of fit {gof_pvalue(b)}; "
+               f"the other shapes: {others})")
+    floor = (f"on a floor of {b['relative_floor']:.2f} of an exact match's weight")
+    crossing = (f"still distinguishable from chance at the last probe, {_years(cross['x_max'])}"
+                if cross["at_bound"] else
+                f"{_years(cross['resolution'])} ({cross['ci_low']:.0f}–{cross['ci_high']:.0f})")
+    return (f"Fitted to every distance and gap at once, {r['model']}'s similarity stays above "
+            f"halfway to its floor within {value}, {floor}; {fit}. The chance crossover, the "
+            f"distance beyond the nearer person at which its preference can no longer be told "
+            f"from ½ with these trials, is {crossing}.")
+
+
+def paper_reading() -> str:
+    """What the paper's 70–80 years is, said once."""
+    lo, hi = PAPER_RANGE
+    return (f"The paper's {lo}–{hi} years for Gemma-2-2B, Llama-3.2-3B and Qwen2.5-7B is a "
+            "reading of its Figure 5b, not a fitted number: its notebook stores, per probe, the "
+            "share of answers naming the earlier-born person, computes no fit and no crossover, "
+            "and draws a scale-free theory curve beside the data")
+
+
+def box_sentence(r: dict, gate: dict | None = None) -> str:
+    """One sentence per model for the top of the page: what it does (identification, from its
+    ``gate`` when given), and at what resolution it generalises."""
+    m = r["model"]
+    if gate is not None and gate["verdict"] == "passes":
+        m = f"{m} identifies a person by birth year ({gate['p']:.2f} at n = 2) and"
+    if not r["does"]:
+        c = r["competence"]
+        return (f"{m} does not prefer the nearer person even {_years(c['near'])} away "
+                f"(mass {c['above']['p']:.2f}): it has no resolution to measure.")
+    b = r["best"]
+    if b["misfit"]:
+        return (f"{m} prefers the nearer person within a few years, but no similarity shape "
+                "describes how that preference fades.")
+    mid = sum(PAPER_RANGE) / 2
+    if _bound(b):
+        scale = f"below {_years(b['finest_x'])}"
+        ratio = ""
+    else:
+        scale = f"of about {_years(b['resolution'])} [{b['ci_low']:.0f}, {b['ci_high']:.0f}]"
+        ratio = (f", about {mid / b['resolution']:.0f} times finer than the {PAPER_RANGE[0]}–"
+                 f"{PAPER_RANGE[1]} years read off the paper's larger models"
+                 if b["resolution"] > 0 and b["ci_high"] < PAPER_RANGE[0] else "")
+    return (f"{m} generalises to people born within a resolution {scale}{ratio}, on a floor "
+            f"of {b['relative_floor']:.2f} of an exact match's weight.")
+
+
+def front_text(r: dict, uniform: dict) -> str:
+    """The p_S at n = 2 that the fitted similarity predicts for uniform probes, against the one
+    measured (``uniform``: its clustered mean)."""
+    if not r.get("does"):
+        return ""
+    f = r["front"]
+    return (f"Its similarity fitted on the near design predicts $p_S =$ {f['p_s']:.3f} for "
+            f"uniform probes at $n = 2$; it measured {uniform['p']:.3f} [{uniform['ci_low']:.3f}, "
+            f"{uniform['ci_high']:.3f}].")
+
+
+def fits_table(results: dict) -> pd.DataFrame:
+    """Every shape fitted to every model that does similarity, for ``near_fits.csv``."""
+    parts = [r["fits"] for r in results.values() if "fits" in r]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def fig_near(results: dict):
+    """P(nearer person chosen) against the distance from that person, one panel per gap D:
+    mean mass with its 95 % interval over names, beyond the pair (filled) and between the two
+    (open), and the best shape fitted across all panels for each model that does similarity."""
+    Ds = sorted({d for r in results.values() for d in r["curve"].D.unique()})
+    cols = 2 if len(Ds) > 1 else 1
+    rows_ = math.ceil(len(Ds) / cols)
+    fig, axes = splot.subplots(rows_, cols, figsize=(9, 3.4 * rows_), sharey=True,
+                               squeeze=False)
+    axes = axes.ravel()
+    for k, r in enumerate(results.values()):
+        color = splot.CYCLE[k % len(splot.CYCLE)]
+        curve = r["curve"]
+        for ax, D in zip(axes, Ds):
+            for where, fill in (("beyond", color), ("between", "white")):
+                sub = curve[(curve.D == D) & (curve["where"] == where)].sort_values("x")
+                if sub.empty:
+                    continue
+                ax.errorbar(sub.x, sub.mass, yerr=[sub.mass - sub.mass_ci_low,
+                                                   sub.mass_ci_high - sub.mass],
+                            fmt="o", ms=4, color=color, mfc=fill, capsize=2, lw=0.8,
+                            label=f"{r['model']}, {where}" if D == Ds[0] else None)
+            if not r["does"]:
+                continue
+            b = r["best"]
+            for where, ls in (("beyond", "-"), ("between", "--")):
+                top = curve[(curve.D == D) & (curve["where"] == where)].x.max()
+                if not np.isfinite(top):
+                    continue
+                x = np.linspace(0, top, 300)
+                off = D + x if where == "beyond" else D - x
+                ax.plot(x, near.p_correct(b["shape"], b["scale"], b["floor"], D, off),
+                        color=color, ls=ls, lw=1.2)
+    curve_max = max(r["curve"].x.max() for r in results.values())
+    for ax, D in zip(axes, Ds):
+        ax.axhline(0.5, color=splot.THEORY_ALT, lw=0.8, ls=":")
+        ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_xlim(-0.2, curve_max * 1.15)
+        ticks = [v for v in (0, 1, 3, 10, 30, 100, 300) if v <= curve_max]
+        ax.set_xticks(ticks, [str(v) for v in ticks])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set(title=f"people {2 * D:g} years apart (D = {D:g})",
+               xlabel="years from the nearer person", ylabel="mass on the nearer person")
+    for ax in axes[len(Ds):]:
+        fig.delaxes(ax)
+    splot.legend_outside(fig, [ax for ax in axes if ax in fig.axes], ncol=2)
+    return fig
+
+
+def report_rows(report, results: dict) -> None:
+    """The overview rows: for every model, whether it does similarity near a person (a
+    precondition, counted once); for those that do, the resolution fitted across distances;
+    for those that do not, the resolution as not run, with the reason."""
+    for m, r in results.items():
+        c = r["competence"]
+        report.result(f"{m}: similarity within {_years(c['near'])} of a person",
+                      competence_text(r), headline=c["above"]["p"],
+                      ci=(c["above"]["ci_low"], c["above"]["ci_high"]), passed=r["does"],
+                      does_task=r["does"], new=True, stand_in=LM_STAND_IN)
+        if not r["does"]:
+            report.not_run(f"{m}: year resolution, fitted across distances",
+                           f"not run, because {m} does not prefer the nearer person even "
+                           f"{_years(c['near'])} away", stand_in=LM_STAND_IN)
+            continue
+        b = r["best"]
+        report.result(f"{m}: year resolution, fitted across distances "
+                      f"({SHAPE_NAMES[b['shape']]})", resolution_text(r),
+                      headline=b["finest_x"] if _bound(b) else b["resolution"],
+                      ci=None if _bound(b) else (b["ci_low"], b["ci_high"]),
+                      passed=bool(np.isfinite(b["ci_high"])) and not b["at_bound"],
+                      misfit=bool(b["misfit"]), new=True, stand_in=LM_STAND_IN)
+
+
+def sizing_text(r: dict, target: float = 1.5) -> str:
+    """How wide the resolution's interval came out against the ``target`` factor, and how many
+    pairs of names the target would take (an interval narrows as one over the square root of
+    the pairs)."""
+    if not r["does"] or "best" not in r:
+        return ""
+    b = r["best"]
+    est, lo, hi = b["resolution"], b["ci_low"], b["ci_high"]
+    if _bound(b) or not (est > 0 and lo > 0 and np.isfinite(hi)):
+        return (f"For {r['model']} the interval reaches down to the finest distance tested, so "
+                "its width is no guide to the design's size.")
+    spread = max(hi / est, est / lo)
+    if spread <= target:
+        return (f"For {r['model']} the interval lies within a factor {spread:.2f} of its "
+                f"estimate, inside the factor {target:g} the design was sized for.")
+    more = (math.log(spread) / math.log(target)) ** 2
+    return (f"For {r['model']} the interval reaches a factor {spread:.1f} from its estimate, "
+            f"not the {target:g} the design aims at: with {b['pairs']} pairs of names "
+            f"({b['trials']:,} trials) the preference is too faint (a few points above ½) to pin "
+            f"its scale down further; a factor {target:g} would take about "
+            f"{math.ceil(more * b['pairs']):,} pairs, {more:.0f} times this build's trials, a "
+            "job for the `paper` profile on a GPU.")
+
+
+def bias_rows(results: dict) -> pd.DataFrame:
+    """The pull towards the first-listed person on the near design (mass on it - 1/2), in the
+    columns of :func:`semres.experiments.llm.lm_protocol.bias_table`."""
+    return pd.DataFrame([{"model": m, "bias": "position, near design",
+                          "measure": "mass on the first-listed person − 1/2",
+                          "value": r["position"]["p"], "ci_low": r["position"]["ci_low"],
+                          "ci_high": r["position"]["ci_high"],
+                          "trials": r["position"]["trials"]} for m, r in results.items()])
+
+
+def publish(report, results: dict, cfg: dict, *, gate_biases: pd.DataFrame, seed) -> None:
+    """The near design's tables (``lm_resolution``, ``lm_resolution_fits``, ``lm_bias`` with the
+    gate's biases), its figure and its glued sentences, with the blind spot of uniform probes
+    (:func:`semres.experiments.llm.near.blind_spot`) for similarities that reach their floor
+    within 10 and 20 years."""
+    for years in (10, 20):
+        uniform, close = near.blind_spot(years, 0.05, cfg["sweep_years"],
+                                         trials=cfg["front_trials"], seed=seed)
+        report.number(f"blind_{years}", uniform)
+        report.number(f"near_{years}", close)
+    report.table(pd.concat([r["curve"] for r in results.values()], ignore_index=True)
+                 if results else pd.DataFrame(), "lm_resolution")
+    report.table(fits_table(results), "lm_resolution_fits")
+    report.table(pd.concat([gate_biases, bias_rows(results)], ignore_index=True)
+                 if results else gate_biases, "lm_bias")
+    if results:
+        report.figure("near", fig_near(results))
+    report.text("near_design", design_text(cfg))
+    for key in ("near_near", "near_far"):
+        report.number(key, cfg[key])
+    report.text("near_text", " ".join(
+        f"{competence_text(r)} {resolution_text(r) if r['does'] else ''} {sizing_text(r)}"
+        for r in results.values()) or "No causal LM ran in this build.")
+    report.text("paper_reading", paper_reading())
