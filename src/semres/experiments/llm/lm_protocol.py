@@ -53,7 +53,7 @@ def assess(model, *, device: str, seed: int, cfg: dict, names=None,
     many trials per n-sweep cell), ``near_Ds``, ``near_xs``, ``near_pairs``,
     ``near_centres``). Random streams are named after the model and the part
     (:func:`semres.core.book.seeds`), so adding a model or a part moves no other numbers. Similarity
-    at n = 2 gets as many trials as the gate: it is the similarity task's own gate. Each
+    at n = 2 gets as many trials as the gate, for a point on the front as precise as p_I. Each
     trial's answer is drawn from the model's choice probabilities, as the paper sampled its
     models' answers. Returns plain data: the summaries and ``rows``, every scored trial in the
     tidy schema with its exact prompt.
@@ -87,7 +87,7 @@ def assess(model, *, device: str, seed: int, cfg: dict, names=None,
             for n in cfg["lm_ns"]:
                 if task == "identification" and n == 2:
                     continue  # the gate's trials are this cell
-                # similarity at n = 2 is the other task's gate: as many trials as the gate
+                # similarity at n = 2: as many trials as the gate, for the front's point
                 trials = len(gate_rows) if n == 2 else cfg["causal_trials"]
                 lists = math.ceil(trials / (2 * n))  # 2 orders x n questions a list
                 tr = language.balanced_trials(task, n, lists, s("sweep", t, n), years=span,
