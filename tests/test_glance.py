@@ -35,6 +35,8 @@ def results(tmp_path):
              tolerance_reason="none: a one-sided claim"),
         dict(result="bound", statement="the certificate's gap", kind="check", status="check",
              headline=1e-6),
+        dict(result="gate", statement="the model does the task", kind="precondition",
+             status="met", headline=0.8),
     ]).to_csv(a / "summary.csv", index=False)
     pd.DataFrame({"chapter": "01_alpha", "system": ["net", "net", "model"],
                   "p_i": [0.9, 0.8, 0.7], "p_s": [0.6, 0.7, 0.72],
@@ -58,19 +60,19 @@ BUILT = {"01_alpha": "Alpha", "02_beta": "Beta", "04_delta": "Delta"}
 
 def test_only_built_chapters_are_read_and_missing_tables_say_not_run(results):
     table, front = glance.read_tables(results, BUILT)
-    assert list(table.chapter) == ["01_alpha"] * 5 + ["02_beta", "04_delta"]
+    assert list(table.chapter) == ["01_alpha"] * 6 + ["02_beta", "04_delta"]
     assert list(table.status) == ["reproduced", glance.NOT_RUN, "differs", "reproduced", "check",
-                                  glance.NOT_RUN, glance.NOT_RUN]
-    assert list(table.kind) == ["finding"] * 4 + ["check"] + ["finding"] * 2
-    assert "no summary.csv" in table.statement.iloc[5]
+                                  "met", glance.NOT_RUN, glance.NOT_RUN]
+    assert list(table.kind) == ["finding"] * 4 + ["check", "precondition"] + ["finding"] * 2
+    assert "no summary.csv" in table.statement.iloc[6]
     assert "summary.csv is not a result table: it lacks 9 of its 9 columns" in \
-        table.statement.iloc[6]
+        table.statement.iloc[7]
     assert sorted(front.system) == ["model", "net", "net"]  # nothing from the stale chapter
 
 
 def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     text = glance.page(results, BUILT, CHAPTERS, DOCS, tmp_path / "front.svg")
-    table = text.split("## The findings")[1].split("## The checks")[0]
+    table = text.split("## The findings")[1].split("## The preconditions")[0]
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 7  # four findings, two built chapters without one, one not executed
     first = rows[0]
@@ -87,8 +89,14 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     assert "0.100 [0.050, 0.150]; compared with no change 0" in rows[3]
     assert "{doc}`Ch. 3 <../notebooks/03_gamma>`" in rows[5] and glance.NOT_RUN in rows[5]
     assert "98765" not in text and "stale claim" not in text
-    assert ("Of 7 findings in this build: 2 reproduced, 1 differs, 4 not run in this build."
-            in text)
+    # a tally counts the findings measured; what was not run is listed, not counted
+    assert ("Of 3 findings measured in this build: 2 reproduced, 1 differs (4 more not run, "
+            "listed with the reason)." in text)
+    # preconditions apart, never counted; the significance policy stated once
+    gates = text.split("## The preconditions")[1].split("## The checks")[0]
+    assert "**gate**: the model does the task" in gates and "1 met" in gates
+    policy = text.split("## The significance policy")[1].split("## The findings")[0]
+    assert "p \\< 0.05" in policy and "Holm" in policy and "0.001" in policy
     # the checks are listed apart, after the findings
     checks = text.split("## The checks")[1].split("## Every system")[0]
     assert "**bound**: the certificate's gap" in checks and "bound" not in table
@@ -114,11 +122,11 @@ def test_page_without_any_front_points_says_so(tmp_path):
 def test_front_page_states_the_build_in_a_few_lines(results):
     text = glance.in_brief(results, BUILT, CHAPTERS, DOCS, stale={"04_delta"})
     lines = text.strip().splitlines()
-    # checks apart; a chapter's "not run" row counts with its findings
-    assert lines[0] == ("**In the build you are reading**, 6 findings: 2 reproduced, 1 differs, "
-                        "3 not run in this build (every one, with its numbers: {doc}`glance`).")
-    assert lines[2] == ("- Ch. 1, {doc}`Alpha <../notebooks/01_alpha>`: 2 reproduced, "
-                        "1 differs, 1 not run in this build")
+    # checks apart; preconditions and results not run are named, never counted as findings
+    assert lines[0] == ("**In the build you are reading**, 3 findings: 2 reproduced, 1 differs; "
+                        "not counted: 1 precondition (1 met), 3 not run (every one, with its "
+                        "numbers: {doc}`glance`).")
+    assert lines[2] == "- Ch. 1, {doc}`Alpha <../notebooks/01_alpha>`: 2 reproduced, 1 differs"
     # stale tables of a chapter that did not run are never read; a stale run says so
     assert lines[4] == "- Ch. 3, {doc}`Gamma <../notebooks/03_gamma>`: not run in this build"
     assert lines[5].endswith("(previous good run; latest failed)")

@@ -180,7 +180,7 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     rep.result("Theorem 1", "the closed form", check_max_z=2.14)
     rep.result("Theorem 2", "the noisy law", check_max_z=13.04, paper_value=0.75)
     rep.result("gate", "does the task", headline=0.48, ci=(0.40, 0.56), passed=False,
-               does_task=False)
+               does_task=False, kind="precondition")
     rep.result("effect", "raises p_S", headline=0.1, ci=(0.05, 0.15), compared_with=0.0,
                compared_with_label="no change", direction="above", stand_in="a simulated tree")
     rep.result("shortfall (new)", "derived gap", headline=0.02, ci=(0.015, 0.025),
@@ -193,16 +193,16 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     first, details = text.split(":::{dropdown}")
     lines = first.splitlines()
     # the count comes first, each status once, in the order of report.STATUSES; checks apart;
-    # the box is amber: some results held, some did not
+    # a precondition and a result not run are shown but never counted as findings; the box is
+    # amber: some results held, some did not
     assert lines[0] == ('<span class="semres-outcome semres-outcome-mixed"></span>'
-                        "**In this build, 7 findings: 2 reproduced, 1 agrees within tolerance, "
-                        "1 differs, 1 inconclusive, 1 does not do the task, 1 not run; "
-                        "1 check (true by construction): 1 check.**")
+                        "**In this build, 5 findings: 2 reproduced, 1 agrees within tolerance, "
+                        "1 differs, 1 inconclusive; 1 check (true by construction): 1 check.**")
     # the first screen names the first five findings and their status, nothing more
     assert lines[2] == "* toy net: peak: *agrees within tolerance*"
     # a stand-in is named in the status, the details say which
-    assert lines[6] == "* effect: *reproduced, on a stand-in*"
-    assert lines[7] == "* … and 2 more findings, below"
+    assert lines[5] == "* effect: *reproduced, on a stand-in*"
+    assert lines[7] == "* *Not counted:* 1 precondition (1 does not do the task), 1 not run"
     lines = details.splitlines()[1:]
     # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
     # 0.8098 ± 0.005; math written as text is typeset
@@ -214,24 +214,26 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     # a failed check never reads as passing
     assert lines[2] == ("* **Theorem 2: differs.** the noisy law. The paper: 0.75. Check: "
                         "largest \\|z\\| 13.0, not below 5: it fails.")
-    assert lines[3].startswith("* **gate: does not do the task.**") and \
-        "0.480 [0.400, 0.560]" in lines[3]
     # a result on a stand-in says so in its status line
-    assert lines[4].startswith("* **effect: reproduced, on a stand-in: a simulated tree.**")
-    assert "; compared with no change: 0" in lines[4]
+    assert lines[3].startswith("* **effect: reproduced, on a stand-in: a simulated tree.**")
+    assert "; compared with no change: 0" in lines[3]
     # a value derived here is "compared with", never "the paper"
-    assert "compared with the derived segment law: 0.0169" in lines[5]
-    assert "the paper" not in lines[5]
-    assert lines[6] == "* **later: not run.** needs two seeds."
-    assert lines[7].startswith("* *Checks, true by construction")
-    assert lines[8].startswith("  * **identity: check.**")
+    assert "compared with the derived segment law: 0.0169" in lines[4]
+    assert "the paper" not in lines[4]
+    assert lines[5].startswith("* *Preconditions")
+    assert lines[6].startswith("  * **gate: does not do the task.**") and \
+        "0.480 [0.400, 0.560]" in lines[6]
+    assert lines[7].startswith("* *Not run in this build")
+    assert lines[8] == "  * **later: not run.** needs two seeds."
+    assert lines[9].startswith("* *Checks, true by construction")
+    assert lines[10].startswith("  * **identity: check.**")
     assert lines[-2] == "* **What ran.** profile `quick`, seed 0" and lines[-1] == ":::"
     # a lead sentence, when given, opens the box before the count
     rep.box("profile `quick`, seed 0", lead="The model  generalises within 30 years.")
     first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
     assert first[0] == ('<span class="semres-outcome semres-outcome-mixed"></span>'
                         "The model generalises within 30 years.")
-    assert first[2].startswith("**In this build, 7 findings")
+    assert first[2].startswith("**In this build, 5 findings")
     assert report.outcome([{"status": "holds"}, {"status": "check"}]) == "good"
     assert report.outcome([{"status": "differs"}, {"status": "not run"}]) == "bad"
     assert "nan" not in text.lower() and "paper_value" not in text
@@ -314,3 +316,46 @@ def test_differs_only_ever_against_a_number_the_paper_gives():
             assert new
     assert {"differs", "does not hold", "holds", "reproduced", "inconclusive",
             "agrees within tolerance"} <= seen
+
+
+def test_preconditions_are_met_or_block_and_are_never_counted():
+    assert report.status(passed=True, kind="precondition") == "met"
+    assert report.status(passed=False, does_task=False, kind="precondition") == \
+        "does not do the task"
+    with pytest.raises(ValueError, match="passed"):
+        report.status(kind="precondition")
+    rows = [{"kind": "precondition", "status": "met"}, {"kind": "finding", "status": "holds"},
+            {"kind": "finding", "status": "not run"}, {"kind": "check", "status": "check"}]
+    assert report.counted(rows) == [rows[1]]
+
+
+def test_holm_matches_its_definition():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        p = rng.random(rng.integers(1, 8)) ** 3
+        m = len(p)
+        ranked = sorted(range(m), key=lambda i: p[i])
+        expected, running = np.empty(m), 0.0
+        for k, i in enumerate(ranked):
+            running = max(running, min(1.0, (m - k) * p[i]))
+            expected[i] = running
+        assert np.allclose(report.holm(p), expected)
+    with pytest.raises(ValueError, match="pvalues"):
+        report.holm([0.2, 1.5])
+
+
+def test_the_smallest_detectable_deviation_is_detected_with_the_stated_power():
+    # estimates with standard error 0.01 around a true deviation of that size: a two-sided
+    # test at 5 % rejects "no deviation" in 80 % of them (Monte Carlo, 20,000 draws)
+    se = 0.01
+    mde = report.smallest_detectable((-1.959964 * se, 1.959964 * se))
+    est = np.random.default_rng(1).normal(mde, se, 20_000)
+    power = np.mean(np.abs(est / se) > 1.959964)
+    assert abs(power - report.POWER) < 4 * np.sqrt(0.16 / 20_000)
+    assert np.isnan(report.smallest_detectable(None))
+    rep = report.Report("03_toy_relu")
+    rep.result("effect", "raises p_S", headline=0.1, ci=(0.05, 0.15), compared_with=0.0,
+               compared_with_label="no change", direction="above")
+    rep.result("null", "no change", headline=0.0, ci=(-0.2, 0.2), passed=False)
+    assert rep.summary.detectable.iloc[0] == pytest.approx(2.8016 * 0.05 / 1.95996, rel=1e-3)
+    assert np.isnan(rep.summary.detectable.iloc[1])  # a row that does not hold reports none

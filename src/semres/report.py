@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from semres.core import book, plotting, profiles
+from semres.core.fits import MISFIT_P
 from semres.core.plotting import legible
 from semres.core.profiles import deviations as _protocol_deviations
 
@@ -25,7 +26,8 @@ from semres.core.profiles import deviations as _protocol_deviations
 Z_MAX = 5.0
 SUMMARY_COLUMNS = ("chapter", "result", "statement", "kind", "status", "stand_in",
                    "paper_value", "compared_with", "compared_with_label", "check_max_z",
-                   "headline", "ci_low", "ci_high", "tolerance", "tolerance_reason")
+                   "headline", "ci_low", "ci_high", "tolerance", "tolerance_reason",
+                   "detectable")
 FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
 #: the book's one status vocabulary: every status a result row can have, with what it means.
 #: :func:`status` is the only place that assigns them; the glance page lists them from here.
@@ -56,6 +58,8 @@ VOCABULARY = {
               "measurement",
     "does not do the task": "the model fails its competence gate (it does not do the task "
                             "above chance), so its answers are not analysed further",
+    "met": "a precondition of the findings holds (a model does the task above chance): shown "
+           "beside the findings it allows, never counted among them",
     "check": "true by construction (an identity, a bound proved and computed by the same code, "
              "or a number checked by the quantity it asserts): it tests the code, not the "
              "claim, and is shown apart from the findings",
@@ -66,8 +70,27 @@ VOCABULARY = {
 STATUSES = tuple(VOCABULARY)
 #: statuses of rows that measured nothing: their reference is not shown as a comparison
 NOT_MEASURED = ("not identified", "misfit", "does not do the task", "not run")
-#: a row is a finding (a claim the data could contradict) or a check (true by construction)
-KINDS = ("finding", "check")
+#: a row is a finding (a claim the data could contradict), a check (true by construction) or
+#: a precondition (a gate that decides whether a finding is measured: never a finding itself)
+KINDS = ("finding", "check", "precondition")
+#: the significance policy, one for the book. A theory's prediction (or a claimed effect) is
+#: rejected at ALPHA; a descriptive fit is a misfit below MISFIT_P (stricter: the fit is a
+#: summary, not the claim); a chapter's family of tests of one claim is corrected by Holm's
+#: step-down method (:func:`holm`).
+ALPHA = 0.05
+#: power asked of a test that finds "no difference": the smallest deviation it detects with
+#: this probability at ALPHA (two-sided) is reported beside every row that holds
+POWER = 0.8
+POLICY = (f"A theory's prediction, or a claimed effect, is rejected when its test gives p < "
+          f"{ALPHA:g}; a descriptive fit (a kernel, a ball measure) is a misfit only below "
+          f"p = {MISFIT_P:g}, because it summarises data rather than claims anything; where a "
+          "chapter tests one claim many times, the p-values are adjusted by Holm's step-down "
+          "method before they are read. A row that holds, is reproduced or agrees within "
+          f"tolerance reports the smallest deviation its test detects with probability "
+          f"{POWER:g} (at {ALPHA:g}, two-sided): (z₀.₉₇₅ + z₀.₈) standard errors. Gates that decide "
+          "whether a finding is measured (a competence gate) are preconditions: they are shown "
+          "beside the findings and never counted among them, and what a failed gate blocks is "
+          "one row marked not run, with the reason")
 #: the tolerance reason a row gets when no tolerance applies, by what decided its status
 NO_TOLERANCE = {
     "z": f"none: a Monte Carlo check, passed when every cell lies within {Z_MAX:g} standard "
@@ -201,6 +224,8 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
 
     1. ``kind="check"`` (true by construction): ``check`` when its criterion (``passed``, and
        ``check_max_z`` below :data:`Z_MAX`) holds, ``check failed`` otherwise.
+       ``kind="precondition"`` (a gate that decides whether a finding is measured): ``met``
+       when ``passed``, else ``does not do the task`` (or ``not identified``); never a finding.
     2. A finding whose fit fails its goodness-of-fit test is ``misfit``; a model that fails its
        competence gate (``does_task=False``) is ``does not do the task``; a quantity the data do
        not determine (``identified=False``) is ``not identified``. None of them is a measurement.
@@ -235,6 +260,13 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
         if not outcomes:
             raise ValueError("passed: a check needs a criterion (passed or check_max_z)")
         return "check" if all(o == "pass" for o in outcomes) else "check failed"
+    if kind == "precondition":
+        if passed is None:
+            raise ValueError("passed: a precondition needs its criterion")
+        if bool(passed) and does_task and identified:
+            return "met"
+        return ("does not do the task" if not does_task or bool(passed) else
+                "not identified" if not identified else "does not do the task")
     if misfit:
         return "misfit"
     if not does_task:
@@ -259,9 +291,44 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
         return "differs" if paper_value is not None else "does not hold"
     if "unsure" in outcomes:
         return "inconclusive"
-    if compared and paper_value is not None:
-        return "agrees within tolerance"
+    if paper_value is not None and (compared or tol is not None):
+        return "agrees within tolerance"  # a tolerance applied to a number the paper gives
     return "holds" if new else "reproduced"
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values (the same order back): the k-th
+    smallest is multiplied by m - k + 1, and no adjusted value falls below an earlier one.
+    It controls the chance of any false rejection in the family at the stated level."""
+    p = np.asarray(pvalues, float)
+    if p.ndim != 1 or not np.isfinite(p).all() or ((p < 0) | (p > 1)).any():
+        raise ValueError("pvalues must be a list of numbers in [0, 1]")
+    order = np.argsort(p)
+    m = len(p)
+    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+def smallest_detectable(ci, power: float = POWER, alpha: float = ALPHA) -> float:
+    """The smallest deviation a test whose 95 % interval is ``ci`` detects with probability
+    ``power`` at level ``alpha`` (two-sided): (z_(1 - alpha/2) + z_power) standard errors, the
+    standard error read off the interval. NaN without an interval."""
+    from scipy.stats import norm
+
+    lo, hi = (math.nan, math.nan) if ci is None else map(_float, ci)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return math.nan
+    se = (hi - lo) / (2 * norm.ppf(0.975))
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * se)
+
+
+def counted(rows) -> list:
+    """The rows a tally counts: findings that measured something (preconditions, checks and
+    results not run are shown, never counted)."""
+    return [r for r in rows if r.get("kind", "finding") == "finding"
+            and r.get("status") != "not run"]
 
 
 def reference(row: dict) -> tuple[str, float | str | None]:
@@ -424,9 +491,14 @@ class Report:
                passed: bool | None = None, direction: str | None = None,
                tolerance: float | None = None, tolerance_reason: str = "",
                misfit: bool = False, new: bool = False, kind: str = "finding",
-               stand_in: str = "", identified: bool = True, does_task: bool = True) -> str:
+               stand_in: str = "", identified: bool = True, does_task: bool = True,
+               detectable: float | None = None) -> str:
         """One overview row; its status is computed by :func:`status` (see there for the
         rules). Returns the status.
+
+        A row that holds, is reproduced or agrees within tolerance records the smallest
+        deviation its test detects (``detectable``; by default read off its interval by
+             :func:`smallest_detectable`), so that "holds" never means only "not rejected".
 
         ``paper_value`` holds only a number the paper gives; any other reference (a value
         derived or computed here, the constant kernel's front, 0 for "no effect") goes in
@@ -463,7 +535,10 @@ class Report:
                           else "",
                           "check_max_z": _float(check_max_z), "headline": _float(headline),
                           "ci_low": _float(lo), "ci_high": _float(hi),
-                          "tolerance": _float(tolerance), "tolerance_reason": tolerance_reason})
+                          "tolerance": _float(tolerance), "tolerance_reason": tolerance_reason,
+                          "detectable": (_float(detectable) if detectable is not None else
+                                         smallest_detectable(ci))
+                          if row_status in GOOD and kind == "finding" else math.nan})
         return row_status
 
     def not_run(self, result: str, statement: str, *, headline=None, stand_in: str = "") -> str:
@@ -503,8 +578,11 @@ class Report:
         """
         if not str(ran).strip():
             raise ValueError("ran must say what ran in this build (the models, the profile)")
-        findings = [r for r in self.rows if r.get("kind", "finding") != "check"]
+        findings = counted(self.rows)
         checks = [r for r in self.rows if r.get("kind", "finding") == "check"]
+        gates = [r for r in self.rows if r.get("kind") == "precondition"]
+        blocked = [r for r in self.rows if r.get("kind", "finding") == "finding"
+                   and r.get("status") == "not run"]
         head = []
         if findings:
             head.append(f"{plural(len(findings), 'finding')}: "
@@ -512,7 +590,7 @@ class Report:
         if checks:
             head.append(f"{plural(len(checks), 'check')} (true by construction): "
                         f"{tally(r['status'] for r in checks)}")
-        mark = f'<span class="semres-outcome semres-outcome-{outcome(self.rows)}"></span>'
+        mark = f'<span class="semres-outcome semres-outcome-{outcome(findings + checks)}"></span>'
         tally_line = (f"**In this build, {'; '.join(head)}.**" if head else
                       "**This chapter reports no result in this build.**")
         lead = " ".join(str(lead).split())
@@ -521,8 +599,20 @@ class Report:
                   for r in findings[:BOX_FIRST]]
         if len(findings) > BOX_FIRST:
             lines.append(f"* … and {plural(len(findings) - BOX_FIRST, 'more finding')}, below")
+        aside = [f"{plural(len(gates), 'precondition')} ({tally(r['status'] for r in gates)})"
+                 ] if gates else []
+        aside += [f"{len(blocked)} not run"] if blocked else []
+        if aside:
+            lines.append(f"* *Not counted:* {', '.join(aside)}")
         lines += ["", ":::{dropdown} Every result, with its numbers, and what ran"]
         lines += [box_line(row) for row in findings]
+        if gates:
+            lines.append("* *Preconditions (they decide whether a finding is measured; not "
+                         "counted):*")
+            lines += ["  " + box_line(row) for row in gates]
+        if blocked:
+            lines.append("* *Not run in this build (not counted):*")
+            lines += ["  " + box_line(row) for row in blocked]
         if checks:
             lines.append("* *Checks, true by construction (they test the code, not a claim):*")
             lines += ["  " + box_line(row) for row in checks]

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from semres.report import (FRONT_COLUMNS, NOT_MEASURED, STATUSES, SUMMARY_COLUMNS, VOCABULARY,
-                           Z_MAX, escape, fmt, measured, plural, reference, row_places,
-                           status_line, tally)
+from semres.report import (FRONT_COLUMNS, NOT_MEASURED, POLICY, STATUSES, SUMMARY_COLUMNS,
+                           VOCABULARY, Z_MAX, escape, fmt, measured, plural, reference,
+                           row_places, status_line, tally)
 from semres.core import plotting, theory
 
 #: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
@@ -124,6 +124,12 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _split(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings (not run included) and the preconditions of a summary table."""
+    kind = table["kind"].astype(object).where(table["kind"].notna(), "finding")
+    return table[kind == "finding"], table[kind == "precondition"]
+
+
 def vocabulary() -> str:
     """The status vocabulary, from :data:`semres.report.VOCABULARY`, as a list for the page."""
     return "\n".join(f"- **{s if s != 'not run' else NOT_RUN}**: {escape(VOCABULARY[s])}."
@@ -169,13 +175,18 @@ def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
     line per chapter (its title and its findings' tally), each linking to its page; a chapter
     in ``stale`` (its latest run failed) says that its numbers are its last good run's."""
     table, _ = read_tables(results, built)
-    findings = table[table["kind"].astype(object).fillna("finding") != "check"]
+    findings, gates = _split(table)
+    counted = findings[findings.status != NOT_RUN]
     order = (*STATUSES[:-1], NOT_RUN)
-    lines = [f"**In the build you are reading**, {plural(len(findings), 'finding')}: "
-             f"{tally(findings.status, order)} (every one, with its numbers: {{doc}}`{page}`).",
-             ""]
+    aside = ", ".join(x for x in (
+        f"{plural(len(gates), 'precondition')} ({tally(gates.status, order)})" if len(gates)
+        else "", f"{len(findings) - len(counted)} not run" if len(counted) < len(findings)
+        else "") if x)
+    lines = [f"**In the build you are reading**, {plural(len(counted), 'finding')}: "
+             f"{tally(counted.status, order)}" + (f"; not counted: {aside}" if aside else "")
+             + f" (every one, with its numbers: {{doc}}`{page}`).", ""]
     for name, title in chapters.items():
-        rows = findings[findings.chapter == name]
+        rows = counted[counted.chapter == name]
         what = tally(rows.status, order) if name in built and len(rows) else NOT_RUN
         link = f"{{doc}}`{escape(title)} <{docs[name]}>`" if name in docs else escape(title)
         lines.append(f"- Ch. {int(name[:2])}, {link}: {what}"
@@ -199,18 +210,28 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
     table = table.sort_values("_order", kind="stable").drop(columns="_order")
     kind = table["kind"].astype(object).where(table["kind"].notna(), "finding")
     checks = table[kind == "check"]
-    findings = table[kind != "check"]
+    findings, gates = _split(table)
+    counted = findings[findings.status != NOT_RUN]
     order = (*STATUSES[:-1], NOT_RUN)
     text = ["## What the statuses mean", "",
             "Every status below is computed by `semres.report.status` from the row's numbers, "
             "by one rule for the whole book. A result obtained on a stand-in (a simulated tree, "
             "a model trained here) says so after its status.", "", vocabulary(),
+            "## The significance policy", "", escape(POLICY) + ".", "",
             "## The findings", "",
-            f"Of {plural(len(findings), 'finding')} in this build: "
-            f"{tally(findings.status, order)}. The interval is the one each chapter reports "
+            f"Of {plural(len(counted), 'finding')} measured in this build: "
+            f"{tally(counted.status, order)}"
+            + (f" ({len(findings) - len(counted)} more not run, listed with the reason)"
+               if len(counted) < len(findings) else "") +
+            ". The interval is the one each chapter reports "
             "(95%; over a few replicates, Student's t); a Monte Carlo check passes when the "
             f"largest \\|z\\| of its cells (an estimate against its closed form) is below "
             f"{fmt(Z_MAX)}.", "", markdown_table(findings, docs)]
+    if len(gates):
+        text += ["## The preconditions", "",
+                 "Gates that decide whether a finding is measured (a model must do the task "
+                 f"before its answers are analysed), never counted as findings: "
+                 f"{tally(gates.status, order)}.", "", markdown_table(gates, docs)]
     if len(checks):
         text += ["## The checks", "",
                  f"True by construction, so they test the code rather than a claim: "
