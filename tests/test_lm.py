@@ -421,3 +421,31 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
     assert stopped["gate"]["verdict"] == "does not do the task"
     # no n-sweep without the gate; the near design runs for every model
     assert set(stopped["rows"].source) == {"gate", "reverse question", near.SOURCE}
+
+
+def test_the_sweep_interval_counts_lists_of_names_not_names():
+    """A design whose true variance is known: 10 lists of 8 of 60 names, asked 16 times each,
+    every list with its own pull (sd 0.1): the mean's variance is 0.1² / 10 + trial noise. The
+    sweep's standard error matches the spread of the mean over 200 simulated sweeps and its
+    interval covers the truth; one that takes the 60 names as the units runs short."""
+    tr = language.balanced_trials("identification", 8, 10, 0, years=(1500, 1999),
+                                  n_names=len(language.NAMES))
+    lists = np.repeat(np.arange(10), 16)
+    rng = np.random.default_rng(1)
+    means, ses, covered, name_ses = [], [], [], []
+    for _ in range(200):
+        m = np.clip(0.6 + 0.1 * rng.standard_normal(10)[lists]
+                    + 0.02 * rng.standard_normal(len(tr)), 0.01, 0.99)
+        scores = np.where(tr.correct, np.log(m)[:, None], np.log((1 - m) / 7)[:, None])
+        scored = lm.ScoredTrials(tr, language.NAMES, ["p"] * len(tr), scores, "sim",
+                                 np.ones(scores.shape, int))
+        row = lm_protocol.sweep_table(lm.to_results(scored, source="n-sweep")).iloc[0]
+        means.append(row.p)
+        ses.append(row.se)
+        covered.append(row.ci_low <= 0.6 <= row.ci_high)
+        name_ses.append(lm_protocol.clustered_mean(
+            lm_protocol.masses(lm.to_results(scored)), tr.names)["se"])
+    spread = np.std(means)
+    assert 0.7 < np.sqrt(np.mean(np.square(ses))) / spread < 1.4
+    assert np.mean(covered) >= 0.88
+    assert np.sqrt(np.mean(np.square(name_ses))) < np.sqrt(np.mean(np.square(ses)))

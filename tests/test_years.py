@@ -122,3 +122,15 @@ def test_temperature_rescales_the_option_scores():
     p1 = 1 / (1 + np.exp(-1))
     assert t.p[1.0] == pytest.approx((p1 + (1 - p1)) / 2)
     assert t.p[1e-3] == pytest.approx(0.5, abs=1e-6)  # always picks A: right half the time
+
+
+def test_the_sweep_sentence_takes_its_n_gap_and_z_from_one_cell():
+    # the largest gap (n = 4) is not the largest |z| (n = 14, measured tightly): the sentence
+    # names the cell of the largest |z| and quotes that cell's own gap
+    sweep = pd.DataFrame({"task": "similarity", "n": [2, 4, 14], "p": [0.8, 0.538, 0.2],
+                          "se": [0.01, 0.005, 0.001], "p_theory": [0.8, 0.6, 0.187],
+                          "theory_se": 0.0})
+    v = years.sweep_verdict(sweep)["similarity"]
+    assert v["gap_n"] == 14 and v["max_gap"] == pytest.approx(0.013)
+    assert v["max_z"] == pytest.approx(13.0)
+    assert "at n = 14, by +0.013 (z = +13.0)" in v["text"]

@@ -205,7 +205,7 @@ def report_rows(report, results: dict) -> None:
         report.result(f"{m}: similarity within {_years(c['near'])} of a person",
                       competence_text(r), headline=c["above"]["p"],
                       ci=(c["above"]["ci_low"], c["above"]["ci_high"]), passed=r["does"],
-                      does_task=r["does"], new=True, stand_in=LM_STAND_IN)
+                      does_task=r["does"], kind="precondition", stand_in=LM_STAND_IN)
         if not r["does"]:
             report.not_run(f"{m}: year resolution, fitted across distances",
                            f"not run, because {m} does not prefer the nearer person even "

@@ -892,23 +892,26 @@ def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
 def sweep_verdict(sweep) -> dict:
     """How the engine's prediction from the mean kernel meets the n-sweep, per task.
 
-    ``sweep`` has task, n, p, se, p_theory, theory_se. For each task: the largest gap, its
-    |z|, whether the data and the prediction fall at every step, and a sentence.
+    ``sweep`` has task, n, p, se, p_theory, theory_se. For each task: the cell farthest from
+    the prediction in standard errors, with its n, gap and z (all from that one cell, so the
+    sentence never pairs one n's gap with another's z), whether the data and the prediction
+    fall at every step, and a sentence.
     """
     out = {}
     for task, sub in sweep.groupby("task"):
         sub = sub.sort_values("n")
         gap = (sub.p - sub.p_theory).to_numpy()
         z = gap / np.hypot(sub.se, sub.theory_se).to_numpy()
-        k = int(np.argmax(np.abs(gap)))
+        k = int(np.nanargmax(np.abs(z)))
         falls = bool((np.diff(sub.p.to_numpy()) < 0).all())
-        within = bool(np.nanmax(np.abs(z)) < 3)
+        within = bool(abs(z[k]) < 3)
         out[task] = {"max_gap": float(gap[k]), "gap_n": int(sub.n.iloc[k]),
-                     "max_z": float(np.nanmax(np.abs(z))), "within": within, "falls": falls,
+                     "max_z": float(abs(z[k])), "within": within, "falls": falls,
                      "text": (f"the prediction meets {task} within three standard errors at every "
-                              f"n (largest gap {gap[k]:+.3f})" if within else
-                              f"the prediction misses {task} by up to {gap[k]:+.3f} at n = "
-                              f"{int(sub.n.iloc[k])} (|z| = {np.nanmax(np.abs(z)):.1f})")}
+                              f"n (farthest: {gap[k]:+.3f} at n = {int(sub.n.iloc[k])})"
+                              if within else
+                              f"the prediction misses {task} most at n = {int(sub.n.iloc[k])}, by "
+                              f"{gap[k]:+.3f} (z = {z[k]:+.1f})")}
     return out
 
 
