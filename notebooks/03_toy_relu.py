@@ -404,7 +404,8 @@ verdicts = {key: report.result(
          "the segment networks peak lower than the circle ones (paired seeds), by as much as "
          "the linear profile does on the same 50 stimuli", short_ci,
          dict(compared_with=DISC_SHORT, compared_with_label="the linear profile's shortfall on "
-              "the same 50 stimuli", new=True)),
+              "the same 50 stimuli", new=True,
+              misfit=toy.linear_profile_misfit(trajectories))),
         ("rec", "toy ReLU net: reconstruction p_I vs Theorem 2's 1/(1 + Delta)",
          "reconstruction-only networks identify as Theorem 2 predicts from their fitted floor",
          rec_ci, dict(compared_with=rec_pred, compared_with_label="Theorem 2 at the fitted "

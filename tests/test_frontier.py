@@ -369,7 +369,7 @@ def test_the_floor_row_holds_only_when_nothing_breaks_the_bound():
     floored = pd.DataFrame({"bound": [0.8, 0.7], "p_s": [0.79, 0.6]})
     scan = pd.DataFrame({"p_i": [0.8], "delta": [0.05], "p_s": [0.6]})
     row = frontier.floor_result(floored, scan)
-    assert row["passed"] and row["headline"] == pytest.approx(0.01) and row["new"]
+    assert row["passed"] and row["headline"] == pytest.approx(0.01) and row["kind"] == "check"
     row = frontier.floor_result(floored.assign(p_s=[0.81, 0.6]), scan)
     assert not row["passed"]
 

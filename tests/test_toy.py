@@ -436,3 +436,18 @@ def test_figures_draw(small_history):
                 toy.fig_resolution(small_history, 0.2, 0.19)):
         assert fig.axes
         plt.close(fig)
+
+
+def test_a_reference_the_networks_do_not_follow_reads_misfit_not_does_not_hold():
+    import pandas as pd
+
+    from semres import report
+
+    fits = pd.DataFrame({"gof_tested": [True] * 5 + [False], "misfit": [True] * 3 + [False] * 3})
+    assert toy.linear_profile_misfit(fits)  # 3 of 5 tested fits fail
+    assert not toy.linear_profile_misfit(fits.assign(misfit=[True] + [False] * 5))
+    ci = {"mean": 0.02, "low": 0.01, "high": 0.03, "se": 0.005, "n": 10}
+    status = report.status(headline=0.02, ci=(0.01, 0.03), compared_with=0.05, tolerance=0.0,
+                           new=True, misfit=toy.linear_profile_misfit(fits))
+    assert status == "misfit"
+    assert "no reference" in toy.shortfall_verdict(status, ci, 0.05, 0.06)

@@ -1058,7 +1058,8 @@ def floor_result(floored, scan) -> dict:
     return dict(result="a floor forces a tradeoff (new)",
                 statement="for delta <= g <= 1 and two items: p_S <= 1/2 + m / (2 (m + 2 "
                 "delta)); headline: the smallest margin of any family kernel or certified "
-                "optimum below the bound; it holds for every one", new=True,
+                "optimum below the bound; a check: the bound is proved by the reasoning the "
+                "points are computed with", kind="check",
                 headline=margin, passed=bool(margin >= -ROUNDING))
 
 

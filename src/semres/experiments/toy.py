@@ -746,9 +746,23 @@ def peak_verdict(status: str, ci: dict, p_star: float, disc_peak: float) -> str:
             + f"; on these 50 stimuli the linear profile itself peaks at {disc_peak:.4f}")
 
 
+def linear_profile_misfit(trajectories) -> bool:
+    """Whether the linear profile fails to describe the networks it would be a reference for:
+    most of their tested linear fits fail their goodness of fit. A prediction from it is then
+    no reference, and a measurement that misses it reads "misfit", not "does not hold"."""
+    tested = trajectories[trajectories.gof_tested.astype(bool)]
+    return bool(len(tested) and tested.misfit.astype(bool).mean() > 0.5)
+
+
 def shortfall_verdict(status: str, ci: dict, disc_short: float, continuum_short: float) -> str:
     """The segment's shortfall against the linear profile's on the same stimuli; a shortfall
-    of the law's sign but not its size says so."""
+    of the law's sign but not its size says so; a reference the networks do not follow says
+    that instead."""
+    if status == "misfit":
+        return (f"the segment's shortfall is {ci['mean']:.4f}; the linear profile's on the same "
+                f"50 stimuli ({disc_short:.4f}) is no reference for it, since most networks' "
+                "similarity is not linear in distance (their linear fits fail their goodness "
+                "of fit)")
     text = against(status, "the segment's shortfall", ci, disc_short,
                    f"the linear profile's on the same 50 stimuli ({disc_short:.4f}; "
                    f"{continuum_short:.4f} in the continuum)")
