@@ -519,7 +519,7 @@ if "spatial_margin" in SHIPPED:
 grid_fits = {}  # the biased Luce rule on each model's shipped grid counts
 if "spatial_grid" in SHIPPED:
     grid_fits = spatial.authors_grid(released.load_table("spatial_grid"), cfg["choice_boot"],
-                                     stream("choice_bootstrap"))
+                                     stream("choice_bootstrap"), cfg["grid_gof_boot"])
 for a in grid_fits.values():
     ext_fits, weights = ext_fits + a["fits"], weights + a["weights"]
     ext_verdicts.append(a["verdict"])

@@ -164,7 +164,7 @@ def _fit_once(prob, bounds, x0, floor_starts=(-8.0, 0.0), from_start=False):
 
 def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = True,
                 boot: int = 0, seed: int = 0, scale_range=None, progress: bool = False,
-                profile: int = 0) -> dict:
+                profile: int = 0, start: dict | None = None) -> dict:
     """Multinomial maximum-likelihood fit of the biased Luce rule to ``n``-option trials.
 
     ``distances[i]`` and ``options[i]`` give trial ``i``'s option distances and names; the
@@ -199,6 +199,11 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     one, and from one start every run may end on the worse (the test has a case 60
     log-likelihood units apart). Each bootstrap resample starts from the full fit's optimum
     only: resamples are many and their optima lie near it.
+
+    ``start``, a fit this function returned on data of the same shape (with the same
+    ``scale_range``), refits from its optimum alone and returns only the fit itself (no
+    model without a floor, no test of distance, no profile, no bootstrap): what a
+    parametric-bootstrap goodness of fit needs for each simulated data set.
     """
     if int(boot) < 0:
         raise ValueError(f"boot must be >= 0; got {boot!r}")
@@ -263,6 +268,12 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
                 "loglik": float(-res.fun), "scale_at_bound": scale_rep["at_bound"], **rep,
                 "_x": res.x, "_floor": with_floor}
 
+    if start is not None:
+        x0 = start["x"]
+        fit = solve(np.arange(len(d)), x0, (x0[1] if start["floor"] > 0 else -8.0,))
+        fit["x"] = fit.pop("_x")
+        del fit["_floor"]
+        return fit
     out = solve(np.arange(len(d)))
     plain = solve(np.arange(len(d)), floor_starts=())
     out["scale_no_floor"] = plain["scale"]
@@ -319,7 +330,8 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
         out["boot_at_bound"] = bootstrap_at_bound([f["at_bound"] for f in fits])
         out["boot_scale_at_bound"] = bootstrap_at_bound([f["scale_at_bound"] for f in fits])
         out["boot_floor_zero"] = float(np.mean(fl == 0))
-    del out["_x"], out["_floor"]
+    out["x"] = out.pop("_x")
+    del out["_floor"]
     return out
 
 

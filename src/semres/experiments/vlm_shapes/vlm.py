@@ -33,7 +33,7 @@ from semres.core.choice import FLOOR_LOG_RANGE, compare_radii, fit_ball, pad
 from semres.core.fingerprint import digest as code_digest
 from semres.core.fits import bound_report, gof_chi2, gof_pvalue
 from semres.core.profiles import Settings, positive_ints, require
-from semres.report import fmt
+from semres.report import ALPHA, fmt
 
 IMAGE_TOKEN = "<image>"
 SPECIAL = ["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]
@@ -897,8 +897,10 @@ PROFILE_POINTS = 41
 SE_MIN = 1e-3
 #: width of the margin bins that count correct answers (canvas units, hue circle)
 MARGIN_BIN = {"canvas": 0.05, "hue": 0.01}
-#: the two layouts' accuracy differs when the deviance's p-value is below this
-LAYOUT_P = 0.01
+#: the two layouts' accuracy differs when the deviance's p-value is below the book's level for
+#: rejecting "no effect" (:data:`semres.report.ALPHA`): p = 0.010 is a difference, not "none
+#: detected"
+LAYOUT_P = ALPHA
 
 
 def heads_for(hidden: int) -> int:
@@ -991,7 +993,7 @@ def _check_settings(cfg: dict, ch: str) -> None:
 
     positive_ints(cfg, ch, "vision_steps", "steps", "hidden", "layers", "train_batch", "grid",
                    "fit_scenes", "sweep_scenes", "boot", "choice_boot", "mc_trials", "bins",
-                   "stencil_boot")
+                   "stencil_boot", "grid_gof_boot")
     require(cfg["vision"] in ("clip", "dinov3"), ch,
              f"vision must be 'clip' or 'dinov3'; got {cfg['vision']!r}")
     require(cfg["stage1_lr"] > 0 and cfg["vision_lr"] >= 0, ch,
@@ -1008,19 +1010,19 @@ SETTINGS = Settings(
                   "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
                   "grid": 8, "fit_scenes": 48, "sweep_n": [2, 4, 8, 12], "sweep_scenes": 8,
                   "boot": 100, "choice_boot": 10, "mc_trials": 20_000, "bins": 6,
-                  "stencil_boot": 100},
+                  "stencil_boot": 100, "grid_gof_boot": 4},
         "default": {"vision_steps": 1600, "steps": 800, "hidden": 64, "layers": 4,
                     "train_batch": 32, "vision": "dinov3", "stage1_lr": 3e-3, "vision_lr": 0.0,
                     "grid": 20, "fit_scenes": 400,
                     "sweep_n": [2, 3, 4, 6, 8, 10, 12], "sweep_scenes": 60, "boot": 300,
                     "choice_boot": 200, "mc_trials": 200_000, "bins": 10,
-                    "stencil_boot": 1000},
+                    "stencil_boot": 1000, "grid_gof_boot": 39},
         "paper": {"vision_steps": 6000, "steps": 3000, "hidden": 128, "layers": 4,
                   "train_batch": 64, "vision": "dinov3", "stage1_lr": 2e-3, "vision_lr": 0.0,
                   "grid": 40, "fit_scenes": 2000,
                   "sweep_n": list(range(2, 13)), "sweep_scenes": 300, "boot": 1000,
                   "choice_boot": 1000, "mc_trials": 1_000_000, "bins": 14,
-                  "stencil_boot": 2000},
+                  "stencil_boot": 2000, "grid_gof_boot": 999},
     },
     check=_check_settings, minimums={"batch_size": 1, "image_size": 0, "threads": 0},
     # the authors' models each answered 400 four-shape scenes with the X at random positions
