@@ -59,7 +59,7 @@ import semres.core.book
 import semres.core.plotting as splot
 from semres.experiments.phylogeny import phylo, vision
 from semres.core.kernels import Constant
-from semres.report import Z_MAX, open_chapter
+from semres.report import ALPHA, Z_MAX, open_chapter
 from semres.core.simulate import exact_two_item, luce_success
 from semres.core.spaces import Discrete
 
@@ -487,8 +487,9 @@ for col, measure, claim in (("sim_accuracy", "triplet accuracy", "raises general
                        stand_in=stand_in)
     else:
         report.result(result, statement + f" (Welch t, {r.seeds_from:.0f} and "
-                      f"{r.seeds_to:.0f} seeds sharing one data set)", headline=r.effect,
-                      ci=(r.ci_low, r.ci_high), compared_with=0.0,
+                      f"{r.seeds_to:.0f} seeds sharing one data set; interval for a family of "
+                      "3 claims, Bonferroni)", headline=r.effect,
+                      ci=vision.family_ci(r, 3, ALPHA), compared_with=0.0,
                       compared_with_label="no change",
                       direction="below" if col == "id_auc" else "above", stand_in=stand_in)
 

@@ -886,11 +886,27 @@ def effects_display(effects: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
 
 
 def welch_words(effects: pd.DataFrame, replicates: int) -> str:
-    """How wide a Welch interval over this many seeds is, in standard errors."""
+    """How wide a Welch interval over this many seeds is, in standard errors, and how the
+    table's intervals are to be read (each alone: exploratory)."""
     if not effects.t.notna().any():
         return "with one seed per α there is no interval"
     return (f"with {replicates} seeds a side, a median of {effects.df.median():.1f} degrees of "
-            f"freedom, so an interval spans ± {effects.t.median():.1f} standard errors, not ± 2")
+            f"freedom, so an interval spans ± {effects.t.median():.1f} standard errors, not ± 2; "
+            f"the table's {len(effects)} intervals are exploratory, each read alone, while the "
+            "claims of the result box are judged as one family (Bonferroni)")
+
+
+def family_ci(row, claims: int, alpha: float = 0.05) -> tuple[float, float]:
+    """A Welch interval of ``row`` (effect, se, df) widened for a family of ``claims`` tested
+    together: level 1 - alpha / claims (Bonferroni), so that the family's chance of any false
+    claim stays below ``alpha``. With three seeds a side the 95 % interval of one claim is not
+    enough: three such claims read together overstate what was found."""
+    from scipy.stats import t as student
+
+    if claims < 1:
+        raise ValueError(f"claims must be >= 1; got {claims!r}")
+    half = float(student.ppf(1 - alpha / (2 * claims), row.df)) * row.se
+    return row.effect - half, row.effect + half
 
 
 def replicates_sentence(replicates: int, real: bool) -> str:
