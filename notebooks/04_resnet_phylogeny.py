@@ -401,12 +401,20 @@ effects = vision.effects(by_alpha, tradeoff, alpha_lo,
 report.table(effects, "effects")
 report.text("welch_words", vision.welch_words(effects, cfg["replicates"]))
 report.text("verdict", vision.alpha_verdict(effects, by_alpha, cfg["replicates"]))
+matched = effects[effects.column == "p_s_matched"]
+if alpha_ce is not None and len(matched):  # the matched effect across the whole p_I range
+    curve = vision.matched_curve(tradeoff, alpha_lo, alpha_ce)
+    report.table(curve, "matched_curve")
+    report.text("matched_words", vision.matched_words(curve, matched.p_i.iloc[0]))
+else:
+    report.text("matched_words", "no matched comparison was possible in this build")
 report.number("alpha_min", alpha_lo)
 report.number("alpha_ce", alpha_ce if alpha_ce is not None else float("nan"))
 vision.effects_display(effects, alpha_lo).style.hide(axis="index")
 
 # %% [markdown]
-# In plain words: on this build, {glue:text}`ch4_verdict`. In the table, each cell is the
+# In plain words: on this build, {glue:text}`ch4_verdict`. For $p_S$ at matched $p_I$,
+# {glue:text}`ch4_matched_words` (`matched_curve.csv`). In the table, each cell is the
 # change of the mean over seeds with its 95% Welch interval; a star marks an interval that
 # excludes zero. The per-run numbers are folded below.
 

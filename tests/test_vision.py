@@ -512,3 +512,20 @@ def test_a_family_of_claims_widens_each_interval_to_keep_its_error_rate():
     assert np.mean(alone) > 0.12 and np.mean(family) < 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4000)
     with pytest.raises(ValueError, match="claims"):
         vision.family_ci(rows[0], 0)
+
+
+def test_the_matched_effect_is_a_curve_over_the_shared_range():
+    import pandas as pd
+
+    # two α, two seeds each: the higher α sits 0.05 above in p_S at every p_I
+    rows = []
+    for a, shift in ((0.0, 0.0), (0.9, 0.05)):
+        for seed in (0, 1):
+            p_i = np.linspace(0.5, 1.0, 11)
+            rows += [{"alpha": a, "seed": seed, "eps": e, "p_i": x,
+                      "p_s": 0.5 + shift + 0.1 * (1 - x) + 0.001 * seed}
+                     for e, x in enumerate(p_i[::-1])]
+    curve = vision.matched_curve(pd.DataFrame(rows), 0.0, 0.9, points=5)
+    assert len(curve) == 5 and np.allclose(curve.effect, 0.05)
+    assert curve.p_i.min() == pytest.approx(0.5) and curve.p_i.max() == pytest.approx(1.0)
+    assert "+0.050" in vision.matched_words(curve, 0.75)
