@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from joblib import Parallel, cpu_count, delayed
 from scipy.spatial.distance import cdist
 from scipy.stats import kendalltau, mannwhitneyu
+from scipy.stats import t as student
 from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
@@ -844,8 +845,14 @@ def describe_effect(effects: pd.DataFrame, column: str, alpha_to) -> str:
         return "not measured"
     if not np.isfinite(r.se):
         return f"changes by {r.effect:+.3f} (one seed: no interval)"
-    move = ("rises" if r.effect > 0 else "falls") if r.detected else "shows no detectable change"
-    return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
+    if r.detected:
+        move = "rises" if r.effect > 0 else "falls"
+        return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
+    # "none detected" says how large a change would have been: 80 % power at 5 %, two-sided
+    power = (student.ppf(0.975, r.df) + student.ppf(0.8, r.df)) * r.se
+    return (f"shows no detectable change ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, "
+            f"{r.ci_high:+.3f}]; a change of ±{power:.3f} would have been detected four times "
+            "in five)")
 
 
 def traded(effects: pd.DataFrame, alpha_to) -> bool:
@@ -933,8 +940,6 @@ def family_ci(row, claims: int, alpha: float = 0.05) -> tuple[float, float]:
     together: level 1 - alpha / claims (Bonferroni), so that the family's chance of any false
     claim stays below ``alpha``. With three seeds a side the 95 % interval of one claim is not
     enough: three such claims read together overstate what was found."""
-    from scipy.stats import t as student
-
     if claims < 1:
         raise ValueError(f"claims must be >= 1; got {claims!r}")
     half = float(student.ppf(1 - alpha / (2 * claims), row.df)) * row.se
