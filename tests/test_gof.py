@@ -318,3 +318,16 @@ def test_sparse_counts_get_a_refitted_bootstrap_and_dense_ones_chi_square():
     assert fits.gof_counts(bad, refit(bad), 1, refit, 99, 2)["gof_p"] <= 0.01
     # without a refit, sparse cells get the statistic and no reference
     assert np.isnan(fits.gof_counts(bad, refit(bad), 1)["gof_p"])
+
+
+def test_a_bootstrap_of_999_refits_none_reaching_the_statistic_is_a_misfit():
+    # its smallest p-value is 1/1000 = 0.001, which "p < 0.001" can never meet: the rule for
+    # coarse bootstraps (p at its smallest possible value) must apply, as it does below 999
+    from semres.core import fits
+
+    p, res = fits.gof_p_bootstrap(50.0, np.zeros(999))
+    assert p == pytest.approx(0.001) and fits.gof_result("t", 50.0, 10, p, res)["misfit"]
+    p, res = fits.gof_p_bootstrap(50.0, np.zeros(1999))
+    assert fits.gof_result("t", 50.0, 10, p, res)["misfit"]  # p = 0.0005 < 0.001
+    p, res = fits.gof_p_bootstrap(50.0, np.r_[np.zeros(997), 60.0, 70.0])
+    assert not fits.gof_result("t", 50.0, 10, p, res)["misfit"]  # p = 0.003

@@ -121,14 +121,20 @@ MIN_GOF_BOOT = round(1 / MISFIT_P)
 GOF_KEYS = ("gof_test", "gof_stat", "gof_df", "gof_p", "gof_resolution", "misfit")
 
 
+def _coarse(resolution: float) -> bool:
+    """A test whose smallest p-value cannot fall below MISFIT_P."""
+    return resolution >= MISFIT_P * (1 - 1e-9)
+
+
 def misfit_rule(resolution: float = 0.0) -> str:
     """The rule that marks a misfit, for a test whose smallest p-value is ``resolution``:
-    p < 0.001 when the test can resolve it; for a bootstrap too small for that (B + 1 < 1000
-    refits), p <= 1 / (B + 1), i.e. no refit reached the observed statistic."""
+    p < 0.001 when the test can resolve it; for a bootstrap too small for that (B + 1 <= 1000
+    refits: with B = 999 the smallest p is 0.001 itself, never below it), p <= 1 / (B + 1),
+    i.e. no refit reached the observed statistic."""
     r = float(resolution)
     if not (r >= 0 and math.isfinite(r)):
         raise ValueError(f"resolution must be a finite number >= 0; got {resolution!r}")
-    if r <= MISFIT_P:
+    if not _coarse(r):
         return f"p < {MISFIT_P:g}"
     return (f"p <= {r:.2g} = 1/(B + 1), the smallest p-value of its B = {round(1 / r) - 1} "
             f"refits, too few for p < {MISFIT_P:g}")
@@ -142,7 +148,7 @@ def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan,
     p, resolution = float(p), float(resolution)
     if not math.isfinite(p):
         misfit = None  # not tested: no reference for the statistic
-    elif resolution > MISFIT_P:
+    elif _coarse(resolution):
         misfit = bool(p <= resolution * (1 + 1e-9))
     else:
         misfit = bool(p < MISFIT_P)

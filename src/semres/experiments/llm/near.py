@@ -258,8 +258,10 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
 
 
 def _cells(trials: pd.DataFrame) -> pd.DataFrame:
-    """Trials, masses and sampled answers per (D, offset) cell: the sufficient statistics of
-    every fit below."""
+    """Trials, masses and sampled answers per (D, |offset|) cell: the sufficient statistics of
+    every fit below. The two sides of a pair share a cell, so a pair's pull towards one of its
+    names (which the curve does not model, and which a cell of one side would carry whole)
+    cancels inside every cell, as it does in every mean."""
     return trials.groupby(["D", "offset"]).agg(n=("mass", "size"), mass=("mass", "sum"),
                                                sampled=("sampled", "sum")).reset_index()
 
@@ -273,6 +275,7 @@ def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, s
     the model is judged on its sampled answers, whose binomial reference is exact: the deviance
     of the shape refitted to them over the (D, offset) cells, against a parametric bootstrap
     (:func:`semres.core.fits.gof_bootstrap`)."""
+    trials = trials.assign(offset=trials.offset.abs())  # the curve depends on |offset| alone
     cells = _cells(trials)
     D, off, n = (cells[k].to_numpy(float) for k in ("D", "offset", "n"))
     fit = _fit_cells(shape, D, off, n, cells.mass.to_numpy(float))
