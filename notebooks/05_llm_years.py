@@ -272,8 +272,8 @@ splot.table(identities, decimals=0)
 # maximum likelihood to every gap and distance at once, for an exponential, a Gaussian and the
 # step of Definition 1. The resolution is the distance within which $g$ stays above halfway from
 # its floor to its peak ($\varepsilon$ for the step, $s \ln 2$ for the exponential). The numbers
-# come from the model's masses; whether a shape fits is judged on its sampled answers, by
-# parametric bootstrap.
+# come from the model's masses; whether a shape fits is judged against the scatter between
+# pairs of names (a lack-of-fit test, by residual bootstrap).
 
 # %%
 near_results = {m: near.analyse(a["rows"], near=cfg["near_near"], far=cfg["near_far"],

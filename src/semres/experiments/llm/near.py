@@ -9,12 +9,12 @@ between them (|offset| = D - x), on a grid of x that is fine near 0. Each pair o
 own centre and its own D, and is listed in both orders, so a pair is one cluster: intervals
 resample pairs (within each D), never trials.
 
-From the per-trial answers (one drawn from the model's choice probabilities, as the paper
-sampled its models' answers) the Luce rule with a similarity on a floor, g(d) = k(d / s) +
-Delta, is fitted by maximum likelihood across every D and x at once, for three shapes k
-(exponential, Gaussian, step). The resolution is the distance at which k falls to the floor,
-as the paper defines it (lambda ln(1/Delta) for the exponential), with an interval over pairs
-and a parametric-bootstrap goodness of fit.
+From the per-trial masses (the model's own probability of each answer) the Luce rule with a
+similarity on a floor, g(d) = k(d / s) + Delta, is fitted by maximum likelihood across every D
+and x at once, for three shapes k (exponential, Gaussian, step). The resolution is the distance
+within which g stays above halfway between its peak and its floor (Definition 1's epsilon for
+the step), with an interval over pairs and a lack-of-fit test against the scatter between
+pairs.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from . import language
 from .years import chance_crossover
 from semres.core import spaces
 from semres.core.clustered import clustered_mean
-from semres.core.fits import (bootstrap_at_bound, bound_report, gof_bootstrap, gof_none,
-                              named_seed, percentile_interval)
+from semres.core.fits import (bootstrap_at_bound, bound_report, gof_none, gof_p_bootstrap,
+                              gof_result, misfit_rule, named_seed, percentile_interval)
 from semres.core.results import correct_mask, split_list
 from semres.core.simulate import luce_success
 from semres.core.validate import at_least
@@ -266,31 +266,67 @@ def _cells(trials: pd.DataFrame) -> pd.DataFrame:
                                                sampled=("sampled", "sum")).reset_index()
 
 
-def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, seed) -> dict:
-    """One shape fitted to every D and x at once, by maximum likelihood.
+def lack_of_fit(trials: pd.DataFrame, cells: pd.DataFrame, fit: dict, refit, n_boot: int,
+                seed) -> dict:
+    """Whether a fitted curve describes the model: the lack-of-fit F test against pure error
+    between pairs of names, referred to a residual bootstrap with refits.
 
-    The numbers come from the model's masses (its expected answers, which carry no sampling
-    noise), with the resolution's 95 % interval over pairs of names (pairs resampled within each
-    D, every resample refitted) and the share of refits on a bound. Whether the shape describes
-    the model is judged on its sampled answers, whose binomial reference is exact: the deviance
-    of the shape refitted to them over the (D, offset) cells, against a parametric bootstrap
-    (:func:`semres.core.fits.gof_bootstrap`)."""
+    The unit is a pair's mean mass in a (D, |offset|) cell (both sides, both orders: its pull
+    towards one name cancels). F is the cells' weighted squared distance from the curve per
+    degree of freedom (cells - 2) over the pairs' scatter within cells per degree of freedom
+    (units - cells). Its reference: ``n_boot`` data sets made of the fitted curve plus the
+    pooled within-cell residuals drawn with replacement (scaled for the degree of freedom each
+    cell's mean took), each refitted by ``refit(k) -> p_fit`` (``k``: the cells' summed
+    masses). No binomial reference fits here: a pair's answers share its names, and a sampled
+    answer's noise is not the noise between pairs.
+    """
+    units = trials.groupby(["pair", "D", "offset"]).mass.agg(["mean", "size"]).reset_index()
+    cell = pd.MultiIndex.from_frame(cells[["D", "offset"]]).get_indexer(
+        pd.MultiIndex.from_frame(units[["D", "offset"]]))
+    w, y = units["size"].to_numpy(float), units["mean"].to_numpy(float)
+    df_lof, df_pe = len(cells) - 2, len(units) - len(cells)
+    if df_lof < 1 or df_pe < 1:
+        return gof_none(f"{len(cells)} cells and {len(units)} pair means: no degrees of freedom")
+    weight = np.bincount(cell, w, len(cells))
+    pairs = np.bincount(cell, None, len(cells))
+
+    def stat(values, p_cell):
+        mean = np.bincount(cell, w * values, len(cells)) / weight
+        lof = float(np.sum(weight * (mean - p_cell) ** 2)) / df_lof
+        pe = float(np.sum(w * (values - mean[cell]) ** 2)) / df_pe
+        return lof / pe if pe > 0 else math.inf, mean
+
+    observed, mean = stat(y, fit["p_fit"])
+    resid = (y - mean[cell]) * np.sqrt(pairs[cell] / np.maximum(pairs[cell] - 1, 1))
+    rng = np.random.default_rng(seed)
+    sims = np.empty(int(n_boot))
+    for b in range(int(n_boot)):
+        ys = np.clip(fit["p_fit"][cell] + rng.choice(resid, len(resid)), 0, 1)
+        sims[b] = stat(ys, refit(np.bincount(cell, w * ys, len(cells))))[0]
+    pval, res = gof_p_bootstrap(observed, sims)
+    return gof_result(f"lack of fit against pure error between pairs of names (F on {df_lof} "
+                      f"and {df_pe} degrees of freedom), residual bootstrap ({int(n_boot)} "
+                      f"refits; misfit rule {misfit_rule(res)})", observed, df_lof, pval, res)
+
+
+def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, seed) -> dict:
+    """One shape fitted to every D and x at once, by maximum likelihood on the model's masses
+    (its expected answers, which carry no sampling noise), with the resolution's 95 % interval
+    over pairs of names (pairs resampled within each D, every resample refitted), the share of
+    refits on a bound, the AIC, and whether the shape describes the model (:func:`lack_of_fit`,
+    ``gof_boot`` refits)."""
     trials = trials.assign(offset=trials.offset.abs())  # the curve depends on |offset| alone
     cells = _cells(trials)
     D, off, n = (cells[k].to_numpy(float) for k in ("D", "offset", "n"))
     fit = _fit_cells(shape, D, off, n, cells.mass.to_numpy(float))
     fit.update(bound_report(fit, BOUNDS, log=("scale", "floor")))
     start = None if shape == "step" else np.log([fit["scale"], fit["floor"]])
-    k = cells.sampled.to_numpy(float)
-    answers = _fit_cells(shape, D, off, n, k, start)
-    fit["resolution_sampled"] = answers["resolution"]
-    if len(cells) > 2 and gof_boot:
-        fit.update(gof_bootstrap(n, k, answers["p_fit"], 2,
-                                 lambda nn, kk: _fit_cells(shape, D, off, nn, kk, start)["p_fit"],
-                                 gof_boot, named_seed(seed, f"near goodness of fit {shape}")))
+    if gof_boot:
+        fit.update(lack_of_fit(trials, cells, fit,
+                               lambda k: _fit_cells(shape, D, off, n, k, start)["p_fit"],
+                               gof_boot, named_seed(seed, f"near goodness of fit {shape}")))
     else:
-        fit.update(gof_none(f"{len(cells)} cells for 2 parameters" if len(cells) <= 2
-                            else "no bootstrap asked for"))
+        fit.update(gof_none("no bootstrap asked for"))
     # pair x cell tables: a resample of pairs within each D is a weighted sum of their rows
     pairs = np.unique(trials.pair)
     cell_of = pd.MultiIndex.from_frame(cells[["D", "offset"]]).get_indexer(

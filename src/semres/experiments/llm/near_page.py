@@ -77,13 +77,14 @@ def resolution_text(r: dict) -> str:
         value = (f"{b['resolution']:.0f} years (95 % interval over pairs of names "
                  f"{b['ci_low']:.0f}–{b['ci_high']:.0f})")
     if b["misfit"]:
-        fit = (f"but no shape describes its sampled answers (the best, the {shape}, fails its "
-               f"goodness of fit, {gof_pvalue(b)}): the number describes the wrong curve")
+        fit = (f"but no shape describes it (the best, the {shape}, fails its test of lack of fit "
+               f"against the scatter between pairs of names, {gof_pvalue(b)}): the number "
+               "describes the wrong curve")
     else:
         others = "; ".join(f"{SHAPE_NAMES[f.shape]} {f.resolution:.0f} years, ΔAIC "
                            f"{f.delta_aic:.1f}" for f in fits.itertuples() if not f.best)
-        fit = (f"the {shape} describes its sampled answers (goodness of fit {gof_pvalue(b)}; "
-               f"the other shapes: {others})")
+        fit = (f"the {shape} describes it (lack of fit against the scatter between pairs of "
+               f"names {gof_pvalue(b)}; the other shapes: {others})")
     floor = (f"on a floor of {b['relative_floor']:.2f} of an exact match's weight")
     crossing = (f"still distinguishable from chance at the last probe, {_years(cross['x_max'])}"
                 if cross["at_bound"] else
