@@ -359,3 +359,14 @@ def test_the_smallest_detectable_deviation_is_detected_with_the_stated_power():
     rep.result("null", "no change", headline=0.0, ci=(-0.2, 0.2), passed=False)
     assert rep.summary.detectable.iloc[0] == pytest.approx(2.8016 * 0.05 / 1.95996, rel=1e-3)
     assert np.isnan(rep.summary.detectable.iloc[1])  # a row that does not hold reports none
+
+
+def test_a_lead_leaves_room_on_the_first_screen_by_naming_fewer_findings(monkeypatch):
+    glued = _glued(monkeypatch)
+    rep = report.Report("03_toy_relu")
+    for k in range(7):
+        rep.result(f"r{k}", "s", passed=True, new=True)
+    rep.box("ran", lead="One sentence.")
+    first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
+    named = [line for line in first if line.startswith("* r")]
+    assert len(named) == report.BOX_FIRST - 2 and first[-2] == "* … and 4 more findings, below"

@@ -595,10 +595,11 @@ class Report:
                       "**This chapter reports no result in this build.**")
         lead = " ".join(str(lead).split())
         lines = [mark + lead, "", tally_line, ""] if lead else [mark + tally_line, ""]
+        first = BOX_FIRST - 2 if lead else BOX_FIRST  # the lead takes a phone screen's lines
         lines += [f"* {mathify(escape(r['result']))}: *{escape(status_line(r, short=True))}*"
-                  for r in findings[:BOX_FIRST]]
-        if len(findings) > BOX_FIRST:
-            lines.append(f"* … and {plural(len(findings) - BOX_FIRST, 'more finding')}, below")
+                  for r in findings[:first]]
+        if len(findings) > first:
+            lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, below")
         aside = [f"{plural(len(gates), 'precondition')} ({tally(r['status'] for r in gates)})"
                  ] if gates else []
         aside += [f"{len(blocked)} not run"] if blocked else []
