@@ -370,3 +370,16 @@ def test_a_lead_leaves_room_on_the_first_screen_by_naming_fewer_findings(monkeyp
     first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
     named = [line for line in first if line.startswith("* r")]
     assert len(named) == report.BOX_FIRST - 2 and first[-2] == "* … and 4 more findings, below"
+
+
+def test_a_test_that_could_not_see_what_matters_is_inconclusive():
+    # the criterion passed ("not rejected"), but the test detects only misses of 0.09 and the
+    # deviation that matters is 0.05: this build cannot say the claim holds
+    assert report.status(passed=True, new=True, detectable=0.09, matters=0.05) == "inconclusive"
+    assert report.status(passed=True, new=True, detectable=0.03, matters=0.05) == "holds"
+    assert report.status(passed=True, new=True, matters=0.05) == "inconclusive"  # unknown power
+    assert report.status(passed=False, new=True, detectable=0.09, matters=0.05) == \
+        "does not hold"  # a rejection needs no power to stand
+    rep = report.Report("05_llm_years")
+    assert rep.result("t3", "s", passed=True, new=True, ci=(0.4, 0.6), matters=0.05) == \
+        "inconclusive"  # its detectable is read off the interval: 0.14

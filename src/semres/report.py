@@ -219,7 +219,8 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
            headline: float | None = None, ci=None, paper_value: float | None = None,
            compared_with: float | None = None, tolerance: float | None = None,
            direction: str | None = None, misfit: bool = False, new: bool = False,
-           kind: str = "finding", identified: bool = True, does_task: bool = True) -> str:
+           kind: str = "finding", identified: bool = True, does_task: bool = True,
+           detectable: float | None = None, matters: float | None = None) -> str:
     """A row's status, from its numbers: one of :data:`VOCABULARY`, by these rules.
 
     1. ``kind="check"`` (true by construction): ``check`` when its criterion (``passed``, and
@@ -236,7 +237,9 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
        Any criterion failing gives ``differs`` against a paper value and ``does not hold``
        without one; an interval straddling the edge gives ``inconclusive``; all passing give
        ``agrees within tolerance`` (an interval within the tolerance of the paper's value),
-       ``holds`` (a result beyond the paper, ``new=True``) or ``reproduced``.
+       ``holds`` (a result beyond the paper, ``new=True``) or ``reproduced``; but a row whose
+       test could not have detected the deviation that ``matters`` (its ``detectable``, the
+       smallest deviation found with 80 % power, is larger or unknown) is ``inconclusive``.
     4. Nothing to judge: ``not run``.
 
     Bad arguments raise ValueError naming them: a negative tolerance, an unknown kind or
@@ -291,6 +294,9 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
         return "differs" if paper_value is not None else "does not hold"
     if "unsure" in outcomes:
         return "inconclusive"
+    if matters is not None and not (_number(detectable) is not None
+                                    and _number(detectable) <= float(matters)):
+        return "inconclusive"  # "not rejected" by a test that could not see what matters
     if paper_value is not None and (compared or tol is not None):
         return "agrees within tolerance"  # a tolerance applied to a number the paper gives
     return "holds" if new else "reproduced"
@@ -492,7 +498,7 @@ class Report:
                tolerance: float | None = None, tolerance_reason: str = "",
                misfit: bool = False, new: bool = False, kind: str = "finding",
                stand_in: str = "", identified: bool = True, does_task: bool = True,
-               detectable: float | None = None) -> str:
+               detectable: float | None = None, matters: float | None = None) -> str:
         """One overview row; its status is computed by :func:`status` (see there for the
         rules). Returns the status.
 
@@ -516,7 +522,9 @@ class Report:
         row_status = status(passed=passed, check_max_z=check_max_z, headline=headline, ci=ci,
                             paper_value=paper_value, compared_with=compared_with,
                             tolerance=tolerance, direction=direction, misfit=misfit, new=new,
-                            kind=kind, identified=identified, does_task=does_task)
+                            kind=kind, identified=identified, does_task=does_task,
+                            detectable=detectable if detectable is not None
+                            else smallest_detectable(ci), matters=matters)
         if tolerance is not None and not str(tolerance_reason).strip():
             raise ValueError("tolerance_reason: a tolerance needs its reason")
         if compared_with is not None and not str(compared_with_label).strip():
