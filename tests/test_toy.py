@@ -443,9 +443,11 @@ def test_a_reference_the_networks_do_not_follow_reads_misfit_not_does_not_hold()
 
     from semres import report
 
-    fits = pd.DataFrame({"gof_tested": [True] * 5 + [False], "misfit": [True] * 3 + [False] * 3})
-    assert toy.linear_profile_misfit(fits)  # 3 of 5 tested fits fail
-    assert not toy.linear_profile_misfit(fits.assign(misfit=[True] + [False] * 5))
+    fits = pd.DataFrame({"condition": ["circle", "segment"] * 3 + ["reconstruction"] * 4,
+                         "gof_tested": [True] * 5 + [False] + [True] * 4,
+                         "misfit": [True] * 3 + [False] * 7})
+    assert toy.linear_profile_misfit(fits)  # 3 of 5 tested similarity networks fail
+    assert not toy.linear_profile_misfit(fits.assign(misfit=[True] + [False] * 9))
     ci = {"mean": 0.02, "low": 0.01, "high": 0.03, "se": 0.005, "n": 10}
     status = report.status(headline=0.02, ci=(0.01, 0.03), compared_with=0.05, tolerance=0.0,
                            new=True, misfit=toy.linear_profile_misfit(fits))

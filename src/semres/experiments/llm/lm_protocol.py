@@ -142,9 +142,10 @@ def _lists(rows) -> np.ndarray:
 
 def _interval(values, rows, p0: float | None = None) -> dict:
     """The mean of per-row ``values`` with the wider of its two clustered intervals, over the
-    lists of names and over the names (:func:`sweep_table` says why both)."""
-    return max((clustered_mean(values, units, p0=p0) for units in
-                (_lists(rows)[:, None], _members(rows))),
+    lists of names and over the names (:func:`sweep_table` says why both); ``unit`` says
+    which, ``names`` counts its clusters."""
+    return max(({**clustered_mean(values, units, p0=p0), "unit": unit} for unit, units in
+                (("lists of names", _lists(rows)[:, None]), ("names", _members(rows)))),
                key=lambda c: c["ci_high"] - c["ci_low"])
 
 
@@ -164,6 +165,7 @@ def sweep_table(rows):
         out.append({"model": m, "task": task, "n": int(n), "p": c["p"], "se": c["se"],
                     "ci_low": c["ci_low"], "ci_high": c["ci_high"],
                     "greedy": float(greedy(sub).mean()), "trials": c["trials"],
+                    "clustered_on": c["unit"],
                     "names": c["names"], "chance": 1 / int(n)})
     return pd.DataFrame(out)
 
@@ -418,7 +420,7 @@ def tables(results: dict) -> dict:
 def similarity_text(r: dict) -> str:
     g = r["uniform"]
     return (f"asked who was born closest to a year drawn uniformly at n = 2, {r['model']} puts "
-            f"{g['p']:.3f} (95% interval over {g['names']} names or lists {g['ci_low']:.3f}–"
+            f"{g['p']:.3f} (95% interval over {g['names']} {g['unit']} {g['ci_low']:.3f}–"
             f"{g['ci_high']:.3f}, {g['trials']} trials) on the nearer person: uniform probes "
             "mostly land far from both people, where any finite resolution answers at chance")
 
@@ -581,7 +583,7 @@ def fig_protocol(results: dict, near_results: dict):
     ax_n.xaxis.set_major_formatter(plt.ScalarFormatter())
     ax_n.xaxis.set_minor_formatter(plt.NullFormatter())
     p_line = np.linspace(0.5, 1, 200)
-    ax_d.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front, no floor")
+    ax_d.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
     ax_d.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)",
              title="on the front, uniform probes")
     ax_t.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")

@@ -242,7 +242,7 @@ def sizing_text(r: dict, target: float = 1.5) -> str:
             f"({b['trials']:,} trials) the preference is too faint (a few points above ½) to pin "
             f"its scale down further; a factor {target:g} would take about "
             f"{math.ceil(more * b['pairs']):,} pairs, {more:.0f} times this build's trials, a "
-            "job for the `paper` profile on a GPU.")
+            "job for the paper profile on a GPU.")
 
 
 def bias_rows(results: dict) -> pd.DataFrame:
