@@ -247,7 +247,7 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
             return _nll(p_correct(shape, *np.exp(theta), D, offset), n, k)
 
         starts = [start] if start is not None else [
-            np.log([s, fl]) for s in (3.0, 20.0, 100.0) for fl in (0.02, 0.3)]
+            np.log([s, fl]) for s in (3.0, 10.0, 30.0, 100.0) for fl in (0.02, 0.3, 3.0)]
         r = min((minimize(f, np.asarray(x0, float), method="L-BFGS-B",
                           bounds=list(zip(lo, hi))) for x0 in starts), key=lambda r: r.fun)
         scale, fl = (float(v) for v in np.exp(r.x))
