@@ -268,8 +268,7 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
             raise ValueError("passed: a precondition needs its criterion")
         if bool(passed) and does_task and identified:
             return "met"
-        return ("does not do the task" if not does_task or bool(passed) else
-                "not identified" if not identified else "does not do the task")
+        return "not identified" if does_task and not identified else "does not do the task"
     if misfit:
         return "misfit"
     if not does_task:
@@ -317,17 +316,23 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
+def detectable_at(se: float, power: float = POWER, alpha: float = ALPHA) -> float:
+    """The smallest deviation a test with standard error ``se`` detects with probability
+    ``power`` at level ``alpha`` (two-sided): (z_(1 - alpha/2) + z_power) standard errors."""
+    from scipy.stats import norm
+
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * float(se))
+
+
 def smallest_detectable(ci, power: float = POWER, alpha: float = ALPHA) -> float:
-    """The smallest deviation a test whose 95 % interval is ``ci`` detects with probability
-    ``power`` at level ``alpha`` (two-sided): (z_(1 - alpha/2) + z_power) standard errors, the
-    standard error read off the interval. NaN without an interval."""
+    """:func:`detectable_at` for a test whose 95 % interval is ``ci`` (its standard error read
+    off the interval); NaN without an interval."""
     from scipy.stats import norm
 
     lo, hi = (math.nan, math.nan) if ci is None else map(_float, ci)
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return math.nan
-    se = (hi - lo) / (2 * norm.ppf(0.975))
-    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * se)
+    return detectable_at((hi - lo) / (2 * norm.ppf(0.975)), power, alpha)
 
 
 def counted(rows) -> list:
@@ -519,12 +524,12 @@ class Report:
         if not isinstance(result, str) or not result.strip():
             raise ValueError("result must name the result")
         lo, hi = (None, None) if ci is None else ci
+        detectable = smallest_detectable(ci) if detectable is None else detectable
         row_status = status(passed=passed, check_max_z=check_max_z, headline=headline, ci=ci,
                             paper_value=paper_value, compared_with=compared_with,
                             tolerance=tolerance, direction=direction, misfit=misfit, new=new,
                             kind=kind, identified=identified, does_task=does_task,
-                            detectable=detectable if detectable is not None
-                            else smallest_detectable(ci), matters=matters)
+                            detectable=detectable, matters=matters)
         if tolerance is not None and not str(tolerance_reason).strip():
             raise ValueError("tolerance_reason: a tolerance needs its reason")
         if compared_with is not None and not str(compared_with_label).strip():
@@ -544,8 +549,7 @@ class Report:
                           "check_max_z": _float(check_max_z), "headline": _float(headline),
                           "ci_low": _float(lo), "ci_high": _float(hi),
                           "tolerance": _float(tolerance), "tolerance_reason": tolerance_reason,
-                          "detectable": (_float(detectable) if detectable is not None else
-                                         smallest_detectable(ci))
+                          "detectable": _float(detectable)
                           if row_status in GOOD and kind == "finding" else math.nan})
         return row_status
 

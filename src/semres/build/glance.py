@@ -178,10 +178,12 @@ def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
     findings, gates = _split(table)
     counted = findings[findings.status != NOT_RUN]
     order = (*STATUSES[:-1], NOT_RUN)
-    aside = ", ".join(x for x in (
-        f"{plural(len(gates), 'precondition')} ({tally(gates.status, order)})" if len(gates)
-        else "", f"{len(findings) - len(counted)} not run" if len(counted) < len(findings)
-        else "") if x)
+    aside = []
+    if len(gates):
+        aside.append(f"{plural(len(gates), 'precondition')} ({tally(gates.status, order)})")
+    if len(counted) < len(findings):
+        aside.append(f"{len(findings) - len(counted)} not run")
+    aside = ", ".join(aside)
     lines = [f"**In the build you are reading**, {plural(len(counted), 'finding')}: "
              f"{tally(counted.status, order)}" + (f"; not counted: {aside}" if aside else "")
              + f" (every one, with its numbers: {{doc}}`{page}`).", ""]

@@ -297,15 +297,11 @@ def gof_multinomial(counts, probs, n_params: int) -> dict:
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
         raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
     rows = o.sum(axis=1) > 0
-    o, q = o[rows], q[rows]
     df = int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
     if df < 1:
         raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
                          f"{int(rows.sum())} rows")
-    e = q * o.sum(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(o > 0, o * np.log(o / e), 0.0)
-    stat = float(2 * terms.sum())
+    stat = multinomial_deviance(o, q)
     return gof_result("multinomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 

@@ -42,7 +42,7 @@ __all__ = ["design", "trial_table", "curve_table", "competence", "kernel", "reso
 
 #: the rows of this design in a model's tidy table
 SOURCE = "near design"
-#: the similarity shapes k(d / s) fitted on a floor, and the distance at which each falls to it
+#: the similarity shapes k(d / s) fitted on a floor
 SHAPES = ("exponential", "gaussian", "step")
 #: search ranges of the scale s (years) and the floor Delta
 BOUNDS = {"scale": (0.05, 1e4), "floor": (1e-6, 10.0)}

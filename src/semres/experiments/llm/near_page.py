@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.ticker import NullLocator
 
 from . import near
+from .language import NAMES
 from .years import PAPER_RANGE
 from semres.core import plotting as splot
 from semres.core.fits import gof_pvalue
@@ -19,7 +20,7 @@ from semres.core.plotting import pvalue
 
 __all__ = ["fig_near", "competence_text", "resolution_text", "box_sentence", "sizing_text",
            "front_text",
-           "bias_rows", "publish",
+           "bias_rows", "publish", "blind_text",
            "paper_reading", "design_text", "fits_table", "report_rows", "SHAPE_NAMES",
            "LM_STAND_IN"]
 
@@ -235,14 +236,17 @@ def sizing_text(r: dict, target: float = 1.5) -> str:
     spread = max(hi / est, est / lo)
     if spread <= target:
         return (f"For {r['model']} the interval lies within a factor {spread:.2f} of its "
-                f"estimate, inside the factor {target:g} the design was sized for.")
+                f"estimate, inside the factor {target:g} the design aims at.")
     more = (math.log(spread) / math.log(target)) ** 2
+    need, most = math.ceil(more * b["pairs"]), len(NAMES) // 2
+    lift = r["competence"]["above"]["p"] - 0.5
     return (f"For {r['model']} the interval reaches a factor {spread:.1f} from its estimate, "
             f"not the {target:g} the design aims at: with {b['pairs']} pairs of names "
-            f"({b['trials']:,} trials) the preference is too faint (a few points above ½) to pin "
-            f"its scale down further; a factor {target:g} would take about "
-            f"{math.ceil(more * b['pairs']):,} pairs, {more:.0f} times this build's trials, a "
-            "job for the paper profile on a GPU.")
+            f"({b['trials']:,} trials) a preference {lift:+.3f} above ½ near a person leaves its "
+            f"scale loose. A factor {target:g} would take about {need:,} pairs ({more:.0f} times "
+            f"this build's trials); the {len(NAMES)} names make at most {most} pairs with no "
+            "name in two, so no profile reaches it without reusing names across pairs or a "
+            "larger pool of names.")
 
 
 def bias_rows(results: dict) -> pd.DataFrame:
@@ -255,16 +259,28 @@ def bias_rows(results: dict) -> pd.DataFrame:
                           "trials": r["position"]["trials"]} for m, r in results.items()])
 
 
+def blind_text(cfg: dict, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
+               close=(1, 5)) -> str:
+    """Why uniform probes cannot see a resolution of a few decades, with the numbers of
+    :func:`semres.experiments.llm.near.blind_spot` for exponentials that reach ``floor``
+    within each of ``reaches`` years."""
+    lo, hi = cfg["sweep_years"]
+    spots = [near.blind_spot(r, floor, (lo, hi), trials=cfg["front_trials"], seed=seed, D=D,
+                             close=range(close[0], close[1] + 1)) for r in reaches]
+    return (f"With two people and a probe drawn uniformly from {lo}–{hi}, an exponential "
+            f"similarity that falls to a floor of {floor:g} within {reaches[0]} years puts "
+            f"{spots[0][0]:.3f} of its mass on the nearer person, and one that falls to it "
+            f"within {reaches[1]} years {spots[1][0]:.3f}, since most probes land far from both "
+            f"people. The same similarities pick the nearer of two people {2 * D:g} years "
+            f"apart {spots[0][1]:.2f} and {spots[1][1]:.2f} of the time when the probe is "
+            f"{close[0]}–{close[1]} years beyond one of them.")
+
+
 def publish(report, results: dict, cfg: dict, *, gate_biases: pd.DataFrame, seed) -> None:
     """The near design's tables (``lm_resolution``, ``lm_resolution_fits``, ``lm_bias`` with the
-    gate's biases), its figure and its glued sentences, with the blind spot of uniform probes
-    (:func:`semres.experiments.llm.near.blind_spot`) for similarities that reach their floor
-    within 10 and 20 years."""
-    for years in (10, 20):
-        uniform, close = near.blind_spot(years, 0.05, cfg["sweep_years"],
-                                         trials=cfg["front_trials"], seed=seed)
-        report.number(f"blind_{years}", uniform)
-        report.number(f"near_{years}", close)
+    gate's biases), its figure and its glued sentences, the blind spot of uniform probes
+    (:func:`blind_text`) among them."""
+    report.text("blind_text", blind_text(cfg, seed))
     report.table(pd.concat([r["curve"] for r in results.values()], ignore_index=True)
                  if results else pd.DataFrame(), "lm_resolution")
     report.table(fits_table(results), "lm_resolution_fits")

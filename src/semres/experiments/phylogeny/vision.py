@@ -741,15 +741,20 @@ def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
     return pd.DataFrame(rows)
 
 
+def shared_pi(sub) -> tuple[float, float]:
+    """The p_I range every model (α, seed) of ``sub`` reaches; (NaN, NaN) for none."""
+    if sub.empty:
+        return math.nan, math.nan
+    span = sub.groupby(["alpha", "seed"]).p_i.agg(["min", "max"])
+    return float(span["min"].max()), float(span["max"].min())
+
+
 def common_pi(tradeoff, alphas) -> float:
     """The p_I at which to match models: where the first α's mean sweep peaks in p_S, moved
     into the p_I range that every model of ``alphas`` reaches (NaN when they share none)."""
     sub = tradeoff[tradeoff.alpha.isin(list(alphas))]
-    if sub.empty:
-        return math.nan
-    span = sub.groupby(["alpha", "seed"]).p_i.agg(["min", "max"])
-    lo, hi = span["min"].max(), span["max"].min()
-    if lo > hi:
+    lo, hi = shared_pi(sub)
+    if not lo <= hi:
         return math.nan
     base = sub[sub.alpha == alphas[0]]
     base = base.assign(k=base.groupby("seed").cumcount()).groupby("k")[["p_i", "p_s"]].mean()
@@ -763,9 +768,8 @@ def matched_curve(tradeoff, alpha_lo: float, alpha_hi: float, points: int = 15):
     :func:`common_pi` fixes before looking (the baseline's peak); this says how much the
     effect depends on that choice."""
     sub = tradeoff[tradeoff.alpha.isin([alpha_lo, alpha_hi])]
-    span = sub.groupby(["alpha", "seed"]).p_i.agg(["min", "max"])
-    lo, hi = span["min"].max(), span["max"].min()
-    if sub.empty or not lo < hi:
+    lo, hi = shared_pi(sub)
+    if not lo < hi:
         return pd.DataFrame(columns=["p_i", "effect", "ci_low", "ci_high"])
     rows = []
     for p_i in np.linspace(lo, hi, int(points)):
