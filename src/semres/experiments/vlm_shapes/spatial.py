@@ -576,6 +576,14 @@ def analyse_choices(label: str, source: str, d, names, choices, px: float, resol
             "fit": f}
 
 
+def _grid_trials(g: dict, counts) -> tuple:
+    """Counts per (grid cell, shape) as trials: each trial's distances (its cell's) and the
+    shape chosen."""
+    cell, k = np.nonzero(counts)
+    reps = np.asarray(counts)[cell, k].astype(int)
+    return np.repeat(g["d"][cell], reps, axis=0), np.repeat(k, reps)
+
+
 def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0) -> dict:
     """The paper's models from the shipped grid counts: each trial's X at its cell's mean
     position, every chosen shape a trial; the biased Luce rule fitted to each model, with a
@@ -586,10 +594,7 @@ def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0) -> dict:
     out = {}
     for label in sorted(set(grid_tab["model"])):
         g = released.grid_design(grid_tab, label)
-        cell, k = np.nonzero(g["counts"])
-        reps = g["counts"][cell, k]
-        d_trials = np.repeat(g["d"][cell], reps, axis=0)
-        c_trials = np.repeat(k, reps)
+        d_trials, c_trials = _grid_trials(g, g["counts"])
         src = str(grid_tab.loc[grid_tab.model == label, "source"].iloc[0])
         if g["names"] != names:
             raise ValueError(f"{label}: the grid's shapes {g['names']} are not {names}")
@@ -600,12 +605,9 @@ def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0) -> dict:
                                                     fit["floor"], fit["weights"]))
 
             def refit(counts):
-                cell, k = np.nonzero(counts)
-                reps = counts[cell, k].astype(int)
-                return probs(choice.fit_choices(
-                    np.repeat(g["d"][cell], reps, axis=0), [names] * int(reps.sum()),
-                    choice=np.repeat(k, reps), bias=f["bias"], scale_range=f["scale_range"],
-                    start=f))
+                d, c = _grid_trials(g, counts)
+                return probs(choice.fit_choices(d, [names] * len(c), choice=c, bias=f["bias"],
+                                                scale_range=f["scale_range"], start=f))
 
             return fits.gof_counts(g["counts"], probs(f), params, refit, gof_boot,
                                    fits.named_seed(seed, f"grid goodness of fit {f['bias']}"))

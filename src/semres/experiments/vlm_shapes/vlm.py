@@ -1016,7 +1016,7 @@ SETTINGS = Settings(
                     "grid": 20, "fit_scenes": 400,
                     "sweep_n": [2, 3, 4, 6, 8, 10, 12], "sweep_scenes": 60, "boot": 300,
                     "choice_boot": 200, "mc_trials": 200_000, "bins": 10,
-                    "stencil_boot": 1000, "grid_gof_boot": 39},
+                    "stencil_boot": 1000, "grid_gof_boot": 999},
         "paper": {"vision_steps": 6000, "steps": 3000, "hidden": 128, "layers": 4,
                   "train_batch": 64, "vision": "dinov3", "stage1_lr": 2e-3, "vision_lr": 0.0,
                   "grid": 40, "fit_scenes": 2000,
