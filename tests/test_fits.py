@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import curve_fit
 
 from semres.core import fits
+from semres.core.seeds import int_seed, named_seed
 
 
 def _fit_exp(d, g, upper):
@@ -54,16 +55,16 @@ def test_named_seed_takes_integer_keys_and_int_seed_gives_one_word():
     import numpy as np
 
     root = np.random.SeedSequence(5)
-    a, b = fits.named_seed(root, "batch order", 1), fits.named_seed(root, "batch order", 2)
+    a, b = named_seed(root, "batch order", 1), named_seed(root, "batch order", 2)
     assert a.generate_state(2).tolist() != b.generate_state(2).tolist()
-    assert a.generate_state(2).tolist() == fits.named_seed(root, "batch order", 1) \
+    assert a.generate_state(2).tolist() == named_seed(root, "batch order", 1) \
         .generate_state(2).tolist()
     # without keys, the stream is the one it always was
-    assert fits.named_seed(3, "x").entropy == fits.named_seed(3, "x", *()).entropy
-    assert (fits.named_seed(3, "x").generate_state(1)[0]
-            != fits.named_seed(3, "y").generate_state(1)[0])
-    word = fits.int_seed(root, "initial weights")
+    assert named_seed(3, "x").entropy == named_seed(3, "x", *()).entropy
+    assert (named_seed(3, "x").generate_state(1)[0]
+            != named_seed(3, "y").generate_state(1)[0])
+    word = int_seed(root, "initial weights")
     assert isinstance(word, int) and 0 <= word < 2**32
-    assert word == fits.int_seed(root, "initial weights") != fits.int_seed(root, "other")
+    assert word == int_seed(root, "initial weights") != int_seed(root, "other")
     with pytest.raises(ValueError, match="name"):
-        fits.named_seed(root, "")
+        named_seed(root, "")

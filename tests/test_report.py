@@ -9,6 +9,7 @@ import pytest
 
 from semres import report
 from semres.core import book
+from semres.core.seeds import seeds
 
 
 @pytest.mark.parametrize("kwargs, expected", [
@@ -144,15 +145,15 @@ def test_a_row_must_say_what_its_tolerance_and_reference_are(monkeypatch):
 
 
 def test_named_streams_do_not_depend_on_order_and_differ_by_name_and_key():
-    a = book.seeds(7)
+    a = seeds(7)
     first = a("lambda_sweep", 2).generate_state(4)
     a("something else")  # drawing another stream first changes nothing
-    assert (book.seeds(7)("lambda_sweep", 2).generate_state(4) == first).all()
+    assert (seeds(7)("lambda_sweep", 2).generate_state(4) == first).all()
     assert not (a("lambda_sweep", 3).generate_state(4) == first).all()
     assert not (a("n_sweep", 2).generate_state(4) == first).all()
-    assert not (book.seeds(8)("lambda_sweep", 2).generate_state(4) == first).all()
+    assert not (seeds(8)("lambda_sweep", 2).generate_state(4) == first).all()
     with pytest.raises(ValueError, match="seed"):
-        book.seeds(-1)
+        seeds(-1)
 
 
 @pytest.mark.parametrize("value, kwargs, expected", [

@@ -267,7 +267,7 @@ def test_config_rejects_bad_input(kwargs, name):
 def test_named_streams_seed_networks_and_pair_conditions():
     """A SeedSequence (a chapter's named stream) seeds a network as numpy would: the same
     stream in two conditions starts both from the same weights."""
-    from semres.core.book import seeds
+    from semres.core.seeds import seeds
 
     stream = seeds(0)
     a = toy.train(["circle", "segment", "circle"],

@@ -21,6 +21,7 @@ from semres.core import book, plotting, profiles
 from semres.core.fits import MISFIT_P
 from semres.core.plotting import legible
 from semres.core.profiles import deviations as _protocol_deviations
+from semres.core.seeds import seeds
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
 Z_MAX = 5.0
@@ -659,10 +660,10 @@ def open_chapter(spec: profiles.Settings, profile: str, seed: int, **parameters)
     """One call at the top of every chapter: the book's figure style, the chapter's settings
     (``spec``, its experiment's ``SETTINGS``) for ``profile`` with the reader's ``parameters``
     applied and checked, a :class:`Report` of ``spec.chapter``, the
-    named random streams of ``seed`` (:func:`semres.core.book.seeds`) and the cache
+    named random streams of ``seed`` (:func:`semres.core.seeds.seeds`) and the cache
     (:func:`semres.core.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
     unless the reader set it otherwise."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plotting.use_style()
     return Opening(profiles.settings(spec, profile, **parameters), Report(spec.chapter),
-                   book.seeds(seed), book.cache())
+                   seeds(seed), book.cache())

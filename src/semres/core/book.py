@@ -1,4 +1,4 @@
-"""What every chapter needs: result tables, the on-disk cache, the torch device, named seeds.
+"""What every chapter needs: result tables, the on-disk cache, the torch device.
 
 Chapters run from anywhere (papermill, Jupyter, a plain ``python``), so paths are found from the
 repository root (the folder holding ``_toc.yml``) or from ``SEMRES_BUILD_DIR`` when the runner sets
@@ -7,8 +7,6 @@ it, never from the chapter's own location.
 
 from __future__ import annotations
 
-import hashlib
-import numbers
 import os
 import tempfile
 from functools import lru_cache
@@ -150,25 +148,3 @@ def torch_device(device: str = "auto"):
         return torch.device(device)
     except RuntimeError as err:
         raise ValueError(f"device: {err}") from None
-
-
-def seeds(seed: int):
-    """Named random streams: ``stream = seeds(seed); stream("lambda_sweep", j)``.
-
-    A stream depends on the chapter's seed, its name and any integer keys, never on how many
-    other streams were drawn before it, so adding an experiment moves no other experiment's
-    numbers.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
-
-    import numpy as np
-
-    def stream(name: str, *keys: int):
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"name must be a non-empty string; got {name!r}")
-        words = np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], dtype="<u4")
-        entropy = [int(seed), *map(int, words), *map(int, keys)]
-        return np.random.SeedSequence(entropy)
-
-    return stream

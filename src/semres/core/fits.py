@@ -10,7 +10,6 @@ goodness-of-fit test (:data:`GOF_KEYS`) and a chapter prints :func:`misfit_warni
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
@@ -26,7 +25,7 @@ __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_
            "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
            "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
            "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
-           "gof_chi2", "gof_result", "named_seed", "misfit_warning", "gof_counts",
+           "gof_chi2", "gof_result", "misfit_warning", "gof_counts",
            "multinomial_deviance"]
 
 
@@ -357,28 +356,6 @@ def _n_params(v, name: str = "n_params") -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
         raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
     return int(v)
-
-
-def named_seed(seed, name: str, *keys: int) -> np.random.SeedSequence:
-    """A stream for ``name`` (and integer ``keys``, say an epoch) derived from ``seed`` (an int
-    or a SeedSequence), so that a fit's goodness-of-fit draws never reuse its bootstrap's, and
-    a run's initial weights never share a stream with its batch order. Like
-    :func:`semres.core.book.seeds`, a stream depends on its name and keys only, never on how many
-    others were drawn."""
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"name must be a non-empty string; got {name!r}")
-    words = [int(w) for w in np.frombuffer(hashlib.sha256(name.encode()).digest()[:8], "<u4")]
-    keys = [int(k) for k in keys]
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *words, *keys))
-    entropy = [int(seed), *words, *keys]
-    return np.random.SeedSequence(entropy)
-
-
-def int_seed(seed, name: str, *keys: int) -> int:
-    """:func:`named_seed` as one 32-bit integer, for generators that take only an int
-    (``torch.manual_seed``, ``random.Random``)."""
-    return int(named_seed(seed, name, *keys).generate_state(1)[0])
 
 
 def gof_pvalue(fit: dict) -> str:

@@ -13,6 +13,7 @@ parameters before papermill starts.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import numbers
 import re
 from dataclasses import dataclass, field
@@ -22,6 +23,20 @@ PROFILES = ("quick", "default", "paper")
 
 #: parameters every chapter takes, checked the same way everywhere
 COMMON = ("profile", "seed", "device")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Base of an experiment's typed settings: a frozen dataclass whose fields are every
+    setting, with its type and its default-profile value. A profile is an instance
+    (``QUICK = DEFAULT.replace(epochs=100)``), so each states only what it changes, and a
+    chapter reads ``cfg.epochs``, never a string key."""
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 @dataclass(frozen=True)
@@ -38,7 +53,7 @@ class Settings:
     """
 
     chapter: str
-    profiles: dict
+    profiles: dict  # profile -> Config
     check: Callable[[dict, str], None]
     paper: dict = field(default_factory=dict)
     parameters: dict = field(default_factory=dict)
@@ -55,7 +70,7 @@ def require(ok: bool, chapter: str, message: str) -> None:
 
 def positive_ints(cfg: dict, chapter: str, *keys: str) -> None:
     for key in keys:
-        value = cfg[key]
+        value = getattr(cfg, key) if isinstance(cfg, Config) else cfg[key]
         require(isinstance(value, int) and not isinstance(value, bool) and value >= 1, chapter,
                 f"{key} must be an integer >= 1; got {value!r}")
 
@@ -80,7 +95,9 @@ def settings(spec: Settings, profile: str, **overrides) -> dict:
     chapter = spec.chapter
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
-    cfg = copy.deepcopy(spec.profiles[profile])
+    base = spec.profiles[profile]
+    typed = isinstance(base, Config)
+    cfg = base.as_dict() if typed else copy.deepcopy(base)
     given = {}
     for name, value in overrides.items():
         key = spec.parameters.get(name, name)
@@ -94,6 +111,8 @@ def settings(spec: Settings, profile: str, **overrides) -> dict:
             raise ValueError(f"{name} must be a {type(cfg[key]).__name__}; got {value!r}") \
                 from None
         given[key] = name
+    if typed:
+        cfg = type(base)(**cfg)
     if spec.derive is not None:
         cfg = spec.derive(cfg)
     try:
@@ -142,7 +161,7 @@ def deviations(cfg: dict, paper: dict) -> list[str]:
 
     lines = []
     for key, (theirs, what) in paper.items():
-        ours = cfg[key]
+        ours = getattr(cfg, key) if isinstance(cfg, Config) else cfg[key]
         same = (list(ours) == list(theirs) if isinstance(ours, (list, tuple, range))
                 else ours == theirs)
         if not same:

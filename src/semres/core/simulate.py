@@ -43,6 +43,7 @@ from tqdm.auto import tqdm
 
 from . import kernels as _kernels
 from .book import cores
+from .seeds import blocks
 from . import spaces as _spaces
 from .spaces import Discrete, Space
 
@@ -444,10 +445,8 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
         raise ValueError(f"task must be one of {TASKS}; got {task!r}")
     n = _int(n, "n", 2)
     trials = _int(trials, "trials", 2)
-    if isinstance(seed, np.random.SeedSequence):
-        root = seed
-    else:
-        root = np.random.SeedSequence(_int(seed, "seed", 0))
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = _int(seed, "seed", 0)
     if threads is None:
         threads = cores()
     threads = _int(threads, "threads", 1)
@@ -458,10 +457,7 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     step = max(64, STEP_ELEMENTS // k)
     block = step * BLOCK_STEPS
     sizes = [block] * (trials // block) + ([trials % block] if trials % block else [])
-    # the children root.spawn() would give, without advancing its counter: reusing one
-    # SeedSequence object must give the same number again
-    streams = [np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i),
-                                      pool_size=root.pool_size) for i in range(len(sizes))]
+    streams = blocks(seed, len(sizes))
     event = tuple(getattr(space, "event_shape", ()))
     g_self = 0.0
     if not similarity:

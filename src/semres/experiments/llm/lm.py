@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from semres.core.clustered import clustered_mean
-from semres.core.fits import named_seed
+from semres.core.seeds import named_seed
 from .language import (ITEM_TEMPLATE, NAMES, TASKS, Trials, balanced_trials,
                        draw_trials, trials_to_results, year_prompt)
 from semres.core.validate import at_least

@@ -24,11 +24,12 @@ from scipy.special import softmax
 from scipy.stats import chi2
 
 from . import language, lm, near, near_page, years
-from semres.core import book, plotting, theory
+from semres.core import plotting, theory
 from semres.core.clustered import clustered_mean, shared_members
 from semres.core.fits import gof_pvalue
 from semres.core.plotting import number, pvalue
 from semres.core.results import correct_mask, split_list
+from semres.core.seeds import seeds
 from .near_page import LM_STAND_IN
 from semres.report import ALPHA, detectable_at, holm
 from .years import PAPER_RANGE
@@ -54,13 +55,13 @@ def assess(model, *, device: str, seed: int, cfg: dict, names=None,
     ``lm_dtype``, ``probe``, ``probe_permutations``, ``lm_ns``, ``causal_trials`` (about as
     many trials per n-sweep cell), ``near_Ds``, ``near_xs``, ``near_pairs``,
     ``near_centres``). Random streams are named after the model and the part
-    (:func:`semres.core.book.seeds`), so adding a model or a part moves no other numbers. Similarity
+    (:func:`semres.core.seeds.seeds`), so adding a model or a part moves no other numbers. Similarity
     at n = 2 gets as many trials as the gate, for a point on the front as precise as p_I. Each
     trial's answer is drawn from the model's choice probabilities, as the paper sampled its
     models' answers. Returns plain data: the summaries and ``rows``, every scored trial in the
     tidy schema with its exact prompt.
     """
-    stream = book.seeds(seed)
+    stream = seeds(seed)
     scorer = lm.Scorer(model, device=device, dtype=cfg["lm_dtype"])
     key = scorer.name
 

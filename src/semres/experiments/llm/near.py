@@ -31,7 +31,8 @@ from .years import chance_crossover
 from semres.core import spaces
 from semres.core.clustered import clustered_mean
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_none, gof_p_bootstrap,
-                              gof_result, misfit_rule, named_seed, percentile_interval)
+                              gof_result, misfit_rule, percentile_interval)
+from semres.core.seeds import named_seed
 from semres.core.results import correct_mask, split_list
 from semres.core.simulate import luce_success
 from semres.core.validate import at_least

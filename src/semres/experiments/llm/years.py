@@ -22,7 +22,8 @@ from semres.core.profiles import Settings, positive_ints, require
 from semres.core import plotting, theory
 from semres.core.fits import (GOF_KEYS, bootstrap_at_bound, bound_report, censored_warning,
                               chi2_reference_allowed, gof_binomial, gof_bootstrap, gof_chi2,
-                              gof_none, gof_pvalue, named_seed, percentile_interval, resamples)
+                              gof_none, gof_pvalue, percentile_interval, resamples)
+from semres.core.seeds import named_seed
 from semres.core.results import choice_index, correct_mask, split_list
 from semres.core.theory import n_item
 from semres.experiments import released

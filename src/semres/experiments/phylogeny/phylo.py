@@ -25,7 +25,7 @@ from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 
 from semres.core import plotting as splot
-from semres.core.fits import named_seed
+from semres.core.seeds import named_seed
 
 __all__ = [
     "PhyloData",

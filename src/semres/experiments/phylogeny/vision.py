@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from semres.core import plotting as splot
 from semres.core import theory
-from semres.core.fits import int_seed, named_seed
+from semres.core.seeds import int_seed, named_seed
 from semres.core.intervals import difference_interval
 from semres.core.models import check_source
 from .phylo import PhyloData

@@ -21,6 +21,7 @@ from semres.experiments import released
 from semres.core import plotting as splot
 from semres.core import results as tidy
 from semres.report import fmt
+from semres.core.seeds import named_seed
 from semres.core.simulate import luce_success
 from .vlm import (CANVAS_CHECK, CLEARANCE, EPS_GRID, FLOOR_LR, LAM_GRID, LAYOUT_P, MARGIN_BIN,
                   MISFIT, PROFILE_POINTS, SE_MIN, ball_fit, fit_exponential, fit_margin,
@@ -610,7 +611,7 @@ def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0) -> dict:
                                                 scale_range=f["scale_range"], start=f))
 
             return fits.gof_counts(g["counts"], probs(f), params, refit, gof_boot,
-                                   fits.named_seed(seed, f"grid goodness of fit {f['bias']}"))
+                                   named_seed(seed, f"grid goodness of fit {f['bias']}"))
 
         out[label] = analyse_choices(
             label, src + " (shipped grid counts)", d_trials, [names] * len(c_trials), c_trials,

@@ -28,7 +28,7 @@ from scipy.optimize import least_squares
 from semres.core import models
 from semres.core import plotting as splot
 from . import scenes as sc
-from semres.core.book import seeds
+from semres.core.seeds import seeds
 from semres.core.choice import FLOOR_LOG_RANGE, compare_radii, fit_ball, pad
 from semres.core.fingerprint import digest as code_digest
 from semres.core.fits import bound_report, gof_chi2, gof_pvalue
@@ -128,7 +128,7 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
 
 def torch_seed(seed: int) -> int:
     """The seed of torch's generator for the weights the model starts from: the named stream
-    ``vlm_init`` of ``seed`` (:func:`semres.core.book.seeds`), as one integer."""
+    ``vlm_init`` of ``seed`` (:func:`semres.core.seeds.seeds`), as one integer."""
     return int(seeds(seed)("vlm_init").generate_state(1)[0])
 
 
