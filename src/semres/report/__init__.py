@@ -1,0 +1,21 @@
+"""The report layer: what a chapter says about its numbers.
+
+:mod:`.verdicts` holds the one status vocabulary, the significance policy and the rule that
+assigns a status; :mod:`.numbers` the one way numbers are written; :mod:`.box` a result in
+words; :mod:`.chapter` the per-chapter :class:`Report` and :func:`open_chapter`. A chapter and
+an experiment's page and verdict modules import from here; science modules never do.
+"""
+
+from .box import BOX_FIRST, box_line, measured, row_places, status_line, tally
+from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS, Opening, Report, open_chapter
+from .numbers import escape, fmt, mathify, places, plural
+from .verdicts import (ALPHA, BAD, GOOD, KINDS, NO_TOLERANCE, NOT_MEASURED, POLICY, POWER,
+                       STATUSES, VOCABULARY, Z_MAX, counted, detectable_at, holm, outcome,
+                       reference, smallest_detectable, status)
+
+__all__ = ["ALPHA", "BAD", "BOX_FIRST", "FRONT_COLUMNS", "GOOD", "KINDS", "NO_TOLERANCE",
+           "NOT_MEASURED", "Opening", "POLICY", "POWER", "Report", "STATUSES",
+           "SUMMARY_COLUMNS", "VOCABULARY", "Z_MAX", "box_line", "counted", "detectable_at",
+           "escape", "fmt", "holm", "mathify", "measured", "open_chapter", "outcome", "places",
+           "plural", "reference", "row_places", "smallest_detectable", "status", "status_line",
+           "tally"]

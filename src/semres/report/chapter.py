@@ -1,0 +1,280 @@
+"""One reporting object per chapter: summary rows, glued numbers, deviations, tables.
+
+Every chapter ends the same way: one row per result for the book's overview page, with a status
+computed from the numbers; the points it measured on the (p_I, p_S) plane; how this build
+differs from the paper's protocol; and numbers glued into its prose. Written by hand in each
+chapter, those drift apart (one chapter's status rule, another's padding). Here the rule and the
+columns live once, so changing either changes every chapter.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from typing import Callable, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from semres.core import book, plotting, profiles
+from semres.core.plotting import legible
+from semres.core.profiles import deviations as protocol_deviations
+from semres.core.seeds import seeds
+
+from .box import BOX_FIRST, box_line, status_line, tally
+from .numbers import as_float, fmt, mathify, escape, plural
+from .verdicts import GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable, status
+
+SUMMARY_COLUMNS = ("chapter", "result", "statement", "kind", "status", "stand_in",
+                   "paper_value", "compared_with", "compared_with_label", "check_max_z",
+                   "headline", "ci_low", "ci_high", "tolerance", "tolerance_reason",
+                   "detectable")
+FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
+
+
+class Report:
+    """What one chapter reports: ``result`` rows, front ``point``\\ s, ``deviations``, numbers.
+
+    ``number``/``text``/``figure`` glue under the chapter's prefix (``ch3_``), so a chapter
+    writes ``report.number("peak_ps", x)`` and its prose ``{glue:text}`ch3_peak_ps:.3f```.
+    ``save`` writes ``summary.csv`` and ``front.csv`` and glues the deviations list.
+    """
+
+    def __init__(self, chapter: str):
+        if not (isinstance(chapter, str) and chapter[:2].isdigit()):
+            raise ValueError(f"chapter must be a chapter name like '03_toy_relu'; got {chapter!r}")
+        self.chapter = chapter
+        self.prefix = f"ch{int(chapter[:2])}_"
+        self.rows: list[dict] = []
+        self.points: list[dict] = []
+        self.deviation_lines: list[str] = []
+
+    # ------------------------------------------------------------------ glue
+    def _glue(self, name: str, value, display: bool = False):
+        from myst_nb import glue
+
+        glue(self.prefix + name if not name.startswith(self.prefix) else name, value,
+             display=display)
+
+    def number(self, name: str, value) -> None:
+        """Glue ``value`` as a plain Python number (numpy scalars break the strict build).
+
+        Returns nothing, so that a call ending a cell prints nothing on the page."""
+        if isinstance(value, (bool, np.bool_)):
+            plain = bool(value)
+        elif isinstance(value, numbers.Integral):
+            plain = int(value)
+        else:
+            plain = float(value)
+        self._glue(name, plain)
+
+    def numbers(self, values: dict, small=()) -> None:
+        """Glue what a chapter module computed for the prose: sentences as MyST, numbers as
+        numbers, and the keys named in ``small`` as :meth:`small` writes them."""
+        for key, value in values.items():
+            if isinstance(value, str):
+                self.text(key, value, markdown=True)
+            elif key in small:
+                self.small(key, value)
+            else:
+                self.number(key, value)
+
+    def small(self, name: str, value) -> None:
+        """Glue a number that may lie far below 10⁻³ (a rounding gap, a tolerance) as prose
+        writes it, "4.4 × 10⁻¹⁶" (``{glue:text}`` without a format): never e-notation."""
+        self.text(name, fmt(value, 2))
+
+    def text(self, name: str, value: str, markdown: bool = False) -> None:
+        """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``."""
+        if markdown:
+            from IPython.display import Markdown
+
+            self._glue(name, Markdown(value))
+        else:
+            self._glue(name, str(value))
+
+    def figure(self, name: str, fig) -> None:
+        """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made
+        :func:`~semres.core.plotting.legible` so that it reads at desktop and phone widths."""
+        import matplotlib.pyplot as plt
+
+        from myst_nb import glue
+
+        glue(f"ch{int(self.chapter[:2])}-fig-{name}", legible(fig), display=False)
+        plt.close(fig)
+
+    def table(self, df: pd.DataFrame, name: str):
+        """Save a tidy table beside the executed chapter (``<results>/<chapter>/<name>.csv``)."""
+        return book.save_table(df, self.chapter, name)
+
+    # ------------------------------------------------------------------ rows
+    def result(self, result: str, statement: str, *, headline=None, ci=None, paper_value=None,
+               compared_with=None, compared_with_label: str = "", check_max_z=None,
+               passed: bool | None = None, direction: str | None = None,
+               tolerance: float | None = None, tolerance_reason: str = "",
+               misfit: bool = False, new: bool = False, kind: str = "finding",
+               stand_in: str = "", identified: bool = True, does_task: bool = True,
+               detectable: float | None = None, matters: float | None = None) -> str:
+        """One overview row; its status is computed by :func:`status` (see there for the
+        rules). Returns the status.
+
+        A row that holds, is reproduced or agrees within tolerance records the smallest
+        deviation its test detects (``detectable``; by default read off its interval by
+             :func:`smallest_detectable`), so that "holds" never means only "not rejected".
+
+        ``paper_value`` holds only a number the paper gives; any other reference (a value
+        derived or computed here, the constant kernel's front, 0 for "no effect") goes in
+        ``compared_with``, named by ``compared_with_label``. ``new=True`` marks a result beyond
+        the paper (``holds`` rather than ``reproduced``), ``kind="check"`` one that is true by
+        construction (shown apart from the findings). ``stand_in`` names what stands in for
+        the paper's system ("a simulated tree", "a small VLM trained here"); the status line
+        says so. ``identified=False`` and ``does_task=False`` say the data determine nothing or
+        the model fails its competence gate. A ``tolerance`` needs its ``tolerance_reason``;
+        without one the row records why none applies.
+        """
+        if not isinstance(result, str) or not result.strip():
+            raise ValueError("result must name the result")
+        lo, hi = (None, None) if ci is None else ci
+        detectable = smallest_detectable(ci) if detectable is None else detectable
+        row_status = status(passed=passed, check_max_z=check_max_z, headline=headline, ci=ci,
+                            paper_value=paper_value, compared_with=compared_with,
+                            tolerance=tolerance, direction=direction, misfit=misfit, new=new,
+                            kind=kind, identified=identified, does_task=does_task,
+                            detectable=detectable, matters=matters)
+        if tolerance is not None and not str(tolerance_reason).strip():
+            raise ValueError("tolerance_reason: a tolerance needs its reason")
+        if compared_with is not None and not str(compared_with_label).strip():
+            raise ValueError("compared_with_label: say what the compared value is")
+        if tolerance is None and not str(tolerance_reason).strip():
+            tolerance_reason = (
+                NO_TOLERANCE["nothing"] if row_status in NOT_MEASURED
+                else NO_TOLERANCE["direction"] if direction is not None
+                else NO_TOLERANCE["z"] if passed is None and check_max_z is not None
+                else NO_TOLERANCE["passed"])
+        self.rows.append({"chapter": self.chapter, "result": result, "statement": statement,
+                          "kind": kind, "status": row_status, "stand_in": stand_in or "",
+                          "paper_value": as_float(paper_value),
+                          "compared_with": as_float(compared_with),
+                          "compared_with_label": compared_with_label if compared_with is not None
+                          else "",
+                          "check_max_z": as_float(check_max_z), "headline": as_float(headline),
+                          "ci_low": as_float(lo), "ci_high": as_float(hi),
+                          "tolerance": as_float(tolerance), "tolerance_reason": tolerance_reason,
+                          "detectable": as_float(detectable)
+                          if row_status in GOOD and kind == "finding" else math.nan})
+        return row_status
+
+    def not_run(self, result: str, statement: str, *, headline=None, stand_in: str = "") -> str:
+        """A result this build could not measure (too few runs, no data): said, not guessed."""
+        self.rows.append({"chapter": self.chapter, "result": result, "statement": statement,
+                          "kind": "finding", "status": "not run", "stand_in": stand_in or "",
+                          "headline": as_float(headline),
+                          "tolerance_reason": NO_TOLERANCE["nothing"]})
+        return "not run"
+
+    def point(self, system: str, p_i, p_s, se_i=None, se_s=None) -> None:
+        """A system measured on the (p_I, p_S) plane, for the overview figure."""
+        self.points.append({"chapter": self.chapter, "system": system, "p_i": as_float(p_i),
+                            "p_s": as_float(p_s), "se_i": as_float(se_i), "se_s": as_float(se_s)})
+
+    def deviations(self, cfg: dict | None = None, paper: dict | None = None, *lines: str):
+        """Add how this build differs from the paper: settings against the paper's protocol
+        (``paper`` maps a setting to ``(the paper's value, what it is)``), then ``lines``."""
+        if cfg is not None and paper:
+            self.deviation_lines += protocol_deviations(cfg, paper)
+        self.deviation_lines += [line for line in lines if line]
+        return self.deviation_lines
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
+
+    def box(self, ran: str, *notes: str, lead: str = "") -> None:
+        """The chapter's result, for the box at the top of its page: one phone screen with the
+        count of the statuses and the first findings by name and status, then, one click away,
+        every finding with its number in words, the checks apart, ``notes`` and what ran.
+        ``lead``, one or two plain sentences of what came out, opens the box, before the count.
+
+        The box takes its colour from the outcome (:func:`outcome`). Glued as
+        ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
+        ``result``. Returns nothing, so that a cell ending with it prints nothing.
+        """
+        if not str(ran).strip():
+            raise ValueError("ran must say what ran in this build (the models, the profile)")
+        findings = counted(self.rows)
+        checks = [r for r in self.rows if r.get("kind", "finding") == "check"]
+        gates = [r for r in self.rows if r.get("kind") == "precondition"]
+        blocked = [r for r in self.rows if r.get("kind", "finding") == "finding"
+                   and r.get("status") == "not run"]
+        head = []
+        if findings:
+            head.append(f"{plural(len(findings), 'finding')}: "
+                        f"{tally(r['status'] for r in findings)}")
+        if checks:
+            head.append(f"{plural(len(checks), 'check')} (true by construction): "
+                        f"{tally(r['status'] for r in checks)}")
+        mark = f'<span class="semres-outcome semres-outcome-{outcome(findings + checks)}"></span>'
+        tally_line = (f"**In this build, {'; '.join(head)}.**" if head else
+                      "**This chapter reports no result in this build.**")
+        lead = " ".join(str(lead).split())
+        lines = [mark + lead, "", tally_line, ""] if lead else [mark + tally_line, ""]
+        first = BOX_FIRST - 2 if lead else BOX_FIRST  # the lead takes a phone screen's lines
+        lines += [f"* {mathify(escape(r['result']))}: *{escape(status_line(r, short=True))}*"
+                  for r in findings[:first]]
+        if len(findings) > first:
+            lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, below")
+        aside = [f"{plural(len(gates), 'precondition')} ({tally(r['status'] for r in gates)})"
+                 ] if gates else []
+        aside += [f"{len(blocked)} not run"] if blocked else []
+        if aside:
+            lines.append(f"* *Not counted:* {', '.join(aside)}")
+        lines += ["", ":::{dropdown} Every result, with its numbers, and what ran"]
+        lines += [box_line(row) for row in findings]
+        if gates:
+            lines.append("* *Preconditions (they decide whether a finding is measured; not "
+                         "counted):*")
+            lines += ["  " + box_line(row) for row in gates]
+        if blocked:
+            lines.append("* *Not run in this build (not counted):*")
+            lines += ["  " + box_line(row) for row in blocked]
+        if checks:
+            lines.append("* *Checks, true by construction (they test the code, not a claim):*")
+            lines += ["  " + box_line(row) for row in checks]
+        lines += [f"* {note}" for note in notes if note]
+        lines.append(f"* **What ran.** {str(ran).strip()}")
+        lines.append(":::")
+        self.text("result_box", "\n".join(lines), markdown=True)
+
+    def save(self) -> None:
+        """Write ``summary.csv`` (and ``front.csv``) and glue ``ch<N>_deviations``."""
+        table = self.summary
+        book.save_table(table, self.chapter, "summary")
+        if self.points:
+            book.save_table(pd.DataFrame(self.points, columns=list(FRONT_COLUMNS)),
+                            self.chapter, "front")
+        self.text("deviations", "\n".join(f"* {line}" for line in self.deviation_lines)
+                  or "* none", markdown=True)
+
+
+class Opening(NamedTuple):
+    """What every chapter opens with: its settings, its report, its named random streams and
+    its cache of heavy results."""
+
+    cfg: dict
+    report: Report
+    stream: Callable
+    cache: object
+
+
+def open_chapter(spec: profiles.Settings, profile: str, seed: int, **parameters) -> Opening:
+    """One call at the top of every chapter: the book's figure style, the chapter's settings
+    (``spec``, its experiment's ``SETTINGS``) for ``profile`` with the reader's ``parameters``
+    applied and checked, a :class:`Report` of ``spec.chapter``, the
+    named random streams of ``seed`` (:func:`semres.core.seeds.seeds`) and the cache
+    (:func:`semres.core.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
+    unless the reader set it otherwise."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    plotting.use_style()
+    return Opening(profiles.settings(spec, profile, **parameters), Report(spec.chapter),
+                   seeds(seed), book.cache())
