@@ -135,8 +135,8 @@ def misfit_rule(resolution: float = 0.0) -> str:
         raise ValueError(f"resolution must be a finite number >= 0; got {resolution!r}")
     if not _coarse(r):
         return f"p < {MISFIT_P:g}"
-    return (f"p <= {r:.2g} = 1/(B + 1), the smallest p-value of its B = {round(1 / r) - 1} "
-            f"refits, too few for p < {MISFIT_P:g}")
+    return (f"p at its smallest possible value, {r:.2g} with {round(1 / r) - 1} refits "
+            f"(too few refits for p < {MISFIT_P:g})")
 
 
 def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan,
@@ -370,7 +370,7 @@ def misfit_warning(what: str, fit: dict) -> str | None:
     if not fit.get("misfit"):
         return None
     rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
-    return (f"Warning: the fit of {what} does not fit its data ({fit['gof_test']}: "
-            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, "
-            f"{gof_pvalue(fit)}; the rule: {rule}): its "
-            "parameters describe the wrong curve, and no verdict is drawn from them.")
+    return (f"The fit of {what} does not describe its data ({fit['gof_test']}: statistic "
+            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, {gof_pvalue(fit)}; "
+            f"a fit is a misfit at {rule}), so its parameters describe the wrong curve and no "
+            "verdict is drawn from them.")

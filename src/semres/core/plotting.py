@@ -918,7 +918,8 @@ def pvalue(p, resolution: float = 0.0) -> str:
         return "p not computed"
     p = float(p)
     if resolution and p <= resolution * (1 + 1e-9):
-        return f"p ≤ {number(resolution, figures=2)}"
+        shown = number(resolution, figures=2)
+        return f"p ≤ {shown.rstrip('0').rstrip('.') if '.' in shown and TIMES not in shown else shown}"
     if p < 0.001:
         return "p < 0.001"
     return f"p = {number(p, figures=2)}"

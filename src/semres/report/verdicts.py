@@ -38,8 +38,8 @@ VOCABULARY = {
                       "or reaches the edge of what the design can resolve), so no number is "
                       "reported",
     "misfit": "the fit behind the row fails its goodness-of-fit test (p < 0.001, or, for a "
-              "bootstrap p-value too coarse for that rule, p at its smallest possible value "
-              "1/(B + 1)): the model does not describe the data, so its numbers are no "
+              "bootstrap with too few refits for that rule, p at the smallest value its refits "
+              "can show, when no refit reached the observed statistic): the model does not describe the data, so its numbers are no "
               "measurement",
     "does not do the task": "the model fails its competence gate (it does not do the task "
                             "above chance), so its answers are not analysed further",
