@@ -384,3 +384,36 @@ def test_a_test_that_could_not_see_what_matters_is_inconclusive():
     rep = report.Report("05_llm_years")
     assert rep.result("t3", "s", passed=True, new=True, ci=(0.4, 0.6), matters=0.05) == \
         "inconclusive"  # its detectable is read off the interval: 0.14
+
+
+def test_prose_quotes_only_the_numbers_of_the_row_it_cites():
+    from semres.report.numbers import numbers_in, unquoted
+
+    quoted = [token for _, _, token in numbers_in(
+        "Theorem 3 at n = 4: 0.538 [0.521, 0.556], 54%, 1,032 trials, −0.031, 3.2 × 10⁻⁵")]
+    assert quoted == ["4", "0.538", "0.521", "0.556", "54%", "1,032", "−0.031", "3.2 × 10⁻⁵"]
+    row = {"n": 4, "gap": 0.0312, "z": 2.4101, "p": 3.2e-5}
+    assert unquoted("At n = 4 the gap is 0.031 (z = 2.41, p = 3.2 × 10⁻⁵; 95% interval)",
+                    row) == []
+    assert unquoted("At n = 8 the gap is 0.032 and z = 2.42", row) == ["8", "0.032", "2.42"]
+
+
+def test_a_sentence_citing_a_row_is_kept_with_its_unquoted_numbers(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr("semres.report.chapter.glue", lambda *a, **k: None)
+    rep = report.Report("05_llm_years")
+    rep.text("gap", "The gap at n = 4 is 0.031.", cites={"n": 4, "gap": 0.0312, "what": "x"})
+    rep.text("bad", "The gap at n = 8 is 0.031.", cites={"n": 4, "gap": 0.0312})
+    rep.save()
+    prose = pd.read_csv(tmp_path / "05_llm_years" / "prose.csv", keep_default_na=False)
+    assert list(prose.unquoted) == ["", "8"]
+
+
+def test_a_monte_carlo_check_states_the_deviation_it_detects():
+    from scipy.stats import norm
+
+    rep = report.Report("01_pareto_front")
+    rep.result("law", "a closed form", check_max_z=1.2, check_se=0.001)
+    assert rep.rows[-1]["detectable"] == pytest.approx((report.Z_MAX + norm.ppf(0.8)) * 0.001)
+    rep.result("law 2", "a closed form", check_max_z=6.0, check_se=0.001, new=True)
+    assert rep.rows[-1]["status"] == "does not hold" and np.isnan(rep.rows[-1]["detectable"])

@@ -11,11 +11,12 @@ from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS, Opening, Report, open_chapt
 from .numbers import escape, fmt, mathify, places, plural
 from .verdicts import (ALPHA, BAD, GOOD, KINDS, NO_TOLERANCE, NOT_MEASURED, POLICY, POWER,
                        STATUSES, VOCABULARY, Z_MAX, counted, detectable_at, holm, outcome,
-                       reference, smallest_detectable, status)
+                       reference, smallest_detectable, status,
+                       z_check_detectable)
 
 __all__ = ["ALPHA", "BAD", "BOX_FIRST", "FRONT_COLUMNS", "GOOD", "KINDS", "NO_TOLERANCE",
            "NOT_MEASURED", "Opening", "POLICY", "POWER", "Report", "STATUSES",
            "SUMMARY_COLUMNS", "VOCABULARY", "Z_MAX", "box_line", "counted", "detectable_at",
            "escape", "fmt", "holm", "mathify", "measured", "open_chapter", "outcome", "places",
            "plural", "reference", "row_places", "smallest_detectable", "status", "status_line",
-           "tally"]
+           "tally", "z_check_detectable"]

@@ -9,13 +9,17 @@ columns live once, so changing either changes every chapter.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
 from typing import Callable, NamedTuple
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
+from myst_nb import glue
 
 from semres.core import book, plotting, profiles
 from semres.core.plotting import legible
@@ -23,8 +27,9 @@ from semres.core.profiles import deviations as protocol_deviations
 from semres.core.seeds import seeds
 
 from .box import BOX_FIRST, box_line, status_line, tally
-from .numbers import as_float, fmt, mathify, escape, plural
-from .verdicts import GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable, status
+from .numbers import as_float, as_number, escape, fmt, mathify, plural, unquoted
+from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
+                       status, z_check_detectable)
 
 SUMMARY_COLUMNS = ("chapter", "result", "statement", "kind", "status", "stand_in",
                    "paper_value", "compared_with", "compared_with_label", "check_max_z",
@@ -49,11 +54,10 @@ class Report:
         self.rows: list[dict] = []
         self.points: list[dict] = []
         self.deviation_lines: list[str] = []
+        self.citations: list[dict] = []
 
     # ------------------------------------------------------------------ glue
     def _glue(self, name: str, value, display: bool = False):
-        from myst_nb import glue
-
         glue(self.prefix + name if not name.startswith(self.prefix) else name, value,
              display=display)
 
@@ -85,11 +89,18 @@ class Report:
         writes it, "4.4 × 10⁻¹⁶" (``{glue:text}`` without a format): never e-notation."""
         self.text(name, fmt(value, 2))
 
-    def text(self, name: str, value: str, markdown: bool = False) -> None:
-        """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``."""
-        if markdown:
-            from IPython.display import Markdown
+    def text(self, name: str, value: str, markdown: bool = False, cites=None) -> None:
+        """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``.
 
+        ``cites``, the row the sentence describes (a dict of its numbers), is kept with the
+        sentence in ``prose.csv``; the book's tests check that every number the sentence
+        quotes is one of the row's (:func:`semres.report.numbers.unquoted`)."""
+        if cites is not None:
+            cited = {k: v for k, v in dict(cites).items() if as_number(v) is not None}
+            self.citations.append({"name": name, "sentence": str(value),
+                                   "cites": json.dumps({k: float(v) for k, v in cited.items()}),
+                                   "unquoted": " ".join(unquoted(str(value), cited))})
+        if markdown:
             self._glue(name, Markdown(value))
         else:
             self._glue(name, str(value))
@@ -97,10 +108,6 @@ class Report:
     def figure(self, name: str, fig) -> None:
         """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made
         :func:`~semres.core.plotting.legible` so that it reads at desktop and phone widths."""
-        import matplotlib.pyplot as plt
-
-        from myst_nb import glue
-
         glue(f"ch{int(self.chapter[:2])}-fig-{name}", legible(fig), display=False)
         plt.close(fig)
 
@@ -115,13 +122,16 @@ class Report:
                tolerance: float | None = None, tolerance_reason: str = "",
                misfit: bool = False, new: bool = False, kind: str = "finding",
                stand_in: str = "", identified: bool = True, does_task: bool = True,
-               detectable: float | None = None, matters: float | None = None) -> str:
+               detectable: float | None = None, matters: float | None = None,
+               check_se: float | None = None) -> str:
         """One overview row; its status is computed by :func:`status` (see there for the
         rules). Returns the status.
 
         A row that holds, is reproduced or agrees within tolerance records the smallest
-        deviation its test detects (``detectable``; by default read off its interval by
-             :func:`smallest_detectable`), so that "holds" never means only "not rejected".
+        deviation its test detects (``detectable``), so that "holds" never means only "not
+        rejected": by default read off its interval (:func:`smallest_detectable`), or, for a
+        Monte Carlo check, from ``check_se``, the largest standard error among its cells
+        (:func:`z_check_detectable`). A yes-or-no criterion states its own.
 
         ``paper_value`` holds only a number the paper gives; any other reference (a value
         derived or computed here, the constant kernel's front, 0 for "no effect") goes in
@@ -136,7 +146,9 @@ class Report:
         if not isinstance(result, str) or not result.strip():
             raise ValueError("result must name the result")
         lo, hi = (None, None) if ci is None else ci
-        detectable = smallest_detectable(ci) if detectable is None else detectable
+        if detectable is None:
+            detectable = (z_check_detectable(check_se) if check_se is not None
+                          else smallest_detectable(ci))
         row_status = status(passed=passed, check_max_z=check_max_z, headline=headline, ci=ci,
                             paper_value=paper_value, compared_with=compared_with,
                             tolerance=tolerance, direction=direction, misfit=misfit, new=new,
@@ -253,6 +265,8 @@ class Report:
         if self.points:
             book.save_table(pd.DataFrame(self.points, columns=list(FRONT_COLUMNS)),
                             self.chapter, "front")
+        if self.citations:
+            book.save_table(pd.DataFrame(self.citations), self.chapter, "prose")
         self.text("deviations", "\n".join(f"* {line}" for line in self.deviation_lines)
                   or "* none", markdown=True)
 

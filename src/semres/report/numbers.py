@@ -76,3 +76,40 @@ def mathify(text: str) -> str:
     text = re.sub(r"\bp\\?_([SI])(?:\^n)?\b", lambda m: f"${m.group(0).replace(chr(92), '')}$",
                   text)
     return re.sub(r"(?<![\w/])1/n\b", "$1/n$", text)
+
+
+#: a number as prose writes it: a sign (− or -), digits with thousands commas, decimals, an
+#: optional "× 10ⁿ" and an optional percent sign
+NUMBER = re.compile(r"(?<![\w.])[−-]?\d[\d,]*(?:\.\d+)?(?:\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?%?(?![\w])")
+#: numbers that name a thing rather than measure it ("Theorem 3", "chapter 5", "Fig. 2")
+NAMING = re.compile(r"\b(Theorem|Proposition|Definition|Lemma|Corollary|Figure|Fig\.|Table|"
+                    r"chapter|Chapter|Section|§|Eq\.|Appendix)\s+[A-Z]?\d+(?:\.\d+)*")
+_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def numbers_in(text: str) -> list[tuple[float, float, str]]:
+    """Every number ``text`` quotes, as (value, half the last shown digit, the text): "0.54"
+    is (0.54, 0.005), "1,032" (1032, 0.5), "3.2 × 10⁻⁵" (3.2e-5, 5e-7), "54%" (0.54, 0.005).
+    Numbers that name a theorem, chapter or figure are skipped."""
+    found = []
+    for match in NUMBER.finditer(NAMING.sub(" ", str(text))):
+        token = match.group(0)
+        body = token.rstrip("%").replace("−", "-").replace(",", "")
+        mantissa, _, power = body.partition("×")
+        exponent = int(power.strip()[2:].translate(_DIGITS)) if power else 0
+        mantissa = mantissa.strip()
+        decimals = len(mantissa.partition(".")[2])
+        scale = 10.0 ** exponent / (100 if token.endswith("%") else 1)
+        found.append((float(mantissa) * scale, 0.5 * 10.0 ** -decimals * scale, token))
+    return found
+
+
+def unquoted(text: str, cited, exempt=(0.05, 0.001, 0.95, 95, 80, 0.8)) -> list[str]:
+    """The numbers ``text`` quotes that none of ``cited`` (the row it describes: a dict or a
+    list of numbers) rounds to, nor ``exempt`` (the book's levels: 95 % intervals, 80 % power,
+    p < 0.05 and 0.001). Prose built from a row quotes only the row's numbers."""
+    values = cited.values() if isinstance(cited, dict) else cited
+    pool = [float(v) for v in values if as_number(v) is not None] + [float(v) for v in exempt]
+    pool += [-v for v in pool]
+    return [token for value, half, token in numbers_in(text)
+            if not any(abs(value - v) <= half * (1 + 1e-9) + 1e-12 for v in pool)]

@@ -228,6 +228,13 @@ def smallest_detectable(ci, power: float = POWER, alpha: float = ALPHA) -> float
     return detectable_at((hi - lo) / (2 * norm.ppf(0.975)), power, alpha)
 
 
+def z_check_detectable(se: float, power: float = POWER) -> float:
+    """The smallest deviation a Monte Carlo check detects with probability ``power``: it
+    fails a cell beyond :data:`Z_MAX` standard errors, so a cell off by (Z_MAX + z_power)
+    standard errors ``se`` (the largest among its cells) fails with that probability."""
+    return float((Z_MAX + norm.ppf(power)) * float(se))
+
+
 def counted(rows) -> list:
     """The rows a tally counts: findings that measured something (preconditions, checks and
     results not run are shown, never counted)."""
