@@ -283,3 +283,23 @@ def test_lanes_start_the_longest_chapter_first(tmp_path):
         (tmp_path / "executed" / f"{name}.json").write_text(json.dumps({"seconds": seconds}))
     assert [c.name for c in runner.lane_order(chapters, tmp_path)] == [
         "04_resnet_phylogeny", "05_llm_years", "07_front_universality", "01_pareto_front"]
+
+
+def test_a_finished_lane_gives_its_core_to_the_chapters_still_running():
+    import os
+    import subprocess
+    import sys
+
+    from semres.build.runner import share_cores
+
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs two cores")
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        os.sched_setaffinity(child.pid, {cpus[0]})  # a lane's chapter, held to one core
+        assert share_cores(cpus) >= 1
+        assert sorted(os.sched_getaffinity(child.pid)) == cpus
+    finally:
+        child.kill()
+        child.wait()

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+import psutil
+
 from semres.core.book import build_dir, cores, repo_root, torch_device
 from semres.build.registry import SETTINGS, check_parameters
 from semres.core.profiles import PROFILES
@@ -614,7 +616,8 @@ def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> lis
     """Run chapters ``jobs`` at a time, each worker process (and the kernels it starts) held to
     a core of its own, so that every chapter's threads (the engine's, torch's, the LM scorer's)
     see one core and two chapters never slow each other by fighting over both, in
-    :func:`lane_order`."""
+    :func:`lane_order`; when no chapter is left to start, the cores of finished lanes go to
+    the chapters still running (:func:`share_cores`)."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -631,15 +634,33 @@ def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> lis
         print(f"[semres] executing {', '.join(ch.name for ch in order)} ({profile}, "
               f"{jobs} at a time)", flush=True)
         try:
-            for done in as_completed(running):
+            for finished, done in enumerate(as_completed(running), 1):
                 error = done.result()
                 print(f"[semres] {error or running[done].name + ' done'}", flush=True)
                 if error:
                     failures.append(error)
+                if cpus and len(order) - finished < jobs:
+                    share_cores(cpus)
         except KeyboardInterrupt:
             pool.shutdown(cancel_futures=True)
             raise
     return failures
+
+
+def share_cores(cpus) -> int:
+    """Give every core to the chapters still running: once a lane has nothing left to run, its
+    core would idle while the longest chapter runs on one. Every process under this one (the
+    lane workers and the kernels they started) may then run on ``cpus``; a chapter's threads
+    follow at their next start (the engine and the LM scorer ask :func:`semres.core.book.cores`
+    each time). Returns how many processes were widened."""
+    widened = 0
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            proc.cpu_affinity(list(cpus))
+            widened += 1
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return widened
 
 
 def _lane(lanes) -> None:
