@@ -7,10 +7,13 @@ it, never from the chapter's own location.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from functools import lru_cache
 from pathlib import Path
+
+import joblib
 
 from .fingerprint import digest
 
@@ -52,8 +55,6 @@ def save_table(df, chapter: str, name: str) -> Path:
 
 @lru_cache(maxsize=None)
 def _memory(location: str):
-    import joblib
-
     return joblib.Memory(location, verbose=0)
 
 
@@ -112,8 +113,6 @@ def cache() -> Cache:
     recomputes and rewrites it; its warning, a full traceback on the chapter's page, is cut
     here to one line saying so.
     """
-    import logging
-
     def one_line(record):
         text = record.getMessage()
         if "Exception while loading results for" in text:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import sparse
+from scipy.stats import t as student
 
 __all__ = ["clustered_mean", "shared_members"]
 
@@ -26,8 +28,6 @@ __all__ = ["clustered_mean", "shared_members"]
 def shared_members(members) -> "scipy.sparse.csr_matrix":  # noqa: F821
     """(m, m) 0/1 sparse matrix: 1 where two trials list at least one common name (and on the
     diagonal). ``members`` is an (m, k) integer array of name indices (k names per trial)."""
-    from scipy import sparse
-
     members = np.asarray(members)
     if members.ndim != 2 or len(members) == 0:
         raise ValueError("members must be a non-empty (trials, names per trial) array")
@@ -51,8 +51,6 @@ def clustered_mean(values, members, *, p0: float | None = None, level: float = 0
     with ``names - 1`` degrees of freedom), ``names`` (distinct names), ``trials``, and with
     ``p0`` the one-sided p-value of "mean > p0".
     """
-    from scipy.stats import t as student
-
     x = np.asarray(values, float)
     members = np.asarray(members)
     if x.ndim != 1 or len(x) < 2:

@@ -233,8 +233,6 @@ def gof_binomial(trials, correct, p_fit, n_params: int, *,
     ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
     if not ok:
         return gof_result(f"binomial deviance, no chi-square reference ({why})", stat, df)
-    from scipy.stats import chi2
-
     return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 

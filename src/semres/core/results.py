@@ -29,9 +29,12 @@ can re-score a trial from its row).
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["COLUMNS", "SPACES", "validate", "read_results", "read_file", "read_csv",
            "write_results", "write_atomic", "distances", "choice_index", "correct_mask",
@@ -133,8 +136,6 @@ def validate(df, where: str | None = None):
 def read_csv(path, **kwargs):
     """``pandas.read_csv`` whose failures name the file and say what it is instead (empty,
     binary, not UTF-8 text, not CSV), in one line."""
-    import pandas as pd
-
     path = Path(path)
     with open(path, "rb") as f:
         head = f.read(8192)
@@ -153,9 +154,6 @@ def read_csv(path, **kwargs):
 
 def write_atomic(path, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file, so no half-written file is left."""
-    import os
-    import tempfile
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -182,8 +180,6 @@ def read_results(paths):
     The string form ``"a.csv,b.csv"`` (a chapter parameter) is accepted too. Each file is
     validated in full; the first problem is raised naming the file and line.
     """
-    import pandas as pd
-
     return pd.concat([read_file(f) for f in csv_paths(paths)], ignore_index=True)
 
 
