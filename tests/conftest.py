@@ -20,12 +20,12 @@ def built(tmp_path_factory):
     """The whole book built once from quick-profile chapters, shared by the book and render tests
     (executing every chapter twice would double CI's longest step), two chapters at a time
     where there are two cores: chapter 5's language models then run beside the rest."""
-    from semres.build import runner
+    from semres.build import book as bookmaker
     from semres.core.book import cores
 
     build = tmp_path_factory.mktemp("build")
     jobs = min(2, cores())
-    index, failures = runner.build_book("quick", build=build, progress=False, jobs=jobs)
+    index, failures = bookmaker.build_book("quick", build=build, progress=False, jobs=jobs)
     return build, index, failures
 
 

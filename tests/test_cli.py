@@ -10,6 +10,9 @@ import pandas as pd
 import pytest
 
 from semres.build import cli, runner
+from semres.report import pages
+
+from semres.build import book as bookmaker
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = """# ---
@@ -123,7 +126,7 @@ def test_failed_run_exits_1_and_a_first_failure_leaves_no_page(book, capsys):
     assert not (build / "results" / "01_demo").exists()
     failed = json.loads((build / "executed" / "01_demo.failed.json").read_text())
     assert failed["status"] == "failed" and "asked to fail" in failed["error"]
-    assert "asked to fail" in runner._missing_page(runner.resolve("1"), failed)
+    assert "asked to fail" in pages.missing_page(runner.resolve("1").title, 1, failed)
 
 
 def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
@@ -135,7 +138,7 @@ def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
                "ratio_numpy": 36.0}
     (book / "_build" / "benchmarks").mkdir(parents=True)
     (book / "_build" / "benchmarks" / "engine.json").write_text(json.dumps(figures))
-    index, failures = runner.build_book("quick", progress=False,
+    index, failures = bookmaker.build_book("quick", progress=False,
                                         only=[runner.resolve("1")])
     # Chapter 2 was never executed: its page must say so instead of showing stale output.
     assert failures == [], failures
@@ -154,10 +157,10 @@ def test_book_builds_strict_and_a_failed_chapter_shows_as_not_built(book):
 def test_book_runs_chapters_side_by_side_each_on_a_core_of_its_own(book):
     """(A whole book without a failure, two chapters at a time, is the book test's build.)"""
     with pytest.raises(ValueError, match="jobs must be an integer >= 1; got 0"):
-        runner.build_book("quick", progress=False, jobs=0)
+        bookmaker.build_book("quick", progress=False, jobs=0)
     # a failing chapter in a lane is reported in one line, and the other still runs
     (book / "notebooks" / "01_demo.py").write_text(DEMO.replace("fail = False", "fail = True"))
-    index, failures = runner.build_book("quick", progress=False, jobs=2)
+    index, failures = bookmaker.build_book("quick", progress=False, jobs=2)
     assert len(failures) == 1 and "01_demo" in failures[0] and "asked to fail" in failures[0]
     assert "4.5" in (index.parent / "notebooks" / "02_other.html").read_text()
     values = pd.read_csv(book / "_build" / "results" / "02_other" / "values.csv")
@@ -168,17 +171,17 @@ def test_book_runs_chapters_side_by_side_each_on_a_core_of_its_own(book):
 def test_launch_buttons_follow_the_one_repository_url_setting(book):
     import yaml
 
-    config = yaml.safe_load(runner._book_config(book / "_config.yml"))
+    config = yaml.safe_load(bookmaker.book_config(book / "_config.yml"))
     # an empty URL stays empty: without it Jupyter Book would link its own repository
     assert config["launch_buttons"] == {} and config["repository"]["url"] == ""
     text = (book / "_config.yml").read_text().replace('url: ""', 'url: "https://github.com/o/r"')
     (book / "_config.yml").write_text(text)
-    config = yaml.safe_load(runner._book_config(book / "_config.yml"))
+    config = yaml.safe_load(bookmaker.book_config(book / "_config.yml"))
     # Colab opens only .ipynb files from a repository, which holds the chapters as .py
     assert config["launch_buttons"]["binderhub_url"] and "colab_url" not in \
         config["launch_buttons"]
     assert config["html"]["use_repository_button"]
-    index, failures = runner.build_book("quick", progress=False, only=[runner.resolve("1")])
+    index, failures = bookmaker.build_book("quick", progress=False, only=[runner.resolve("1")])
     assert failures == []
     demo = (index.parent / "notebooks" / "01_demo.html").read_text()
     assert "mybinder.org/v2/gh/o/r/main?urlpath=lab/tree/notebooks/01_demo.py" in demo
@@ -216,7 +219,7 @@ def test_record_says_which_cached_results_a_rerun_reused(book):
     assert third["cache"]["computed"] == first["cache"]["computed"]
     assert not third["cache"]["reused"]
     assert first["device"].startswith("CPU")  # no device parameter: plain CPU code
-    repro = runner.provenance(book / "_build")
+    repro = bookmaker.provenance(book / "_build")
     digest = next(iter(first["cache"]["computed"]))
     assert "| 03_cached | ok | quick | 1 |" in repro and f"computed code `{digest}`" in repro
 
@@ -260,7 +263,7 @@ def test_a_page_serves_each_figure_in_two_layouts_and_tables_for_readers(book):
     """A chapter's figure reaches the page as two images (wide, and stacked for phones), its
     tables carry words for headers, no index and no e-notation, and the CSV link resolves."""
     (book / "notebooks" / "01_demo.py").write_text(FIGURES)
-    index, failures = runner.build_book("quick", progress=False, only=[runner.resolve("1")])
+    index, failures = bookmaker.build_book("quick", progress=False, only=[runner.resolve("1")])
     assert failures == [], failures
     html = index.parent
     page = (html / "notebooks" / "01_demo.html").read_text()

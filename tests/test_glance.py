@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from semres.build import glance
+from semres.report import glance
 from semres.core import plotting
 
 CHAPTERS = {"01_alpha": "Alpha", "02_beta": "Beta", "03_gamma": "Gamma", "04_delta": "Delta"}

@@ -356,7 +356,7 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     if where == "chapter" and report["resultBox"] <= 0:
         problems.append("no result box ('The result') with content")
     if where == "chapter" and "semres" not in report["codeLine"]:
-        problems.append("no line saying where the code is (semres.build.sphinxext.code_line)")
+        problems.append("no line saying where the code is (semres.report.sphinxext.code_line)")
     if report.get("outcome") and report["resultColor"] != OUTCOME_COLOR[report["outcome"]]:
         problems.append(f"result box of a {report['outcome']} outcome drawn in "
                         f"{report['resultColor']}, not {OUTCOME_COLOR[report['outcome']]}")

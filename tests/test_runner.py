@@ -20,6 +20,7 @@ from test_cli import HEADER, ROOT, _error_line, book  # noqa: F401 - book is a f
 
 from semres.core import book as semres_book
 from semres.build import cli, runner
+from semres.build import book as bookmaker
 
 SLOW = HEADER + '''
 # %% [markdown]
@@ -178,7 +179,7 @@ def test_a_second_run_of_the_same_chapter_is_refused_and_the_book_shows_the_last
         assert err == (f"semres: 03_slow is being run by another process (pid {proc.pid}); "
                        "wait for it to finish")
         assert cli.main(["run", "demo", "--profile", "quick"]) == 0  # other chapters may run
-        index, failures = runner.build_book("quick", progress=False,
+        index, failures = bookmaker.build_book("quick", progress=False,
                                             only=[runner.resolve("3")])
         assert failures == [f"03_slow is being run by another process (pid {proc.pid}); "
                             "wait for it to finish"]
@@ -192,7 +193,7 @@ def test_a_second_run_of_the_same_chapter_is_refused_and_the_book_shows_the_last
 
 
 def test_a_second_book_build_of_the_same_folder_is_refused(book, capsys):
-    with runner._lock(book / "_build", "book", "held by this test"):
+    with runner.lock(book / "_build", "book", "held by this test"):
         err = _error_line(capsys, ["book", "--profile", "quick"], 1)
     assert err.startswith("semres: a book build of this folder is already running (pid ")
     assert not (book / "_build" / "executed").exists()  # nothing executed meanwhile
@@ -203,7 +204,7 @@ def test_the_book_marks_a_chapter_whose_latest_run_failed(book):
     runner.run_chapter(runner.resolve("1"), "quick")
     with pytest.raises(runner.ChapterError):
         runner.run_chapter(runner.resolve("1"), "quick", {"fail": True, "label": "a`b"})
-    index, failures = runner.build_book("quick", progress=False, only=[])
+    index, failures = bookmaker.build_book("quick", progress=False, only=[])
     assert failures == []
     page = _text((index.parent / "notebooks" / "01_demo.html").read_text())
     top = page.split("Demo chapter #", 1)[1].lstrip()  # right under the title
@@ -213,12 +214,12 @@ def test_the_book_marks_a_chapter_whose_latest_run_failed(book):
     assert "The answer is 4.5" in page  # the good run's glued value
     other = (index.parent / "notebooks" / "02_other.html").read_text()
     assert "Other chapter (not built)" not in other and "did not execute" in other
-    repro = runner.provenance(build)
-    assert f"| 01_demo | {runner.STALE} | quick |" in repro and "asked to fail" in repro
-    glance = runner._glance(build, book)
-    assert f"<../notebooks/01_demo>` ({runner.STALE})" in glance
+    repro = bookmaker.provenance(build)
+    assert f"| 01_demo | {bookmaker.STALE} | quick |" in repro and "asked to fail" in repro
+    glance = bookmaker._glance(build, book)
+    assert f"<../notebooks/01_demo>` ({bookmaker.STALE})" in glance
     assert glance.startswith("```{warning}\nThe latest run of chapter 1 (Demo chapter) failed")
-    assert runner.STALE not in runner._glance(build, book).split("02_other")[-1]
+    assert bookmaker.STALE not in bookmaker._glance(build, book).split("02_other")[-1]
 
 
 @pytest.mark.parametrize("damage", [lambda b: b[: len(b) // 2], lambda b: b[:7],
@@ -248,7 +249,7 @@ def test_the_reproducibility_page_quotes_the_engine_benchmark(tmp_path, capsys, 
     import importlib.util
 
     build = tmp_path / "build"
-    assert "Not measured for this build" in runner.provenance(build)
+    assert "Not measured for this build" in bookmaker.provenance(build)
     spec = importlib.util.spec_from_file_location("bench_engine",
                                                   ROOT / "benchmarks" / "bench_engine.py")
     bench = importlib.util.module_from_spec(spec)
@@ -262,7 +263,7 @@ def test_the_reproducibility_page_quotes_the_engine_benchmark(tmp_path, capsys, 
                    "straightforward numpy", "engine / PCG64 limit"):
         assert figure in printed
     figures = json.loads(record.read_text())
-    page = runner.provenance(build)
+    page = bookmaker.provenance(build)
     assert "## Monte Carlo engine" in page and "Not measured" not in page
     one = figures["rates"]["engine, 1 thread"] / 1e6
     assert f"| engine, 1 thread | {one:.1f} |" in page
@@ -276,12 +277,12 @@ def test_lanes_start_the_longest_chapter_first(tmp_path):
     chapters = [runner.Chapter(k, name, tmp_path / f"{name}.py") for k, name in
                 enumerate(["01_pareto_front", "04_resnet_phylogeny", "05_llm_years",
                            "07_front_universality"], 1)]
-    assert [c.name for c in runner.lane_order(chapters, tmp_path)][:1] == ["05_llm_years"]
+    assert [c.name for c in bookmaker.lane_order(chapters, tmp_path)][:1] == ["05_llm_years"]
     (tmp_path / "executed").mkdir()
     for name, seconds in (("01_pareto_front", 9.0), ("05_llm_years", 60.0),
                           ("07_front_universality", 30.0)):
         (tmp_path / "executed" / f"{name}.json").write_text(json.dumps({"seconds": seconds}))
-    assert [c.name for c in runner.lane_order(chapters, tmp_path)] == [
+    assert [c.name for c in bookmaker.lane_order(chapters, tmp_path)] == [
         "04_resnet_phylogeny", "05_llm_years", "07_front_universality", "01_pareto_front"]
 
 
@@ -290,7 +291,7 @@ def test_a_finished_lane_gives_its_core_to_the_chapters_still_running():
     import subprocess
     import sys
 
-    from semres.build.runner import share_cores
+    from semres.build.book import share_cores
 
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:

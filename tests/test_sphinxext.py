@@ -7,8 +7,8 @@ from pathlib import Path
 from pybtex.database import parse_file
 from pybtex.plugin import find_plugin
 
-import semres.build.sphinxext  # noqa: F401 - registers the styles
-from semres.build.sphinxext import plain
+import semres.report.sphinxext  # noqa: F401 - registers the styles
+from semres.report.sphinxext import plain
 
 ROOT = Path(__file__).resolve().parents[1]
 SOFTWARE = ("meurer2017sympy", "harris2020numpy", "virtanen2020scipy", "lam2015numba",

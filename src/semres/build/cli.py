@@ -14,6 +14,8 @@ import sys
 import threading
 
 from semres.build import runner
+
+from semres.build import book as bookmaker
 from semres.build.registry import check_parameters
 from semres.core.profiles import PROFILES
 
@@ -73,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             out = runner.run_chapter(chapter, args.profile, params, progress=True)
             print(f"[semres] executed {chapter.name} -> {out}")
             return 0
-        index, failures = runner.build_book(args.profile, jobs=args.jobs)
+        index, failures = bookmaker.build_book(args.profile, jobs=args.jobs)
     except runner.Interrupted as err:
         print(f"semres: {err}", file=sys.stderr)
         return 128 + err.signum

@@ -143,7 +143,7 @@ def _fit(fig, most: float) -> str | None:
 #: the figure may shrink to 3/4 of it, 343 / 0.75 = 457 px = 4.76 in; 4.6 in leaves a margin
 PHONE_WIDTH = 4.6
 #: where a phone layout travels inside the desktop SVG until the book splits it off
-#: (``semres.build.sphinxext``): a CDATA section of a ``<metadata>`` element, which renderers ignore
+#: (``semres.report.sphinxext``): a CDATA section of a ``<metadata>`` element, which renderers ignore
 PHONE_START = '<metadata id="semres-phone"><![CDATA['
 PHONE_END = "]]></metadata>"
 
@@ -780,7 +780,7 @@ class Table:
         return self.data.to_string(index=False)
 
 
-#: a table's link to its full CSV before the book resolves it (``semres.build.sphinxext``)
+#: a table's link to its full CSV before the book resolves it (``semres.report.sphinxext``)
 CSV_SCHEME = "semres-csv:"
 
 

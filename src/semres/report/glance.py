@@ -13,10 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from semres.report import (FRONT_COLUMNS, NOT_MEASURED, POLICY, STATUSES, SUMMARY_COLUMNS,
-                           VOCABULARY, Z_MAX, escape, fmt, measured, plural, reference,
-                           row_places, status_line, tally)
 from semres.core import plotting, theory
+
+from .box import measured, row_places, status_line, tally
+from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS
+from .numbers import escape, fmt, plural
+from .verdicts import NOT_MEASURED, POLICY, STATUSES, VOCABULARY, Z_MAX, reference
 
 #: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
 #: and the tolerance, are read when present)

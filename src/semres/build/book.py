@@ -1,0 +1,281 @@
+"""Build the book: run the chapters (side by side in lanes, each on a core of its own), stage
+their last good pages and tables beside the book's sources, write the generated pages and call
+Jupyter Book."""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import psutil
+import yaml
+
+from semres.build.registry import SETTINGS, check_parameters
+from semres.build.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
+                                 last_good, lock, read_json, run_chapter)
+from semres.core.book import build_dir, repo_root
+from semres.report import glance, pages
+from semres.report.glance import STALE
+
+
+def build_book(profile: str = "default", build: Path | None = None, progress: bool = True,
+               only: list[Chapter] | None = None, jobs: int = 1) -> tuple[Path, list[str]]:
+    """Execute every chapter, stage the sources beside the executed notebooks, build strict HTML.
+
+    ``jobs`` > 1 runs that many chapters at once, each process held to one core (see
+    :func:`_run_lanes`). Returns the HTML index and the list of one-line failures (chapters and
+    the Sphinx build). A chapter another process is running counts as a failure and shows its
+    last good run; a second book build of the same folder raises :class:`Busy`.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1; got {jobs!r}")
+    root = repo_root()
+    build = Path(build or build_dir()).resolve()
+    todo = chapters(root) if only is None else only
+    for ch in todo:
+        check_parameters(ch.name, profile, {})
+    with lock(build, "book", "a book build of this folder is already running"):
+        return _build_locked(root, build, profile, progress, todo, jobs)
+
+
+def _build_locked(root: Path, build: Path, profile: str, progress: bool,
+                  todo: list[Chapter], jobs: int = 1) -> tuple[Path, list[str]]:
+    started = time.perf_counter()
+    failures = []
+    if jobs > 1 and len(todo) > 1:
+        failures += _run_lanes(todo, profile, build, jobs)
+    else:
+        for ch in todo:
+            print(f"[semres] executing {ch.name} ({profile})", flush=True)
+            try:
+                run_chapter(ch, profile, build=build, progress=progress)
+            except Interrupted:
+                raise
+            except ChapterError as err:
+                failures.append(str(err))
+                print(f"[semres] {err}", flush=True)
+
+    src = build / "book_src"
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(root / "book", src / "book")
+    shutil.copy2(root / "_toc.yml", src / "_toc.yml")
+    (src / "_config.yml").write_text(book_config(root / "_config.yml"))
+    (src / "notebooks").mkdir()
+    # a run of one chapter finishing meanwhile replaces its files all at once, never halfway
+    with lock(build, "publish", "", wait=True):
+        for ch in chapters(root):
+            _stage_page(ch, build, src / "notebooks")
+            _stage_tables(ch, build, src / "book" / "_static" / "results")
+        if (src / "book" / "glance.md").is_file():
+            (src / "book" / "glance.md").write_text(
+                (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
+            if "book/glance" in (src / "_toc.yml").read_text():
+                _front_results(build, src / "book" / "intro.md")
+        (src / "book" / "reproducibility.md").write_text(
+            (root / "book" / "reproducibility.md").read_text() + "\n"
+            + provenance(build, time.perf_counter() - started))
+
+    out = build / "book"
+    shutil.rmtree(out, ignore_errors=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    done = subprocess.run([str(jb), "build", str(src), "--path-output", str(out), "--builder",
+                           "html", "-W", "-n", "--keep-going", "-q"], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(done.stdout[-4000:], done.stderr[-4000:], sep="\n", file=sys.stderr)
+        failures.append(f"book build failed: {_tail(done.stderr or done.stdout)}")
+    return out / "_build" / "html" / "index.html", failures
+
+
+def lane_order(todo: list[Chapter], build: Path) -> list[Chapter]:
+    """Longest first, so that no long chapter starts last: by the seconds of its last run in
+    ``build``; a chapter never run counts as long, and among those one whose settings say
+    ``slow`` goes first."""
+    def expected(ch: Chapter) -> tuple[float, bool]:
+        seconds = (read_json(build / "executed" / f"{ch.name}.json") or {}).get("seconds")
+        spec = SETTINGS.get(ch.name)
+        return math.inf if seconds is None else float(seconds), bool(spec and spec.slow)
+
+    return sorted(todo, key=expected, reverse=True)
+
+
+def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> list[str]:
+    """Run chapters ``jobs`` at a time, each worker process (and the kernels it starts) held to
+    a core of its own, so that every chapter's threads (the engine's, torch's, the LM scorer's)
+    see one core and two chapters never slow each other by fighting over both, in
+    :func:`lane_order`; when no chapter is left to start, the cores of finished lanes go to
+    the chapters still running (:func:`share_cores`)."""
+    order = lane_order(todo, build)
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    ctx = mp.get_context("spawn")
+    lanes = ctx.Queue()
+    for k in range(jobs):
+        lanes.put(cpus[k % len(cpus)] if len(cpus) >= jobs else None)
+    failures = []
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_lane,
+                             initargs=(lanes,)) as pool:
+        running = {pool.submit(_run_in_lane, ch, profile, build): ch for ch in order}
+        print(f"[semres] executing {', '.join(ch.name for ch in order)} ({profile}, "
+              f"{jobs} at a time)", flush=True)
+        try:
+            for finished, done in enumerate(as_completed(running), 1):
+                error = done.result()
+                print(f"[semres] {error or running[done].name + ' done'}", flush=True)
+                if error:
+                    failures.append(error)
+                if cpus and len(order) - finished < jobs:
+                    share_cores(cpus)
+        except KeyboardInterrupt:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return failures
+
+
+def share_cores(cpus) -> int:
+    """Give every core to the chapters still running: once a lane has nothing left to run, its
+    core would idle while the longest chapter runs on one. Every process under this one (the
+    lane workers and the kernels they started) may then run on ``cpus``; a chapter's threads
+    follow at their next start (the engine and the LM scorer ask :func:`semres.core.book.cores`
+    each time). Returns how many processes were widened."""
+    widened = 0
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            proc.cpu_affinity(list(cpus))
+            widened += 1
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return widened
+
+
+def _lane(lanes) -> None:
+    core = lanes.get()
+    if core is not None:
+        os.sched_setaffinity(0, {core})
+
+
+def _run_in_lane(ch: Chapter, profile: str, build: Path) -> str | None:
+    """One chapter in a worker process: its failure as the one line :class:`ChapterError`
+    carries (exceptions with extra fields do not cross processes)."""
+    try:
+        run_chapter(ch, profile, build=build, progress=False)
+    except ChapterError as err:
+        return str(err)
+    return None
+
+
+def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
+    """Put ``ch``'s page into the book's sources: its last good notebook (under a warning when
+    a later run failed), or a page saying it was not built."""
+    good, failed = last_good(build, ch), last_failed(build, ch)
+    if good is None:
+        (folder / f"{ch.name}.md").write_text(pages.missing_page(ch.title, ch.number, failed))
+        return
+    if failed is None:
+        shutil.copy2(build / "executed" / f"{ch.name}.ipynb", folder)
+        return
+    nb = json.loads((build / "executed" / f"{ch.name}.ipynb").read_text())
+    cells, at = nb["cells"], 0
+    first = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "markdown" else ""
+    if first.startswith("# "):  # right under the title, which stays the page's title
+        title, _, rest = first.partition("\n")
+        cells[0] = {**cells[0], "source": title}
+        if rest.strip():
+            cells.insert(1, {"cell_type": "markdown", "id": "semres-intro", "metadata": {},
+                             "source": rest})
+        at = 1
+    cells.insert(at, {"cell_type": "markdown", "id": "semres-latest-failed", "metadata": {},
+                      "source": pages.stale_warning(ch.number, good, failed)})
+    (folder / f"{ch.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+
+
+def _stage_tables(ch: Chapter, build: Path, folder: Path) -> None:
+    """Put the CSV tables of ``ch``'s last good run where the book serves them
+    (``_static/results/<chapter>/``), for the links under its tables."""
+    results = build / "results" / ch.name
+    if last_good(build, ch) is None or not results.is_dir():
+        return
+    (folder / ch.name).mkdir(parents=True, exist_ok=True)
+    for table in sorted(results.glob("*.csv")):
+        shutil.copy2(table, folder / ch.name / table.name)
+
+
+def provenance(build: Path, seconds: float | None = None) -> str:
+    """The reproducibility page's record of this build (:func:`semres.report.pages.provenance`)
+    from the run records in ``build`` and the checkout's commit."""
+    root = repo_root()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                           capture_output=True, text=True).stdout.strip()
+    records = [(ch.name, last_good(build, ch), last_failed(build, ch)) for ch in chapters(root)]
+    return pages.provenance(records, build, commit, bool(dirty), seconds)
+
+
+def _glance(build: Path, folder: Path) -> str:
+    """The generated part of the results-at-a-glance page, from this build's result tables.
+
+    A chapter whose latest run failed keeps its last good tables, marked as such in the table
+    and named in a warning above it.
+    """
+    every = chapters(repo_root())
+    built = {ch.name: ch.title for ch in every if last_good(build, ch)}
+    stale = [ch for ch in every if ch.name in built and last_failed(build, ch)]
+    docs = {c.name: f"../notebooks/{c.name}" for c in every}
+    text = glance.page(build / "results", built, {c.name: c.title for c in every}, docs,
+                       folder / "glance_front.svg")
+    if not stale:
+        return text
+    for ch in stale:
+        text = text.replace(f"<{docs[ch.name]}>`", f"<{docs[ch.name]}>` ({STALE})")
+    names = ", ".join(f"{ch.number} ({ch.title})" for ch in stale)
+    return (f"```{{warning}}\nThe latest run of chapter {names} failed: its rows and points "
+            f"below come from its previous good run, not from the latest code or parameters.\n"
+            f"```\n\n" + text)
+
+
+def _front_results(build: Path, intro: Path) -> None:
+    """Put this build's results in brief on the front page, after its opening paragraph."""
+    if not intro.is_file():
+        return
+    every = chapters(repo_root())
+    built = {ch.name: ch.title for ch in every if last_good(build, ch)}
+    brief = glance.in_brief(build / "results", built, {c.name: c.title for c in every},
+                            {c.name: f"../notebooks/{c.name}" for c in every},
+                            stale={ch.name for ch in every if ch.name in built
+                                   and last_failed(build, ch)})
+    head, sep, rest = intro.read_text().partition("\n\n")  # the title
+    para, _, rest = rest.partition("\n\n")  # the opening paragraph
+    intro.write_text(head + sep + para + "\n\n" + brief + "\n" + rest)
+
+
+def book_config(path: Path) -> str:
+    """The book's config: with a repository URL filled in, the source (repository) button and
+    the Binder launch button; without one, neither (and no guessed address).
+
+    Colab opens only ``.ipynb`` files from a repository, which holds the chapters as ``.py``:
+    its button would open nothing, so it is left off (Binder opens the ``.py`` through
+    jupytext, see ``semres.report.sphinxext.launch_sources``)."""
+    config = yaml.safe_load(path.read_text())
+    if not (config.get("repository") or {}).get("url"):
+        # an empty URL, not none: without the key Jupyter Book fills in its own repository
+        config["repository"] = {**(config.get("repository") or {}), "url": ""}
+        config["launch_buttons"] = {}
+    else:
+        config["html"] = {**(config.get("html") or {}), "use_repository_button": True}
+        config["launch_buttons"] = {k: v for k, v in (config.get("launch_buttons") or {}).items()
+                                    if k != "colab_url"}
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def _tail(text: str) -> str:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"

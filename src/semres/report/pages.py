@@ -1,0 +1,141 @@
+"""The pages a build writes about itself: a chapter's page when its latest run failed or never
+ran, and the reproducibility page's record of this build (versions, machine, each chapter's
+profile, seed, wall time and cached results, the Monte Carlo engine's figures).
+
+The pipeline gathers the run records (:mod:`semres.build.runner`); this module only words
+them, so that every page the book shows is written in the report layer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from importlib import metadata
+from pathlib import Path
+
+from .glance import STALE
+
+VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",
+             "transformers", "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb",
+             "sphinx")
+
+
+def code(text: str) -> str:
+    """``text`` as inline code that no backtick inside can break."""
+    return "`" + " ".join(str(text).replace("`", "'").split()) + "`"
+
+
+def overrides(info: dict) -> str:
+    shown = ", ".join(f"{k}={v!r}" for k, v in (info.get("overrides") or {}).items())
+    return f"profile {code(info.get('profile', '?'))}, " + (
+        f"parameters {code(shown)}" if shown else "default parameters")
+
+
+def stale_warning(number: int, good: dict, failed: dict) -> str:
+    """The admonition at the top of a page whose latest run failed: what shows is older."""
+    when = failed.get("ended") or failed.get("started", "?")
+    how = "was interrupted" if failed.get("status") == "interrupted" else "failed"
+    return (f"```{{warning}}\nThe latest run of this chapter {how} "
+            f"({when}; {overrides(failed)}):\n{code(failed.get('error', ''))}\n\n"
+            f"This page shows the **previous good run**, of {good.get('started', '?')}. Rerun "
+            f"it with `semres run {number}` to see the full error.\n```\n")
+
+
+def missing_page(title: str, number: int, failed: dict | None) -> str:
+    reason = failed.get("error", "") if failed is not None else "not executed"
+    return (f"# {title} (not built)\n\n```{{warning}}\nThis chapter did not execute in "
+            f"the last build, so no results are shown.\n\n{code(reason)}\n\nRerun it with "
+            f"`semres run {number}` to see the full error.\n```\n")
+
+
+def cache_text(cache: dict | None) -> tuple[str, str]:
+    """``("2 reused, 1 computed", "reused code `ab12`; computed code `cd34`")``, or none."""
+    short, detail = [], []
+    for kind in ("reused", "computed"):
+        by_key = (cache or {}).get(kind) or {}
+        if isinstance(by_key, dict) and by_key:
+            keys = ", ".join(f"model `{k[6:]}`" if k.startswith("model ") else f"code `{k}`"
+                             for k in sorted(by_key))
+            short.append(f"{sum(by_key.values())} {kind}")
+            detail.append(f"{kind} {keys}")
+    return ", ".join(short) or "none", "; ".join(detail)
+
+
+def engine_figures(build: Path) -> list[str]:
+    """Markdown lines: the Monte Carlo engine's throughput as ``benchmarks/bench_engine.py``
+    last recorded it in ``<build>/benchmarks/engine.json``."""
+    lines = ["## Monte Carlo engine", ""]
+    try:
+        rec = json.loads((build / "benchmarks" / "engine.json").read_text())
+        rates, spread = rec["rates"], rec["spread"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return lines + ["Not measured for this build: `python benchmarks/bench_engine.py` "
+                        "(which `make book` runs first) records the figures here."]
+    before, after = rec["load_before"][0], rec["load_after"][0]
+    lines += [f"Two-item similarity trials on the circle per second, measured by "
+              f"`benchmarks/bench_engine.py` on {rec['when']} (commit `{rec['commit']}`, "
+              f"{rec['machine']}; best of {rec['repeats']}, load average {before:.2f} before "
+              f"and {after:.2f} after; the spread is the slowest over the fastest timing).", "",
+              "| Run | Million trials/s | Spread |", "| --- | --- | --- |"]
+    lines += [f"| {name} | {rate / 1e6:.1f} | {spread[name]:.2f} |"
+              for name, rate in rates.items()]
+    threads = rec["threads"]
+    lines += ["", f"{threads} threads run {rec['ratio_threads']:.2f} times as fast as one "
+              f"({threads} separate processes: {rec['ratio_processes']:.2f} times, the "
+              f"machine's own scaling); the engine reaches {rec['ratio_limit']:.2f} of the "
+              f"speed of its random numbers alone, and {rec['ratio_numpy']:.0f} times that of "
+              "a straightforward numpy implementation."]
+    return lines
+
+
+def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
+               commit: str, dirty: bool, seconds: float | None = None) -> str:
+    """Markdown: versions, commit, machine, build time, and for each chapter (``records``: its
+    name, its last good run's record and its latest failed run's, each None when there is
+    none) its profile, seed, wall time, device and the cached results it reused."""
+    lines = ["## This build", "",
+             f"- Commit: `{commit}`{' (with uncommitted changes)' if dirty else ''}",
+             f"- Built: {time.strftime('%Y-%m-%d %H:%M %Z')}",
+             f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, "
+             f"Python {platform.python_version()}"]
+    if seconds is not None:
+        lines.append(f"- Build time: {seconds:.0f} s to execute the chapters and write these "
+                     "pages (the HTML build follows)")
+    lines += ["", "| Chapter | Status | Profile | Seed | Wall time (s) | Device | Cache |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    settings = []
+    for name, good, failed in records:
+        info = good or failed
+        if info is None:
+            lines.append(f"| {name} | not executed | | | | | |")
+            continue
+        status = STALE if good and failed else info["status"]
+        params = dict(info.get("parameters", {}))
+        profile = params.pop("profile", "")
+        seed = params.pop("seed", "default")
+        shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
+        short, detail = cache_text(info.get("cache"))
+        lines.append(f"| {name} | {status} | {profile} | {seed} | "
+                     f"{info.get('seconds', '')} | {info.get('device', '')} | {short} |")
+        settings.append(f"- {name}: {shown}" + (f"; cache: {detail}" if detail else ""))
+        if good and failed:
+            settings[-1] += (f" (the previous good run, of {good.get('started', '?')}; the "
+                             f"latest run {failed.get('status', 'failed')} at "
+                             f"{failed.get('ended', '?')} with {overrides(failed)}: "
+                             f"{code(failed.get('error', ''))})")
+    lines += ["", "*Cache*: results cached on disk by an earlier run and reused here, or "
+              "computed in this run; a chapter with neither caches nothing. An entry is keyed "
+              "by its arguments and by a digest (named below) of the code it depends on: its "
+              "function, the `semres` code that function reaches and the data files it reads.",
+              "", "Parameters and cached results of each chapter in this build:", "",
+              *settings]
+    lines += ["", "| Package | Version |", "| --- | --- |"]
+    for name in VERSIONED:
+        try:
+            lines.append(f"| {name} | {metadata.version(name)} |")
+        except metadata.PackageNotFoundError:
+            lines.append(f"| {name} | not installed |")
+    lines += ["", *engine_figures(build)]
+    return "\n".join(lines) + "\n"
