@@ -192,3 +192,14 @@ def test_a_long_table_shows_its_ends_and_says_so():
     assert len(t.rows) == 11 and t.rows[5] == ["⋮"] and t.rows[0] == ["0.00"]
     assert "200 rows" in t.to_html() and "<caption>" in t.to_html()
     assert len(table(pd.DataFrame({"x": np.arange(200)})).rows) == 61  # pandas' 60 rows
+
+
+def test_tables_show_p_values_floored_and_statistics_to_two_decimals():
+    from semres.core.plotting import table
+
+    df = pd.DataFrame({"n": [2, 4], "gof_p": [3.16e-52, 0.0312], "z": [1.23456, -0.5],
+                       "max_z": [2.0, 3.1234], "p_s": [0.51234, 0.6]})
+    shown = table(df).data
+    assert list(shown["Goodness-of-fit p"]) == ["< 10⁻⁴", "0.031"]
+    assert list(shown["z"]) == ["1.23", "−0.50"] and list(shown["Largest |z|"]) == ["2.00", "3.12"]
+    assert list(shown["pS"]) == ["0.5123", "0.6000"]  # a probability, not a p-value

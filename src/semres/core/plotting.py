@@ -510,6 +510,8 @@ HEADERS = {
     "distance_p": "distance test <i>p</i>", "gof_p": "goodness-of-fit <i>p</i>",
     "at_bound": "at a bound", "mc": "Monte Carlo", "rmse": "RMSE", "heldout": "held-out",
     "max_z": "largest |<i>z</i>|", "abs_z": "|<i>z</i>|",
+    "boot": "bootstrap", "ide": "identification", "sim": "similarity",
+    "headline": "measured value", "n_boot": "bootstrap resamples",
 }
 #: a name's last word that is a unit: ``scale_px`` reads "scale (px)"
 UNITS = {"px": "px", "seconds": "s", "secs": "s", "ms": "ms", "pct": "%", "percent": "%",
@@ -831,6 +833,13 @@ def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None
             cells.append([DASH if _missing(v) else ("yes" if v else "no") for v in values])
             is_number.append(False)
             continue
+        if (col in numeric and col not in formats and name not in formats
+                and col not in around and col not in sci and name not in sci):
+            kind = statistic_kind(name)  # (an estimate with its interval is no p-value)
+            if kind == "p":
+                formats[col] = p_cell
+            elif kind == "z":
+                formats[col] = z_cell
         if col in numeric or col in formats or name in formats:
             spec = formats.get(col, formats.get(name))
             places = around.get(col)
@@ -850,6 +859,35 @@ def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None
         rows = rows[:half] + [["⋮"] * len(columns)] + rows[-half:]
         caption = caption or f"{len(df):,} rows; the first and last {half} shown"
     return Table(columns, rows, is_number, csv=csv, caption=caption)
+
+
+#: the smallest p-value a table shows as a number; below it a cell reads "< 10⁻⁴"
+P_FLOOR = 1e-4
+
+
+def statistic_kind(name: str) -> str | None:
+    """"p" for a column of p-values (``p``, ``p_value``, ``gof_p``), "z" for one of z-scores
+    (``z``, ``z_s``, ``max_z``); None otherwise (``p_s`` is a probability, not a p-value)."""
+    text = str(name).lower().replace("-", "_")
+    if text == "p" or text.endswith("_p") or "p_value" in text or "pvalue" in text:
+        return "p"
+    if text == "z" or text.startswith("z_") or text.endswith("_z") or "zscore" in text:
+        return "z"
+    return None
+
+
+def p_cell(p) -> str:
+    """A p-value in a table: two significant figures, and "< 10⁻⁴" below :data:`P_FLOOR`
+    (nothing a reader decides turns on the digits beyond it)."""
+    p = float(p)
+    if p < P_FLOOR:
+        return f"< 10{str(int(np.log10(P_FLOOR))).translate(_SUPERSCRIPT)}"
+    return number(p, figures=2)
+
+
+def z_cell(z) -> str:
+    """A z-score (or a like statistic) in a table: two decimals."""
+    return number(float(z), places=2)
 
 
 def _without_index(df):
