@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -25,6 +26,7 @@ from semres.build.runner import (Chapter, ChapterError, Interrupted, chapters, l
 from semres.core.book import build_dir, repo_root
 from semres.report import glance, pages
 from semres.report.glance import STALE
+from semres.report.pages import SOURCE_ARCHIVE
 
 
 def build_book(profile: str = "default", build: Path | None = None, progress: bool = True,
@@ -80,6 +82,7 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
                 (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
             if "book/glance" in (src / "_toc.yml").read_text():
                 _front_results(build, src / "book" / "intro.md")
+        pack_source(root, src / "book" / "_static" / SOURCE_ARCHIVE)
         (src / "book" / "reproducibility.md").write_text(
             (root / "book" / "reproducibility.md").read_text() + "\n"
             + provenance(build, time.perf_counter() - started))
@@ -205,6 +208,22 @@ def _stage_tables(ch: Chapter, build: Path, folder: Path) -> None:
     (folder / ch.name).mkdir(parents=True, exist_ok=True)
     for table in sorted(results.glob("*.csv")):
         shutil.copy2(table, folder / ch.name / table.name)
+
+
+def pack_source(root: Path, target: Path) -> Path:
+    """Pack the exact source the book is built from, for readers to download: every file git
+    tracks in ``root``, as it stands in the working tree (the commit the reproducibility page
+    names, and its uncommitted changes when it says there are some). Without git, nothing."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True)
+    if listed.returncode != 0:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(target, "w:gz") as tar:
+        for name in sorted(n for n in listed.stdout.decode().split("\0") if n):
+            path = root / name
+            if path.is_file():  # a tracked file deleted in the working tree is not packed
+                tar.add(path, arcname=f"semres/{name}", recursive=False)
+    return target
 
 
 def provenance(build: Path, seconds: float | None = None) -> str:

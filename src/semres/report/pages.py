@@ -17,6 +17,8 @@ from pathlib import Path
 
 from .glance import STALE
 
+#: the source archive a build packs beside the book's static files (``semres.build.book``)
+SOURCE_ARCHIVE = "semres-source.tar.gz"
 VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",
              "transformers", "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb",
              "sphinx")

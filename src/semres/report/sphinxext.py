@@ -21,6 +21,8 @@ from sphinx.util import logging
 
 from semres.core.plotting import CSV_SCHEME, split_phone
 
+from .pages import SOURCE_ARCHIVE
+
 ALT_MAX = 400  # characters: a screen reader reads the whole alt text, so keep it to the point
 # LaTeX in a caption, as a reader of the alt text should hear it
 SYMBOLS = {"varepsilon": "ε", "epsilon": "ε", "Delta": "Δ", "delta": "δ", "alpha": "α",
@@ -118,12 +120,38 @@ def alt_from_captions(app, doctree, docname) -> None:
                 image["alt"] = text
 
 
+def _source_link(app, docname: str):
+    """A link to the source archive this build packed, relative to ``docname``; None when
+    the build packed none."""
+    static = [Path(app.confdir) / p for p in (app.config.html_static_path or [])]
+    if not any((folder / SOURCE_ARCHIVE).is_file() for folder in static):
+        return None
+    href = posixpath.relpath(f"_static/{SOURCE_ARCHIVE}", posixpath.dirname(docname) or ".")
+    return nodes.reference("", "the source this book was built from", refuri=href)
+
+
+def _after_result_box(title) -> int:
+    """Where a line goes under a chapter's title: after its result box (the admonition that
+    holds the ``semres-outcome`` mark), so that the box is the first thing a phone shows, or
+    right under the title when there is none."""
+    section = title.parent
+    for at, node in enumerate(section.children):
+        if isinstance(node, nodes.Admonition) and any(
+                "semres-outcome" in raw.astext() for raw in node.findall(nodes.raw)):
+            return at + 1
+    at = section.index(title) + 1
+    while at < len(section) and isinstance(section[at], nodes.warning):
+        at += 1  # a stale page's warning stays the first thing under the title
+    return at
+
+
 def code_line(app, doctree, docname) -> None:
-    """Under a chapter's title, say how to get and run its code.
+    """Under a chapter's result box, say how to get and run its code.
 
     The downloaded notebook imports ``semres``; without this a reader has the notebook but not
-    the package. The repository's address is linked once ``repository.url`` is filled in
-    (``_config.yml``); the book never guesses one.
+    the package. The line links the source archive the build packed (the exact tracked files
+    it was built from) and, once ``repository.url`` is filled in (``_config.yml``), the
+    repository; the book never guesses an address.
     """
     if not docname.startswith("notebooks/"):
         return
@@ -132,28 +160,28 @@ def code_line(app, doctree, docname) -> None:
         return
     url = _repository(app)
     number = int(docname.split("/")[-1][:2]) if docname.split("/")[-1][:2].isdigit() else None
-    where = (nodes.reference("", "the book's repository", refuri=url) if url
-             else nodes.Text("the book's repository folder"))
+    archive = _source_link(app, docname)
     line = nodes.paragraph(classes=["semres-code"])
     line += nodes.strong("", "Code: ")
     line += nodes.Text("download this page as a notebook (the download button at the top, "
                        "“.ipynb”). It imports the package ")
     line += nodes.literal("", "semres")
-    line += nodes.Text(", which installs from ")
-    line += where
-    line += nodes.Text(" with ")
-    line += nodes.literal("", "pip install -c constraints.txt -e .")
-    line += nodes.Text(" (or ")
+    line += nodes.Text(", in ")
+    if archive is not None:
+        line += archive
+        line += nodes.Text(" (.tar.gz)" + (" or " if url else ""))
+    if url:
+        line += nodes.reference("", "the book's repository", refuri=url)
+    if archive is None and not url:
+        line += nodes.Text("the book's repository folder")
+    line += nodes.Text("; there ")
     line += nodes.literal("", "make env")
-    line += nodes.Text("); then ")
+    line += nodes.Text(" installs it, ")
     line += nodes.literal("", f"semres run {number}" if number else "semres run")
     line += nodes.Text(" reruns this chapter and ")
     line += nodes.literal("", "make book")
     line += nodes.Text(" rebuilds the book.")
-    at = title.parent.index(title) + 1
-    while at < len(title.parent) and isinstance(title.parent[at], nodes.warning):
-        at += 1  # a stale page's warning stays the first thing under the title
-    title.parent.insert(at, line)
+    title.parent.insert(_after_result_box(title), line)
 
 
 def _repository(app) -> str:
@@ -163,18 +191,24 @@ def _repository(app) -> str:
 
 def get_the_code(app, doctree, docname) -> None:
     """On the front page, under its title, where the code is and the two commands that run
-    it, once ``repository.url`` is filled in (``_config.yml``); without it, nothing (the book
-    never guesses an address)."""
+    it: the source archive this build packed and, once ``repository.url`` is filled in
+    (``_config.yml``), the repository (the book never guesses an address)."""
     url = _repository(app)
-    if not url or docname != app.config.root_doc:
+    archive = _source_link(app, docname)
+    if docname != app.config.root_doc or not (url or archive is not None):
         return
     title = next(iter(doctree.findall(nodes.title)), None)
     if title is None:
         return
     line = nodes.paragraph(classes=["semres-code", "semres-get-code"])
     line += nodes.strong("", "Get the code: ")
-    line += nodes.reference("", url, refuri=url)
-    line += nodes.Text(". Clone it, then ")
+    if archive is not None:
+        line += archive
+        line += nodes.Text(" (.tar.gz, the files of the commit named on the reproducibility "
+                           "page)" + (", or " if url else ""))
+    if url:
+        line += nodes.reference("", url, refuri=url)
+    line += nodes.Text(". Unpack or clone it, then ")
     line += nodes.literal("", "make book")
     line += nodes.Text(" executes every chapter and builds this book, and ")
     line += nodes.literal("", "semres run 3")
