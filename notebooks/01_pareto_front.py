@@ -43,19 +43,15 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 from IPython.display import display
-from myst_nb import glue
 from tqdm.auto import tqdm
 
-import semres.core.plotting as splot
 from semres.core import kernels, spaces, theory
-from semres.experiments.front import pareto
-from semres.experiments.front.explorer import front_explorer
+from semres.core.simulate import check_row, exact_two_item, luce_success
+from semres.experiments.pareto import method, page, settings
+from semres.experiments.pareto.page_explorer import front_explorer
 from semres.report import Z_MAX, open_chapter
-from semres.core.simulate import check_row, check_table, exact_two_item, luce_success
 
-cfg, report, stream, cache = open_chapter(pareto.SETTINGS, profile, seed, mc_trials=mc_trials)
-report.number("trials", cfg["trials"])
-report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
+cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
 
 # %% [markdown]
 # ## Setup
@@ -85,9 +81,6 @@ report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close t
 # $\langle b\rangle = \mathbb{E}_p\, b_p$ and its variance $\operatorname{Var}(b)$ over
 # $p \sim \nu$; a space is *homogeneous* when $b_p = b$ for every $p$. {numref}`ch1-fig-setup`
 # draws the pieces.
-
-# %% tags=["hide-input"]
-report.figure("setup", pareto.fig_setup())
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-setup
@@ -248,9 +241,7 @@ assert sp.simplify(rate - (-2 * (1 - 2 * b))) == 0
 assert sp.solve(sp.diff(pS_h, b), b) == [half]
 
 display(sp.Eq(sp.Symbol("b"), b_of_pI[0]), sp.Eq(sp.Symbol("p_S"), front_derived))
-report.number("b_opt", b_opt[0])
-report.number("p_opt", pS_opt)
-glue("ch1_b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])), display=False)
+page.front(report, b_opt[0], pS_opt, b_of_pI_noisy[0])
 
 # %% [markdown]
 # With noise, the identification law inverts to
@@ -271,9 +262,6 @@ glue("ch1_b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])), di
 #    identification, at the exchange rate $\mathrm{d}p_S/\mathrm{d}p_I = -2(1 - 2b)$;
 # 3. **interference** ($b > \tfrac12$): balls overlap so much that both rates fall; these
 #    points are dominated by points of the tradeoff branch.
-
-# %% tags=["hide-input"]
-report.figure("front", pareto.fig_front())
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-front
@@ -324,10 +312,8 @@ seg_moments = sp.lambdify(eps, (seg_mean, seg_var), "numpy")
 grid = np.linspace(0, 0.5, 11)  # the engine's segment has these moments
 assert np.allclose(seg_moments(grid), spaces.Segment().ball_measure(grid), rtol=0, atol=1e-14)
 # the cost of heterogeneity: at equal p_I (equal <b>) the segment loses exactly Var(b) in p_S
-cost_eps = sp.Rational(pareto.COST_EPS)
-report.number("seg_cost_eps", cost_eps)
-report.number("seg_cost", seg_var.subs(eps, cost_eps))
-report.number("seg_cost_max", seg_var.subs(eps, half))
+cost_eps = sp.Rational(cfg.cost_eps)
+page.segment(report, cost_eps, seg_var.subs(eps, cost_eps), seg_var.subs(eps, half))
 
 # %% [markdown]
 # The segment has $\langle b\rangle = 2\varepsilon - \varepsilon^2$ and
@@ -367,25 +353,19 @@ report.number("seg_cost_max", seg_var.subs(eps, half))
 # original code got this term wrong: see {ref}`original-code-ties`).
 
 # %%
-disc = pareto.discrete_space(cfg["discrete_grid"], cfg["discrete_points"],
-                             stream("discrete_space"))
-for eps_d in pareto.EPS["discrete"]:
+disc = method.discrete_space(cfg.discrete_grid, cfg.discrete_points, stream("discrete_space"))
+for eps_d in cfg.eps["discrete"]:
     mean_d, var_d = disc.ball_measure(eps_d)
-    for delta_d in pareto.ENUMERATION_DELTAS:
+    for delta_d in cfg.enumeration_deltas:
         # Theorem 2 with the space's ball moments plus the tie term, against the exact sum
         theorem = theory.two_item(mean_d, delta=delta_d, var_b=var_d,
                                   tau=disc.tie_probability())
         exact = exact_two_item(disc, kernels.Constant(eps_d, delta=delta_d))
         assert np.allclose(theorem, exact, rtol=0, atol=1e-12), (eps_d, delta_d)
-_, var_d = disc.ball_measure(pareto.TIE_EPS)
+_, var_d = disc.ball_measure(cfg.tie_eps)
 tau_d = disc.tie_probability()
 disc_excess = tau_d / 2 - var_d  # p_S above the homogeneous front at the same p_I
-report.number("disc_points", len(disc))
-report.number("disc_tau", tau_d)
-report.number("disc_var", var_d)
-report.number("disc_eps", pareto.TIE_EPS)
-report.number("disc_excess", disc_excess)
-report.text("disc_side", "above" if disc_excess > 0 else "below")
+page.ties(report, disc, cfg.tie_eps, tau_d, var_d, disc_excess)
 
 # %% [markdown]
 # The corrected theory agrees with the exact enumeration to machine precision for every
@@ -400,8 +380,8 @@ report.text("disc_side", "above" if disc_excess > 0 else "below")
 # %%
 space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(), "sphere": spaces.Sphere(),
             "discrete": disc}
-jobs = [(name, i, e, k, dl) for name, es in pareto.EPS.items() for i, e in enumerate(es)
-        for k, dl in enumerate(pareto.DELTAS)]
+jobs = [(name, i, e, k, dl) for name, es in cfg.eps.items() for i, e in enumerate(es)
+        for k, dl in enumerate(cfg.deltas)]
 rows = []
 for name, i, e, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
     space = space_of[name]
@@ -410,7 +390,7 @@ for name, i, e, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
     for task, th in (("similarity", ps_t), ("identification", pi_t)):
         # one stream per test, space and (eps, Delta) cell
         est = luce_success(space, kernels.Constant(e, delta=dl), task=task, n=2,
-                           trials=cfg["trials"], seed=stream(f"{task} test on {name}", i, k))
+                           trials=cfg.trials, seed=stream(f"{task} test on {name}", i, k))
         rows.append(check_row(est, th, space=name, eps=round(e, 4), delta=dl,
                               mean_b=float(mean), task=task))
 mc = pd.DataFrame(rows)
@@ -418,12 +398,7 @@ assert (mc["z"].abs() < Z_MAX).all(), mc.loc[mc["z"].abs() >= Z_MAX]
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
 # %% tags=["hide-input", "hide-output"]
-report.table(mc, "mc_check")
-report.number("mc_cells", len(mc))
-report.number("mc_maxz", mc["z"].abs().max())
-report.number("mc_maxerr", (mc["mc"] - mc["theory"]).abs().max())
-splot.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
-            **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "delta": "{:.1f}"})
+page.monte_carlo(report, cfg, mc)  # the table, one row per space, eps and Delta
 
 # %% [markdown]
 # All {glue:text}`ch1_mc_cells` cells agree with theory: the largest deviation is
@@ -433,9 +408,6 @@ splot.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
 
 # %% [markdown]
 # ## Noise and heterogeneity move the front
-
-# %% tags=["hide-input"]
-report.figure("noise-segment", pareto.fig_noise_segment(mc, seg_moments))
 
 # %% [markdown]
 # ```{glue:figure} ch1-fig-noise-segment
@@ -451,20 +423,9 @@ report.figure("noise-segment", pareto.fig_noise_segment(mc, seg_moments))
 # ```
 
 # %%
-# the book's overview: one row per result, checked by the largest |z| of its Monte Carlo cells
-for result, statement, cells in pareto.overview_cells(mc):
-    report.result(result, statement, check_max_z=mc.loc[cells, "z"].abs().max(),
-                  new="(new)" in result)
-report.deviations(
-    cfg, pareto.SETTINGS.paper,
-    f"the laws are checked by Monte Carlo with {cfg['trials']:,} trials per cell on circle, "
-    f"segment, sphere and a discrete space of {cfg['discrete_points']} points on a "
-    f"{cfg['discrete_grid']} × {cfg['discrete_grid']} grid, a check added here",
-    "the noisy form, the explicit noisy front and the segment's moments are derived here, and "
-    "the tie term $\\tau/2$ for discrete spaces is new here")
-report.save()
-report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo trials "
-           "per cell on the circle, segment, sphere and a discrete space")
+# the figures, the book's overview (one row per result, checked by the largest |z| of its
+# Monte Carlo cells), the deviations from the paper and the result box
+page.publish(report, cfg, profile, seed, mc, seg_moments)
 
 # %% [markdown]
 # ## Explore the front

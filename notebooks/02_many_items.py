@@ -45,16 +45,12 @@ from IPython.display import display
 from scipy import optimize
 from tqdm.auto import tqdm
 
-import semres.core.plotting as splot
 from semres.core import kernels, spaces, theory
-from semres.experiments.front import many_items
+from semres.core.simulate import check_row, luce_success
+from semres.experiments.many_items import method, page, settings, verdicts
 from semres.report import Z_MAX, open_chapter
-from semres.core.simulate import check_row, check_table, luce_success
 
-cfg, report, stream, cache = open_chapter(many_items.SETTINGS, profile, seed, mc_trials=mc_trials)
-report.number("trials", cfg["trials"])
-report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
-report.number("exact_n_max", max(cfg["exact_n"]))
+cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
 
 # %% [markdown]
 # ## The statements
@@ -148,7 +144,7 @@ assert term(0, 0) == 1  # S_0 = 1
 binomial_theorem = {x: b * t, y: 1 - b}  # E[t^K] = (1 - b + b t)^m for K ~ Bin(m, b)
 assert sp.expand(pmf(k, n) * t**k - term(n, k).subs(binomial_theorem)) == 0
 
-for m in range(1, max(cfg["exact_n"]) + 1):  # the same, expanded exactly for small m
+for m in range(1, max(cfg.exact_n) + 1):  # the same, expanded exactly for small m
     assert sp.expand(sum(pmf(j, m) * t**j for j in range(m + 1)) - pgf(m)) == 0
 
 pI_integral = sp.integrate(pgf(n - 1), (t, 0, 1))
@@ -156,7 +152,7 @@ pI_stated = (1 - (1 - b) ** n) / (n * b)
 assert sp.simplify(pI_integral - pI_stated) == 0
 
 # ... and the finite sum over the cases, for every n checked exactly
-for m in cfg["exact_n"]:
+for m in cfg.exact_n:
     pI_cases = sum(pmf(j, m - 1) / (1 + j) for j in range(m))
     assert sp.simplify(pI_cases - pI_stated.subs(n, m)) == 0
 
@@ -204,7 +200,7 @@ coeff = sp.binomial(n, k1) * b**k1 * (1 - b) ** (n - k1)  # the k-th summand is 
 assert sp.simplify(term(n, k1).subs(binomial_theorem) / t - coeff * t ** (k1 - 1)) == 0
 assert sp.integrate(t ** (k1 - 1), (t, 0, 1)) == 1 / k1
 
-for m in cfg["exact_n"]:
+for m in cfg.exact_n:
     by_cases = pS_cases(m)
     assert sp.simplify(by_cases - pS_stated.subs(n, m).doit()) == 0
     assert sp.simplify(by_cases - pS_integral.subs(n, m).doit()) == 0
@@ -229,7 +225,7 @@ integrand_identity = (1 - b) * sp.diff(integrand_S, b) - n * (integrand_I - inte
 u = sp.Symbol("u", positive=True)
 assert sp.simplify(integrand_identity.subs(t, (u - 1 + b) / b)) == 0
 
-for m in cfg["exact_n"]:
+for m in cfg.exact_n:
     ps_m, pi_m = pS_cases(m), pI_cases(m)
     assert sp.simplify(sp.diff(ps_m, b) - m * (pi_m - ps_m) / (1 - b)) == 0
 
@@ -260,8 +256,8 @@ for m in (2, 3, 5, 8):
         lib = np.array(theory.n_item(grid_b[1:-1], m, delta=dl))
         gaps.append(np.abs(mine - lib).max())
 worst = max(gaps)
-assert worst < 1e-12, worst
-report.small("noise_worst", worst)
+assert worst < verdicts.ROUNDING, worst
+page.noise(report, worst)
 
 # %% [markdown]
 # The largest difference between the SymPy sums and the library is
@@ -296,12 +292,11 @@ assert sp.simplify(lim_S - sp.exp(-lam) * (sp.exp(lam * t) - 1) / t) == 0
 # differentiating under the integral sign: d/dl of the S integrand = I integrand - S integrand
 assert sp.simplify(sp.diff(lim_S, lam) - (lim_I - lim_S)) == 0
 # the package's closed forms are these limits (Ein(x) = Ei(x) - gamma - ln x)
-assert abs(theory.poisson_limit(1.3)[0] - float(pS_inf.subs(lam, 1.3).evalf())) < 1e-12
-assert abs(theory.poisson_limit(1.3)[1] - float(pI_inf.subs(lam, 1.3))) < 1e-12
+assert abs(theory.poisson_limit(1.3)[0] - float(pS_inf.subs(lam, 1.3).evalf())) < verdicts.ROUNDING
+assert abs(theory.poisson_limit(1.3)[1] - float(pI_inf.subs(lam, 1.3))) < verdicts.ROUNDING
 lam_star = optimize.brentq(lambda x: np.subtract(*theory.poisson_limit(x)), 0.5, 5.0,
                            xtol=1e-14)
-report.number("lam_star", lam_star)
-report.number("p_inf_star", theory.poisson_limit(lam_star)[0])
+page.limit(report, lam_star)
 display(sp.Eq(sp.Symbol(r"p_I^\infty"), pI_inf), sp.Eq(sp.Symbol(r"p_S^\infty"), pS_inf))
 
 # %% [markdown]
@@ -320,24 +315,16 @@ bs = np.array([theory.n_item_optimum(m) for m in ns])
 ps_star, pi_star = theory.n_item(bs, ns)
 gap = float(np.abs(ps_star - pi_star).max())
 # the corollary of the identity, found numerically at the optimum
-assert gap < many_items.IDENTITY_TOL, gap
+assert gap < verdicts.IDENTITY_TOL, gap
 optimum = pd.DataFrame({"n": ns, "b_star": bs, "n_b_star": ns * bs, "p_star": ps_star})
 
-check = pd.DataFrame({"n": [m for m in many_items.PAPER_B_STAR if m <= n_max]})
-check["paper"] = check["n"].map(many_items.PAPER_B_STAR)
+check = pd.DataFrame({"n": [m for m in cfg.paper_b_star if m <= n_max]})
+check["paper"] = check["n"].map(cfg.paper_b_star)
 check["here"] = bs[check["n"] - 2]
 check["lambda*/n"] = lam_star / check["n"]
-# the paper gives three significant figures
-b_star_ok, b_star_dev = many_items.b_star_agrees(check["here"], check["paper"])
 assert np.all(np.diff(ns * bs) > 0) and ns[-1] * bs[-1] < lam_star  # climbs towards lambda*
-splot.table(check, decimals=4, n="{:d}")
-
-# %% tags=["hide-input"]
-report.table(optimum, "b_star")
-report.text("bstar_verdict", many_items.b_star_verdict(b_star_ok, b_star_dev))
-report.small("gap", gap)
-report.number("nb_last", ns[-1] * bs[-1])
-report.number("n_last", ns[-1])
+# the paper gives three significant figures (the verdict: `verdicts.b_star_agrees`)
+page.optimum(report, optimum, check, gap)
 
 # %% [markdown]
 # The optimum is found by maximising $p_S^{\,n}$ directly; at every
@@ -347,19 +334,11 @@ report.number("n_last", ns[-1])
 # $n =$ {glue:text}`ch2_n_last`, approaching $\lambda^\ast$ from below.
 
 # %%
-N = np.arange(2, many_items.N_CURVE + 1)
-ps_n, pi_n = theory.n_item(many_items.B_SMALL, N)
+N = np.arange(2, cfg.n_curve + 1)
+ps_n, pi_n = theory.n_item(cfg.b_small, N)
 turn = np.flatnonzero(np.diff(np.sign(np.diff(ps_n)))) + 1  # local extrema of p_S in n
 assert len(turn) == 2, turn  # one minimum, then one maximum
-n_min, n_peak = int(N[turn[0]]), int(N[turn[1]])
-report.number("bsmall", many_items.B_SMALL)
-report.number("ps_n2", ps_n[0])
-report.number("nmin", n_min)
-report.number("psmin", ps_n[turn[0]])
-report.number("npeak", n_peak)
-report.number("pspeak", ps_n[turn[1]])
-report.number("npeak_lam", lam_star / many_items.B_SMALL)
-report.number("ratio400", ps_n[-1] * N[-1] * many_items.B_SMALL)
+page.non_monotonic(report, cfg, N, ps_n, turn, lam_star)
 
 # %% [markdown]
 # At a fine resolution, $b =$ {glue:text}`ch2_bsmall:.2f`, generalization is not monotonic in
@@ -383,23 +362,23 @@ report.number("ratio400", ps_n[-1] * N[-1] * many_items.B_SMALL)
 # over the probe's ball measure $b_p$ (numerical quadrature over $p$).
 
 # %%
-jobs = [("circle", m, i, bb / 2, k, dl) for m in many_items.N_MC
-        for i, bb in enumerate(many_items.B_MC) for k, dl in enumerate(many_items.DELTA_MC)]
-jobs += [("segment", m, 0, many_items.EPS_SEGMENT, k, dl) for m in many_items.N_MC
-         for k, dl in enumerate(many_items.DELTA_MC)]
+jobs = [("circle", m, i, bb / 2, k, dl) for m in cfg.n_mc
+        for i, bb in enumerate(cfg.b_mc) for k, dl in enumerate(cfg.delta_mc)]
+jobs += [("segment", m, 0, cfg.eps_segment, k, dl) for m in cfg.n_mc
+         for k, dl in enumerate(cfg.delta_mc)]
 rows = []
 for name, m, i, eps, k, dl in tqdm(jobs, desc="Monte Carlo", mininterval=2):
     if name == "circle":
         ps_t, pi_t = theory.n_item(2 * eps, m, delta=dl)
         space = spaces.Circle()
     else:
-        ps_t, pi_t = many_items.segment_n_item(eps, m, dl)
+        ps_t, pi_t = method.segment_n_item(eps, m, dl)
         space = spaces.Segment()
     mean_b = space.ball_measure(eps)[0]
     for task, th in (("similarity", ps_t), ("identification", pi_t)):
         # one stream per test, space, n and (eps, Delta) cell
         est = luce_success(space, kernels.Constant(eps, delta=dl), task=task, n=m,
-                           trials=cfg["trials"], seed=stream(f"{task} test on {name}", m, i, k))
+                           trials=cfg.trials, seed=stream(f"{task} test on {name}", m, i, k))
         rows.append(check_row(est, th, space=name, n=m, eps=eps, mean_b=round(mean_b, 4),
                               delta=dl, task=task))
 mc = pd.DataFrame(rows)
@@ -407,13 +386,7 @@ assert (mc["z"].abs() < Z_MAX).all(), mc.loc[mc["z"].abs() >= Z_MAX]
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
 # %% tags=["hide-input", "hide-output"]
-report.table(mc, "mc_check")
-report.number("mc_cells", len(mc))
-report.number("n_mc_max", max(many_items.N_MC))
-report.number("eps_segment", many_items.EPS_SEGMENT)
-report.number("mc_maxz", mc["z"].abs().max())
-splot.table(check_table(mc, ["space", "n", "mean_b", "delta"]), decimals=4,
-            **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "n": "{:d}"})
+page.monte_carlo(report, cfg, mc)  # the table, one row per space, n, b and Delta
 
 # %% [markdown]
 # All {glue:text}`ch2_mc_cells` estimates agree with the finite sums (averaged over $b_p$ on
@@ -422,9 +395,6 @@ splot.table(check_table(mc, ["space", "n", "mean_b", "delta"]), decimals=4,
 # folded above). The table is saved as `mc_check.csv`, the optimum curve as `b_star.csv`.
 #
 # ## Figures
-
-# %% tags=["hide-input"]
-report.figure("collapse", many_items.fig_collapse(mc, ps_n, turn, N))
 
 # %% [markdown]
 # ```{glue:figure} ch2-fig-collapse
@@ -439,50 +409,11 @@ report.figure("collapse", many_items.fig_collapse(mc, ps_n, turn, N))
 # the two turning points at $b = 0.05$.
 # ```
 
-# %% tags=["hide-input"]
-report.figure("optimum", many_items.fig_optimum(ns, bs, lam_star, check, ps_star, pi_star))
-
 # %%
-# the book's overview: one row per headline result
-report.result("Theorem 3 (paper Thm. 3), n items",
-              "p_I^n = (1 - (1 - b)^n)/(n b) and the finite sum for p_S^n (SymPy for symbolic "
-              "n; Monte Carlo on circle and segment)", check_max_z=mc["z"].abs().max())
-worst = check.iloc[(check.here / check.paper - 1).abs().argmax()]  # decides the status
-report.result("b*(n) against the paper's values",
-              f"b*(n) at n = {', '.join(map(str, check.n))}, against the paper's quoted values; "
-              f"headline: the farthest, at n = {worst.n}", headline=worst.here,
-              ci=(worst.here, worst.here), paper_value=worst.paper, passed=b_star_ok,
-              tolerance=many_items.B_STAR_RTOL * worst.paper, tolerance_reason="relative: the "
-              "paper quotes b* to three significant figures (0.377, 0.0149), so 0.5% is its "
-              "rounding; b* is computed, not measured, so its interval is a point")
-report.result("non-monotonic p_S^n at b = 0.05: the minimum",
-              f"p_S^n at its minimum over n (at n = {n_min}; the paper: n = "
-              f"{many_items.PAPER_MIN[0]})", paper_value=many_items.PAPER_MIN[1],
-              headline=ps_n[turn[0]], tolerance=many_items.PAPER_MIN_TOL,
-              tolerance_reason="the paper quotes the minimum to three decimals",
-              passed=many_items.minimum_matches(n_min, ps_n[turn[0]]))
-report.result("optimum identity (new here)", "at b*(n), p_S^n = p_I^n (largest gap over n)",
-              headline=gap, passed=gap < many_items.IDENTITY_TOL, kind="check",
-              tolerance=many_items.IDENTITY_TOL,
-              tolerance_reason="numerical: the identity is exact (SymPy), the optimiser finds "
-              "b*(n) to far better than this")
-
-# what ran here against the paper, read from this build's parameters
-missing = [m for m in many_items.PAPER_B_STAR if m > n_max]
-report.deviations(
-    cfg, many_items.SETTINGS.paper,
-    f"the symbolic proof covers every $n$; the exact case-by-case checks run for "
-    f"$n \\le {max(cfg['exact_n'])}$ in this profile",
-    f"a Monte Carlo check added here, for $n \\in "
-    f"\\{{{', '.join(map(str, many_items.N_MC))}\\}}$ "
-    f"with {cfg['trials']:,} trials per cell",
-    f"$b^*(n)$ is computed up to $n = {int(n_max)}$, so the paper's value at "
-    f"$n = {', '.join(map(str, missing))}$ is not compared" if missing else "",
-    "the finite sum for $p_S^n$, the noisy sums, the optimum identity and the Poisson limit "
-    "are derived here; the paper quotes $p_I^n$ and an empirical $b^* \\approx 1.5/n$")
-report.save()
-report.box(f"profile `{profile}`, seed {seed}; SymPy for symbolic n, Monte Carlo for "
-           f"n = {', '.join(map(str, many_items.N_MC))} ({cfg['trials']:,} trials per cell)")
+# the two figures, the book's overview (one row per headline result, decided in
+# `many_items.verdicts`), the deviations from the paper and the result box
+page.publish(report, cfg, profile, seed, n_max, mc=mc, curve=optimum, pi_star=pi_star,
+             lam_star=lam_star, check=check, N=N, ps_n=ps_n, turn=turn, gap=gap)
 
 # %% [markdown]
 # ```{glue:figure} ch2-fig-optimum

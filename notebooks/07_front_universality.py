@@ -49,19 +49,16 @@ import sympy as sp
 from IPython.display import display
 from tqdm.auto import tqdm
 
-import semres.core.plotting as splot
-import semres.report
 from semres.core import shapes, theory
-from semres.experiments import frontier
-from semres.report import Z_MAX
 from semres.core.simulate import luce_success
 from semres.core.spaces import Circle
+from semres.experiments.frontier import (certified as cert, families as fam, page, settings,
+                                         slots as slot_codes, steps, ties as discrete,
+                                         verdicts)
+from semres.report import Z_MAX, open_chapter
 
-cfg, report, stream, cache = semres.report.open_chapter(frontier.SETTINGS, profile, seed,
-                                                        mc_trials=mc_trials)
+cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
 T_START = time.perf_counter()
-report.number("trials", cfg["trials"])
-report.number("zmax", Z_MAX)
 
 # %% [markdown]
 # ## Setup and statements
@@ -210,7 +207,8 @@ pI_exp_stated = 2 * lam / (1 + Delta) * (
     sp.log(((1 + Delta) + (1 - Delta) * sp.exp(-1 / (2 * lam))) / 2) + 1 / (2 * lam))
 for dl, lm in [(0, sp.Rational(1, 10)), (sp.Rational(1, 20), sp.Rational(1, 3)),
                (sp.Rational(1, 5), 2)]:
-    assert abs(sp.N((pI_exp - pI_exp_stated).subs({Delta: dl, lam: lm}), 30)) < 1e-25
+    residual = sp.N((pI_exp - pI_exp_stated).subs({Delta: dl, lam: lm}), 30)
+    assert abs(residual) < verdicts.SYMPY_DIGITS
 assert sp.limit(pI_exp_stated.subs(Delta, 0), lam, 0, "+") == 1
 assert sp.simplify(sp.limit(pI_exp_stated, lam, 0, "+") - 1 / (1 + Delta)) == 0
 
@@ -260,15 +258,13 @@ display(sp.Eq(sp.Symbol(r"\mathrm{chord} - \frac{1}{1+g}"), diff))
 # trials per cell, at scales where no similarity underflows in its single precision.
 
 # %%
-check = frontier.family_check(cfg["trials"], stream)  # every family, scale and floor: both tests
+# every family, scale and floor: both tests
+check = fam.family_check(cfg.trials, stream, cfg.check_scales, cfg.check_deltas)
 assert (check["z"].abs() < Z_MAX).all(), check[check["z"].abs() >= Z_MAX]
 check.groupby("family")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
 # %% tags=["hide-input", "hide-output"]
-report.number("check_cells", len(check))
-report.number("check_maxz", check["z"].abs().max())
-splot.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}", scale="{:.3f}",
-            delta="{:.2f}")
+page.family_check(report, cfg, check)  # the table of every cell
 
 # %% [markdown]
 # All {glue:text}`ch7_check_cells` cells agree with the exact integrals: the largest deviation
@@ -280,25 +276,19 @@ splot.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}", scale
 # Sweeping the scale traces each family's curve in the $(p_I, p_S)$ plane.
 
 # %%
-sweep = frontier.family_sweep(cfg["scales"])  # exact, with the front and the floor bound
-families = pd.concat([check, sweep], ignore_index=True)
-report.table(families[["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc", "z"]],
-             "families")
+# exact, with the front and the floor bound
+sweep = fam.family_sweep(cfg.scales, cfg.sweep, cfg.sweep_deltas)
 floored = sweep[sweep.delta > 0]  # does any floored curve break the bound?
-assert (floored.p_s <= floored.bound + frontier.ROUNDING).all()
+assert (floored.p_s <= floored.bound + verdicts.ROUNDING).all()
 # the linear kernel's peak (Proposition 1 of chapter 3) by the engine: the chapter's headline
-lin_b = frontier.linear_peak_b()  # Proposition 1's optimum, b* = 2 eps*
+lin_b = fam.linear_peak_b()  # Proposition 1's optimum, b* = 2 eps*
 lin_kern = shapes.Family("linear", lin_b / 2)
-lin_est = luce_success(Circle(), lin_kern, "similarity", 2, cfg["trials"],
+lin_est = luce_success(Circle(), lin_kern, "similarity", 2, cfg.trials,
                        seed=stream("linear_peak"))
 lin_paper = float(theory.linear_circle(lin_b)[0])
-assert abs(shapes.circle_two_item(lin_kern)[0] - lin_paper) < 1e-10
-report.result(**frontier.family_result(lin_est, lin_paper, check))
-
-# %% tags=["hide-input"]
-glue = frontier.sweep_glue(sweep, b_cross)
-report.numbers(glue, small=("exponential_fine_scale", "gaussian_fine_scale"))
-report.figure("families", frontier.fig_families(sweep, check))
+assert abs(shapes.circle_two_item(lin_kern)[0] - lin_paper) < verdicts.QUADRATURE
+# the table, the overview row, the numbers the prose quotes and the figure
+page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-families
@@ -387,7 +377,7 @@ report.figure("families", frontier.fig_families(sweep, check))
 # the gap $U - p_S(\nu)$ says how far it can be from the best. Restricted to
 # {glue:text}`ch7_qp_grid` values equally spaced in $\log x$ on $[\Delta, 1]$, the program
 # is a non-negative least-squares problem (`scipy.optimize.nnls`) whose solution is a step
-# similarity. `semres.experiments.frontier.two_item_bound` computes $U$ over the whole interval, not only
+# similarity. `semres.experiments.frontier.certified.two_item_bound` computes $U$ over the whole interval, not only
 # the grid: it lowers the infimum read on a fine grid by the most $h$ can dip between
 # grid points (its curvature is bounded; the docstring gives the bound), so $U$ is a proof,
 # not an estimate. $U$ is linear in $p_I$, so the certificates of a scan of $p_I$ bound the
@@ -396,20 +386,17 @@ report.figure("families", frontier.fig_families(sweep, check))
 # (on half the grid) for the largest gain, refined on the full grid by a scalar search.
 
 # %%
-DELTAS = frontier.DELTAS
-certified, scan, peaks = frontier.certified_frontier(DELTAS, cfg["qp_grid"], cfg["targets"],
-                                                     cfg["scan"])
+certified, scan, peaks = cert.certified_frontier(cfg.deltas, cfg.qp_grid, cfg.targets, cfg.scan)
 # checks: every optimum is a similarity whose p_S the t-integral reproduces, below the floor
 # bound, and within CERTIFIED_GAP of its certificate
-exact = np.array([frontier.step_success(r.levels, r.masses, 2)
+exact = np.array([steps.step_success(r.levels, r.masses, 2)
                   for t in (certified, peaks) for r in t.itertuples()])
 assert np.allclose(exact, np.r_[certified[["p_s", "p_i"]], peaks[["p_s", "p_i"]]],
-                   atol=frontier.ROUNDING)
-assert (scan.p_s <= frontier.floor_bound(scan.p_i, scan.delta) + frontier.ROUNDING).all()
+                   atol=verdicts.ROUNDING)
+assert (scan.p_s <= fam.floor_bound(scan.p_i, scan.delta) + verdicts.ROUNDING).all()
 assert (certified.gap >= 0).all()
-assert max(certified.gap.max(), peaks.gap.max()) < frontier.CERTIFIED_GAP
-report.result(**frontier.floor_result(floored, scan))
-best2 = frontier.best_per_floor(certified, scan, peaks)  # cap: the most any similarity gains
+assert max(certified.gap.max(), peaks.gap.max()) < verdicts.CERTIFIED_GAP
+best2 = cert.best_per_floor(certified, scan, peaks)  # cap: the most any similarity gains
 display(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_max"]])
 
 # %% [markdown]
@@ -431,30 +418,30 @@ display(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_ma
 # \end{aligned}
 # $$
 #
-# (the $j$-th term: the nearest item falls in band $j$; `semres.experiments.frontier`, tested against the
+# (the $j$-th term: the nearest item falls in band $j$; `semres.experiments.frontier.steps`, tested against the
 # explicit multinomial sums, Theorem 3 and the engine), maximised by SLSQP with exact
 # gradients at fixed $p_I$; $K$ doubles from 2 (the constant kernel) up to the profile's
 # largest $K$, each $K$ started from the previous optimum, so $p_S$ can only grow with $K$.
 # We run it for two items as well, where the certified optimum shows how far it falls short.
 
 # %%
-run_trace = cache.cache(frontier.trace)
+run_trace = cache.cache(steps.trace)
 front_rows = []
-for n, dl in tqdm([(n, dl) for n in cfg["frontier_n"] for dl in DELTAS],
+for n, dl in tqdm([(n, dl) for n in cfg.frontier_n for dl in cfg.deltas],
                   desc="local optimiser (n, Δ)"):
-    Ks = frontier.doublings(cfg["frontier_K"] if n == 2 else cfg["many_K"])
-    front_rows += run_trace(n, dl, Ks, frontier.targets(n, dl, cfg["targets"]))
+    Ks = steps.doublings(cfg.frontier_K if n == 2 else cfg.many_K)
+    front_rows += run_trace(n, dl, Ks, steps.targets(n, dl, cfg.targets))
 opt = pd.DataFrame(front_rows)
 opt["gain"] = opt.p_s - opt.step_front_p_s
-assert (opt.gain > -1e-9).all()  # started from the constant kernel: never worse
+assert (opt.gain > -verdicts.OPTIMISER_SLACK).all()  # started from the constant kernel
 
 # convergence in K: the increment of the last doubling; at n = 2, the shortfall from the
 # certified optimum at the same target (same p_I to 1e-8)
-last, summary_k = frontier.convergence(opt)
+last, summary_k = steps.convergence(opt)
 local2 = last[last.n == 2].reset_index(drop=True)
 assert np.allclose(local2.p_i, certified.p_i, atol=1e-8)
 line = certified.upper_bound + certified.slope * (local2.p_i - certified.p_i)
-assert (local2.p_s <= line + frontier.ROUNDING).all()  # the certificate bounds it too
+assert (local2.p_s <= line + verdicts.ROUNDING).all()  # the certificate bounds it too
 shortfall = pd.Series(certified.p_s.to_numpy() - local2.p_s.to_numpy(),
                       index=local2.delta).groupby(level=0).max()
 # per (n, Δ): the largest gain over the constant kernel at the targets (at the largest K) and
@@ -462,10 +449,8 @@ shortfall = pd.Series(certified.p_s.to_numpy() - local2.p_s.to_numpy(),
 display(summary_k)
 
 # %%
-mc_best = frontier.best_check(peaks, cfg["trials"], stream)  # the largest gains, by the engine
+mc_best = cert.best_check(peaks, cfg.trials, stream)  # the largest gains, by the engine
 assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
-for row in frontier.best_results(peaks, mc_best):
-    report.result(**row)
 display(mc_best.round(5))
 
 # %% [markdown]
@@ -479,18 +464,15 @@ display(mc_best.round(5))
 
 # %%
 shapes_ = pd.DataFrame([{"delta": r.delta, "p_i": r.p_i, "gain": r.gain,
-                         **frontier.optimum_shape(r.levels, r.masses, r.delta)}
+                         **cert.optimum_shape(r.levels, r.masses, r.delta)}
                         for r in pd.concat([certified, peaks]).itertuples()])
 display(shapes_.round(4))
 
 # %% tags=["hide-input"]
-report.table(frontier.frontier_table(certified, peaks, scan, opt), "frontier")
-glue = frontier.best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best)
-glue.update(qp_grid=cfg["qp_grid"], targets=cfg["targets"], scan=cfg["scan"],
-            kmax=int(cfg["frontier_K"]))
-report.numbers(glue, small=("gap_max", "shortfall_max"))
-report.figure("frontier", frontier.fig_frontier(certified, scan, peaks, local2, mc_best,
-                                                cfg["frontier_K"]))
+# the floor proposition's row, one row per floor, frontier.csv, the numbers and the figure
+page.best(report, cfg, floored=floored, certified=certified, scan=scan, peaks=peaks,
+          best2=best2, opt=opt, local2=local2, shortfall=shortfall, mc_best=mc_best,
+          shapes_=shapes_)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-frontier
@@ -534,10 +516,7 @@ report.figure("frontier", frontier.fig_frontier(certified, scan, peaks, local2, 
 # back towards chance as $p_I \to 1/(1+\Delta)$, as that proposition requires for two items.
 
 # %% tags=["hide-input"]
-ns_many = [n for n in cfg["frontier_n"] if n > 2]
-glue = frontier.many_glue(summary_k, last, ns_many)
-report.numbers(glue, small=("many_conv_max", "converged_tol"))
-report.figure("many", frontier.fig_many(last, ns_many))
+page.many(report, cfg, summary_k, last)  # the numbers the prose quotes and the figure
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-many
@@ -569,23 +548,18 @@ report.figure("many", frontier.fig_many(last, ns_many))
 # distances. The exact enumeration `semres.core.simulate.exact_two_item` gives $(p_I, p_S)$.
 
 # %%
-jobs = frontier.tie_spaces(cfg["cycle_sizes"], cfg["torus_sides"])
-ties = frontier.ties_table(jobs)  # exact enumeration
-np.testing.assert_allclose(ties.above_front, ties.tau / 2, atol=frontier.ROUNDING)
-report.table(ties, "ties")
-rates = frontier.tie_rates(ties)
+jobs = discrete.tie_spaces(cfg.cycle_sizes, cfg.torus_sides)
+ties = discrete.ties_table(jobs, cfg.eps_tie)  # exact enumeration
+np.testing.assert_allclose(ties.above_front, ties.tau / 2, atol=verdicts.ROUNDING)
+rates = discrete.tie_rates(ties)
 # the engine on the smallest cycle and torus, ties included
-tie_mc = frontier.tie_check(ties, [jobs[0], jobs[len(cfg["cycle_sizes"])]], cfg["trials"],
-                            stream)
+tie_mc = discrete.tie_check(ties, [jobs[0], jobs[len(cfg.cycle_sizes)]], cfg.trials, stream,
+                            cfg.eps_tie)
 assert (tie_mc.z.abs() < Z_MAX).all(), tie_mc
-for row in frontier.tie_results(ties, rates, tie_mc):
-    report.result(**row)
 display(ties.round(5))
 
 # %% tags=["hide-input"]
-glue = frontier.tie_glue(ties, rates, tie_mc)
-report.numbers(glue)
-report.figure("ties", frontier.fig_ties(ties, rates))
+page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and the figure
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-ties
@@ -642,9 +616,9 @@ report.figure("ties", frontier.fig_ties(ties, rates))
 # code is graded ($K + 1$ levels, no floor), and no such argument holds for it.
 
 # %%
-slot_eps = frontier.slot_radii(cfg["slot_eps"])
-slots = frontier.slot_sweep(slot_eps, cfg["slot_trials"], stream)  # one, two and four slots
-report.table(slots, "slots")
+slot_eps = slot_codes.slot_radii(cfg.slot_eps, cfg.slot_radii)
+# one, two and four slots
+slots = slot_codes.slot_sweep(slot_eps, cfg.slot_trials, stream, cfg.slot_jobs)
 
 # one slot is the circle: Theorem 1
 one = slots[slots.K == 1]
@@ -656,9 +630,9 @@ assert np.all(np.abs(z1) < Z_MAX), z1
 # when no stranger ever matched)
 for comb in ("max", "product"):
     sel = slots[slots["combine"] == comb]
-    match = frontier.slot_match(comb, 2 * sel.scale.to_numpy(), sel.K.to_numpy())
+    match = slot_codes.slot_match(comb, 2 * sel.scale.to_numpy(), sel.K.to_numpy())
     exact = theory.two_item(match)[1]
-    se = np.sqrt(match * (1 - match) / 4 / cfg["slot_trials"])
+    se = np.sqrt(match * (1 - match) / 4 / cfg.slot_trials)
     assert np.all(np.abs((sel.p_i - exact) / se) < Z_MAX), comb
 
 # distance above the universal front, in standard errors of p_S
@@ -671,16 +645,16 @@ display(best_slot[["scale", "p_i", "p_s", "above", "above_z"]].round(4))
 # %%
 # the 0/1-code proposition, checked: at one radius the max code's deficit below the front is
 # w, its share of trials that strictly prefer the farther item
-E_WRONG = frontier.nearest(slot_eps, frontier.WRONG_EPS)
-wrong = {K: frontier.wrong_preference(K, E_WRONG, cfg["slot_trials"],
-                                      np.random.default_rng(stream("wrong_slot_preference", K)))
+E_WRONG = slot_codes.nearest(slot_eps, cfg.wrong_eps)
+wrong = {K: slot_codes.wrong_preference(K, E_WRONG, cfg.slot_trials,
+                                        np.random.default_rng(stream("wrong_slot_preference", K)))
          for K in (1, 2, 4)}
 sel = slots[slots["combine"].isin(["max", "single"]) & np.isclose(slots.scale, E_WRONG)]
 sel = sel.set_index("K")
 for K in (2, 4):
     deficit = theory.front(sel.loc[K].p_i) - sel.loc[K].p_s
     assert abs(deficit - wrong[K]) < Z_MAX * np.hypot.reduce(
-        [sel.loc[K].se_s, 2 * sel.loc[K].se_i, np.sqrt(wrong[K] / cfg["slot_trials"])])
+        [sel.loc[K].se_s, 2 * sel.loc[K].se_i, np.sqrt(wrong[K] / cfg.slot_trials)])
 
 # %% [markdown]
 # Comparing codes at the same radius compares them at different identification. At equal
@@ -692,22 +666,16 @@ for K in (2, 4):
 # number of matching slots, at the same $p_I$.
 
 # %%
-equal = frontier.slots_at_equal_identification(cfg["slot_trials"], stream)
+equal = slot_codes.slots_at_equal_identification(cfg.slot_trials, stream, cfg.equal_pi,
+                                                 cfg.equal_slots)
 assert (equal.bound_z < Z_MAX).all()  # nothing beats its sorted values
-for row in frontier.slot_results(best_slot, z1, equal):
-    report.result(**row)
-report.table(equal, "slots_equal_pi")
 display(equal.pivot(index="p_i", columns="combine", values="p_s").assign(
     front=equal.groupby("p_i").front.first(),
     mean_sorted=equal[equal["combine"] == "mean"].set_index("p_i").sorted_bound).round(4))
 
 # %% tags=["hide-input"]
-glue = frontier.slot_glue(slots, equal, best_slot)
-glue.update({f"wrong_{K}": wrong[K] for K in (1, 2, 4)} | {f"pi_max_{K}": sel.p_i.loc[K]
-                                                           for K in (1, 2, 4)})
-glue.update(wrong_eps=E_WRONG, slot_k1_maxz=np.abs(z1).max())
-report.numbers(glue)
-report.figure("slots", frontier.fig_slots(slots))
+# slots.csv, the rows, slots_equal_pi.csv, the numbers the prose quotes and the figure
+page.slots(report, slots, equal, best_slot, z1, wrong, sel.p_i, E_WRONG)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-slots
@@ -740,21 +708,9 @@ report.figure("slots", frontier.fig_slots(slots))
 # item matching no slot has similarity 0) the certified frontier above does not apply.
 
 # %% tags=["hide-input"]
-for point in frontier.front_points(check, mc_best, slots):  # on the book's overview plane
-    report.point(*point)
-# what ran in this build; the paper has none of these experiments, so no setting has a
-# counterpart in its protocol
-report.text("ran", frontier.ran_lines(cfg, profile, seed), markdown=True)
-report.deviations(cfg, frontier.SETTINGS.paper,
-                  "the paper itself has none of these experiments: its laws assume the "
-                  "constant similarity; everything here is an extension")
-report.number("seconds", time.perf_counter() - T_START)
-report.save()
-report.box(f"profile `{profile}`, seed {seed}; {cfg['trials']:,} Monte Carlo trials per "
-           "family check cell (the full list at the end of the chapter)")
-splot.table(report.summary[["result", "kind", "paper_value", "compared_with", "headline",
-                            "ci_low", "ci_high", "check_max_z", "status"]], decimals=4,
-            check_max_z="{:.2f}")
+# the points on the book's overview plane, what ran, the deviations, the summary and the box
+page.publish(report, cfg, profile, seed, check=check, mc_best=mc_best, slot_sweep=slots,
+             seconds=time.perf_counter() - T_START)
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper

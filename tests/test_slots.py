@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import binom
 
 from semres.core import kernels, spaces, theory
-from semres.experiments import frontier
+from semres.experiments.frontier import slots as slot_codes
 from semres.core.simulate import luce_success
 
 TRIALS = 200_000
@@ -70,8 +70,8 @@ def test_a_binary_code_lies_below_the_front_by_its_wrong_choices(slots):
     kern = kernels.Slotwise(kernels.Constant(b / 2), "max")
     space = spaces.Slots(slots)
     est = luce_success(space, kern, "similarity", 2, trials, seed=20 + slots)
-    big_b = frontier.slot_match("max", b, slots)
-    w = frontier.wrong_preference(slots, b / 2, trials, np.random.default_rng(30 + slots))
+    big_b = slot_codes.slot_match("max", b, slots)
+    w = slot_codes.wrong_preference(slots, b / 2, trials, np.random.default_rng(30 + slots))
     predicted = theory.front(1 - big_b / 2) - w
     se = np.hypot(est.stderr, np.sqrt(w * (1 - w) / trials))
     assert w > 0.01 and abs(est.mean - predicted) < 5 * se, (est, predicted)
@@ -80,7 +80,7 @@ def test_a_binary_code_lies_below_the_front_by_its_wrong_choices(slots):
 def test_the_mean_code_stays_below_its_values_sorted_by_distance():
     # p_S <= sum_jk P_j P_k max(j, k) / (j + k) (1/2 on ties): the best order of its values
     slots, b = 4, 0.3
-    bound = frontier.sorted_mean_code(b, slots)
+    bound = slot_codes.sorted_mean_code(b, slots)
     kern = kernels.Slotwise(kernels.Constant(b / 2), "mean")
     est = luce_success(spaces.Slots(slots), kern, "similarity", 2, TRIALS, seed=41)
     assert est.mean < bound - 5 * est.stderr  # the count of matches orders items only roughly

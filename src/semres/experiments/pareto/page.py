@@ -1,59 +1,93 @@
-"""Chapter 1's experiment: the two-item laws checked by Monte Carlo on four spaces.
-
-The chapter derives Theorems 1-2 and shows the check being run; what it would otherwise repeat
-or hide lives here: its settings (the three profiles, the resolutions and noise levels of the
-check), the discrete space with ties, the overview rows, and its figures. The engine itself is
-:mod:`semres.core.simulate`, the closed forms :mod:`semres.core.theory`.
-"""
+"""Chapter 1's page: its figures, the numbers and sentences its prose quotes, its tables and
+its overview rows. The chapter calls :func:`front`, :func:`segment`, :func:`ties`,
+:func:`monte_carlo` and :func:`publish`, and ends with the explorer (:mod:`.page_explorer`);
+nothing else of the page is in the notebook."""
 
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 from matplotlib.patches import Arc, Circle as CirclePatch, Patch
+from myst_nb import glue
 
 from semres.core import plotting as splot
-from semres.core import spaces, theory
-from semres.core.profiles import Settings, positive_ints, require
+from semres.core import theory
+from semres.core.simulate import check_table
+from semres.report import Z_MAX
 
-#: resolutions ε of the Monte Carlo check, per space: both sides of the optimum b = 1/2 on
-#: the circle and segment (b = 2ε), caps up to past a hemisphere on the sphere, and the
-#: city-block radii 1, 2 and 4 of the discrete grid (a point's neighbours, then wider)
-EPS = {"circle": (0.05, 0.15, 0.25, 0.4), "segment": (0.05, 0.15, 0.25, 0.4),
-       "sphere": (0.3, 1.0, np.pi / 2, 2.2), "discrete": (1.0, 2.0, 4.0)}
-#: noise levels Δ of the Monte Carlo check (Δ = 0 is Theorem 1)
-DELTAS = (0.0, 0.1, 0.3)
-#: noise levels at which the discrete space's theory is checked against exact enumeration
-ENUMERATION_DELTAS = (0.0, 0.2)
-#: the discrete radius whose tie probability and ball variance the prose quotes
-TIE_EPS = EPS["discrete"][1]
-#: the segment radius at which the prose quotes the cost of heterogeneity
-COST_EPS = 0.25
-#: where the front figure draws the edge of the small-ε regime: a visual cut, not a law
+from . import verdicts
+from .settings import DEFAULT, SETTINGS
+
+#: where the front figure draws the edge of the small-eps regime: a visual cut, not a law
 SMALL_B = 0.1
 
 
-def discrete_space(grid: int, points: int, seed) -> spaces.Discrete:
-    """``points`` distinct cells of a ``grid`` × ``grid`` integer grid with the city-block
-    distance (integer, so full of exact ties) and unequal Dirichlet(2) weights: a heterogeneous
-    space with ties, drawn from ``seed`` (a SeedSequence or an int)."""
-    rng = np.random.default_rng(seed)
-    cells = rng.choice(grid * grid, size=points, replace=False)
-    xy = np.stack(np.divmod(cells, grid), axis=1)
-    dist = np.abs(xy[:, None, :] - xy[None, :, :]).sum(-1).astype(float)
-    return spaces.Discrete(dist, weights=rng.dirichlet(np.full(len(xy), 2.0)))
+# --------------------------------------------------------------------------- publishing
+
+def front(report, b_opt, p_opt, b_noisy) -> None:
+    """The front's optimum and the noisy identification law inverted for b (a SymPy
+    expression, glued as display math)."""
+    report.number("b_opt", b_opt)
+    report.number("p_opt", p_opt)
+    glue(f"{report.prefix}b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_noisy)),
+         display=False)
 
 
-def overview_cells(mc) -> list[tuple[str, str, object]]:
-    """The chapter's overview rows: (result, statement, which Monte Carlo cells check it)."""
-    return [
-        ("Theorem 1 (paper Thm. 1) on the circle", "p_S = 1/2 + <b> - <b>^2, p_I = 1 - <b>/2",
-         (mc.space == "circle") & (mc.delta == 0)),
-        ("Theorem 2 (paper Thm. 2), noise", "the noisy two-item law, every space and Delta > 0",
-         mc.delta > 0),
-        ("Theorem 1 with heterogeneity (segment)", "p_S lower by Var(b) at equal p_I",
-         mc.space == "segment"),
-        ("ties in a discrete space (new)", "p_S gains tau/2 (exact enumeration and Monte "
-         "Carlo)", mc.space == "discrete")]
+def segment(report, cost_eps, cost, cost_max) -> None:
+    """The cost of heterogeneity on the segment, at ``cost_eps`` and at eps = 1/2."""
+    report.number("seg_cost_eps", cost_eps)
+    report.number("seg_cost", cost)
+    report.number("seg_cost_max", cost_max)
+
+
+def side_of_front(excess: float) -> str:
+    """Where a space lies against the homogeneous front, from its height above it at equal
+    p_I (tau/2 - Var(b))."""
+    return "above" if excess > 0 else "below"
+
+
+def ties(report, space, eps, tau, var, excess) -> None:
+    """The discrete space's tie probability and ball variance at radius ``eps``, and how far
+    (and on which side of) the homogeneous front it lies."""
+    report.number("disc_points", len(space))
+    report.number("disc_tau", tau)
+    report.number("disc_var", var)
+    report.number("disc_eps", eps)
+    report.number("disc_excess", excess)
+    report.text("disc_side", side_of_front(excess))
+
+
+def monte_carlo(report, cfg, mc):
+    """Save the Monte Carlo table, glue what the prose says of it, and return it for the page
+    (one row per space, resolution and noise, both tests side by side)."""
+    report.table(mc, "mc_check")
+    report.number("trials", cfg.trials)
+    report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
+    report.number("mc_cells", len(mc))
+    report.number("mc_maxz", mc["z"].abs().max())
+    report.number("mc_maxerr", (mc["mc"] - mc["theory"]).abs().max())
+    return splot.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
+                       **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "delta": "{:.1f}"})
+
+
+def publish(report, cfg, profile: str, seed: int, mc, segment_moments) -> None:
+    """The figures, the overview rows (:mod:`.verdicts`), how this build differs from the
+    paper, the saved summary and the result box."""
+    report.figure("setup", fig_setup())
+    report.figure("front", fig_front())
+    report.figure("noise-segment", fig_noise_segment(mc, segment_moments, cfg.deltas))
+    for row in verdicts.overview_rows(mc):
+        report.result(**row)
+    report.deviations(
+        cfg, SETTINGS.paper,
+        f"the laws are checked by Monte Carlo with {cfg.trials:,} trials per cell on circle, "
+        f"segment, sphere and a discrete space of {cfg.discrete_points} points on a "
+        f"{cfg.discrete_grid} × {cfg.discrete_grid} grid, a check added here",
+        "the noisy form, the explicit noisy front and the segment's moments are derived here, "
+        "and the tie term $\\tau/2$ for discrete spaces is new here")
+    report.save()
+    report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} Monte Carlo trials "
+               "per cell on the circle, segment, sphere and a discrete space")
 
 
 # --------------------------------------------------------------------------- figures
@@ -155,16 +189,16 @@ def fig_front():
     return fig
 
 
-def fig_noise_segment(mc, segment_moments):
-    """Left: Theorem 2's fronts for several Δ with the circle's Monte Carlo cells; right: the
-    circle against the segment (whose ball moments ``segment_moments(eps)`` the chapter
-    derives), with the cost Var(b) inset."""
+def fig_noise_segment(mc, segment_moments, deltas=DEFAULT.deltas):
+    """Left: Theorem 2's fronts for several Δ with the circle's Monte Carlo cells (at the
+    check's ``deltas``); right: the circle against the segment (whose ball moments
+    ``segment_moments(eps)`` the chapter derives), with the cost Var(b) inset."""
     fig, (ax_d, ax_s) = splot.subplots(1, 2, figsize=(7.2, 4.6))
     B = np.linspace(0, 1, 301)
     for i, dl in enumerate((0.0, 0.1, 0.2, 0.3, 0.5)):
         ps, pi = theory.two_item(B, delta=dl)
         ax_d.plot(pi, ps, color=splot.CYCLE[i], label=rf"$\Delta$ = {dl}")
-        if dl in DELTAS:
+        if dl in deltas:
             sel = mc[(mc.space == "circle") & (mc.delta == dl)]
             ax_d.errorbar(sel[sel.task == "identification"]["mc"].to_numpy(),
                           sel[sel.task == "similarity"]["mc"].to_numpy(),
@@ -195,23 +229,3 @@ def fig_noise_segment(mc, segment_moments):
              title=r"circle vs segment")
     ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
     return fig
-
-
-# --------------------------------------------------------------------------- settings
-
-def _check_settings(cfg: dict, ch: str) -> None:
-    positive_ints(cfg, ch, "trials", "discrete_grid", "discrete_points")
-    require(2 <= cfg["discrete_points"] <= cfg["discrete_grid"] ** 2, ch,
-            f"discrete_points ({cfg['discrete_points']}) must lie in [2, discrete_grid**2 = "
-            f"{cfg['discrete_grid'] ** 2}]: cells are drawn without replacement")
-
-
-#: chapter 1's Monte Carlo check of the two-item laws
-SETTINGS = Settings(
-    chapter="01_pareto_front",
-    profiles={
-        "quick": {"trials": 100_000, "discrete_grid": 7, "discrete_points": 25},
-        "default": {"trials": 2_000_000, "discrete_grid": 7, "discrete_points": 40},
-        "paper": {"trials": 20_000_000, "discrete_grid": 9, "discrete_points": 60},
-    },
-    check=_check_settings, parameters={"mc_trials": "trials"})

@@ -1,5 +1,6 @@
-"""The chapter-1 explorer: its embedded numbers are the closed forms, its fallbacks exist, and in a
-browser the sliders pick the right curve (that part needs Chromium, see test_render.py)."""
+"""semres.experiments.pareto.page_explorer, the chapter-1 explorer: its embedded numbers are the
+closed forms, its fallbacks exist, and in a browser the sliders pick the right curve (that part
+needs Chromium, see test_render.py)."""
 
 import json
 import re
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from semres.core import theory
-from semres.experiments.front.explorer import FrontExplorer, front_explorer
+from semres.experiments.pareto.page_explorer import FrontExplorer, front_explorer
 
 
 def _payload(text):

@@ -1,4 +1,5 @@
-"""An interactive front explorer that works in the static HTML book: no server, no network.
+"""Chapter 1's interactive front explorer, which works in the static HTML book: no server, no
+network.
 
 Every curve is computed here from the closed forms in :mod:`semres.core.theory` on a grid of noise
 levels, item counts and ball measures, and embedded in the page as numbers; the page's small
@@ -15,9 +16,11 @@ import html
 import io
 import json
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from semres.core import plotting, theory
+from semres.core import plotting as splot
+from semres.core import theory
 
 # the plot's frame in SVG units: left, top, width, height of the axes inside a 460 x 360 box
 _L, _T, _W, _H = 60, 14, 380, 286
@@ -48,11 +51,11 @@ class FrontExplorer:
     def figure(self, delta_index: int = 0, n_index: int = 0, b_index: int | None = None):
         """The matplotlib version: every item count at one noise level, the chosen point."""
         b_index = len(self.bs) // 4 if b_index is None else b_index
-        fig, ax = plotting.subplots(figsize=(6.0, 4.2))
+        fig, ax = splot.subplots(figsize=(6.0, 4.2))
         _front(ax)
         for j, n in enumerate(self.ns):
             ax.plot(self.p_i[j, delta_index], self.p_s[j, delta_index], lw=1.3,
-                    color=plotting.CYCLE[j % len(plotting.CYCLE)], label=f"n = {n}")
+                    color=splot.CYCLE[j % len(splot.CYCLE)], label=f"n = {n}")
         ax.plot(self.p_i[n_index, delta_index, b_index], self.p_s[n_index, delta_index, b_index],
                 "o", color="black", ms=6,
                 label=f"b = {self.bs[b_index]:.2f}, n = {self.ns[n_index]}")
@@ -62,8 +65,6 @@ class FrontExplorer:
         return fig
 
     def _repr_png_(self) -> bytes:
-        import matplotlib.pyplot as plt
-
         fig = self.figure()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=150)
@@ -98,7 +99,7 @@ def front_explorer(deltas=None, ns=None, n_b: int = 51) -> FrontExplorer:
 
 def _front(ax):
     p_i = np.linspace(0.5, 1.0, 101)
-    ax.plot(p_i, theory.front(p_i), color=plotting.THEORY_ALT, ls="--", lw=1.2,
+    ax.plot(p_i, theory.front(p_i), color=splot.THEORY_ALT, ls="--", lw=1.2,
             label="two-item front, Δ = 0")
 
 

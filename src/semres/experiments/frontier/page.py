@@ -1,0 +1,407 @@
+"""Chapter 7's page: its figures, the numbers and sentences its prose quotes (each verdict
+decided in :mod:`.verdicts`), its tables, and its overview rows and points. The chapter calls
+one function per section (:func:`family_check`, :func:`families`, :func:`best`, :func:`many`,
+:func:`ties`, :func:`slots`) and :func:`publish` at the end."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from semres.core import plotting as splot
+from semres.core import shapes, theory
+from semres.report import Z_MAX
+
+from . import verdicts
+from .certified import frontier_table
+from .families import floor_bound, linear_peak_b
+from .settings import DEFAULT, SETTINGS
+
+
+# --------------------------------------------------------------------------- publishing
+
+def family_check(report, cfg, check):
+    """Glue what the prose says of the families' Monte Carlo check; return its table."""
+    report.number("trials", cfg.trials)
+    report.number("zmax", Z_MAX)
+    report.number("check_cells", len(check))
+    report.number("check_maxz", check["z"].abs().max())
+    return splot.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}",
+                       scale="{:.3f}", delta="{:.2f}")
+
+
+def families(report, cfg, check, sweep, lin_est, lin_paper: float, b_cross) -> None:
+    """The families' table (Monte Carlo cells, then the exact sweep), their overview row, what
+    the prose quotes of the sweep (``b_cross``: where the linear kernel crosses the constant
+    kernel's front, as a ball measure) and the figure."""
+    table = pd.concat([check, sweep], ignore_index=True)
+    report.table(table[["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc", "z"]],
+                 "families")
+    report.result(**verdicts.family_result(lin_est, lin_paper, check))
+    report.numbers(sweep_glue(sweep, b_cross),
+                   small=("exponential_fine_scale", "gaussian_fine_scale"))
+    report.figure("families", fig_families(sweep, check, cfg.sweep_deltas))
+
+
+def best(report, cfg, *, floored, certified, scan, peaks, best2, opt, local2, shortfall,
+         mc_best, shapes_) -> None:
+    """The best similarity: the floor proposition's row (every floored family curve and every
+    certified optimum against the bound), one row per floor and the certificates' check,
+    ``frontier.csv``, what the prose quotes and the figure."""
+    report.result(**verdicts.floor_result(floored, scan))
+    for row in verdicts.best_results(peaks, mc_best):
+        report.result(**row)
+    report.table(frontier_table(certified, peaks, scan, opt), "frontier")
+    glue = best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best)
+    glue.update(qp_grid=cfg.qp_grid, targets=cfg.targets, scan=cfg.scan,
+                kmax=int(cfg.frontier_K))
+    report.numbers(glue, small=("gap_max", "shortfall_max"))
+    report.figure("frontier", fig_frontier(certified, scan, peaks, local2, mc_best,
+                                           cfg.frontier_K, cfg.deltas))
+
+
+def many(report, cfg, summary, last) -> None:
+    """More items: what the prose quotes of the local optimiser and the figure."""
+    ns_many = [n for n in cfg.frontier_n if n > 2]
+    report.numbers(many_glue(summary, last, ns_many), small=("many_conv_max", "converged_tol"))
+    report.figure("many", fig_many(last, ns_many, cfg.deltas))
+
+
+def ties(report, table, rates: dict, tie_mc) -> None:
+    """The discrete spaces: ``ties.csv``, one row per family of spaces, what the prose quotes
+    and the figure."""
+    report.table(table, "ties")
+    for row in verdicts.tie_results(table, rates, tie_mc):
+        report.result(**row)
+    report.numbers(tie_glue(table, rates, tie_mc))
+    report.figure("ties", fig_ties(table, rates))
+
+
+def slots(report, sweep, equal, best_slot, z1, wrong: dict, pi_max, wrong_eps: float) -> None:
+    """The compositional pilot: ``slots.csv`` (the sweep as measured, without the heights
+    derived from it), its rows, ``slots_equal_pi.csv``, what the prose quotes (``wrong``: the
+    max code's share of wrong preferences per K at radius ``wrong_eps``; ``pi_max``: its p_I
+    there, per K) and the figure."""
+    report.table(sweep.drop(columns=["above", "above_z"], errors="ignore"), "slots")
+    for row in verdicts.slot_results(best_slot, z1, equal):
+        report.result(**row)
+    report.table(equal, "slots_equal_pi")
+    glue = slot_glue(sweep, equal, best_slot)
+    glue.update({f"wrong_{K}": wrong[K] for K in wrong} | {f"pi_max_{K}": pi_max.loc[K]
+                                                          for K in wrong})
+    glue.update(wrong_eps=wrong_eps, slot_k1_maxz=np.abs(z1).max())
+    report.numbers(glue)
+    report.figure("slots", fig_slots(sweep))
+
+
+def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep,
+            seconds: float):
+    """The chapter's points on the overview plane, what ran, how this build differs from the
+    paper, the saved summary and the result box; returns the summary for the page."""
+    for point in front_points(check, mc_best, slot_sweep):
+        report.point(*point)
+    report.text("ran", ran_lines(cfg, profile, seed), markdown=True)
+    # the paper has none of these experiments, so no setting has a counterpart in its protocol
+    report.deviations(cfg, SETTINGS.paper,
+                      "the paper itself has none of these experiments: its laws assume the "
+                      "constant similarity; everything here is an extension")
+    report.number("seconds", seconds)
+    report.save()
+    report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} Monte Carlo trials per "
+               "family check cell (the full list at the end of the chapter)")
+    return splot.table(report.summary[["result", "kind", "paper_value", "compared_with",
+                                       "headline", "ci_low", "ci_high", "check_max_z",
+                                       "status"]], decimals=4, check_max_z="{:.2f}")
+
+
+# --------------------------------------------------------------------------- what the prose quotes
+
+def sweep_glue(sweep, b_cross: float) -> dict:
+    """What the families' section quotes (numbers, and sentences as text): where the graded
+    families get at their finest scale, the two peaks without a floor (Theorem 1 at b = 1/2,
+    Proposition 1 at its b*), the floored curves' closest approach to the bound, and where the
+    linear kernel crosses the constant kernel's front."""
+    finest = sweep[(sweep.delta == 0)].loc[lambda t: t.groupby("family").scale.idxmin()]
+    finest = finest.set_index("family")
+    out = {f"{fam}_fine_{col.replace('p_', 'p')}": finest.loc[fam, col]
+           for fam in ("exponential", "gaussian") for col in ("scale", "p_s", "p_i")}
+    floored = sweep[sweep.delta > 0]
+    out.update({
+        "peak_linear": shapes.circle_two_item(shapes.Family("linear", linear_peak_b() / 2))[0],
+        "peak_constant": shapes.circle_two_item(shapes.Family("constant", 0.25))[0],
+        "bound_margin": (floored.bound - floored.p_s).min(),
+        "lin_cross_eps": float(b_cross) / 2,
+        "sweep_deltas": ", ".join(f"{x:g}" for x in sorted(set(floored.delta)))})
+    return out
+
+
+def best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best) -> dict:
+    """What the best-similarity section quotes (numbers, and sentences as text): gains, caps,
+    plateaus per floor, the certificates' largest gap, the verdicts on beating the constant
+    kernel, on the gain's trend, on an exponential decay and on a plateau at the largest
+    gain."""
+    plateau_end = scan[scan.masses.map(lambda m: m[0]) >= verdicts.PLATEAU].groupby(
+        "delta").p_i.max()
+    numbers = {}
+    for dl in best2.index:
+        key = f"{int(round(dl * 100)):02d}"
+        pk = best2.loc[dl]
+        numbers.update({f"gain_{key}": pk.gain, f"peak_pi_{key}": pk.p_i, f"cap_{key}": pk.cap,
+                        f"plateau_end_{key}": plateau_end.get(dl, math.nan),
+                        f"below_one_{key}": shapes_[np.isclose(shapes_.p_i, pk.p_i)
+                                                    & (shapes_.delta == dl)].below_one.iloc[0]})
+    ratio = shapes_.density_ratio
+    numbers.update({"gap_max": max(certified.gap.max(), peaks.gap.max()),
+                    "shortfall_max": shortfall.max(), "best_excess_z_min": mc_best.excess_z.min(),
+                    "best_maxz": mc_best[["z_s", "z_i"]].abs().max().max(),
+                    "ratio_median": ratio.median(), "ratio_min": ratio.min(),
+                    "ratio_max": ratio.max()})
+    beats = verdicts.beats_constant(peaks, mc_best)
+    shrinks = verdicts.gain_shrinks(peaks)
+    peak_plateau = best2.apply(
+        lambda r: shapes_[np.isclose(shapes_.p_i, r.p_i)].plateau.iloc[0], axis=1)
+    texts = {
+        "best_verdict": "The constant kernel is not the best similarity at any floor tested."
+        if beats else "The constant kernel is close to the best similarity at these floors.",
+        "gain_trend": "shrinks as the floor rises" if shrinks
+        else "does not shrink monotonically with the floor",
+        "exp_verdict": "exponential: the density of log g is uniform to within 10 %"
+        if verdicts.exponential(ratio) else "not exponential: the density of log g "
+        f"varies by a factor of {ratio.min():.2f} to {ratio.max():.2f} across it (median "
+        f"{ratio.median():.2f})",
+        "peak_plateau": "has no plateau: g falls at once from 1 at the copy itself"
+        if verdicts.no_plateau(peak_plateau) else "keeps a plateau at some floors (shares "
+        + ", ".join(f"{v:.3f}" for v in peak_plateau) + ")"}
+    return {**numbers, **texts}
+
+
+def many_glue(summary, last, ns_many) -> dict:
+    """What the many-items section quotes (numbers, and sentences as text): the gains per n,
+    the largest change of the last doubling of K and whether that counts as converged
+    (:data:`.verdicts.CONVERGED`), and the local optima at the highest target."""
+    many = summary.drop(index=2, level="n")
+    top_target = last[last.n > 2].loc[
+        lambda t: t.groupby(["n", "delta"]).target.transform("max") == t.target]
+    numbers = {"converged_tol": verdicts.CONVERGED, "many_conv_max": many.last_doubling.max()}
+    texts = {
+        "many_ns": " and ".join(str(n) for n in ns_many),
+        "many_gain_text": ", ".join(f"{summary.xs(n, level='n').max_gain.max():.4f} for "
+                                    f"n = {n}" for n in ns_many),
+        "many_conv_verdict": "so by that test they have converged in K"
+        if verdicts.converged(many.last_doubling) else "so they have not converged in K, and "
+        "more levels may raise them further",
+        "many_top": ", ".join(f"{r.p_s:.3f} (n = {r.n}, Δ = {r.delta:g}; chance "
+                              f"{1 / r.n:.3f})" for r in top_target.itertuples())}
+    return {**numbers, **texts}
+
+
+def tie_glue(ties, rates, tie_mc) -> dict:
+    """What the ties section quotes: the slopes, the first and last heights, the engine's
+    largest |z|, and the verdict on whether the height vanishes (every slope below
+    :data:`.verdicts.TIE_RATE`)."""
+    numbers = {"tie_maxz": tie_mc.z.abs().max()}
+    for name, rate in rates.items():
+        g = ties[ties.space == name]
+        numbers.update({f"tie_rate_{name}": rate, f"tie_first_{name}": g.above_front.iloc[0],
+                        f"tie_last_{name}": g.above_front.iloc[-1],
+                        f"tie_n_{name}": int(g.points.iloc[-1])})
+    vanish = verdicts.ties_vanish(rates)
+    return {**numbers, "tie_verdict": "vanishes in the continuum limit, as a power of the "
+            "number of points" if vanish else "does not clearly vanish over the sizes of this "
+            "build"}
+
+
+def slot_glue(slots, equal, best_slot) -> dict:
+    """What the compositional pilot quotes: the verdicts on whether the 0/1 codes stay on or
+    below the front (they must), whether the mean code leaves it, and the codes at equal
+    identification, with the numbers behind them."""
+    mean_escape = verdicts.above_front(slots, ["mean"])
+    above_max = verdicts.above_front(slots, ["max", "product"])
+    eq = {c: equal[equal["combine"] == c].set_index("p_i") for c in ("mean", "max", "product")}
+    levels = list(eq["mean"].index)
+    above_at, below_at = verdicts.clear_of_front(eq["mean"])  # the rows' 95% intervals
+    texts = {
+        "slot_max_verdict": "lies on or below the front, as the proposition requires of any "
+        "0/1 code" if not above_max else "has points significantly above the front, which the "
+        "proposition rules out: the simulation is wrong",
+        "slot_mean_verdict": "lies significantly above the front at some resolutions, as graded "
+        "similarities can" if mean_escape else "does not lie significantly above the front",
+        "slot_equal_text": "; ".join(
+            f"at $p_I = {p:g}$ the front is {eq['mean'].front[p]:.4f}, the max code "
+            f"{eq['max'].p_s[p]:.4f}, the product code {eq['product'].p_s[p]:.4f} and the mean "
+            f"code {eq['mean'].p_s[p]:.4f} (its sorted bound {eq['mean'].sorted_bound[p]:.4f})"
+            for p in levels),
+        "slot_mean_equal_verdict": (
+            "lies above the front, its 95% interval clear of it, at $p_I$ = "
+            + ", ".join(f"{p:g}" for p in above_at) if above_at else "is not above the front "
+            "at any of these levels") + (" and below it at $p_I$ = "
+                                         + ", ".join(f"{p:g}" for p in below_at)
+                                         if below_at else "")}
+    numbers = {"slot_equal_se": equal.se_s.max(),
+               "slot_max_worst": slots[(slots["combine"] == "max") & (slots.K == 4)].above.min(),
+               "slot_prod_best": best_slot.loc[(4, "product")].above,
+               "slot_mean_best": best_slot.loc[(4, "mean")].above}
+    return {**numbers, **texts}
+
+
+def ran_lines(cfg, profile: str, seed: int) -> str:
+    """What ran in this build, as a Markdown list."""
+    return "\n".join(f"* {x}" for x in [
+        f"profile **{profile}**, seed {seed}",
+        f"Monte Carlo: {cfg.trials:,} trials per family check cell, "
+        f"{cfg.slot_trials:,} per slot cell ({cfg.slot_eps} per-slot radii)",
+        f"family sweeps: {cfg.scales} scales per family and floor",
+        f"frontier: n in {list(cfg.frontier_n)}, K doubling up to {cfg.frontier_K} "
+        f"(n = 2) and {cfg.many_K} (n > 2), {cfg.targets} identification targets",
+        f"ties: cycles of {list(cfg.cycle_sizes)} points, tori of side "
+        f"{list(cfg.torus_sides)}"])
+
+
+def front_points(check, mc_best, slots) -> list[tuple]:
+    """The chapter's points on the book's overview plane: (system, p_i, p_s, se_i, se_s); a
+    few systems, each with several points (the glance page gives each a legend entry)."""
+    return ([("similarity families (4 shapes, floors 0 and 0.05)", r.p_i_mc, r.p_s_mc,
+              r.se_i, r.se_s) for r in check.itertuples()]
+            + [("best step similarity, n = 2 (floors 0.01-0.2)", r.p_i_mc, r.p_s_mc, r.se_i,
+                r.se_s) for r in mc_best.itertuples()]
+            + [("one slot" if r.K == 1 else f"slots combined by {r.combine} (K = 2, 4)",
+                r.p_i, r.p_s, r.se_i, r.se_s) for r in slots.itertuples()])
+
+
+# --------------------------------------------------------------------------- figures
+
+def fig_families(sweep, check, deltas=DEFAULT.sweep_deltas):
+    """Each family's curve in the (p_I, p_S) plane as its scale sweeps, one panel per floor,
+    with the constant kernel's front, the floor bound and the Monte Carlo cells."""
+    colour = dict(zip(shapes.FAMILIES, splot.CYCLE))
+    fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.6), sharey=True)
+    for ax, dl in zip(axes, deltas):
+        bb = np.linspace(0, 1, 301)
+        ps_c, pi_c = theory.two_item(bb, dl)
+        ax.plot(pi_c, ps_c, color=splot.THEORY, lw=2.4, alpha=0.35,
+                label="constant kernel front" if dl == 0 else None)
+        if dl > 0:
+            qq = np.linspace(0.5, 1 / (1 + dl), 301)
+            ax.plot(qq, floor_bound(qq, dl), color=splot.THEORY_ALT, ls="--", lw=1,
+                    label="floor bound (Prop.)" if dl == deltas[1] else None)
+        for fam in shapes.FAMILIES:
+            sel = sweep[(sweep.family == fam) & (sweep.delta == dl)].sort_values("scale")
+            ax.plot(sel.p_i, sel.p_s, color=colour[fam], marker=".", ms=3,
+                    label=fam if dl == 0 else None)
+            pts = check[(check.family == fam) & (check.delta == dl)]
+            ax.plot(pts.p_i_mc, pts.p_s_mc, "o", mfc="white", ms=5, color=colour[fam])
+        ax.set(xlabel="identification $p_I$", title=rf"floor $\Delta$ = {dl:g}",
+               xlim=(0.48, 1.01), ylim=(0.48, 1.01))
+    axes[0].set_ylabel("generalization $p_S$")
+    splot.legend_outside(fig, ncol=3)
+    return fig
+
+
+def stairs(levels, masses):
+    """An optimum as (distance edges, levels) on the circle, zero-width bands dropped."""
+    keep = masses > 0
+    return np.r_[0.0, np.cumsum(masses[keep]) / 2], levels[keep]
+
+
+def fig_frontier(certified, scan, peaks, local2, mc_best, k_max: int,
+                 deltas=DEFAULT.deltas):
+    """Top: the certified two-item frontier per floor against the constant kernel's front, the
+    floor bound, the local optimiser and the engine's estimate at the largest gain. Bottom: the
+    optimal similarities g(d) at the lowest and middle target and at the largest gain."""
+    fig = plt.figure(figsize=(7.2, 7.2), layout="constrained")
+    splot.use_style()
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
+    axes_f = top.subplots(1, len(deltas), sharey=True)
+    for ax, dl in zip(axes_f, deltas):
+        ps_c, pi_c = theory.two_item(np.linspace(0, 1, 301), dl)
+        first = dl == deltas[0]
+        ax.plot(pi_c, ps_c, color=splot.THEORY, lw=2.4, alpha=0.35,
+                label="constant kernel" if first else None)
+        qq = np.linspace(0.5, 1 / (1 + dl), 301)
+        ax.plot(qq, floor_bound(qq, dl), color=splot.THEORY_ALT, ls="--", lw=1,
+                label="floor bound" if first else None)
+        s = scan[scan.delta == dl]
+        ax.plot(s.p_i, s.p_s, "-", lw=1.5, color=splot.CYCLE[0],
+                label="best similarity (certified)" if first else None)
+        s = local2[local2.delta == dl]
+        ax.plot(s.p_i, s.p_s, "o", ms=4, mfc="white", color=splot.CYCLE[1],
+                label=f"local optimiser, K = {k_max}" if first else None)
+        b_ = mc_best[mc_best.delta == dl]
+        ax.errorbar(b_.p_i_mc, b_.p_s_mc, xerr=2 * b_.se_i, yerr=2 * b_.se_s, fmt="*", ms=11,
+                    color="black", label="largest gain, Monte Carlo" if first else None)
+        ax.set(xlabel="identification $p_I$", title=rf"$n$ = 2, $\Delta$ = {dl:g}",
+               ylim=(0.48, 1.0))
+    axes_f[0].set_ylabel("generalization $p_S$")
+    splot.legend_outside(top, axes_f, ncol=2)
+    axes_s = bottom.subplots(1, len(deltas), sharey=True)
+    for ax, dl in zip(axes_s, deltas):
+        sel = certified[certified.delta == dl].sort_values("p_i")
+        picks = [sel.iloc[0], sel.iloc[len(sel) // 2], peaks[peaks.delta == dl].iloc[0]]
+        for i, row in enumerate(picks):
+            edges, lev = stairs(row["levels"], row["masses"])
+            ax.stairs(lev, edges, color=splot.CYCLE[i], lw=1.5, baseline=None,
+                      label=rf"$p_I$ = {row['p_i']:.2f}" + ("*" if i == 2 else ""))
+        ax.axhline(dl, color=splot.THEORY_ALT, lw=0.8, ls=":")
+        ax.set(xlabel="distance $d$", title=rf"optimal $g$, $\Delta$ = {dl:g}",
+               xlim=(0, 0.5), yscale="log")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), handlelength=1.2)
+    axes_s[0].set_ylabel("similarity $g(d)$ (log)")
+    return fig
+
+
+def fig_many(last, ns_many, deltas=DEFAULT.deltas):
+    """The constant kernel's front (Theorem 3) and the local optimiser's best step similarity
+    for each floor, one panel per number of items above two."""
+    fig, axes = splot.subplots(1, max(1, len(ns_many)), figsize=(7.2, 3.8), squeeze=False)
+    for ax, n in zip(axes[0], ns_many):
+        for i, dl in enumerate(deltas):
+            ps_c, pi_c = theory.n_item(np.linspace(0, 1, 301), n, dl)
+            ax.plot(pi_c, ps_c, color=splot.CYCLE[i], lw=2.4, alpha=0.35)
+            s = last[(last.n == n) & (last.delta == dl)].sort_values("p_i")
+            ax.plot(s.p_i, s.p_s, "o-", ms=3, lw=1, color=splot.CYCLE[i],
+                    label=rf"$\Delta$ = {dl:g}, local optimum (K = {int(s.K.max())})")
+        ax.set(xlabel=f"identification $p_I^{{{n}}}$", ylabel=f"generalization $p_S^{{{n}}}$",
+               title=f"$n$ = {n} items")
+    splot.legend_outside(fig, ncol=3)
+    return fig
+
+
+def fig_ties(ties, rates):
+    """Left: the height of each discrete space above the front against its number of points
+    (log-log, with the fitted slopes). Right: the spaces in the (p_I, p_S) plane."""
+    fig, (ax_g, ax_f) = splot.subplots(1, 2, figsize=(7.2, 3.9))
+    for i, (name, g) in enumerate(ties.groupby("space")):
+        ax_g.loglog(g.points, g.above_front, "o-", color=splot.CYCLE[i],
+                    label=f"{name}: slope {rates[name]:.2f}")
+        ax_f.plot(g.p_i, g.p_s, "o", color=splot.CYCLE[i], label=name)
+    qq = np.linspace(0.5, 1, 201)
+    ax_f.plot(qq, theory.front(qq), color=splot.THEORY, lw=1, label="universal front")
+    ax_g.set(xlabel="number of points $N$", ylabel=r"height above the front, $\tau/2$",
+             title="ties vanish in the continuum limit")
+    ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
+             title=r"discrete spaces, $\varepsilon = 1/4$")
+    ax_g.legend(loc="lower left")
+    ax_f.legend(loc="lower left")
+    return fig
+
+
+def fig_slots(slots):
+    """(p_I, p_S) of the slot codes as the per-slot radius sweeps, for 1, 2 and 4 slots, one
+    panel per way of combining the slots, with the universal front."""
+    fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.6), sharey=True)
+    qq = np.linspace(0.5, 1, 201)
+    for ax, comb in zip(axes, ("max", "product", "mean")):
+        ax.plot(qq, theory.front(qq), color=splot.THEORY, lw=2.4, alpha=0.35,
+                label="universal front" if comb == "max" else None)
+        for i, K in enumerate((1, 2, 4)):
+            sel = slots[(slots.K == K) & (slots["combine"] == ("single" if K == 1 else comb))]
+            ax.errorbar(sel.p_i, sel.p_s, xerr=2 * sel.se_i, yerr=2 * sel.se_s, fmt="o-", ms=3,
+                        lw=1, color=splot.CYCLE[i],
+                        label=(f"{K} slot" + "s" * (K > 1)) if comb == "max" else None)
+        ax.set(xlabel="identification $p_I$", title=f"combined by {comb}", xlim=(0.48, 1.01))
+    axes[0].set_ylabel("generalization $p_S$")
+    splot.legend_outside(fig, ncol=4)
+    return fig

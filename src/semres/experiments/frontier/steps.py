@@ -1,0 +1,252 @@
+"""Step similarities on the circle: their exact success rates for any number of items, and a
+local optimiser of the best one at a given identification (chapter 7, beyond two items).
+
+A non-increasing step similarity on a homogeneous space is K levels 1 = g_1 >= ... >= g_K >= 0
+on distance bands holding probability m_1, ..., m_K of an item. With n items (each band drawn
+i.i.d. with probabilities m), the Luce shares are expectations of 1 / (sum of similarities),
+and 1 / s = int_0^inf exp(-t s) dt turns the multinomial sums over bands into one integral:
+
+    p_I = int_0^inf e^{-t} S_1(t)^{n-1} dt,                 S_j(t) = sum_{k >= j} m_k e^{-t g_k},
+    p_S = sum_j g_j int_0^inf [S_j(t)^n - S_{j+1}(t)^n] dt  (+ m_0^n / n, the all-zero case),
+
+where the j-th term is the nearest item falling in band j (binomially many items tie with it
+in similarity; the nearest one is correct). The t-integral of a sum of decaying exponentials
+is done by the trapezoid rule in log t, which converges geometrically (error far below 1e-12),
+so the optimiser's objective is exact, not sampled. For two items the frontier is solved
+exactly instead (:mod:`.certified`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq, minimize
+from threadpoolctl import threadpool_limits
+
+from semres.core.theory import n_item
+
+_NODES = 400
+
+
+def check_count(value, name: str) -> int:
+    """An integer (not a bool) >= 2, else a ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
+        raise ValueError(f"{name} must be an integer >= 2; got {value!r}")
+    return int(value)
+
+
+def check_steps(levels, masses, n):
+    """``levels`` and ``masses`` as arrays (masses renormalised) and ``n`` as an int, each
+    checked: a ValueError names the argument."""
+    g = np.asarray(levels, dtype=float)
+    m = np.asarray(masses, dtype=float)
+    if g.ndim != 1 or g.size < 1 or not np.isfinite(g).all():
+        raise ValueError(f"levels must be a 1-D array of finite numbers; got {levels!r}")
+    if (g < 0).any() or (np.diff(g) > 1e-12).any():
+        raise ValueError("levels must be >= 0 and non-increasing")
+    if m.shape != g.shape or not np.isfinite(m).all() or (m < 0).any() or abs(m.sum() - 1) > 1e-9:
+        raise ValueError("masses must be >= 0, sum to 1 and match levels in shape")
+    return g, m / m.sum(), check_count(n, "n")
+
+
+def _laplace(g, m, n, grad=False):
+    """p_s, p_i (and their gradients in g and m when ``grad``) by the t-integral."""
+    pos = g > 0
+    rate = float(g[pos].min()) if pos.any() else 1.0
+    # t from 1e-14 to where the slowest exponential has decayed by e^-60
+    s = np.linspace(math.log(1e-14), math.log(60 / min(rate, 1.0)), _NODES)
+    t, h = np.exp(s), s[1] - s[0]
+    w = h * t
+    w[[0, -1]] /= 2
+    decay = np.exp(-g[:, None] * t[None, :])                          # (K, T)
+    terms = m[:, None] * decay
+    tails = np.cumsum(terms[::-1], axis=0)[::-1]                      # S_j, j = 1..K
+    tails = np.vstack([tails, np.zeros((1, t.size))])                 # S_{K+1} = 0
+    wi = w * np.exp(-t)
+    p_i = float((wi * tails[0] ** (n - 1)).sum())
+    powers = tails ** n
+    band = ((powers[:-1] - powers[1:]) * w).sum(axis=1)               # int S_j^n - S_{j+1}^n
+    p_s = float(g @ band) + m[~pos].sum() ** n / n  # every similarity 0: uniform choice
+    if not grad:
+        return p_s, p_i
+    # d/dE_{k,t}: p_i through S_1; p_s through every S_j with j <= k
+    di = (n - 1) * wi * tails[0] ** (n - 2)                           # (T,)
+    a = n * tails[:-1] ** (n - 1) * (g - np.r_[0.0, g[:-1]])[:, None] * w
+    ds = np.cumsum(a, axis=0)                                         # (K, T)
+    dpi_dm = decay @ di
+    dpi_dg = -(terms * t) @ di
+    dps_dm = (ds * decay).sum(axis=1)
+    dps_dg = band - (ds * terms * t).sum(axis=1)
+    return p_s, p_i, (dps_dg, dps_dm), (dpi_dg, dpi_dm)
+
+
+def step_success(levels, masses, n: int = 2) -> tuple[float, float]:
+    """(p_s, p_i) of the step kernel with ``levels`` on bands of item probability ``masses``."""
+    g, m, n = check_steps(levels, masses, n)
+    return _laplace(g, m, n)
+
+
+def step_kernel(levels, masses):
+    """The step similarity as g(d) on the circle (bands of item probability m span m / 2 of
+    distance), for the Monte Carlo engine."""
+    g, m, _ = check_steps(levels, masses, 2)
+    edges = np.cumsum(m)[:-1] / 2
+
+    def kernel(d):
+        d = np.asarray(d)
+        out = g[np.searchsorted(edges, d, side="left")]
+        return out.astype(d.dtype if d.dtype.kind == "f" else np.float64)
+
+    return kernel
+
+
+def _unpack(x, K, delta):
+    levels = delta + (1 - delta) * np.cumprod(np.concatenate([[1.0], x[:K - 1]]))
+    w = x[K - 1:]
+    return levels, w / w.sum()
+
+
+def _pack(levels, masses, delta):
+    h = (np.asarray(levels) - delta) / (1 - delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(h[:-1] > 0, h[1:] / h[:-1], 0.0)
+    return np.concatenate([np.clip(ratio, 0, 1), np.clip(masses, 1e-9, 1)])
+
+
+def _chain(x, K, delta, dg, dm):
+    """Gradient in the optimiser's variables from gradients in levels and masses."""
+    r = np.concatenate([[1.0], x[:K - 1]])
+    # d g_k / d r_i = (1 - delta) prod_{j <= k, j != i} r_j for k >= i (no division by r_i)
+    jac = np.zeros((K, K))
+    for i in range(1, K):
+        rr = r.copy()
+        rr[i] = 1.0
+        jac[i:, i] = (1 - delta) * np.cumprod(rr)[i:]
+    w = x[K - 1:]
+    m = w / w.sum()
+    return np.concatenate([(dg @ jac)[1:], (dm - m @ dm) / w.sum()])
+
+
+def optimise(target_p_i: float, n: int, delta: float, K: int, starts=(), *,
+             ftol: float = 1e-12, maxiter: int = 300) -> dict:
+    """Maximise p_S over K-level step kernels with g_1 = 1, levels >= ``delta``, at p_I equal
+    to ``target_p_i``, by SLSQP (exact gradients) from each (levels, masses) start in
+    ``starts`` (default: the constant kernel with this p_I, whose front is then never lost).
+
+    Levels are parametrised by ratios in [0, 1] (g_k = delta + (1 - delta) prod_{j<=k} r_j), so
+    monotonicity is a box bound. Returns the best feasible optimum found: ``p_s``, ``p_i``,
+    ``levels``, ``masses``, ``success``.
+    """
+    if not (0 < delta < 1):
+        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
+    check_count(K, "K")
+    check_count(n, "n")
+    lo, hi = 1 / n, 1 / (1 + (n - 1) * delta)
+    if not (lo < target_p_i < hi):
+        raise ValueError(f"target_p_i must lie in ({lo:.4g}, {hi:.4g}); got {target_p_i!r}")
+    memo = {}
+
+    def evaluate(x):
+        key = x.tobytes()
+        if key not in memo:
+            memo.clear()
+            g, m = _unpack(x, K, delta)
+            p_s, p_i, (sg, sm), (ig, im) = _laplace(g, m, n, grad=True)
+            memo[key] = (p_s, p_i, _chain(x, K, delta, sg, sm), _chain(x, K, delta, ig, im))
+        return memo[key]
+
+    constraint = {"type": "eq", "fun": lambda x: evaluate(x)[1] - target_p_i,
+                  "jac": lambda x: evaluate(x)[3]}
+    inits = list(starts)
+    if not inits:
+        b = _constant_b(target_p_i, n, delta)
+        inits = [(np.r_[1.0, np.full(K - 1, delta)],
+                  np.r_[b, np.full(K - 1, (1 - b) / (K - 1))])]
+    bounds = [(0.0, 1.0)] * (K - 1) + [(1e-9, 1.0)] * K
+    best = None
+    for levels, masses in inits:
+        x0 = _pack(levels, masses, delta)
+        # SLSQP's small LAPACK calls slow down tenfold when BLAS threads fight for 2 cores
+        with threadpool_limits(1):
+            res = minimize(lambda x: -evaluate(x)[0], x0, jac=lambda x: -evaluate(x)[2],
+                           method="SLSQP", bounds=bounds, constraints=[constraint],
+                           options={"ftol": ftol, "maxiter": maxiter})
+        for x in (res.x, x0):
+            p_s, p_i = evaluate(x)[:2]
+            if abs(p_i - target_p_i) < 1e-8 and (best is None or p_s > best["p_s"]):
+                g, m = _unpack(x, K, delta)
+                best = {"p_s": p_s, "p_i": p_i, "levels": g, "masses": m,
+                        "success": bool(res.success)}
+    return best
+
+
+def _constant_b(p_i, n, delta):
+    return brentq(lambda v: n_item(v, n, delta)[1] - p_i, 0.0, 1.0, xtol=1e-15)
+
+
+def constant_front(p_i, n: int, delta: float) -> float:
+    """The constant (two-level) kernel's p_S at identification ``p_i``, or nan outside its
+    range [p_I(b = 1), p_I(b = 0)]."""
+    lo, hi = n_item(1.0, n, delta)[1], n_item(0.0, n, delta)[1]
+    if not (lo <= p_i <= hi):
+        return math.nan
+    return float(n_item(_constant_b(p_i, n, delta), n, delta)[0])
+
+
+def refine(levels, masses) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Starts for 2K levels from a K-level optimum: each band split in two, the second half
+    either at the same level (the same kernel, so the optimum can only improve) or halfway to
+    the next level (a nearby kernel that leaves the K-level stationary point)."""
+    g, m = np.asarray(levels, float), np.asarray(masses, float)
+    half = np.repeat(m, 2) / 2
+    mid = np.r_[(g[:-1] + g[1:]) / 2, g[-1]]
+    return [(np.repeat(g, 2), half), (np.ravel(np.column_stack([g, mid])), half)]
+
+
+def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: int = 200,
+          progress=None) -> list[dict]:
+    """The frontier at every identification in ``targets`` for K in ``Ks`` (each K doubling the
+    last, started from the previous optimum, so p_S never drops as K grows). One dict per
+    (K, target) with the optimum and the constant kernel's p_S there."""
+    Ks = [int(k) for k in Ks]
+    if any(b != 2 * a for a, b in zip(Ks, Ks[1:])):
+        raise ValueError(f"Ks must double at each step (2, 4, 8, ...); got {Ks}")
+    rows = []
+    for target in targets:
+        prev = None
+        for K in Ks:
+            starts = () if prev is None else refine(prev["levels"], prev["masses"])
+            prev = optimise(float(target), n, delta, K, starts, ftol=ftol, maxiter=maxiter)
+            rows.append({"n": n, "delta": delta, "K": K, "target": float(target), **prev,
+                         "step_front_p_s": constant_front(prev["p_i"], n, delta)})
+            if progress is not None:
+                progress.update()
+    return rows
+
+
+def targets(n: int, delta: float, count: int, lo_frac: float = 0.06,
+            hi_frac: float = 0.94) -> np.ndarray:
+    """``count`` identification targets between chance 1/n and the ceiling 1/(1 + (n-1) delta),
+    from ``lo_frac`` to ``hi_frac`` of the way (the ends themselves admit no similarity)."""
+    lo, hi = 1 / n, 1 / (1 + (n - 1) * delta)
+    return lo + (hi - lo) * np.linspace(lo_frac, hi_frac, count)
+
+
+def doublings(k_max: int) -> list[int]:
+    """K = 2, 4, ..., ``k_max``: the local optimiser's levels, each started from the last."""
+    return [2 ** i for i in range(1, int(math.log2(k_max)) + 1)]
+
+
+def convergence(opt: pd.DataFrame):
+    """The local optimiser's last doubling of K: the rows at the largest K (``last``) and, per
+    (n, delta), the largest K, the largest gain and the largest change of p_S in that doubling
+    (``summary``)."""
+    last = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max")]
+    prev = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max") // 2]
+    conv = (last.set_index(["n", "delta", "target"]).p_s
+            - prev.set_index(["n", "delta", "target"]).p_s)
+    summary = last.groupby(["n", "delta"]).agg(K=("K", "max"), max_gain=("gain", "max"))
+    summary["last_doubling"] = conv.groupby(["n", "delta"]).max()
+    return last, summary

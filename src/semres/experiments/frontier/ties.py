@@ -1,0 +1,85 @@
+"""Distance ties on discrete spaces: the cycle C_N and the L x L torus grid, the constant
+kernel's exact two-item rates there, their height above the universal front (tau/2) and how
+fast it vanishes as the space refines."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from semres.core import kernels, spaces, theory
+from semres.core.simulate import exact_two_item, luce_success
+
+from .settings import DEFAULT
+
+
+def cycle(N: int):
+    """The cycle graph C_N: its distance matrix in steps, and the steps per unit length."""
+    k = np.arange(N)
+    gap = np.abs(k[:, None] - k[None, :])
+    return np.minimum(gap, N - gap).astype(float), N
+
+
+def torus(L: int):
+    """The L x L torus grid with the city-block distance, in steps, and the steps per side."""
+    x, y = np.divmod(np.arange(L * L), L)
+    dx, dy = (np.minimum(np.abs(c[:, None] - c[None, :]), L - np.abs(c[:, None] - c[None, :]))
+              for c in (x, y))
+    return (dx + dy).astype(float), L
+
+
+def tie_radius(unit: int, eps: float = DEFAULT.eps_tie) -> float:
+    """The radius ``eps`` (of the circumference, or the side) in steps, placed halfway between
+    two grid distances."""
+    return math.floor(eps * unit) + 0.5
+
+
+def tie_spaces(cycle_sizes, torus_sides) -> list:
+    """The discrete spaces of the ties section: (name, size, distance builder)."""
+    return ([("cycle", N, cycle) for N in cycle_sizes]
+            + [("torus", L, torus) for L in torus_sides])
+
+
+def ties_table(jobs, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:
+    """Exact two-item rates of the constant kernel of radius ``eps`` on each discrete space
+    (``simulate.exact_two_item``), its tie probability tau and its height above the universal
+    front."""
+    rows = []
+    for name, size, make in tqdm(jobs, desc="discrete spaces, exact"):
+        dist, unit = make(size)
+        space = spaces.Discrete(dist)
+        radius = tie_radius(unit, eps)
+        p_s, p_i = exact_two_item(space, kernels.Constant(radius))
+        counts = np.unique(dist[0], return_counts=True)[1] / len(dist)  # homogeneous: one row
+        tau = float((counts**2).sum())
+        rows.append({"space": name, "size": size, "points": len(dist), "tau": tau,
+                     "b": space.ball_measure(radius)[0], "p_i": p_i, "p_s": p_s,
+                     "above_front": p_s - theory.front(p_i)})
+    return pd.DataFrame(rows)
+
+
+def tie_rates(ties) -> dict:
+    """The log-log slope of the height above the front against the number of points, per
+    family of spaces."""
+    return {name: float(np.polyfit(np.log(g.points), np.log(g.above_front), 1)[0])
+            for name, g in ties.groupby("space")}
+
+
+def tie_check(ties, jobs, trials: int, stream, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:
+    """The engine on ``jobs`` (ties included) against their exact rates in ``ties`` (the
+    constant kernel of radius ``eps``)."""
+    rows = []
+    for j, (name, size, make) in enumerate(jobs):
+        dist, unit = make(size)
+        kern = kernels.Constant(tie_radius(unit, eps))
+        row = ties[(ties.space == name) & (ties["size"] == size)].iloc[0]
+        for k, (task, exact) in enumerate((("similarity", row.p_s),
+                                           ("identification", row.p_i))):
+            est = luce_success(spaces.Discrete(dist), kern, task, 2, trials,
+                               seed=stream("tie_check", j, k))
+            rows.append({"space": name, "size": size, "task": task, "exact": exact,
+                         "mc": est.mean, "stderr": est.stderr, "z": est.zscore(exact)})
+    return pd.DataFrame(rows)
