@@ -24,16 +24,14 @@ import numpy as np
 import torch
 
 from semres.core import profiles
-from semres.experiments.phylogeny import phylo, vision
-
-CHAPTER = "04_resnet_phylogeny"
+from semres.experiments.phylogeny import measures, phylo, settings, vision
 
 
 def step_flops(net, cfg) -> float:
     """FLOPs of one training step of one run (a device-independent yardstick for a GPU)."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    x = torch.zeros(cfg["batch_size"], cfg["size"], cfg["size"], 3, dtype=torch.uint8)
+    x = torch.zeros(cfg.batch_size, cfg.size, cfg.size, 3, dtype=torch.uint8)
     with FlopCounterMode(display=False) as counter:
         logits, emb = net.cpu().train()(x)
         (logits.sum() + emb.sum()).backward()
@@ -49,17 +47,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.runs < 1 or args.epochs < 1:
         parser.error("--runs and --epochs must be >= 1")
-    cfg = profiles.settings(vision.SETTINGS, args.profile)
+    cfg = profiles.settings(settings.SETTINGS, args.profile)
     device = torch.device(args.device)
 
     t0 = time.perf_counter()
-    data = phylo.simulate_dataset(cfg["n_species"], cfg["images_per_species"], cfg["size"])
+    data = phylo.simulate_dataset(cfg.n_species, cfg.images_per_species, cfg.size)
     t_data = time.perf_counter() - t0
     n_classes = len(np.unique(data.species[data.split["train"]]))
     seeds = list(range(args.runs))
 
     def nets():
-        return [vision.build_model(n_classes, widths=cfg["widths"], depths=cfg["depths"],
+        return [vision.build_model(n_classes, widths=cfg.widths, depths=cfg.depths,
                                    seed=s) for s in seeds]
 
     def timed(fn) -> float:
@@ -71,7 +69,7 @@ def main() -> None:
             torch.cuda.synchronize()
         return (time.perf_counter() - t) / (args.runs * args.epochs)
 
-    kw = dict(epochs=args.epochs, batch_size=cfg["batch_size"], lr=cfg["lr"], device=device,
+    kw = dict(epochs=args.epochs, batch_size=cfg.batch_size, lr=cfg.lr, device=device,
               progress=False)  # one torch thread per run, as in the chapter
     vision.train(nets()[0], data, 0.5, seed=0, **{**kw, "epochs": 1})  # warm-up
     alone = timed(lambda: [vision.train(n, data, 0.5, seed=s, **kw)
@@ -79,18 +77,18 @@ def main() -> None:
     stacked = timed(lambda: vision.train_many(nets(), data, [0.5] * args.runs, seeds, **kw))
     net = nets()[0]
     t = time.perf_counter()
-    pool, is_ood = vision.evaluation_pool(data)
+    pool, is_ood = measures.evaluation_pool(data)
     emb = vision.embed(net, data.images[pool], device=device, threads=None)
-    vision.evaluate(emb, data.species[pool], is_ood, data.distances, n_eps=cfg["n_eps"],
-                    max_probes=cfg["max_probes"])
+    measures.evaluate(emb, data.species[pool], is_ood, data.distances, n_eps=cfg.n_eps,
+                      max_probes=cfg.max_probes)
     evaluation = time.perf_counter() - t
 
-    n_runs = len(cfg["alphas"]) * cfg["replicates"]
-    epochs = cfg["epochs"]
+    n_runs = len(cfg.alphas) * cfg.replicates
+    epochs = cfg.epochs
     flops = step_flops(net, cfg) * n_runs * epochs * -(-len(data.split["train"])
-                                                      // cfg["batch_size"])
+                                                      // cfg.batch_size)
     print(f"profile {args.profile} on {device}: {data.n_species} species, {len(data.images)} "
-          f"images of {cfg['size']} px, train split {len(data.split['train'])}, "
+          f"images of {cfg.size} px, train split {len(data.split['train'])}, "
           f"{n_runs} runs x {epochs} epochs")
     print(f"data build                    {t_data:8.2f} s")
     print(f"one run-epoch, alone          {alone:8.3f} s")

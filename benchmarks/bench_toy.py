@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from semres.experiments import toy
+from semres.experiments.toy import evaluation, superposition
 
 
 def timed(fn):
@@ -39,17 +39,18 @@ def main(argv=None):
     if args.epochs < 1 or args.seeds < 1 or args.alone < 0:
         parser.error("--epochs and --seeds must be >= 1, --alone >= 0")
 
-    conditions = [c for c in toy.CONDITIONS for _ in range(args.seeds)]
-    seeds = [k for _ in toy.CONDITIONS for k in range(args.seeds)]
-    config = toy.ToyConfig(epochs=args.epochs)
+    conditions = [c for c in superposition.CONDITIONS for _ in range(args.seeds)]
+    seeds = [k for _ in superposition.CONDITIONS for k in range(args.seeds)]
+    config = superposition.ToyConfig(epochs=args.epochs)
     n = len(conditions)
     compiled = False if args.torch_eval else None
-    engine = "compiled (numba)" if toy.numba is not None and not args.torch_eval else "torch"
+    compiled_loop = evaluation.numba is not None and not args.torch_eval
+    engine = "compiled (numba)" if compiled_loop else "torch"
     print(f"{n} networks, {args.epochs} epochs of {config.steps_per_epoch} batches, "
           f"exact evaluation every epoch ({engine})")
 
-    batch, b_wall, b_cpu = timed(lambda: toy.train(conditions, seeds, config, progress=False,
-                                                    compiled=compiled))
+    batch, b_wall, b_cpu = timed(lambda: superposition.train(
+        conditions, seeds, config, progress=False, compiled=compiled))
     print(f"batched   : {b_wall:7.1f} s wall {b_cpu:7.1f} s CPU")
 
     # spread the timed networks over the three conditions
@@ -58,8 +59,8 @@ def main(argv=None):
     a_wall = a_cpu = 0.0
     equal = True
     for k in picked:
-        alone, w, c = timed(lambda: toy.train([conditions[k]], [seeds[k]], config,
-                                              progress=False, compiled=compiled))
+        alone, w, c = timed(lambda: superposition.train(
+            [conditions[k]], [seeds[k]], config, progress=False, compiled=compiled))
         a_wall += w
         a_cpu += c
         equal &= bool(np.allclose(alone.final_W[0], batch.final_W[k], rtol=0, atol=1e-10)

@@ -48,17 +48,13 @@ import pandas as pd
 import sympy as sp
 from IPython.display import Math, display
 
-import semres.core.plotting as splot
 from semres.core import kernels, spaces, theory
-from semres.experiments import toy
-from semres.core.intervals import mean_interval
-from semres.report import Z_MAX, open_chapter
 from semres.core.simulate import luce_success
+from semres.experiments.toy import analysis, page, settings, superposition, verdicts
+from semres.report import Z_MAX, open_chapter
 
-cfg, report, stream, cache = open_chapter(toy.SETTINGS, profile, seed, n_seeds=n_seeds,
+cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, n_seeds=n_seeds,
                                           epochs=epochs)
-report.number("mc_trials", cfg["mc_trials"])
-report.number("zmax", Z_MAX)  # every Monte Carlo estimate must sit this close to theory
 
 # %% [markdown]
 # ## Proposition 1: linear decay on the circle
@@ -121,9 +117,6 @@ P_STAR = float(stated_s.subs(b, b_star))
 grid = np.linspace(0, 1, 11)
 derived = sp.lambdify(b, [stated_s, stated_i], "numpy")(grid)
 assert np.allclose(derived, theory.linear_circle(grid), atol=1e-13)
-report.number("b_star", B_STAR)
-report.number("eps_star", B_STAR / 2)
-report.number("p_star", P_STAR)
 display(sp.Eq(sp.Symbol("p_S"), stated_s), sp.Eq(sp.Symbol("p_I"), stated_i))
 
 # %% [markdown]
@@ -167,16 +160,14 @@ mean_b, var_b = 2 * eps - eps**2, sp.Rational(2, 3) * eps**3 - eps**4  # segment
 const_segment = half + mean_b - mean_b**2 - var_b
 assert sp.series(const_circle - const_segment, eps, 0, 3).removeO() == eps**2
 
-display(Math(toy.split_log2(r"p_S^{\text{seg}}", seg_s)),
-        Math(toy.split_log2(r"p_I^{\text{seg}}", seg_i)))
+display(Math(page.split_log2(r"p_S^{\text{seg}}", seg_s)),
+        Math(page.split_log2(r"p_I^{\text{seg}}", seg_i)))
 
 eps_grid = np.linspace(1e-4, 0.5, 50_001)
 seg_ps_grid = segment_linear(eps_grid)[0]
 SEG_PEAK = float(seg_ps_grid.max())
 SEG_EPS_STAR = float(eps_grid[seg_ps_grid.argmax()])
-report.number("seg_peak", SEG_PEAK)
-report.number("seg_eps_star", SEG_EPS_STAR)
-report.number("theory_shortfall", P_STAR - SEG_PEAK)
+page.publish_laws(report, cfg, B_STAR, P_STAR, SEG_PEAK, SEG_EPS_STAR)
 
 # %% [markdown]
 # For $\varepsilon \le \tfrac12$, linear decay on the segment gives
@@ -204,13 +195,15 @@ report.number("theory_shortfall", P_STAR - SEG_PEAK)
 
 # %%
 rows = []
-checks = [("circle", spaces.Circle(), e, theory.linear_circle(2 * e)) for e in (0.1, 0.31, 0.5)]
-checks += [("segment", spaces.Segment(), e, segment_linear(e)) for e in (0.1, 0.25, 0.5)]
-for name, space, e, (th_s, th_i) in checks:
+checks = [("circle", spaces.Circle(), k, e, theory.linear_circle(2 * e))
+          for k, e in enumerate(cfg.mc_eps_circle)]
+checks += [("segment", spaces.Segment(), k, e, segment_linear(e))
+           for k, e in enumerate(cfg.mc_eps_segment)]
+for name, space, k, e, (th_s, th_i) in checks:
     for task, th in (("similarity", th_s), ("identification", th_i)):
-        # one stream per test, space and resolution
-        est = luce_success(space, kernels.Linear(e), task, 2, cfg["mc_trials"],
-                           stream(f"linear-decay {task} test on {name}", round(1000 * e)))
+        # one stream per test, space and resolution (the k-th of its space's grid)
+        est = luce_success(space, kernels.Linear(e), task, 2, cfg.mc_trials,
+                           stream(f"linear-decay {task} test on {name}", k))
         rows.append({"space": name, "eps": e, "task": task, "theory": float(th),
                      "monte_carlo": est.mean, "stderr": est.stderr, "z": est.zscore(float(th))})
 mc = pd.DataFrame(rows)
@@ -218,10 +211,7 @@ assert (mc["z"].abs() < Z_MAX).all(), mc
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
 # %% tags=["hide-input", "hide-output"]
-report.table(mc, "mc_check")
-report.number("mc_max_z", mc["z"].abs().max())
-report.number("mc_cells", len(mc))
-splot.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
+page.monte_carlo_table(report, mc)
 
 # %% [markdown]
 # All {glue:text}`ch3_mc_cells` cells agree: the largest deviation is
@@ -260,33 +250,25 @@ splot.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
 # named stream `stream("toy network", k)` of the chapter's seed, so the three conditions start
 # from the same weights and see the same stimuli. All
 # networks are trained as one stack of weight matrices (batched matrix products, one Adam over
-# the stack); each gets exactly the updates it would get alone (`tests/test_toy.py` checks it).
+# the stack); each gets exactly the updates it would get alone
+# (`tests/toy/test_toy_superposition.py` checks it).
 
 # %%
-conditions = [c for c in toy.CONDITIONS for _ in range(cfg["seeds"])]
-replicate = [k for _ in toy.CONDITIONS for k in range(cfg["seeds"])]
+conditions = [c for c in superposition.CONDITIONS for _ in range(cfg.seeds)]
+replicate = [k for _ in superposition.CONDITIONS for k in range(cfg.seeds)]
 # network k of every condition draws its start and its trials from one named stream: paired runs
 seeds = [stream("toy network", k) for k in replicate]
-config = toy.ToyConfig(epochs=cfg["epochs"], snapshot_epochs=tuple(cfg["snapshots"]))
-# the prose quotes the paper's settings; make sure they are the ones used
-assert (config.n_stimuli, config.n_hidden, config.trials_per_epoch, config.batch_size,
-        config.lr, config.lambda_sim, config.init_high) == (50, 10, 2000, 128, 7e-3, 0.1, 2.0)
-report.number("steps", config.steps_per_epoch)
-report.number("lambda_rec", toy.RECONSTRUCTION_LAMBDA_REC)
-train = cache.cache(toy.train, ignore=["progress", "threads", "compiled"])
+config = superposition.ToyConfig.of(cfg)  # the paper's network and trainer (settings.py)
+train = cache.cache(superposition.train, ignore=["progress", "threads", "compiled"])
 start = time.perf_counter()
 history = train(conditions, seeds, config)
-report.number("train_seconds", time.perf_counter() - start)
-report.number("n_networks", len(conditions))
-report.number("n_seeds", cfg["seeds"])
-report.number("epochs", cfg["epochs"])
+train_seconds = time.perf_counter() - start
 
-cond = np.array(history.conditions)
 n_epochs = history.p_s.shape[1]
 # exact p_S, p_I and the fitted profile of every network at every epoch, with the fits'
-# edge flags and, at the snapshots, their goodness of fit (toy.trajectory_table)
-trajectories = toy.trajectory_table(history, replicate)
-report.table(trajectories, "trajectories")
+# edge flags and, at the snapshots, their goodness of fit
+trajectories = analysis.trajectory_table(history, replicate)
+page.publish_training(report, cfg, config, history, trajectories, train_seconds)
 shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epochs - 1)})
 (trajectories.groupby(["condition", "epoch"])[["p_s", "p_i", "eps_fit"]].mean().unstack(0)
  .iloc[shown].round(3))
@@ -307,160 +289,18 @@ shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epoch
 #   $p_S = \tfrac12$ and $p_I = 1/(1 + \Delta)$.
 
 # %%
-EVERY = max(1, n_epochs // 100)
-own = {c: toy.own_profile_prediction(history, c, EVERY) for c in toy.CONDITIONS}
-# the linear profile on the 50-point circle and segment, exactly (the theory "on the same
-# discrete nu"): on these stimuli it peaks higher than the continuous optimum, and its
-# circle-minus-segment gap is larger
-eps_line = np.linspace(0.005, 0.5, 300)
-disc_s, disc_i = toy.linear_profile_scores("circle", eps_line)
-disc_seg_s = toy.linear_profile_scores("segment", eps_line)[0]
-DISC_PEAK = float(disc_s.max())
-DISC_SHORT = float(disc_s.max() - disc_seg_s.max())
-
-B = np.linspace(0, 1, 2001)
-prop_s, prop_i = theory.linear_circle(B)
-circ = cond == "circle"
-# the peak: each network's p_S at the epoch where the other seeds' smoothed mean trajectory
-# peaks, an unbiased estimate (its own maximum over epochs picks its luckiest epoch)
-SMOOTH = max(1, n_epochs // 50)
-held = {c: toy.held_out_peak(history.p_s[cond == c], SMOOTH) for c in toy.CONDITIONS}
-peak_epoch = held["circle"][1]
-after = np.arange(n_epochs)[None, :] >= peak_epoch[:, None]
-d_prop = toy.distance_to_curve(history.p_s[circ], history.p_i[circ], prop_s, prop_i)
-d_disc = toy.distance_to_curve(history.p_s[circ], history.p_i[circ], disc_s, disc_i)
-eps_at_peak = history.eps_fit[circ][np.arange(circ.sum()), peak_epoch]
-
-peaks = {c: held[c][0] for c in ("circle", "segment")}
-raw_peaks = {c: history.p_s[cond == c].max(1) for c in ("circle", "segment")}
-# intervals over seeds: Student's t on n - 1 degrees of freedom. The runs are paired (same seed,
-# same initial weights), so the shortfall's interval is that of the per-seed differences
-n_pairs = cfg["seeds"]
-peak_ci = mean_interval(peaks["circle"])
-short = peaks["circle"] - peaks["segment"]
-short_ci = mean_interval(short)
-peak_se, short_se = peak_ci["se"], short_ci["se"]
-# the claim the chapter makes of the peak: it is Proposition 1's optimum the networks reach,
-# not the constant-similarity 3/4
-nearer_prop1 = toy.nearer_proposition1(peaks["circle"].mean(), P_STAR)
-
-# Proposition 1 with the fitted eps, after the peak
-fit_s, fit_i = theory.linear_circle(np.minimum(2 * history.eps_fit[circ], 1.0))
-# own-profile prediction minus the measurement: after each seed's peak, and at the first epochs
-own_gap = {}
-for c in ("circle", "segment"):
-    ep_, ps_, pi_ = own[c]
-    m = cond == c
-    late = ep_[None, :] >= held[c][1][:, None]
-    own_gap[c] = {"s": (ps_ - history.p_s[m][:, ep_])[late].mean(),
-                  "i": (pi_ - history.p_i[m][:, ep_])[late].mean(),
-                  "s_early": (ps_ - history.p_s[m][:, ep_])[:, :2].mean()}
-
-rec = cond == "reconstruction"
-delta_rec = float(history.delta_fit[rec, -1].mean())
-rec_ci = mean_interval(history.p_i[rec, -1])
-rec_pi = rec_ci["mean"]
-rec_pred = float(theory.two_item(0.0, delta=delta_rec)[1])
-rec_gap = rec_pi - rec_pred
-# Jensen's inequality fixes the sign of rec_gap in advance: 1/(1 + x) is convex, so the mean
-# success over pairs, mean 1/(1 + x_ij) with x_ij = G_ij / G_ii, is at least 1/(1 + mean x).
-# It is computed from the same weights as the measurement, so it explains part of the gap but
-# cannot serve as an independent tolerance for Theorem 2.
-jensen = toy.jensen_term(history.final_W[rec])
-MID = min(n_epochs - 1, max(1, (n_epochs - 1) // 5))
-rec_gap_mid = float((history.p_i[rec, MID]
-                     - 1 / (1 + history.delta_fit[rec, MID])).mean())
-
-quantities = pd.DataFrame({
-    "quantity": ["circle peak p_S (mean over seeds)", "Proposition 1 optimum p_S",
-                 "segment peak p_S", "segment linear-decay optimum p_S",
-                 "mean distance to Proposition 1 after the peak",
-                 "reconstruction p_I (final)", "Theorem 2 p_I = 1/(1 + Delta)"],
-    "value": [peaks["circle"].mean(), P_STAR, peaks["segment"].mean(), SEG_PEAK,
-              d_prop[after].mean(), rec_pi, rec_pred],
-})
-splot.table(quantities)
-
-# %%
-tolerances = toy.tolerances(DISC_PEAK, jensen)  # none allows anything: see each reason
-# the book's overview: one row per headline result (the measured points follow the figures)
-report.result("Proposition 1 (paper Prop. 1), closed form",
-              "linear decay on the circle: p_S = 1/2 + b - (3/2 - ln 2) b^2, "
-              "p_I = 1 - (1 - ln 2) b (SymPy, Monte Carlo)",
-              paper_value=P_STAR, check_max_z=mc["z"].abs().max())
-report.result("toy ReLU net: circle peak nearer Proposition 1 than the constant similarity",
-              "the circle networks' best p_S lies nearer Proposition 1's optimum than the "
-              "constant-similarity optimum 3/4 (the paper: the trajectory follows Proposition 1, "
-              "not Theorem 1)", headline=peaks["circle"].mean(),
-              ci=(peak_ci["low"], peak_ci["high"]), passed=nearer_prop1)
-verdicts = {key: report.result(
-    result, statement + f" (Student's t over {ci['n']} seeds)", headline=ci["mean"],
-    ci=(ci["low"], ci["high"]), tolerance=tolerances[key][0],
-    tolerance_reason=tolerances[key][1], **ref) for key, result, statement, ci, ref in [
-        ("peak", "toy ReLU net: circle peak p_S vs Proposition 1's optimum",
-         "the network's best generalization (held-out-seed peak epoch) reaches Proposition 1's "
-         "optimum", peak_ci, dict(paper_value=P_STAR)),
-        ("short", "toy ReLU net: segment shortfall vs the linear profile (new)",
-         "the segment networks peak lower than the circle ones (paired seeds), by as much as "
-         "the linear profile does on the same 50 stimuli", short_ci,
-         dict(compared_with=DISC_SHORT, compared_with_label="the linear profile's shortfall on "
-              "the same 50 stimuli", new=True,
-              misfit=toy.linear_profile_misfit(trajectories))),
-        ("rec", "toy ReLU net: reconstruction p_I vs Theorem 2's 1/(1 + Delta)",
-         "reconstruction-only networks identify as Theorem 2 predicts from their fitted floor",
-         rec_ci, dict(compared_with=rec_pred, compared_with_label="Theorem 2 at the fitted "
-                      "floor, computed here"))]}
-report.text("peak_verdict", toy.peak_verdict(verdicts["peak"], peak_ci, P_STAR, DISC_PEAK))
-report.text("short_verdict", toy.shortfall_verdict(verdicts["short"], short_ci, DISC_SHORT,
-                                                   P_STAR - SEG_PEAK))
-report.text("rec_verdict", toy.reconstruction_verdict(verdicts["rec"], rec_ci, rec_pred,
-                                                      rec_gap_mid, MID, jensen))
-replicates = toy.replicates_sentence(n_pairs)
-report.text("replicates", replicates)
+# the three predictions, each network's peak (its p_S at the epoch where the other seeds'
+# smoothed mean trajectory peaks: unbiased, where its own maximum picks its luckiest epoch),
+# the distances after it, intervals over seeds (Student's t; the shortfall's over the paired
+# per-seed differences) and the reconstruction floor (analysis.analyse)
+found = analysis.analyse(history, cfg.n_stimuli)
+# the result rows: the peak against both optima and against Proposition 1, the segment's
+# shortfall and the reconstruction floor each against its law (verdicts.record)
+statuses = verdicts.record(report, found, mc, P_STAR, trajectories)
+page.publish(report, cfg, history, trajectories, found, statuses, P_STAR, SEG_PEAK)
 
 # %% tags=["hide-input"]
-for key, sentence in toy.position_sentences(
-        nearer_prop1, d_prop[after].mean() < d_disc[after].mean()).items():
-    report.text(key, sentence)
-for key, value in {
-        "late_dist": d_prop[after].mean(), "late_dist_max": d_prop[after].max(),
-        "late_dist_discrete": d_disc[after].mean(), "peak_epoch": np.median(peak_epoch),
-        "eps_at_peak": eps_at_peak.mean(), "peak_ps": peaks["circle"].mean(),
-        "peak_ps_sd": peaks["circle"].std(ddof=1) if n_pairs > 1 else 0.0,
-        "peak_ps_seg": peaks["segment"].mean(), "peak_se": peak_se,
-        "peak_ps_raw": raw_peaks["circle"].mean(), "peak_smooth": SMOOTH,
-        "disc_short": DISC_SHORT, "jensen": jensen, "rec_gap": rec_gap,
-        "rec_gap_mid": rec_gap_mid, "gof_rows": int(trajectories.gof_tested.sum()),
-        "gof_misfits": int(trajectories.misfit.sum())}.items():
-    report.number(key, value)
-report.number("shortfall", short.mean())
-report.number("shortfall_se", short_se)
-report.number("discrete_peak", disc_s.max())
-report.number("fit_err_s", np.abs(fit_s - history.p_s[circ])[after].mean())
-report.number("fit_err_i", np.abs(fit_i - history.p_i[circ])[after].mean())
-for c in ("circle", "segment"):
-    report.number(f"own_gap_s_{c}", own_gap[c]["s"])
-    report.number(f"own_gap_i_{c}", own_gap[c]["i"])
-    report.number(f"own_gap_s_early_{c}", own_gap[c]["s_early"])
-report.number("delta_rec", delta_rec)
-report.number("rec_pi", rec_pi)
-report.number("rec_ps", history.p_s[rec, -1].mean())
-report.number("rec_pred_pi", rec_pred)
-for key, sentence in toy.gof_sentences(trajectories).items():  # MyST: they name columns
-    report.text(key, sentence, markdown=key != "eps_peak_caveat")
-report.table(quantities, "quantities")
-
-for c in toy.CONDITIONS:
-    m = cond == c
-    at = held[c][1] if c != "reconstruction" else np.full(m.sum(), n_epochs - 1)
-    pi_, ps_ = history.p_i[m, at], history.p_s[m, at]
-    se_i, se_s = ((x.std(ddof=1) / np.sqrt(m.sum()) if m.sum() > 1 else None) for x in (pi_, ps_))
-    report.point(f"toy ReLU net, {c} ({'peak p_S' if c != 'reconstruction' else 'last epoch'})",
-                 pi_.mean(), ps_.mean(), se_i, se_s)
-
-# %% tags=["hide-input"]
-report.figure("trajectories", toy.fig_trajectories(history, own, (disc_s, disc_i), delta_rec,
-                                                   segment_linear, P_STAR))
+page.publish_figures(report, cfg, history, found, segment_linear, P_STAR, B_STAR, SEG_EPS_STAR)
 
 # %% [markdown]
 # ```{glue:figure} ch3-fig-trajectories
@@ -514,9 +354,6 @@ report.figure("trajectories", toy.fig_trajectories(history, own, (disc_s, disc_i
 # Theorem 2's $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f`:
 # {glue:text}`ch3_rec_verdict`.
 
-# %% tags=["hide-input"]
-report.figure("similarity", toy.fig_similarity(history))
-
 # %% [markdown]
 # ```{glue:figure} ch3-fig-similarity
 # :name: ch3-fig-similarity
@@ -550,25 +387,9 @@ report.figure("similarity", toy.fig_similarity(history))
 # above it (the coloured dashes in {numref}`ch3-fig-trajectories`), and the scatter brings them
 # back down onto it.
 
-# %% tags=["hide-input"]
-report.number("flat_delta", toy.FLAT_DELTA)
-report.figure("eps", toy.fig_resolution(history, B_STAR / 2, SEG_EPS_STAR))
-
 # %%
 # what ran here against the paper's protocol, read from the settings of this build
-report.deviations(
-    cfg, toy.SETTINGS.paper,
-    f"the reconstruction condition trains with λ_rec = {toy.RECONSTRUCTION_LAMBDA_REC:g} and "
-    "λ_sim = 0 (the paper gives no λ_rec for it)",
-    "the learning rate is constant (the original trainer also carried a plateau scheduler); "
-    f"an epoch is {config.steps_per_epoch} whole batches of {config.batch_size} trials",
-    "the three conditions share each seed's initial weights and trials (paired runs)",
-    "evaluation is exact over every trial at every epoch, not on sampled trials, and ties "
-    "between equally near references are split by the Luce rule in the loss too")
-report.save()
-report.box(f"profile `{profile}`, seed {seed}; "
-           f"{len(conditions)} toy ReLU networks (three conditions × {cfg['seeds']} seeds), "
-           f"{n_epochs} epochs each", f"**Replicates.** {replicates}")
+page.close(report, cfg, config, history, profile, seed)
 
 # %% [markdown]
 # ```{glue:figure} ch3-fig-eps

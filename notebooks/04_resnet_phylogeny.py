@@ -47,7 +47,6 @@ max_per_class = 0  # CUB images per class (0: all)
 # %%
 # %matplotlib inline
 import time
-from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -56,21 +55,19 @@ from joblib import hash as joblib_hash
 from tqdm.auto import tqdm
 
 import semres.core.book
-import semres.core.plotting as splot
-from semres.experiments.phylogeny import phylo, vision
 from semres.core.kernels import Constant
-from semres.report import ALPHA, Z_MAX, open_chapter
 from semres.core.simulate import exact_two_item, luce_success
 from semres.core.spaces import Discrete
+from semres.experiments.phylogeny import (alpha_effects, measures, page, phylo, settings,
+                                          verdicts, vision)
+from semres.report import Z_MAX, open_chapter
 
-CHAPTER = "04_resnet_phylogeny"
-cfg, report, stream, cache = open_chapter(vision.SETTINGS, profile, seed, image_size=image_size)
+cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed,
+                                          image_size=image_size)
 torch_device = semres.core.book.torch_device(device)
 REAL = cub_dir is not None
 vision.check_inputs(cub_dir, newick, model)
-for key, value in {"replicates": cfg["replicates"], "epochs": cfg["epochs"],
-                   "n_alphas": len(cfg["alphas"])}.items():
-    report.number(key, value)
+page.publish_opening(report, cfg)
 
 # %% [markdown]
 # ## Two items on a finite space
@@ -189,11 +186,12 @@ for eps in (0, 1, 2):
 # (`exact_two_item`) and its Monte Carlo estimate, across resolutions.
 
 # %%
-tree_check = phylo.simulate_tree(24, seed=stream("theorem tree"))
+tree_check = phylo.simulate_tree(cfg.theorem_species, seed=stream("theorem tree"))
 D_check = phylo.patristic_matrix(tree_check)
 space = Discrete(D_check)
 levels = np.unique(D_check)  # the radii at which b changes: one check between each pair
-eps_check = levels[np.linspace(0, len(levels) - 1, 8).round().astype(int)]
+eps_check = levels[np.linspace(0, len(levels) - 1, cfg.theorem_resolutions).round()
+                   .astype(int)]
 
 m_tau = space.tie_probability()  # <tau>: two species tie in distance to a probe
 rows = []
@@ -202,7 +200,7 @@ for k, eps in enumerate(tqdm(eps_check, desc="Theorem on the tree")):
     thm_s = float(pS_stated.subs({mb: m_b, vb: v_b, mt: m_tau}))
     thm_i = 1 - m_b / 2
     ex_s, ex_i = exact_two_item(space, Constant(eps))
-    mc_s, mc_i = (luce_success(space, Constant(eps), task, 2, cfg["mc_trials"],
+    mc_s, mc_i = (luce_success(space, Constant(eps), task, 2, cfg.mc_trials,
                                seed=stream("theorem_on_tree", k, t))
                   for t, task in enumerate(("similarity", "identification")))
     rows.append({"eps": eps, "mean_b": m_b, "var_b": v_b, "mean_tau": m_tau,
@@ -213,8 +211,9 @@ for k, eps in enumerate(tqdm(eps_check, desc="Theorem on the tree")):
 check = pd.DataFrame(rows)
 # the experiment's exact measure, fed the tree itself as the embedding, gives the untied form
 species_ids = np.arange(len(D_check))
-check["p_s_untied_measured"] = vision.similarity_curve(D_check, species_ids, D_check, eps_check)
-check["p_i_measured"] = vision.identification_curve(
+check["p_s_untied_measured"] = measures.similarity_curve(D_check, species_ids, D_check,
+                                                         eps_check)
+check["p_i_measured"] = measures.identification_curve(
     D_check[np.repeat(species_ids, 2)][:, np.repeat(species_ids, 2)],
     np.repeat(species_ids, 2), eps_check)  # two images per species: a "new image" exists
 assert np.allclose(check.p_s_untied, check.p_s_untied_measured)
@@ -225,23 +224,16 @@ check_maxz = float(check[["z_s", "z_i"]].abs().max().max())
 check_exact_gap = float(max((check.p_s_theorem - check.p_s_exact).abs().max(),
                             (check.p_i_theorem - check.p_i_exact).abs().max()))
 assert check_maxz < Z_MAX
-report.table(check, "theorem_on_tree")
 print(f"{len(check)} resolutions: largest |theorem - exact sum| = {check_exact_gap:.1e}, "
       f"largest Monte Carlo |z| = {check_maxz:.2f}")
 
 # %% tags=["hide-input", "hide-output"]
-report.small("check_gap", check_exact_gap)
-for key, value in {"check_maxz": check_maxz, "check_cells": len(check),
-                   "check_trials": cfg["mc_trials"], "check_tau": check.mean_tau.iloc[0]}.items():
-    report.number(key, value)
-splot.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exact", "p_s_mc",
-                   "z_s", "p_i_theorem", "p_i_exact", "p_i_mc", "z_i", "p_s_untied"]],
-            z_s="{:+.2f}", z_i="{:+.2f}")
+page.theorem_table(report, cfg, check, check_maxz, check_exact_gap)
 
 # %% [markdown]
 # The theorem equals the engine's exact sum at all {glue:text}`ch4_check_cells` resolutions
 # (largest difference {glue:text}`ch4_check_gap`; the full table is folded above), and so do the
-# experiment's own exact measures (`vision.similarity_curve`, `vision.identification_curve`)
+# experiment's own exact measures (`measures.similarity_curve`, `measures.identification_curve`)
 # when the tree itself is the embedding, for the untied form $p_S^{\ne}$ too. The Monte
 # Carlo estimates ({glue:text}`ch4_check_trials:,` trials each) lie within
 # {glue:text}`ch4_check_maxz:.1f` standard errors of it. On this tree two random species tie
@@ -269,26 +261,24 @@ splot.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exa
 t_data = time.perf_counter()
 if REAL:
     data = cache.cache(phylo.load_cub)(
-        cub_dir, newick, names=names_table, size=cfg["size"],
-        max_per_class=max_per_class or None, seed=stream("cub split"))
+        cub_dir, newick, names=names_table, size=cfg.size,
+        max_per_class=max_per_class or None, seed=stream("cub split"),
+        ood_fraction=cfg.ood_fraction, val_fraction=cfg.val_fraction,
+        test_fraction=cfg.test_fraction)
 else:
-    data = phylo.simulate_dataset(cfg["n_species"], cfg["images_per_species"], cfg["size"],
-                                  seed=stream("phylogeny"))
+    data = phylo.simulate_dataset(cfg.n_species, cfg.images_per_species, cfg.size,
+                                  seed=stream("phylogeny"), ood_fraction=cfg.ood_fraction,
+                                  val_fraction=cfg.val_fraction,
+                                  test_fraction=cfg.test_fraction)
 t_data = time.perf_counter() - t_data
 split_sizes = {k: len(v) for k, v in data.split.items()}
 assert not set(data.split["test"]) & set(data.split["train"])
 assert not set(data.species[data.split["ood"]]) & set(data.species[data.split["train"]])
-n_ood_species = len(np.unique(data.species[data.split["ood"]]))
 print(f"{data.n_species} species, {len(data.images)} images of {data.images.shape[1]} px, "
       f"built in {t_data:.1f} s\nsplits {split_sizes}")
 
 # %% tags=["hide-input"]
-for key, value in {"n_species": data.n_species, "n_images": len(data.images),
-                   "image_size": data.images.shape[1], "n_ood_species": n_ood_species,
-                   **{f"split_{k}": v for k, v in split_sizes.items()}}.items():
-    report.number(key, value)
-
-report.figure("data", phylo.fig_tree_gallery(data))
+page.publish_data(report, data)
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-data
@@ -344,27 +334,25 @@ report.figure("data", phylo.fig_tree_gallery(data))
 #   **held-out species** (references from the whole pool of test images).
 
 # %%
-settings = {k: cfg[k] for k in ("epochs", "batch_size", "lr", "widths", "depths", "n_eps",
-                                "max_probes")}
+run_settings = vision.run_settings(cfg)  # what a run depends on: its cache key
 run_cached = cache.cache(vision.train_and_evaluate_many,
                          ignore=["checkpoint_dir", "device", "progress"])
 key = joblib_hash((data.images, data.species, data.distances,
-                   {k: v for k, v in data.split.items()}, settings, model))
-checkpoints = semres.core.book.build_dir() / "checkpoints" / CHAPTER / key
+                   {k: v for k, v in data.split.items()}, run_settings, model))
+checkpoints = semres.core.book.build_dir() / "checkpoints" / settings.SETTINGS.chapter / key
 # replicate r of every α draws its weights, batches and probes from one named stream, so the
 # runs of one replicate start from the same weights
-jobs = [(a, r) for a in cfg["alphas"] for r in range(cfg["replicates"])]
+jobs = [(a, r) for a in cfg.alphas for r in range(cfg.replicates)]
 # one run at a time on a CPU; on an accelerator every run at once, as one vectorised network
 t_runs = time.perf_counter()
-results = run_cached(data.images, data.species, data.distances, data.split, jobs, settings,
+results = run_cached(data.images, data.species, data.distances, data.split, jobs, run_settings,
                      model=model, checkpoint_dir=checkpoints, device=str(torch_device),
                      seed=stream("resnet runs"))
 t_runs = time.perf_counter() - t_runs
 
 # one row per run and ε of its sweep, and one per run with its threshold-free summaries
-tradeoff, by_alpha = vision.result_tables(results)
-for name, table in (("tradeoff", tradeoff), ("by_alpha", by_alpha)):
-    report.table(table, name)
+tradeoff, by_alpha = alpha_effects.result_tables(results)
+replicates_vary = page.publish_runs(report, cfg, results, tradeoff, by_alpha, t_runs, REAL)
 
 # %% [markdown]
 # The {glue:text}`ch4_n_runs` runs of this page {glue:text}`ch4_run_source`
@@ -380,71 +368,51 @@ for name, table in (("tradeoff", tradeoff), ("by_alpha", by_alpha)):
 # ({glue:text}`ch4_welch_words`); it counts as detected when the interval excludes zero.
 # {glue:text}`ch4_replicates_vary`
 
-# %% tags=["hide-input"]
-report.text("widths", ", ".join(map(str, cfg["widths"])))
-for key, sentence in vision.run_sentences(results, t_runs, by_alpha.train_seconds.sum()).items():
-    report.text(key, sentence)
-for key, value in {"run_seconds": by_alpha.train_seconds.mean(),
-                   "n_runs": len(results)}.items():
-    report.number(key, value)
-replicates_vary = vision.replicates_sentence(cfg["replicates"], REAL)
-report.text("replicates_vary", replicates_vary)
-
 # %%
-alphas = sorted(by_alpha.alpha.unique())
 # the baseline, the largest α with the cross-entropy on, and α = 1 (cross-entropy off)
-alpha_lo, alpha_ce, alpha_one = vision.compared_alphas(alphas)
-effects = vision.effects(by_alpha, tradeoff, alpha_lo,
-                         {a: label for a, label in ((alpha_ce, "cross-entropy on"),
-                                                    (alpha_one, "cross-entropy off"))
-                          if a is not None}, vision.METRICS)
-report.table(effects, "effects")
-report.text("welch_words", vision.welch_words(effects, cfg["replicates"]))
-report.text("verdict", vision.alpha_verdict(effects, by_alpha, cfg["replicates"]))
-matched = effects[effects.column == "p_s_matched"]
-if alpha_ce is not None and len(matched):  # the matched effect across the whole p_I range
-    curve = vision.matched_curve(tradeoff, alpha_lo, alpha_ce)
-    report.table(curve, "matched_curve")
-    report.text("matched_words", vision.matched_words(curve, matched.p_i.iloc[0]))
-else:
-    report.text("matched_words", "no matched comparison was possible in this build")
-report.number("alpha_min", alpha_lo)
-report.number("alpha_ce", alpha_ce if alpha_ce is not None else float("nan"))
-vision.effects_display(effects, alpha_lo).style.hide(axis="index")
+alpha_lo, alpha_ce, alpha_one = alpha_effects.compared_alphas(by_alpha.alpha.unique())
+effects = alpha_effects.effects(by_alpha, tradeoff, alpha_lo,
+                                {a: label for a, label in ((alpha_ce, "cross-entropy on"),
+                                                           (alpha_one, "cross-entropy off"))
+                                 if a is not None}, alpha_effects.METRICS)
+# p_S at matched p_I across the whole p_I range both α reach, not only at the headline's point
+curve = (alpha_effects.matched_curve(tradeoff, alpha_lo, alpha_ce, cfg.matched_points)
+         if alpha_ce is not None and (effects.column == "p_s_matched").any() else None)
+page.publish_effects(report, cfg, effects, by_alpha, curve)
 
 # %% [markdown]
 # In plain words: on this build, {glue:text}`ch4_verdict`. For $p_S$ at matched $p_I$,
-# {glue:text}`ch4_matched_words` (`matched_curve.csv`). In the table, each cell is the
+# {glue:text}`ch4_matched_words` (`matched_curve.csv`, drawn in {numref}`ch4-fig-tradeoff`,
+# right). In the table, each cell is the
 # change of the mean over seeds with its 95% Welch interval; a star marks an interval that
 # excludes zero. The per-run numbers are folded below.
 
 # %% tags=["hide-input", "hide-output"]
-splot.table(by_alpha.drop(columns=["train_seconds"]), decimals=3, alpha="{:g}")
+page.runs_table(by_alpha)
 
 # %% tags=["hide-input"]
-report.figure("tradeoff", vision.fig_tradeoff(tradeoff))
-
-# %%
-# the best p_S each model's own ball profile allows, against the best it reaches
-best = tradeoff.groupby(["alpha", "seed"]).p_s.max().groupby("alpha").mean()
-best_theory = tradeoff.groupby(["alpha", "seed"]).p_s_theory.max().groupby("alpha").mean()
-for key, value in {"gap_a0": best_theory.iloc[0] - best.iloc[0],
-                   "gap_a1": best_theory.iloc[-1] - best.iloc[-1], "alpha_max": alphas[-1],
-                   "refs_gap": (tradeoff.p_s - tradeoff.p_s_all).abs().max()}.items():
-    report.number(key, value)
+# the tradeoff curves, the matched effect across its matching points, and how far each model
+# falls short of the best p_S its own ball profile allows
+page.publish_tradeoff(report, tradeoff, effects, curve)
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-tradeoff
 # :name: ch4-fig-tradeoff
-# :alt: Generalization against identification for each alpha as the resolution sweeps, with dashed consistency curves from each model's own ball measures and the universal front in black.
+# :alt: Left, generalization against identification for each alpha as the resolution sweeps, with dashed consistency curves from each model's own ball measures and the universal front in black; right, the change in generalization at matched identification across the matching points, with its family band and the headline point.
 #
-# The tradeoff of each trained model as its resolution ε sweeps over quantiles of the test
-# images' embedding distances, from the smallest to the largest (points; mean over seeds at
-# equal quantiles of ε). At the largest ε every image is inside and both rates are 1/2; at
+# Left: the tradeoff of each trained model as its resolution ε sweeps over quantiles of the
+# test images' embedding distances, from the smallest to the largest (points; mean over seeds
+# at equal quantiles of ε). At the largest ε every image is inside and both rates are 1/2; at
 # the smallest, only the probe's own image is, and since the identification probe is a new
 # image rather than a copy, both rates start near 1/2 too. Dashed, same colour:
 # {prf:ref}`thm-two-item` evaluated with the ball measures of the same model's embedding, a
-# consistency check rather than a prediction. Black: the homogeneous front.
+# consistency check rather than a prediction. Black: the homogeneous front. Shaded: the range
+# of $p_I$ that every model of the two compared α values reaches. Right: the change in
+# $p_S^{\ne}$ from the baseline α to the largest α with the cross-entropy on, each model read
+# at the same $p_I$ on its ε-sweep, at every matching point of that range
+# (`matched_curve.csv`); the band is the interval widened for the family of the result box's
+# claims (Bonferroni; none with one seed per α), and the diamond is the headline, matched at
+# the baseline's peak, fixed before looking, with the same interval: one point of the curve.
 # ```
 #
 # The dashed curves are not an independent prediction: they take $\langle b\rangle$ and
@@ -458,7 +426,7 @@ for key, value in {"gap_a0": best_theory.iloc[0] - best.iloc[0],
 # $p_S^{\ne}$ by at most {glue:text}`ch4_refs_gap:.3f` on this build.
 
 # %% tags=["hide-input"]
-report.figure("summaries", vision.fig_summaries(by_alpha))
+page.publish_summaries(report, by_alpha)
 
 # %% [markdown]
 # ```{glue:figure} ch4-fig-summaries
@@ -473,52 +441,13 @@ report.figure("summaries", vision.fig_summaries(by_alpha))
 # ```
 
 # %%
-# the measured points for the book's overview: each α at the ε where its mean p_S peaks
-for point in vision.peak_points(tradeoff):
-    report.point(*point)
-
-report.result("Theorem 4 (paper Thm. 1 with ties): two items on a finite space",
-              "p_S = 1/2 + <b> - <b>^2 - Var(b) + <tau>/2 and p_I = 1 - <b>/2 on the species "
-              "of a simulated tree (exact sum and Monte Carlo)", new=True,
-              check_max_z=check_maxz, passed=check_exact_gap < 1e-9)
-stand_in = "" if REAL else "a simulated tree and rendered images, not CUB-200-2011"
-for col, measure, claim in (("sim_accuracy", "triplet accuracy", "raises generalization"),
-                            ("p_s_matched", "p_S at matched p_I",
-                             "raises generalization at matched identification"),
-                            ("id_auc", "identification AUC", "lowers identification")):
-    result = (f"ResNet: {measure} change, α {alpha_lo:g} → "
-              f"{alpha_ce if alpha_ce is not None else float('nan'):g}")
-    statement = f"raising α (cross-entropy still on) {claim}"
-    r = vision.effect_row(effects, col, alpha_ce) if alpha_ce is not None else None
-    if r is None or not np.isfinite(r.se):  # no α to compare, or one seed: nothing to test
-        report.not_run(result, statement, headline=None if r is None else r.effect,
-                       stand_in=stand_in)
-    else:
-        report.result(result, statement + f" (Welch t, {r.seeds_from:.0f} and "
-                      f"{r.seeds_to:.0f} seeds sharing one data set; interval for a family of "
-                      "3 claims, Bonferroni)", headline=r.effect,
-                      ci=vision.family_ci(r, 3, ALPHA), compared_with=0.0,
-                      compared_with_label="no change",
-                      direction="below" if col == "id_auc" else "above", stand_in=stand_in)
-
-# what ran here against the paper's protocol
-data_line, model_line = vision.deviation_lines(data, cfg, cub_dir=cub_dir, newick=newick,
-                                               model=model)
-report.deviations(None, None, data_line, model_line)
-report.deviations(
-    cfg, vision.SETTINGS.paper,
-    "the similarity test asks only untied triplets, with ties in the tree handled by the Luce "
-    "rule ({prf:ref}`thm-two-item-discrete`)",
-    "$p_S$ and $p_I$ are exact expectations over every triplet of the test images, not samples",
-    "identification uses a new image of the chosen species, so a model's $p_I$ can fall short "
-    "of the theory's copy-based $1 - \\langle b\\rangle/2$ when same-species images lie far "
-    "apart in its embedding",
-    "the theory overlay uses the ball measures of the embedding, where ε acts (see "
-    "{ref}`original-code-units`), and only test images enter the tests (see "
-    "{ref}`original-code-leakage`)")
-report.save()  # summary.csv and front.csv for the book's overview page
-report.box(f"profile `{profile}`, seed {seed}, device `{torch_device}`; " + "; ".join(
-    line for line in (data_line, model_line) if line), f"**Replicates.** {replicates_vary}")
+# the result rows: the theorem, then the paper's claims from the baseline α to the largest α
+# with the cross-entropy on, judged as one family (verdicts.CLAIMS)
+verdicts.record(report, check_maxz, check_exact_gap, effects, alpha_lo, alpha_ce, REAL)
+# each α on the book's overview, what differs from the paper's protocol, the result box
+page.close(report, cfg, data, tradeoff, replicates_vary,
+           f"profile `{profile}`, seed {seed}, device `{torch_device}`", cub_dir=cub_dir,
+           newick=newick, model=model)
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper
@@ -561,9 +490,5 @@ report.box(f"profile `{profile}`, seed {seed}, device `{torch_device}`; " + "; "
 # images per class for a quick look. On CUB the triplet accuracy uses a seeded subset of at
 # most {glue:text}`ch4_max_probes` probes (its cost grows as the cube of the test set).
 
-# %%
-names = pd.read_csv(resources.files("semres") / "data/cub_scientific_names.csv")
-for key, value in {"max_probes": cfg["max_probes"],
-                   "names_low": (names.confidence == "low").sum(),
-                   "names_medium": (names.confidence == "medium").sum()}.items():
-    report.number(key, value)
+# %% tags=["hide-input"]
+page.publish_names(report, cfg)

@@ -214,24 +214,25 @@ def _executed(fn, *args, **kwargs) -> set[str]:
 
 
 def _cases():
-    from semres.experiments import frontier, toy
+    from semres.experiments.frontier import steps
     from semres.experiments.phylogeny import phylo, vision
+    from semres.experiments.toy import superposition
 
-    small_toy = toy.ToyConfig(n_stimuli=12, n_hidden=4, epochs=2, trials_per_epoch=64,
+    small_toy = superposition.ToyConfig(n_stimuli=12, n_hidden=4, epochs=2, trials_per_epoch=64,
                               batch_size=32, snapshot_epochs=(0, 2))
     data = phylo.simulate_dataset(6, 12, size=16, seed=0, ood_fraction=0.0)
     settings = dict(epochs=1, batch_size=16, lr=1e-2, widths=(4, 8), depths=(1, 1), n_eps=5,
                     max_probes=20)
     return [
-        (toy.train, (["circle", "segment"], [0, 1], small_toy), dict(progress=False)),
-        (frontier.trace, (2, 0.1, [2, 4], [0.7]), {}),
+        (superposition.train, (["circle", "segment"], [0, 1], small_toy), dict(progress=False)),
+        (steps.trace, (2, 0.1, [2, 4], [0.7]), {}),
         (vision.train_and_evaluate_many, (data.images, data.species, data.distances,
                                           data.split, [(0.5, 1)], settings),
          dict(progress=False)),
     ]
 
 
-@pytest.mark.parametrize("case", range(3), ids=["toy.train", "frontier.trace",
+@pytest.mark.parametrize("case", range(3), ids=["superposition.train", "steps.trace",
                                                 "vision.train_and_evaluate_many"])
 def test_every_function_a_cached_computation_runs_is_in_its_key(case):
     fn, args, kwargs = _cases()[case]
@@ -250,7 +251,8 @@ def test_the_chapters_cached_functions_have_keys():
     for path in [*root.joinpath("notebooks").glob("*.py"), *Path(semres.__file__).parent.rglob(
             "*.py")]:
         named |= set(re.findall(r"cache(?:\(\))?\.cache\((\w+\.\w+|_embed)\b", path.read_text()))
-    assert {"toy.train", "vision.train_and_evaluate_many", "lm_protocol.assess", "_embed"} <= named
+    assert {"superposition.train", "vision.train_and_evaluate_many", "lm_protocol.assess",
+            "_embed"} <= named
     modules = {m.name.rpartition(".")[2]: m.name
                for m in pkgutil.walk_packages(semres.__path__, "semres.")}
     for name in sorted(named):

@@ -17,15 +17,13 @@ from importlib import resources
 from pathlib import Path
 
 import dendropy
-import matplotlib.pyplot as plt
 import numpy as np
 from dendropy.simulate import treesim
 from PIL import Image
-from scipy.cluster.hierarchy import dendrogram, linkage
-from scipy.spatial.distance import squareform
 
-from semres.core import plotting as splot
 from semres.core.seeds import named_seed
+
+from .settings import DEFAULT
 
 __all__ = [
     "PhyloData",
@@ -39,7 +37,6 @@ __all__ = [
     "read_names",
     "load_cub",
     "N_TRAITS",
-    "fig_tree_gallery",
 ]
 
 N_TRAITS = 12  # body RGB, wing RGB, stripe count, stripe contrast, aspect, head, tail, beak
@@ -206,8 +203,10 @@ def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
     return (np.clip(img, 0, 1) * 255).round().astype(np.uint8)
 
 
-def split_indices(species, ood_fraction: float = 0.15, val_fraction: float = 0.15,
-                  test_fraction: float = 0.2, seed=0) -> dict[str, np.ndarray]:
+def split_indices(species, ood_fraction: float = DEFAULT.ood_fraction,
+                  val_fraction: float = DEFAULT.val_fraction,
+                  test_fraction: float = DEFAULT.test_fraction,
+                  seed=0) -> dict[str, np.ndarray]:
     """Hold out whole species (``ood``), then split each other species' images three ways.
 
     Every in-distribution species gets at least one test and one training image; OOD species
@@ -244,9 +243,12 @@ def split_indices(species, ood_fraction: float = 0.15, val_fraction: float = 0.1
     return {key: np.sort(np.asarray(val, dtype=np.int64)) for key, val in out.items()}
 
 
-def simulate_dataset(n_species: int = 48, images_per_species: int = 40, size: int = 48,
-                     seed=0, sigma: float = 1.0, ood_fraction: float = 0.15,
-                     val_fraction: float = 0.15, test_fraction: float = 0.2) -> PhyloData:
+def simulate_dataset(n_species: int = DEFAULT.n_species,
+                     images_per_species: int = DEFAULT.images_per_species,
+                     size: int = DEFAULT.size, seed=0, sigma: float = 1.0,
+                     ood_fraction: float = DEFAULT.ood_fraction,
+                     val_fraction: float = DEFAULT.val_fraction,
+                     test_fraction: float = DEFAULT.test_fraction) -> PhyloData:
     """The embedded default: a seeded tree, Brownian traits and rendered individuals.
 
     Edge lengths are rescaled so the crown's depth (half the largest patristic distance) is 1,
@@ -316,8 +318,9 @@ def _load_image(path: Path, size: int) -> np.ndarray:
 
 
 def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None = None,
-             seed=0, ood_fraction: float = 0.15, val_fraction: float = 0.15,
-             test_fraction: float = 0.2) -> PhyloData:
+             seed=0, ood_fraction: float = DEFAULT.ood_fraction,
+             val_fraction: float = DEFAULT.val_fraction,
+             test_fraction: float = DEFAULT.test_fraction) -> PhyloData:
     """CUB-200-2011 images (centre-cropped, resized) with patristic distances from ``newick``.
 
     ``root`` is the ``CUB_200_2011`` folder (holding ``images/``) or the images folder itself.
@@ -374,41 +377,3 @@ def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None
     data.split = split_indices(species, ood_fraction, val_fraction, test_fraction,
                                seed=named_seed(seed, "split"))
     return data
-
-
-def fig_tree_gallery(data: PhyloData, n_show: int = 8, per_species: int = 5):
-    """The tree as a dendrogram (average linkage of the patristic distances, exact for an
-    ultrametric tree; held-out species in red) beside a gallery of ``per_species`` images of
-    ``n_show`` species spread along it."""
-    Z = linkage(squareform(data.distances, checks=False), "average")
-    # 9 pt leaf labels need about 0.14 in of height each
-    fig = plt.figure(figsize=(7.2, max(5.2, 0.14 * data.n_species + 1.0)), layout="constrained")
-    grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.5])
-    ax = fig.add_subplot(grid[0])
-    small = data.n_species <= 60
-    dn = dendrogram(Z, orientation="left", labels=data.names if small else None, ax=ax,
-                    color_threshold=0, above_threshold_color="0.3", no_labels=not small,
-                    leaf_font_size=9)
-    ood = set(data.species[data.split["ood"]])
-    if small:
-        for lab in ax.get_yticklabels():
-            if data.names.index(lab.get_text()) in ood:
-                lab.set_color(splot.CYCLE[1])
-    ax.set_xlabel("patristic distance at which clades join")
-    ax.set_title("species tree (held-out species in red)")
-    ax.grid(False)
-    order = dn["leaves"][::-1]  # dendrogram leaves run bottom-up; the gallery top-down
-    shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
-    sub = grid[1].subgridspec(n_show, per_species, hspace=0.05, wspace=0.05)
-    for r, k in enumerate(shown):
-        imgs = data.images[data.species == k][:per_species]
-        for c, img in enumerate(imgs):
-            a = fig.add_subplot(sub[r, c])
-            a.imshow(img)
-            a.set_xticks([])
-            a.set_yticks([])
-            for spine in a.spines.values():
-                spine.set_visible(False)
-            if c == 0:
-                a.set_ylabel(data.names[k], fontsize=9, rotation=0, ha="right", va="center")
-    return fig

@@ -1,0 +1,194 @@
+"""What raising α changes: the runs as tidy tables, the effect of each measure from the
+baseline α with its Welch interval over seeds, and p_S compared at *matched* identification,
+at one matching point and across the whole range of p_I both α reach.
+
+Comparing α values at the same ε-quantile compares models at different identification; a
+trade of identification for generalization is a claim at matched p_I, read off each model's
+ε-sweep.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from semres.core.intervals import difference_interval
+
+from .settings import DEFAULT
+
+#: the measures whose change with α chapter 4 reports, with their names in its tables
+METRICS = {
+    "sim_accuracy": "triplet accuracy, trained species",
+    "ood_sim_accuracy": "triplet accuracy, held-out species",
+    "best_p_s": "best p_S over ε",
+    "id_auc": "identification ROC AUC",
+    "mean_p_i": "p_I at equal ε-quantiles (mean)",
+    "final_val_accuracy": "validation accuracy (classifier)",
+}
+#: the columns of ``matched_curve.csv``, in order
+MATCHED_COLUMNS = ["p_i", "effect", "ci_low", "ci_high"]
+#: the columns of ``tradeoff.csv``, in order
+TRADEOFF_COLUMNS = ["alpha", "seed", "eps", "p_s", "p_s_all", "p_i", "p_s_ood", "p_s_theory",
+                    "p_i_theory", "mean_b", "var_b"]
+
+
+def result_tables(results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs of :func:`train_and_evaluate_many` as two tidy tables: ``tradeoff`` (one row per
+    run and ε of its sweep) and ``by_alpha`` (one row per run: the threshold-free summaries,
+    the final validation accuracy, the training time, and the curve's mean p_I over the shared
+    ε-quantile grid and best p_S over ε)."""
+    tradeoff = pd.concat([pd.DataFrame({"alpha": r["alpha"], "seed": r["seed"], **r["curve"]})
+                          for r in results], ignore_index=True)[TRADEOFF_COLUMNS]
+    curve_stats = tradeoff.groupby(["alpha", "seed"]).agg(
+        mean_p_i=("p_i", "mean"), best_p_s=("p_s", "max")).reset_index()
+    by_alpha = pd.DataFrame([{"alpha": r["alpha"], "seed": r["seed"], **r["summary"],
+                              "final_val_accuracy": r["history"][-1]["val_accuracy"],
+                              "train_seconds": r["train_seconds"]} for r in results])
+    return tradeoff, by_alpha.merge(curve_stats, on=["alpha", "seed"])
+
+
+def compared_alphas(alphas) -> tuple[float, float | None, float | None]:
+    """Which α values the chapter compares: the smallest (the baseline), the largest below 1
+    (the cross-entropy still trains the classifier; None if there is none above the baseline)
+    and 1 (the cross-entropy off; None if not run or the baseline itself)."""
+    alphas = sorted(alphas)
+    alpha_lo = alphas[0]
+    below_one = [a for a in alphas if alpha_lo < a < 1]
+    alpha_ce = below_one[-1] if below_one else None
+    alpha_one = 1.0 if 1.0 in alphas and alpha_lo < 1.0 else None
+    return alpha_lo, alpha_ce, alpha_one
+
+
+def effect_row(effects: pd.DataFrame, column: str, alpha_to):
+    """The row of :func:`effects` for ``column`` at ``alpha_to`` (None when not measured)."""
+    row = effects[(effects.column == column) & (effects.alpha_to == alpha_to)]
+    return row.iloc[0] if len(row) else None
+
+
+def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
+    """The largest p_S of a sweep (points in sweep order) at identification ``p_i``: the
+    upper envelope of the piecewise-linear path through the points, NaN where it never
+    reaches ``p_i``."""
+    if not x.size:
+        return math.nan
+    hits = list(y[x == p_i])
+    for k in range(x.size - 1):
+        a, b = x[k], x[k + 1]
+        if a != b and min(a, b) < p_i < max(a, b):
+            hits.append(y[k] + (y[k + 1] - y[k]) * (p_i - a) / (b - a))
+    return float(max(hits)) if hits else math.nan
+
+
+def ps_at_matched_pi(tradeoff, p_i: float):
+    """Each model's p_S at identification ``p_i``, read off its ε-sweep curve.
+
+    Comparing α values at the same ε-quantile compares models at different identification; a
+    trade of identification for generalization is a claim at *matched* p_I. ``tradeoff`` has
+    columns alpha, seed, p_i, p_s (one row per ε of each model's sweep, in the order of ε, or
+    with an ``eps`` column to order them by). Along the sweep p_I need not be monotone: it can
+    rise to a peak and fall back, so one p_I is crossed on two branches, one of them
+    inefficient (lower p_S at the same identification). The path through the sweep's points is
+    interpolated linearly, segment by segment in the order of ε, and the model's p_S at
+    ``p_i`` is the highest crossing: the efficient branch, the best this model achieves at that
+    identification with any ε. NaN for a model whose sweep never reaches ``p_i``. Returns a
+    DataFrame alpha, seed, p_s.
+    """
+    need = {"alpha", "seed", "p_i", "p_s"}
+    if not need <= set(tradeoff.columns):
+        raise ValueError(f"tradeoff must have columns {sorted(need)}")
+    if not (isinstance(p_i, (int, float, np.floating)) and 0 <= p_i <= 1):
+        raise ValueError(f"p_i must be a number in [0, 1]; got {p_i!r}")
+    rows = []
+    for (a, s), grp in tradeoff.groupby(["alpha", "seed"], sort=True):
+        if "eps" in grp:
+            grp = grp.sort_values("eps", kind="stable")
+        rows.append({"alpha": a, "seed": s, "p_s": _envelope_at(
+            grp.p_i.to_numpy(float), grp.p_s.to_numpy(float), float(p_i))})
+    return pd.DataFrame(rows)
+
+
+def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
+    """How each measure changes from ``alpha_lo`` to each α of ``targets`` (``{α: regime}``):
+    the difference of the means over seeds with its 95% Welch interval (Student's t on the
+    Welch–Satterthwaite degrees of freedom; :func:`semres.core.intervals.difference_interval`),
+    ``detected`` when the interval excludes 0. ``metrics`` maps a column of ``by_alpha`` to its
+    name; a last row per target compares p_S at matched identification
+    (:func:`common_pi`, :func:`ps_at_matched_pi`). One row per (target, measure)."""
+    def one(table, col, a_hi):
+        hi = table.loc[table.alpha == a_hi, col].dropna().to_numpy(float)
+        lo = table.loc[table.alpha == alpha_lo, col].dropna().to_numpy(float)
+        r = difference_interval(hi, lo)
+        return {"effect": r["effect"], "se": r["se"], "df": r["df"], "t": r["t"],
+                "ci_low": r["low"], "ci_high": r["high"], "detected": r["excludes_zero"],
+                "seeds_from": len(lo), "seeds_to": len(hi)}
+
+    rows = []
+    for a_hi, regime in targets.items():
+        base = {"alpha_from": alpha_lo, "alpha_to": a_hi, "regime": regime}
+        for col, name in metrics.items():
+            rows.append({"measure": name, "column": col, **base, **one(by_alpha, col, a_hi)})
+        pi_star = common_pi(tradeoff, [alpha_lo, a_hi])
+        if np.isfinite(pi_star):
+            at = ps_at_matched_pi(tradeoff[tradeoff.alpha.isin([alpha_lo, a_hi])], pi_star)
+            rows.append({"measure": "p_S at matched p_I", "column": "p_s_matched", **base,
+                         **one(at, "p_s", a_hi), "p_i": pi_star})
+    return pd.DataFrame(rows)
+
+
+def shared_pi(sub) -> tuple[float, float]:
+    """The p_I range every model (α, seed) of ``sub`` reaches; (NaN, NaN) for none."""
+    if sub.empty:
+        return math.nan, math.nan
+    span = sub.groupby(["alpha", "seed"]).p_i.agg(["min", "max"])
+    return float(span["min"].max()), float(span["max"].min())
+
+
+def common_pi(tradeoff, alphas) -> float:
+    """The p_I at which to match models: where the first α's mean sweep peaks in p_S, moved
+    into the p_I range that every model of ``alphas`` reaches (NaN when they share none)."""
+    sub = tradeoff[tradeoff.alpha.isin(list(alphas))]
+    lo, hi = shared_pi(sub)
+    if not lo <= hi:
+        return math.nan
+    base = sub[sub.alpha == alphas[0]]
+    base = base.assign(k=base.groupby("seed").cumcount()).groupby("k")[["p_i", "p_s"]].mean()
+    return float(np.clip(base.p_i.loc[base.p_s.idxmax()], lo, hi))
+
+
+def matched_curve(tradeoff, alpha_lo: float, alpha_hi: float,
+                  points: int = DEFAULT.matched_points):
+    """The effect on p_S at matched p_I across the whole p_I range every model of both α
+    reaches, not at one point: per p_I, the difference of the means over seeds with its 95 %
+    Welch interval (columns :data:`MATCHED_COLUMNS`, the table ``matched_curve.csv``, then
+    the interval's ``se`` and ``df``, from which a family's wider interval is built). The
+    headline stays at the point :func:`common_pi` fixes before looking (the baseline's peak);
+    this says how much the effect depends on that choice."""
+    sub = tradeoff[tradeoff.alpha.isin([alpha_lo, alpha_hi])]
+    lo, hi = shared_pi(sub)
+    if not lo < hi:
+        return pd.DataFrame(columns=[*MATCHED_COLUMNS, "se", "df"])
+    rows = []
+    for p_i in np.linspace(lo, hi, int(points)):
+        at = ps_at_matched_pi(sub, float(p_i))
+        r = difference_interval(at.loc[at.alpha == alpha_hi, "p_s"].to_numpy(float),
+                                at.loc[at.alpha == alpha_lo, "p_s"].to_numpy(float))
+        rows.append({"p_i": float(p_i), "effect": r["effect"], "ci_low": r["low"],
+                     "ci_high": r["high"], "se": r["se"], "df": r["df"]})
+    return pd.DataFrame(rows)
+
+
+def peak_points(tradeoff: pd.DataFrame) -> list[tuple]:
+    """Each α's point for the book's overview, at the ε where its mean p_S peaks:
+    (system, p_I, p_S, their standard errors over seeds)."""
+    points = []
+    for a in sorted(tradeoff.alpha.unique()):
+        grp = tradeoff[tradeoff.alpha == a]
+        grp = grp.assign(k=grp.groupby("seed").cumcount())
+        stats = grp.groupby("k")[["p_i", "p_s"]].agg(["mean", "sem"])
+        k = stats[("p_s", "mean")].idxmax()
+        points.append((f"ResNet, α = {a:g}", stats.loc[k, ("p_i", "mean")],
+                       stats.loc[k, ("p_s", "mean")], stats.loc[k, ("p_i", "sem")],
+                       stats.loc[k, ("p_s", "sem")]))
+    return points

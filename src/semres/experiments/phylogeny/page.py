@@ -1,0 +1,321 @@
+"""Chapter 4's page: what α did in words, the numbers, tables and figures it glues, and its
+result box, so that the chapter calls a few functions and holds no bookkeeping."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+from scipy.stats import t as student
+
+from semres.core import plotting as splot
+
+from . import page_figures
+from .alpha_effects import MATCHED_COLUMNS, compared_alphas, effect_row, peak_points
+from .phylo import PhyloData
+from .settings import SETTINGS, PhylogenySettings
+from .verdicts import CLAIMS, family_ci, traded
+
+# ---------------------------------------------------------------- sentences
+
+def describe_effect(effects: pd.DataFrame, column: str, alpha_to) -> str:
+    """An effect in words: it rises or falls when its 95% interval excludes zero, else it
+    shows no detectable change; with one seed there is no interval to say so."""
+    r = effect_row(effects, column, alpha_to)
+    if r is None:
+        return "not measured"
+    if not np.isfinite(r.se):
+        return f"changes by {r.effect:+.3f} (one seed: no interval)"
+    if r.detected:
+        move = "rises" if r.effect > 0 else "falls"
+        return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
+    # "none detected" says how large a change would have been: 80 % power at 5 %, two-sided
+    power = (student.ppf(0.975, r.df) + student.ppf(0.8, r.df)) * r.se
+    return (f"shows no detectable change ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, "
+            f"{r.ci_high:+.3f}]; a change of ±{power:.3f} would have been detected four times "
+            "in five)")
+
+
+def alpha_verdict(effects: pd.DataFrame, by_alpha: pd.DataFrame, replicates: int) -> str:
+    """What this build says of α: whether raising it traded identification for generalization
+    with the cross-entropy on, only at α = 1, or not at all; then p_S at matched identification
+    and p_I at equal ε-quantiles. One seed per α draws no conclusion."""
+    alpha_lo, alpha_ce, alpha_one = compared_alphas(by_alpha.alpha.unique())
+
+    def describe(column, alpha_to):
+        return describe_effect(effects, column, alpha_to)
+
+    if replicates < 2:
+        return ("with one seed per α this build has no standard errors, so it draws no "
+                "conclusion about α (the quick profile is a smoke test; the default profile "
+                "is the result)")
+    if alpha_ce is not None and traded(effects, alpha_ce):
+        verdict = (f"raising α from {alpha_lo:g} to {alpha_ce:g}, with the classifier still "
+                   "trained, traded identification for generalization: the triplet accuracy "
+                   f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
+                   f"{describe('id_auc', alpha_ce)}")
+    elif alpha_one is not None and traded(effects, alpha_one):
+        verdict = (f"the trade appears only at α = 1, where the cross-entropy is off "
+                   f"(validation accuracy "
+                   f"{by_alpha.loc[by_alpha.alpha == 1.0, 'final_val_accuracy'].mean():.3f}): "
+                   f"up to α = {alpha_ce:g} the triplet accuracy "
+                   f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
+                   f"{describe('id_auc', alpha_ce)}")
+    else:
+        verdict = ("this build shows no detected trade of identification for generalization "
+                   "between the α values it ran (see the effects below)")
+    if alpha_ce is None:
+        return verdict
+    matched = effect_row(effects, "p_s_matched", alpha_ce)
+    if matched is not None:
+        verdict += (f". At matched identification (p_I = {matched.p_i:.3f}, read off each "
+                    f"model's ε-sweep), p_S {describe('p_s_matched', alpha_ce)} from "
+                    f"α = {alpha_lo:g} to {alpha_ce:g}, while the identification AUC "
+                    f"{describe('id_auc', alpha_ce)} and the classifier's validation accuracy "
+                    f"{describe('final_val_accuracy', alpha_ce)}")
+    else:
+        verdict += ("; the models of the two α values share no p_I on their ε-sweeps, so p_S "
+                    "is not compared at matched identification")
+    verdict += (f"; at equal ε-quantiles p_I {describe('mean_p_i', alpha_ce)} up to "
+                f"α = {alpha_ce:g}")
+    if alpha_one is not None:
+        verdict += f" and {describe('mean_p_i', alpha_one)} at α = 1"
+    return verdict
+
+
+def effects_display(effects: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
+    """The effects for readers: one row per measure, one column per compared α, each cell the
+    change with its 95% interval and a star where the interval excludes zero."""
+    def cell(r):
+        return (f"{r.effect:+.3f}" if not np.isfinite(r.se) else
+                f"{r.effect:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+                + (" *" if r.detected else ""))
+
+    shown = effects.assign(cell=effects.apply(cell, axis=1)).pivot_table(
+        index="measure", columns="alpha_to", values="cell", aggfunc="first", sort=False)
+    shown.columns = [f"α = {alpha_lo:g} → {a:g}" for a in shown.columns]
+    return shown.reset_index()
+
+
+def welch_words(effects: pd.DataFrame, replicates: int) -> str:
+    """How wide a Welch interval over this many seeds is, in standard errors, and how the
+    table's intervals are to be read (each alone: exploratory)."""
+    if not effects.t.notna().any():
+        return "with one seed per α there is no interval"
+    return (f"with {replicates} seeds a side, a median of {effects.df.median():.1f} degrees of "
+            f"freedom, so an interval spans ± {effects.t.median():.1f} standard errors, not ± 2; "
+            f"the table's {len(effects)} intervals are exploratory, each read alone, while the "
+            "claims of the result box are judged as one family (Bonferroni)")
+
+
+def matched_words(curve, pi_star: float) -> str:
+    """How the matched-p_I effect moves across the matching range, in one clause."""
+    if curve.empty:
+        return "the models share no range of p_I to match them over"
+    lo, hi = curve.iloc[curve.effect.argmin()], curve.iloc[curve.effect.argmax()]
+    return (f"across the p_I both reach ({curve.p_i.min():.2f}–{curve.p_i.max():.2f}) the "
+            f"effect runs from {lo.effect:+.3f} (at {lo.p_i:.2f}) to {hi.effect:+.3f} (at "
+            f"{hi.p_i:.2f}); the headline reads it at {pi_star:.2f}, the baseline's peak, "
+            "fixed before looking")
+
+
+def replicates_sentence(replicates: int, real: bool) -> str:
+    """What the chapter's replicates vary, and what they share."""
+    seeds = f"{replicates:,} seed" + ("" if replicates == 1 else "s")
+    return (f"The {seeds} per α vary the initial weights, the order of the batches and which "
+            "images of the held-out species are probed; every seed shares one "
+            + ("tree and one image set (CUB-200-2011)" if real else
+               "simulated tree, one set of rendered images")
+            + " and one split, so the intervals measure training noise on this data set, not "
+            "how a new tree or a new draw of images would move the effects.")
+
+
+def run_sentences(results, seconds: float, train_seconds: float) -> dict:
+    """How the runs were obtained, in words: ``at_once`` (stacked or one at a time) and
+    ``run_source`` (trained now or loaded from the cache: loading takes less than half the
+    training time the runs record)."""
+    at_once = max(r["trained_with"] for r in results)
+    return {
+        "at_once": "one at a time" if at_once == 1 else f"{at_once} at once, as one network "
+                   "mapped over their stacked weights with `torch.func.vmap`",
+        "run_source": "were loaded from the cache of an earlier build with the same code and "
+                      "settings" if seconds < 0.5 * train_seconds else "were trained in this build",
+    }
+
+
+def deviation_lines(data, cfg: PhylogenySettings, *, cub_dir=None, newick=None,
+                    model=None) -> tuple:
+    """The data and the model of this build against the paper's (CUB-200-2011 and an
+    ImageNet-pretrained ResNet-50); an empty line where they agree."""
+    if cub_dir is not None:
+        data_line = (f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, "
+                     f"{data.n_species} species at {data.images.shape[1]} px")
+    else:
+        data_line = (f"data: a simulated tree of {data.n_species} species and "
+                     f"{len(data.images)} rendered images of {data.images.shape[1]} px, "
+                     "instead of CUB-200-2011 and a bird phylogeny")
+    if model is None:
+        model_line = (f"model: a ResNet with widths {', '.join(map(str, cfg.widths))} and "
+                      f"depths {', '.join(map(str, cfg.depths))}, trained from scratch, "
+                      "instead of an ImageNet-pretrained ResNet-50")
+    else:
+        model_line = ("" if model == "microsoft/resnet-50" else
+                      f"model: `{model}` instead of an ImageNet-pretrained ResNet-50")
+    return data_line, model_line
+
+
+# ---------------------------------------------------------------- what the chapter publishes
+
+
+def publish_opening(report, cfg: PhylogenySettings) -> None:
+    """Glue the design's size: seeds per α, epochs and the number of α values."""
+    for key, value in {"replicates": cfg.replicates, "epochs": cfg.epochs,
+                       "n_alphas": len(cfg.alphas)}.items():
+        report.number(key, value)
+
+
+def theorem_table(report, cfg: PhylogenySettings, check: pd.DataFrame, max_z: float,
+                  gap: float):
+    """Save and glue the check of the theorem on a tree (its largest gap to the exact sum, its
+    largest Monte Carlo |z|, its size and the tie probability); the table for the page."""
+    report.table(check, "theorem_on_tree")
+    report.small("check_gap", gap)
+    for key, value in {"check_maxz": max_z, "check_cells": len(check),
+                       "check_trials": cfg.mc_trials,
+                       "check_tau": check.mean_tau.iloc[0]}.items():
+        report.number(key, value)
+    return splot.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exact",
+                              "p_s_mc", "z_s", "p_i_theorem", "p_i_exact", "p_i_mc", "z_i",
+                              "p_s_untied"]], z_s="{:+.2f}", z_i="{:+.2f}")
+
+
+def publish_data(report, data: PhyloData) -> None:
+    """Glue the data set's size and splits, and the figure of its tree and images."""
+    split_sizes = {k: len(v) for k, v in data.split.items()}
+    for key, value in {"n_species": data.n_species, "n_images": len(data.images),
+                       "image_size": data.images.shape[1],
+                       "n_ood_species": len(np.unique(data.species[data.split["ood"]])),
+                       **{f"split_{k}": v for k, v in split_sizes.items()}}.items():
+        report.number(key, value)
+    report.figure("data", page_figures.fig_tree_gallery(data))
+
+
+def publish_runs(report, cfg: PhylogenySettings, results, tradeoff: pd.DataFrame,
+                 by_alpha: pd.DataFrame, seconds: float, real: bool) -> str:
+    """Save the runs' tables (``tradeoff``, ``by_alpha``: :func:`.alpha_effects.result_tables`),
+    glue how the runs were obtained (trained or loaded, stacked or not, their time) and what
+    the replicates vary; returns that sentence (the result box repeats it)."""
+    for name, table in (("tradeoff", tradeoff), ("by_alpha", by_alpha)):
+        report.table(table, name)
+    report.text("widths", ", ".join(map(str, cfg.widths)))
+    for key, sentence in run_sentences(results, seconds, by_alpha.train_seconds.sum()).items():
+        report.text(key, sentence)
+    for key, value in {"run_seconds": by_alpha.train_seconds.mean(),
+                       "n_runs": len(results)}.items():
+        report.number(key, value)
+    replicates_vary = replicates_sentence(cfg.replicates, real)
+    report.text("replicates_vary", replicates_vary)
+    return replicates_vary
+
+
+def publish_effects(report, cfg: PhylogenySettings, effects: pd.DataFrame,
+                    by_alpha: pd.DataFrame, curve: pd.DataFrame | None):
+    """Save and glue the effects of α and the verdict in words, with the matched effect across
+    the matching range (``curve``, :func:`.alpha_effects.matched_curve`; None where no matched
+    comparison was possible); returns the effects table for the page."""
+    alpha_lo, alpha_ce, _ = compared_alphas(by_alpha.alpha.unique())
+    report.table(effects, "effects")
+    report.text("welch_words", welch_words(effects, cfg.replicates))
+    report.text("verdict", alpha_verdict(effects, by_alpha, cfg.replicates))
+    if curve is not None:
+        report.table(curve[MATCHED_COLUMNS], "matched_curve")
+        report.text("matched_words", matched_words(
+            curve, effects[effects.column == "p_s_matched"].p_i.iloc[0]))
+    else:
+        report.text("matched_words", "no matched comparison was possible in this build")
+    report.number("alpha_min", alpha_lo)
+    report.number("alpha_ce", alpha_ce if alpha_ce is not None else float("nan"))
+    return effects_display(effects, alpha_lo).style.hide(axis="index")
+
+
+def runs_table(by_alpha: pd.DataFrame):
+    """Every run's summaries, for the page."""
+    return splot.table(by_alpha.drop(columns=["train_seconds"]), decimals=3, alpha="{:g}")
+
+
+def matched_band(curve: pd.DataFrame | None, effects: pd.DataFrame, alpha_ce):
+    """The matched effect across its matching points with the interval the result box gives
+    its claims (:func:`.verdicts.family_ci` for the family of :data:`.verdicts.CLAIMS`:
+    columns ``family_low``, ``family_high``), and the headline's point on it (p_I, effect,
+    low, high; NaN interval with one seed); (None, None) without a matched comparison."""
+    if curve is None or not len(curve):
+        return None, None
+    band = [family_ci(r, len(CLAIMS)) for r in curve.itertuples()]
+    matched = curve.assign(family_low=[lo for lo, _ in band], family_high=[hi for _, hi in band])
+    r = effect_row(effects, "p_s_matched", alpha_ce)
+    if r is None:
+        return matched, None
+    low, high = family_ci(r, len(CLAIMS)) if np.isfinite(r.se) else (np.nan, np.nan)
+    return matched, (r.p_i, r.effect, low, high)
+
+
+def publish_tradeoff(report, tradeoff: pd.DataFrame, effects: pd.DataFrame,
+                     curve: pd.DataFrame | None) -> None:
+    """Glue the tradeoff figure, with the matched effect across its matching points and the
+    headline's point on it in a second panel when there is a matched comparison, and how far
+    each model falls short of what its own ball profile allows."""
+    alphas = sorted(tradeoff.alpha.unique())
+    alpha_lo, alpha_ce, _ = compared_alphas(alphas)
+    matched, headline = matched_band(curve, effects, alpha_ce)
+    report.figure("tradeoff", page_figures.fig_tradeoff(tradeoff, matched, headline,
+                                                   (alpha_lo, alpha_ce), len(CLAIMS)))
+    # the best p_S each model's own ball profile allows, against the best it reaches
+    best = tradeoff.groupby(["alpha", "seed"]).p_s.max().groupby("alpha").mean()
+    best_theory = tradeoff.groupby(["alpha", "seed"]).p_s_theory.max().groupby("alpha").mean()
+    for key, value in {"gap_a0": best_theory.iloc[0] - best.iloc[0],
+                       "gap_a1": best_theory.iloc[-1] - best.iloc[-1], "alpha_max": alphas[-1],
+                       "refs_gap": (tradeoff.p_s - tradeoff.p_s_all).abs().max()}.items():
+        report.number(key, value)
+
+
+def publish_summaries(report, by_alpha: pd.DataFrame) -> None:
+    """Glue the figure of the threshold-free summaries against α."""
+    report.figure("summaries", page_figures.fig_summaries(by_alpha))
+
+
+def close(report, cfg: PhylogenySettings, data: PhyloData, tradeoff: pd.DataFrame,
+          replicates_vary: str, ran: str, *, cub_dir=None, newick=None, model=None) -> None:
+    """Place each α on the book's overview (at the ε where its mean p_S peaks), list how this
+    build differs from the paper's protocol, save the result tables and glue the result box
+    (``ran``: the profile, seed and device)."""
+    for point in peak_points(tradeoff):
+        report.point(*point)
+    data_line, model_line = deviation_lines(data, cfg, cub_dir=cub_dir, newick=newick,
+                                            model=model)
+    report.deviations(None, None, data_line, model_line)
+    report.deviations(
+        cfg, SETTINGS.paper,
+        "the similarity test asks only untied triplets, with ties in the tree handled by the "
+        "Luce rule ({prf:ref}`thm-two-item-discrete`)",
+        "$p_S$ and $p_I$ are exact expectations over every triplet of the test images, not "
+        "samples",
+        "identification uses a new image of the chosen species, so a model's $p_I$ can fall "
+        "short of the theory's copy-based $1 - \\langle b\\rangle/2$ when same-species images "
+        "lie far apart in its embedding",
+        "the theory overlay uses the ball measures of the embedding, where ε acts (see "
+        "{ref}`original-code-units`), and only test images enter the tests (see "
+        "{ref}`original-code-leakage`)")
+    report.save()  # summary.csv and front.csv for the book's overview page
+    report.box(f"{ran}; " + "; ".join(line for line in (data_line, model_line) if line),
+               f"**Replicates.** {replicates_vary}")
+
+
+def publish_names(report, cfg: PhylogenySettings) -> None:
+    """Glue the probe cap on CUB and how many classes of the shipped names table are marked
+    low or medium confidence."""
+    names = pd.read_csv(resources.files("semres") / "data/cub_scientific_names.csv")
+    for key, value in {"max_probes": cfg.max_probes,
+                       "names_low": (names.confidence == "low").sum(),
+                       "names_medium": (names.confidence == "medium").sum()}.items():
+        report.number(key, value)
