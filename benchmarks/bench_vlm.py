@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from semres.core import profiles
-from semres.experiments.vlm_shapes import scenes, vlm
+from semres.experiments.vlm_shapes import scenes, settings, training, vlm
 
 # The recipe this one replaced (CLIP tower, random position embeddings, no answer target):
 # default profile, 2 CPU cores, as measured when issue 12 was filed.
@@ -63,9 +63,9 @@ def speed(cfg: dict, device: str) -> None:
     model = vlm.build_model(processor, cfg["hidden"], cfg["layers"], 4, vision=cfg["vision"]
                             ).to(device)
     b = cfg["train_batch"]
-    for name, steps, fn in (("vision", cfg["vision_steps"], vlm.pretrain_vision),
-                            ("language", cfg["steps"], vlm.train)):
-        extra = {"vision_lr": cfg["vision_lr"]} if fn is vlm.train else {}
+    for name, steps, fn in (("vision", cfg["vision_steps"], training.pretrain_vision),
+                            ("language", cfg["steps"], training.train)):
+        extra = {"vision_lr": cfg["vision_lr"]} if fn is training.train else {}
         from torch.utils.flop_counter import FlopCounterMode
 
         with FlopCounterMode(display=False) as counter:  # also the warm-up
@@ -105,10 +105,10 @@ def probe(cfg: dict, steps: int) -> None:
     ide = scenes.sample_scenes(200, [2, 4, 8], "identification", 98)
     for vision in vlm.VISION_TOWERS:
         model = vlm.build_model(processor, cfg["hidden"], cfg["layers"], 4, vision=vision)
-        heads = vlm.vision_heads(cfg["hidden"])
+        heads = training.vision_heads(cfg["hidden"])
         start = time.perf_counter()
-        vlm.pretrain_vision(model, processor, steps, cfg["train_batch"], lr=cfg["stage1_lr"],
-                            progress=False, heads=heads)
+        training.pretrain_vision(model, processor, steps, cfg["train_batch"],
+                                 lr=cfg["stage1_lr"], progress=False, heads=heads)
         minutes = (time.perf_counter() - start) / 60
         out = {}
         with torch.no_grad():
@@ -117,8 +117,8 @@ def probe(cfg: dict, steps: int) -> None:
                 feats = model.model.vision_tower(
                     vlm.pixel_values(processor, [scenes.render(s, 96) for s in lst]),
                     output_hidden_states=True).hidden_states[-1][:, 1:]
-                t = np.stack([np.vstack([vlm._dense_targets(s, grid),
-                                         vlm._answer_target(s, grid)]) for s in lst])
+                t = np.stack([np.vstack([training._dense_targets(s, grid),
+                                         training._answer_target(s, grid)]) for s in lst])
                 at_x = np.argmax(t[:, 1], axis=1)
                 guess = heads[3](feats).argmax(-1).numpy()[np.arange(len(lst)), at_x]
                 out[name] = np.mean(guess == t[np.arange(len(lst)), 3, at_x])
@@ -130,7 +130,7 @@ def probe(cfg: dict, steps: int) -> None:
 
 def train(cfg: dict, root: Path, device: str) -> dict:
     start = time.perf_counter()
-    folder = vlm.trained_model(root, hidden=cfg["hidden"], layers=cfg["layers"],
+    folder = training.trained_model(root, hidden=cfg["hidden"], layers=cfg["layers"],
                                heads=4 if cfg["hidden"] % 4 == 0 else 2,
                                vision_steps=cfg["vision_steps"], steps=cfg["steps"],
                                batch_size=cfg["train_batch"], vision=cfg["vision"],
@@ -154,7 +154,7 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    cfg = profiles.settings(vlm.SETTINGS, args.profile)
+    cfg = profiles.settings(settings.SETTINGS, args.profile).as_dict()
     if torch.device(args.device).type == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: no CUDA device here")
     speed(cfg, args.device)

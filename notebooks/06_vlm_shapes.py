@@ -47,19 +47,18 @@ results = ""  # per-trial result files or folders in the semres.core.results sch
 # %%
 # %matplotlib inline
 import numpy as np
-import pandas as pd
 import sympy as sp
 from IPython.display import display
 
 import semres.core.book
-import semres.core.plotting as splot
 import semres.report
 from semres.core import kernels
 from semres.experiments import released
-from semres.experiments.vlm_shapes import scenes, spatial, vlm
+from semres.experiments.vlm_shapes import (authors, luce, nsweep, page, scenes, settings,
+                                           training, verdicts, vlm)
 from semres.report import Z_MAX
 
-cfg, report, stream, cache = semres.report.open_chapter(vlm.SETTINGS, profile, seed)
+cfg, report, stream, cache = semres.report.open_chapter(settings.SETTINGS, profile, seed)
 # torch and transformers after open_chapter, which keeps the hub offline unless the reader
 # said otherwise
 import torch  # noqa: E402
@@ -73,8 +72,8 @@ result_paths = [p.strip() for p in str(results or "").split(",") if p.strip()]
 # schema CSVs, or the authors' raw CSVs through their adapters; fails early if bad
 results_df = released.load_results(result_paths) if result_paths else None
 SHIPPED = released.tables()
-ran = vlm.ran_lines(cfg, profile, seed, model, torch_device, SHIPPED, result_paths, results_df)
-report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
+ran = page.publish_ran(report, cfg, profile, seed, model, torch_device, SHIPPED, result_paths,
+                       results_df)
 
 # %% [markdown]
 # ````{admonition} What ran in this build
@@ -98,9 +97,7 @@ report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
 # paper come first and eight more let $n$ run to 12.
 
 # %% tags=["hide-input"]
-examples = spatial.example_scenes(np.random.default_rng(stream("example_scenes")))
-report.figure("scenes", spatial.fig_scenes(examples))
-report.number("shape_frac", scenes.SHAPE_SIZE)
+page.publish_scenes(report, scenes.example_scenes(np.random.default_rng(stream("example_scenes"))))
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-scenes
@@ -197,35 +194,30 @@ display(sp.Eq(sp.Symbol("w(y)"), w_derived), sp.Eq(sp.Symbol("varepsilon_match")
 
 # %% tags=["hide-output"]
 # the band: a point lies in it exactly when its two distances differ by at most eps
-band = vlm.BAND_CHECK
 w_fn = sp.lambdify((y, c, eps), w_stated, "numpy")
-pts = np.random.default_rng(stream("band_points")).uniform(-1, 1, size=(band["points"], 2))
-gap = np.abs(np.hypot(pts[:, 0] + band["c"], pts[:, 1])
-             - np.hypot(pts[:, 0] - band["c"], pts[:, 1]))
-in_band = np.abs(pts[:, 0]) <= w_fn(pts[:, 1], band["c"], band["eps"])
-band_agree = float(np.mean(in_band == (gap <= band["eps"])))
-assert band_agree > 0.9999, band_agree
+pts = np.random.default_rng(stream("band_points")).uniform(-1, 1, size=(cfg.band_points, 2))
+gap = np.abs(np.hypot(pts[:, 0] + cfg.band_c, pts[:, 1])
+             - np.hypot(pts[:, 0] - cfg.band_c, pts[:, 1]))
+in_band = np.abs(pts[:, 0]) <= w_fn(pts[:, 1], cfg.band_c, cfg.band_eps)
+band_agree = float(np.mean(in_band == (gap <= cfg.band_eps)))
+assert band_agree > verdicts.BAND_AGREEMENT, band_agree
 # the margin law: the engine's kernel object on real scene geometry is the Luce rule, and with
 # two shapes a logistic of the margin
-lam0 = vlm.MARGIN_CHECK["scale"]
-check = spatial.Trials(scenes.sample_scenes(vlm.MARGIN_CHECK["scenes"], 4, "similarity",
-                                            stream("margin_law_scenes")))
+lam0 = cfg.margin_check_scale
+check = luce.Trials(scenes.sample_scenes(cfg.margin_check_scenes, 4, "similarity",
+                                         stream("margin_law_scenes")))
 g = kernels.Exponential(lam0)(check.d)
 assert np.allclose(g[np.arange(len(g)), check.t] / g.sum(axis=1),
-                   vlm.luce_exponential(check.d, check.t, lam0))
+                   luce.luce_exponential(check.d, check.t, lam0))
 two = np.sort(check.d, axis=1)[:, :2]
-assert np.allclose(vlm.luce_exponential(two, np.zeros(len(two), int), lam0),
+assert np.allclose(luce.luce_exponential(two, np.zeros(len(two), int), lam0),
                    1 / (1 + np.exp(-(two[:, 1] - two[:, 0]) / lam0)))
 # Theorem 3 with each probe's own ball measure against the engine on the canvas
-canvas_check = spatial.canvas_check(cfg["mc_trials"], stream)
+canvas_check = nsweep.canvas_check(cfg.mc_trials, stream, cfg.canvas_radii, cfg.canvas_ns,
+                                   cfg.canvas_grid)
 canvas_zmax = canvas_check["z"].abs().max()
 assert canvas_zmax < Z_MAX, canvas_check
-report.result("Error band and margin law on a canvas (SymPy, Monte Carlo)",
-              "hyperbolic error band, logistic margin law, heterogeneous Theorem 3 on the "
-              "canvas agree with simulation (derived here)", check_max_z=canvas_zmax, new=True)
-for key, value in {"band_agree": band_agree, "zmax": Z_MAX, "canvas_zmax": canvas_zmax}.items():
-    report.number(key, value)
-splot.table(canvas_check, decimals=4)
+page.publish_checks(report, band_agree, canvas_zmax, canvas_check)
 
 # %% [markdown]
 # The band formula and the distance gap agree on a fraction {glue:text}`ch6_band_agree:.5f` of
@@ -254,16 +246,16 @@ splot.table(canvas_check, decimals=4)
 #    what the tower put there.
 #
 # The default tower is DINOv3 {cite}`simeoni2025dinov3` rather than LLaVA's usual CLIP: CLIP's
-# position embeddings are
-# learned from random, and the tiny tower learns what a patch shows long before it learns where
-# the patch is; DINOv3 encodes positions by rotation, so every attention score is a function of
-# the offset between two patches (the probe measurements are in `benchmarks/bench_vlm.py` and
-# the `semres.experiments.vlm_shapes.vlm.build_model` docstring). The result is saved with `save_pretrained` and loaded
-# back through `AutoProcessor` and `AutoModelForImageTextToText`, the path a hub id takes. It is
-# *not* a pretrained VLM and not a reproduction of Qwen or Gemma: it is a controlled model whose
-# spatial resolution we can measure with the paper's protocol. The same seed on the same
-# machine gives the same model and the same tables; CPU numerics on another machine, or a GPU,
-# can move the fitted scale within its interval.
+# position embeddings are learned from random, and the tiny tower learns what a patch shows long
+# before it learns where the patch is; DINOv3 encodes positions by rotation, so every attention
+# score is a function of the offset between two patches (the probe measurements are in
+# `benchmarks/bench_vlm.py` and the `semres.experiments.vlm_shapes.vlm.build_model` docstring).
+# The result is saved with `save_pretrained` and loaded back through `AutoProcessor` and
+# `AutoModelForImageTextToText`, the path a hub id takes. It is *not* a pretrained VLM and not a
+# reproduction of Qwen or Gemma: it is a controlled model whose spatial resolution we can measure
+# with the paper's protocol. The same seed on the same machine gives the same model and the same
+# tables; CPU numerics on another machine, or a GPU, can move the fitted scale within its
+# interval.
 #
 # **Running a hub VLM instead.** Pass its id or folder:
 # `semres run 6 -p model=Qwen/Qwen2.5-VL-3B-Instruct` (it must be in the local Hugging Face
@@ -274,12 +266,11 @@ splot.table(canvas_check, decimals=4)
 
 # %%
 if model is None:  # the tiny LLaVA, trained here with the profile's settings (and cached)
-    model_ref = str(vlm.trained_model(
-        semres.core.book.build_dir() / "models", hidden=cfg["hidden"], layers=cfg["layers"],
-        heads=vlm.heads_for(cfg["hidden"]), vision_steps=cfg["vision_steps"],
-        steps=cfg["steps"], batch_size=cfg["train_batch"], seed=seed,
-        device=str(torch_device), vision=cfg["vision"], stage1_lr=cfg["stage1_lr"],
-        vision_lr=cfg["vision_lr"]))
+    model_ref = str(training.trained_model(
+        semres.core.book.build_dir() / "models", hidden=cfg.hidden, layers=cfg.layers,
+        heads=vlm.heads_for(cfg.hidden), vision_steps=cfg.vision_steps, steps=cfg.steps,
+        batch_size=cfg.train_batch, seed=seed, device=str(torch_device), vision=cfg.vision,
+        stage1_lr=cfg.stage1_lr, vision_lr=cfg.vision_lr))
     model_name = "tiny-llava (trained here)"
 else:
     model_ref, model_name = str(model), str(model)
@@ -287,15 +278,7 @@ processor = vlm.load_processor(model_ref)  # fails here, with one line, if it is
 canvas_px = int(image_size) or vlm.native_size(processor)
 
 # %% tags=["hide-input"]
-glue = vlm.training_summary(model_ref if model is None else None)  # first and last tenth
-glue.update(steps=cfg["steps"], vision_steps=cfg["vision_steps"], canvas_px=canvas_px,
-            guess_loss=np.log(len(scenes.SHAPES)), n_names=len(scenes.SHAPES))
-for key, value in glue.items():
-    report.number(key, value)
-# as code: IPython reads a Markdown string that names an existing path as a file
-report.text("model", model_name if model is None else f"`{model_name}`", markdown=True)
-report.text("tower", f"{cfg['vision']} tower" if model is None else "the model's own",
-            markdown=True)
+page.publish_model(report, cfg, model, model_ref, model_name, canvas_px)
 
 # %% [markdown]
 # Model: **{glue:md}`ch6_model`**, canvas {glue:text}`ch6_canvas_px` px. The vision stage
@@ -314,17 +297,17 @@ report.text("tower", f"{cfg['vision']} tower" if model is None else "the model's
 
 # %%
 evaluate = cache.cache(vlm.evaluate, ignore=["progress"])  # scored once, then read from disk
-map_list = scenes.map_scenes(cfg["grid"])
+map_list = scenes.map_scenes(cfg.grid)
 map_probs = evaluate(model_ref, map_list, canvas_px, int(batch_size), str(torch_device),
                      options=True)
 map_p = vlm.p_correct(map_probs, map_list)  # the Luce mass on the nearest shape
-fit_list = scenes.sample_scenes(cfg["fit_scenes"], 4, "similarity", stream("fit_scenes"))
+fit_list = scenes.sample_scenes(cfg.fit_scenes, 4, "similarity", stream("fit_scenes"))
 fit_probs = evaluate(model_ref, fit_list, canvas_px, int(batch_size), str(torch_device),
                      options=True)
 fit_p = vlm.p_correct(fit_probs, fit_list)
 # one scene: the question asked, and the probability the model gives each name on its canvas
 print(map_list[0].question, "| the answer:", map_list[0].answer)
-pd.Series(map_probs[0], index=map_list[0].names).round(3).to_frame("P(name)").T
+page.option_table(map_list[0], map_probs[0])
 
 # %% [markdown]
 # ## Accuracy against the margin, and the spatial scale
@@ -340,35 +323,21 @@ pd.Series(map_probs[0], index=map_list[0].names).round(3).to_frame("P(name)").T
 # $\varepsilon$ are in the table for comparison.
 
 # %%
-fit = spatial.Trials(fit_list)  # distances, targets, margins, names
+fit = luce.Trials(fit_list)  # distances, targets, margins, names
 # the headline: the biased Luce rule, by maximum likelihood of the option probabilities
-ml_rows, live_fit = spatial.choice_rows(
-    model_name, "live", fit.d, fit.names, canvas_px, cfg["choice_boot"],
-    stream("choice_bootstrap"), probs=fit_probs, gof=spatial.binned_gof(fit, fit_p, cfg["bins"]))
+ml_rows, live_fit = luce.choice_rows(
+    model_name, "live", fit.d, fit.names, canvas_px, cfg.choice_boot,
+    stream("choice_bootstrap"), probs=fit_probs, gof=luce.binned_gof(fit, fit_p, cfg.bins))
 # its checks: least squares on P(correct), the same kernel and a margin resolution
-ls_rows, fe, fm, ci = spatial.least_squares(fit, fit_p, model_name, canvas_px, cfg["boot"],
-                                            stream("least_squares_bootstrap"), cfg["bins"])
-fit_rows, weights = ls_rows + ml_rows, spatial.weight_rows(model_name, live_fit)
-est_agree, est_text = spatial.estimators(ci, ml_rows[0], live_fit, canvas_px)
-patch_px = vlm.patch_px(processor)
-verdict, row = spatial.scale_verdict(
-    model_name, live_fit, canvas_px, patch_px / canvas_px, float(fit.d.max()),
-    "a spatial scale of the biased Luce rule, measured from the model's option probabilities "
-    "(pixels of its canvas); identified when the rule fits, its likelihood set lies above an "
-    "image patch and below the largest distance, and the estimators' intervals overlap",
-    agree=est_agree, stand_in="" if model else "a small VLM trained here, not the paper's "
-    "models")
-report.result(**row)
-display(pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
-                                "distance_p", "at_bound"]].round(3))
-
-# %% tags=["hide-input"]
-glue = spatial.live_numbers(live_fit, fe, fm, ci, fit_p, map_p, canvas_px, cfg["choice_boot"])
-glue.update(patch_px=patch_px, estimators=est_text, live_scale_verdict=verdict)
-report.numbers(glue, small=("floor",))
-report.figure("map", spatial.fig_map(map_list, map_p, live_fit, fm, cfg["grid"]))
-agg = spatial.binned_accuracy(fit, fit_p, live_fit, fm["eps"], cfg["bins"])
-report.figure("margin", spatial.fig_margin(fit.m, fit_p, agg, canvas_px))
+ls_rows, fe, fm, ci = luce.least_squares(fit, fit_p, model_name, canvas_px, cfg.boot,
+                                         stream("least_squares_bootstrap"), cfg.bins)
+fit_rows, weights = ls_rows + ml_rows, luce.weight_rows(model_name, live_fit)
+# the three estimators' intervals, which must overlap for the scale to count as identified
+estimates, est_agree = luce.estimators(ci, ml_rows[0], live_fit, canvas_px)
+agg = luce.binned_accuracy(fit, fit_p, live_fit, fm["eps"], cfg.bins)  # margin bins
+page.publish_scale(report, cfg, model, model_name, live_fit, fe, fm, ci, estimates, est_agree,
+                   fit, fit_p, map_list, map_p, agg, canvas_px, vlm.patch_px(processor))
+page.fits_shown(fit_rows)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-map
@@ -435,43 +404,23 @@ report.figure("margin", spatial.fig_margin(fit.m, fit_p, agg, canvas_px))
 # side only.
 
 # %%
-sweep_lists = {(task, n): scenes.sample_scenes(cfg["sweep_scenes"], n, task,
+sweep_lists = {(task, n): scenes.sample_scenes(cfg.sweep_scenes, n, task,
                                                stream("sweep_scenes", k, n))
-               for k, task in enumerate(scenes.TASKS) for n in cfg["sweep_n"]}
+               for k, task in enumerate(settings.TASKS) for n in cfg.sweep_n}
 sweep_p = {key: vlm.p_correct(evaluate(model_ref, lst, canvas_px, int(batch_size),
                                        str(torch_device), options=True), lst)
            for key, lst in sweep_lists.items()}
-sweep, curves, geometry = spatial.sweep_table(model_name, sweep_lists, sweep_p, live_fit)
-ball = spatial.ball_fits(sweep, curves)  # Theorem 3's radius per task, and its curves
-report.table(sweep, "n_sweep")
-trials = int(cfg["sweep_scenes"] * len(cfg["sweep_n"]))
-fit_rows += [spatial.ball_row(model_name, "live", t, ball[t], canvas_px, trials)
-             for t in scenes.TASKS]
-two_task, row = spatial.two_task_verdict(
-    model_name, ball, f"{model_name}: one Theorem 3 radius for both tasks (new)",
-    "the ball radius fitted to p_S(n) equals that fitted to p_I(n): headline, their difference "
-    "(canvas units) with its 95% profile interval", canvas_px, "px")
-if row:
-    report.result(**row)
+sweep, curves, geometry = nsweep.sweep_table(model_name, sweep_lists, sweep_p, live_fit)
+ball = nsweep.ball_fits(sweep, curves)  # Theorem 3's radius per task, and its curves
+fit_rows += [nsweep.ball_row(model_name, "live", t, ball[t], canvas_px,
+                             cfg.sweep_scenes * len(cfg.sweep_n)) for t in settings.TASKS]
 # the graded kernel without a floor, g = exp(-d / lambda), fitted to p(n) the same way: per
 # task and one scale for both tasks
-graded, rows = spatial.graded_fits(sweep, geometry, model_name, canvas_px, cfg["sweep_scenes"])
+graded, rows = nsweep.graded_fits(sweep, geometry, model_name, canvas_px, cfg.sweep_scenes)
 fit_rows += rows
-display(sweep.round(3))
-
-# %% tags=["hide-input"]
-rows = [r for key, lst in sweep_lists.items()
-        for r in spatial.scene_rows(model_name, lst, sweep_p[key], "sweep")]
-rows += spatial.scene_rows(model_name, map_list, map_p, "map")
-report.table(pd.DataFrame(rows + spatial.scene_rows(model_name, fit_list, fit_p, "fit")),
-             "scenes")
-sim, ide = (sweep[sweep.task == t].set_index("n") for t in scenes.TASKS)
-if 2 in cfg["sweep_n"]:
-    report.point(f"{model_name}, n = 2", ide.p[2], sim.p[2], ide.se[2], sim.se[2])
-glue = spatial.sweep_glue(sweep, ball, graded, canvas_px)
-glue["two_task"] = two_task
-report.numbers(glue)
-report.figure("nsweep", spatial.fig_nsweep(sweep))
+page.publish_scenes_table(report, model_name, sweep_lists, sweep_p, map_list, map_p, fit_list,
+                          fit_p)
+page.publish_sweep(report, model_name, sweep, ball, graded, canvas_px)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-nsweep
@@ -512,44 +461,26 @@ report.figure("nsweep", spatial.fig_nsweep(sweep))
 # the per-trial fit has no such blur.
 
 # %% tags=["hide-output"]
-AUTH_PX = float(scenes.AUTHORS["canvas_px"])
-external, ext_fits, ext_verdicts = [], [], []
-if "spatial_margin" in SHIPPED:
-    external += spatial.margin_rows(released.load_table("spatial_margin"))
-grid_fits = {}  # the biased Luce rule on each model's shipped grid counts
-if "spatial_grid" in SHIPPED:
-    grid_fits = spatial.authors_grid(released.load_table("spatial_grid"), cfg["choice_boot"],
-                                     stream("choice_bootstrap"), cfg["grid_gof_boot"])
-for a in grid_fits.values():
-    ext_fits, weights = ext_fits + a["fits"], weights + a["weights"]
-    ext_verdicts.append(a["verdict"])
-    report.result(**a["result"])
+external, grid_fits, stencils, margins, colour = [], {}, None, None, {}
+if "spatial_margin" in SHIPPED:  # accuracy per margin bin, on both layouts
+    margins = released.load_table("spatial_margin")
+    external += authors.margin_rows(margins)
+if "spatial_grid" in SHIPPED:  # the biased Luce rule on each model's shipped grid counts
+    grid_fits = authors.authors_grid(released.load_table("spatial_grid"), cfg.choice_boot,
+                                     stream("choice_bootstrap"), cfg.grid_gof_boot)
 # the random stencils: the same corners, names shuffled per scene, so a bias for a name and a
 # bias for a place come apart (the shipped tables hold the confusion by name and by corner)
 if {"spatial_confusion", "spatial_corner"} <= set(SHIPPED):
-    stencil_rows, verdicts = spatial.stencils(released.load_table("spatial_confusion"),
-                                              released.load_table("spatial_corner"),
-                                              cfg["stencil_boot"], stream)
-    ext_verdicts += verdicts
-    report.table(pd.DataFrame(stencil_rows), "stencil_weights")
-if "spatial_margin" in SHIPPED:  # does accuracy against the margin carry over to them?
-    ext_verdicts += spatial.layout_carryover(released.load_table("spatial_margin"))
-colour = {}  # the colour variant: Theorem 3 on the hue circle, per model
-if "colour_margin" in SHIPPED:
+    stencils = authors.stencils(released.load_table("spatial_confusion"),
+                                released.load_table("spatial_corner"), cfg.stencil_boot, stream)
+if "colour_margin" in SHIPPED:  # the colour variant: Theorem 3 on the hue circle, per model
     colour_tab = released.load_table("colour_margin")
-    external += spatial.margin_rows(colour_tab)
-    colour = spatial.colour_models(spatial.colour_counts(colour_tab))
-for a in colour.values():
-    ext_fits += a["fits"]
-    if a["result"]:
-        report.result(**a["result"])
-report.text("auth_verdicts", " ".join(ext_verdicts) or
-            "No tables of the paper's models are shipped.", markdown=True)
-report.figure("released", spatial.fig_released(external, agg, model_name, AUTH_PX))
-if ext_fits:
-    display(splot.table(pd.DataFrame(ext_fits)[["model", "kernel", "scale_px", "ci_low_px",
-                                                "ci_high_px", "floor", "distance_p",
-                                                "at_bound"]], decimals=3))
+    external += authors.margin_rows(colour_tab)
+    colour = authors.colour_models(authors.colour_counts(colour_tab))
+ext_fits, ext_weights, shown = page.publish_paper_models(
+    report, grid_fits, stencils, margins, colour, cfg.stencil_boot, external, agg, model_name)
+weights += ext_weights
+shown  # the fits of the paper's models (none when no tables are shipped)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-released
@@ -575,11 +506,7 @@ if ext_fits:
 # circle). Each task's radius is fitted by the same $\chi^2$ profile as above.
 
 # %% tags=["hide-input"]
-fig, colour_verdicts = spatial.fig_colour(colour)
-report.text("colour_verdict", " ".join(colour_verdicts) if colour_verdicts else
-            "The colour tables are not shipped in this build, so the colour variant is not "
-            "analysed.", markdown=True)
-report.figure("colour", fig)
+page.publish_colour(report, colour)
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-colour
@@ -605,14 +532,13 @@ report.figure("colour", fig)
 # passed as they are (they are read through their adapters in `semres.experiments.released`).
 
 # %%
-file_verdicts = []
+files = None
 if results_df is not None:  # the same analyses on each model's per-trial files
-    files = spatial.results_files(results_df, cfg["choice_boot"], stream("choice_bootstrap"),
-                                  grid_fits)
+    files = authors.results_files(results_df, cfg.choice_boot, stream("choice_bootstrap"),
+                                  grid_fits, cfg.margin_bin, cfg.hue_bin, cfg.margin_gof_boot)
     ext_fits, weights = ext_fits + files["fits"], weights + files["weights"]
-    external, file_verdicts = external + files["external"], files["verdicts"]
-report.text("file_verdicts", spatial.files_text(file_verdicts, results_df is not None),
-            markdown=True)
+    external = external + files["external"]
+page.publish_files(report, files)
 
 # %% [markdown]
 # {glue:md}`ch6_file_verdicts`
@@ -620,19 +546,8 @@ report.text("file_verdicts", spatial.files_text(file_verdicts, results_df is not
 # ## What this shows, and where it differs from the paper
 
 # %% tags=["hide-input"]
-fit_table = spatial.fit_table(fit_rows + ext_fits)
-report.table(fit_table, "fit")
-report.table(pd.DataFrame(weights), "fit_weights")
-report.table(pd.DataFrame(external, columns=["model", "source", "task", "n", "bin", "trials",
-                                             "correct"]), "external")
-for key, value in spatial.fit_glue(fit_table).items():
-    report.text(key, value, markdown=True)
-model_notes, protocol_notes = vlm.deviation_notes(cfg, model, canvas_px, SHIPPED)
-report.deviations(None, None, *model_notes)
-report.deviations(cfg, vlm.SETTINGS.paper, *protocol_notes)
-report.save()
-report.box("; ".join(ran))
-splot.table(report.summary[["result", "headline", "ci_low", "ci_high", "status"]], decimals=3)
+page.publish_end(report, cfg, model, canvas_px, SHIPPED, fit_rows + ext_fits, weights, external,
+                 ran)
 
 # %% [markdown]
 # - On a canvas a finite resolution has a precise footprint: a band of width $\varepsilon$

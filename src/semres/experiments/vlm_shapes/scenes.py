@@ -13,9 +13,10 @@ one red X, every option a shape on the canvas), so one spatial resolution govern
   needed no location at all (colour alone gave it away) and is gone.
 
 Both are answered by scoring the names of the shapes on the canvas
-(``semres.experiments.vlm_shapes.vlm``), and a model
-trained here sees both (``TASKS``). ``margin`` is the gap between the nearest and second-nearest
-shape distance to the probe (in identification: the distance to the nearest other shape).
+(``semres.experiments.vlm_shapes.vlm``), and a model trained here sees both (``TASKS``). The
+design (tasks, shapes, questions, layouts) is in :mod:`.settings`. ``margin`` is the gap between
+the nearest and second-nearest shape distance to the probe (in identification: the distance to
+the nearest other shape).
 
 The paper authors' own four-shape scenes are 900 px canvases with 50 px stencils centred 25 px
 from each corner (:data:`AUTHORS`); :func:`layout_scene` takes them in pixels through
@@ -29,39 +30,21 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
+from semres.core.seeds import named_seed
 from semres.core.spaces import Space
 
-TASKS = ("similarity", "identification")
+from .settings import AUTHORS, MAP_LAYOUT, QUESTIONS, SHAPE_SIZE, SHAPES, TASKS
 
-# The paper's four shapes first; the rest are picked to stay distinct at ~10 px.
-SHAPES = ("square", "triangle", "heart", "star", "circle", "diamond", "cross", "ring", "bar",
-          "moon", "arrow", "hourglass")
+__all__ = ["TASKS", "SHAPES", "SHAPE_SIZE", "QUESTIONS", "MAP_LAYOUT", "AUTHORS", "CLEARANCE",
+           "Scene", "layout_scene", "authors_scene", "sample_scene", "scene_stream",
+           "sample_scenes", "map_scenes", "example_scenes", "ball_measures", "Canvas",
+           "canvas_ball", "render", "render_batch"]
 
-QUESTIONS = {
-    "similarity": "Which black shape is the closest to the X? Respond with only the shape's name.",
-    "identification": "Which black shape is at the X? Respond with only the shape's name.",
-}
-
-SHAPE_SIZE = 0.11      # shape width as a fraction of the canvas
 BLACK = (0, 0, 0)
 RED = (220, 20, 20)
-
-# Four shapes at fixed, slightly irregular positions: the layout of this book's accuracy map.
-PAPER_LAYOUT = {
-    "square": (0.24, 0.27),
-    "triangle": (0.74, 0.2),
-    "heart": (0.3, 0.76),
-    "star": (0.77, 0.68),
-}
-
-# The authors' far layout (VLM_shapes/data/spatial_resolution_*_results_far.csv): a 900 px
-# canvas, 50 px stencils centred 25 px from the corners, (x, y) in pixels with y down.
-AUTHORS = {
-    "canvas_px": 900,
-    "shape_px": 50,
-    "layout": {"square": (25, 25), "triangle": (25, 875), "heart": (875, 25),
-               "star": (875, 875)},
-}
+#: below these radii the scenes make each task perfect by design: the similarity X keeps a
+#: shape's width from every shape, and shapes keep 1.3 widths apart
+CLEARANCE = {"similarity": SHAPE_SIZE, "identification": 1.3 * SHAPE_SIZE}
 
 
 @dataclass(frozen=True)
@@ -184,14 +167,21 @@ def sample_scene(rng: np.random.Generator, n: int, task: str,
     raise RuntimeError(f"could not place {n} shapes of size {s}")
 
 
-def sample_scenes(count: int, n, task: str, seed: int, shape_size: float = SHAPE_SIZE) -> list:
-    """``count`` scenes from one seed; ``n`` is an int or a sequence drawn from uniformly."""
-    rng = np.random.default_rng(seed)
+def scene_stream(seed) -> np.random.SeedSequence:
+    """The stream scenes are drawn from: a stream already named from the chapter's seed (its
+    ``stream("fit_scenes")``) as it is, or, from a bare integer root, its stream ``"scenes"``."""
+    return seed if isinstance(seed, np.random.SeedSequence) else named_seed(seed, "scenes")
+
+
+def sample_scenes(count: int, n, task: str, seed, shape_size: float = SHAPE_SIZE) -> list:
+    """``count`` scenes from one stream (:func:`scene_stream` of ``seed``); ``n`` is an int or a
+    sequence drawn from uniformly."""
+    rng = np.random.default_rng(scene_stream(seed))
     ns = np.atleast_1d(np.asarray(n, dtype=int))
     return [sample_scene(rng, int(rng.choice(ns)), task, shape_size) for _ in range(int(count))]
 
 
-def map_scenes(grid: int, layout: dict = PAPER_LAYOUT, shape_size: float = SHAPE_SIZE) -> list:
+def map_scenes(grid: int, layout: dict = MAP_LAYOUT, shape_size: float = SHAPE_SIZE) -> list:
     """Similarity scenes with the X on a ``grid`` × ``grid`` lattice over a fixed layout, skipping
     points closer than a shape's width to a shape: the accuracy map's probes."""
     names, pos = tuple(layout), np.array(list(layout.values()), dtype=float)
@@ -203,6 +193,17 @@ def map_scenes(grid: int, layout: dict = PAPER_LAYOUT, shape_size: float = SHAPE
                 out.append(layout_scene("similarity", names, pos, probe=(x, y),
                                         shape_size=shape_size))
     return out
+
+
+def example_scenes(rng) -> list:
+    """The six scenes of the chapter's first figure: the map's layout and random scenes of
+    both tasks with 4 to 12 shapes."""
+    return [map_scenes(5)[7],
+            sample_scene(rng, 8, "similarity"),
+            sample_scene(rng, 12, "similarity"),
+            sample_scene(rng, 4, "identification"),
+            sample_scene(rng, 8, "identification"),
+            sample_scene(rng, 12, "identification")]
 
 
 def ball_measures(probes, eps, task: str, shape_size: float = SHAPE_SIZE,

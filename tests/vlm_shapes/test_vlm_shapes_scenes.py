@@ -1,9 +1,12 @@
-"""The renderer: seeded, valid layouts, and pictures that agree with the recorded geometry."""
+"""The renderer: seeded, valid layouts, pictures that agree with the recorded geometry, the
+batched renderer, and the canvas's ball measures."""
 
 import numpy as np
 import pytest
+import torch
 from scipy import ndimage
 
+from semres.core.seeds import named_seed
 from semres.experiments.vlm_shapes import scenes as sc
 
 
@@ -114,7 +117,7 @@ def test_map_scenes_keep_the_layout_and_clearance():
     scenes = sc.map_scenes(12)
     assert 0 < len(scenes) < 144
     for s in scenes:
-        assert s.names == tuple(sc.PAPER_LAYOUT)
+        assert s.names == tuple(sc.MAP_LAYOUT)
         assert s.distances.min() >= s.shape_size
         assert s.answer == s.names[int(np.argmin(s.distances))]
 
@@ -150,3 +153,63 @@ def test_ball_measure_matches_sampled_scenes(task):
     assert b[0] == 0 and b[-1] == pytest.approx(1)
     np.testing.assert_allclose(b, mc, atol=0.03)
     assert np.all(np.diff(b) >= 0)
+
+
+def test_the_canvas_ball_is_a_clipped_disc():
+    inside = sc.canvas_ball(np.array([[0.5, 0.5]]), 0.2)
+    corner = sc.canvas_ball(np.array([[0.0, 0.0]]), 0.2)
+    assert inside[0] == pytest.approx(np.pi * 0.04, rel=1e-4)
+    assert corner[0] == pytest.approx(np.pi * 0.04 / 4, rel=1e-3)
+    rng = np.random.default_rng(0)
+    x = sc.Canvas().sample(rng, 5)
+    assert x.shape == (5, 2) and sc.Canvas().distance(x, x).max() == 0
+
+
+def _reference(scene_list, size):
+    return torch.from_numpy(np.stack([np.asarray(sc.render(s, size)) for s in scene_list])
+                            ).permute(0, 3, 1, 2).float()
+
+
+def test_batched_renderer_draws_what_render_draws():
+    """One scatter of PIL-drawn sprites gives render()'s canvases, up to a few edge pixels
+    (sprite centres snap to 1/8 of a supersampled pixel); both tasks, every shape."""
+    lst = (sc.sample_scenes(24, range(2, 13), "similarity", 3)
+           + sc.sample_scenes(24, range(2, 13), "identification", 4))
+    assert {n for s in lst for n in s.names} == set(sc.SHAPES)
+    got = sc.render_batch(lst, 96)
+    diff = (got - _reference(lst, 96)).abs()
+    assert got.shape == (len(lst), 3, 96, 96)
+    assert diff.mean() < 0.3 and (diff > 32).float().mean() < 0.002, (diff.mean(), diff.max())
+    # a wrong picture is caught: the X moved by two pixels
+    moved = [sc.layout_scene(s.task, s.names, s.positions, probe=s.probe + 2 / 96)
+             if s.task == "similarity" else s for s in lst]
+    off = (sc.render_batch(moved, 96) - _reference(lst, 96)).abs().sum((1, 2, 3))
+    sim = [i for i, s in enumerate(lst) if s.task == "similarity"]
+    assert (off[sim] > 2 * diff.sum((1, 2, 3))[sim]).float().mean() > 0.9
+
+
+def test_batched_renderer_rejects_bad_input():
+    s = sc.sample_scenes(2, 3, "similarity", 0)
+    with pytest.raises(ValueError, match="scene_list"):
+        sc.render_batch([], 96)
+    with pytest.raises(ValueError, match="size"):
+        sc.render_batch(s, 8)
+    other = sc.sample_scene(np.random.default_rng(0), 3, "similarity", shape_size=0.15)
+    with pytest.raises(ValueError, match="shape_size"):
+        sc.render_batch([s[0], other], 96)
+
+
+def test_scenes_are_drawn_from_a_named_stream():
+    """A stream named from the chapter's seed (its ``stream("fit_scenes")``) is used as it is;
+    a bare integer is a root, from which the stream "scenes" is named, never a generator's
+    seed by itself."""
+    stream = named_seed(0, "fit_scenes")
+    a = sc.sample_scenes(5, 4, "similarity", stream)
+    rng = np.random.default_rng(named_seed(0, "fit_scenes"))
+    b = [sc.sample_scene(rng, 4, "similarity") for _ in range(5)]
+    assert all(np.array_equal(x.positions, y.positions) for x, y in zip(a, b))
+    c = sc.sample_scenes(5, 4, "similarity", 0)
+    d = sc.sample_scenes(5, 4, "similarity", named_seed(0, "scenes"))
+    assert all(np.array_equal(x.positions, y.positions) for x, y in zip(c, d))
+    raw = np.random.default_rng(0)
+    assert not np.array_equal(c[0].positions, sc.sample_scene(raw, 4, "similarity").positions)

@@ -1,0 +1,162 @@
+"""The small tables derived from the released files: counts per margin bin, per cell of a
+grid over the X, per nearest shape and per corner, and the LLM tables (the package's docstring
+lists each). Only these counts are shipped, never the authors' rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from semres.core import results as _results
+from semres.experiments.vlm_shapes.settings import AUTHORS
+
+from .formats import LETTERS, SPATIAL_SHAPES
+
+SPATIAL_BIN, HUE_BIN, GRID = 0.05, 0.01, 6   # 6 x 6: every cell of the far files holds >= 6 trials
+#: the derived tables (:func:`semres.experiments.released.cli.derive`), each a CSV named after it
+TABLES = ("spatial_margin", "spatial_grid", "spatial_confusion", "spatial_corner", "colour_margin",
+          "llm_n", "llm_resolution")
+CORNERS = ("top_left", "top_right", "bottom_left", "bottom_right")
+
+
+def margins(df) -> np.ndarray:
+    """Per row, the gap between the second-nearest and nearest option (0 for exact ties)."""
+    return np.array([np.diff(np.sort(d)[:2])[0] for d in _results.distances(df)])
+
+
+def _outcomes(df) -> pd.DataFrame:
+    """Per row: answered, correct (chosen option among the correct ones)."""
+    choice = df["choice"].astype(str)
+    ok = [c in _results.split_list(k) for c, k in zip(choice, df["correct"])]
+    return pd.DataFrame({"answered": (choice != "").to_numpy(int),
+                         "correct": np.asarray(ok, dtype=int)}, index=df.index)
+
+
+def _counts(df, keys, options, chosen=None, dropna: bool = False) -> pd.DataFrame:
+    """Trials, answered, correct and chose_<option> counts per group of ``keys``; ``chosen``
+    (per row, default the ``choice`` column) is what the chose_ counts compare with."""
+    chosen = df["choice"].astype(str).to_numpy() if chosen is None else chosen
+    work = df[keys].copy()
+    work[["answered", "correct"]] = _outcomes(df)
+    work["trials"] = 1
+    for o in options:
+        work[f"chose_{o}"] = (chosen == o).astype(int)
+    cols = ["trials", "answered", "correct", *[f"chose_{o}" for o in options]]
+    return work.groupby(keys, sort=True, dropna=dropna)[cols].sum().reset_index()
+
+
+def _untied_canvas(df) -> pd.DataFrame:
+    """The four-shape rows with one nearest shape (exact ties dropped)."""
+    df = df[df["space"] == "canvas"]
+    return df[~df["correct"].astype(str).str.contains("|", regex=False)].copy()
+
+
+_ID = ["model", "source", "experiment", "task", "n"]
+
+
+def _binned(df, width: float, options) -> pd.DataFrame:
+    df = df.copy()
+    k = np.floor(margins(df) / width + 1e-9).astype(int)
+    df["bin"] = k
+    out = _counts(df, _ID + ["bin"], options)
+    out["bin_lo"] = np.round(out["bin"] * width, 10)
+    out["bin_hi"] = np.round((out["bin"] + 1) * width, 10)
+    out["bin"] = [f"[{lo:g},{hi:g})" for lo, hi in zip(out["bin_lo"], out["bin_hi"])]
+    return out[_ID + ["bin", "bin_lo", "bin_hi"] + [c for c in out.columns
+                                                    if c not in _ID + ["bin", "bin_lo", "bin_hi"]]]
+
+
+def spatial_margin_table(df, width: float = SPATIAL_BIN) -> pd.DataFrame:
+    """Counts per model, experiment and margin bin (canvas units) of the four-shape trials."""
+    return _binned(df[df["space"] == "canvas"], width, SPATIAL_SHAPES)
+
+
+def colour_margin_table(df, width: float = HUE_BIN) -> pd.DataFrame:
+    """Counts per model, task, n and hue-margin bin (fraction of the hue circle)."""
+    return _binned(df[df["space"] == "hue"], width, LETTERS)
+
+
+def spatial_grid_table(df, grid: int = GRID) -> pd.DataFrame:
+    """Counts per cell of a ``grid`` x ``grid`` lattice over the X (fixed-layout trials only)."""
+    if int(grid) < 1:
+        raise ValueError(f"grid must be a positive integer; got {grid!r}")
+    df = df[(df["space"] == "canvas") & (df["experiment"] == "spatial_far")].copy()
+    xy = np.array([[float(v) for v in p.split(",")] for p in df["probe"]]).reshape(-1, 2)
+    # positions are written to 12 digits (300 px -> 0.333333333333): an X on a cell edge must
+    # not fall into the cell below it, so snap to the edge within that rounding
+    ij = np.clip(np.floor(xy * grid + 1e-9).astype(int), 0, grid - 1)
+    df["ix"], df["iy"], df["x"], df["y"] = ij[:, 0], ij[:, 1], xy[:, 0], xy[:, 1]
+    out = _counts(df, _ID + ["ix", "iy"], SPATIAL_SHAPES)
+    means = df.groupby(_ID + ["ix", "iy"])[["x", "y"]].mean().reset_index()
+    out = out.merge(means.rename(columns={"x": "x_mean", "y": "y_mean"}), on=_ID + ["ix", "iy"])
+    out.insert(len(_ID), "bin", [f"{i},{j}" for i, j in zip(out["ix"], out["iy"])])
+    for a, b in (("x", "ix"), ("y", "iy")):
+        out[f"{a}_lo"], out[f"{a}_hi"] = out[b] / grid, (out[b] + 1) / grid
+    return out
+
+
+def grid_design(table, model: str) -> dict:
+    """One model's ``spatial_grid`` rows as arrays for a Luce fit with per-shape weights.
+
+    Returns ``names`` (the four shapes), ``d`` (cells x 4: distance in canvas units from each
+    cell's mean X to each shape of :data:`semres.experiments.vlm_shapes.settings.AUTHORS`),
+    ``counts`` (cells x 4: how often each shape was chosen), ``trials`` (per cell; unparsed
+    answers are trials minus the counts) and ``nearest`` (cells x 4: the shape nearest the
+    cell's mean X).
+    """
+    sub = table[table["model"] == model]
+    if sub.empty:
+        raise ValueError(f"model: no rows for {model!r}; have {sorted(set(table['model']))}")
+    px = float(AUTHORS["canvas_px"])
+    names = list(SPATIAL_SHAPES)
+    pos = np.array([AUTHORS["layout"][s] for s in names], dtype=float) / px
+    xy = sub[["x_mean", "y_mean"]].to_numpy(float)
+    d = np.linalg.norm(xy[:, None, :] - pos[None], axis=2)
+    return {"names": names, "d": d, "counts": sub[[f"chose_{s}" for s in names]].to_numpy(int),
+            "trials": sub["trials"].to_numpy(int), "nearest": d == d.min(axis=1, keepdims=True)}
+
+
+def spatial_confusion_table(df) -> pd.DataFrame:
+    """Choice counts per nearest shape (``bin``), exact ties dropped: the answer bias."""
+    df = _untied_canvas(df)
+    df["bin"] = df["correct"].astype(str)
+    return _counts(df, _ID + ["bin"], SPATIAL_SHAPES)
+
+
+def _corner(point: str) -> str:
+    x, y = (float(v) for v in point.split(","))
+    return f"{'top' if y < 0.5 else 'bottom'}_{'left' if x < 0.5 else 'right'}"
+
+
+def spatial_corner_table(df) -> pd.DataFrame:
+    """Choice counts by canvas corner, per corner of the nearest shape (``bin``; ties dropped).
+
+    Separates a bias for a place (e.g. the bottom-left corner) from a bias for a shape's name:
+    in ``random_stencil`` the shapes change corners from scene to scene.
+    """
+    df = _untied_canvas(df)
+    corners = [[_corner(p) for p in _results.split_list(pos)] for pos in df["position"]]
+    opts = [_results.split_list(o) for o in df["options"]]
+    df["bin"] = [c[o.index(k)] for c, o, k in zip(corners, opts, df["correct"].astype(str))]
+    idx = _results.choice_index(df)
+    chosen = np.array([c[i] if i >= 0 else "" for c, i in zip(corners, idx)])
+    return _counts(df, _ID + ["bin"], CORNERS, chosen, dropna=True)
+
+
+def llm_n_table(frames) -> pd.DataFrame:
+    """The per-n count frames of :func:`read_llm_counts`, stacked in one table."""
+    return pd.concat(list(frames), ignore_index=True)
+
+
+def llm_resolution_table(frames) -> pd.DataFrame:
+    """Mean two-reference curves over centres, per model, D and probe offset (``bin``)."""
+    long = pd.concat(list(frames), ignore_index=True)
+    g = long.groupby(["model", "source", "D", "offset"])
+    out = g.agg(centres=("p_low", "count"), nrep=("nrep", "first"),
+                p_low_mean=("p_low", "mean"), p_correct_mean=("p_correct", "mean")).reset_index()
+    out["prompts"] = out["nrep"] * out["centres"]
+    out.insert(2, "experiment", "years_resolution")
+    out.insert(3, "task", "similarity")
+    out.insert(4, "n", 2)
+    out.insert(5, "bin", out["offset"].astype(int))
+    return out.drop(columns="nrep")

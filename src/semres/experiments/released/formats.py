@@ -1,0 +1,329 @@
+"""The formats of the paper authors' released files, and one adapter per format: each reads a
+file into rows of this book's per-trial schema (:mod:`semres.core.results`, plus the columns
+``experiment``, ``trial`` and ``scores_usable``), or, for the LLM pickles that hold aggregates
+only, into counts and curves. The package's docstring describes each file."""
+
+from __future__ import annotations
+
+import pickle
+import re
+import string
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from semres.core import results as _results
+from semres.experiments.vlm_shapes.settings import AUTHORS
+
+REPOSITORY = "nplresearch/generalization"
+CITATION = {
+    "key": "nurisso2026bound",
+    "text": ("Nurisso, M., Fernando, J., Deshpande, R., Perotti, A., Marjieh, R., "
+             "Frankland, S. M., "
+             "Lewis, R. L., Webb, T. W., Campbell, D., Vaccarino, F., Cohen, J. D., Petri, G. "
+             "Bound by Semanticity: Universal Laws Governing the Generalization-Identification "
+             "Tradeoff. ICLR 2026. arXiv:2506.14797"),
+    "code": "https://github.com/nplresearch/generalization",
+}
+#: the commit each released file was read at (from the public code index)
+COMMITS = {
+    **{f"VLM_shapes/data/{name}": "2f4153202c308cb04473d2b218071a32c193659d" for name in (
+        "spatial_resolution_gemma_results_far.csv", "spatial_resolution_qwen_results_far.csv",
+        "random_stencil_gemma_results.csv", "random_stencil_qwen_results.csv",
+        "color_similarity_gemma_results.csv", "color_similarity_qwen_results.csv",
+        "color_identification_gemma_results.csv", "color_identification_qwen_results.csv")},
+    **{f"LLM_dates/saved_results/experiment_{exp}_{m}_{tail}":
+       "f93019c42443df7ed27ceb53ef5edfb26a46a309"
+       for m in ("gemma-2-2b-it", "Llama-3.2-3B-Instruct", "Qwen2.5-7B-Instruct")
+       for exp, tail in (("similarity", "year.pkl"), ("identification", "year.pkl"),
+                         ("resolution_years", "small.pkl"))},
+}
+VLM_MODELS = {"gemma": "gemma-3-12b-it", "qwen": "Qwen2.5-VL-7B-Instruct"}
+LLM_NBATCHES = 5                      # batches of nrep prompts per n in the authors' notebook
+RESOLUTION_D = (2, 5, 20, 50, 100, 200)
+RESOLUTION_OFFSETS = np.arange(-300, 300, 5)
+SPATIAL_SHAPES = tuple(AUTHORS["layout"])
+LETTERS = string.ascii_uppercase[:12]
+
+_PATTERNS = (
+    ("spatial", re.compile(r"spatial_resolution_(\w+?)_results\w*\.csv$")),
+    ("spatial", re.compile(r"random_stencil_(\w+?)_results\w*\.csv$")),
+    ("colour", re.compile(r"colou?r_(similarity|identification)_(\w+?)_results\w*\.csv$")),
+    ("llm_counts", re.compile(r"experiment_(similarity|identification)_(.+)_year\.pkl$")),
+    ("llm_resolution", re.compile(r"experiment_resolution_years_(.+)_small\.pkl$")),
+)
+
+
+def kind_of(path) -> str | None:
+    """Which adapter reads ``path`` (by its name): spatial, colour, llm_counts, llm_resolution."""
+    name = Path(path).name
+    for kind, pat in _PATTERNS:
+        if pat.search(name):
+            return kind
+    return None
+
+
+def model_of(path) -> str:
+    """The model a released file holds, from its name (VLM short names mapped to hub names)."""
+    name = Path(path).name
+    for kind, pat in _PATTERNS:
+        m = pat.search(name)
+        if m:
+            short = m.group(m.lastindex)
+            return VLM_MODELS.get(short.lower(), short)
+    raise ValueError(f"path: {name!r} is not a released file this module knows")
+
+
+def repo_path(path) -> str:
+    """The file's path inside the authors' repository (or its name, if it is not under one)."""
+    parts = Path(path).parts
+    for top in ("VLM_shapes", "LLM_dates"):
+        if top in parts:
+            return "/".join(parts[parts.index(top):])
+    return Path(path).name
+
+
+def _read_raw(path, cols) -> pd.DataFrame:
+    """An authors' CSV with its ``cols`` present and at least one row (errors name the file)."""
+    raw = _results.read_csv(path, dtype={"answer": str}, keep_default_na=False)
+    missing = [c for c in cols if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{path}: lacks column(s) {', '.join(missing)} of the authors' "
+                         f"{kind_of(path)} files")
+    if raw.empty:
+        raise ValueError(f"{path}: has a header but no rows")
+    return raw
+
+
+def _bad_cell(raw, bad, cols, path, expected: str) -> None:
+    """Raise naming the first True cell of ``bad`` (rows x ``cols``) by file line and column."""
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        rows = int(bad.any(axis=1).sum())
+        more = f" ({rows - 1} more bad rows)" if rows > 1 else ""
+        cell = raw[cols[j]].iat[i]
+        cell = cell.item() if isinstance(cell, np.generic) else cell
+        raise ValueError(f"{path} line {i + 2}: column {cols[j]} {cell!r}: expected "
+                         f"{expected}{more}")
+
+
+def _numbers(raw, cols, path, integer: bool = False) -> np.ndarray:
+    """Columns ``cols`` as floats, every cell a finite number (an integer, with ``integer``)."""
+    cols = list(cols)
+    num = raw[cols].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    bad = ~np.isfinite(num)
+    if integer:
+        bad |= ~bad & (num != np.round(np.nan_to_num(num)))
+    _bad_cell(raw, bad, cols, path, "an integer" if integer else "a number")
+    return num
+
+
+def _fmt(v: float) -> str:
+    return format(float(v), ".12g")
+
+
+def _processed(values) -> bool:
+    """Scores that generation post-processing made useless (non-finite, or |s| > 1e4)."""
+    v = np.asarray(values, dtype=float)
+    return bool((~np.isfinite(v)).any() or (np.abs(v) > 1e4).any())
+
+
+def _rows(model, source, experiment, task, n, space, options, position, probe, correct, choice,
+          scores, trial, usable, where) -> pd.DataFrame:
+    df = pd.DataFrame({
+        "model": model, "source": source, "task": task, "n": n, "space": space,
+        "options": options, "position": position, "probe": probe, "correct": correct,
+        "choice": choice, "scores": scores, "experiment": experiment, "trial": trial,
+        "scores_usable": usable})
+    return _results.validate(df, where=where)
+
+
+def read_spatial(path, model: str | None = None, source: str | None = None,
+                 keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows from a four-shape file (``spatial_resolution_*_far`` or ``random_stencil_*``).
+
+    Options are the four shapes in the file's ``D00``...``D03`` order with their centres;
+    ``correct`` is every shape at the smallest distance (exact ties kept, distances from integer
+    pixels); ``choice`` is the answer when it names a shape, else empty.
+    """
+    path = Path(path)
+    cols = [f"D0{k}_{a}" for k in range(4) for a in ("X", "Y", "SHAPE")]
+    raw = _read_raw(path, ["ID", "target_X", "target_Y", "answer", *cols, *SPATIAL_SHAPES])
+    px = float(AUTHORS["canvas_px"])
+    xy = _numbers(raw, [f"D0{k}_{a}" for k in range(4) for a in "XY"], path)
+    pos = xy.reshape(len(raw), 4, 2)
+    probe = _numbers(raw, ["target_X", "target_Y"], path)
+    shape_cols = [f"D0{k}_SHAPE" for k in range(4)]
+    names = raw[shape_cols].to_numpy(str)
+    _bad_cell(raw, ~np.isin(names, SPATIAL_SHAPES), shape_cols, path,
+              f"one of {', '.join(SPATIAL_SHAPES)}")
+    d2 = ((pos - probe[:, None, :]) ** 2).sum(axis=2)          # exact: integer pixels
+    best = d2 == d2.min(axis=1, keepdims=True)
+    score_cols = raw[list(SPATIAL_SHAPES)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    usable = not _processed(score_cols)
+    experiment = "random_stencil" if "random_stencil" in path.name else "spatial_far"
+    options, position, correct, choice, scores = [], [], [], [], []
+    col_of = {s: i for i, s in enumerate(SPATIAL_SHAPES)}
+    for i in range(len(raw)):
+        opts = list(names[i])
+        options.append("|".join(opts))
+        position.append("|".join(f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in pos[i]))
+        correct.append("|".join(o for o, b in zip(opts, best[i]) if b))
+        ans = str(raw["answer"].iat[i]).strip().strip(".").lower()
+        choice.append(ans if ans in opts else "")
+        keep = usable or keep_unusable_scores
+        scores.append("|".join(_fmt(score_cols[i, col_of[o]]) for o in opts) if keep else "")
+    return _rows(model or model_of(path), source or repo_path(path), experiment, "similarity", 4,
+                 "canvas", options,
+                 position, [f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in probe], correct, choice,
+                 scores, raw["ID"].to_numpy(), usable, str(path))
+
+
+def read_colour(path, model: str | None = None, task: str | None = None,
+                source: str | None = None, keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows from a colour file (``color_{similarity,identification}_*_results.csv``).
+
+    Options are the first ``N_STENCILS`` letters with hue/360 as position; the probe is the
+    target's hue; ``correct`` is every patch at the smallest circular hue distance (integer
+    degrees, so exact ties are kept); ``choice`` is the answered letter if it is an option.
+    """
+    path = Path(path)
+    if task is None:
+        m = re.search(r"(similarity|identification)", path.name)
+        if not m:
+            raise ValueError(f"task: cannot tell the task from {path.name!r}; pass task=")
+        task = m.group(1)
+    hue_cols = [f"HUE_{c}" for c in LETTERS]
+    raw = _read_raw(path, ["ID", "N_STENCILS", "target_col", "answer", *hue_cols, *LETTERS])
+    ns = _numbers(raw, ["N_STENCILS"], path, integer=True)
+    _bad_cell(raw, (ns < 2) | (ns > len(LETTERS)), ["N_STENCILS"], path,
+              f"an integer in 2..{len(LETTERS)}")
+    ns = ns[:, 0].astype(int)
+    hues = _numbers(raw, hue_cols, path, integer=True).astype(int)
+    _bad_cell(raw, (hues < 0) & (np.arange(len(LETTERS)) < ns[:, None]), hue_cols, path,
+              "a hue in degrees >= 0 for each of the N_STENCILS patches")
+    target = _numbers(raw, ["target_col"], path, integer=True)[:, 0].astype(int)
+    letter_scores = raw[list(LETTERS)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    usable = not _processed(np.concatenate([letter_scores[i, :n] for i, n in enumerate(ns)]))
+    keep = usable or keep_unusable_scores
+    options, position, correct, choice, scores = [], [], [], [], []
+    for i, n in enumerate(ns):
+        h = hues[i, :n]
+        a = np.abs(h - target[i]) % 360
+        d = np.minimum(a, 360 - a)
+        opts = list(LETTERS[:n])
+        options.append("|".join(opts))
+        position.append("|".join(_fmt(v / 360) for v in h))
+        correct.append("|".join(o for o, b in zip(opts, d == d.min()) if b))
+        ans = str(raw["answer"].iat[i]).strip().strip(".").upper()
+        choice.append(ans if ans in opts else "")
+        scores.append("|".join(_fmt(v) for v in letter_scores[i, :n]) if keep else "")
+    return _rows(model or model_of(path), source or repo_path(path), "colour", task, ns, "hue",
+                 options, position, [_fmt(t / 360) for t in target], correct, choice, scores,
+                 raw["ID"].to_numpy(), usable, str(path))
+
+
+#: the adapter of each kind of released CSV (pickles hold no per-trial rows)
+CSV_READERS = {"spatial": read_spatial, "colour": read_colour}
+#: the kinds of the authors' pickles, and their names
+PICKLES = ("llm_counts", "llm_resolution")
+PICKLE_NAMES = ("experiment_{similarity,identification}_MODEL_year.pkl or "
+                "experiment_resolution_years_MODEL_small.pkl")
+
+
+def _load_pickle(path, trust_pickle: bool):
+    if trust_pickle is not True:
+        raise ValueError(f"trust_pickle: refusing to unpickle {Path(path).name}: loading a "
+                         f"pickle runs code from the file; pass trust_pickle=True only for a "
+                         f"file you trust")
+    with open(path, "rb") as f:
+        try:
+            return pickle.load(f)
+        except Exception as err:  # a damaged or foreign file fails in many ways
+            raise ValueError(f"{path}: not a readable pickle ({type(err).__name__}: "
+                             f"{str(err).splitlines()[0] if str(err) else 'no detail'})") from None
+
+
+def _array(data: dict, key: str, dtype, path) -> np.ndarray:
+    """``data[key]`` as an array of ``dtype``; ValueError naming the file and key otherwise."""
+    try:
+        return np.asarray(data[key], dtype=dtype)
+    except (TypeError, ValueError):
+        kind = "integers" if dtype is int else "numbers"
+        raise ValueError(f"{path}: {key} must hold {kind}; got {str(data[key])[:60]!r}") from None
+
+
+def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
+                    source: str | None = None, nbatches: int = LLM_NBATCHES) -> pd.DataFrame:
+    """Per-n counts from a similarity/identification pickle (aggregates only were saved).
+
+    ``trials`` = nrep x ``nbatches``; ``answered`` = trials - n_nulls; ``correct`` =
+    performance x answered, rounded (the file stores the ratio); ``performance`` as released.
+    """
+    path = Path(path)
+    data = _load_pickle(path, trust_pickle)
+    keys = ("performance", "n_nulls", "seq_lens", "nrep")
+    if not isinstance(data, dict) or not set(keys) <= set(data):
+        raise ValueError(f"{path}: expected a dict with {', '.join(keys)}; got "
+                         f"{sorted(data) if isinstance(data, dict) else type(data).__name__}")
+    m = re.search(r"experiment_(similarity|identification)_", path.name)
+    if not m:
+        raise ValueError(f"path: cannot tell the task from {path.name!r}")
+    perf = _array(data, "performance", float, path)
+    nulls = _array(data, "n_nulls", int, path)
+    ns = _array(data, "seq_lens", int, path)
+    if not len(perf) == len(nulls) == len(ns):
+        raise ValueError(f"{path}: performance, n_nulls and seq_lens differ in length "
+                         f"({len(perf)}, {len(nulls)}, {len(ns)})")
+    trials = int(_array(data, "nrep", int, path)) * int(nbatches)
+    answered = trials - nulls
+    if (answered < 0).any():
+        raise ValueError(f"nbatches: n_nulls exceed nrep x nbatches = {trials} in {path}")
+    return pd.DataFrame({
+        "model": model or model_of(path), "source": source or repo_path(path),
+        "experiment": "years", "task": m.group(1), "n": ns, "bin": "all", "trials": trials,
+        "answered": answered, "correct": np.rint(perf * answered).astype(int),
+        "performance": perf, "n_nulls": nulls})
+
+
+def read_llm_resolution(path, trust_pickle: bool = False, model: str | None = None,
+                        source: str | None = None) -> pd.DataFrame:
+    """Long table of the two-reference curves: one row per (centre, D, probe).
+
+    ``performances`` maps each centre to one curve per D (fraction of parsed answers naming the
+    person born in the lower year, at probes ``centre + RESOLUTION_OFFSETS``); ``ages_list`` (of
+    the last centre) gives the D values as half the gap.
+    """
+    path = Path(path)
+    data = _load_pickle(path, trust_pickle)
+    if not isinstance(data, dict) or not {"performances", "ages_list", "nrep"} <= set(data):
+        raise ValueError(f"{path}: expected a dict with performances, ages_list, nrep")
+    ages = _array(data, "ages_list", float, path)
+    if ages.ndim != 2 or ages.shape[1] != 2:
+        raise ValueError(f"{path}: ages_list must be pairs of years; got shape {ages.shape}")
+    if not isinstance(data["performances"], dict) or not data["performances"]:
+        raise ValueError(f"{path}: performances must be a non-empty dict centre -> curves")
+    ds = (ages[:, 1] - ages[:, 0]) / 2
+    # pspace and ages_list are those of the last centre drawn: offsets are relative to it
+    centre_last = ages[0].mean()
+    offsets = (_array(data, "pspace", float, path) - centre_last if "pspace" in data
+               else RESOLUTION_OFFSETS.astype(float))
+    frames = []
+    for centre, curves in data["performances"].items():
+        key = f"performances[{centre}]"
+        curves = _array({key: curves}, key, float, path)
+        if curves.shape != (len(ds), len(offsets)):
+            raise ValueError(f"{path}: centre {centre} has curves of shape {curves.shape}; "
+                             f"expected {(len(ds), len(offsets))}")
+        for k, d in enumerate(ds):
+            p_low = curves[k]
+            p_correct = np.where(offsets < 0, p_low, np.where(offsets > 0, 1 - p_low, np.nan))
+            frames.append(pd.DataFrame({"centre": int(centre), "D": float(d), "offset": offsets,
+                                        "probe": centre + offsets, "p_low": p_low,
+                                        "p_correct": p_correct}))
+    out = pd.concat(frames, ignore_index=True)
+    out.insert(0, "nrep", int(data["nrep"]))
+    out.insert(0, "source", source or repo_path(path))
+    out.insert(0, "model", model or model_of(path))
+    return out

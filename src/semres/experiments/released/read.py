@@ -1,0 +1,194 @@
+"""Reading released files where a chapter needs them: every results file a reader names
+(:func:`gather`, :func:`load_results`), and the derived tables and provenance shipped with the
+package (:func:`tables`, :func:`load_table`, :func:`provenance`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+import pandas as pd
+
+from semres.core import results as _results
+
+from .formats import (CSV_READERS, PICKLE_NAMES, PICKLES, kind_of, read_llm_counts,
+                      read_llm_resolution)
+
+#: where the package keeps the derived tables and their provenance
+DATA_DIR = "data/released"
+
+def find_files(source) -> list:
+    """Every released file this module reads under ``source`` (a file, folder, or list)."""
+    if isinstance(source, (str, Path)):
+        source = [p for p in str(source).split(",") if p]
+    found = []
+    for p in map(Path, source):
+        if p.is_dir():
+            found += sorted(f for f in p.rglob("*") if f.is_file() and kind_of(f))
+        elif p.is_file() and kind_of(p):
+            found.append(p)
+        elif not p.exists():
+            raise ValueError(f"source: no such file or folder {str(p)!r}")
+    return found
+
+
+def read_authors(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows (the :mod:`semres.core.results` schema) from every released CSV under
+    ``paths``.
+
+    Pickles hold no per-trial rows and are skipped here (read them with :func:`read_llm_counts`
+    / :func:`read_llm_resolution`).
+    """
+    frames = [CSV_READERS[kind_of(f)](f, keep_unusable_scores=keep_unusable_scores)
+              for f in find_files(paths) if kind_of(f) in CSV_READERS]
+    if not frames:
+        raise ValueError(f"paths: no released CSV files under {paths!r}")
+    return pd.concat(frames, ignore_index=True)
+
+
+_WHAT = {"schema": "per-trial rows in the book's schema",
+         "spatial": "the authors' four-shape VLM answers",
+         "colour": "the authors' colour VLM answers",
+         "llm_counts": "the authors' LLM n-sweep counts",
+         "llm_resolution": "the authors' LLM two-reference curves"}
+
+
+@dataclass
+class Gathered:
+    """Everything ``results=`` named, read and checked (see :func:`gather`).
+
+    ``rows``: per-trial rows (the :mod:`semres.core.results` schema; the authors' CSVs add
+    ``experiment``, ``trial``, ``scores_usable``), None if no file held any; ``counts`` and
+    ``curves``: the frames of :func:`read_llm_counts` and :func:`read_llm_resolution`;
+    ``files``: each file read and its kind; ``report``: one line per file, read or skipped and why.
+    """
+    rows: pd.DataFrame | None
+    counts: list = field(default_factory=list)
+    curves: list = field(default_factory=list)
+    files: dict = field(default_factory=dict)
+    report: list = field(default_factory=list)
+
+
+def _listing(paths) -> list:
+    """``(file, named)`` pairs: each named file, and each entry of each named folder."""
+    if isinstance(paths, (str, Path)):
+        paths = str(paths).split(",")
+    found = []
+    for p in (Path(str(p).strip()) for p in paths if str(p).strip()):
+        if p.is_dir():
+            found += [(f, False) for f in sorted(p.iterdir())]
+        elif p.is_file():
+            found.append((p, True))
+        else:
+            raise ValueError(f"results: no such file or folder {str(p)!r}")
+    return found
+
+
+def _skip_reason(f, kind, trust_pickle: bool, llm: bool) -> str | None:
+    """Why ``f`` is not read (None: it is)."""
+    if kind in PICKLES:
+        if not llm:
+            return "one of the authors' LLM pickles, which this chapter does not use"
+        if trust_pickle is not True:
+            return ("one of the authors' pickles, not unpickled: loading a pickle runs code from "
+                    "the file (pass trust_pickle=True for files you trust)")
+        return None
+    if f.suffix.lower() == ".csv":
+        return None
+    if f.suffix.lower() in (".pkl", ".pickle"):
+        return f"a pickle not named as the authors' LLM files ({PICKLE_NAMES})"
+    return "not a results file (a CSV, or one of the authors' LLM pickles)"
+
+
+def _read_one(f, kind, keep_unusable_scores: bool):
+    """(kind, frame) of one file that :func:`_skip_reason` lets through."""
+    if kind in PICKLES:
+        reader = read_llm_counts if kind == "llm_counts" else read_llm_resolution
+        return kind, reader(f, trust_pickle=True)
+    header = _results.read_csv(f, nrows=0).columns
+    if set(_results.COLUMNS) <= set(header):
+        return "schema", _results.read_file(f)
+    if kind in CSV_READERS:
+        return kind, CSV_READERS[kind](f, keep_unusable_scores=keep_unusable_scores)
+    missing = [c for c in _results.COLUMNS if c not in header]
+    raise ValueError(f"{f}: lacks column(s) {', '.join(missing)} of the results schema, and its "
+                     f"name is not one of the authors' files")
+
+
+def gather(paths, trust_pickle: bool = False, keep_unusable_scores: bool = False,
+           llm: bool = True) -> Gathered:
+    """Read every results file ``paths`` names, checking each in full before any analysis.
+
+    ``paths``: files and folders (a list, or the chapter-parameter form ``"a,b"``). A folder
+    gives its files (not its subfolders): CSVs in the schema, the authors' CSVs and, with
+    ``trust_pickle=True``, the authors' LLM pickles (``llm=False``: skip those); anything
+    else in a folder is skipped and said so in the report. A named file that cannot be read, a
+    CSV that is neither in the schema nor one of the authors', and nothing read at all raise
+    ValueError with one line naming the file (and the line and column, for a bad row).
+    """
+    got = Gathered(rows=None)
+    rows, skipped = [], []
+    for f, named in _listing(paths):
+        kind = kind_of(f)
+        why = _skip_reason(f, kind, trust_pickle, llm)
+        if why and named:
+            raise ValueError(f"results: {f}: {why}")
+        if why:
+            skipped.append((f, why))
+            got.report.append(f"skipped {f}: {why}")
+            continue
+        kind, frame = _read_one(f, kind, keep_unusable_scores)
+        {"llm_counts": got.counts, "llm_resolution": got.curves}.get(kind, rows).append(frame)
+        got.files[f] = kind
+        models = ", ".join(sorted(set(frame["model"].astype(str))))
+        got.report.append(f"read {f}: {_WHAT[kind]}, {len(frame)} rows ({models})")
+    if not got.files:
+        named = ", ".join(str(p).strip() for p in (paths.split(",") if isinstance(paths, str)
+                                                   else paths) if str(p).strip())
+        reasons = pd.Series([w for _, w in skipped], dtype=str).value_counts()
+        detail = "; ".join(f"{n} skipped as {w}" for w, n in reasons.items()) or "it is empty"
+        raise ValueError(f"results: nothing read from {named}: {detail}")
+    got.rows = pd.concat(rows, ignore_index=True) if rows else None
+    return got
+
+
+def load_results(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
+    """Per-trial rows from schema CSVs and/or the authors' raw CSVs, in one call (the rows of
+    :func:`gather` with ``llm=False``)."""
+    return gather(paths, keep_unusable_scores=keep_unusable_scores, llm=False).rows
+
+
+def package_dir():
+    """The folder of the shipped tables (inside the installed package)."""
+    return files("semres").joinpath(DATA_DIR)
+
+
+def tables() -> list:
+    """Names of the derived tables shipped with the package."""
+    d = package_dir()
+    return sorted(p.name[:-4] for p in d.iterdir() if p.name.endswith(".csv")) if d.is_dir() else []
+
+
+def load_table(name: str) -> pd.DataFrame:
+    """A shipped derived table (see :func:`tables`) as a DataFrame."""
+    if name not in tables():
+        raise ValueError(f"name: no shipped table {name!r}; shipped: "
+                         f"{', '.join(tables()) or 'none'}")
+    with package_dir().joinpath(f"{name}.csv").open() as f:
+        return pd.read_csv(f, keep_default_na=False, na_values=[""])
+
+
+def provenance() -> pd.DataFrame:
+    """The shipped provenance: one row per source file (repository, path, commit, sha256, rows,
+    ...); the whole record (citation, tables, skipped files) is in ``.attrs``."""
+    p = package_dir().joinpath("provenance.json")
+    if not p.is_file():
+        raise ValueError("no shipped provenance.json: run "
+                         "python -m semres.experiments.released derive")
+    record = json.loads(p.read_text())
+    df = pd.DataFrame(record["files"])
+    df.insert(0, "repository", record["repository"])
+    df.attrs.update(record)
+    return df

@@ -1,0 +1,309 @@
+"""Other models' spatial answers: the paper's two VLMs through the count tables derived from
+their authors' released files (:mod:`semres.experiments.released`), and any per-trial results
+files in the book's schema (:mod:`semres.core.results`).
+
+Every source gets the fits the model run here gets (the biased and plain Luce rules,
+:func:`semres.experiments.vlm_shapes.luce.choice_rows`), accuracy against the margin, and
+Theorem 3 per task where the answers span several n. Functions return fits, table rows and
+the records the page's sentences are written from; none writes a sentence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import chi2
+
+from semres.core import choice, fits
+from semres.core import results as tidy
+from semres.core.seeds import named_seed
+from semres.experiments import released
+
+from .luce import choice_rows, weight_rows
+from .nsweep import analyse_n, hue_curves, radii_difference, theorem3_curve
+from .settings import AUTHORS
+
+
+def margin_counts(label: str, source: str, task: str, n: int, m, correct, width: float) -> list:
+    """external.csv rows: trials and correct answers per margin bin of ``width`` (canvas or hue
+    units)."""
+    k = np.floor(np.asarray(m) / width + 1e-9).astype(int)
+    tab = pd.DataFrame({"k": k, "c": np.asarray(correct, int)}).groupby("k")["c"].agg(
+        ["size", "sum"]).reset_index()
+    return [{"model": label, "source": source, "task": task, "n": int(n),
+             "bin": f"[{kk * width:g},{(kk + 1) * width:g})", "bin_mid": (kk + 0.5) * width,
+             "trials": int(tr), "correct": int(c)} for kk, tr, c in tab.itertuples(index=False)]
+
+
+def margin_rows(tab) -> list:
+    """external.csv rows from a shipped table of counts per margin bin."""
+    return [{"model": r.model, "source": r.source, "task": r.task, "n": int(r.n), "bin": r.bin,
+             "bin_mid": (r.bin_lo + r.bin_hi) / 2, "trials": int(r.trials),
+             "correct": int(r.correct)} for r in tab.itertuples(index=False)]
+
+
+def _nearest(distances) -> np.ndarray:
+    return np.array([int(np.argmin(x)) for x in distances])
+
+
+def nearest_gof(d, names, choices, width: float, n_boot: int = 0, seed=0):
+    """The goodness of fit of a biased Luce rule to a model's choices by its accuracy against
+    the margin: the binomial deviance of the answered trials' correct answers in margin bins of
+    ``width`` (:func:`semres.core.fits.gof_counts`). Where a bin expects fewer than five correct
+    or wrong answers, the reference is ``n_boot`` parametric-bootstrap refits, each on choices
+    simulated from the fit, never the chi-square of sparse cells. Returns ``gof(fit, params)``
+    for :func:`semres.experiments.vlm_shapes.luce.choice_rows`.
+
+    A simulated data set holds correct counts per bin; its trials are rebuilt from them (which
+    trials were right, drawn in proportion to their fitted chance of being right, and which
+    wrong shape the others named, from the fit's odds) and the rule is refitted to those
+    choices from the fit's optimum, as the fit itself was made. Draws come from streams named
+    from ``seed``.
+    """
+    choices = np.asarray(choices)
+    answered = np.flatnonzero(choices >= 0)
+    d = [np.asarray(d[i], float) for i in answered]
+    names = [names[i] for i in answered]
+    choices = choices[answered]
+    nearest = _nearest(d)
+    m = np.array([np.diff(np.sort(x)[:2])[0] for x in d])
+    ok = np.array([x[c] == np.min(x) for x, c in zip(d, choices)])
+    k = np.floor(m / width).astype(int)
+    cells, row = np.unique(k, return_inverse=True)
+    counts = np.zeros((len(cells), 2))
+    np.add.at(counts, (row, 0), ok)
+    np.add.at(counts, (row, 1), ~ok)
+
+    def binned(probs) -> np.ndarray:
+        q = np.array([p[j] for p, j in zip(probs, nearest)])
+        mean = np.bincount(row, q, len(cells)) / np.bincount(row, minlength=len(cells))
+        return np.c_[mean, 1 - mean]
+
+    def gof(f, params):
+        probs = choice.choice_probs(d, names, f["scale"], f["floor"], f["weights"])
+        rng = np.random.default_rng(named_seed(seed, f"margin goodness of fit choices "
+                                                     f"{f['bias']}"))
+
+        def refit(sim):
+            sim_choices = _rebuild(probs, nearest, row, sim[:, 0].astype(int), rng)
+            g = choice.fit_choices(d, names, choice=sim_choices, bias=f["bias"],
+                                   scale_range=f["scale_range"], start=f)
+            return binned(choice.choice_probs(d, names, g["scale"], g["floor"], g["weights"]))
+
+        return fits.gof_counts(counts, binned(probs), params, refit, n_boot,
+                               named_seed(seed, f"margin goodness of fit {f['bias']}"))
+    return gof
+
+
+def _rebuild(probs, nearest, row, correct, rng) -> np.ndarray:
+    """Choices with ``correct[k]`` right answers in margin bin ``k``: which trials were right
+    drawn without replacement in proportion to their chance of being right (Gumbel keys), the
+    others naming a wrong shape in proportion to its fitted probability."""
+    q = np.array([p[j] for p, j in zip(probs, nearest)])
+    keys = np.log(np.maximum(q, 1e-300)) + rng.gumbel(size=len(q))
+    right = np.zeros(len(q), bool)
+    for k, c in enumerate(correct):
+        members = np.flatnonzero(row == k)
+        right[members[np.argsort(-keys[members])[:c]]] = True
+    out = nearest.copy()
+    for i in np.flatnonzero(~right):
+        w = np.array(probs[i], float)
+        w[nearest[i]] = 0.0
+        w = w / w.sum() if w.sum() > 0 else np.where(np.arange(len(w)) == nearest[i], 0.0,
+                                                      1.0 / (len(w) - 1))
+        out[i] = int(np.searchsorted(np.cumsum(w), rng.random() * w.sum(), side="right"))
+        out[i] = min(out[i], len(w) - 1)
+    return out
+
+
+def analyse_choices(label: str, source: str, d, names, choices, px: float, resolution: float,
+                    boot: int, seed, gof) -> dict:
+    """Biased and plain Luce fits of a model's similarity choices (``choice_rows``, judged by
+    ``gof(fit, params)``): fit rows, weight rows, the biased fit, and what its verdict needs
+    (``px``; ``resolution``, the finest distance the data resolve, a grid cell or a pixel;
+    ``design_hi``, the largest distance)."""
+    dd, _ = choice.pad(d)
+    rows, f = choice_rows(label, source, d, names, px, boot, seed, choices=choices, gof=gof)
+    return {"label": label, "fits": rows, "weights": weight_rows(label, f), "fit": f, "px": px,
+            "resolution": resolution,
+            "design_hi": float(np.nanmax(np.where(np.isfinite(dd), dd, np.nan)))}
+
+
+def _grid_trials(g: dict, counts) -> tuple:
+    """Counts per (grid cell, shape) as trials: each trial's distances (its cell's) and the
+    shape chosen."""
+    cell, k = np.nonzero(counts)
+    reps = np.asarray(counts)[cell, k].astype(int)
+    return np.repeat(g["d"][cell], reps, axis=0), np.repeat(k, reps)
+
+
+def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0) -> dict:
+    """The paper's models from the shipped grid counts: each trial's X at its cell's mean
+    position, every chosen shape a trial; the biased Luce rule fitted to each model, with a
+    multinomial deviance over the grid cells, referred to ``gof_boot`` parametric-bootstrap
+    refits where the cells are sparse (:func:`semres.core.fits.gof_counts`). Per model (sorted
+    by name), what :func:`analyse_choices` returns."""
+    px, names = float(AUTHORS["canvas_px"]), list(AUTHORS["layout"])
+    out = {}
+    for label in sorted(set(grid_tab["model"])):
+        g = released.grid_design(grid_tab, label)
+        d_trials, c_trials = _grid_trials(g, g["counts"])
+        src = str(grid_tab.loc[grid_tab.model == label, "source"].iloc[0])
+        if g["names"] != names:
+            raise ValueError(f"{label}: the grid's shapes {g['names']} are not {names}")
+
+        def grid_gof(f, params, g=g):
+            def probs(fit):
+                return np.array(choice.choice_probs(g["d"], [names] * len(g["d"]), fit["scale"],
+                                                    fit["floor"], fit["weights"]))
+
+            def refit(counts):
+                d, c = _grid_trials(g, counts)
+                return probs(choice.fit_choices(d, [names] * len(c), choice=c, bias=f["bias"],
+                                                scale_range=f["scale_range"], start=f))
+
+            return fits.gof_counts(g["counts"], probs(f), params, refit, gof_boot,
+                                   named_seed(seed, f"grid goodness of fit {f['bias']}"))
+
+        out[label] = analyse_choices(
+            label, src + " (shipped grid counts)", d_trials, [names] * len(c_trials), c_trials,
+            px, 1 / released.GRID, boot, seed, grid_gof)
+    return out
+
+
+def stencils(conf_tab, corner_tab, boot: int, stream) -> tuple[list, dict]:
+    """The random stencils (the same corners, names shuffled per scene, so a bias for a name
+    and one for a place come apart): each model's name and place weights fitted to the shipped
+    confusion tables (``choice.fit_name_corner``). Rows for stencil_weights.csv, and each
+    model's fit."""
+    rows, fitted = [], {}
+    for j, label in enumerate(sorted(set(conf_tab["model"]))):
+        def sel(t):
+            return t[(t.model == label) & (t.experiment == "random_stencil")].set_index("bin")
+        nt = sel(conf_tab).reindex(list(released.SPATIAL_SHAPES))[
+            [f"chose_{x}" for x in released.SPATIAL_SHAPES]].to_numpy()
+        ct = sel(corner_tab).reindex(list(released.CORNERS))[
+            [f"chose_{x}" for x in released.CORNERS]].to_numpy()
+        if np.isnan(nt).any() or np.isnan(ct).any():
+            continue
+        nc = choice.fit_name_corner(nt, ct, boot=boot, seed=stream("stencil_bootstrap", j))
+        for kind, keys, w, wci in (
+                ("name", released.SPATIAL_SHAPES, nc["name_weights"], nc["name_weights_ci"]),
+                ("place", released.CORNERS, nc["place_weights"], nc["place_weights_ci"])):
+            rows += [{"model": label, "weight_of": kind, "answer": key, "weight": ww,
+                      "ci_low": lo, "ci_high": hi} for key, ww, (lo, hi) in zip(keys, w, wci)]
+        fitted[label] = nc
+    return rows, fitted
+
+
+def layout_tests(margin_tab) -> list:
+    """Does accuracy against the margin carry over from the fixed corners to the random
+    stencils? Per model, a deviance of the two layouts' correct answers against their pooled
+    rate in each margin bin, summed over bins: ``{"model", "stat", "df", "p"}``."""
+    out = []
+    for label, part in margin_tab.groupby("model"):
+        piv = part.pivot_table(index="bin_lo", columns="experiment",
+                               values=["correct", "answered"], aggfunc="sum").dropna()
+        if piv.empty or piv.shape[1] < 4:
+            continue
+        stat, df = 0.0, 0
+        for _, r in piv.iterrows():
+            c = np.array([[r["correct", e], r["answered", e] - r["correct", e]]
+                          for e in ("spatial_far", "random_stencil")])
+            if c.sum(axis=1).min() == 0:
+                continue
+            pool = c[:, 0].sum() / c.sum()
+            g = fits.gof_multinomial(c, np.tile([pool, 1 - pool], (2, 1)), 1)
+            stat, df = stat + g["gof_stat"], df + g["gof_df"]
+        out.append({"model": label, "stat": stat, "df": df, "p": float(chi2.sf(stat, df))})
+    return out
+
+
+def colour_counts(colour_tab) -> pd.DataFrame:
+    """Trials and correct answers per model, task and n of the shipped colour tables."""
+    counts = colour_tab.groupby(["model", "task", "n"])[["trials", "correct"]].sum()
+    return counts.reset_index().assign(space="hue")
+
+
+def colour_models(colour_n) -> dict:
+    """The colour variant per model: Theorem 3 on the hue circle for both tasks
+    (:func:`semres.experiments.vlm_shapes.nsweep.analyse_n`), with its curves and the two
+    radii compared (``radii``)."""
+    curves = hue_curves(sorted(set(colour_n["n"])))
+    out = {}
+    for label, part in colour_n.groupby("model"):
+        a = analyse_n(label, "shipped colour counts", part, curves)
+        a.update(curves=curves, radii=radii_difference(a["fitted"].get("similarity"),
+                                                       a["fitted"].get("identification")))
+        out[label] = a
+    return out
+
+
+def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: float,
+                  hue_bin: float, gof_boot: int) -> dict:
+    """Per-trial results files in the book's schema (``semres.core.results``) through the same
+    analyses, one per model and experiment: the biased and plain Luce fits of the similarity
+    choices (judged by their accuracy against the margin, :func:`nearest_gof`), accuracy
+    against the margin (bins of ``margin_bin`` on a canvas, ``hue_bin`` on the hue circle), and
+    Theorem 3 per task where the files hold several n. Rows outside a canvas or hue space are
+    left to their own chapter. Where the authors' far-layout trials are given, the scale from
+    the shipped grid counts of the same trials (``grid_fits``) is set against theirs.
+
+    Returns fit, weight and external rows and ``findings``, in the order the page states them:
+    ``("skipped", models)``, ``("scale", analyse_choices)``, ``("radii", label, analyse_n,
+    radii, unit)`` and ``("blur", label, the per-trial row, the grid fit)``."""
+    out = {"fits": [], "weights": [], "external": [], "findings": []}
+    canvas_px = float(AUTHORS["canvas_px"])
+    width = {"canvas": margin_bin, "hue": hue_bin}
+    choices = tidy.choice_index(results_df)
+    df = results_df.assign(_d=tidy.distances(results_df), _c=choices,
+                           _ok=[bool(m[c]) if c >= 0 else False for m, c in zip(
+                               tidy.correct_mask(results_df), choices)])
+    skipped = sorted(set(df.loc[~df.space.isin(["canvas", "hue"]), "model"]))
+    if skipped:  # birth years and the like belong to chapter 5
+        out["findings"].append(("skipped", skipped))
+    if "experiment" not in df:
+        df["experiment"] = ""
+    df["experiment"] = df["experiment"].fillna("").astype(str)
+    for (model, space, exp), part in df[df.space.isin(["canvas", "hue"])].groupby(
+            ["model", "space", "experiment"]):
+        src = ";".join(sorted(set(part["source"].astype(str))))
+        label = f"{model} ({exp})" if exp else model  # one analysis per experiment
+        px = canvas_px if space == "canvas" else 1.0
+        simp = part[part.task == "similarity"]
+        if len(simp) >= 10:
+            d = list(simp["_d"])
+            names = [tidy.split_list(o) for o in simp["options"]]
+            c = simp["_c"].to_numpy()
+            # the goodness of fit bins margins by the canvas's width in either space
+            a = analyse_choices(label, src, d, names, c, px, 1 / px, boot, seed,
+                                nearest_gof(d, names, c, margin_bin, gof_boot, seed))
+            out["fits"] += a["fits"]
+            out["weights"] += a["weights"]
+            out["findings"].append(("scale", a))
+            m = np.array([np.diff(np.sort(x)[:2])[0] for x in d])
+            for n, sub in simp.assign(_m=m).groupby("n"):
+                out["external"] += margin_counts(label, src, "similarity", n, sub["_m"],
+                                                 sub["_ok"], width[space])
+        counts = (part.groupby(["task", "n"])["_ok"].agg(["size", "sum"]).reset_index()
+                  .rename(columns={"size": "trials", "sum": "correct"}))
+        if counts.groupby("task")["n"].nunique().ge(2).any():
+            if space == "hue":
+                curves = hue_curves(sorted(set(counts.n)))
+            else:  # each trial's own ball measure, in this book's scene geometry
+                curves = {(task, n): theorem3_curve(
+                    np.array([[float(v) for v in p.split(",")] for p in sub["probe"]]), n, task)
+                    for (task, n), sub in part.groupby(["task", "n"])}
+            a = analyse_n(label, src, counts, curves)
+            out["fits"] += a["fits"]
+            v = radii_difference(a["fitted"].get("similarity"),
+                                 a["fitted"].get("identification"))
+            out["findings"].append(("radii", label, a, v, "of the canvas" if space == "canvas"
+                                    else "of the hue circle"))
+    # the shipped grid counts blur each X to its cell: does the per-trial fit agree?
+    for label, a in grid_fits.items():
+        row = [r for r in out["fits"] if r["model"] == f"{label} (spatial_far)"
+               and r["kernel"] == "exponential + response bias (ML)"]
+        if row:
+            out["findings"].append(("blur", label, row[0], a["fit"]))
+    return out

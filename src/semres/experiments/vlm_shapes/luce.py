@@ -1,0 +1,265 @@
+"""Kernels read off behaviour: the Luce rule on a scene's probe-to-shape distances, and the
+fits of a spatial scale to a model's answers on four-shape scenes.
+
+The headline fit is the biased Luce rule by maximum likelihood of the option probabilities
+(:func:`choice_rows`, through :func:`semres.core.choice.fit_choices`); least-squares fits of the
+exponential kernel and of a margin resolution to P(correct) check it (:func:`least_squares`).
+Every fit returns the rows of ``fit.csv`` with its bound report and goodness of fit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares as _least_squares
+
+from semres.core import choice, fits
+from semres.core.choice import FLOOR_LOG_RANGE, pad
+from semres.core.fits import bound_report
+
+GOF_KEYS = fits.GOF_KEYS
+#: fit.csv's columns that only a likelihood fit has
+NO_PROFILE = {"profile_low_px": np.nan, "profile_high_px": np.nan, "scale_no_floor_px": np.nan}
+#: the 95% likelihood-ratio test of a floor on its bound of 0 (the 90% chi-square(1)
+#: quantile, as the statistic is a 50:50 mixture at a bound)
+FLOOR_LR = 2.706
+#: points of a scale's likelihood profile
+PROFILE_POINTS = 41
+#: the standard error of a margin bin without spread
+SE_MIN = 1e-3
+
+
+def luce_exponential(distances, target, scale: float, floor: float = 0.0) -> np.ndarray:
+    """P(correct) under g(d) = exp(-d / scale) + floor, one row of ``distances`` per scene.
+
+    Scenes with different numbers of shapes: pass a list of rows, or a 2-D array padded with
+    ``inf``/``nan``; padded cells are not options (they get no floor).
+    """
+    if not scale > 0 or not floor >= 0:
+        raise ValueError(f"scale must be > 0 and floor >= 0; got {scale}, {floor}")
+    d, mask = pad(distances)
+    # shift by each scene's nearest distance: same ratios, no underflow to 0 / 0
+    near = np.where(mask, d, np.inf).min(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):
+        lift = floor * np.exp(near / scale) if floor else 0.0
+    g = np.where(mask, np.exp(-(d - near) / scale) + lift, 0.0)
+    if not np.isfinite(g).all():  # the floor dwarfs the kernel: it alone sets the ratios
+        g = np.where(mask, np.exp(-d / scale) + floor, 0.0)
+    return g[np.arange(len(d)), np.asarray(target)] / g.sum(axis=1)
+
+
+def luce_margin(distances, target, eps: float) -> np.ndarray:
+    """P(correct) for a model that cannot tell distances apart within ``eps``: a constant kernel
+    on the excess over the nearest distance, so every shape within ``eps`` of the nearest ties."""
+    d, mask = pad(distances)
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0; got {eps}")
+    inside = mask & (d <= np.where(mask, d, np.inf).min(axis=1, keepdims=True) + eps)
+    return inside[np.arange(len(d)), np.asarray(target)] / inside.sum(axis=1)
+
+
+def _spread(distances) -> tuple:
+    """(smallest positive gap between a scene's distances, largest spread within a scene)."""
+    d, mask = pad(distances)
+    dd = np.where(mask, d, np.nan)
+    gaps = np.diff(np.sort(dd, axis=1), axis=1)
+    gaps = gaps[np.isfinite(gaps) & (gaps > 0)]
+    spread = float(np.nanmax(np.nanmax(dd, axis=1) - np.nanmin(dd, axis=1)))
+    return (float(gaps.min()) if gaps.size else spread / 100), spread
+
+
+def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
+    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct).
+
+    The scale is searched over ``scale_range`` (default: a twentieth of the smallest distance
+    gap to twenty times the largest spread, which covers the data); the floor may be exactly 0
+    (the fit without a floor is made too and kept unless the floor lowers the error). Returns
+    ``scale``, ``floor``, ``sse`` and the bound report (``at_bound``, ``bound_params``) of the
+    search range.
+    """
+    p = np.asarray(p_correct, dtype=float)
+    d, mask = pad(distances)
+    if len(p) != len(d):
+        raise ValueError("p_correct: one value per scene")
+    gap, spread = _spread(distances)
+    lo, hi = scale_range or (gap / 20, 20 * spread)
+    if not 0 < lo < hi:
+        raise ValueError(f"scale_range must be 0 < low < high; got {scale_range}")
+    d_typ = float(np.median(np.where(mask, d, np.inf).min(axis=1)))
+    u_lo, u_hi = np.log(lo), np.log(hi)
+
+    def model(x, with_floor):
+        scale = np.exp(x[0])
+        # the floor relative to the kernel at the typical nearest distance, on a log scale
+        floor = np.exp(x[1] - d_typ / scale) if with_floor else 0.0
+        return scale, floor
+
+    def resid(x, with_floor):
+        return luce_exponential(d, target, *model(x, with_floor)) - p
+
+    plain, floored = [], []
+    for u0 in np.linspace(u_lo, u_hi, 5)[1:-1]:
+        r0 = _least_squares(lambda z: resid([z[0], 0.0], False), [u0], bounds=([u_lo], [u_hi]))
+        plain.append((r0.cost, [r0.x[0], -np.inf], False))
+        for v0 in (-8.0, 0.0):
+            r = _least_squares(resid, [r0.x[0], v0], args=(True,),
+                              bounds=([u_lo, FLOOR_LOG_RANGE[0]], [u_hi, FLOOR_LOG_RANGE[1]]))
+            floored.append((r.cost, list(r.x), True))
+    best0, best1 = (min(f, key=lambda f: f[0]) for f in (plain, floored))
+    # a floor is kept only when it lowers the error beyond rounding
+    cost, x, with_floor = best1 if best1[0] < best0[0] * (1 - 1e-6) - 1e-12 else best0
+    scale, floor = model(x, with_floor)
+    values, bounds = {"scale": scale}, {"scale": (lo, hi)}
+    if with_floor:  # the floor's upper end is a search limit; 0 is its natural one
+        values["floor_rel"], bounds["floor_rel"] = x[1], (-np.inf, FLOOR_LOG_RANGE[1])
+    return {"scale": float(scale), "floor": float(floor), "sse": float(2 * cost),
+            "scale_range": (float(lo), float(hi)),
+            **bound_report(values, bounds, log=("scale",))}
+
+
+def fit_margin(distances, target, p_correct, grid=None) -> dict:
+    """Least-squares ``eps`` of :func:`luce_margin` (a step function: searched on ``grid``,
+    default 501 points from 0 to the largest distance spread in the data, beyond which every
+    shape ties). Returns ``eps``, ``sse`` and the bound report: ``eps`` at 0 means finer than
+    every margin in the data, at the top end no resolution at all — both censored."""
+    p = np.asarray(p_correct, dtype=float)
+    if grid is None:
+        grid = np.linspace(0, _spread(distances)[1], 501)
+    grid = np.asarray(grid, dtype=float)
+    sse = np.array([np.sum((luce_margin(distances, target, e) - p) ** 2) for e in grid])
+    best = float(grid[int(np.argmin(sse))])
+    return {"eps": best, "sse": float(sse.min()), "grid": (float(grid[0]), float(grid[-1])),
+            **bound_report({"eps": best}, {"eps": (float(grid[0]), float(grid[-1]))})}
+
+
+class Trials:
+    """The geometry of scored scenes as the fits read it: distances, targets, margins, names."""
+
+    def __init__(self, scene_list):
+        self.scenes = list(scene_list)
+        self.d = np.array([s.distances for s in self.scenes])
+        self.t = np.array([s.target for s in self.scenes])
+        self.m = np.array([s.margin for s in self.scenes])
+        self.names = [list(s.names) for s in self.scenes]
+
+
+def biased_p(d, names, target, f) -> np.ndarray:
+    """P(correct) that a fitted biased Luce rule ``f`` gives each trial."""
+    return np.array([q[t] for q, t in zip(choice.choice_probs(
+        d, names, f["scale"], f["floor"], f.get("weights")), target)])
+
+
+def margin_bins(m, bins: int):
+    """Equal-count margin bins: the bin of each trial (and the cut points)."""
+    cut = np.unique(np.quantile(m, np.linspace(0, 1, bins + 1)))
+    return np.clip(np.digitize(m, cut[1:-1]), 0, len(cut) - 2)
+
+
+def margin_gof(p, pred, m, params: int, bins: int) -> dict:
+    """Chi-square of binned mean P(correct) against a prediction, in equal-count margin bins
+    (a bin without spread gets the standard error :data:`SE_MIN`)."""
+    tab = pd.DataFrame({"k": margin_bins(m, bins), "p": p, "q": pred}).groupby("k").agg(
+        p=("p", "mean"), q=("q", "mean"), sd=("p", "std"), n=("p", "size"))
+    se = np.maximum(tab.sd.fillna(0) / np.sqrt(tab.n), SE_MIN)
+    return fits.gof_chi2(tab.p, tab.q, se, params)
+
+
+def binned_gof(trials: Trials, p, bins: int):
+    """The goodness of fit of a biased Luce rule to P(correct) in margin bins: its kernel's
+    scale and floor count against the bins (the weights are set by which wrong names are
+    chosen, which the bins do not see). Returns ``gof(fit, params)`` for :func:`choice_rows`."""
+    def gof(f, params):
+        pred = biased_p(trials.d, trials.names, trials.t, f)
+        return margin_gof(p, pred, trials.m, 1 + int(f["floor"] > 0), bins)
+    return gof
+
+
+def choice_rows(label: str, source: str, d, names, px: float, boot: int, seed,
+                choices=None, probs=None, gof=None):
+    """The likelihood fits every model gets on its similarity trials: the Luce rule with the
+    exponential kernel, without and with one response weight per answer, each with its scale's
+    likelihood profile and (``gof(fit, params)``) its goodness of fit. Rows for fit.csv, and
+    the biased fit itself."""
+    out, biased = [], None
+    for bias in (False, True):
+        f = choice.fit_choices(d, names, choice=choices, probs=probs, bias=bias, boot=boot,
+                               seed=seed, progress=True, profile=PROFILE_POINTS)
+        params = 1 + int(f["floor"] > 0) + (len(f["weights"]) - 1 if bias else 0)
+        f.update(gof(f, params))
+        out.append({"model": label, "source": source,
+                    "kernel": "exponential + response bias (ML)" if bias else
+                    "exponential (ML)", "scale_frac": f["scale"], "scale_px": f["scale"] * px,
+                    "ci_low_px": f["scale_ci"][0] * px, "ci_high_px": f["scale_ci"][1] * px,
+                    "floor": f["floor"], "trials": f["trials"], "distance_p": f["distance_p"],
+                    "boot_at_bound": f["boot_at_bound"], "at_bound": f["at_bound"],
+                    "bound_params": ",".join(x for x in (f["bound_params"], (
+                        "floor=0 (LR {:.2g})".format(f["floor_lr"])
+                        if 0 < f["floor_lr"] < FLOOR_LR else "")) if x),
+                    "profile_low_px": f["profile_ci"][0] * px,
+                    "profile_high_px": f["profile_ci"][1] * px,
+                    "scale_no_floor_px": f["scale_no_floor"] * px,
+                    **{key: f[key] for key in GOF_KEYS}})
+        biased = f if bias else biased
+    return out, biased
+
+
+def weight_rows(label: str, f) -> list:
+    """The fitted response weights with their bootstrap intervals, for fit_weights.csv."""
+    return [{"model": label, "answer": n, "weight": w, "ci_low": f["weights_ci"][n][0],
+             "ci_high": f["weights_ci"][n][1],
+             "at_bound": f"weight[{n}]=" in f["bound_params"]}
+            for n, w in f["weights"].items()]
+
+
+def least_squares(trials: Trials, p, label: str, px: float, boot: int, seed, bins: int):
+    """The least-squares fits to P(correct) that check the likelihood fit: the exponential
+    kernel and a margin resolution, with bootstrap intervals over the scenes. Returns their
+    fit.csv rows, both fits and the intervals (2 x 2: low/high of scale and eps)."""
+    d, t = trials.d, trials.t
+    fe, fm = fit_exponential(d, t, p), fit_margin(d, t, p)
+
+    def refit(i):
+        be, bm = (fit(d[i], t[i], p[i]) for fit in (fit_exponential, fit_margin))
+        return be["scale"], bm["eps"], be["at_bound"], bm["at_bound"]
+
+    draws = np.array(fits.bootstrap_map(refit, len(p), boot, seed, progress=True,
+                                        desc="least-squares bootstrap"))
+    ci = np.percentile(draws[:, :2], [2.5, 97.5], axis=0)
+    gof_ls = margin_gof(p, luce_exponential(d, t, fe["scale"], fe["floor"]), trials.m,
+                        1 + int(fe["floor"] > 0), bins)
+    gof_mar = margin_gof(p, luce_margin(d, t, fm["eps"]), trials.m, 1, bins)
+    rows = [
+        {"model": label, "source": "live", "kernel": "exponential (least squares)",
+         "scale_frac": fe["scale"], "scale_px": fe["scale"] * px,
+         "ci_low_px": ci[0, 0] * px, "ci_high_px": ci[1, 0] * px,
+         "floor": fe["floor"], "trials": len(p), "distance_p": np.nan,
+         "boot_at_bound": fits.bootstrap_at_bound(draws[:, 2]), "at_bound": fe["at_bound"],
+         "bound_params": fe["bound_params"], **NO_PROFILE, **gof_ls},
+        {"model": label, "source": "live", "kernel": "margin resolution (least squares)",
+         "scale_frac": fm["eps"], "scale_px": fm["eps"] * px,
+         "ci_low_px": ci[0, 1] * px, "ci_high_px": ci[1, 1] * px, "floor": np.nan,
+         "trials": len(p), "distance_p": np.nan,
+         "boot_at_bound": fits.bootstrap_at_bound(draws[:, 3]), "at_bound": fm["at_bound"],
+         "bound_params": fm["bound_params"], **NO_PROFILE, **gof_mar}]
+    return rows, fe, fm, ci
+
+def estimators(ci, ml_row: dict, biased, px: float) -> tuple[dict, bool]:
+    """The three estimators of the scale (least squares on P(correct), ML without and with
+    response weights) with their intervals (canvas units), and whether those overlap (a
+    necessary condition for an identified scale, not a test of equality)."""
+    est = {"least squares": (ci[0, 0], ci[1, 0]),
+           "ML": (ml_row["ci_low_px"] / px, ml_row["ci_high_px"] / px),
+           "ML with weights": biased["scale_ci"]}
+    agree = max(lo for lo, hi in est.values()) <= min(hi for lo, hi in est.values())
+    return est, agree
+
+
+def binned_accuracy(trials: Trials, p, biased, eps: float, bins: int) -> pd.DataFrame:
+    """Mean P(correct) in equal-count margin bins, with its spread, beside the biased Luce
+    rule's and the margin resolution's predictions averaged over the same bins."""
+    binned = pd.DataFrame({"bin": margin_bins(trials.m, bins), "m": trials.m, "p": p,
+                           "bias": biased_p(trials.d, trials.names, trials.t, biased),
+                           "mar": luce_margin(trials.d, trials.t, eps)})
+    return binned.groupby("bin").agg(m=("m", "mean"), p=("p", "mean"), sd=("p", "std"),
+                                     k=("p", "size"), bias=("bias", "mean"),
+                                     mar=("mar", "mean"))

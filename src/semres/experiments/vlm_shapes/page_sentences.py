@@ -1,0 +1,328 @@
+"""Chapter 6's sentences: what the page says about each fit, radius and verdict, written from
+the numbers the science modules return and the rules of :mod:`.verdicts`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from semres.core import fits, theory
+from semres.core import plotting as splot
+from semres.experiments import released
+from semres.report import fmt
+
+from . import authors, verdicts
+from .nsweep import radii_difference
+from .settings import AUTHORS, TASKS
+from .verdicts import MISFIT
+
+
+def ran_lines(cfg, profile: str, seed: int, model, device, shipped, paths,
+              results_df) -> list:
+    """What ran in this build, one line each."""
+    return [
+        f"profile **{profile}**, seed {seed}",
+        "model: " + (f"a tiny LLaVA trained here on `{device}` "
+                     f"({cfg.vision_steps} vision-stage and {cfg.steps} language-stage "
+                     "steps)" if model is None else f"`{model}`, scored on `{device}`"),
+        f"accuracy map on a {cfg.grid} × {cfg.grid} grid of X positions, "
+        f"{cfg.fit_scenes} random four-shape scenes for the fits "
+        f"({cfg.boot} least-squares and {cfg.choice_boot} likelihood bootstrap resamples)",
+        f"both tasks at n = {', '.join(map(str, cfg.sweep_n))} "
+        f"({cfg.sweep_scenes} scenes each)",
+        ("the paper's models from the shipped count tables (" + ", ".join(shipped) + ")"
+         if shipped else "no shipped tables of the paper's models"),
+        (f"per-trial results from {len(paths)} path(s): {len(results_df)} trials of "
+         + ", ".join(sorted(set(results_df['model']))) if paths else
+         "no per-trial result files (`results=` not given)")]
+
+
+def deviation_notes(cfg, model, canvas_px: int, shipped) -> tuple[list, list]:
+    """How this build differs from the paper: what the model and the map are (``model``), and
+    what the protocol adds or changes beside the settings (``protocol``)."""
+    paper_px = AUTHORS["canvas_px"]
+    model_lines = [
+        "The model is a small LLaVA trained here on rendered scenes (a supervised vision stage "
+        "stands in for CLIP pretraining), not Qwen2.5-VL or Gemma-3; its canvas is "
+        f"{canvas_px} px, not {paper_px} px." if model is None else
+        f"The model is `{model}` on a {canvas_px} px canvas (the paper: {paper_px} px).",
+        f"The accuracy map puts the X on a {cfg.grid} × {cfg.grid} grid over a fixed "
+        "layout of this book's (shapes inside the canvas), not at 400 random positions over the "
+        "authors' corner layout; the scale is fitted on separate four-shape scenes with random "
+        "layouts."]
+    protocol = [
+        "Answers are scored by the options' log-probabilities normalised over the shapes on the "
+        "canvas (a Luce probability; nothing generated or parsed); the original parsed "
+        "generated text and, as released, processed only five images per model (a guard meant "
+        "to be removed).",
+        f"Beyond the paper: both tasks at n = {', '.join(map(str, cfg.sweep_n))} "
+        f"({cfg.sweep_scenes} scenes each), identification with the X on a shape, and a "
+        "response-bias term in every fit.",
+        "The paper's models are fitted from shipped grid counts (each X at its cell's mean), "
+        "not from their per-trial positions; pass the authors' files as `results=` for those."
+        if "spatial_grid" in shipped else ""]
+    return model_lines, protocol
+
+
+def radius_text(task: str, f: dict, px: float, unit: str = "px") -> str:
+    """One task's Theorem 3 radius (a ball fit) in words, in ``unit`` (``px`` per unit of the
+    fit)."""
+    span = f"{fmt(f['ci_low'] * px)}–{fmt(f['ci_high'] * px)} {unit}"
+    end = f["profile_eps"][-1]
+    if f.get("misfit"):
+        return (f"{task}: {MISFIT} (χ² = {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of "
+                f"freedom, {fits.gof_pvalue(f)}); the radius {fmt(f['eps'] * px)} {unit} is not "
+                "a measurement")
+    if f["identified"]:
+        return (f"{task}: ε = {fmt(f['eps'] * px)} {unit} (95% set {span}"
+                + ("" if f["one_interval"] else ", not one interval") + ")")
+    if f["ci_low"] == 0 and f["ci_high"] < end:
+        return (f"{task}: ε is only bounded above, at {fmt(f['ci_high'] * px)} {unit} "
+                "(not identified)")
+    if not f.get("inside", True):
+        return (f"{task}: the 95% set {span} reaches the design's edge, where the scenes make "
+                "the prediction flat (not identified)")
+    if f["ci_high"] >= end and f["ci_low"] > 0:
+        return (f"{task}: ε is only bounded below, at {fmt(f['ci_low'] * px)} {unit} "
+                "(not identified)")
+    return f"{task}: ε is not identified (every radius fits within the 95% level)"
+
+
+def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
+               unit: str = "of the canvas") -> dict:
+    """Is one Theorem 3 radius enough for both tasks? The comparison of
+    :func:`semres.experiments.vlm_shapes.nsweep.radii_difference` with ``text``, its sentence
+    (None without both fits)."""
+    v = radii_difference(fs, fi)
+    text = None
+    if v["misfit"]:
+        text = (f"For {label}, Theorem 3's ball kernel does not describe "
+                + " and ".join(v["bad"]) + ", so no radius is compared.")
+    elif v["compared"] and not v["identified"]:
+        text = (f"For {label}, Theorem 3 cannot test one resolution for both tasks: the "
+                "radius is not identified by both.")
+    elif v["identified"]:
+        lo, hi = v["ci"]
+        diff = (f"the radius of generalization minus that of identification is "
+                f"{v['difference'] * px:+.3g} {unit} (95% profile interval "
+                f"{lo * px:+.3g} to {hi * px:+.3g}; equal radii: likelihood ratio "
+                f"{v['lr']:.2f}, {splot.pvalue(v['p_equal'])})")
+        text = (f"For {label}, {diff}: the two tasks need different radii, so no single "
+                "spatial resolution of Theorem 3 accounts for both." if verdicts.radii_differ(v)
+                else f"For {label}, {diff}: equal radii are not rejected, which is not a "
+                "measurement that they are equal (a wider interval would pass as easily).")
+    return {**v, "text": text}
+
+
+def two_task_verdict(label: str, fitted: dict, result: str | None, statement: str | None,
+                     px: float = 1.0, unit: str = "of the canvas"):
+    """One resolution for both tasks? :func:`one_radius` on the two radius fits: a sentence
+    (None without both fits), and the overview row ``result`` (keyword arguments of
+    ``Report.result``, :func:`semres.experiments.vlm_shapes.verdicts.two_task_row`, or None)."""
+    v = one_radius(label, fitted.get("similarity"), fitted.get("identification"), px, unit)
+    row = verdicts.two_task_row(v, result, statement) if result and v["text"] else None
+    return v["text"], row
+
+
+def n_verdict(label: str, fitted: dict, unit: str, result: str | None = None,
+              statement: str | None = None):
+    """The two-task verdict of a model's p(n) with its radii in words, and its overview row
+    (with ``result``)."""
+    verdict, row = two_task_verdict(label, fitted, result, statement, unit=unit)
+    if verdict:
+        verdict += " Theorem 3's radius: " + "; ".join(
+            radius_text(t, f, 1.0, unit) for t, f in fitted.items()) + "."
+    return verdict, row
+
+
+def scale_verdict(label: str, f, px: float, resolution: float, design_hi: float,
+                  statement: str | None = None, agree=None, unit: str = "px",
+                  stand_in: str = ""):
+    """Whether the answers carry an identified spatial scale
+    (:func:`semres.experiments.vlm_shapes.verdicts.scale_identification`), in words; with a
+    ``statement``, also the overview row (:func:`~semres.experiments.vlm_shapes.verdicts.
+    scale_row`, else None)."""
+    ok, why = verdicts.scale_identification(f, resolution, design_hi, agree, px, unit)
+    row = verdicts.scale_row(label, f, ok, why, px, statement, stand_in) if statement else None
+    fit_text = (f"{f['gof_test']} {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of freedom, "
+                f"{fits.gof_pvalue(f)}")
+    if f["misfit"]:
+        text = (f"For {label}, {MISFIT}: the biased Luce rule's {fit_text}; its scale "
+                f"({fmt(f['scale'] * px)} {unit}) is not a measurement.")
+    elif not ok:
+        text = (f"{label}'s spatial scale is not identified: " + "; ".join(why)
+                + f" (fit: {fit_text}; the scale's likelihood set "
+                f"{fmt(f['profile_ci'][0] * px)}–{fmt(f['profile_ci'][1] * px)} {unit}, "
+                f"{fmt(f['scale_no_floor'] * px)} {unit} without a floor).")
+    else:
+        text = (f"{label}'s spatial scale is identified: {fmt(f['scale'] * px)} {unit} "
+                f"(likelihood set {fmt(f['profile_ci'][0] * px)}–{fmt(f['profile_ci'][1] * px)} "
+                f"{unit}; {fit_text}).")
+    return text, row
+
+
+def choices_verdict(a: dict, statement: str | None = None):
+    """:func:`scale_verdict` of a model's choices (what
+    :func:`semres.experiments.vlm_shapes.authors.analyse_choices` returns)."""
+    return scale_verdict(a["label"], a["fit"], a["px"], a["resolution"], a["design_hi"],
+                         statement)
+
+
+def estimators_text(est: dict, agree: bool, px: float) -> str:
+    """The three estimators' intervals (:func:`semres.experiments.vlm_shapes.luce.estimators`)
+    and whether they overlap."""
+    return "; ".join(f"{k} {fmt(v[0] * px)}–{fmt(v[1] * px)} px" for k, v in est.items()) + (
+        ": their intervals overlap." if agree else ": their intervals do not overlap.")
+
+
+def gof_words(g) -> str:
+    """A fit's chi-square in words, and "misfit" when it is one."""
+    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, {fits.gof_pvalue(g)}"
+            + (f": {MISFIT}" if g["misfit"] else ""))
+
+
+def frontier_text(sim, ide) -> str:
+    """Where the model's two-item point lies against chapter 7's universal front, and what
+    that says of its kernel (:func:`semres.experiments.vlm_shapes.verdicts.front_side`: above
+    by more than two standard errors is graded, without a floor)."""
+    if not (2 in sim.index and ide.p[2] >= 0.5):
+        return ("The sweep has no n = 2 with p_I ≥ 1/2, so the model is not placed against "
+                "chapter 7's two-item front.")
+    front_ps = float(theory.front(ide.p[2]))
+    gap = float(sim.p[2] - front_ps)
+    z = gap / max(float(sim.se[2]), 1e-9)
+    side = verdicts.front_side(z)
+    where = side if side != "within" else "within two standard errors of"
+    return (f"At n = 2 the model's (p_I, p_S) = ({ide.p[2]:.3f}, {sim.p[2]:.3f}) lies {where} "
+            f"chapter 7's universal two-item front (p_S = {front_ps:.3f} at that p_I; "
+            f"{gap:+.3f}, {z:+.1f} standard errors). "
+            + ("Chapter 7 proves a kernel with a floor cannot pass above the front and a graded "
+               "kernel without a floor can: the model behaves as a graded similarity without a "
+               "floor, which a constant (ball) kernel is not." if side == "above" else
+               "A kernel with a floor stays on or below the front (chapter 7), so this does not "
+               "separate the kernels."))
+
+
+def sweep_glue(sweep, ball, graded, px: float) -> dict:
+    """What the n-sweep section quotes: p_S and p_I at the smallest and largest n, the radii
+    in words, the three kernels' goodness of fit, the chapter 7 placement and the biased Luce
+    rule's root-mean-square miss."""
+    sim, ide = (sweep[sweep.task == t].set_index("n") for t in TASKS)
+    n_lo, n_hi = int(sweep.n.min()), int(sweep.n.max())
+    rmse = {t: float(np.sqrt(np.mean((tab.p - tab.p_kernel) ** 2)))
+            for t, tab in (("similarity", sim), ("identification", ide))}
+    return {
+        "ps_lo": sim.p[n_lo], "ps_hi": sim.p[n_hi], "pi_lo": ide.p[n_lo], "pi_hi": ide.p[n_hi],
+        "n_lo": n_lo, "n_hi": n_hi,
+        "kernels": "Three kernels against p(n): the step (Theorem 3's ball) — "
+        + "; ".join(f"{t} {gof_words(ball[t])}" for t in TASKS)
+        + "; the graded exponential without a floor — "
+        + "; ".join(f"{t}, λ = {fmt(g['lam'] * px)} px, {gof_words(g)}"
+                    for t, g in graded.items())
+        + "; the biased Luce rule of the four-shape fit (not refitted) misses by the "
+        "root-mean-square below.",
+        "frontier": frontier_text(sim, ide),
+        "radii": "; ".join(radius_text(t, ball[t], px) for t in TASKS) + ".",
+        "kern_rmse_s": rmse["similarity"], "kern_rmse_i": rmse["identification"]}
+
+
+def stencil_verdict(label: str, nc: dict, boot: int) -> str:
+    """What a name-and-corner fit says of a model's biases on the random stencils: the
+    spread of each set of weights, the correct-answer advantage, the goodness of fit, which
+    bias dominates and whether the other is present too (an interval excludes 1/4)."""
+    misfit = bool(nc["misfit"])
+    top_n = released.SPATIAL_SHAPES[int(np.argmax(nc["name_weights"]))]
+    top_p = released.CORNERS[int(np.argmax(nc["place_weights"]))]
+    uniform = 1 / len(released.CORNERS)
+    place_bias = verdicts.bias_present(nc["place_weights_ci"], uniform)
+    name_bias = verdicts.bias_present(nc["name_weights_ci"], uniform)
+    spread = {k: float(np.max(w) / np.min(w)) for k, w in (
+        ("name", nc["name_weights"]), ("place", nc["place_weights"]))}
+    main = max(spread, key=spread.get)
+    return (f"On the random stencils, {label}'s answers weigh names and places: name weights "
+            f"from {min(nc['name_weights']):.2f} to {max(nc['name_weights']):.2f} (highest "
+            f"“{top_n}”), place weights from {min(nc['place_weights']):.2f} to "
+            f"{max(nc['place_weights']):.2f} (highest {top_p.replace('_', '-')}), "
+            f"correct-answer advantage {nc['advantage']:.2f} (95% {nc['advantage_ci'][0]:.2f}–"
+            f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
+            f"{boot} datasets; misfit rule "
+            f"{fits.misfit_rule(nc['gof_resolution'])}) {fits.gof_pvalue(nc)}"
+            + (" (no simulated deviance reached the observed one)"
+               if verdicts.no_refit_reached(nc) else "")
+            + (f": {MISFIT} — one advantage for every geometry is too coarse, and the weights "
+               "are a description, not a measurement. " if misfit else ". ")
+            + (f"The bias is mainly a bias for a {main} (weights span {spread[main]:.1f}×, "
+               f"against {min(spread.values()):.1f}×)"
+               + (", and " + ("a place bias" if main == "name" else "a name bias")
+                  + " is present too (an interval excludes 1/4)."
+                  if (place_bias if main == "name" else name_bias) else ".")))
+
+
+def layout_carryover(margin_tab) -> list:
+    """Does accuracy against the margin carry over from the fixed corners to the random
+    stencils? The verdict sentences of
+    :func:`semres.experiments.vlm_shapes.authors.layout_tests`."""
+    return [f"{t['model']}: the shipped tables hold no per-trial positions for the random "
+            "stencils, so a scale cannot be fitted there and whether the scale carries over "
+            "from one layout to the other cannot be tested from them; what they allow is "
+            "accuracy against the margin, which "
+            f"{'differs' if verdicts.layouts_differ(t['p']) else 'does not differ detectably'}"
+            f" between the two layouts (deviance {t['stat']:.1f} on {t['df']:.0f} margin bins, "
+            f"{splot.pvalue(t['p'])})." for t in authors.layout_tests(margin_tab)]
+
+
+def files_verdicts(findings) -> list:
+    """The results files' sentences, from the findings of
+    :func:`semres.experiments.vlm_shapes.authors.results_files` in their order."""
+    out = []
+    canvas_px = float(AUTHORS["canvas_px"])
+    for kind, *what in findings:
+        if kind == "skipped":
+            out.append("Rows outside a canvas or hue space are left to their own chapter: "
+                       + ", ".join(what[0]) + ".")
+        elif kind == "scale":
+            out.append(choices_verdict(what[0])[0])
+        elif kind == "radii":
+            label, a, _, unit = what
+            verdict = n_verdict(label, a["fitted"], unit)[0]
+            if verdict:
+                out.append(verdict)
+        else:  # the same trials, so not two independent estimates to test for equality: how
+            # far the grid's blur moves the scale, against the per-trial interval
+            label, r, f = what
+            lo, hi = f["scale_ci"][0] * canvas_px, f["scale_ci"][1] * canvas_px
+            within = r["ci_low_px"] <= f["scale"] * canvas_px <= r["ci_high_px"]
+            out.append(
+                f"{label}: the per-trial scale is {r['scale_px']:.0f} px "
+                f"({r['ci_low_px']:.0f}–{r['ci_high_px']:.0f}), the one from the shipped grid "
+                f"counts of the same trials {f['scale'] * canvas_px:.0f} px ({lo:.0f}–{hi:.0f}):"
+                f" the grid's blur moves it by {f['scale'] * canvas_px - r['scale_px']:+.0f} px, "
+                + ("inside" if within else "outside") + " the per-trial interval.")
+    return out
+
+
+def files_text(verdicts_, given: bool) -> str:
+    """The results files' verdicts, or why there are none."""
+    if verdicts_:
+        return " ".join(verdicts_)
+    return ("The results files hold too few similarity trials or too few n for these analyses."
+            if given else "No results files were given in this build.")
+
+
+def fit_glue(table) -> dict:
+    """The closing sentences: which fits fail their goodness-of-fit test, and which stopped on
+    an edge of their search range or put their floor on its bound (censored)."""
+    censored = table[table.at_bound | table.bound_params.fillna("").str.contains(
+        "floor=0", regex=False)]
+    misfits = table[table.misfit.fillna(False).astype(bool)]
+    listed = "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
+                       for r in censored.itertuples())
+    return {
+        "misfits": ("Fits that fail their goodness-of-fit test (p < 0.001, or p at its "
+                    "smallest value 1/(B + 1) for a bootstrap of B < 999) — the model does not "
+                    "describe the data, so their parameters are not measurements: "
+                    + "; ".join(f"{r.model}, {r.kernel} ({r.gof_test} {r.gof_stat:.1f} on "
+                                f"{r.gof_df:.0f} df)" for r in misfits.itertuples()) + ".")
+        if len(misfits) else "Every fit that was tested passes its goodness-of-fit test.",
+        "censored": "Fits that stopped on an edge of their search range, or whose floor "
+        f"sits at its bound of 0 (censored, no verdict drawn from them): {listed}."
+        if len(censored) else "No fit in this build stopped on an edge of its search range."}

@@ -1,0 +1,71 @@
+"""What chapter 6 publishes: each publishing function glues, adds rows and writes tables
+under the names the chapter's prose reads, in the order the overview lists its rows."""
+
+import numpy as np
+import pandas as pd
+
+from semres.experiments.vlm_shapes import page, settings
+
+
+class Recorder:
+    """A report that records what it is given."""
+
+    def __init__(self):
+        self.glued, self.rows, self.tables, self.figures = {}, [], {}, []
+
+    def number(self, name, value):
+        self.glued[name] = value
+
+    def numbers(self, values, small=()):
+        self.glued.update(values)
+
+    def text(self, name, value, markdown=False):
+        self.glued[name] = value
+
+    def figure(self, name, fig):
+        self.figures.append(name)
+
+    def result(self, **row):
+        self.rows.append(row)
+
+    def table(self, df, name):
+        self.tables[name] = df
+
+
+def test_the_checks_publish_their_row_and_numbers():
+    report = Recorder()
+    check = pd.DataFrame({"eps": [0.1], "z": [1.2]})
+    shown = page.publish_checks(report, 0.99999, 1.2, check)
+    assert set(report.glued) == {"band_agree", "zmax", "canvas_zmax"}
+    assert report.rows[0]["check_max_z"] == 1.2 and report.rows[0]["new"]
+    assert shown is not None
+
+
+def test_without_files_or_colour_tables_the_page_says_so():
+    report = Recorder()
+    page.publish_files(report, None)
+    assert report.glued["file_verdicts"] == "No results files were given in this build."
+    page.publish_colour(report, {})
+    assert report.glued["colour_verdict"].startswith("The colour tables are not shipped")
+    assert report.figures == ["colour"]
+
+
+def test_the_paper_models_publish_nothing_without_tables():
+    report = Recorder()
+    agg = pd.DataFrame({"m": [0.1], "p": [0.5], "sd": [0.1], "k": [4]})
+    fits, weights, shown = page.publish_paper_models(report, {}, None, None, {}, 10, [], agg,
+                                                     "m")
+    assert fits == [] and weights == [] and shown is None and report.rows == []
+    assert report.glued["auth_verdicts"] == "No tables of the paper's models are shipped."
+    assert report.figures == ["released"] and "stencil_weights" not in report.tables
+
+
+def test_the_model_section_glues_its_losses_and_names(tmp_path):
+    report = Recorder()
+    page.publish_model(report, settings.QUICK, None, str(tmp_path), "tiny", 96)
+    assert report.glued["steps"] == settings.QUICK.steps and report.glued["canvas_px"] == 96
+    assert np.isnan(report.glued["loss_first"])  # no training.json in the folder
+    assert report.glued["n_names"] == len(settings.SHAPES)
+    assert report.glued["tower"] == "dinov3 tower" and report.glued["model"] == "tiny"
+    page.publish_model(report, settings.QUICK, "org/model", "org/model", "org/model", 448)
+    assert report.glued["model"] == "`org/model`" and report.glued["tower"] == "the model's own"
