@@ -141,3 +141,41 @@ def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
             lines.append(f"| {name} | not installed |")
     lines += ["", *engine_figures(build)]
     return "\n".join(lines) + "\n"
+
+
+def _megabytes(size) -> str:
+    return f"{size / 1e6:,.1f} MB"
+
+
+def models_page(models: list[dict]) -> str:
+    """Markdown: where each model with outside weights comes from, one calm paragraph each.
+
+    ``models``: dicts with ``title``, ``file``, ``size`` (bytes), ``sha256``, ``packages``
+    (their names), ``version``, ``licence``, ``cite`` (a bibliography key), ``used`` (where
+    the book uses it) and ``split`` (whether the file comes in parts). A file split over
+    registry packages is identified by its sha256, not by the packages' names: that is what
+    makes it the maker's file."""
+    lines = []
+    for m in models:
+        packages = list(m["packages"])
+        carried = (f"`{packages[0]}` … `{packages[-1]}`" if len(packages) > 2
+                   else " and ".join(f"`{p}`" for p in packages))
+        head = (f"The file is `{m['file']}`" + (f", {_megabytes(m['size'])}" if m.get("size")
+                                                 else "")
+                + f": {m['title']} {{cite}}`{m['cite']}`, published under {m['licence']}.")
+        if m.get("split"):
+            body = (f" A package on the registry is limited in size, so the file travels in "
+                    f"{len(packages)} parts, the packages {carried} (version {m['version']}). "
+                    "Their names say nothing about what they hold, and they declare neither a "
+                    "licence nor a checksum, so the book relies on none of that: it checks each "
+                    "part's size and sha256, joins the parts in order and checks the joined "
+                    f"file's sha256, `{m['sha256']}`, which is the sha256 of the maker's own "
+                    "release of this file. Bytes with that hash are the maker's file, whichever "
+                    "package carried them; a file that differs is never loaded.")
+        else:
+            body = (f" It installs with the package {carried}" +
+                    (f" (version {m['version']})" if m.get("version") else "") + ".")
+            if m.get("sha256"):
+                body += f" Its sha256 is `{m['sha256']}`."
+        lines += [f"## {m['title']}", "", head + body + f" {m['used']}", ""]
+    return "\n".join(lines)
