@@ -19,7 +19,8 @@ import pandas as pd
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from semres.experiments.llm import language, years  # noqa: E402
+from semres.experiments.llm import kernel_fits, language, settings, trials  # noqa: E402
+from semres.experiments.llm import two_reference  # noqa: E402
 
 
 def timed(label, fn, count, unit):
@@ -34,39 +35,41 @@ def main():
     import torch
 
     print(f"torch threads: {torch.get_num_threads()}")
-    sentences = [language.ITEM_TEMPLATE.format(name=n, year=y)
-                 for n in language.NAMES[:4] for y in range(1500, 1750)]
+    sentences = [settings.ITEM_TEMPLATE.format(name=n, year=y)
+                 for n in settings.NAMES[:4] for y in range(1500, 1750)]
     timed("embed all-MiniLM-L6-v2 (no cache)",
           lambda: language.embed_sentences(sentences, cache=False), len(sentences), "sentences")
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SEMRES_BUILD_DIR"] = tmp
-        emb = language.year_embeddings(language.NAMES[:6], range(1500, 1750))
+        emb = language.year_embeddings(settings.NAMES[:6], range(1500, 1750))
         timed("year_embeddings again (cache hit)",
-              lambda: language.year_embeddings(language.NAMES[:6], range(1500, 1750)),
+              lambda: language.year_embeddings(settings.NAMES[:6], range(1500, 1750)),
               len(sentences), "sentences")
     prof = timed("measure_kernel (5 phrasings x 6 names)",
                  lambda: language.measure_kernel(emb), 5 * 6 * 250 * 250, "pairs")
-    timed("fit + 200 bootstrap refits", lambda: years.bootstrap_fit(prof, 200, 0), 200, "fits")
-    for shape in years.SHAPES:
-        timed(f"fit_shape {shape} (d <= 249)",
-              lambda: years.fit_shape(prof.distance, prof.similarity(), shape), 1, "fits")
-    timed("compare_shapes (5 folds x 4 shapes)", lambda: years.compare_shapes(prof), 24,
+    timed("fit + 200 bootstrap refits", lambda: kernel_fits.bootstrap_fit(prof, 200, 0), 200,
           "fits")
+    for shape in kernel_fits.SHAPES:
+        timed(f"fit_shape {shape} (d <= 249)",
+              lambda: kernel_fits.fit_shape(prof.distance, prof.similarity(), shape), 1, "fits")
+    timed("compare_shapes (5 folds x 4 shapes)",
+          lambda: kernel_fits.compare_shapes(prof, seed=0), 24, "fits")
     timed("resolution_by_window (3 windows x 20 refits)",
-          lambda: years.resolution_by_window(prof, [100, 150, 200], 20, 0), 63, "fits")
+          lambda: kernel_fits.resolution_by_window(prof, [100, 150, 200], 20, 0), 63, "fits")
     rows = []
     for D in (5, 20, 50):
-        tr = language.resolution_trials(D, range(1600, 1650, 5), range(-100, 100, 5), 10, D,
-                                        n_names=6, n_templates=1)
+        tr = trials.resolution_trials(D, range(1600, 1650, 5), range(-100, 100, 5), 10, D,
+                                      n_names=6, n_templates=1)
         centre = tr.years.mean(1)
-        rows.append(years.two_reference_counts(centre, np.full(len(tr), D), tr.probe - centre,
-                                                  language.encoder_mass(emb, tr)))
+        rows.append(two_reference.two_reference_counts(centre, np.full(len(tr), D),
+                                                        tr.probe - centre,
+                                                        language.encoder_mass(emb, tr)))
     counts = pd.concat(rows, ignore_index=True)
     timed("fit_two_reference + 50 centre resamples",
-          lambda: years.fit_two_reference(counts, 50, 0), 51, "fits")
+          lambda: two_reference.fit_two_reference(counts, 50, 0), 51, "fits")
     for n in (2, 6):
-        tr = language.draw_trials("similarity", n, 20_000, 0, years=(1500, 1749), n_names=6)
+        tr = trials.draw_trials("similarity", n, 20_000, 0, years=(1500, 1749), n_names=6)
         timed(f"encoder_mass similarity n={n}", lambda: language.encoder_mass(emb, tr), 20_000,
               "trials")
     print(f"mean cosine difference at d = 1, 10, 100: "

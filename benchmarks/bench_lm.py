@@ -23,7 +23,8 @@ import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from semres.experiments.llm import language, lm  # noqa: E402
+from semres.core.book import cores  # noqa: E402
+from semres.experiments.llm import lm, settings, trials  # noqa: E402
 
 
 def _spin(stop):
@@ -69,10 +70,10 @@ def main():
     ap.add_argument("--trials", type=int, default=128)
     ap.add_argument("--busy", action="store_true", help="also measure beside a busy process")
     args = ap.parse_args()
-    print(f"cores: {lm.cores()}, load average: {os.getloadavg()[0]:.1f}")
-    tr = language.balanced_trials("identification", 2, args.trials // 4, 0,
-                                  n_names=len(language.NAMES))
-    prompts, options = lm.paper_prompts(tr, language.NAMES)
+    print(f"cores: {cores()}, load average: {os.getloadavg()[0]:.1f}")
+    tr = trials.balanced_trials("identification", 2, args.trials // 4, 0,
+                                n_names=len(settings.NAMES))
+    prompts, options = lm.paper_prompts(tr, settings.NAMES)
     for name in args.models:
         start = time.perf_counter()
         scorer = lm.Scorer(name)
@@ -84,7 +85,7 @@ def main():
         half = copy.deepcopy(scorer.model).to(torch.bfloat16)
         for loaded in ((False, True) if args.busy else (False,)):
             with busy(loaded):
-                for threads in sorted({1, lm.cores()}):
+                for threads in sorted({1, cores()}):
                     scorer.threads = threads
                     figures = [f"{dtype} {rate(scorer, prompts, options, tr.group, net):5.1f}"
                                for dtype, net in (("float32", scorer.model),

@@ -14,7 +14,8 @@ import time
 import pandas as pd
 
 from semres.core import book, profiles
-from semres.experiments.llm import language, lm, near, near_page, years
+from semres.core.seeds import seeds
+from semres.experiments.llm import lm, near, page_near, settings
 
 
 def main() -> None:
@@ -24,35 +25,35 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rows", help="a CSV this script wrote: analyse it, score nothing")
     args = ap.parse_args()
-    cfg = profiles.settings(years.SETTINGS, args.profile)
-    stream = book.seeds(args.seed)
+    cfg = profiles.settings(settings.SETTINGS, args.profile)
+    stream = seeds(args.seed)
     start = time.perf_counter()
     if args.rows:
         rows = pd.read_csv(args.rows)
         key, trials, dtype = str(rows.model.iloc[0]), len(rows), "read from " + args.rows
     else:
-        scorer = lm.Scorer(args.model, device="cpu", dtype=cfg["lm_dtype"])
+        scorer = lm.Scorer(args.model, device="cpu", dtype=cfg.lm_dtype)
         key, dtype = scorer.name, scorer.dtype
-        tr = near.design(cfg["near_Ds"], cfg["near_xs"], cfg["near_pairs"],
-                         stream(f"lm {key} near design"), centres=cfg["near_centres"],
-                         n_names=len(language.NAMES))
-        rows = lm.to_results(lm.score_trials(scorer, tr, language.NAMES),
+        tr = near.design(cfg.near_Ds, cfg.near_xs, cfg.near_pairs,
+                         stream(f"lm {key} near design"), centres=cfg.near_centres,
+                         n_names=len(settings.NAMES))
+        rows = lm.to_results(lm.score_trials(scorer, tr, settings.NAMES),
                              source=near.SOURCE, seed=stream(f"lm {key} near design answers"))
         trials = len(tr)
         book.save_table(rows, "near_resolution", key)
     scored = time.perf_counter() - start
-    r = near.analyse(rows, near=cfg["near_near"], far=cfg["near_far"], n_boot=cfg["n_boot"],
-                     gof_boot=cfg["gof_boot"], seed=stream(f"near {key}"),
-                     front_trials=cfg["front_trials"], years=cfg["sweep_years"])
+    r = near.analyse(rows, near=cfg.near_near, far=cfg.near_far, n_boot=cfg.n_boot,
+                     gof_boot=cfg.gof_boot, seed=stream(f"near {key}"),
+                     front_trials=cfg.front_trials, years=cfg.sweep_years)
     print(f"{key}: {trials} trials in {scored:.0f} s ({dtype})")
-    print(near_page.competence_text(r))
+    print(page_near.competence_text(r))
     if r["does"]:
-        print(near_page.resolution_text(r))
-        print(near_page.sizing_text(r))
+        print(page_near.resolution_text(r))
+        print(page_near.sizing_text(r))
         with pd.option_context("display.width", 160, "display.max_columns", 20):
             print(r["fits"][["shape", "resolution", "ci_low", "ci_high", "relative_floor",
                              "gof_p", "misfit", "delta_aic"]].round(3).to_string(index=False))
-    print(near_page.box_sentence(r))
+    print(page_near.box_sentence(r))
 
 
 if __name__ == "__main__":

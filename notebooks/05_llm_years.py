@@ -48,27 +48,24 @@ import pandas as pd
 import sympy as sp
 from tqdm.auto import tqdm
 
-import semres.core.book
-import semres.core.plotting as splot
-import semres.report
-from semres.core import fits, kernels, models, spaces, theory
-from semres.core import results as tidy
+from semres.core import kernels, models, spaces
 from semres.core.simulate import luce_success
 from semres.experiments import released
-from semres.experiments.llm import language, lm_protocol, near, near_page, years
+from semres.experiments.llm import (answers, kernel_fits, language, lm_protocol, near, page,
+                                    page_encoder, page_lm, page_near, settings, trials,
+                                    two_reference, verdicts)
+from semres.report import open_chapter
 
 # the settings with the reader's parameters, the report, named random streams and the cache
-cfg, report, stream, cache = semres.report.open_chapter(years.SETTINGS, profile, seed,
-                                                        causal_trials=causal_trials,
-                                                        causal_lm=causal_lm)
+cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed,
+                                          causal_trials=causal_trials, causal_lm=causal_lm)
 ENCODER = models.check_source(encoder, "encoder") if encoder else language.minilm_path()
 MODEL = "all-MiniLM-L6-v2" if not encoder else str(encoder)
 T = language.TEMPERATURE
-report.number("temperature", T)
-QUESTIONS = {task: q[:cfg["phrasings"]] for task, q in language.QUESTIONS.items()}
+QUESTIONS = {task: q[:cfg.phrasings] for task, q in settings.QUESTIONS.items()}
 # a model asked for that cannot be found stops here in one line; a default one whose packages
 # are missing is left out, and the chapter says so
-LMS, lm_skipped = lm_protocol.available(cfg["lms"], strict=causal_lm is not None)
+LMS, lm_skipped = lm_protocol.available(cfg.lms, strict=causal_lm is not None)
 for m, why in lm_skipped.items():
     print(f"left out {m}: {why}")
 # every result file is read and checked now, before any heavy cell, and the reader told how
@@ -139,7 +136,7 @@ assert sp.simplify(no_floor - 1 / (1 + sp.exp(-2 * D / lam))) == 0 and not no_fl
 d1, gap = sp.symbols("d_1 gap", positive=True)
 assert sp.limit(sp.exp(-d1 / lam) / (sp.exp(-d1 / lam) + sp.exp(-(d1 + gap) / lam)), lam, 0,
                 "+") == 1
-report.text("half_expr", f"${sp.latex(half)}$")
+page.publish_derivation(report, half)
 
 # %% [markdown]
 # The last assertion is why the floor matters for the tradeoff. Without $\Delta$, shrinking
@@ -151,29 +148,20 @@ report.text("half_expr", f"${sp.latex(half)}$")
 # ({numref}`ch5-fig-lambda`).
 
 # %%
-lams = np.geomspace(1e-2, 3.0, cfg["lam_grid"])  # e^(-d/lambda) stays representable in float32
+lams = np.geomspace(*cfg.lam_range, cfg.lam_grid)
 rows = []
-for fl in tqdm([0.0, 0.01, 0.1], desc="floors"):
+for f, fl in enumerate(tqdm(cfg.lam_floors, desc="floors")):
     for k, lm_ in enumerate(lams):
         kern = kernels.Exponential(lm_, fl)
-        ps, pi = (luce_success(spaces.Segment(), kern, task, 2, cfg["lam_trials"],
-                               stream("lambda_sweep", int(fl * 100), k, j))
-                  for j, task in enumerate(("similarity", "identification")))
+        ps, pi = (luce_success(spaces.Segment(), kern, task, 2, cfg.lam_trials,
+                               stream("lambda_sweep", f, k, j))
+                  for j, task in enumerate(settings.TASKS))
         rows.append({"floor": fl, "lambda": lm_, "p_s": ps.mean, "p_s_se": ps.stderr,
                      "p_i": pi.mean, "p_i_se": pi.stderr})
 lam_df = pd.DataFrame(rows)
-report.table(lam_df, "lambda_sweep")
-report.figure("lambda", years.fig_lambda(lam_df))
-
 # without a floor both rates rise together as lambda -> 0; with one, p_S rises and falls again
-no_fl, fl01 = lam_df[lam_df.floor == 0], lam_df[lam_df.floor == 0.01]
-both_rise = bool(no_fl.p_s.iloc[0] > 0.97 and no_fl.p_i.iloc[0] > 0.97)
-top = fl01.p_s.idxmax()
-turns = bool(fl01.p_s[top] - fl01.p_s.iloc[0] > 5 * fl01.p_s_se.iloc[0] and
-             fl01.p_s[top] - fl01.p_s.iloc[-1] > 5 * fl01.p_s_se.iloc[-1])
-report.number("lam_peak_ps", fl01.p_s[top])
-report.number("lam_peak_lam", fl01["lambda"][top])
-report.number("lam_small_ps", fl01.p_s.iloc[0])
+lam_verdict = verdicts.floor_tradeoff(lam_df)
+page.publish_lambda(report, lam_df, lam_verdict)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-lambda
@@ -220,25 +208,12 @@ report.number("lam_small_ps", fl01.p_s.iloc[0])
 # shuffled years. Whether a model does *similarity* is judged apart (next section).
 
 # %%
-identities = pd.DataFrame([lm_protocol.identity_row(m) for m in LMS])
 assessed = {}
 for name in LMS:
     assessed[name] = cache.cache(lm_protocol.assess)(name, device=device, seed=seed, cfg=cfg)
-lm_rows = pd.concat([a["rows"] for a in assessed.values()], ignore_index=True) \
-    if assessed else pd.DataFrame(columns=[*tidy.COLUMNS, "prompt"])
-report.table(lm_rows, "lm_trials")  # every scored trial, with the exact prompt the model read
-lm_table = lm_protocol.gate_table(assessed)
-report.table(lm_table, "lm_gate")
-report.table(pd.concat([a["probe"]["profile"] for a in assessed.values()], ignore_index=True)
-             if assessed else pd.DataFrame(), "lm_probe")
-if assessed:
-    report.figure("lms", lm_protocol.fig_gates(assessed))
-report.text("lm_list", lm_protocol.models_text(identities, lm_skipped))
-report.number("n_names", len(language.NAMES))
-report.text("lm_verdict", " ".join(lm_protocol.model_text(a) for a in assessed.values()) or
-            "No causal LM ran in this build.")
+lm_rows = lm_protocol.all_rows(assessed)  # every scored trial, with the exact prompt it read
 passed = {m: a for m, a in assessed.items() if a["gate"]["verdict"] == "passes"}
-splot.table(identities, decimals=0)
+page_lm.publish_gates(report, assessed, lm_skipped, lm_rows)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-lms
@@ -271,13 +246,12 @@ splot.table(identities, decimals=0)
 # pairs of names (a lack-of-fit test, by residual bootstrap).
 
 # %%
-near_results = {m: near.analyse(a["rows"], near=cfg["near_near"], far=cfg["near_far"],
-                                n_boot=cfg["n_boot"], gof_boot=cfg["gof_boot"],
-                                seed=stream(f"near {m}"), front_trials=cfg["front_trials"],
-                                years=cfg["sweep_years"])
+near_results = {m: near.analyse(a["rows"], near=cfg.near_near, far=cfg.near_far,
+                                n_boot=cfg.n_boot, gof_boot=cfg.gof_boot,
+                                seed=stream(f"near {m}"), front_trials=cfg.front_trials,
+                                years=cfg.sweep_years)
                 for m, a in assessed.items()}
-near_page.publish(report, near_results, cfg, gate_biases=lm_protocol.bias_table(assessed),
-                  seed=stream("blind spot"))
+page_near.publish(report, near_results, assessed, cfg, seed=stream("blind spot"))
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-near
@@ -304,19 +278,11 @@ near_page.publish(report, near_results, cfg, gate_biases=lm_protocol.bias_table(
 # choices, and the tradeoff along a softmax temperature applied to its scores.
 
 # %%
-protocol = {m: lm_protocol.analyse(a, cfg, near_results[m]["does"]) for m, a in passed.items()}
-for name, table in lm_protocol.tables(protocol).items():
-    report.table(table, name)
-if protocol:
-    report.figure("lm_protocol", lm_protocol.fig_protocol(protocol, near_results))
-report.text("lm_ns", ", ".join(map(str, cfg["lm_ns"])))
-report.text("lm_protocol_text", " ".join(
-    f"**{m}.** {lm_protocol.similarity_text(r)[0].upper()}{lm_protocol.similarity_text(r)[1:]}. "
-    f"{near_page.front_text(near_results[m], r['uniform'])} Against $n$: "
-    f"{lm_protocol.theorem3_text(r)}. "
-    f"Its kernel: {lm_protocol.kernel_text(r)}. {lm_protocol.temperature_text(r)}"
-    for m, r in protocol.items()) or "No causal LM passed its gate in this build.",
-    markdown=True)
+protocol = {m: lm_protocol.analyse(a, temperatures=cfg.lm_temperatures,
+                                   does_similarity=near_results[m]["does"],
+                                   seed=stream(f"protocol {m}"))
+            for m, a in passed.items()}
+page_lm.publish_protocol(report, protocol, near_results, cfg.lm_ns)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-lm_protocol
@@ -352,17 +318,14 @@ report.text("lm_protocol_text", " ".join(
 # the paper's.
 
 # %%
-emb_k = language.year_embeddings(language.NAMES[:cfg["kernel_names"]],
-                                 range(cfg["kernel_years"][0], cfg["kernel_years"][1] + 1),
+emb_k = language.year_embeddings(settings.NAMES[:cfg.kernel_names],
+                                 range(cfg.kernel_years[0], cfg.kernel_years[1] + 1),
                                  QUESTIONS, ENCODER, device="cpu")
-same = (cfg["kernel_names"], cfg["kernel_years"]) == (cfg["sweep_names"], cfg["sweep_years"])
+same = (cfg.kernel_names, cfg.kernel_years) == (cfg.sweep_names, cfg.sweep_years)
 emb_s = emb_k if same else language.year_embeddings(
-    language.NAMES[:cfg["sweep_names"]], range(cfg["sweep_years"][0], cfg["sweep_years"][1] + 1),
+    settings.NAMES[:cfg.sweep_names], range(cfg.sweep_years[0], cfg.sweep_years[1] + 1),
     QUESTIONS, ENCODER, device="cpu")
-report.number("phrasings", len(QUESTIONS["similarity"]) + len(QUESTIONS["identification"]))
-report.number("kernel_names", len(emb_k.names))
-report.number("kernel_y0", emb_k.years[0])
-report.number("kernel_y1", emb_k.years[-1])
+page_encoder.publish_embeddings(report, emb_k, QUESTIONS, T)
 
 # %% [markdown]
 # ### The year kernel, and which shape describes it
@@ -381,30 +344,16 @@ report.number("kernel_y1", emb_k.years[-1])
 # likelihood count of points would overstate the evidence.
 
 # %%
-prof = language.measure_kernel(emb_k, None, max_distance=cfg["fit_max"])
+prof = language.measure_kernel(emb_k, None, max_distance=cfg.fit_max)
 g_meas, g_se = prof.similarity(T), prof.se(T)
-shape_df = years.compare_shapes(prof, temperature=T, folds=cfg["folds"],
-                                seed=stream("kernel_shapes"))
-shape_fits = {s: years.fit_shape(prof.distance, g_meas, s, se=g_se) for s in years.SHAPES}
-best_shape, shape_text = years.shape_verdict(shape_df, shape_fits)
-tail = years.tail_trend(prof.distance, g_meas, g_se)
-report.table(pd.DataFrame({"model": MODEL, "distance": prof.distance, "similarity": g_meas,
-                           "se": g_se}), "kernel")
-report.figure("kernel", years.fig_kernel(prof.distance, g_meas, g_se, shape_fits, MODEL,
-                                         cfg["fit_max"]))
-report.text("shape_verdict", shape_text)
-report.text("exp_verdict", "the paper's single exponential with a floor is the best shape"
-            if best_shape == "exp_floor" else "the paper's single exponential with a floor is "
-            "not the best description of this kernel")
-report.number("exp_rmse", shape_df.set_index("shape").heldout_rmse["exp_floor"])
-report.number("g1_inv", 1 / g_meas[1])
-report.text("g_at", ", ".join(f"g({d}) ≈ {g_meas[d]:.3f}" for d in (100, 300, 500)
-                              if d < len(g_meas)))
-report.number("fit_max", cfg["fit_max"])
-report.number("folds", cfg["folds"])
-splot.table(shape_df.assign(shape=shape_df["shape"].map(years.SHAPE_LABELS))
-            [["shape", "heldout_rmse", "heldout_se", "resolution", "floor", "at_bound"]],
-            decimals=3, floor="{:.2e}")
+shape_df = kernel_fits.compare_shapes(prof, temperature=T, folds=cfg.folds,
+                                      seed=stream("kernel_shapes"))
+shape_fits = {s: kernel_fits.fit_shape(prof.distance, g_meas, s, se=g_se)
+              for s in kernel_fits.SHAPES}
+best_shape, shape_text = verdicts.shape_verdict(shape_df, shape_fits)
+tail = verdicts.tail_trend(prof.distance, g_meas, g_se)
+page_encoder.publish_kernel(report, MODEL, prof, g_meas, g_se, shape_df, shape_fits, best_shape,
+                            shape_text, cfg)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-kernel
@@ -435,54 +384,29 @@ splot.table(shape_df.assign(shape=shape_df["shape"].map(years.SHAPE_LABELS))
 # {glue:text}`ch5_n_boot` resamples of the centres). The paper's own measure is operational:
 # how far beyond the nearer reference a probe can lie before the preference for it can no
 # longer be told from chance (P(correct), smoothed to fall monotonically, within two binomial
-# standard errors of $\tfrac12$; `years.chance_crossover`).
+# standard errors of $\tfrac12$; `two_reference.chance_crossover`).
 
 # %%
-kern_meas = years.MeasuredKernel(prof.distance, g_meas)
-offsets = np.asarray(cfg["offsets"])
+kern_meas = kernel_fits.MeasuredKernel(prof.distance, g_meas)
 res_rows, count_rows = [], []
-for i, Dv in enumerate(tqdm(cfg["Ds"], desc="resolution design")):
-    tr = language.resolution_trials(Dv, cfg["centres"], offsets, cfg["prompts"],
-                                    stream("resolution_design", i), n_names=len(emb_k.names),
-                                    n_templates=len(emb_k.templates["similarity"]))
+for i, Dv in enumerate(tqdm(cfg.Ds, desc="resolution design")):
+    tr = trials.resolution_trials(Dv, cfg.centres, cfg.offsets, cfg.prompts,
+                                  stream("resolution_design", i), n_names=len(emb_k.names),
+                                  n_templates=len(emb_k.templates["similarity"]))
     mass = language.encoder_mass(emb_k, tr, temperature=T)
     centre = tr.years.mean(1)
-    count_rows.append(years.two_reference_counts(centre, np.full(len(tr), Dv),
-                                                 tr.probe - centre, mass))
-    per_off = mass.reshape(len(cfg["centres"]), len(offsets), -1).transpose(1, 0, 2)
-    per_off = per_off.reshape(len(offsets), -1)
-    res_rows.append(pd.DataFrame({
-        "model": MODEL, "D": Dv, "offset": offsets, "p_correct": per_off.mean(1),
-        "se": per_off.std(1, ddof=1) / np.sqrt(per_off.shape[1]),
-        "p_kernel": years.two_reference(offsets, Dv, kern_meas)}))
+    count_rows.append(two_reference.two_reference_counts(centre, np.full(len(tr), Dv),
+                                                         tr.probe - centre, mass))
+    res_rows.append(two_reference.offset_curve(mass, model=MODEL, D=Dv, offsets=cfg.offsets,
+                                               n_centres=len(cfg.centres), kernel=kern_meas))
 live_counts = pd.concat(count_rows, ignore_index=True)
 res_df = pd.concat(res_rows, ignore_index=True)
-two_fit = years.fit_two_reference(live_counts, cfg["n_boot"], stream("two_reference"))
-cross = years.chance_crossover(live_counts, cfg["n_boot"], stream("crossover"))
-fitted = kernels.Exponential(two_fit["lambda"], two_fit["floor"])
-res_df["p_fit"] = [float(years.two_reference(o, Dv, fitted))
-                   for o, Dv in zip(res_df.offset, res_df.D)]
-report.table(res_df, "resolution")
-report.figure("resolution", years.fig_resolution(res_df))
-wings = years.wing_asymmetry(live_counts, D=max(cfg["Ds"]))
-for key, value in (("n_centres", len(cfg["centres"])), ("off_lo", -offsets.min()),
-                   ("off_hi", offsets.max()), ("off_step", np.diff(offsets).min()),
-                   ("prompts", cfg["prompts"]), ("n_boot", cfg["n_boot"]),
-                   ("two_lambda", two_fit["lambda"]), ("two_floor", two_fit["floor"]),
-                   ("two_res", two_fit["resolution"]), ("cross", cross["resolution"]),
-                   ("cross_lo", cross["ci_low"]), ("cross_hi", cross["ci_high"]),
-                   ("two_lo", two_fit["ci_low"]), ("two_hi", two_fit["ci_high"])):
-    report.number(key, value)
-report.text("two_note", fits.misfit_warning("the two-reference curve", two_fit) or
-            fits.censored_warning("the two-reference curve", two_fit) or "")
-report.table(years.fit_table(MODEL, shape_fits, shape_df, two_fit, cfg), "fit")
-report.text("cross_note", (fits.censored_warning("the chance crossover", cross) or
-                          f"the preference is lost within the design (its last probe lies "
-                          f"{cross['x_max']:.0f} years beyond the nearer reference)").rstrip("."))
-report.text("wing_text", years.wing_text(wings, max(cfg["Ds"])))
-far = res_df[res_df.offset.abs() >= res_df.D + 100]
-for key, col in (("far_gap_fit", "p_fit"), ("far_gap_kernel", "p_kernel")):
-    report.number(key, (far.p_correct - far[col]).abs().mean())
+two_fit = two_reference.fit_two_reference(live_counts, cfg.n_boot, stream("two_reference"))
+cross = two_reference.chance_crossover(live_counts, cfg.n_boot, stream("crossover"))
+res_df["p_fit"] = two_reference.fitted_curve(res_df, two_fit)
+wings = verdicts.wing_asymmetry(live_counts, D=max(cfg.Ds))
+page_encoder.publish_resolution(report, MODEL, res_df, two_fit, cross, wings, shape_fits,
+                                shape_df, cfg)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-resolution
@@ -513,48 +437,28 @@ for key, col in (("far_gap_fit", "p_fit"), ("far_gap_kernel", "p_kernel")):
 # {glue:text}`ch5_ref_windows`, each with a bootstrap interval. A resolution is reported only
 # if it moves by less than its own narrowest 95% interval across the upper windows
 # ({glue:text}`ch5_stable_range` years for the kernel, {glue:text}`ch5_ref_stable_range` for
-# the design) and no fit in them stopped on a bound (`years.headline_measure`, in the order:
+# the design) and no fit in them stopped on a bound (`verdicts.headline_measure`, in the order:
 # the paper's crossover, the two-reference fit, the best kernel shape).
 
 # %%
-kernel_windows = years.resolution_by_window(
-    prof, cfg["windows"], cfg["window_boot"], stream("kernel_windows"), temperature=T,
-    shapes=tuple(years.SHAPES), model=MODEL)
+kernel_windows = kernel_fits.resolution_by_window(
+    prof, cfg.windows, cfg.window_boot, stream("kernel_windows"), temperature=T,
+    shapes=tuple(kernel_fits.SHAPES), model=MODEL)
 kernel_windows["measure"] = "kernel " + kernel_windows.measure
-live_windows = pd.concat([kernel_windows, years.ref_by_window(
-    live_counts, MODEL, cfg["ref_windows"], cfg["window_boot"], stream("design_windows"))],
+live_windows = pd.concat([kernel_windows, two_reference.ref_by_window(
+    live_counts, MODEL, cfg.ref_windows, cfg.window_boot, stream("design_windows"))],
     ignore_index=True)
-head = years.headline_measure(live_windows, best_kernel=f"kernel {best_shape}",
-                              ref_stable=cfg["ref_stable"], kernel_stable=cfg["stable_windows"],
-                              n_boot=cfg["window_boot"])
+head = verdicts.headline_measure(live_windows, best_kernel=f"kernel {best_shape}",
+                                 ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
+                                 n_boot=cfg.window_boot)
 live_windows["headline"] = live_windows.measure == head.measure
-live_verdict = years.window_verdict(MODEL, head, tail, cfg["window_boot"])
-report.text("window_verdict", live_verdict)
 # the same verdict for every choice of which windows count as upper
-choices = years.window_choices(live_windows, best_kernel=f"kernel {best_shape}",
-                               kernel_windows=cfg["windows"], ref_windows=cfg["ref_windows"],
-                               ref_stable=cfg["ref_stable"], kernel_stable=cfg["stable_windows"],
-                               n_boot=cfg["window_boot"])
-robust = years.same_for_every_choice(choices)
-choice_text = years.choice_verdict(choices) if head.decided else ""
-report.text("window_choices", choice_text or "(With too few resamples no choice of windows "
-            "is decided either.)")
-report.table(choices, "window_choices")
-report.figure("windows", years.fig_windows(live_windows, MODEL))
-exp_rows = live_windows[live_windows.measure == "kernel exp_floor"]
-report.number("exp_w_lo", exp_rows.resolution.iloc[0])
-report.number("exp_w_hi", exp_rows.resolution.iloc[-1])
-report.number("exp_w0", exp_rows.window.iloc[0])
-report.number("exp_w1", exp_rows.window.iloc[-1])
-n_mis = int(exp_rows.misfit.sum())
-report.text("exp_w_fit", f", and it fails its goodness-of-fit test in {n_mis} of {len(exp_rows)} "
-            "windows: these numbers describe the window, they do not measure the model" if n_mis
-            else ", and it passes its goodness-of-fit test in every window")
-for key in ("windows", "ref_windows"):
-    report.text(key, ", ".join(map(str, cfg[key])))
-for key, cfg_key in (("stable_range", "stable_windows"), ("ref_stable_range", "ref_stable")):
-    report.text(key, "–".join(map(str, cfg[cfg_key])))
-splot.table(live_windows[live_windows.headline].drop(columns=["model", "headline"]), decimals=1)
+choices = verdicts.window_choices(live_windows, best_kernel=f"kernel {best_shape}",
+                                  kernel_windows=cfg.windows, ref_windows=cfg.ref_windows,
+                                  ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
+                                  n_boot=cfg.window_boot)
+robust = verdicts.same_for_every_choice(choices)
+page_encoder.publish_windows(report, MODEL, live_windows, head, tail, choices, cfg)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-windows
@@ -584,43 +488,29 @@ splot.table(live_windows[live_windows.headline].drop(columns=["model", "headline
 # the success rates.
 
 # %%
-yrs = emb_s.years[(emb_s.years >= cfg["sweep_years"][0]) & (emb_s.years <= cfg["sweep_years"][1])]
+lo, hi = cfg.sweep_years
+yrs = emb_s.years[(emb_s.years >= lo) & (emb_s.years <= hi)]
 year_space = spaces.Discrete(np.abs(yrs[:, None] - yrs[None, :]).astype(float))
 task_prof = {task: language.measure_kernel(emb_s, task, probe_years=yrs,
                                            max_distance=int(yrs[-1] - yrs[0]),
-                                           n_names=min(len(emb_s.names), cfg["kernel_names"]))
-             for task in language.TASKS}
-ns = [n for n in cfg["ns"] if n <= len(emb_s.names)]
+                                           n_names=min(len(emb_s.names), cfg.kernel_names))
+             for task in settings.TASKS}
+ns = [n for n in cfg.ns if n <= len(emb_s.names)]
 rows = []
-for task in language.TASKS:
-    kern = years.MeasuredKernel(task_prof[task].distance, task_prof[task].similarity(T))
+for task in settings.TASKS:
+    kern = kernel_fits.MeasuredKernel(task_prof[task].distance, task_prof[task].similarity(T))
     for n in tqdm(ns, desc=f"{task} sweep"):
-        tr = language.draw_trials(task, n, cfg["trials"],
-                                  stream("n_sweep", n, task == "similarity"),
-                                  years=cfg["sweep_years"], n_names=len(emb_s.names),
-                                  n_templates=len(emb_s.templates[task]))
+        tr = trials.draw_trials(task, n, cfg.trials, stream("n_sweep", n, task == "similarity"),
+                                years=cfg.sweep_years, n_names=len(emb_s.names),
+                                n_templates=len(emb_s.templates[task]))
         mean, se = language.summarise(language.encoder_mass(emb_s, tr, temperature=T))
-        est = luce_success(year_space, kern, task, n, cfg["engine_trials"],
+        est = luce_success(year_space, kern, task, n, cfg.engine_trials,
                            stream("n_sweep_engine", n, task == "similarity"))
         rows.append({"model": MODEL, "task": task, "n": n, "p": mean, "se": se,
                      "p_theory": est.mean, "theory_se": est.stderr})
 sweep_df = pd.DataFrame(rows)
-report.table(sweep_df, "n_sweep")
-report.figure("nsweep", years.fig_nsweep(sweep_df, MODEL))
-sweep = years.sweep_verdict(sweep_df)
-sim = sweep_df[sweep_df.task == "similarity"].set_index("n")
-ide = sweep_df[sweep_df.task == "identification"].set_index("n")
-for key, value in (("sweep_y0", yrs[0]), ("sweep_y1", yrs[-1]), ("ps2", sim.p.loc[2]),
-                   ("pi2", ide.p.loc[2]), ("ps_hi", sim.p.loc[max(ns)]),
-                   ("pi_hi", ide.p.loc[max(ns)]), ("n_hi", max(ns)),
-                   ("nps_hi", max(ns) * sim.p.loc[max(ns)])):
-    report.number(key, value)
-report.text("sim_fit", sweep["similarity"]["text"])
-report.text("id_fit", sweep["identification"]["text"])
-falls = sweep["similarity"]["falls"] and sweep["identification"]["falls"]
-report.text("falls", "both fall at every added person" if falls else
-            "they do not fall at every step")
-splot.table(sweep_df, decimals=4)
+sweep = verdicts.sweep_verdict(sweep_df)
+page_encoder.publish_sweep(report, MODEL, sweep_df, sweep, yrs, ns)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-nsweep
@@ -653,30 +543,24 @@ splot.table(sweep_df, decimals=4)
 
 # %%
 rows = []
-for temp in tqdm(cfg["temperatures"], desc="temperatures"):
+for i, temp in enumerate(tqdm(cfg.temperatures, desc="temperatures")):
     row = {"model": MODEL, "temperature": temp}
-    for task in language.TASKS:
+    for task in settings.TASKS:
         key = "p_s" if task == "similarity" else "p_i"
-        tr = language.draw_trials(task, 2, cfg["trials"], stream("temperature", int(temp * 1e4),
-                                                                 task == "similarity"),
-                                  years=cfg["sweep_years"], n_names=len(emb_s.names),
-                                  n_templates=len(emb_s.templates[task]))
+        tr = trials.draw_trials(task, 2, cfg.trials, stream("temperature", i, task == "similarity"),
+                                years=cfg.sweep_years, n_names=len(emb_s.names),
+                                n_templates=len(emb_s.templates[task]))
         row[key], row[key + "_se"] = language.summarise(
             language.encoder_mass(emb_s, tr, temperature=temp))
-        kern = years.MeasuredKernel(task_prof[task].distance, task_prof[task].similarity(temp))
-        est = luce_success(year_space, kern, task, 2, cfg["engine_trials"],
-                           stream("temperature_engine", int(temp * 1e4), task == "similarity"))
+        kern = kernel_fits.MeasuredKernel(task_prof[task].distance,
+                                          task_prof[task].similarity(temp))
+        est = luce_success(year_space, kern, task, 2, cfg.engine_trials,
+                           stream("temperature_engine", i, task == "similarity"))
         row[key + "_theory"], row[key + "_theory_se"] = est.mean, est.stderr
     rows.append(row)
 temp_df = pd.DataFrame(rows).sort_values("temperature", ignore_index=True)
-report.table(temp_df, "temperature")
-trade_data, trade_th, trade_text = years.tradeoff_verdict(temp_df)
-report.text("tradeoff_verdict", trade_text)
-report.figure("front", years.fig_temperature(temp_df, MODEL, T))
-own = temp_df.iloc[(temp_df.temperature - T).abs().argmin()]
-for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
-                   ("front_gap", own.p_s - theory.front(min(max(own.p_i, 0.5), 1.0)))):
-    report.number(key, value)
+trade = verdicts.tradeoff_verdict(temp_df)
+page_encoder.publish_temperature(report, MODEL, temp_df, trade[2], T)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-front
@@ -710,82 +594,31 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 shipped_llm = [t for t in ("llm_n", "llm_resolution") if t in released.tables()]
 tidy_rows = given.rows.query("space == 'years'") if given is not None and \
     given.rows is not None else lm_rows.iloc[:0]
-ext_n, ext_ref = years.external_answers(shipped_llm, given.counts if given else [],
-                                        given.curves if given else [], tidy_rows)
-thm3 = years.theorem3_table(ext_n)
-if len(thm3):
-    report.table(thm3.assign(measure="Theorem 3 ball measure"), "fit_theorem3")
-ext_windows = [years.ref_by_window(counts, m, cfg["ref_windows"], cfg["window_boot"],
-                                   stream("external_windows", k))
+ext_n, ext_ref = answers.external_answers(shipped_llm, given.counts if given else [],
+                                          given.curves if given else [], tidy_rows)
+thm3 = answers.theorem3_table(ext_n, stream("external theorem 3"))
+ext_windows = [two_reference.ref_by_window(counts, m, cfg.ref_windows, cfg.window_boot,
+                                           stream("external_windows", k))
                for k, (m, counts) in enumerate(ext_ref.items())]
 for k, tab in enumerate(ext_windows):
-    h = years.headline_measure(tab, best_kernel=None, ref_stable=cfg["ref_stable"],
-                               kernel_stable=cfg["stable_windows"], n_boot=cfg["window_boot"])
+    h = verdicts.headline_measure(tab, best_kernel=None, ref_stable=cfg.ref_stable,
+                                  kernel_stable=cfg.stable_windows, n_boot=cfg.window_boot)
     ext_windows[k] = tab.assign(headline=tab.measure == h.measure)
-window_table = pd.concat([live_windows, *ext_windows], ignore_index=True)[
-    ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline", "at_bound",
-     "boot_at_bound", "gof_p", "misfit"]]
-report.table(window_table, "resolution_by_window")
-report.table(ext_n, "external")
-temps_ext = years.temperature_from_results(tidy_rows, cfg["temperatures"]) \
+temps_ext = answers.temperature_from_results(tidy_rows, cfg.temperatures) \
     if len(tidy_rows) else pd.DataFrame()
-if len(temps_ext):
-    report.table(temps_ext, "temperature_external")
-ext_models = sorted(set(ext_n.model) | set(ext_ref))
-report.text("ext_text", " ".join(
-    years.external_verdict(m, thm3, window_table, decided=head.decided,
-                           ref_stable=cfg["ref_stable"]) for m in ext_models) or
-    "This build has no such data: the paper's three LLMs (gemma-2-2b-it, Llama-3.2-3B-Instruct, "
-    "Qwen2.5-7B-Instruct) left their answers only as binary pickles, no table derived from them "
-    "is shipped and no result files were given. A reader with the "
-    "authors' files passes results=.../LLM_dates/saved_results with trust_pickle=True, and "
-    "this section fills in.")
+window_table = page.publish_external(report, live_windows, ext_windows, ext_n, ext_ref, thm3,
+                                     temps_ext, decided=head.decided, ref_stable=cfg.ref_stable)
 
 # %% [markdown]
 # {glue:text}`ch5_ext_text`
 
 # %% tags=["remove-cell"]
-# the overview page's rows and points, and the result box at the top of the page
-report.result("Two references under an exponential with a floor",
-              "P(correct) returns to 1/2 beyond lambda ln(1/Delta) with a floor and never "
-              "without one; without a floor a finer kernel wins both tests (SymPy, engine)",
-              passed=both_rise and turns)
-lm_protocol.report_results(report, assessed, protocol, near_results)
-ENC_STAND_IN = f"a sentence encoder ({MODEL}), not the paper's chat LLMs"
-identified = head.stable and robust
-if not head.decided:
-    report.not_run(f"Year resolution of {MODEL}", live_verdict, stand_in=ENC_STAND_IN)
-else:
-    res = dict(headline=head.row.get("resolution"),
-               ci=(head.row.get("ci_low"), head.row.get("ci_high"))) if identified else {}
-    if identified and head.measure == "chance crossover":  # the paper's own measure
-        res.update(paper_value=lm_protocol.PAPER_RESOLUTION[0],
-                   tolerance=lm_protocol.PAPER_RESOLUTION[1],
-                   tolerance_reason="the paper reports roughly 70–80 years")
-    report.result(f"Year resolution of {MODEL} ({years.measure_name(head.measure)})",
-                  f"{live_verdict} {choice_text}", identified=identified, passed=True,
-                  new="paper_value" not in res, stand_in=ENC_STAND_IN, **res)
-report.result(f"Kernel shape of {MODEL}", f"best shape on held-out units: "
-              f"{years.SHAPE_LABELS[best_shape]}", passed=best_shape == "exp_floor",
-              misfit=bool(shape_fits[best_shape]["misfit"]), stand_in=ENC_STAND_IN)
-report.result(f"p_S against n for {MODEL}, predicted from its mean kernel",
-              sweep["similarity"]["text"], headline=sweep["similarity"]["max_gap"],
-              passed=sweep["similarity"]["within"], new=True, stand_in=ENC_STAND_IN)
-report.result(f"Tradeoff along the temperature ({MODEL})", trade_text,
-              passed=trade_data and not trade_th, new=True, stand_in=ENC_STAND_IN)
-for r in temp_df.itertuples():
-    report.point(f"{MODEL}, T = {r.temperature:g}", r.p_i, r.p_s, r.p_i_se, r.p_s_se)
-report.deviations(cfg, years.SETTINGS.paper,
-                  *years.deviation_lines(cfg, MODEL, [a["model"] for a in assessed.values()],
-                                         ns, len(emb_s.names)))
-report.save()
-report_lm = " ".join(near_page.box_sentence(r, assessed[m]["gate"])
-                     for m, r in near_results.items())
-report.box(f"the encoder `{MODEL}`; the causal LMs "
-           + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
-           + f"; profile `{profile}`, device `{semres.core.book.torch_device(device).type}`. "
-           "The reasons are in the sections below; the full tables are in the chapter's "
-           "result files", lead=report_lm)
+# the overview page's rows and points, the deviations, and the result box at the top of the page
+page.close(report, cfg, profile=profile, device=device, model=MODEL, lam=lam_verdict,
+           assessed=assessed, protocol=protocol, near_results=near_results, head=head,
+           robust=robust, choices=choices, tail=tail, best_shape=best_shape,
+           shape_fits=shape_fits, sweep=sweep, trade=trade, temp_df=temp_df, ns=ns,
+           n_names=len(emb_s.names))
 
 # %% [markdown]
 # ## Where this build differs from the paper

@@ -55,7 +55,7 @@ def test_shared_members_and_errors():
 def test_the_gate_keeps_its_power_and_size_when_names_repeat():
     """The gate's design (pairs asked about both people, both orders) at its size, with a
     per-name competence effect: one-sided test at 5 % over 60 names."""
-    from semres.experiments.llm import lm
+    from semres.experiments.llm import competence as lm
 
     rng = np.random.default_rng(2)
     m = 4 * int(np.ceil(lm.gate_size() / 4))

@@ -228,7 +228,7 @@ def _two_ref_counts(p_of_offset, seed, centres=10, prompts=20, fractional=False)
 
 def test_two_reference_fit_accepts_its_own_curve_and_rejects_a_step():
     from semres.core import kernels
-    from semres.experiments.llm import years
+    from semres.experiments.llm import two_reference as years
 
     right = lambda off, D: years.two_reference(off, D, kernels.Exponential(40.0, 0.05))  # noqa
     step = lambda off, D: np.where(np.abs(np.abs(off) - D) < 40, 0.97, 0.5)  # noqa: E731
@@ -243,7 +243,7 @@ def test_two_reference_fit_accepts_its_own_curve_and_rejects_a_step():
 
 def test_two_reference_fit_on_expected_masses_uses_the_parametric_bootstrap():
     from semres.core import kernels
-    from semres.experiments.llm import years
+    from semres.experiments.llm import two_reference as years
 
     right = lambda off, D: years.two_reference(off, D, kernels.Exponential(40.0, 0.05))  # noqa
     fit = years.fit_two_reference(_two_ref_counts(right, 0, fractional=True), 0, 0, gof_boot=50)
@@ -256,7 +256,7 @@ def test_two_reference_fit_on_expected_masses_uses_the_parametric_bootstrap():
 
 def test_ball_measure_fit_accepts_theorem_3_and_rejects_a_flat_accuracy():
     from semres.core import theory
-    from semres.experiments.llm import years
+    from semres.experiments.llm import answers as years
 
     ns = np.array([2, 3, 4, 6, 8, 12, 16])
     t = np.full(len(ns), 400)
@@ -272,7 +272,7 @@ def test_ball_measure_fit_accepts_theorem_3_and_rejects_a_flat_accuracy():
 
 @pytest.mark.parametrize("fit_name", ["fit_shape", "fit_exp_floor"])
 def test_kernel_fits_accept_their_shape_and_reject_a_power_law_given_standard_errors(fit_name):
-    from semres.experiments.llm import years
+    from semres.experiments.llm import kernel_fits as years
 
     fit = getattr(years, fit_name)
     d = np.arange(0, 200.0)

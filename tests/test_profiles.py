@@ -6,15 +6,20 @@ from semres.build import registry, runner
 from semres.core import profiles
 
 
+def _names(cfg) -> set:
+    """The setting names of a profile: a typed Config's fields, or a dict's keys."""
+    return set(cfg.as_dict() if isinstance(cfg, profiles.Config) else cfg)
+
+
 @pytest.mark.parametrize("chapter", sorted(registry.SETTINGS))
 @pytest.mark.parametrize("profile", profiles.PROFILES)
 def test_every_profile_of_every_chapter_passes_its_checks(chapter, profile):
     spec = registry.experiment(chapter)
     cfg = registry.settings(chapter, profile)
-    assert set(cfg) == set(spec.profiles["default"])
+    assert _names(cfg) == _names(spec.profiles["default"])
     assert set(spec.profiles) == set(profiles.PROFILES)
     # the paper's protocol names real settings, and the parameters override real settings
-    assert set(spec.paper) <= set(cfg) and set(spec.parameters.values()) <= set(cfg)
+    assert set(spec.paper) <= _names(cfg) and set(spec.parameters.values()) <= _names(cfg)
 
 
 def test_the_registry_covers_every_chapter_and_its_parameters():
@@ -28,19 +33,18 @@ def test_the_registry_covers_every_chapter_and_its_parameters():
 
 
 def test_contradictory_settings_are_named():
-    cfg = registry.settings("01_pareto_front", "paper")
-    cfg["discrete_grid"] = 7  # 60 cells cannot be drawn without replacement from 49
+    # 60 cells cannot be drawn without replacement from 49
+    cfg = registry.settings("01_pareto_front", "paper").replace(discrete_grid=7)
     with pytest.raises(ValueError, match="discrete_points"):
         registry.check("01_pareto_front", cfg)
     with pytest.raises(ValueError, match="kernel_years"):
-        cfg = registry.settings("05_llm_years", "quick")
-        cfg["centres"] = [1990]
+        cfg = registry.settings("05_llm_years", "quick").replace(centres=(1990,))
         registry.check("05_llm_years", cfg)
 
 
 def test_a_shortened_run_moves_its_snapshots_onto_its_last_epoch():
     cfg = registry.settings("03_toy_relu", "default", epochs=100)
-    assert cfg["epochs"] == 100 and cfg["snapshots"] == (0, 17, 35, 100)
+    assert cfg.epochs == 100 and cfg.snapshots == (0, 17, 35, 100)
 
 
 def test_bad_chapter_profile_or_override_is_a_clear_error():
@@ -50,9 +54,9 @@ def test_bad_chapter_profile_or_override_is_a_clear_error():
         registry.settings("99_nothing", "quick")
     with pytest.raises(ValueError, match="no setting 'warp'"):
         registry.settings("01_pareto_front", "quick", warp=3)
-    assert registry.settings("01_pareto_front", "quick", trials=0)["trials"] == 100_000
-    assert registry.settings("01_pareto_front", "quick", trials=7)["trials"] == 7
-    assert registry.settings("01_pareto_front", "quick", mc_trials=7)["trials"] == 7
+    assert registry.settings("01_pareto_front", "quick", trials=0).trials == 100_000
+    assert registry.settings("01_pareto_front", "quick", trials=7).trials == 7
+    assert registry.settings("01_pareto_front", "quick", mc_trials=7).trials == 7
 
 
 @pytest.mark.parametrize("chapter, params, named", [

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from semres.core import profiles
 from semres.core.profiles import Settings
-from semres.experiments import frontier, toy
-from semres.experiments.front import many_items, pareto
-from semres.experiments.llm import years
-from semres.experiments.phylogeny import vision
-from semres.experiments.vlm_shapes import vlm
+from semres.experiments.frontier import settings as frontier
+from semres.experiments.many_items import settings as many_items
+from semres.experiments.pareto import settings as pareto
+from semres.experiments.llm import settings as llm_years
+from semres.experiments.phylogeny import settings as phylogeny
+from semres.experiments.toy import settings as toy
+from semres.experiments.vlm_shapes import settings as vlm_shapes
 
 #: chapter -> its experiment's settings
 SETTINGS: dict[str, Settings] = {spec.chapter: spec for spec in (
-    pareto.SETTINGS, many_items.SETTINGS, toy.SETTINGS, vision.SETTINGS, years.SETTINGS,
-    vlm.SETTINGS, frontier.SETTINGS)}
+    pareto.SETTINGS, many_items.SETTINGS, toy.SETTINGS,
+    phylogeny.SETTINGS, llm_years.SETTINGS, vlm_shapes.SETTINGS, frontier.SETTINGS)}
 
 
 def experiment(chapter: str) -> Settings:

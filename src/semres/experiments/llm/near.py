@@ -26,8 +26,6 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.stats import t as student
 
-from . import language
-from .years import chance_crossover
 from semres.core import spaces
 from semres.core.clustered import clustered_mean
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_none, gof_p_bootstrap,
@@ -36,6 +34,10 @@ from semres.core.seeds import named_seed
 from semres.core.results import correct_mask, split_list
 from semres.core.simulate import luce_success
 from semres.core.validate import at_least
+
+from .settings import NAMES, QUESTIONS, TASKS
+from .trials import Trials
+from .two_reference import chance_crossover
 
 __all__ = ["design", "trial_table", "curve_table", "competence", "kernel", "resolution",
            "floor_distance", "p_correct", "fit_shape", "fit_kernels", "crossover_counts",
@@ -49,8 +51,8 @@ SHAPES = ("exponential", "gaussian", "step")
 BOUNDS = {"scale": (0.05, 1e4), "floor": (1e-6, 10.0)}
 
 
-def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int = len(
-           language.NAMES), n_templates: int | None = None) -> language.Trials:
+def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int = len(NAMES),
+           n_templates: int | None = None) -> Trials:
     """Trials of the near design: for each D, ``pairs_per_D`` pairs of people (distinct names,
     each pair its own centre drawn uniformly from ``centres``) born at c - D and c + D; probes
     x years beyond the pair for every x in ``xs`` and x years inside it for every 0 < x < D,
@@ -66,7 +68,7 @@ def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int
     lo, hi = (int(v) for v in centres)
     rng = np.random.default_rng(seed)
     pairs = rng.permutation(n_names)[:2 * pairs_per_D * len(Ds)].reshape(len(Ds), pairs_per_D, 2)
-    n_templates = len(language.QUESTIONS["similarity"]) if n_templates is None else n_templates
+    n_templates = len(QUESTIONS["similarity"]) if n_templates is None else n_templates
     rows = {k: [] for k in ("names", "years", "probe", "correct", "template", "group")}
     group = 0
     for di, D in enumerate(Ds):
@@ -86,7 +88,7 @@ def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int
                     rows["template"].append(t)
                     rows["group"].append(group)
                 group += 1
-    return language.Trials("similarity", *(np.asarray(rows[k]) for k in rows))
+    return Trials("similarity", *(np.asarray(rows[k]) for k in rows))
 
 
 def trial_table(rows) -> pd.DataFrame:
@@ -375,7 +377,7 @@ def fit_kernels(trials: pd.DataFrame, *, n_boot: int, gof_boot: int, seed) -> pd
 
 def crossover_counts(trials: pd.DataFrame) -> pd.DataFrame:
     """The design as (centre, D, offset, trials, correct) counts of sampled answers, pairs as
-    centres, for :func:`semres.experiments.llm.years.chance_crossover`."""
+    centres, for :func:`semres.experiments.llm.two_reference.chance_crossover`."""
     t = trials.assign(centre=pd.factorize(trials.pair)[0])
     return (t.groupby(["centre", "D", "offset"]).sampled.agg(["size", "sum"])
             .rename(columns={"size": "trials", "sum": "correct"}).reset_index())
@@ -393,7 +395,7 @@ def predicted_front(fit: dict, years=(1500, 2000), *, trials: int, seed) -> dict
 
     est = {task: luce_success(spaces.Segment(), g, task, 2, trials,
                               named_seed(seed, f"near front {task}"))
-           for task in ("similarity", "identification")}
+           for task in TASKS}
     return {"p_s": est["similarity"].mean, "p_s_se": est["similarity"].stderr,
             "p_i": est["identification"].mean, "p_i_se": est["identification"].stderr,
             "relative_floor": fl / (1 + fl)}

@@ -1,7 +1,7 @@
-"""The near design and the kernel fitted across distances, on answers simulated from a known
-similarity: the design is balanced, the fit recovers the similarity within its interval, a flat
-model fails the competence test, a wrong shape reads misfit, and the predicted front matches
-Theorem 2 on the segment."""
+"""semres.experiments.llm.near: the near design and the kernel fitted across distances, on
+answers simulated from a known similarity: the design is balanced, the fit recovers the
+similarity within its interval, a flat model fails the competence test, a wrong shape reads
+misfit, and the predicted front matches Theorem 2 on the segment."""
 
 import math
 
@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from semres.core import theory
-from semres.experiments.llm import language, lm, near, years
+from semres.experiments.llm import lm, near, settings, two_reference
 
-NAMES = language.NAMES
+NAMES = settings.NAMES
 XS = [0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130]
 
 
@@ -67,7 +67,7 @@ def test_bad_designs_are_refused_with_the_argument_named():
 def test_the_exponential_curve_is_the_chapter_s_two_reference_proposition():
     D, off = 20.0, np.array([-150, -30, -21, -5, 3, 19, 25, 60, 300.0])
     ours = near.p_correct("exponential", 17.0, 0.08, D, off)
-    theirs = years._two_ref_p(D, off, 17.0, 0.08)
+    theirs = two_reference._two_ref_p(D, off, 17.0, 0.08)
     assert np.allclose(ours, theirs)
     # far beyond the pair every shape returns to chance; with no floor the step is certain
     for shape in near.SHAPES:

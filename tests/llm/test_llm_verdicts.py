@@ -1,10 +1,11 @@
-"""The chapter-5 decisions: which measure is reported, and what the verdict sentences say."""
+"""semres.experiments.llm.verdicts: which measure is reported, what the verdict sentences say,
+and the rules with their named thresholds."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from semres.experiments.llm import years
+from semres.experiments.llm import verdicts
 
 
 def window_table(resolutions, cis, measure="chance crossover", at_bound=False):
@@ -17,11 +18,11 @@ def window_table(resolutions, cis, measure="chance crossover", at_bound=False):
 def test_a_measure_that_holds_still_across_its_windows_is_reported():
     table = pd.concat([window_table([80, 82, 81], [10, 10, 10]),
                        window_table([50, 150, 400], [5, 5, 5], "two-reference fit")])
-    head = years.headline_measure(table, best_kernel=None, ref_stable=(200, 300),
+    head = verdicts.headline_measure(table, best_kernel=None, ref_stable=(200, 300),
                                   kernel_stable=(200, 300), n_boot=100)
     assert head.measure == "chance crossover" and head.stable and head.decided
     assert head.row["resolution"] == 81
-    text = years.window_verdict("m", head, {"falling": True}, 100)
+    text = verdicts.window_verdict("m", head, {"falling": True}, 100)
     assert "about 81 years" in text and "71–91" in text
 
 
@@ -29,15 +30,15 @@ def test_a_moving_or_censored_measure_is_not_reported_and_says_why():
     table = pd.concat([window_table([80, 200, 400], [10, 10, 10]),
                        window_table([80, 82, 81], [10, 10, 10], "two-reference fit",
                                     at_bound=True)])
-    head = years.headline_measure(table, best_kernel=None, ref_stable=(200, 300),
+    head = verdicts.headline_measure(table, best_kernel=None, ref_stable=(200, 300),
                                   kernel_stable=(200, 300), n_boot=100)
     assert not head.stable
     assert any("moves by 200 years" in r for r in head.reasons)
     assert any("stops on a bound" in r for r in head.reasons)
     falling = {"falling": True, "slope": -0.5, "slope_se": 0.1, "from": 400, "to": 600}
     flat = {"falling": False, "g_from": 0.004, "g_to": 0.005, "from": 400, "to": 600}
-    assert "still falling" in years.window_verdict("m", head, falling, 100)
-    assert "flattens" in years.window_verdict("m", head, flat, 100)
+    assert "still falling" in verdicts.window_verdict("m", head, falling, 100)
+    assert "flattens" in verdicts.window_verdict("m", head, flat, 100)
 
 
 def test_the_verdict_is_checked_for_every_choice_of_upper_windows():
@@ -46,51 +47,52 @@ def test_the_verdict_is_checked_for_every_choice_of_upper_windows():
     moving = pd.concat([window_table([40, 120, 121], [3, 3, 3]), kernel])
     kwargs = dict(best_kernel="kernel exp_floor", kernel_windows=(100, 200, 300),
                   ref_windows=(100, 200, 300), kernel_stable=(100, 300), n_boot=100)
-    choices = years.window_choices(moving, ref_stable=(100, 300), **kwargs)
+    choices = verdicts.window_choices(moving, ref_stable=(100, 300), **kwargs)
     # the chapter's own choice (100-300 for both) appears once, among the design rows
     assert list(choices.upper_windows) == ["100–300", "200–300", "200–300"]
     assert choices.stable.tolist() == [False, True, False]
-    assert not years.same_for_every_choice(choices)
-    text = years.choice_verdict(choices)
+    assert not verdicts.same_for_every_choice(choices)
+    text = verdicts.choice_verdict(choices)
     assert text.startswith("The verdict depends") and "1 of 3 choices finds" in text
     assert "chance crossover with design windows 200–300 (121 years)" in text
     # a crossover that holds still everywhere: every choice agrees
     still = pd.concat([window_table([80, 82, 81], [10, 10, 10]), kernel])
-    agree = years.window_choices(still, ref_stable=(200, 300), **kwargs)
-    assert agree.stable.all() and "does not depend" in years.choice_verdict(agree)
-    assert years.same_for_every_choice(agree)
+    agree = verdicts.window_choices(still, ref_stable=(200, 300), **kwargs)
+    assert agree.stable.all() and "does not depend" in verdicts.choice_verdict(agree)
+    assert verdicts.same_for_every_choice(agree)
     # every choice finds a stable measure, but not the same one: the verdict depends on it
     mixed = agree.assign(measure=["chance crossover", "two-reference fit", "chance crossover"])
-    assert not years.same_for_every_choice(mixed)
-    assert "not the same measure" in years.choice_verdict(mixed)
+    assert not verdicts.same_for_every_choice(mixed)
+    assert "not the same measure" in verdicts.choice_verdict(mixed)
     nothing = pd.concat([window_table([40, 120, 300], [3, 3, 3]), kernel])
-    none = years.window_choices(nothing, ref_stable=(200, 300), **kwargs)
-    assert not none.stable.any() and "no measure is stable" in years.choice_verdict(none)
-    assert years.same_for_every_choice(none)
+    none = verdicts.window_choices(nothing, ref_stable=(200, 300), **kwargs)
+    assert not none.stable.any() and "no measure is stable" in verdicts.choice_verdict(none)
+    assert verdicts.same_for_every_choice(none)
 
 
 def test_too_few_resamples_decide_nothing():
     table = window_table([80, 82, 81], [10, 10, 10])
-    head = years.headline_measure(table, best_kernel=None, ref_stable=(200, 300),
-                                  kernel_stable=(200, 300), n_boot=years.MIN_BOOT - 1)
+    head = verdicts.headline_measure(table, best_kernel=None, ref_stable=(200, 300),
+                                  kernel_stable=(200, 300), n_boot=verdicts.MIN_BOOT - 1)
     assert not head.decided and not head.stable
-    assert "not decided" in years.window_verdict("m", head, {}, years.MIN_BOOT - 1)
+    assert "not decided" in verdicts.window_verdict("m", head, {}, verdicts.MIN_BOOT - 1)
 
 
 def test_tail_trend_tells_a_falling_kernel_from_a_floor():
     d = np.arange(0, 601)
     se = np.full(d.shape, 1e-4)
-    falling = years.tail_trend(d, np.exp(-d / 150), se * np.exp(-d / 150))
+    falling = verdicts.tail_trend(d, np.exp(-d / 150), se * np.exp(-d / 150))
     assert falling["falling"] and falling["slope"] == pytest.approx(-100 / 150, rel=1e-6)
     rng = np.random.default_rng(0)
-    flat = years.tail_trend(d, 0.004 + 1e-5 * rng.standard_normal(d.shape), np.full(d.shape, 1e-5))
+    flat = verdicts.tail_trend(d, 0.004 + 1e-5 * rng.standard_normal(d.shape),
+                               np.full(d.shape, 1e-5))
     assert not flat["falling"]
 
 
 def test_sweep_verdict_measures_the_gap_in_standard_errors():
     sweep = pd.DataFrame({"task": "similarity", "n": [2, 4, 8], "p": [0.8, 0.6, 0.4],
                           "se": 0.01, "p_theory": [0.8, 0.6, 0.5], "theory_se": 0.0})
-    v = years.sweep_verdict(sweep)["similarity"]
+    v = verdicts.sweep_verdict(sweep)["similarity"]
     assert v["max_gap"] == pytest.approx(-0.1) and v["gap_n"] == 8
     assert v["max_z"] == pytest.approx(10) and not v["within"] and v["falls"]
 
@@ -101,27 +103,17 @@ def test_tradeoff_needs_p_s_to_turn_down_while_p_i_holds():
             "p_s_theory_se": 0.001, "p_i_theory_se": 0.001}
     trades = pd.DataFrame({**base, "p_s": [0.6, 0.8, 0.55], "p_i": [0.99, 0.9, 0.7]})
     plain = pd.DataFrame({**base, "p_s": [0.9, 0.8, 0.6], "p_i": [0.99, 0.9, 0.7]})
-    assert years.tradeoff_verdict(trades)[:2] == (True, False)
-    assert years.tradeoff_verdict(plain)[:2] == (False, False)
+    assert verdicts.tradeoff_verdict(trades)[:2] == (True, False)
+    assert verdicts.tradeoff_verdict(plain)[:2] == (False, False)
 
 
 def test_wing_asymmetry_compares_the_two_sides_of_the_design():
     counts = pd.DataFrame({"centre": 0.0, "D": 100.0, "offset": [-400.0, 400.0],
                            "trials": [1000.0, 1000.0], "correct": [785.0, 530.0]})
-    w = years.wing_asymmetry(counts, D=100)
+    w = verdicts.wing_asymmetry(counts, D=100)
     assert w["differ"] and w["p_before"] == 0.785 and w["p_after"] == 0.53
     same = counts.assign(correct=[530.0, 540.0])
-    assert not years.wing_asymmetry(same, D=100)["differ"]
-
-
-def test_temperature_rescales_the_option_scores():
-    rows = pd.DataFrame({"model": "m", "task": "identification", "n": 2,
-                         "options": ["A|B", "A|B"], "correct": ["A", "B"],
-                         "scores": ["0|-1", "0|-1"]})
-    t = years.temperature_from_results(rows, [1.0, 1e-3]).set_index("temperature")
-    p1 = 1 / (1 + np.exp(-1))
-    assert t.p[1.0] == pytest.approx((p1 + (1 - p1)) / 2)
-    assert t.p[1e-3] == pytest.approx(0.5, abs=1e-6)  # always picks A: right half the time
+    assert not verdicts.wing_asymmetry(same, D=100)["differ"]
 
 
 def test_the_sweep_sentence_takes_its_n_gap_and_z_from_one_cell():
@@ -130,7 +122,48 @@ def test_the_sweep_sentence_takes_its_n_gap_and_z_from_one_cell():
     sweep = pd.DataFrame({"task": "similarity", "n": [2, 4, 14], "p": [0.8, 0.538, 0.2],
                           "se": [0.01, 0.005, 0.001], "p_theory": [0.8, 0.6, 0.187],
                           "theory_se": 0.0})
-    v = years.sweep_verdict(sweep)["similarity"]
+    v = verdicts.sweep_verdict(sweep)["similarity"]
     assert v["gap_n"] == 14 and v["max_gap"] == pytest.approx(0.013)
     assert v["max_z"] == pytest.approx(13.0)
     assert "at n = 14, by +0.013 (z = +13.0)" in v["text"]
+
+
+def _lam(floor, p_s, p_i, se=0.001):
+    return pd.DataFrame({"floor": floor, "lambda": np.geomspace(0.01, 3, len(p_s)), "p_s": p_s,
+                         "p_s_se": se, "p_i": p_i, "p_i_se": se})
+
+
+def test_a_floor_turns_the_exponential_into_a_tradeoff():
+    rising = _lam(0.0, [0.99, 0.9, 0.8, 0.7], [0.99, 0.95, 0.85, 0.7])
+    turning = _lam(0.01, [0.6, 0.8, 0.75, 0.7], [0.99, 0.95, 0.85, 0.7])
+    flat = _lam(0.1, [0.55, 0.56, 0.56, 0.55], [0.9, 0.8, 0.7, 0.6])
+    v = verdicts.floor_tradeoff(pd.concat([rising, turning, flat], ignore_index=True))
+    assert v["both_rise"] and v["turns"] and v["holds"] and v["floor"] == 0.01
+    assert v["peak_ps"] == 0.8 and v["finest_ps"] == 0.6
+    assert v["peak_lambda"] == pytest.approx(turning["lambda"][1])
+    # below the threshold at the finest lambda, or a turn within the standard errors: no
+    low = _lam(0.0, [verdicts.BOTH_RISE, 0.9, 0.8, 0.7], [0.99, 0.95, 0.85, 0.7])
+    assert not verdicts.floor_tradeoff(pd.concat([low, turning]))["both_rise"]
+    noisy = turning.assign(p_s_se=0.05)
+    assert not verdicts.floor_tradeoff(pd.concat([rising, noisy]))["turns"]
+
+
+def test_theorem3_is_judged_after_holm_and_an_untested_prediction_is_left_out():
+    t3 = {"p_identification": 0.04, "p_similarity": 0.5, "sim_se_max": 0.01}
+    v = verdicts.theorem3_verdict(t3)
+    assert v["p_adjusted"] == pytest.approx({"identification": 0.08, "similarity": 0.5})
+    assert v["within"] and v["detectable"] > 0.01
+    alone = verdicts.theorem3_verdict({**t3, "p_similarity": float("nan")})
+    assert list(alone["p_adjusted"]) == ["identification"] and not alone["within"]
+
+
+def test_the_resolution_is_compared_with_the_paper_only_on_its_own_measure():
+    row = {"resolution": 75.0, "ci_low": 60.0, "ci_high": 90.0}
+    cross = verdicts.Headline("chance crossover", True, True, (), row)
+    claim = verdicts.resolution_claim(cross, robust=True)
+    assert claim["identified"] and claim["headline"] == 75.0 and claim["ci"] == (60.0, 90.0)
+    assert (claim["paper_value"], claim["tolerance"]) == (75.0, 5.0)
+    fit = verdicts.resolution_claim(verdicts.Headline("two-reference fit", True, True, (), row),
+                                    robust=True)
+    assert fit["identified"] and "paper_value" not in fit
+    assert verdicts.resolution_claim(cross, robust=False) == {"identified": False}

@@ -1,6 +1,6 @@
-"""The near design on the page: its figure, its sentences and its overview rows.
+"""The near design on the page: its figure, its sentences, its tables and its overview rows.
 
-The science is in :mod:`semres.experiments.llm.near`; this module only says what it found.
+The science is in :mod:`.near`; this module only says what it found.
 """
 
 from __future__ import annotations
@@ -11,18 +11,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
-from . import near
-from .language import NAMES
-from .years import PAPER_RANGE
 from semres.core import plotting as splot
 from semres.core.fits import gof_pvalue
-from semres.core.plotting import pvalue
+
+from . import near
+from .settings import NAMES, THE_PAPER
 
 __all__ = ["fig_near", "competence_text", "resolution_text", "box_sentence", "sizing_text",
-           "front_text",
-           "bias_rows", "publish", "blind_text",
-           "paper_reading", "design_text", "fits_table", "report_rows", "SHAPE_NAMES",
-           "LM_STAND_IN"]
+           "front_text", "bias_table", "bias_rows", "publish", "blind_text", "paper_reading",
+           "design_text", "fits_table", "report_rows", "SHAPE_NAMES", "LM_STAND_IN"]
 
 SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian",
                "step": "step (Definition 1)"}
@@ -34,12 +31,12 @@ def _years(x: float) -> str:
     return f"{x:.0f} year{'s' if round(x) != 1 else ''}"
 
 
-def design_text(cfg: dict) -> str:
+def design_text(cfg) -> str:
     """The design in one sentence, with the distances it probes."""
-    xs = cfg["near_xs"]
+    xs = cfg.near_xs
     return (f"two people born D years either side of a centre (D = "
-            f"{', '.join(map(str, cfg['near_Ds']))}; {cfg['near_pairs']} pairs of names for each "
-            f"D, each with its own centre in {cfg['near_centres'][0]}–{cfg['near_centres'][1]}), "
+            f"{', '.join(map(str, cfg.near_Ds))}; {cfg.near_pairs} pairs of names for each "
+            f"D, each with its own centre in {cfg.near_centres[0]}–{cfg.near_centres[1]}), "
             f"probes x = {', '.join(map(str, xs))} years beyond the nearer person and, where "
             "x < D, between the two, each on both sides and with the pair in both orders")
 
@@ -51,10 +48,10 @@ def competence_text(r: dict) -> str:
     lo, hi = c["x_range"]
     head = (f"Probed at most {_years(c['near'])} beyond the nearer person, {r['model']} puts "
             f"{a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] of its mass on that person "
-            f"({pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; greedy answers "
-            f"{c['greedy_near']:.3f}), and {d['p']:+.3f} [{d['ci_low']:+.3f}, "
+            f"({splot.pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; greedy "
+            f"answers {c['greedy_near']:.3f}), and {d['p']:+.3f} [{d['ci_low']:+.3f}, "
             f"{d['ci_high']:+.3f}] more than at probes {_years(c['far'])} or more beyond "
-            f"({pvalue(d['p_value'])})")
+            f"({splot.pvalue(d['p_value'])})")
     if r["does"]:
         return head + ": it does similarity, with a preference that fades with distance."
     return (head + f": it does not do similarity at the distances tested ({lo:.0f}–{hi:.0f} "
@@ -98,7 +95,7 @@ def resolution_text(r: dict) -> str:
 
 def paper_reading() -> str:
     """What the paper's 70–80 years is, said once."""
-    lo, hi = PAPER_RANGE
+    lo, hi = THE_PAPER.resolution
     return (f"The paper's {lo}–{hi} years for Gemma-2-2B, Llama-3.2-3B and Qwen2.5-7B is a "
             "reading of its Figure 5b, not a fitted number: its notebook stores, per probe, the "
             "share of answers naming the earlier-born person, computes no fit and no crossover, "
@@ -119,15 +116,16 @@ def box_sentence(r: dict, gate: dict | None = None) -> str:
     if b["misfit"]:
         return (f"{m} prefers the nearer person within a few years, but no similarity shape "
                 "describes how that preference fades.")
-    mid = sum(PAPER_RANGE) / 2
+    mid = sum(THE_PAPER.resolution) / 2
+    lo, hi = THE_PAPER.resolution
     if _bound(b):
         scale = f"below {_years(b['finest_x'])}"
         ratio = ""
     else:
         scale = f"of about {_years(b['resolution'])} [{b['ci_low']:.0f}, {b['ci_high']:.0f}]"
-        ratio = (f", about {mid / b['resolution']:.0f} times finer than the {PAPER_RANGE[0]}–"
-                 f"{PAPER_RANGE[1]} years read off the paper's larger models"
-                 if b["resolution"] > 0 and b["ci_high"] < PAPER_RANGE[0] else "")
+        ratio = (f", about {mid / b['resolution']:.0f} times finer than the {lo}–{hi} years "
+                 "read off the paper's larger models"
+                 if b["resolution"] > 0 and b["ci_high"] < lo else "")
     return (f"{m} generalises to people born within a resolution {scale}{ratio}, on a floor "
             f"of {b['relative_floor']:.2f} of an exact match's weight.")
 
@@ -251,7 +249,7 @@ def sizing_text(r: dict, target: float = 1.5) -> str:
 
 def bias_rows(results: dict) -> pd.DataFrame:
     """The pull towards the first-listed person on the near design (mass on it - 1/2), in the
-    columns of :func:`semres.experiments.llm.lm_protocol.bias_table`."""
+    columns of :func:`bias_table`."""
     return pd.DataFrame([{"model": m, "bias": "position, near design",
                           "measure": "mass on the first-listed person − 1/2",
                           "value": r["position"]["p"], "ci_low": r["position"]["ci_low"],
@@ -259,13 +257,13 @@ def bias_rows(results: dict) -> pd.DataFrame:
                           "trials": r["position"]["trials"]} for m, r in results.items()])
 
 
-def blind_text(cfg: dict, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
+def blind_text(cfg, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
                close=(1, 5)) -> str:
     """Why uniform probes cannot see a resolution of a few decades, with the numbers of
     :func:`semres.experiments.llm.near.blind_spot` for exponentials that reach ``floor``
     within each of ``reaches`` years."""
-    lo, hi = cfg["sweep_years"]
-    spots = [near.blind_spot(r, floor, (lo, hi), trials=cfg["front_trials"], seed=seed, D=D,
+    lo, hi = cfg.sweep_years
+    spots = [near.blind_spot(r, floor, (lo, hi), trials=cfg.front_trials, seed=seed, D=D,
                              close=range(close[0], close[1] + 1)) for r in reaches]
     return (f"With two people and a probe drawn uniformly from {lo}–{hi}, an exponential "
             f"similarity that falls to a floor of {floor:g} within {reaches[0]} years puts "
@@ -276,10 +274,27 @@ def blind_text(cfg: dict, seed, floor: float = 0.05, reaches=(10, 20), D: float 
             f"{close[0]}–{close[1]} years beyond one of them.")
 
 
-def publish(report, results: dict, cfg: dict, *, gate_biases: pd.DataFrame, seed) -> None:
+def bias_table(assessed: dict) -> pd.DataFrame:
+    """Position and length bias of every causal LM at n = 2 (the gate's trials), in the columns
+    of :func:`bias_rows`."""
+    rows = []
+    for a in assessed.values():
+        for kind, what in (("position", "mass on the first-listed person − 1/2"),
+                           ("length", "mass on the name of fewer tokens − 1/2")):
+            b = a["gate"]["biases"][kind]
+            rows.append({"model": a["model"], "bias": kind, "measure": what,
+                         "value": np.nan if b is None else b["p"],
+                         "ci_low": np.nan if b is None else b["ci_low"],
+                         "ci_high": np.nan if b is None else b["ci_high"],
+                         "trials": 0 if b is None else b["trials"]})
+    return pd.DataFrame(rows)
+
+
+def publish(report, results: dict, assessed: dict, cfg, *, seed) -> None:
     """The near design's tables (``lm_resolution``, ``lm_resolution_fits``, ``lm_bias`` with the
-    gate's biases), its figure and its glued sentences, the blind spot of uniform probes
-    (:func:`blind_text`) among them."""
+    gate's biases of the ``assessed`` models), its figure and its glued sentences, the blind
+    spot of uniform probes (:func:`blind_text`, drawn from ``seed``) among them."""
+    gate_biases = bias_table(assessed)
     report.text("blind_text", blind_text(cfg, seed))
     report.table(pd.concat([r["curve"] for r in results.values()], ignore_index=True)
                  if results else pd.DataFrame(), "lm_resolution")
@@ -290,7 +305,7 @@ def publish(report, results: dict, cfg: dict, *, gate_biases: pd.DataFrame, seed
         report.figure("near", fig_near(results))
     report.text("near_design", design_text(cfg))
     for key in ("near_near", "near_far"):
-        report.number(key, cfg[key])
+        report.number(key, getattr(cfg, key))
     report.text("near_text", " ".join(
         f"{competence_text(r)} {resolution_text(r) if r['does'] else ''} {sizing_text(r)}"
         for r in results.values()) or "No causal LM ran in this build.")

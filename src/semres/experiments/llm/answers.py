@@ -1,0 +1,199 @@
+"""Answers from elsewhere: accuracy against n, Theorem 3's ball measure, and the two-reference
+design read from any model's per-trial rows or the authors' released files.
+
+A model this build cannot run still left its answers: the authors' LLM pickles (read by
+:func:`semres.experiments.released.gather`), the tables derived from them, and per-trial files
+in the book's tidy schema (a causal LM scored here writes one). :func:`external_answers` turns
+every source into the same two inputs, accuracy by (model, task, n) and two-reference counts,
+so Theorem 3 (:func:`fit_ball_measure`, :func:`theorem3_table`) and the resolution design treat
+every model alike.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize_scalar
+from scipy.special import softmax
+
+from semres.core import theory
+from semres.core.fits import bound_report, chi2_reference_allowed, gof_binomial, gof_bootstrap
+from semres.core.results import choice_index, correct_mask, split_list
+from semres.core.seeds import named_seed
+from semres.experiments import released
+
+from .trials import check_task
+from .two_reference import binomial_nll, two_reference_counts
+
+__all__ = ["results_by_n", "two_reference_from_results", "fit_ball_measure", "external_answers",
+           "theorem3_table", "temperature_from_results"]
+
+
+def results_by_n(df):
+    """Accuracy per model, task and n from tidy per-trial rows (the paper's measure: correct
+    among answers naming a listed option; rows without a readable choice are counted as nulls).
+
+    Columns: model, source, task, n, trials, correct, nulls, p, se.
+    """
+    if df.empty:
+        raise ValueError("df: no rows")
+    ch = choice_index(df)
+    ok = [bool(m[c]) if c >= 0 else False for m, c in zip(correct_mask(df), ch)]
+    t = pd.DataFrame({"model": df.model.to_numpy(), "source": df.source.to_numpy(),
+                      "task": df.task.to_numpy(), "n": df.n.astype(int).to_numpy(),
+                      "answered": ch >= 0, "ok": ok})
+    out = (t.groupby(["model", "source", "task", "n"])
+           .agg(trials=("answered", "sum"), correct=("ok", "sum"),
+                nulls=("answered", lambda a: int((~a).sum()))).reset_index())
+    out["p"] = out.correct / out.trials.where(out.trials > 0)
+    out["se"] = np.sqrt(out.p * (1 - out.p) / out.trials.where(out.trials > 0))
+    return out
+
+
+def two_reference_from_results(df):
+    """Two-option similarity rows on the year line as (centre, D, offset, trials, correct) counts.
+
+    Any two-person "who was born closest" trial is one point of the two-reference design:
+    centre and D from the two years, the offset of the probe from the centre. Returns None
+    when ``df`` holds no such row.
+    """
+    sel = ((df.task == "similarity") & (df.n.astype(int) == 2) & (df.space == "years")).to_numpy()
+    if not sel.any():
+        return None
+    sub = df[sel]
+    pos = np.array([[float(v) for v in split_list(p)] for p in sub.position])
+    probe = sub.probe.astype(float).to_numpy()
+    ch = choice_index(sub)
+    mask = correct_mask(sub)
+    correct = np.array([float(m[c]) if c >= 0 else np.nan for m, c in zip(mask, ch)])
+    # a probe exactly on the centre is a tie: both options count as correct, no information
+    centre = pos.mean(1)
+    return two_reference_counts(np.round(centre, 6), np.abs(pos[:, 1] - pos[:, 0]) / 2,
+                                probe - centre, correct)
+
+
+def fit_ball_measure(n, trials, correct, *, task: str = "identification", gof_boot: int = 1000,
+                     gof_seed=None) -> dict:
+    """The ball measure b of Theorem 3 (constant similarity, homogeneous space) fitted to one
+    task's accuracy against n by binomial maximum likelihood, with a bound report.
+
+    Fitting b to identification and predicting generalization from it (or the reverse) tests the
+    theorem on a model that exposes no kernel, only its answers. Goodness of fit: the binomial
+    deviance across n, referred to chi-square for whole counts with at least 5 expected
+    successes and failures at every n, else to ``gof_boot`` parametric-bootstrap refits drawn
+    from ``gof_seed``, a named stream (0 refits: the statistic without a reference).
+    """
+    check_task(task)
+    n = np.asarray(n, int)
+    t = np.asarray(trials, float)
+    k = np.asarray(correct, float)
+    keep = t > 0
+    if keep.sum() < 2:
+        raise ValueError("trials: at least two values of n need answered trials")
+    n, t, k = n[keep], t[keep], k[keep]
+    col = 0 if task == "similarity" else 1
+    lo, hi = 1e-6, 1 - 1e-6
+
+    def rates(b):
+        return np.asarray(theory.n_item(b, n)[col], float)
+
+    def fit(tt, kk):
+        r = minimize_scalar(lambda x: binomial_nll(rates(1 / (1 + math.exp(-x))), tt, kk),
+                            bounds=(math.log(lo / (1 - lo)), math.log(hi / (1 - hi))),
+                            method="bounded")
+        return 1 / (1 + math.exp(-r.x)), float(r.fun)
+
+    b, nll = fit(t, k)
+    out = {"b": b, "nll": nll}
+    out.update(bound_report(out, {"b": (lo, hi)}, log=("b",)))
+    p_fit = rates(b)
+    if chi2_reference_allowed(t, k, p_fit)[0] or not gof_boot:
+        out.update(gof_binomial(t, k, p_fit, 1))
+    else:
+        if gof_seed is None:
+            raise ValueError("gof_seed: the bootstrap goodness of fit needs a named stream")
+        out.update(gof_bootstrap(t, k, p_fit, 1, lambda tt, kk: rates(fit(tt, kk)[0]),
+                                 gof_boot, gof_seed))
+    return out
+
+
+
+def external_answers(shipped: list, counts: list, curves: list, tidy_rows):
+    """Accuracy by (model, task, n) and two-reference counts per model, from every source of
+    answers the chapter did not produce with its encoder: the shipped tables derived from the
+    authors' files, the authors' files themselves (as ``released.gather`` read them), and tidy
+    per-trial rows (any model's,
+    including a causal LM scored here). Both analyses then treat every model alike."""
+    cols = ["model", "source", "task", "n", "trials", "correct"]
+    ext_n, ext_ref = [], {}
+    for name in shipped:
+        tab = released.load_table(name)
+        if name == "llm_n":
+            ext_n.append(tab.assign(trials=tab.answered)[cols])
+        else:  # means over centres: one pseudo-centre, so no interval over centres
+            for m, sub in tab.groupby("model"):
+                ext_ref[m] = pd.DataFrame({"centre": 0.0, "D": sub.D.astype(float),
+                                           "offset": sub.offset.astype(float),
+                                           "trials": sub.prompts.astype(float),
+                                           "correct": sub.p_correct_mean * sub.prompts}).dropna()
+    for tab in counts:  # the authors' n-sweep pickles, read by released.gather
+        ext_n.append(tab.assign(trials=tab.answered)[cols])
+    for long in curves:  # their resolution pickles
+        long = long.dropna(subset=["p_correct"])
+        if len(long):
+            ext_ref[long.model.iloc[0]] = pd.DataFrame({
+                "centre": long.centre.astype(float), "D": long.D, "offset": long.offset,
+                "trials": long.nrep.astype(float), "correct": long.p_correct * long.nrep})
+    if tidy_rows is not None and len(tidy_rows):
+        ext_n.append(results_by_n(tidy_rows)[cols])
+        for m, sub in tidy_rows.groupby("model"):
+            c = two_reference_from_results(sub)
+            if c is not None and (c.offset.abs() > c.D).any():
+                ext_ref[m] = c
+    ext_n = pd.concat(ext_n, ignore_index=True) if ext_n else pd.DataFrame(columns=cols)
+    ext_n = ext_n.groupby(["model", "task", "n"], as_index=False).agg(
+        source=("source", "first"), trials=("trials", "sum"), correct=("correct", "sum"))
+    ext_n["p"] = ext_n.correct / ext_n.trials.where(ext_n.trials > 0)
+    ext_n["se"] = np.sqrt(ext_n.p * (1 - ext_n.p) / ext_n.trials.where(ext_n.trials > 0))
+    return ext_n, ext_ref
+
+
+def theorem3_table(ext_n, seed):
+    """Theorem 3 per model: one ball measure b fitted to identification over n predicts
+    similarity at every n; the largest |z| of that prediction. ``seed``: the stream each
+    model's goodness-of-fit bootstrap is named from (where chi-square does not apply)."""
+    rows = []
+    for m, sub in ext_n.groupby("model"):
+        ide = sub[sub.task == "identification"].sort_values("n")
+        sim = sub[sub.task == "similarity"].sort_values("n")
+        if len(ide) < 2:
+            continue
+        fb = fit_ball_measure(ide.n, ide.trials, ide.correct,
+                              gof_seed=named_seed(seed, f"theorem 3 {m}"))
+        row = {"model": m, "b": fb["b"], "at_bound": fb["at_bound"],
+               "bound_params": fb["bound_params"], "max_z_sim": np.nan, "n_max": int(sub.n.max())}
+        if len(sim):
+            pred = np.asarray(theory.n_item(fb["b"], sim.n.to_numpy())[0], float)
+            z = (sim.p.to_numpy() - pred) / sim.se.replace(0, np.nan).to_numpy()
+            row["max_z_sim"] = float(np.nanmax(np.abs(z)))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["model", "b", "at_bound", "bound_params", "max_z_sim",
+                                       "n_max"])
+
+
+def temperature_from_results(rows, temperatures):
+    """p_S and p_I at n = 2 when a model's option scores are sharpened or flattened by a
+    softmax temperature T (its own answers are T = 1): the causal-LM temperature sweep."""
+    two = rows[(rows.n == 2) & rows.scores.fillna("").astype(str).str.len().gt(0)]
+    out = []
+    for (m, task), sub in two.groupby(["model", "task"]):
+        scores = np.array([[float(v) for v in split_list(s)] for s in sub.scores])
+        ok = np.array(correct_mask(sub), float)
+        for T in temperatures:
+            mass = (softmax(scores / float(T), axis=1) * ok).sum(1)
+            out.append({"model": m, "task": task, "temperature": float(T), "p": mass.mean(),
+                        "se": mass.std(ddof=1) / np.sqrt(len(mass))})
+    return pd.DataFrame(out, columns=["model", "task", "temperature", "p", "se"])
+

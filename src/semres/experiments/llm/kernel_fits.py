@@ -1,0 +1,359 @@
+"""The kernel of years and the shapes fitted to it.
+
+Whatever measured the similarity of years (the sentence encoder's kernel, a causal LM's
+choices), these fits say which shape describes it and where it meets its floor: a single
+exponential with a floor (the paper's g = e^(-d/lambda) + Delta, :func:`fit_exp_floor`), and
+four shapes fitted on log g (:data:`SHAPES`, :func:`fit_shape`), compared on held-out units
+(:func:`compare_shapes`) and refitted window by window (:func:`resolution_by_window`) to see
+whether a resolution is the model's or the window's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq, curve_fit, least_squares
+
+from semres.core.fits import (bootstrap_at_bound, bound_report, gof_chi2, gof_none,
+                              percentile_interval, resamples)
+from semres.core.validate import at_least, positive
+
+from .language import TEMPERATURE, KernelProfile
+
+__all__ = ["exp_floor", "fit_exp_floor", "bootstrap_fit", "FittedKernel", "MeasuredKernel",
+           "check_kernel", "SHAPES", "SHAPE_LABELS", "shape_resolution", "fit_shape",
+           "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
+
+
+def exp_floor(d, amplitude, scale, offset):
+    """amplitude (exp(-d/scale) + offset / amplitude): the paper's g = e^(-d/lambda) + Delta."""
+    return amplitude * np.exp(-np.asarray(d, float) / scale) + offset
+
+
+def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> dict:
+    """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``.
+
+    Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale),
+    the resolution lambda ln(1/Delta), where the exponential falls to the floor, and the bound
+    report (``at_bound``: a floor at 0 means none was found). Input that is not a kernel (see
+    :func:`check_kernel`) is refused. The default
+    leaves out d = 0: an exact year match is a token identity, a spike the graded part does not
+    describe (the chapter reports it separately). With ``se`` (standard errors of g, say over
+    the units whose similarities are averaged), the fit's goodness of fit is the chi-square of
+    its standardised residuals (:func:`semres.core.fits.gof_chi2`); without, gof_test says none.
+    """
+    d = np.asarray(distance, float)
+    g = np.asarray(similarity, float)
+    if d.shape != g.shape:
+        raise ValueError("distance and similarity must be 1-D arrays of the same length")
+    ok = np.isfinite(g) & (d >= min_distance)
+    if ok.sum() < 4:
+        raise ValueError("similarity needs at least 4 finite points at d >= min_distance")
+    s = _kernel_se(se, d.shape, ok)
+    d, g = check_kernel(d[ok], g[ok])
+    p0 = (max(g[0] - g[-1], 1e-6), max((d.max() - d.min()) / 10, 1.0), max(g[-1], 1e-6))
+    (a, lam, c), _ = curve_fit(exp_floor, d, g, p0=p0, maxfev=20000,
+                               bounds=([1e-12, 1e-3, 0.0], [np.inf, 1e5, np.inf]))
+    floor = c / a
+    res = lam * math.log(1 / floor) if 0 < floor < 1 else (0.0 if floor >= 1 else math.inf)
+    out = {"lambda": lam, "floor": floor, "amplitude": a, "offset": c, "resolution": res}
+    out.update(bound_report({"lambda": lam, "floor": max(floor, 1e-300)},
+                            {"lambda": (1e-3, 1e5), "floor": (1e-12, math.inf)},
+                            log=("lambda", "floor")))
+    out.update(_kernel_gof(g, exp_floor(d, a, lam, c), s, 3))
+    return out
+
+
+def _kernel_se(se, shape, sel):
+    """The standard errors of the selected kernel points (None when the caller gave none)."""
+    if se is None:
+        return None
+    se = np.asarray(se, float)
+    if se.shape != shape:
+        raise ValueError("se must have the same length as distance")
+    return se[sel]
+
+
+def _kernel_gof(y, y_fit, se, n_params) -> dict:
+    """chi-square of a kernel fit's standardised residuals, or why there is none."""
+    if se is None:
+        return gof_none("no standard errors given")
+    if not (np.isfinite(se).all() and (se > 0).all()):
+        return gof_none("standard errors not all finite and positive")
+    if len(y) <= n_params:
+        return gof_none(f"{len(y)} points for {n_params} parameters")
+    return gof_chi2(y, y_fit, se, n_params)
+
+
+def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
+                  max_distance: int | None = None, min_distance: int = 1) -> np.ndarray:
+    """Refit on resamples of the units: (n_boot, 3) array of lambda, floor, resolution."""
+    stop = len(profile.distance) if max_distance is None else int(max_distance) + 1
+    d = profile.distance[:stop]
+    out = np.empty((int(n_boot), 3))
+    for b, units in enumerate(resamples(len(profile.sums), n_boot, seed)):
+        fit = fit_exp_floor(d, profile.similarity(temperature, units)[:stop],
+                            min_distance=min_distance)
+        out[b] = fit["lambda"], fit["floor"], fit["resolution"]
+    return out
+
+
+class FittedKernel:
+    """The fitted graded part amplitude e^(-d/lambda) + offset for d > 0, and g(0) = ``spike``."""
+
+    def __init__(self, fit: dict, spike: float = 1.0):
+        self.fit, self.spike = dict(fit), positive(spike, "spike")
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        g = exp_floor(d, self.fit["amplitude"], self.fit["lambda"], self.fit["offset"])
+        return np.where(d == 0, self.spike, g).astype(
+            d.dtype if d.dtype.kind == "f" else np.float64, copy=False)
+
+
+class MeasuredKernel:
+    """A measured profile g(d) as a kernel for the engine: linear interpolation, flat beyond."""
+
+    def __init__(self, distance, similarity):
+        self.distance = np.asarray(distance, float)
+        self.similarity = np.asarray(similarity, float)
+        if self.distance.ndim != 1 or self.distance.shape != self.similarity.shape:
+            raise ValueError("distance and similarity must be 1-D arrays of the same length")
+        if not (np.isfinite(self.similarity).all() and (self.similarity >= 0).all()):
+            raise ValueError("similarity must be finite and >= 0")
+
+    def __call__(self, d):
+        d = np.asarray(d)
+        return np.interp(d, self.distance, self.similarity).astype(
+            d.dtype if d.dtype.kind == "f" else np.float64, copy=False)
+
+
+# --------------------------------------------------------------------------- kernel shapes
+
+def check_kernel(distance, similarity) -> tuple[np.ndarray, np.ndarray]:
+    """Refuse input that is not a similarity kernel g(d); return it as float arrays.
+
+    A kernel has one value per distance d >= 0 (strictly increasing distances) and is largest at
+    its shortest distances: the mean of the first tenth of the points exceeds that of every later
+    tenth. A P(correct) curve of the two-reference design is not one (it is indexed by signed
+    offsets, sits at 1/2 on the tie and rises before it falls): fitting a kernel to it returns
+    meaningless scales, so it is refused here and belongs to :func:`fit_two_reference`.
+    """
+    d = np.asarray(distance, float)
+    g = np.asarray(similarity, float)
+    if d.ndim != 1 or d.shape != g.shape:
+        raise ValueError("distance and similarity must be 1-D arrays of the same length")
+    ok = np.isfinite(g)
+    d, g = d[ok], g[ok]
+    if not np.isfinite(d).all() or (d < 0).any() or (np.diff(d) <= 0).any():
+        raise ValueError("distance must be strictly increasing values >= 0: a kernel g(d) has one "
+                         "value per distance (a curve against signed probe offsets is not a "
+                         "kernel; fit it with fit_two_reference)")
+    if (g < 0).any():
+        raise ValueError("similarity must be >= 0")
+    if len(g) >= 10:
+        blocks = [b.mean() for b in np.array_split(g, 10)]
+        if not all(blocks[0] > b for b in blocks[1:]):
+            raise ValueError("similarity does not decay with distance (its first tenth is not its "
+                             "largest): this is not a kernel g(d); a P(correct) curve of the "
+                             "two-reference design is fitted with fit_two_reference")
+    return d, g
+
+
+def _graded(shape: str, d, p: dict):
+    d = np.asarray(d, float)
+    if shape == "exp_floor":
+        return np.exp(-d / p["lambda"])
+    if shape == "two_exp_floor":
+        return np.exp(-d / p["lambda"]) + p["weight"] * np.exp(-d / p["lambda2"])
+    if shape == "power_floor":
+        return (1 + d / p["lambda"]) ** -p["beta"]
+    if shape == "stretched_floor":
+        return np.exp(-(d / p["lambda"]) ** p["beta"])
+    raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
+
+
+#: kernel shapes g(d) = amplitude (graded(d) + floor), with their parameters' search ranges;
+#: each is searched on a log scale (decay lengths in years, floors and weights over decades)
+SHAPES = {
+    "exp_floor": {"lambda": (0.05, 1e5), "floor": (1e-9, 1e2)},
+    "two_exp_floor": {"lambda": (0.05, 1e5), "lambda2": (0.05, 1e5), "weight": (1e-6, 1e4),
+                      "floor": (1e-9, 1e2)},
+    "power_floor": {"lambda": (0.01, 1e5), "beta": (0.01, 20.0), "floor": (1e-9, 1e2)},
+    "stretched_floor": {"lambda": (0.01, 1e5), "beta": (0.05, 5.0), "floor": (1e-9, 1e2)},
+}
+SHAPE_LABELS = {"exp_floor": "exponential + floor", "two_exp_floor": "two exponentials + floor",
+                "power_floor": "power law + floor", "stretched_floor": "stretched exp. + floor"}
+
+
+def shape_resolution(shape: str, params: dict) -> float:
+    """Where the graded part falls to the floor: graded(d) = floor (lambda ln(1/Delta) for an
+    exponential), the distance beyond which every item weighs about the same."""
+    floor = params["floor"]
+    if _graded(shape, 0.0, params) <= floor:
+        return 0.0
+    if shape == "exp_floor":
+        return params["lambda"] * math.log(1 / floor)
+    if shape == "power_floor":
+        return params["lambda"] * (floor ** (-1 / params["beta"]) - 1)
+    if shape == "stretched_floor":
+        return params["lambda"] * math.log(1 / floor) ** (1 / params["beta"])
+    f = lambda x: math.log(_graded(shape, x, params)) - math.log(floor)  # noqa: E731
+    hi = 1.0
+    while f(hi) > 0:
+        hi *= 2
+        if hi > 1e12:
+            return math.inf
+    return float(brentq(f, 0.0, hi, xtol=1e-6))
+
+
+def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: float = 1,
+              max_distance: float | None = None, se=None) -> dict:
+    """Fit amplitude (graded(d) + floor) to a kernel by least squares on log g, d in the window.
+
+    Log space weighs every decade of the kernel alike (it spans several), and the amplitude is
+    profiled out in closed form. Returns the parameters, ``resolution`` (:func:`shape_resolution`),
+    ``rss`` and ``points``, and the bound report of :func:`semres.core.fits.bound_report`: a floor
+    on
+    its lower bound means the data show no floor in the window, so the resolution is censored.
+    With ``se`` (standard errors of g), goodness of fit is the chi-square of the residuals on
+    log g with standard errors se / g (the delta method), amplitude counted as a parameter; the
+    fit itself is unweighted, so the statistic is at least the weighted fit's minimum (a
+    conservative check of the curve, strict against it). Without ``se``, gof_test says none.
+    """
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {tuple(SHAPES)}; got {shape!r}")
+    d, g = check_kernel(distance, similarity)
+    hi = np.inf if max_distance is None else float(max_distance)
+    sel = (d >= min_distance) & (d <= hi) & (g > 0)
+    s = _kernel_se(se, np.shape(similarity), np.isfinite(np.asarray(similarity, float)))
+    if sel.sum() < len(SHAPES[shape]) + 3:
+        raise ValueError(f"similarity needs at least {len(SHAPES[shape]) + 3} positive points in "
+                         f"[min_distance, max_distance]")
+    d, y = d[sel], np.log(g[sel])
+    names = list(SHAPES[shape])
+    lo = np.log([SHAPES[shape][k][0] for k in names])
+    up = np.log([SHAPES[shape][k][1] for k in names])
+
+    def resid(theta):
+        p = dict(zip(names, np.exp(theta)))
+        m = np.log(_graded(shape, d, p) + p["floor"])
+        return (y - m) - np.mean(y - m)  # the log amplitude is the mean residual
+
+    span = max(d.max() - d.min(), 1.0)
+    starts = {"lambda": [span / 20, span / 4], "lambda2": [span, span * 4], "weight": [0.1],
+              "beta": [1.0], "floor": [max(g[sel][-1] / g[sel][0], 1e-6), 1e-3]}
+    best = None
+    for i in range(2):
+        x0 = np.log([starts[k][min(i, len(starts[k]) - 1)] for k in names])
+        r = least_squares(resid, np.clip(x0, lo + 1e-6, up - 1e-6), bounds=(lo, up),
+                          method="trf", x_scale=1.0, max_nfev=2000)
+        if best is None or r.cost < best.cost:
+            best = r
+    p = dict(zip(names, np.exp(best.x).tolist()))
+    if shape == "two_exp_floor" and p["lambda2"] < p["lambda"]:  # one order: lambda <= lambda2
+        p["lambda"], p["lambda2"] = p["lambda2"], p["lambda"]
+        p["weight"] = 1 / p["weight"]
+    m = np.log(_graded(shape, d, p) + p["floor"])
+    p["amplitude"] = float(np.exp(np.mean(y - m)))
+    p["rss"] = float(2 * best.cost)
+    p["points"] = int(len(d))
+    p["resolution"] = shape_resolution(shape, p)
+    p.update(bound_report(p, SHAPES[shape], log=tuple(SHAPES[shape])))
+    p.update(_kernel_gof(y, m + math.log(p["amplitude"]),
+                         None if s is None else s[sel] / g[sel], len(names) + 1))
+    return p
+
+
+def shape_kernel(shape: str, params: dict):
+    """The fitted kernel amplitude (graded(d) + floor) as a callable (for plots and the engine)."""
+    return lambda d: params["amplitude"] * (_graded(shape, d, params) + params["floor"])
+
+
+def compare_shapes(profile: KernelProfile, *, seed, temperature: float = TEMPERATURE,
+                   folds: int = 5, min_distance: float = 1, max_distance: float | None = None,
+                   shapes=tuple(SHAPES)):
+    """Held-out error of each kernel shape: fit on the mean kernel of some units, score the RMSE
+    of log g against the mean kernel of the held-out units (k-fold over units).
+
+    Distances within one unit are strongly correlated, so a likelihood count of points (AIC)
+    would overstate the evidence; held-out units are the honest yardstick. Returns a DataFrame
+    with one row per shape (full-data fit, held-out RMSE and its fold standard error). ``seed``
+    (a named stream) assigns the units to folds.
+    """
+    folds = at_least(folds, 2, "folds")
+    rng = np.random.default_rng(seed)
+    fold = rng.permutation(len(profile.sums)) % folds
+    d = profile.distance
+    hi = np.inf if max_distance is None else float(max_distance)
+    win = (d >= min_distance) & (d <= hi)
+    rows = []
+    for shape in shapes:
+        errs = []
+        for k in range(folds):
+            train = profile.similarity(temperature, np.flatnonzero(fold != k))
+            test = profile.similarity(temperature, np.flatnonzero(fold == k))
+            p = fit_shape(d, train, shape, min_distance=min_distance, max_distance=max_distance)
+            pred = np.log(shape_kernel(shape, p)(d[win]))
+            errs.append(math.sqrt(np.mean((np.log(test[win]) - pred) ** 2)))
+        full = fit_shape(d, profile.similarity(temperature), shape, min_distance=min_distance,
+                         max_distance=max_distance)
+        rows.append({"shape": shape, "heldout_rmse": float(np.mean(errs)),
+                     "heldout_se": float(np.std(errs, ddof=1) / math.sqrt(len(errs))),
+                     **{k: full[k] for k in ("resolution", "floor", "at_bound", "bound_params",
+                                             "rss", "points")}})
+    return pd.DataFrame(rows)
+
+
+def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
+                         temperature: float = TEMPERATURE, shapes=("exp_floor",),
+                         min_distance: float = 1, model: str = "model"):
+    """The kernel resolution of each shape fitted on d in [min_distance, window], per window, with
+    a bootstrap interval over units: the table that shows whether a number depends on the window.
+
+    Columns: model, measure (the shape), window, resolution, ci_low, ci_high, at_bound (the fit
+    on all units hit a bound), boot_at_bound (share of refits that did), gof_p and misfit (the
+    fit on all units against the kernel's standard errors, :func:`fit_shape`): a window whose
+    fit does not describe the kernel gives no measurement.
+    """
+    boots = [profile.similarity(temperature, u)
+             for u in resamples(len(profile.sums), n_boot, seed)]
+    g, se = profile.similarity(temperature), profile.se(temperature)
+    rows = []
+    for shape in shapes:
+        for w in windows:
+            fit = fit_shape(profile.distance, g, shape, min_distance=min_distance, max_distance=w,
+                            se=se)
+            res, hit = [], []
+            for gb in boots:
+                fb = fit_shape(profile.distance, gb, shape, min_distance=min_distance,
+                               max_distance=w)
+                res.append(fb["resolution"])
+                hit.append(fb["at_bound"])
+            lo, hi = percentile_interval(res)
+            rows.append({"model": model, "measure": shape, "window": int(w),
+                         "resolution": fit["resolution"], "ci_low": lo, "ci_high": hi,
+                         "at_bound": bool(fit["at_bound"]),
+                         "boot_at_bound": bootstrap_at_bound(hit), "gof_p": fit["gof_p"],
+                         "misfit": bool(fit["misfit"])})
+    return pd.DataFrame(rows)
+
+
+def window_stability(table, windows) -> dict:
+    """Whether a measure moves less than its own confidence interval across ``windows``.
+
+    ``table`` holds one measure's rows (window, resolution, ci_low, ci_high, at_bound). Stable
+    means: no fit in those windows hit a bound, and the spread of the resolution across them is
+    smaller than the narrowest of their 95% intervals.
+    """
+    sub = table[table.window.isin(list(windows))]
+    if sub.empty:
+        raise ValueError("windows: none of them is in the table")
+    spread = float(sub.resolution.max() - sub.resolution.min())
+    width = float((sub.ci_high - sub.ci_low).min())
+    censored = bool(sub.at_bound.any()) or not np.isfinite(sub.resolution).all()
+    return {"spread": spread, "ci_width": width, "censored": censored,
+            "stable": (not censored) and spread < width}
+

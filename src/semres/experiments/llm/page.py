@@ -1,0 +1,163 @@
+"""Chapter 5 on the page: the exponential with a floor on the shared engine, the answers from
+elsewhere, and the chapter's close (its rows of the overview, the deviations from the paper,
+the result box).
+
+The causal LMs' sections are :mod:`.page_lm` and :mod:`.page_near`, the encoder's
+:mod:`.page_encoder`; the decisions are :mod:`.verdicts`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import sympy as sp
+
+from semres.core import plotting as splot
+from semres.core import theory
+from semres.core.book import torch_device
+
+from . import page_lm, page_near, verdicts
+from .kernel_fits import SHAPE_LABELS
+from .settings import SETTINGS, THE_PAPER
+
+__all__ = ["fig_lambda", "publish_derivation", "publish_lambda", "publish_external",
+           "deviation_lines", "close"]
+
+#: the columns of ``resolution_by_window.csv``
+WINDOW_COLUMNS = ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline",
+                  "at_bound", "boot_at_bound", "gof_p", "misfit"]
+
+
+def fig_lambda(lam_df):
+    """p_S, p_I against lambda, and the same runs on the plane, per floor."""
+    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    for (fl, sub), color in zip(lam_df.groupby("floor"), splot.CYCLE):
+        axes[0].plot(sub["lambda"], sub.p_s, color=color, label=f"$p_S$, $\\Delta$ = {fl:g}")
+        axes[0].plot(sub["lambda"], sub.p_i, color=color, ls="--",
+                     label=f"$p_I$, $\\Delta$ = {fl:g}")
+        axes[1].plot(sub.p_i, sub.p_s, "o-", ms=3, color=color)
+    axes[0].set(xscale="log", xlabel="decay length $\\lambda$ (segment length 1)",
+                ylabel="success", title="two items on the unit segment")
+    p_line = np.linspace(0.5, 1, 200)
+    axes[1].plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1,
+                 label="constant-$g$ front")
+    axes[1].set(xlabel="$p_I$", ylabel="$p_S$", title="the same runs in the $(p_I, p_S)$ plane")
+    splot.legend_outside(fig, axes, ncol=4)
+    return fig
+
+
+def publish_derivation(report, half) -> None:
+    """The half-advantage distance the derivation solved for, as LaTeX for the prose."""
+    report.text("half_expr", f"${sp.latex(half)}$")
+
+
+def publish_lambda(report, lam_df, verdict: dict) -> None:
+    """The lambda sweep (``lambda_sweep``), its figure and the floored curve's turn
+    (:func:`verdicts.floor_tradeoff`)."""
+    report.table(lam_df, "lambda_sweep")
+    report.figure("lambda", fig_lambda(lam_df))
+    report.number("lam_peak_ps", verdict["peak_ps"])
+    report.number("lam_peak_lam", verdict["peak_lambda"])
+    report.number("lam_small_ps", verdict["finest_ps"])
+
+
+def publish_external(report, windows, ext_windows: list, ext_n, ext_ref: dict, thm3, temps_ext,
+                     *, decided: bool, ref_stable):
+    """The answers from elsewhere: Theorem 3 per model (``fit_theorem3``), every resolution
+    window by window, the encoder's and theirs (``resolution_by_window``), accuracy against n
+    (``external``), the temperature from their scores, and one sentence per model. Returns the
+    window table."""
+    if len(thm3):
+        report.table(thm3.assign(measure="Theorem 3 ball measure"), "fit_theorem3")
+    window_table = pd.concat([windows, *ext_windows], ignore_index=True)[WINDOW_COLUMNS]
+    report.table(window_table, "resolution_by_window")
+    report.table(ext_n, "external")
+    if len(temps_ext):
+        report.table(temps_ext, "temperature_external")
+    ext_models = sorted(set(ext_n.model) | set(ext_ref))
+    report.text("ext_text", " ".join(
+        verdicts.external_verdict(m, thm3, window_table, decided=decided, ref_stable=ref_stable)
+        for m in ext_models) or
+        f"This build has no such data: the paper's three LLMs ({', '.join(THE_PAPER.models)}) "
+        "left their answers only as binary pickles, no table derived from them "
+        "is shipped and no result files were given. A reader with the "
+        "authors' files passes results=.../LLM_dates/saved_results with trust_pickle=True, and "
+        "this section fills in.")
+    return window_table
+
+
+def deviation_lines(cfg, encoder: str, lms: list, ns: list, n_names: int) -> list[str]:
+    """How this build's protocol differs from the paper's, beyond the settings in
+    ``SETTINGS.paper`` (which :meth:`semres.report.Report.deviations` compares itself)."""
+    *first, last = THE_PAPER.models
+    return [
+        f"models: the encoder {encoder} and the causal LMs {', '.join(lms) or '(none)'}, "
+        f"instead of {', '.join(first)} and {last}",
+        "read-out: the Luce mass on the correct people (a probability per prompt), instead of "
+        "parsing one generated answer; every draw is seeded",
+        f"resolution design: {len(cfg.centres)} centres on a grid {min(cfg.centres)}–"
+        f"{max(cfg.centres)} (paper: {THE_PAPER.centres})",
+        f"the causal LMs' resolution: the near design (gaps D = "
+        f"{', '.join(map(str, cfg.near_Ds))}, {cfg.near_pairs} pairs of names each, probes "
+        f"{', '.join(map(str, cfg.near_xs))} years from the nearer person, both sides, both "
+        "orders) fitted across distances, instead of probes every 5 years over c ± 300 read off "
+        "a figure",
+        f"n-sweep: n = {', '.join(map(str, ns))} with {cfg.trials} prompts each, years "
+        f"{cfg.sweep_years[0]}–{cfg.sweep_years[1]}, {n_names} names (paper: "
+        f"{THE_PAPER.n_sweep})",
+        "the kernel is measured from the model and its shape chosen by held-out error; the "
+        "two-reference fit and the crossover are refitted window by window; the tradeoff and "
+        "the 1/n law, which the paper did not test, are measured here",
+    ]
+
+
+def close(report, cfg, *, profile: str, device: str, model: str, lam: dict, assessed: dict,
+          protocol: dict, near_results: dict, head, robust: bool, choices, tail: dict,
+          best_shape: str, shape_fits: dict, sweep: dict, trade: tuple, temp_df, ns: list,
+          n_names: int) -> None:
+    """The chapter's rows of the overview, in the book's status vocabulary, its points on the
+    (p_I, p_S) plane, the deviations from the paper, ``summary.csv`` and the result box.
+
+    The rows: Proposition ch5-prop-two-reference on the engine (``lam``,
+    :func:`verdicts.floor_tradeoff`); the causal LMs (:func:`page_lm.report_results`); the
+    encoder's resolution (:func:`verdicts.resolution_claim`; not run when too few resamples
+    decide nothing), its kernel shape, p_S against n and the tradeoff along the temperature
+    (``trade``, :func:`verdicts.tradeoff_verdict`)."""
+    report.result("Two references under an exponential with a floor",
+                  "P(correct) returns to 1/2 beyond lambda ln(1/Delta) with a floor and never "
+                  "without one; without a floor a finer kernel wins both tests (SymPy, engine)",
+                  passed=lam["holds"])
+    page_lm.report_results(report, assessed, protocol, near_results)
+    stand_in = f"a sentence encoder ({model}), not the paper's chat LLMs"
+    live_verdict = verdicts.window_verdict(model, head, tail, cfg.window_boot)
+    if not head.decided:
+        report.not_run(f"Year resolution of {model}", live_verdict, stand_in=stand_in)
+    else:
+        res = verdicts.resolution_claim(head, robust)
+        identified = res.pop("identified")
+        report.result(f"Year resolution of {model} ({verdicts.measure_name(head.measure)})",
+                      f"{live_verdict} {verdicts.choice_verdict(choices)}", identified=identified,
+                      passed=True, new="paper_value" not in res, stand_in=stand_in, **res)
+    report.result(f"Kernel shape of {model}", f"best shape on held-out units: "
+                  f"{SHAPE_LABELS[best_shape]}", passed=best_shape == "exp_floor",
+                  misfit=bool(shape_fits[best_shape]["misfit"]), stand_in=stand_in)
+    report.result(f"p_S against n for {model}, predicted from its mean kernel",
+                  sweep["similarity"]["text"], headline=sweep["similarity"]["max_gap"],
+                  passed=sweep["similarity"]["within"], new=True, stand_in=stand_in)
+    trade_data, trade_th, trade_text = trade
+    report.result(f"Tradeoff along the temperature ({model})", trade_text,
+                  passed=trade_data and not trade_th, new=True, stand_in=stand_in)
+    for r in temp_df.itertuples():
+        report.point(f"{model}, T = {r.temperature:g}", r.p_i, r.p_s, r.p_i_se, r.p_s_se)
+    report.deviations(cfg, SETTINGS.paper,
+                      *deviation_lines(cfg, model, [a["model"] for a in assessed.values()], ns,
+                                       n_names))
+    report.save()
+    lead = " ".join(page_near.box_sentence(r, assessed[m]["gate"])
+                    for m, r in near_results.items())
+    report.box(f"the encoder `{model}`; the causal LMs "
+               + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values())
+                  or "none")
+               + f"; profile `{profile}`, device `{torch_device(device).type}`. "
+               "The reasons are in the sections below; the full tables are in the chapter's "
+               "result files", lead=lead)

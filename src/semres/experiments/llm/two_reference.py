@@ -1,0 +1,266 @@
+"""The paper's two-reference design: two people born at c - D and c + D, a probe at c + offset.
+
+:func:`two_reference` is the Luce rule's P(correct) there for any kernel;
+:func:`two_reference_counts` tabulates answers per (centre, D, offset); :func:`fit_two_reference`
+fits the paper's exponential with a floor to them by binomial likelihood, with an interval over
+centres and a goodness-of-fit test; :func:`chance_crossover` is the paper's operational
+resolution, the distance at which the preference for the nearer person can no longer be told
+from chance; :func:`ref_by_window` refits both on growing windows of probes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import isotonic_regression, minimize
+
+from semres.core import kernels
+from semres.core.fits import (bootstrap_at_bound, bound_report, chi2_reference_allowed,
+                              gof_binomial, gof_bootstrap, gof_none, percentile_interval,
+                              resamples)
+from semres.core.seeds import named_seed
+
+__all__ = ["two_reference", "offset_curve", "fitted_curve", "two_reference_counts",
+           "TWO_REF_BOUNDS", "binomial_nll", "fit_two_reference", "chance_crossover",
+           "ref_by_window"]
+
+
+def two_reference(offset, D, kernel) -> np.ndarray:
+    """Luce P(correct) for references at c - D, c + D and a probe at c + offset, any kernel g(d).
+
+    The correct reference is the one on the probe's side (at offset 0 a tie, so 1/2). With
+    ``semres.core.kernels.Exponential(lam, Delta)`` this is the paper's two-reference curve.
+    """
+    shape = np.shape(offset)
+    a = np.abs(np.atleast_1d(np.asarray(offset, float)))  # kernels expect arrays, not scalars
+    near = np.asarray(kernel(np.abs(a - D)), float)
+    far = np.asarray(kernel(a + D), float)
+    return (near / (near + far)).reshape(shape)
+
+
+
+def offset_curve(mass, *, model: str, D: int, offsets, n_centres: int, kernel) -> pd.DataFrame:
+    """P(correct) per probe offset at one half-gap ``D``, from per-trial masses ordered (centre,
+    offset, prompt) as :func:`semres.experiments.llm.trials.resolution_trials` draws them: the
+    mean over centres and prompts, its standard error, and the Luce rule with ``kernel``."""
+    offsets = np.asarray(offsets)
+    per_off = np.asarray(mass).reshape(n_centres, len(offsets), -1).transpose(1, 0, 2)
+    per_off = per_off.reshape(len(offsets), -1)
+    return pd.DataFrame({
+        "model": model, "D": D, "offset": offsets, "p_correct": per_off.mean(1),
+        "se": per_off.std(1, ddof=1) / np.sqrt(per_off.shape[1]),
+        "p_kernel": two_reference(offsets, D, kernel)})
+
+
+def fitted_curve(curve: pd.DataFrame, fit: dict) -> list:
+    """The two-reference curve of ``fit`` (:func:`fit_two_reference`) at each row's offset and D."""
+    fitted = kernels.Exponential(fit["lambda"], fit["floor"])
+    return [float(two_reference(o, D, fitted)) for o, D in zip(curve.offset, curve.D)]
+
+
+def two_reference_counts(centre, D, offset, correct):
+    """Per (centre, D, offset): trials and correct answers, from per-trial rows.
+
+    ``correct`` is 1/0 per trial (or a Luce probability in [0, 1]: the expected count of a model
+    that answers by sampling), or NaN where no answer could be read (dropped, as the paper's
+    accuracy among answers naming a listed person).
+    """
+    df = pd.DataFrame({"centre": np.asarray(centre, float), "D": np.asarray(D, float),
+                       "offset": np.asarray(offset, float), "correct": np.asarray(correct, float)})
+    df = df[np.isfinite(df.correct)]
+    if df.empty:
+        raise ValueError("correct: no trial has an answer")
+    if ((df.correct < 0) | (df.correct > 1)).any():
+        raise ValueError("correct must lie in [0, 1] (or be NaN) per trial")
+    return (df.groupby(["centre", "D", "offset"]).correct.agg(["size", "sum"])
+            .rename(columns={"size": "trials", "sum": "correct"}).reset_index())
+
+
+TWO_REF_BOUNDS = {"lambda": (0.1, 1e4), "floor": (1e-9, 10.0)}
+
+
+def binomial_nll(p, trials, correct) -> float:
+    """Negative binomial log-likelihood of ``correct`` of ``trials`` at success rates ``p``."""
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return -float(np.sum(correct * np.log(p) + (trials - correct) * np.log1p(-p)))
+
+
+def _two_ref_p(D, offset, lam, fl):
+    """P(correct) of the two-reference design: the Luce share of the nearer reference."""
+    a = np.abs(offset)
+    near = np.exp(-np.abs(a - D) / lam) + fl
+    return near / (near + np.exp(-(a + D) / lam) + fl)
+
+
+def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
+    lo = np.log([TWO_REF_BOUNDS[k][0] for k in ("lambda", "floor")])
+    hi = np.log([TWO_REF_BOUNDS[k][1] for k in ("lambda", "floor")])
+
+    def nll(theta):
+        return binomial_nll(_two_ref_p(D, offset, *np.exp(theta)), trials, correct)
+
+    best = None
+    for x0 in starts or ((np.log(30.0), np.log(0.05)), (np.log(150.0), np.log(1e-3)),
+                         (np.log(5.0), np.log(0.3))):
+        r = minimize(nll, np.array(x0), method="L-BFGS-B", bounds=list(zip(lo, hi)))
+        if best is None or r.fun < best.fun:
+            best = r
+    lam, fl = np.exp(best.x)
+    return {"lambda": float(lam), "floor": float(fl), "nll": float(best.fun),
+            "p_fit": _two_ref_p(D, offset, lam, fl),
+            "resolution": float(lam) * math.log(1 / fl) if fl < 1 else 0.0}
+
+
+def _centre_tables(centre_idx, cell_idx, shape, trials, correct):
+    """(centre x cell) tables of trials and correct answers: a resample of centres is a
+    weighted sum of their rows."""
+    tab_t, tab_c = np.zeros(shape), np.zeros(shape)
+    np.add.at(tab_t, (centre_idx, cell_idx), trials)
+    np.add.at(tab_c, (centre_idx, cell_idx), correct)
+    return tab_t, tab_c
+
+
+def _centre_resamples(tab_t, tab_c, n_boot, seed):
+    """Trials and correct answers per cell of each bootstrap resample of the centres (rows of
+    :func:`_centre_tables`); none from a single centre, which leaves nothing to resample."""
+    n = len(tab_t)
+    for idx in resamples(n, n_boot if n > 1 else 0, seed):
+        w = np.bincount(idx, minlength=n)
+        yield w @ tab_t, w @ tab_c
+
+
+def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = None,
+                      gof_boot: int = 1000) -> dict:
+    """Fit the paper's two-reference curve (exponential + floor, Luce rule) to P(correct) data.
+
+    ``counts`` has columns centre, D, offset, trials, correct (:func:`two_reference_counts`).
+    Maximum likelihood of the binomial counts gives lambda and the floor Delta; the resolution is
+    lambda ln(1/Delta). The interval resamples centres (the units that share a prompt's years),
+    refitting each resample. Probes with |offset| > ``max_offset`` are left out (the window).
+    Goodness of fit (``gof_test``, ``gof_stat``, ``gof_df``, ``gof_p``, ``misfit``): the
+    binomial deviance over the (D, offset) cells, referred to chi-square for whole counts with
+    at least 5 expected successes and failures per cell, else to ``gof_boot`` parametric
+    bootstrap refits (0: the statistic without a reference).
+    """
+    need = {"centre", "D", "offset", "trials", "correct"}
+    if not need <= set(counts.columns):
+        raise ValueError(f"counts must have columns {sorted(need)}")
+    c = counts if max_offset is None else counts[counts.offset.abs() <= float(max_offset)]
+    c = c[c.offset != 0]  # the tie carries no information about the kernel
+    if c.empty:
+        raise ValueError("counts: no probe off the tie within max_offset")
+    cells = c.groupby(["D", "offset"]).agg(trials=("trials", "sum"),
+                                           correct=("correct", "sum")).reset_index()
+    D, offset = cells.D.to_numpy(float), cells.offset.to_numpy(float)
+    trials, correct = cells.trials.to_numpy(float), cells.correct.to_numpy(float)
+    fit = _fit_two_ref_cells(D, offset, trials, correct)
+    fit.update(bound_report(fit, TWO_REF_BOUNDS, log=("lambda", "floor")))
+    fit.update(_two_ref_gof(D, offset, trials, correct, fit, gof_boot, seed))
+    # bootstrap over centres: weights per centre on a (centre x cell) table of counts
+    centres = np.unique(c.centre)
+    tables = _centre_tables(np.searchsorted(centres, c.centre),
+                            cells.set_index(["D", "offset"]).index.get_indexer(_cell_index(c)),
+                            (len(centres), len(cells)), c.trials.to_numpy(float),
+                            c.correct.to_numpy(float))
+    res, hit = [], []
+    for t, k in _centre_resamples(*tables, n_boot, seed):
+        fb = _fit_two_ref_cells(D, offset, t, k, starts=[np.log([fit["lambda"], fit["floor"]])])
+        res.append(fb["resolution"])
+        hit.append(bound_report(fb, TWO_REF_BOUNDS, log=("lambda", "floor"))["at_bound"])
+    fit["ci_low"], fit["ci_high"] = percentile_interval(res)
+    fit["boot_at_bound"] = bootstrap_at_bound(hit)
+    fit["centres"] = int(len(centres))
+    del fit["p_fit"]
+    return fit
+
+
+def _two_ref_gof(D, offset, trials, correct, fit, gof_boot, seed) -> dict:
+    """Binomial deviance of the two-reference fit over its (D, offset) cells: chi-square where
+    the cells hold whole counts of sampled answers with enough expected in each, else the
+    parametric bootstrap (expected Luce masses are fractional and carry no answer noise)."""
+    if len(trials) <= 2:
+        return gof_none(f"{len(trials)} cells for 2 parameters")
+    if chi2_reference_allowed(trials, correct, fit["p_fit"])[0]:
+        return gof_binomial(trials, correct, fit["p_fit"], 2)
+    if not gof_boot:
+        return gof_binomial(trials, correct, fit["p_fit"], 2)  # the statistic, no reference
+    start = [np.log([fit["lambda"], fit["floor"]])]
+
+    def refit(t, k):
+        return _fit_two_ref_cells(D, offset, t, k, starts=start)["p_fit"]
+
+    return gof_bootstrap(trials, correct, fit["p_fit"], 2, refit, gof_boot,
+                         named_seed(seed, "two-reference goodness of fit"))
+
+
+def _cell_index(df):
+    return pd.MultiIndex.from_arrays([df.D.to_numpy(float), df.offset.to_numpy(float)])
+
+
+def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
+    """The paper's operational resolution: how far beyond the nearer reference a probe can lie
+    before the preference for it is no longer distinguishable from chance.
+
+    Probes beyond the pair (|offset| > D) are pooled over D and sides by their distance from the
+    nearer reference, x = |offset| - D. The advantage P(correct) - 1/2 is smoothed by a
+    non-increasing (isotonic) regression, weighted by trials, so that one noisy probe neither
+    ends the preference early nor revives it late; the crossover is the first x at which the
+    smoothed advantage comes within ``z`` binomial standard errors (of its pooled block) of 0.
+    It depends on the number of trials (more
+    trials resolve smaller preferences); the interval resamples centres. When the preference is
+    still distinguishable at the design's last probe, the number is censored there
+    (``at_bound``).
+    """
+    beyond = counts[counts.offset.abs() > counts.D].copy()
+    if beyond.empty:
+        raise ValueError("counts: no probe lies beyond the references")
+    beyond["x"] = beyond.offset.abs() - beyond.D
+    xs = np.unique(beyond.x)
+    centres = np.unique(beyond.centre)
+    tab_t, tab_c = _centre_tables(np.searchsorted(centres, beyond.centre),
+                                  np.searchsorted(xs, beyond.x), (len(centres), len(xs)),
+                                  beyond.trials.to_numpy(float), beyond.correct.to_numpy(float))
+
+    def cross(t, k):
+        ok = np.flatnonzero(t > 0)
+        if not len(ok):
+            return float(xs[0]), False
+        fit = isotonic_regression(k[ok] / t[ok] - 0.5, weights=t[ok], increasing=False)
+        block_trials = np.add.reduceat(t[ok], fit.blocks[:-1])
+        pooled = np.repeat(block_trials, np.diff(fit.blocks))
+        lost = fit.x / np.sqrt(0.25 / pooled) <= z
+        if not lost.any():
+            return float(xs[-1]), True
+        return float(xs[ok[int(np.flatnonzero(lost)[0])]]), False
+
+    x0, censored = cross(tab_t.sum(0), tab_c.sum(0))
+    lo, hi = percentile_interval([cross(t, k)[0]
+                                  for t, k in _centre_resamples(tab_t, tab_c, n_boot, seed)])
+    return {"resolution": x0, "ci_low": lo, "ci_high": hi, "at_bound": censored,
+            "bound_params": "x=upper" if censored else "", "x_max": float(xs[-1])}
+
+
+
+def ref_by_window(counts, model: str, windows, n_boot: int, seed):
+    """The two-reference fit and the chance crossover on probes |offset| <= w, per window
+    (each window's resamples a stream of its own, named by the window). The crossover is no
+    fit: its goodness of fit is untested (empty), never "passed"."""
+    rows = []
+    for w in windows:
+        s = named_seed(seed, f"window {int(w)}")
+        sub = counts[counts.offset.abs() <= w]
+        f = fit_two_reference(sub, n_boot, s)
+        c = chance_crossover(sub, n_boot, s)
+        rows.append({"model": model, "measure": "two-reference fit", "window": int(w),
+                     "resolution": f["resolution"], "ci_low": f["ci_low"],
+                     "ci_high": f["ci_high"], "at_bound": f["at_bound"],
+                     "boot_at_bound": f["boot_at_bound"], "gof_p": f["gof_p"],
+                     "misfit": f["misfit"]})
+        rows.append({"model": model, "measure": "chance crossover", "window": int(w),
+                     "resolution": c["resolution"], "ci_low": c["ci_low"],
+                     "ci_high": c["ci_high"], "at_bound": c["at_bound"],
+                     "boot_at_bound": np.nan, "gof_p": np.nan, "misfit": None})
+    return pd.DataFrame(rows)
+

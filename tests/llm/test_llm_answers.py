@@ -1,0 +1,54 @@
+"""semres.experiments.llm.answers: any model's answers through the tidy schema, Theorem 3's ball
+measure, and the temperature applied to a model's option scores."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from semres.core import results, theory
+from semres.experiments.llm import answers, trials
+
+
+def test_results_round_trip_through_the_schema(tmp_path):
+    tr = trials.draw_trials("identification", 3, 200, 5, years=(1500, 1600))
+    rng = np.random.default_rng(0)
+    truth = np.argmax(tr.correct, 1)
+    choice = np.where(rng.random(200) < 0.7, truth, rng.integers(0, 3, 200))
+    choice[:10] = -1  # ten unanswered prompts
+    df = trials.trials_to_results(tr, choice, model="m")
+    results.write_results(df, tmp_path / "r.csv")
+    back = results.read_results(str(tmp_path / "r.csv"))
+    by_n = answers.results_by_n(back)
+    assert by_n.trials.iloc[0] == 190 and by_n.nulls.iloc[0] == 10
+    assert by_n.correct.iloc[0] == int((choice[10:] == truth[10:]).sum())
+    pairs = trials.draw_trials("similarity", 2, 50, 1, years=(1500, 1600))
+    counts = answers.two_reference_from_results(
+        trials.trials_to_results(pairs, np.zeros(50, int), model="m"))
+    assert counts.trials.sum() == 50
+
+
+def test_fit_ball_measure_recovers_b():
+    ns = np.array([2, 4, 8, 16, 32])
+    b = 0.1
+    p = np.asarray(theory.n_item(b, ns)[1])
+    fit = answers.fit_ball_measure(ns, np.full(5, 100_000), np.rint(p * 100_000))
+    assert fit["b"] == pytest.approx(b, rel=0.02) and not fit["at_bound"]
+
+
+def test_a_bootstrap_goodness_of_fit_needs_a_named_stream():
+    ns = np.array([2, 4, 8])
+    p = np.asarray(theory.n_item(0.2, ns)[1])
+    with pytest.raises(ValueError, match="gof_seed"):  # 3 trials a cell: chi-square cannot serve
+        answers.fit_ball_measure(ns, np.full(3, 3), np.rint(p * 3))
+    fit = answers.fit_ball_measure(ns, np.full(3, 3), np.rint(p * 3), gof_boot=20, gof_seed=0)
+    assert "parametric bootstrap" in fit["gof_test"]
+
+
+def test_temperature_rescales_the_option_scores():
+    rows = pd.DataFrame({"model": "m", "task": "identification", "n": 2,
+                         "options": ["A|B", "A|B"], "correct": ["A", "B"],
+                         "scores": ["0|-1", "0|-1"]})
+    t = answers.temperature_from_results(rows, [1.0, 1e-3]).set_index("temperature")
+    p1 = 1 / (1 + np.exp(-1))
+    assert t.p[1.0] == pytest.approx((p1 + (1 - p1)) / 2)
+    assert t.p[1e-3] == pytest.approx(0.5, abs=1e-6)  # always picks A: right half the time

@@ -1,0 +1,122 @@
+"""semres.experiments.llm.kernel_fits: each shape recovers the kernel that made the data, reports
+its bounds, refuses a curve that is not a kernel, and holds still across windows only when the
+data reach a floor."""
+
+import math
+
+import numpy as np
+import pytest
+
+from semres.core import kernels
+from semres.experiments.llm import kernel_fits, language, two_reference
+
+
+def noisy_profile(true, d, units=40, noise=0.002, seed=1):
+    """A KernelProfile whose units scatter around log g = log(true) * T (known kernel)."""
+    rng = np.random.default_rng(seed)
+    cos = language.TEMPERATURE * np.log(true)[None] + noise * rng.standard_normal((units, d.size))
+    cos -= cos[:, :1]  # g(0) = 1 per unit, as measure_kernel makes it
+    return language.KernelProfile(d, cos, np.ones_like(cos))
+
+
+def test_fit_exp_floor_recovers_parameters():
+    rng = np.random.default_rng(0)
+    d = np.arange(0, 600.0)
+    g = 0.2 * (np.exp(-d / 40) + 0.05) * (1 + 0.01 * rng.standard_normal(d.size))
+    fit = kernel_fits.fit_exp_floor(d, g)
+    assert fit["lambda"] == pytest.approx(40, rel=0.05)
+    assert fit["floor"] == pytest.approx(0.05, rel=0.05)
+    assert fit["resolution"] == pytest.approx(fit["lambda"] * math.log(1 / fit["floor"]))
+    with pytest.raises(ValueError, match="at least 4"):
+        kernel_fits.fit_exp_floor(d[:3], g[:3])
+
+
+def test_bootstrap_interval_covers_the_truth():
+    rng = np.random.default_rng(1)
+    d = np.arange(0, 301)
+    true = np.exp(-d / 25) + 0.1
+    units = 40
+    cos = 0.05 * np.log(true)[None] + 0.002 * rng.standard_normal((units, d.size))
+    prof = language.KernelProfile(d, cos, np.ones_like(cos))
+    boot = kernel_fits.bootstrap_fit(prof, 60, 2)
+    lo, hi = np.percentile(boot[:, 2], [2.5, 97.5])
+    assert lo < 25 * math.log(10) < hi
+    np.testing.assert_array_equal(boot, kernel_fits.bootstrap_fit(prof, 60, 2))  # seeded
+
+
+def test_measured_and_fitted_kernels():
+    k = kernel_fits.MeasuredKernel([0, 10, 20], [1.0, 0.5, 0.25])
+    np.testing.assert_allclose(k(np.array([0.0, 5.0, 15.0, 40.0])), [1, 0.75, 0.375, 0.25])
+    with pytest.raises(ValueError, match="similarity"):
+        kernel_fits.MeasuredKernel([0, 1], [1.0, -1.0])
+    f = kernel_fits.FittedKernel({"amplitude": 0.2, "lambda": 10.0, "offset": 0.02})
+    np.testing.assert_allclose(f(np.array([0.0, 10.0])), [1.0, 0.2 * math.exp(-1) + 0.02])
+
+
+def test_fit_exp_floor_refuses_a_p_correct_curve():
+    """A two-reference P(correct) curve is not a kernel: against signed offsets, or one side."""
+    off = np.arange(-300, 300, 5.0)
+    p = two_reference.two_reference(off, 50, kernels.Exponential(30.0, 0.05))
+    with pytest.raises(ValueError, match="distance"):
+        kernel_fits.fit_exp_floor(off, p)
+    side = off >= 0
+    with pytest.raises(ValueError, match="not a kernel"):
+        kernel_fits.fit_exp_floor(off[side], p[side])
+    with pytest.raises(ValueError, match="not a kernel"):
+        kernel_fits.fit_shape(off[side], p[side], "power_floor")
+    d = np.arange(0, 300.0)  # a real kernel passes
+    assert kernel_fits.fit_exp_floor(d, np.exp(-d / 30) + 0.05)["lambda"] == pytest.approx(
+        30, rel=1e-3)
+
+
+@pytest.mark.parametrize("shape", list(kernel_fits.SHAPES))
+def test_each_shape_recovers_its_own_resolution(shape):
+    d = np.arange(0, 601.0)
+    params = {"exp_floor": {"lambda": 25.0, "floor": 0.02},
+              "two_exp_floor": {"lambda": 5.0, "lambda2": 80.0, "weight": 0.3, "floor": 0.01},
+              "power_floor": {"lambda": 10.0, "beta": 1.5, "floor": 0.01},
+              "stretched_floor": {"lambda": 20.0, "beta": 0.7, "floor": 0.01}}[shape]
+    g = 0.3 * (kernel_fits._graded(shape, d, params) + params["floor"])
+    fit = kernel_fits.fit_shape(d, g, shape)
+    assert fit["resolution"] == pytest.approx(kernel_fits.shape_resolution(shape, params),
+                                              rel=0.02)
+    assert not fit["at_bound"]
+
+
+def test_fit_bounds_are_reported():
+    """A kernel with a floor pins nothing; a pure power law (no floor) pins the floor's bound."""
+    d = np.arange(0, 601.0)
+    with_floor = kernel_fits.fit_shape(d, np.exp(-d / 25) + 0.02, "exp_floor")
+    assert not with_floor["at_bound"] and with_floor["bound_params"] == ""
+    no_floor = kernel_fits.fit_shape(d, (1 + d) ** -1.2, "power_floor")
+    assert no_floor["at_bound"] and "floor=lower" in no_floor["bound_params"]
+    legacy = kernel_fits.fit_exp_floor(d, np.exp(-d / 25) + 0.02)
+    assert legacy["at_bound"] is False
+
+
+def test_resolution_is_stable_across_windows_on_a_known_kernel():
+    """exp + floor, true resolution 25 ln(1/0.05) = 74.9: every window 300-600 recovers it, the
+    interval covers it, and the spread across windows is smaller than the interval."""
+    d = np.arange(0, 601)
+    true = np.exp(-d / 25) + 0.05
+    prof = noisy_profile(true, d)
+    table = kernel_fits.resolution_by_window(prof, [100, 300, 400, 500, 600], 30, 3,
+                                             shapes=("exp_floor",))
+    upper = table[table.window >= 300]
+    assert ((upper.ci_low < 25 * math.log(20)) & (upper.ci_high > 25 * math.log(20))).all()
+    st = kernel_fits.window_stability(table, [300, 400, 500, 600])
+    assert st["stable"] and not st["censored"]
+    assert not table.misfit.any()  # the right shape describes the kernel in every window
+    # a kernel with no floor in the data: the fitted resolution grows with the window
+    drift = kernel_fits.resolution_by_window(noisy_profile((1 + d / 10.0) ** -1.5, d),
+                                             [300, 400, 500, 600], 10, 3, shapes=("exp_floor",))
+    assert not kernel_fits.window_stability(drift, [300, 400, 500, 600])["stable"]
+    assert drift.misfit.all()  # and an exponential does not describe a power law
+
+
+def test_compare_shapes_picks_the_true_shape():
+    d = np.arange(0, 401)
+    true = np.exp(-d / 5) + 0.3 * np.exp(-d / 80) + 0.01
+    prof = noisy_profile(true, d, noise=0.001)
+    table = kernel_fits.compare_shapes(prof, folds=4, seed=0)
+    assert table.sort_values("heldout_rmse")["shape"].iloc[0] == "two_exp_floor"

@@ -1,0 +1,74 @@
+"""semres.experiments.llm.lm: the option scorer on a tiny Llama built here, every score that of a
+full forward of the prompt and the option, and the rows it writes rescored from their prompts."""
+
+import numpy as np
+import pytest
+from tiny_lm import CHAT, NAMES, YEARS, hand_logprob, model, tokenizer
+
+from semres.core import results
+from semres.experiments.llm import lm, settings, trials
+
+
+@pytest.mark.parametrize("chat", [False, True])
+@pytest.mark.parametrize("packed", [False, True])
+def test_scores_match_a_full_forward_by_hand(chat, packed):
+    """Options of 1, 2 and 3 tokens, prompts alone or packed by the people they list (each
+    question then attends only to its list and itself): every score is that of one full
+    forward of the prompt followed by the option."""
+    tok = tokenizer()
+    if chat:
+        tok.chat_template = CHAT
+    net = model(len(tok), 1)
+    scorer = lm.Scorer((net, tok), batch_tokens=150)  # several batches of mixed lengths
+    assert scorer.chat is chat
+    forms = (lambda x: x, lambda x: f"{x} {NAMES[0]}", lambda x: f"{NAMES[1]} {x} {NAMES[2]}")
+    prompts, options, groups = [], [], []
+    for task in settings.TASKS:
+        for n in (2, 3):
+            tr = trials.balanced_trials(task, n, 2, 7, years=YEARS, n_names=len(NAMES))
+            p, o = lm.paper_prompts(tr, NAMES)
+            prompts += p
+            options += [[f(x) for f, x in zip(forms, row)] for row in o]
+            groups += [f"{task}{n}-{g}" for g in tr.group]
+    got = scorer.logprobs(prompts, options, groups=groups if packed else None, progress=False)
+    if chat:
+        assert lm._common_prefix([scorer.prefix_ids(p) for p in prompts]) >= 10
+    if packed:  # the lists really were read once per group
+        pre = [scorer.prefix_ids(p) for p in prompts]
+        rows = lm._pack(pre, [[scorer.option_ids(o) for o in opts] for opts in options],
+                        lm._common_prefix(pre), groups, lm.Scorer.MAX_ROW)
+        assert len(rows) == len(set(groups)) < len(prompts)
+    worst = 0.0
+    for p, opts, lp in zip(prompts, options, got):
+        for o, v in zip(opts, lp):
+            ids = scorer.prefix_ids(p) + scorer.option_ids(o)
+            worst = max(worst, abs(v - hand_logprob(net, ids, len(scorer.option_ids(o)))))
+    assert worst < 1e-5
+    probs = scorer.probabilities(prompts, options, progress=False)
+    assert all(abs(q.sum() - 1) < 1e-12 for q in probs)
+
+
+def test_a_group_too_long_for_one_row_spills_into_more():
+    tok = tokenizer()
+    net = model(len(tok), 1)
+    scorer = lm.Scorer((net, tok))
+    tr = trials.balanced_trials("identification", 6, 1, 3, years=YEARS, n_names=len(NAMES))
+    p, o = lm.paper_prompts(tr, NAMES)
+    full = scorer.logprobs(p, o, progress=False)
+    scorer.MAX_ROW = 40  # an instance setting: rows of at most ~40 tokens
+    split = scorer.logprobs(p, o, groups=tr.group, progress=False)
+    assert max(np.abs(a - b).max() for a, b in zip(full, split)) < 1e-5
+
+
+def test_results_keep_the_prompt_and_rescore(tok, trained, tmp_path):
+    scorer = lm.Scorer((trained, tok), batch_size=64)
+    tr = trials.balanced_trials("similarity", 3, 4, 3, years=YEARS, n_names=len(NAMES))
+    scored = lm.score_trials(scorer, tr, NAMES, progress=False)
+    df = lm.to_results(scored, seed=0)
+    back = results.read_results(results.write_results(df, tmp_path / "r.csv"))
+    assert list(back.prompt) == scored.texts
+    for row in back.itertuples():  # anyone can re-score a trial from its row
+        ids = list(tok(row.prompt)["input_ids"])
+        for o, s in zip(results.split_list(row.options), results.split_list(row.scores)):
+            opt = scorer.option_ids(o)
+            assert abs(float(s) - hand_logprob(trained, ids + opt, len(opt))) < 1e-4

@@ -1,0 +1,106 @@
+"""semres.experiments.llm.lm_protocol: the whole protocol on a tiny Llama that passes its gate and
+one that guesses, the n-sweep's interval over lists of names, and Theorem 3's verdict in words."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from tiny_lm import NAMES, YEARS
+
+from semres.core import results, theory
+from semres.experiments.llm import lm, lm_protocol, near, page_lm, settings, trials, verdicts
+
+
+def _design_cfg():
+    return settings.QUICK.replace(
+        sweep_years=YEARS, gate_trials=0, reverse_trials=40, lm_dtype="float32",
+        probe=(4, 1500, 1515, 1), probe_permutations=9, lm_ns=(2, 3), causal_trials=40,
+        near_Ds=(3,), near_xs=(0, 1, 3), near_pairs=2, near_centres=(1507, 1510),
+        lm_temperatures=(0.5, 1.0))
+
+
+def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, trained, guesser):
+    cfg = _design_cfg()
+    out = lm_protocol.assess((trained, tok), device="cpu", seed=3, cfg=cfg, names=NAMES,
+                             progress=False)
+    assert out["gate"]["verdict"] == "passes"
+    rows = out["rows"]
+    assert set(rows.source) == {"gate", "reverse question", "n-sweep", near.SOURCE}
+    assert rows.prompt.str.len().gt(0).all()
+    results.validate(rows)
+    sweep = lm_protocol.sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
+    ide = sweep[sweep.task == "identification"].set_index("n")
+    assert set(ide.index) == {2, 3} and ide.p[2] > 0.6  # the trained model identifies
+    t3 = lm_protocol.theorem3(sweep, seed=0)
+    assert 0 < t3["b"] < 1 and np.isfinite(t3["max_z"])
+    design = near.trial_table(rows)
+    assert set(design.D) == {3} and design.pair.nunique() == 2
+    assert set(design[design["where"] == "beyond"].x) == {0, 1, 3}
+    # the trained model knows only the listed years: it is judged, never crashes
+    assert near.competence(design, near=1, far=3)["verdict"] in ("passes",
+                                                                  "does not do the task")
+    r = lm_protocol.analyse(out, temperatures=cfg.lm_temperatures, does_similarity=False,
+                            seed=0)
+    assert "kernel" not in r and r["uniform"]["trials"] > 0
+    # the temperature sweep rescales the same scores: at T = 1 it is the Luce mass itself
+    temps = lm_protocol.temperature_sweep(rows, [1.0, 0.5])
+    two = rows[(rows.n == 2) & (rows.task == "identification") & (rows.source == "gate")]
+    assert temps.p_i.iloc[-1] == pytest.approx(lm_protocol.masses(two).mean())
+
+    stopped = lm_protocol.assess((guesser, tok), device="cpu", seed=3, cfg=cfg, names=NAMES,
+                                 progress=False)
+    assert stopped["gate"]["verdict"] == "does not do the task"
+    # no n-sweep without the gate; the near design runs for every model
+    assert set(stopped["rows"].source) == {"gate", "reverse question", near.SOURCE}
+    assert len(lm_protocol.all_rows({"a": out, "b": stopped})) == len(rows) + len(
+        stopped["rows"])
+
+
+def test_the_sweep_interval_counts_lists_of_names_not_names():
+    """A design whose true variance is known: 10 lists of 8 of 60 names, asked 16 times each,
+    every list with its own pull (sd 0.1): the mean's variance is 0.1² / 10 + trial noise. The
+    sweep's standard error matches the spread of the mean over 200 simulated sweeps and its
+    interval covers the truth; one that takes the 60 names as the units runs short."""
+    tr = trials.balanced_trials("identification", 8, 10, 0, years=(1500, 1999),
+                                n_names=len(settings.NAMES))
+    lists = np.repeat(np.arange(10), 16)
+    rng = np.random.default_rng(1)
+    means, ses, covered, name_ses = [], [], [], []
+    for _ in range(200):
+        m = np.clip(0.6 + 0.1 * rng.standard_normal(10)[lists]
+                    + 0.02 * rng.standard_normal(len(tr)), 0.01, 0.99)
+        scores = np.where(tr.correct, np.log(m)[:, None], np.log((1 - m) / 7)[:, None])
+        scored = lm.ScoredTrials(tr, settings.NAMES, ["p"] * len(tr), scores, "sim",
+                                 np.ones(scores.shape, int))
+        row = lm_protocol.sweep_table(lm.to_results(scored, source="n-sweep")).iloc[0]
+        means.append(row.p)
+        ses.append(row.se)
+        covered.append(row.ci_low <= 0.6 <= row.ci_high)
+        name_ses.append(lm_protocol.clustered_mean(
+            lm_protocol.masses(lm.to_results(scored)), tr.names)["se"])
+    spread = np.std(means)
+    assert 0.7 < np.sqrt(np.mean(np.square(ses))) / spread < 1.4
+    assert np.mean(covered) >= 0.88
+    assert np.sqrt(np.mean(np.square(name_ses))) < np.sqrt(np.mean(np.square(ses)))
+
+
+def test_theorem3_sentence_quotes_n_gap_and_z_of_one_row():
+    # identification on Theorem 3's curve for b = 0.3; similarity far below it at n = 4 (a large
+    # gap, loosely measured) and a little below at n = 8 (a small gap, tightly measured)
+    ns = [2, 4, 8]
+    p_s, p_i = (np.asarray(v, float) for v in theory.n_item(0.3, np.array(ns)))
+    sweep = pd.DataFrame(
+        [{"model": "m", "task": "identification", "n": n, "p": p, "se": 0.01} for n, p in
+         zip(ns, p_i)] +
+        [{"model": "m", "task": "similarity", "n": n, "p": p + d, "se": se} for n, p, d, se in
+         zip(ns, p_s, (0.0, -0.2, -0.05), (0.01, 0.05, 0.002))])
+    t3 = lm_protocol.theorem3(sweep, seed=0)
+    text = page_lm.theorem3_text({"theorem3": t3, "does_similarity": True})
+    m = re.search(r"largest miss ([+-][\d.]+) at n = (\d+), z = ([+-][\d.]+)", text)
+    tab = t3["table"]
+    row = tab[(tab.task == "similarity") & (tab.n == int(m.group(2)))].iloc[0]
+    assert int(m.group(2)) == 8  # the largest |z|, not the largest gap
+    assert float(m.group(1)) == pytest.approx(row.p - row.theory, abs=6e-4)
+    assert float(m.group(3)) == pytest.approx(row.z, abs=0.06)
+    assert not verdicts.theorem3_verdict(t3)["within"]
