@@ -20,7 +20,7 @@ def built(tmp_path_factory):
     """The whole book built once from quick-profile chapters, shared by the book and render tests
     (executing every chapter twice would double CI's longest step), two chapters at a time
     where there are two cores: chapter 5's language models then run beside the rest."""
-    from semres.build import book as bookmaker
+    from semres.pipeline import book as bookmaker
     from semres.core.book import cores
 
     build = tmp_path_factory.mktemp("build")

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from semres.build import runner
+from semres.pipeline import runner
 
 # every test here reads the session's built book (conftest.built): under pytest-xdist
 # (`make test`, --dist loadgroup) they share one worker, so the book is built once

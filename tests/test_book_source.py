@@ -3,7 +3,7 @@
 import subprocess
 import tarfile
 
-from semres.build.book import pack_source
+from semres.pipeline.book import pack_source
 
 
 def test_the_source_archive_holds_exactly_the_tracked_files(tmp_path):

@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from semres.build import cli, runner
+from semres.pipeline import cli, runner
 from semres.report import pages
 
-from semres.build import book as bookmaker
+from semres.pipeline import book as bookmaker
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = """# ---
@@ -240,7 +240,8 @@ seed = 0
 
 # %%
 import pandas as pd
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 from semres.report import Report
 
 splot.use_style()
@@ -252,7 +253,7 @@ for ax in axes:
 report.figure("wide", fig)
 df = pd.DataFrame({"p_s": [0.73412, 0.70021], "floor": [1e-9, 2e-8], "at_bound": [False, True]})
 report.table(df, "values")
-splot.table(df, csv="values")
+tables.table(df, csv="values")
 
 # %%
 pd.DataFrame({"delta": [0.0, 0.1], "target_gap_max": [9.127803e-07, 0.0]}, index=["a", "b"])

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from semres.report import glance
-from semres.core import plotting
+from semres.report import plotting
 
 CHAPTERS = {"01_alpha": "Alpha", "02_beta": "Beta", "03_gamma": "Gamma", "04_delta": "Delta"}
 DOCS = {n: f"../notebooks/{n}" for n in CHAPTERS}

@@ -13,6 +13,7 @@ import pytest
 from scipy.optimize import minimize
 
 from semres.core import fits
+from semres.report.verdicts import misfit_warning
 from semres.core.seeds import named_seed
 
 X = np.linspace(-2, 2, 12)
@@ -157,8 +158,8 @@ def test_chi_square_accepts_the_right_model_at_its_nominal_rate():
 def test_misfit_warning_names_the_test_and_none_says_why():
     bad = {"misfit": True, "gof_test": "chi-square", "gof_stat": 90.0, "gof_df": 10.0,
            "gof_p": 1e-12}
-    assert "does not describe its data" in fits.misfit_warning("the kernel", bad)
-    assert fits.misfit_warning("the kernel", {"misfit": False}) is None
+    assert "does not describe its data" in misfit_warning("the kernel", bad)
+    assert misfit_warning("the kernel", {"misfit": False}) is None
     none = fits.gof_none("no standard errors")
     assert set(none) == set(fits.GOF_KEYS) and none["gof_test"].startswith("none")
     # an untested fit is neither a pass nor a misfit

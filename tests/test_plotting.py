@@ -1,4 +1,4 @@
-"""The book's one table formatter and the figures' phone layout (semres.core.plotting)."""
+"""The book's one table formatter and the figures' phone layout (semres.report.plotting)."""
 
 import re
 
@@ -9,8 +9,10 @@ import pytest
 
 matplotlib.use("Agg")
 
-from semres.core import plotting  # noqa: E402
-from semres.core.plotting import header, number, table  # noqa: E402
+from semres.report import tables
+from semres.report import plotting  # noqa: E402
+from semres.report.numbers import number
+from semres.report.tables import header, table  # noqa: E402
 
 
 @pytest.mark.parametrize("name, reads", [
@@ -104,7 +106,7 @@ def test_explicit_formats_keep_working_and_link_the_csv():
     df = pd.DataFrame({"z": [1.234, -0.5], "n": [2, 3]})
     t = table(df, z="{:+.2f}", n="{:d}", csv="mc_check")
     assert list(t.data["z"]) == ["+1.23", "−0.50"]
-    assert f'href="{plotting.CSV_SCHEME}mc_check"' in t.to_html()
+    assert f'href="{tables.CSV_SCHEME}mc_check"' in t.to_html()
     assert "mc_check.csv" in t.to_html()
     shown = table(df, scientific_columns=["z"]).data
     assert list(shown["z"]) == ["1.23 × 10⁰", "−5.00 × 10⁻¹"]
@@ -195,7 +197,7 @@ def test_a_long_table_shows_its_ends_and_says_so():
 
 
 def test_tables_show_p_values_floored_and_statistics_to_two_decimals():
-    from semres.core.plotting import table
+    from semres.report.tables import table
 
     df = pd.DataFrame({"n": [2, 4], "gof_p": [3.16e-52, 0.0312], "z": [1.23456, -0.5],
                        "max_z": [2.0, 3.1234], "p_s": [0.51234, 0.6]})

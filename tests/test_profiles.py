@@ -2,7 +2,7 @@
 
 import pytest
 
-from semres.build import registry, runner
+from semres.pipeline import registry, runner
 from semres.core import profiles
 
 

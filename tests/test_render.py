@@ -31,7 +31,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-from semres.build import runner
+from semres.report import tables
+from semres.pipeline import runner
 
 # every test here reads the session's built book (conftest.built): under pytest-xdist
 # (`make test`, --dist loadgroup) they share one worker, so the book is built once
@@ -41,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WIDTHS = {"desktop": 1280, "phone": 390}
 #: the smallest text a figure may render at (CSS px): at desktop width about the captions' size
 #: (``caption`` is measured on the page), on a phone 12 px, read without zooming (the phone
-#: layout of each figure: semres.core.plotting.narrow)
+#: layout of each figure: semres.report.plotting.narrow)
 FIGURE_TEXT = {"desktop": "caption", "phone": 12.0}
 #: a result box is read at a glance: no taller than one phone screen (390 x 844 CSS px)
 PHONE_SCREEN = 844
@@ -569,7 +570,7 @@ def scan_page(text: str) -> list[str]:
         if any(cell is not None and cell.name == "th" for cell in first) \
                 or "dataframe" in (table.get("class") or []):
             problems.append(f"table {number} ({head[:60]}) has an index column (a raw "
-                            "DataFrame: show it through semres.core.plotting.table)")
+                            "DataFrame: show it through semres.report.tables.table)")
         for code in table.select("code"):
             code.decompose()
         cells = [" ".join(c.get_text(" ").split()) for c in table.find_all(["td", "th"])]

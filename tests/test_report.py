@@ -250,7 +250,7 @@ def test_figures_are_made_legible_at_both_widths():
     import matplotlib
 
     matplotlib.use("Agg")
-    from semres.core import plotting
+    from semres.report import plotting
 
     fig, axes = plotting.subplots(1, 3, figsize=(11, 3.9))
     for ax in axes:
@@ -279,7 +279,7 @@ def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():
     import matplotlib
 
     matplotlib.use("Agg")
-    from semres.core import plotting
+    from semres.report import plotting
 
     fig, axes = plotting.subplots(1, 2, figsize=(9, 4))
     for i, ax in enumerate(axes):

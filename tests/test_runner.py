@@ -1,7 +1,7 @@
 """A failed, stopped or concurrent run never costs the last good build (issue 19).
 
 Every test runs miniature chapters in a temporary book (the ``book`` fixture of test_cli), so
-the whole file takes seconds; the stopped runs are real ``python -m semres.build.cli`` processes.
+the whole file takes seconds; the stopped runs are real ``python -m semres.pipeline.cli`` processes.
 """
 
 import html
@@ -19,8 +19,8 @@ import pytest
 from test_cli import HEADER, ROOT, _error_line, book  # noqa: F401 - book is a fixture
 
 from semres.core import book as semres_book
-from semres.build import cli, runner
-from semres.build import book as bookmaker
+from semres.pipeline import cli, runner
+from semres.pipeline import book as bookmaker
 
 SLOW = HEADER + '''
 # %% [markdown]
@@ -119,7 +119,7 @@ def _start_slow(book: Path, *extra: str) -> tuple[subprocess.Popen, int]:
     marker.unlink(missing_ok=True)
     env = {**os.environ, "SEMRES_BUILD_DIR": str(book / "_build"), "OMP_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "semres.build.cli", "run", "3", "--profile",
+    proc = subprocess.Popen([sys.executable, "-m", "semres.pipeline.cli", "run", "3", "--profile",
                              "quick", "-p", f"marker={marker}", *extra], cwd=book, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 90
@@ -291,7 +291,7 @@ def test_a_finished_lane_gives_its_core_to_the_chapters_still_running():
     import subprocess
     import sys
 
-    from semres.build.book import share_cores
+    from semres.pipeline.book import share_cores
 
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:

@@ -152,7 +152,7 @@ def test_a_pretrained_checkpoint_loads_from_a_local_path(tmp_path):
 @pytest.mark.chapters
 def test_chapter_runs_on_cub_shaped_data(tmp_path):
     """The chapter itself, real path: parameters cub_dir and newick on a generated fixture."""
-    from semres.build import runner  # the whole build, for this one slow test
+    from semres.pipeline import runner  # the whole build, for this one slow test
 
     classes = {"001.Black_footed_Albatross": "Phoebastria_nigripes",
                "002.Laysan_Albatross": "Phoebastria_immutabilis",

@@ -239,7 +239,7 @@ def test_the_training_summary_reads_the_first_and_last_tenth(tmp_path):
 def test_chapter_6_runs_on_a_model_folder(tmp_path):
     """The reader's path: ``semres run 6 -p model=FOLDER`` scores a saved image-text-to-text
     model instead of training one (a folder name once crashed the page's model label)."""
-    from semres.build import runner
+    from semres.pipeline import runner
 
     folder = training.trained_model(tmp_path / "models", hidden=32, layers=1, vision_steps=3,
                                     steps=3, batch_size=4, progress=False)

@@ -5,7 +5,8 @@ A parameter that sits on a bound of its search range is censored, not estimated:
 have pushed it further. Every fit in the package reports this through :func:`bound_report`, every
 ``fit*.csv`` carries a boolean ``at_bound`` column, and a chapter prints :func:`censored_warning`
 instead of a verdict when a reported number is censored. Likewise every fit reports a
-goodness-of-fit test (:data:`GOF_KEYS`) and a chapter prints :func:`misfit_warning` when it fails.
+goodness-of-fit test (:data:`GOF_KEYS`); a page says so when it fails
+(:func:`semres.report.verdicts.misfit_warning`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ from scipy.special import xlogy
 from scipy.stats import chi2
 from tqdm.auto import tqdm
 
-from .plotting import pvalue
 
 __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
            "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
            "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
            "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
-           "gof_chi2", "gof_result", "misfit_warning", "gof_counts",
+           "gof_chi2", "gof_result", "gof_counts",
            "multinomial_deviance"]
 
 
@@ -354,21 +354,3 @@ def _n_params(v, name: str = "n_params") -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
         raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
     return int(v)
-
-
-def gof_pvalue(fit: dict) -> str:
-    """A fit's goodness-of-fit p-value as prose states it, at the resolution of its test (a
-    bootstrap's 1/(B + 1) reads "p ≤ ...", never as a smaller p than it can show)."""
-    return pvalue(fit["gof_p"], fit.get("gof_resolution") or 0.0)
-
-
-def misfit_warning(what: str, fit: dict) -> str | None:
-    """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes
-    or was not tested)."""
-    if not fit.get("misfit"):
-        return None
-    rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
-    return (f"The fit of {what} does not describe its data ({fit['gof_test']}: statistic "
-            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, {gof_pvalue(fit)}; "
-            f"a fit is a misfit at {rule}), so its parameters describe the wrong curve and no "
-            "verdict is drawn from them.")

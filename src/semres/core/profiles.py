@@ -4,7 +4,7 @@ Each experiment keeps its settings beside its code (``semres.experiments.toy.SET
 three profiles, the paper's protocol, which chapter parameters override which setting, and the
 check that keeps them consistent. This module knows no experiment: it imports nothing of the
 package, and its functions take the experiment's :class:`Settings`. The build layer's registry
-(:mod:`semres.build.registry`) maps chapters to them, so a fast test can validate every chapter
+(:mod:`semres.pipeline.registry`) maps chapters to them, so a fast test can validate every chapter
 under every profile without running a heavy cell: a paper-profile setting that contradicts
 another fails in the test suite, not nine seconds into a reader's run. The CLI checks a run's
 parameters before papermill starts.

@@ -21,11 +21,11 @@ import pandas as pd
 from IPython.display import Markdown
 from myst_nb import glue
 
-from semres.core import book, plotting, profiles
-from semres.core.plotting import legible
+from semres.core import book, profiles
 from semres.core.profiles import deviations as protocol_deviations
 from semres.core.seeds import seeds
 
+from . import plotting
 from .box import BOX_FIRST, box_line, status_line, tally
 from .numbers import as_float, as_number, escape, fmt, mathify, plural, unquoted
 from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
@@ -107,8 +107,8 @@ class Report:
 
     def figure(self, name: str, fig) -> None:
         """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made
-        :func:`~semres.core.plotting.legible` so that it reads at desktop and phone widths."""
-        glue(f"ch{int(self.chapter[:2])}-fig-{name}", legible(fig), display=False)
+        :func:`~semres.report.plotting.legible` so that it reads at desktop and phone widths."""
+        glue(f"ch{int(self.chapter[:2])}-fig-{name}", plotting.legible(fig), display=False)
         plt.close(fig)
 
     def table(self, df: pd.DataFrame, name: str):

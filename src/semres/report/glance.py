@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from semres.core import plotting, theory
+from semres.core import theory
 
+from . import plotting
 from .box import measured, row_places, status_line, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS
 from .numbers import escape, fmt, plural
@@ -140,11 +142,6 @@ def vocabulary() -> str:
 
 def front_figure(front: pd.DataFrame, path: Path):
     """Every measured system on the (p_I, p_S) plane with the theory curves; saved to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     fig, ax = plotting.subplots(figsize=(7.0, 5.6))
     p_i = np.linspace(0.5, 1.0, 201)
     ax.plot(p_i, theory.front(p_i), color=plotting.THEORY, label="universal front (Thm. 1)")

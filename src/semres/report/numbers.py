@@ -1,12 +1,19 @@
-"""Numbers and words as the book's prose writes them: one formatter, p-values, plurals, and
-text made safe for MyST."""
+"""Numbers and words as the book writes them: one formatter (:func:`number`, and :func:`fmt`,
+the same for prose), p-values, plurals, and text made safe for MyST.
+
+One convention everywhere, in tables and sentences alike: a minus sign (−), thousands separated
+from 10,000 on, "× 10ⁿ" and never e-notation, "—" for a missing value.
+"""
 
 from __future__ import annotations
 
 import math
 import re
 
+import numpy as np
+import pandas as pd
 
+DASH, MINUS, TIMES = "—", "\u2212", "×"
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -15,8 +22,11 @@ def as_float(value) -> float:
 
 
 def missing(value) -> bool:
+    """None, NaN, NaT or pandas' NA."""
+    if value is None or value is pd.NA:
+        return True
     try:
-        return value is None or math.isnan(float(value))
+        return bool(value != value)  # NaN, NaT
     except (TypeError, ValueError):
         return False
 
@@ -30,23 +40,86 @@ def as_number(value) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def superscript(exponent: int) -> str:
+    return str(int(exponent)).translate(SUPERSCRIPT)
+
+
+def scientific(x: float, figures: int = 3) -> str:
+    """``x`` as "1.23 × 10⁻⁷" (``figures`` significant figures), never "1.23e-07"."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    if not np.isfinite(x):
+        return _infinity(x)
+    mantissa, exponent = f"{x:.{max(figures, 1) - 1}e}".split("e")
+    return f"{mantissa.replace('-', MINUS)} {TIMES} 10{superscript(int(exponent))}"
+
+
+def _infinity(x: float) -> str:
+    return "∞" if x > 0 else f"{MINUS}∞"
+
+
+def _integer(x) -> str:
+    x = int(x)
+    return (f"{x:,}" if abs(x) >= 10_000 else str(x)).replace("-", MINUS)
+
+
+def number(x, places: int | None = None, figures: int = 3) -> str:
+    """One number as a table shows it: ``places`` decimals (or ``figures`` significant figures),
+    a minus sign, thousands separated from 10,000 on, and "× 10ⁿ" for a number that these
+    decimals would show as nothing (or only its last place) and from a million on; "—" for a
+    missing value, "yes"/"no" for a truth value."""
+    if missing(x):
+        return DASH
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return _integer(x)
+    x = float(x)
+    if not np.isfinite(x):
+        return _infinity(x)
+    if x == 0:  # an exact zero, not a measurement that rounds to one
+        return "0" if not places or places >= 3 else f"{0:.{places}f}"
+    if places is None:
+        places = max(0, figures - 1 - int(np.floor(np.log10(abs(x)))))
+    if abs(x) >= 1e6 or abs(x) < 10.0 ** -places:
+        return scientific(x, figures)
+    if x == int(x) and places == 0:
+        return _integer(x)
+    text = f"{x:,.{places}f}" if abs(x) >= 10_000 else f"{x:.{places}f}"
+    return text.replace("-", MINUS)
+
+
 def fmt(value, digits: int = 3, places: int | None = None) -> str:
-    """A number as a reader writes it: ``digits`` significant figures (or ``places`` decimals),
-    thousands separated, no exponent between 10^-3 and 10^6; "—" for a blank; text as it is."""
+    """:func:`number` for prose: ``digits`` significant figures without trailing zeros (or
+    ``places`` decimals), "× 10ⁿ" outside 10⁻³ to 10⁶; text passes through as it is."""
     if missing(value):
-        return "—"
+        return DASH
     x = as_number(value)
     if x is None:
-        return " ".join(str(value).split()).replace("inf", "∞") or "—"
-    if x == int(x) and abs(x) < 1e6 and places is None:
-        return f"{int(x):,}"
+        if isinstance(value, (float, np.floating)):  # an infinity
+            return _infinity(float(value))
+        return " ".join(str(value).split()).replace("inf", "∞") or DASH
     if x != 0 and not 1e-3 <= abs(x) < 1e6:
-        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
-        return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
-    if places is None:
-        places = max(0, digits - 1 - math.floor(math.log10(abs(x)))) if x else 0
-        return f"{x:,.{places}f}".rstrip("0").rstrip(".") if places else f"{x:,.0f}"
-    return f"{x:,.{places}f}"
+        return scientific(x, digits)
+    if places is not None:
+        return number(x, places)
+    text = number(x, figures=digits)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def pvalue(p, resolution: float = 0.0) -> str:
+    """A p-value as prose states it: "p < 0.001" below 0.001, "p = 0.023" above it, and for a
+    test that cannot go lower (a bootstrap's 1/(B + 1), ``resolution``) "p ≤ 0.0099", the
+    smallest value it can say; "p not computed" for a missing one."""
+    if missing(p):
+        return "p not computed"
+    p = float(p)
+    if resolution and p <= resolution * (1 + 1e-9):
+        return f"p ≤ {fmt(resolution, 2)}"
+    if p < 0.001:
+        return "p < 0.001"
+    return f"p = {fmt(p, 2)}"
 
 
 def places(*gaps: float, digits: int = 2, most: int = 6) -> int | None:

@@ -2,7 +2,7 @@
 ran, and the reproducibility page's record of this build (versions, machine, each chapter's
 profile, seed, wall time and cached results, the Monte Carlo engine's figures).
 
-The pipeline gathers the run records (:mod:`semres.build.runner`); this module only words
+The pipeline gathers the run records (:mod:`semres.pipeline.runner`); this module only words
 them, so that every page the book shows is written in the report layer.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .glance import STALE
 
-#: the source archive a build packs beside the book's static files (``semres.build.book``)
+#: the source archive a build packs beside the book's static files (``semres.pipeline.book``)
 SOURCE_ARCHIVE = "semres-source.tar.gz"
 VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",
              "transformers", "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb",

@@ -8,10 +8,13 @@ installed, so the book needs no ``conf.py`` of its own.
 
 from __future__ import annotations
 
+import codecs
 import posixpath
 import re
+import unicodedata
 from pathlib import Path
 
+import latexcodec  # noqa: F401 - registers the "ulatex" codec
 from docutils import nodes
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
@@ -19,7 +22,8 @@ from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
 from sphinx.util import logging
 
-from semres.core.plotting import CSV_SCHEME, split_phone
+from .plotting import split_phone
+from .tables import CSV_SCHEME
 
 from .pages import SOURCE_ARCHIVE
 
@@ -46,10 +50,6 @@ class AuthorYearLabels(BaseLabelStyle):
 def plain(latex: str) -> str:
     """BibTeX text as a reader reads it: LaTeX accents as characters, no braces
     (``Sim{\\'e}oni`` -> ``Siméoni``)."""
-    import codecs
-
-    import latexcodec  # noqa: F401 - registers the "ulatex" codec
-
     try:
         text = codecs.decode(latex, "ulatex")
     except (ValueError, UnicodeError):
@@ -83,8 +83,6 @@ class AuthorYearSorting(AuthorYearTitleSorting):
 
 
 def _fold(text: str) -> str:
-    import unicodedata
-
     text = unicodedata.normalize("NFKD", plain(text))
     return "".join(c for c in text if not unicodedata.combining(c)).lower()
 
@@ -218,7 +216,7 @@ def get_the_code(app, doctree, docname) -> None:
 
 
 def phone_figures(app, doctree) -> None:
-    """Give every figure that carries a phone layout (``semres.core.plotting.figure_svg``) its
+    """Give every figure that carries a phone layout (``semres.report.plotting.figure_svg``) its
     phone image beside it: the SVG is split in two files, ``<name>.svg`` for wide screens
     (class ``semres-wide``) and ``<name>.phone.svg`` (class ``semres-narrow``); the book's CSS
     shows the one that fits the screen. Runs when a page has been read, before Sphinx collects
@@ -261,7 +259,7 @@ def _svg_px(path) -> float | None:
 
 
 def csv_links(app, doctree, docname) -> None:
-    """Point each table's "full table as CSV" link (``semres.core.plotting.table(..., csv=name)``)
+    """Point each table's "full table as CSV" link (``semres.report.tables.table(..., csv=name)``)
     at the chapter's CSV, which the build copies to ``_static/results/<chapter>/``; a link to
     a CSV the chapter did not write is a warning (so the strict build fails on it)."""
     chapter = docname.rsplit("/", 1)[-1]

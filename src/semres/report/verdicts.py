@@ -8,9 +8,9 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-from semres.core.fits import MISFIT_P
+from semres.core.fits import MISFIT_P, misfit_rule
 
-from .numbers import as_float, as_number, missing
+from .numbers import as_float, as_number, missing, pvalue
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
 Z_MAX = 5.0
@@ -267,3 +267,21 @@ def reference(row: dict) -> tuple[str, float | str | None]:
             " ".join(str(row.get("compared_with_label")).split())
         return ("compared with " + label).strip(), other
     return "", None
+
+
+def gof_pvalue(fit: dict) -> str:
+    """A fit's goodness-of-fit p-value as prose states it, at the resolution of its test (a
+    bootstrap's 1/(B + 1) reads "p ≤ ...", never as a smaller p than it can show)."""
+    return pvalue(fit["gof_p"], fit.get("gof_resolution") or 0.0)
+
+
+def misfit_warning(what: str, fit: dict) -> str | None:
+    """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes
+    or was not tested)."""
+    if not fit.get("misfit"):
+        return None
+    rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
+    return (f"The fit of {what} does not describe its data ({fit['gof_test']}: statistic "
+            f"{fit['gof_stat']:.1f} on {fit['gof_df']:g} degrees of freedom, {gof_pvalue(fit)}; "
+            f"a fit is a misfit at {rule}), so its parameters describe the wrong curve and no "
+            "verdict is drawn from them.")

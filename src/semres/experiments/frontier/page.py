@@ -11,7 +11,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 from semres.core import shapes, theory
 from semres.report import Z_MAX
 
@@ -29,7 +30,7 @@ def family_check(report, cfg, check):
     report.number("zmax", Z_MAX)
     report.number("check_cells", len(check))
     report.number("check_maxz", check["z"].abs().max())
-    return splot.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}",
+    return tables.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}",
                        scale="{:.3f}", delta="{:.2f}")
 
 
@@ -112,7 +113,7 @@ def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep,
     report.save()
     report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} Monte Carlo trials per "
                "family check cell (the full list at the end of the chapter)")
-    return splot.table(report.summary[["result", "kind", "paper_value", "compared_with",
+    return tables.table(report.summary[["result", "kind", "paper_value", "compared_with",
                                        "headline", "ci_low", "ci_high", "check_max_z",
                                        "status"]], decimals=4, check_max_z="{:.2f}")
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
 from semres.core import theory
 from semres.core.book import torch_device
 

@@ -13,9 +13,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import LogNorm
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 from semres.core import theory
-from semres.core.fits import GOF_KEYS, censored_warning, misfit_warning
+from semres.core.fits import GOF_KEYS, censored_warning
+from semres.report.verdicts import misfit_warning
 
 from . import verdicts
 from .kernel_fits import SHAPE_LABELS, SHAPES, shape_kernel
@@ -221,7 +223,7 @@ def publish_kernel(report, model: str, profile, g, se, shape_df, shape_fits: dic
                                   if d < len(g)))
     report.number("fit_max", cfg.fit_max)
     report.number("folds", cfg.folds)
-    return splot.table(shape_df.assign(shape=shape_df["shape"].map(SHAPE_LABELS))
+    return tables.table(shape_df.assign(shape=shape_df["shape"].map(SHAPE_LABELS))
                        [["shape", "heldout_rmse", "heldout_se", "resolution", "floor",
                          "at_bound"]], decimals=3, floor="{:.2e}")
 
@@ -279,7 +281,7 @@ def publish_windows(report, model: str, windows, head, tail: dict, choices, cfg)
         report.text(key, ", ".join(map(str, getattr(cfg, key))))
     for key, cfg_key in (("stable_range", "stable_windows"), ("ref_stable_range", "ref_stable")):
         report.text(key, "–".join(map(str, getattr(cfg, cfg_key))))
-    return splot.table(windows[windows.headline].drop(columns=["model", "headline"]),
+    return tables.table(windows[windows.headline].drop(columns=["model", "headline"]),
                        decimals=1)
 
 
@@ -300,7 +302,7 @@ def publish_sweep(report, model: str, sweep_df, sweep: dict, years, ns):
     falls = sweep["similarity"]["falls"] and sweep["identification"]["falls"]
     report.text("falls", "both fall at every added person" if falls else
                 "they do not fall at every step")
-    return splot.table(sweep_df, decimals=4)
+    return tables.table(sweep_df, decimals=4)
 
 
 def publish_temperature(report, model: str, temp_df, trade_text: str,

@@ -11,9 +11,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
+from semres.report import numbers
 from semres.core import theory
-from semres.core.fits import gof_pvalue
+from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA
 
 from . import kernel_fits, lm_protocol, models, page_near, verdicts
@@ -98,7 +100,7 @@ def probe_text(a: dict) -> str:
     beats_digits = vs["ci_high"] < 0
     head = (f"a linear read-out of layer {pr['best_layer']} (of {pr['layers']}) puts the birth "
             f"year of people and decades it was not trained on within {pr['mae']:.0f} years on "
-            f"average (shuffled years: {pr['shuffled_mae']:.0f}, {splot.pvalue(pr['p_value'])} "
+            f"average (shuffled years: {pr['shuffled_mae']:.0f}, {numbers.pvalue(pr['p_value'])} "
             f"over {pr['permutations']} shuffles; the digits alone: {pr['digits_mae']:.0f})")
     if beats_shuffled and beats_digits:
         tail = ("so its hidden states hold the year as a quantity, beyond the identity of its "
@@ -132,17 +134,17 @@ def theorem3_text(r: dict) -> str:
                "with no test of whether it describes it")
     elif adj["identification"] >= ALPHA:
         ide = (f"one ball measure b = {t3['b']:.3f} describes its identification at n = {ns} "
-               f"({splot.pvalue(adj['identification'])} after Holm's adjustment; goodness of "
+               f"({numbers.pvalue(adj['identification'])} after Holm's adjustment; goodness of "
                f"fit {gof_pvalue(fit)})")
     else:
         ide = (f"no single ball measure describes its identification at n = {ns} (b = "
                f"{t3['b']:.3f}: goodness of fit {gof_pvalue(fit)}, "
-               f"{splot.pvalue(adj['identification'])} after Holm's adjustment, below "
+               f"{numbers.pvalue(adj['identification'])} after Holm's adjustment, below "
                f"{ALPHA:g})")
     if "similarity" not in adj:
         return ide
     verdict = "predicts" if adj["similarity"] >= ALPHA else "does not predict"
-    return (f"{ide}; it {verdict} its similarity ({splot.pvalue(adj['similarity'])} after "
+    return (f"{ide}; it {verdict} its similarity ({numbers.pvalue(adj['similarity'])} after "
             f"Holm's adjustment; the largest miss {t3['max_gap']:+.3f} at n = {t3['max_z_n']}, z = "
             f"{t3['max_z'] * np.sign(t3['max_gap']):+.1f}; a miss of "
             f"{v['detectable']:.3f} would be detected with 80 % power)")
@@ -153,18 +155,18 @@ def kernel_text(r: dict) -> str:
         return f"{r['model']} does not do the similarity task, so its choices carry no kernel"
     k, f = r["kernel"], r["kernel_fit"]
     near = (f"a person born {k.distance.iloc[1]:.0f} years from the probe weighs "
-            f"{splot.number(k.g.iloc[1], figures=2)} of one {k.distance.iloc[0]:.0f} years from it"
+            f"{numbers.number(k.g.iloc[1], figures=2)} of one {k.distance.iloc[0]:.0f} years from it"
             if len(k) > 1
             else "only one distance was measured")
     if "error" in f:
         return (f"read from {r['model']}'s own choices, {near}; no exponential with a floor "
                 f"was fitted ({f['error']})")
     far = k[k.distance >= 100]
-    gfar = (f"; beyond 100 years it keeps {splot.number(far.g.min(), figures=2)}–"
-            f"{splot.number(far.g.max(), figures=2)} of that weight"
+    gfar = (f"; beyond 100 years it keeps {numbers.number(far.g.min(), figures=2)}–"
+            f"{numbers.number(far.g.max(), figures=2)} of that weight"
             if len(far) else "")
     fit = (f"an exponential with a floor describes it (λ = {f['lambda']:.0f} years, Δ = "
-           f"{splot.number(f['floor'], figures=2)}: a resolution λ ln(1/Δ) = "
+           f"{numbers.number(f['floor'], figures=2)}: a resolution λ ln(1/Δ) = "
            f"{f['resolution']:.0f} years)"
            if not f["misfit"] else
            f"an exponential with a floor does not describe it (goodness of fit "
@@ -363,7 +365,7 @@ def publish_gates(report, assessed: dict, skipped: dict, rows):
     report.number("n_names", len(NAMES))
     report.text("lm_verdict", " ".join(model_text(a) for a in assessed.values()) or
                 "No causal LM ran in this build.")
-    return splot.table(identities, decimals=0)
+    return tables.table(identities, decimals=0)
 
 
 def publish_protocol(report, protocol: dict, near_results: dict, lm_ns) -> None:

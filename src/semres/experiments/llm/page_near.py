@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
-from semres.core import plotting as splot
-from semres.core.fits import gof_pvalue
+from semres.report import plotting as splot
+from semres.report import numbers
+from semres.report.verdicts import gof_pvalue
 
 from . import near
 from .settings import NAMES, THE_PAPER
@@ -48,10 +49,10 @@ def competence_text(r: dict) -> str:
     lo, hi = c["x_range"]
     head = (f"Probed at most {_years(c['near'])} beyond the nearer person, {r['model']} puts "
             f"{a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] of its mass on that person "
-            f"({splot.pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; greedy "
+            f"({numbers.pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; greedy "
             f"answers {c['greedy_near']:.3f}), and {d['p']:+.3f} [{d['ci_low']:+.3f}, "
             f"{d['ci_high']:+.3f}] more than at probes {_years(c['far'])} or more beyond "
-            f"({splot.pvalue(d['p_value'])})")
+            f"({numbers.pvalue(d['p_value'])})")
     if r["does"]:
         return head + ": it does similarity, with a preference that fades with distance."
     return (head + f": it does not do similarity at the distances tested ({lo:.0f}–{hi:.0f} "

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from semres.core.fits import censored_warning, gof_pvalue
+from semres.core.fits import censored_warning
+from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA, detectable_at, holm
 
 from .kernel_fits import SHAPE_LABELS, window_stability

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 from semres.core import theory
 from semres.core.simulate import check_table
 from semres.report import Z_MAX, fmt
@@ -44,7 +45,7 @@ def optimum(report, curve, check, gap: float):
     report.small("gap", gap)
     report.number("nb_last", curve.n_b_star.iloc[-1])
     report.number("n_last", curve.n.iloc[-1])
-    return splot.table(check, decimals=4, n="{:d}")
+    return tables.table(check, decimals=4, n="{:d}")
 
 
 def non_monotonic(report, cfg, N, ps_n, turn, lam_star: float) -> None:
@@ -70,7 +71,7 @@ def monte_carlo(report, cfg, mc):
     report.number("n_mc_max", max(cfg.n_mc))
     report.number("eps_segment", cfg.eps_segment)
     report.number("mc_maxz", mc["z"].abs().max())
-    return splot.table(check_table(mc, ["space", "n", "mean_b", "delta"]), decimals=4,
+    return tables.table(check_table(mc, ["space", "n", "mean_b", "delta"]), decimals=4,
                        **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "n": "{:d}"})
 
 

@@ -10,7 +10,8 @@ import sympy as sp
 from matplotlib.patches import Arc, Circle as CirclePatch, Patch
 from myst_nb import glue
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 from semres.core import theory
 from semres.core.simulate import check_table
 from semres.report import Z_MAX
@@ -66,7 +67,7 @@ def monte_carlo(report, cfg, mc):
     report.number("mc_cells", len(mc))
     report.number("mc_maxz", mc["z"].abs().max())
     report.number("mc_maxerr", (mc["mc"] - mc["theory"]).abs().max())
-    return splot.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
+    return tables.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
                        **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "delta": "{:.1f}"})
 
 

@@ -19,7 +19,7 @@ import json
 import matplotlib.pyplot as plt
 import numpy as np
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
 from semres.core import theory
 
 # the plot's frame in SVG units: left, top, width, height of the axes inside a 460 x 360 box

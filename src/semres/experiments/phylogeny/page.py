@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 
 from . import page_figures
 from .alpha_effects import MATCHED_COLUMNS, compared_alphas, effect_row, peak_points
@@ -185,7 +186,7 @@ def theorem_table(report, cfg: PhylogenySettings, check: pd.DataFrame, max_z: fl
                        "check_trials": cfg.mc_trials,
                        "check_tau": check.mean_tau.iloc[0]}.items():
         report.number(key, value)
-    return splot.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exact",
+    return tables.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exact",
                               "p_s_mc", "z_s", "p_i_theorem", "p_i_exact", "p_i_mc", "z_i",
                               "p_s_untied"]], z_s="{:+.2f}", z_i="{:+.2f}")
 
@@ -241,7 +242,7 @@ def publish_effects(report, cfg: PhylogenySettings, effects: pd.DataFrame,
 
 def runs_table(by_alpha: pd.DataFrame):
     """Every run's summaries, for the page."""
-    return splot.table(by_alpha.drop(columns=["train_seconds"]), decimals=3, alpha="{:g}")
+    return tables.table(by_alpha.drop(columns=["train_seconds"]), decimals=3, alpha="{:g}")
 
 
 def matched_band(curve: pd.DataFrame | None, effects: pd.DataFrame, alpha_ce):

@@ -11,7 +11,7 @@ import pandas as pd
 from scipy.cluster.hierarchy import dendrogram, linkage
 from scipy.spatial.distance import squareform
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
 from semres.core import theory
 
 from .alpha_effects import METRICS

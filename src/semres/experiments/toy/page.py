@@ -8,7 +8,8 @@ import pandas as pd
 import sympy as sp
 
 from semres.core import fits
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 from semres.report import Z_MAX
 
 from . import page_figures
@@ -175,7 +176,7 @@ def monte_carlo_table(report, mc: pd.DataFrame):
     report.table(mc, "mc_check")
     report.number("mc_max_z", mc["z"].abs().max())
     report.number("mc_cells", len(mc))
-    return splot.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
+    return tables.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
 
 
 def publish_training(report, cfg: ToySettings, config: ToyConfig, history: ToyHistory,
@@ -256,7 +257,7 @@ def publish(report, cfg: ToySettings, history: ToyHistory, trajectories: pd.Data
         report.point(f"toy ReLU net, {c} "
                      f"({'peak p_S' if c != 'reconstruction' else 'last epoch'})",
                      pi_.mean(), ps_.mean(), se_i, se_s)
-    return splot.table(quantities)
+    return tables.table(quantities)
 
 
 def publish_figures(report, cfg: ToySettings, history: ToyHistory, found: ToyAnalysis,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
 from semres.core import theory
 
 from .evaluation import stimulus_distances

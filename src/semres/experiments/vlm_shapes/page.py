@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
+from semres.report import tables
 from semres.report import Z_MAX
 
 from . import page_figures as figures
@@ -39,7 +40,7 @@ def publish_checks(report, band_agree: float, canvas_zmax: float, canvas_check):
     for key, value in {"band_agree": band_agree, "zmax": Z_MAX,
                        "canvas_zmax": canvas_zmax}.items():
         report.number(key, value)
-    return splot.table(canvas_check, decimals=4)
+    return tables.table(canvas_check, decimals=4)
 
 
 def publish_model(report, cfg, model, model_ref: str, model_name: str, canvas_px: int) -> None:
@@ -159,7 +160,7 @@ def publish_paper_models(report, grid_fits: dict, stencils, margins, colour: dic
                 "No tables of the paper's models are shipped.", markdown=True)
     report.figure("released", figures.fig_released(external, agg, model_name,
                                                    float(AUTHORS["canvas_px"])))
-    shown = splot.table(pd.DataFrame(ext_fits)[["model", "kernel", "scale_px", "ci_low_px",
+    shown = tables.table(pd.DataFrame(ext_fits)[["model", "kernel", "scale_px", "ci_low_px",
                                                 "ci_high_px", "floor", "distance_p",
                                                 "at_bound"]], decimals=3) if ext_fits else None
     return ext_fits, weights, shown
@@ -207,5 +208,5 @@ def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, exte
     report.deviations(cfg, settings.SETTINGS.paper, *protocol_notes)
     report.save()
     report.box("; ".join(ran))
-    return splot.table(report.summary[["result", "headline", "ci_low", "ci_high", "status"]],
+    return tables.table(report.summary[["result", "headline", "ci_low", "ci_high", "status"]],
                        decimals=3)

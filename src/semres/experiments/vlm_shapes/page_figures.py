@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from semres.core import plotting as splot
+from semres.report import plotting as splot
 from semres.core import theory
 
 from . import scenes

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from semres.core import fits, theory
-from semres.core import plotting as splot
+from semres.report.verdicts import gof_pvalue
+from semres.report import plotting as splot
+from semres.report import numbers
 from semres.experiments import released
 from semres.report import fmt
 
@@ -70,7 +72,7 @@ def radius_text(task: str, f: dict, px: float, unit: str = "px") -> str:
     end = f["profile_eps"][-1]
     if f.get("misfit"):
         return (f"{task}: {MISFIT} (χ² = {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of "
-                f"freedom, {fits.gof_pvalue(f)}); the radius {fmt(f['eps'] * px)} {unit} is not "
+                f"freedom, {gof_pvalue(f)}); the radius {fmt(f['eps'] * px)} {unit} is not "
                 "a measurement")
     if f["identified"]:
         return (f"{task}: ε = {fmt(f['eps'] * px)} {unit} (95% set {span}"
@@ -105,7 +107,7 @@ def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
         diff = (f"the radius of generalization minus that of identification is "
                 f"{v['difference'] * px:+.3g} {unit} (95% profile interval "
                 f"{lo * px:+.3g} to {hi * px:+.3g}; equal radii: likelihood ratio "
-                f"{v['lr']:.2f}, {splot.pvalue(v['p_equal'])})")
+                f"{v['lr']:.2f}, {numbers.pvalue(v['p_equal'])})")
         text = (f"For {label}, {diff}: the two tasks need different radii, so no single "
                 "spatial resolution of Theorem 3 accounts for both." if verdicts.radii_differ(v)
                 else f"For {label}, {diff}: equal radii are not rejected, which is not a "
@@ -144,7 +146,7 @@ def scale_verdict(label: str, f, px: float, resolution: float, design_hi: float,
     ok, why = verdicts.scale_identification(f, resolution, design_hi, agree, px, unit)
     row = verdicts.scale_row(label, f, ok, why, px, statement, stand_in) if statement else None
     fit_text = (f"{f['gof_test']} {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of freedom, "
-                f"{fits.gof_pvalue(f)}")
+                f"{gof_pvalue(f)}")
     if f["misfit"]:
         text = (f"For {label}, {MISFIT}: the biased Luce rule's {fit_text}; its scale "
                 f"({fmt(f['scale'] * px)} {unit}) is not a measurement.")
@@ -176,7 +178,7 @@ def estimators_text(est: dict, agree: bool, px: float) -> str:
 
 def gof_words(g) -> str:
     """A fit's chi-square in words, and "misfit" when it is one."""
-    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, {fits.gof_pvalue(g)}"
+    return (f"χ² = {g['gof_stat']:.1f} on {g['gof_df']} df, {gof_pvalue(g)}"
             + (f": {MISFIT}" if g["misfit"] else ""))
 
 
@@ -245,7 +247,7 @@ def stencil_verdict(label: str, nc: dict, boot: int) -> str:
             f"correct-answer advantage {nc['advantage']:.2f} (95% {nc['advantage_ci'][0]:.2f}–"
             f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
             f"{boot} datasets; misfit rule "
-            f"{fits.misfit_rule(nc['gof_resolution'])}) {fits.gof_pvalue(nc)}"
+            f"{fits.misfit_rule(nc['gof_resolution'])}) {gof_pvalue(nc)}"
             + (" (no simulated deviance reached the observed one)"
                if verdicts.no_refit_reached(nc) else "")
             + (f": {MISFIT} — one advantage for every geometry is too coarse, and the weights "
@@ -267,7 +269,7 @@ def layout_carryover(margin_tab) -> list:
             "accuracy against the margin, which "
             f"{'differs' if verdicts.layouts_differ(t['p']) else 'does not differ detectably'}"
             f" between the two layouts (deviance {t['stat']:.1f} on {t['df']:.0f} margin bins, "
-            f"{splot.pvalue(t['p'])})." for t in authors.layout_tests(margin_tab)]
+            f"{numbers.pvalue(t['p'])})." for t in authors.layout_tests(margin_tab)]
 
 
 def files_verdicts(findings) -> list:

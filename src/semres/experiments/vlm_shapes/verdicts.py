@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from semres.core import fits
+from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA, fmt
 
 #: what a misfit means, in the chapter's words
@@ -37,7 +38,7 @@ COLOUR_CLAIM = ("the hue radius fitted to generalization equals that fitted to i
 
 def p_words(p) -> str:
     """A p-value as the book's prose states it."""
-    return fits.gof_pvalue({"gof_p": p})
+    return gof_pvalue({"gof_p": p})
 
 
 def grid_claim(label: str) -> str:
@@ -73,7 +74,7 @@ def scale_identification(fit: dict, resolution: float, design_hi: float, agree=N
     lo, hi = fit["profile_ci"]
     why = []
     if fit.get("misfit"):
-        why.append(f"{MISFIT} (goodness of fit {fits.gof_pvalue(fit)})")
+        why.append(f"{MISFIT} (goodness of fit {gof_pvalue(fit)})")
     if not fit["profile_bounded"] or lo <= resolution or hi >= design_hi:
         why.append(f"its likelihood set ({fmt(lo * px)}–{fmt(hi * px)} {unit}) is not bounded "
                    f"inside the design ({fmt(resolution * px)}–{fmt(design_hi * px)} {unit})")

@@ -13,10 +13,10 @@ import signal
 import sys
 import threading
 
-from semres.build import runner
+from semres.pipeline import runner
 
-from semres.build import book as bookmaker
-from semres.build.registry import check_parameters
+from semres.pipeline import book as bookmaker
+from semres.pipeline.registry import check_parameters
 from semres.core.profiles import PROFILES
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import psutil
 import yaml
 
-from semres.build.registry import SETTINGS, check_parameters
-from semres.build.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
+from semres.pipeline.registry import SETTINGS, check_parameters
+from semres.pipeline.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
                                  last_good, lock, read_json, run_chapter)
 from semres.core.book import build_dir, repo_root
 from semres.report import glance, pages

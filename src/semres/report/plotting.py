@@ -1,29 +1,48 @@
-"""One figure style and one table style for the whole book, so every chapter's figures and
-tables read alike, on a laptop and on a phone: figures through :func:`legible` (and their phone
-layout, :func:`narrow`), tables through :func:`table`."""
+"""One figure style for the whole book, so every chapter's figures read alike, on a laptop and on
+a phone: figures through :func:`legible` and their phone layout, :func:`narrow`. Tables have
+their own module (:mod:`semres.report.tables`), numbers theirs (:mod:`semres.report.numbers`)."""
 
 from __future__ import annotations
 
 import io
 import re
+import textwrap
 import warnings
+from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython import get_ipython
+from IPython.core.pylabtools import print_figure
+from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.offsetbox import HPacker, VPacker
+from matplotlib.text import Text
+from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+from .tables import show_tables
 
 # Roles, not decoration: theory curves are black/grey, measurements take the cycle below.
 THEORY = "black"
+
+
 THEORY_ALT = "0.55"
+
+
 CYCLE = ["#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#6a4c93", "#00798c", "#8d6a9f", "#444444"]
+
 
 #: the widest figure the text column (about 690 px at 1280 px) shows at its natural size; a
 #: wider one is shrunk, its text with it
 MAX_WIDTH = 7.1
+
+
 #: no text smaller than this (points): 12 pt is 16 px, the captions' size, in a figure shown at
 #: its natural size; on a phone the book shows a narrower layout of the figure
 #: (:data:`PHONE_WIDTH`), where the same 12 pt renders at 12 px or more
 MIN_FONT = 12.0
+
 
 STYLE = {
     "figure.figsize": (6.4, 4.0),
@@ -57,13 +76,8 @@ def use_style() -> None:
     every DataFrame a chapter displays goes through :func:`table` (:func:`show_tables`).
     """
     plt.rcParams.update(STYLE)
-    from IPython import get_ipython
-
     ip = get_ipython()
     if ip is not None:
-        from matplotlib.figure import Figure
-        from matplotlib_inline.backend_inline import set_matplotlib_formats
-
         set_matplotlib_formats("svg")
         ip.display_formatter.formatters["image/svg+xml"].for_type(Figure, figure_svg)
         show_tables()
@@ -81,8 +95,6 @@ def legible(fig):
 
 def _floor(fig) -> bool:
     """No text in ``fig`` under :data:`MIN_FONT`; True when some text had to grow."""
-    from matplotlib.text import Text
-
     grew = False
     for ax in fig.axes:  # tick labels are made at drawing time from the axis' settings
         for axis in (ax.xaxis, ax.yaxis):
@@ -136,15 +148,17 @@ def _fit(fig, most: float) -> str | None:
     return None
 
 
-# ------------------------------------------------------------------------- the phone layout
-
 #: the widest figure (inches, as saved) whose 12 pt text still renders at 12 px or more in the
 #: text column of a 390 px phone (343 px, measured): 12 pt is 16 px at the natural size, so
 #: the figure may shrink to 3/4 of it, 343 / 0.75 = 457 px = 4.76 in; 4.6 in leaves a margin
 PHONE_WIDTH = 4.6
+
+
 #: where a phone layout travels inside the desktop SVG until the book splits it off
 #: (``semres.report.sphinxext``): a CDATA section of a ``<metadata>`` element, which renderers ignore
 PHONE_START = '<metadata id="semres-phone"><![CDATA['
+
+
 PHONE_END = "]]></metadata>"
 
 
@@ -152,8 +166,6 @@ def figure_svg(fig) -> str | None:
     """``fig`` as the book shows it: its SVG, carrying its phone layout (:func:`narrow`) when
     the figure is too wide to read on a phone. The IPython formatter of every figure in a
     chapter (:func:`use_style`); the book serves the layout that fits the reader's screen."""
-    from IPython.core.pylabtools import print_figure
-
     desktop = print_figure(fig, "svg")
     if not desktop:
         return desktop
@@ -172,8 +184,6 @@ def save(fig, path) -> None:
     """Save ``fig`` as the book shows it (an SVG carrying its phone layout, see
     :func:`figure_svg`) to ``path``, for a page that shows it with the ``{image}`` directive
     (the book's extension splits the two layouts as it does for a chapter's figures)."""
-    from pathlib import Path
-
     Path(path).write_text(figure_svg(fig) or _saved_svg(fig), encoding="utf-8")
 
 
@@ -369,8 +379,6 @@ def _set_columns(legend, columns: int) -> None:
 
     matplotlib lays a legend out once, when it is made (``Legend._init_legend_box``); this
     packs the same entries again, so that the legend keeps its handles, place and style."""
-    from matplotlib.offsetbox import HPacker, VPacker
-
     old = legend._legend_handle_box
     items = [item for column in old.get_children() for item in column.get_children()]
     size, extra = divmod(len(items), columns)
@@ -395,8 +403,6 @@ class _Saved:
     """What :func:`narrow` changes in a figure, to put back afterwards."""
 
     def __init__(self, fig):
-        from matplotlib.text import Text
-
         self.fig = fig
         self.size = fig.get_size_inches().copy()
         self.specs = [(ax, ax.get_subplotspec(), ax.get_in_layout()) for ax in fig.axes]
@@ -429,8 +435,6 @@ class _Saved:
         self.fig.set_size_inches(*self.size)
 
 
-# --------------------------------------------------------------------- families of lines
-
 def family(n: int, cmap: str = "viridis", span: tuple[float, float] = (0.0, 0.82)) -> list:
     """``n`` colours for a family of lines ordered by a parameter (n = 2, 5, 10, ...; a sweep of
     ε): evenly spaced along a perceptually uniform colour map whose lightest end, which
@@ -444,8 +448,6 @@ def family_key(fig, ax, values, label: str, cmap: str = "viridis",
                span: tuple[float, float] = (0.0, 0.82)):
     """A colour bar naming the parameter of a :func:`family` of lines drawn in ``ax``, one
     band per value (in place of a legend entry per line). Returns the colour bar."""
-    from matplotlib.colors import BoundaryNorm, ListedColormap
-
     values = list(values)
     colours = ListedColormap(family(len(values), cmap, span))
     bounds = np.arange(len(values) + 1) - 0.5
@@ -458,8 +460,6 @@ def family_key(fig, ax, values, label: str, cmap: str = "viridis",
 
 def _wrap(text: str, chars: float) -> str:
     """``text`` in lines of at most ``chars`` characters, breaking only outside ``$...$``."""
-    import textwrap
-
     parts = text.replace("\n", " ").split("$")
     glued = "$".join(p.replace(" ", "\0") if i % 2 else p for i, p in enumerate(parts))
     lines = textwrap.wrap(glued, max(int(chars * 0.95), 8), break_long_words=False)
@@ -492,446 +492,6 @@ def subplot_mosaic(mosaic, **kwargs):
     return plt.subplot_mosaic(mosaic, **kwargs)
 
 
-# ----------------------------------------------------------------------------------- tables
-
-#: how a column reads in a table (HTML): a whole name, or a run of its ``_``-separated words;
-#: ``table(..., headers={...})`` adds a chapter's own. Other names read as their words.
-HEADERS = {
-    "p_s": "<i>p</i><sub>S</sub>", "p_i": "<i>p</i><sub>I</sub>",
-    "se_s": "s.e. of <i>p</i><sub>S</sub>", "se_i": "s.e. of <i>p</i><sub>I</sub>",
-    "z_s": "<i>z</i> of <i>p</i><sub>S</sub>", "z_i": "<i>z</i> of <i>p</i><sub>I</sub>",
-    "p": "<i>p</i>", "n": "<i>n</i>", "b": "<i>b</i>", "z": "<i>z</i>",
-    "se": "s.e.", "stderr": "s.e.", "sd": "s.d.", "ci": "CI",
-    "ci_low": "CI low", "ci_high": "CI high", "ci_lo": "CI low", "ci_hi": "CI high",
-    "mean_b": "⟨<i>b</i>⟩", "var_b": "Var(<i>b</i>)", "mean_tau": "⟨τ⟩",
-    "eps": "ε", "epsilon": "ε", "eps_fit": "fitted ε", "delta": "Δ", "alpha": "α",
-    "lambda": "λ", "lam": "λ", "tau": "τ", "sigma": "σ", "mu": "μ", "beta": "β",
-    "gamma": "γ", "theta": "θ", "p_value": "<i>p</i>-value",
-    "distance_p": "distance test <i>p</i>", "gof_p": "goodness-of-fit <i>p</i>",
-    "at_bound": "at a bound", "mc": "Monte Carlo", "rmse": "RMSE", "heldout": "held-out",
-    "max_z": "largest |<i>z</i>|", "abs_z": "|<i>z</i>|",
-    "boot": "bootstrap", "ide": "identification", "sim": "similarity",
-    "headline": "measured value", "n_boot": "bootstrap resamples",
-}
-#: a name's last word that is a unit: ``scale_px`` reads "scale (px)"
-UNITS = {"px": "px", "seconds": "s", "secs": "s", "ms": "ms", "pct": "%", "percent": "%",
-         "deg": "°"}
-#: the most significant figures a number in a plain column shows, and an interval's width's
-MAX_FIGURES = 4
-INTERVAL_FIGURES = 2
-DASH, MINUS, TIMES = "—", "\u2212", "×"
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-# a number in e-notation inside text ("150–1.11e+03 px")
-_E_NUMBER = re.compile(r"(?<![\w.])([-+]?\d+(?:\.\d*)?|[-+]?\.\d+)[eE]([-+]?\d+)(?![\w.])")
-_E_SPEC = re.compile(r"^\{:[+\- ]?\.?(\d*)[eE]\}$")
-
-
-def header(name, headers: dict | None = None) -> str:
-    """A column name as a reader reads it, as HTML: ``p_s_mc`` -> "p<sub>S</sub> Monte Carlo",
-    ``scale_px`` -> "Scale (px)", ``target_gap_max`` -> "Target gap max".
-
-    ``headers`` adds names (whole names or runs of words) to :data:`HEADERS`.
-    """
-    import html
-
-    known = {**{k.lower(): v for k, v in HEADERS.items()},
-             **{str(k).lower(): v for k, v in (headers or {}).items()}}
-    if isinstance(name, tuple):  # a column of a table with several header levels
-        parts = [header(part, headers) for part in name if str(part) != ""]
-        return ", ".join(parts[:1] + [_lower(p) for p in parts[1:]])
-    text = str(name).strip()
-    if text.lower() in known:
-        return _capital(known[text.lower()])
-    words = [w for w in re.split(r"[_\s]+", text) if w]
-    unit = UNITS.get(words[-1].lower()) if len(words) > 1 else None
-    words = words[:-1] if unit else words
-    out, i = [], 0
-    while i < len(words):
-        for j in range(len(words), i, -1):  # the longest run of words with a reading
-            run = "_".join(words[i:j]).lower()
-            if run in known:
-                out.append(known[run])
-                i = j
-                break
-        else:
-            out.append(html.escape(words[i]))
-            i += 1
-    return _capital(" ".join(out) + (f" ({unit})" if unit else ""))
-
-
-def _lower(text: str) -> str:
-    """Undo :func:`_capital` on a plain word (not on an acronym such as "RMSE")."""
-    return text[0].lower() + text[1:] if text[:2].isalpha() and text[1:2].islower() else text
-
-
-def _capital(text: str) -> str:
-    """``text`` with a capital first letter when it starts with a word (not a symbol, markup
-    or an abbreviation such as "s.e.")."""
-    return text[0].upper() + text[1:] if re.match(r"[a-z][a-z\-]+(\s|$)", text) else text
-
-
-def _missing(value) -> bool:
-    if value is None or value is getattr(__import__("pandas"), "NA", None):
-        return True
-    try:
-        return bool(value != value)  # NaN, NaT
-    except (TypeError, ValueError):
-        return False
-
-
-def scientific(x: float, figures: int = 3) -> str:
-    """``x`` as "1.23 × 10⁻⁷" (``figures`` significant figures), never "1.23e-07"."""
-    x = float(x)
-    if x == 0:
-        return "0"
-    if not np.isfinite(x):
-        return _infinity(x)
-    mantissa, exponent = f"{x:.{max(figures, 1) - 1}e}".split("e")
-    return (f"{mantissa.replace('-', MINUS)} {TIMES} "
-            f"10{str(int(exponent)).translate(_SUPERSCRIPT)}")
-
-
-def _infinity(x: float) -> str:
-    return "∞" if x > 0 else f"{MINUS}∞"
-
-
-def _integer(x) -> str:
-    x = int(x)
-    return (f"{x:,}" if abs(x) >= 10_000 else str(x)).replace("-", MINUS)
-
-
-def number(x, places: int | None = None, figures: int = 3) -> str:
-    """One number as a table shows it: ``places`` decimals (or ``figures`` significant figures),
-    a minus sign, thousands separated from 10,000 on, and "× 10ⁿ" for a number that these
-    decimals would show as nothing (or only its last place) and from a million on; "—" for a
-    missing value, "yes"/"no" for a truth value."""
-    if _missing(x):
-        return DASH
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, (int, np.integer)):
-        return _integer(x)
-    x = float(x)
-    if not np.isfinite(x):
-        return _infinity(x)
-    if x == 0:  # an exact zero, not a measurement that rounds to one
-        return "0" if not places or places >= 3 else f"{0:.{places}f}"
-    if places is None:
-        places = max(0, figures - 1 - int(np.floor(np.log10(abs(x)))))
-    if abs(x) >= 1e6 or abs(x) < 10.0 ** -places:
-        return scientific(x, figures)
-    if x == int(x) and places == 0:
-        return _integer(x)
-    text = f"{x:,.{places}f}" if abs(x) >= 10_000 else f"{x:.{places}f}"
-    return text.replace("-", MINUS)
-
-
-def _plain_numbers(text: str) -> str:
-    """Text with each e-notation number in it written out: "1.11e+03" -> "1110"."""
-
-    def write(match):
-        value = float(match.group(0))
-        places = len((match.group(1).split(".") + [""])[1])
-        figures = len(match.group(1).lstrip("+-").replace(".", "").lstrip("0")) or 1
-        if 1e-3 <= abs(value) < 1e6:
-            return number(value, max(0, figures - 1 - int(np.floor(np.log10(abs(value))))))
-        return scientific(value, max(figures, places + 1))
-
-    return _E_NUMBER.sub(write, text)
-
-
-def _places(values, most: int, figures: int, exact: bool = False) -> int:
-    """Decimals that give the column's typical (median) size ``figures`` significant figures,
-    at most ``most``; with ``exact``, fewer when they already show every value exactly (a
-    parameter 0.25 reads "0.25", not "0.2500")."""
-    size = np.abs(np.asarray(values, dtype=float))
-    size = size[np.isfinite(size) & (size > 0)]
-    if not size.size:
-        return 0
-    places = int(min(most, max(0, figures - 1 - np.floor(np.log10(np.median(size))))))
-    if exact:
-        for fewer in range(places):
-            if np.allclose(np.round(size, fewer), size, rtol=1e-12, atol=0):
-                return fewer
-    return places
-
-
-def _numeric(col) -> bool:
-    import pandas as pd
-
-    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-
-
-def _truths(col) -> bool:
-    import pandas as pd
-
-    if pd.api.types.is_bool_dtype(col):
-        return True
-    present = [v for v in col if not _missing(v)]
-    return bool(present) and all(isinstance(v, (bool, np.bool_)) for v in present)
-
-
-def _interval_places(df, numeric: list[str]) -> dict[str, int]:
-    """Decimals for columns that come with their uncertainty: a standard error (``se_x``,
-    ``x_se``) or an interval (``ci_low``/``ci_high``, with the estimate left of them): two
-    significant figures of the standard error or of the interval's half-width."""
-    found = {}
-
-    def uncertainty(values):
-        return _places(values, 6, INTERVAL_FIGURES)
-
-    for col in numeric:
-        name = str(col)
-        stem = name.rsplit("_", 1)[0] if "_" in name else None
-        for se in (f"se_{name}", f"{name}_se", f"{stem}_se" if stem else None):
-            if se in numeric and se != name:
-                found[col] = found[se] = uncertainty(df[se])
-    for col in numeric:
-        name = str(col)
-        if not name.lower().startswith(("ci_low", "ci_lo")):
-            continue
-        suffix = name[name.lower().index("_lo") + 3:].removeprefix("w")
-        high = next((c for c in numeric if str(c).lower() in (f"ci_high{suffix}",
-                                                             f"ci_hi{suffix}")), None)
-        if high is None:
-            continue
-        dec = uncertainty((df[high] - df[col]) / 2)
-        found[col] = found[high] = dec
-        left = [c for c in list(df.columns)[:list(df.columns).index(col)] if c in numeric]
-        if left and not str(left[-1]).lower().startswith("ci_"):
-            found.setdefault(left[-1], dec)
-    return found
-
-
-def _cells(col, spec, places: int | None, sci: int | None, figures: int) -> list[str]:
-    """Every value of one column as text (not yet escaped)."""
-    values = list(col)
-    if callable(spec) or isinstance(spec, str):
-        out = []
-        for v in values:
-            if _missing(v):
-                out.append(DASH)
-                continue
-            try:
-                text = spec(v) if callable(spec) else spec.format(v)
-            except (ValueError, TypeError):
-                ok = isinstance(v, (float, np.floating)) and float(v).is_integer()
-                text = spec.format(int(v)) if ok and isinstance(spec, str) else number(v)
-            out.append(_plain_numbers(str(text)).replace("-", MINUS)
-                       if _looks_numeric(text) else _plain_numbers(str(text)))
-        return out
-    if sci is not None:
-        return [DASH if _missing(v) else scientific(v, sci) for v in values]
-    return [number(v, places, figures) for v in values]
-
-
-def _looks_numeric(text) -> bool:
-    return bool(re.fullmatch(r"\s*[-+]?[\d.,]+(?:[eE][-+]?\d+)?\s*", str(text)))
-
-
-class Table:
-    """A table formatted for readers; shown as HTML (:meth:`to_html`) in the book.
-
-    ``columns`` are the headers (HTML), ``rows`` the cells (text), ``numeric`` which columns
-    hold numbers (set right-aligned), ``csv`` the name of the full table's CSV file, if any.
-    """
-
-    def __init__(self, columns: list[str], rows: list[list[str]], numeric: list[bool],
-                 csv: str | None = None, caption: str | None = None):
-        self.columns, self.rows, self.numeric = columns, rows, numeric
-        self.csv, self.caption = csv, caption
-
-    @property
-    def data(self):
-        """The shown table as a DataFrame of text, headers without their markup."""
-        import pandas as pd
-
-        plain = [re.sub(r"<[^>]+>", "", c) for c in self.columns]
-        return pd.DataFrame(self.rows, columns=plain)
-
-    def to_html(self) -> str:
-        import html
-
-        def cell(tag, text, num, extra=""):
-            klass = ' class="num"' if num else ""
-            return f"<{tag}{extra}{klass}>{text}</{tag}>"
-
-        head = "".join(cell("th", c, n, ' scope="col"') for c, n in zip(self.columns,
-                                                                        self.numeric))
-        body = "\n".join("<tr>" + "".join(cell("td", html.escape(v), n)
-                                          for v, n in zip(row, self.numeric)) + "</tr>"
-                         for row in self.rows)
-        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
-        parts = ['<div class="semres-table">',
-                 '<div class="semres-table-scroll" tabindex="0" role="region" '
-                 'aria-label="table; scroll sideways to see every column">',
-                 f'<table class="semres-table-grid">{caption}<thead><tr>{head}</tr></thead>',
-                 f"<tbody>\n{body}\n</tbody></table></div>"]
-        if self.csv:
-            name = html.escape(self.csv)
-            parts.append(f'<p class="semres-table-csv"><a href="{CSV_SCHEME}{name}" '
-                         f'download="{name}.csv">The full table as CSV '
-                         f"(<code>{name}.csv</code>)</a></p>")
-        parts.append("</div>")
-        return "\n".join(parts)
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
-
-    def __repr__(self) -> str:
-        return self.data.to_string(index=False)
-
-
-#: a table's link to its full CSV before the book resolves it (``semres.report.sphinxext``)
-CSV_SCHEME = "semres-csv:"
-
-
-def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None = None,
-          scientific_columns=(), caption: str | None = None, max_rows: int | None = None,
-          **formats) -> Table:
-    """A result table for readers, the one formatter of every table the book shows.
-
-    - Headers in words (:func:`header`, :data:`HEADERS`; ``headers`` adds or overrides names).
-    - No row index: a named or labelled index becomes the first column, a row count is dropped.
-    - Numbers: a column with its standard error or interval beside it (``x`` with ``se_x``,
-      ``ci_low``/``ci_high`` after an estimate) is rounded to two significant figures of that
-      uncertainty; any other column to at most ``decimals`` decimals and at most
-      :data:`MAX_FIGURES` significant figures of its typical value. No e-notation: a number
-      that would round to nothing, or from a million on, reads "1.2 × 10⁻⁷"; so does every
-      value of a column in ``scientific_columns`` (or formatted with an ``e`` spec).
-    - Truth values read yes/no, missing values "—", negative numbers take a minus sign.
-    - ``formats`` sets a column's format (``z="{:+.2f}"``, or a callable).
-    - ``csv`` names the chapter's CSV of the full table (``report.table(df, name)``): the book
-      links it under the table.
-    - More rows than ``max_rows`` (pandas' ``display.max_rows``, 60, by default): the first
-      and last half of them, with a row of "⋮" between (rounded as the whole column).
-
-    The table scrolls sideways inside its own box when wider than the page (a cue says so).
-    """
-    import pandas as pd
-
-    if isinstance(df, pd.Series):
-        df = df.to_frame()
-    df = _without_index(df)
-    most = max_rows if max_rows is not None else pd.get_option("display.max_rows") or len(df)
-    cut = len(df) > most
-    numeric = [c for c in df.columns if _numeric(df[c]) and not _truths(df[c])]
-    around = _interval_places(df, numeric)
-    sci = {c: 3 for c in scientific_columns}
-    formats = dict(formats)
-    for col, spec in list(formats.items()):
-        match = _E_SPEC.match(spec) if isinstance(spec, str) else None
-        if match:  # "{:.1e}": a scientific column with that many figures
-            sci[col] = int(match.group(1) or 6) + 1
-            del formats[col]
-    columns, cells, is_number = [], [], []
-    for col in df.columns:
-        values = df[col]
-        name = col if not isinstance(col, tuple) else "_".join(map(str, col))
-        columns.append(header(col, headers))
-        if _truths(values) and col not in formats:
-            cells.append([DASH if _missing(v) else ("yes" if v else "no") for v in values])
-            is_number.append(False)
-            continue
-        if (col in numeric and col not in formats and name not in formats
-                and col not in around and col not in sci and name not in sci):
-            kind = statistic_kind(name)  # (an estimate with its interval is no p-value)
-            if kind == "p":
-                formats[col] = p_cell
-            elif kind == "z":
-                formats[col] = z_cell
-        if col in numeric or col in formats or name in formats:
-            spec = formats.get(col, formats.get(name))
-            places = around.get(col)
-            if places is None and col in numeric:
-                finite = values[np.isfinite(values.astype(float))]
-                whole = len(finite) and (finite == np.round(finite)).all()
-                places = 0 if whole else _places(values, decimals, MAX_FIGURES, exact=True)
-            cells.append(_cells(values, spec, places, sci.get(col, sci.get(name)), 3))
-            is_number.append(col in numeric)
-            continue
-        cells.append([DASH if _missing(v) or str(v).strip().lower() == "nan"
-                      else _plain_numbers(" ".join(str(v).split())) for v in values])
-        is_number.append(False)
-    rows = [list(r) for r in zip(*cells)] if cells else []
-    if cut:  # the column's rounding was chosen from all of its rows
-        half = max(1, most // 2)
-        rows = rows[:half] + [["⋮"] * len(columns)] + rows[-half:]
-        caption = caption or f"{len(df):,} rows; the first and last {half} shown"
-    return Table(columns, rows, is_number, csv=csv, caption=caption)
-
-
-#: the smallest p-value a table shows as a number; below it a cell reads "< 10⁻⁴"
-P_FLOOR = 1e-4
-
-
-def statistic_kind(name: str) -> str | None:
-    """"p" for a column of p-values (``p``, ``p_value``, ``gof_p``), "z" for one of z-scores
-    (``z``, ``z_s``, ``max_z``); None otherwise (``p_s`` is a probability, not a p-value)."""
-    text = str(name).lower().replace("-", "_")
-    if text == "p" or text.endswith("_p") or "p_value" in text or "pvalue" in text:
-        return "p"
-    if text == "z" or text.startswith("z_") or text.endswith("_z") or "zscore" in text:
-        return "z"
-    return None
-
-
-def p_cell(p) -> str:
-    """A p-value in a table: two significant figures, and "< 10⁻⁴" below :data:`P_FLOOR`
-    (nothing a reader decides turns on the digits beyond it)."""
-    p = float(p)
-    if p < P_FLOOR:
-        return f"< 10{str(int(np.log10(P_FLOOR))).translate(_SUPERSCRIPT)}"
-    return number(p, figures=2)
-
-
-def z_cell(z) -> str:
-    """A z-score (or a like statistic) in a table: two decimals."""
-    return number(float(z), places=2)
-
-
-def _without_index(df):
-    """``df`` with its row labels as a column when they mean something (a named index, text
-    labels), dropped when they only count rows; several header levels are kept as tuples."""
-    import pandas as pd
-
-    index = df.index
-    counts = (isinstance(index, pd.RangeIndex) or pd.api.types.is_integer_dtype(index)) \
-        and all(n is None for n in index.names)
-    if counts:
-        return df.reset_index(drop=True)
-    names = [n if n is not None else "" for n in index.names]
-    flat = df.copy()
-    flat.index = index.set_names(names)
-    if any(n in flat.columns for n in names if n):
-        flat.index = flat.index.set_names([f"{n} " for n in names])
-    return flat.reset_index()
-
-
-def _styler_table(styler) -> Table:
-    """A pandas Styler shown through :func:`table` (its data, without its hidden columns)."""
-    data = styler.data
-    hidden = set(getattr(styler, "hidden_columns", []) or [])
-    keep = [c for i, c in enumerate(data.columns) if i not in hidden]
-    return table(data[keep])
-
-
-def show_tables() -> None:
-    """Show every DataFrame and Styler a chapter displays through :func:`table` (in a notebook;
-    :func:`use_style` calls it), so that no raw DataFrame reaches the page."""
-    from IPython import get_ipython
-
-    ip = get_ipython()
-    if ip is None:
-        return
-    import pandas as pd
-    from pandas.io.formats.style import Styler
-
-    html = ip.display_formatter.formatters["text/html"]
-    html.for_type(pd.DataFrame, lambda df: table(df).to_html())
-    html.for_type(Styler, lambda s: _styler_table(s).to_html())
-
-
 def legend_outside(fig, axes=None, ncol: int = 3, **kwargs):
     """One figure legend below the panels (``axes``, all of ``fig``'s by default), off the data,
     with each label once."""
@@ -946,18 +506,3 @@ def legend_outside(fig, axes=None, ncol: int = 3, **kwargs):
         if n == 1 or legend.get_window_extent(renderer).width / fig.dpi <= MAX_WIDTH - 0.2:
             return legend
         legend.remove()
-
-
-def pvalue(p, resolution: float = 0.0) -> str:
-    """A p-value as prose states it: "p < 0.001" below 0.001, "p = 0.023" above it, and for a
-    test that cannot go lower (a bootstrap's 1/(B + 1), ``resolution``) "p ≤ 0.0099", the
-    smallest value it can say; "p not computed" for a missing one."""
-    if _missing(p):
-        return "p not computed"
-    p = float(p)
-    if resolution and p <= resolution * (1 + 1e-9):
-        shown = number(resolution, figures=2)
-        return f"p ≤ {shown.rstrip('0').rstrip('.') if '.' in shown and TIMES not in shown else shown}"
-    if p < 0.001:
-        return "p < 0.001"
-    return f"p = {number(p, figures=2)}"

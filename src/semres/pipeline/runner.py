@@ -25,7 +25,7 @@ from pathlib import Path
 import jupytext
 
 from semres.core.book import build_dir, cores, repo_root, torch_device
-from semres.build.registry import check_parameters
+from semres.pipeline.registry import check_parameters
 from semres.core.profiles import PROFILES
 from semres.report import plural
 
