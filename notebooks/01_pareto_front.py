@@ -13,6 +13,14 @@
 # %% [markdown]
 # # The universal Pareto front
 #
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch1_result_box
+# :format: myst
+# ```
+# ````
+#
 # A system that compares stimuli through a similarity that can only tell things apart down to
 # some resolution faces two tests that pull in opposite directions: *generalization* (which
 # stored item is nearest to a new probe?) rewards a coarse similarity, *identification* (which
@@ -22,14 +30,6 @@
 # a resolution ball, and, on a homogeneous space, they lie on one universal front
 # $p_S = \tfrac12 + 2(1-p_I) - 4(1-p_I)^2$. A Monte Carlo engine then checks every formula on a
 # circle, a segment, a sphere and a heterogeneous discrete space with distance ties.
-#
-# ````{admonition} The result
-# :class: tip
-#
-# ```{glue:md} ch1_result_box
-# :format: myst
-# ```
-# ````
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper

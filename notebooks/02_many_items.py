@@ -13,14 +13,6 @@
 # %% [markdown]
 # # Many items: the 1/n collapse
 #
-# With two items a finite resolution forces a tradeoff ({prf:ref}`thm-two-item`). With $n$
-# items it does more: identification collapses like $1/(n b)$, the resolution that is best for
-# generalization shrinks like $1.5/n$, and at small resolutions generalization is not even
-# monotonic in the number of items. This chapter derives Theorem 3 of {cite}`nurisso2026bound`
-# in SymPy for symbolic $n$ (with the binomial theorem proved by induction), proves an
-# identity that links the two success rates at the generalization optimum, and checks
-# everything by Monte Carlo for $n$ up to {glue:text}`ch2_n_mc_max`, with and without noise.
-#
 # ````{admonition} The result
 # :class: tip
 #
@@ -28,6 +20,14 @@
 # :format: myst
 # ```
 # ````
+#
+# With two items a finite resolution forces a tradeoff ({prf:ref}`thm-two-item`). With $n$
+# items it does more: identification collapses like $1/(n b)$, the resolution that is best for
+# generalization shrinks like $1.5/n$, and at small resolutions generalization is not even
+# monotonic in the number of items. This chapter derives Theorem 3 of {cite}`nurisso2026bound`
+# in SymPy for symbolic $n$ (with the binomial theorem proved by induction), proves an
+# identity that links the two success rates at the generalization optimum, and checks
+# everything by Monte Carlo for $n$ up to {glue:text}`ch2_n_mc_max`, with and without noise.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper

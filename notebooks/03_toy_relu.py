@@ -13,6 +13,14 @@
 # %% [markdown]
 # # A ReLU network learns its own resolution
 #
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch3_result_box
+# :format: myst
+# ```
+# ````
+#
 # The laws of the previous chapters assume a similarity with a finite resolution. Does a network
 # that is never told about resolutions end up with one, and does it then obey the laws? This
 # chapter trains the minimal superposition model of {cite}`elhage2022toy`,
@@ -23,14 +31,6 @@
 # every epoch, by enumerating all trials of the 50-stimulus space, and all
 # {glue:text}`ch3_n_networks` networks (three conditions × {glue:text}`ch3_n_seeds` seeds) train
 # as one batched computation.
-#
-# ````{admonition} The result
-# :class: tip
-#
-# ```{glue:md} ch3_result_box
-# :format: myst
-# ```
-# ````
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper

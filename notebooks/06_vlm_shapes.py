@@ -13,6 +13,14 @@
 # %% [markdown]
 # # Vision-language models and shapes
 #
+# ````{admonition} The result
+# :class: tip
+#
+# ```{glue:md} ch6_result_box
+# :format: myst
+# ```
+# ````
+#
 # {cite}`nurisso2026bound` shows two vision-language models (Qwen2.5-VL-7B
 # {cite}`bai2025qwen25vl` and Gemma-3-12B {cite}`gemmateam2025gemma3`) a canvas with four
 # black shapes and a red X and asks which shape is closest to the X: accuracy falls near the
@@ -25,14 +33,6 @@
 # is nearest to the X (generalization) and which shape the X lies on (identification) — so one
 # spatial resolution can be tested against both through Theorem 3. Every answer is read through
 # a Luce choice model with a per-answer response bias, fitted by maximum likelihood.
-#
-# ````{admonition} The result
-# :class: tip
-#
-# ```{glue:md} ch6_result_box
-# :format: myst
-# ```
-# ````
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper

@@ -39,4 +39,5 @@ def test_rows_decide_by_the_papers_rounding_and_the_identity_tolerance():
     assert verdicts.minimum_row(n, value)["passed"]
     assert not verdicts.minimum_row(n + 1, value)["passed"]
     assert verdicts.identity_row(1e-9)["passed"] and not verdicts.identity_row(1e-5)["passed"]
-    assert verdicts.theorem_row(pd.DataFrame({"z": [0.5, -3.0]}))["check_max_z"] == 3.0
+    row = verdicts.theorem_row(pd.DataFrame({"z": [0.5, -3.0], "stderr": [2e-4, 1e-4]}))
+    assert row["check_max_z"] == 3.0 and row["check_se"] == 2e-4

@@ -19,8 +19,10 @@ def test_overview_cells_select_the_cells_each_row_claims():
 
 def test_overview_rows_take_the_largest_z_of_their_cells():
     mc = pd.DataFrame({"space": ["circle", "circle", "segment", "discrete", "sphere"],
-                       "delta": [0.0, 0.1, 0.0, 0.3, 0.1], "z": [0.5, -2.0, 1.0, 0.1, 3.0]})
+                       "delta": [0.0, 0.1, 0.0, 0.3, 0.1], "z": [0.5, -2.0, 1.0, 0.1, 3.0],
+                       "stderr": [1e-4, 2e-4, 3e-4, 4e-4, 5e-4]})
     rows = {r["result"]: r for r in verdicts.overview_rows(mc)}
     assert rows["Theorem 1 (paper Thm. 1) on the circle"]["check_max_z"] == 0.5
+    assert rows["Theorem 2 (paper Thm. 2), noise"]["check_se"] == 5e-4  # its largest cell
     assert rows["Theorem 2 (paper Thm. 2), noise"]["check_max_z"] == 3.0
     assert [r["new"] for r in rows.values()] == [False, False, False, True]

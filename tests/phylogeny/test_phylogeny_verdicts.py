@@ -41,7 +41,8 @@ def test_record_judges_the_claims_as_one_family():
                             for col, e in (("sim_accuracy", 0.1), ("p_s_matched", 0.08),
                                            ("id_auc", -0.001))])
     rep = report.Report("04_resnet_phylogeny")
-    verdicts.record(rep, 1.0, 1e-12, effects, 0.0, 0.5, real=False)
+    check = pd.DataFrame({"z_s": [1.0], "z_i": [-0.5], "se_s": [0.001], "se_i": [0.002]})
+    verdicts.record(rep, check, 1e-12, effects, 0.0, 0.5, real=False)
     assert [r["result"] for r in rep.rows] == [
         "Theorem 4 (paper Thm. 1 with ties): two items on a finite space",
         "ResNet: triplet accuracy change, α 0 → 0.5",
@@ -54,5 +55,5 @@ def test_record_judges_the_claims_as_one_family():
     one = pd.DataFrame([{"column": col, "alpha_to": 0.5, **_row(0.1, float("nan"))}
                         for col, _, _ in verdicts.CLAIMS])
     rep = report.Report("04_resnet_phylogeny")
-    verdicts.record(rep, 1.0, 1e-12, one, 0.0, 0.5, real=True)
+    verdicts.record(rep, check, 1e-12, one, 0.0, 0.5, real=True)
     assert [r["status"] for r in rep.rows[1:]] == ["not run"] * 3

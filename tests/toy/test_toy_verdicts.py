@@ -60,7 +60,7 @@ def test_record_makes_the_chapters_rows_in_order():
     history = superposition.train(conditions, [0, 1, 2] * 3, small, progress=False)
     found = analysis.analyse(history, small.n_stimuli)
     trajectories = analysis.trajectory_table(history, [0, 1, 2] * 3)
-    mc = pd.DataFrame({"z": [0.5, -1.2]})
+    mc = pd.DataFrame({"z": [0.5, -1.2], "stderr": [1e-4, 2e-4]})
     rep = report.Report("03_toy_relu")
     p_star = float(theory.linear_circle(1 / (3 - 2 * np.log(2)))[0])
     statuses = verdicts.record(rep, found, mc, p_star, trajectories)

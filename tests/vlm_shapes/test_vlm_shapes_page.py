@@ -34,10 +34,11 @@ class Recorder:
 
 def test_the_checks_publish_their_row_and_numbers():
     report = Recorder()
-    check = pd.DataFrame({"eps": [0.1], "z": [1.2]})
+    check = pd.DataFrame({"eps": [0.1], "z": [1.2], "se": [0.003]})
     shown = page.publish_checks(report, 0.99999, 1.2, check)
     assert set(report.glued) == {"band_agree", "zmax", "canvas_zmax"}
     assert report.rows[0]["check_max_z"] == 1.2 and report.rows[0]["new"]
+    assert report.rows[0]["check_se"] == 0.003
     assert shown is not None
 
 

@@ -6,7 +6,7 @@ words; :mod:`.chapter` the per-chapter :class:`Report` and :func:`open_chapter`.
 an experiment's page and verdict modules import from here; science modules never do.
 """
 
-from .box import BOX_FIRST, box_line, measured, row_places, status_line, tally
+from .box import BOX_FIRST, box_line, find, measured, row_places, status_line, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS, Opening, Report, open_chapter
 from .numbers import escape, fmt, mathify, places, plural
 from .verdicts import (ALPHA, BAD, GOOD, KINDS, NO_TOLERANCE, NOT_MEASURED, POLICY, POWER,
@@ -17,6 +17,6 @@ from .verdicts import (ALPHA, BAD, GOOD, KINDS, NO_TOLERANCE, NOT_MEASURED, POLI
 __all__ = ["ALPHA", "BAD", "BOX_FIRST", "FRONT_COLUMNS", "GOOD", "KINDS", "NO_TOLERANCE",
            "NOT_MEASURED", "Opening", "POLICY", "POWER", "Report", "STATUSES",
            "SUMMARY_COLUMNS", "VOCABULARY", "Z_MAX", "box_line", "counted", "detectable_at",
-           "escape", "fmt", "holm", "mathify", "measured", "open_chapter", "outcome", "places",
-           "plural", "reference", "row_places", "smallest_detectable", "status", "status_line",
+           "escape", "find", "fmt", "holm", "mathify", "measured", "open_chapter", "outcome",
+           "places", "plural", "reference", "row_places", "smallest_detectable", "status", "status_line",
            "tally", "z_check_detectable"]

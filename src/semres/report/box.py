@@ -20,7 +20,8 @@ def row_places(row: dict) -> int | None:
     dec = places(width, row.get("tolerance"))
     if dec is None or missing(head):
         return dec
-    return max(dec, places(head, digits=3) or 0)
+    # the estimate's own three figures, but at most one place beyond what its interval shows
+    return max(dec, min(places(head, digits=3) or 0, dec + 1))
 
 
 def measured(row: dict) -> str:
@@ -75,3 +76,8 @@ def box_line(row: dict) -> str:
         reason = escape(row.get("tolerance_reason"))
         text += f" Tolerance {fmt(row['tolerance'])}" + (f" ({reason})." if reason else ".")
     return text
+
+
+def find(rows, start: str) -> dict | None:
+    """The first row whose result starts with ``start`` (None when there is none)."""
+    return next((r for r in rows if str(r.get("result", "")).startswith(start)), None)

@@ -40,7 +40,7 @@ def theorem_row(mc) -> dict:
     return dict(result="Theorem 3 (paper Thm. 3), n items",
                 statement="p_I^n = (1 - (1 - b)^n)/(n b) and the finite sum for p_S^n (SymPy "
                 "for symbolic n; Monte Carlo on circle and segment)",
-                check_max_z=mc["z"].abs().max())
+                check_max_z=mc["z"].abs().max(), check_se=mc["stderr"].max())
 
 
 def b_star_row(check) -> dict:

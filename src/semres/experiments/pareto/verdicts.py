@@ -22,7 +22,8 @@ def overview_rows(mc) -> list[dict]:
     """The keyword arguments of ``Report.result`` for each overview row: checked by the
     largest |z| of its cells; a row marked "(new)" is beyond the paper."""
     return [dict(result=result, statement=statement,
-                 check_max_z=mc.loc[cells, "z"].abs().max(), new="(new)" in result)
+                 check_max_z=mc.loc[cells, "z"].abs().max(),
+                 check_se=mc.loc[cells, "stderr"].max(), new="(new)" in result)
             for result, statement, cells in overview_cells(mc)]
 
 

@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student
 
-from semres.report import plotting as splot
-from semres.report import tables
+from semres.report import escape, find, mathify, measured, tables
 
 from . import page_figures
 from .alpha_effects import MATCHED_COLUMNS, compared_alphas, effect_row, peak_points
@@ -309,7 +308,25 @@ def close(report, cfg: PhylogenySettings, data: PhyloData, tradeoff: pd.DataFram
         "{ref}`original-code-leakage`)")
     report.save()  # summary.csv and front.csv for the book's overview page
     report.box(f"{ran}; " + "; ".join(line for line in (data_line, model_line) if line),
-               f"**Replicates.** {replicates_vary}")
+               f"**Replicates.** {replicates_vary}", lead=lead(report.rows))
+
+
+def lead(rows) -> str:
+    """The box's first sentences: each claim of the paper's α experiment, its change with its
+    interval and its status, in one sentence."""
+    said = []
+    for _, measure, claim in CLAIMS:
+        row = find(rows, f"ResNet: {measure} change")
+        if row is None or row["status"] == "not run":
+            continue
+        said.append(f"{measure} changes by {measured(row)} ({row['status']}: the paper says "
+                    f"the loss {claim})")
+    if not said:
+        return ""
+    alpha = find(rows, "ResNet:")["result"].split(", ", 1)[-1]
+    return (f"Weighting the tree's distances more in the loss ({mathify(escape(alpha))}): "
+            + "; ".join(mathify(s) for s in said)
+            + " (95% intervals corrected for the family of claims).")
 
 
 def publish_names(report, cfg: PhylogenySettings) -> None:

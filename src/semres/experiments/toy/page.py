@@ -8,11 +8,10 @@ import pandas as pd
 import sympy as sp
 
 from semres.core import fits
-from semres.report import plotting as splot
 from semres.report import tables
-from semres.report import Z_MAX
+from semres.report import GOOD, Z_MAX, find, fmt, measured, row_places
 
-from . import page_figures
+from . import page_figures, verdicts
 from .analysis import ToyAnalysis
 from .settings import SETTINGS, ToySettings
 from .superposition import CONDITIONS, ToyConfig, ToyHistory
@@ -273,6 +272,24 @@ def publish_figures(report, cfg: ToySettings, history: ToyHistory, found: ToyAna
                                                 cfg.flat_delta))
 
 
+def lead(rows) -> str:
+    """The box's first sentences: where the networks' best generalization lands between the
+    constant similarity's optimum and Proposition 1's."""
+    peak = find(rows, "toy ReLU net: circle peak p_S")
+    nearer = find(rows, "toy ReLU net: circle peak nearer")
+    if peak is None or nearer is None:
+        return ""
+    side = ("nearer Proposition 1's optimum for a linear similarity, "
+            f"{fmt(peak['paper_value'], places=row_places(peak))}, than the constant similarity's "
+            f"{fmt(verdicts.CONSTANT_OPTIMUM)}" if nearer["status"] in GOOD else
+            "not nearer Proposition 1's optimum than the constant similarity's")
+    short = ("and short of it by more than its interval" if peak["status"] == "differs" else
+             f"({peak['status']} against it)")
+    return (f"Small ReLU networks trained on the similarity test learn a similarity that decays "
+            f"about linearly with distance. At their best they generalise with $p_S$ = "
+            f"{measured(peak)}: {side}, {short}.")
+
+
 def close(report, cfg: ToySettings, config: ToyConfig, history: ToyHistory, profile: str,
           seed: int) -> None:
     """List how this build differs from the paper's protocol, save the result tables and
@@ -291,4 +308,4 @@ def close(report, cfg: ToySettings, config: ToyConfig, history: ToyHistory, prof
     report.box(f"profile `{profile}`, seed {seed}; "
                f"{len(history.conditions)} toy ReLU networks (three conditions × {cfg.seeds} "
                f"seeds), {history.p_s.shape[1]} epochs each",
-               f"**Replicates.** {replicates_sentence(cfg.seeds)}")
+               f"**Replicates.** {replicates_sentence(cfg.seeds)}", lead=lead(report.rows))

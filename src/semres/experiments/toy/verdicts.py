@@ -55,7 +55,8 @@ def record(report, found: ToyAnalysis, mc, p_star: float, trajectories) -> dict:
     report.result("Proposition 1 (paper Prop. 1), closed form",
                   "linear decay on the circle: p_S = 1/2 + b - (3/2 - ln 2) b^2, "
                   "p_I = 1 - (1 - ln 2) b (SymPy, Monte Carlo)",
-                  paper_value=p_star, check_max_z=mc["z"].abs().max())
+                  paper_value=p_star, check_max_z=mc["z"].abs().max(),
+                  check_se=mc["stderr"].max())
     peak_ci, short_ci, rec_ci = found.peak_ci, found.short_ci, found.rec["ci"]
     nearer = nearer_proposition1(found.peaks["circle"].mean(), p_star)
     report.result("toy ReLU net: circle peak nearer Proposition 1 than the constant similarity",

@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from semres.report import plotting as splot
 from semres.report import tables
-from semres.report import Z_MAX
+from semres.report import GOOD, NOT_MEASURED, Z_MAX, find, fmt, plural
 
 from . import page_figures as figures
 from . import page_sentences as sentences
@@ -36,7 +35,7 @@ def publish_scenes(report, examples) -> None:
 
 def publish_checks(report, band_agree: float, canvas_zmax: float, canvas_check):
     """The checks' overview row and numbers; the canvas check's table to show."""
-    report.result(**verdicts.canvas_row(canvas_zmax))
+    report.result(**verdicts.canvas_row(canvas_zmax, canvas_check["se"].max()))
     for key, value in {"band_agree": band_agree, "zmax": Z_MAX,
                        "canvas_zmax": canvas_zmax}.items():
         report.number(key, value)
@@ -192,6 +191,28 @@ def fit_table(rows) -> pd.DataFrame:
     return table
 
 
+def lead(rows) -> str:
+    """The box's first sentences: the canvas laws against simulation, then how many of the
+    models' spatial scales the biased Luce rule could measure."""
+    canvas = find(rows, "Error band and margin law")
+    scales = [r for r in rows if r["result"].endswith("spatial scale of the biased Luce rule")]
+    first = ("" if canvas is None else
+             f"On a 2-D canvas the theory predicts a band of errors around each decision "
+             f"boundary and a logistic law of accuracy in the distance margin, and simulation "
+             f"{'agrees' if canvas['status'] in GOOD else 'does not agree'} (every cell within "
+             f"{fmt(canvas['check_max_z'], places=1)} standard errors). ")
+    if not scales:
+        return first.strip()
+    models = [r["result"].split(":")[0] for r in scales]
+    measured_ = [r for r in scales if r["status"] not in NOT_MEASURED]
+    misfits = [r for r in scales if r["status"] == "misfit"]
+    return (first + f"Of the {plural(len(scales), 'vision-language model')} asked which shape "
+            f"is nearest the X ({', '.join(models)}), the biased Luce rule describes "
+            f"{len(measured_) or 'none'}: {len(misfits)} fail its goodness-of-fit test, so "
+            + ("no spatial scale is measured." if not measured_ else
+               "only the others' spatial scales are read."))
+
+
 def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, external, ran):
     """The chapter's end: fit.csv, fit_weights.csv and external.csv, the closing sentences on
     misfits and censored fits, the deviations from the paper, summary.csv and the result box.
@@ -207,6 +228,6 @@ def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, exte
     report.deviations(None, None, *model_notes)
     report.deviations(cfg, settings.SETTINGS.paper, *protocol_notes)
     report.save()
-    report.box("; ".join(ran))
+    report.box("; ".join(ran), lead=lead(report.rows))
     return tables.table(report.summary[["result", "headline", "ci_low", "ci_high", "status"]],
                        decimals=3)

@@ -49,13 +49,13 @@ def grid_claim(label: str) -> str:
             "distance")
 
 
-def canvas_row(canvas_zmax: float) -> dict:
+def canvas_row(canvas_zmax: float, canvas_se: float) -> dict:
     """The row of the chapter's checks: the band, the margin law and Theorem 3 on the canvas
     against the engine, by the largest |z| of the canvas check."""
     return dict(result="Error band and margin law on a canvas (SymPy, Monte Carlo)",
                 statement="hyperbolic error band, logistic margin law, heterogeneous Theorem 3 "
                 "on the canvas agree with simulation (derived here)",
-                check_max_z=canvas_zmax, new=True)
+                check_max_z=canvas_zmax, check_se=canvas_se, new=True)
 
 
 def scale_identification(fit: dict, resolution: float, design_hi: float, agree=None,
