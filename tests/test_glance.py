@@ -76,9 +76,10 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 7  # four findings, two built chapters without one, one not executed
     first = rows[0]
-    assert "p_S \\| p_I on the front, \\<b\\> = 1/2" in first  # no split row, no HTML tag
+    # no split row, no HTML tag: the claim's math typeset, a bar outside math escaped
+    assert "$p_S$ \\| $p_I$ on the front, $\\langle b\\rangle = 1/2$" in first
     # status second, so a phone shows it; the result names what it is about, then the claim
-    assert first.split(" | ")[1] == "reproduced" and "| **front**: p_S" in first
+    assert first.split(" | ")[1] == "reproduced" and "| **front**: $p_S$" in first
     assert "| 0.731 [0.701, 0.760]; paper 0.750; largest \\|z\\| 1.2 |" in first
     assert "paper_value" not in table and "check_max_z" not in table and "nan" not in table
     assert rows[2].split(" | ")[1] == "**differs**" and "**peak**: peak generalization" in rows[2]

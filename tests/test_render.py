@@ -496,7 +496,16 @@ PROSE = {
     "a raw backtick": re.compile(r"`"),
     "stray punctuation": re.compile(r"\s[.,;:!?](?=\s|$)|\.\)[,.;:]|[,;:]\.(?!\.)"
                                     r"|(?<![.\d])\.\.(?![.\d])|\(\s*\)|,,"),
+    "ASCII math in the prose": re.compile(
+        r"\bp_[SIsi]\b|\bp_[SI]\^n\b|\b(lambda|Delta|tau|epsilon|alpha)\b(?=\s*[=/<>)(]|\s+ln)"
+        r"|\bln\(1/|<b>|\bVar\(b\)|\b1/\(B \+ 1\)|\b[a-z]\^[0-9n]\b"),
+    "a Python value in the prose": re.compile(r"\w=(None|True|False)\b|\bNaN\b"),
 }
+#: inline code in a sentence that is a code path (``years.headline_measure``), not a command or
+#: a file: words a reader cannot act on
+CODE_PATH = re.compile(r"^[a-z_]+(\.[a-z_0-9]+)*\.[a-z0-9]*_[a-z_0-9]*(\(\))?$")
+#: a sentence of this many words seen twice on a page says one thing twice
+SENTENCE_WORDS = 8
 #: e-notation in a table's cell: "9.127803e-07", "1.00e-09", "1.11e+03"
 TABLE_E = re.compile(r"\d[eE][+-]?\d")
 #: a paragraph this long seen twice on a page is printed twice, not a coincidence
@@ -561,6 +570,16 @@ def scan_page(text: str) -> list[str]:
         if len(block) >= REPEAT_MIN:
             seen[block] = seen.get(block, 0) + 1
     problems += [f"a paragraph printed {n} times: {b[:90]}…" for b, n in seen.items() if n > 1]
+    said: dict[str, int] = {}
+    for block in {b for b in blocks if seen.get(b, 1) == 1}:
+        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", block):
+            if len(sentence.split()) >= SENTENCE_WORDS:
+                said[sentence] = said.get(sentence, 0) + 1
+    problems += [f"a sentence said {n} times: {t[:90]}…" for t, n in said.items() if n > 1][:3]
+    for code in main.select("p code, li code, figcaption code"):
+        text = code.get_text().strip()
+        if CODE_PATH.match(text):
+            problems.append(f"a code path in the prose: {text}")
     for number, table in enumerate(main.select("table"), 1):
         rows = table.select("tbody tr") or table.select("tr")[1:]
         first = [tr.find(["td", "th"], recursive=False) for tr in rows]

@@ -207,7 +207,7 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     lines = details.splitlines()[1:]
     # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
     # 0.8098 ± 0.005; math written as text is typeset
-    assert lines[0] == ("* **toy net: peak: agrees within tolerance.** peak \\<b\\> of $p_S$. "
+    assert lines[0] == ("* **toy net: peak: agrees within tolerance.** peak $\\langle b\\rangle$ of $p_S$. "
                         "This build: 0.8089 [0.8074, 0.8105] (95% interval); the paper: 0.8098. "
                         "Tolerance 0.005 (seed spread).")
     assert lines[1] == ("* **Theorem 1: reproduced.** the closed form. Check: largest \\|z\\| "
@@ -417,3 +417,18 @@ def test_a_monte_carlo_check_states_the_deviation_it_detects():
     assert rep.rows[-1]["detectable"] == pytest.approx((report.Z_MAX + norm.ppf(0.8)) * 0.001)
     rep.result("law 2", "a closed form", check_max_z=6.0, check_se=0.001, new=True)
     assert rep.rows[-1]["status"] == "does not hold" and np.isnan(rep.rows[-1]["detectable"])
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("p_S = 1/2 + <b> - <b>^2, p_I = 1 - <b>/2",
+     r"$p_S = 1/2 + \langle b\rangle - \langle b\rangle^2$, $p_I = 1 - \langle b\rangle/2$"),
+    ("p_S lower by Var(b) at equal p_I", r"$p_S$ lower by $\mathrm{Var}(b)$ at equal $p_I$"),
+    ("beyond lambda ln(1/Delta) with a floor", r"beyond $\lambda \ln(1/\Delta)$ with a floor"),
+    ("for delta <= g <= 1 and two items", r"for $\Delta \le g \le 1$ and two items"),
+    ("b*(n) at n = 2, 3", r"$b^*(n)$ at $n = 2$, 3"),
+    ("it falls as N^-0.45", r"it falls as $N^{-0.45}$"),
+    ("smollm2-135m puts 0.506 (95% interval) on P", "smollm2-135m puts 0.506 (95% interval) on P"),
+    ("a | b * c", r"a \| b \* c"),
+])
+def test_prose_typesets_math_written_as_text_and_escapes_the_rest(text, shown):
+    assert report.prose(text) == shown

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .numbers import as_number, escape, fmt, mathify, missing, places
+from .numbers import as_number, escape, fmt, missing, places, prose
 from .verdicts import NOT_MEASURED, STATUSES, Z_MAX, reference
 
 #: findings named on the first screen of a result box; the rest are one click away
@@ -54,8 +54,8 @@ def status_line(row: dict, short: bool = False) -> str:
 
 def box_line(row: dict) -> str:
     """One result in words, as the box at the top of a chapter states it."""
-    text = (f"* **{mathify(escape(row['result']))}: {escape(status_line(row))}.** "
-            f"{mathify(escape(row['statement']))}")
+    text = (f"* **{prose(row['result'])}: {escape(status_line(row))}.** "
+            f"{prose(row['statement'])}")
     text = text.rstrip(".") + "."
     number = measured(row)
     what, value = reference(row)

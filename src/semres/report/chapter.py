@@ -27,7 +27,7 @@ from semres.core.seeds import seeds
 
 from . import plotting
 from .box import BOX_FIRST, box_line, status_line, tally
-from .numbers import as_float, as_number, escape, fmt, mathify, plural, unquoted
+from .numbers import as_float, as_number, escape, fmt, plural, prose, unquoted
 from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
                        status, z_check_detectable)
 
@@ -232,7 +232,7 @@ class Report:
         lead = " ".join(str(lead).split())
         lines = [mark + lead, "", tally_line, ""] if lead else [mark + tally_line, ""]
         first = BOX_FIRST - 2 if lead else BOX_FIRST  # the lead takes a phone screen's lines
-        lines += [f"* {mathify(escape(r['result']))}: *{escape(status_line(r, short=True))}*"
+        lines += [f"* {prose(r['result'])}: *{escape(status_line(r, short=True))}*"
                   for r in findings[:first]]
         if len(findings) > first:
             lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, below")

@@ -19,7 +19,7 @@ from semres.core import theory
 from . import plotting
 from .box import measured, row_places, status_line, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS
-from .numbers import escape, fmt, plural
+from .numbers import escape, fmt, plural, prose
 from .verdicts import NOT_MEASURED, POLICY, STATUSES, VOCABULARY, Z_MAX, reference
 
 #: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
@@ -119,8 +119,8 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
         link = f"{{doc}}`Ch. {int(name[:2])} <{docs[name]}>`" if name in docs else _cell(name)
         known = row["status"] in (*STATUSES, NOT_RUN)
         status = _cell(status_line(row)) if known else _cell(row["status"])
-        result = _cell(row.get("result")) if fmt(row.get("result")) != "—" else ""
-        claim = _cell(row.get("statement"))
+        result = prose(row.get("result")) if fmt(row.get("result")) != "—" else ""
+        claim = prose(row.get("statement")) if fmt(row.get("statement")) != "—" else "—"
         what = f"**{result}**: {claim}" if result else claim
         numbers = "—" if row["status"] == NOT_RUN else _numbers(row)
         lines.append(f"| {link} | {'**' + status + '**' if row['status'] == 'differs' else status}"

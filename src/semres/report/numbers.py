@@ -138,17 +138,104 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
 
 def escape(text) -> str:
     """Text for MyST markdown, shown as written: ``<b>`` is a mean here, not an HTML tag."""
-    text = "" if missing(text) else " ".join(str(text).split())
-    for char in "\\|<>*`$":
-        text = text.replace(char, "\\" + char)
-    return text
+    return _escaped("" if missing(text) else " ".join(str(text).split()))
+
+
+#: an atom of math written as text: a rate (p_S, p_I^n), a mean or variance of the ball measure
+#: (<b>, Var(b)), a Greek letter spelled out, ln, a number, a one-letter variable, b*(n)
+_ATOM = re.compile(r"p_[SI](?:\^n)?|<b>|<tau>|Var\(b\)|\b(?:Delta|delta|tau|lambda|epsilon)\b"
+                   r"|\bln\b|(?<![\w.])\d+(?:\.\d+)?(?![\w])|\b[bgmnNT]\*?(?![\w'’])"
+                   r"|\^\{?-?[\w.]+\}?")
+_OPERATOR = re.compile(r"<=|>=|[=+\-/<>*]")
+#: atoms that make a run math even without an operator
+_STRONG = ("p_", "<b>", "<tau>", "Var(", "Delta", "delta", "tau", "lambda", "epsilon", "ln", "^")
+_LATEX = {"<b>": r"\langle b\rangle", "<tau>": r"\langle\tau\rangle", "Var(b)": r"\mathrm{Var}(b)",
+          "Delta": r"\Delta", "delta": r"\Delta", "tau": r"\tau", "lambda": r"\lambda",
+          "epsilon": r"\varepsilon", "ln": r"\ln", "<=": r"\le", ">=": r"\ge", "*": "^*"}
+
+
+def _tokens(text: str):
+    """(kind, text) pairs: "atom", "op", "open", "close", "space" or "word"."""
+    at = 0
+    while at < len(text):
+        for kind, pattern in (("atom", _ATOM), ("op", _OPERATOR)):
+            m = pattern.match(text, at)
+            if m and m.end() > at:
+                yield kind, m.group(0)
+                at = m.end()
+                break
+        else:
+            char = text[at]
+            kind = ("open" if char == "(" else "close" if char == ")" else
+                    "space" if char == " " else "word")
+            yield kind, char
+            at += 1
+
+
+def _latex(token: str) -> str:
+    if token.startswith("^"):
+        power = token[1:].strip("{}")
+        return "^" + (power if len(power) == 1 else "{" + power + "}")
+    if token.endswith("*") and len(token) == 2:
+        return token[0] + "^*"
+    return _LATEX.get(token, token)
+
+
+def _math_runs(text: str) -> str:
+    """``text`` with each run of math written as text (atoms joined by operators and balanced
+    parentheses) typeset: "p_S = 1/2 + <b> - <b>^2" -> "$p_S = 1/2 + \\langle b\\rangle - ...$"."""
+    tokens = list(_tokens(text))
+    out, i = [], 0
+    while i < len(tokens):
+        kind, tok = tokens[i]
+        if kind not in ("atom", "open"):
+            out.append(tok)
+            i += 1
+            continue
+        j, depth, end, last_end = i, 0, None, None
+        while j < len(tokens) and tokens[j][0] in ("atom", "op", "open", "close", "space"):
+            k, t = tokens[j]
+            depth += (k == "open") - (k == "close")
+            if depth < 0:
+                break
+            if depth == 0 and k in ("atom", "close"):
+                last_end = j + 1
+            j += 1
+        end = last_end
+        run = tokens[i:end] if end else []
+        words = "".join(t for _, t in run)
+        strong = any(t.startswith(_STRONG) or t.endswith("*") for k, t in run if k == "atom")
+        has_op = any(k == "op" for k, _ in run)
+        if run and (strong or (has_op and sum(k == "atom" for k, _ in run) >= 2)) \
+                and words.count("(") == words.count(")"):
+            out.append("$" + "".join(_latex(t) if k in ("atom", "op") else t
+                                      for k, t in run).strip() + "$")
+            i = end
+        else:
+            out.append(tok)
+            i += 1
+    return "".join(out)
 
 
 def mathify(text: str) -> str:
-    """p_S, p_I, p_S^n and 1/n written as text become typeset math in MyST."""
-    text = re.sub(r"\bp\\?_([SI])(?:\^n)?\b", lambda m: f"${m.group(0).replace(chr(92), '')}$",
-                  text)
-    return re.sub(r"(?<![\w/])1/n\b", "$1/n$", text)
+    """Math written as text (p_S, <b>, Var(b), Delta, lambda ln(1/Delta), 1/(1 + Delta)) becomes
+    typeset math in MyST; math already between dollars is left as it is."""
+    parts = re.split(r"(\$[^$]+\$)", str(text))
+    return "".join(part if part.startswith("$") else _math_runs(part) for part in parts)
+
+
+def prose(text) -> str:
+    """Text for a MyST page: its math typeset (:func:`mathify`) and the rest escaped
+    (:func:`escape`), so a row's statement reads as a sentence with formulas."""
+    parts = re.split(r"(\$[^$]+\$)", " ".join(mathify(text).split()))
+    return "".join(part if part.startswith("$") and len(part) > 1 else _escaped(part)
+                   for part in parts)
+
+
+def _escaped(text: str) -> str:
+    for char in "\\|<>*`$":
+        text = text.replace(char, "\\" + char)
+    return text
 
 
 #: a number as prose writes it: a sign (− or -), digits with thousands commas, decimals, an

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student
 
-from semres.report import escape, find, mathify, measured, tables
+from semres.report import find, mathify, measured, prose, tables
 
 from . import page_figures
 from .alpha_effects import MATCHED_COLUMNS, compared_alphas, effect_row, peak_points
@@ -324,7 +324,7 @@ def lead(rows) -> str:
     if not said:
         return ""
     alpha = find(rows, "ResNet:")["result"].split(", ", 1)[-1]
-    return (f"Weighting the tree's distances more in the loss ({mathify(escape(alpha))}): "
+    return (f"Weighting the tree's distances more in the loss ({prose(alpha)}): "
             + "; ".join(mathify(s) for s in said)
             + " (95% intervals corrected for the family of claims).")
 
