@@ -331,8 +331,8 @@ page.segment(report, cost_eps, seg_var.subs(eps, cost_eps), seg_var.subs(eps, ha
 # %% [markdown]
 # ## Monte Carlo check
 #
-# The engine `semres.core.simulate.luce_success` plays the tests directly: it draws probes and items
-# from the space, applies the kernel and the Luce rule, and averages the mass on the correct
+# The book's Monte Carlo engine plays the tests directly: it draws probes and items from the
+# space, applies the kernel and the Luce rule, and averages the mass on the correct
 # item. We run it on four spaces with several $\varepsilon$ and $\Delta$:
 #
 # * the **circle** of circumference 1 ($b = 2\varepsilon$);

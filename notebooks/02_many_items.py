@@ -237,8 +237,8 @@ for m in cfg.exact_n:
 # **Noise.** With $\Delta > 0$ the same conditioning gives finite sums (an in-ball item gets
 # $1/(K + (n - K)\Delta)$ in the similarity test, the copied item $1/(1 + K + (n-1-K)\Delta)$ in
 # identification). SymPy builds them from the cases; at $n = 2$ they reduce to
-# {prf:ref}`thm-two-item-noise`, and for larger $n$ they agree with `semres.core.theory.n_item`,
-# an independent vectorised implementation.
+# {prf:ref}`thm-two-item-noise`, and for larger $n$ they agree with the package's independent,
+# vectorised implementation of Theorem 3.
 
 # %%
 Delta = sp.Symbol("Delta", nonnegative=True)

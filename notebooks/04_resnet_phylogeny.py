@@ -234,8 +234,7 @@ page.theorem_table(report, cfg, check, check_maxz, check_exact_gap)
 # %% [markdown]
 # The theorem equals the engine's exact sum at all {glue:text}`ch4_check_cells` resolutions
 # (largest difference {glue:text}`ch4_check_gap`; the full table is folded above), and so do the
-# experiment's own exact measures (`measures.similarity_curve`, `measures.identification_curve`)
-# when the tree itself is the embedding, for the untied form $p_S^{\ne}$ too. The Monte
+# experiment's own exact measures of $p_S$ and $p_I$ when the tree itself is the embedding, for the untied form $p_S^{\ne}$ too. The Monte
 # Carlo estimates ({glue:text}`ch4_check_trials:,` trials each) lie within
 # {glue:text}`ch4_check_maxz:.1f` standard errors of it. On this tree two random species tie
 # in their distance to a probe with probability $\langle\tau\rangle =$
@@ -453,9 +452,8 @@ page.close(report, cfg, data, tradeoff, replicates_vary,
 # %% [markdown]
 # ## What this shows, and where it differs from the paper
 #
-# On this build, {glue:text}`ch4_verdict`. These numbers are those of the profile this page
-# was built with; on the simulated phylogeny they are a small-scale test of the paper's claim,
-# not a replication of its CUB numbers. On a finite space the two-item law needs the tie term
+# These numbers are those of the profile this page was built with; on the simulated phylogeny
+# they are a small-scale test of the paper's claim, not a replication of its CUB numbers. On a finite space the two-item law needs the tie term
 # of {prf:ref}`thm-two-item-discrete`, which the exact sums and the Monte Carlo check confirm.
 #
 # Where this build differs from the paper's protocol:

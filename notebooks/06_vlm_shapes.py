@@ -249,7 +249,7 @@ page.publish_checks(report, band_agree, canvas_zmax, canvas_check)
 # position embeddings are learned from random, and the tiny tower learns what a patch shows long
 # before it learns where the patch is; DINOv3 encodes positions by rotation, so every attention
 # score is a function of the offset between two patches (the probe measurements are in
-# `benchmarks/bench_vlm.py` and the `semres.experiments.vlm_shapes.vlm.build_model` docstring).
+# `benchmarks/bench_vlm.py`).
 # The result is saved with `save_pretrained` and loaded back through `AutoProcessor` and
 # `AutoModelForImageTextToText`, the path a hub id takes. It is *not* a pretrained VLM and not a
 # reproduction of Qwen or Gemma: it is a controlled model whose spatial resolution we can measure
@@ -555,8 +555,6 @@ page.publish_end(report, cfg, model, canvas_px, SHIPPED, fit_rows + ext_fits, we
 #   ({prf:ref}`ch6-prop-band`), and an accuracy that depends on the distance margin —
 #   logistically for an exponential similarity ({prf:ref}`ch6-prop-margin`). The accuracy map
 #   and the margin curve are the measurements those statements are about.
-# - {glue:md}`ch6_live_scale_verdict`
-# - {glue:md}`ch6_two_task`
 # - {glue:md}`ch6_censored`
 # - {glue:md}`ch6_misfits`
 # - Theorem 3 assumes items drawn independently; shapes here cannot overlap and keep clear of

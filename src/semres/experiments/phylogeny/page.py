@@ -308,7 +308,7 @@ def close(report, cfg: PhylogenySettings, data: PhyloData, tradeoff: pd.DataFram
         "{ref}`original-code-leakage`)")
     report.save()  # summary.csv and front.csv for the book's overview page
     report.box(f"{ran}; " + "; ".join(line for line in (data_line, model_line) if line),
-               f"**Replicates.** {replicates_vary}", lead=lead(report.rows))
+               lead=lead(report.rows))
 
 
 def lead(rows) -> str:

@@ -56,7 +56,7 @@ def replicates_sentence(seeds: int) -> str:
             "drawn; every seed sees the same 50 stimuli and the same geometry (there is no data "
             "set to redraw), and a circle and a segment run with the same seed start from the "
             "same weights and draw the same trial indices (paired runs). Intervals over seeds "
-            "use Student's t on n - 1 degrees of freedom.")
+            "use Student's t on one fewer degrees of freedom than seeds.")
 
 
 def position_sentences(nearer_prop1: bool, closer_to_continuous: bool) -> dict:
@@ -308,4 +308,4 @@ def close(report, cfg: ToySettings, config: ToyConfig, history: ToyHistory, prof
     report.box(f"profile `{profile}`, seed {seed}; "
                f"{len(history.conditions)} toy ReLU networks (three conditions × {cfg.seeds} "
                f"seeds), {history.p_s.shape[1]} epochs each",
-               f"**Replicates.** {replicates_sentence(cfg.seeds)}", lead=lead(report.rows))
+               lead=lead(report.rows))
