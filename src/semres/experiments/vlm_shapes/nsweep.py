@@ -174,7 +174,8 @@ def radii_difference(fs: dict | None, fi: dict | None) -> dict:
            "difference": None, "ci": None, "p_equal": None, "lr": None}
     if not out["compared"]:
         return out
-    out["bad"] = [t for t, f in (("p_S(n)", fs), ("p_I(n)", fi)) if f.get("misfit")]
+    out["bad"] = [t for t, f in (("generalization against n", fs),
+                                 ("identification against n", fi)) if f.get("misfit")]
     if out["bad"]:
         out["misfit"] = True
         return out

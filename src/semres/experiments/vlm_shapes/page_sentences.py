@@ -319,8 +319,9 @@ def fit_glue(table) -> dict:
     listed = "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
                        for r in censored.itertuples())
     return {
-        "misfits": ("Fits that fail their goodness-of-fit test (p < 0.001, or p at its "
-                    "smallest value 1/(B + 1) for a bootstrap of B < 999) — the model does not "
+        "misfits": ("Fits that fail their goodness-of-fit test (p < 0.001, or, for a bootstrap "
+                    "of fewer than 999 refits, p at the smallest value its refits can show) — the "
+                    "model does not "
                     "describe the data, so their parameters are not measurements: "
                     + "; ".join(f"{r.model}, {r.kernel} ({r.gof_test} {r.gof_stat:.1f} on "
                                 f"{r.gof_df:.0f} df)" for r in misfits.itertuples()) + ".")
