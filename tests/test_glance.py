@@ -132,3 +132,17 @@ def test_front_page_states_the_build_in_a_few_lines(results):
     assert lines[4] == "- Ch. 3, {doc}`Gamma <../notebooks/03_gamma>`: not run in this build"
     assert lines[5].endswith("(previous good run; latest failed)")
     assert len(lines) == 2 + len(CHAPTERS) and "98,765" not in text
+
+
+def test_the_models_page_identifies_a_split_file_by_its_hash():
+    from semres.pipeline import book
+    from semres.report import pages
+
+    text = pages.models_page(book.models())
+    qwen = text.split("## Qwen2.5-Coder-0.5B-Instruct")[1].split("## ")[0]
+    from semres.experiments.llm.models import SHIPPED
+
+    shipped = SHIPPED["qwen2.5-coder-0.5b"]
+    assert shipped.sha256 in qwen and f"{len(shipped.parts)} parts" in qwen
+    assert "never loaded" in qwen and shipped.licence in qwen
+    assert "## all-MiniLM-L6-v2" in text

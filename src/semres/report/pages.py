@@ -160,9 +160,13 @@ def models_page(models: list[dict]) -> str:
         packages = list(m["packages"])
         carried = (f"`{packages[0]}` … `{packages[-1]}`" if len(packages) > 2
                    else " and ".join(f"`{p}`" for p in packages))
-        head = (f"The file is `{m['file']}`" + (f", {_megabytes(m['size'])}" if m.get("size")
-                                                 else "")
-                + f": {m['title']} {{cite}}`{m['cite']}`, published under {m['licence']}.")
+        if m.get("file"):
+            head = (f"The file is `{m['file']}`" + (f", {_megabytes(m['size'])}" if m.get("size")
+                                                     else "")
+                    + f": {m['title']} {{cite}}`{m['cite']}`, published under {m['licence']}.")
+        else:
+            head = (f"The weights are {m['release']} of {m['title']} {{cite}}`{m['cite']}`, "
+                    f"published under {m['licence']}.")
         if m.get("split"):
             body = (f" A package on the registry is limited in size, so the file travels in "
                     f"{len(packages)} parts, the packages {carried} (version {m['version']}). "
