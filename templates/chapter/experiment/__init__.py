@@ -1,0 +1,1 @@
+"""{{title}}: the experiment of chapter {{number}} ({{chapter}})."""
