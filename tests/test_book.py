@@ -74,3 +74,29 @@ def test_injected_parameters_cell_is_not_on_the_page(built, chapter):
     assert injected and all("remove-cell" in c["metadata"]["tags"] for c in injected)
     html = (index.parent / "notebooks" / f"{chapter}.html").read_text()
     assert "# Parameters" not in html  # the first line papermill writes into the cell
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in runner.chapters()])
+def test_every_claim_that_holds_states_what_its_test_could_detect(built, chapter):
+    """A finding that holds, is reproduced or agrees within tolerance records the smallest
+    deviation its test detects: "holds" never means only "not rejected"."""
+    import pandas as pd
+
+    build, _, _ = built
+    summary = pd.read_csv(build / "results" / chapter / "summary.csv")
+    held = summary[summary.status.isin(["holds", "reproduced", "agrees within tolerance"])
+                   & (summary.kind == "finding")]
+    assert held.detectable.notna().all(), list(held.result[held.detectable.isna()])
+
+
+@pytest.mark.parametrize("chapter", [c.name for c in runner.chapters()])
+def test_sentences_quote_only_the_numbers_of_the_rows_they_cite(built, chapter):
+    import pandas as pd
+
+    build, _, _ = built
+    prose = build / "results" / chapter / "prose.csv"
+    if not prose.is_file():
+        pytest.skip(f"{chapter} glues no sentence from a row")
+    table = pd.read_csv(prose, keep_default_na=False)
+    bad = table[table.unquoted != ""]
+    assert bad.empty, bad[["name", "unquoted", "sentence"]].to_string()
