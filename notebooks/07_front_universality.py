@@ -13,18 +13,6 @@
 # %% [markdown]
 # # How universal is the front?
 #
-# The laws of {cite}`nurisso2026bound` are proved for the constant (step) similarity: 1 inside
-# a resolution ball, a noise level $\Delta$ outside. This chapter asks how much of the
-# generalization–identification tradeoff depends on that choice. It derives the two-item
-# success rates on the circle for four families of similarity shapes (constant, linear,
-# exponential, Gaussian, each with or without a floor $\Delta$) and checks them with the Monte
-# Carlo engine; proves that a floor forces a tradeoff whatever the shape, while a graded
-# similarity without one escapes it; computes the best any similarity can do at a given
-# floor, certified for two items (a concave program with a proven upper bound) and as a
-# local optimiser's lower bound for 4 and 8 items; measures
-# how distance ties lift discrete spaces above the front and how fast that vanishes; and runs a
-# pilot with compositional stimuli whose similarity is judged slot by slot.
-#
 # ````{admonition} The result
 # :class: tip
 #
@@ -32,6 +20,15 @@
 # :format: myst
 # ```
 # ````
+#
+# The laws of {cite}`nurisso2026bound` are proved for the constant (step) similarity: 1 inside a
+# resolution ball, a noise level $\Delta$ outside. How much of the generalization–identification
+# tradeoff depends on that choice? This chapter derives the two-item rates on the circle for four
+# similarity shapes with and without a floor $\Delta$, checked by the Monte Carlo engine; proves
+# that a floor forces a tradeoff for every shape and any number of items, while a graded
+# similarity without one escapes it; finds the best similarity at a floor (certified for two
+# items, bracketed for 4 and 8); measures how ties lift discrete spaces above the front; and runs a
+# compositional pilot whose similarity is judged slot by slot.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -52,9 +49,9 @@ from tqdm.auto import tqdm
 from semres.core import shapes, theory
 from semres.core.simulate import luce_success
 from semres.core.spaces import Circle
-from semres.experiments.frontier import (certified as cert, families as fam, page, settings,
-                                         slots as slot_codes, steps, ties as discrete,
-                                         verdicts)
+from semres.experiments.frontier import (certified as cert, families as fam, floor_n, page,
+                                         settings, slots as slot_codes, steps,
+                                         ties as discrete, verdicts)
 from semres.report import Z_MAX, open_chapter
 
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
@@ -63,12 +60,12 @@ T_START = time.perf_counter()
 # %% [markdown]
 # ## Setup and statements
 #
-# Everything happens on the circle of circumference 1 with $n = 2$ items unless said otherwise
-# (the setup of {doc}`/notebooks/01_pareto_front`). A probe's distance to an item drawn uniformly is
+# Everything happens on the circle of circumference 1 with $n = 2$ items unless said otherwise (the
+# setup of {doc}`/notebooks/01_pareto_front`). A probe's distance to an item drawn uniformly is
 # uniform on $[0, \tfrac12]$, so in the similarity test the two item distances $d_1, d_2$ are
-# i.i.d. uniform on $[0, \tfrac12]$, and in the identification test the copied item has
-# distance 0 and the other a uniform distance. A similarity is a function $g$ of distance,
-# normalised so that $g(0) = 1$; the four families studied are
+# i.i.d. uniform on $[0, \tfrac12]$, and in the identification test the copied item has distance 0
+# and the other a uniform distance. A similarity is a function $g$ of distance, normalised so that
+# $g(0) = 1$; the four families studied are
 #
 # $$
 # \begin{aligned}
@@ -96,8 +93,7 @@ T_START = time.perf_counter()
 # \end{aligned}
 # $$
 #
-# with $d_1$ and $d_2$ in $[0, 1/2]$, and the share $\tfrac12$ wherever both similarities
-# vanish.
+# with $d_1$ and $d_2$ in $[0, 1/2]$, and the share $\tfrac12$ wherever both similarities vanish.
 # ```
 #
 # ```{prf:proposition} A floor forces a tradeoff
@@ -118,39 +114,25 @@ T_START = time.perf_counter()
 # forces chance generalization, whatever the shape of $g$.
 # ```
 #
-# *Proof.* Write $a = g(d_{\min})$, $c = g(d_{\max})$ for the similarities of the nearer and
-# the farther item. (i) The share of the nearer item is
-# $\tfrac12 + \tfrac12 \frac{a - c}{a + c} \le \tfrac12 + \tfrac12\varphi(a)$ with
-# $\varphi(a) = \frac{a - \Delta}{a + \Delta}$, because $c \ge \Delta$ and the fraction falls
-# in $c$. (ii) $\varphi$ is increasing and concave, so by Jensen
-# $p_S \le \tfrac12 + \tfrac12\varphi(\mathbb{E}a)$. (iii) $d_{\min}$ has density
-# $4(1 - 2x) \le 4$ on $[0, \tfrac12]$, twice the uniform density 2, and $g - \Delta \ge 0$,
-# so $\mathbb{E}a - \Delta \le 2\,\mathbb{E}_U[g - \Delta]$, and $\mathbb{E}a \le 1$.
-# (iv) $1/(1 + g)$ is convex, so it lies below its chord on $[\Delta, 1]$:
-# $\frac{1}{1+g} \le \frac{1}{1+\Delta} - \frac{g - \Delta}{2(1 + \Delta)}$; averaging over
-# $d$ gives $p_I \le \frac{1}{1+\Delta}$ and
-# $\mathbb{E}_U[g - \Delta] \le 2\,[1 - (1+\Delta)p_I]$. Chaining (ii)–(iv),
-# $\mathbb{E}a - \Delta \le m$. $\square$ SymPy checks the three inequalities below.
+# *Proof.* This is the case $n = 2$ of {prf:ref}`ch7-prop-floor-n`, proved below with a SymPy
+# check of each step. $\square$
 #
-# What "finite resolution" has to mean, then, is a bounded *discriminability*: the similarity
-# cannot make a far item arbitrarily less similar than a near one. A floor bounds it
-# everywhere. The paper's constant kernel without a floor bounds it differently: beyond
-# $\varepsilon$ every item has similarity 0, so two far items tie. A graded similarity with
-# neither — an exponential or a Gaussian without a floor — discriminates every pair of
-# distances, and we show next that its $(p_I, p_S)$ then tends to $(1, 1)$: no tradeoff at all.
-
-# %% [markdown]
+# "Finite resolution" has to mean bounded *discriminability*: a far item cannot be made
+# arbitrarily less similar than a near one. A floor bounds it everywhere; the constant kernel
+# without a floor ties every item beyond $\varepsilon$. A graded similarity with neither (an
+# exponential or a Gaussian without a floor) discriminates every pair of distances, and its
+# $(p_I, p_S)$ then tends to $(1, 1)$, as shown next: no tradeoff at all.
+#
 # ## Derivations
 #
 # ### The constant and the linear family
 #
-# For the constant kernel the integrals of {prf:ref}`ch7-prop-any-similarity` split into regions
-# by how many of $d_1 < d_2$ lie within $\varepsilon$; for the linear kernel without floor the
-# region where both lie within $\varepsilon$ needs the integral of
-# $(1 - u)/(2 - u - v)$ over the triangle $0 \le u < v \le 1$ (in units of $\varepsilon$).
-# SymPy computes both, for $\varepsilon \le \tfrac12$, and recovers Theorem 2 of
-# {doc}`/notebooks/01_pareto_front` (with $b = 2\varepsilon$) and Proposition 1 of
-# {doc}`/notebooks/03_toy_relu`.
+# For the constant kernel the integrals of {prf:ref}`ch7-prop-any-similarity` split into regions by
+# how many of $d_1 < d_2$ lie within $\varepsilon$; for the linear kernel without floor the region
+# where both lie within $\varepsilon$ needs the integral of $(1 - u)/(2 - u - v)$ over the triangle
+# $0 \le u < v \le 1$ (in units of $\varepsilon$). SymPy computes both, for
+# $\varepsilon \le \tfrac12$, and recovers Theorem 2 of {doc}`/notebooks/01_pareto_front` (with
+# $b = 2\varepsilon$) and Proposition 1 of {doc}`/notebooks/03_toy_relu`.
 
 # %%
 eps, Delta, lam, sig = sp.symbols("varepsilon Delta lambda sigma", positive=True)
@@ -183,22 +165,19 @@ lin_above = sp.factor(sp.expand(pS_prop1 - (half + b_front - b_front**2)))
 b_cross = [r for r in sp.solve(lin_above, b) if r != 0][0]
 assert sp.diff(lin_above, b).subs(b, 0) > 0 and 0 < sp.N(b_cross) < 1
 # D(b): how far the linear kernel's p_S lies above the front at the same p_I
-display(sp.Eq(sp.Symbol("D(b)"), lin_above),
-        sp.Eq(sp.Symbol("b_{cross}"), sp.N(b_cross, 6)))
-display(sp.Eq(sp.Symbol(r"\iint_{u<v<1} \frac{1-u}{2-u-v}"), both_inside),
+display(sp.Eq(sp.Symbol("D(b)"), lin_above), sp.Eq(sp.Symbol("b_{cross}"), sp.N(b_cross, 6)),
+        sp.Eq(sp.Symbol(r"\iint_{u<v<1} \frac{1-u}{2-u-v}"), both_inside),
         sp.Eq(sp.Symbol("p_S^{lin}"), sp.expand(pS_lin)),
         sp.Eq(sp.Symbol("p_I^{lin}"), sp.expand(pI_lin)))
 
 # %% [markdown]
 # ### The exponential family: identification in closed form, and the limit without a floor
 #
-# Identification has a closed form for every floor. Similarity does not (SymPy leaves the
-# double integral unevaluated), so we bound it instead: without a floor the share of the
-# nearer item is the logistic function of $(d_2 - d_1)/\lambda$, and
-# $1 - \operatorname{logistic}(x) \le e^{-x}$; for the Gaussian,
-# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2)$, which is $\ge (d_2 - d_1)^2$. Integrating the bounds over
-# $u = d_2 - d_1$ (whose density is $8(\tfrac12 - u)$) gives explicit rates at which both
-# success rates reach 1.
+# Identification has a closed form for every floor; similarity does not (SymPy leaves the double
+# integral unevaluated), so we bound it: without a floor the nearer item's share is the logistic
+# of $(d_2 - d_1)/\lambda$, and $1 - \operatorname{logistic}(x) \le e^{-x}$; for the Gaussian,
+# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2) \ge (d_2 - d_1)^2$. Integrating over $u = d_2 - d_1$
+# (density $8(\tfrac12 - u)$) gives explicit rates at which both success rates reach 1.
 
 # %%
 pI_exp = sp.simplify(2 * sp.integrate(1 / (1 + Delta + (1 - Delta) * sp.exp(-d / lam)),
@@ -227,35 +206,18 @@ display(sp.Eq(sp.Symbol("p_I^{exp}"), pI_exp_stated),
 
 # %% [markdown]
 # So without a floor $1 - p_I \le 2\lambda$ and $1 - p_S \le 4\lambda$ for the exponential
-# ($1 - p_I \le \sqrt{2\pi}\,\sigma$ and $1 - p_S \le 2\sqrt{2\pi}\,\sigma$ for the Gaussian,
-# the first because $1 - \frac{1}{1+g} \le g$): as the scale shrinks, the system identifies
-# *and* generalizes perfectly. With a floor, identification tends to
-# $1/(1+\Delta)$ instead, and {prf:ref}`ch7-prop-floor` pins generalization to chance there.
-# The three inequalities of its proof, checked by SymPy:
-
-# %%
-a, c, g = sp.symbols("a c g", positive=True)
-phi = (a - Delta) / (a + Delta)
-# (i) the share falls in the farther item's similarity c, so c = Delta is the worst case
-assert sp.simplify(sp.diff((a - c) / (a + c), c) + 2 * a / (a + c) ** 2) == 0
-# (ii) phi increases and is concave in a > 0
-assert sp.simplify(sp.diff(phi, a) - 2 * Delta / (a + Delta) ** 2) == 0
-assert sp.simplify(sp.diff(phi, a, 2) + 4 * Delta / (a + Delta) ** 3) == 0
-# (iv) the chord of 1 / (1 + g) on [Delta, 1] lies above it: their difference factorises with
-# (g - Delta)(1 - g) >= 0 on top and positive factors below
-chord = 1 / (1 + Delta) - (g - Delta) / (2 * (1 + Delta))
-diff = sp.factor(chord - 1 / (1 + g))
-assert sp.simplify(diff - (g - Delta) * (1 - g) / (2 * (1 + Delta) * (1 + g))) == 0
-display(sp.Eq(sp.Symbol(r"\mathrm{chord} - \frac{1}{1+g}"), diff))
-
-# %% [markdown]
+# ($1 - p_I \le \sqrt{2\pi}\,\sigma$ and $1 - p_S \le 2\sqrt{2\pi}\,\sigma$ for the Gaussian, the
+# first as $1 - \frac{1}{1+g} \le g$): as the scale shrinks, the system identifies *and*
+# generalizes perfectly. With a floor, $p_I \to 1/(1+\Delta)$ and {prf:ref}`ch7-prop-floor` pins
+# generalization to chance there.
+#
 # ## Monte Carlo check of the families
 #
 # The integrals of {prf:ref}`ch7-prop-any-similarity` are evaluated for every family by
-# `semres.core.shapes.circle_two_item` (Gauss–Legendre quadrature split at the kinks of $g$, exact
-# to about $10^{-10}$, tested against the closed forms above and SciPy); the engine
-# `semres.core.simulate.luce_success` plays both tests with each kernel, {glue:text}`ch7_trials:,`
-# trials per cell, at scales where no similarity underflows in its single precision.
+# Gauss–Legendre quadrature split at the kinks of $g$ (exact to about $10^{-10}$, tested against
+# the closed forms above and SciPy); the engine plays both tests with each kernel,
+# {glue:text}`ch7_trials:,` trials per cell, at scales where no similarity underflows in its
+# single precision.
 
 # %%
 # every family, scale and floor: both tests
@@ -267,9 +229,8 @@ check.groupby("family")["z"].agg(lambda z: z.abs().max()).rename("max |z|").roun
 page.family_check(report, cfg, check)  # the table of every cell
 
 # %% [markdown]
-# All {glue:text}`ch7_check_cells` cells agree with the exact integrals: the largest deviation
-# is {glue:text}`ch7_check_maxz:.2f` standard errors (per cell, the larger of the two tests';
-# the full table is folded above).
+# All {glue:text}`ch7_check_cells` cells agree with the exact integrals: the largest deviation is
+# {glue:text}`ch7_check_maxz:.2f` standard errors (the full table is folded above).
 #
 # ## Each family against the front
 #
@@ -295,28 +256,23 @@ page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)
 # :name: ch7-fig-families
 # :alt: Three panels of generalization against identification, one per floor level, with a curve per similarity family traced by its scale.
 #
-# Each similarity family's two items on the circle as its scale sweeps (dots along the
-# curves: exact integrals; open circles: Monte Carlo), for floors $\Delta = 0$, 0.05 and
-# 0.2. The thick grey curve is the constant kernel's front at that floor (Theorem 2), the
-# dashed one the bound of {prf:ref}`ch7-prop-floor`. Without a floor (left) the exponential and
-# Gaussian curves run to the corner $(1, 1)$ as the scale shrinks; with one, every curve
-# falls back to chance generalization as identification approaches $1/(1+\Delta)$, below
-# the bound.
+# Each similarity family's two items on the circle as its scale sweeps (dots: exact integrals;
+# open circles: Monte Carlo), for floors $\Delta = 0$, 0.05 and 0.2, with the constant kernel's
+# front at that floor (thick grey, Theorem 2) and the bound of {prf:ref}`ch7-prop-floor` (dashed).
+# Without a floor (left) the exponential and Gaussian curves run to $(1, 1)$ as the scale
+# shrinks; with one, every curve falls back to chance as $p_I$ approaches $1/(1+\Delta)$.
 # ```
 #
-# Without a floor the linear kernel lies above the constant kernel's front for
-# $\varepsilon <$ {glue:text}`ch7_lin_cross_eps:.3f` and below it beyond (the difference is
-# the quadratic in $b = 2\varepsilon$ SymPy factored above; its peak is
-# $p_S =$ {glue:text}`ch7_peak_linear:.3f` against {glue:text}`ch7_peak_constant:.3f`), and
-# the two graded families leave the front altogether: at the finest scale swept the
-# exponential ($\lambda =$ {glue:text}`ch7_exponential_fine_scale`) reaches
-# $(p_I, p_S) =$ ({glue:text}`ch7_exponential_fine_pi:.4f`,
-# {glue:text}`ch7_exponential_fine_ps:.4f`) and the Gaussian
-# ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale`) reaches
-# ({glue:text}`ch7_gaussian_fine_pi:.4f`, {glue:text}`ch7_gaussian_fine_ps:.4f`). With a
-# floor ($\Delta =$ {glue:md}`ch7_sweep_deltas`) every family turns back to chance, and
-# every point of every floored curve lies below the bound of {prf:ref}`ch7-prop-floor` (closest
-# approach {glue:text}`ch7_bound_margin:.4f`).
+# Without a floor the linear kernel lies above the constant kernel's front for $\varepsilon <$
+# {glue:text}`ch7_lin_cross_eps:.3f` and below it beyond (the quadratic $D(b)$ above; its peak is
+# $p_S =$ {glue:text}`ch7_peak_linear:.3f` against {glue:text}`ch7_peak_constant:.3f`), and the
+# graded families leave the front altogether: at the finest scale swept the exponential
+# ($\lambda =$ {glue:text}`ch7_exponential_fine_scale`) reaches $(p_I, p_S) =$
+# ({glue:text}`ch7_exponential_fine_pi:.4f`, {glue:text}`ch7_exponential_fine_ps:.4f`) and the
+# Gaussian ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale`)
+# ({glue:text}`ch7_gaussian_fine_pi:.4f`, {glue:text}`ch7_gaussian_fine_ps:.4f`). With a floor
+# ($\Delta =$ {glue:md}`ch7_sweep_deltas`) every family turns back to chance, below the bound of
+# {prf:ref}`ch7-prop-floor` (closest approach {glue:text}`ch7_bound_margin:.4f`).
 #
 # ## The best any similarity can do
 #
@@ -339,9 +295,8 @@ page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)
 # \end{aligned}
 # $$
 #
-# with equality when $g$ is non-increasing in distance. $K$ is positive definite, so the
-# largest $p_S$ at a given $p_I$ maximises a concave quadratic in $\mu$ under two linear
-# constraints.
+# with equality when $g$ is non-increasing in distance. $K$ is positive definite, so the largest
+# $p_S$ at a given $p_I$ maximises a concave quadratic in $\mu$ under two linear constraints.
 # ```
 #
 # *Proof.* The copy has similarity 1 and the other item an independent value $X \sim \mu$,
@@ -372,18 +327,16 @@ page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)
 # $\beta \int \mathrm{d}\mu(x)/(1 + x) = \beta p_I$ and bound the integral of what is left by
 # its infimum. $\square$
 #
-# At the optimum, with $\beta$ its Lagrange multiplier, $h$ is smallest exactly on
-# the support of $\nu$ (the KKT conditions) and the bound is tight; for any other candidate
-# the gap $U - p_S(\nu)$ says how far it can be from the best. Restricted to
-# {glue:text}`ch7_qp_grid` values equally spaced in $\log x$ on $[\Delta, 1]$, the program
-# is a non-negative least-squares problem (`scipy.optimize.nnls`) whose solution is a step
-# similarity. `semres.experiments.frontier.certified.two_item_bound` computes $U$ over the whole interval, not only
-# the grid: it lowers the infimum read on a fine grid by the most $h$ can dip between
-# grid points (its curvature is bounded; the docstring gives the bound), so $U$ is a proof,
-# not an estimate. $U$ is linear in $p_I$, so the certificates of a scan of $p_I$ bound the
-# largest gain any similarity can have over the constant kernel. We solve at
-# {glue:text}`ch7_targets` targets per floor and scan {glue:text}`ch7_scan` levels of $p_I$
-# (on half the grid) for the largest gain, refined on the full grid by a scalar search.
+# At the optimum, with $\beta$ its Lagrange multiplier, $h$ is smallest exactly on the support of
+# $\nu$ (the KKT conditions) and the bound is tight; for any other candidate the gap $U - p_S(\nu)$
+# says how far it can be from the best. On {glue:text}`ch7_qp_grid` values equally spaced in
+# $\log x$ on $[\Delta, 1]$ the program is a non-negative least-squares problem whose solution is a
+# step similarity. $U$ is computed over the whole interval, not only the grid: the infimum read on
+# a fine grid is lowered by the most $h$ can dip between grid points (its curvature is bounded), so
+# $U$ is a proof, not an estimate. $U$ is linear in $p_I$, so the certificates of a scan of $p_I$
+# bound the largest gain any similarity can have over the constant kernel. We solve at
+# {glue:text}`ch7_targets` targets per floor and scan {glue:text}`ch7_scan` levels of $p_I$ (on
+# half the grid) for the largest gain, refined on the full grid by a scalar search.
 
 # %%
 certified, scan, peaks = cert.certified_frontier(cfg.deltas, cfg.qp_grid, cfg.targets, cfg.scan)
@@ -400,14 +353,12 @@ best2 = cert.best_per_floor(certified, scan, peaks)  # cap: the most any similar
 display(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_max"]])
 
 # %% [markdown]
-# Per floor: the $p_I$ with the largest gain over the constant kernel, the certified optimum
-# there with its bound, gap and gain, the largest gain any similarity can have at any $p_I$
-# (`cap`), and the largest gap at the targets; `frontier.csv` lists every optimum.
+# Per floor: the $p_I$ of the largest gain over the constant kernel, the certified optimum there
+# (bound, gap, gain), the most any similarity can gain at any $p_I$ and the largest target gap.
 #
-# More items break the quadratic structure ($p_S$ is then an $n$-th order polynomial in
-# $\mu$), so for $n > 2$ we fall back on a local optimiser without a certificate: step
-# similarities with $K$ levels $1 = g_1 \ge \dots \ge g_K \ge \Delta$ on distance bands of
-# item probability $m_1, \dots, m_K$, with exact success rates
+# What does the certificate buy? A local optimiser without one shows it: step similarities with
+# $K$ levels $1 = g_1 \ge \dots \ge g_K \ge \Delta$ on distance bands of item probability
+# $m_1, \dots, m_K$, with exact rates for any $n$
 #
 # $$
 # \begin{aligned}
@@ -418,37 +369,21 @@ display(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_ma
 # \end{aligned}
 # $$
 #
-# (the $j$-th term: the nearest item falls in band $j$; `semres.experiments.frontier.steps`, tested against the
-# explicit multinomial sums, Theorem 3 and the engine), maximised by SLSQP with exact
-# gradients at fixed $p_I$; $K$ doubles from 2 (the constant kernel) up to the profile's
-# largest $K$, each $K$ started from the previous optimum, so $p_S$ can only grow with $K$.
-# We run it for two items as well, where the certified optimum shows how far it falls short.
+# (the $j$-th term: the nearest item falls in band $j$; tested against the multinomial sums,
+# Theorem 3 and the engine), maximised by SLSQP with exact gradients at fixed $p_I$; $K$ doubles
+# from 2 (the constant kernel), each $K$ started from the previous optimum.
 
 # %%
 run_trace = cache.cache(steps.trace)
-front_rows = []
-for n, dl in tqdm([(n, dl) for n in cfg.frontier_n for dl in cfg.deltas],
-                  desc="local optimiser (n, Δ)"):
-    Ks = steps.doublings(cfg.frontier_K if n == 2 else cfg.many_K)
-    front_rows += run_trace(n, dl, Ks, steps.targets(n, dl, cfg.targets))
-opt = pd.DataFrame(front_rows)
+opt = pd.DataFrame([row for dl in tqdm(cfg.deltas, desc="local optimiser, two items")
+                    for row in run_trace(2, dl, steps.doublings(cfg.frontier_K),
+                                         steps.targets(2, dl, cfg.targets))])
 opt["gain"] = opt.p_s - opt.step_front_p_s
 assert (opt.gain > -verdicts.OPTIMISER_SLACK).all()  # started from the constant kernel
-
-# convergence in K: the increment of the last doubling; at n = 2, the shortfall from the
-# certified optimum at the same target (same p_I to 1e-8)
-last, summary_k = steps.convergence(opt)
-local2 = last[last.n == 2].reset_index(drop=True)
-assert np.allclose(local2.p_i, certified.p_i, atol=1e-8)
-line = certified.upper_bound + certified.slope * (local2.p_i - certified.p_i)
-assert (local2.p_s <= line + verdicts.ROUNDING).all()  # the certificate bounds it too
-shortfall = pd.Series(certified.p_s.to_numpy() - local2.p_s.to_numpy(),
-                      index=local2.delta).groupby(level=0).max()
-# per (n, Δ): the largest gain over the constant kernel at the targets (at the largest K) and
-# the largest change of p_S in the last doubling of K
-display(summary_k)
-
-# %%
+last, summary_k = steps.convergence(opt)  # the largest K, and the last doubling's change
+local2, shortfall = cert.local_shortfall(last, certified)  # beside the certified optima
+assert (local2.p_s <= local2.certificate + verdicts.ROUNDING).all()  # the certificate bounds it
+display(summary_k)  # per floor: the largest gain at the largest K and the last doubling's change
 mc_best = cert.best_check(peaks, cfg.trials, stream)  # the largest gains, by the engine
 assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
 display(mc_best.round(5))
@@ -457,57 +392,51 @@ display(mc_best.round(5))
 # ### The shape of the best similarity
 #
 # The optimum is a distribution of similarity values; sorted, it is a non-increasing $g$. A
-# *plateau* at $g = 1$ is an atom of $\mu$ at 1 (its share of items is the plateau's width in
-# ball measure). An *exponential decay* between the plateau and the floor is a uniform density
-# of $\log g$ there: binning the levels strictly between $\Delta$ and 1 into eight equal ranges
-# of $\log g$, we call the decay exponential only if the mass per level agrees within 10 %.
+# *plateau* at $g = 1$ is an atom of $\mu$ at 1 (its width in ball measure is its share of items).
+# An *exponential decay* is a uniform density of $\log g$: binning the levels strictly between
+# $\Delta$ and 1 into eight equal ranges of $\log g$, we call it exponential only if the mass per
+# level agrees within 10 %.
 
 # %%
-shapes_ = pd.DataFrame([{"delta": r.delta, "p_i": r.p_i, "gain": r.gain,
-                         **cert.optimum_shape(r.levels, r.masses, r.delta)}
-                        for r in pd.concat([certified, peaks]).itertuples()])
+shapes_ = cert.optimum_shapes(pd.concat([certified, peaks]))
 display(shapes_.round(4))
 
 # %% tags=["hide-input"]
-# the floor proposition's row, one row per floor, frontier.csv, the numbers and the figure
-page.best(report, cfg, floored=floored, certified=certified, scan=scan, peaks=peaks,
-          best2=best2, opt=opt, local2=local2, shortfall=shortfall, mc_best=mc_best,
-          shapes_=shapes_)
+# the floor proposition's row, one row per floor, the numbers, the figure; frontier.csv's rows
+two_front = page.best(report, cfg, floored=floored, certified=certified, scan=scan,
+                      peaks=peaks, best2=best2, opt=opt, local2=local2, shortfall=shortfall,
+                      mc_best=mc_best, shapes_=shapes_)
 
 # %% [markdown]
 # ```{glue:figure} ch7-fig-frontier
 # :name: ch7-fig-frontier
 # :alt: Top, the certified best similarity's frontier against the constant kernel's front for three floors; bottom, the optimal similarity shapes at three identification levels.
 #
-# Top: for two items and floors $\Delta = 0.01$, 0.05 and 0.2, the largest $p_S$ any
-# similarity achieves at each $p_I$ (blue: the certified optima of the scan, each within
-# its gap of the bound), the constant kernel's front (thick grey), the bound of
-# {prf:ref}`ch7-prop-floor` (dashed), the local optimiser with
-# $K =$ {glue:text}`ch7_kmax` levels at the targets (open circles), and a Monte Carlo
-# estimate of the optimum with the largest gain (star, $\pm 2$ standard errors). Bottom: the
-# optimal similarities $g(d)$ on the circle at the lowest and the middle target and at the
-# largest gain (marked *; log scale; dotted: the floor).
+# Top: for two items and floors $\Delta = 0.01$, 0.05 and 0.2, the largest $p_S$ any similarity
+# achieves at each $p_I$ (blue: certified optima of the scan), the constant kernel's front (thick
+# grey), the bound of {prf:ref}`ch7-prop-floor` (dashed), the local optimiser with
+# $K =$ {glue:text}`ch7_kmax` levels (open circles) and the engine at the largest gain (star,
+# $\pm 2$ standard errors). Bottom: the optimal $g(d)$ at the lowest and the middle target and at
+# the largest gain (marked *; log scale; dotted: the floor).
 # ```
 #
-# {glue:md}`ch7_best_verdict` Every optimum at the targets and at the largest gains lies
-# within {glue:text}`ch7_gap_max` of its upper bound, so these are the best similarities
-# there, not merely good ones. The largest gain over the constant kernel is
-# {glue:text}`ch7_gain_01:.4f` in $p_S$ at $\Delta = 0.01$ (at
-# $p_I =$ {glue:text}`ch7_peak_pi_01:.4f`), {glue:text}`ch7_gain_05:.4f` at $\Delta = 0.05$
-# ($p_I =$ {glue:text}`ch7_peak_pi_05:.4f`) and {glue:text}`ch7_gain_20:.4f` at
-# $\Delta = 0.2$ ($p_I =$ {glue:text}`ch7_peak_pi_20:.4f`), and the certificates of the scan
-# prove that no similarity gains more than {glue:text}`ch7_cap_01:.4f`,
-# {glue:text}`ch7_cap_05:.4f` and {glue:text}`ch7_cap_20:.4f` at any $p_I$: the gain
-# {glue:md}`ch7_gain_trend`. The Monte Carlo estimates of these optima agree with the exact
-# values (largest $|z|$ {glue:text}`ch7_best_maxz:.2f`) and lie
+# {glue:md}`ch7_best_verdict` Every optimum at the targets and at the largest gains lies within
+# {glue:text}`ch7_gap_max` of its upper bound: these are the best similarities there, not merely
+# good ones. The largest gain over the constant kernel is {glue:text}`ch7_gain_01:.4f` in $p_S$ at
+# $\Delta = 0.01$ ($p_I =$ {glue:text}`ch7_peak_pi_01:.4f`), {glue:text}`ch7_gain_05:.4f` at
+# $\Delta = 0.05$ ($p_I =$ {glue:text}`ch7_peak_pi_05:.4f`) and {glue:text}`ch7_gain_20:.4f` at
+# $\Delta = 0.2$ ($p_I =$ {glue:text}`ch7_peak_pi_20:.4f`), and the certificates of the scan prove
+# that no similarity gains more than {glue:text}`ch7_cap_01:.4f`, {glue:text}`ch7_cap_05:.4f` and
+# {glue:text}`ch7_cap_20:.4f` at any $p_I$: the gain {glue:md}`ch7_gain_trend`. The engine agrees
+# (largest $|z|$ {glue:text}`ch7_best_maxz:.2f`) and puts these optima
 # {glue:text}`ch7_best_excess_z_min:.0f` or more standard errors above the constant kernel's
-# front. The local optimiser with $K =$ {glue:text}`ch7_kmax` levels falls short of the
-# certified optimum by up to {glue:text}`ch7_shortfall_max` at the targets.
+# front. The local optimiser falls short of the certified optimum by up to
+# {glue:text}`ch7_shortfall_max` at the targets.
 #
 # The shape: the optimum is 1 on a plateau (a share of at least 1 % of the items) only up to
 # $p_I =$ {glue:text}`ch7_plateau_end_01:.3f`, {glue:text}`ch7_plateau_end_05:.3f` and
-# {glue:text}`ch7_plateau_end_20:.3f` (for the three floors); above that $g$ drops from 1
-# at the copy itself straight to a level below 1, and at the largest gain it
+# {glue:text}`ch7_plateau_end_20:.3f`; above that $g$ drops from 1 at the copy itself straight
+# to a level below 1, and at the largest gain it
 # {glue:md}`ch7_peak_plateau` (to {glue:text}`ch7_below_one_01:.3f`,
 # {glue:text}`ch7_below_one_05:.3f` and {glue:text}`ch7_below_one_20:.3f`). Every optimum
 # puts an atom on the floor. Between the plateau (or the drop) and the floor the decay is
@@ -515,37 +444,194 @@ page.best(report, cfg, floored=floored, certified=certified, scan=scan, peaks=pe
 # Every optimum lies below the bound of {prf:ref}`ch7-prop-floor`, and the frontier falls
 # back towards chance as $p_I \to 1/(1+\Delta)$, as that proposition requires for two items.
 
-# %% tags=["hide-input"]
-page.many(report, cfg, summary_k, last)  # the numbers the prose quotes and the figure
-
 # %% [markdown]
-# ```{glue:figure} ch7-fig-many
-# :name: ch7-fig-many
-# :alt: Fronts of the constant kernel and the best step similarity found by a local optimiser for more than two items.
+# ## A floor for any number of items
 #
-# More items: the constant kernel's front (thick, Theorem 3) and the best step similarity
-# the local optimiser finds (dots) for each floor, with $n$ items.
+# What does a floor force with $n$ items, whatever $g$? Theorem 3 covers the constant kernel only.
+#
+# ```{prf:proposition} A floor forces a tradeoff for any number of items
+# :label: ch7-prop-floor-n
+#
+# Let $g$ be measurable (monotone or not) with $g(0) = 1$ and $\Delta \le g \le 1$, $\Delta > 0$,
+# and $n \ge 2$ items on a space with homogeneous ball measure (the circle, say) where distance
+# ties have probability zero. Let $\beta = (\bar g - \Delta)/(1 - \Delta)$, $\bar g$ the mean
+# similarity of the probe to a random item, $P_n(b)$ Theorem 3's identification (ball measure
+# $b$, floor $\Delta$) and $b_n$ its inverse. Then
+#
+# $$
+# \begin{aligned}
+# p_I^n &\le P_n(\beta) \le \frac{1}{1 + (n-1)\Delta}, \qquad \beta \le b_n(p_I^n), \\
+# p_S^n &\le \frac{\Delta + m}{n\Delta + m}, \qquad
+#   m = (1 - \Delta)\min\bigl(1,\ n\,b_n(p_I^n)\bigr).
+# \end{aligned}
+# $$
+#
+# At $n = 2$ this is {prf:ref}`ch7-prop-floor`; the ceiling on $p_I^n$ holds on any space without
+# ties.
 # ```
 #
-# With $n =$ {glue:md}`ch7_many_ns` items the success rates stay exact but the optimum is
-# not certified: the curves are lower bounds on the best similarity. They beat the constant
-# kernel by up to {glue:md}`ch7_many_gain_text`. The last doubling of $K$ moved $p_S$ by up
-# to {glue:text}`ch7_many_conv_max` (our test: below {glue:text}`ch7_converged_tol`),
-# {glue:md}`ch7_many_conv_verdict`; at two items the same optimiser stopped
-# {glue:text}`ch7_shortfall_max` short of the certified optimum, which is how far a
-# converged-looking local optimum can still be from the best. {prf:ref}`ch7-prop-floor` is
-# proved for two items only; at the highest target the local optima for more items reach
-# $p_S =$ {glue:md}`ch7_many_top`.
+# *Proof.* Similarity test: let $A$ be the nearest item's similarity, $R$ the sum of the others'.
+# (i) $R \ge (n-1)\Delta$ and $A/(A + R)$ falls in $R$, so the share is at most
+# $\psi(A) = A/(A + (n-1)\Delta)$. (ii) $\psi$ rises and is concave: $p_S^n \le \psi(\mathbb{E}A)$.
+# (iii) The nearest item is one of the $n$ and $g \ge \Delta$, so
+# $A - \Delta \le \sum_i [g(d_i) - \Delta]$; with $A \le 1$,
+# $\mathbb{E}A - \Delta \le (1 - \Delta)\min(1, n\beta)$ on any space. (iv) Identification test:
+# the copy has similarity 1, the others i.i.d. values $Y_j$ of mean $\bar g$ (one law for every
+# probe on a homogeneous space), and $p_I^n = \mathbb{E}f(\sum_j Y_j)$, $f(s) = 1/(1 + s)$. $f$
+# lies below its chord, so moving each $Y_j$ to $\{\Delta, 1\}$ with the same mean cannot lower the
+# expectation; the end point is the constant kernel of ball measure $\beta$. (v) $P_n$ falls in
+# $b$: $\beta \le b_n(p_I^n)$ and $P_n(\beta) \le P_n(0)$. Chained, $\mathbb{E}A - \Delta \le m$.
+# On any space (iv) and (v) hold probe by probe, which gives the ceiling. $\square$
+#
+# ```{prf:corollary} A sharper bound, keeping the nearest item's rank in (iii)
+# :label: ch7-cor-floor-n-dual
+#
+# Under {prf:ref}`ch7-prop-floor-n`, let $B = b_n(p_I^n)$ and $w(u) = n(1-u)^{n-1}$. For every
+# $\lambda > 0$,
+#
+# $$
+# p_S^n \le \lambda(1 - \Delta)B
+#   + \int_0^1 \max_{\Delta \le a \le 1}\bigl[w(u)\psi(a) - \lambda(a - \Delta)\bigr]\,\mathrm{d}u.
+# $$
+# ```
+#
+# *Proof.* Let $G(u)$ be the similarity at distance rank $u$ (uniform); the nearest of $n$ items
+# has rank density $w$. By (i) and (iii)–(v), $p_S^n \le \int_0^1 w\,\psi(G)$ over
+# $\Delta \le G \le 1$ with $\int_0^1 (G - \Delta) \le (1 - \Delta)B$; the bound is weak duality.
+# As $\psi$ is concave, the maximiser $a^* = \sqrt{wc\Delta/\lambda} - c\Delta$ ($c = n - 1$),
+# clipped to $[\Delta, 1]$, integrates in closed form. $\square$
+
+# %%
+# each step in SymPy, symbolically in n (c = n - 1) and Delta; (v) exactly for each n used
+A, R, r, x, C, W, Lam, P, M, N = sp.symbols("A R r x c w lambda p m n", positive=True)
+psi = A / (A + C * Delta)
+assert sp.simplify(sp.diff(A / (A + R), R) + A / (A + R) ** 2) == 0             # (i)
+assert sp.simplify(sp.diff(psi, A) - C * Delta / (A + C * Delta) ** 2) == 0      # (ii) rises
+assert sp.simplify(sp.diff(psi, A, 2) + 2 * C * Delta / (A + C * Delta) ** 3) == 0  # concave
+# (iv) f below its chord on x in [Delta, 1], the rest r of the sum fixed
+chord = 1 / (1 + r + Delta) + (1 / (2 + r) - 1 / (1 + r + Delta)) * (x - Delta) / (1 - Delta)
+assert sp.simplify(chord - 1 / (1 + r + x)
+                   - (x - Delta) * (1 - x) / ((1 + r + Delta) * (2 + r) * (1 + r + x))) == 0
+for n in sorted({2, 3, *cfg.floor_ns}):  # (v): dP/db = (n - 1) E[f_{J+1} - f_J] < 0
+    f = [1 / (1 + j + (n - 1 - j) * Delta) for j in range(n)]  # j others in the ball
+    P_n = sum(sp.binomial(n - 1, j) * b**j * (1 - b) ** (n - 1 - j) * f[j] for j in range(n))
+    dP = (n - 1) * sum(sp.binomial(n - 2, j) * b**j * (1 - b) ** (n - 2 - j)
+                       * (f[j + 1] - f[j]) for j in range(n - 1))
+    assert sp.simplify(sp.diff(P_n, b) - dP) == 0
+    assert all(sp.simplify(f[j + 1] - f[j] + (1 - Delta) * f[j] * f[j + 1]) == 0
+               for j in range(n - 1))
+closed = (Delta + M) / (N * Delta + M)  # chance 1/n at m = 0, the ceiling at m = 1 - Delta
+assert sp.simplify(closed.subs(M, 0) - 1 / N) == 0
+assert sp.simplify(closed.subs(M, 1 - Delta) - 1 / (1 + (N - 1) * Delta)) == 0
+assert sp.simplify(closed.subs(N, 2) - (half + M / (2 * (M + 2 * Delta)))) == 0  # ch7-prop-floor
+b_2 = sp.solve(b / 2 + (1 - b) / (1 + Delta) - P, b)[0]  # n = 2: m = min(1 - D, 4[1 - (1 + D)p])
+assert sp.simplify(2 * (1 - Delta) * b_2 - 4 * (1 - (1 + Delta) * P)) == 0
+dual_f = W * psi - Lam * (A - Delta)  # the corollary's integrand; its maximiser and value
+star = sp.sqrt(W * C * Delta / Lam) - C * Delta
+assert sp.simplify(sp.diff(dual_f, A).subs(A, star)) == 0
+assert sp.simplify(dual_f.subs(A, star)
+                   - (W - 2 * sp.sqrt(C * Delta * Lam * W) + Lam * (C + 1) * Delta)) == 0
+
+# %% [markdown]
+# ### What the floor forces as $n$ grows
+#
+# Both rates are at most $1/(1 + (n-1)\Delta) < 1/(n\Delta)$ for every similarity: **the floor
+# alone forces identification to collapse** at least as fast as $1/(n\Delta)$, uniformly over all
+# similarities, including ones tuned to $n$; $g = \Delta$ off the copy attains the ceiling. Without
+# a floor nothing forces it: $e^{-d/\lambda}$ has
+# $p_I^n \ge 1 - (n-1)\mathbb{E}e^{-d/\lambda} \to 1$ at every $n$ as $\lambda \to 0$. The paper's
+# "$1/n$ for any finite resolution" is a property of the constant kernel, whose ties in the ball
+# give $n p_I^n \to 1/b$. The constant kernel's best $p_S^n$ approaches the same ceiling slowly: at
+# $\Delta =$ {glue:text}`ch7_fn_scale_delta:g`, {glue:text}`ch7_fn_const_share_8:.2f` of it at
+# $n = 8$ and {glue:text}`ch7_fn_const_share_big:.2f` at $n =$ {glue:text}`ch7_fn_n_big`. The
+# ceiling is what chapters 5 and 6's measured $p_I^n$ would be compared against (each caps a
+# model's floor); that is not run here, as it needs their fitted floors and intervals.
+#
+# ### The best similarity with 4 and 8 items: a bracket, not a certificate
+#
+# What is proved is {prf:ref}`ch7-prop-floor-n` and its corollary, for every $n$. The frontiers at
+# $n = 4$ and 8 are **bracketed, not certified**: $p_I^n$ is convex in the distribution of $g$'s
+# values and $p_S^n$ is not concave (along the constant kernel both curve upwards near $b = 1$ at
+# $n = 4$, below), so fixing $p_I^n$ is a non-convex constraint and the duality of
+# {prf:ref}`ch7-prop-certificate` fails. Below the frontier lies the exact $p_S^n$ of the best step
+# similarity found (SLSQP over the masses of {glue:text}`ch7_fn_grid` levels from 1 to $\Delta$,
+# from the constant kernel, the previous target's optimum and {glue:text}`ch7_fn_starts` random
+# starts); above it, {prf:ref}`ch7-cor-floor-n-dual`. That the lower side is the optimum on its
+# grid is evidence, not proof: the starts agree to {glue:text}`ch7_fn_spread_max`, the KKT
+# residuals are at most {glue:text}`ch7_fn_kkt_max`, and at $n = 2$ the same code reaches the
+# concave program's optimum on the same levels within {glue:text}`ch7_fn_two_item_max`.
+
+# %%
+mean_exp = 2 * sp.integrate(sp.exp(-d / Lam), (d, 0, half))  # E e^{-d/lambda} on the circle
+assert sp.limit(mean_exp, Lam, 0, "+") == 0  # no floor: p_I^n -> 1 at every n
+scale_n = floor_n.scaling(cfg.floor_scaling_n, cfg.deltas)  # ceilings, constant kernel's best
+display(scale_n.round(4))
+for n in (2, 4):  # p_S'' and p_I'' at b = 1 along the constant kernel (Delta = 1/20)
+    dl = sp.Rational(1, 20)
+    ps = (1 - b) ** n / n + sum(sp.binomial(n, k) * b**k * (1 - b) ** (n - k) / (k + (n - k) * dl)
+                                for k in range(1, n + 1))
+    pi = sum(sp.binomial(n - 1, j) * b**j * (1 - b) ** (n - 1 - j) / (1 + j + (n - 1 - j) * dl)
+             for j in range(n))
+    curv = [sp.diff(e, b, 2).subs(b, 1) for e in (ps, pi)]
+    assert (curv[0] < 0 and curv[1] == 0) if n == 2 else (curv[0] > 0 and curv[1] > 0)
+
+front_n = cache.cache(floor_n.frontier)(cfg.floor_ns, cfg.deltas, cfg.floor_grid,
+                                        cfg.targets, cfg.floor_starts, stream("floor_n"))
+peaks_n = cache.cache(floor_n.largest_gain)(front_n, cfg.floor_grid)
+two = floor_n.frontier((2,), cfg.deltas, cfg.floor_grid, cfg.targets, 0, stream("floor_n_two"))
+two_item_short = cert.program_shortfall(two, cfg.floor_grid)  # vs the program on its levels
+everything = pd.concat([front_n, peaks_n])
+assert (everything.p_s <= everything.upper_bound + floor_n.ROUNDING).all()
+assert (everything.gain > -floor_n.ROUNDING).all()  # started from the constant kernel
+display(peaks_n[["n", "delta", "p_i", "p_s", "constant_p_s", "gain", "upper_bound", "gap"]])
+
+# %% [markdown]
+# At its largest gain over Theorem 3's constant kernel (table) the best similarity found gains
+# {glue:text}`ch7_fn_gain_4:.3f` at $n = 4$ and {glue:text}`ch7_fn_gain_8:.3f` at $n = 8$ (at
+# $\Delta =$ {glue:text}`ch7_fn_gain_delta_4:g` and {glue:text}`ch7_fn_gain_delta_8:g`); the proven
+# bound lies {glue:text}`ch7_fn_gap_min:.3f` to {glue:text}`ch7_fn_gap_max:.3f` above it, so how
+# much more any similarity could gain is bounded, not pinned down.
+
+# %%
+mc_n = floor_n.check_optima(peaks_n, cfg.trials, stream("floor_n_check"))  # the engine
+assert (mc_n[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_n
+search = floor_n.random_search(cfg.floor_random, (2, 3, *cfg.floor_ns), cfg.deltas,
+                               stream("floor_n_random"))
+assert (search.p_s <= search.bound + floor_n.ROUNDING).all()  # none beats the bound
+assert (search.over_ceiling <= floor_n.ROUNDING).all()        # nor the ceiling
+display(mc_n.round(5))
+
+# %% tags=["hide-input"]
+page.floor_n_section(report, cfg, two_front, front_n, peaks_n, mc_n, search, scale_n,
+                     two_item_short, scan)  # the rows, frontier.csv, the numbers, the figure
+
+# %% [markdown]
+# ```{glue:figure} ch7-fig-floor_n
+# :name: ch7-fig-floor_n
+# :alt: Three panels, for two, four and eight items, of generalization against identification: Theorem 3's constant-kernel curve, the best similarity and the proven upper bound for three floors.
+#
+# For $n = 2$, 4 and 8 items (panels) and floors $\Delta = 0.01$, 0.05, 0.2 (colours): Theorem 3's
+# constant kernel (thick, light), the best step similarity (certified at $n = 2$; the best found,
+# dots, at $n = 4$ and 8) and the proven bound of {prf:ref}`ch7-cor-floor-n-dual` (dashed), which
+# ends at chance $1/n$ at the ceiling $1/(1 + (n-1)\Delta)$ (tick). Stars: the engine at the
+# largest gain ($\pm 2$ standard errors).
+# ```
+#
+# The engine agrees with the exact rates ({glue:text}`ch7_trials:,` trials per test, largest $|z|$
+# {glue:text}`ch7_fn_mc_maxz:.2f`), and its 95 % interval puts the best similarity above the
+# constant kernel {glue:md}`ch7_fn_beats`. None of {glue:text}`ch7_fn_random:,` random step
+# similarities (monotone, in random order, two-level, or a decay with a shuffled tail, at
+# $n = 2$, 3, 4 and 8) beats the bound; the most any uses of the room above chance,
+# $(p_S^n - 1/n)/(\text{bound} - 1/n)$, is {glue:text}`ch7_fn_excess_max:.2f`.
 #
 # ## Ties and discreteness
 #
-# In a discrete space two items can be exactly as far from the probe, which adds $\tau/2$ to
-# $p_S$ ($\tau$ the probability of a tie, {doc}`/notebooks/01_pareto_front`) and leaves $p_I$
-# unchanged on a homogeneous space: the pair sits $\tau/2$ *above* the universal front. Two
-# families of discrete spaces approximate continuous ones: the cycle $C_N$ and the
-# $L \times L$ torus grid with the city-block distance ($N = L^2$), with a constant kernel of
-# radius $\varepsilon = \tfrac14$ of the circumference (the side) placed halfway between grid
-# distances. The exact enumeration `semres.core.simulate.exact_two_item` gives $(p_I, p_S)$.
+# In a discrete space two items can be exactly as far from the probe, which adds $\tau/2$ to $p_S$
+# ($\tau$ the probability of a tie, {doc}`/notebooks/01_pareto_front`) and leaves $p_I$ unchanged
+# on a homogeneous space: the pair sits $\tau/2$ *above* the universal front. Two families of
+# discrete spaces approximate continuous ones: the cycle $C_N$ and the $L \times L$ torus grid with
+# the city-block distance ($N = L^2$), with a constant kernel of radius $\varepsilon = \tfrac14$ of
+# the circumference (the side), between grid distances; exact enumeration gives $(p_I, p_S)$.
 
 # %%
 jobs = discrete.tie_spaces(cfg.cycle_sizes, cfg.torus_sides)
@@ -566,10 +652,9 @@ page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and th
 # :name: ch7-fig-ties
 # :alt: Height of discrete spaces above the front against their number of points on log-log axes, and their points in the identification-generalization plane.
 #
-# Left: how far each discrete space lies above the universal front at its own $p_I$ (exact
-# enumeration), against its number of points, with the fitted log–log slopes. Right: the same
-# spaces in the $(p_I, p_S)$ plane; the small ones sit visibly above the front, the large ones
-# on it.
+# Left: how far each discrete space lies above the universal front at its own $p_I$ (exact),
+# against its number of points, with the fitted log–log slopes. Right: the same spaces in the
+# $(p_I, p_S)$ plane; the small ones sit visibly above the front, the large ones on it.
 # ```
 #
 # The height above the front equals $\tau/2$ to machine precision for every space, and it
@@ -585,14 +670,13 @@ page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and th
 # ## A compositional pilot
 #
 # Stimuli now have $K$ slots, each a point on its own circle; the truly nearest item has the
-# smallest mean slot distance (the city-block distance on the $K$-torus; `semres.core.spaces.Slots`).
-# The system judges similarity slot by slot with a constant kernel of per-slot radius
-# $\varepsilon$ and combines the slots (`semres.core.kernels.Slotwise`) by **max** (similar if
-# *any* slot matches, a code that can generalize on one feature), **product** (only if
-# *every* slot matches, a conjunctive code) or **mean** (the share of matching slots, a graded
-# code). The engine measures $(p_I, p_S)$ for $K = 1, 2, 4$ over a sweep of $\varepsilon$
-# (one slot is the circle). The universal front holds for constant kernels on balls of *any*
-# homogeneous space, the $K$-torus included; for the max and product codes it is more:
+# smallest mean slot distance (the city-block distance on the $K$-torus). The system judges
+# similarity slot by slot with a constant kernel of per-slot radius $\varepsilon$ and combines the
+# slots by **max** (similar if *any* slot matches, a code that can generalize on one feature),
+# **product** (only if *every* slot matches, a conjunctive code) or **mean** (the share of matching
+# slots, a graded code). The engine measures $(p_I, p_S)$ for $K = 1, 2, 4$ over a sweep of
+# $\varepsilon$ (one slot is the circle). The universal front holds for constant kernels on balls
+# of *any* homogeneous space, the $K$-torus included; for the max and product codes it is more:
 #
 # ```{prf:proposition} 0/1 similarities cannot beat the front
 # :label: ch7-prop-binary
@@ -634,15 +718,8 @@ for comb in ("max", "product"):
     exact = theory.two_item(match)[1]
     se = np.sqrt(match * (1 - match) / 4 / cfg.slot_trials)
     assert np.all(np.abs((sel.p_i - exact) / se) < Z_MAX), comb
-
-# distance above the universal front, in standard errors of p_S
-slots["above"] = slots.p_s - theory.front(np.clip(slots.p_i, 0.5, 1))
-slots["above_z"] = slots.above / slots.se_s
-best_slot = slots.loc[slots.groupby(["K", "combine"]).above_z.idxmax()].set_index(
-    ["K", "combine"])
+slots, best_slot = slot_codes.heights(slots)  # above the universal front (and in SE of p_S)
 display(best_slot[["scale", "p_i", "p_s", "above", "above_z"]].round(4))
-
-# %%
 # the 0/1-code proposition, checked: at one radius the max code's deficit below the front is
 # w, its share of trials that strictly prefer the farther item
 E_WRONG = slot_codes.nearest(slot_eps, cfg.wrong_eps)
@@ -657,13 +734,12 @@ for K in (2, 4):
         [sel.loc[K].se_s, 2 * sel.loc[K].se_i, np.sqrt(wrong[K] / cfg.slot_trials)])
 
 # %% [markdown]
-# Comparing codes at the same radius compares them at different identification. At equal
-# $p_I$ instead: for each code with $K = 4$ slots we solve the per-slot radius that gives
-# $p_I$ exactly (closed forms above) and measure $p_S$. Beside the front we give, for the
-# mean code, the best $p_S$ *any* ordering of its similarity values could reach: by
-# {prf:ref}`ch7-prop-qp` it is $\sum_{j,k} P_j P_k \max(j, k)/(j + k)$ (with
-# $\tfrac12$ for $j = k$, zero matches included), $P$ the binomial distribution of the
-# number of matching slots, at the same $p_I$.
+# Comparing codes at the same radius compares them at different identification. At equal $p_I$
+# instead: for each code with $K = 4$ slots we solve the per-slot radius that gives $p_I$ exactly
+# (closed forms above) and measure $p_S$. For the mean code we add the best $p_S$ *any* ordering
+# of its values could reach: by {prf:ref}`ch7-prop-qp`, $\sum_{j,k} P_j P_k \max(j, k)/(j + k)$
+# ($\tfrac12$ for $j = k$, zero matches included), $P$ the binomial law of the number of matching
+# slots at the same $p_I$.
 
 # %%
 equal = slot_codes.slots_at_equal_identification(cfg.slot_trials, stream, cfg.equal_pi,
@@ -687,25 +763,24 @@ page.slots(report, slots, equal, best_slot, z1, wrong, sel.p_i, E_WRONG)
 # max (left), product (middle) and mean (right); thick grey: the universal front.
 # ```
 #
-# The engine reproduces the circle with one slot (largest $|z|$
-# {glue:text}`ch7_slot_k1_maxz:.2f` against Theorem 1) and the closed-form identification of
-# the max and product codes. The max code {glue:md}`ch7_slot_max_verdict`. The simulation
-# measures the deficit $w$: a match on any one slot makes an item similar, so at per-slot
-# radius {glue:text}`ch7_wrong_eps:.3f` the code strictly prefers the item farther overall in
-# {glue:text}`ch7_wrong_1:.3f`, {glue:text}`ch7_wrong_2:.3f` and {glue:text}`ch7_wrong_4:.3f`
-# of similarity trials for $K = 1, 2, 4$ (checked to equal its distance below the front), and
-# identification falls from {glue:text}`ch7_pi_max_1:.3f` to {glue:text}`ch7_pi_max_2:.3f`
-# and {glue:text}`ch7_pi_max_4:.3f` as a stranger matches some slot more often; at four slots
-# it lies as far as {glue:text}`ch7_slot_max_worst:.3f` from the front. The product code (a
-# constant kernel on a cube) rises at most {glue:text}`ch7_slot_prod_best:+.4f` above it.
+# The engine reproduces the circle with one slot (largest $|z|$ {glue:text}`ch7_slot_k1_maxz:.2f`
+# against Theorem 1) and the closed-form identification of the max and product codes. The max
+# code {glue:md}`ch7_slot_max_verdict`. A match on any one slot makes an item similar, so at
+# per-slot radius {glue:text}`ch7_wrong_eps:.3f` the code strictly prefers the item farther
+# overall in {glue:text}`ch7_wrong_1:.3f`, {glue:text}`ch7_wrong_2:.3f` and
+# {glue:text}`ch7_wrong_4:.3f` of similarity trials for $K = 1, 2, 4$ (the deficit $w$, checked
+# to equal its distance below the front), and identification falls from
+# {glue:text}`ch7_pi_max_1:.3f` to {glue:text}`ch7_pi_max_2:.3f` and {glue:text}`ch7_pi_max_4:.3f`;
+# at four slots it lies as far as {glue:text}`ch7_slot_max_worst:.3f` from the front. The product
+# code (a constant kernel on a cube) rises at most {glue:text}`ch7_slot_prod_best:+.4f` above it.
 #
 # The mean code, graded, is the only one that can leave the front, and it
-# {glue:md}`ch7_slot_mean_verdict` (largest height {glue:text}`ch7_slot_mean_best:+.4f` at
-# four slots). At equal identification with four slots, {glue:md}`ch7_slot_equal_text`
-# (standard errors at most {glue:text}`ch7_slot_equal_se:.4f`): the mean code
-# {glue:md}`ch7_slot_mean_equal_verdict`. It stays below its own values ordered by distance:
-# the count of matching slots orders items by distance only roughly. Without a floor (an
-# item matching no slot has similarity 0) the certified frontier above does not apply.
+# {glue:md}`ch7_slot_mean_verdict` (largest height {glue:text}`ch7_slot_mean_best:+.4f` at four
+# slots). At equal identification with four slots, {glue:md}`ch7_slot_equal_text` (standard
+# errors at most {glue:text}`ch7_slot_equal_se:.4f`): the mean code
+# {glue:md}`ch7_slot_mean_equal_verdict`. It stays below its own values ordered by distance, which
+# the count of matching slots follows only roughly. Without a floor (an item matching no slot has
+# similarity 0) the certified frontier above does not apply.
 
 # %% tags=["hide-input"]
 # the points on the book's overview plane, what ran, the deviations, the summary and the box
@@ -713,34 +788,8 @@ page.publish(report, cfg, profile, seed, check=check, mc_best=mc_best, slot_swee
              seconds=time.perf_counter() - T_START)
 
 # %% [markdown]
-# ## What this shows, and where it differs from the paper
+# ## Where this build differs from the paper
 #
-# * **The tradeoff is a property of bounded discriminability, not of the step shape.** A
-#   floor $\Delta > 0$ forces it for *every* similarity ({prf:ref}`ch7-prop-floor`); without
-#   one a graded similarity (exponential, Gaussian) escapes it, reaching
-#   $(p_I, p_S) \to (1, 1)$ as its scale shrinks ({numref}`ch7-fig-families`). The paper's
-#   constant kernel has a front only because it ties every item beyond $\varepsilon$.
-# * **{glue:md}`ch7_best_verdict`** For two items the best similarity at a floor is a
-#   certified concave program: it beats the constant kernel's front by up to
-#   {glue:text}`ch7_gain_01:.3f`, {glue:text}`ch7_gain_05:.3f` and
-#   {glue:text}`ch7_gain_20:.3f` in $p_S$ ($\Delta = 0.01$, 0.05, 0.2), and no similarity by
-#   more than {glue:text}`ch7_cap_01:.3f`, {glue:text}`ch7_cap_05:.3f` and
-#   {glue:text}`ch7_cap_20:.3f`. The front's shape survives, its exact position does not;
-#   for more items we have only lower bounds.
-# * **Points above the front in discrete spaces are ties**, worth exactly $\tau/2$; the
-#   height {glue:md}`ch7_tie_verdict`.
-# * **Compositional codes**: 0/1 codes (max, product) cannot beat the front
-#   ({prf:ref}`ch7-prop-binary`); the graded mean code, at equal identification,
-#   {glue:md}`ch7_slot_mean_equal_verdict`. A pilot, with constant per-slot kernels and a
-#   city-block ground truth.
-#
-# This build ran:
-#
-# ```{glue:md} ch7_ran
-# :format: myst
-# ```
-#
-# and differs from the paper in:
 #
 # ```{glue:md} ch7_deviations
 # :format: myst

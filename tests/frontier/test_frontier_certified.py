@@ -7,6 +7,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit
 
@@ -163,3 +164,27 @@ def test_optimum_shape_reads_plateau_floor_and_an_exponential_decay():
 def test_validation_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_the_local_optimiser_is_read_beside_the_certified_optima():
+    delta, targets = 0.05, steps.targets(2, 0.05, 2)
+    cert_rows = pd.DataFrame([{"delta": delta, **certified.best_two_item(p, delta, 200)}
+                              for p in targets])
+    last = pd.DataFrame([steps.trace(2, delta, [2, 4], [p])[-1] for p in targets])
+    local, shortfall = certified.local_shortfall(last.assign(delta=delta), cert_rows)
+    assert (local.p_s <= local.certificate + 1e-12).all()  # the certificate bounds it too
+    assert shortfall.index.tolist() == [delta]
+    assert shortfall[delta] == pytest.approx((cert_rows.p_s - local.p_s).max())
+    with pytest.raises(ValueError, match="targets"):
+        certified.local_shortfall(last.iloc[:1], cert_rows)
+    shapes = certified.optimum_shapes(cert_rows.assign(gain=0.0))
+    assert list(shapes.columns[:3]) == ["delta", "p_i", "gain"] and len(shapes) == 2
+
+
+def test_program_shortfall_measures_another_optimiser_on_the_same_levels():
+    optimum = certified.best_two_item(0.8, 0.05, 100)
+    rows = pd.DataFrame({"delta": [0.05, 0.05], "p_i": [optimum["p_i"]] * 2,
+                         "p_s": [optimum["p_s"], optimum["p_s"] - 0.01]})
+    np.testing.assert_allclose(certified.program_shortfall(rows, 100), [0.0, 0.01], atol=1e-9)
+    with pytest.raises(ValueError, match="certificate"):
+        certified.program_shortfall(rows.assign(p_s=optimum["upper_bound"] + 1e-6), 100)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from semres.experiments.frontier import page, settings, steps
+from semres.experiments.frontier import page, settings
 from semres.experiments.frontier import ties as discrete
 from semres.report import Z_MAX
 
@@ -61,14 +62,53 @@ def test_best_sentences_read_the_gains_and_the_engine():
     assert glue["gain_01"] == 0.02 and glue["cap_05"] == 0.02 and glue["below_one_05"] == 0.8
 
 
-def test_many_items_sentences_read_the_last_doubling():
-    opt = pd.DataFrame({"n": [4] * 4, "delta": [0.1] * 4, "target": [0.5, 0.6, 0.5, 0.6],
-                        "K": [2, 2, 4, 4], "p_s": [0.5, 0.6, 0.52, 0.6 + 5e-5],
-                        "gain": [0.0, 0.0, 0.02, 5e-5], "p_i": [0.5, 0.6, 0.5, 0.6]})
-    last, summary = steps.convergence(opt)
-    glue = page.many_glue(pd.concat([summary, summary.rename(index={4: 2})]), last, [4])
-    assert glue["many_conv_verdict"].startswith("so they have not converged")
-    assert glue["many_gain_text"] == "0.0200 for n = 4"
+def _bracket(n=4, delta=0.05, rows=2, point_gain=0.01):
+    return pd.DataFrame({"n": [n] * rows, "delta": [delta] * rows, "target": [0.4, 0.6][:rows],
+                         "p_i": [0.4, 0.6][:rows], "p_s": [0.5, 0.45][:rows],
+                         "constant_p_s": [0.49, 0.44][:rows], "gain": [point_gain] * rows,
+                         "upper_bound": [0.6, 0.5][:rows], "gap": [0.1, 0.05][:rows],
+                         "kkt": [1e-8] * rows, "spread": [0.0] * rows, "grid": [40] * rows})
+
+
+def test_frontier_csv_marks_only_the_two_item_certificates_as_certified():
+    two = pd.DataFrame({"n": [2, 2], "delta": [0.05, 0.05], "method": ["certified",
+                                                                      "local optimiser"],
+                        "point": ["target", "target"], "K": [400, 8], "p_i": [0.8, 0.8],
+                        "p_s": [0.7, 0.69], "upper_bound": [0.70001, 0.70001],
+                        "step_front_p_s": [0.68, 0.68]})
+    table = page.frontier_csv(two, _bracket(), _bracket(rows=1))
+    assert list(table.columns) == ["n", "delta", "method", "point", "K", "p_i", "p_s",
+                                   "upper_bound", "step_front_p_s", "gap", "kkt", "spread",
+                                   "certified"]
+    assert table.certified.tolist() == [True, False, False, False, False]
+    assert (table.method[2:] == "best found, bracketed (n items)").all()
+    assert table.point[2:].tolist() == ["target", "target", "largest gain"]
+    assert table.gap[0] == pytest.approx(1e-5) and table.K[2] == 40
+    assert table.kkt[:2].isna().all() and table.step_front_p_s[2] == 0.49
+
+
+def test_the_beats_sentence_names_what_does_not_hold():
+    peaks = pd.concat([_bracket(4, 0.05, 1), _bracket(8, 0.2, 1)], ignore_index=True)
+    assert page.beats_sentence(peaks, ["holds", "holds"]) == r"at all 2 pairs $(n, \Delta)$"
+    text = page.beats_sentence(peaks, ["holds", "inconclusive"])
+    assert text.startswith(r"at 1 of the 2 pairs") and r"inconclusive at $n = 8$" in text
+
+
+def test_the_floor_glue_reads_the_bracket_and_the_scaling():
+    front = pd.concat([_bracket(4, 0.05), _bracket(8, 0.05)], ignore_index=True)
+    peaks = pd.concat([_bracket(4, 0.05, 1, 0.02), _bracket(8, 0.05, 1, 0.03)],
+                      ignore_index=True)
+    mc = pd.DataFrame({"z_s": [0.5, -2.5], "z_i": [1.0, 0.0]})
+    search = pd.DataFrame({"excess_ratio": [0.2, np.nan, 0.7]})
+    scale = pd.DataFrame({"n": [2, 8, 64, 2], "delta": [0.05, 0.05, 0.05, 0.2],
+                          "constant_over_ceiling": [0.9, 0.8, 0.95, 0.5]})
+    glue = page.floor_n_glue(settings.QUICK, front, peaks, mc, search, scale, [1e-12, -3e-12])
+    assert glue["fn_gain_8"] == 0.03 and glue["fn_gain_delta_4"] == 0.05
+    assert glue["fn_n_big"] == 64 and glue["fn_const_share_big"] == 0.95
+    assert glue["fn_const_share_8"] == 0.8 and "fn_const_share_4" not in glue
+    assert glue["fn_mc_maxz"] == 2.5 and glue["fn_excess_max"] == 0.7
+    assert glue["fn_two_item_max"] == 3e-12 and glue["fn_random"] == 3
+    assert glue["fn_grid"] == 40 and glue["fn_scale_delta"] == 0.05
 
 
 def test_tie_sentences_say_whether_the_height_vanishes():
@@ -84,5 +124,7 @@ def test_tie_sentences_say_whether_the_height_vanishes():
 def test_what_ran_lists_the_profiles_sizes():
     text = page.ran_lines(settings.QUICK, "quick", 3)
     assert "* profile **quick**, seed 3" in text
-    assert "frontier: n in [2, 4], K doubling up to 8 (n = 2) and 8 (n > 2)" in text
+    assert ("best similarity: 4 identification targets; two items certified on 400 levels, "
+            "local optimiser with K doubling up to 8; n in [4, 8] bracketed on 40 levels, "
+            "0 random starts, 600 random similarities") in text
     assert "ties: cycles of [8, 16, 32, 64, 128] points, tori of side [4, 6, 8, 10]" in text

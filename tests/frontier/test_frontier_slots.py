@@ -4,6 +4,7 @@ preferences."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from semres.core import theory
@@ -30,3 +31,13 @@ def test_the_max_codes_wrong_preferences_vanish_with_one_slot():
     assert slots.wrong_preference(1, 0.15, 20_000, rng) == 0.0  # one slot orders exactly
     assert slots.wrong_preference(4, 0.15, 20_000, rng) > 0.01
     assert slots.nearest([0.02, 0.1, 0.16, 0.3], 0.15) == 0.16
+
+
+def test_heights_read_each_cell_against_the_front_and_pick_the_highest():
+    sweep = pd.DataFrame({"K": [4, 4, 2], "combine": ["mean", "mean", "max"],
+                          "p_i": [0.9, 0.8, 0.9], "p_s": [0.6, 0.7, 0.55],
+                          "se_s": [0.01, 0.01, 0.01]})
+    out, best = slots.heights(sweep)
+    np.testing.assert_allclose(out.above, sweep.p_s - theory.front(sweep.p_i))
+    np.testing.assert_allclose(out.above_z, out.above / 0.01)
+    assert best.loc[(4, "mean")].p_i == 0.8 and "above" not in sweep.columns

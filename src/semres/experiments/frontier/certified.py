@@ -37,6 +37,8 @@ from .steps import check_count, check_steps, step_kernel, targets
 #: sigma(u), reached at q = (3 -+ sqrt 3) / 6. It bounds both the kernel's 1 / (1 + e^|s - t|)
 #: (convex off its atom, curvature at most this) and c(s) = 1 / (1 + e^s) (concave on s <= 0)
 _CURVATURE = 1 / (6 * math.sqrt(3))
+#: sums of a few hundred floating-point terms: the rounding a proven bound is allowed
+_ROUNDING = 1e-12
 
 
 def _curvature_bound(beta: float) -> float:
@@ -250,6 +252,39 @@ def optimum_shape(levels, masses, delta: float, bins: int = 8) -> dict:
     return {"plateau": masses[0], "below_one": levels[inner].max(),
             "floor": masses[-1] * (levels[-1] == delta),
             "density_ratio": per_level.max() / per_level.min()}
+
+
+def optimum_shapes(optima: pd.DataFrame) -> pd.DataFrame:
+    """:func:`optimum_shape` of each optimum (rows with ``levels``, ``masses``, ``delta``), with
+    its floor, identification and gain."""
+    return pd.DataFrame([{"delta": r.delta, "p_i": r.p_i, "gain": r.gain,
+                          **optimum_shape(r.levels, r.masses, r.delta)}
+                         for r in optima.itertuples()])
+
+
+def local_shortfall(last: pd.DataFrame, certified: pd.DataFrame):
+    """The local optimiser's optima at the largest K (``last``, two items, one per certified
+    target and in the same order) beside the certified ones: the local optima with the
+    certificate's line at their p_I (``certificate``, which bounds them too), and per floor the
+    largest shortfall from the certified optimum. Raises ValueError when the targets differ."""
+    local = last.reset_index(drop=True)
+    if len(local) != len(certified) or not np.allclose(local.p_i, certified.p_i, atol=1e-8):
+        raise ValueError("the local optima must sit at the certified targets, in order")
+    local = local.assign(certificate=certified.upper_bound.to_numpy()
+                         + certified.slope.to_numpy() * (local.p_i - certified.p_i.to_numpy()))
+    shortfall = pd.Series(certified.p_s.to_numpy() - local.p_s.to_numpy(),
+                          index=local.delta).groupby(level=0).max()
+    return local, shortfall
+
+
+def program_shortfall(optima: pd.DataFrame, grid: int) -> np.ndarray:
+    """How far each two-item optimum of another optimiser (rows with ``p_i``, ``p_s``,
+    ``delta``) lies below the concave program's optimum at the same p_I on ``grid`` levels.
+    Raises ValueError if one lies above that optimum's certificate, which no similarity can."""
+    exact = [best_two_item(r.p_i, r.delta, grid) for r in optima.itertuples()]
+    if (optima.p_s.to_numpy() > np.array([e["upper_bound"] for e in exact]) + _ROUNDING).any():
+        raise ValueError("an optimum lies above its certificate")
+    return np.array([e["p_s"] for e in exact]) - optima.p_s.to_numpy()
 
 
 def frontier_table(certified, peaks, scan, opt) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """Chapter 7's page: its figures, the numbers and sentences its prose quotes (each verdict
 decided in :mod:`.verdicts`), its tables, and its overview rows and points. The chapter calls
-one function per section (:func:`family_check`, :func:`families`, :func:`best`, :func:`many`,
-:func:`ties`, :func:`slots`) and :func:`publish` at the end."""
+one function per section (:func:`family_check`, :func:`families`, :func:`best`,
+:func:`floor_n_section`, :func:`ties`, :func:`slots`) and :func:`publish` at the end."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from semres.report import tables
 from semres.core import shapes, theory
 from semres.report import Z_MAX
 
-from . import verdicts
+from . import floor_n, verdicts
 from .certified import frontier_table
 from .families import floor_bound, linear_peak_b
 from .settings import DEFAULT, SETTINGS
@@ -48,27 +48,59 @@ def families(report, cfg, check, sweep, lin_est, lin_paper: float, b_cross) -> N
 
 
 def best(report, cfg, *, floored, certified, scan, peaks, best2, opt, local2, shortfall,
-         mc_best, shapes_) -> None:
+         mc_best, shapes_) -> pd.DataFrame:
     """The best similarity: the floor proposition's row (every floored family curve and every
-    certified optimum against the bound), one row per floor and the certificates' check,
-    ``frontier.csv``, what the prose quotes and the figure."""
+    certified optimum against the bound), one row per floor and the certificates' check, what
+    the prose quotes and the figure. Returns the two-item rows of ``frontier.csv``, which
+    :func:`floor_n_section` completes with the n-item rows and writes."""
     report.result(**verdicts.floor_result(floored, scan))
     for row in verdicts.best_results(peaks, mc_best):
         report.result(**row)
-    report.table(frontier_table(certified, peaks, scan, opt), "frontier")
     glue = best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best)
     glue.update(qp_grid=cfg.qp_grid, targets=cfg.targets, scan=cfg.scan,
                 kmax=int(cfg.frontier_K))
     report.numbers(glue, small=("gap_max", "shortfall_max"))
     report.figure("frontier", fig_frontier(certified, scan, peaks, local2, mc_best,
                                            cfg.frontier_K, cfg.deltas))
+    return frontier_table(certified, peaks, scan, opt)
 
 
-def many(report, cfg, summary, last) -> None:
-    """More items: what the prose quotes of the local optimiser and the figure."""
-    ns_many = [n for n in cfg.frontier_n if n > 2]
-    report.numbers(many_glue(summary, last, ns_many), small=("many_conv_max", "converged_tol"))
-    report.figure("many", fig_many(last, ns_many, cfg.deltas))
+def floor_n_section(report, cfg, two_items, front, peaks, mc, search, scale, two_item_short,
+                    two_item_scan) -> None:
+    """The n-item floor section: its rows (:func:`.verdicts.floor_n_rows`), ``frontier.csv``
+    (the two-item rows ``two_items`` of :func:`best` and the n-item bracket), what the prose
+    quotes and the figure. ``scale``: :func:`.floor_n.scaling`; ``two_item_short``: how far the
+    n-item optimiser falls below the concave program at two items; ``two_item_scan``: the
+    certified two-item scan, drawn as the best similarity at n = 2."""
+    statuses = [report.result(**row) for row in
+                verdicts.floor_n_rows(front, peaks, mc, search, two_item_short)]
+    report.table(frontier_csv(two_items, front, peaks), "frontier")
+    glue = floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short)
+    glue["fn_beats"] = beats_sentence(peaks, statuses[2:])
+    report.numbers(glue, small=("fn_spread_max", "fn_kkt_max", "fn_two_item_max"))
+    report.figure("floor_n", fig_floor_n(front, peaks, mc, two_item_scan, cfg.deltas,
+                                         (2, *cfg.floor_ns)))
+
+
+def frontier_rows(front, peaks) -> pd.DataFrame:
+    """frontier.csv's rows for the n-item bracket: each best step similarity found (``point``
+    "target" or "largest gain", ``K`` its grid of levels), the proven bound of the corollary
+    at its p_I (an upper bound on the frontier, not a certificate of this optimum), its
+    ``gap``, Theorem 3's constant kernel there, the KKT residual and the spread over starts."""
+    rows = pd.concat([front.assign(point="target"), peaks.assign(point="largest gain")])
+    return rows.assign(method="best found, bracketed (n items)", K=rows.grid,
+                       step_front_p_s=rows.constant_p_s, certified=False)[
+        ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "step_front_p_s",
+         "gap", "kkt", "spread", "certified"]]
+
+
+def frontier_csv(two_items, front, peaks) -> pd.DataFrame:
+    """frontier.csv: the two-item rows (certified, and the local optimiser's) with their gap
+    to the bound, then the n-item bracket; ``certified`` is True only for the optima whose
+    certificate proves them best."""
+    two = two_items.assign(gap=two_items.upper_bound - two_items.p_s, kkt=np.nan,
+                           spread=np.nan, certified=two_items["method"] == "certified")
+    return pd.concat([two, frontier_rows(front, peaks)], ignore_index=True)
 
 
 def ties(report, table, rates: dict, tie_mc) -> None:
@@ -111,8 +143,7 @@ def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep,
                       "constant similarity; everything here is an extension")
     report.number("seconds", seconds)
     report.save()
-    report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} Monte Carlo trials per "
-               "family check cell (the full list at the end of the chapter)")
+    report.box("; ".join(line[2:] for line in ran_lines(cfg, profile, seed).splitlines()))
     return tables.table(report.summary[["result", "kind", "paper_value", "compared_with",
                                        "headline", "ci_low", "ci_high", "check_max_z",
                                        "status"]], decimals=4, check_max_z="{:.2f}")
@@ -179,24 +210,39 @@ def best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best) -> dic
     return {**numbers, **texts}
 
 
-def many_glue(summary, last, ns_many) -> dict:
-    """What the many-items section quotes (numbers, and sentences as text): the gains per n,
-    the largest change of the last doubling of K and whether that counts as converged
-    (:data:`.verdicts.CONVERGED`), and the local optima at the highest target."""
-    many = summary.drop(index=2, level="n")
-    top_target = last[last.n > 2].loc[
-        lambda t: t.groupby(["n", "delta"]).target.transform("max") == t.target]
-    numbers = {"converged_tol": verdicts.CONVERGED, "many_conv_max": many.last_doubling.max()}
-    texts = {
-        "many_ns": " and ".join(str(n) for n in ns_many),
-        "many_gain_text": ", ".join(f"{summary.xs(n, level='n').max_gain.max():.4f} for "
-                                    f"n = {n}" for n in ns_many),
-        "many_conv_verdict": "so by that test they have converged in K"
-        if verdicts.converged(many.last_doubling) else "so they have not converged in K, and "
-        "more levels may raise them further",
-        "many_top": ", ".join(f"{r.p_s:.3f} (n = {r.n}, Δ = {r.delta:g}; chance "
-                              f"{1 / r.n:.3f})" for r in top_target.itertuples())}
-    return {**numbers, **texts}
+def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short) -> dict:
+    """What the n-item section quotes: the optimiser's grid, starts and evidence (spread over
+    starts, KKT residuals, the two-item match), the largest gain per n and the floor it falls
+    at, the gaps to the proven bound at the largest gains, the engine's largest |z|, the random
+    search, and the constant kernel's best as a share of the ceiling at the middle floor."""
+    both = pd.concat([front, peaks])
+    at = scale[np.isclose(scale.delta, cfg.deltas[len(cfg.deltas) // 2])].set_index("n")
+    big = int(at.index.max())
+    out = {"fn_grid": cfg.floor_grid, "fn_starts": cfg.floor_starts, "fn_random": len(search),
+           "fn_spread_max": both.spread.max(), "fn_kkt_max": both.kkt.max(),
+           "fn_two_item_max": float(np.abs(np.asarray(two_item_short)).max()),
+           "fn_gap_min": peaks.gap.min(), "fn_gap_max": peaks.gap.max(),
+           "fn_mc_maxz": mc[["z_s", "z_i"]].abs().max().max(),
+           "fn_excess_max": search.excess_ratio.max(), "fn_n_big": big,
+           "fn_scale_delta": float(at.delta.iloc[0]),
+           "fn_const_share_big": at.constant_over_ceiling[big]}
+    for n in cfg.floor_ns:
+        top = peaks[peaks.n == n].sort_values("gain").iloc[-1]
+        out.update({f"fn_gain_{n}": top.gain, f"fn_gain_delta_{n}": top.delta})
+        if n in at.index:
+            out[f"fn_const_share_{n}"] = at.constant_over_ceiling[n]
+    return out
+
+
+def beats_sentence(peaks, statuses) -> str:
+    """Where the engine's 95% interval puts the best n-item similarity above the constant
+    kernel: at every (n, floor), or at how many and what the others are."""
+    pairs = [(r.n, r.delta, s) for r, s in zip(peaks.itertuples(), statuses)]
+    others = [f"{s} at $n = {n}$, $\\Delta = {d:g}$" for n, d, s in pairs if s != "holds"]
+    if not others:
+        return f"at all {len(pairs)} pairs $(n, \\Delta)$"
+    return (f"at {len(pairs) - len(others)} of the {len(pairs)} pairs $(n, \\Delta)$ (the "
+            "finding is " + "; ".join(others) + ")")
 
 
 def tie_glue(ties, rates, tie_mc) -> dict:
@@ -255,8 +301,10 @@ def ran_lines(cfg, profile: str, seed: int) -> str:
         f"Monte Carlo: {cfg.trials:,} trials per family check cell, "
         f"{cfg.slot_trials:,} per slot cell ({cfg.slot_eps} per-slot radii)",
         f"family sweeps: {cfg.scales} scales per family and floor",
-        f"frontier: n in {list(cfg.frontier_n)}, K doubling up to {cfg.frontier_K} "
-        f"(n = 2) and {cfg.many_K} (n > 2), {cfg.targets} identification targets",
+        f"best similarity: {cfg.targets} identification targets; two items certified on "
+        f"{cfg.qp_grid} levels, local optimiser with K doubling up to {cfg.frontier_K}; "
+        f"n in {list(cfg.floor_ns)} bracketed on {cfg.floor_grid} levels, "
+        f"{cfg.floor_starts} random starts, {cfg.floor_random:,} random similarities",
         f"ties: cycles of {list(cfg.cycle_sizes)} points, tori of side "
         f"{list(cfg.torus_sides)}"])
 
@@ -353,20 +401,42 @@ def fig_frontier(certified, scan, peaks, local2, mc_best, k_max: int,
     return fig
 
 
-def fig_many(last, ns_many, deltas=DEFAULT.deltas):
-    """The constant kernel's front (Theorem 3) and the local optimiser's best step similarity
-    for each floor, one panel per number of items above two."""
-    fig, axes = splot.subplots(1, max(1, len(ns_many)), figsize=(7.2, 3.8), squeeze=False)
-    for ax, n in zip(axes[0], ns_many):
+def fig_floor_n(front, peaks, mc, two_item_scan, deltas=DEFAULT.deltas, ns=(2, 4, 8)):
+    """One panel per number of items: Theorem 3's constant kernel, the best step similarity
+    (certified at two items, the best found beyond) and the proven upper bound, per floor,
+    with the ceiling marked and the engine's estimate at the largest gain."""
+    fig, axes = splot.subplots(1, len(ns), figsize=(7.2, 3.6))
+    for ax, n in zip(axes, ns):
         for i, dl in enumerate(deltas):
+            colour = splot.CYCLE[i]
             ps_c, pi_c = theory.n_item(np.linspace(0, 1, 301), n, dl)
-            ax.plot(pi_c, ps_c, color=splot.CYCLE[i], lw=2.4, alpha=0.35)
-            s = last[(last.n == n) & (last.delta == dl)].sort_values("p_i")
-            ax.plot(s.p_i, s.p_s, "o-", ms=3, lw=1, color=splot.CYCLE[i],
-                    label=rf"$\Delta$ = {dl:g}, local optimum (K = {int(s.K.max())})")
-        ax.set(xlabel=f"identification $p_I^{{{n}}}$", ylabel=f"generalization $p_S^{{{n}}}$",
-               title=f"$n$ = {n} items")
-    splot.legend_outside(fig, ncol=3)
+            ax.plot(pi_c, ps_c, color=colour, lw=2.4, alpha=0.3)
+            if n == 2:
+                best_ = two_item_scan[two_item_scan.delta == dl]
+            else:
+                best_ = pd.concat([front[(front.n == n) & (front.delta == dl)],
+                                   peaks[(peaks.n == n) & (peaks.delta == dl)]])
+            best_ = best_.sort_values("p_i")
+            ax.plot(best_.p_i, best_.p_s, "-", marker="." if n > 2 else None, ms=4, lw=1.2,
+                    color=colour)
+            top = floor_n.ceiling(n, dl)
+            qq = np.linspace(1 / n, top, 120)
+            ax.plot(qq, floor_n.upper_bound(qq, n, dl), "--", lw=1, color=colour)
+            ax.plot([top, top], [1 / n - 0.02, 1 / n + 0.02], color=colour, lw=1)
+            est = mc[(mc.n == n) & (mc.delta == dl)]
+            ax.errorbar(est.p_i_mc, est.p_s_mc, xerr=2 * est.se_i, yerr=2 * est.se_s,
+                        fmt="*", ms=9, color=colour)
+        ax.axhline(1 / n, color=splot.THEORY_ALT, lw=0.6, ls=":")
+        ax.set(xlabel=f"identification $p_I^{{{n}}}$", title=f"$n$ = {n} items")
+    axes[0].set_ylabel("generalization $p_S^n$")
+    for i, dl in enumerate(deltas):  # the key: colour is the floor, style the curve
+        axes[0].plot([], [], color=splot.CYCLE[i], lw=2, label=rf"$\Delta$ = {dl:g}")
+    for style, label in ((dict(lw=2.4, alpha=0.3), "constant kernel (Theorem 3)"),
+                         (dict(lw=1.2), "best similarity"),
+                         (dict(lw=1, ls="--"), "proven bound"),
+                         (dict(marker="*", ls="", ms=9), "engine, largest gain")):
+        axes[0].plot([], [], color="0.4", label=label, **style)
+    splot.legend_outside(fig, ncol=4)
     return fig
 
 

@@ -29,17 +29,24 @@ class FrontierSettings(Config):
     trials: int = 1_000_000
     #: scales per family and floor in the exact sweeps
     scales: int = 28
-    #: numbers of items of the local optimiser (two first: the certified frontier)
-    frontier_n: tuple = (2, 4, 8)
-    #: the largest number of levels K of the local optimiser, for two items and for more
+    #: the largest number of levels K of the two-item local optimiser (set beside the
+    #: certified optimum to show how far a local optimum can fall short)
     frontier_K: int = 32
-    many_K: int = 16
     #: identification targets per floor
     targets: int = 8
     #: values of g on the two-item program's grid, and the p_I levels scanned for the
     #: largest gain
     qp_grid: int = 800
     scan: int = 48
+    #: the floor proposition for n items: numbers of items of its frontier (two is certified
+    #: above), values of g on its log grid, random starts per target beside the constant
+    #: kernel and the previous target's optimum, random similarities tried against the bound
+    floor_ns: tuple = (4, 8)
+    floor_grid: int = 120
+    floor_starts: int = 1
+    floor_random: int = 3000
+    #: numbers of items at which the ceiling and the constant kernel's best are tabulated
+    floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
     #: the discrete spaces: cycles of these many points, tori of these sides
     cycle_sizes: tuple = (8, 16, 32, 64, 128, 256, 512)
     torus_sides: tuple = (4, 6, 8, 12, 16, 20)
@@ -70,11 +77,12 @@ class FrontierSettings(Config):
 
 
 DEFAULT = FrontierSettings()
-QUICK = DEFAULT.replace(trials=100_000, scales=12, frontier_n=(2, 4), frontier_K=8, many_K=8,
-                        targets=4, qp_grid=400, scan=16, cycle_sizes=(8, 16, 32, 64, 128),
-                        torus_sides=(4, 6, 8, 10), slot_trials=40_000, slot_eps=5)
-PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, many_K=32, targets=14,
-                        qp_grid=1600, scan=150,
+QUICK = DEFAULT.replace(trials=100_000, scales=12, frontier_K=8, targets=4, qp_grid=400,
+                        scan=16, floor_grid=40, floor_starts=0, floor_random=600,
+                        cycle_sizes=(8, 16, 32, 64, 128), torus_sides=(4, 6, 8, 10),
+                        slot_trials=40_000, slot_eps=5)
+PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, qp_grid=1600,
+                        scan=150, floor_grid=240, floor_starts=4, floor_random=20_000,
                         cycle_sizes=(8, 16, 32, 64, 128, 256, 512, 1024),
                         torus_sides=(4, 6, 8, 12, 16, 20, 24), slot_trials=2_000_000,
                         slot_eps=15)
@@ -82,19 +90,25 @@ PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, many_K=32, t
 
 def check(cfg: FrontierSettings, ch: str) -> None:
     """Raise ValueError naming the setting when ``cfg`` contradicts itself."""
-    positive_ints(cfg, ch, "trials", "scales", "frontier_K", "many_K", "targets", "qp_grid",
-                  "scan", "slot_trials", "slot_eps")
+    positive_ints(cfg, ch, "trials", "scales", "frontier_K", "targets", "qp_grid", "scan",
+                  "floor_grid", "floor_random", "slot_trials", "slot_eps")
     require(cfg.qp_grid >= 200, ch, "qp_grid must be >= 200 (the two-item optima are "
             f"certified to 2e-5 only on a fine grid); got {cfg.qp_grid}")
     require(cfg.scan >= 3, ch, f"scan must be >= 3 (a largest gain is bracketed); "
             f"got {cfg.scan}")
-    for key in ("frontier_K", "many_K"):
-        k = getattr(cfg, key)
-        require(k >= 2 and k & (k - 1) == 0, ch,
-                f"{key} must be a power of two >= 2 (K doubles from 2); got {k}")
-    ns = list(cfg.frontier_n)
-    require(len(ns) >= 1 and ns[0] == 2 and all(n >= 2 for n in ns), ch,
-            f"frontier_n must start with 2 (the two-item frontier); got {ns}")
+    k = cfg.frontier_K
+    require(k >= 2 and k & (k - 1) == 0, ch,
+            f"frontier_K must be a power of two >= 2 (K doubles from 2); got {k}")
+    require(cfg.floor_grid >= 20, ch, "floor_grid must be >= 20 (the n-item optima need a "
+            f"grid of levels fine enough to bracket the frontier); got {cfg.floor_grid}")
+    require(cfg.floor_starts >= 0, ch, f"floor_starts must be >= 0; got {cfg.floor_starts}")
+    ns = list(cfg.floor_ns)
+    require(len(ns) >= 1 and all(isinstance(n, int) and n >= 3 for n in ns), ch,
+            f"floor_ns must hold numbers of items >= 3 (two items are certified by the "
+            f"concave program); got {ns}")
+    scale_ns = list(cfg.floor_scaling_n)
+    require(len(scale_ns) >= 2 and all(isinstance(n, int) and n >= 2 for n in scale_ns), ch,
+            f"floor_scaling_n must hold >= 2 numbers of items >= 2; got {scale_ns}")
     require(cfg.scales >= 3, ch, "scales must be >= 3 (a curve per family)")
     for key, low in (("cycle_sizes", 4), ("torus_sides", 3)):
         sizes = list(getattr(cfg, key))

@@ -109,3 +109,12 @@ def slots_at_equal_identification(trials: int, stream, levels=DEFAULT.equal_pi,
     equal["above_z"] = (equal.p_s - equal.front) / equal.se_s
     equal["bound_z"] = (equal.p_s - equal.sorted_bound) / equal.se_s
     return equal
+
+
+def heights(sweep: pd.DataFrame):
+    """Each slot cell's height above the universal front at its own p_I (``above``, and in
+    standard errors of p_S, ``above_z``), and per (K, code) the cell that rises most."""
+    out = sweep.assign(above=sweep.p_s - theory.front(np.clip(sweep.p_i, 0.5, 1)))
+    out["above_z"] = out.above / out.se_s
+    best = out.loc[out.groupby(["K", "combine"]).above_z.idxmax()].set_index(["K", "combine"])
+    return out, best
