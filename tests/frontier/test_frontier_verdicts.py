@@ -56,9 +56,11 @@ def test_best_rows_read_the_gains_and_the_engine():
                           "gain": [0.02, 0.01], "gap": [1e-6, 3e-5], "upper_bound": [0.75, 0.7],
                           "masses": [np.array([0.0, 1.0])] * 2})
     mc = pd.DataFrame({"excess_z": [Z_MAX + 1, Z_MAX - 1], "z_s": [0.1, 0.2],
-                       "z_i": [-0.3, 0.0]})
+                       "z_i": [-0.3, 0.0], "se_s": [1e-4, 2e-4]})
     rows = verdicts.best_results(peaks, mc)
     assert [r["passed"] for r in rows] == [True, False, False]  # the second gap > 2e-5
+    # the smallest gain the engine could tell from zero, at Z_MAX plus 80 % power
+    assert rows[0]["detectable"] == pytest.approx((Z_MAX + 0.8416212) * 1e-4)
     assert rows[-1]["kind"] == "check" and rows[-1]["check_max_z"] == 0.3
     assert not verdicts.beats_constant(peaks, mc)  # one z too small
     assert verdicts.gain_shrinks(peaks)
@@ -69,10 +71,13 @@ def test_tie_rows_read_the_rates_at_the_finest_space():
     rates = discrete.tie_rates(ties)
     flat = {name: 0.0 for name in rates}
     rows = verdicts.tie_results(ties, rates, pd.DataFrame({"space": ["cycle", "torus"],
-                                                           "z": [1.0, 2.0]}))
+                                                           "z": [1.0, 2.0],
+                                                           "stderr": [1e-4, 3e-4]}))
     assert [r["passed"] for r in rows] == [True, True]
     assert [r["check_max_z"] for r in rows] == [1.0, 2.0]
-    assert not verdicts.tie_results(ties, flat, pd.DataFrame({"space": [], "z": []}))[0]["passed"]
+    assert [r["check_se"] for r in rows] == [1e-4, 3e-4]
+    none = pd.DataFrame({"space": [], "z": [], "stderr": []})
+    assert not verdicts.tie_results(ties, flat, none)[0]["passed"]
     assert verdicts.ties_vanish(rates) and not verdicts.ties_vanish(flat)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from semres.report import Z_MAX, fmt
+from semres.report import Z_MAX, fmt, z_check_detectable
 
 from .families import floor_bound
 
@@ -121,7 +121,8 @@ def best_results(peaks, mc_best) -> list[dict]:
                  statement=f"at p_I = {r.p_i:.4f} (the largest gain in a scan) the certified "
                  "best similarity exceeds the constant kernel's front by the headline (at most "
                  f"{r.upper_bound - r.p_s + r.gain:.4f}), {m.excess_z:.0f} SE in the engine",
-                 headline=r.gain, passed=bool(r.gain > 0 and m.excess_z > Z_MAX), new=True)
+                 headline=r.gain, passed=bool(r.gain > 0 and m.excess_z > Z_MAX), new=True,
+                 detectable=z_check_detectable(m.se_s))
             for r, m in zip(peaks.itertuples(), mc_best.itertuples())]
     rows.append(dict(result="best similarity: certificates and engine, n = 2",
                      statement=f"each certified optimum lies within {fmt(CERTIFIED_GAP, 2)} of "
@@ -141,7 +142,8 @@ def tie_results(ties, rates: dict, tie_mc) -> list[dict]:
                  "0 in the continuum) vanishes as the space refines: it falls as "
                  f"N^{rates[r.space]:.2f}", new=True, headline=r.above_front,
                  passed=rates[r.space] < TIE_RATE,
-                 check_max_z=tie_mc[tie_mc.space == r.space].z.abs().max())
+                 check_max_z=tie_mc[tie_mc.space == r.space].z.abs().max(),
+                 check_se=tie_mc[tie_mc.space == r.space].stderr.max())
             for _, r in ties.sort_values("points").groupby("space").tail(1).iterrows()]
 
 
