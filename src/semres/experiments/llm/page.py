@@ -13,24 +13,30 @@ import pandas as pd
 import sympy as sp
 
 from semres.report import plotting as splot
+from semres.report.numbers import mathify
 from semres.core import theory
 from semres.core.book import torch_device
 
-from . import page_lm, page_near, verdicts
+from . import page_lm, verdicts
 from .kernel_fits import SHAPE_LABELS
 from .settings import SETTINGS, THE_PAPER
 
 __all__ = ["fig_lambda", "publish_derivation", "publish_lambda", "publish_external",
-           "deviation_lines", "close"]
+           "deviation_lines", "lead", "close"]
 
 #: the columns of ``resolution_by_window.csv``
 WINDOW_COLUMNS = ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline",
                   "at_bound", "boot_at_bound", "gof_p", "misfit"]
 
 
+def _sentence(report, name: str, text: str) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
+    report.text(name, mathify(text), markdown=True)
+
+
 def fig_lambda(lam_df):
     """p_S, p_I against lambda, and the same runs on the plane, per floor."""
-    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    fig, axes = splot.subplots(1, 2, figsize=(9, 3.7))
     for (fl, sub), color in zip(lam_df.groupby("floor"), splot.CYCLE):
         axes[0].plot(sub["lambda"], sub.p_s, color=color, label=f"$p_S$, $\\Delta$ = {fl:g}")
         axes[0].plot(sub["lambda"], sub.p_i, color=color, ls="--",
@@ -75,14 +81,13 @@ def publish_external(report, windows, ext_windows: list, ext_n, ext_ref: dict, t
     if len(temps_ext):
         report.table(temps_ext, "temperature_external")
     ext_models = sorted(set(ext_n.model) | set(ext_ref))
-    report.text("ext_text", " ".join(
+    _sentence(report, "ext_text", " ".join(
         verdicts.external_verdict(m, thm3, window_table, decided=decided, ref_stable=ref_stable)
         for m in ext_models) or
-        f"This build has no such data: the paper's three LLMs ({', '.join(THE_PAPER.models)}) "
-        "left their answers only as binary pickles, no table derived from them "
-        "is shipped and no result files were given. A reader with the "
-        "authors' files passes results=.../LLM_dates/saved_results with trust_pickle=True, and "
-        "this section fills in.")
+        f"No such data here: the paper's LLMs ({', '.join(THE_PAPER.models)}) left their "
+        "answers only as binary pickles, and no result files were given. Given the authors' "
+        "saved results (the chapter's results parameter), with pickles allowed, this section "
+        "fills in.")
     return window_table
 
 
@@ -97,18 +102,60 @@ def deviation_lines(cfg, encoder: str, lms: list, ns: list, n_names: int) -> lis
         "parsing one generated answer; every draw is seeded",
         f"resolution design: {len(cfg.centres)} centres on a grid {min(cfg.centres)}–"
         f"{max(cfg.centres)} (paper: {THE_PAPER.centres})",
-        f"the causal LMs' resolution: the near design (gaps D = "
+        f"the causal LMs' resolution: the near design (gaps $D =$ "
         f"{', '.join(map(str, cfg.near_Ds))}, {cfg.near_pairs} pairs of names each, probes "
         f"{', '.join(map(str, cfg.near_xs))} years from the nearer person, both sides, both "
-        "orders) fitted across distances, instead of probes every 5 years over c ± 300 read off "
-        "a figure",
-        f"n-sweep: n = {', '.join(map(str, ns))} with {cfg.trials} prompts each, years "
+        "orders) fitted across distances, instead of probes every 5 years over $c \\pm 300$ "
+        "read off a figure",
+        f"$n$-sweep: $n =$ {', '.join(map(str, ns))} with {cfg.trials} prompts each, years "
         f"{cfg.sweep_years[0]}–{cfg.sweep_years[1]}, {n_names} names (paper: "
         f"{THE_PAPER.n_sweep})",
         "the kernel is measured from the model and its shape chosen by held-out error; the "
         "two-reference fit and the crossover are refitted window by window; the tradeoff and "
-        "the 1/n law, which the paper did not test, are measured here",
+        "the $1/n$ law, which the paper did not test, are measured here",
     ]
+
+
+def lead(assessed: dict, near_results: dict, protocol: dict, trade: tuple) -> str:
+    """The box's opening (MyST): what the causal LMs do and do not do, with the main number and
+    its interval, and what that means for the paper's claim; built from the results, so that it
+    says what this build found, whichever models passed."""
+    lo_p, hi_p = THE_PAPER.resolution
+    parts, doers = [], []
+    for m in protocol:  # the models that pass the gate
+        g, r = assessed[m]["gate"], near_results[m]
+        head = (f"{m} identifies people by birth year ({g['p']:.2f} [{g['ci_low']:.2f}, "
+                f"{g['ci_high']:.2f}] of its mass on the right one)")
+        if not r["does"]:
+            c = r["competence"]["above"]
+            parts.append(f"{head} but shows no similarity of years ({c['p']:.2f} "
+                         f"[{c['ci_low']:.2f}, {c['ci_high']:.2f}] on the nearer of two people)")
+            continue
+        doers.append(m)
+        b = r["best"]
+        scale = (f"finer than {b['finest_x']:g} years" if b["upper_bound"] else
+                 f"about {b['resolution']:.0f} years [{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
+        trades = verdicts.tradeoff(protocol[m]["temperature"])[1]
+        law = verdicts.theorem3_verdict(protocol[m]["theorem3"])["within"]
+        parts.append(f"{head} and prefers the nearer of two people within {scale}, but "
+                     f"sharpening it {'trades' if trades else 'does not trade'} $p_S$ for $p_I$ "
+                     f"and Theorem 3 {'meets' if law else 'misses'} it across $n$")
+    failing = [a["model"] for a in assessed.values() if a["gate"]["verdict"] != "passes"]
+    if failing:
+        parts.append(f"{' and '.join(failing)} {'does' if len(failing) == 1 else 'do'} not "
+                     "identify anyone by birth year")
+    first = ("; ".join(parts) if parts else "No causal LM ran in this build") + "."
+    if doers:
+        trades = any(verdicts.tradeoff(protocol[m]["temperature"])[1] for m in doers)
+        meaning = (f"So the finite resolution the paper read off its larger models ({lo_p}–"
+                   f"{hi_p} years) shows up on a small one; the tradeoff it implies "
+                   f"{'shows up too' if trades else 'does not'}.")
+    else:
+        meaning = (f"So these small models cannot test the paper's {lo_p}–{hi_p}-year "
+                   "resolution; the sentence encoder "
+                   + ("does trade along its temperature." if trade[0] else
+                      "shows no tradeoff either."))
+    return f"{first} {meaning}"
 
 
 def close(report, cfg, *, profile: str, device: str, model: str, lam: dict, assessed: dict,
@@ -129,23 +176,33 @@ def close(report, cfg, *, profile: str, device: str, model: str, lam: dict, asse
                   passed=lam["holds"])
     page_lm.report_results(report, assessed, protocol, near_results)
     stand_in = f"a sentence encoder ({model}), not the paper's chat LLMs"
-    live_verdict = verdicts.window_verdict(model, head, tail, cfg.window_boot)
     if not head.decided:
-        report.not_run(f"Year resolution of {model}", live_verdict, stand_in=stand_in)
+        report.not_run(f"Year resolution of {model}",
+                       f"not run: {cfg.window_boot} bootstrap resamples per window decide "
+                       f"nothing; {verdicts.MIN_BOOT} or more do", stand_in=stand_in)
     else:
         res = verdicts.resolution_claim(head, robust)
         identified = res.pop("identified")
         report.result(f"Year resolution of {model} ({verdicts.measure_name(head.measure)})",
-                      f"{live_verdict} {verdicts.choice_verdict(choices)}", identified=identified,
+                      "its resolution, refitted on growing windows: "
+                      + ("it settles, whichever windows count as upper" if identified else
+                         "it keeps moving with the window, or settles only for some choices "
+                         "of windows"), identified=identified,
                       passed=True, new="paper_value" not in res, stand_in=stand_in, **res)
     report.result(f"Kernel shape of {model}", f"best shape on held-out units: "
                   f"{SHAPE_LABELS[best_shape]}", passed=best_shape == "exp_floor",
                   misfit=bool(shape_fits[best_shape]["misfit"]), stand_in=stand_in)
+    sim = sweep["similarity"]
     report.result(f"p_S against n for {model}, predicted from its mean kernel",
-                  sweep["similarity"]["text"], headline=sweep["similarity"]["max_gap"],
+                  f"the largest gap between p_S and the engine's prediction from the mean kernel "
+                  f"across n, at n = {sim['gap_n']} ({sim['max_z']:.1f} standard errors)",
+                  headline=sweep["similarity"]["max_gap"],
                   passed=sweep["similarity"]["within"], new=True, stand_in=stand_in)
-    trade_data, trade_th, trade_text = trade
-    report.result(f"Tradeoff along the temperature ({model})", trade_text,
+    trade_data, trade_th, _ = trade
+    report.result(f"Tradeoff along the temperature ({model})",
+                  f"p_S {'turns down' if trade_data else 'does not turn down'} on cooling the "
+                  f"softmax while p_I holds; from the mean kernel the engine predicts "
+                  f"{'a tradeoff' if trade_th else 'none'}",
                   passed=trade_data and not trade_th, new=True, stand_in=stand_in)
     for r in temp_df.itertuples():
         report.point(f"{model}, T = {r.temperature:g}", r.p_i, r.p_s, r.p_i_se, r.p_s_se)
@@ -153,11 +210,9 @@ def close(report, cfg, *, profile: str, device: str, model: str, lam: dict, asse
                       *deviation_lines(cfg, model, [a["model"] for a in assessed.values()], ns,
                                        n_names))
     report.save()
-    lead = " ".join(page_near.box_sentence(r, assessed[m]["gate"])
-                    for m, r in near_results.items())
     report.box(f"the encoder `{model}`; the causal LMs "
                + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values())
                   or "none")
                + f"; profile `{profile}`, device `{torch_device(device).type}`. "
                "The reasons are in the sections below; the full tables are in the chapter's "
-               "result files", lead=lead)
+               "result files", lead=lead(assessed, near_results, protocol, trade))

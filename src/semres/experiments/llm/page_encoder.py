@@ -12,9 +12,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import LogNorm
+from myst_nb import glue
 
 from semres.report import plotting as splot
 from semres.report import tables
+from semres.report.numbers import mathify
 from semres.core import theory
 from semres.core.fits import GOF_KEYS, censored_warning
 from semres.report.verdicts import misfit_warning
@@ -24,16 +26,34 @@ from .kernel_fits import SHAPE_LABELS, SHAPES, shape_kernel
 from .verdicts import measure_name
 
 __all__ = ["fig_kernel", "fig_resolution", "fig_windows", "fig_nsweep", "fig_temperature",
-           "fit_table", "wing_text", "publish_embeddings", "publish_kernel",
+           "fit_table", "wing_text", "window_summary", "publish_embeddings", "publish_kernel",
            "publish_resolution", "publish_windows", "publish_sweep", "publish_temperature"]
 
 #: the far probes whose gap from each curve the page quotes: more than this many years beyond D
 FAR_BEYOND = 100
 
 
+def _sentence(report, name: str, text: str) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
+    report.text(name, mathify(text), markdown=True)
+
+
+#: the headers of the tables the page shows, in words with units
+HEADERS = {"shape": "Shape", "heldout_rmse": "Held-out error (RMSE of ln <i>g</i>)",
+           "heldout_se": "Its s.e.", "resolution": "Resolution (years)",
+           "floor": "Floor Δ (weight)", "at_bound": "Fit on a bound of its range",
+           "measure": "Measure", "window": "Window <i>w</i> (years)",
+           "ci_low": "95 % interval from (years)", "ci_high": "to (years)",
+           "boot_at_bound": "Resampled fits on a bound (share)",
+           "gof_p": "Goodness-of-fit <i>p</i>", "misfit": "Fails its goodness-of-fit test",
+           "task": "Question", "n": "People listed <i>n</i>",
+           "p": "Success (mass on the correct people)", "se": "Its s.e.",
+           "p_theory": "Engine's prediction", "theory_se": "Its s.e."}
+
+
 def fig_kernel(prof_d, g, se, fits: dict, model: str, fit_max: int):
     """The measured kernel (log scale) with each fitted shape, whole range and first 60 years."""
-    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    fig, axes = splot.subplots(1, 2, figsize=(9, 3.7))
     for ax, xmax in zip(axes, (fit_max, 60)):
         sel = prof_d <= xmax
         ax.fill_between(prof_d[sel], (g - 2 * se)[sel], (g + 2 * se)[sel],
@@ -207,25 +227,27 @@ def publish_embeddings(report, emb, questions: dict, temperature: float) -> None
 
 
 def publish_kernel(report, model: str, profile, g, se, shape_df, shape_fits: dict,
-                   best_shape: str, shape_text: str, cfg):
-    """The measured kernel (``kernel``), its figure with every shape fitted, the shape verdict
-    and the numbers the prose quotes; returns the shapes table for display."""
+                   best_shape: str, shape_text: str, cfg) -> None:
+    """The measured kernel (``kernel``), its figure with every shape fitted, the shape verdict,
+    the numbers the prose quotes and the shapes table (``ch5_shape_table``, for a dropdown)."""
     report.table(pd.DataFrame({"model": model, "distance": profile.distance, "similarity": g,
                                "se": se}), "kernel")
     report.figure("kernel", fig_kernel(profile.distance, g, se, shape_fits, model, cfg.fit_max))
-    report.text("shape_verdict", shape_text)
-    report.text("exp_verdict", "the paper's single exponential with a floor is the best shape"
-                if best_shape == "exp_floor" else "the paper's single exponential with a floor "
-                "is not the best description of this kernel")
+    _sentence(report, "shape_verdict", shape_text)
+    _sentence(report, "exp_verdict",
+              "the paper's single exponential with a floor is the best shape"
+              if best_shape == "exp_floor" else "the paper's single exponential with a floor "
+              "is not the best description of this kernel")
     report.number("exp_rmse", shape_df.set_index("shape").heldout_rmse["exp_floor"])
     report.number("g1_inv", 1 / g[1])
-    report.text("g_at", ", ".join(f"g({d}) ≈ {g[d]:.3f}" for d in (100, 300, 500)
-                                  if d < len(g)))
+    report.text("g_at", ", ".join(f"$g({d}) \\approx$ {g[d]:.3f}" for d in (100, 300, 500)
+                                  if d < len(g)), markdown=True)
     report.number("fit_max", cfg.fit_max)
     report.number("folds", cfg.folds)
-    return tables.table(shape_df.assign(shape=shape_df["shape"].map(SHAPE_LABELS))
-                       [["shape", "heldout_rmse", "heldout_se", "resolution", "floor",
-                         "at_bound"]], decimals=3, floor="{:.2e}")
+    glue(report.prefix + "shape_table", tables.table(
+        shape_df.assign(shape=shape_df["shape"].map(SHAPE_LABELS))
+        [["shape", "heldout_rmse", "heldout_se", "resolution", "floor", "at_bound"]],
+        decimals=3, headers=HEADERS, floor="{:.2e}"), display=False)
 
 
 def publish_resolution(report, model: str, res_df, two_fit: dict, cross: dict, wings: dict,
@@ -244,27 +266,62 @@ def publish_resolution(report, model: str, res_df, two_fit: dict, cross: dict, w
                        ("cross_lo", cross["ci_low"]), ("cross_hi", cross["ci_high"]),
                        ("two_lo", two_fit["ci_low"]), ("two_hi", two_fit["ci_high"])):
         report.number(key, value)
-    report.text("two_note", misfit_warning("the two-reference curve", two_fit) or
-                censored_warning("the two-reference curve", two_fit) or "")
+    _sentence(report, "two_note", misfit_warning("the two-reference curve", two_fit) or
+              censored_warning("the two-reference curve", two_fit) or "")
+    two_caveat = (", though the curve does not describe its data"
+                  if misfit_warning("the two-reference curve", two_fit) else
+                  ", a number censored by the edge of its search range"
+                  if censored_warning("the two-reference curve", two_fit) else "")
+    report.text("two_summary", f"$\\lambda\\ln(1/\\Delta) =$ {two_fit['resolution']:.0f} years "
+                f"(95 % interval {two_fit['ci_low']:.0f}–{two_fit['ci_high']:.0f}){two_caveat}",
+                markdown=True)
+    cross_caveat = ", a number censored by the last probe" if cross.get("at_bound") else ""
+    report.text("cross_summary", f"{cross['resolution']:.0f} years (95 % interval "
+                f"{cross['ci_low']:.0f}–{cross['ci_high']:.0f}){cross_caveat}", markdown=True)
     report.table(fit_table(model, shape_fits, shape_df, two_fit, cfg), "fit")
-    report.text("cross_note", (censored_warning("the chance crossover", cross) or
-                               f"the preference is lost within the design (its last probe lies "
-                               f"{cross['x_max']:.0f} years beyond the nearer reference)"
-                               ).rstrip("."))
-    report.text("wing_text", wing_text(wings, max(cfg.Ds)))
+    _sentence(report, "cross_note",
+              "the preference is still distinguishable from chance at the last probe, so the "
+              "crossover lies beyond the design and the number is censored"
+              if cross.get("at_bound") else
+              f"the preference is lost within the design (its last probe lies "
+              f"{cross['x_max']:.0f} years beyond the nearer reference)")
+    _sentence(report, "wing_text", wing_text(wings, max(cfg.Ds)))
     far = res_df[res_df.offset.abs() >= res_df.D + FAR_BEYOND]
     for key, col in (("far_gap_fit", "p_fit"), ("far_gap_kernel", "p_kernel")):
         report.number(key, (far.p_correct - far[col]).abs().mean())
 
 
-def publish_windows(report, model: str, windows, head, tail: dict, choices, cfg):
-    """Every resolution window by window: the verdict (:func:`verdicts.window_verdict`), whether
-    it depends on the choice of windows (``window_choices``), the figure, the single
-    exponential's spread and the windows themselves; returns the reported measure's rows."""
-    report.text("window_verdict", verdicts.window_verdict(model, head, tail, cfg.window_boot))
+def window_summary(model: str, head, tail: dict, robust: bool) -> str:
+    """Whether the encoder's resolution is a property of the model or of the fit window, in
+    one plain paragraph before the window-by-window details."""
+    if not head.decided:
+        return ("This build's profile draws too few bootstrap resamples per window to say "
+                f"whether the resolution of {model} depends on the fit window; the default "
+                "profile decides it.")
+    if head.stable and robust:
+        r = head.row
+        return (f"It is a property of the model: the {verdicts.measure_name(head.measure)} "
+                f"settles at about {r['resolution']:.0f} years (95 % interval "
+                f"{r['ci_low']:.0f}–{r['ci_high']:.0f}) however the windows are chosen.")
+    why = (" The kernel is still falling where the measurements end, so a fitted floor sits "
+           "wherever the window stops." if tail.get("falling") else "")
+    return ("It is a property of the window, not of the model: as the window grows, every "
+            "measure keeps moving by more than its own interval, or settles only for some "
+            f"choices of windows, so no single number is the resolution of {model}.{why}")
+
+
+def publish_windows(report, model: str, windows, head, tail: dict, choices, cfg) -> None:
+    """Every resolution window by window: a plain summary (:func:`window_summary`), the verdict
+    (:func:`verdicts.window_verdict`), whether it depends on the choice of windows
+    (``window_choices``), the figure, the single exponential's spread and the reported
+    measure's rows (``ch5_window_table``, for a dropdown)."""
+    _sentence(report, "window_summary", window_summary(
+        model, head, tail, verdicts.same_for_every_choice(choices)))
+    report.text("window_verdict", verdicts.window_verdict(model, head, tail, cfg.window_boot),
+                markdown=True)
     choice_text = verdicts.choice_verdict(choices) if head.decided else ""
-    report.text("window_choices", choice_text or "(With too few resamples no choice of windows "
-                "is decided either.)")
+    _sentence(report, "window_choices", choice_text or "(With too few resamples no choice of "
+              "windows is decided either.)")
     report.table(choices, "window_choices")
     report.figure("windows", fig_windows(windows, model))
     exp_rows = windows[windows.measure == "kernel exp_floor"]
@@ -273,21 +330,22 @@ def publish_windows(report, model: str, windows, head, tail: dict, choices, cfg)
     report.number("exp_w0", exp_rows.window.iloc[0])
     report.number("exp_w1", exp_rows.window.iloc[-1])
     n_mis = int(exp_rows.misfit.sum())
-    report.text("exp_w_fit", f", and it fails its goodness-of-fit test in {n_mis} of "
-                f"{len(exp_rows)} windows: these numbers describe the window, they do not "
-                "measure the model" if n_mis
-                else ", and it passes its goodness-of-fit test in every window")
+    _sentence(report, "exp_w_fit", f", and it fails its goodness-of-fit test in {n_mis} of "
+              f"{len(exp_rows)} windows: these numbers describe the window, they do not "
+              "measure the model" if n_mis
+              else ", and it passes its goodness-of-fit test in every window")
     for key in ("windows", "ref_windows"):
         report.text(key, ", ".join(map(str, getattr(cfg, key))))
     for key, cfg_key in (("stable_range", "stable_windows"), ("ref_stable_range", "ref_stable")):
         report.text(key, "–".join(map(str, getattr(cfg, cfg_key))))
-    return tables.table(windows[windows.headline].drop(columns=["model", "headline"]),
-                       decimals=1)
+    glue(report.prefix + "window_table", tables.table(
+        windows[windows.headline].drop(columns=["model", "headline"]), decimals=1,
+        headers=HEADERS, csv="resolution_by_window"), display=False)
 
 
-def publish_sweep(report, model: str, sweep_df, sweep: dict, years, ns):
-    """p_S and p_I against n (``n_sweep``), its figure, the numbers the prose quotes and the
-    verdict's sentences; returns the table for display."""
+def publish_sweep(report, model: str, sweep_df, sweep: dict, years, ns) -> None:
+    """p_S and p_I against n (``n_sweep``), its figure, the numbers the prose quotes, the
+    verdict's sentences and the table (``ch5_sweep_table``, for a dropdown)."""
     report.table(sweep_df, "n_sweep")
     report.figure("nsweep", fig_nsweep(sweep_df, model))
     sim = sweep_df[sweep_df.task == "similarity"].set_index("n")
@@ -297,12 +355,14 @@ def publish_sweep(report, model: str, sweep_df, sweep: dict, years, ns):
                        ("pi_hi", ide.p.loc[max(ns)]), ("n_hi", max(ns)),
                        ("nps_hi", max(ns) * sim.p.loc[max(ns)])):
         report.number(key, value)
-    report.text("sim_fit", sweep["similarity"]["text"])
-    report.text("id_fit", sweep["identification"]["text"])
+    _sentence(report, "sim_fit", sweep["similarity"]["text"])
+    _sentence(report, "id_fit", sweep["identification"]["text"])
     falls = sweep["similarity"]["falls"] and sweep["identification"]["falls"]
-    report.text("falls", "both fall at every added person" if falls else
-                "they do not fall at every step")
-    return tables.table(sweep_df, decimals=4)
+    _sentence(report, "falls", "both fall at every added person" if falls else
+              "they do not fall at every step")
+    glue(report.prefix + "sweep_table", tables.table(
+        sweep_df.drop(columns=["model"]), decimals=3, headers=HEADERS, csv="n_sweep"),
+        display=False)
 
 
 def publish_temperature(report, model: str, temp_df, trade_text: str,
@@ -310,7 +370,7 @@ def publish_temperature(report, model: str, temp_df, trade_text: str,
     """The encoder along the softmax temperature (``temperature``), the tradeoff's verdict, the
     figure, and where its own temperature puts it against the front."""
     report.table(temp_df, "temperature")
-    report.text("tradeoff_verdict", trade_text)
+    report.text("tradeoff_verdict", mathify(trade_text), markdown=True)
     report.figure("front", fig_temperature(temp_df, model, temperature))
     own = temp_df.iloc[(temp_df.temperature - temperature).abs().argmin()]
     for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),

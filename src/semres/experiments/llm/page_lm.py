@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from semres.report import plotting as splot
-from semres.report import tables
 from semres.report import numbers
+from semres.report.numbers import mathify
 from semres.core import theory
 from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA
@@ -22,9 +22,17 @@ from . import kernel_fits, lm_protocol, models, page_near, verdicts
 from .page_near import LM_STAND_IN
 from .settings import NAMES
 
-__all__ = ["gate_table", "identity_row", "models_text", "model_text", "gate_text", "probe_text",
-           "similarity_text", "theorem3_text", "kernel_text", "temperature_text", "fig_gates",
-           "fig_protocol", "tables", "report_results", "publish_gates", "publish_protocol"]
+__all__ = ["gate_table", "identity_row", "models_text", "model_details", "gate_text",
+           "gate_statement", "probe_text", "similarity_text", "theorem3_text",
+           "theorem3_statement", "kernel_text", "temperature_text", "temperature_statement",
+           "protocol_summary", "fig_gates",
+           "fig_protocol", "protocol_tables", "report_results", "publish_gates",
+           "publish_protocol"]
+
+
+def _sentence(report, name: str, text: str) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
+    report.text(name, mathify(text), markdown=True)
 
 
 def gate_table(assessed: dict):
@@ -55,7 +63,7 @@ def identity_row(model) -> dict:
             "architecture": who["architecture"] or "—", "size": who["size_label"] or "—",
             "quantisation": who["quantisation"] or "—", "licence": licence,
             "packages": ", ".join(who.get("packages", [])) or "—",
-            "sha256": (who.get("sha256") or "—")[:12]}
+            "sha256 (first 12 hex digits)": (who.get("sha256") or "—")[:12]}
 
 
 def models_text(identities, skipped: dict) -> str:
@@ -65,11 +73,12 @@ def models_text(identities, skipped: dict) -> str:
     return f"this build ran {ran}" + (f"; {left}" if left else "")
 
 
-def model_text(a: dict) -> str:
-    """What one model does: the gate, the question asked backwards, its biases, its probe."""
+def model_details(a: dict) -> str:
+    """What else one model does, beyond its gate: the question asked backwards, its biases
+    (which the balanced design cancels) and what its hidden states hold of the year."""
     r, b = a["reverse"], a["gate"]["biases"]
     back = (f"asked backwards it {'does' if r['verdict'] == 'passes' else 'does not'} find the "
-            f"year ({r['p']:.3f}, {r['ci_low']:.3f}–{r['ci_high']:.3f})")
+            f"year ({r['p']:.3f}, 95 % interval {r['ci_low']:.3f}–{r['ci_high']:.3f})")
     pos = b["position"]
     bias = (f"it puts {pos['p']:+.3f} ({pos['ci_low']:+.3f} to {pos['ci_high']:+.3f}) more "
             "mass on the first-listed person than an unbiased reader")
@@ -77,17 +86,23 @@ def model_text(a: dict) -> str:
         ln = b["length"]
         bias += (f" and {ln['p']:+.3f} ({ln['ci_low']:+.3f} to {ln['ci_high']:+.3f}) on the "
                  "name of fewer tokens")
-    return (f"{gate_text(a)}; {back}; {bias}, which the balanced design cancels in every "
-            f"mean; {probe_text(a)}.")
+    return f"**{a['model']}:** {back}; {bias}; {probe_text(a)}."
+
+
+def gate_statement(a: dict) -> str:
+    """The gate's row in one line (its number and interval come with the row)."""
+    verdict = "passes" if a["gate"]["verdict"] == "passes" else "fails"
+    return (f"{a['model']} {verdict}: its mass on the person born in the asked year, two "
+            "people listed, against chance (½)")
 
 
 def gate_text(a: dict) -> str:
     """The gate's verdict for one model, with its interval over names."""
     g = a["gate"]
     return (f"{a['model']} {'passes' if g['verdict'] == 'passes' else 'does not do the task'}: "
-            f"it puts {g['p']:.3f} (95% interval over {g['names']} names {g['ci_low']:.3f}–"
+            f"it puts {g['p']:.3f} (95 % interval over {g['names']} names {g['ci_low']:.3f}–"
             f"{g['ci_high']:.3f}, {g['trials']} trials) on the person "
-            "born in P")
+            "born in $P$")
 
 
 def probe_text(a: dict) -> str:
@@ -115,8 +130,8 @@ def probe_text(a: dict) -> str:
 
 def similarity_text(r: dict) -> str:
     g = r["uniform"]
-    return (f"asked who was born closest to a year drawn uniformly at n = 2, {r['model']} puts "
-            f"{g['p']:.3f} (95% interval over {g['names']} {g['unit']} {g['ci_low']:.3f}–"
+    return (f"asked who was born closest to a year drawn uniformly at $n = 2$, {r['model']} puts "
+            f"{g['p']:.3f} (95 % interval over {g['names']} {g['unit']} {g['ci_low']:.3f}–"
             f"{g['ci_high']:.3f}, {g['trials']} trials) on the nearer person: uniform probes "
             "mostly land far from both people, where any finite resolution answers at chance")
 
@@ -165,32 +180,70 @@ def kernel_text(r: dict) -> str:
     gfar = (f"; beyond 100 years it keeps {numbers.number(far.g.min(), figures=2)}–"
             f"{numbers.number(far.g.max(), figures=2)} of that weight"
             if len(far) else "")
-    fit = (f"an exponential with a floor describes it (λ = {f['lambda']:.0f} years, Δ = "
-           f"{numbers.number(f['floor'], figures=2)}: a resolution λ ln(1/Δ) = "
-           f"{f['resolution']:.0f} years)"
+    fit = (f"an exponential with a floor describes it ($\\lambda =$ {f['lambda']:.0f} years, "
+           f"$\\Delta =$ {numbers.number(f['floor'], figures=2)}: a resolution "
+           f"$\\lambda\\ln(1/\\Delta) =$ {f['resolution']:.0f} years)"
            if not f["misfit"] else
            f"an exponential with a floor does not describe it (goodness of fit "
-           f"{gof_pvalue(f)}; its best λ ln(1/Δ) would be "
+           f"{gof_pvalue(f)}; its best $\\lambda\\ln(1/\\Delta)$ would be "
            f"{f['resolution']:.0f} years)")
     return f"read from {r['model']}'s own choices, {near}{gfar}; {fit}"
 
 
 def temperature_text(r: dict) -> str:
+    """What sharpening or flattening one model's probabilities does on the (p_I, p_S) plane
+    (MyST)."""
     t = r["temperature"]
     if not r["does_similarity"]:
-        return (f"Sharpening {r['model']}'s probabilities moves p_I from {t.p_i.iloc[-1]:.3f} "
-                f"(T = {t.temperature.iloc[-1]:g}) to {t.p_i.iloc[0]:.3f} (T = "
-                f"{t.temperature.iloc[0]:g}) while p_S stays between {t.p_s.min():.3f} and "
+        return (f"Sharpening {r['model']}'s probabilities moves $p_I$ from {t.p_i.iloc[-1]:.3f} "
+                f"($T =$ {t.temperature.iloc[-1]:g}) to {t.p_i.iloc[0]:.3f} ($T =$ "
+                f"{t.temperature.iloc[0]:g}) while $p_S$ stays between {t.p_s.min():.3f} and "
                 f"{t.p_s.max():.3f}: with no similarity there is nothing to trade.")
     peak, trades = verdicts.tradeoff(t)
     cold, top = t.iloc[0], t.iloc[peak]
     if trades:
-        return (f"Sharpening {r['model']}'s own probabilities trades: p_S peaks at "
-                f"{top.p_s:.3f} at T = {top.temperature:g} and falls to {cold.p_s:.3f} at "
-                f"T = {cold.temperature:g}, while p_I stays at {cold.p_i:.3f}.")
-    return (f"Sharpening {r['model']}'s own probabilities does not trade: p_S is highest at "
-            f"the coldest temperature, or its fall is within two standard errors (T = "
-            f"{cold.temperature:g}: p_S = {cold.p_s:.3f}, p_I = {cold.p_i:.3f}).")
+        return (f"Sharpening {r['model']}'s own probabilities trades: $p_S$ peaks at "
+                f"{top.p_s:.3f} at $T =$ {top.temperature:g} and falls to {cold.p_s:.3f} at "
+                f"$T =$ {cold.temperature:g}, while $p_I$ stays at {cold.p_i:.3f}.")
+    return (f"Sharpening {r['model']}'s own probabilities does not trade: $p_S$ is highest at "
+            f"the coldest temperature, or its fall is within two standard errors ($T =$ "
+            f"{cold.temperature:g}: $p_S =$ {cold.p_s:.3f}, $p_I =$ {cold.p_i:.3f}).")
+
+
+def temperature_statement(r: dict) -> str:
+    """The temperature row in one line."""
+    if verdicts.tradeoff(r["temperature"])[1]:
+        return "sharpening its own probabilities trades: p_S turns down on cooling, p_I holds"
+    return ("sharpening its own probabilities does not trade: p_S does not turn down on "
+            "cooling by more than two standard errors")
+
+
+def theorem3_statement(r: dict) -> str:
+    """Theorem 3's row in one line (b comes with the row): does one ball measure fitted to
+    identification describe it, and predict similarity, at every n?"""
+    t3 = r["theorem3"]
+    adj = verdicts.theorem3_verdict(t3)["p_adjusted"]
+    ns = ", ".join(map(str, t3["n"]))
+    ide = ("is fitted to its identification, untested" if "identification" not in adj else
+           "describes its identification" if adj["identification"] >= ALPHA else
+           "does not describe its identification")
+    sim = ("" if "similarity" not in adj else
+           " and predicts its similarity" if adj["similarity"] >= ALPHA else
+           " and does not predict its similarity")
+    return (f"one ball measure b {ide}{sim} at n = {ns} (tests at {100 * ALPHA:g} %, "
+            "Holm-adjusted)")
+
+
+def protocol_summary(r: dict) -> str:
+    """One model's protocol in one sentence for the page (MyST)."""
+    v = verdicts.theorem3_verdict(r["theorem3"])
+    trades = verdicts.tradeoff(r["temperature"])[1]
+    u = r["uniform"]
+    law = "meets" if v["within"] else "misses"
+    return (f"**{r['model']}** puts {u['p']:.3f} on the nearer person for a uniform probe at "
+            f"$n = 2$; Theorem 3 {law} its success across $n$, and sharpening its "
+            f"probabilities {'trades' if trades else 'does not trade'} $p_S$ for $p_I$.")
+
 
 def fig_gates(assessed: dict):
     """Every causal LM: the gate and the question asked backwards (left), what a linear
@@ -230,7 +283,7 @@ def fig_protocol(results: dict, near_results: dict):
     kernel read from the choices of the models that do similarity (a panel only when one
     does)."""
     with_kernel = [r for r in results.values() if r["does_similarity"]]
-    fig, axes = splot.subplots(2, 2, figsize=(9, 7.6))
+    fig, axes = splot.subplots(2, 2, figsize=(9, 5.8))
     ax_n, ax_d, ax_t, ax_k = axes.ravel()
     for k, r in enumerate(results.values()):
         color = splot.CYCLE[(k + 2) % len(splot.CYCLE)]
@@ -293,7 +346,7 @@ def fig_protocol(results: dict, near_results: dict):
 
 
 
-def tables(results: dict) -> dict:
+def protocol_tables(results: dict) -> dict:
     """The protocol's tables over every model that passed, for ``report.table``: the n-sweep
     with Theorem 3 (``lm_n_sweep``), the temperature sweep (``lm_temperature``) and, for the
     models that do similarity, the kernel read from their choices (``lm_kernel``)."""
@@ -315,7 +368,7 @@ def report_results(report, assessed: dict, protocol: dict, near_results: dict) -
     for a in assessed.values():
         ok = a["gate"]["verdict"] == "passes"
         report.result(f"{a['model']}: identification at n = 2 (competence gate)",
-                      gate_text(a), headline=a["gate"]["p"],
+                      gate_statement(a), headline=a["gate"]["p"],
                       ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
                       kind="precondition", stand_in=LM_STAND_IN)
         if not ok:
@@ -326,7 +379,7 @@ def report_results(report, assessed: dict, protocol: dict, near_results: dict) -
     for m, r in protocol.items():
         t3, sim_ok = r["theorem3"], r["does_similarity"]
         v = verdicts.theorem3_verdict(t3)
-        report.result(f"{m}: Theorem 3 across n", theorem3_text(r), headline=t3["b"],
+        report.result(f"{m}: Theorem 3 across n", theorem3_statement(r), headline=t3["b"],
                       passed=v["within"], detectable=v["detectable"],
                       matters=verdicts.MISS_MATTERS,
                       new=True, stand_in=LM_STAND_IN)
@@ -337,12 +390,15 @@ def report_results(report, assessed: dict, protocol: dict, near_results: dict) -
         kf = r.get("kernel_fit", {})
         if "error" in kf:  # no decay in the binned kernel: nothing to judge
             report.not_run(f"{m}: kernel read from its choices (exponential + floor)",
-                           kernel_text(r), stand_in=LM_STAND_IN)
+                           f"not run, because {kf['error']}", stand_in=LM_STAND_IN)
         else:
             report.result(f"{m}: kernel read from its choices (exponential + floor)",
-                          kernel_text(r), headline=kf.get("resolution"), passed=True,
+                          "an exponential with a floor fitted to the kernel read from its "
+                          "choices: its resolution lambda ln(1/Delta)",
+                          headline=kf.get("resolution"),
+                          passed=True,
                           misfit=bool(kf.get("misfit")), new=True, stand_in=LM_STAND_IN)
-        report.result(f"{m}: tradeoff along the temperature", temperature_text(r),
+        report.result(f"{m}: tradeoff along the temperature", temperature_statement(r),
                       passed=verdicts.tradeoff(r["temperature"])[1], new=True,
                       stand_in=LM_STAND_IN)
         front = near_results[m]["front"]
@@ -350,10 +406,11 @@ def report_results(report, assessed: dict, protocol: dict, near_results: dict) -
                      own.p_i_se, front["p_s_se"])
 
 
-def publish_gates(report, assessed: dict, skipped: dict, rows):
+def publish_gates(report, assessed: dict, skipped: dict, rows) -> None:
     """Which causal LMs ran (and which defaults were left out, ``skipped``), every scored trial
     (``rows``, ``lm_trials``), the gate and the question asked backwards (``lm_gate``), the
-    probe (``lm_probe``), their figure and sentences; returns the models table for display."""
+    probe (``lm_probe``), their figure and their sentences (the gate on the page, the rest for
+    a dropdown). Where each file comes from is the book's models page."""
     identities = pd.DataFrame([identity_row(m) for m in assessed])
     report.table(rows, "lm_trials")  # every scored trial, with the exact prompt the model read
     report.table(gate_table(assessed), "lm_gate")
@@ -361,25 +418,31 @@ def publish_gates(report, assessed: dict, skipped: dict, rows):
                  if assessed else pd.DataFrame(), "lm_probe")
     if assessed:
         report.figure("lms", fig_gates(assessed))
-    report.text("lm_list", models_text(identities, skipped))
+    _sentence(report, "lm_list", models_text(identities, skipped))
     report.number("n_names", len(NAMES))
-    report.text("lm_verdict", " ".join(model_text(a) for a in assessed.values()) or
-                "No causal LM ran in this build.")
-    return tables.table(identities, decimals=0)
+    report.text("lm_verdict", mathify(" ".join(gate_text(a) + "." for a in assessed.values()))
+                or "No causal LM ran in this build.", markdown=True)
+    report.text("lm_details", mathify("\n\n".join(model_details(a) for a in assessed.values()))
+                or "No causal LM ran in this build.", markdown=True)
 
 
 def publish_protocol(report, protocol: dict, near_results: dict, lm_ns) -> None:
-    """The protocol on the models that pass: its tables (:func:`tables`), its figure, the n it
-    ran at and one paragraph per model."""
-    for name, table in tables(protocol).items():
+    """The protocol on the models that pass: its tables (:func:`protocol_tables`), its figure,
+    the n it ran at, one paragraph per model for a dropdown and one sentence each for the page
+    (:func:`protocol_summary`)."""
+    for name, table in protocol_tables(protocol).items():
         report.table(table, name)
     if protocol:
         report.figure("lm_protocol", fig_protocol(protocol, near_results))
     report.text("lm_ns", ", ".join(map(str, lm_ns)))
-    report.text("lm_protocol_text", " ".join(
+    report.text("lm_protocol_text", mathify("\n\n".join(
         f"**{m}.** {similarity_text(r)[0].upper()}{similarity_text(r)[1:]}. "
         f"{page_near.front_text(near_results[m], r['uniform'])} Against $n$: "
         f"{theorem3_text(r)}. "
         f"Its kernel: {kernel_text(r)}. {temperature_text(r)}"
-        for m, r in protocol.items()) or "No causal LM passed its gate in this build.",
+        for m, r in protocol.items())) or "No causal LM passed its gate in this build.",
+        markdown=True)
+    report.text("lm_protocol_summary", " ".join(
+        protocol_summary(r) for r in protocol.values())
+        or "No causal LM passed its gate in this build, so none gets the protocol.",
         markdown=True)

@@ -13,6 +13,7 @@ from matplotlib.ticker import NullLocator
 
 from semres.report import plotting as splot
 from semres.report import numbers
+from semres.report.numbers import mathify
 from semres.report.verdicts import gof_pvalue
 
 from . import near
@@ -20,12 +21,18 @@ from .settings import NAMES, THE_PAPER
 
 __all__ = ["fig_near", "competence_text", "resolution_text", "box_sentence", "sizing_text",
            "front_text", "bias_table", "bias_rows", "publish", "blind_text", "paper_reading",
-           "design_text", "fits_table", "report_rows", "SHAPE_NAMES", "LM_STAND_IN"]
+           "design_text", "fits_table", "report_rows", "near_summary", "near_details",
+           "competence_statement", "resolution_statement", "SHAPE_NAMES", "LM_STAND_IN"]
 
 SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian",
                "step": "step (Definition 1)"}
 #: what stands in for the paper's chat LLMs, on every causal-LM row of the overview
 LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
+
+
+def _sentence(report, name: str, text: str) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
+    report.text(name, mathify(text), markdown=True)
 
 
 def _years(x: float) -> str:
@@ -35,11 +42,11 @@ def _years(x: float) -> str:
 def design_text(cfg) -> str:
     """The design in one sentence, with the distances it probes."""
     xs = cfg.near_xs
-    return (f"two people born D years either side of a centre (D = "
+    return (f"two people born $D$ years either side of a centre ($D =$ "
             f"{', '.join(map(str, cfg.near_Ds))}; {cfg.near_pairs} pairs of names for each "
-            f"D, each with its own centre in {cfg.near_centres[0]}–{cfg.near_centres[1]}), "
-            f"probes x = {', '.join(map(str, xs))} years beyond the nearer person and, where "
-            "x < D, between the two, each on both sides and with the pair in both orders")
+            f"$D$, each with its own centre in {cfg.near_centres[0]}–{cfg.near_centres[1]}), "
+            f"probes $x =$ {', '.join(map(str, xs))} years beyond the nearer person and, where "
+            "$x < D$, between the two, each on both sides and with the pair in both orders")
 
 
 def competence_text(r: dict) -> str:
@@ -94,6 +101,77 @@ def resolution_text(r: dict) -> str:
             f"from ½ with these trials, is {crossing}.")
 
 
+def competence_statement(r: dict) -> str:
+    """The near design's precondition in one line, for the overview (its numbers come with
+    the row)."""
+    c = r["competence"]
+    verdict = "prefers" if r["does"] else "does not prefer"
+    return (f"{r['model']} {verdict} the nearer person: its mass on that person within "
+            f"{_years(c['near'])} of them, against ½ and against its mass "
+            f"{_years(c['far'])} or more away")
+
+
+def resolution_statement(r: dict) -> str:
+    """The fitted resolution's row in one line (its number and interval come with the row)."""
+    b = r["best"]
+    shape = SHAPE_NAMES[b["shape"]]
+    head = (f"the distance within which its similarity ({shape}, fitted to every gap and "
+            "distance at once) stays above halfway to its floor")
+    if _bound(b):
+        head += ": below the finest distance tested"
+    if b["misfit"]:
+        head += f"; the {shape} fails its test of lack of fit, so the number describes no curve"
+    return head
+
+
+def near_summary(r: dict) -> str:
+    """What the near design found for one model, in one sentence for the page (MyST): the
+    preference near a person and, for a model that has one, the resolution."""
+    c = r["competence"]
+    a = c["above"]
+    mass = (f"{r['model']} puts {a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] on the "
+            f"nearer person within {_years(c['near'])}")
+    if not r["does"]:
+        return (f"{mass}, not detectably more than ½ or than {_years(c['far'])} or more away: "
+                "no similarity, so no resolution.")
+    b = r["best"]
+    value = (f"below {_years(b['finest_x'])}, the finest distance tested" if _bound(b) else
+             f"{b['resolution']:.0f} years [{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
+    fit = ("" if not b["misfit"] else
+           f", though the {SHAPE_NAMES[b['shape']]} fails its test of lack of fit")
+    return (f"{mass}, and less farther away; its fitted {SHAPE_NAMES[b['shape']]} stays above "
+            f"halfway to its floor within {value}, on a floor of {b['relative_floor']:.2f} of "
+            f"an exact match's weight{fit}.")
+
+
+def near_details(r: dict) -> str:
+    """The tests and fits behind :func:`near_summary`, for a dropdown (MyST): the tests over
+    pairs of names, every shape's fit, the chance crossover and the interval's width."""
+    c = r["competence"]
+    a, d = c["above"], c["decay"]
+    lo, hi = c["x_range"]
+    text = (f"**{r['model']}.** Near a person ({_years(c['near'])} or less): "
+            f"{numbers.pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; its "
+            f"greedy answers pick the nearer person {c['greedy_near']:.3f} of the time. Its mass "
+            f"there exceeds its mass {_years(c['far'])} or more away by {d['p']:+.3f} "
+            f"(95 % interval {d['ci_low']:+.3f} to {d['ci_high']:+.3f}, "
+            f"{numbers.pvalue(d['p_value'])}); the probes span {lo:.0f}–{hi:.0f} years.")
+    if not r["does"]:
+        return text
+    b, fits, cross = r["best"], r["fits"], r["crossover"]
+    shape = SHAPE_NAMES[b["shape"]]
+    others = "; ".join(f"{SHAPE_NAMES[f.shape]} {f.resolution:.0f} years, ΔAIC "
+                       f"{f.delta_aic:.1f}" for f in fits.itertuples() if not f.best)
+    text += (f" The {shape} fits best: lack of fit against the scatter between pairs of names "
+             f"{gof_pvalue(b)}; the other shapes give {others}.")
+    crossing = (f"still distinguishable from chance at the last probe, {_years(cross['x_max'])}"
+                if cross["at_bound"] else
+                f"{_years(cross['resolution'])} ({cross['ci_low']:.0f}–{cross['ci_high']:.0f})")
+    text += (" The chance crossover, the distance beyond the nearer person at which its "
+             f"preference can no longer be told from ½ with these trials, is {crossing}.")
+    return text + (" " + sizing_text(r) if sizing_text(r) else "")
+
+
 def paper_reading() -> str:
     """What the paper's 70–80 years is, said once."""
     lo, hi = THE_PAPER.resolution
@@ -108,7 +186,7 @@ def box_sentence(r: dict, gate: dict | None = None) -> str:
     ``gate`` when given), and at what resolution it generalises."""
     m = r["model"]
     if gate is not None and gate["verdict"] == "passes":
-        m = f"{m} identifies a person by birth year ({gate['p']:.2f} at n = 2) and"
+        m = f"{m} identifies a person by birth year ({gate['p']:.2f} at $n = 2$) and"
     if not r["does"]:
         c = r["competence"]
         return (f"{m} does not prefer the nearer person even {_years(c['near'])} away "
@@ -127,7 +205,7 @@ def box_sentence(r: dict, gate: dict | None = None) -> str:
         ratio = (f", about {mid / b['resolution']:.0f} times finer than the {lo}–{hi} years "
                  "read off the paper's larger models"
                  if b["resolution"] > 0 and b["ci_high"] < lo else "")
-    return (f"{m} generalises to people born within a resolution {scale}{ratio}, on a floor "
+    return (f"{m} generalizes to people born within a resolution {scale}{ratio}, on a floor "
             f"of {b['relative_floor']:.2f} of an exact match's weight.")
 
 
@@ -155,7 +233,7 @@ def fig_near(results: dict):
     Ds = sorted({d for r in results.values() for d in r["curve"].D.unique()})
     cols = 2 if len(Ds) > 1 else 1
     rows_ = math.ceil(len(Ds) / cols)
-    fig, axes = splot.subplots(rows_, cols, figsize=(9, 3.4 * rows_), sharey=True,
+    fig, axes = splot.subplots(rows_, cols, figsize=(9, 2.9 * rows_), sharey=True,
                                squeeze=False)
     axes = axes.ravel()
     for k, r in enumerate(results.values()):
@@ -204,7 +282,7 @@ def report_rows(report, results: dict) -> None:
     for m, r in results.items():
         c = r["competence"]
         report.result(f"{m}: similarity within {_years(c['near'])} of a person",
-                      competence_text(r), headline=c["above"]["p"],
+                      competence_statement(r), headline=c["above"]["p"],
                       ci=(c["above"]["ci_low"], c["above"]["ci_high"]), passed=r["does"],
                       does_task=r["does"], kind="precondition", stand_in=LM_STAND_IN)
         if not r["does"]:
@@ -214,7 +292,7 @@ def report_rows(report, results: dict) -> None:
             continue
         b = r["best"]
         report.result(f"{m}: year resolution, fitted across distances "
-                      f"({SHAPE_NAMES[b['shape']]})", resolution_text(r),
+                      f"({SHAPE_NAMES[b['shape']]})", resolution_statement(r),
                       headline=b["finest_x"] if _bound(b) else b["resolution"],
                       ci=None if _bound(b) else (b["ci_low"], b["ci_high"]),
                       passed=bool(np.isfinite(b["ci_high"])) and not b["at_bound"],
@@ -296,7 +374,7 @@ def publish(report, results: dict, assessed: dict, cfg, *, seed) -> None:
     gate's biases of the ``assessed`` models), its figure and its glued sentences, the blind
     spot of uniform probes (:func:`blind_text`, drawn from ``seed``) among them."""
     gate_biases = bias_table(assessed)
-    report.text("blind_text", blind_text(cfg, seed))
+    _sentence(report, "blind_text", blind_text(cfg, seed))
     report.table(pd.concat([r["curve"] for r in results.values()], ignore_index=True)
                  if results else pd.DataFrame(), "lm_resolution")
     report.table(fits_table(results), "lm_resolution_fits")
@@ -304,10 +382,11 @@ def publish(report, results: dict, assessed: dict, cfg, *, seed) -> None:
                  if results else gate_biases, "lm_bias")
     if results:
         report.figure("near", fig_near(results))
-    report.text("near_design", design_text(cfg))
+    report.text("near_design", design_text(cfg), markdown=True)
     for key in ("near_near", "near_far"):
         report.number(key, getattr(cfg, key))
-    report.text("near_text", " ".join(
-        f"{competence_text(r)} {resolution_text(r) if r['does'] else ''} {sizing_text(r)}"
-        for r in results.values()) or "No causal LM ran in this build.")
-    report.text("paper_reading", paper_reading())
+    report.text("near_text", " ".join(near_summary(r) for r in results.values())
+                or "No causal LM ran in this build.", markdown=True)
+    report.text("near_details", mathify("\n\n".join(near_details(r) for r in results.values()))
+                or "No causal LM ran in this build.", markdown=True)
+    _sentence(report, "paper_reading", paper_reading())

@@ -226,13 +226,14 @@ def window_verdict(model: str, head: Headline, tail: dict, n_boot: int) -> str:
         return (f"The {measure_name(head.measure)} is stable across its upper windows: {model} "
                 f"resolves years to about {r['resolution']:.0f} years (95% interval "
                 f"{r['ci_low']:.0f}–{r['ci_high']:.0f}, window {r['window']}).")
-    shape = (f"the kernel is still falling at the end of the measured range (log g drops by "
-             f"{-tail['slope']:.2f} ± {TAIL_SE * tail['slope_se']:.2f} per 100 years over d = "
-             f"{tail['from']:.0f}–{tail['to']:.0f}), so every fitted floor is set by where the "
-             "window ends" if tail["falling"] else
-             f"the kernel flattens at the end of the measured range (g from {tail['g_from']:.4f} "
-             f"to {tail['g_to']:.4f} over d = {tail['from']:.0f}–{tail['to']:.0f}, no "
-             "significant slope), yet no fit settles on one resolution")
+    shape = (f"the kernel is still falling at the end of the measured range ($\\ln g$ drops "
+             f"by {-tail['slope']:.2f} ± {TAIL_SE * tail['slope_se']:.2f} per 100 years over "
+             f"$d =$ {tail['from']:.0f}–{tail['to']:.0f}), so every fitted floor is set by "
+             "where the window ends" if tail["falling"] else
+             f"the kernel flattens at the end of the measured range ($g$ from "
+             f"{tail['g_from']:.4f} to {tail['g_to']:.4f} over $d =$ "
+             f"{tail['from']:.0f}–{tail['to']:.0f}, no significant slope), yet no fit settles "
+             "on one resolution")
     return (f"No measure is stable across the upper windows, so the resolution of {model} is "
             "not identifiable from these data: " + "; ".join(head.reasons) + f". Here {shape}.")
 
@@ -305,9 +306,9 @@ def tradeoff_verdict(temp_df) -> tuple[bool, bool, str]:
     k_data, trade_data = tradeoff(temp_df, "p_s", "p_i")
     k_th, trade_th = tradeoff(temp_df, "p_s_theory", "p_i_theory")
     cold, top = temp_df.iloc[0], temp_df.iloc[k_data]
-    th = ("The mean kernel has no floor (every weight beyond the exact year goes to 0 as T "
-          "falls), and from it the engine predicts no tradeoff: cooling raises both rates, "
-          f"p_S up to {cold.p_s_theory:.3f} at T = {cold.temperature:g}." if not trade_th else
+    th = ("The mean kernel has no floor, so from it the engine predicts no tradeoff: cooling "
+          f"raises both rates, p_S up to {cold.p_s_theory:.3f} at T = {cold.temperature:g}."
+          if not trade_th else
           f"Even the mean kernel predicts a tradeoff: p_S peaks at T = "
           f"{temp_df.temperature.iloc[k_th]:g} and falls on further cooling.")
     data = (f"The model itself does trade: p_S peaks at {top.p_s:.3f} at T = "
@@ -316,9 +317,9 @@ def tradeoff_verdict(temp_df) -> tuple[bool, bool, str]:
             "fluctuate around the mean kernel; once the softmax is sharper than those "
             "fluctuations, the choice follows them, and they act as the floor of the noisy "
             "exponential: where a floor appears, so does the tradeoff." if trade_data else
-            f"The model does not trade either: p_S is highest at the coldest temperature "
-            f"(T = {cold.temperature:g}: p_S = {cold.p_s:.3f}, p_I = {cold.p_i:.3f}), or its "
-            "fall is within two standard errors: without a floor, no tradeoff.")
+            f"The model does not trade either: p_S is highest at the coldest temperature, "
+            f"T = {cold.temperature:g} (p_S = {cold.p_s:.3f}, p_I = {cold.p_i:.3f}), or falls "
+            "within two standard errors.")
     return trade_data, trade_th, th + " " + data
 
 
