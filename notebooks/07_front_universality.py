@@ -176,7 +176,7 @@ display(sp.Eq(sp.Symbol("D(b)"), lin_above), sp.Eq(sp.Symbol("b_{cross}"), sp.N(
 # Identification has a closed form for every floor; similarity does not (SymPy leaves the double
 # integral unevaluated), so we bound it: without a floor the nearer item's share is the logistic
 # of $(d_2 - d_1)/\lambda$, and $1 - \operatorname{logistic}(x) \le e^{-x}$; for the Gaussian,
-# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2) \ge (d_2 - d_1)^2$. Integrating over $u = d_2 - d_1$
+# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2)$, which is at least $(d_2 - d_1)^2$. Integrating over $u = d_2 - d_1$
 # (density $8(\tfrac12 - u)$) gives explicit rates at which both success rates reach 1.
 
 # %%

