@@ -47,6 +47,8 @@ WIDTHS = {"desktop": 1280, "phone": 390}
 FIGURE_TEXT = {"desktop": "caption", "phone": 12.0}
 #: a result box is read at a glance: no taller than one phone screen (390 x 844 CSS px)
 PHONE_SCREEN = 844
+#: a result box opens with a sentence of at least this many words (what came out)
+LEAD_WORDS = 8
 #: the left border of a result box for each outcome (book/_static/semres.css), as computed
 OUTCOME_COLOR = {"good": "rgb(46, 147, 60)", "mixed": "rgb(217, 138, 0)",
                  "bad": "rgb(209, 73, 91)"}
@@ -154,6 +156,10 @@ window.addEventListener("load", async () => {
     (a.querySelector(".admonition-title")?.textContent || "").trim() === "The result");
   const resultBox = box ? box.textContent.replace("The result", "").trim().length : -1;
   const resultHeight = box ? Math.round(box.getBoundingClientRect().height) : 0;
+  // where it starts on the page, and the words of what it says before its list
+  const resultTop = box ? Math.round(box.getBoundingClientRect().top + window.scrollY) : 0;
+  const leadText = box ? ([...box.querySelectorAll("p")].find(p =>
+    !p.classList.contains("admonition-title") && !p.closest("li"))?.textContent || "") : "";
   // its outcome (semres.report.outcome) and the colour its left border shows
   const outcome = box?.querySelector(".semres-outcome")?.className.match(/outcome-(\w+)/)?.[1];
   const resultColor = box ? getComputedStyle(box).borderLeftColor : "";
@@ -190,7 +196,7 @@ window.addEventListener("load", async () => {
   const cap = main.querySelector("figcaption") || main.querySelector("p");
   const caption = cap ? parseFloat(getComputedStyle(cap).fontSize) : 16;
   const report = {width: window.innerWidth, wide, noAlt, unresolved, links, pageWidth, nan,
-                  resultBox, resultHeight, outcome, resultColor, uncued, unnumbered, figures, caption,
+                  resultBox, resultHeight, resultTop, leadText, outcome, resultColor, uncued, unnumbered, figures, caption,
                   inlineMath, displayMath, text: parseFloat(getComputedStyle(main).fontSize),
                   errors: window.__semresErrors || [],
                   codeLine: (main.querySelector("p.semres-code")?.textContent || "")};
@@ -362,6 +368,13 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     if report.get("outcome") and report["resultColor"] != OUTCOME_COLOR[report["outcome"]]:
         problems.append(f"result box of a {report['outcome']} outcome drawn in "
                         f"{report['resultColor']}, not {OUTCOME_COLOR[report['outcome']]}")
+    if where == "chapter" and kind == "phone" and report["resultBox"] > 0 \
+            and report["resultTop"] > PHONE_SCREEN:
+        problems.append(f"result box starts {report['resultTop']} px down, below the first "
+                        f"phone screen ({PHONE_SCREEN} px)")
+    if where == "chapter" and report["resultBox"] > 0 and \
+            len(report["leadText"].split()) < LEAD_WORDS:
+        problems.append("result box opens with no sentence before its list")
     if kind == "phone" and report["resultHeight"] > PHONE_SCREEN:
         problems.append(f"result box {report['resultHeight']} px tall, more than one phone "
                         f"screen ({PHONE_SCREEN} px)")

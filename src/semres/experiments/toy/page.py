@@ -13,7 +13,7 @@ from semres.report import GOOD, Z_MAX, find, fmt, measured, row_places
 
 from . import page_figures, verdicts
 from .analysis import ToyAnalysis
-from .settings import SETTINGS, ToySettings
+from .settings import DEFAULT, SETTINGS, ToySettings
 from .superposition import CONDITIONS, ToyConfig, ToyHistory
 
 
@@ -50,6 +50,12 @@ def against(verdict: str, what: str, ci: dict, ref: float, name: str, digits: in
             f"over {ci['n']} seeds)")
 
 
+def against_numbers(ci: dict, ref: float) -> dict:
+    """The numbers :func:`against` quotes, for the check that a sentence quotes only them."""
+    return {"gap": ci["mean"] - ref, "low": ci["low"] - ref, "high": ci["high"] - ref,
+            "n": ci["n"]}
+
+
 def replicates_sentence(seeds: int) -> str:
     """What the chapter's replicates vary, and what they share."""
     return (f"The {seeds} seeds of each condition vary the initial weights and the trials "
@@ -71,23 +77,25 @@ def position_sentences(nearer_prop1: bool, closer_to_continuous: bool) -> dict:
     }
 
 
-def peak_verdict(status: str, ci: dict, p_star: float, disc_peak: float) -> str:
-    """The circle peak against Proposition 1's optimum, and where the 50 stimuli put it."""
+def peak_verdict(status: str, ci: dict, p_star: float, disc_peak: float,
+                 stimuli: int = DEFAULT.n_stimuli) -> str:
+    """The circle peak against Proposition 1's optimum, and where the stimuli put it."""
     return (against(status, "the circle networks' peak", ci, p_star, "Proposition 1's optimum")
-            + f"; on these 50 stimuli the linear profile itself peaks at {disc_peak:.4f}")
+            + f"; on these {stimuli} stimuli the linear profile itself peaks at {disc_peak:.4f}")
 
 
-def shortfall_verdict(status: str, ci: dict, disc_short: float, continuum_short: float) -> str:
+def shortfall_verdict(status: str, ci: dict, disc_short: float, continuum_short: float,
+                      stimuli: int = DEFAULT.n_stimuli) -> str:
     """The segment's shortfall against the linear profile's on the same stimuli; a shortfall
     of the law's sign but not its size says so; a reference the networks do not follow says
     that instead."""
     if status == "misfit":
         return (f"the segment's shortfall is {ci['mean']:.4f}; the linear profile's on the same "
-                f"50 stimuli ({disc_short:.4f}) is no reference for it, since most networks' "
+                f"{stimuli} stimuli ({disc_short:.4f}) is no reference for it, since most networks' "
                 "similarity is not linear in distance (their linear fits fail their goodness "
                 "of fit)")
     text = against(status, "the segment's shortfall", ci, disc_short,
-                   f"the linear profile's on the same 50 stimuli ({disc_short:.4f}; "
+                   f"the linear profile's on the same {stimuli} stimuli ({disc_short:.4f}; "
                    f"{continuum_short:.4f} in the continuum)")
     if np.isfinite(ci["se"]) and ci["low"] > 0 and status == "does not hold":
         text += ": it has the sign of the derived law (the segment peaks lower) but not its size"
@@ -199,13 +207,24 @@ def publish(report, cfg: ToySettings, history: ToyHistory, trajectories: pd.Data
     n_epochs = history.p_s.shape[1]
     rec, peaks, after = found.rec, found.peaks, found.after
     circ = cond == "circle"
+    stimuli = {"stimuli": cfg.n_stimuli}
     report.text("peak_verdict", peak_verdict(statuses["peak"], found.peak_ci, p_star,
-                                             found.disc_peak))
+                                             found.disc_peak, cfg.n_stimuli),
+                cites={**against_numbers(found.peak_ci, p_star), **stimuli,
+                       "disc_peak": found.disc_peak})
     report.text("short_verdict", shortfall_verdict(statuses["short"], found.short_ci,
-                                                   found.disc_short, p_star - seg_peak))
+                                                   found.disc_short, p_star - seg_peak,
+                                                   cfg.n_stimuli),
+                cites={**against_numbers(found.short_ci, found.disc_short), **stimuli,
+                       "mean": found.short_ci["mean"], "disc_short": found.disc_short,
+                       "continuum_short": p_star - seg_peak})
+    gap = rec["ci"]["mean"] - rec["predicted"]
     report.text("rec_verdict", reconstruction_verdict(statuses["rec"], rec["ci"],
                                                       rec["predicted"], rec["gap_mid"],
-                                                      rec["mid"], rec["jensen"]))
+                                                      rec["mid"], rec["jensen"]),
+                cites={**against_numbers(rec["ci"], rec["predicted"]), "one": 1,
+                       "gap_mid": rec["gap_mid"], "mid": rec["mid"], "jensen": rec["jensen"],
+                       "rest": gap - rec["jensen"]})
     report.text("replicates", replicates_sentence(cfg.seeds))
     for key, sentence in position_sentences(
             statuses["nearer"],
