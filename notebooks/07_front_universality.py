@@ -21,14 +21,12 @@
 # ```
 # ````
 #
-# The laws of {cite}`nurisso2026bound` are proved for the constant (step) similarity: 1 inside a
-# resolution ball, a noise level $\Delta$ outside. How much of the generalization–identification
-# tradeoff depends on that choice? This chapter derives the two-item rates on the circle for four
-# similarity shapes with and without a floor $\Delta$, checked by the Monte Carlo engine; proves
-# that a floor forces a tradeoff for every shape and any number of items, while a graded
-# similarity without one escapes it; finds the best similarity at a floor (certified for two
-# items, bracketed for 4 and 8); measures how ties lift discrete spaces above the front; and runs a
-# compositional pilot whose similarity is judged slot by slot.
+# The laws of {cite}`nurisso2026bound` are proved for the constant (step) similarity. How much of
+# the tradeoff depends on that choice? This chapter derives the two-item rates for four shapes
+# with and without a floor $\Delta$; proves that a floor forces a tradeoff for any shape and
+# number of items, while a graded similarity without one escapes it; finds the best similarity at
+# a floor (certified for two items, bracketed for 4 and 8); measures how ties lift discrete
+# spaces above the front; and runs a compositional pilot judged slot by slot.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -460,9 +458,10 @@ two_front = page.best(report, cfg, floored=floored, certified=certified, scan=sc
 #
 # $$
 # \begin{aligned}
-# p_I^n &\le P_n(\beta) \le \frac{1}{1 + (n-1)\Delta}, \qquad \beta \le b_n(p_I^n), \\
-# p_S^n &\le \frac{\Delta + m}{n\Delta + m}, \qquad
-#   m = (1 - \Delta)\min\bigl(1,\ n\,b_n(p_I^n)\bigr).
+# p_I^n &\le P_n(\beta) \le \frac{1}{1 + (n-1)\Delta},\\
+# \beta &\le b_n(p_I^n),\\
+# p_S^n &\le \frac{\Delta + m}{n\Delta + m},\\
+# m &= (1 - \Delta)\min\bigl(1,\ n\,b_n(p_I^n)\bigr).
 # \end{aligned}
 # $$
 #
@@ -490,8 +489,11 @@ two_front = page.best(report, cfg, floored=floored, certified=certified, scan=sc
 # $\lambda > 0$,
 #
 # $$
-# p_S^n \le \lambda(1 - \Delta)B
-#   + \int_0^1 \max_{\Delta \le a \le 1}\bigl[w(u)\psi(a) - \lambda(a - \Delta)\bigr]\,\mathrm{d}u.
+# \begin{aligned}
+# p_S^n \le{} &\lambda(1 - \Delta)B\\
+#   &+ \int_0^1 \max_{\Delta \le a \le 1}\bigl[w(u)\psi(a)\\
+#   &\qquad - \lambda(a - \Delta)\bigr]\,\mathrm{d}u.
+# \end{aligned}
 # $$
 # ```
 #

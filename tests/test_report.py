@@ -370,7 +370,7 @@ def test_a_lead_leaves_room_on_the_first_screen_by_naming_fewer_findings(monkeyp
     rep.box("ran", lead="One sentence.")
     first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
     named = [line for line in first if line.startswith("* r")]
-    assert len(named) == report.BOX_FIRST - 2 and first[-2] == "* … and 4 more findings, below"
+    assert len(named) == report.BOX_FIRST - 3 and first[-2] == "* … and 5 more findings, below"
 
 
 def test_a_test_that_could_not_see_what_matters_is_inconclusive():

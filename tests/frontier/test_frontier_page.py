@@ -37,12 +37,12 @@ def test_slot_sentences_follow_the_intervals():
     assert glue["slot_max_verdict"].startswith("lies on or below")
     assert glue["slot_mean_verdict"].startswith("lies significantly above")
     assert glue["slot_mean_equal_verdict"] == ("lies above the front, its 95% interval clear of "
-                                               "it, at $p_I$ = 0.8")
+                                               "it, at pᵢ = 0.8")
     glue = page.slot_glue(_slots(0.0, 9.0), _equal([0.5, -2.5]), best)
     assert glue["slot_max_verdict"].startswith("has points significantly above")
     assert glue["slot_mean_verdict"] == "does not lie significantly above the front"
     assert glue["slot_mean_equal_verdict"] == ("is not above the front at any of these levels "
-                                               "and below it at $p_I$ = 0.9")
+                                               "and below it at pᵢ = 0.9")
 
 
 def test_best_sentences_read_the_gains_and_the_engine():
@@ -89,9 +89,9 @@ def test_frontier_csv_marks_only_the_two_item_certificates_as_certified():
 
 def test_the_beats_sentence_names_what_does_not_hold():
     peaks = pd.concat([_bracket(4, 0.05, 1), _bracket(8, 0.2, 1)], ignore_index=True)
-    assert page.beats_sentence(peaks, ["holds", "holds"]) == r"at all 2 pairs $(n, \Delta)$"
+    assert page.beats_sentence(peaks, ["holds", "holds"]) == "at all 2 pairs of n and Δ"
     text = page.beats_sentence(peaks, ["holds", "inconclusive"])
-    assert text.startswith(r"at 1 of the 2 pairs") and r"inconclusive at $n = 8$" in text
+    assert text.startswith("at 1 of the 2 pairs") and "inconclusive at n = 8, Δ = 0.2" in text
 
 
 def test_the_floor_glue_reads_the_bracket_and_the_scaling():

@@ -27,8 +27,8 @@ from semres.core.seeds import seeds
 
 from . import plotting
 from .box import BOX_FIRST, box_line, status_line, tally
-from .numbers import (as_float, as_number, escape, fmt, mathify, plain_math, plural, prose,
-                      unquoted)
+from .numbers import (as_float, as_number, escape, fmt, plain_math, plain_outside_math, plural,
+                      prose, unquoted)
 from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
                        status, z_check_detectable)
 
@@ -101,8 +101,8 @@ class Report:
             self.citations.append({"name": name, "sentence": str(value),
                                    "cites": json.dumps({k: float(v) for k, v in cited.items()}),
                                    "unquoted": " ".join(unquoted(str(value), cited))})
-        if markdown:  # math written as text is typeset; in plain text, written as letters
-            self._glue(name, Markdown(mathify(value)))
+        if markdown:  # math written as text, outside any typeset math, in letters
+            self._glue(name, Markdown(plain_outside_math(value)))
         else:
             self._glue(name, plain_math(value))
 
@@ -232,7 +232,7 @@ class Report:
                       "**This chapter reports no result in this build.**")
         lead = " ".join(str(lead).split())
         lines = [mark + lead, "", tally_line, ""] if lead else [mark + tally_line, ""]
-        first = BOX_FIRST - 2 if lead else BOX_FIRST  # the lead takes a phone screen's lines
+        first = BOX_FIRST - 3 if lead else BOX_FIRST  # the lead takes a phone screen's lines
         lines += [f"* {prose(r['result'])}: *{escape(status_line(r, short=True))}*"
                   for r in findings[:first]]
         if len(findings) > first:

@@ -261,6 +261,14 @@ def plain_math(text: str) -> str:
     return text.replace("<=", "≤").replace(">=", "≥")
 
 
+def plain_outside_math(text: str) -> str:
+    """:func:`plain_math` on the text outside ``$...$`` (inline glued markdown shows dollars as
+    they are, so a sentence glued inline writes its math with letters)."""
+    parts = re.split(r"(\$[^$]+\$)", str(text))
+    return "".join(part if part.startswith("$") and len(part) > 1 else plain_math(part)
+                   for part in parts)
+
+
 def prose(text) -> str:
     """Text for a MyST page: its math typeset (:func:`mathify`) and the rest escaped
     (:func:`escape`), so a row's statement reads as a sentence with formulas."""

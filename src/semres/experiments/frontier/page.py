@@ -156,16 +156,14 @@ def lead(rows) -> str:
     bound = find(rows, "a floor forces a tradeoff for any number of items")
     beats = [r for r in rows if r["result"].startswith("best similarity beats")]
     held = [r for r in beats if r["status"] in GOOD]
-    first = ("A noise floor forces the tradeoff for any number of items, whatever the "
-             "similarity's shape: with a floor $\\Delta$, neither rate of $n$ items can pass "
-             "$1/(1 + (n-1)\\Delta)$, so identification collapses as $1/n$ from the floor alone"
-             + (" (proved, and checked against every optimum and random similarity)."
-                if bound is not None and bound["status"] == "check" else "."))
+    first = ("A noise floor $\\Delta$ forces the tradeoff for any number of items: no "
+             "similarity lets either rate of $n$ items pass $1/(1 + (n-1)\\Delta)$"
+             + (" (proved and checked)." if bound is not None and bound["status"] == "check"
+                else "."))
     if not beats:
         return first
-    return (first + f" The constant kernel of the paper's Theorem 3 is not the best similarity: "
-            f"a better one was found in {len(held)} of {plural(len(beats), 'case')} of items "
-            "and floor (certified with two items, bracketed by the bound beyond).")
+    return (first + f" The paper's constant kernel is beaten in {len(held)} of "
+            f"{plural(len(beats), 'case')} of items and floor.")
 
 
 # --------------------------------------------------------------------------- what the prose quotes
@@ -257,10 +255,10 @@ def beats_sentence(peaks, statuses) -> str:
     """Where the engine's 95% interval puts the best n-item similarity above the constant
     kernel: at every (n, floor), or at how many and what the others are."""
     pairs = [(r.n, r.delta, s) for r, s in zip(peaks.itertuples(), statuses)]
-    others = [f"{s} at $n = {n}$, $\\Delta = {d:g}$" for n, d, s in pairs if s != "holds"]
+    others = [f"{s} at n = {n}, Δ = {d:g}" for n, d, s in pairs if s != "holds"]
     if not others:
-        return f"at all {len(pairs)} pairs $(n, \\Delta)$"
-    return (f"at {len(pairs) - len(others)} of the {len(pairs)} pairs $(n, \\Delta)$ (the "
+        return f"at all {len(pairs)} pairs of n and Δ"
+    return (f"at {len(pairs) - len(others)} of the {len(pairs)} pairs of n and Δ (the "
             "finding is " + "; ".join(others) + ")")
 
 
@@ -296,14 +294,14 @@ def slot_glue(slots, equal, best_slot) -> dict:
         "slot_mean_verdict": "lies significantly above the front at some resolutions, as graded "
         "similarities can" if mean_escape else "does not lie significantly above the front",
         "slot_equal_text": "; ".join(
-            f"at $p_I = {p:g}$ the front is {eq['mean'].front[p]:.4f}, the max code "
+            f"at pᵢ = {p:g} the front is {eq['mean'].front[p]:.4f}, the max code "
             f"{eq['max'].p_s[p]:.4f}, the product code {eq['product'].p_s[p]:.4f} and the mean "
             f"code {eq['mean'].p_s[p]:.4f} (its sorted bound {eq['mean'].sorted_bound[p]:.4f})"
             for p in levels),
         "slot_mean_equal_verdict": (
-            "lies above the front, its 95% interval clear of it, at $p_I$ = "
+            "lies above the front, its 95% interval clear of it, at pᵢ = "
             + ", ".join(f"{p:g}" for p in above_at) if above_at else "is not above the front "
-            "at any of these levels") + (" and below it at $p_I$ = "
+            "at any of these levels") + (" and below it at pᵢ = "
                                          + ", ".join(f"{p:g}" for p in below_at)
                                          if below_at else "")}
     numbers = {"slot_equal_se": equal.se_s.max(),

@@ -53,7 +53,7 @@ HEADERS = {"shape": "Shape", "heldout_rmse": "Held-out error (RMSE of ln <i>g</i
 
 def fig_kernel(prof_d, g, se, fits: dict, model: str, fit_max: int):
     """The measured kernel (log scale) with each fitted shape, whole range and first 60 years."""
-    fig, axes = splot.subplots(1, 2, figsize=(9, 3.7))
+    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
     for ax, xmax in zip(axes, (fit_max, 60)):
         sel = prof_d <= xmax
         ax.fill_between(prof_d[sel], (g - 2 * se)[sel], (g + 2 * se)[sel],

@@ -283,7 +283,7 @@ def fig_protocol(results: dict, near_results: dict):
     kernel read from the choices of the models that do similarity (a panel only when one
     does)."""
     with_kernel = [r for r in results.values() if r["does_similarity"]]
-    fig, axes = splot.subplots(2, 2, figsize=(9, 5.8))
+    fig, axes = splot.subplots(2, 2, figsize=(9, 7.6))
     ax_n, ax_d, ax_t, ax_k = axes.ravel()
     for k, r in enumerate(results.values()):
         color = splot.CYCLE[(k + 2) % len(splot.CYCLE)]

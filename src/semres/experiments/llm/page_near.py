@@ -233,7 +233,7 @@ def fig_near(results: dict):
     Ds = sorted({d for r in results.values() for d in r["curve"].D.unique()})
     cols = 2 if len(Ds) > 1 else 1
     rows_ = math.ceil(len(Ds) / cols)
-    fig, axes = splot.subplots(rows_, cols, figsize=(9, 2.9 * rows_), sharey=True,
+    fig, axes = splot.subplots(rows_, cols, figsize=(9, 3.4 * rows_), sharey=True,
                                squeeze=False)
     axes = axes.ravel()
     for k, r in enumerate(results.values()):

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from semres.core.fits import censored_warning
 from semres.report.verdicts import gof_pvalue
-from semres.report import ALPHA, detectable_at, holm
+from semres.report import ALPHA, POWER, detectable_at, holm
 
 from .kernel_fits import SHAPE_LABELS, window_stability
 from .settings import THE_PAPER
@@ -76,9 +77,12 @@ def floor_tradeoff(lam_df) -> dict:
     top = fl.p_s.idxmax()
     turns = bool(fl.p_s[top] - fl.p_s.iloc[0] > TURN_SE * fl.p_s_se.iloc[0] and
                  fl.p_s[top] - fl.p_s.iloc[-1] > TURN_SE * fl.p_s_se.iloc[-1])
+    # the smallest turn this test sees with 80 % power: TURN_SE plus z_0.8 standard errors
+    se = float(max(fl.p_s_se.iloc[0], fl.p_s_se.iloc[-1]))
     return {"both_rise": both_rise, "turns": turns, "holds": both_rise and turns,
             "floor": float(fl.floor.iloc[0]), "peak_ps": fl.p_s[top],
-            "peak_lambda": fl["lambda"][top], "finest_ps": fl.p_s.iloc[0]}
+            "peak_lambda": fl["lambda"][top], "finest_ps": fl.p_s.iloc[0],
+            "detectable": (TURN_SE + float(norm.ppf(POWER))) * se}
 
 
 def measure_name(measure: str) -> str:
