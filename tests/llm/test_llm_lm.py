@@ -72,3 +72,44 @@ def test_results_keep_the_prompt_and_rescore(tok, trained, tmp_path):
         for o, s in zip(results.split_list(row.options), results.split_list(row.scores)):
             opt = scorer.option_ids(o)
             assert abs(float(s) - hand_logprob(trained, ids + opt, len(opt))) < 1e-4
+
+
+# --------------------------------------------------------------------------- faster arithmetic
+
+def test_auto_runs_int8_where_it_passes_the_precision_check(tok, trained):
+    scorer = lm.Scorer((trained, tok), dtype="auto")
+    assert scorer.dtype == "int8" and scorer.batch_tokens == 512 and scorer.float32 is trained
+    check = scorer.precision["int8"]
+    assert check["passes"] and check["prompts"] == 48
+    assert max(abs(check["shift_low"]), abs(check["shift_high"])) <= lm.PRECISION_TOLERANCE
+    assert list(scorer.precision) == ["int8"]  # the first to pass is used, no other is tried
+    full = lm.Scorer((trained, tok))
+    tr = trials.balanced_trials("similarity", 2, 3, 5, years=YEARS, n_names=len(NAMES))
+    a, b = (lm.score_trials(s, tr, NAMES, progress=False).mass for s in (full, scorer))
+    assert np.abs(a - b).max() < 0.05
+    with pytest.raises(ValueError, match="dtype must be one of float32, bfloat16, int8, auto"):
+        lm.Scorer((trained, tok), dtype="int4")
+
+
+def test_a_faster_path_that_moves_the_means_is_not_used(tok, trained, monkeypatch):
+    wrong = model(len(tok), 5)  # untrained: its answers are not the model's
+    monkeypatch.setattr(lm.Scorer, "faster", lambda self, path: wrong)
+    scorer = lm.Scorer((trained, tok), dtype="auto")
+    assert scorer.dtype == "float32" and scorer.model is trained
+    check = scorer.precision["int8"]
+    assert not check["passes"] and check["shift_low"] < -lm.PRECISION_TOLERANCE
+
+
+def test_channels_and_checks_are_measured_once_and_kept(tok, trained, tmp_path, monkeypatch):
+    calls = []
+    for name in ("outlier_channels", "precision_check"):
+        real = getattr(lm, name)
+        monkeypatch.setattr(lm, name, lambda *a, real=real, name=name, **k: (
+            calls.append(name), real(*a, **k))[1])
+    for _ in range(2):
+        scorer = lm.Scorer((trained, tok))
+        scorer.kept = tmp_path  # as for a GGUF file, beside its dequantised copy
+        fast = scorer.faster("int8")
+        assert lm._stored_precision_check(scorer, "int8", fast)["passes"]
+    assert calls == ["outlier_channels", "precision_check"]
+    assert {p.name for p in tmp_path.iterdir()} == {"int8_channels.json", "precision_checks.json"}

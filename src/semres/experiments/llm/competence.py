@@ -145,7 +145,10 @@ def reverse_direction(scorer: Scorer, *, seed, trials: int | None = None, names=
 # ------------------------------------------------------------------- what hidden states hold
 
 def _hidden(scorer: Scorer, texts, progress: bool) -> np.ndarray:
-    """(texts, layers + 1, width) hidden states at each text's last token, every layer."""
+    """(texts, layers + 1, width) hidden states at each text's last token, every layer.
+
+    Read from the float32 model whatever arithmetic scores the answers: the precision check
+    bounds the answer masses only, and int8 moves the probe's error by years."""
     torch = scorer.torch
 
     enc = [scorer.tokenizer(t, add_special_tokens=True)["input_ids"] for t in texts]
@@ -155,7 +158,7 @@ def _hidden(scorer: Scorer, texts, progress: bool) -> np.ndarray:
         for batch in tqdm(batches, desc=f"hidden states {scorer.name}", leave=False,
                           disable=not progress or len(batches) < 2):
             ids = torch.tensor([enc[i] for i in batch], device=scorer.device)
-            hs = scorer.model(input_ids=ids, output_hidden_states=True,
+            hs = scorer.float32(input_ids=ids, output_hidden_states=True,
                               logits_to_keep=1).hidden_states
             h = torch.stack([x[:, -1].float() for x in hs], 1).cpu().numpy()
             if out is None:

@@ -13,7 +13,10 @@ every prompt starts with (a chat template's system turn) run once; the trials th
 same people share one sequence, their people read once and each question, with every answer
 option, attending only to those lines and to itself (a block-causal attention mask, positions as
 in the prompt alone); sequences of any length share a batch; the LM head runs only where an
-option token is predicted. Which models ship and how they load is :mod:`.models`.
+option token is predicted. On a CPU the matrix products run in int8 where that moves no mean
+answer by more than :data:`PRECISION_TOLERANCE` (:func:`precision_check`): 2.1 times float32's
+prompts per second on one core for Qwen2.5-Coder-0.5B, 1.5 times for SmolLM2-135M
+(``benchmarks/bench_lm.py``). Which models ship and how they load is :mod:`.models`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import contextlib
 import copy
 import json
 import math
+import os
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,21 +41,26 @@ from semres.core.book import torch_device
 from semres.core.seeds import named_seed
 from semres.core.validate import at_least
 
-from .models import dequantised_path, free_cores, load_pair, resolve
+from .models import (INT8_KEEP, INT8_KEEP_WIDE, dequantised_path, free_cores, load_pair,
+                     outlier_channels, quantise_int8, resolve)
 from .settings import NAMES, TASKS
 from .trials import Trials, draw_trials, trials_to_results, year_prompt
 
-__all__ = ["BF16_TOLERANCE", "CALIBRATION_SEED", "Scorer", "length_batches", "precision_check",
+__all__ = ["PRECISION_TOLERANCE", "BF16_TOLERANCE", "CALIBRATION_SEED", "DTYPES", "Scorer",
+           "length_batches", "calibration_prompts", "precision_check", "fast_bfloat16", "prepare",
            "paper_prompts", "ScoredTrials", "score_trials", "to_results"]
 
 
+#: The largest shift that a faster arithmetic (int8 matmuls, bfloat16) may make in the mean Luce
+#: mass on the correct option (both ends of its 95 % interval over the calibration prompts) for
+#: the scorer to use it (``dtype="auto"``). Every verdict in the chapter rests on such means; the
+#: smallest effect any of them is sized to see is the gate's 0.05, and 0.01 is a fifth of it and
+#: half the gate's standard error, so no verdict or interval turns on the precision.
+PRECISION_TOLERANCE = 0.01
+BF16_TOLERANCE = PRECISION_TOLERANCE  # its first name, when bfloat16 was the one faster path
 
-#: The largest shift that bfloat16 may make in the mean Luce mass on the correct option (both
-#: ends of its 95 % interval over the calibration prompts) for the scorer to use it
-#: (``dtype="auto"``). Every verdict in the chapter rests on such means; the smallest effect any
-#: of them is sized to see is the gate's 0.05, and 0.01 is a fifth of it and half the gate's
-#: standard error, so no verdict or interval turns on the precision.
-BF16_TOLERANCE = 0.01
+#: the arithmetics a scorer can run: "auto" takes the fastest that passes :func:`precision_check`
+DTYPES = ("float32", "bfloat16", "int8", "auto")
 
 #: the completion cue of a base model; options follow it after a space
 ANSWER_CUE = "\nAnswer:"
@@ -79,29 +90,36 @@ class Scorer:
     a hub id, or a ``(model, tokenizer)`` pair already in memory. ``chat=None`` uses the chat
     template when the tokenizer has one (the prompt is the user turn, the answer starts the
     assistant turn); otherwise the prompt ends in "Answer:" and options follow a space.
-    ``dtype`` is "float32", "bfloat16" or "auto" (bfloat16 when :func:`precision_check` finds
-    that it moves no mean by :data:`BF16_TOLERANCE`; the check is kept as ``precision``).
-    ``threads`` bounds the CPU threads the scorer uses; by default each call takes the cores
-    other processes leave free (:func:`free_cores`).
+    ``dtype`` is one of :data:`DTYPES`: "int8" (the linear layers multiply in int8, but for each
+    layer's outlier channels: :func:`semres.experiments.llm.models.quantise_int8`), "bfloat16",
+    or "auto": on a CPU int8, else bfloat16 where it is fast (:func:`fast_bfloat16`), whichever
+    first passes :func:`precision_check` (it moves no mean by :data:`PRECISION_TOLERANCE`),
+    else float32. ``dtype`` then says what runs, ``precision`` holds each check made, by
+    arithmetic, and ``float32`` keeps the float32 model (for what the check does not cover, such
+    as hidden states; an int8 copy shares its parameters, so it costs nothing). ``threads`` bounds the CPU threads the scorer uses; by default each call takes
+    the cores other processes leave free (:func:`free_cores`). ``batch_tokens`` (padded tokens
+    a batch) defaults to 512 on a CPU, where small batches stay in cache, and 4096 elsewhere.
     """
 
     #: longest packed sequence, in tokens (under every shipped model's sliding window)
     MAX_ROW = 480
 
     def __init__(self, model, *, gguf_file: str | None = None, chat: bool | None = None,
-                 dtype: str = "float32", batch_tokens: int = 4096, device: str = "cpu",
+                 dtype: str = "float32", batch_tokens: int | None = None, device: str = "cpu",
                  name: str | None = None, threads: int | None = None, batch_size=None):
         import torch
 
-        if dtype not in ("float32", "bfloat16", "auto"):
-            raise ValueError(f"dtype must be 'float32', 'bfloat16' or 'auto'; got {dtype!r}")
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
         if batch_size is not None:  # the older knob: prompts of ~64 tokens per batch
             batch_tokens = 64 * at_least(batch_size, 1, "batch_size")
-        self.batch_tokens = at_least(batch_tokens, 1, "batch_tokens")
         self.threads = None if threads is None else at_least(threads, 1, "threads")
         self.threads_used = None
         self.device = torch_device(device)
-        kept = None  # where a GGUF model keeps its dequantised copy (and its precision check)
+        if batch_tokens is None:
+            batch_tokens = 512 if self.device.type == "cpu" else 4096
+        self.batch_tokens = at_least(batch_tokens, 1, "batch_tokens")
+        kept = None  # where a GGUF model keeps its dequantised copy (and its precision checks)
         if isinstance(model, tuple):
             net, self.tokenizer = model
             self.name = name or type(net).__name__
@@ -116,19 +134,38 @@ class Scorer:
         if self.chat and not has_template:
             raise ValueError("chat=True needs a tokenizer with a chat template")
         self.torch = torch
-        self.model = net.to(self.device)
+        self.model = self.float32 = net.to(self.device)
         self.parameters = int(sum(p.numel() for p in net.parameters()))
         self.dtype = "float32"
         self.precision = None
-        if dtype != "float32":
-            half = copy.deepcopy(net).to(self.device, torch.bfloat16)
-            if dtype == "auto":
-                self.precision = _stored_precision_check(self, half, kept)
-                use = self.precision["use_bfloat16"]
-            else:
-                use = True
-            if use:
-                self.model, self.dtype = half, "bfloat16"
+        self.kept = kept
+        if dtype == "auto":
+            self.precision = {}
+            for path in (["int8"] if self.device.type == "cpu" else []) + (
+                    ["bfloat16"] if fast_bfloat16(self.device) else []):
+                fast = self.faster(path)
+                self.precision[path] = _stored_precision_check(self, path, fast)
+                if self.precision[path]["passes"]:
+                    self.model, self.dtype = fast, path
+                    break
+        elif dtype != "float32":
+            self.model, self.dtype = self.faster(dtype), dtype
+
+    def faster(self, path: str):
+        """This scorer's float32 model run in ``path`` ("int8" or "bfloat16"): a copy, made
+        without a check. int8 keeps in float32 the outlier channels of each layer, found on
+        calibration prompts (and kept in ``self.kept``, beside a GGUF model's dequantised
+        copy, with the precision checks)."""
+        if self.dtype != "float32":
+            raise ValueError("the scorer must hold its float32 model")
+        if path not in ("int8", "bfloat16"):
+            raise ValueError(f"path must be 'int8' or 'bfloat16'; got {path!r}")
+        if path == "int8" and self.device.type != "cpu":
+            raise ValueError("int8 matmuls run on a CPU only")
+        with self.limited_threads():  # two threads beside a busy process crawl
+            if path == "bfloat16":
+                return copy.deepcopy(self.model).to(self.device, self.torch.bfloat16)
+            return quantise_int8(self.model, _stored_channels(self))
 
     @contextlib.contextmanager
     def limited_threads(self):
@@ -343,47 +380,94 @@ def _common_prefix(seqs) -> int:
     return max(n, 0)
 
 
-def _stored_precision_check(scorer: Scorer, half, kept: Path | None) -> dict:
-    """:func:`precision_check`, kept beside the model's dequantised copy: it is a property of
-    the model file and the calibration prompts, measured once."""
-    key = f"per_cell=12 seed={CALIBRATION_SEED} tolerance={BF16_TOLERANCE} chat={scorer.chat} v1"
-    path = None if kept is None else kept / "precision.json"
+def fast_bfloat16(device) -> bool:
+    """Whether bfloat16 matmuls beat float32 on ``device``: a GPU that has them, or a CPU with
+    AMX tiles. Without AMX (AVX-512 BF16 alone) torch 2.13's bfloat16 linear layers run at half
+    float32's speed (``benchmarks/bench_lm.py``), so "auto" does not try them there."""
+    import torch
+
+    device = torch.device(device)
+    if device.type == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    if device.type != "cpu":
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and "amx_bf16" in line.split() for line in f)
+    except OSError:
+        return False
+
+
+def _kept_json(path: Path | None, key: str, make):
+    """``make()``, kept in the JSON file ``path`` under ``key`` (beside a model's dequantised
+    copy): a property of the model file and the calibration prompts, measured once."""
+    stored = {}
     if path is not None and path.is_file():
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stored = json.loads(path.read_text())
-            if stored.get("key") == key:
-                return stored["check"]
-        except (OSError, ValueError, KeyError):
-            pass  # unreadable: measured again below
-    check = precision_check(scorer, half)
+        if isinstance(stored, dict) and key in stored:
+            return stored[key]
+    value = make()
     if path is not None and path.parent.is_dir():
+        stored = stored if isinstance(stored, dict) else {}
+        stored[key] = value
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
         with contextlib.suppress(OSError):
-            path.write_text(json.dumps({"key": key, "check": check}))
-    return check
+            partial.write_text(json.dumps(stored))
+            os.replace(partial, path)
+    return value
 
 
-def precision_check(scorer: Scorer, half, *, per_cell: int = 12,
-                    seed=CALIBRATION_SEED) -> dict:
-    """How far bfloat16 moves this model's answers: the paper's prompts for both tasks at
-    n = 2 and 4 (``per_cell`` each), scored by the float32 model and by ``half``.
+def _stored_channels(scorer: Scorer) -> dict:
+    """The outlier channels of :func:`semres.experiments.llm.models.outlier_channels` on 8
+    calibration prompts a cell (drawn apart from the precision check's)."""
+    p, o, _ = calibration_prompts(8, stream="int8 channels")
+    key = f"per_cell=8 seed={CALIBRATION_SEED} keep={INT8_KEEP},{INT8_KEEP_WIDE} " \
+          f"chat={scorer.chat} v1"
+    return _kept_json(scorer.kept and scorer.kept / "int8_channels.json", key,
+                      lambda: outlier_channels(scorer.model, lambda: scorer.logprobs(
+                          p, o, progress=False)))
 
-    Returns the largest change of any choice probability, the mean change of the mass on the
-    correct option with its 95 % t interval, and ``use_bfloat16``: that interval within
-    ±:data:`BF16_TOLERANCE`.
-    """
-    if scorer.dtype != "float32":
-        raise ValueError("scorer must hold its float32 model to compare against")
+
+def _stored_precision_check(scorer: Scorer, path: str, fast) -> dict:
+    """:func:`precision_check` of ``path``, kept beside the model's dequantised copy."""
+    key = (f"{path} per_cell=12 seed={CALIBRATION_SEED} tolerance={PRECISION_TOLERANCE} "
+           f"chat={scorer.chat}" + (f" keep={INT8_KEEP},{INT8_KEEP_WIDE} v1" * (path == "int8")))
+    return _kept_json(scorer.kept and scorer.kept / "precision_checks.json", key,
+                      lambda: precision_check(scorer, fast))
+
+
+def calibration_prompts(per_cell: int = 12, seed=CALIBRATION_SEED, *,
+                        stream: str = "precision") -> tuple[list, list, list]:
+    """(prompts, options, correct option masks): the paper's prompts for both tasks at n = 2
+    and 4, ``per_cell`` each, drawn from the stream ``stream`` of ``seed``."""
     prompts, options, correct = [], [], []
-    for k, task in enumerate(TASKS):
+    for task in TASKS:
         for n in (2, 4):
-            tr = draw_trials(task, n, per_cell, named_seed(seed, f"precision {task} {n}"),
+            tr = draw_trials(task, n, per_cell, named_seed(seed, f"{stream} {task} {n}"),
                              n_names=len(NAMES))
             p, o = paper_prompts(tr, NAMES)
             prompts += p
             options += o
             correct += list(tr.correct)
+    return prompts, options, correct
+
+
+def precision_check(scorer: Scorer, fast, *, per_cell: int = 12,
+                    seed=CALIBRATION_SEED) -> dict:
+    """How far a faster arithmetic moves this model's answers: the calibration prompts
+    (:func:`calibration_prompts`) scored by the float32 model and by ``fast`` (the same model
+    in int8 or bfloat16: :meth:`Scorer.faster`).
+
+    Returns the largest change of any choice probability, the mean change of the mass on the
+    correct option with its 95 % t interval, and ``passes``: that interval within
+    ±:data:`PRECISION_TOLERANCE`.
+    """
+    if scorer.dtype != "float32":
+        raise ValueError("scorer must hold its float32 model to compare against")
+    prompts, options, correct = calibration_prompts(per_cell, seed)
     full = scorer.logprobs(prompts, options, progress=False)
-    low = scorer.logprobs(prompts, options, progress=False, model=half)
+    low = scorer.logprobs(prompts, options, progress=False, model=fast)
     pf, pl = [softmax(a) for a in full], [softmax(b) for b in low]
     shift = np.array([(b - a)[c].sum() for a, b, c in zip(pf, pl, correct)])
     m = len(shift)
@@ -391,7 +475,22 @@ def precision_check(scorer: Scorer, half, *, per_cell: int = 12,
     lo, hi = float(shift.mean() - half_width), float(shift.mean() + half_width)
     return {"max_change": float(max(np.abs(a - b).max() for a, b in zip(pf, pl))),
             "mean_shift": float(shift.mean()), "shift_low": lo, "shift_high": hi,
-            "prompts": m, "use_bfloat16": bool(max(abs(lo), abs(hi)) <= BF16_TOLERANCE)}
+            "prompts": m, "passes": bool(max(abs(lo), abs(hi)) <= PRECISION_TOLERANCE)}
+
+
+def prepare(names, dtype: str = "auto") -> None:
+    """Make each model ready once per machine (``make env``): joined from its parts,
+    dequantised, its outlier channels found and its faster arithmetic checked, all kept in the
+    model cache, so that chapter 5 only reads them. A model not installed is named, left out."""
+    for name in names:
+        start = time.perf_counter()
+        try:
+            scorer = Scorer(name, dtype=dtype)
+        except ValueError as err:
+            print(f"{name}: left out ({err})", file=sys.stderr)
+            continue
+        print(f"{name}: ready in {time.perf_counter() - start:.0f} s; it runs {scorer.dtype}",
+              file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- the paper's trials

@@ -140,8 +140,8 @@ def check(cfg: LlmYearsSettings, ch: str) -> None:
     positive_ints(cfg, ch, "kernel_names", "sweep_names", "phrasings", "fit_max", "prompts",
                   "trials", "engine_trials", "n_boot", "lam_grid", "lam_trials",
                   "causal_trials", "probe_permutations", "gof_boot", "front_trials")
-    require(cfg.lm_dtype in ("float32", "bfloat16", "auto"), ch,
-            f"lm_dtype must be float32, bfloat16 or auto; got {cfg.lm_dtype!r}")
+    require(cfg.lm_dtype in ("float32", "bfloat16", "int8", "auto"), ch,
+            f"lm_dtype must be float32, bfloat16, int8 or auto; got {cfg.lm_dtype!r}")
     require(min(cfg.lm_ns) == 2 and max(cfg.lm_ns) <= len(NAMES), ch,
             f"lm_ns must start at 2 (the gate's cell) and stay within {len(NAMES)} names; "
             f"got {list(cfg.lm_ns)}")
