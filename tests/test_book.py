@@ -100,3 +100,45 @@ def test_sentences_quote_only_the_numbers_of_the_rows_they_cite(built, chapter):
     table = pd.read_csv(prose, keep_default_na=False)
     bad = table[table.unquoted != ""]
     assert bad.empty, bad[["name", "unquoted", "sentence"]].to_string()
+
+
+def test_an_edit_to_one_page_module_reruns_that_chapter_alone_and_reuses_its_cache(built,
+                                                                                  tmp_path):
+    """A docstring edited in chapter 3's page code, in a copy of the checkout beside a copy of
+    the built book: the rebuild reruns chapter 3 alone (every other chapter's inputs are as
+    they were), and chapter 3 reads its trained networks from the cache, computing nothing."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    build, _, failures = built
+    assert failures == []
+    root = Path(__file__).resolve().parents[1]
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=root, capture_output=True, check=True).stdout.decode().split("\0")
+    repo = tmp_path / "repo"
+    for name in filter(None, files):
+        if (root / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / name, repo / name)
+    copy = tmp_path / "build"
+    for part in ("executed", "results", "cache", "models"):
+        if (build / part).is_dir():
+            shutil.copytree(build / part, copy / part)
+    page = repo / "src" / "semres" / "experiments" / "toy" / "page.py"
+    page.write_text(page.read_text().replace('"""', '"""An edited docstring. ', 1))
+    script = ("import json, sys; from pathlib import Path\n"
+              "from semres.pipeline import book, runner\n"
+              "build = Path(sys.argv[1])\n"
+              "todo = book.changed(runner.chapters(), 'quick', build)\n"
+              "for ch in todo: runner.run_chapter(ch, 'quick', build=build)\n"
+              "print(json.dumps([ch.name for ch in todo]))\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(repo / "src")}
+    done = subprocess.run([sys.executable, "-c", script, str(copy)], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == ["03_toy_relu"]
+    record = json.loads((copy / "executed" / "03_toy_relu.json").read_text())
+    assert record["cache"]["computed"] == {}, record["cache"]
+    assert sum(record["cache"]["reused"].values()) >= 1, record["cache"]

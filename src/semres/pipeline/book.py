@@ -22,7 +22,7 @@ import yaml
 
 from semres.pipeline.registry import SETTINGS, check_parameters
 from semres.pipeline.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
-                                 last_good, lock, read_json, run_chapter)
+                                    last_good, lock, read_json, run_chapter, up_to_date)
 from semres.core.book import build_dir, repo_root
 from semres.experiments.llm import settings as llm_settings
 from semres.experiments.llm.models import SHIPPED
@@ -32,8 +32,11 @@ from semres.report.pages import SOURCE_ARCHIVE
 
 
 def build_book(profile: str = "default", build: Path | None = None, progress: bool = True,
-               only: list[Chapter] | None = None, jobs: int = 1) -> tuple[Path, list[str]]:
-    """Execute every chapter, stage the sources beside the executed notebooks, build strict HTML.
+               only: list[Chapter] | None = None, jobs: int = 1,
+               rerun: bool = False) -> tuple[Path, list[str]]:
+    """Execute every chapter whose inputs changed since its last good run (every chapter when
+    ``rerun``; :func:`semres.pipeline.runner.up_to_date`), stage the sources beside the executed
+    notebooks, build strict HTML.
 
     ``jobs`` > 1 runs that many chapters at once, each process held to one core (see
     :func:`_run_lanes`). Returns the HTML index and the list of one-line failures (chapters and
@@ -48,7 +51,20 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
     for ch in todo:
         check_parameters(ch.name, profile, {})
     with lock(build, "book", "a book build of this folder is already running"):
-        return _build_locked(root, build, profile, progress, todo, jobs)
+        return _build_locked(root, build, profile, progress, changed(todo, profile, build, rerun),
+                             jobs)
+
+
+def changed(todo: list[Chapter], profile: str, build: Path, rerun: bool = False) -> list[Chapter]:
+    """The chapters of ``todo`` to run: those whose inputs changed (all of them when ``rerun``);
+    says which it reuses."""
+    if rerun:
+        return todo
+    kept = [ch for ch in todo if up_to_date(build, ch, profile)]
+    if kept:
+        print(f"[semres] unchanged since their last good run, reused: "
+              f"{', '.join(ch.name for ch in kept)}", flush=True)
+    return [ch for ch in todo if ch not in kept]
 
 
 def _build_locked(root: Path, build: Path, profile: str, progress: bool,

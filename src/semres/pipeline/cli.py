@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     book.add_argument("--profile", choices=PROFILES, default="default")
     book.add_argument("--jobs", type=_positive, default=1, metavar="N",
                       help="chapters run at once, each on a core of its own (default 1)")
+    book.add_argument("--rerun", action="store_true",
+                      help="run every chapter, even those whose inputs did not change")
     return parser
 
 
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             out = runner.run_chapter(chapter, args.profile, params, progress=True)
             print(f"[semres] executed {chapter.name} -> {out}")
             return 0
-        index, failures = bookmaker.build_book(args.profile, jobs=args.jobs)
+        index, failures = bookmaker.build_book(args.profile, jobs=args.jobs, rerun=args.rerun)
     except runner.Interrupted as err:
         print(f"semres: {err}", file=sys.stderr)
         return 128 + err.signum

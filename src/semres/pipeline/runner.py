@@ -25,6 +25,7 @@ from pathlib import Path
 import jupytext
 
 from semres.core.book import build_dir, cores, repo_root, torch_device
+from semres.pipeline import inputs
 from semres.pipeline.registry import check_parameters
 from semres.core.profiles import PROFILES
 from semres.report import plural
@@ -171,6 +172,7 @@ def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progr
     info = {"chapter": chapter.name, "profile": profile,
             "parameters": {**parameters(chapter), **values}, "overrides": params,
             "started": _now()}
+    info["inputs"] = inputs.digest(chapter.path, profile, info["parameters"])
     env = {"SEMRES_BUILD_DIR": str(build), "SEMRES_RESULTS_DIR": str(staging / "results"),
            # figures must reach the notebook as images, whatever backend the caller uses
            "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
@@ -436,6 +438,16 @@ def last_good(build: Path, ch: Chapter) -> dict | None:
     info = read_json(build / "executed" / f"{ch.name}.json")
     ok = info and info.get("status") == "ok" and (build / "executed" / f"{ch.name}.ipynb").is_file()
     return info if ok else None
+
+
+def up_to_date(build: Path, ch: Chapter, profile: str) -> bool:
+    """Whether ``ch``'s last good run read the inputs a run now would (:mod:`.inputs`), with no
+    failed run since: its page and tables stand as they are."""
+    info = last_good(build, ch)
+    if not info or last_failed(build, ch) or "inputs" not in info:
+        return False
+    params = {**parameters(ch), "profile": profile}
+    return info["inputs"] == inputs.digest(ch.path, profile, params)
 
 
 def last_failed(build: Path, ch: Chapter) -> dict | None:

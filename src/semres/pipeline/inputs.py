@@ -1,0 +1,117 @@
+"""What a chapter's run depends on, as one digest: a rebuild reruns only the chapters whose
+inputs changed since their last good run, and reuses the others' pages and tables as they are.
+
+The inputs are the notebook's text, the run's profile and parameters, the source of every
+module of the package the notebook imports (followed through the imports of those modules,
+wherever in a file they sit), the data files beside those modules, and the installed
+distributions with their versions (a new model package or library changes every key). An edit
+to one experiment's page code or prose therefore reruns that chapter alone, and its cached
+scores and models are reused (their own keys, :mod:`semres.core.fingerprint`, ignore
+docstrings and page code). An edit to shared code (``core``, ``report``) reruns them all.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import jupytext
+
+import semres
+
+PACKAGE = Path(semres.__file__).resolve().parent
+
+
+def digest(notebook: Path, profile: str, parameters: dict) -> str:
+    """The key of one chapter's run: equal keys mean a rerun would read the same inputs."""
+    h = hashlib.sha256()
+    h.update(json.dumps({"profile": profile, "parameters": parameters, "python": sys.version},
+                        sort_keys=True, default=str).encode())
+    h.update(Path(notebook).read_bytes())
+    for path in sorted(sources(notebook)):
+        h.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes())
+    h.update(_distributions().encode())
+    return h.hexdigest()[:20]
+
+
+def sources(notebook: Path) -> set[Path]:
+    """The package's files a notebook's run reads: the modules it imports, transitively, each
+    package's ``__init__`` on the way, and the data files beside every module reached."""
+    code = "\n".join(c.source for c in jupytext.read(notebook).cells if c.cell_type == "code")
+    todo = _imported(ast.parse(_python_only(code)), None)
+    seen: set[Path] = set()
+    while todo:
+        path = _file(todo.pop())
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        todo |= _imported(ast.parse(path.read_text()), _module_name(path))
+        todo |= _parents(_module_name(path))
+    return seen | {data for path in seen for data in _data_beside(path)}
+
+
+def _python_only(code: str) -> str:
+    """Notebook code without IPython's magics and shell escapes, which are not Python."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in code.splitlines())
+
+
+def _imported(tree: ast.AST, module: str | None) -> set[str]:
+    """Module names of the package an import anywhere in ``tree`` may load: ``from a import b``
+    counts both ``a`` and ``a.b`` (``b`` may be a submodule)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level and module:
+                parent = module.split(".")[:-node.level] if not _is_package(module) else (
+                    module.split(".")[:len(module.split(".")) - node.level + 1])
+                base = ".".join(parent + ([base] if base else []))
+            names.add(base)
+            names |= {f"{base}.{a.name}" for a in node.names}
+    return {n for n in names if n == "semres" or n.startswith("semres.")}
+
+
+def _parents(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:k]) for k in range(1, len(parts))}
+
+
+def _file(module: str) -> Path | None:
+    rel = Path(*module.split(".")[1:])
+    for path in (PACKAGE / rel / "__init__.py", (PACKAGE / rel).with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    parts = ["semres", *rel.parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_package(module: str) -> bool:
+    return (PACKAGE / Path(*module.split(".")[1:]) / "__init__.py").is_file()
+
+
+def _data_beside(path: Path) -> list[Path]:
+    """Files that are not Python next to a module, and in its folders that are not packages."""
+    out = []
+    for item in path.parent.iterdir():
+        if item.is_file() and item.suffix not in (".py", ".pyc"):
+            out.append(item)
+        elif item.is_dir() and item.name != "__pycache__" and not (item / "__init__.py").exists():
+            out += [p for p in item.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return out
+
+
+def _distributions() -> str:
+    return ";".join(sorted(f"{d.metadata['Name']}=={d.version}"
+                           for d in metadata.distributions() if d.metadata["Name"]))
