@@ -46,7 +46,7 @@ from .models import (INT8_KEEP, INT8_KEEP_WIDE, dequantised_path, free_cores, lo
 from .settings import NAMES, TASKS
 from .trials import Trials, draw_trials, trials_to_results, year_prompt
 
-__all__ = ["PRECISION_TOLERANCE", "BF16_TOLERANCE", "CALIBRATION_SEED", "DTYPES", "Scorer",
+__all__ = ["PRECISION_TOLERANCE", "CALIBRATION_SEED", "DTYPES", "Scorer",
            "length_batches", "calibration_prompts", "precision_check", "fast_bfloat16", "prepare",
            "paper_prompts", "ScoredTrials", "score_trials", "to_results"]
 
@@ -57,7 +57,6 @@ __all__ = ["PRECISION_TOLERANCE", "BF16_TOLERANCE", "CALIBRATION_SEED", "DTYPES"
 #: smallest effect any of them is sized to see is the gate's 0.05, and 0.01 is a fifth of it and
 #: half the gate's standard error, so no verdict or interval turns on the precision.
 PRECISION_TOLERANCE = 0.01
-BF16_TOLERANCE = PRECISION_TOLERANCE  # its first name, when bfloat16 was the one faster path
 
 #: the arithmetics a scorer can run: "auto" takes the fastest that passes :func:`precision_check`
 DTYPES = ("float32", "bfloat16", "int8", "auto")
