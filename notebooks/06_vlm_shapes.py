@@ -483,18 +483,12 @@ weights += ext_weights
 shown  # the fits of the paper's models (none when no tables are shipped)
 
 # %% [markdown]
-# ```{glue:figure} ch6-fig-released
-# :name: ch6-fig-released
-# :alt: Accuracy against margin for the paper's two models and the model run here.
-#
-# Accuracy against the margin for the paper's models (circles: the authors' released answers,
-# margin bins with binomial standard errors) and for the model run here (squares: its
-# four-shape scenes, margins rescaled to a 900 px canvas). Chance is 1/4.
+# ```{glue:md} ch6_released_figure
+# :format: myst
 # ```
 #
 # {glue:md}`ch6_auth_verdicts` The fitted response weights of every model, with their
-# intervals, are in `fit_weights.csv`; the table above gives the fits with and without them
-# ({numref}`ch6-fig-released`).
+# intervals, are in `fit_weights.csv`; the table above gives the fits with and without them.
 #
 # %% [markdown]
 # ### The colour variant: the $1/n$ test on real models
@@ -509,14 +503,8 @@ shown  # the fits of the paper's models (none when no tables are shipped)
 page.publish_colour(report, colour)
 
 # %% [markdown]
-# ```{glue:figure} ch6-fig-colour
-# :name: ch6-fig-colour
-# :alt: Accuracy against the number of hue patches for both tasks, and the two tasks on one plane.
-#
-# The colour variant (empty when its tables are not shipped). Left and middle: $p_S$ and $p_I$
-# against the number of patches, with Theorem 3 at each task's fitted radius. Right: both
-# tasks on the $(p_I, p_S)$ plane, one point per $n$, over Theorem 3's curves (dotted, $b$
-# from 0 to 1) for the smallest and largest $n$.
+# ```{glue:md} ch6_colour_figure
+# :format: myst
 # ```
 #
 # {glue:md}`ch6_colour_verdict`

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 
 from semres.experiments.llm import page, page_encoder, page_lm, page_near
@@ -112,3 +113,131 @@ def test_the_window_summary_comes_before_the_details_in_plain_words():
     assert "about 81 years (95 % interval 71–91)" in page_encoder.window_summary(
         "m", settled, tail, True)
     assert "property of the window" in page_encoder.window_summary("m", settled, tail, False)
+
+
+# ------------------------------------------------ every sentence quotes only what it cites
+
+def _assessed(model="qwen2.5-coder-0.5b", passes=True):
+    bias = {"p": 0.065, "ci_low": -0.045, "ci_high": 0.175}
+    return {"model": model, "dtype": "float32",
+            "gate": {"verdict": "passes" if passes else "fails", "p": 0.891, "ci_low": 0.844,
+                     "ci_high": 0.938, "names": 16, "trials": 32, "p_value": 1e-6,
+                     "biases": {"position": bias, "length": None if passes else bias}},
+            "reverse": {"verdict": "passes", "p": 0.987, "ci_low": 0.97, "ci_high": 1.005},
+            "probe": {"best_layer": 13, "layers": 25, "mae": 59.2, "shuffled_mae": 126.4,
+                      "p_value": 0.05, "permutations": 19, "digits_mae": 43.1,
+                      "vs_digits": {"ci_high": 3.0}}}
+
+
+def _lm_protocol(model="qwen2.5-coder-0.5b", does=True):
+    from semres.core import theory
+    from semres.experiments.llm import lm_protocol
+
+    ns = [2, 4, 8]
+    p_s, p_i = (np.asarray(v, float) for v in theory.n_item(0.3, np.array(ns)))
+    sweep = pd.DataFrame(
+        [{"model": model, "task": "identification", "n": n, "p": p, "se": 0.01}
+         for n, p in zip(ns, p_i)] +
+        [{"model": model, "task": "similarity", "n": n, "p": p + d, "se": 0.01}
+         for n, p, d in zip(ns, p_s, (0.0, -0.2, -0.05))])
+    r = {"model": model, "does_similarity": does,
+         "uniform": {"p": 0.506, "ci_low": 0.273, "ci_high": 0.74, "names": 8,
+                     "unit": "lists of names", "trials": 32},
+         "theorem3": lm_protocol.theorem3(sweep, seed=0),
+         "temperature": _protocol(trades=does)["temperature"],
+         "kernel": pd.DataFrame({"distance": [0.0, 12.0, 150.0, 300.0],
+                                 "g": [1.0, 0.53, 0.21, 0.18]}),
+         "kernel_fit": {"lambda": 31.6, "floor": 0.19, "resolution": 52.4, "misfit": False,
+                        "gof_p": 0.31, "gof_resolution": 0.0}}
+    return r
+
+
+def test_every_sentence_quotes_only_the_numbers_it_cites():
+    """Each sentence of the causal LMs' and the encoder's sections, built from synthetic rows in
+    each branch, quotes only numbers of what it is glued with."""
+    from semres.experiments.llm import verdicts
+    from semres.experiments.llm.settings import THE_PAPER
+    from semres.report.numbers import unquoted
+
+    said = []
+    for a in (_assessed(), _assessed("smollm2-135m", passes=False)):
+        said.append((page_lm.gate_text(a), page_lm.gate_numbers(a)))
+        said.append((page_lm.model_details(a), page_lm.details_numbers(a)))
+    for does in (True, False):
+        r, near = _lm_protocol(does=does), {**_near("qwen2.5-coder-0.5b", does=does),
+                                            "front": {"p_s": 0.512, "p_s_se": 0.01}}
+        text = (f"{page_lm.similarity_text(r)}. {page_near.front_text(near, r['uniform'])} "
+                f"{page_lm.theorem3_text(r)}. {page_lm.kernel_text(r)}. "
+                f"{page_lm.temperature_text(r)} {page_lm.protocol_summary(r)}")
+        said.append((text, page_lm.protocol_numbers(r, near)))
+    for r in (_near("qwen2.5-coder-0.5b"), _near(does=False), _near(misfit=True),
+              {**_near(), "best": {**_near()["best"], "ci_high": 30.5, "ci_low": 30.3}}):
+        said.append((page_near.near_summary(r) + " " + page_near.near_details(r),
+                     page_near.near_numbers(r)))
+    cfg = SimpleNamespace(sweep_years=(1500, 2000), front_trials=200)
+    spots = page_near.blind_spots(cfg, 0)
+    said.append((page_near.blind_words(spots), spots))
+    said.append((page_near.paper_reading(),
+                 {**verdicts.scalars(THE_PAPER.resolution), **verdicts.carried(*THE_PAPER.models)}))
+    # the encoder: the kernel's shapes, the windows, the n-sweep, the temperature
+    shapes = pd.DataFrame({"shape": ["exp_floor", "two_exp_floor"],
+                           "heldout_rmse": [0.191, 0.25], "heldout_se": [0.01, 0.01]})
+    fits = {s: {"misfit": True, "gof_p": 1e-4, "gof_resolution": 0.001,
+                "gof_test": "binomial deviance, parametric bootstrap (999 refits)"}
+            for s in shapes["shape"]}
+    said.append((verdicts.shape_verdict(shapes, fits)[1], verdicts.shape_numbers(shapes, fits)))
+    rows = [{"model": "m", "measure": "chance crossover", "window": w, "resolution": r,
+             "ci_low": r - 10, "ci_high": r + 10, "at_bound": False, "boot_at_bound": np.nan,
+             "headline": True} for w, r in zip((100, 200, 300), (80, 200, 400))]
+    table = pd.DataFrame(rows)
+    tail = {"falling": True, "slope": -0.5, "slope_se": 0.1, "from": 400.0, "to": 600.0,
+            "g_from": 0.01, "g_to": 0.004}
+    for n_boot in (100, 8):
+        head = verdicts.headline_measure(table, best_kernel=None, ref_stable=(200, 300),
+                                         kernel_stable=(200, 300), n_boot=n_boot)
+        said.append((verdicts.window_verdict("m", head, tail, n_boot),
+                     verdicts.window_numbers(head, tail, n_boot)))
+    choices = verdicts.window_choices(table.assign(resolution=[40, 120, 121]),
+                                      best_kernel=None, kernel_windows=(100, 200, 300),
+                                      ref_windows=(100, 200, 300), ref_stable=(100, 300),
+                                      kernel_stable=(100, 300), n_boot=100)
+    said.append((verdicts.choice_verdict(choices), verdicts.choice_numbers(choices)))
+    sweep = pd.DataFrame({"task": ["similarity"] * 2, "n": [2, 4], "p": [0.8, 0.5],
+                          "se": [0.01, 0.01], "p_theory": [0.79, 0.6], "theory_se": [0.0, 0.0]})
+    s = verdicts.sweep_verdict(sweep)["similarity"]
+    said.append((s["text"], verdicts.scalars(s)))
+    for trades in (True, False):
+        temp = _protocol(trades)["temperature"].assign(
+            p_s_theory=[0.8, 0.7], p_i_theory=[0.99, 0.9], p_s_theory_se=[0.01, 0.01],
+            p_i_theory_se=[0.01, 0.01])
+        said.append((verdicts.tradeoff_verdict(temp)[2], verdicts.tradeoff_numbers(temp)))
+    thm3 = pd.DataFrame([{"model": "gemma-2-2b-it", "b": 0.21, "max_z_sim": 4.2,
+                          "at_bound": False}])
+    said.append((verdicts.external_verdict("gemma-2-2b-it", thm3, table, decided=True,
+                                           ref_stable=(200, 300)),
+                 verdicts.external_numbers("gemma-2-2b-it", thm3, table)))
+    wings = {"p_before": 0.61, "p_after": 0.52, "z": 3.4, "differ": True,
+             "beyond": verdicts.WING_BEYOND}
+    said.append((page_encoder.wing_text(wings, 200), {**verdicts.scalars(wings), "D": 200}))
+    for text, cited in said:
+        assert text and unquoted(text, cited) == [], text
+    # the check can fail: the gate's sentence without its interval quotes numbers it lacks
+    a = _assessed()
+    assert unquoted(page_lm.gate_text(a), {k: v for k, v in page_lm.gate_numbers(a).items()
+                                           if not k.startswith("ci")})
+
+
+def test_the_near_copies_say_their_shared_clauses_once():
+    """The gate and the uniform probes state a mass with its interval in one helper's words,
+    and the near design's tests read the same in the page's details and the benchmark's
+    sentence."""
+    a = _assessed()
+    assert page_lm.gate_text(a).endswith(
+        "it puts 0.891 (95 % interval over 16 names 0.844–0.938, 32 trials) on the person "
+        "born in $P$")
+    r = _lm_protocol()
+    assert "qwen2.5-coder-0.5b puts 0.506 (95 % interval over 8 lists of names 0.273–0.740, "
+    "32 trials) on the nearer person:" in page_lm.similarity_text(r)
+    near = _near()
+    tests = page_near.tests_text(near)
+    assert tests in page_near.near_details(near) and tests in page_near.competence_text(near)

@@ -34,3 +34,15 @@ def test_figures_draw():
     fig = page.fig_optimum(ns, bs, 1.5, check, ps, pi)
     assert len(fig.axes) == 2
     plt.close(fig)
+
+
+def test_the_b_star_verdict_quotes_only_the_deviation_it_cites():
+    from semres.experiments.many_items import verdicts
+    from semres.report.numbers import unquoted
+
+    here, paper = np.array([0.3771, 0.01492]), np.array([0.377, 0.0149])
+    agrees, deviation = verdicts.b_star_agrees(here, paper)
+    for ok, dev in ((agrees, deviation), (False, 0.034), (True, 2.6e-4)):
+        assert unquoted(page.b_star_verdict(ok, dev), {"deviation": dev}) == []
+    # the check can fail: a sentence cited with another row's deviation is caught
+    assert unquoted(page.b_star_verdict(False, 0.034), {"deviation": 0.0015}) == ["0.034"]

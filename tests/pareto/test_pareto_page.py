@@ -29,3 +29,10 @@ def test_figures_draw(make):
 def test_a_space_lies_above_the_front_only_when_ties_outweigh_its_variance():
     assert page.side_of_front(0.01) == "above"
     assert page.side_of_front(-0.01) == "below"
+
+
+def test_the_side_of_the_front_quotes_no_number_beyond_its_row():
+    from semres.report.numbers import unquoted
+
+    for excess in (0.01, -0.01):
+        assert unquoted(page.side_of_front(excess), {"excess": excess}) == []

@@ -10,8 +10,10 @@ from semres.experiments.vlm_shapes import page, settings
 class Recorder:
     """A report that records what it is given."""
 
+    prefix = "ch6_"
+
     def __init__(self):
-        self.glued, self.rows, self.tables, self.figures = {}, [], {}, []
+        self.glued, self.rows, self.tables, self.figures, self.cites = {}, [], {}, [], {}
 
     def number(self, name, value):
         self.glued[name] = value
@@ -19,8 +21,10 @@ class Recorder:
     def numbers(self, values, small=()):
         self.glued.update(values)
 
-    def text(self, name, value, markdown=False):
+    def text(self, name, value, markdown=False, cites=None):
         self.glued[name] = value
+        if cites is not None:
+            self.cites[name] = cites
 
     def figure(self, name, fig):
         self.figures.append(name)
@@ -48,7 +52,8 @@ def test_without_files_or_colour_tables_the_page_says_so():
     assert report.glued["file_verdicts"] == "No results files were given in this build."
     page.publish_colour(report, {})
     assert report.glued["colour_verdict"].startswith("The colour tables are not shipped")
-    assert report.figures == ["colour"]
+    # no figure is drawn without its data: the page's figure block is empty
+    assert report.figures == [] and report.glued["colour_figure"] == ""
 
 
 def test_the_paper_models_publish_nothing_without_tables():
@@ -58,7 +63,8 @@ def test_the_paper_models_publish_nothing_without_tables():
                                                      "m")
     assert fits == [] and weights == [] and shown is None and report.rows == []
     assert report.glued["auth_verdicts"] == "No tables of the paper's models are shipped."
-    assert report.figures == ["released"] and "stencil_weights" not in report.tables
+    assert report.figures == [] and report.glued["released_figure"] == ""
+    assert "stencil_weights" not in report.tables
 
 
 def test_the_model_section_glues_its_losses_and_names(tmp_path):
@@ -70,3 +76,20 @@ def test_the_model_section_glues_its_losses_and_names(tmp_path):
     assert report.glued["tower"] == "dinov3 tower" and report.glued["model"] == "tiny"
     page.publish_model(report, settings.QUICK, "org/model", "org/model", "org/model", 448)
     assert report.glued["model"] == "`org/model`" and report.glued["tower"] == "the model's own"
+
+
+def test_a_figure_with_data_is_glued_with_its_caption_as_one_block():
+    """The released answers are drawn beside the model run here, in a block that names the
+    figure, so that the page shows a figure only when there is one."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    report = Recorder()
+    agg = pd.DataFrame({"m": [0.1], "p": [0.5], "sd": [0.1], "k": [4]})
+    external = [{"model": "q", "source": "s", "task": "similarity", "n": 4, "bin": "a",
+                 "bin_mid": 0.05, "trials": 10, "correct": 6}]
+    page.publish_paper_models(report, {}, None, None, {}, 10, external, agg, "m")
+    assert report.figures == ["released"]
+    block = report.glued["released_figure"]
+    assert block.startswith("```{glue:figure} ch6-fig-released\n:name: ch6-fig-released")
+    assert "900 px canvas" in block and block.endswith("```")

@@ -68,3 +68,101 @@ def test_what_ran_and_the_deviations_are_lines():
     model_lines, protocol = words.deviation_notes(settings.SETTINGS.profiles["quick"], "m", 448,
                                                   [])
     assert "`m`" in model_lines[0] and protocol[-1] == ""
+
+
+# ------------------------------------------------ every sentence quotes only what it cites
+
+def _radius_fits(eps_s=0.2, eps_i=0.3, misfit=False):
+    """Theorem 3's radius fitted to rates drawn from a known curve per n, for each task."""
+    from semres.experiments.vlm_shapes import nsweep
+
+    grid = np.linspace(0.0, 0.6, 61)
+    ns = [2, 4, 8, 12]
+    curves = {n: 1 / n + (1 - 1 / n) * np.exp(-3 * grid * n / 4) for n in ns}
+    out = {}
+    for task, eps in (("similarity", eps_s), ("identification", eps_i)):
+        p = np.array([np.interp(eps, grid, curves[n]) for n in ns])
+        if misfit and task == "identification":
+            p = p[::-1]
+        out[task] = nsweep.ball_fit(ns, p, np.full(4, 0.01), curves, grid)
+    return out
+
+
+def _scale_fit(misfit=False, bounded=True):
+    return {"scale": 0.19, "profile_ci": (0.15, 0.24) if bounded else (0.001, 0.24),
+            "profile_bounded": bounded, "scale_no_floor": 0.21, "scale_ci": (0.16, 0.23),
+            "misfit": misfit, "gof_test": "multinomial deviance, parametric bootstrap (99 "
+            "refits; 109 of 144 cells expect fewer than 5 answers)", "gof_stat": 148.1,
+            "gof_df": 104.0, "gof_p": 0.01 if misfit else 0.43, "gof_resolution": 0.01}
+
+
+def test_every_sentence_quotes_only_the_numbers_it_cites():
+    """Each sentence builder's text, from synthetic fits in each of its branches, quotes only
+    numbers of what it is glued with (:func:`semres.report.numbers.unquoted`)."""
+    from semres.report.numbers import unquoted
+
+    said = []
+    for fitted in (_radius_fits(), _radius_fits(0.25, 0.25), _radius_fits(misfit=True),
+                   {"similarity": _radius_fits()["similarity"]}):
+        text, _ = words.n_verdict("gemma-3-12b-it", fitted, "of the hue circle")
+        if text:
+            said.append((text, words.n_numbers("gemma-3-12b-it", fitted)))
+        text, _ = words.two_task_verdict("m", fitted, None, None, 900.0, "px")
+        if text:
+            said.append((text, words.two_task_numbers("m", fitted, 900.0)))
+        said.append((words.radius_text("similarity", fitted["similarity"], 900.0),
+                     words.radius_numbers(fitted["similarity"], 900.0)))
+    for f, resolution in ((_scale_fit(), 0.1), (_scale_fit(), 1 / 6),
+                          (_scale_fit(misfit=True), 0.1), (_scale_fit(bounded=False), 0.1)):
+        a = {"label": "Qwen2.5-VL-7B-Instruct", "fit": f, "px": 900.0,
+             "resolution": resolution, "design_hi": 1.2}
+        said.append((words.choices_verdict(a)[0], words.choices_numbers(a)))
+    est = {"least squares": (0.1, 0.3), "ML": (0.12, 0.25)}
+    said.append((words.estimators_text(est, True, 96.0), words.estimators_numbers(est, 96.0)))
+    nc = {"misfit": True, "name_weights": np.array([0.4, 0.2, 0.2, 0.2]),
+          "place_weights": np.array([0.3, 0.25, 0.25, 0.2]),
+          "name_weights_ci": np.array([[0.35, 0.45]] + [[0.15, 0.3]] * 3),
+          "place_weights_ci": np.array([[0.26, 0.34]] * 4), "advantage": 2.04,
+          "advantage_ci": (1.5, 2.5), "gof_p": 0.0099, "gof_resolution": 0.0099}
+    said.append((words.stencil_verdict("m", nc, 100), words.stencil_numbers("m", nc, 100)))
+    rows = [{"model": "gemma-3-12b-it", "experiment": exp, "bin_lo": lo, "correct": c,
+             "answered": 100} for exp, cs in (("spatial_far", (90, 50)),
+                                              ("random_stencil", (40, 50)))
+            for lo, c in zip((0.0, 0.05), cs)]
+    said.append((" ".join(words.layout_carryover(pd.DataFrame(rows))),
+                 words.layout_numbers(pd.DataFrame(rows))))
+    sweep = pd.DataFrame({"task": ["similarity"] * 2 + ["identification"] * 2, "n": [2, 4] * 2,
+                          "p": [0.9, 0.5, 0.8, 0.45], "se": [0.01] * 4,
+                          "p_kernel": [0.85, 0.5, 0.8, 0.4]})
+    ball = _radius_fits()
+    graded = {"similarity": {"lam": 0.1, "gof_stat": 1.1, "gof_df": 3.0, "gof_p": 0.78,
+                             "misfit": False}}
+    glue, cites = (words.sweep_glue(sweep, ball, graded, 96.0),
+                   words.sweep_numbers(sweep, ball, graded, 96.0))
+    said += [(glue[k], cites[k]) for k in cites]
+    lone = pd.DataFrame({"p": [0.9], "se": [0.01]}, index=[3])
+    said.append((words.frontier_text(lone, lone), words.frontier_numbers(lone, lone)))
+    table = page.fit_table([
+        {"model": "gemma-3-12b-it", "kernel": "exponential (ML)", "at_bound": 1,
+         "bound_params": "floor=0 (LR 0.097)", "misfit": True, "gof_test": "deviance (4 refits)",
+         "gof_stat": 717.0, "gof_df": 107.0}])
+    glue, cites = words.fit_glue(table), words.fit_numbers(table)
+    said += [(glue[k], cites[k]) for k in glue]
+    findings = [("scale", {"label": "m", "fit": _scale_fit(), "px": 900.0, "resolution": 0.1,
+                           "design_hi": 1.0}),
+                ("radii", "m", {"fitted": _radius_fits()}, None, "of the hue circle"),
+                ("grid", "m", {"scale_px": 171.2, "ci_low_px": 150.3, "ci_high_px": 190.8},
+                 {"scale": 0.2, "scale_ci": (0.17, 0.22)})]
+    said.append((" ".join(words.files_verdicts(findings)), words.files_numbers(findings)))
+    cfg = settings.SETTINGS.profiles["quick"]
+    lines = words.ran_lines(cfg, "quick", 3, "org/model-7b", "cuda:0", ["spatial_grid"],
+                            ["a.csv"], pd.DataFrame({"model": ["gemma-3-12b-it"] * 5}))
+    said.append(("\n".join(lines), words.ran_numbers(cfg, 3, "org/model-7b", "cuda:0",
+                                                     ["a.csv"],
+                                                     pd.DataFrame({"model": ["gemma-3-12b-it"]
+                                                                   * 5}))))
+    for text, cited in said:
+        assert unquoted(text, cited) == [], text
+    # the check can fail: a sentence cited without its row's numbers is caught
+    text, cited = said[0]
+    assert unquoted(text, {k: v for k, v in cited.items() if not k.startswith("0.")})

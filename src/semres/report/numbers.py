@@ -318,3 +318,17 @@ def unquoted(text: str, cited, exempt=(0.05, 0.001, 0.95, 95, 80, 0.8)) -> list[
     pool += [-v for v in pool]
     return [token for value, half, token in numbers_in(text)
             if not any(abs(value - v) <= half * (1 + 1e-9) + 1e-12 for v in pool)]
+
+
+def carried(*texts) -> dict:
+    """The numbers a row's own text carries (a model's name, "qwen2.5-coder-0.5b"; a test's
+    description, "4 refits"; a bound, "floor=0"), as a citation: a sentence that quotes the
+    text repeats them (:meth:`semres.report.chapter.Report.text`'s ``cites``)."""
+    return {f"{t}[{k}]": value for t in map(str, texts)
+            for k, (value, _, _) in enumerate(numbers_in(t))}
+
+
+def pooled(*parts: dict) -> dict:
+    """Several rows' numbers as one citation (each key made unique by its row's place), for a
+    sentence that says one thing of each of several models."""
+    return {f"{k}.{key}": v for k, part in enumerate(parts) for key, v in part.items()}

@@ -29,9 +29,10 @@ WINDOW_COLUMNS = ["model", "measure", "window", "resolution", "ci_low", "ci_high
                   "at_bound", "boot_at_bound", "gof_p", "misfit"]
 
 
-def _sentence(report, name: str, text: str) -> None:
-    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
-    report.text(name, mathify(text), markdown=True)
+def _sentence(report, name: str, text: str, cites=None) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text,
+    with the numbers of the row it describes (``cites``)."""
+    report.text(name, mathify(text), markdown=True, cites=cites)
 
 
 def fig_lambda(lam_df):
@@ -87,7 +88,9 @@ def publish_external(report, windows, ext_windows: list, ext_n, ext_ref: dict, t
         f"No such data here: the paper's LLMs ({', '.join(THE_PAPER.models)}) left their "
         "answers only as binary pickles, and no result files were given. Given the authors' "
         "saved results (the chapter's results parameter), with pickles allowed, this section "
-        "fills in.")
+        "fills in.", cites=verdicts.pooled(
+            verdicts.carried(*THE_PAPER.models),
+            *(verdicts.external_numbers(m, thm3, window_table) for m in ext_models)))
     return window_table
 
 

@@ -23,7 +23,7 @@ from semres.report.verdicts import misfit_warning
 
 from . import verdicts
 from .kernel_fits import SHAPE_LABELS, SHAPES, shape_kernel
-from .verdicts import measure_name
+from .verdicts import carried, fit_numbers, measure_name, scalars
 
 __all__ = ["fig_kernel", "fig_resolution", "fig_windows", "fig_nsweep", "fig_temperature",
            "fit_table", "wing_text", "window_summary", "publish_embeddings", "publish_kernel",
@@ -33,9 +33,10 @@ __all__ = ["fig_kernel", "fig_resolution", "fig_windows", "fig_nsweep", "fig_tem
 FAR_BEYOND = 100
 
 
-def _sentence(report, name: str, text: str) -> None:
-    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
-    report.text(name, mathify(text), markdown=True)
+def _sentence(report, name: str, text: str, cites=None) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text,
+    with the numbers of the row it describes (``cites``)."""
+    report.text(name, mathify(text), markdown=True, cites=cites)
 
 
 #: the headers of the tables the page shows, in words with units
@@ -206,7 +207,7 @@ def wing_text(wings: dict, D: float) -> str:
     if not (np.isfinite(wings["p_before"]) and np.isfinite(wings["p_after"])
             and np.isfinite(wings["z"])):
         return ""
-    numbers = (f"P(correct) more than 150 years past the nearer reference: "
+    numbers = (f"P(correct) more than {wings['beyond']:g} years past the nearer reference: "
                f"{wings['p_before']:.3f} before the pair, {wings['p_after']:.3f} after it, "
                f"|z| = {abs(wings['z']):.1f}")
     if wings["differ"]:
@@ -233,15 +234,17 @@ def publish_kernel(report, model: str, profile, g, se, shape_df, shape_fits: dic
     report.table(pd.DataFrame({"model": model, "distance": profile.distance, "similarity": g,
                                "se": se}), "kernel")
     report.figure("kernel", fig_kernel(profile.distance, g, se, shape_fits, model, cfg.fit_max))
-    _sentence(report, "shape_verdict", shape_text)
+    _sentence(report, "shape_verdict", shape_text,
+              cites=verdicts.shape_numbers(shape_df, shape_fits))
     _sentence(report, "exp_verdict",
               "the paper's single exponential with a floor is the best shape"
               if best_shape == "exp_floor" else "the paper's single exponential with a floor "
-              "is not the best description of this kernel")
+              "is not the best description of this kernel", cites={})
     report.number("exp_rmse", shape_df.set_index("shape").heldout_rmse["exp_floor"])
     report.number("g1_inv", 1 / g[1])
-    report.text("g_at", ", ".join(f"$g({d}) \\approx$ {g[d]:.3f}" for d in (100, 300, 500)
-                                  if d < len(g)), markdown=True)
+    at = [d for d in (100, 300, 500) if d < len(g)]
+    report.text("g_at", ", ".join(f"$g({d}) \\approx$ {g[d]:.3f}" for d in at), markdown=True,
+                cites={**{f"d{d}": d for d in at}, **{f"g{d}": g[d] for d in at}})
     report.number("fit_max", cfg.fit_max)
     report.number("folds", cfg.folds)
     glue(report.prefix + "shape_table", tables.table(
@@ -267,25 +270,28 @@ def publish_resolution(report, model: str, res_df, two_fit: dict, cross: dict, w
                        ("two_lo", two_fit["ci_low"]), ("two_hi", two_fit["ci_high"])):
         report.number(key, value)
     _sentence(report, "two_note", misfit_warning("the two-reference curve", two_fit) or
-              censored_warning("the two-reference curve", two_fit) or "")
+              censored_warning("the two-reference curve", two_fit) or "",
+              cites=fit_numbers(two_fit))
     two_caveat = (", though the curve does not describe its data"
                   if misfit_warning("the two-reference curve", two_fit) else
                   ", a number censored by the edge of its search range"
                   if censored_warning("the two-reference curve", two_fit) else "")
     report.text("two_summary", f"$\\lambda\\ln(1/\\Delta) =$ {two_fit['resolution']:.0f} years "
                 f"(95 % interval {two_fit['ci_low']:.0f}–{two_fit['ci_high']:.0f}){two_caveat}",
-                markdown=True)
+                markdown=True, cites={**scalars(two_fit), "one": 1})
     cross_caveat = ", a number censored by the last probe" if cross.get("at_bound") else ""
     report.text("cross_summary", f"{cross['resolution']:.0f} years (95 % interval "
-                f"{cross['ci_low']:.0f}–{cross['ci_high']:.0f}){cross_caveat}", markdown=True)
+                f"{cross['ci_low']:.0f}–{cross['ci_high']:.0f}){cross_caveat}", markdown=True,
+                cites=scalars(cross))
     report.table(fit_table(model, shape_fits, shape_df, two_fit, cfg), "fit")
     _sentence(report, "cross_note",
               "the preference is still distinguishable from chance at the last probe, so the "
               "crossover lies beyond the design and the number is censored"
               if cross.get("at_bound") else
               f"the preference is lost within the design (its last probe lies "
-              f"{cross['x_max']:.0f} years beyond the nearer reference)")
-    _sentence(report, "wing_text", wing_text(wings, max(cfg.Ds)))
+              f"{cross['x_max']:.0f} years beyond the nearer reference)", cites=scalars(cross))
+    _sentence(report, "wing_text", wing_text(wings, max(cfg.Ds)),
+              cites={**scalars(wings), "D": max(cfg.Ds)})
     far = res_df[res_df.offset.abs() >= res_df.D + FAR_BEYOND]
     for key, col in (("far_gap_fit", "p_fit"), ("far_gap_kernel", "p_kernel")):
         report.number(key, (far.p_correct - far[col]).abs().mean())
@@ -316,12 +322,14 @@ def publish_windows(report, model: str, windows, head, tail: dict, choices, cfg)
     (``window_choices``), the figure, the single exponential's spread and the reported
     measure's rows (``ch5_window_table``, for a dropdown)."""
     _sentence(report, "window_summary", window_summary(
-        model, head, tail, verdicts.same_for_every_choice(choices)))
+        model, head, tail, verdicts.same_for_every_choice(choices)),
+        cites={**scalars(head.row), **carried(model)})
     report.text("window_verdict", verdicts.window_verdict(model, head, tail, cfg.window_boot),
-                markdown=True)
+                markdown=True, cites={**verdicts.window_numbers(head, tail, cfg.window_boot),
+                                      **carried(model)})
     choice_text = verdicts.choice_verdict(choices) if head.decided else ""
     _sentence(report, "window_choices", choice_text or "(With too few resamples no choice of "
-              "windows is decided either.)")
+              "windows is decided either.)", cites=verdicts.choice_numbers(choices))
     report.table(choices, "window_choices")
     report.figure("windows", fig_windows(windows, model))
     exp_rows = windows[windows.measure == "kernel exp_floor"]
@@ -333,11 +341,13 @@ def publish_windows(report, model: str, windows, head, tail: dict, choices, cfg)
     _sentence(report, "exp_w_fit", f", and it fails its goodness-of-fit test in {n_mis} of "
               f"{len(exp_rows)} windows: these numbers describe the window, they do not "
               "measure the model" if n_mis
-              else ", and it passes its goodness-of-fit test in every window")
-    for key in ("windows", "ref_windows"):
-        report.text(key, ", ".join(map(str, getattr(cfg, key))))
-    for key, cfg_key in (("stable_range", "stable_windows"), ("ref_stable_range", "ref_stable")):
-        report.text(key, "–".join(map(str, getattr(cfg, cfg_key))))
+              else ", and it passes its goodness-of-fit test in every window",
+              cites={"misfits": n_mis, "windows": len(exp_rows)})
+    for key, cfg_key, sep in (("windows", "windows", ", "), ("ref_windows", "ref_windows", ", "),
+                              ("stable_range", "stable_windows", "–"),
+                              ("ref_stable_range", "ref_stable", "–")):
+        values = getattr(cfg, cfg_key)
+        report.text(key, sep.join(map(str, values)), cites=scalars(list(values)))
     glue(report.prefix + "window_table", tables.table(
         windows[windows.headline].drop(columns=["model", "headline"]), decimals=1,
         headers=HEADERS, csv="resolution_by_window"), display=False)
@@ -355,11 +365,13 @@ def publish_sweep(report, model: str, sweep_df, sweep: dict, years, ns) -> None:
                        ("pi_hi", ide.p.loc[max(ns)]), ("n_hi", max(ns)),
                        ("nps_hi", max(ns) * sim.p.loc[max(ns)])):
         report.number(key, value)
-    _sentence(report, "sim_fit", sweep["similarity"]["text"])
-    _sentence(report, "id_fit", sweep["identification"]["text"])
+    _sentence(report, "sim_fit", sweep["similarity"]["text"],
+              cites=scalars(sweep["similarity"]))
+    _sentence(report, "id_fit", sweep["identification"]["text"],
+              cites=scalars(sweep["identification"]))
     falls = sweep["similarity"]["falls"] and sweep["identification"]["falls"]
     _sentence(report, "falls", "both fall at every added person" if falls else
-              "they do not fall at every step")
+              "they do not fall at every step", cites={})
     glue(report.prefix + "sweep_table", tables.table(
         sweep_df.drop(columns=["model"]), decimals=3, headers=HEADERS, csv="n_sweep"),
         display=False)
@@ -370,7 +382,8 @@ def publish_temperature(report, model: str, temp_df, trade_text: str,
     """The encoder along the softmax temperature (``temperature``), the tradeoff's verdict, the
     figure, and where its own temperature puts it against the front."""
     report.table(temp_df, "temperature")
-    report.text("tradeoff_verdict", mathify(trade_text), markdown=True)
+    report.text("tradeoff_verdict", mathify(trade_text), markdown=True,
+                cites=verdicts.tradeoff_numbers(temp_df))
     report.figure("front", fig_temperature(temp_df, model, temperature))
     own = temp_df.iloc[(temp_df.temperature - temperature).abs().argmin()]
     for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),

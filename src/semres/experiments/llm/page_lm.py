@@ -21,18 +21,23 @@ from semres.report import ALPHA
 from . import kernel_fits, lm_protocol, models, page_near, verdicts
 from .page_near import LM_STAND_IN
 from .settings import NAMES
+from .verdicts import carried, fit_numbers, pooled, scalars
 
 __all__ = ["gate_table", "identity_row", "models_text", "model_details", "gate_text",
-           "gate_statement", "probe_text", "similarity_text", "theorem3_text",
+           "gate_statement", "probe_text", "mass_text", "similarity_text", "theorem3_text",
            "theorem3_statement", "kernel_text", "temperature_text", "temperature_statement",
            "protocol_summary", "fig_gates",
            "fig_protocol", "protocol_tables", "report_results", "publish_gates",
-           "publish_protocol"]
+           "publish_protocol", "gate_numbers", "details_numbers", "protocol_numbers", "FAR"]
+
+#: the kernel read from the choices: how far it is said to keep its weight beyond (years)
+FAR = 100
 
 
-def _sentence(report, name: str, text: str) -> None:
-    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
-    report.text(name, mathify(text), markdown=True)
+def _sentence(report, name: str, text: str, cites=None) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text,
+    with the numbers of the row it describes (``cites``)."""
+    report.text(name, mathify(text), markdown=True, cites=cites)
 
 
 def gate_table(assessed: dict):
@@ -96,13 +101,18 @@ def gate_statement(a: dict) -> str:
             "people listed, against chance (½)")
 
 
+def mass_text(g: dict, unit: str, whom: str) -> str:
+    """A model's mean mass on the right person, with its 95 % interval over the clusters it was
+    resampled by (``unit``: names, lists of names) and its number of trials."""
+    return (f"puts {g['p']:.3f} (95 % interval over {g['names']} {unit} {g['ci_low']:.3f}–"
+            f"{g['ci_high']:.3f}, {g['trials']} trials) on {whom}")
+
+
 def gate_text(a: dict) -> str:
     """The gate's verdict for one model, with its interval over names."""
     g = a["gate"]
     return (f"{a['model']} {'passes' if g['verdict'] == 'passes' else 'does not do the task'}: "
-            f"it puts {g['p']:.3f} (95 % interval over {g['names']} names {g['ci_low']:.3f}–"
-            f"{g['ci_high']:.3f}, {g['trials']} trials) on the person "
-            "born in $P$")
+            f"it {mass_text(g, 'names', 'the person born in $P$')}")
 
 
 def probe_text(a: dict) -> str:
@@ -130,10 +140,9 @@ def probe_text(a: dict) -> str:
 
 def similarity_text(r: dict) -> str:
     g = r["uniform"]
-    return (f"asked who was born closest to a year drawn uniformly at $n = 2$, {r['model']} puts "
-            f"{g['p']:.3f} (95 % interval over {g['names']} {g['unit']} {g['ci_low']:.3f}–"
-            f"{g['ci_high']:.3f}, {g['trials']} trials) on the nearer person: uniform probes "
-            "mostly land far from both people, where any finite resolution answers at chance")
+    return (f"asked who was born closest to a year drawn uniformly at $n = 2$, {r['model']} "
+            f"{mass_text(g, g['unit'], 'the nearer person')}: uniform probes mostly land far "
+            "from both people, where any finite resolution answers at chance")
 
 
 def theorem3_text(r: dict) -> str:
@@ -176,8 +185,8 @@ def kernel_text(r: dict) -> str:
     if "error" in f:
         return (f"read from {r['model']}'s own choices, {near}; no exponential with a floor "
                 f"was fitted ({f['error']})")
-    far = k[k.distance >= 100]
-    gfar = (f"; beyond 100 years it keeps {numbers.number(far.g.min(), figures=2)}–"
+    far = k[k.distance >= FAR]
+    gfar = (f"; beyond {FAR} years it keeps {numbers.number(far.g.min(), figures=2)}–"
             f"{numbers.number(far.g.max(), figures=2)} of that weight"
             if len(far) else "")
     fit = (f"an exponential with a floor describes it ($\\lambda =$ {f['lambda']:.0f} years, "
@@ -243,6 +252,46 @@ def protocol_summary(r: dict) -> str:
     return (f"**{r['model']}** puts {u['p']:.3f} on the nearer person for a uniform probe at "
             f"$n = 2$; Theorem 3 {law} its success across $n$, and sharpening its "
             f"probabilities {'trades' if trades else 'does not trade'} $p_S$ for $p_I$.")
+
+
+def gate_numbers(a: dict) -> dict:
+    """What :func:`gate_text` quotes of one model's gate."""
+    g = a["gate"]
+    return {**{k: g[k] for k in ("p", "ci_low", "ci_high", "names", "trials")},
+            **carried(a["model"])}
+
+
+def details_numbers(a: dict) -> dict:
+    """What :func:`model_details` quotes: the question asked backwards, the biases and the
+    probe of one model."""
+    return {**scalars({k: a[k] for k in ("reverse", "probe")}),
+            **scalars(a["gate"]["biases"], "biases"), **carried(a["model"])}
+
+
+def protocol_numbers(r: dict, near_r: dict) -> dict:
+    """What one model's paragraph of the protocol quotes (:func:`similarity_text`,
+    :func:`~semres.experiments.llm.page_near.front_text`, :func:`theorem3_text`,
+    :func:`kernel_text`, :func:`temperature_text`, :func:`protocol_summary`): the uniform
+    probes, the predicted p_S, Theorem 3 with its Holm-adjusted p-values and the miss it
+    detects, the kernel read from the choices and the temperatures."""
+    t3, t = r["theorem3"], r["temperature"]
+    v = verdicts.theorem3_verdict(t3)
+    out = {**scalars(r["uniform"], "uniform"), **scalars(near_r.get("front", {}), "front"),
+           **scalars({k: w for k, w in t3.items() if k != "table"}, "theorem3"),
+           **scalars(v["p_adjusted"], "holm"), "detectable": v["detectable"],
+           **carried(r["model"])}
+    peak = verdicts.tradeoff(t)[0]
+    for where, row in (("cold", t.iloc[0]), ("warm", t.iloc[-1]), ("peak", t.iloc[peak])):
+        out.update(scalars(row[["temperature", "p_s", "p_i"]].to_dict(), where))
+    out.update(p_s_min=t.p_s.min(), p_s_max=t.p_s.max())
+    if r.get("does_similarity"):
+        k = r["kernel"]
+        far = k[k.distance >= FAR]
+        out.update(far=FAR, **scalars(list(k.distance.iloc[:2]), "distance"),
+                   **scalars(list(k.g.iloc[:2]), "g"),
+                   **scalars([far.g.min(), far.g.max()] if len(far) else [], "g_far"))
+        out.update({**fit_numbers(r["kernel_fit"]), "one": 1})
+    return out
 
 
 def fig_gates(assessed: dict):
@@ -421,9 +470,11 @@ def publish_gates(report, assessed: dict, skipped: dict, rows) -> None:
     _sentence(report, "lm_list", models_text(identities, skipped))
     report.number("n_names", len(NAMES))
     report.text("lm_verdict", mathify(" ".join(gate_text(a) + "." for a in assessed.values()))
-                or "No causal LM ran in this build.", markdown=True)
+                or "No causal LM ran in this build.", markdown=True,
+                cites=pooled(*map(gate_numbers, assessed.values())))
     report.text("lm_details", mathify("\n\n".join(model_details(a) for a in assessed.values()))
-                or "No causal LM ran in this build.", markdown=True)
+                or "No causal LM ran in this build.", markdown=True,
+                cites=pooled(*map(details_numbers, assessed.values())))
 
 
 def publish_protocol(report, protocol: dict, near_results: dict, lm_ns) -> None:
@@ -434,15 +485,16 @@ def publish_protocol(report, protocol: dict, near_results: dict, lm_ns) -> None:
         report.table(table, name)
     if protocol:
         report.figure("lm_protocol", fig_protocol(protocol, near_results))
-    report.text("lm_ns", ", ".join(map(str, lm_ns)))
+    report.text("lm_ns", ", ".join(map(str, lm_ns)), cites=scalars(list(lm_ns)))
+    said = pooled(*(protocol_numbers(r, near_results[m]) for m, r in protocol.items()))
     report.text("lm_protocol_text", mathify("\n\n".join(
         f"**{m}.** {similarity_text(r)[0].upper()}{similarity_text(r)[1:]}. "
         f"{page_near.front_text(near_results[m], r['uniform'])} Against $n$: "
         f"{theorem3_text(r)}. "
         f"Its kernel: {kernel_text(r)}. {temperature_text(r)}"
         for m, r in protocol.items())) or "No causal LM passed its gate in this build.",
-        markdown=True)
+        markdown=True, cites=said)
     report.text("lm_protocol_summary", " ".join(
         protocol_summary(r) for r in protocol.values())
         or "No causal LM passed its gate in this build, so none gets the protocol.",
-        markdown=True)
+        markdown=True, cites=said)

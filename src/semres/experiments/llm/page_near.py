@@ -18,11 +18,13 @@ from semres.report.verdicts import gof_pvalue
 
 from . import near
 from .settings import NAMES, THE_PAPER
+from .verdicts import carried, pooled, scalars
 
 __all__ = ["fig_near", "competence_text", "resolution_text", "box_sentence", "sizing_text",
            "front_text", "bias_table", "bias_rows", "publish", "blind_text", "paper_reading",
            "design_text", "fits_table", "report_rows", "near_summary", "near_details",
-           "competence_statement", "resolution_statement", "SHAPE_NAMES", "LM_STAND_IN"]
+           "competence_statement", "resolution_statement", "SHAPE_NAMES", "LM_STAND_IN",
+           "tests_text", "blind_spots", "blind_words", "near_numbers", "sizing"]
 
 SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian",
                "step": "step (Definition 1)"}
@@ -30,9 +32,10 @@ SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian",
 LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
 
 
-def _sentence(report, name: str, text: str) -> None:
-    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text."""
-    report.text(name, mathify(text), markdown=True)
+def _sentence(report, name: str, text: str, cites=None) -> None:
+    """Glue a sentence for ``{glue:md}`` (plain weight, its math typeset), not as bold text,
+    with the numbers of the row it describes (``cites``)."""
+    report.text(name, mathify(text), markdown=True, cites=cites)
 
 
 def _years(x: float) -> str:
@@ -49,20 +52,29 @@ def design_text(cfg) -> str:
             "$x < D$, between the two, each on both sides and with the pair in both orders")
 
 
-def competence_text(r: dict) -> str:
-    """Whether the model does similarity where its resolution would show, in one sentence."""
+def tests_text(r: dict) -> str:
+    """The near design's two tests over pairs of names, in words: the mass near a person
+    against ½ (with its greedy answers), and against the mass far from both people."""
     c = r["competence"]
     a, d = c["above"], c["decay"]
+    return (f"{numbers.pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; its "
+            f"greedy answers pick the nearer person {c['greedy_near']:.3f} of the time. Its mass "
+            f"there exceeds its mass {_years(c['far'])} or more away by {d['p']:+.3f} "
+            f"(95 % interval {d['ci_low']:+.3f} to {d['ci_high']:+.3f}, "
+            f"{numbers.pvalue(d['p_value'])})")
+
+
+def competence_text(r: dict) -> str:
+    """Whether the model does similarity where its resolution would show, in words."""
+    c = r["competence"]
+    a = c["above"]
     lo, hi = c["x_range"]
     head = (f"Probed at most {_years(c['near'])} beyond the nearer person, {r['model']} puts "
-            f"{a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] of its mass on that person "
-            f"({numbers.pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; greedy "
-            f"answers {c['greedy_near']:.3f}), and {d['p']:+.3f} [{d['ci_low']:+.3f}, "
-            f"{d['ci_high']:+.3f}] more than at probes {_years(c['far'])} or more beyond "
-            f"({numbers.pvalue(d['p_value'])})")
+            f"{a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] of its mass on that person: "
+            f"{tests_text(r)}")
     if r["does"]:
-        return head + ": it does similarity, with a preference that fades with distance."
-    return (head + f": it does not do similarity at the distances tested ({lo:.0f}–{hi:.0f} "
+        return head + ". It does similarity, with a preference that fades with distance."
+    return (head + f". It does not do similarity at the distances tested ({lo:.0f}–{hi:.0f} "
             "years), so no resolution is fitted.")
 
 
@@ -148,14 +160,9 @@ def near_details(r: dict) -> str:
     """The tests and fits behind :func:`near_summary`, for a dropdown (MyST): the tests over
     pairs of names, every shape's fit, the chance crossover and the interval's width."""
     c = r["competence"]
-    a, d = c["above"], c["decay"]
     lo, hi = c["x_range"]
-    text = (f"**{r['model']}.** Near a person ({_years(c['near'])} or less): "
-            f"{numbers.pvalue(a['p_value'])} against ½ over {a['pairs']} pairs of names; its "
-            f"greedy answers pick the nearer person {c['greedy_near']:.3f} of the time. Its mass "
-            f"there exceeds its mass {_years(c['far'])} or more away by {d['p']:+.3f} "
-            f"(95 % interval {d['ci_low']:+.3f} to {d['ci_high']:+.3f}, "
-            f"{numbers.pvalue(d['p_value'])}); the probes span {lo:.0f}–{hi:.0f} years.")
+    text = (f"**{r['model']}.** Near a person ({_years(c['near'])} or less): {tests_text(r)}; "
+            f"the probes span {lo:.0f}–{hi:.0f} years.")
     if not r["does"]:
         return text
     b, fits, cross = r["best"], r["fits"], r["crossover"]
@@ -299,31 +306,55 @@ def report_rows(report, results: dict) -> None:
                       misfit=bool(b["misfit"]), new=True, stand_in=LM_STAND_IN)
 
 
-def sizing_text(r: dict, target: float = 1.5) -> str:
-    """How wide the resolution's interval came out against the ``target`` factor, and how many
-    pairs of names the target would take (an interval narrows as one over the square root of
-    the pairs)."""
+def sizing(r: dict, target: float = 1.5) -> dict:
+    """How wide the resolution's interval came out against the ``target`` factor (``spread``)
+    and, when wider, how many pairs of names the target would take (``need``, ``more`` times
+    this build's: an interval narrows as one over the square root of the pairs) against the
+    most the names make (``most``); {} without a resolution, only the target when the
+    interval reaches down to the finest distance."""
     if not r["does"] or "best" not in r:
-        return ""
+        return {}
     b = r["best"]
     est, lo, hi = b["resolution"], b["ci_low"], b["ci_high"]
     if _bound(b) or not (est > 0 and lo > 0 and np.isfinite(hi)):
+        return {"target": target}
+    spread = max(hi / est, est / lo)
+    more = (math.log(spread) / math.log(target)) ** 2
+    return {"target": target, "spread": spread, "more": more, "pairs": b["pairs"],
+            "trials": b["trials"], "need": math.ceil(more * b["pairs"]), "names": len(NAMES),
+            "most": len(NAMES) // 2, "lift": r["competence"]["above"]["p"] - 0.5}
+
+
+def sizing_text(r: dict, target: float = 1.5) -> str:
+    """How wide the resolution's interval came out against the ``target`` factor, and how many
+    pairs of names the target would take (:func:`sizing`)."""
+    z = sizing(r, target)
+    if not z:
+        return ""
+    if "spread" not in z:
         return (f"For {r['model']} the interval reaches down to the finest distance tested, so "
                 "its width is no guide to the design's size.")
-    spread = max(hi / est, est / lo)
-    if spread <= target:
-        return (f"For {r['model']} the interval lies within a factor {spread:.2f} of its "
+    if z["spread"] <= target:
+        return (f"For {r['model']} the interval lies within a factor {z['spread']:.2f} of its "
                 f"estimate, inside the factor {target:g} the design aims at.")
-    more = (math.log(spread) / math.log(target)) ** 2
-    need, most = math.ceil(more * b["pairs"]), len(NAMES) // 2
-    lift = r["competence"]["above"]["p"] - 0.5
-    return (f"For {r['model']} the interval reaches a factor {spread:.1f} from its estimate, "
-            f"not the {target:g} the design aims at: with {b['pairs']} pairs of names "
-            f"({b['trials']:,} trials) a preference {lift:+.3f} above ½ near a person leaves its "
-            f"scale loose. A factor {target:g} would take about {need:,} pairs ({more:.0f} times "
-            f"this build's trials); the {len(NAMES)} names make at most {most} pairs with no "
-            "name in two, so no profile reaches it without reusing names across pairs or a "
-            "larger pool of names.")
+    return (f"For {r['model']} the interval reaches a factor {z['spread']:.1f} from its "
+            f"estimate, not the {target:g} the design aims at: with {z['pairs']} pairs of names "
+            f"({z['trials']:,} trials) a preference {z['lift']:+.3f} above ½ near a person leaves "
+            f"its scale loose. A factor {target:g} would take about {z['need']:,} pairs "
+            f"({z['more']:.0f} times this build's trials); the {z['names']} names make at most "
+            f"{z['most']} pairs with no name in two, so no profile reaches it without reusing "
+            "names across pairs or a larger pool of names.")
+
+
+def near_numbers(r: dict) -> dict:
+    """What :func:`near_summary` and :func:`near_details` quote of one model: its tests near a
+    person, its fits (every shape's resolution and ΔAIC), the crossover and the interval's
+    width against the design's aim (:func:`sizing`)."""
+    fits = r.get("fits")
+    return {**scalars({k: r[k] for k in ("competence", "best", "crossover") if k in r}),
+            **scalars(fits[["resolution", "delta_aic"]].to_dict("list") if fits is not None
+                      else {}, "fits"),
+            **scalars(sizing(r), "sizing"), **carried(r["model"])}
 
 
 def bias_rows(results: dict) -> pd.DataFrame:
@@ -336,21 +367,37 @@ def bias_rows(results: dict) -> pd.DataFrame:
                           "trials": r["position"]["trials"]} for m, r in results.items()])
 
 
-def blind_text(cfg, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
-               close=(1, 5)) -> str:
-    """Why uniform probes cannot see a resolution of a few decades, with the numbers of
-    :func:`semres.experiments.llm.near.blind_spot` for exponentials that reach ``floor``
-    within each of ``reaches`` years."""
+def blind_spots(cfg, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
+                close=(1, 5)) -> dict:
+    """What uniform probes see of a resolution of a few decades: for exponentials that reach
+    ``floor`` within each of ``reaches`` years, the mass on the nearer person for a uniform
+    probe (``uniform0``, ``uniform1``) and for one ``close`` years beyond one of two people
+    ``apart`` years apart (``near0``, ``near1``), by
+    :func:`semres.experiments.llm.near.blind_spot`; with the design's numbers."""
     lo, hi = cfg.sweep_years
     spots = [near.blind_spot(r, floor, (lo, hi), trials=cfg.front_trials, seed=seed, D=D,
                              close=range(close[0], close[1] + 1)) for r in reaches]
-    return (f"With two people and a probe drawn uniformly from {lo}–{hi}, an exponential "
-            f"similarity that falls to a floor of {floor:g} within {reaches[0]} years puts "
-            f"{spots[0][0]:.3f} of its mass on the nearer person, and one that falls to it "
-            f"within {reaches[1]} years {spots[1][0]:.3f}, since most probes land far from both "
-            f"people. The same similarities pick the nearer of two people {2 * D:g} years "
-            f"apart {spots[0][1]:.2f} and {spots[1][1]:.2f} of the time when the probe is "
-            f"{close[0]}–{close[1]} years beyond one of them.")
+    return {"year_lo": lo, "year_hi": hi, "floor": floor, "reach0": reaches[0],
+            "reach1": reaches[1], "apart": 2 * D, "close0": close[0], "close1": close[1],
+            "uniform0": spots[0][0], "uniform1": spots[1][0], "near0": spots[0][1],
+            "near1": spots[1][1]}
+
+
+def blind_text(cfg, seed, **design) -> str:
+    """Why uniform probes cannot see a resolution of a few decades, in words
+    (:func:`blind_spots`, with its ``design``)."""
+    return blind_words(blind_spots(cfg, seed, **design))
+
+
+def blind_words(b: dict) -> str:
+    """:func:`blind_spots`' numbers in words."""
+    return (f"With two people and a probe drawn uniformly from {b['year_lo']}–{b['year_hi']}, "
+            f"an exponential similarity that falls to a floor of {b['floor']:g} within "
+            f"{b['reach0']} years puts {b['uniform0']:.3f} of its mass on the nearer person, and "
+            f"one that falls to it within {b['reach1']} years {b['uniform1']:.3f}, since most "
+            f"probes land far from both people. The same similarities pick the nearer of two "
+            f"people {b['apart']:g} years apart {b['near0']:.2f} and {b['near1']:.2f} of the "
+            f"time when the probe is {b['close0']}–{b['close1']} years beyond one of them.")
 
 
 def bias_table(assessed: dict) -> pd.DataFrame:
@@ -374,7 +421,8 @@ def publish(report, results: dict, assessed: dict, cfg, *, seed) -> None:
     gate's biases of the ``assessed`` models), its figure and its glued sentences, the blind
     spot of uniform probes (:func:`blind_text`, drawn from ``seed``) among them."""
     gate_biases = bias_table(assessed)
-    _sentence(report, "blind_text", blind_text(cfg, seed))
+    spots = blind_spots(cfg, seed)
+    _sentence(report, "blind_text", blind_words(spots), cites=spots)
     report.table(pd.concat([r["curve"] for r in results.values()], ignore_index=True)
                  if results else pd.DataFrame(), "lm_resolution")
     report.table(fits_table(results), "lm_resolution_fits")
@@ -382,11 +430,15 @@ def publish(report, results: dict, assessed: dict, cfg, *, seed) -> None:
                  if results else gate_biases, "lm_bias")
     if results:
         report.figure("near", fig_near(results))
-    report.text("near_design", design_text(cfg), markdown=True)
+    report.text("near_design", design_text(cfg), markdown=True,
+                cites=scalars({k: getattr(cfg, k) for k in ("near_Ds", "near_pairs",
+                                                            "near_centres", "near_xs")}))
     for key in ("near_near", "near_far"):
         report.number(key, getattr(cfg, key))
+    said = pooled(*map(near_numbers, results.values()))
     report.text("near_text", " ".join(near_summary(r) for r in results.values())
-                or "No causal LM ran in this build.", markdown=True)
+                or "No causal LM ran in this build.", markdown=True, cites=said)
     report.text("near_details", mathify("\n\n".join(near_details(r) for r in results.values()))
-                or "No causal LM ran in this build.", markdown=True)
-    _sentence(report, "paper_reading", paper_reading())
+                or "No causal LM ran in this build.", markdown=True, cites=said)
+    _sentence(report, "paper_reading", paper_reading(),
+              cites={**scalars(THE_PAPER.resolution), **carried(*THE_PAPER.models)})

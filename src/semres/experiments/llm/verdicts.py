@@ -13,7 +13,7 @@ overview from them through :func:`semres.report.status`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,7 @@ from scipy.stats import norm
 from semres.core.fits import censored_warning
 from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA, POWER, detectable_at, holm
+from semres.report.numbers import as_number, carried, pooled
 
 from .kernel_fits import SHAPE_LABELS, window_stability
 from .settings import THE_PAPER
@@ -31,7 +32,9 @@ __all__ = ["MIN_BOOT", "BOTH_RISE", "TURN_SE", "WITHIN_Z", "CLEAR_SE", "TAIL_SE"
            "Headline", "headline_measure", "window_choices", "same_for_every_choice",
            "choice_verdict", "tail_trend", "window_verdict", "shape_verdict", "sweep_verdict",
            "tradeoff", "tradeoff_verdict", "wing_asymmetry", "theorem3_verdict",
-           "resolution_claim", "external_verdict"]
+           "resolution_claim", "external_verdict", "WING_BEYOND", "scalars", "pooled", "carried",
+           "fit_numbers", "shape_numbers", "window_numbers", "choice_numbers",
+           "tradeoff_numbers", "external_numbers"]
 
 #: a 95% percentile interval needs at least 1/0.025 = 40 resamples to put one in each tail; with
 #: fewer, "moves less than its interval" compares against noise, so no window verdict is given
@@ -54,6 +57,8 @@ TAIL_SE = 2
 TRADE_SE = 2
 #: the two wings of the two-reference design differ at |z| above this
 WING_Z = 3
+#: the wings compare the probes more than this many years past the nearer reference
+WING_BEYOND = 150.0
 #: the miss of Theorem 3's prediction that matters: 0.05 of mass on the correct person, the
 #: effect the competence gate is sized to see (0.55 against 0.5); a test that could not see it
 #: leaves the theorem inconclusive, never "holds"
@@ -101,6 +106,7 @@ class Headline:
     decided: bool  # False when too few resamples to judge stability
     reasons: tuple
     row: dict  # the measure's last (widest) window
+    checks: dict = field(default_factory=dict)  # each measure's windows and stability numbers
 
 
 def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stable,
@@ -126,7 +132,7 @@ def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stabl
         misfit = bool(sub[sub.window.isin(wins)].get("misfit", pd.Series(False)).fillna(False)
                       .astype(bool).any())
         st["stable"] = st["stable"] and not misfit
-        checks[measure] = st
+        checks[measure] = {**st, "lo": lo, "hi": hi}
         if misfit:
             reasons.append(f"the {measure_name(measure)} does not describe the data in windows "
                            f"{lo}–{hi} (goodness of fit p < 0.001)")
@@ -142,7 +148,7 @@ def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stabl
     rows = table[table.measure == chosen]
     row = rows.iloc[-1].to_dict() if len(rows) else {}
     return Headline(chosen, decided and chosen in checks and checks[chosen]["stable"], decided,
-                    tuple(reasons), row)
+                    tuple(reasons), row, checks)
 
 
 def window_choices(table, *, best_kernel: str | None, kernel_windows, ref_windows, ref_stable,
@@ -242,14 +248,27 @@ def window_verdict(model: str, head: Headline, tail: dict, n_boot: int) -> str:
             "not identifiable from these data: " + "; ".join(head.reasons) + f". Here {shape}.")
 
 
+def _best_two(shape_df):
+    """The two shapes that predict held-out units best, best first."""
+    ranked = shape_df.sort_values("heldout_rmse").reset_index(drop=True)
+    return ranked.iloc[0], ranked.iloc[1]
+
+
+def _all_misfit(fits: dict | None):
+    """Of fits that all fail their goodness-of-fit test, the one closest to passing (None when
+    any passes or there are none)."""
+    if fits and all(f.get("misfit") for f in fits.values()):
+        return max(fits.values(), key=lambda f: f["gof_p"])
+    return None
+
+
 def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
     """Which kernel shape predicts held-out units best, and whether clearly: (shape, sentence).
 
     With ``fits`` (shape -> fit with a goodness-of-fit test), a ranking among shapes that all
     fail their test is said to be only that: none describes the kernel within its errors.
     """
-    ranked = shape_df.sort_values("heldout_rmse").reset_index(drop=True)
-    best, second = ranked.iloc[0], ranked.iloc[1]
+    best, second = _best_two(shape_df)
     gap_se = float(np.hypot(best.heldout_se, second.heldout_se))
     clear = float(second.heldout_rmse - best.heldout_rmse) > CLEAR_SE * gap_se
     text = (f"the {SHAPE_LABELS[best['shape']]} predicts held-out units best (log-RMSE "
@@ -257,8 +276,8 @@ def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
                                           "more than two fold standard errors)" if clear else
                                           f"), though within two fold standard errors of the "
                                           f"{SHAPE_LABELS[second['shape']]}"))
-    if fits and all(f.get("misfit") for f in fits.values()):
-        worst = max(fits.values(), key=lambda f: f["gof_p"])
+    worst = _all_misfit(fits)
+    if worst is not None:
         text += ("; but no shape describes the kernel within its standard errors (every fit "
                  f"fails its goodness-of-fit test, the best at "
                  f"{gof_pvalue(worst)}), so the ranking "
@@ -327,7 +346,7 @@ def tradeoff_verdict(temp_df) -> tuple[bool, bool, str]:
     return trade_data, trade_th, th + " " + data
 
 
-def wing_asymmetry(counts, *, beyond: float = 150.0, D: float | None = None) -> dict:
+def wing_asymmetry(counts, *, beyond: float = WING_BEYOND, D: float | None = None) -> dict:
     """Do the two wings of the design (probe before / after the pair) differ?
 
     Pools probes more than ``beyond`` years past the nearer reference on each side (at one
@@ -346,7 +365,7 @@ def wing_asymmetry(counts, *, beyond: float = 150.0, D: float | None = None) -> 
     se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2)) if n1 and n2 else math.nan
     z = (p1 - p2) / se if se and np.isfinite(se) and se > 0 else math.nan
     return {"p_before": p1, "p_after": p2, "z": z,
-            "differ": bool(np.isfinite(z) and abs(z) > WING_Z)}
+            "differ": bool(np.isfinite(z) and abs(z) > WING_Z), "beyond": beyond}
 
 
 def theorem3_verdict(t3: dict) -> dict:
@@ -408,3 +427,81 @@ def external_verdict(model: str, thm3, windows, *, decided: bool, ref_stable) ->
                        + ("overlaps" if overlap else "does not overlap") + " it"
                        if last.measure == "chance crossover" else ""))
     return f"{model}: " + "; ".join(bits) + "." if bits else ""
+
+
+# ------------------------------------------------------- the numbers each sentence quotes
+# Each sentence is glued with the row it describes (``Report.text(..., cites=...)``); the book's
+# test finds every number it quotes among them. These read them off the same rows.
+
+
+def scalars(row, name: str = "") -> dict:
+    """Every number of a row (nested dicts and short lists; not truth values, text or tables),
+    by its path: what a sentence written from the row may quote."""
+    if isinstance(row, dict):
+        return {k: v for key, item in row.items()
+                for k, v in scalars(item, f"{name}.{key}" if name else str(key)).items()}
+    if isinstance(row, (list, tuple)) and len(row) <= 16:
+        return {k: v for i, item in enumerate(row) for k, v in scalars(item, f"{name}{i}").items()}
+    if isinstance(row, (bool, np.bool_, str)) or as_number(row) is None:
+        return {}
+    return {name or "value": row}
+
+
+def fit_numbers(fit: dict) -> dict:
+    """What a fit's warnings quote (:func:`semres.report.verdicts.misfit_warning`,
+    :func:`semres.core.fits.censored_warning`): its numbers, its test and bounds in words and a
+    bootstrap's number of refits."""
+    r = fit.get("gof_resolution") or 0.0
+    return {**scalars(fit), "refits": round(1 / r) - 1 if r else None,
+            **carried(fit.get("gof_test", ""), fit.get("bound_params", ""))}
+
+
+def shape_numbers(shape_df, fits: dict | None = None) -> dict:
+    """What :func:`shape_verdict` quotes: the best shape's held-out error and, when every shape
+    fails its test, the goodness of fit of the one closest to passing."""
+    worst = _all_misfit(fits)
+    return {"rmse": _best_two(shape_df)[0].heldout_rmse,
+            **(fit_numbers(worst) if worst is not None else {})}
+
+
+def window_numbers(head: Headline, tail: dict, n_boot: int) -> dict:
+    """What :func:`window_verdict` quotes: the resamples, the reported measure's widest window,
+    each measure's windows and stability, and the kernel's tail (its drop at two standard
+    errors)."""
+    return {"n_boot": n_boot, "min_boot": MIN_BOOT, **scalars(head.row, "row"),
+            **scalars(head.checks, "checks"), **scalars(tail, "tail"),
+            "drop": -tail.get("slope", math.nan),
+            "drop_se": TAIL_SE * tail.get("slope_se", math.nan)}
+
+
+def choice_numbers(choices) -> dict:
+    """What :func:`choice_verdict` quotes: how many choices of windows there are and how many
+    find a stable measure, with their windows and resolutions."""
+    stable = choices[choices.stable]
+    return {"choices": len(choices), "stable": len(stable),
+            **scalars(list(stable.resolution), "resolution"),
+            **carried(*stable.upper_windows)}
+
+
+def tradeoff_numbers(temp_df) -> dict:
+    """What :func:`tradeoff_verdict` quotes: the coldest temperature, the measured and predicted
+    peaks, and the rates there."""
+    k_data, _ = tradeoff(temp_df, "p_s", "p_i")
+    k_th, _ = tradeoff(temp_df, "p_s_theory", "p_i_theory")
+    keep = ["temperature", "p_s", "p_i", "p_s_theory"]
+    return {**scalars(temp_df.iloc[0][keep].to_dict(), "cold"),
+            **scalars(temp_df.iloc[k_data][keep].to_dict(), "top"),
+            "theory_peak_temperature": temp_df.temperature.iloc[k_th]}
+
+
+def external_numbers(model: str, thm3, windows) -> dict:
+    """What :func:`external_verdict` quotes of one model: Theorem 3's b and its largest miss in
+    standard errors, the rule's three, its resolution's last window, the paper's 70–80 years."""
+    out = {"within_z": WITHIN_Z, **scalars(THE_PAPER.resolution, "paper"), **carried(model)}
+    t3 = thm3[thm3.model == model]
+    if len(t3):
+        out.update(fit_numbers(t3.iloc[0].to_dict()))
+    w = windows[(windows.model == model) & windows.headline]
+    if len(w):
+        out.update(scalars(w.iloc[-1].to_dict(), "window"))
+    return out

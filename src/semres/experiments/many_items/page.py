@@ -40,8 +40,9 @@ def optimum(report, curve, check, gap: float):
     values (``check``: n, paper, here, lambda*/n) and the identity's largest gap, and return
     the comparison with the paper for the page."""
     report.table(curve, "b_star")
-    report.text("bstar_verdict", b_star_verdict(*verdicts.b_star_agrees(check["here"],
-                                                                        check["paper"])))
+    agrees, deviation = verdicts.b_star_agrees(check["here"], check["paper"])
+    report.text("bstar_verdict", b_star_verdict(agrees, deviation),
+                cites={"deviation": deviation})
     report.small("gap", gap)
     report.number("nb_last", curve.n_b_star.iloc[-1])
     report.number("n_last", curve.n.iloc[-1])

@@ -55,7 +55,7 @@ def ties(report, space, eps, tau, var, excess) -> None:
     report.number("disc_var", var)
     report.number("disc_eps", eps)
     report.number("disc_excess", excess)
-    report.text("disc_side", side_of_front(excess))
+    report.text("disc_side", side_of_front(excess), cites={"excess": excess})
 
 
 def monte_carlo(report, cfg, mc):

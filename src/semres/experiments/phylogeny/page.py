@@ -7,6 +7,7 @@ from importlib import resources
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm as normal
 from scipy.stats import t as student
 
 from semres.report import GOOD, find, mathify, measured, prose, tables
@@ -19,6 +20,27 @@ from .verdicts import CLAIMS, family_ci, traded
 
 # ---------------------------------------------------------------- sentences
 
+#: the effects the verdict in words describes (:func:`alpha_verdict`)
+VERDICT_COLUMNS = ("sim_accuracy", "id_auc", "p_s_matched", "final_val_accuracy", "mean_p_i")
+
+
+def detectable_change(r) -> float:
+    """The change an effect's Welch interval detects four times in five (80 % power at a
+    two-sided 5 %), so that "no detectable change" says how large a change would have been."""
+    return float((student.ppf(0.975, r.df) + student.ppf(0.8, r.df)) * r.se)
+
+
+def effect_numbers(effects: pd.DataFrame, column: str, alpha_to) -> dict:
+    """The numbers :func:`describe_effect` quotes of one effect ({} when not measured)."""
+    r = effect_row(effects, column, alpha_to)
+    if r is None:
+        return {}
+    numbers = {"effect": r.effect, "ci_low": r.ci_low, "ci_high": r.ci_high, "p_i": r.p_i}
+    if np.isfinite(r.se):
+        numbers["detectable"] = detectable_change(r)
+    return {f"{column}_{alpha_to:g}_{k}": v for k, v in numbers.items()}
+
+
 def describe_effect(effects: pd.DataFrame, column: str, alpha_to) -> str:
     """An effect in words: it rises or falls when its 95% interval excludes zero, else it
     shows no detectable change; with one seed there is no interval to say so."""
@@ -30,8 +52,7 @@ def describe_effect(effects: pd.DataFrame, column: str, alpha_to) -> str:
     if r.detected:
         move = "rises" if r.effect > 0 else "falls"
         return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
-    # "none detected" says how large a change would have been: 80 % power at 5 %, two-sided
-    power = (student.ppf(0.975, r.df) + student.ppf(0.8, r.df)) * r.se
+    power = detectable_change(r)
     return (f"shows no detectable change ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, "
             f"{r.ci_high:+.3f}]; a change of ±{power:.3f} would have been detected four times "
             "in five)")
@@ -84,6 +105,19 @@ def alpha_verdict(effects: pd.DataFrame, by_alpha: pd.DataFrame, replicates: int
     return verdict
 
 
+def alpha_verdict_numbers(effects: pd.DataFrame, by_alpha: pd.DataFrame) -> dict:
+    """The numbers :func:`alpha_verdict` may quote: the compared α values, the validation
+    accuracy at α = 1 and each described effect (:func:`effect_numbers`)."""
+    alpha_lo, alpha_ce, alpha_one = compared_alphas(by_alpha.alpha.unique())
+    numbers = {"alpha_lo": alpha_lo, "alpha_ce": alpha_ce, "alpha_one": alpha_one,
+               "val_accuracy_one": by_alpha.loc[by_alpha.alpha == 1.0,
+                                                "final_val_accuracy"].mean()}
+    for alpha_to in (alpha_ce, alpha_one):
+        for column in VERDICT_COLUMNS if alpha_to is not None else ():
+            numbers.update(effect_numbers(effects, column, alpha_to))
+    return numbers
+
+
 def effects_display(effects: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
     """The effects for readers: one row per measure, one column per compared α, each cell the
     change with its 95% interval and a star where the interval excludes zero."""
@@ -107,6 +141,22 @@ def welch_words(effects: pd.DataFrame, replicates: int) -> str:
             f"freedom, so an interval spans ± {effects.t.median():.1f} standard errors, not ± 2; "
             f"the table's {len(effects)} intervals are exploratory, each read alone, while the "
             "claims of the result box are judged as one family (Bonferroni)")
+
+
+def welch_numbers(effects: pd.DataFrame, replicates: int) -> dict:
+    """The numbers :func:`welch_words` quotes ("not ± 2" is the normal 95 % quantile,
+    rounded)."""
+    return {"replicates": replicates, "df": effects.df.median(), "t": effects.t.median(),
+            "intervals": len(effects), "normal": normal.ppf(0.975)}
+
+
+def matched_numbers(curve, pi_star: float) -> dict:
+    """The numbers :func:`matched_words` quotes."""
+    if curve.empty:
+        return {}
+    lo, hi = curve.iloc[curve.effect.argmin()], curve.iloc[curve.effect.argmax()]
+    return {"p_i_min": curve.p_i.min(), "p_i_max": curve.p_i.max(), "low": lo.effect,
+            "low_at": lo.p_i, "high": hi.effect, "high_at": hi.p_i, "pi_star": pi_star}
 
 
 def matched_words(curve, pi_star: float) -> str:
@@ -208,14 +258,18 @@ def publish_runs(report, cfg: PhylogenySettings, results, tradeoff: pd.DataFrame
     the replicates vary; returns that sentence (the result box repeats it)."""
     for name, table in (("tradeoff", tradeoff), ("by_alpha", by_alpha)):
         report.table(table, name)
-    report.text("widths", ", ".join(map(str, cfg.widths)))
-    for key, sentence in run_sentences(results, seconds, by_alpha.train_seconds.sum()).items():
-        report.text(key, sentence)
+    report.text("widths", ", ".join(map(str, cfg.widths)),
+                cites={f"width_{k}": w for k, w in enumerate(cfg.widths)})
+    train_seconds = by_alpha.train_seconds.sum()
+    said = {"at_once": {"at_once": max(r["trained_with"] for r in results)},
+            "run_source": {"seconds": seconds, "train_seconds": train_seconds}}
+    for key, sentence in run_sentences(results, seconds, train_seconds).items():
+        report.text(key, sentence, cites=said[key])
     for key, value in {"run_seconds": by_alpha.train_seconds.mean(),
                        "n_runs": len(results)}.items():
         report.number(key, value)
     replicates_vary = replicates_sentence(cfg.replicates, real)
-    report.text("replicates_vary", replicates_vary)
+    report.text("replicates_vary", replicates_vary, cites={"replicates": cfg.replicates})
     return replicates_vary
 
 
@@ -226,14 +280,18 @@ def publish_effects(report, cfg: PhylogenySettings, effects: pd.DataFrame,
     comparison was possible); returns the effects table for the page."""
     alpha_lo, alpha_ce, _ = compared_alphas(by_alpha.alpha.unique())
     report.table(effects, "effects")
-    report.text("welch_words", welch_words(effects, cfg.replicates))
-    report.text("verdict", alpha_verdict(effects, by_alpha, cfg.replicates))
+    report.text("welch_words", welch_words(effects, cfg.replicates),
+                cites=welch_numbers(effects, cfg.replicates))
+    report.text("verdict", alpha_verdict(effects, by_alpha, cfg.replicates),
+                cites=alpha_verdict_numbers(effects, by_alpha))
     if curve is not None:
         report.table(curve[MATCHED_COLUMNS], "matched_curve")
-        report.text("matched_words", matched_words(
-            curve, effects[effects.column == "p_s_matched"].p_i.iloc[0]))
+        pi_star = effects[effects.column == "p_s_matched"].p_i.iloc[0]
+        report.text("matched_words", matched_words(curve, pi_star),
+                    cites=matched_numbers(curve, pi_star))
     else:
-        report.text("matched_words", "no matched comparison was possible in this build")
+        report.text("matched_words", "no matched comparison was possible in this build",
+                    cites={})
     report.number("alpha_min", alpha_lo)
     report.number("alpha_ce", alpha_ce if alpha_ce is not None else float("nan"))
     return effects_display(effects, alpha_lo).style.hide(axis="index")

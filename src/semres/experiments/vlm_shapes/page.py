@@ -23,8 +23,29 @@ def publish_ran(report, cfg, profile: str, seed: int, model, device, shipped, pa
                 results_df) -> list:
     """Glue what ran in this build (``ch6_ran``); return its lines for the result box."""
     ran = sentences.ran_lines(cfg, profile, seed, model, device, shipped, paths, results_df)
-    report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
+    report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True,
+                cites=sentences.ran_numbers(cfg, seed, model, device, paths, results_df))
     return ran
+
+
+def publish_cited(report, values: dict, cites: dict, small=()) -> None:
+    """Glue what a section quotes (``Report.numbers``), each sentence among ``values`` with the
+    numbers of the row it describes (``cites``, by the sentence's key)."""
+    report.numbers({k: v for k, v in values.items() if k not in cites}, small=small)
+    for key, numbers in cites.items():
+        report.text(key, values[key], markdown=True, cites=numbers)
+
+
+def publish_figure(report, name: str, fig, alt: str, caption: str) -> None:
+    """A figure and its caption as one MyST block (``ch6_<name>_figure``, for a ``{glue:md}``
+    block), or an empty block when ``fig`` is None: no figure is drawn without its data, and
+    the section's sentence says what is missing."""
+    block = ""
+    if fig is not None:
+        report.figure(name, fig)
+        label = f"{report.prefix.rstrip('_')}-fig-{name}"
+        block = f"```{{glue:figure}} {label}\n:name: {label}\n:alt: {alt}\n\n{caption}\n```"
+    report.text(f"{name}_figure", block, markdown=True)
 
 
 def publish_scenes(report, examples) -> None:
@@ -83,7 +104,12 @@ def publish_scale(report, cfg, model, model_name: str, live_fit, fe, fm, ci, est
             "top_answer": f"“{top}”", "patch_px": patch_px,
             "estimators": sentences.estimators_text(estimates, agree, canvas_px),
             "live_scale_verdict": verdict}
-    report.numbers(glue, small=("floor",))
+    publish_cited(report, glue, {
+        "estimators": sentences.estimators_numbers(estimates, canvas_px),
+        "live_scale_verdict": sentences.scale_numbers(model_name, live_fit, canvas_px,
+                                                      patch_px / canvas_px,
+                                                      float(fit.d.max()))},
+        small=("floor",))
     report.figure("map", figures.fig_map(map_list, map_p, live_fit, fm, cfg.grid))
     report.figure("margin", figures.fig_margin(fit.m, fit_p, agg, canvas_px))
 
@@ -107,8 +133,11 @@ def publish_sweep(report, model_name: str, sweep, ball, graded, canvas_px: int) 
     if 2 in sim.index and 2 in ide.index:
         report.point(f"{model_name}, n = 2", ide.p[2], sim.p[2], ide.se[2], sim.se[2])
     glue = sentences.sweep_glue(sweep, ball, graded, canvas_px)
+    cites = sentences.sweep_numbers(sweep, ball, graded, canvas_px)
     glue["two_task"] = two_task
-    report.numbers(glue)
+    if two_task is not None:
+        cites["two_task"] = sentences.two_task_numbers(model_name, ball, canvas_px)
+    publish_cited(report, glue, cites)
     report.figure("nsweep", figures.fig_nsweep(sweep))
     return sweep.round(3)
 
@@ -134,31 +163,44 @@ def publish_paper_models(report, grid_fits: dict, stencils, margins, colour: dic
                          stencil_boot: int, external, agg, model_name: str):
     """The paper's models: each grid fit's row and sentence, the random stencils' weights and
     sentences, whether accuracy against the margin carries over between the layouts, the
-    colour variant's rows, and the figure against the model run here. Returns their fit and
-    weight rows, and the fits' table to show (None without fits)."""
-    ext_fits, weights, said = [], [], []
+    colour variant's rows, and, where released answers are shipped or given, the figure
+    against the model run here (:func:`publish_figure`). Returns their fit and weight rows, and
+    the fits' table to show (None without fits)."""
+    ext_fits, weights, said, quoted = [], [], [], []
     for a in grid_fits.values():
         ext_fits += a["fits"]
         weights += a["weights"]
         text, row = sentences.choices_verdict(a, verdicts.grid_claim(a["label"]))
         said.append(text)
+        quoted.append(sentences.choices_numbers(a))
         report.result(**row)
     if stencils is not None:
         rows, fitted = stencils
         said += [sentences.stencil_verdict(label, nc, stencil_boot)
                  for label, nc in fitted.items()]
+        quoted += [sentences.stencil_numbers(label, nc, stencil_boot)
+                   for label, nc in fitted.items()]
         report.table(pd.DataFrame(rows), "stencil_weights")
     if margins is not None:  # does accuracy against the margin carry over to them?
         said += sentences.layout_carryover(margins)
+        quoted.append(sentences.layout_numbers(margins))
     for label, a in colour.items():
         ext_fits += a["fits"]
         row = colour_verdict(label, a)[1]
         if row:
             report.result(**row)
     report.text("auth_verdicts", " ".join(said) or
-                "No tables of the paper's models are shipped.", markdown=True)
-    report.figure("released", figures.fig_released(external, agg, model_name,
-                                                   float(AUTHORS["canvas_px"])))
+                "No tables of the paper's models are shipped.", markdown=True,
+                cites=sentences.pooled(*quoted))
+    px = float(AUTHORS["canvas_px"])
+    publish_figure(
+        report, "released", figures.fig_released(external, agg, model_name, px)
+        if figures.released_margins(external) else None,
+        "Accuracy against margin for the paper's two models and the model run here.",
+        "Accuracy against the margin for the paper's models (circles: the authors' released "
+        "answers, margin bins with binomial standard errors) and for the model run here "
+        f"(squares: its four-shape scenes, margins rescaled to a {px:g} px canvas). Chance is "
+        "1/4.")
     shown = tables.table(pd.DataFrame(ext_fits)[["model", "kernel", "scale_px", "ci_low_px",
                                                 "ci_high_px", "floor", "distance_p",
                                                 "at_bound"]], decimals=3) if ext_fits else None
@@ -171,15 +213,25 @@ def publish_colour(report, colour: dict) -> None:
             for label, a in colour.items()]
     report.text("colour_verdict", " ".join(said) if said else
                 "The colour tables are not shipped in this build, so the colour variant is not "
-                "analysed.", markdown=True)
-    report.figure("colour", figures.fig_colour(colour))
+                "analysed.", markdown=True,
+                cites=sentences.pooled(*(sentences.n_numbers(label, a["fitted"])
+                                         for label, a in colour.items())))
+    publish_figure(
+        report, "colour", figures.fig_colour(colour) if colour else None,
+        "Accuracy against the number of hue patches for both tasks, and the two tasks on one "
+        "plane.",
+        "The colour variant. Left and middle: $p_S$ and $p_I$ against the number of patches, "
+        "with Theorem 3 at each task's fitted radius. Right: both tasks on the $(p_I, p_S)$ "
+        "plane, one point per $n$, over Theorem 3's curves (dotted, $b$ from 0 to 1) for the "
+        "smallest and largest $n$.")
 
 
 def publish_files(report, files: dict | None) -> None:
     """The results files' sentences (``files``:
     :func:`semres.experiments.vlm_shapes.authors.results_files`, None without files)."""
     said = sentences.files_verdicts(files["findings"]) if files is not None else []
-    report.text("file_verdicts", sentences.files_text(said, files is not None), markdown=True)
+    report.text("file_verdicts", sentences.files_text(said, files is not None), markdown=True,
+                cites=sentences.files_numbers(files["findings"]) if files is not None else {})
 
 
 def fit_table(rows) -> pd.DataFrame:
@@ -221,8 +273,9 @@ def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, exte
     report.table(pd.DataFrame(weights), "fit_weights")
     report.table(pd.DataFrame(external, columns=["model", "source", "task", "n", "bin",
                                                  "trials", "correct"]), "external")
+    cites = sentences.fit_numbers(table)
     for key, value in sentences.fit_glue(table).items():
-        report.text(key, value, markdown=True)
+        report.text(key, value, markdown=True, cites=cites[key])
     model_notes, protocol_notes = sentences.deviation_notes(cfg, model, canvas_px, shipped)
     report.deviations(None, None, *model_notes)
     report.deviations(cfg, settings.SETTINGS.paper, *protocol_notes)

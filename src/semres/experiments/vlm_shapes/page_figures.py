@@ -100,17 +100,26 @@ def fig_nsweep(sweep):
     splot.legend_outside(fig, axes, ncol=2)
     return fig
 
-def fig_released(external, agg, label: str, px: float):
-    """Accuracy against the margin for the paper's models (released answers, margin bins with
-    binomial standard errors) and for the model run here (its four-shape scenes, margins
-    rescaled to the authors' ``px`` canvas)."""
+def released_margins(external) -> list:
+    """The paper's models' released answers that :func:`fig_released` draws: (its colour's
+    place, model, trials and correct answers per margin bin of the four-shape similarity task on
+    the canvas); empty when none are shipped or given."""
     ext = pd.DataFrame(external)
-    fig, ax = splot.subplots(figsize=(6.2, 3.8))
+    out = []
     for k, (model, part) in enumerate(ext[ext.task == "similarity"].groupby("model")
                                       if len(ext) else []):
         part = part[part.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
-        if part.empty or part.bin_mid.max() > 1:
-            continue
+        if not (part.empty or part.bin_mid.max() > 1):
+            out.append((k, model, part))
+    return out
+
+
+def fig_released(external, agg, label: str, px: float):
+    """Accuracy against the margin for the paper's models (released answers, margin bins with
+    binomial standard errors, :func:`released_margins`) and for the model run here (its
+    four-shape scenes, margins rescaled to the authors' ``px`` canvas)."""
+    fig, ax = splot.subplots(figsize=(6.2, 3.8))
+    for k, model, part in released_margins(external):
         p = part.correct / part.trials
         ax.errorbar(part.bin_mid * px, p, yerr=np.sqrt(p * (1 - p) / part.trials), fmt="o-",
                     ms=4, color=splot.CYCLE[k + 1], label=f"{model} (released, 900 px canvas)")
@@ -123,7 +132,7 @@ def fig_released(external, agg, label: str, px: float):
     return fig
 
 def fig_colour(colour):
-    """The colour variant (empty without its tables): p_S and p_I against the number of
+    """The colour variant (drawn only with its tables): p_S and p_I against the number of
     patches with Theorem 3 at each task's radius, and both tasks on the (p_I, p_S) plane over
     Theorem 3's curves for the smallest and largest n."""
     fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.2))

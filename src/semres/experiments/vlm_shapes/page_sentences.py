@@ -7,8 +7,8 @@ import numpy as np
 
 from semres.core import fits, theory
 from semres.report.verdicts import gof_pvalue
-from semres.report import plotting as splot
 from semres.report import numbers
+from semres.report.numbers import carried, pooled
 from semres.experiments import released
 from semres.report import fmt
 
@@ -36,6 +36,17 @@ def ran_lines(cfg, profile: str, seed: int, model, device, shipped, paths,
         (f"per-trial results from {len(paths)} path(s): {len(results_df)} trials of "
          + ", ".join(sorted(set(results_df['model']))) if paths else
          "no per-trial result files (`results=` not given)")]
+
+
+def ran_numbers(cfg, seed: int, model, device, paths, results_df) -> dict:
+    """What :func:`ran_lines` quotes: the settings, the seed, the files given and the names of
+    the model and the device."""
+    return {**{k: getattr(cfg, k) for k in ("vision_steps", "steps", "grid", "fit_scenes",
+                                            "boot", "choice_boot", "sweep_scenes")},
+            **{f"n{k}": n for k, n in enumerate(cfg.sweep_n)}, "seed": seed,
+            "paths": len(paths or ()), "trials": 0 if results_df is None else len(results_df),
+            **carried(model or "", device,
+                      *(() if results_df is None else sorted(set(results_df["model"]))))}
 
 
 def deviation_notes(cfg, model, canvas_px: int, shipped) -> tuple[list, list]:
@@ -310,11 +321,17 @@ def files_text(verdicts_, given: bool) -> str:
             if given else "No results files were given in this build.")
 
 
+def censored_fits(table):
+    """The fits that stopped on an edge of their search range or put their floor on its bound
+    of 0 (censored)."""
+    return table[table.at_bound | table.bound_params.fillna("").str.contains("floor=0",
+                                                                              regex=False)]
+
+
 def fit_glue(table) -> dict:
     """The closing sentences: which fits fail their goodness-of-fit test, and which stopped on
-    an edge of their search range or put their floor on its bound (censored)."""
-    censored = table[table.at_bound | table.bound_params.fillna("").str.contains(
-        "floor=0", regex=False)]
+    an edge of their search range or put their floor on its bound (:func:`censored_fits`)."""
+    censored = censored_fits(table)
     misfits = table[table.misfit.fillna(False).astype(bool)]
     listed = "; ".join(f"{r.model}, {r.kernel} ({r.bound_params})"
                        for r in censored.itertuples())
@@ -329,3 +346,140 @@ def fit_glue(table) -> dict:
         "censored": "Fits that stopped on an edge of their search range, or whose floor "
         f"sits at its bound of 0 (censored, no verdict drawn from them): {listed}."
         if len(censored) else "No fit in this build stopped on an edge of its search range."}
+
+
+# ------------------------------------------------------- the numbers each sentence quotes
+# Each sentence is glued with the row it describes (``Report.text(..., cites=...)``), and the
+# book's test finds every number it quotes among them: these functions read those numbers off
+# the same fits and tables the sentences are written from.
+
+
+
+
+def gof_numbers(f: dict) -> dict:
+    """What a fit's goodness of fit in words quotes (:func:`gof_words`, :func:`gof_pvalue`,
+    the misfit rule): its test, statistic, degrees of freedom, p-value and its resolution,
+    and a bootstrap's number of refits."""
+    r = f.get("gof_resolution") or 0.0
+    out = {key: f.get(key) for key in ("gof_stat", "gof_df", "gof_p")}
+    out.update(gof_resolution=r, refits=round(1 / r) - 1 if r else None,
+               fine_refits=fits.MIN_GOF_BOOT - 1, **carried(f.get("gof_test", "")))
+    return out
+
+
+def radius_numbers(f: dict, px: float) -> dict:
+    """What :func:`radius_text` quotes of one task's radius fit."""
+    return {"eps": f["eps"] * px, "ci_low": f["ci_low"] * px, "ci_high": f["ci_high"] * px,
+            **gof_numbers(f)}
+
+
+def one_radius_numbers(label: str, v: dict, px: float = 1.0) -> dict:
+    """What :func:`one_radius` quotes (``v``, what it returns)."""
+    lo, hi = v["ci"] or (None, None)
+    scaled = {k: None if x is None else x * px
+              for k, x in (("difference", v["difference"]), ("low", lo), ("high", hi))}
+    return {**scaled, "lr": v["lr"], "p_equal": v["p_equal"], **carried(label)}
+
+
+def two_task_numbers(label: str, fitted: dict, px: float = 1.0) -> dict:
+    """What :func:`two_task_verdict` quotes of the two radius fits."""
+    v = radii_difference(fitted.get("similarity"), fitted.get("identification"))
+    return one_radius_numbers(label, v, px)
+
+
+def n_numbers(label: str, fitted: dict, px: float = 1.0) -> dict:
+    """What :func:`n_verdict` quotes: the comparison of the radii and each task's radius."""
+    return pooled(two_task_numbers(label, fitted, px),
+                  *(radius_numbers(f, px) for f in fitted.values()))
+
+
+def scale_numbers(label: str, f: dict, px: float, resolution: float, design_hi: float) -> dict:
+    """What :func:`scale_verdict` quotes: the fit's scale, its likelihood set, the scale without
+    a floor, the design's range and the goodness of fit."""
+    lo, hi = f["profile_ci"]
+    return {"scale": f["scale"] * px, "low": lo * px, "high": hi * px,
+            "no_floor": f["scale_no_floor"] * px, "resolution": resolution * px,
+            "design_hi": design_hi * px, **gof_numbers(f), **carried(label)}
+
+
+def choices_numbers(a: dict) -> dict:
+    """What :func:`choices_verdict` quotes of a model's choices."""
+    return scale_numbers(a["label"], a["fit"], a["px"], a["resolution"], a["design_hi"])
+
+
+def estimators_numbers(est: dict, px: float) -> dict:
+    """What :func:`estimators_text` quotes: each estimator's interval."""
+    return {f"{k}_{end}": v[i] * px for k, v in est.items()
+            for i, end in enumerate(("low", "high"))}
+
+
+def frontier_numbers(sim, ide) -> dict:
+    """What :func:`frontier_text` quotes: the two-item point, the front there, the gap and its
+    z (or, without a point, n = 2 and p_I's 1/2)."""
+    out = {"n": 2, "one": 1, "half": 0.5}
+    if 2 in sim.index and 2 in ide.index:
+        front_ps = float(theory.front(ide.p[2])) if ide.p[2] >= 0.5 else np.nan
+        gap = float(sim.p[2] - front_ps)
+        out.update(p_i=ide.p[2], p_s=sim.p[2], front=front_ps, gap=gap,
+                   z=gap / max(float(sim.se[2]), 1e-9))
+    return out
+
+
+def sweep_numbers(sweep, ball, graded, px: float) -> dict:
+    """What each sentence of :func:`sweep_glue` quotes, by its key."""
+    sim, ide = (sweep[sweep.task == t].set_index("n") for t in TASKS)
+    return {"kernels": pooled(*(gof_numbers(ball[t]) for t in TASKS),
+                              *({"lam": g["lam"] * px, **gof_numbers(g)}
+                                for g in graded.values())),
+            "frontier": frontier_numbers(sim, ide),
+            "radii": pooled(*(radius_numbers(ball[t], px) for t in TASKS))}
+
+
+def stencil_numbers(label: str, nc: dict, boot: int) -> dict:
+    """What :func:`stencil_verdict` quotes: the weights' ranges and spreads, the advantage and
+    its interval, the bootstrap's size and goodness of fit, and the uniform weight 1/4."""
+    spread = [float(np.max(w) / np.min(w)) for w in (nc["name_weights"], nc["place_weights"])]
+    weights = {f"{k}_{end}": f(nc[f"{k}_weights"]) for k in ("name", "place")
+               for end, f in (("min", np.min), ("max", np.max))}
+    return {**weights, "advantage": nc["advantage"], "advantage_low": nc["advantage_ci"][0],
+            "advantage_high": nc["advantage_ci"][1], "boot": boot, "spread_name": spread[0],
+            "spread_place": spread[1], "one": 1, "corners": len(released.CORNERS),
+            **gof_numbers(nc), **carried(label)}
+
+
+def layout_numbers(margin_tab) -> dict:
+    """What :func:`layout_carryover` quotes: each model's deviance, its margin bins and p."""
+    return pooled(*({"stat": t["stat"], "df": t["df"], "p": t["p"], **carried(t["model"])}
+                    for t in authors.layout_tests(margin_tab)))
+
+
+def files_numbers(findings) -> dict:
+    """What :func:`files_verdicts` quotes, finding by finding."""
+    canvas_px = float(AUTHORS["canvas_px"])
+    parts = []
+    for kind, *what in findings:
+        if kind == "scale":
+            parts.append(choices_numbers(what[0]))
+        elif kind == "radii":
+            label, a, _, _ = what
+            parts.append(n_numbers(label, a["fitted"]))
+        elif kind != "skipped":
+            label, r, f = what
+            parts.append({"scale_px": r["scale_px"], "low_px": r["ci_low_px"],
+                          "high_px": r["ci_high_px"], "grid": f["scale"] * canvas_px,
+                          "grid_low": f["scale_ci"][0] * canvas_px,
+                          "grid_high": f["scale_ci"][1] * canvas_px,
+                          "moved": f["scale"] * canvas_px - r["scale_px"], **carried(label)})
+    return pooled(*parts)
+
+
+def fit_numbers(table) -> dict:
+    """What each of :func:`fit_glue`'s sentences quotes, by its key: the misfits' statistics
+    and the names, tests and bounds of the fits it lists."""
+    misfits = table[table.misfit.fillna(False).astype(bool)]
+    return {"misfits": pooled({"fine_refits": fits.MIN_GOF_BOOT - 1, "one": 1},
+                              *({"stat": r.gof_stat, "df": r.gof_df,
+                                 **carried(r.model, r.kernel, r.gof_test)}
+                                for r in misfits.itertuples())),
+            "censored": pooled(*(carried(r.model, r.kernel, r.bound_params)
+                                 for r in censored_fits(table).itertuples()))}

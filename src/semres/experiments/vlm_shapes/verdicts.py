@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from semres.core import fits
 from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA, fmt
 
