@@ -80,7 +80,7 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     assert "$p_S$ \\| $p_I$ on the front, $\\langle b\\rangle = 1/2$" in first
     # status second, so a phone shows it; the result names what it is about, then the claim
     assert first.split(" | ")[1] == "reproduced" and "| **front**: $p_S$" in first
-    assert "| 0.731 [0.701, 0.760]; paper 0.750; largest \\|z\\| 1.2 |" in first
+    assert "| 0.731 [0.701, 0.760]; paper 0.750; largest \\|z\\| 1.23 |" in first
     assert "paper_value" not in table and "check_max_z" not in table and "nan" not in table
     assert rows[2].split(" | ")[1] == "**differs**" and "**peak**: peak generalization" in rows[2]
     # width 3 needs two significant figures at one decimal; the text paper value stays text

@@ -16,21 +16,25 @@ from semres.report.tables import header, table  # noqa: E402
 
 
 @pytest.mark.parametrize("name, reads", [
-    ("p_s", "<i>p</i><sub>S</sub>"),
+    ("p_s", "Generalization <i>p</i><sub>S</sub>"),
     ("p_S mc", "<i>p</i><sub>S</sub> Monte Carlo"),
     ("p_i_theorem", "<i>p</i><sub>I</sub> theorem"),
     ("scale_px", "Scale (px)"),
-    ("ci_low_px", "CI low (px)"),
-    ("target_gap_max", "Target gap max"),
-    ("excess_z", "Excess <i>z</i>"),
+    ("ci_low_px", "Interval low (px)"),
+    ("target_gap_max", "Largest target gap"),
+    ("excess_z", "Excess <i>z</i>-score"),
+    ("p_s_z", "<i>p</i><sub>S</sub> <i>z</i>-score"),
     ("at_bound", "At a bound"),
     ("train_seconds", "Train (s)"),
-    ("mean_b", "⟨<i>b</i>⟩"),
+    ("mean_b", "Mean ball measure ⟨<i>b</i>⟩"),
+    ("mean_b_mc", "⟨<i>b</i>⟩ Monte Carlo"),
+    ("mean b", "Mean ball measure ⟨<i>b</i>⟩"),
+    ("monte_carlo", "Monte Carlo"),
     ("heldout_rmse", "Held-out RMSE"),
     ("K", "K"),
-    ("max |z|", "Max |z|"),
+    ("max |z|", "Largest |z|"),
     ("a<b", "a&lt;b"),
-    (("p_s", "baseline"), "<i>p</i><sub>S</sub>, baseline"),
+    (("p_s", "baseline"), "Generalization <i>p</i><sub>S</sub>, baseline"),
 ])
 def test_headers_read_as_words_with_units(name, reads):
     assert header(name) == reads
@@ -74,18 +78,19 @@ def test_table_drops_the_index_rounds_to_the_interval_and_writes_words():
     }, index=[7, 9])
     t = table(df, decimals=5, floor="{:.2e}", stderr="{:.1e}")
     shown = t.data
-    assert list(shown.columns) == ["Model", "p", "CI low", "CI high", "s.e.", "Floor",
-                                   "At a bound", "Note", "n", "ε"]
+    assert list(shown.columns) == ["Model", "p", "Interval low", "Interval high",
+                                   "Standard error", "Floor", "At a bound", "Note", "Items n",
+                                   "Resolution ε"]
     # the interval (half-width about 0.03) supports two decimals... of its own size: 0.022 ->
     # three decimals, for the estimate and both ends
     assert list(shown["p"]) == ["0.734", "0.610"]
-    assert list(shown["CI low"]) == ["0.712", "0.550"]
-    assert list(shown["s.e."]) == ["1.2 × 10⁻³", "2.1 × 10⁻³"]  # an e spec: scientific
+    assert list(shown["Interval low"]) == ["0.712", "0.550"]
+    assert list(shown["Standard error"]) == ["1.2 × 10⁻³", "2.1 × 10⁻³"]  # an e spec
     assert list(shown["Floor"]) == ["1.00 × 10⁻⁹", "2.00 × 10⁻⁸"]
     assert list(shown["At a bound"]) == ["no", "yes"]
     assert list(shown["Note"]) == ["150–1110 px", "—"]
-    assert list(shown["n"]) == ["2", "20"]
-    assert list(shown["ε"]) == ["0.10", "0.25"]  # exact parameters keep their own decimals
+    assert list(shown["Items n"]) == ["2", "20"]
+    assert list(shown["Resolution ε"]) == ["0.10", "0.25"]  # exact: their own decimals
     html = t.to_html()
     assert "<th" in html and "<tbody>" in html and not re.search(r"<tbody>\s*<tr><th", html)
     assert not re.search(r"\de[+-]\d", html) and "nan" not in html.lower()
@@ -98,18 +103,18 @@ def test_a_labelled_index_becomes_a_column_and_a_row_count_goes():
     assert list(shown.columns) == ["", "Circle", "Segment"]
     assert shown.iloc[0, 0] == "max |z|"
     grouped = pd.DataFrame({"x": [1.5, 2.5]}, index=pd.Index([0.1, 0.2], name="delta"))
-    assert list(table(grouped).data.columns) == ["Δ", "x"]
+    assert list(table(grouped).data.columns) == ["Noise Δ", "x"]
     assert list(table(pd.DataFrame({"x": [1, 2]}, index=[5, 8])).data.columns) == ["x"]
 
 
 def test_explicit_formats_keep_working_and_link_the_csv():
     df = pd.DataFrame({"z": [1.234, -0.5], "n": [2, 3]})
     t = table(df, z="{:+.2f}", n="{:d}", csv="mc_check")
-    assert list(t.data["z"]) == ["+1.23", "−0.50"]
+    assert list(t.data["z-score"]) == ["+1.23", "−0.50"]
     assert f'href="{tables.CSV_SCHEME}mc_check"' in t.to_html()
     assert "mc_check.csv" in t.to_html()
     shown = table(df, scientific_columns=["z"]).data
-    assert list(shown["z"]) == ["1.23 × 10⁰", "−5.00 × 10⁻¹"]
+    assert list(shown["z-score"]) == ["1.23 × 10⁰", "−5.00 × 10⁻¹"]
 
 
 def test_figure_svg_carries_a_stacked_phone_layout_that_splits_off():
@@ -202,6 +207,89 @@ def test_tables_show_p_values_floored_and_statistics_to_two_decimals():
     df = pd.DataFrame({"n": [2, 4], "gof_p": [3.16e-52, 0.0312], "z": [1.23456, -0.5],
                        "max_z": [2.0, 3.1234], "p_s": [0.51234, 0.6]})
     shown = table(df).data
-    assert list(shown["Goodness-of-fit p"]) == ["< 10⁻⁴", "0.031"]
-    assert list(shown["z"]) == ["1.23", "−0.50"] and list(shown["Largest |z|"]) == ["2.00", "3.12"]
-    assert list(shown["pS"]) == ["0.5123", "0.6000"]  # a probability, not a p-value
+    assert list(shown["Goodness-of-fit p-value"]) == ["< 10⁻⁴", "0.031"]
+    assert list(shown["z-score"]) == ["1.23", "−0.50"]
+    assert list(shown["Largest |z|"]) == ["2.00", "3.12"]
+    assert list(shown["Generalization pS"]) == ["0.5123", "0.6000"]  # a probability
+    for name in ("t", "chi2", "gof_stat", "test_statistic", "excess_z"):
+        assert tables.statistic_kind(name) == "z", name
+    for name in ("p_s", "stat_hours", "tau", "mean_b"):
+        assert tables.statistic_kind(name) is None, name
+
+
+@pytest.mark.parametrize("text, numeric, wrong", [
+    ("Boot at a bound", False, "decode: Boot"),
+    ("p theory ide", True, "decode: ide"),
+    ("Headline", True, "no word"),
+    ("Resolution", True, "neither a unit nor a kind"),
+    ("<i>p</i><sub>S</sub>", True, "no word"),
+    ("<i>z</i>", True, "no word"),
+    ("CI low", True, "decode: CI"),
+    ("Its s.e.", True, "decode: s.e."),
+    ("Its standard error", True, None),  # the estimate's unit, said in its header
+    ("People listed <i>n</i>", True, None),  # n counts
+    ("target_gap", True, "is code"),
+    ("fitScale", False, "is code"),
+    ("Share correct (%)", True, None),
+    ("Resolution (years)", True, None),
+    ("Scale (px)", True, None),
+    ("Seed", True, None),
+    ("Largest |<i>z</i>|", True, None),
+    ("Goodness-of-fit <i>p</i>-value", True, None),
+    ("Model", False, None),
+    ("Resolution", False, None),  # a column of text needs no unit
+    ("", False, None),  # nor a column of row labels a header
+    ("", True, "no word"),
+])
+def test_a_header_is_words_with_units(text, numeric, wrong):
+    problems = tables.header_problems(text, numeric)
+    assert (wrong is None and problems == []) or (wrong and wrong in " ".join(problems)), \
+        problems
+
+
+def test_the_formatter_words_the_books_own_column_names_with_units():
+    """Every name of :data:`tables.HEADERS` and :data:`tables.ALONE` a chapter uses for a column
+    of numbers reads as words with a unit or a kind, alone and in a longer name."""
+    names = ["p_s", "p_i", "se_s", "se_i", "z_s", "z_i", "n", "z", "b", "mean_b", "var_b",
+             "eps", "delta", "alpha", "gof_p", "distance_p", "max_z", "p_s_mc", "p_i_theory",
+             "n_boot", "scale_px", "ci_low_px", "heldout_rmse_px", "train_seconds",
+             "gap_max", "p_value", "id_auc", "mean_p_i", "abs_z"]
+    df = pd.DataFrame({name: [0.5, 0.25] for name in names})
+    shown = table(df)
+    for name, head, numeric in zip(names, shown.columns, shown.numeric):
+        assert numeric and tables.header_problems(head, numeric) == [], (name, head)
+    assert header("gap_max") == "Largest gap"  # "max" is a code word, moved to the front
+
+
+def test_log_axis_ticks_read_as_plain_numbers_where_they_fit():
+    """Ticks of a log axis within PLAIN_TICKS read "0.6", "300"; beyond it powers of ten; a
+    formatter of the chapter's own is kept."""
+    fig, (ax, other) = plotting.subplots(1, 2, figsize=(7, 3))
+    ax.plot([0.3, 0.9], [1e-5, 50])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    other.plot([1, 10], [1, 10])
+    other.set_xscale("log")
+    other.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%.1f"))
+    plotting.legible(fig)
+    fig.canvas.draw()
+    lo, hi = plotting.PLAIN_TICKS
+
+    def shown(axis):
+        return {round(float(t.get_position()[0 if axis is ax.xaxis else 1]), 12): t.get_text()
+                for t in axis.get_ticklabels(which="both") if t.get_text()}
+
+    x, y = shown(ax.xaxis), shown(ax.yaxis)
+    assert x[0.6] == "0.6" and x[0.2] == "0.2"  # minor ticks, once "6×10⁻¹"
+    assert all("10^" not in t and "times" not in t for v, t in x.items())
+    for value, text in y.items():  # an independent reading: the number itself, or 10^k
+        if lo <= value <= hi:
+            assert float(text) == pytest.approx(value), (value, text)
+        else:
+            k = int(round(np.log10(value)))
+            assert text == f"$\\mathdefault{{10^{{{k}}}}}$"
+    assert any(v < lo for v in y) and any(lo <= v <= hi for v in y)
+    assert plotting.plain_tick(1000) == "1000" and plotting.plain_tick(0.01) == "0.01"
+    assert plotting.plain_tick(-3) == "−3"
+    assert other.xaxis.get_major_formatter().fmt == "%.1f"
+    plotting.plt.close(fig)

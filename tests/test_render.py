@@ -6,13 +6,16 @@ only its file name), when a reference is unresolved (a cross-reference left with
 a link to a page or anchor that does not exist), when a script fails or logs an error, when a
 visible table shows "nan", when a figure's text renders smaller than the limits below, or when
 a chapter has no result box, when a result box is taller than a phone's screen, when a table
-scrolls sideways without saying so, or when a chapter shows a figure without a numbered
-caption. Chromium runs the page's own scripts, so MathJax has typeset before we measure.
+scrolls sideways without saying so, when a table's text is under 12 px, when a chapter is longer
+than its limit in phone screens (15 for chapter 5, 20 for the others), or when a chapter shows a
+figure without a numbered caption. Chromium runs the page's own scripts, so MathJax has typeset
+before we measure.
 
 The page scan (``test_page_reads_like_a_book``, no browser needed) reads every built page as a
 reader would: no "nan" or e-notation ("1e-07") in the prose (tables, code and math aside), no
-raw backticks, no paragraph printed twice, no stray punctuation (" .", ".),", ",."), and no
-table with an index column or e-notation in its cells.
+raw backticks, no paragraph printed twice, no stray punctuation (" .", ".),", ",."), no table
+with an index column or e-notation in its cells, and every table header words with units
+(:func:`semres.report.tables.header_problems`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,12 @@ WIDTHS = {"desktop": 1280, "phone": 390}
 FIGURE_TEXT = {"desktop": "caption", "phone": 12.0}
 #: a result box is read at a glance: no taller than one phone screen (390 x 844 CSS px)
 PHONE_SCREEN = 844
+#: the smallest text a table may show (CSS px), at every width: read without zooming
+TABLE_TEXT = 12.0
+#: the longest a chapter may be, in phone screens (390 x 844 CSS px): chapter 5, the longest
+#: experiment, in 15; every other in 20 (details beyond go to dropdowns or an appendix page)
+SCREENS = {"05_llm_years": 15}
+MOST_SCREENS = 20
 #: a result box opens with a sentence of at least this many words (what came out)
 LEAD_WORDS = 8
 #: the left border of a result box for each outcome (book/_static/semres.css), as computed
@@ -193,11 +202,21 @@ window.addEventListener("load", async () => {
   const figures = [...main.querySelectorAll("img")].filter(i => i.getBoundingClientRect().width)
     .map(i => ({src: i.getAttribute("src"), rendered: i.getBoundingClientRect().width,
                 natural: i.naturalWidth}));
+  // the smallest text of any visible table (sub- and superscripts and typeset math aside)
+  const tableText = Math.min(...[...main.querySelectorAll("table")]
+    .filter(t => t.getBoundingClientRect().width)
+    .flatMap(t => [...t.querySelectorAll("th, td, th *, td *")])
+    .filter(el => !el.closest("sub, sup, mjx-container, .math") &&
+      [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+    .map(el => parseFloat(getComputedStyle(el).fontSize)));
+  // how tall the page is (CSS px) at this width
+  const pageHeight = Math.max(page.scrollHeight, document.body.scrollHeight);
   const cap = main.querySelector("figcaption") || main.querySelector("p");
   const caption = cap ? parseFloat(getComputedStyle(cap).fontSize) : 16;
   const report = {width: window.innerWidth, wide, noAlt, unresolved, links, pageWidth, nan,
                   resultBox, resultHeight, resultTop, leadText, outcome, resultColor, uncued, unnumbered, figures, caption,
                   inlineMath, displayMath, text: parseFloat(getComputedStyle(main).fontSize),
+                  tableText: Number.isFinite(tableText) ? tableText : null, pageHeight,
                   errors: window.__semresErrors || [],
                   codeLine: (main.querySelector("p.semres-code")?.textContent || "")};
   parent.postMessage(JSON.stringify(report), "*");
@@ -308,6 +327,20 @@ def small_display_math(report: dict) -> list[str]:
             "displays)"] if small else []
 
 
+def screens(height: float) -> float:
+    """A page's height in phone screens (:data:`PHONE_SCREEN` CSS px each)."""
+    return height / PHONE_SCREEN
+
+
+def too_long(chapter: str, height: float) -> list[str]:
+    """A chapter page longer than its limit in phone screens (:data:`SCREENS`), as a problem."""
+    most = SCREENS.get(chapter, MOST_SCREENS)
+    if screens(height) <= most:
+        return []
+    return [f"{screens(height):.1f} phone screens long ({height:,.0f} px at 390 px), more than "
+            f"{most}"]
+
+
 def _broken_links(page: Path, links: list[str]) -> list[str]:
     """Links to pages of the book that do not exist, or to anchors those pages lack."""
     broken = []
@@ -379,6 +412,10 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
         problems.append(f"result box {report['resultHeight']} px tall, more than one phone "
                         f"screen ({PHONE_SCREEN} px)")
     problems += [f"wide table without a scroll cue: {t}" for t in report["uncued"]]
+    if report["tableText"] is not None and report["tableText"] < TABLE_TEXT - 0.05:
+        problems.append(f"table text at {report['tableText']:.1f} px, under {TABLE_TEXT:.0f} px")
+    if where == "chapter" and kind == "phone":
+        problems += too_long(Path(page).name, report["pageHeight"])
     problems += small_display_math(report)
     if where == "chapter":
         problems += [f"figure without a numbered caption: {f}" for f in report["unnumbered"]]
@@ -568,6 +605,39 @@ def _example(text: str, match) -> str:
     return f"…{text[start:end]}…"
 
 
+#: a cell that holds one number as the book writes it ("−0.031", "1,032", "3.2 × 10⁻⁵", "< 10⁻⁴")
+NUMBER_CELL = re.compile(r"^[−+-]?(\d[\d,]*)?\.?\d+( × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?$"
+                         r"|^< 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+$")
+
+
+def header_problems(table) -> list[str]:
+    """Each header of a shown table (bs4) that does not read as words with units, by the rule
+    of :func:`semres.report.tables.header_problems`. A column holds numbers when its header
+    is set as one (``class="num"``, the book's formatter) or, in a markdown table, when every
+    cell that is not "—" holds one number; in a table whose rows are labelled (its first
+    header is empty) the columns name categories, and the row labels carry the units."""
+    rows = table.select("tr")
+    if not rows:
+        return []
+    heads = rows[0].find_all(["th", "td"], recursive=False)
+    body = [r.find_all(["td", "th"], recursive=False) for r in rows[1:]]
+    # rows labelled by a first column without a header: the labels carry the units, and
+    # the other columns name categories
+    stub = bool(heads) and not heads[0].get_text(strip=True)
+    found = []
+    for k, head in enumerate(heads):
+        if stub:
+            numeric = False
+        elif "num" in (head.get("class") or []):
+            numeric = True
+        else:
+            cells = [" ".join(r[k].get_text(" ").split()) for r in body if len(r) > k]
+            cells = [c for c in cells if c not in ("—", "⋮", "")]
+            numeric = bool(cells) and all(NUMBER_CELL.match(c) for c in cells)
+        found += tables.header_problems(str(head.decode_contents()), numeric)
+    return found
+
+
 def scan_page(text: str) -> list[str]:
     """Every way a built page fails to read like a book (see :data:`PROSE`), one line each:
     the check, then an example in its context."""
@@ -604,6 +674,8 @@ def scan_page(text: str) -> list[str]:
                 or "dataframe" in (table.get("class") or []):
             problems.append(f"table {number} ({head[:60]}) has an index column (a raw "
                             "DataFrame: show it through semres.report.tables.table)")
+        problems += [f"table {number} ({head[:60]}) header {problem}"
+                     for problem in header_problems(table)]
         for code in table.select("code"):
             code.decompose()
         cells = [" ".join(c.get_text(" ").split()) for c in table.find_all(["td", "th"])]
@@ -644,6 +716,10 @@ SCANNED = """<!DOCTYPE html><html><body><main><article class="bd-article">
 <tbody><tr><th>0</th><td>1.000000e-09</td></tr></tbody></table>
 <div class="semres-table"><table><thead><tr><th>Floor</th></tr></thead>
 <tbody><tr><td>1.00 × 10⁻⁹</td></tr></tbody></table></div>
+<table><thead><tr><th>Model</th><th>Scale</th><th class="num">Boot at a bound</th></tr></thead>
+<tbody><tr><td>a</td><td>−3.5</td><td>0.2</td></tr></tbody></table>
+<table><thead><tr><th></th><th>Square</th></tr></thead>
+<tbody><tr><td>Scale (px)</td><td>3.5</td></tr></tbody></table>
 </article></main></body></html>
 """
 
@@ -655,8 +731,11 @@ def test_page_scan_finds_each_kind_of_problem():
     text = "\n".join(problems)
     for check in ("nan in the prose", "e-notation in the prose", "a raw backtick",
                   "stray punctuation", "a paragraph printed 2 times", "has an index column",
-                  "shows e-notation: '1.000000e-09'"):
+                  "shows e-notation: '1.000000e-09'",
+                  "header 'Scale' is a number with neither a unit nor a kind",
+                  "header 'Boot at a bound' has words a reader must decode: Boot"):
         assert check in text, (check, problems)
+    assert "table 4" not in text  # rows labelled with their units: the columns are categories
     assert "table 2" not in text and "in code" not in text  # the formatted table; code
     assert len([p for p in problems if p.startswith("stray punctuation")]) == 2
     clean = """<html><body><main><article class="bd-article"><p>The largest gap is
@@ -691,3 +770,27 @@ def test_probe_measures_result_box_scroll_cue_and_figure_numbers(tmp_path):
     report = _render(good, 390)[390]
     assert report["resultHeight"] <= PHONE_SCREEN and report["uncued"] == []
     assert report["unnumbered"] == []
+
+
+SIZED_PAGE = """<!DOCTYPE html><html><body style="margin:0"><main>
+<table style="font-size:{cell}px"><tr><th>Share correct (%)</th></tr>
+<tr><td>5<sub>x</sub> and <code style="font-size:{code}px">code</code></td></tr></table>
+<div style="height:{tall}px">tall</div></main></body></html>
+"""
+
+
+@pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
+def test_probe_measures_table_text_and_page_height(tmp_path):
+    """Table text under 12 px and a chapter over its phone screens are found; a subscript is not
+    table text; chapter 5 may take 15 screens, another 20."""
+    page = tmp_path / "sized.html"
+    page.write_text(SIZED_PAGE.format(cell=12, code=11, tall=16 * PHONE_SCREEN))
+    report = _render(page, 390)[390]
+    assert report["tableText"] == 11  # the code in a cell, not the subscript beside it
+    assert report["pageHeight"] >= 16 * PHONE_SCREEN
+    assert too_long("05_llm_years", report["pageHeight"]) and \
+        not too_long("06_vlm_shapes", report["pageHeight"])
+    assert "more than 15" in too_long("05_llm_years", report["pageHeight"])[0]
+    page.write_text(SIZED_PAGE.format(cell=12, code=12, tall=100))
+    report = _render(page, 390)[390]
+    assert report["tableText"] == 12 and report["pageHeight"] <= 900  # the frame's own height

@@ -205,18 +205,21 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     assert lines[5] == "* effect: *reproduced, on a stand-in*"
     assert lines[7] == "* *Not counted:* 1 precondition (1 does not do the task), 1 not run"
     lines = details.splitlines()[1:]
+    # the details name the stand-in once, before the results; each result on it says so
+    assert lines.pop(0) == ("* **The stand-in.** A result that says “on the stand-in” was "
+                            "obtained on a simulated tree.")
     # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
     # 0.8098 ± 0.005; math written as text is typeset
     assert lines[0] == ("* **toy net: peak: agrees within tolerance.** peak $\\langle b\\rangle$ of $p_S$. "
                         "This build: 0.8089 [0.8074, 0.8105] (95% interval); the paper: 0.8098. "
                         "Tolerance 0.005 (seed spread).")
     assert lines[1] == ("* **Theorem 1: reproduced.** the closed form. Check: largest \\|z\\| "
-                        "2.1, below 5: it passes.")
+                        "2.14, below 5: it passes.")
     # a failed check never reads as passing
     assert lines[2] == ("* **Theorem 2: differs.** the noisy law. The paper: 0.75. Check: "
-                        "largest \\|z\\| 13.0, not below 5: it fails.")
-    # a result on a stand-in says so in its status line
-    assert lines[3].startswith("* **effect: reproduced, on a stand-in: a simulated tree.**")
+                        "largest \\|z\\| 13.04, not below 5: it fails.")
+    # a result on a stand-in says so in its status line, by the name the details gave it
+    assert lines[3].startswith("* **effect: reproduced, on the stand-in.**")
     assert "; compared with no change: 0" in lines[3]
     # a value derived here is "compared with", never "the paper"
     assert "compared with the derived segment law: 0.0169" in lines[4]
@@ -360,6 +363,37 @@ def test_the_smallest_detectable_deviation_is_detected_with_the_stated_power():
     rep.result("null", "no change", headline=0.0, ci=(-0.2, 0.2), passed=False)
     assert rep.summary.detectable.iloc[0] == pytest.approx(2.8016 * 0.05 / 1.95996, rel=1e-3)
     assert np.isnan(rep.summary.detectable.iloc[1])  # a row that does not hold reports none
+
+
+def test_the_box_names_each_stand_in_once(monkeypatch):
+    """Six results on two stand-ins: each stand-in's description appears once in the box, and
+    each result says which it was obtained on; a result on none says nothing of one."""
+    glued = _glued(monkeypatch)
+    rep = report.Report("05_llm_years")
+    small, encoder = "a small causal LM, not the paper's 2–7B models", "a sentence encoder"
+    for k in range(3):
+        rep.result(f"lm {k}", "s", passed=True, new=True, stand_in=small)
+        rep.result(f"encoder {k}", "s", passed=True, new=True, stand_in=encoder)
+    rep.result("gate", "does the task", passed=True, kind="precondition", stand_in=small)
+    rep.result("theory", "s", passed=True, new=True)
+    rep.box("ran")
+    text = glued["ch5_result_box"].data
+    assert text.count(small) == 1 and text.count(encoder) == 1
+    details = text.split(":::{dropdown}")[1].splitlines()[1:]
+    assert details[0] == (f"* **The stand-ins.** A result that says “on stand-in A” was "
+                          f"obtained on {small}; “on stand-in B”, on {encoder}.")
+    by_name = {line.split("**")[1].split(":")[0]: line for line in details if "**" in line}
+    for k in range(3):
+        assert by_name[f"lm {k}"].startswith(f"* **lm {k}: holds, on stand-in A.**")
+        assert by_name[f"encoder {k}"].startswith(f"* **encoder {k}: holds, on stand-in B.**")
+    assert "stand-in" not in by_name["theory"]
+    assert any(line.startswith("  * **gate: met, on stand-in A.**") for line in details)
+    # the first screen says only that there was one
+    assert "* lm 0: *holds, on a stand-in*" in text.split(":::{dropdown}")[0]
+    from semres.report.box import stand_ins
+
+    assert stand_ins([{"stand_in": " a  tree "}, {"stand_in": ""}]) == \
+        {"a tree": "the stand-in"}
 
 
 def test_a_lead_leaves_room_on_the_first_screen_by_naming_fewer_findings(monkeypatch):

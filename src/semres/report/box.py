@@ -42,19 +42,41 @@ def tally(statuses, order=STATUSES) -> str:
     return ", ".join(f"{int(counts[s]):,} {s}" for s in named)
 
 
-def status_line(row: dict, short: bool = False) -> str:
+def stand_in(row: dict) -> str:
+    """The stand-in a row was obtained on, in one line ("" when none)."""
+    return "" if missing(row.get("stand_in")) else " ".join(str(row["stand_in"]).split())
+
+
+def stand_ins(rows) -> dict[str, str]:
+    """Each stand-in among ``rows``, in order of first appearance, with the name the box's
+    details call it by: "the stand-in" when there is one, "stand-in A", "stand-in B", ...
+    when there are several. The details name each once (:func:`details`); a row then says
+    only which (a stand-in's description is a clause, and six rows repeating it read as one
+    sentence said six times)."""
+    found = list(dict.fromkeys(s for s in map(stand_in, rows) if s))
+    if len(found) == 1:
+        return {found[0]: "the stand-in"}
+    return {s: f"stand-in {chr(ord('A') + k)}" for k, s in enumerate(found)}
+
+
+def status_line(row: dict, short: bool = False, names: dict | None = None) -> str:
     """A row's status as the page shows it: the status, and the stand-in it was obtained on
     (``"reproduced, on a stand-in: a simulated tree"``); ``short`` names no stand-in, only that
-    there was one, for the box's first screen."""
-    stand = "" if missing(row.get("stand_in")) else " ".join(str(row["stand_in"]).split())
+    there was one, for the box's first screen; ``names`` (:func:`stand_ins`) gives the name a
+    page has already introduced it by (``"reproduced, on stand-in A"``)."""
+    stand = stand_in(row)
+    status = str(row.get("status", ""))
     if stand and short:
-        return str(row.get("status", "")) + ", on a stand-in"
-    return str(row.get("status", "")) + (f", on a stand-in: {stand}" if stand else "")
+        return status + ", on a stand-in"
+    if stand and names and stand in names:
+        return status + f", on {names[stand]}"
+    return status + (f", on a stand-in: {stand}" if stand else "")
 
 
-def box_line(row: dict) -> str:
-    """One result in words, as the box at the top of a chapter states it."""
-    text = (f"* **{prose(row['result'])}: {escape(status_line(row))}.** "
+def box_line(row: dict, names: dict | None = None) -> str:
+    """One result in words, as the box at the top of a chapter states it; ``names``: the
+    stand-ins as the box has introduced them (:func:`stand_ins`)."""
+    text = (f"* **{prose(row['result'])}: {escape(status_line(row, names=names))}.** "
             f"{prose(row['statement'])}")
     text = text.rstrip(".") + "."
     number = measured(row)
@@ -69,13 +91,43 @@ def box_line(row: dict) -> str:
         text += f" {prose(what)[0].upper() + prose(what)[1:]}: {fmt(value)}."
     z = as_number(row.get("check_max_z"))
     if z is not None:
-        text += (f" Check: largest \\|z\\| {fmt(z, places=1)}, "
+        text += (f" Check: largest \\|z\\| {fmt(z, places=2)}, "
                  + (f"below {fmt(Z_MAX)}: it passes." if z < Z_MAX else
                     f"not below {fmt(Z_MAX)}: it fails."))
     if not missing(row.get("tolerance")):
         reason = escape(row.get("tolerance_reason"))
         text += f" Tolerance {fmt(row['tolerance'])}" + (f" ({reason})." if reason else ".")
     return text
+
+
+def details(findings: list, gates: list, blocked: list, checks: list, notes, ran: str
+            ) -> list[str]:
+    """The lines of the box's dropdown (MyST): the stand-ins named once, then every finding
+    with its numbers (:func:`box_line`), the preconditions, the results not run and the
+    checks apart, ``notes``, and what ran."""
+    names = stand_ins([*findings, *gates, *blocked, *checks])
+    lines = [":::{dropdown} Every result, with its numbers, and what ran"]
+    if len(names) == 1:
+        (what, _), = names.items()
+        lines.append(f"* **The stand-in.** A result that says “on the stand-in” was obtained "
+                     f"on {escape(what)}.")
+    elif names:
+        said = [f"“on {name}”" + (" was obtained on " if k == 0 else ", on ") + escape(what)
+                for k, (what, name) in enumerate(names.items())]
+        lines.append(f"* **The stand-ins.** A result that says {'; '.join(said)}.")
+    lines += [box_line(row, names) for row in findings]
+    for rows, title in ((gates, "Preconditions (they decide whether a finding is measured; "
+                                "not counted)"),
+                        (blocked, "Not run in this build (not counted)"),
+                        (checks, "Checks, true by construction (they test the code, not a "
+                                 "claim)")):
+        if rows:
+            lines.append(f"* *{title}:*")
+            lines += ["  " + box_line(row, names) for row in rows]
+    lines += [f"* {note}" for note in notes if note]
+    lines.append(f"* **What ran.** {str(ran).strip()}")
+    lines.append(":::")
+    return lines
 
 
 def find(rows, start: str) -> dict | None:

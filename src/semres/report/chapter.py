@@ -26,7 +26,7 @@ from semres.core.profiles import deviations as protocol_deviations
 from semres.core.seeds import seeds
 
 from . import plotting
-from .box import BOX_FIRST, box_line, status_line, tally
+from .box import BOX_FIRST, details, status_line, tally
 from .numbers import (as_float, as_number, escape, fmt, plain_math, plain_outside_math, plural,
                       prose, unquoted)
 from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
@@ -242,21 +242,7 @@ class Report:
         aside += [f"{len(blocked)} not run"] if blocked else []
         if aside:
             lines.append(f"* *Not counted:* {', '.join(aside)}")
-        lines += ["", ":::{dropdown} Every result, with its numbers, and what ran"]
-        lines += [box_line(row) for row in findings]
-        if gates:
-            lines.append("* *Preconditions (they decide whether a finding is measured; not "
-                         "counted):*")
-            lines += ["  " + box_line(row) for row in gates]
-        if blocked:
-            lines.append("* *Not run in this build (not counted):*")
-            lines += ["  " + box_line(row) for row in blocked]
-        if checks:
-            lines.append("* *Checks, true by construction (they test the code, not a claim):*")
-            lines += ["  " + box_line(row) for row in checks]
-        lines += [f"* {note}" for note in notes if note]
-        lines.append(f"* **What ran.** {str(ran).strip()}")
-        lines.append(":::")
+        lines += ["", *details(findings, gates, blocked, checks, notes, ran)]
         self.text("result_box", "\n".join(lines), markdown=True)
 
     def save(self) -> None:

@@ -101,7 +101,7 @@ def _numbers(row: dict) -> str:
                      + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))
     z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
     if pd.notna(z):
-        parts.append(f"largest \\|z\\| {fmt(z, places=1)}")
+        parts.append(f"largest \\|z\\| {fmt(z, places=2)}")
     return "; ".join(p for p in parts if p) or "—"
 
 

@@ -80,7 +80,8 @@ def engine_figures(build: Path) -> list[str]:
               f"`benchmarks/bench_engine.py` on {rec['when']} (commit `{rec['commit']}`, "
               f"{rec['machine']}; best of {rec['repeats']}, load average {before:.2f} before "
               f"and {after:.2f} after; the spread is the slowest over the fastest timing).", "",
-              "| Run | Million trials/s | Spread |", "| --- | --- | --- |"]
+              "| Run | Speed (million trials/s) | Spread (slowest ÷ fastest) |",
+              "| --- | --- | --- |"]
     lines += [f"| {name} | {rate / 1e6:.1f} | {spread[name]:.2f} |"
               for name, rate in rates.items()]
     threads = rec["threads"]

@@ -18,6 +18,7 @@ from IPython.core.pylabtools import print_figure
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.offsetbox import HPacker, VPacker
+from matplotlib.ticker import LogFormatterSciNotation
 from matplotlib.text import Text
 from matplotlib_inline.backend_inline import set_matplotlib_formats
 
@@ -88,9 +89,55 @@ def legible(fig):
     wider than :data:`MAX_WIDTH` as saved (legends and labels outside the axes included: the
     figure narrows until its tight box fits, so the panels get narrower, not the text smaller).
     On a phone the book shows the figure's phone layout instead (:func:`narrow`).
+    Log-axis ticks between :data:`PLAIN_TICKS` read as plain numbers (:func:`plain_ticks`).
     Returns the figure."""
     _fit(fig, MAX_WIDTH)
     return fig
+
+
+#: a log axis' tick labels within this range (inclusive) read as plain numbers ("0.6", "300"),
+#: which a reader takes in at once; outside it as powers of ten ("10⁻⁴"), whose plain form
+#: would not fit beside its neighbours
+PLAIN_TICKS = (0.01, 1000.0)
+
+
+def plain_tick(x: float) -> str:
+    """A log axis' tick value as a plain number: at most four significant figures, no
+    trailing zeros, a minus sign (``6e-1`` -> "0.6", ``1000`` -> "1000")."""
+    text = f"{float(x):.4g}"
+    if "e" in text:  # only outside PLAIN_TICKS; kept exact rather than rounded
+        text = np.format_float_positional(float(x), trim="-")
+    return text.replace("-", "\u2212")
+
+
+class PlainLogFormatter(LogFormatterSciNotation):
+    """matplotlib's log-axis labels (which ticks get one is its choice), written as plain
+    numbers within :data:`PLAIN_TICKS` and as powers of ten outside it."""
+
+    def __call__(self, x, pos=None):
+        label = super().__call__(x, pos)
+        if label and x != 0 and PLAIN_TICKS[0] <= abs(x) <= PLAIN_TICKS[1]:
+            return plain_tick(x)
+        return label
+
+
+def plain_ticks(fig) -> None:
+    """Give every log (and symlog) axis of ``fig`` whose labels matplotlib writes as powers of
+    ten a :class:`PlainLogFormatter`, keeping its settings (which ticks it labels); an axis
+    with a formatter of the chapter's own is left as it is."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() not in ("log", "symlog"):
+                continue
+            for which, getter, setter in (
+                    ("major", axis.get_major_formatter, axis.set_major_formatter),
+                    ("minor", axis.get_minor_formatter, axis.set_minor_formatter)):
+                old = getter()
+                if type(old) is not LogFormatterSciNotation:
+                    continue
+                setter(PlainLogFormatter(old._base, labelOnlyBase=old.labelOnlyBase,
+                                         minor_thresholds=old.minor_thresholds,
+                                         linthresh=old._linthresh))
 
 
 def _floor(fig) -> bool:
@@ -126,6 +173,7 @@ def _fit(fig, most: float) -> str | None:
     """Floor the text and narrow ``fig`` until it is at most ``most`` inches wide as saved.
     Returns the SVG of the last measurement when the figure is as it was saved then."""
     previous = None
+    plain_ticks(fig)
     for _ in range(8):
         _floor(fig)
         _wrap_labels(fig)
@@ -166,6 +214,7 @@ def figure_svg(fig) -> str | None:
     """``fig`` as the book shows it: its SVG, carrying its phone layout (:func:`narrow`) when
     the figure is too wide to read on a phone. The IPython formatter of every figure in a
     chapter (:func:`use_style`); the book serves the layout that fits the reader's screen."""
+    plain_ticks(fig)
     desktop = print_figure(fig, "svg")
     if not desktop:
         return desktop

@@ -17,20 +17,36 @@ from .numbers import DASH, MINUS, missing as _missing, number, scientific, super
 #: ``table(..., headers={...})`` adds a chapter's own. Other names read as their words.
 HEADERS = {
     "p_s": "<i>p</i><sub>S</sub>", "p_i": "<i>p</i><sub>I</sub>",
-    "se_s": "s.e. of <i>p</i><sub>S</sub>", "se_i": "s.e. of <i>p</i><sub>I</sub>",
-    "z_s": "<i>z</i> of <i>p</i><sub>S</sub>", "z_i": "<i>z</i> of <i>p</i><sub>I</sub>",
-    "p": "<i>p</i>", "n": "<i>n</i>", "b": "<i>b</i>", "z": "<i>z</i>",
-    "se": "s.e.", "stderr": "s.e.", "sd": "s.d.", "ci": "CI",
-    "ci_low": "CI low", "ci_high": "CI high", "ci_lo": "CI low", "ci_hi": "CI high",
+    "se_s": "standard error of <i>p</i><sub>S</sub>",
+    "se_i": "standard error of <i>p</i><sub>I</sub>",
+    "z_s": "<i>z</i>-score of <i>p</i><sub>S</sub>",
+    "z_i": "<i>z</i>-score of <i>p</i><sub>I</sub>",
+    "p": "<i>p</i>", "n": "<i>n</i>", "b": "<i>b</i>", "z": "<i>z</i>-score",
+    "se": "standard error", "stderr": "standard error", "sd": "standard deviation",
+    "ci": "95% interval", "ci_low": "interval low", "ci_high": "interval high",
+    "ci_lo": "interval low", "ci_hi": "interval high",
     "mean_b": "⟨<i>b</i>⟩", "var_b": "Var(<i>b</i>)", "mean_tau": "⟨τ⟩",
     "eps": "ε", "epsilon": "ε", "eps_fit": "fitted ε", "delta": "Δ", "alpha": "α",
     "lambda": "λ", "lam": "λ", "tau": "τ", "sigma": "σ", "mu": "μ", "beta": "β",
     "gamma": "γ", "theta": "θ", "p_value": "<i>p</i>-value",
-    "distance_p": "distance test <i>p</i>", "gof_p": "goodness-of-fit <i>p</i>",
-    "at_bound": "at a bound", "mc": "Monte Carlo", "rmse": "RMSE", "heldout": "held-out",
+    "distance_p": "distance test <i>p</i>-value", "gof_p": "goodness-of-fit <i>p</i>-value",
+    "at_bound": "at a bound", "mc": "Monte Carlo", "monte_carlo": "Monte Carlo",
+    "rmse": "RMSE", "heldout": "held-out",
     "max_z": "largest |<i>z</i>|", "abs_z": "|<i>z</i>|",
-    "boot": "bootstrap", "ide": "identification", "sim": "similarity",
-    "headline": "measured value", "n_boot": "bootstrap resamples",
+    "boot": "bootstrap", "ide": "identification", "sim": "similarity", "id": "identification",
+    "ood": "out-of-distribution", "val": "validation", "auc": "AUC", "max": "largest",
+    "min": "smallest", "headline": "measured value", "n_boot": "bootstrap resamples",
+}
+
+
+#: how a column named by one of the paper's symbols alone reads: the symbol with the word
+#: it stands for (in a longer name the symbol stands beside other words, as in :data:`HEADERS`)
+ALONE = {
+    "p_s": "generalization <i>p</i><sub>S</sub>", "p_i": "identification <i>p</i><sub>I</sub>",
+    "n": "items <i>n</i>", "z": "<i>z</i>-score", "b": "ball measure <i>b</i>",
+    "mean_b": "mean ball measure ⟨<i>b</i>⟩", "var_b": "variance of the ball measure",
+    "eps": "resolution ε", "epsilon": "resolution ε", "delta": "noise Δ",
+    "alpha": "loss weight α", "abs_z": "|<i>z</i>|-score",
 }
 
 
@@ -65,11 +81,16 @@ def header(name, headers: dict | None = None) -> str:
         parts = [header(part, headers) for part in name if str(part) != ""]
         return ", ".join(parts[:1] + [_lower(p) for p in parts[1:]])
     text = str(name).strip()
+    alone = re.sub(r"[_\s]+", "_", text.lower())  # "mean b" is "mean_b"
+    if alone in ALONE and text.lower() not in {str(k).lower() for k in headers or {}}:
+        return _capital(ALONE[alone])
     if text.lower() in known:
         return _capital(known[text.lower()])
     words = [w for w in re.split(r"[_\s]+", text) if w]
     unit = UNITS.get(words[-1].lower()) if len(words) > 1 else None
     words = words[:-1] if unit else words
+    if len(words) > 1 and words[-1].lower() in ("max", "min"):  # "gap_max": "largest gap"
+        words = words[-1:] + words[:-1]
     out, i = [], 0
     while i < len(words):
         for j in range(len(words), i, -1):  # the longest run of words with a reading
@@ -254,7 +275,9 @@ def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None
           **formats) -> Table:
     """A result table for readers, the one formatter of every table the book shows.
 
-    - Headers in words (:func:`header`, :data:`HEADERS`; ``headers`` adds or overrides names).
+    - Headers in words (:func:`header`, :data:`HEADERS`, a symbol alone with its word by
+      :data:`ALONE`; ``headers`` adds or overrides names), with units: every header a page
+      shows passes :func:`header_problems` (the book's page scan checks).
     - No row index: a named or labelled index becomes the first column, a row count is dropped.
     - Numbers: a column with its standard error or interval beside it (``x`` with ``se_x``,
       ``ci_low``/``ci_high`` after an estimate) is rounded to two significant figures of that
@@ -329,11 +352,14 @@ P_FLOOR = 1e-4
 
 def statistic_kind(name: str) -> str | None:
     """"p" for a column of p-values (``p``, ``p_value``, ``gof_p``), "z" for one of z-scores
-    (``z``, ``z_s``, ``max_z``); None otherwise (``p_s`` is a probability, not a p-value)."""
+    or a like test statistic (``z``, ``z_s``, ``max_z``, ``t``, ``chi2``, ``gof_stat``), shown
+    to two decimals; None otherwise (``p_s`` is a probability, not a p-value)."""
     text = str(name).lower().replace("-", "_")
     if text == "p" or text.endswith("_p") or "p_value" in text or "pvalue" in text:
         return "p"
-    if text == "z" or text.startswith("z_") or text.endswith("_z") or "zscore" in text:
+    words = text.split("_")
+    if text in ("z", "t") or words[0] in ("z", "chi2") or words[-1] in ("z", "stat", "chi2") \
+            or "zscore" in text or "statistic" in words:
         return "z"
     return None
 
@@ -350,6 +376,79 @@ def p_cell(p) -> str:
 def z_cell(z) -> str:
     """A z-score (or a like statistic) in a table: two decimals."""
     return number(float(z), places=2)
+
+
+#: words of a header that a reader must decode: abbreviations and the code's own words
+ABBREVIATIONS = frozenset({
+    "avg", "boot", "ci", "est", "exp", "hi", "id", "ide", "lo", "mc", "num", "obs", "ood",
+    "pct", "res", "sd", "se", "sim", "std", "val", "var", "max", "min", "ref", "tol", "stat",
+    "theo", "headline"})
+
+
+#: what a number with no unit can be, said by a word of its header: a probability or a share,
+#: a statistic, a count or a label; or by one of the paper's dimensionless symbols
+UNITLESS = frozenset({
+    # probabilities and shares
+    "probability", "probabilities", "share", "fraction", "proportion", "accuracy", "chance",
+    "generalization", "identification", "correct", "p-value", "pS", "pI",
+    # differences and bounds of those, and statistics
+    "gain", "gap", "excess", "bound", "front", "plateau", "z", "|z|", "z-score", "statistic",
+    "ratio", "correlation", "spread", "times",
+    # counts and labels
+    "number", "count", "trials", "items", "seeds", "seed", "epoch", "epochs", "resamples",
+    "points", "chapter", "rank", "version", "doubling", "year", "AUC", "n",
+    # the paper's dimensionless quantities: similarity values and ball measures
+    "similarity", "floor", "noise", "measure", "⟨b⟩", "Var(b)", "weight", "α", "Δ", "ε"})
+
+
+#: words of a header for an estimate's uncertainty, which takes the unit of the estimate
+#: (shown once, in the estimate's header): "standard error", "interval low"
+UNCERTAINTY = frozenset({"error", "interval", "deviation"})
+
+
+#: a header's unit: a bracket at its end ("Resolution (years)", "Wall time (s)", "Share (%)")
+_UNIT = re.compile(r"\(([^()]+)\)\s*$")
+
+
+def header_problems(text: str, numeric: bool) -> list[str]:
+    """What keeps one header of a table a page shows from reading as words with units; empty
+    when it does. The rule (the page scan applies it to every table of the built book):
+
+    - **Words.** The header, markup aside, holds at least one word of three or more letters
+      that is not an abbreviation (:data:`ABBREVIATIONS`: "boot", "ide", "CI", "max"), and no
+      code (an underscore, ``camelCase``). The paper's symbols may stand beside words
+      ("Generalization pS, Monte Carlo"), never alone ("pS", "n", "ε").
+    - **Units.** A column of numbers names its unit: in a bracket at the end ("Scale (px)",
+      "Resolution (years)", "Wall time (s)", "Share correct (%)"); or, having none, says what
+      kind of unitless number it holds by a word of :data:`UNITLESS` (a probability, a share,
+      a statistic, a count or a label; a similarity value). An estimate's uncertainty ("its
+      standard error", "interval low") takes the estimate's unit (:data:`UNCERTAINTY`). A
+      column of text needs no unit, and a column of row labels (text) no header; in a table
+      whose rows are labelled, the labels carry the units and the columns name categories
+      (the page scan reads them as text).
+    """
+    plain = " ".join(re.sub(r"<[^>]+>", "", html.unescape(str(text))).split())
+    if not plain and not numeric:  # a column of row labels (a table's stub)
+        return []
+    problems = []
+    words = re.findall(r"[^\W\d_]+(?:[-’'][^\W\d_]+)*", plain)
+    known = [w for w in words if len(w) >= 3 and w.lower() not in ABBREVIATIONS]
+    if not known:
+        problems.append(f"{plain!r} has no word")
+    odd = sorted({w for w in words if w.lower() in ABBREVIATIONS})
+    if odd:
+        problems.append(f"{plain!r} has words a reader must decode: {', '.join(odd)}")
+    dotted = re.findall(r"(?<!\w)(?:[A-Za-z]\.){2,}", plain)  # "s.e.", "s.d."
+    if dotted:
+        problems.append(f"{plain!r} has words a reader must decode: {', '.join(dotted)}")
+    if "_" in plain or re.search(r"\b[a-z]+[A-Z][a-z]+", plain):
+        problems.append(f"{plain!r} is code")
+    if numeric and not _UNIT.search(plain) and not UNCERTAINTY & {w.lower() for w in words}:
+        tokens = set(re.findall(r"[^\s,;:/]+", plain)) | {w.lower() for w in words}
+        tokens |= {t.strip("()[]") for t in tokens}
+        if not tokens & UNITLESS and not any(t.rstrip("s") in UNITLESS for t in tokens):
+            problems.append(f"{plain!r} is a number with neither a unit nor a kind")
+    return problems
 
 
 def _without_index(df):
