@@ -106,13 +106,13 @@ def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
     if seconds is not None:
         lines.append(f"- Build time: {seconds:.0f} s to execute the chapters and write these "
                      "pages (the HTML build follows)")
-    lines += ["", "| Chapter | Status | Profile | Seed | Wall time (s) | Device | Cache |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["", "| Chapter | Status | Run started (UTC) | Profile | Seed | Wall time (s) | "
+              "Device | Cache |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     settings = []
     for name, good, failed in records:
         info = good or failed
         if info is None:
-            lines.append(f"| {name} | not executed | | | | | |")
+            lines.append(f"| {name} | not executed | | | | | | |")
             continue
         status = STALE if good and failed else info["status"]
         params = dict(info.get("parameters", {}))
@@ -120,7 +120,8 @@ def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
         seed = params.pop("seed", "default")
         shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
         short, detail = cache_text(info.get("cache"))
-        lines.append(f"| {name} | {status} | {profile} | {seed} | "
+        started = str(info.get("started", "")).removesuffix(" UTC")
+        lines.append(f"| {name} | {status} | {started} | {profile} | {seed} | "
                      f"{info.get('seconds', '')} | {info.get('device', '')} | {short} |")
         settings.append(f"- {name}: {shown}" + (f"; cache: {detail}" if detail else ""))
         if good and failed:
@@ -128,7 +129,10 @@ def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
                              f"latest run {failed.get('status', 'failed')} at "
                              f"{failed.get('ended', '?')} with {overrides(failed)}: "
                              f"{code(failed.get('error', ''))})")
-    lines += ["", "*Cache*: results cached on disk by an earlier run and reused here, or "
+    lines += ["", "*Run started*: a chapter whose inputs (its notebook, the package code it "
+              "imports, its settings, the installed versions) had not changed since its last "
+              "good run was not run again, and shows that run's time.",
+              "", "*Cache*: results cached on disk by an earlier run and reused here, or "
               "computed in this run; a chapter with neither caches nothing. An entry is keyed "
               "by its arguments and by a digest (named below) of the code it depends on: its "
               "function, the `semres` code that function reaches and the data files it reads.",
