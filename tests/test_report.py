@@ -443,6 +443,21 @@ def test_a_sentence_citing_a_row_is_kept_with_its_unquoted_numbers(tmp_path, mon
     assert list(prose.unquoted) == ["", "8"]
 
 
+def test_the_box_lead_is_checked_against_the_rows_and_what_it_cites(tmp_path, monkeypatch):
+    """The lead is written after summary.csv: it lands in prose.csv all the same, checked
+    against every row's numbers and its own citation."""
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr("semres.report.chapter.glue", lambda *a, **k: None)
+    rep = report.Report("02_many_items")
+    rep.result("law", "a law", headline=0.369, ci=(0.35, 0.39), paper_value=0.37,
+               tolerance=0.01, tolerance_reason="the paper's rounding")
+    rep.save()
+    rep.box("the quick profile", lead="At n = 5 it reads 0.369 [0.35, 0.39] over 20 items.",
+            lead_cites={"n": 5})
+    prose = pd.read_csv(tmp_path / "02_many_items" / "prose.csv", keep_default_na=False)
+    assert list(prose.name) == ["result_box_lead"] and list(prose.unquoted.astype(str)) == ["20"]
+
+
 def test_a_monte_carlo_check_states_the_deviation_it_detects():
     from scipy.stats import norm
 

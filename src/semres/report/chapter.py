@@ -97,14 +97,17 @@ class Report:
         sentence in ``prose.csv``; the book's tests check that every number the sentence
         quotes is one of the row's (:func:`semres.report.numbers.unquoted`)."""
         if cites is not None:
-            cited = {k: v for k, v in dict(cites).items() if as_number(v) is not None}
-            self.citations.append({"name": name, "sentence": str(value),
-                                   "cites": json.dumps({k: float(v) for k, v in cited.items()}),
-                                   "unquoted": " ".join(unquoted(str(value), cited))})
+            self._cite(name, value, cites)
         if markdown:  # math written as text, outside any typeset math, in letters
             self._glue(name, Markdown(plain_outside_math(value)))
         else:
             self._glue(name, plain_math(value))
+
+    def _cite(self, name: str, sentence: str, cites) -> None:
+        cited = {k: v for k, v in dict(cites).items() if as_number(v) is not None}
+        self.citations.append({"name": name, "sentence": str(sentence),
+                               "cites": json.dumps({k: float(v) for k, v in cited.items()}),
+                               "unquoted": " ".join(unquoted(str(sentence), cited))})
 
     def figure(self, name: str, fig) -> None:
         """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made
@@ -203,11 +206,14 @@ class Report:
     def summary(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
-    def box(self, ran: str, *notes: str, lead: str = "") -> None:
+    def box(self, ran: str, *notes: str, lead: str = "", lead_cites=None) -> None:
         """The chapter's result, for the box at the top of its page: one phone screen with the
         count of the statuses and the first findings by name and status, then, one click away,
         every finding with its number in words, the checks apart, ``notes`` and what ran.
-        ``lead``, one or two plain sentences of what came out, opens the box, before the count.
+        ``lead``, one or two plain sentences of what came out, opens the box, before the count;
+        it may quote the rows' numbers and ``lead_cites`` (a dict of the other numbers it
+        quotes: counts, settings, the paper's values), and ``prose.csv`` records it as it
+        records :meth:`text`'s sentences.
 
         The box takes its colour from the outcome (:func:`outcome`). Glued as
         ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
@@ -244,6 +250,10 @@ class Report:
             lines.append(f"* *Not counted:* {', '.join(aside)}")
         lines += ["", *details(findings, gates, blocked, checks, notes, ran)]
         self.text("result_box", "\n".join(lines), markdown=True)
+        if lead:
+            self._cite("result_box_lead", lead, {**row_numbers(self.rows),
+                                                 **dict(lead_cites or {})})
+            self._save_prose()
 
     def save(self) -> None:
         """Write ``summary.csv`` (and ``front.csv``) and glue ``ch<N>_deviations``."""
@@ -252,10 +262,24 @@ class Report:
         if self.points:
             book.save_table(pd.DataFrame(self.points, columns=list(FRONT_COLUMNS)),
                             self.chapter, "front")
-        if self.citations:
-            book.save_table(pd.DataFrame(self.citations), self.chapter, "prose")
+        self._save_prose()
         self.text("deviations", "\n".join(f"* {line}" for line in self.deviation_lines)
                   or "* none", markdown=True)
+
+
+    def _save_prose(self) -> None:
+        if self.citations:
+            book.save_table(pd.DataFrame(self.citations), self.chapter, "prose")
+
+
+def row_numbers(rows) -> dict:
+    """Every number of the status rows (headline, interval, the paper's value, the
+    comparison, the largest |z|, tolerance, detectable deviation), keyed by row and field:
+    what a sentence about the rows may quote."""
+    fields = ("headline", "ci_low", "ci_high", "paper_value", "compared_with", "check_max_z",
+              "tolerance", "detectable")
+    return {f"{k}.{f}": row[f] for k, row in enumerate(rows) for f in fields
+            if as_number(row.get(f)) is not None}
 
 
 class Opening(NamedTuple):
