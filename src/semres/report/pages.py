@@ -29,6 +29,16 @@ def code(text: str) -> str:
     return "`" + " ".join(str(text).replace("`", "'").split()) + "`"
 
 
+def setting(value) -> str:
+    """A parameter's value as a reader says it: "not set" rather than Python's None, text
+    without its quotes."""
+    if value is None:
+        return "not set"
+    if isinstance(value, (list, tuple)):
+        return "= " + ", ".join(map(str, value))
+    return f"= {value}"
+
+
 def overrides(info: dict) -> str:
     shown = ", ".join(f"{k}={v!r}" for k, v in (info.get("overrides") or {}).items())
     return f"profile {code(info.get('profile', '?'))}, " + (
@@ -118,7 +128,7 @@ def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
         params = dict(info.get("parameters", {}))
         profile = params.pop("profile", "")
         seed = params.pop("seed", "default")
-        shown = ", ".join(f"`{k}={v!r}`" for k, v in params.items()) or "defaults"
+        shown = ", ".join(f"`{k}` {setting(v)}" for k, v in params.items()) or "defaults"
         short, detail = cache_text(info.get("cache"))
         started = str(info.get("started", "")).removesuffix(" UTC")
         lines.append(f"| {name} | {status} | {started} | {profile} | {seed} | "
