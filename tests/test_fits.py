@@ -23,7 +23,7 @@ def test_a_curve_that_wants_a_larger_scale_pins_the_bound_and_one_inside_does_no
     assert not fits.bound_report(inside, bounds_in, log=("lambda",))["at_bound"]
     report = fits.bound_report(pinned, bounds_pin, log=("lambda",))
     assert report == {"at_bound": True, "bound_params": "lambda=upper"}
-    assert "censored" in fits.censored_warning("the scale", report)
+    assert "(lambda at its upper bound)" in fits.censored_warning("the scale", report)
     assert fits.censored_warning("the scale", {"at_bound": False}) is None
 
 

@@ -54,9 +54,12 @@ def censored_warning(what: str, fit: dict) -> str | None:
     """One line for the page when ``fit`` hit a bound (None when it did not)."""
     if not fit.get("at_bound"):
         return None
+    edges = ", ".join(f"{name} at its {side} bound" for name, _, side in
+                      (part.partition("=") for part in str(fit.get("bound_params", "")).split(",")
+                       if part))
     return (f"Warning: the fit of {what} stopped on the edge of its search range "
-            f"({fit.get('bound_params', '')}): the number is censored, not an estimate, and no "
-            f"verdict is drawn from it.")
+            f"({edges}): the number is censored, not an estimate, and no verdict is drawn "
+            f"from it.")
 
 
 def bootstrap_at_bound(flags) -> float:
