@@ -37,7 +37,7 @@ seed = 0
 device = "auto"  # unused here (no neural network); every chapter takes the same flags
 mc_trials = 0  # Monte Carlo trials per table cell; 0 takes the profile's setting
 
-# %%
+# %% tags=["hide-input"]
 # %matplotlib inline
 import numpy as np
 import pandas as pd
@@ -79,10 +79,9 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # step-shaped caricature of Shepard's generalization gradient {cite}`shepard1987`. What matters
 # about the geometry is the *ball measure* $b_p = \nu(B_\varepsilon(p))$, its mean
 # $\langle b\rangle = \mathbb{E}_p\, b_p$ and its variance $\operatorname{Var}(b)$ over
-# $p \sim \nu$; a space is *homogeneous* when $b_p = b$ for every $p$. {numref}`ch1-fig-setup`
-# draws the pieces.
-
-# %% [markdown]
+# $p \sim \nu$; a space is *homogeneous* when $b_p = b$ for every $p$.
+#
+# :::{dropdown} The setup in a picture
 # ```{glue:figure} ch1-fig-setup
 # :name: ch1-fig-setup
 # :alt: Three panels: a probe on a circle with its resolution ball and two items, bar charts of similarity and Luce choice probability for the two items, and sketches of the identification and similarity tests.
@@ -94,6 +93,7 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # in identification the probe is a copy of one item,
 # in similarity it is a new point and the correct item is the nearest one.
 # ```
+# :::
 
 # %% [markdown]
 # ## Two items: the statements
@@ -285,7 +285,7 @@ page.front(report, b_opt[0], pS_opt, b_of_pI_noisy[0])
 # homogeneous. SymPy integrates $b_p$ and $b_p^2$ over the three pieces of $[0, 1]$ (for
 # $\varepsilon \le \tfrac12$) and feeds the moments into {prf:ref}`thm-two-item`.
 
-# %%
+# %% tags=["hide-input"]
 p, eps = sp.symbols("p varepsilon", positive=True)
 b_p = sp.Min(p + eps, 1) - sp.Max(p - eps, 0)
 # on each piece Min/Max resolve to one branch; we check the branch against Min/Max itself at a
@@ -408,8 +408,13 @@ page.monte_carlo(report, cfg, mc)  # the table, one row per space, eps and Delta
 
 # %% [markdown]
 # ## Noise and heterogeneity move the front
-
-# %% [markdown]
+#
+# Plotted, the two corrections look as derived: a noise level $\Delta > 0$ pulls every point of
+# the homogeneous front towards chance, and the segment runs below the circle by
+# $\operatorname{Var}(b)$, with the Monte Carlo points on their curves
+# ({numref}`ch1-fig-noise-segment`).
+#
+# :::{dropdown} The fronts with noise, and the segment against the circle
 # ```{glue:figure} ch1-fig-noise-segment
 # :name: ch1-fig-noise-segment
 # :alt: Fronts for several noise levels with circle Monte Carlo points, and the circle front against the lower segment front with an inset of the variance cost.
@@ -421,6 +426,7 @@ page.monte_carlo(report, cfg, mc)  # the table, one row per space, eps and Delta
 # Monte Carlo estimates (open circles). The segment lies below the homogeneous front by
 # $\operatorname{Var}(b)$ (inset), the cost of heterogeneity.
 # ```
+# :::
 
 # %%
 # the figures, the book's overview (one row per result, checked by the largest |z| of its
@@ -460,8 +466,8 @@ front_explorer()
 #   discussed in {doc}`/book/original_code`).
 # * Chapter 2 lets the number of items grow, and the same conditioning gives the $1/n$ law.
 #
-# Where this build differs from the paper:
-#
+# :::{dropdown} Where this build differs from the paper
 # ```{glue:md} ch1_deviations
 # :format: myst
 # ```
+# :::

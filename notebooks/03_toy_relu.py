@@ -136,7 +136,7 @@ display(sp.Eq(sp.Symbol("p_S"), stated_s), sp.Eq(sp.Symbol("p_I"), stated_i))
 # ball is $\rho(u) = 1 + [u < p]$, and for $u < v$,
 # $\rho(u)\rho(v) = 1 + [u < p] + 2[v < p]$.
 
-# %%
+# %% tags=["hide-input"]
 # L(q): both distances below p; K(q): the nearer one below p (scaled by eps^2 like J)
 L = sp.integrate(inner, (t, 0, q))
 K = sp.integrate(sp.integrate(luce_in_ball, (t, s, 1)), (s, 0, q))
@@ -223,8 +223,12 @@ page.monte_carlo_table(report, mc)
 # or the segment ($d = |\Delta t|$) enter as one-hot vectors; $W \in \mathbb{R}^{10 \times 50}$
 # and $f(x) = \mathrm{ReLU}(W^\top W x)$, so the network's learned similarity of stimuli $i$ and
 # $j$ is $g(x_i, x_j) = \mathrm{ReLU}(w_i^\top w_j)$. $W$ starts uniform on $[0, 2]$: every
-# pair of stimuli starts out strongly similar.
+# pair of stimuli starts out strongly similar. The circle and segment networks train on the
+# similarity test alone, the reconstruction networks on reconstruction; every network is
+# evaluated exactly after every epoch, and its learned similarity is fitted by a linear decay
+# with a floor, whose $\varepsilon$ is the resolution it has given itself.
 #
+# :::{dropdown} How the networks are trained, evaluated and seeded
 # **Trials and losses.** A trial is two references and a probe, three distinct stimuli. The
 # similarity runs (circle, segment) are trained, as in the paper, on similarity trials only,
 # with $\lambda_{\mathrm{sim}} = 0.1$ times the negative log of the Luce mass on the correct
@@ -252,6 +256,7 @@ page.monte_carlo_table(report, mc)
 # networks are trained as one stack of weight matrices (batched matrix products, one Adam over
 # the stack); each gets exactly the updates it would get alone
 # (`tests/toy/test_toy_superposition.py` checks it).
+# :::
 
 # %%
 conditions = [c for c in superposition.CONDITIONS for _ in range(cfg.seeds)]
@@ -319,40 +324,49 @@ page.publish_figures(report, cfg, history, found, segment_linear, P_STAR, B_STAR
 # $b \to 0$ end of the dashed curve (how close they get is measured below).
 # ```
 #
-# The circle networks start near chance in the lower left, climb to the front within about
+# The circle networks start near chance in the lower left and climb to the front within about
 # {glue:text}`ch3_peak_epoch:.0f` epochs, where they reach $p_S =$
-# {glue:text}`ch3_peak_ps:.4f` (each network's $p_S$ at the epoch where the *other* seeds' mean
-# trajectory, smoothed over {glue:text}`ch3_peak_smooth` epochs, peaks: unlike each network's own
-# maximum, {glue:text}`ch3_peak_ps_raw:.4f`, this choice does not pick its luckiest epoch, so
-# the estimate is not biased upward; standard deviation {glue:text}`ch3_peak_ps_sd:.4f` over seeds,
-# standard error {glue:text}`ch3_peak_se:.4f`) against Proposition 1's optimum
-# {glue:text}`ch3_p_star:.4f`: {glue:text}`ch3_peak_verdict`. {glue:text}`ch3_replicates`
-# They then move along the curve
-# towards higher identification. After each seed's peak, its points lie on average
-# {glue:text}`ch3_late_dist:.4f` (at most {glue:text}`ch3_late_dist_max:.4f`) from
-# Proposition 1's curve in the $(p_I, p_S)$ plane. They lie {glue:text}`ch3_closer` the
-# same linear profile on the 50-point circle (mean distance
-# {glue:text}`ch3_late_dist_discrete:.4f`; that curve peaks higher, at
-# {glue:text}`ch3_discrete_peak:.4f`, because a tie between two equally near references always
-# counts as a success), a reminder that the learned profile is only roughly linear
-# ({numref}`ch3-fig-similarity`). Proposition 1 evaluated at each network's *fitted*
-# $\varepsilon$ misses its $p_S$ by {glue:text}`ch3_fit_err_s:.4f` and its $p_I$ by
-# {glue:text}`ch3_fit_err_i:.4f` on
-# average.
+# {glue:text}`ch3_peak_ps:.4f` against Proposition 1's optimum {glue:text}`ch3_p_star:.4f`:
+# {glue:text}`ch3_peak_verdict`. They then move along the curve towards higher identification:
+# after each seed's peak, its points lie on average {glue:text}`ch3_late_dist:.4f` from
+# Proposition 1's curve in the $(p_I, p_S)$ plane. The segment networks peak at
+# {glue:text}`ch3_peak_ps_seg:.4f`, a shortfall of {glue:text}`ch3_shortfall:.4f` against the
+# circle; measured against the linear-decay law on the same 50 stimuli,
+# {glue:text}`ch3_short_verdict`. The reconstruction networks never generalize
+# ($p_S =$ {glue:text}`ch3_rec_ps:.3f`) and end at $p_I =$ {glue:text}`ch3_rec_pi:.4f`
+# against Theorem 2's $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f`.
 #
-# The segment networks peak at {glue:text}`ch3_peak_ps_seg:.4f`, a shortfall of
-# {glue:text}`ch3_shortfall:.4f` (standard error {glue:text}`ch3_shortfall_se:.4f` over paired
-# seeds) against the circle; the linear-decay theory puts
-# {glue:text}`ch3_theory_shortfall:.4f` between the two optima in the continuum and
-# {glue:text}`ch3_disc_short:.4f` on the 50 stimuli, the cost of the cut balls near the ends.
-# Measured against the latter, {glue:text}`ch3_short_verdict`. The reconstruction networks never
-# generalize
-# ($p_S =$ {glue:text}`ch3_rec_ps:.3f`): reconstruction wants every stimulus to be its own
-# island, but 50 embeddings in 10 dimensions cannot all be orthogonal (superposition), and their
-# positive overlaps leave a floor $\Delta =$ {glue:text}`ch3_delta_rec:.3f` of interference
-# that does not depend on distance. They end at $p_I =$ {glue:text}`ch3_rec_pi:.4f` against
-# Theorem 2's $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f`:
+# :::{dropdown} How each peak is read, and how close each condition comes to its law
+# A network's peak is its $p_S$ at the epoch where the *other* seeds' mean trajectory, smoothed
+# over {glue:text}`ch3_peak_smooth` epochs, peaks: unlike each network's own maximum,
+# {glue:text}`ch3_peak_ps_raw:.4f`, this choice does not pick its luckiest epoch, so the
+# estimate is not biased upward (standard deviation {glue:text}`ch3_peak_ps_sd:.4f` over seeds,
+# standard error {glue:text}`ch3_peak_se:.4f`). {glue:text}`ch3_replicates`
+#
+# After their peak the circle networks lie at most {glue:text}`ch3_late_dist_max:.4f` from
+# Proposition 1's curve. They lie {glue:text}`ch3_closer` the same linear profile on the
+# 50-point circle (mean distance {glue:text}`ch3_late_dist_discrete:.4f`; that curve peaks
+# higher, at {glue:text}`ch3_discrete_peak:.4f`, because a tie between two equally near
+# references always counts as a success), a reminder that the learned profile is only roughly
+# linear ({numref}`ch3-fig-similarity`). Proposition 1 evaluated at each network's *fitted*
+# $\varepsilon$ misses its $p_S$ by {glue:text}`ch3_fit_err_s:.4f` and its $p_I$ by
+# {glue:text}`ch3_fit_err_i:.4f` on average.
+#
+# The segment's shortfall has a standard error of {glue:text}`ch3_shortfall_se:.4f` over paired
+# seeds; the linear-decay theory puts {glue:text}`ch3_theory_shortfall:.4f` between the two
+# optima in the continuum and {glue:text}`ch3_disc_short:.4f` on the 50 stimuli, the cost of
+# the cut balls near the ends.
+#
+# Reconstruction wants every stimulus to be its own island, but 50 embeddings in 10 dimensions
+# cannot all be orthogonal (superposition), and their positive overlaps leave a floor
+# $\Delta =$ {glue:text}`ch3_delta_rec:.3f` of interference that does not depend on distance.
 # {glue:text}`ch3_rec_verdict`.
+#
+# The headline quantities, as saved in `quantities.csv`:
+#
+# ```{glue} ch3_quantities
+# ```
+# :::
 
 # %% [markdown]
 # ```{glue:figure} ch3-fig-similarity
@@ -369,6 +383,8 @@ page.publish_figures(report, cfg, history, found, segment_linear, P_STAR, B_STAR
 # At initialisation every pair is similar (a flat profile). Training carves a peak around
 # $d = 0$ whose flanks are close to straight lines and which ReLU clips to exactly zero beyond
 # a finite distance: the resolution is not imposed, it self-organises.
+#
+# :::{dropdown} How well a line fits the profile, and what the scatter around it costs
 # {glue:md}`ch3_eps_final_sentence` {glue:md}`ch3_fit_bounds`
 # {glue:md}`ch3_gof_summary`.
 #
@@ -386,12 +402,20 @@ page.publish_figures(report, cfg, history, found, segment_linear, P_STAR, B_STAR
 # are linear kernels on these 50 stimuli: their own profiles, evaluated on the same space, lie
 # above it (the coloured dashes in {numref}`ch3-fig-trajectories`), and the scatter brings them
 # back down onto it.
+# :::
 
 # %%
 # what ran here against the paper's protocol, read from the settings of this build
 page.close(report, cfg, config, history, profile, seed)
 
 # %% [markdown]
+# At each circle network's $p_S$ peak the fitted $\varepsilon$ is
+# {glue:text}`ch3_eps_at_peak:.3f` on average{glue:text}`ch3_eps_peak_caveat`, against
+# Proposition 1's $\varepsilon^* =$ {glue:text}`ch3_eps_star:.3f`, and it keeps shrinking
+# after: the similarity loss alone keeps sharpening the kernel, which trades generalization
+# for identification along the front, exactly the motion of {numref}`ch3-fig-trajectories`.
+#
+# :::{dropdown} The resolution and the floor over training
 # ```{glue:figure} ch3-fig-eps
 # :name: ch3-fig-eps
 # :alt: The fitted resolution and noise floor of every network against the training epoch on a log scale.
@@ -406,23 +430,16 @@ page.close(report, cfg, config, history, profile, seed)
 # ```
 #
 # For the first few epochs the profile stays flat (large $\Delta$); then a decay appears, wide
-# at first, and the resolution shrinks while $p_S$ climbs; at each circle network's $p_S$ peak the
-# fitted $\varepsilon$ is {glue:text}`ch3_eps_at_peak:.3f` on average{glue:text}`ch3_eps_peak_caveat`,
-# against Proposition 1's $\varepsilon^* =$ {glue:text}`ch3_eps_star:.3f`, and it keeps shrinking
-# after: the similarity loss alone keeps sharpening the kernel, which trades generalization
-# for identification along the front, exactly the motion of {numref}`ch3-fig-trajectories`.
+# at first, and the resolution shrinks while $p_S$ climbs ({numref}`ch3-fig-eps`).
+# :::
 #
 # ## What this shows, and where it differs from the paper
 #
-# * A network that is only ever trained to generalize gives itself a finite resolution: after
-#   their peak the circle networks lie on average {glue:text}`ch3_late_dist:.4f` from
-#   Proposition 1's curve in the $(p_I, p_S)$ plane. Their peak lies
-#   {glue:text}`ch3_peak_nearer` and, at the precision of these seeds,
-#   {glue:text}`ch3_peak_verdict`. The own-profile analysis adds a
-#   caveat the paper does not discuss: the mean profile alone would generalize better than the network
-#   does, and the scatter of individual similarities around it costs the difference; that the
-#   two land on the continuous law is measured here, not explained.
-# * On the segment, {glue:text}`ch3_short_verdict`.
+# * A network that is only ever trained to generalize gives itself a finite resolution, and its
+#   peak lies {glue:text}`ch3_peak_nearer`. The own-profile analysis adds a caveat the paper
+#   does not discuss: the mean profile alone would generalize better than the network does,
+#   and the scatter of individual similarities around it costs the difference; that the two
+#   land on the continuous law is measured here, not explained.
 # * Evaluation is exact (all $50 \cdot 49 \cdot 48$ trials every epoch), so the trajectories
 #   have no sampling noise, and distance ties are split by the Luce rule in evaluation and in
 #   the training loss (the original code's defects here are listed in {doc}`/book/original_code`).
@@ -431,8 +448,8 @@ page.close(report, cfg, config, history, profile, seed)
 #   (`benchmarks/bench_toy.py` times it against one network at a time); this run took
 #   {glue:text}`ch3_train_seconds:.1f` s to train or load them.
 #
-# Where this build differs from the paper's protocol:
-#
+# :::{dropdown} Where this build differs from the paper's protocol
 # ```{glue:md} ch3_deviations
 # :format: myst
 # ```
+# :::

@@ -44,7 +44,7 @@ model = None  # e.g. "microsoft/resnet-50" (loaded offline); None trains a small
 image_size = 0  # 0 takes the profile's size
 max_per_class = 0  # CUB images per class (0: all)
 
-# %%
+# %% tags=["hide-input"]
 # %matplotlib inline
 import time
 
@@ -257,7 +257,7 @@ page.theorem_table(report, cfg, check, check_maxz, check_exact_gap)
 # training, validation and test images. Every test below draws only test images (unlike the
 # original code: see {ref}`original-code-leakage`).
 
-# %%
+# %% tags=["hide-input"]
 t_data = time.perf_counter()
 if REAL:
     data = cache.cache(phylo.load_cub)(
@@ -281,6 +281,10 @@ print(f"{data.n_species} species, {len(data.images)} images of {data.images.shap
 page.publish_data(report, data)
 
 # %% [markdown]
+# Neighbouring species in the tree share colours and proportions, and individuals of one species
+# differ in pose, size, background and noise ({numref}`ch4-fig-data`).
+#
+# :::{dropdown} The tree and its birds
 # ```{glue:figure} ch4-fig-data
 # :name: ch4-fig-data
 # :alt: A dendrogram of the simulated species tree with held-out species in red, beside a gallery of five cartoon-bird images for each of eight species along the tree.
@@ -288,9 +292,9 @@ page.publish_data(report, data)
 # Left: the species tree ({glue:text}`ch4_n_species` species; the
 # {glue:text}`ch4_n_ood_species` held-out species in red). Right: five individuals of eight
 # species taken at even steps along the tree's leaf order, top to bottom as in the
-# dendrogram. Neighbouring species in the tree share colours and proportions; individuals
-# differ in pose, size, background and noise.
+# dendrogram.
 # ```
+# :::
 #
 # ## The model and the loss
 #
@@ -322,7 +326,9 @@ page.publish_data(report, data)
 #   The table also keeps `p_s_all`, with references drawn from every test image (the probe's
 #   own species and image included, as in {prf:ref}`thm-two-item-discrete`);
 # * **identification** $p_I$: two references, one chosen; the probe is a *new* image of the
-#   chosen reference's species, and only the chosen reference is correct;
+#   chosen reference's species, and only the chosen reference is correct.
+#
+# :::{dropdown} The theory overlay and the threshold-free summaries
 # * **theory**: {prf:ref}`thm-two-item` with $\langle b\rangle$ and $\operatorname{Var}(b)$ of
 #   the ε-balls *in the embedding space*, where ε acts (see {ref}`original-code-units`). These
 #   ball measures come from the trained model itself, so the overlay is a consistency check
@@ -332,6 +338,7 @@ page.publish_data(report, data)
 #   species), the **identification AUC** (ROC AUC of the embedding distance separating
 #   same-species from different-species pairs), and the triplet accuracy with probes from the
 #   **held-out species** (references from the whole pool of test images).
+# :::
 
 # %%
 run_settings = vision.run_settings(cfg)  # what a run depends on: its cache key
@@ -415,6 +422,7 @@ page.publish_tradeoff(report, tradeoff, effects, curve)
 # the baseline's peak, fixed before looking, with the same interval: one point of the curve.
 # ```
 #
+# :::{dropdown} What the dashed curves say
 # The dashed curves are not an independent prediction: they take $\langle b\rangle$ and
 # $\operatorname{Var}(b)$ from the trained model's own embedding, and say what an observer with
 # that ball profile would achieve if the embedding's geometry *were* the task's. The best
@@ -424,11 +432,13 @@ page.publish_tradeoff(report, tradeoff, effects, curve)
 # embedding's distances are from ranking species as the tree does. Drawing the references from
 # every test image instead of other species only (`p_s_all` in `tradeoff.csv`) moves
 # $p_S^{\ne}$ by at most {glue:text}`ch4_refs_gap:.3f` on this build.
+# :::
 
 # %% tags=["hide-input"]
 page.publish_summaries(report, by_alpha)
 
 # %% [markdown]
+# :::{dropdown} The threshold-free summaries against α
 # ```{glue:figure} ch4-fig-summaries
 # :name: ch4-fig-summaries
 # :alt: Four panels against alpha, one dot per seed and a line through the means: triplet accuracy on trained and on held-out species, identification ROC AUC, and the classifier's validation accuracy.
@@ -439,6 +449,7 @@ page.publish_summaries(report, by_alpha)
 # different-species pairs (left), and the classifier's validation accuracy (right), which
 # collapses at α = 1, where the cross-entropy is off.
 # ```
+# :::
 
 # %%
 # the result rows: the theorem, then the paper's claims from the baseline α to the largest α
@@ -456,11 +467,11 @@ page.close(report, cfg, data, tradeoff, replicates_vary,
 # they are a small-scale test of the paper's claim, not a replication of its CUB numbers. On a finite space the two-item law needs the tie term
 # of {prf:ref}`thm-two-item-discrete`, which the exact sums and the Monte Carlo check confirm.
 #
-# Where this build differs from the paper's protocol:
-#
+# :::{dropdown} Where this build differs from the paper's protocol
 # ```{glue:md} ch4_deviations
 # :format: myst
 # ```
+# :::
 #
 # (ch4-real-path)=
 # ## The real data: CUB-200-2011 and a bird phylogeny
@@ -472,6 +483,7 @@ page.close(report, cfg, data, tradeoff, replicates_vary,
 #     -p model=microsoft/resnet-50 -p image_size=224
 # ```
 #
+# :::{dropdown} What each parameter reads, and how the class names are matched
 # `cub_dir` is the `CUB_200_2011` folder (or its `images/` folder); `newick` a tree whose tips
 # are scientific names (e.g. a BirdTree {cite}`jetz2012birdtree` consensus tree pruned to the
 # CUB species; underscores in tip names read as spaces). Class folders are mapped to
@@ -488,6 +500,7 @@ page.close(report, cfg, data, tradeoff, replicates_vary,
 # scratch. Images are centre-cropped and resized to `image_size`; `max_per_class` caps the
 # images per class for a quick look. On CUB the triplet accuracy uses a seeded subset of at
 # most {glue:text}`ch4_max_probes` probes (its cost grows as the cube of the test set).
+# :::
 
 # %% tags=["hide-input"]
 page.publish_names(report, cfg)

@@ -44,7 +44,7 @@ batch_size = 32  # rows (scene x answer option) per forward pass when scoring
 threads = 1  # torch CPU threads; 1 avoids thrashing on a shared 2-core machine, 0: torch default
 results = ""  # per-trial result files or folders in the semres.core.results schema, comma-separated
 
-# %%
+# %% tags=["hide-input"]
 # %matplotlib inline
 import numpy as np
 import sympy as sp
@@ -76,13 +76,11 @@ ran = page.publish_ran(report, cfg, profile, seed, model, torch_device, SHIPPED,
                        results_df)
 
 # %% [markdown]
-# ````{admonition} What ran in this build
-# :class: note
-#
+# :::{dropdown} What ran in this build
 # ```{glue:md} ch6_ran
 # :format: myst
 # ```
-# ````
+# :::
 #
 # ## The task
 #
@@ -184,13 +182,17 @@ display(sp.Eq(sp.Symbol("w(y)"), w_derived), sp.Eq(sp.Symbol("varepsilon_match")
 # $\varepsilon/2$), and confirms that only the floor makes $d_1$ matter
 # ({prf:ref}`ch6-prop-margin`).
 #
-# **Check by simulation.** Points drawn uniformly around two shapes fall in the hyperbolic band
-# exactly when their distance gap is at most $\varepsilon$; random four-shape scenes obey the
-# exponential formula. For many shapes on the canvas, Theorem 3 of chapter 2 applies with the
-# canvas's own, position-dependent ball measure $b_p = \nu(B_\varepsilon(p))$ (a disc clipped
-# by the square): $p^n = \mathbb E_p[p^n(b_p)]$. The Monte Carlo engine runs the Luce rule on
-# the canvas with a constant kernel and must agree within {glue:text}`ch6_zmax:.0f` standard
-# errors.
+# **Check by simulation.** The band, the margin law and Theorem 3 on the canvas are each checked
+# against simulation.
+#
+# :::{dropdown} What each check draws
+# Points drawn uniformly around two shapes fall in the hyperbolic band exactly when their
+# distance gap is at most $\varepsilon$; random four-shape scenes obey the exponential formula.
+# For many shapes on the canvas, Theorem 3 of chapter 2 applies with the canvas's own,
+# position-dependent ball measure $b_p = \nu(B_\varepsilon(p))$ (a disc clipped by the square):
+# $p^n = \mathbb E_p[p^n(b_p)]$. The Monte Carlo engine runs the Luce rule on the canvas with a
+# constant kernel and must agree within {glue:text}`ch6_zmax:.0f` standard errors.
+# :::
 
 # %% tags=["hide-output"]
 # the band: a point lies in it exactly when its two distances differ by at most eps
@@ -229,12 +231,17 @@ page.publish_checks(report, band_agree, canvas_zmax, canvas_check)
 #
 # The default model is small and trained here: a LLaVA architecture
 # {cite}`liu2023llava` from `transformers` configs — a vision transformer
-# ({glue:md}`ch6_tower`; 12 px patches) whose patch features
-# are projected into a small Llama — with a word-level tokenizer trained locally with
-# `tokenizers` and a `LlavaProcessor` assembled offline. LLaVA itself starts from a pretrained
+# ({glue:md}`ch6_tower`; 12 px patches) whose patch features are projected into a small Llama.
+# LLaVA itself starts from a pretrained
 # vision encoder (CLIP, {cite}`radford2021clip`); none can be downloaded where this book is
-# built, so training runs in
-# two stages on freshly rendered scenes ($n = 2..12$, both tasks):
+# built, so training runs in two stages on freshly rendered scenes ($n = 2..12$, both tasks):
+# the vision tower first learns to parse a scene, then the language model learns to answer. It
+# is *not* a pretrained VLM and not a reproduction of Qwen or Gemma: it is a controlled model
+# whose spatial resolution we can measure with the paper's protocol.
+#
+# :::{dropdown} The two stages, the tower and the saved model
+# A word-level tokenizer is trained locally with `tokenizers` and a `LlavaProcessor` assembled
+# offline. The two stages:
 #
 # 1. *Vision stage, in place of pretraining.* The tower alone learns read-outs of every patch
 #    (linear heads, discarded afterwards): which shape sits there, whether the X is there,
@@ -251,18 +258,19 @@ page.publish_checks(report, band_agree, canvas_zmax, canvas_check)
 # score is a function of the offset between two patches (the probe measurements are in
 # `benchmarks/bench_vlm.py`).
 # The result is saved with `save_pretrained` and loaded back through `AutoProcessor` and
-# `AutoModelForImageTextToText`, the path a hub id takes. It is *not* a pretrained VLM and not a
-# reproduction of Qwen or Gemma: it is a controlled model whose spatial resolution we can measure
-# with the paper's protocol. The same seed on the same machine gives the same model and the same
-# tables; CPU numerics on another machine, or a GPU, can move the fitted scale within its
-# interval.
+# `AutoModelForImageTextToText`, the path a hub id takes. The same seed on the same machine
+# gives the same model and the same tables; CPU numerics on another machine, or a GPU, can move
+# the fitted scale within its interval.
+# :::
 #
-# **Running a hub VLM instead.** Pass its id or folder:
+# :::{dropdown} Running a hub VLM instead
+# Pass its id or folder:
 # `semres run 6 -p model=Qwen/Qwen2.5-VL-3B-Instruct` (it must be in the local Hugging Face
 # cache; otherwise the run stops with one clear error). Every answer option — the names of the
 # shapes on the canvas — is appended to the model's own chat prompt, and the options'
 # log-probabilities from one batched forward pass are normalised over the options: the model's
 # Luce probability of each answer. Nothing is generated or parsed.
+# :::
 
 # %%
 if model is None:  # the tiny LLaVA, trained here with the profile's settings (and cached)
@@ -281,14 +289,17 @@ canvas_px = int(image_size) or vlm.native_size(processor)
 page.publish_model(report, cfg, model, model_ref, model_name, canvas_px)
 
 # %% [markdown]
-# Model: **{glue:md}`ch6_model`**, canvas {glue:text}`ch6_canvas_px` px. The vision stage
-# ({glue:text}`ch6_vision_steps` steps) took its summed per-patch loss from
+# Model: **{glue:md}`ch6_model`**, canvas {glue:text}`ch6_canvas_px` px.
+#
+# :::{dropdown} How training went
+# The vision stage ({glue:text}`ch6_vision_steps` steps) took its summed per-patch loss from
 # {glue:text}`ch6_vloss_first:.2f` to {glue:text}`ch6_vloss_last:.2f` nats; in the language
 # stage ({glue:text}`ch6_steps` steps) the answer loss fell from
 # {glue:text}`ch6_loss_first:.2f` to {glue:text}`ch6_loss_last:.2f` nats (first and last tenth
 # of training; guessing uniformly among all {glue:text}`ch6_n_names` names costs
 # {glue:text}`ch6_guess_loss:.2f`). Both stages checkpoint and the finished model is cached under
 # `_build/models/`, so a rebuild does not retrain.
+# :::
 #
 # ## The accuracy map
 #
@@ -320,7 +331,7 @@ page.option_table(map_list[0], map_probs[0])
 # jointly with $\lambda$ and $\Delta \ge 0$ by multinomial maximum likelihood of the model's
 # option probabilities ({glue:text}`ch6_choice_boot` bootstrap resamples of the scenes for
 # intervals). Least-squares fits to P(correct) of the same kernel and of a margin resolution
-# $\varepsilon$ are in the table for comparison.
+# $\varepsilon$ check it.
 
 # %%
 fit = luce.Trials(fit_list)  # distances, targets, margins, names
@@ -337,9 +348,12 @@ estimates, est_agree = luce.estimators(ci, ml_rows[0], live_fit, canvas_px)
 agg = luce.binned_accuracy(fit, fit_p, live_fit, fm["eps"], cfg.bins)  # margin bins
 page.publish_scale(report, cfg, model, model_name, live_fit, fe, fm, ci, estimates, est_agree,
                    fit, fit_p, map_list, map_p, agg, canvas_px, vlm.patch_px(processor))
-page.fits_shown(fit_rows)
+page.fits_shown(report, fit_rows)
 
 # %% [markdown]
+# Mean accuracy over the map is {glue:text}`ch6_map_acc:.3f` ({numref}`ch6-fig-map`).
+#
+# :::{dropdown} The accuracy map, measured and fitted
 # ```{glue:figure} ch6-fig-map
 # :name: ch6-fig-map
 # :alt: Two square heat maps of accuracy over X positions with the four shapes and white boundary lines.
@@ -351,9 +365,15 @@ page.fits_shown(fit_rows)
 # $|d_1 - d_2| \le \varepsilon$ of the fitted margin resolution. Blank discs: positions closer
 # than a shape's width to a shape, excluded as in the paper.
 # ```
+# :::
 #
-# Mean accuracy over the map is {glue:text}`ch6_map_acc:.3f` ({numref}`ch6-fig-map`).
+# The biased Luce rule puts the scale at $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
+# ({glue:text}`ch6_scale_frac:.3f` of the canvas; 95% bootstrap interval
+# {glue:text}`ch6_scale_lo:.1f`–{glue:text}`ch6_scale_hi:.1f` px) with floor
+# $\Delta =$ {glue:text}`ch6_floor`; the least-squares fit without bias terms gives
+# {glue:text}`ch6_ls_scale_px:.1f` px. {glue:md}`ch6_live_scale_verdict`
 #
+# :::{dropdown} Accuracy against the margin, every fit, and when a scale counts as identified
 # ```{glue:figure} ch6-fig-margin
 # :name: ch6-fig-margin
 # :alt: Accuracy of the model against the distance margin, with fitted curves.
@@ -364,15 +384,13 @@ page.fits_shown(fit_rows)
 # bins.
 # ```
 #
-# The biased Luce rule puts the scale at $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
-# ({glue:text}`ch6_scale_frac:.3f` of the canvas; 95% bootstrap interval
-# {glue:text}`ch6_scale_lo:.1f`–{glue:text}`ch6_scale_hi:.1f` px) with floor
-# $\Delta =$ {glue:text}`ch6_floor`; the least-squares fit without bias terms gives
-# {glue:text}`ch6_ls_scale_px:.1f` px. The most favoured answer is
-# {glue:md}`ch6_top_answer` with weight {glue:text}`ch6_top_weight:.3f` (no bias:
-# {glue:text}`ch6_uniform_weight:.3f`; all weights with intervals are in `fit_weights.csv`).
-# Mean accuracy on these scenes: {glue:text}`ch6_fit_acc:.3f` ({numref}`ch6-fig-margin`).
-# {glue:md}`ch6_live_scale_verdict`
+# Mean accuracy on these scenes: {glue:text}`ch6_fit_acc:.3f` ({numref}`ch6-fig-margin`). The
+# most favoured answer is {glue:md}`ch6_top_answer` with weight
+# {glue:text}`ch6_top_weight:.3f` (no bias: {glue:text}`ch6_uniform_weight:.3f`; all weights
+# with intervals are in `fit_weights.csv`). Every fit of the model run here:
+#
+# ```{glue} ch6_live_fits
+# ```
 #
 # The chapter's estimator is the biased Luce rule by maximum likelihood: it uses the
 # probability the model gives every option, not only the correct one, and separates a
@@ -385,13 +403,17 @@ page.fits_shown(fit_rows)
 # fit in `fit.csv` carries its goodness of fit (`gof_test`, `gof_stat`, `gof_df`, `gof_p`,
 # `gof_resolution`, `misfit`: $\chi^2$ of equal-count margin bins for the live model, the
 # multinomial deviance of the grid cells for the paper's models).
+# :::
 #
 # %% [markdown]
 # ## Many shapes: generalization, identification and the $1/n$ test
 #
 # The paper predicts the $1/n$ collapse but never varies $n$. Here the same model answers both
-# tasks for several $n$. The reference is Theorem 3 with the ball kernel
-# $g_{\varepsilon;0}$ in its heterogeneous form: each scored scene has its own ball measure
+# tasks for several $n$, against Theorem 3 with the ball kernel $g_{\varepsilon;0}$ averaged
+# over the scenes, its radius fitted to each task separately.
+#
+# :::{dropdown} The reference, and how its radius is fitted
+# Theorem 3 is taken in its heterogeneous form: each scored scene has its own ball measure
 # $b_p = \nu(B_\varepsilon(p))$ at its probe $p$ — the chance that another shape's centre
 # falls within $\varepsilon$ of the X, shapes being uniform where the scene sampler puts them
 # and outside the probe's clearance — and the prediction is the average of Theorem 3 over the
@@ -402,6 +424,12 @@ page.fits_shown(fit_rows)
 # leaves no shape in the ball: identification is then perfect for every radius below the
 # spacing and cannot tell those radii apart. The fit says when a radius is bounded from one
 # side only.
+#
+# A fit whose goodness-of-fit p-value is below 0.001 is reported as a misfit — the model does
+# not describe the data — and its parameter is not read as a measurement; a radius is called
+# identified only when its fit passes and its 95% set lies inside the design (above the
+# clearance below which the scenes make the task perfect, and wider than a grid step).
+# :::
 
 # %%
 sweep_lists = {(task, n): scenes.sample_scenes(cfg.sweep_scenes, n, task,
@@ -441,26 +469,31 @@ page.publish_sweep(report, model_name, sweep, ball, graded, canvas_px)
 # {glue:md}`ch6_radii` {glue:md}`ch6_two_task` The similarity fit's biased Luce rule, carried
 # to all $n$ and to identification, misses by {glue:text}`ch6_kern_rmse_s:.3f` (similarity) and
 # {glue:text}`ch6_kern_rmse_i:.3f` (identification) root-mean-square ({numref}`ch6-fig-nsweep`).
+#
+# :::{dropdown} Three kernels against $p(n)$, the two-item front, and the rates at every $n$
 # {glue:md}`ch6_kernels` {glue:md}`ch6_frontier`
 #
-# A fit whose goodness-of-fit p-value is below 0.001 is reported as a misfit — the model does
-# not describe the data — and its parameter is not read as a measurement; a radius is called
-# identified only when its fit passes and its 95% set lies inside the design (above the
-# clearance below which the scenes make the task perfect, and wider than a grid step).
+# ```{glue} ch6_sweep_table
+# ```
+# :::
 #
 # %% [markdown]
 # ## The paper's models: Gemma-3-12B and Qwen2.5-VL-7B
 #
 # The authors released the per-scene answers of both models on their four-shape task (a
 # 900 px canvas, 50 px shapes centred 25 px from the corners, the X anywhere; 400 scenes per
-# model). Their repository has no licence file, so this book ships only counts derived from
+# model).
+#
+# :::{dropdown} What this book ships of their answers
+# Their repository has no licence file, so this book ships only counts derived from
 # those files (per margin bin, and per cell of a coarse grid over the X's position, with how
 # often each shape was named), with a provenance record; the same analyses run on the full
 # per-trial files when a reader passes them as `results=` (below). From the grid counts, each
 # trial's X is placed at its cell's mean position, which blurs distances by up to half a cell;
 # the per-trial fit has no such blur.
+# :::
 
-# %% tags=["hide-output"]
+# %% tags=["hide-cell"]
 external, grid_fits, stencils, margins, colour = [], {}, None, None, {}
 if "spatial_margin" in SHIPPED:  # accuracy per margin bin, on both layouts
     margins = released.load_table("spatial_margin")
@@ -487,8 +520,13 @@ shown  # the fits of the paper's models (none when no tables are shipped)
 # :format: myst
 # ```
 #
+# {glue:md}`ch6_auth_summary`
+#
+# :::{dropdown} Each model's fits, its biases on the random stencils, and the two layouts
 # {glue:md}`ch6_auth_verdicts` The fitted response weights of every model, with their
-# intervals, are in `fit_weights.csv`; the table above gives the fits with and without them.
+# intervals, are in `fit_weights.csv`; the folded cell above gives the fits with and without
+# them.
+# :::
 #
 # %% [markdown]
 # ### The colour variant: the $1/n$ test on real models
@@ -503,21 +541,25 @@ shown  # the fits of the paper's models (none when no tables are shipped)
 page.publish_colour(report, colour)
 
 # %% [markdown]
+# {glue:md}`ch6_colour_verdict`
+#
 # ```{glue:md} ch6_colour_figure
 # :format: myst
 # ```
 #
-# {glue:md}`ch6_colour_verdict`
-#
 # ## Your own results files
 #
-# Any model's per-trial answers in the book's results schema (`semres.core.results`: task, $n$,
-# options with their positions, probe, correct option, choice) go through exactly the analyses
-# above with `semres run 6 -p results=PATH[,PATH...]` (files or folders of CSV files): per model,
+# Any model's per-trial answers in the book's results schema go through exactly the analyses
+# above with `semres run 6 -p results=PATH[,PATH...]`.
+#
+# :::{dropdown} What the files hold, and what is done with them
+# The schema is `semres.core.results`: task, $n$, options with their positions, probe, correct
+# option, choice; files or folders of CSV files are read. Per model,
 # the biased and plain Luce fits of its similarity choices with bootstrap intervals and bound
 # flags, accuracy against the margin, and, where the files hold several $n$, $p_S$ and $p_I$
 # against $n$ with Theorem 3's radius for each task. The authors' released CSV files can be
 # passed as they are (they are read through their adapters in `semres.experiments.released`).
+# :::
 
 # %%
 files = None
@@ -533,7 +575,8 @@ page.publish_files(report, files)
 #
 # ## What this shows, and where it differs from the paper
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
+# the fit tables, the closing sentences, the deviations and the result box at the top of the page
 page.publish_end(report, cfg, model, canvas_px, SHIPPED, fit_rows + ext_fits, weights, external,
                  ran)
 
@@ -543,8 +586,6 @@ page.publish_end(report, cfg, model, canvas_px, SHIPPED, fit_rows + ext_fits, we
 #   ({prf:ref}`ch6-prop-band`), and an accuracy that depends on the distance margin —
 #   logistically for an exponential similarity ({prf:ref}`ch6-prop-margin`). The accuracy map
 #   and the margin curve are the measurements those statements are about.
-# - {glue:md}`ch6_censored`
-# - {glue:md}`ch6_misfits`
 # - Theorem 3 assumes items drawn independently; shapes here cannot overlap and keep clear of
 #   the canvas edge (the ball measures account for the clearance around the probe only), and a
 #   model's errors are not all spatial (it can also misread a shape), so the Theorem 3 curves
@@ -552,8 +593,14 @@ page.publish_end(report, cfg, model, canvas_px, SHIPPED, fit_rows + ext_fits, we
 # - CPU numerics on another machine may move the trained model, and with it the fitted scale,
 #   within its interval.
 #
-# Where this build differs from the paper's protocol:
+# :::{dropdown} The fits on a bound, and the fits that fail their test
+# {glue:md}`ch6_censored`
 #
+# {glue:md}`ch6_misfits`
+# :::
+#
+# :::{dropdown} Where this build differs from the paper's protocol
 # ```{glue:md} ch6_deviations
 # :format: myst
 # ```
+# :::

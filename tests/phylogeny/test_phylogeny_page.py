@@ -55,7 +55,8 @@ def test_the_verdict_reads_a_detected_trade_and_says_nothing_on_one_seed():
     assert not verdicts.traded(effects, 0.5)
     assert "no detected trade" in page.alpha_verdict(effects, by_alpha, 3)
     shown = page.effects_display(effects, 0.0)
-    assert list(shown.columns) == ["measure", "α = 0 → 0.5", "α = 0 → 1"]
+    assert list(shown.columns) == ["measure", "Change from α = 0 to 0.5",
+                                   "Change from α = 0 to 1"]
     assert all(c.endswith("]") or c.endswith(" *") for c in shown.iloc[:, 1])
 
 

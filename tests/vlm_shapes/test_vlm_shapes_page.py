@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from semres.experiments.vlm_shapes import page, settings
+from semres.report import tables
 
 
 class Recorder:
@@ -38,12 +39,15 @@ class Recorder:
 
 def test_the_checks_publish_their_row_and_numbers():
     report = Recorder()
-    check = pd.DataFrame({"eps": [0.1], "z": [1.2], "se": [0.003]})
+    check = pd.DataFrame({"eps": [0.1], "mean b": [0.2], "task": ["similarity"], "n": [2],
+                          "theory": [0.6], "simulated": [0.61], "se": [0.003], "z": [1.2]})
     shown = page.publish_checks(report, 0.99999, 1.2, check)
     assert set(report.glued) == {"band_agree", "zmax", "canvas_zmax"}
     assert report.rows[0]["check_max_z"] == 1.2 and report.rows[0]["new"]
     assert report.rows[0]["check_se"] == 0.003
-    assert shown is not None
+    # every header the page shows reads as words with units (the book's header rule)
+    assert [p for head, num in zip(shown.columns, shown.numeric)
+            for p in tables.header_problems(head, num)] == []
 
 
 def test_without_files_or_colour_tables_the_page_says_so():
@@ -93,3 +97,18 @@ def test_a_figure_with_data_is_glued_with_its_caption_as_one_block():
     block = report.glued["released_figure"]
     assert block.startswith("```{glue:figure} ch6-fig-released\n:name: ch6-fig-released")
     assert "900 px canvas" in block and block.endswith("```")
+
+
+def test_a_folded_figure_is_glued_inside_its_dropdown_and_an_absent_one_not_at_all():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    report = Recorder()
+    page.publish_figure(report, "colour", plt.figure(), "alt", "A caption.", folded="Drawn")
+    block = report.glued["colour_figure"]
+    assert block.startswith(":::{dropdown} Drawn\n```{glue:figure} ch6-fig-colour\n")
+    assert block.endswith("A caption.\n```\n:::")
+    page.publish_figure(report, "colour", None, "alt", "A caption.", folded="Drawn")
+    assert report.glued["colour_figure"] == "" and report.figures == ["colour"]

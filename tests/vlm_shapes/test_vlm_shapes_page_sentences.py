@@ -166,3 +166,17 @@ def test_every_sentence_quotes_only_the_numbers_it_cites():
     # the check can fail: a sentence cited without its row's numbers is caught
     text, cited = said[0]
     assert unquoted(text, {k: v for k, v in cited.items() if not k.startswith("0.")})
+
+
+def test_the_paper_models_summary_counts_the_fits_that_describe_their_counts():
+    fit = lambda misfit: {"fit": {"misfit": misfit}}  # noqa: E731
+    assert words.paper_models_summary({}) == ("", {})
+    text, numbers = words.paper_models_summary({"q": fit(True), "g": fit(True)})
+    assert "describes none of the paper's 2 models: 2 fail" in text
+    assert text.endswith("their spatial scales are not measurements.")
+    assert numbers == {"described": 0, "models": 2, "misfits": 2}
+    text, numbers = words.paper_models_summary({"q": fit(True), "g": fit(False)})
+    assert "describes 1 of the paper's 2 models: 1 fails" in text
+    assert text.endswith("its spatial scale is not a measurement.")
+    text, numbers = words.paper_models_summary({"q": fit(False), "g": fit(None)})
+    assert text.endswith("describes 2 of the paper's 2 models.") and numbers["misfits"] == 0

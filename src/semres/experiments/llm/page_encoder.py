@@ -41,15 +41,16 @@ def _sentence(report, name: str, text: str, cites=None) -> None:
 
 #: the headers of the tables the page shows, in words with units
 HEADERS = {"shape": "Shape", "heldout_rmse": "Held-out error (RMSE of ln <i>g</i>)",
-           "heldout_se": "Its s.e.", "resolution": "Resolution (years)",
+           "heldout_se": "Its standard error", "resolution": "Resolution (years)",
            "floor": "Floor Δ (weight)", "at_bound": "Fit on a bound of its range",
            "measure": "Measure", "window": "Window <i>w</i> (years)",
            "ci_low": "95 % interval from (years)", "ci_high": "to (years)",
            "boot_at_bound": "Resampled fits on a bound (share)",
-           "gof_p": "Goodness-of-fit <i>p</i>", "misfit": "Fails its goodness-of-fit test",
+           "gof_p": "Goodness-of-fit <i>p</i>-value", "misfit": "Fails its goodness-of-fit test",
            "task": "Question", "n": "People listed <i>n</i>",
-           "p": "Success (mass on the correct people)", "se": "Its s.e.",
-           "p_theory": "Engine's prediction", "theory_se": "Its s.e."}
+           "p": "Success (mass on the correct people)", "se": "Its standard error",
+           "p_theory": "Engine's prediction (probability)",
+           "theory_se": "Its standard error"}
 
 
 def fig_kernel(prof_d, g, se, fits: dict, model: str, fit_max: int):

@@ -46,7 +46,10 @@ def optimum(report, curve, check, gap: float):
     report.small("gap", gap)
     report.number("nb_last", curve.n_b_star.iloc[-1])
     report.number("n_last", curve.n.iloc[-1])
-    return tables.table(check, decimals=4, n="{:d}")
+    return tables.table(check, decimals=4, n="{:d}", headers={
+        "paper": "Best ball measure <i>b</i>*, the paper's",
+        "here": "Best ball measure <i>b</i>*, here",
+        "lambda*/n": "The limit's ball measure λ*/<i>n</i>"})
 
 
 def non_monotonic(report, cfg, N, ps_n, turn, lam_star: float) -> None:

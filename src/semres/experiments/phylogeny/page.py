@@ -128,7 +128,7 @@ def effects_display(effects: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
 
     shown = effects.assign(cell=effects.apply(cell, axis=1)).pivot_table(
         index="measure", columns="alpha_to", values="cell", aggfunc="first", sort=False)
-    shown.columns = [f"α = {alpha_lo:g} → {a:g}" for a in shown.columns]
+    shown.columns = [f"Change from α = {alpha_lo:g} to {a:g}" for a in shown.columns]
     return shown.reset_index()
 
 
@@ -237,7 +237,8 @@ def theorem_table(report, cfg: PhylogenySettings, check: pd.DataFrame, max_z: fl
         report.number(key, value)
     return tables.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exact",
                               "p_s_mc", "z_s", "p_i_theorem", "p_i_exact", "p_i_mc", "z_i",
-                              "p_s_untied"]], z_s="{:+.2f}", z_i="{:+.2f}")
+                              "p_s_untied"]], z_s="{:+.2f}", z_i="{:+.2f}",
+                        headers={"mean_tau": "Tie probability ⟨τ⟩"})
 
 
 def publish_data(report, data: PhyloData) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import sympy as sp
+from myst_nb import glue
 
 from semres.core import fits
 from semres.report import tables
@@ -183,7 +184,9 @@ def monte_carlo_table(report, mc: pd.DataFrame):
     report.table(mc, "mc_check")
     report.number("mc_max_z", mc["z"].abs().max())
     report.number("mc_cells", len(mc))
-    return tables.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}")
+    return tables.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}",
+                        headers={"theory": "Theory (probability)",
+                                 "monte_carlo": "Monte Carlo (probability)"})
 
 
 def publish_training(report, cfg: ToySettings, config: ToyConfig, history: ToyHistory,
@@ -198,11 +201,26 @@ def publish_training(report, cfg: ToySettings, config: ToyConfig, history: ToyHi
     report.table(trajectories, "trajectories")
 
 
+#: the headline quantities as the page labels its rows (``quantities.csv`` keeps the names)
+QUANTITY_LABELS = {
+    "circle peak p_S (mean over seeds)": "Circle networks' peak generalization (mean over "
+                                         "seeds)",
+    "Proposition 1 optimum p_S": "Proposition 1's optimum generalization",
+    "segment peak p_S": "Segment networks' peak generalization",
+    "segment linear-decay optimum p_S": "The segment's linear-decay law, optimum "
+                                        "generalization",
+    "mean distance to Proposition 1 after the peak": "Mean distance to Proposition 1's curve "
+                                                     "after the peak",
+    "reconstruction p_I (final)": "Reconstruction networks' final identification",
+    "Theorem 2 p_I = 1/(1 + Delta)": "Theorem 2's identification, 1/(1 + Δ)",
+}
+
+
 def publish(report, cfg: ToySettings, history: ToyHistory, trajectories: pd.DataFrame,
-            found: ToyAnalysis, statuses: dict, p_star: float, seg_peak: float):
+            found: ToyAnalysis, statuses: dict, p_star: float, seg_peak: float) -> None:
     """Glue the chapter's measurements and verdict sentences, save the table of headline
-    quantities, place each condition on the overview figure; returns the table for the page.
-    ``statuses`` are :func:`.verdicts.record`'s."""
+    quantities and glue it (``ch3_quantities``, rows labelled in words, for a dropdown), place
+    each condition on the overview figure. ``statuses`` are :func:`.verdicts.record`'s."""
     cond = np.array(history.conditions)
     n_epochs = history.p_s.shape[1]
     rec, peaks, after = found.rec, found.peaks, found.after
@@ -275,7 +293,9 @@ def publish(report, cfg: ToySettings, history: ToyHistory, trajectories: pd.Data
         report.point(f"toy ReLU net, {c} "
                      f"({'peak p_S' if c != 'reconstruction' else 'last epoch'})",
                      pi_.mean(), ps_.mean(), se_i, se_s)
-    return tables.table(quantities)
+    shown = quantities.assign(quantity=[QUANTITY_LABELS.get(q, q) for q in quantities.quantity])
+    glue(report.prefix + "quantities",
+         tables.table(shown.set_index("quantity").rename_axis(None)), display=False)
 
 
 def publish_figures(report, cfg: ToySettings, history: ToyHistory, found: ToyAnalysis,

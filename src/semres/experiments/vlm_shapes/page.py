@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import myst_nb
 
 from semres.report import tables
 from semres.report import GOOD, NOT_MEASURED, Z_MAX, find, fmt, plural
@@ -36,15 +37,19 @@ def publish_cited(report, values: dict, cites: dict, small=()) -> None:
         report.text(key, values[key], markdown=True, cites=numbers)
 
 
-def publish_figure(report, name: str, fig, alt: str, caption: str) -> None:
+def publish_figure(report, name: str, fig, alt: str, caption: str,
+                   folded: str | None = None) -> None:
     """A figure and its caption as one MyST block (``ch6_<name>_figure``, for a ``{glue:md}``
-    block), or an empty block when ``fig`` is None: no figure is drawn without its data, and
-    the section's sentence says what is missing."""
+    block), inside a dropdown titled ``folded`` when given, or an empty block when ``fig`` is
+    None: no figure is drawn without its data, and the section's sentence says what is
+    missing."""
     block = ""
     if fig is not None:
         report.figure(name, fig)
         label = f"{report.prefix.rstrip('_')}-fig-{name}"
         block = f"```{{glue:figure}} {label}\n:name: {label}\n:alt: {alt}\n\n{caption}\n```"
+        if folded:
+            block = f":::{{dropdown}} {folded}\n{block}\n:::"
     report.text(f"{name}_figure", block, markdown=True)
 
 
@@ -60,7 +65,8 @@ def publish_checks(report, band_agree: float, canvas_zmax: float, canvas_check):
     for key, value in {"band_agree": band_agree, "zmax": Z_MAX,
                        "canvas_zmax": canvas_zmax}.items():
         report.number(key, value)
-    return tables.table(canvas_check, decimals=4)
+    return tables.table(canvas_check, decimals=4, headers={
+        "theory": "Theory (probability)", "simulated": "Simulated (probability)"})
 
 
 def publish_model(report, cfg, model, model_ref: str, model_name: str, canvas_px: int) -> None:
@@ -114,15 +120,25 @@ def publish_scale(report, cfg, model, model_name: str, live_fit, fe, fm, ci, est
     report.figure("margin", figures.fig_margin(fit.m, fit_p, agg, canvas_px))
 
 
-def fits_shown(rows) -> pd.DataFrame:
-    """The live model's fits as the margin section shows them."""
-    return pd.DataFrame(rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
-                               "distance_p", "at_bound"]].round(3)
+def fits_shown(report, rows) -> None:
+    """Glue the live model's fits as the margin section shows them (``ch6_live_fits``, for a
+    dropdown)."""
+    myst_nb.glue(report.prefix + "live_fits", tables.table(
+        pd.DataFrame(rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
+                            "distance_p", "at_bound"]], decimals=3), display=False)
 
 
-def publish_sweep(report, model_name: str, sweep, ball, graded, canvas_px: int) -> pd.DataFrame:
-    """The n sweep: its table, the one-radius row and sentence, the numbers and sentences the
-    section quotes, the model's two-item point and the figure. Returns the table to show."""
+#: the n sweep's columns as the page heads them
+SWEEP_HEADERS = {"p": "Success (probability)", "se": "Its standard error",
+                 "p_kernel": "The biased Luce rule's prediction (probability)",
+                 "p_theory_sim": "Theorem 3 at the similarity radius (probability)",
+                 "p_theory_ide": "Theorem 3 at the identification radius (probability)"}
+
+
+def publish_sweep(report, model_name: str, sweep, ball, graded, canvas_px: int) -> None:
+    """The n sweep: its table (saved, and glued as ``ch6_sweep_table`` for a dropdown), the
+    one-radius row and sentence, the numbers and sentences the section quotes, the model's
+    two-item point and the figure."""
     report.table(sweep, "n_sweep")
     two_task, row = sentences.two_task_verdict(
         model_name, ball, f"{model_name}: one Theorem 3 radius for both tasks (new)",
@@ -139,7 +155,8 @@ def publish_sweep(report, model_name: str, sweep, ball, graded, canvas_px: int) 
         cites["two_task"] = sentences.two_task_numbers(model_name, ball, canvas_px)
     publish_cited(report, glue, cites)
     report.figure("nsweep", figures.fig_nsweep(sweep))
-    return sweep.round(3)
+    myst_nb.glue(report.prefix + "sweep_table", tables.table(
+        sweep, decimals=3, csv="n_sweep", headers=SWEEP_HEADERS), display=False)
 
 
 def publish_scenes_table(report, model_name: str, sweep_lists: dict, sweep_p: dict, map_list,
@@ -161,8 +178,8 @@ def colour_verdict(label: str, a: dict):
 
 def publish_paper_models(report, grid_fits: dict, stencils, margins, colour: dict,
                          stencil_boot: int, external, agg, model_name: str):
-    """The paper's models: each grid fit's row and sentence, the random stencils' weights and
-    sentences, whether accuracy against the margin carries over between the layouts, the
+    """The paper's models: each grid fit's row and sentence, a plain sentence before them
+    (``auth_summary``), the random stencils' weights and sentences, whether accuracy against the margin carries over between the layouts, the
     colour variant's rows, and, where released answers are shipped or given, the figure
     against the model run here (:func:`publish_figure`). Returns their fit and weight rows, and
     the fits' table to show (None without fits)."""
@@ -192,6 +209,8 @@ def publish_paper_models(report, grid_fits: dict, stencils, margins, colour: dic
     report.text("auth_verdicts", " ".join(said) or
                 "No tables of the paper's models are shipped.", markdown=True,
                 cites=sentences.pooled(*quoted))
+    summary, summary_numbers = sentences.paper_models_summary(grid_fits)
+    report.text("auth_summary", summary, markdown=True, cites=summary_numbers)
     px = float(AUTHORS["canvas_px"])
     publish_figure(
         report, "released", figures.fig_released(external, agg, model_name, px)
@@ -223,7 +242,7 @@ def publish_colour(report, colour: dict) -> None:
         "The colour variant. Left and middle: $p_S$ and $p_I$ against the number of patches, "
         "with Theorem 3 at each task's fitted radius. Right: both tasks on the $(p_I, p_S)$ "
         "plane, one point per $n$, over Theorem 3's curves (dotted, $b$ from 0 to 1) for the "
-        "smallest and largest $n$.")
+        "smallest and largest $n$.", folded="The colour variant, drawn")
 
 
 def publish_files(report, files: dict | None) -> None:
@@ -264,10 +283,11 @@ def lead(rows) -> str:
                "only the others' spatial scales are read."))
 
 
-def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, external, ran):
+def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, external,
+                ran) -> None:
     """The chapter's end: fit.csv, fit_weights.csv and external.csv, the closing sentences on
-    misfits and censored fits, the deviations from the paper, summary.csv and the result box.
-    Returns the overview to show."""
+    misfits and censored fits, the deviations from the paper, summary.csv and the result box
+    (which lists every result: the page shows no second table of them)."""
     table = fit_table(fits)
     report.table(table, "fit")
     report.table(pd.DataFrame(weights), "fit_weights")
@@ -281,5 +301,3 @@ def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, exte
     report.deviations(cfg, settings.SETTINGS.paper, *protocol_notes)
     report.save()
     report.box("; ".join(ran), lead=lead(report.rows))
-    return tables.table(report.summary[["result", "headline", "ci_low", "ci_high", "status"]],
-                       decimals=3)

@@ -10,7 +10,7 @@ from semres.report.verdicts import gof_pvalue
 from semres.report import numbers
 from semres.report.numbers import carried, pooled
 from semres.experiments import released
-from semres.report import fmt
+from semres.report import fmt, plural
 
 from . import authors, verdicts
 from .nsweep import radii_difference
@@ -178,6 +178,23 @@ def choices_verdict(a: dict, statement: str | None = None):
     :func:`semres.experiments.vlm_shapes.authors.analyse_choices` returns)."""
     return scale_verdict(a["label"], a["fit"], a["px"], a["resolution"], a["design_hi"],
                          statement)
+
+
+def paper_models_summary(grid_fits: dict) -> tuple[str, dict]:
+    """The paper's models in one plain sentence, before the fits in detail: for how many of
+    them the biased Luce rule describes their shipped grid counts; and the numbers it quotes.
+    Empty without grid fits."""
+    if not grid_fits:
+        return "", {}
+    n = len(grid_fits)
+    misfits = sum(bool(a["fit"].get("misfit")) for a in grid_fits.values())
+    described = n - misfits
+    text = (f"On their shipped grid counts the biased Luce rule describes {described or 'none'} "
+            f"of the paper's {plural(n, 'model')}"
+            + (f": {misfits} {'fails' if misfits == 1 else 'fail'} its goodness-of-fit test, so "
+               + ("its spatial scale is not a measurement." if misfits == 1 else
+                  "their spatial scales are not measurements.") if misfits else "."))
+    return text, {"described": described, "models": n, "misfits": misfits}
 
 
 def estimators_text(est: dict, agree: bool, px: float) -> str:
