@@ -81,14 +81,20 @@ def test_tie_rows_read_the_rates_at_the_finest_space():
     assert verdicts.ties_vanish(rates) and not verdicts.ties_vanish(flat)
 
 
-def _floor_tables(kkt=1e-8, spread=0.0, margin=0.01, gain=0.02):
+def _floor_tables(kkt=1e-8, spread=0.0, margin=0.01, gain=0.02, bb=0.5005, gap=5e-4):
     front = pd.DataFrame({"n": [4, 4], "delta": [0.05, 0.05], "p_i": [0.4, 0.6],
-                          "p_s": [0.5, 0.45], "upper_bound": [0.5 + margin, 0.46],
+                          "p_s": [0.5, 0.45], "proposition_bound": [0.5 + margin, 0.46],
+                          "bb_bound": [bb, np.nan], "nodes": [40, 0],
+                          "certified": [bool(bb - 0.5 <= 1e-3), False],
                           "kkt": [kkt, 1e-9], "spread": [spread, 0.0]})
     peaks = pd.DataFrame({"n": [4, 8], "delta": [0.05, 0.2], "p_i": [0.5, 0.3],
                           "p_s": [0.5, 0.2], "constant_p_s": [0.48, 0.2 - gain],
-                          "gain": [0.02, gain], "upper_bound": [0.6, 0.3], "kkt": [1e-9] * 2,
-                          "spread": [0.0] * 2})
+                          "gain": [0.02, gain], "proposition_bound": [0.6, 0.3],
+                          "bb_bound": [0.5 + gap, 0.25], "nodes": [50, 250],
+                          "certified": [True, False], "kkt": [1e-9] * 2, "spread": [0.0] * 2})
+    for t in (front, peaks):
+        t["upper_bound"] = np.fmin(t.proposition_bound, t.bb_bound)
+        t["gap"] = t.upper_bound - t.p_s
     mc = pd.DataFrame({"p_s_mc": [0.5, 0.2], "se_s": [1e-3, 1e-3], "z_s": [0.5, -1.0],
                        "z_i": [0.2, 2.0]})
     search = pd.DataFrame({"margin": [0.1, 0.2], "over_ceiling": [-0.1, -0.2]})
@@ -97,15 +103,21 @@ def _floor_tables(kkt=1e-8, spread=0.0, margin=0.01, gain=0.02):
 
 def test_the_floor_n_rows_are_checks_then_findings_per_n_and_floor():
     rows = verdicts.floor_n_rows(*_floor_tables(), [1e-12])
-    assert [r["kind"] for r in rows[:2]] == ["check", "check"]
+    assert [r["kind"] for r in rows[:3]] == ["check"] * 3
     assert rows[0]["passed"] and rows[0]["headline"] == pytest.approx(0.01)
     assert rows[1]["passed"] and rows[1]["check_max_z"] == 2.0
-    assert [r.get("new") for r in rows[2:]] == [True, True]
-    assert [r["direction"] for r in rows[2:]] == ["above", "above"]
-    assert rows[2]["compared_with"] == 0.48
-    assert rows[3]["ci"] == pytest.approx((0.2 - 1.96e-3, 0.2 + 1.96e-3))
+    assert rows[2]["passed"] and rows[2]["headline"] == pytest.approx(5e-4)
+    assert "at 3 points" in rows[2]["statement"] and "2 are certified" in rows[2]["statement"]
+    assert [r.get("new") for r in rows[3:]] == [True, True]
+    assert [r["direction"] for r in rows[3:]] == ["above", "above"]
+    assert rows[3]["compared_with"] == 0.48 and "certified: no step" in rows[3]["statement"]
+    assert "not certified: the proven bound allows at most 0.070" in rows[4]["statement"]
+    assert rows[4]["ci"] == pytest.approx((0.2 - 1.96e-3, 0.2 + 1.96e-3))
     assert not verdicts.floor_n_rows(*_floor_tables(margin=-1e-6), [0.0])[0]["passed"]
     assert not verdicts.floor_n_rows(*_floor_tables(kkt=1e-3), [0.0])[1]["passed"]
     assert not verdicts.floor_n_rows(*_floor_tables(spread=1e-5), [0.0])[1]["passed"]
     assert not verdicts.floor_n_rows(*_floor_tables(), [1e-5])[1]["passed"]
-    assert not verdicts.floor_n_rows(*_floor_tables(gain=1e-6), [0.0])[3]["passed"]
+    # a bound below a similarity found, or a certified gap above the tolerance, fails the check
+    assert not verdicts.floor_n_rows(*_floor_tables(bb=0.49), [0.0])[2]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(gap=2e-3), [0.0])[2]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(gain=1e-6), [0.0])[4]["passed"]

@@ -19,7 +19,7 @@ polynomial of degree n - 1 in the distribution of g's values and p_S is not conc
 two-item duality certificate does not extend. :func:`best_step` finds a local optimum over step
 similarities whose levels lie on a log grid (SLSQP from several starts, exact rates, with its
 KKT residual); :func:`frontier` brackets the frontier between that optimum (achieved: a lower
-bound) and the proven bounds (an upper bound). :func:`check_optima` plays optima through the
+bound) and the proven bounds (an upper bound), which :mod:`.branch` tightens into a certificate. :func:`check_optima` plays optima through the
 Monte Carlo engine; :func:`random_search` tries random similarities, monotone or not.
 
 Step similarities: levels g_1..g_K on distance bands (nearest first) holding item probability
@@ -39,6 +39,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import sympy as sp
 from scipy.optimize import minimize, minimize_scalar
 from threadpoolctl import threadpool_limits
 
@@ -49,7 +50,7 @@ from semres.core.theory import n_item
 
 __all__ = ["ceiling", "constant_ball", "chord_ball", "floor_bound", "dual_bound", "upper_bound",
            "step_rates", "step_kernel", "targets", "constant_front", "best_step", "frontier",
-           "largest_gain", "check_optima", "random_search", "scaling"]
+           "largest_gain", "check_optima", "random_search", "scaling", "constant_curvature"]
 
 #: slack for sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 ROUNDING = 1e-12
@@ -453,6 +454,19 @@ def random_search(count: int, ns, deltas, seed) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- scaling in n
+
+def constant_curvature(n: int, delta):
+    """SymPy: the second derivatives of Theorem 3's p_S^n and p_I^n in the ball measure b at
+    b = 1, for the constant kernel with floor ``delta`` (a SymPy number): their signs say
+    whether the two curve upwards together there (the program is then not concave)."""
+    b = sp.Symbol("b", positive=True)
+    n = _count(n)
+    ps = (1 - b) ** n / n + sum(sp.binomial(n, k) * b**k * (1 - b) ** (n - k)
+                                / (k + (n - k) * delta) for k in range(1, n + 1))
+    pi = sum(sp.binomial(n - 1, j) * b**j * (1 - b) ** (n - 1 - j) / (1 + j + (n - 1 - j) * delta)
+             for j in range(n))
+    return tuple(sp.diff(e, b, 2).subs(b, 1) for e in (ps, pi))
+
 
 def scaling(ns, deltas) -> pd.DataFrame:
     """How the ceiling and the constant kernel scale with n: per (n, delta), the ceiling

@@ -1,7 +1,8 @@
 """Chapter 7's page: its figures, the numbers and sentences its prose quotes (each verdict
-decided in :mod:`.verdicts`), its tables, and its overview rows and points. The chapter calls
-one function per section (:func:`family_check`, :func:`families`, :func:`best`,
-:func:`floor_n_section`, :func:`ties`, :func:`slots`) and :func:`publish` at the end."""
+decided in :mod:`.verdicts`, each sentence glued with the numbers it quotes), its tables, and its
+overview rows and points. The chapter calls one function per section (:func:`family_check`,
+:func:`families`, :func:`best`, :func:`.page_floor_n.floor_n_section`, :func:`ties`,
+:func:`slots`) and :func:`publish` at the end."""
 
 from __future__ import annotations
 
@@ -16,13 +17,29 @@ from semres.report import tables
 from semres.core import shapes, theory
 from semres.report import GOOD, Z_MAX, find, plural
 
-from . import floor_n, verdicts
+from . import branch, verdicts
 from .certified import frontier_table
 from .families import floor_bound, linear_peak_b
 from .settings import DEFAULT, SETTINGS
 
 
 # --------------------------------------------------------------------------- publishing
+
+def glue(report, values: dict, small=()) -> None:
+    """Glue what a section quotes: numbers as numbers (``small`` ones as prose writes them),
+    and each sentence with the numbers it quotes (``values["cites"]``: a sentence's name ->
+    its numbers; a sentence quoting none cites nothing), so that ``prose.csv`` can check it."""
+    cites = values.get("cites", {})
+    for key, value in values.items():
+        if key == "cites":
+            continue
+        if isinstance(value, str):
+            report.text(key, value, markdown=True, cites=cites.get(key, {}))
+        elif key in small:
+            report.small(key, value)
+        else:
+            report.number(key, value)
+
 
 def family_check(report, cfg, check):
     """Glue what the prose says of the families' Monte Carlo check; return its table."""
@@ -42,8 +59,8 @@ def families(report, cfg, check, sweep, lin_est, lin_paper: float, b_cross) -> N
     report.table(table[["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc", "z"]],
                  "families")
     report.result(**verdicts.family_result(lin_est, lin_paper, check))
-    report.numbers(sweep_glue(sweep, b_cross),
-                   small=("exponential_fine_scale", "gaussian_fine_scale"))
+    glue(report, sweep_glue(sweep, b_cross), small=("exponential_fine_scale",
+                                                    "gaussian_fine_scale"))
     report.figure("families", fig_families(sweep, check, cfg.sweep_deltas))
 
 
@@ -52,55 +69,17 @@ def best(report, cfg, *, floored, certified, scan, peaks, best2, opt, local2, sh
     """The best similarity: the floor proposition's row (every floored family curve and every
     certified optimum against the bound), one row per floor and the certificates' check, what
     the prose quotes and the figure. Returns the two-item rows of ``frontier.csv``, which
-    :func:`floor_n_section` completes with the n-item rows and writes."""
+    :func:`.page_floor_n.floor_n_section` completes with the n-item rows and writes."""
     report.result(**verdicts.floor_result(floored, scan))
     for row in verdicts.best_results(peaks, mc_best):
         report.result(**row)
-    glue = best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best)
-    glue.update(qp_grid=cfg.qp_grid, targets=cfg.targets, scan=cfg.scan,
-                kmax=int(cfg.frontier_K))
-    report.numbers(glue, small=("gap_max", "shortfall_max"))
+    quoted = best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best)
+    quoted.update(qp_grid=cfg.qp_grid, targets=cfg.targets, scan=cfg.scan,
+                  kmax=int(cfg.frontier_K))
+    glue(report, quoted, small=("gap_max", "shortfall_max"))
     report.figure("frontier", fig_frontier(certified, scan, peaks, local2, mc_best,
                                            cfg.frontier_K, cfg.deltas))
     return frontier_table(certified, peaks, scan, opt)
-
-
-def floor_n_section(report, cfg, two_items, front, peaks, mc, search, scale, two_item_short,
-                    two_item_scan) -> None:
-    """The n-item floor section: its rows (:func:`.verdicts.floor_n_rows`), ``frontier.csv``
-    (the two-item rows ``two_items`` of :func:`best` and the n-item bracket), what the prose
-    quotes and the figure. ``scale``: :func:`.floor_n.scaling`; ``two_item_short``: how far the
-    n-item optimiser falls below the concave program at two items; ``two_item_scan``: the
-    certified two-item scan, drawn as the best similarity at n = 2."""
-    statuses = [report.result(**row) for row in
-                verdicts.floor_n_rows(front, peaks, mc, search, two_item_short)]
-    report.table(frontier_csv(two_items, front, peaks), "frontier")
-    glue = floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short)
-    glue["fn_beats"] = beats_sentence(peaks, statuses[2:])
-    report.numbers(glue, small=("fn_spread_max", "fn_kkt_max", "fn_two_item_max"))
-    report.figure("floor_n", fig_floor_n(front, peaks, mc, two_item_scan, cfg.deltas,
-                                         (2, *cfg.floor_ns)))
-
-
-def frontier_rows(front, peaks) -> pd.DataFrame:
-    """frontier.csv's rows for the n-item bracket: each best step similarity found (``point``
-    "target" or "largest gain", ``K`` its grid of levels), the proven bound of the corollary
-    at its p_I (an upper bound on the frontier, not a certificate of this optimum), its
-    ``gap``, Theorem 3's constant kernel there, the KKT residual and the spread over starts."""
-    rows = pd.concat([front.assign(point="target"), peaks.assign(point="largest gain")])
-    return rows.assign(method="best found, bracketed (n items)", K=rows.grid,
-                       step_front_p_s=rows.constant_p_s, certified=False)[
-        ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "step_front_p_s",
-         "gap", "kkt", "spread", "certified"]]
-
-
-def frontier_csv(two_items, front, peaks) -> pd.DataFrame:
-    """frontier.csv: the two-item rows (certified, and the local optimiser's) with their gap
-    to the bound, then the n-item bracket; ``certified`` is True only for the optima whose
-    certificate proves them best."""
-    two = two_items.assign(gap=two_items.upper_bound - two_items.p_s, kkt=np.nan,
-                           spread=np.nan, certified=two_items["method"] == "certified")
-    return pd.concat([two, frontier_rows(front, peaks)], ignore_index=True)
 
 
 def ties(report, table, rates: dict, tie_mc) -> None:
@@ -109,7 +88,7 @@ def ties(report, table, rates: dict, tie_mc) -> None:
     report.table(table, "ties")
     for row in verdicts.tie_results(table, rates, tie_mc):
         report.result(**row)
-    report.numbers(tie_glue(table, rates, tie_mc))
+    glue(report, tie_glue(table, rates, tie_mc))
     report.figure("ties", fig_ties(table, rates))
 
 
@@ -122,37 +101,40 @@ def slots(report, sweep, equal, best_slot, z1, wrong: dict, pi_max, wrong_eps: f
     for row in verdicts.slot_results(best_slot, z1, equal):
         report.result(**row)
     report.table(equal, "slots_equal_pi")
-    glue = slot_glue(sweep, equal, best_slot)
-    glue.update({f"wrong_{K}": wrong[K] for K in wrong} | {f"pi_max_{K}": pi_max.loc[K]
+    quoted = slot_glue(sweep, equal, best_slot)
+    quoted.update({f"wrong_{K}": wrong[K] for K in wrong} | {f"pi_max_{K}": pi_max.loc[K]
                                                           for K in wrong})
-    glue.update(wrong_eps=wrong_eps, slot_k1_maxz=np.abs(z1).max())
-    report.numbers(glue)
+    quoted.update(wrong_eps=wrong_eps, slot_k1_maxz=np.abs(z1).max())
+    glue(report, quoted)
     report.figure("slots", fig_slots(sweep))
 
 
-def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep,
+def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep, peaks_n,
             seconds: float):
     """The chapter's points on the overview plane, what ran, how this build differs from the
-    paper, the saved summary and the result box; returns the summary for the page."""
+    paper, the saved summary and the result box (``peaks_n``: the n-item largest gains, with
+    their certificates); returns the summary for the page."""
     for point in front_points(check, mc_best, slot_sweep):
         report.point(*point)
-    report.text("ran", ran_lines(cfg, profile, seed), markdown=True)
+    report.text("ran", ran_lines(cfg, profile, seed), markdown=True, cites=ran_cites(cfg, seed))
     # the paper has none of these experiments, so no setting has a counterpart in its protocol
     report.deviations(cfg, SETTINGS.paper,
                       "the paper itself has none of these experiments: its laws assume the "
                       "constant similarity; everything here is an extension")
     report.number("seconds", seconds)
     report.save()
+    text, cites = lead(report.rows, peaks_n)
     report.box("; ".join(line[2:] for line in ran_lines(cfg, profile, seed).splitlines()),
-               lead=lead(report.rows))
+               lead=text, lead_cites=cites)
     return tables.table(report.summary[["result", "kind", "paper_value", "compared_with",
                                        "headline", "ci_low", "ci_high", "check_max_z",
                                        "status"]], decimals=4, check_max_z="{:.2f}")
 
 
-def lead(rows) -> str:
-    """The box's first sentences: what a floor forces, and how far the best similarity gets
-    past Theorem 3's constant kernel."""
+def lead(rows, peaks_n) -> tuple[str, dict]:
+    """The box's first sentences: what a floor forces, how far the best similarity gets past
+    Theorem 3's constant kernel, and at how many of the n-item largest gains (``peaks_n``)
+    branch-and-bound certifies it; with the counts they quote."""
     bound = find(rows, "a floor forces a tradeoff for any number of items")
     beats = [r for r in rows if r["result"].startswith("best similarity beats")]
     held = [r for r in beats if r["status"] in GOOD]
@@ -160,10 +142,14 @@ def lead(rows) -> str:
              "similarity lets either rate of $n$ items pass $1/(1 + (n-1)\\Delta)$"
              + (" (proved and checked)." if bound is not None and bound["status"] == "check"
                 else "."))
+    cites = {"held": len(held), "cases": len(beats), "certified": int(peaks_n.certified.sum()),
+             "largest_gains": len(peaks_n)}
     if not beats:
-        return first
+        return first, cites
     return (first + f" The paper's constant kernel is beaten in {len(held)} of "
-            f"{plural(len(beats), 'case')} of items and floor.")
+            f"{plural(len(beats), 'case')} of items and floor; beyond two items branch-and-bound "
+            f"certifies the best similarity at {int(peaks_n.certified.sum())} of the "
+            f"{len(peaks_n)} largest gains."), cites
 
 
 # --------------------------------------------------------------------------- what the prose quotes
@@ -178,12 +164,14 @@ def sweep_glue(sweep, b_cross: float) -> dict:
     out = {f"{fam}_fine_{col.replace('p_', 'p')}": finest.loc[fam, col]
            for fam in ("exponential", "gaussian") for col in ("scale", "p_s", "p_i")}
     floored = sweep[sweep.delta > 0]
+    deltas = sorted(set(floored.delta))
     out.update({
         "peak_linear": shapes.circle_two_item(shapes.Family("linear", linear_peak_b() / 2))[0],
         "peak_constant": shapes.circle_two_item(shapes.Family("constant", 0.25))[0],
         "bound_margin": (floored.bound - floored.p_s).min(),
         "lin_cross_eps": float(b_cross) / 2,
-        "sweep_deltas": ", ".join(f"{x:g}" for x in sorted(set(floored.delta)))})
+        "sweep_deltas": ", ".join(f"{x:g}" for x in deltas),
+        "cites": {"sweep_deltas": {f"delta_{i}": x for i, x in enumerate(deltas)}}})
     return out
 
 
@@ -224,42 +212,12 @@ def best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best) -> dic
         "peak_plateau": "has no plateau: g falls at once from 1 at the copy itself"
         if verdicts.no_plateau(peak_plateau) else "keeps a plateau at some floors (shares "
         + ", ".join(f"{v:.3f}" for v in peak_plateau) + ")"}
-    return {**numbers, **texts}
-
-
-def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short) -> dict:
-    """What the n-item section quotes: the optimiser's grid, starts and evidence (spread over
-    starts, KKT residuals, the two-item match), the largest gain per n and the floor it falls
-    at, the gaps to the proven bound at the largest gains, the engine's largest |z|, the random
-    search, and the constant kernel's best as a share of the ceiling at the middle floor."""
-    both = pd.concat([front, peaks])
-    at = scale[np.isclose(scale.delta, cfg.deltas[len(cfg.deltas) // 2])].set_index("n")
-    big = int(at.index.max())
-    out = {"fn_grid": cfg.floor_grid, "fn_starts": cfg.floor_starts, "fn_random": len(search),
-           "fn_spread_max": both.spread.max(), "fn_kkt_max": both.kkt.max(),
-           "fn_two_item_max": float(np.abs(np.asarray(two_item_short)).max()),
-           "fn_gap_min": peaks.gap.min(), "fn_gap_max": peaks.gap.max(),
-           "fn_mc_maxz": mc[["z_s", "z_i"]].abs().max().max(),
-           "fn_excess_max": search.excess_ratio.max(), "fn_n_big": big,
-           "fn_scale_delta": float(at.delta.iloc[0]),
-           "fn_const_share_big": at.constant_over_ceiling[big]}
-    for n in cfg.floor_ns:
-        top = peaks[peaks.n == n].sort_values("gain").iloc[-1]
-        out.update({f"fn_gain_{n}": top.gain, f"fn_gain_delta_{n}": top.delta})
-        if n in at.index:
-            out[f"fn_const_share_{n}"] = at.constant_over_ceiling[n]
-    return out
-
-
-def beats_sentence(peaks, statuses) -> str:
-    """Where the engine's 95% interval puts the best n-item similarity above the constant
-    kernel: at every (n, floor), or at how many and what the others are."""
-    pairs = [(r.n, r.delta, s) for r, s in zip(peaks.itertuples(), statuses)]
-    others = [f"{s} at n = {n}, Δ = {d:g}" for n, d, s in pairs if s != "holds"]
-    if not others:
-        return f"at all {len(pairs)} pairs of n and Δ"
-    return (f"at {len(pairs) - len(others)} of the {len(pairs)} pairs of n and Δ (the "
-            "finding is " + "; ".join(others) + ")")
+    cites = {"exp_verdict": {"within_percent": 100 * (verdicts.EXPONENTIAL_WITHIN - 1),
+                             "ratio_min": ratio.min(), "ratio_max": ratio.max(),
+                             "ratio_median": ratio.median()},
+             "peak_plateau": {"one": 1, **{f"share_{i}": v
+                                           for i, v in enumerate(peak_plateau)}}}
+    return {**numbers, **texts, "cites": cites}
 
 
 def tie_glue(ties, rates, tie_mc) -> dict:
@@ -308,7 +266,13 @@ def slot_glue(slots, equal, best_slot) -> dict:
                "slot_max_worst": slots[(slots["combine"] == "max") & (slots.K == 4)].above.min(),
                "slot_prod_best": best_slot.loc[(4, "product")].above,
                "slot_mean_best": best_slot.loc[(4, "mean")].above}
-    return {**numbers, **texts}
+    equal_cites = {f"{key}_{i}": value for i, p in enumerate(levels) for key, value in (
+        ("p_i", p), ("front", eq["mean"].front[p]), ("max", eq["max"].p_s[p]),
+        ("product", eq["product"].p_s[p]), ("mean", eq["mean"].p_s[p]),
+        ("sorted", eq["mean"].sorted_bound[p]))}
+    cites = {"slot_max_verdict": {"zero": 0, "one": 1}, "slot_equal_text": equal_cites,
+             "slot_mean_equal_verdict": {f"p_i_{i}": p for i, p in enumerate(levels)}}
+    return {**numbers, **texts, "cites": cites}
 
 
 def ran_lines(cfg, profile: str, seed: int) -> str:
@@ -320,10 +284,24 @@ def ran_lines(cfg, profile: str, seed: int) -> str:
         f"family sweeps: {cfg.scales} scales per family and floor",
         f"best similarity: {cfg.targets} identification targets; two items certified on "
         f"{cfg.qp_grid} levels, local optimiser with K doubling up to {cfg.frontier_K}; "
-        f"n in {list(cfg.floor_ns)} bracketed on {cfg.floor_grid} levels, "
-        f"{cfg.floor_starts} random starts, {cfg.floor_random:,} random similarities",
+        f"n in {list(cfg.floor_ns)} on {cfg.floor_grid} levels, "
+        f"{cfg.floor_starts} random starts, {cfg.floor_random:,} random similarities; "
+        f"branch-and-bound at the largest gains and {plural(cfg.floor_certify, 'target')} per "
+        f"n and floor, at most {cfg.floor_nodes:,} linear programs each (a quarter of them, "
+        f"or {branch.GIVE_UP_AFTER}, where the gap then still exceeds {branch.GIVE_UP:g})",
         f"ties: cycles of {list(cfg.cycle_sizes)} points, tori of side "
         f"{list(cfg.torus_sides)}"])
+
+
+def ran_cites(cfg, seed: int) -> dict:
+    """The numbers :func:`ran_lines` quotes: the seed and the profile's sizes."""
+    sizes = {key: getattr(cfg, key) for key in (
+        "trials", "slot_trials", "slot_eps", "scales", "targets", "qp_grid", "frontier_K",
+        "floor_grid", "floor_starts", "floor_random", "floor_certify", "floor_nodes")}
+    lists = {f"{key}_{i}": v for key in ("floor_ns", "cycle_sizes", "torus_sides")
+             for i, v in enumerate(getattr(cfg, key))}
+    return {"seed": seed, **sizes, **lists, "give_up": branch.GIVE_UP,
+            "give_up_after": branch.GIVE_UP_AFTER}
 
 
 def front_points(check, mc_best, slots) -> list[tuple]:
@@ -415,45 +393,6 @@ def fig_frontier(certified, scan, peaks, local2, mc_best, k_max: int,
                xlim=(0, 0.5), yscale="log")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), handlelength=1.2)
     axes_s[0].set_ylabel("similarity $g(d)$ (log)")
-    return fig
-
-
-def fig_floor_n(front, peaks, mc, two_item_scan, deltas=DEFAULT.deltas, ns=(2, 4, 8)):
-    """One panel per number of items: Theorem 3's constant kernel, the best step similarity
-    (certified at two items, the best found beyond) and the proven upper bound, per floor,
-    with the ceiling marked and the engine's estimate at the largest gain."""
-    fig, axes = splot.subplots(1, len(ns), figsize=(7.2, 3.6))
-    for ax, n in zip(axes, ns):
-        for i, dl in enumerate(deltas):
-            colour = splot.CYCLE[i]
-            ps_c, pi_c = theory.n_item(np.linspace(0, 1, 301), n, dl)
-            ax.plot(pi_c, ps_c, color=colour, lw=2.4, alpha=0.3)
-            if n == 2:
-                best_ = two_item_scan[two_item_scan.delta == dl]
-            else:
-                best_ = pd.concat([front[(front.n == n) & (front.delta == dl)],
-                                   peaks[(peaks.n == n) & (peaks.delta == dl)]])
-            best_ = best_.sort_values("p_i")
-            ax.plot(best_.p_i, best_.p_s, "-", marker="." if n > 2 else None, ms=4, lw=1.2,
-                    color=colour)
-            top = floor_n.ceiling(n, dl)
-            qq = np.linspace(1 / n, top, 120)
-            ax.plot(qq, floor_n.upper_bound(qq, n, dl), "--", lw=1, color=colour)
-            ax.plot([top, top], [1 / n - 0.02, 1 / n + 0.02], color=colour, lw=1)
-            est = mc[(mc.n == n) & (mc.delta == dl)]
-            ax.errorbar(est.p_i_mc, est.p_s_mc, xerr=2 * est.se_i, yerr=2 * est.se_s,
-                        fmt="*", ms=9, color=colour)
-        ax.axhline(1 / n, color=splot.THEORY_ALT, lw=0.6, ls=":")
-        ax.set(xlabel=f"identification $p_I^{{{n}}}$", title=f"$n$ = {n} items")
-    axes[0].set_ylabel("generalization $p_S^n$")
-    for i, dl in enumerate(deltas):  # the key: colour is the floor, style the curve
-        axes[0].plot([], [], color=splot.CYCLE[i], lw=2, label=rf"$\Delta$ = {dl:g}")
-    for style, label in ((dict(lw=2.4, alpha=0.3), "constant kernel (Theorem 3)"),
-                         (dict(lw=1.2), "best similarity"),
-                         (dict(lw=1, ls="--"), "proven bound"),
-                         (dict(marker="*", ls="", ms=9), "engine, largest gain")):
-        axes[0].plot([], [], color="0.4", label=label, **style)
-    splot.legend_outside(fig, ncol=4)
     return fig
 
 

@@ -45,6 +45,10 @@ class FrontierSettings(Config):
     floor_grid: int = 120
     floor_starts: int = 1
     floor_random: int = 3000
+    #: the n-item certificate: targets per (n, floor) it is tried at beside the largest gain
+    #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
+    floor_certify: int = 3
+    floor_nodes: int = 500
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
     #: the discrete spaces: cycles of these many points, tori of these sides
@@ -79,10 +83,12 @@ class FrontierSettings(Config):
 DEFAULT = FrontierSettings()
 QUICK = DEFAULT.replace(trials=100_000, scales=12, frontier_K=8, targets=4, qp_grid=400,
                         scan=16, floor_grid=40, floor_starts=0, floor_random=600,
+                        floor_certify=1, floor_nodes=150,
                         cycle_sizes=(8, 16, 32, 64, 128), torus_sides=(4, 6, 8, 10),
                         slot_trials=40_000, slot_eps=5)
 PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, qp_grid=1600,
                         scan=150, floor_grid=240, floor_starts=4, floor_random=20_000,
+                        floor_certify=14, floor_nodes=2000,
                         cycle_sizes=(8, 16, 32, 64, 128, 256, 512, 1024),
                         torus_sides=(4, 6, 8, 12, 16, 20, 24), slot_trials=2_000_000,
                         slot_eps=15)
@@ -91,7 +97,7 @@ PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, 
 def check(cfg: FrontierSettings, ch: str) -> None:
     """Raise ValueError naming the setting when ``cfg`` contradicts itself."""
     positive_ints(cfg, ch, "trials", "scales", "frontier_K", "targets", "qp_grid", "scan",
-                  "floor_grid", "floor_random", "slot_trials", "slot_eps")
+                  "floor_grid", "floor_random", "floor_nodes", "slot_trials", "slot_eps")
     require(cfg.qp_grid >= 200, ch, "qp_grid must be >= 200 (the two-item optima are "
             f"certified to 2e-5 only on a fine grid); got {cfg.qp_grid}")
     require(cfg.scan >= 3, ch, f"scan must be >= 3 (a largest gain is bracketed); "
@@ -102,6 +108,8 @@ def check(cfg: FrontierSettings, ch: str) -> None:
     require(cfg.floor_grid >= 20, ch, "floor_grid must be >= 20 (the n-item optima need a "
             f"grid of levels fine enough to bracket the frontier); got {cfg.floor_grid}")
     require(cfg.floor_starts >= 0, ch, f"floor_starts must be >= 0; got {cfg.floor_starts}")
+    require(isinstance(cfg.floor_certify, int) and cfg.floor_certify >= 0, ch,
+            f"floor_certify must be an integer >= 0; got {cfg.floor_certify!r}")
     ns = list(cfg.floor_ns)
     require(len(ns) >= 1 and all(isinstance(n, int) and n >= 3 for n in ns), ch,
             f"floor_ns must hold numbers of items >= 3 (two items are certified by the "
