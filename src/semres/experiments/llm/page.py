@@ -13,7 +13,7 @@ import pandas as pd
 import sympy as sp
 
 from semres.report import plotting as splot
-from semres.report.numbers import mathify
+from semres.report.numbers import as_number, carried, mathify
 from semres.core import theory
 from semres.core.book import torch_device
 
@@ -119,6 +119,21 @@ def deviation_lines(cfg, encoder: str, lms: list, ns: list, n_names: int) -> lis
     ]
 
 
+def lead_numbers(assessed: dict, near_results: dict) -> dict:
+    """What :func:`lead` quotes: each model's gate and nearer-person masses with their
+    intervals, its resolution, the paper's range and the numbers in the models' names."""
+    keys = ("p", "ci_low", "ci_high", "resolution", "finest_x")
+    out = {"paper": THE_PAPER.resolution[0], "paper_high": THE_PAPER.resolution[1],
+           **carried(*assessed)}
+    for m, a in assessed.items():
+        r = near_results.get(m) or {}
+        for part, row in (("gate", a["gate"]), ("near", r.get("competence", {}).get("above")),
+                          ("best", r.get("best"))):
+            out.update({f"{m}.{part}.{k}": (row or {}).get(k) for k in keys
+                        if as_number((row or {}).get(k)) is not None})
+    return out
+
+
 def lead(assessed: dict, near_results: dict, protocol: dict, trade: tuple) -> str:
     """The box's opening (MyST): what the causal LMs do and do not do, with the main number and
     its interval, and what that means for the paper's claim; built from the results, so that it
@@ -218,4 +233,5 @@ def close(report, cfg, *, profile: str, device: str, model: str, lam: dict, asse
                   or "none")
                + f"; profile `{profile}`, device `{torch_device(device).type}`. "
                "The reasons are in the sections below; the full tables are in the chapter's "
-               "result files", lead=lead(assessed, near_results, protocol, trade))
+               "result files", lead=lead(assessed, near_results, protocol, trade),
+               lead_cites=lead_numbers(assessed, near_results))

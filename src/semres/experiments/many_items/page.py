@@ -109,7 +109,9 @@ def publish(report, cfg, profile: str, seed: int, n_max: int, *, mc, curve, pi_s
     report.save()
     report.box(f"profile `{profile}`, seed {seed}; SymPy for symbolic n, Monte Carlo for "
                f"n = {', '.join(map(str, cfg.n_mc))} ({cfg.trials:,} trials per cell)",
-               lead=lead(report.rows, mc, n_min, float(ps_n[turn[0]]), cfg.b_small))
+               lead=lead(report.rows, mc, n_min, float(ps_n[turn[0]]), cfg.b_small),
+               lead_cites={"n_max": int(mc["n"].max()), "n_min": n_min,
+                           "p_min": float(ps_n[turn[0]]), "b_small": cfg.b_small})
 
 
 def lead(rows, mc, n_min: int, p_min: float, b_small: float) -> str:

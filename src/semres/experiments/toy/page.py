@@ -347,4 +347,4 @@ def close(report, cfg: ToySettings, config: ToyConfig, history: ToyHistory, prof
     report.box(f"profile `{profile}`, seed {seed}; "
                f"{len(history.conditions)} toy ReLU networks (three conditions × {cfg.seeds} "
                f"seeds), {history.p_s.shape[1]} epochs each",
-               lead=lead(report.rows))
+               lead=lead(report.rows), lead_cites={"constant": verdicts.CONSTANT_OPTIMUM})

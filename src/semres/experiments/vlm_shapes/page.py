@@ -262,11 +262,15 @@ def fit_table(rows) -> pd.DataFrame:
     return table
 
 
+#: how a row of a model's spatial scale ends its result's name
+SCALE_RESULT = "spatial scale of the biased Luce rule"
+
+
 def lead(rows) -> str:
     """The box's first sentences: the canvas laws against simulation, then how many of the
     models' spatial scales the biased Luce rule could measure."""
     canvas = find(rows, "Error band and margin law")
-    scales = [r for r in rows if r["result"].endswith("spatial scale of the biased Luce rule")]
+    scales = [r for r in rows if r["result"].endswith(SCALE_RESULT)]
     first = ("" if canvas is None else
              f"On a 2-D canvas, simulation "
              f"{'agrees' if canvas['status'] in GOOD else 'does not agree'} with the theory's "
@@ -300,4 +304,7 @@ def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, exte
     report.deviations(None, None, *model_notes)
     report.deviations(cfg, settings.SETTINGS.paper, *protocol_notes)
     report.save()
-    report.box("; ".join(ran), lead=lead(report.rows))
+    scales = [r for r in report.rows if r["result"].endswith(SCALE_RESULT)]
+    report.box("; ".join(ran), lead=lead(report.rows), lead_cites={
+        "models": len(scales), "misfits": sum(r["status"] == "misfit" for r in scales),
+        "measured": sum(r["status"] not in NOT_MEASURED for r in scales)})
