@@ -34,7 +34,7 @@ seed = 0
 device = "auto"  # unused here (no neural network); every chapter takes the same flags
 mc_trials = 0  # Monte Carlo trials per check cell; 0 takes the profile's setting
 
-# %%
+# %% tags=["hide-input"]
 # %matplotlib inline
 import time
 
@@ -60,10 +60,10 @@ T_START = time.perf_counter()
 #
 # Everything happens on the circle of circumference 1 with $n = 2$ items unless said otherwise (the
 # setup of {doc}`/notebooks/01_pareto_front`). A probe's distance to an item drawn uniformly is
-# uniform on $[0, \tfrac12]$, so in the similarity test the two item distances $d_1, d_2$ are
-# i.i.d. uniform on $[0, \tfrac12]$, and in the identification test the copied item has distance 0
-# and the other a uniform distance. A similarity is a function $g$ of distance, normalised so that
-# $g(0) = 1$; the four families studied are
+# uniform on $[0, \tfrac12]$, so in the similarity test the two item distances $d_1, d_2$ are i.i.d.
+# uniform on $[0, \tfrac12]$, and in the identification test the copied item has distance 0 and the
+# other a uniform distance. A similarity is a function $g$ of distance, normalised so that $g(0) =
+# 1$; the four families studied are
 #
 # $$
 # \begin{aligned}
@@ -73,11 +73,11 @@ T_START = time.perf_counter()
 # \end{aligned}
 # $$
 #
-# constant, linear, exponential and Gaussian, with scale $\ell$ (the radius $\varepsilon$, the
-# decay length $\lambda$ or the width $\sigma$, in units of the circumference) and floor
-# $\Delta \ge 0$. The constant family is the paper's kernel; the linear one is that of
-# Proposition 1 in {doc}`/notebooks/03_toy_relu`; the exponential with a floor is what
-# chapter 5 fits to a language model.
+# constant, linear, exponential and Gaussian, with scale $\ell$ (the radius $\varepsilon$, the decay
+# length $\lambda$ or the width $\sigma$, in units of the circumference) and floor $\Delta \ge 0$.
+# The constant family is the paper's kernel; the linear one is that of Proposition 1 in
+# {doc}`/notebooks/03_toy_relu`; the exponential with a floor is what chapter 5 fits to a language
+# model.
 #
 # ```{prf:proposition} Two items on the circle, any similarity
 # :label: ch7-prop-any-similarity
@@ -112,27 +112,27 @@ T_START = time.perf_counter()
 # forces chance generalization, whatever the shape of $g$.
 # ```
 #
-# *Proof.* This is the case $n = 2$ of {prf:ref}`ch7-prop-floor-n`, proved below with a SymPy
-# check of each step. $\square$
+# *Proof.* This is the case $n = 2$ of {prf:ref}`ch7-prop-floor-n`, proved below with a SymPy check
+# of each step. $\square$
 #
-# "Finite resolution" has to mean bounded *discriminability*: a far item cannot be made
-# arbitrarily less similar than a near one. A floor bounds it everywhere; the constant kernel
-# without a floor ties every item beyond $\varepsilon$. A graded similarity with neither (an
-# exponential or a Gaussian without a floor) discriminates every pair of distances, and its
-# $(p_I, p_S)$ then tends to $(1, 1)$, as shown next: no tradeoff at all.
+# :::{dropdown} Why a floor, and not a finite scale, is what bounds discriminability
+# "Finite resolution" has to mean bounded *discriminability*: a far item cannot be made arbitrarily
+# less similar than a near one. A floor bounds it everywhere; the constant kernel without a floor
+# ties every item beyond $\varepsilon$. A graded similarity with neither (an exponential or a
+# Gaussian without a floor) discriminates every pair of distances, and its $(p_I, p_S)$ then tends
+# to $(1, 1)$, as shown next: no tradeoff at all.
+# :::
 #
-# ## Derivations
-#
-# ### The constant and the linear family
+# ## Derivations: the constant and the linear family
 #
 # For the constant kernel the integrals of {prf:ref}`ch7-prop-any-similarity` split into regions by
 # how many of $d_1 < d_2$ lie within $\varepsilon$; for the linear kernel without floor the region
 # where both lie within $\varepsilon$ needs the integral of $(1 - u)/(2 - u - v)$ over the triangle
-# $0 \le u < v \le 1$ (in units of $\varepsilon$). SymPy computes both, for
-# $\varepsilon \le \tfrac12$, and recovers Theorem 2 of {doc}`/notebooks/01_pareto_front` (with
-# $b = 2\varepsilon$) and Proposition 1 of {doc}`/notebooks/03_toy_relu`.
+# $0 \le u < v \le 1$ (in units of $\varepsilon$). SymPy computes both, for $\varepsilon \le
+# \tfrac12$, and recovers Theorem 2 of {doc}`/notebooks/01_pareto_front` (with $b = 2\varepsilon$)
+# and Proposition 1 of {doc}`/notebooks/03_toy_relu`.
 
-# %%
+# %% tags=["hide-output"]
 eps, Delta, lam, sig = sp.symbols("varepsilon Delta lambda sigma", positive=True)
 d, u, v = sp.symbols("d u v", nonnegative=True)
 half = sp.Rational(1, 2)
@@ -164,20 +164,18 @@ b_cross = [r for r in sp.solve(lin_above, b) if r != 0][0]
 assert sp.diff(lin_above, b).subs(b, 0) > 0 and 0 < sp.N(b_cross) < 1
 # D(b): how far the linear kernel's p_S lies above the front at the same p_I
 display(sp.Eq(sp.Symbol("D(b)"), lin_above), sp.Eq(sp.Symbol("b_{cross}"), sp.N(b_cross, 6)),
-        sp.Eq(sp.Symbol(r"\iint_{u<v<1} \frac{1-u}{2-u-v}"), both_inside),
-        sp.Eq(sp.Symbol("p_S^{lin}"), sp.expand(pS_lin)),
-        sp.Eq(sp.Symbol("p_I^{lin}"), sp.expand(pI_lin)))
+        sp.Eq(sp.Symbol(r"\iint_{u<v<1} \frac{1-u}{2-u-v}"), both_inside))
 
 # %% [markdown]
-# ### The exponential family: identification in closed form, and the limit without a floor
+# ## The exponential family: identification in closed form, and the limit without a floor
 #
 # Identification has a closed form for every floor; similarity does not (SymPy leaves the double
-# integral unevaluated), so we bound it: without a floor the nearer item's share is the logistic
-# of $(d_2 - d_1)/\lambda$, and $1 - \operatorname{logistic}(x) \le e^{-x}$; for the Gaussian,
-# $d_2^2 - d_1^2 = (d_2 - d_1)(d_1 + d_2)$, which is at least $(d_2 - d_1)^2$. Integrating over $u = d_2 - d_1$
-# (density $8(\tfrac12 - u)$) gives explicit rates at which both success rates reach 1.
+# integral unevaluated), so we bound it: without a floor the nearer item's share is the logistic of
+# $(d_2 - d_1)/\lambda$, and $1 - \operatorname{logistic}(x) \le e^{-x}$; for the Gaussian, $d_2^2 -
+# d_1^2 = (d_2 - d_1)(d_1 + d_2)$, which is at least $(d_2 - d_1)^2$. Integrating over $u = d_2 -
+# d_1$ (density $8(\tfrac12 - u)$) gives explicit rates at which both success rates reach 1.
 
-# %%
+# %% tags=["hide-output"]
 pI_exp = sp.simplify(2 * sp.integrate(1 / (1 + Delta + (1 - Delta) * sp.exp(-d / lam)),
                                       (d, 0, half)))
 pI_exp_stated = 2 * lam / (1 + Delta) * (
@@ -205,24 +203,21 @@ display(sp.Eq(sp.Symbol("p_I^{exp}"), pI_exp_stated),
 # %% [markdown]
 # So without a floor $1 - p_I \le 2\lambda$ and $1 - p_S \le 4\lambda$ for the exponential
 # ($1 - p_I \le \sqrt{2\pi}\,\sigma$ and $1 - p_S \le 2\sqrt{2\pi}\,\sigma$ for the Gaussian, the
-# first as $1 - \frac{1}{1+g} \le g$): as the scale shrinks, the system identifies *and*
-# generalizes perfectly. With a floor, $p_I \to 1/(1+\Delta)$ and {prf:ref}`ch7-prop-floor` pins
-# generalization to chance there.
+# first as $1 - \frac{1}{1+g} \le g$): as the scale shrinks, the system identifies *and* generalizes perfectly.
+# With a floor, $p_I \to 1/(1+\Delta)$ and {prf:ref}`ch7-prop-floor` pins generalization to chance
+# there.
 #
 # ## Monte Carlo check of the families
 #
 # The integrals of {prf:ref}`ch7-prop-any-similarity` are evaluated for every family by
-# Gauss–Legendre quadrature split at the kinks of $g$ (exact to about $10^{-10}$, tested against
-# the closed forms above and SciPy); the engine plays both tests with each kernel,
-# {glue:text}`ch7_trials:,` trials per cell, at scales where no similarity underflows in its
-# single precision.
+# Gauss–Legendre quadrature split at the kinks of $g$ (exact to about $10^{-10}$, tested against the
+# closed forms above and SciPy); the engine plays both tests with each kernel,
+# {glue:text}`ch7_trials:,` trials per cell, at scales where no similarity underflows in its single
+# precision.
 
-# %%
+# %% tags=["hide-output"]
 check = fam.family_check(cfg.trials, stream, cfg.check_scales, cfg.check_deltas)  # both tests
 assert (check["z"].abs() < Z_MAX).all(), check[check["z"].abs() >= Z_MAX]
-check.groupby("family")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
-
-# %% tags=["hide-input", "hide-output"]
 page.family_check(report, cfg, check)  # the table of every cell
 
 # %% [markdown]
@@ -247,6 +242,10 @@ assert abs(shapes.circle_two_item(lin_kern)[0] - lin_paper) < verdicts.QUADRATUR
 page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)  # table, row, glue, figure
 
 # %% [markdown]
+# Without a floor the graded families leave the constant kernel's front; with one, every family
+# turns back to chance below the bound of {prf:ref}`ch7-prop-floor`.
+#
+# :::{dropdown} Figure: each family against the front, and what it shows
 # ```{glue:figure} ch7-fig-families
 # :name: ch7-fig-families
 # :alt: Three panels of generalization against identification, one per floor level, with a curve per similarity family traced by its scale.
@@ -261,18 +260,19 @@ page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)  # table, 
 # Without a floor the linear kernel lies above the constant kernel's front for $\varepsilon <$
 # {glue:text}`ch7_lin_cross_eps:.3f` and below it beyond (the quadratic $D(b)$ above; its peak is
 # $p_S =$ {glue:text}`ch7_peak_linear:.3f` against {glue:text}`ch7_peak_constant:.3f`), and the
-# graded families leave the front altogether: at the finest scale swept the exponential
-# ($\lambda =$ {glue:text}`ch7_exponential_fine_scale`) reaches $(p_I, p_S) =$
+# graded families leave the front altogether: at the finest scale swept the exponential ($\lambda =$
+# {glue:text}`ch7_exponential_fine_scale`) reaches $(p_I, p_S) =$
 # ({glue:text}`ch7_exponential_fine_pi:.4f`, {glue:text}`ch7_exponential_fine_ps:.4f`) and the
-# Gaussian ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale`)
-# ({glue:text}`ch7_gaussian_fine_pi:.4f`, {glue:text}`ch7_gaussian_fine_ps:.4f`). With a floor
-# ($\Delta =$ {glue:md}`ch7_sweep_deltas`) every family turns back to chance, below the bound of
-# {prf:ref}`ch7-prop-floor` (closest approach {glue:text}`ch7_bound_margin:.4f`).
+# Gaussian ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale`) ({glue:text}`ch7_gaussian_fine_pi:.4f`,
+# {glue:text}`ch7_gaussian_fine_ps:.4f`). With a floor ($\Delta =$ {glue:md}`ch7_sweep_deltas`)
+# every family turns back to chance, below the bound of {prf:ref}`ch7-prop-floor` (closest approach
+# {glue:text}`ch7_bound_margin:.4f`).
+# :::
 #
 # ## The best any similarity can do
 #
-# The families are four guesses. How much could *any* similarity gain over the paper's kernel
-# at a given floor? For two items this is a convex program whose answer can be certified.
+# The families are four guesses. How much could *any* similarity gain over the paper's kernel at a
+# given floor? For two items this is a convex program whose answer can be certified.
 #
 # ```{prf:proposition} The two-item frontier is a concave quadratic program
 # :label: ch7-prop-qp
@@ -294,14 +294,7 @@ page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)  # table, 
 # $p_S$ at a given $p_I$ maximises a concave quadratic in $\mu$ under two linear constraints.
 # ```
 #
-# *Proof.* The copy has similarity 1 and the other item an independent value $X \sim \mu$,
-# which gives $p_I$. In the similarity test the two values $X, Y$ are i.i.d. $\mu$; the
-# nearer item's share is $\max(X, Y)/(X + Y)$ when it has the larger value and less
-# otherwise (equal values give $\tfrac12$ either way), and a non-increasing $g$ always gives
-# it the larger value. $\min(x, y) = \int_0^\infty \mathbb{1}[t < x]\,\mathbb{1}[t < y]\,
-# \mathrm{d}t$ and $1/(x + y) = \int_0^\infty e^{-tx} e^{-ty}\,\mathrm{d}t$ are positive
-# definite on $x, y > 0$, and so is their product (Schur). $\square$
-#
+# :::{dropdown} A certificate of optimality, the proofs, and how the program is solved
 # ```{prf:proposition} A certificate
 # :label: ch7-prop-certificate
 #
@@ -311,32 +304,40 @@ page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)  # table, 
 # $$
 # \begin{aligned}
 # p_S &\le U(p_I), \\
-# U(p_I) &= 1 + \nu K \nu + \beta\, p_I - \inf_{\Delta \le x \le 1} h(x), \\
+# U(p_I) &= 1 + \nu K \nu + \beta\, p_I \\
+#   &\quad - \inf_{\Delta \le x \le 1} h(x), \\
 # h(x) &= 2 \int K(x, y)\,\mathrm{d}\nu(y) + \frac{\beta}{1 + x}.
 # \end{aligned}
 # $$
 # ```
 #
-# *Proof.* $(\mu - \nu) K (\mu - \nu) \ge 0$ gives
-# $p_S \le 1 + \nu K \nu - 2 \int K\nu\,\mathrm{d}\mu$; add and subtract
-# $\beta \int \mathrm{d}\mu(x)/(1 + x) = \beta p_I$ and bound the integral of what is left by
-# its infimum. $\square$
+# *Proof of {prf:ref}`ch7-prop-qp`.* The copy has similarity 1 and the other item an independent
+# value $X \sim \mu$, which gives $p_I$. In the similarity test the two values $X, Y$ are i.i.d.
+# $\mu$; the nearer item's share is $\max(X, Y)/(X + Y)$ when it has the larger value and less
+# otherwise (equal values give $\tfrac12$ either way), and a non-increasing $g$ always gives it the
+# larger value. $\min(x, y) = \int_0^\infty \mathbb{1}[t < x]\,\mathbb{1}[t < y]\,
+# \mathrm{d}t$ and $1/(x + y) = \int_0^\infty e^{-tx} e^{-ty}\,\mathrm{d}t$ are positive
+# definite on $x, y > 0$, and so is their product (Schur). $\square$
+#
+# *Proof of {prf:ref}`ch7-prop-certificate`.* $(\mu - \nu) K (\mu - \nu) \ge 0$ gives $p_S \le 1 +
+# \nu K \nu - 2 \int K\nu\,\mathrm{d}\mu$; add and subtract $\beta \int \mathrm{d}\mu(x)/(1 + x) =
+# \beta p_I$ and bound the integral of what is left by its infimum. $\square$
 #
 # At the optimum, with $\beta$ its Lagrange multiplier, $h$ is smallest exactly on the support of
 # $\nu$ (the KKT conditions) and the bound is tight; for any other candidate the gap $U - p_S(\nu)$
-# says how far it can be from the best. On {glue:text}`ch7_qp_grid` values equally spaced in
-# $\log x$ on $[\Delta, 1]$ the program is a non-negative least-squares problem whose solution is a
-# step similarity. $U$ is computed over the whole interval, not only the grid: the infimum read on
-# a fine grid is lowered by the most $h$ can dip between grid points (its curvature is bounded), so
-# $U$ is a proof, not an estimate. $U$ is linear in $p_I$, so the certificates of a scan of $p_I$
-# bound the largest gain any similarity can have over the constant kernel. We solve at
-# {glue:text}`ch7_targets` targets per floor and scan {glue:text}`ch7_scan` levels of $p_I$ (on
-# half the grid) for the largest gain, refined on the full grid by a scalar search.
+# says how far it can be from the best. On {glue:text}`ch7_qp_grid` values equally spaced in $\log
+# x$ on $[\Delta, 1]$ the program is a non-negative least-squares problem whose solution is a step
+# similarity. $U$ is computed over the whole interval, not only the grid: the infimum read on a fine
+# grid is lowered by the most $h$ can dip between grid points (its curvature is bounded), so $U$ is
+# a proof, not an estimate. $U$ is linear in $p_I$, so the certificates of a scan of $p_I$ bound the
+# largest gain any similarity can have over the constant kernel. We solve at
+# {glue:text}`ch7_targets` targets per floor and scan {glue:text}`ch7_scan` levels of $p_I$ (on half
+# the grid) for the largest gain, refined on the full grid by a scalar search.
+# :::
 
-# %%
+# %% tags=["hide-output"]
 certified, scan, peaks = cert.certified_frontier(cfg.deltas, cfg.qp_grid, cfg.targets, cfg.scan)
-# checks: every optimum is a similarity whose p_S the t-integral reproduces, below the floor
-# bound, and within CERTIFIED_GAP of its certificate
+# checks: each optimum's p_S from the t-integral, below the floor bound, within CERTIFIED_GAP
 exact = np.array([steps.step_success(r.levels, r.masses, 2)
                   for t in (certified, peaks) for r in t.itertuples()])
 assert np.allclose(exact, np.r_[certified[["p_s", "p_i"]], peaks[["p_s", "p_i"]]],
@@ -345,15 +346,17 @@ assert (scan.p_s <= fam.floor_bound(scan.p_i, scan.delta) + verdicts.ROUNDING).a
 assert (certified.gap >= 0).all()
 assert max(certified.gap.max(), peaks.gap.max()) < verdicts.CERTIFIED_GAP
 best2 = cert.best_per_floor(certified, scan, peaks)  # cap: the most any similarity gains
-display(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_max"]])
+display(page.shown(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap",
+                          "target_gap_max"]]))
 
 # %% [markdown]
-# Per floor: the $p_I$ of the largest gain over the constant kernel, the certified optimum there
-# (bound, gap, gain), the most any similarity can gain at any $p_I$ and the largest target gap.
+# The table (folded) gives per floor the $p_I$ of the largest gain, the certified optimum there and
+# the most any similarity can gain at any $p_I$. A local optimiser without a certificate shows what
+# the certificate buys.
 #
-# What does the certificate buy? A local optimiser without one shows it: step similarities with
-# $K$ levels $1 = g_1 \ge \dots \ge g_K \ge \Delta$ on distance bands of item probability
-# $m_1, \dots, m_K$, with exact rates for any $n$
+# :::{dropdown} The local optimiser
+# Step similarities with $K$ levels $1 = g_1 \ge \dots \ge g_K \ge \Delta$ on distance bands of item
+# probability $m_1, \dots, m_K$, with exact rates for any $n$
 #
 # $$
 # \begin{aligned}
@@ -364,11 +367,12 @@ display(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_ma
 # \end{aligned}
 # $$
 #
-# (the $j$-th term: the nearest item falls in band $j$; tested against the multinomial sums,
-# Theorem 3 and the engine), maximised by SLSQP with exact gradients at fixed $p_I$; $K$ doubles
-# from 2 (the constant kernel), each $K$ started from the previous optimum.
+# (the $j$-th term: the nearest item falls in band $j$; tested against the multinomial sums, Theorem
+# 3 and the engine), maximised by SLSQP with exact gradients at fixed $p_I$; $K$ doubles from 2 (the
+# constant kernel), each $K$ started from the previous optimum.
+# :::
 
-# %%
+# %% tags=["hide-output"]
 run_trace = cache.cache(steps.trace)
 opt = pd.DataFrame([row for dl in tqdm(cfg.deltas, desc="local optimiser, two items")
                     for row in run_trace(2, dl, steps.doublings(cfg.frontier_K),
@@ -378,7 +382,7 @@ assert (opt.gain > -verdicts.OPTIMISER_SLACK).all()  # started from the constant
 last, summary_k = steps.convergence(opt)  # the largest K, and the last doubling's change
 local2, shortfall = cert.local_shortfall(last, certified)  # beside the certified optima
 assert (local2.p_s <= local2.certificate + verdicts.ROUNDING).all()  # the certificate bounds it
-display(summary_k)  # per floor: the largest gain at the largest K and the last doubling's change
+display(page.shown(summary_k, K="Number of steps K"))  # largest gain; last doubling's change
 mc_best = cert.best_check(peaks, cfg.trials, stream)  # the largest gains, by the engine
 assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
 display(mc_best.round(5))
@@ -392,17 +396,17 @@ display(mc_best.round(5))
 # $\Delta$ and 1 into eight equal ranges of $\log g$, we call it exponential only if the mass per
 # level agrees within 10 %.
 
-# %%
+# %% tags=["hide-output"]
 shapes_ = cert.optimum_shapes(pd.concat([certified, peaks]))
-display(shapes_.round(4))
+display(page.shown(shapes_))
 
 # %% tags=["hide-input"]
-# the floor proposition's row, one row per floor, the numbers, the figure; frontier.csv's rows
 two_front = page.best(report, cfg, floored=floored, certified=certified, scan=scan,
                       peaks=peaks, best2=best2, opt=opt, local2=local2, shortfall=shortfall,
                       mc_best=mc_best, shapes_=shapes_)
 
 # %% [markdown]
+# :::{dropdown} Figure: the certified frontier and the optimal similarities
 # ```{glue:figure} ch7-fig-frontier
 # :name: ch7-fig-frontier
 # :alt: Top, the certified best similarity's frontier against the constant kernel's front for three floors; bottom, the optimal similarity shapes at three identification levels.
@@ -414,30 +418,33 @@ two_front = page.best(report, cfg, floored=floored, certified=certified, scan=sc
 # $\pm 2$ standard errors). Bottom: the optimal $g(d)$ at the lowest and the middle target and at
 # the largest gain (marked *; log scale; dotted: the floor).
 # ```
+# :::
 #
 # {glue:md}`ch7_best_verdict` Every optimum at the targets and at the largest gains lies within
 # {glue:text}`ch7_gap_max` of its upper bound: these are the best similarities there, not merely
 # good ones. The largest gain over the constant kernel is {glue:text}`ch7_gain_01:.4f` in $p_S$ at
-# $\Delta = 0.01$ ($p_I =$ {glue:text}`ch7_peak_pi_01:.4f`), {glue:text}`ch7_gain_05:.4f` at
-# $\Delta = 0.05$ ($p_I =$ {glue:text}`ch7_peak_pi_05:.4f`) and {glue:text}`ch7_gain_20:.4f` at
-# $\Delta = 0.2$ ($p_I =$ {glue:text}`ch7_peak_pi_20:.4f`), and the certificates of the scan prove
-# that no similarity gains more than {glue:text}`ch7_cap_01:.4f`, {glue:text}`ch7_cap_05:.4f` and
+# $\Delta = 0.01$ ($p_I =$ {glue:text}`ch7_peak_pi_01:.4f`), {glue:text}`ch7_gain_05:.4f` at $\Delta
+# = 0.05$ ($p_I =$ {glue:text}`ch7_peak_pi_05:.4f`) and {glue:text}`ch7_gain_20:.4f` at $\Delta =
+# 0.2$ ($p_I =$ {glue:text}`ch7_peak_pi_20:.4f`), and the certificates of the scan prove that no
+# similarity gains more than {glue:text}`ch7_cap_01:.4f`, {glue:text}`ch7_cap_05:.4f` and
 # {glue:text}`ch7_cap_20:.4f` at any $p_I$: the gain {glue:md}`ch7_gain_trend`. The engine agrees
 # (largest $|z|$ {glue:text}`ch7_best_maxz:.2f`) and puts these optima
-# {glue:text}`ch7_best_excess_z_min:.0f` or more standard errors above the constant kernel's
-# front. The local optimiser falls short of the certified optimum by up to
-# {glue:text}`ch7_shortfall_max` at the targets.
+# {glue:text}`ch7_best_excess_z_min:.0f` or more standard errors above the constant kernel's front.
+# The local optimiser falls short of the certified optimum by up to {glue:text}`ch7_shortfall_max`
+# at the targets.
 #
-# The shape: the optimum is 1 on a plateau (a share of at least 1 % of the items) only up to
-# $p_I =$ {glue:text}`ch7_plateau_end_01:.3f`, {glue:text}`ch7_plateau_end_05:.3f` and
-# {glue:text}`ch7_plateau_end_20:.3f`; above that $g$ drops from 1 at the copy itself straight
-# to a level below 1, and at the largest gain it
-# {glue:md}`ch7_peak_plateau` (to {glue:text}`ch7_below_one_01:.3f`,
-# {glue:text}`ch7_below_one_05:.3f` and {glue:text}`ch7_below_one_20:.3f`). Every optimum
-# puts an atom on the floor. Between the plateau (or the drop) and the floor the decay is
-# {glue:md}`ch7_exp_verdict`: the optimal similarities are graded, but not exponentials.
-# Every optimum lies below the bound of {prf:ref}`ch7-prop-floor`, and the frontier falls
-# back towards chance as $p_I \to 1/(1+\Delta)$, as that proposition requires for two items.
+# :::{dropdown} The shape of the optimum, in numbers
+# The shape: the optimum is 1 on a plateau (a share of at least 1 % of the items) only up to $p_I =$
+# {glue:text}`ch7_plateau_end_01:.3f`, {glue:text}`ch7_plateau_end_05:.3f` and
+# {glue:text}`ch7_plateau_end_20:.3f`; above that $g$ drops from 1 at the copy itself straight to a
+# level below 1, and at the largest gain it {glue:md}`ch7_peak_plateau` (to
+# {glue:text}`ch7_below_one_01:.3f`, {glue:text}`ch7_below_one_05:.3f` and
+# {glue:text}`ch7_below_one_20:.3f`). Every optimum puts an atom on the floor. Between the plateau
+# (or the drop) and the floor the decay is {glue:md}`ch7_exp_verdict`: the optimal similarities are
+# graded, but not exponentials. Every optimum lies below the bound of {prf:ref}`ch7-prop-floor`, and
+# the frontier falls back towards chance as $p_I \to 1/(1+\Delta)$, as that proposition requires for
+# two items.
+# :::
 #
 # ## A floor for any number of items
 #
@@ -465,19 +472,6 @@ two_front = page.best(report, cfg, floored=floored, certified=certified, scan=sc
 # ties.
 # ```
 #
-# *Proof.* Similarity test: let $A$ be the nearest item's similarity, $R$ the sum of the others'.
-# (i) $R \ge (n-1)\Delta$ and $A/(A + R)$ falls in $R$, so the share is at most
-# $\psi(A) = A/(A + (n-1)\Delta)$. (ii) $\psi$ rises and is concave: $p_S^n \le \psi(\mathbb{E}A)$.
-# (iii) The nearest item is one of the $n$ and $g \ge \Delta$, so
-# $A - \Delta \le \sum_i [g(d_i) - \Delta]$; with $A \le 1$,
-# $\mathbb{E}A - \Delta \le (1 - \Delta)\min(1, n\beta)$ on any space. (iv) Identification test:
-# the copy has similarity 1, the others i.i.d. values $Y_j$ of mean $\bar g$ (one law for every
-# probe on a homogeneous space), and $p_I^n = \mathbb{E}f(\sum_j Y_j)$, $f(s) = 1/(1 + s)$. $f$
-# lies below its chord, so moving each $Y_j$ to $\{\Delta, 1\}$ with the same mean cannot lower the
-# expectation; the end point is the constant kernel of ball measure $\beta$. (v) $P_n$ falls in
-# $b$: $\beta \le b_n(p_I^n)$ and $P_n(\beta) \le P_n(0)$. Chained, $\mathbb{E}A - \Delta \le m$.
-# On any space (iv) and (v) hold probe by probe, which gives the ceiling. $\square$
-#
 # ```{prf:corollary} A sharper bound, keeping the nearest item's rank in (iii)
 # :label: ch7-cor-floor-n-dual
 #
@@ -493,13 +487,28 @@ two_front = page.best(report, cfg, floored=floored, certified=certified, scan=sc
 # $$
 # ```
 #
-# *Proof.* Let $G(u)$ be the similarity at distance rank $u$ (uniform); the nearest of $n$ items
-# has rank density $w$. By (i) and (iii)–(v), $p_S^n \le \int_0^1 w\,\psi(G)$ over
-# $\Delta \le G \le 1$ with $\int_0^1 (G - \Delta) \le (1 - \Delta)B$; the bound is weak duality.
-# As $\psi$ is concave, the maximiser $a^* = \sqrt{wc\Delta/\lambda} - c\Delta$ ($c = n - 1$),
-# clipped to $[\Delta, 1]$, integrates in closed form. $\square$
+# :::{dropdown} Proofs of the proposition and the corollary (each step checked in SymPy below)
+# *Proof of {prf:ref}`ch7-prop-floor-n`.* Similarity test: let $A$ be the nearest item's similarity,
+# $R$ the sum of the others'. (i) $R \ge (n-1)\Delta$ and $A/(A + R)$ falls in $R$, so the share is
+# at most $\psi(A) = A/(A + (n-1)\Delta)$. (ii) $\psi$ rises and is concave: $p_S^n \le
+# \psi(\mathbb{E}A)$. (iii) The nearest item is one of the $n$ and $g \ge \Delta$, so $A - \Delta
+# \le \sum_i [g(d_i) - \Delta]$; with $A \le 1$, $\mathbb{E}A - \Delta \le (1 - \Delta)\min(1,
+# n\beta)$ on any space. (iv) Identification test: the copy has similarity 1, the others i.i.d.
+# values $Y_j$ of mean $\bar g$ (one law for every probe on a homogeneous space), and $p_I^n =
+# \mathbb{E}f(\sum_j Y_j)$, $f(s) = 1/(1 + s)$. $f$ lies below its chord, so moving each $Y_j$ to
+# $\{\Delta, 1\}$ with the same mean cannot lower the expectation; the end point is the constant
+# kernel of ball measure $\beta$. (v) $P_n$ falls in $b$: $\beta \le b_n(p_I^n)$ and $P_n(\beta) \le
+# P_n(0)$. Chained, $\mathbb{E}A - \Delta \le m$. On any space (iv) and (v) hold probe by probe,
+# which gives the ceiling. $\square$
+#
+# *Proof of {prf:ref}`ch7-cor-floor-n-dual`.* Let $G(u)$ be the similarity at distance rank $u$
+# (uniform); the nearest of $n$ items has rank density $w$. By (i) and (iii)–(v), $p_S^n \le
+# \int_0^1 w\,\psi(G)$ over $\Delta \le G \le 1$ with $\int_0^1 (G - \Delta) \le (1 - \Delta)B$; the
+# bound is weak duality. As $\psi$ is concave, the maximiser $a^* = \sqrt{wc\Delta/\lambda} -
+# c\Delta$ ($c = n - 1$), clipped to $[\Delta, 1]$, integrates in closed form. $\square$
+# :::
 
-# %%
+# %% tags=["hide-input"]
 # each step in SymPy, symbolically in n (c = n - 1) and Delta; (v) exactly for each n used
 A, R, r, x, C, W, Lam, P, M, N = sp.symbols("A R r x c w lambda p m n", positive=True)
 psi = A / (A + C * Delta)
@@ -533,40 +542,44 @@ assert sp.simplify(dual_f.subs(A, star)
 # %% [markdown]
 # ### What the floor forces as $n$ grows
 #
-# Both rates are at most $1/(1 + (n-1)\Delta) < 1/(n\Delta)$ for every similarity: **the floor
-# alone forces identification to collapse** at least as fast as $1/(n\Delta)$, uniformly over all
+# Both rates are at most $1/(1 + (n-1)\Delta) < 1/(n\Delta)$ for every similarity: **the floor alone
+# forces identification to collapse** at least as fast as $1/(n\Delta)$, uniformly over all
 # similarities, including ones tuned to $n$; $g = \Delta$ off the copy attains the ceiling. Without
-# a floor nothing forces it: $e^{-d/\lambda}$ has
-# $p_I^n \ge 1 - (n-1)\mathbb{E}e^{-d/\lambda} \to 1$ at every $n$ as $\lambda \to 0$. The paper's
-# "$1/n$ for any finite resolution" is a property of the constant kernel, whose ties in the ball
-# give $n p_I^n \to 1/b$. The constant kernel's best $p_S^n$ approaches the same ceiling slowly: at
-# $\Delta =$ {glue:text}`ch7_fn_scale_delta:g`, {glue:text}`ch7_fn_const_share_8:.2f` of it at
-# $n = 8$ and {glue:text}`ch7_fn_const_share_big:.2f` at $n =$ {glue:text}`ch7_fn_n_big`. Comparing
-# chapters 5 and 6's measured $p_I^n$ with the ceiling needs their fitted floors; not run here.
+# a floor nothing forces it: $e^{-d/\lambda}$ has $p_I^n \ge 1 - (n-1)\mathbb{E}e^{-d/\lambda} \to
+# 1$ at every $n$ as $\lambda \to 0$. The paper's "$1/n$ for any finite resolution" is a property of
+# the constant kernel, whose ties in the ball give $n p_I^n \to 1/b$. The constant kernel's best
+# $p_S^n$ approaches the same ceiling slowly: at $\Delta =$ {glue:text}`ch7_fn_scale_delta:g`,
+# {glue:text}`ch7_fn_const_share_8:.2f` of it at $n = 8$ and {glue:text}`ch7_fn_const_share_big:.2f`
+# at $n =$ {glue:text}`ch7_fn_n_big`.
 #
 # ### The best similarity with 4 and 8 items: certified by branch-and-bound
 #
 # Beyond two items the duality of {prf:ref}`ch7-prop-certificate` fails: $p_S^n$ is not concave in
 # the distribution of $g$'s values (along the constant kernel $p_S^n$ and the convex $p_I^n$ both
-# curve upwards near $b = 1$ at $n = 4$, below). The best step similarity found (SLSQP over the
-# masses $m$ of {glue:text}`ch7_fn_grid` levels from 1 to $\Delta$, from the constant kernel, the
-# previous target's optimum and {glue:text}`ch7_fn_starts` random starts, agreeing to
-# {glue:text}`ch7_fn_spread_max`; KKT residuals at most {glue:text}`ch7_fn_kkt_max`; at $n = 2$ the
-# concave program's optimum within {glue:text}`ch7_fn_two_item_max`) is a lower bound. The proof is
-# a branch-and-bound. By Abel summation, $p_S^n = \int L^n\,\mathrm{d}t + C$ with $L = S_1$ and
-# $C = \sum_{j \ge 2} (g_j - g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while
-# $\int L^n\,\mathrm{d}t$ and $p_I^n$ are convex in $L(t)$ alone, a linear map of $m$ of low
-# numerical rank. On a box of its leading coordinates each $L(t)$ lies in an interval, $L^n$ and
-# $L^{n-1}$ below their chords, $C$ below its tangent planes: a linear program whose dual proves a
-# bound on $p_S^n$ over the box. Boxes are bisected where the chords are loosest and dropped once
-# their bound is within {glue:text}`ch7_fn_tol` of the best found; a point is **certified** when
-# none is left (tested against brute force and random search).
+# curve upwards near $b = 1$ at $n = 4$, below). A local optimum gives a lower bound and a
+# branch-and-bound a proven upper bound.
+#
+# :::{dropdown} How the optimiser and the branch-and-bound work
+# The best step similarity found (SLSQP over the masses $m$ of {glue:text}`ch7_fn_grid` levels from
+# 1 to $\Delta$, from the constant kernel, the previous target's optimum and
+# {glue:text}`ch7_fn_starts` random starts, agreeing to {glue:text}`ch7_fn_spread_max`; KKT
+# residuals at most {glue:text}`ch7_fn_kkt_max`; at $n = 2$ the concave program's optimum within
+# {glue:text}`ch7_fn_two_item_max`) is a lower bound. The proof is a branch-and-bound. By Abel
+# summation, $p_S^n = \int L^n\,\mathrm{d}t + C$ with $L = S_1$ and $C = \sum_{j \ge 2} (g_j -
+# g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while $\int L^n\,\mathrm{d}t$ and $p_I^n$ are
+# convex in $L(t)$ alone, a linear map of $m$ of low numerical rank. On a box of its leading
+# coordinates each $L(t)$ lies in an interval, $L^n$ and $L^{n-1}$ below their chords, $C$ below its
+# tangent planes: a linear program whose dual proves a bound on $p_S^n$ over the box. Boxes are
+# bisected where the chords are loosest and dropped once their bound is within
+# {glue:text}`ch7_fn_tol` of the best found; a point is **certified** when none is left (tested
+# against brute force and random search).
+# :::
 
-# %%
+# %% tags=["hide-output"]
 mean_exp = 2 * sp.integrate(sp.exp(-d / Lam), (d, 0, half))  # E e^{-d/lambda} on the circle
 assert sp.limit(mean_exp, Lam, 0, "+") == 0  # no floor: p_I^n -> 1 at every n
 scale_n = floor_n.scaling(cfg.floor_scaling_n, cfg.deltas)  # ceilings, constant kernel's best
-display(scale_n.round(4))
+display(page.shown(scale_n))
 for n in (2, 4):  # p_S'' and p_I'' at b = 1 along the constant kernel (Delta = 1/20)
     curv = floor_n.constant_curvature(n, sp.Rational(1, 20))
     assert (curv[0] < 0 and curv[1] == 0) if n == 2 else (curv[0] > 0 and curv[1] > 0)
@@ -593,7 +606,7 @@ display(peaks_n[["n", "delta", "p_i", "p_s", "gain", "bb_bound", "gap", "certifi
 # programs each) {glue:text}`ch7_fn_certified` are certified; `frontier.csv` gives every proven
 # bound and gap. The certificate covers the values on the grid of levels the optimiser searches.
 
-# %%
+# %% tags=["hide-input", "hide-output"]
 mc_n = floor_n.check_optima(peaks_n, cfg.trials, stream("floor_n_check"))  # the engine
 assert (mc_n[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_n
 search = floor_n.random_search(cfg.floor_random, (2, 3, *cfg.floor_ns), cfg.deltas,
@@ -607,6 +620,7 @@ page_floor_n.floor_n_section(report, cfg, two_front, front_n, peaks_n, mc_n, sea
                              two_item_short, scan)  # rows, frontier.csv, numbers, figure
 
 # %% [markdown]
+# :::{dropdown} Figure: the bound, the best similarity and Theorem 3 as the number of items grows
 # ```{glue:figure} ch7-fig-floor_n
 # :name: ch7-fig-floor_n
 # :alt: Three panels, for two, four and eight items, of generalization against identification: Theorem 3's constant-kernel curve, the best similarity, where it is certified, and the proven upper bounds for three floors.
@@ -621,22 +635,23 @@ page_floor_n.floor_n_section(report, cfg, two_front, front_n, peaks_n, mc_n, sea
 #
 # The engine agrees with the exact rates ({glue:text}`ch7_trials:,` trials per test, largest $|z|$
 # {glue:text}`ch7_fn_mc_maxz:.2f`; where certified, these are the best similarities on the grid),
-# and its 95 % interval puts the best similarity above the constant kernel
-# {glue:md}`ch7_fn_beats`. None of {glue:text}`ch7_fn_random:,` random step similarities
-# (monotone, in random order, two-level, or a decay with a shuffled tail, at $n = 2$, 3, 4 and 8)
-# beats the bound; the most any uses of the room above chance,
-# $(p_S^n - 1/n)/(\text{bound} - 1/n)$, is {glue:text}`ch7_fn_excess_max:.2f`.
+# and its 95 % interval puts the best similarity above the constant kernel {glue:md}`ch7_fn_beats`.
+# None of {glue:text}`ch7_fn_random:,` random step similarities (monotone, in random order,
+# two-level, or a decay with a shuffled tail, at $n = 2$, 3, 4 and 8) beats the bound; the most any
+# uses of the room above chance, $(p_S^n - 1/n)/(\text{bound} - 1/n)$, is
+# {glue:text}`ch7_fn_excess_max:.2f`.
+# :::
 #
 # ## Ties and discreteness
 #
 # In a discrete space two items can be exactly as far from the probe, which adds $\tau/2$ to $p_S$
-# ($\tau$ the probability of a tie, {doc}`/notebooks/01_pareto_front`) and leaves $p_I$ unchanged
-# on a homogeneous space: the pair sits $\tau/2$ *above* the universal front. Two families of
-# discrete spaces approximate continuous ones: the cycle $C_N$ and the $L \times L$ torus grid with
-# the city-block distance ($N = L^2$), with a constant kernel of radius $\varepsilon = \tfrac14$ of
-# the circumference (the side), between grid distances; exact enumeration gives $(p_I, p_S)$.
+# ($\tau$ the probability of a tie, {doc}`/notebooks/01_pareto_front`) and leaves $p_I$ unchanged on
+# a homogeneous space: the pair sits $\tau/2$ *above* the universal front. Two families of discrete
+# spaces approximate continuous ones: the cycle $C_N$ and the $L \times L$ torus grid with the
+# city-block distance ($N = L^2$), with a constant kernel of radius $\varepsilon = \tfrac14$ of the
+# circumference (the side), between grid distances; exact enumeration gives $(p_I, p_S)$.
 
-# %%
+# %% tags=["hide-output"]
 jobs = discrete.tie_spaces(cfg.cycle_sizes, cfg.torus_sides)
 ties = discrete.ties_table(jobs, cfg.eps_tie)  # exact enumeration
 np.testing.assert_allclose(ties.above_front, ties.tau / 2, atol=verdicts.ROUNDING)
@@ -644,12 +659,15 @@ rates = discrete.tie_rates(ties)
 tie_mc = discrete.tie_check(  # the engine on the smallest cycle and torus, ties included
     ties, [jobs[0], jobs[len(cfg.cycle_sizes)]], cfg.trials, stream, cfg.eps_tie)
 assert (tie_mc.z.abs() < Z_MAX).all(), tie_mc
-display(ties.round(5))
+display(page.shown(ties, 5))
 
 # %% tags=["hide-input"]
 page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and the figure
 
 # %% [markdown]
+# Small discrete spaces sit above the front only by their coarseness, which fades as they grow.
+#
+# :::{dropdown} Figure and details: ties in discrete spaces
 # ```{glue:figure} ch7-fig-ties
 # :name: ch7-fig-ties
 # :alt: Height of discrete spaces above the front against their number of points on log-log axes, and their points in the identification-generalization plane.
@@ -662,12 +680,13 @@ page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and th
 # The height above the front equals $\tau/2$ to machine precision for every space, and it
 # {glue:md}`ch7_tie_verdict`: on the cycle from {glue:text}`ch7_tie_first_cycle:.4f` to
 # {glue:text}`ch7_tie_last_cycle:.5f` at $N =$ {glue:text}`ch7_tie_n_cycle` (slope
-# {glue:text}`ch7_tie_rate_cycle:.2f`: about $N/2$ distance shells, so $\tau \approx 2/N$),
-# on the torus from {glue:text}`ch7_tie_first_torus:.4f` to {glue:text}`ch7_tie_last_torus:.5f`
-# at $N =$ {glue:text}`ch7_tie_n_torus` (slope {glue:text}`ch7_tie_rate_torus:.2f`: shells of
-# about $N/L$ points, so $\tau \sim N^{-1/2}$). Points above the front in small discrete
-# spaces are the space's coarseness, not a way around the tradeoff. The engine agrees with the
-# enumeration on the smallest cycle and torus (largest $|z|$ {glue:text}`ch7_tie_maxz:.2f`).
+# {glue:text}`ch7_tie_rate_cycle:.2f`: about $N/2$ distance shells, so $\tau \approx 2/N$), on the
+# torus from {glue:text}`ch7_tie_first_torus:.4f` to {glue:text}`ch7_tie_last_torus:.5f` at $N =$
+# {glue:text}`ch7_tie_n_torus` (slope {glue:text}`ch7_tie_rate_torus:.2f`: shells of about $N/L$
+# points, so $\tau \sim N^{-1/2}$). Points above the front in small discrete spaces are the space's
+# coarseness, not a way around the tradeoff. The engine agrees with the enumeration on the smallest
+# cycle and torus (largest $|z|$ {glue:text}`ch7_tie_maxz:.2f`).
+# :::
 #
 # ## A compositional pilot
 #
@@ -677,8 +696,8 @@ page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and th
 # slots by **max** (similar if *any* slot matches, a code that can generalize on one feature),
 # **product** (only if *every* slot matches, a conjunctive code) or **mean** (the share of matching
 # slots, a graded code). The engine measures $(p_I, p_S)$ for $K = 1, 2, 4$ over a sweep of
-# $\varepsilon$ (one slot is the circle). The universal front holds for constant kernels on balls
-# of *any* homogeneous space, the $K$-torus included; for the max and product codes it is more:
+# $\varepsilon$ (one slot is the circle). The universal front holds for constant kernels on balls of
+# *any* homogeneous space, the $K$-torus included; for the max and product codes it is more:
 #
 # ```{prf:proposition} 0/1 similarities cannot beat the front
 # :label: ch7-prop-binary
@@ -690,72 +709,53 @@ page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and th
 # the universal front at its $p_I$, and on it only when the similar set is the ball.
 # ```
 #
-# *Proof.* The other item is similar with probability $B$ (share $\tfrac12$), so
-# $p_I = 1 - B/2$. In the similarity test exactly one item is similar with probability
-# $2B(1 - B)$, and then the choice is right unless that item is the farther; otherwise the
-# share is $\tfrac12$. So $p_S = \tfrac12 + B(1 - B) - w$, and the front at $p_I = 1 - B/2$
-# (Theorem 1 with $b = B$) is $\tfrac12 + B(1 - B)$. $\square$
+# :::{dropdown} Proof, and what it says of the three codes
+# The other item is similar with probability $B$ (share $\tfrac12$), so $p_I = 1 - B/2$. In the
+# similarity test exactly one item is similar with probability $2B(1 - B)$, and then the choice is
+# right unless that item is the farther; otherwise the share is $\tfrac12$. So
+# $p_S = \tfrac12 + B(1 - B) - w$, and the front at $p_I = 1 - B/2$ (Theorem 1 with $b = B$) is
+# $\tfrac12 + B(1 - B)$. $\square$
 #
-# The max and product codes are such similarities (a slot matches or not, and the measure of
-# "some slot matches" or "every slot matches" does not depend on the probe), so that they do
-# not escape the tradeoff is a theorem, not a finding; the Monte Carlo measures $w$. The mean
-# code is graded ($K + 1$ levels, no floor), and no such argument holds for it.
+# The max and product codes are such similarities (a slot matches or not, and the measure of "some
+# slot matches" or "every slot matches" does not depend on the probe), so that they do not escape
+# the tradeoff is a theorem, not a finding; the Monte Carlo measures $w$. The mean code is graded
+# ($K + 1$ levels, no floor), and no such argument holds for it.
+# :::
 
-# %%
+# %% tags=["hide-output"]
 slot_eps = slot_codes.slot_radii(cfg.slot_eps, cfg.slot_radii)
-# one, two and four slots
 slots = slot_codes.slot_sweep(slot_eps, cfg.slot_trials, stream, cfg.slot_jobs)
 
-# one slot is the circle: Theorem 1
-one = slots[slots.K == 1]
-ps1, pi1 = theory.two_item(2 * one.scale.to_numpy())
-z1 = np.r_[(one.p_s - ps1) / one.se_s, (one.p_i - pi1) / one.se_i]
-assert np.all(np.abs(z1) < Z_MAX), z1
-# identification of max and product in closed form: a constant kernel on "any" / "every" match
-# (the per-trial mass is 1 or 1/2, so its standard error is known exactly: sampled ones are 0
-# when no stranger ever matched)
-for comb in ("max", "product"):
-    sel = slots[slots["combine"] == comb]
-    match = slot_codes.slot_match(comb, 2 * sel.scale.to_numpy(), sel.K.to_numpy())
-    exact = theory.two_item(match)[1]
-    se = np.sqrt(match * (1 - match) / 4 / cfg.slot_trials)
-    assert np.all(np.abs((sel.p_i - exact) / se) < Z_MAX), comb
-slots, best_slot = slot_codes.heights(slots)  # above the universal front (and in SE of p_S)
-display(best_slot[["scale", "p_i", "p_s", "above", "above_z"]].round(4))
-# the 0/1-code proposition, checked: at one radius the max code's deficit below the front is
-# w, its share of trials that strictly prefer the farther item
-E_WRONG = slot_codes.nearest(slot_eps, cfg.wrong_eps)
-wrong = {K: slot_codes.wrong_preference(K, E_WRONG, cfg.slot_trials,
-                                        np.random.default_rng(stream("wrong_slot_preference", K)))
-         for K in (1, 2, 4)}
-sel = slots[slots["combine"].isin(["max", "single"]) & np.isclose(slots.scale, E_WRONG)]
-sel = sel.set_index("K")
-for K in (2, 4):
-    deficit = theory.front(sel.loc[K].p_i) - sel.loc[K].p_s
-    assert abs(deficit - wrong[K]) < Z_MAX * np.hypot.reduce(
-        [sel.loc[K].se_s, 2 * sel.loc[K].se_i, np.sqrt(wrong[K] / cfg.slot_trials)])
+checked = slot_codes.checked_sweep(slots, slot_eps, cfg.slot_trials, cfg.wrong_eps, stream,
+                                  Z_MAX)  # the circle, closed forms, and the 0/1 proposition
+slots, best_slot = checked["slots"], checked["best"]
+display(page.shown(best_slot[["scale", "p_i", "p_s", "above", "above_z"]], K="Number of slots K"))
 
 # %% [markdown]
+# :::{dropdown} The codes at equal identification
 # Comparing codes at the same radius compares them at different identification. At equal $p_I$
 # instead: for each code with $K = 4$ slots we solve the per-slot radius that gives $p_I$ exactly
-# (closed forms above) and measure $p_S$. For the mean code we add the best $p_S$ *any* ordering
-# of its values could reach: by {prf:ref}`ch7-prop-qp`, $\sum_{j,k} P_j P_k \max(j, k)/(j + k)$
+# (closed forms above) and measure $p_S$. For the mean code we add the best $p_S$ *any* ordering of
+# its values could reach: by {prf:ref}`ch7-prop-qp`, $\sum_{j,k} P_j P_k \max(j, k)/(j + k)$
 # ($\tfrac12$ for $j = k$, zero matches included), $P$ the binomial law of the number of matching
 # slots at the same $p_I$.
+# :::
 
-# %%
+# %% tags=["hide-output"]
 equal = slot_codes.slots_at_equal_identification(cfg.slot_trials, stream, cfg.equal_pi,
                                                  cfg.equal_slots)
 assert (equal.bound_z < Z_MAX).all()  # nothing beats its sorted values
-display(equal.pivot(index="p_i", columns="combine", values="p_s").assign(
-    front=equal.groupby("p_i").front.first(),
-    mean_sorted=equal[equal["combine"] == "mean"].set_index("p_i").sorted_bound).round(4))
+display(page.equal_shown(equal))
 
 # %% tags=["hide-input"]
-# slots.csv, the rows, slots_equal_pi.csv, the numbers the prose quotes and the figure
-page.slots(report, slots, equal, best_slot, z1, wrong, sel.p_i, E_WRONG)
+page.slots(report, slots, equal, best_slot, checked["z1"], checked["wrong"], checked["p_i"],
+           checked["e_wrong"])
 
 # %% [markdown]
+# The max and product codes stay on or below the front, as the proposition says; only the graded
+# mean code could leave it.
+#
+# :::{dropdown} Figure and details: each code against the front
 # ```{glue:figure} ch7-fig-slots
 # :name: ch7-fig-slots
 # :alt: Three panels of generalization against identification for slot-wise similarities combined by max, product and mean, for one, two and four slots.
@@ -766,35 +766,34 @@ page.slots(report, slots, equal, best_slot, z1, wrong, sel.p_i, E_WRONG)
 # ```
 #
 # The engine reproduces the circle with one slot (largest $|z|$ {glue:text}`ch7_slot_k1_maxz:.2f`
-# against Theorem 1) and the closed-form identification of the max and product codes. The max
-# code {glue:md}`ch7_slot_max_verdict`. A match on any one slot makes an item similar, so at
-# per-slot radius {glue:text}`ch7_wrong_eps:.3f` the code strictly prefers the item farther
-# overall in {glue:text}`ch7_wrong_1:.3f`, {glue:text}`ch7_wrong_2:.3f` and
-# {glue:text}`ch7_wrong_4:.3f` of similarity trials for $K = 1, 2, 4$ (the deficit $w$, checked
-# to equal its distance below the front), and identification falls from
-# {glue:text}`ch7_pi_max_1:.3f` to {glue:text}`ch7_pi_max_2:.3f` and {glue:text}`ch7_pi_max_4:.3f`;
-# at four slots it lies as far as {glue:text}`ch7_slot_max_worst:.3f` from the front. The product
-# code (a constant kernel on a cube) rises at most {glue:text}`ch7_slot_prod_best:+.4f` above it.
+# against Theorem 1) and the closed-form identification of the max and product codes. The max code
+# {glue:md}`ch7_slot_max_verdict`. A match on any one slot makes an item similar, so at per-slot
+# radius {glue:text}`ch7_wrong_eps:.3f` the code strictly prefers the item farther overall in
+# {glue:text}`ch7_wrong_1:.3f`, {glue:text}`ch7_wrong_2:.3f` and {glue:text}`ch7_wrong_4:.3f` of
+# similarity trials for $K = 1, 2, 4$ (the deficit $w$, checked to equal its distance below the
+# front), and identification falls from {glue:text}`ch7_pi_max_1:.3f` to
+# {glue:text}`ch7_pi_max_2:.3f` and {glue:text}`ch7_pi_max_4:.3f`; at four slots it lies as far as
+# {glue:text}`ch7_slot_max_worst:.3f` from the front. The product code (a constant kernel on a cube)
+# rises at most {glue:text}`ch7_slot_prod_best:+.4f` above it.
 #
 # The mean code, graded, is the only one that can leave the front, and it
 # {glue:md}`ch7_slot_mean_verdict` (largest height {glue:text}`ch7_slot_mean_best:+.4f` at four
-# slots). At equal identification with four slots, {glue:md}`ch7_slot_equal_text` (standard
-# errors at most {glue:text}`ch7_slot_equal_se:.4f`): the mean code
-# {glue:md}`ch7_slot_mean_equal_verdict`. It stays below its own values ordered by distance, which
-# the count of matching slots follows only roughly. Without a floor (an item matching no slot has
-# similarity 0) the certified frontier above does not apply.
+# slots). At equal identification with four slots, {glue:md}`ch7_slot_equal_text` (standard errors
+# at most {glue:text}`ch7_slot_equal_se:.4f`): the mean code {glue:md}`ch7_slot_mean_equal_verdict`.
+# It stays below its own values ordered by distance, which the count of matching slots follows only
+# roughly. Without a floor (an item matching no slot has similarity 0) the certified frontier above
+# does not apply.
+# :::
 
 # %% tags=["hide-input"]
-# the points on the book's overview plane, what ran, the deviations, the summary and the box
 page.publish(report, cfg, profile, seed, check=check, mc_best=mc_best, slot_sweep=slots,
              peaks_n=peaks_n, seconds=time.perf_counter() - T_START)
 
 # %% [markdown]
-# ## Where this build differs from the paper
-#
-#
+# :::{dropdown} Where this build differs from the paper
 # ```{glue:md} ch7_deviations
 # :format: myst
 # ```
+# :::
 #
 # The chapter's computations took {glue:text}`ch7_seconds:.0f` s in this build.

@@ -48,7 +48,32 @@ def family_check(report, cfg, check):
     report.number("check_cells", len(check))
     report.number("check_maxz", check["z"].abs().max())
     return tables.table(check.drop(columns=["se_i", "se_s"]), decimals=5, z="{:+.2f}",
-                       scale="{:.3f}", delta="{:.2f}")
+                        scale="{:.3f}", delta="{:.2f}", headers=HEADERS)
+
+
+#: how the chapter's tables name their columns: words, and a unit or the kind of number
+HEADERS = {"scale": "Scale (circumference)", "cap": "Gain cap",
+           "below_one": "Similarity below one", "ceiling": "Identification ceiling",
+           "constant_best_b": "Constant kernel's best ball measure b",
+           "constant_over_ceiling": "Constant kernel's share of the ceiling",
+           "size": "Size, cycle length or torus side (points)", "tau": "Tie probability τ",
+           "above": "Above the front (pS)", "front": "Front (pS)"}
+
+
+def shown(df, decimals: int = 4, **headers) -> tables.Table:
+    """A table the chapter displays, its columns named by :data:`HEADERS` (``headers`` adds
+    names for this table alone: ``K="Slots K"``)."""
+    return tables.table(df, decimals=decimals, headers={**HEADERS, **headers})
+
+
+def equal_shown(equal) -> tables.Table:
+    """The slot codes' p_S at equal identification, one column per code, with the front and
+    the mean code's sorted bound."""
+    mean = equal[equal["combine"] == "mean"].set_index("p_i")
+    return shown(equal.pivot(index="p_i", columns="combine", values="p_s").assign(
+        front=equal.groupby("p_i").front.first(), mean_sorted=mean.sorted_bound),
+        max="pS, slots combined by maximum", mean="pS, slots combined by mean",
+        product="pS, slots combined by product", mean_sorted="pS, mean code sorted (bound)")
 
 
 def families(report, cfg, check, sweep, lin_est, lin_paper: float, b_cross) -> None:
@@ -110,10 +135,10 @@ def slots(report, sweep, equal, best_slot, z1, wrong: dict, pi_max, wrong_eps: f
 
 
 def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep, peaks_n,
-            seconds: float):
+            seconds: float) -> None:
     """The chapter's points on the overview plane, what ran, how this build differs from the
     paper, the saved summary and the result box (``peaks_n``: the n-item largest gains, with
-    their certificates); returns the summary for the page."""
+    their certificates). The page shows no summary table: the box lists every result."""
     for point in front_points(check, mc_best, slot_sweep):
         report.point(*point)
     report.text("ran", ran_lines(cfg, profile, seed), markdown=True, cites=ran_cites(cfg, seed))
@@ -126,9 +151,6 @@ def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep,
     text, cites = lead(report.rows, peaks_n)
     report.box("; ".join(line[2:] for line in ran_lines(cfg, profile, seed).splitlines()),
                lead=text, lead_cites=cites)
-    return tables.table(report.summary[["result", "kind", "paper_value", "compared_with",
-                                       "headline", "ci_low", "ci_high", "check_max_z",
-                                       "status"]], decimals=4, check_max_z="{:.2f}")
 
 
 def lead(rows, peaks_n) -> tuple[str, dict]:

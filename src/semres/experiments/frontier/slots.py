@@ -118,3 +118,36 @@ def heights(sweep: pd.DataFrame):
     out["above_z"] = out.above / out.se_s
     best = out.loc[out.groupby(["K", "combine"]).above_z.idxmax()].set_index(["K", "combine"])
     return out, best
+
+
+def checked_sweep(slots: pd.DataFrame, slot_eps, trials: int, wrong_eps: float, stream,
+                  z_max: float) -> dict:
+    """The sweep's checks against what is known exactly, raising AssertionError on a miss:
+    one slot is the circle (Theorem 1); the max and product codes' identification is a constant
+    kernel on "any" / "every" match (each trial's mass is 1 or 1/2, so its standard error is
+    known exactly); and the 0/1-code proposition: at one radius the max code's deficit below
+    the front equals ``w``, its share of trials that strictly prefer the farther item. Returns
+    the sweep with its heights above the front, the best point per code, the circle's z, ``w``
+    per number of slots, and the radius and identification of that check."""
+    one = slots[slots.K == 1]
+    ps1, pi1 = theory.two_item(2 * one.scale.to_numpy())
+    z1 = np.r_[(one.p_s - ps1) / one.se_s, (one.p_i - pi1) / one.se_i]
+    assert np.all(np.abs(z1) < z_max), z1
+    for comb in ("max", "product"):
+        sel = slots[slots["combine"] == comb]
+        match = slot_match(comb, 2 * sel.scale.to_numpy(), sel.K.to_numpy())
+        se = np.sqrt(match * (1 - match) / 4 / trials)
+        assert np.all(np.abs((sel.p_i - theory.two_item(match)[1]) / se) < z_max), comb
+    slots, best = heights(slots)
+    e_wrong = nearest(slot_eps, wrong_eps)
+    wrong = {K: wrong_preference(K, e_wrong, trials,
+                                 np.random.default_rng(stream("wrong_slot_preference", K)))
+             for K in (1, 2, 4)}
+    sel = slots[slots["combine"].isin(["max", "single"]) & np.isclose(slots.scale, e_wrong)]
+    sel = sel.set_index("K")
+    for K in (2, 4):
+        deficit = theory.front(sel.loc[K].p_i) - sel.loc[K].p_s
+        assert abs(deficit - wrong[K]) < z_max * np.hypot.reduce(
+            [sel.loc[K].se_s, 2 * sel.loc[K].se_i, np.sqrt(wrong[K] / trials)])
+    return {"slots": slots, "best": best, "z1": z1, "wrong": wrong, "e_wrong": e_wrong,
+            "p_i": sel.p_i}
