@@ -288,4 +288,4 @@ def test_a_page_serves_each_figure_in_two_layouts_and_tables_for_readers(book):
     assert "e-0" not in re.sub(r"<(script|style|svg)[\s\S]*?</\1>", "", page).split(
         'class="semres-table')[-1].split("</table>")[0]
     assert 'class="dataframe' not in page  # the raw DataFrame went through the formatter too
-    assert "Target gap max" in page and "9.13 × 10⁻⁷" in page
+    assert "Largest target gap" in page and "9.13 × 10⁻⁷" in page

@@ -34,6 +34,8 @@ def setting(value) -> str:
     without its quotes."""
     if value is None:
         return "not set"
+    if value == "":
+        return "empty"
     if isinstance(value, (list, tuple)):
         return "= " + ", ".join(map(str, value))
     return f"= {value}"

@@ -71,7 +71,7 @@ _E_SPEC = re.compile(r"^\{:[+\- ]?\.?(\d*)[eE]\}$")
 
 def header(name, headers: dict | None = None) -> str:
     """A column name as a reader reads it, as HTML: ``p_s_mc`` -> "p<sub>S</sub> Monte Carlo",
-    ``scale_px`` -> "Scale (px)", ``target_gap_max`` -> "Target gap max".
+    ``scale_px`` -> "Scale (px)", ``target_gap_max`` -> "Largest target gap".
 
     ``headers`` adds names (whole names or runs of words) to :data:`HEADERS`.
     """
