@@ -397,14 +397,26 @@ def test_the_box_names_each_stand_in_once(monkeypatch):
 
 
 def test_a_lead_leaves_room_on_the_first_screen_by_naming_fewer_findings(monkeypatch):
+    """The box names as many findings as its first phone screen holds beside the lead: two
+    under a short lead (it takes the lines of three), fewer under a long one, none under one
+    that fills the screen."""
     glued = _glued(monkeypatch)
-    rep = report.Report("03_toy_relu")
-    for k in range(7):
-        rep.result(f"r{k}", "s", passed=True, new=True)
-    rep.box("ran", lead="One sentence.")
-    first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
-    named = [line for line in first if line.startswith("* r")]
-    assert len(named) == report.BOX_FIRST - 3 and first[-2] == "* … and 5 more findings, below"
+
+    def named(lead):
+        rep = report.Report("03_toy_relu")
+        for k in range(7):
+            rep.result(f"result number {k} of this chapter", "s", passed=True, new=True)
+        rep.box("ran", lead=lead)
+        first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
+        return [line for line in first if line.startswith("* result number")], first
+
+    short, first = named("One sentence.")
+    assert len(short) == report.BOX_FIRST - 3 and first[-2] == "* … and 5 more findings, below"
+    sentence = "A sentence of about sixty characters that says what came out. "
+    fewer, _ = named(sentence * 8)
+    assert len(fewer) == 1
+    none, first = named(sentence * 9)
+    assert none == [] and first[-2] == "* Each finding with its status: below"
 
 
 def test_a_test_that_could_not_see_what_matters_is_inconclusive():

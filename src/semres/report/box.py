@@ -3,6 +3,9 @@ box at the top of a chapter states them."""
 
 from __future__ import annotations
 
+import math
+import re
+
 import pandas as pd
 
 from .numbers import as_number, escape, fmt, missing, places, prose
@@ -10,6 +13,31 @@ from .verdicts import NOT_MEASURED, STATUSES, Z_MAX, reference
 
 #: findings named on the first screen of a result box; the rest are one click away
 BOX_FIRST = 5
+#: lines of text a result box holds above its list's end on a phone (390 px), and the
+#: characters a line holds there: its text, and the indented list items (measured on the
+#: rendered book: a box whose lead, count and items fill more runs past one screen)
+BOX_LINES, LINE_CHARS, ITEM_CHARS = 20, 34, 28
+
+
+def phone_lines(text: str, chars: int = LINE_CHARS) -> int:
+    """Lines a paragraph of MyST takes on a phone, roughly: its visible characters over
+    ``chars``."""
+    visible = re.sub(r"<[^>]+>|[*$`\\]|\{[a-z]+\}", "", str(text))
+    return max(1, math.ceil(len(visible) / chars))
+
+
+def first_screen(lead: str, fixed: list[str], items: list[str], most: int = BOX_FIRST) -> int:
+    """How many of ``items`` (the findings, as listed) fit a box's first phone screen beside
+    its ``lead`` and the ``fixed`` lines it always shows (the count, what is not counted): at
+    most ``most``, as many as :data:`BOX_LINES` holds, maybe none when the lead is long."""
+    used = (phone_lines(lead) if lead else 0) + sum(phone_lines(f, ITEM_CHARS) for f in fixed)
+    shown = 0
+    for item in items[:most]:
+        used += phone_lines(item, ITEM_CHARS)
+        if used > BOX_LINES:
+            break
+        shown += 1
+    return shown
 
 
 def row_places(row: dict) -> int | None:

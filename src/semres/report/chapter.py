@@ -26,7 +26,7 @@ from semres.core.profiles import deviations as protocol_deviations
 from semres.core.seeds import seeds
 
 from . import plotting
-from .box import BOX_FIRST, details, status_line, tally
+from .box import BOX_FIRST, details, first_screen, status_line, tally
 from .numbers import (as_float, as_number, escape, fmt, plain_math, plain_outside_math, plural,
                       prose, unquoted)
 from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
@@ -238,16 +238,20 @@ class Report:
                       "**This chapter reports no result in this build.**")
         lead = " ".join(str(lead).split())
         lines = [mark + lead, "", tally_line, ""] if lead else [mark + tally_line, ""]
-        first = BOX_FIRST - 3 if lead else BOX_FIRST  # the lead takes a phone screen's lines
-        lines += [f"* {prose(r['result'])}: *{escape(status_line(r, short=True))}*"
-                  for r in findings[:first]]
-        if len(findings) > first:
-            lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, below")
         aside = [f"{plural(len(gates), 'precondition')} ({tally(r['status'] for r in gates)})"
                  ] if gates else []
         aside += [f"{len(blocked)} not run"] if blocked else []
-        if aside:
-            lines.append(f"* *Not counted:* {', '.join(aside)}")
+        aside = [f"* *Not counted:* {', '.join(aside)}"] if aside else []
+        items = [f"* {prose(r['result'])}: *{escape(status_line(r, short=True))}*"
+                 for r in findings]
+        # a lead takes the lines of three findings, a long one more
+        first = first_screen(lead, [tally_line, *aside], items,
+                             BOX_FIRST - 3 if lead else BOX_FIRST)
+        lines += items[:first]
+        if len(findings) > first:
+            lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, below"
+                         if first else "* Each finding with its status: below")
+        lines += aside
         lines += ["", *details(findings, gates, blocked, checks, notes, ran)]
         self.text("result_box", "\n".join(lines), markdown=True)
         if lead:

@@ -205,6 +205,10 @@ def choice_verdict(choices) -> str:
             "that depends on the choice of window is not identified.")
 
 
+#: the years the kernel's tail slope is given per
+SLOPE_YEARS = 100
+
+
 def tail_trend(distance, similarity, se, *, span: float = 200.0) -> dict:
     """Is the kernel still falling at the end of the measured range, or flat on a floor?
 
@@ -219,7 +223,7 @@ def tail_trend(distance, similarity, se, *, span: float = 200.0) -> dict:
         raise ValueError("distance: fewer than 3 points in the tail span")
     w = (g[sel] / np.maximum(s[sel], 1e-300)) ** 2  # var(log g) ~ (se / g)^2
     coef, cov = np.polyfit(d[sel], np.log(g[sel]), 1, w=np.sqrt(w), cov="unscaled")
-    slope, slope_se = 100 * coef[0], 100 * math.sqrt(cov[0, 0])
+    slope, slope_se = SLOPE_YEARS * coef[0], SLOPE_YEARS * math.sqrt(cov[0, 0])
     return {"from": float(d[sel].min()), "to": float(d[sel].max()), "slope": float(slope),
             "slope_se": float(slope_se), "falling": bool(slope < -TAIL_SE * slope_se),
             "g_from": float(g[sel][0]), "g_to": float(g[sel][-1])}
@@ -237,7 +241,8 @@ def window_verdict(model: str, head: Headline, tail: dict, n_boot: int) -> str:
                 f"resolves years to about {r['resolution']:.0f} years (95% interval "
                 f"{r['ci_low']:.0f}–{r['ci_high']:.0f}, window {r['window']}).")
     shape = (f"the kernel is still falling at the end of the measured range ($\\ln g$ drops "
-             f"by {-tail['slope']:.2f} ± {TAIL_SE * tail['slope_se']:.2f} per 100 years over "
+             f"by {-tail['slope']:.2f} ± {TAIL_SE * tail['slope_se']:.2f} per {SLOPE_YEARS} "
+             f"years over "
              f"$d =$ {tail['from']:.0f}–{tail['to']:.0f}), so every fitted floor is set by "
              "where the window ends" if tail["falling"] else
              f"the kernel flattens at the end of the measured range ($g$ from "
@@ -471,7 +476,7 @@ def window_numbers(head: Headline, tail: dict, n_boot: int) -> dict:
     return {"n_boot": n_boot, "min_boot": MIN_BOOT, **scalars(head.row, "row"),
             **scalars(head.checks, "checks"), **scalars(tail, "tail"),
             "drop": -tail.get("slope", math.nan),
-            "drop_se": TAIL_SE * tail.get("slope_se", math.nan)}
+            "drop_se": TAIL_SE * tail.get("slope_se", math.nan), "per": SLOPE_YEARS}
 
 
 def choice_numbers(choices) -> dict:
