@@ -170,7 +170,7 @@ window.addEventListener("load", async () => {
   const leadText = box ? ([...box.querySelectorAll("p")].find(p =>
     !p.classList.contains("admonition-title") && !p.closest("li"))?.textContent || "") : "";
   // its outcome (semres.report.outcome) and the colour its left border shows
-  const outcome = box?.querySelector(".semres-outcome")?.className.match(/outcome-(\w+)/)?.[1];
+  const outcome = box?.querySelector(".semres-outcome")?.className.match(/outcome-(\\w+)/)?.[1];
   const resultColor = box ? getComputedStyle(box).borderLeftColor : "";
   // a table wider than the box it scrolls in must say so (semres.js marks the box "is-wide")
   const uncued = [];
