@@ -284,7 +284,7 @@ shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epoch
 # Three theories, from the most to the least specific:
 #
 # * **the network's own profile:** replace the network's $g$ by its distance profile
-#   $h(d(x_i, x_j))$ and evaluate exactly on the same 50 stimuli. This predicts what the
+#   $h(d(x_i, x_j))$ and evaluate exactly on the same {glue:text}`ch3_n_stimuli` stimuli. This predicts what the
 #   network would do if its similarity depended on distance alone;
 # * **Proposition 1** with the fitted $\varepsilon$ (circle): the continuous-space law for a
 #   purely linear profile, and the same linear profile on the 50-point circle, computed exactly;
@@ -331,7 +331,7 @@ page.publish_figures(report, cfg, history, found, segment_linear, P_STAR, B_STAR
 # after each seed's peak, its points lie on average {glue:text}`ch3_late_dist:.4f` from
 # Proposition 1's curve in the $(p_I, p_S)$ plane. The segment networks peak at
 # {glue:text}`ch3_peak_ps_seg:.4f`, a shortfall of {glue:text}`ch3_shortfall:.4f` against the
-# circle; measured against the linear-decay law on the same 50 stimuli,
+# circle; measured against the linear-decay law on the same {glue:text}`ch3_n_stimuli` stimuli,
 # {glue:text}`ch3_short_verdict`. The reconstruction networks never generalize
 # ($p_S =$ {glue:text}`ch3_rec_ps:.3f`) and end at $p_I =$ {glue:text}`ch3_rec_pi:.4f`
 # against Theorem 2's $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f`.
@@ -354,10 +354,10 @@ page.publish_figures(report, cfg, history, found, segment_linear, P_STAR, B_STAR
 #
 # The segment's shortfall has a standard error of {glue:text}`ch3_shortfall_se:.4f` over paired
 # seeds; the linear-decay theory puts {glue:text}`ch3_theory_shortfall:.4f` between the two
-# optima in the continuum and {glue:text}`ch3_disc_short:.4f` on the 50 stimuli, the cost of
+# optima in the continuum and {glue:text}`ch3_disc_short:.4f` on the {glue:text}`ch3_n_stimuli` stimuli, the cost of
 # the cut balls near the ends.
 #
-# Reconstruction wants every stimulus to be its own island, but 50 embeddings in 10 dimensions
+# Reconstruction wants every stimulus to be its own island, but {glue:text}`ch3_n_stimuli` embeddings in {glue:text}`ch3_n_hidden` dimensions
 # cannot all be orthogonal (superposition), and their positive overlaps leave a floor
 # $\Delta =$ {glue:text}`ch3_delta_rec:.3f` of interference that does not depend on distance.
 # {glue:text}`ch3_rec_verdict`.
@@ -399,7 +399,7 @@ page.publish_figures(report, cfg, history, found, segment_linear, P_STAR, B_STAR
 # generalization needs, for every probe, the nearer of two references to get the larger
 # similarity, and the pair-to-pair scatter of $\mathrm{ReLU}(w_i^\top w_j)$ at a given distance
 # reorders them. So the networks sit on Proposition 1's continuous curve, but not because they
-# are linear kernels on these 50 stimuli: their own profiles, evaluated on the same space, lie
+# are linear kernels on these {glue:text}`ch3_n_stimuli` stimuli: their own profiles, evaluated on the same space, lie
 # above it (the coloured dashes in {numref}`ch3-fig-trajectories`), and the scatter brings them
 # back down onto it.
 # :::

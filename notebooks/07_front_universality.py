@@ -665,7 +665,8 @@ display(page.shown(ties, 5))
 page.ties(report, ties, rates, tie_mc)  # ties.csv, the rows, the numbers and the figure
 
 # %% [markdown]
-# Small discrete spaces sit above the front only by their coarseness, which fades as they grow.
+# Small discrete spaces sit above the front only by their ties, exactly $\tau/2$ for every space
+# (checked by enumeration below).
 #
 # :::{dropdown} Figure and details: ties in discrete spaces
 # ```{glue:figure} ch7-fig-ties

@@ -197,6 +197,8 @@ def publish_training(report, cfg: ToySettings, config: ToyConfig, history: ToyHi
     report.number("train_seconds", seconds)
     report.number("n_networks", len(history.conditions))
     report.number("n_seeds", cfg.seeds)
+    report.number("n_stimuli", cfg.n_stimuli)
+    report.number("n_hidden", cfg.n_hidden)
     report.number("epochs", cfg.epochs)
     report.table(trajectories, "trajectories")
 
