@@ -322,6 +322,41 @@ def test_sparse_counts_get_a_refitted_bootstrap_and_dense_ones_chi_square():
     assert np.isnan(fits.gof_counts(bad, refit(bad), 1)["gof_p"])
 
 
+def test_the_bootstrap_refits_only_draws_that_could_reach_the_statistic():
+    """Draws already below the observed deviance at the fit are not refitted (a refit cannot
+    raise the deviance): the p-value is the one refitting every draw gives, computed here by
+    refitting all of them from the same random draws, on fits that pass and fits that fail."""
+    from semres.core import fits
+
+    calls = []
+
+    def refit(counts):
+        calls.append(1)
+        p = counts[:, 0].sum() / counts.sum()
+        return np.tile([p, 1 - p], (len(counts), 1))
+
+    rng = np.random.default_rng(3)
+    rates = [np.full(12, 0.3), np.where(np.arange(12) % 2, 0.2, 0.45),
+             np.where(np.arange(12) % 2, 0.05, 0.95)]
+    for r, rate in enumerate(rates):
+        k_ok = rng.binomial(6, rate)
+        counts = np.c_[k_ok, 6 - k_ok].astype(float)
+        q = refit(counts)
+        calls.clear()
+        got = fits.gof_counts(counts, q, 1, refit, 199, r)
+        refitted = len(calls)
+        stat = fits.multinomial_deviance(counts, q)
+        draws = np.random.default_rng(r)  # every draw refitted, in the same order
+        sims = []
+        for _ in range(199):
+            sim = np.array([draws.multinomial(6, q[i] / q[i].sum()) for i in range(12)], float)
+            sims.append(fits.multinomial_deviance(sim, refit(sim)))
+        assert got["gof_p"] == fits.gof_p_bootstrap(stat, sims)[0]
+        if r == 0:
+            assert not got["misfit"] and refitted > 0  # a good fit: draws reach it
+    assert got["misfit"] and refitted < 20  # the clear misfit: almost no refit
+
+
 def test_a_bootstrap_of_999_refits_none_reaching_the_statistic_is_a_misfit():
     # its smallest p-value is 1/1000 = 0.001, which "p < 0.001" can never meet: the rule for
     # coarse bootstraps (p at its smallest possible value) must apply, as it does below 999

@@ -16,6 +16,7 @@ distance that would still receive the floor.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import permutations
 
 import numpy as np
@@ -429,6 +430,18 @@ def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> 
             "bounded": bounded}
 
 
+@lru_cache(maxsize=8)
+def _arrangements(k: int):
+    """The k! arrangements ``arr[p, place] = name``; ``sel[c, r, p]``, the arrangements with
+    name c at place r, each equally likely; ``named[p, place, name]``, which name sits where.
+    Fixed per k, so computed once (a fit evaluates the probabilities thousands of times)."""
+    arr = np.array(list(permutations(range(k))))
+    fits_ = arr[:, None, :] == np.arange(k)[None, :, None]       # (p, name, place)
+    sel = np.transpose(fits_, (1, 2, 0)).astype(float)          # (c, r, p)
+    sel /= sel.sum(axis=2, keepdims=True)
+    return arr, sel, fits_.transpose(0, 2, 1).astype(float)
+
+
 def _name_corner_probs(x, k):
     """For log weights ``x`` = (k-1 name, k-1 place, log advantage of the correct option): the
     arrangements ``arr[p, place] = name``, the option probabilities ``q[p, r, place]`` with the
@@ -436,15 +449,11 @@ def _name_corner_probs(x, k):
     place ``r`` (the other names arranged uniformly): ``pn[c, r, name]``, ``pc[c, r, place]``."""
     a = np.r_[0.0, x[:k - 1]]
     b = np.r_[0.0, x[k - 1:2 * k - 2]]
-    arr = np.array(list(permutations(range(k))))
+    arr, sel, named = _arrangements(k)
     logit = a[arr][:, None, :] + b[None, None, :] + x[-1] * np.eye(k)[None]
     q = _probs(logit.reshape(-1, k)).reshape(len(arr), k, k)
-    fits_ = arr[:, None, :] == np.arange(k)[None, :, None]       # (p, name, place)
-    # arrangements with name c at place r, each equally likely
-    sel = np.transpose(fits_, (1, 2, 0)).astype(float)          # (c, r, p)
-    sel /= sel.sum(axis=2, keepdims=True)
     pc = np.einsum("crp,prs->crs", sel, q)
-    pn = np.einsum("crp,prs,psj->crj", sel, q, fits_.transpose(0, 2, 1).astype(float))
+    pn = np.einsum("crp,prj->crj", sel, np.einsum("prs,psj->prj", q, named))
     return arr, q, pn, pc
 
 
@@ -473,7 +482,7 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
     if int(boot) < 0:
         raise ValueError(f"boot must be >= 0; got {boot!r}")
 
-    def fit(no, co):
+    def fit(no, co, start=np.zeros(2 * k - 1)):
         qn, qc = no.sum(axis=1) / no.sum(), co.sum(axis=1) / co.sum()
 
         def nll(x):
@@ -482,7 +491,7 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
             rc = np.einsum("c,crs->rs", qn, pc)          # corner table rows
             return -(no * np.log(rn + 1e-300)).sum() - (co * np.log(rc + 1e-300)).sum(), rn, rc
 
-        res = minimize(lambda x: nll(x)[0], np.zeros(2 * k - 1), method="L-BFGS-B",
+        res = minimize(lambda x: nll(x)[0], start, method="L-BFGS-B",
                        bounds=[WEIGHT_LOG_RANGE] * (2 * k - 1))
         _, rn, rc = nll(res.x)
         dev = gof_multinomial(no, rn, 0)["gof_stat"] + gof_multinomial(co, rc, 0)["gof_stat"]
@@ -517,7 +526,7 @@ def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
             no, co = np.zeros((k, k)), np.zeros((k, k))
             np.add.at(no, (cc, j_), 1)
             np.add.at(co, (rr, s_), 1)
-            sims.append(fit(no, co))
+            sims.append(fit(no, co, x))  # from the fit that drew it: fewer steps
         xs = np.array([s[0] for s in sims])
         p, resolution = gof_p_bootstrap(dev, [s[1] for s in sims])
         out.update(gof_result(f"composite deviance, parametric bootstrap ({len(sims)} "
