@@ -272,15 +272,18 @@ class Scorer:
                                    attention_mask=mask.to(self.device),
                                    position_ids=pos.to(self.device), past_key_values=cache,
                                    use_cache=cache is not None).last_hidden_state
-        where = [(b, t) for b, r in enumerate(rows) for (_, _, t, _) in r.targets]
-        h = hidden[torch.tensor([w[0] for w in where]), torch.tensor([w[1] for w in where])]
+        # the options of a prompt are read at one position: its vocabulary row once, not per
+        # option (a 150k-token head is a third of a small model's arithmetic)
+        where = torch.tensor([b * L + t for b, r in enumerate(rows) for (_, _, t, _) in r.targets])
+        at, row = torch.unique(where, return_inverse=True)
+        h = hidden.reshape(B * L, -1)[at.to(hidden.device)]
         logits = net.get_output_embeddings()(h).float()
         cap = getattr(net.config, "final_logit_softcapping", None)
         if cap:
             logits = torch.tanh(logits / cap) * cap
         target = torch.tensor([tok for r in rows for (_, _, _, tok) in r.targets],
                               device=logits.device)
-        lp = torch.log_softmax(logits, -1).gather(1, target[:, None])[:, 0].double().cpu()
+        lp = torch.log_softmax(logits, -1)[row.to(logits.device), target].double().cpu()
         k = 0
         for r in rows:
             for i, j, _, _ in r.targets:
