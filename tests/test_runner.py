@@ -305,3 +305,26 @@ def test_a_finished_lane_gives_its_core_to_the_chapters_still_running():
     finally:
         child.kill()
         child.wait()
+
+
+def test_lanes_start_the_longest_chapter_first(tmp_path):
+    """Without recorded runs the settings' measured seconds order the chapters (chapter 5, the
+    language models, first); a chapter's recorded run then takes over, and one never run goes
+    before every recorded one."""
+    import json
+
+    from semres.pipeline import runner
+    from semres.pipeline.book import lane_order
+
+    chapters = runner.chapters()
+    fresh = [ch.name for ch in lane_order(chapters, tmp_path)]
+    assert fresh[0] == "05_llm_years" and fresh.index("06_vlm_shapes") < fresh.index(
+        "01_pareto_front")
+    (tmp_path / "executed").mkdir()
+    for ch in chapters:
+        if ch.name != "01_pareto_front":
+            seconds = 1.0 if ch.name == "05_llm_years" else 5.0
+            (tmp_path / "executed" / f"{ch.name}.json").write_text(json.dumps(
+                {"seconds": seconds}))
+    timed = [ch.name for ch in lane_order(chapters, tmp_path)]
+    assert timed[0] == "01_pareto_front" and timed[-1] == "05_llm_years"

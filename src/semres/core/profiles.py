@@ -48,8 +48,9 @@ class Settings:
     numeric parameter accepts; ``derive`` adjusts settings that follow from an override (a
     snapshot past a shortened run moves onto its last epoch) before ``check`` runs. ``paper``
     maps a setting to ``(the paper's value, what it is)`` for the chapter's deviations list.
-    ``slow`` marks the chapter that takes longest (language models): where no earlier run has
-    timed the chapters, a book built side by side starts it first, not last.
+    ``seconds`` is what the default profile took on one core of the 2-core machine (measured,
+    README): where no earlier run has timed the chapters, a book built side by side starts them
+    longest first from it, so that no long chapter starts last. It orders; it decides nothing.
     """
 
     chapter: str
@@ -59,7 +60,7 @@ class Settings:
     parameters: dict = field(default_factory=dict)
     minimums: dict = field(default_factory=dict)
     derive: Callable[[dict], dict] | None = None
-    slow: bool = False
+    seconds: float = 0.0
 
 
 def require(ok: bool, chapter: str, message: str) -> None:

@@ -121,12 +121,13 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
 
 def lane_order(todo: list[Chapter], build: Path) -> list[Chapter]:
     """Longest first, so that no long chapter starts last: by the seconds of its last run in
-    ``build``; a chapter never run counts as long, and among those one whose settings say
-    ``slow`` goes first."""
-    def expected(ch: Chapter) -> tuple[float, bool]:
+    ``build``; a chapter never run counts as long, and those go in the order of the seconds
+    their settings expect (:attr:`semres.core.profiles.Settings.seconds`)."""
+    def expected(ch: Chapter) -> tuple[float, float]:
         seconds = (read_json(build / "executed" / f"{ch.name}.json") or {}).get("seconds")
         spec = SETTINGS.get(ch.name)
-        return math.inf if seconds is None else float(seconds), bool(spec and spec.slow)
+        return (math.inf if seconds is None else float(seconds),
+                spec.seconds if spec else math.inf)
 
     return sorted(todo, key=expected, reverse=True)
 

@@ -51,4 +51,5 @@ def check(cfg: ManyItemsSettings, ch: str) -> None:
 #: chapter 2's Monte Carlo check of Theorem 3
 SETTINGS = Settings(chapter="02_many_items",
                     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
-                    check=check, parameters={"mc_trials": "trials"}, minimums={"n_max": 10})
+                    check=check, parameters={"mc_trials": "trials"}, minimums={"n_max": 10},
+                    seconds=19)
