@@ -357,6 +357,45 @@ def test_the_bootstrap_refits_only_draws_that_could_reach_the_statistic():
     assert got["misfit"] and refitted < 20  # the clear misfit: almost no refit
 
 
+def test_the_binomial_bootstrap_refits_only_what_could_reach_the_statistic():
+    """The same for binomial cells (a rate per cell from one slope): the p-value equals the
+    one from refitting every draw, here recomputed with the same draws."""
+    from scipy.optimize import minimize_scalar
+
+    from semres.core import fits
+
+    x = np.linspace(0, 1, 10)
+    n = np.full(10, 8.0)
+    calls = []
+
+    def refit(t, k):
+        calls.append(1)
+        def rates(a):
+            return 1 / (1 + np.exp(-a * (x - 0.5)))
+
+        r = minimize_scalar(lambda a: fits.binomial_deviance(t, k, rates(a)), bounds=(-20, 20),
+                            method="bounded")
+        return rates(r.x)
+
+    rng = np.random.default_rng(5)
+    for seed, truth in enumerate([1 / (1 + np.exp(-4 * (x - 0.5))), np.where(x < 0.5, 0.9, 0.1),
+                                  0.5 + 0.45 * np.cos(6 * x)]):
+        k = rng.binomial(8, truth).astype(float)
+        p = refit(n, k)
+        calls.clear()
+        got = fits.gof_bootstrap(n, k, p, 1, refit, 199, seed)
+        refitted = len(calls)
+        draws = np.random.default_rng(seed)
+        sims = []
+        for _ in range(199):
+            ks = draws.binomial(np.round(n).astype(np.int64), p).astype(float)
+            sims.append(fits.binomial_deviance(n, ks, refit(n, ks)))
+        assert got["gof_p"] == fits.gof_p_bootstrap(fits.binomial_deviance(n, k, p), sims)[0]
+        if seed == 0:
+            assert not got["misfit"] and refitted > 0
+    assert got["misfit"] and refitted < 20
+
+
 def test_a_bootstrap_of_999_refits_none_reaching_the_statistic_is_a_misfit():
     # its smallest p-value is 1/1000 = 0.001, which "p < 0.001" can never meet: the rule for
     # coarse bootstraps (p at its smallest possible value) must apply, as it does below 999

@@ -171,7 +171,7 @@ def gof_p_bootstrap(observed: float, simulated) -> tuple[float, float]:
     if not sims.size:
         raise ValueError("simulated must hold at least one draw")
     obs = float(observed)
-    p = (1 + np.sum(sims >= obs - 1e-9 * max(1.0, abs(obs)))) / (1 + sims.size)
+    p = (1 + np.sum(sims >= _reach(obs))) / (1 + sims.size)
     return float(p), 1 / (1 + sims.size)
 
 
@@ -239,6 +239,24 @@ def gof_binomial(trials, correct, p_fit, n_params: int, *,
     return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 
+def _reach(stat: float) -> float:
+    """The smallest simulated statistic :func:`gof_p_bootstrap` counts as reaching ``stat``."""
+    return stat - 1e-9 * max(1.0, abs(stat))
+
+
+def _refitted(at_fit: float, reach: float, refitted) -> float:
+    """A bootstrap draw's deviance after its refit, computed only where it matters.
+
+    The refit maximises the likelihood over a family that holds the fit the draw came from, so
+    its deviance is never above ``at_fit``, the draw's deviance at that fit: a draw already
+    short of the observed statistic there cannot reach it, and is not refitted (the p-value is
+    the one refitting every draw gives; a clear misfit costs almost no refit). The refit must
+    be that good (start at the fit, or keep the best of its starts); where it is not, the
+    deviance at the fit stands, as a better optimiser would find.
+    """
+    return at_fit if at_fit < reach else min(at_fit, refitted())
+
+
 def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
                   progress: bool = False) -> dict:
     """Binomial deviance referred to its parametric bootstrap: ``n_boot`` data sets of whole
@@ -251,6 +269,7 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
     p = (1 + #{simulated >= observed}) / (1 + n_boot), whose resolution 1 / (1 + n_boot) is
     reported: with fewer than :data:`MIN_GOF_BOOT` refits the p < 0.001 rule cannot be met, and
     a misfit is marked when no refit reaches the observed deviance (:func:`misfit_rule`).
+    Only draws that could reach it are refitted (:func:`_refitted`).
     """
     n, k, p = _cells(trials, correct, p_fit)
     n_boot = _n_params(n_boot, "n_boot")
@@ -261,9 +280,11 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
     rng = np.random.default_rng(seed)
     whole = np.round(n).astype(np.int64)
     sims = np.empty(n_boot)
+    reach = _reach(stat)
     for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
         ks = rng.binomial(whole, p).astype(float)
-        sims[b] = binomial_deviance(whole, ks, refit(whole.astype(float), ks))
+        sims[b] = _refitted(binomial_deviance(whole, ks, p), reach,
+                            lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
     pval, resolution = gof_p_bootstrap(stat, sims)
     return gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit rule "
                 f"{misfit_rule(resolution)})", stat, df, pval, resolution)
@@ -321,11 +342,7 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
     answers, else a parametric bootstrap. Each of ``n_boot`` data sets draws every row's
     answers from the fitted probabilities (its row total kept) and is refitted by
     ``refit(counts) -> probs``, so the reference carries what fitting takes from the deviance.
-    A refit maximises the likelihood over a family holding the fit itself, so its deviance is
-    never above the draw's deviance at the fit: a draw already below the observed statistic
-    there cannot reach it, and only the others are refitted (``refit`` must be that good: start
-    at the fit, or keep the best of its starts). The p-value is the one refitting every draw
-    gives; a clear misfit costs almost no refit.
+    Only draws that could reach the observed deviance are refitted (:func:`_refitted`).
     On sparse cells (a 6 x 6 grid of about 11 answers a cell) the chi-square reference is far
     off: refitted null deviances there run near half their nominal degrees of freedom. Without
     a ``refit`` or bootstrap on sparse cells the statistic is reported with no reference.
@@ -346,14 +363,14 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
     rng = np.random.default_rng(seed)
     totals = o.sum(axis=1).astype(np.int64)
     sims = np.empty(int(n_boot))
-    reach = stat - 1e-9 * max(1.0, abs(stat))  # what gof_p_bootstrap counts as reaching it
+    reach = _reach(stat)
     for b in tqdm(range(int(n_boot)), desc="goodness of fit", disable=not progress,
                   leave=False):
         sim = np.zeros_like(o)
         for i in np.flatnonzero(totals):
             sim[i] = rng.multinomial(totals[i], q[i] / q[i].sum())
-        at_fit = multinomial_deviance(sim, q)
-        sims[b] = at_fit if at_fit < reach else min(at_fit, multinomial_deviance(sim, refit(sim)))
+        sims[b] = _refitted(multinomial_deviance(sim, q), reach,
+                            lambda: multinomial_deviance(sim, refit(sim)))
     pval, resolution = gof_p_bootstrap(stat, sims)
     return gof_result(f"multinomial deviance, parametric bootstrap ({int(n_boot)} refits; "
                       f"{sparse}; misfit rule {misfit_rule(resolution)})", stat, df, pval,
