@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import math
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -41,8 +39,8 @@ from semres.core.book import torch_device
 from semres.core.seeds import named_seed
 from semres.core.validate import at_least
 
-from .models import (INT8_KEEP, INT8_KEEP_WIDE, dequantised_path, free_cores, load_pair,
-                     outlier_channels, quantise_int8, resolve)
+from .models import (INT8_KEEP, INT8_KEEP_WIDE, dequantised_path, free_cores, identity,
+                     kept_json, load_pair, outlier_channels, quantise_int8, resolve)
 from .settings import NAMES, TASKS
 from .trials import Trials, draw_trials, trials_to_results, year_prompt
 
@@ -400,33 +398,13 @@ def fast_bfloat16(device) -> bool:
         return False
 
 
-def _kept_json(path: Path | None, key: str, make):
-    """``make()``, kept in the JSON file ``path`` under ``key`` (beside a model's dequantised
-    copy): a property of the model file and the calibration prompts, measured once."""
-    stored = {}
-    if path is not None and path.is_file():
-        with contextlib.suppress(OSError, ValueError):
-            stored = json.loads(path.read_text())
-        if isinstance(stored, dict) and key in stored:
-            return stored[key]
-    value = make()
-    if path is not None and path.parent.is_dir():
-        stored = stored if isinstance(stored, dict) else {}
-        stored[key] = value
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        with contextlib.suppress(OSError):
-            partial.write_text(json.dumps(stored))
-            os.replace(partial, path)
-    return value
-
-
 def _stored_channels(scorer: Scorer) -> dict:
     """The outlier channels of :func:`semres.experiments.llm.models.outlier_channels` on 8
     calibration prompts a cell (drawn apart from the precision check's)."""
     p, o, _ = calibration_prompts(8, stream="int8 channels")
     key = f"per_cell=8 seed={CALIBRATION_SEED} keep={INT8_KEEP},{INT8_KEEP_WIDE} " \
           f"chat={scorer.chat} v1"
-    return _kept_json(scorer.kept and scorer.kept / "int8_channels.json", key,
+    return kept_json(scorer.kept and scorer.kept / "int8_channels.json", key,
                       lambda: outlier_channels(scorer.model, lambda: scorer.logprobs(
                           p, o, progress=False)))
 
@@ -435,7 +413,7 @@ def _stored_precision_check(scorer: Scorer, path: str, fast) -> dict:
     """:func:`precision_check` of ``path``, kept beside the model's dequantised copy."""
     key = (f"{path} per_cell=12 seed={CALIBRATION_SEED} tolerance={PRECISION_TOLERANCE} "
            f"chat={scorer.chat}" + (f" keep={INT8_KEEP},{INT8_KEEP_WIDE} v1" * (path == "int8")))
-    return _kept_json(scorer.kept and scorer.kept / "precision_checks.json", key,
+    return kept_json(scorer.kept and scorer.kept / "precision_checks.json", key,
                       lambda: precision_check(scorer, fast))
 
 
@@ -491,6 +469,7 @@ def prepare(names, dtype: str = "auto") -> None:
         except ValueError as err:
             print(f"{name}: left out ({err})", file=sys.stderr)
             continue
+        identity(name)  # its file's header, read once
         print(f"{name}: ready in {time.perf_counter() - start:.0f} s; it runs {scorer.dtype}",
               file=sys.stderr)
 

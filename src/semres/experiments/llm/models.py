@@ -11,10 +11,12 @@ it is. :func:`load` dequantises a GGUF file once and keeps a float32 copy in
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import sys
@@ -282,22 +284,9 @@ def identity(model, gguf_file: str | None = None) -> dict:
     out = {"model": str(model), "file": name, "name": None, "architecture": None,
            "size_label": None, "quantisation": None, "file_licence": None}
     if name is not None and Path(where, name).is_file():
-        import gguf
-
-        fields = gguf.GGUFReader(Path(where, name)).fields
-
-        def field(key):
-            return fields[key].contents() if key in fields else None
-
-        ftype = field("general.file_type")
-        try:
-            quant = gguf.LlamaFileType(ftype).name.removeprefix("MOSTLY_") if ftype is not None \
-                else None
-        except ValueError:
-            quant = f"file type {ftype}"
-        out.update(name=field("general.name"), architecture=field("general.architecture"),
-                   size_label=field("general.size_label"), quantisation=quant,
-                   file_licence=field("general.license"))
+        kept = dequantised_path(where, name)  # the header's fields kept there: reading them
+        out.update(kept_json(kept / "identity.json" if kept.is_dir() else None,  # takes 10 s
+                              "gguf header v1", lambda: _gguf_header(Path(where, name))))
     s = SHIPPED.get(str(model))
     if s is not None:
         versions = []
@@ -309,6 +298,47 @@ def identity(model, gguf_file: str | None = None) -> dict:
         out.update(title=s.title, packages=versions, licence=s.licence, cite=s.cite,
                    sha256=s.sha256)
     return out
+
+
+def _gguf_header(path: Path) -> dict:
+    """Name, architecture, size, quantisation and licence from a GGUF file's metadata (the
+    reader parses every field, the vocabulary's too)."""
+    import gguf
+
+    fields = gguf.GGUFReader(path).fields
+
+    def field(key):
+        return fields[key].contents() if key in fields else None
+
+    ftype = field("general.file_type")
+    try:
+        quant = gguf.LlamaFileType(ftype).name.removeprefix("MOSTLY_") if ftype is not None \
+            else None
+    except ValueError:
+        quant = f"file type {ftype}"
+    return {"name": field("general.name"), "architecture": field("general.architecture"),
+            "size_label": field("general.size_label"), "quantisation": quant,
+            "file_licence": field("general.license")}
+
+
+def kept_json(path: Path | None, key: str, make):
+    """``make()``, kept in the JSON file ``path`` under ``key`` (beside a model's dequantised
+    copy): a property of the model file and the calibration prompts, measured once."""
+    stored = {}
+    if path is not None and path.is_file():
+        with contextlib.suppress(OSError, ValueError):
+            stored = json.loads(path.read_text())
+        if isinstance(stored, dict) and key in stored:
+            return stored[key]
+    value = make()
+    if path is not None and path.parent.is_dir():
+        stored = stored if isinstance(stored, dict) else {}
+        stored[key] = value
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        with contextlib.suppress(OSError):
+            partial.write_text(json.dumps(stored))
+            os.replace(partial, path)
+    return value
 
 
 def dequantised_path(where: str, gguf_file: str) -> Path:
