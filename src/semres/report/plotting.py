@@ -159,7 +159,7 @@ def _floor(fig) -> bool:
 def _wrap_labels(fig) -> None:
     """An axis label or title wider than its panel breaks into lines (never inside $math$): it
     would otherwise hold the figure wide while the panels narrow."""
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         room = ax.get_window_extent(renderer).width
@@ -299,7 +299,7 @@ def narrow(fig, width: float = PHONE_WIDTH, drawn: bool = False) -> str | None:
             return None
     containers = subfigs or [fig]
     if not drawn:
-        fig.canvas.draw()  # the panels' sizes as laid out
+        fig.draw_without_rendering()  # the panels' sizes as laid out
     _, h0 = fig.get_size_inches()
     saved = _Saved(fig)
     try:
