@@ -185,3 +185,28 @@ def test_the_int8_copy_of_a_tiny_llama_scores_near_float32():
     assert 0 < worst < 0.05, worst  # int8 rounds, a little
     again = scorer.logprobs(prompts[:3], options[:3], progress=False, model=fast)
     assert max(np.abs(a - b).max() for a, b in zip(again, low)) < 1e-5  # batch-independent
+
+
+def test_prepare_makes_a_model_ready_once_per_code_and_arithmetic(tmp_path, monkeypatch, capsys):
+    """``make env`` loads a model only when this code has not made it ready before with this
+    arithmetic: its stamp sits beside the dequantised copy the load made."""
+    monkeypatch.setenv("SEMRES_MODEL_CACHE", str(tmp_path / "cache"))
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"not really a model")
+    loads = []
+
+    class Loading:
+        def __init__(self, name, dtype):
+            loads.append((name, dtype))
+            self.dtype = dtype
+            models.dequantised_path(str(tmp_path), gguf.name).mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(lm, "Scorer", Loading)
+    monkeypatch.setattr(lm, "identity", lambda name: {})
+    lm.prepare([str(gguf)], "int8")
+    lm.prepare([str(gguf)], "int8")
+    assert loads == [(str(gguf), "int8")]
+    lm.prepare([str(gguf)], "float32")  # another arithmetic: loaded and checked again
+    assert len(loads) == 2
+    lm.prepare([str(tmp_path / "absent.gguf")], "int8")
+    assert "absent.gguf: left out (" in capsys.readouterr().err and len(loads) == 2

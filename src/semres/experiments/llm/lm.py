@@ -36,6 +36,7 @@ from scipy.stats import t as student
 from tqdm.auto import tqdm
 
 from semres.core.book import torch_device
+from semres.core.fingerprint import digest as code_digest
 from semres.core.seeds import named_seed
 from semres.core.validate import at_least
 
@@ -461,15 +462,25 @@ def precision_check(scorer: Scorer, fast, *, per_cell: int = 12,
 def prepare(names, dtype: str = "auto") -> None:
     """Make each model ready once per machine (``make env``): joined from its parts,
     dequantised, its outlier channels found and its faster arithmetic checked, all kept in the
-    model cache, so that chapter 5 only reads them. A model not installed is named, left out."""
+    model cache, so that chapter 5 only reads them. A model not installed is named, left out.
+    A model this code already made ready is not loaded again (its stamp names the code)."""
+    code = code_digest(Scorer, _stored_channels, _stored_precision_check, identity)
     for name in names:
         start = time.perf_counter()
         try:
-            scorer = Scorer(name, dtype=dtype)
+            where, gguf = resolve(name)
         except ValueError as err:
             print(f"{name}: left out ({err})", file=sys.stderr)
             continue
+        kept = dequantised_path(where, gguf) if gguf and Path(where, gguf).is_file() else None
+        stamp = kept / f"prepared-{dtype}-{code}" if kept else None
+        if stamp is not None and stamp.is_file():
+            print(f"{name}: ready (made ready before by this code)", file=sys.stderr)
+            continue
+        scorer = Scorer(name, dtype=dtype)
         identity(name)  # its file's header, read once
+        if stamp is not None and stamp.parent.is_dir():
+            stamp.touch()
         print(f"{name}: ready in {time.perf_counter() - start:.0f} s; it runs {scorer.dtype}",
               file=sys.stderr)
 
