@@ -144,6 +144,30 @@ def test_figure_svg_carries_a_stacked_phone_layout_that_splits_off():
     assert not axes[1].yaxis.get_tick_params().get("labelleft", True)  # shared y: inner hidden
 
 
+def test_the_book_reuses_the_svg_legible_measured_and_only_while_the_figure_is_unchanged():
+    """The figure shown is the one legible() last saved: the SVG saving it again gives, but for
+    the random ids matplotlib gives clip paths and glyphs and a millionth of a point in a
+    coordinate (each save lays the figure out again); once shown, or resized, it is saved
+    afresh."""
+    def ids_out(svg):
+        svg = re.sub(r'<dc:date>.*?</dc:date>', "", svg)
+        svg = re.sub(r"-?\d+(?:\.\d+)?", lambda m: f"{float(m.group()) + 0.0:.3f}", svg)
+        return re.sub(r'(id="|url\(#|href="#)[^")]+', r"\1", svg)
+
+    fig, ax = plotting.subplots(figsize=(9.0, 3.0))
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.set_xlabel("a label long enough to be measured")
+    plotting.legible(fig)
+    kept = fig._semres_svg[1]
+    assert plotting.split_phone(plotting.figure_svg(fig))[0] == kept
+    assert fig._semres_svg is None
+    assert ids_out(plotting.split_phone(plotting.figure_svg(fig))[0]) == ids_out(kept)
+    plotting.legible(fig)
+    fig.set_size_inches(5.0, 3.0)  # changed after it was measured
+    assert plotting._svg_width(plotting.split_phone(plotting.figure_svg(fig))[0]) < \
+        plotting._svg_width(kept) - 1
+
+
 def test_a_figure_narrow_enough_for_a_phone_has_no_second_layout():
     fig, ax = plotting.subplots(figsize=(4.0, 3.0))
     ax.plot([0, 1], [0, 1])

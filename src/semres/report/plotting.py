@@ -90,8 +90,9 @@ def legible(fig):
     figure narrows until its tight box fits, so the panels get narrower, not the text smaller).
     On a phone the book shows the figure's phone layout instead (:func:`narrow`).
     Log-axis ticks between :data:`PLAIN_TICKS` read as plain numbers (:func:`plain_ticks`).
-    Returns the figure."""
-    _fit(fig, MAX_WIDTH)
+    Returns the figure, carrying the SVG of its last measurement for :func:`figure_svg`."""
+    svg = _fit(fig, MAX_WIDTH)
+    fig._semres_svg = (fig.get_size_inches().tolist(), svg)
     return fig
 
 
@@ -215,7 +216,12 @@ def figure_svg(fig) -> str | None:
     the figure is too wide to read on a phone. The IPython formatter of every figure in a
     chapter (:func:`use_style`); the book serves the layout that fits the reader's screen."""
     plain_ticks(fig)
-    desktop = print_figure(fig, "svg")
+    size, fitted = getattr(fig, "_semres_svg", None) or (None, None)
+    fig._semres_svg = None  # once: a figure changed later is saved again
+    # the figure as legible() last saved it, when nothing moved since (the same SVG but for
+    # its random ids: one save of a figure fewer)
+    same = fitted is not None and size == fig.get_size_inches().tolist()
+    desktop = fitted if same else print_figure(fig, "svg")
     if not desktop:
         return desktop
     if _svg_width(desktop) <= PHONE_WIDTH + 0.01:
