@@ -40,8 +40,8 @@ from semres.core.fingerprint import digest as code_digest
 from semres.core.seeds import named_seed
 from semres.core.validate import at_least
 
-from .models import (INT8_KEEP, INT8_KEEP_WIDE, dequantised_path, free_cores, identity,
-                     kept_json, load_pair, outlier_channels, quantise_int8, resolve)
+from .int8 import INT8_KEEP, INT8_KEEP_WIDE, outlier_channels, quantise_int8
+from .models import dequantised_path, free_cores, identity, kept_json, load_pair, resolve
 from .settings import NAMES, TASKS
 from .trials import Trials, draw_trials, trials_to_results, year_prompt
 
@@ -89,7 +89,7 @@ class Scorer:
     template when the tokenizer has one (the prompt is the user turn, the answer starts the
     assistant turn); otherwise the prompt ends in "Answer:" and options follow a space.
     ``dtype`` is one of :data:`DTYPES`: "int8" (the linear layers multiply in int8, but for each
-    layer's outlier channels: :func:`semres.experiments.llm.models.quantise_int8`), "bfloat16",
+    layer's outlier channels: :func:`semres.experiments.llm.int8.quantise_int8`), "bfloat16",
     or "auto": on a CPU int8, else bfloat16 where it is fast (:func:`fast_bfloat16`), whichever
     first passes :func:`precision_check` (it moves no mean by :data:`PRECISION_TOLERANCE`),
     else float32. ``dtype`` then says what runs, ``precision`` holds each check made, by
@@ -400,7 +400,7 @@ def fast_bfloat16(device) -> bool:
 
 
 def _stored_channels(scorer: Scorer) -> dict:
-    """The outlier channels of :func:`semres.experiments.llm.models.outlier_channels` on 8
+    """The outlier channels of :func:`semres.experiments.llm.int8.outlier_channels` on 8
     calibration prompts a cell (drawn apart from the precision check's)."""
     p, o, _ = calibration_prompts(8, stream="int8 channels")
     key = f"per_cell=8 seed={CALIBRATION_SEED} keep={INT8_KEEP},{INT8_KEEP_WIDE} " \

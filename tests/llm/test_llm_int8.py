@@ -1,0 +1,73 @@
+"""semres.experiments.llm.int8: the int8 copy of a model, its arithmetic checked against
+rounding done by hand, its outlier channels, and a tiny llama scored near float32."""
+
+import numpy as np
+import torch
+import tiny_lm
+from tiny_lm import NAMES, YEARS
+
+from semres.experiments.llm import int8, lm, trials
+
+
+def _by_hand(lin, keep, x):
+    """What an int8 layer must return, in float64: the input's channels but ``keep`` rounded to
+    int8 on the token's scale, each weight row on its own, ``keep`` exact."""
+    w, x = lin.weight.detach().double(), x.double()
+    rest = torch.ones(w.shape[1], dtype=torch.float64)
+    rest[keep] = 0
+    sw = (w * rest).abs().amax(1, keepdim=True) / 127
+    sx = (x * rest).abs().amax(-1, keepdim=True) / 127
+    out = (torch.round(x * rest / sx) * sx) @ (torch.round(w * rest / sw) * sw).T
+    out += x[..., keep] @ w[:, keep].T
+    return out if lin.bias is None else out + lin.bias.double()
+
+
+def test_int8_layers_round_as_written_and_share_the_models_parameters():
+    torch.manual_seed(0)
+    net = torch.nn.Sequential()
+    net.q_proj, net.k_proj, net.v_proj = (torch.nn.Linear(48, n) for n in (48, 16, 16))
+    net.down_proj = torch.nn.Linear(96, 48, bias=False)
+    x, wide = torch.randn(3, 700, 48), torch.randn(3, 700, 96)  # more rows than one chunk
+    x[..., 5] *= 40  # an outlier channel
+    keep = {"q_proj": [5, 7], "down_proj": [0, 1, 2]}
+    fast = int8.quantise_int8(net, keep)
+    assert fast.q_proj.group is fast.v_proj.group and fast.down_proj.group is not fast.q_proj.group
+    with torch.inference_mode():
+        got = [fast.q_proj(x), fast.k_proj(x), fast.v_proj(x)]  # one int8 product for three
+        for lin, y in zip((net.q_proj, net.k_proj, net.v_proj), got):
+            assert (y.double() - _by_hand(lin, [5, 7], x)).abs().max() < 1e-4
+        y = fast.down_proj(wide)
+        assert (y.double() - _by_hand(net.down_proj, [0, 1, 2], wide)).abs().max() < 1e-4
+        # a token's output does not depend on the tokens beside it (its own scale, exact sums)
+        assert (fast.down_proj(wide[1:2, 3:4]) - y[1:2, 3:4]).abs().max() < 1e-5
+    assert not list(fast.parameters())  # every layer int8, and no float weight copied
+    assert all(isinstance(m, torch.nn.Linear) for m in net.children())  # the model is as it was
+
+
+def test_outlier_channels_are_the_largest_inputs_wider_layers_keeping_more():
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.Linear(64, 16))
+    x = torch.randn(50, 16)
+    x[:, 3] *= 100
+    x[7, 11] = 500  # one token is enough
+    got = int8.outlier_channels(net, lambda: net(x), keep=2, keep_wide=5)
+    assert got["0"] == [3, 11] and len(got["1"]) == 5
+
+
+def test_the_int8_copy_of_a_tiny_llama_scores_near_float32():
+    tok = tiny_lm.tokenizer()
+    net = tiny_lm.model(len(tok), 1)
+    scorer = lm.Scorer((net, tok))
+    tr = trials.balanced_trials("identification", 3, 4, 2, years=YEARS, n_names=len(NAMES))
+    prompts, options = lm.paper_prompts(tr, NAMES)
+    channels = int8.outlier_channels(
+        net, lambda: scorer.logprobs(prompts, options, progress=False), keep=4, keep_wide=8)
+    fast = int8.quantise_int8(net, channels)
+    assert fast.lm_head.group.wq.dtype == torch.int8  # the LM head too
+    assert fast.model.embed_tokens.weight is net.model.embed_tokens.weight  # shared, not copied
+    full = scorer.logprobs(prompts, options, progress=False)
+    low = scorer.logprobs(prompts, options, groups=tr.group, progress=False, model=fast)
+    worst = max(np.abs(a - b).max() for a, b in zip(full, low))
+    assert 0 < worst < 0.05, worst  # int8 rounds, a little
+    again = scorer.logprobs(prompts[:3], options[:3], progress=False, model=fast)
+    assert max(np.abs(a - b).max() for a, b in zip(again, low)) < 1e-5  # batch-independent
