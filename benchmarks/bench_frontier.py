@@ -9,6 +9,12 @@ wall seconds, so that a profile's budget can be chosen from measurements.
 
     .venv/bin/python benchmarks/bench_frontier.py                    # quick grid, 2 targets
     .venv/bin/python benchmarks/bench_frontier.py --profile default --nodes 1000
+    .venv/bin/python benchmarks/bench_frontier.py --why 4 0.01    # why the chords fail there
+
+``--why N DELTA`` measures, at the middle identification target of (N, DELTA), why the per-t
+chords alone cannot certify at small floors: the sizes of V and C (each of order 1 / (N DELTA)
+while p_S <= 1), and the node bound of the chords-only relaxation beside the envelope's on boxes
+around the optimum shrinking towards it.
 
 Wall time on a shared machine overstates the work; CPU time (this process) shows it too.
 """
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
 import pandas as pd
 
 from semres.experiments.frontier import branch, floor_n, settings, verdicts
@@ -29,10 +36,14 @@ def main(argv=None):
     parser.add_argument("--targets", type=int, default=2, help="targets per (n, floor)")
     parser.add_argument("--nodes", type=int, default=0,
                         help="linear programs per point (0: the profile's floor_nodes)")
+    parser.add_argument("--why", nargs=2, metavar=("N", "DELTA"),
+                        help="measure the chords against the envelope at one (n, floor)")
     args = parser.parse_args(argv)
     if args.targets < 0 or args.nodes < 0:
         parser.error("--targets and --nodes must be >= 0")
     cfg = settings.SETTINGS.profiles[args.profile]
+    if args.why:
+        return why(int(args.why[0]), float(args.why[1]), cfg.floor_grid)
     nodes = args.nodes or cfg.floor_nodes
     clock, cpu = time.perf_counter(), time.process_time()
     front = floor_n.frontier(cfg.floor_ns, cfg.deltas, cfg.floor_grid, cfg.targets, 0, 0)
@@ -50,6 +61,30 @@ def main(argv=None):
     print(f"{int(out.certified.sum())} of {len(out)} certified within {verdicts.CERTIFY_TOL:g} "
           f"({nodes} linear programs at most each): {time.perf_counter() - clock:.1f} s wall, "
           f"{time.process_time() - cpu:.1f} s CPU")
+
+
+
+def why(n: int, delta: float, grid: int) -> None:
+    """The chords-only node bound (one piece of C) beside the envelope's, on boxes around the
+    optimum at the middle target, the same tangent planes (at the optimum) in both."""
+    opt = floor_n.best_step(float(floor_n.targets(n, delta, 3)[1]), n, delta, grid)
+    m0 = opt["masses"]
+    new = branch._Problem(opt["levels"], n, delta, m0, verdicts.CERTIFY_TOL)
+    old = branch._Problem(opt["levels"], n, delta, m0, verdicts.CERTIFY_TOL, pieces=1)
+    L = new.E @ m0
+    print(f"n = {n}, delta = {delta:g}, {grid} levels, p_I = {opt['p_i']:.4f}: best p_S "
+          f"{opt['p_s']:.4f} = V {new.w @ L ** n:.3f} + C {new.concave(m0)[0].sum():.3f}; "
+          f"projection rank {new.rank} ({2 ** new.rank} vertices)")
+    target = new.rates(m0)[1]
+    lo0, hi0 = new.box()
+    z0 = new.B.T @ m0
+    for frac in (1.0, 0.3, 0.1, 0.03):
+        lo = np.maximum(lo0, z0 - frac * (hi0 - lo0) / 2)
+        hi = np.minimum(hi0, z0 + frac * (hi0 - lo0) / 2)
+        chords = branch._relaxation(old, target, lo, hi, [old.cut(m0)], envelope=False)[0]
+        envelope = branch._relaxation(new, target, lo, hi, [new.cut(m0)])[0]
+        print(f"  box {frac:4.2f} of the root's widths around the optimum: bound by chords "
+              f"{chords:.4f}, by the envelope {envelope:.4f}")
 
 
 if __name__ == "__main__":

@@ -568,11 +568,11 @@ assert sp.simplify(dual_f.subs(A, star)
 # summation, $p_S^n = \int L^n\,\mathrm{d}t + C$ with $L = S_1$ and $C = \sum_{j \ge 2} (g_j -
 # g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while $\int L^n\,\mathrm{d}t$ and $p_I^n$ are
 # convex in $L(t)$ alone, a linear map of $m$ of low numerical rank. On a box of its leading
-# coordinates each $L(t)$ lies in an interval, $L^n$ and $L^{n-1}$ below their chords, $C$ below its
-# tangent planes: a linear program whose dual proves a bound on $p_S^n$ over the box. Boxes are
-# bisected where the chords are loosest and dropped once their bound is within
-# {glue:text}`ch7_fn_tol` of the best found; a point is **certified** when none is left (tested
-# against brute force and random search).
+# coordinates $\int L^n\,\mathrm{d}t$ and $p_I^n$ lie below their concave envelope (between the
+# box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent planes: a
+# linear program whose dual proves a bound on $p_S^n$ over the box. Boxes are bisected where the
+# chords are loosest and dropped once within {glue:text}`ch7_fn_tol` of the best found; a point
+# is **certified** when none is left (tested against brute force and random search).
 # :::
 
 # %% tags=["hide-output"]

@@ -12,17 +12,31 @@ t-integral of :mod:`.floor_n` (trapezoid in log t, weights w_t),
 g_j < g_{j-1}); V and p_I are convex, and they depend on m only through L = E m, a map of low
 numerical rank. That is the whole non-convexity, and it is low-dimensional: with z = B'm the
 projection on the r leading right singular vectors of E (rows weighted by the curvature of V and
-p_I), every L_t on a box of z lies in an interval (interval arithmetic, plus the residual
-(E - E B B') m, which lies between the smallest and largest entry of its row on the simplex).
-On such a box the node's relaxation is a linear program: C below its tangent planes (it is
-concave), V and the p_I >= p side below their chords in each L_t (the chord of a convex function
-lies above it), the p_I <= p side by tangent planes (p_I is convex), z in the box. Its dual
-solution gives a proven upper bound on p_S over the box by weak duality, whatever the accuracy of
-the LP solver. Best-first branch-and-bound bisects the box where the chords are loosest and drops
-every box whose bound lies within ``tol`` of the best similarity found, until none is left (the
-frontier is *certified* there: no step similarity on the grid beats the best one found by more
-than ``tol``) or the node budget is spent (the largest bound left is still a proven bound); a
-point still :data:`GIVE_UP` away after a quarter of its budget stops there.
+p_I), L = A z + rho, where the residual rho = (E - A B') m is small and linear in m. On a box of
+z the node's relaxation is a linear program whose dual solution gives a proven upper bound on p_S
+over the box by weak duality, whatever the accuracy of the LP solver:
+
+* V and the p_I >= p side lie below the *concave envelope over the box*: z as a convex
+  combination lambda of the box's 2^r vertices, V(z) <= sum_v lambda_v V(v) (V is convex; its
+  powers are extended linearly beyond the box's largest L_t), plus a chord in rho for the
+  residual; and also below the chords of x^n in each L_t over its interval (interval arithmetic),
+  the older, weaker relaxation, kept as a second bound so that the program is never looser;
+* C below its tangent planes, C split into :data:`PIECES` groups of levels, each concave with its
+  own planes (the sum of the pieces' planes at one point is C's plane there, so never looser);
+* the p_I <= p side by tangent planes (p_I is convex).
+
+Why the envelope: at small floors V and C are each of order 1 / (n delta) while p_S <= 1 (they
+cancel: n = 4, delta = 0.01, V = 3.3 and C = -2.6 at the optimum), so a small relative slack in V
+is a large one in p_S, and the sum of per-t chords (each with its own worst case in the box)
+overstates V far more than the envelope of their sum (``benchmarks/bench_frontier.py --why``;
+measured, the deepest boxes' gaps fell from about 0.08 to 0.02, and 4 more of the default
+profile's 24 points certify at the same cost).
+
+Best-first branch-and-bound bisects the box where the chords are loosest and drops every box
+whose bound lies within ``tol`` of the best similarity found, until none is left (the frontier is
+*certified* there: no step similarity on the grid beats the best one found by more than ``tol``)
+or the node budget is spent (the largest bound left is still a proven bound); a point still
+:data:`GIVE_UP` away after a quarter of its budget stops there.
 
 The bound holds for the t-integral, whose trapezoid error is about exp(-pi^2 / step) (far below
 10^-12, :data:`ALLOWANCE` covers it and the rounding of sums of a few hundred terms).
@@ -31,6 +45,7 @@ The bound holds for the t-integral, whose trapezoid error is about exp(-pi^2 / s
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import time
 
@@ -47,17 +62,21 @@ __all__ = ["certify", "certify_table", "pick_rows", "relaxation_rates"]
 STEP = 0.3
 #: added to every bound: the t-integral's error and the rounding of a few hundred terms
 ALLOWANCE = 1e-9
-#: the projection keeps the fewest singular vectors whose residual alone widens the bound by at
-#: most this share of the tolerance, and never more than MAX_RANK
+#: the projection keeps the fewest singular vectors whose residual alone widens the chords by at
+#: most this share of the tolerance, and never more than MAX_RANK (the envelope has 2^rank
+#: vertices; the residual beyond them is bounded by the mean value theorem)
 RESIDUAL_SHARE = 0.05
-MAX_RANK = 12
+MAX_RANK = 8
+#: C's pieces: groups of consecutive levels, each with its own tangent planes
+PIECES = 4
 #: tangent planes of the root kept by every node, and a node's own (the latest)
 ROOT_CUTS, NODE_CUTS = 4, 6
 #: Kelley rounds at the root (each adds the tangent planes at the last LP solution)
 ROOT_ROUNDS = 8
 #: a point whose gap is still above GIVE_UP after a quarter of its budget (and at least
-#: GIVE_UP_AFTER linear programs) is given up, its bound standing: measured, such points never
-#: closed within the rest (n = 4 and 8, delta = 0.01)
+#: GIVE_UP_AFTER linear programs) is given up, its bound standing: measured on the default
+#: profile's 24 points, every point that certified had a gap below 0.04 after 40 LPs, and the
+#: six that did not (delta = 0.01) were still 0.12 to 0.29 away after 125 (0.01 to 0.07 after 500)
 GIVE_UP, GIVE_UP_AFTER = 0.05, 120
 
 
@@ -73,7 +92,8 @@ def _grid(delta: float):
 class _Problem:
     """The frontier problem on one grid of levels, with its projection for branching."""
 
-    def __init__(self, levels, n: int, delta: float, reference, tol: float):
+    def __init__(self, levels, n: int, delta: float, reference, tol: float, *,
+                 pieces: int = PIECES, max_rank: int = MAX_RANK):
         self.n, self.delta = n, delta
         self.g = np.asarray(levels, float)
         self.t, self.w = _grid(delta)
@@ -87,17 +107,23 @@ class _Problem:
         self.curv_i = self.q * (n - 1) * (n - 2) / 8 * L ** max(n - 3, 0)
         rows = np.r_[np.sqrt(self.curv_v)[:, None] * self.E, np.sqrt(self.curv_i)[:, None] * self.E]
         basis = np.linalg.svd(rows, full_matrices=False)[2].T         # (K, K)
-        for r in range(1, min(MAX_RANK, basis.shape[1]) + 1):
+        for r in range(1, min(max_rank, basis.shape[1]) + 1):
             self._project(basis[:, :r])
             if self._residual_gap() <= RESIDUAL_SHARE * tol:
                 break
+        self.corners = np.array(list(itertools.product((0.0, 1.0), repeat=self.rank)))
         self.s_min = (delta - 1) * float((self.w * self.top_L ** n).sum()) - 1.0
+        # C's pieces: a 0/1 matrix of which levels j >= 2 each piece sums over
+        edges = np.unique(np.linspace(1, self.g.size, min(pieces, self.g.size - 1) + 1).astype(int))
+        self.pieces = np.zeros((edges.size - 1, self.g.size))
+        for k, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+            self.pieces[k, a:b] = 1.0
 
     def _project(self, B):
         self.B = B
         self.A = self.E @ B                                            # L = A z + residual
-        resid = self.E - self.A @ B.T
-        self.r_lo, self.r_hi = resid.min(axis=1), resid.max(axis=1)
+        self.resid = self.E - self.A @ B.T
+        self.r_lo, self.r_hi = self.resid.min(axis=1), self.resid.max(axis=1)
 
     def _residual_gap(self) -> float:
         width = self.r_hi - self.r_lo
@@ -119,13 +145,14 @@ class _Problem:
         return np.maximum(low, self.floor_L), np.minimum(high, self.top_L)
 
     def concave(self, m):
-        """C(m) and its gradient (tails by a reversed cumulative sum)."""
-        n, E, w, c = self.n, self.E, self.w, self.c
+        """Each piece of C at ``m`` and its gradient: (values (S,), gradients (S, K)); C is their
+        sum (tails by a reversed cumulative sum, the gradient by Abel summation)."""
+        n, E, w = self.n, self.E, self.w
         tails = np.cumsum((m[:, None] * E.T)[::-1], axis=0)[::-1]    # S_j(t), (K, T)
-        value = float(c[1:] @ (tails[1:] ** n @ w))
-        steps = c.copy()
-        steps[0] = 0.0
-        grad = n * (np.cumsum(steps[:, None] * tails ** (n - 1), axis=0) * E.T * w).sum(axis=1)
+        steps = self.pieces * self.c                                   # (S, K), zero at j = 1
+        value = steps @ (tails ** n @ w)
+        inner = np.cumsum(steps[:, :, None] * tails[None] ** (n - 1), axis=1)   # (S, K, T)
+        grad = n * (inner * (E.T * w)[None]).sum(axis=2)
         return value, grad
 
     def identification(self, m):
@@ -136,10 +163,12 @@ class _Problem:
     def rates(self, m):
         """(p_S, p_I) of masses ``m`` on this grid of t."""
         L = self.E @ m
-        return float(self.w @ L ** self.n) + self.concave(m)[0], self.identification(m)[0]
+        p_s = float(self.w @ L ** self.n) + float(self.concave(m)[0].sum())
+        return p_s, self.identification(m)[0]
 
     def cut(self, m):
-        """The tangent planes of C and of p_I at ``m``: (C, grad C . m, grad C, p_I, ...)."""
+        """The tangent planes of C's pieces and of p_I at ``m``: (intercepts (S,), gradients
+        (S, K), p_I's intercept, its gradient)."""
         cv, cg = self.concave(m)
         iv, ig = self.identification(m)
         return (cv - cg @ m, cg, iv - ig @ m, ig)
@@ -153,30 +182,79 @@ def _chord(p: int, lo, hi):
     return slope, lo ** p - slope * lo
 
 
-def _relaxation(P: _Problem, target: float, lo, hi, cuts):
+def _power(x, p: int, top):
+    """max(x, 0)^p up to ``top``, continued by its tangent beyond: convex, and L^p <= _power(x)
+    + the residual's term of :func:`_residual` whenever L = x + rho lies in [low, top]."""
+    x = np.clip(x, 0.0, None)
+    inside = np.minimum(x, top) ** p
+    return np.where(x > top, top ** p + p * top ** (p - 1) * (x - top), inside)
+
+
+def _residual(p: int, low, high, r_lo, r_hi):
+    """Slope and intercept in rho of a line above max(a rho, b rho) on [r_lo, r_hi], with
+    a = p high^(p-1) and b = p low^(p-1): where L = x + rho lies in [low, high],
+    L^p - _power(x) <= max(a rho, b rho) (the mean value theorem on each side of x, and L <= rho
+    where x < 0)."""
+    a, b = p * high ** (p - 1), p * low ** (p - 1)
+    lo, hi = np.minimum(r_lo, 0.0), np.maximum(r_hi, 0.0)
+    wide = hi - lo > 0
+    slope = np.where(wide, (a * hi - b * lo) / np.where(wide, hi - lo, 1.0), a)
+    return slope, (a - slope) * hi
+
+
+def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = True):
     """The node's LP: a proven upper bound on p_S over the box (by the dual solution) and the
-    LP's masses, or (-inf, None) when the box holds no feasible point."""
+    LP's masses, or (-inf, None) when the box holds no feasible point. Without ``envelope``
+    only the chords (the older relaxation, for tests)."""
     low, high = P.intervals(lo, hi)
     if (low > high + 1e-14).any():
         return -math.inf, None
-    sv, iv = _chord(P.n, low, high)
-    si, ii = _chord(P.n - 1, low, high)
-    gain, const = (P.w * sv) @ P.E, float(P.w @ iv)
-    ident, ident_c = (P.q * si) @ P.E, float(P.q @ ii)
-    K, r = P.E.shape[1], P.rank
-    # variables (m, s); minimise -(gain . m + s)
-    rows = [np.r_[-ident, 0.0]]
-    rhs = [ident_c - target]
-    rows += list(np.c_[P.B.T, np.zeros(r)]) + list(np.c_[-P.B.T, np.zeros(r)])
-    rhs += list(hi) + list(-lo)
+    n, K, r = P.n, P.E.shape[1], P.rank
+    S, NV = P.pieces.shape[0], (P.corners.shape[0] if envelope else 0)
+    sv, iv = _chord(n, low, high)
+    si, ii = _chord(n - 1, low, high)
+    # variables x = (m, s_1..s_S, lambda_1..lambda_NV, u); maximise u
+    width = K + S + NV + 1
+    sl, ll, ul = slice(K, K + S), slice(K + S, K + S + NV), K + S + NV
+
+    def row(m=None, s=0.0, lam=None, u=0.0):
+        x = np.zeros(width)
+        if m is not None:
+            x[:K] = m
+        x[sl], x[ul] = s, u
+        if lam is not None:
+            x[ll] = lam
+        return x
+
+    rows = [row(-(P.w * sv) @ P.E, -1.0, u=1.0), row(-(P.q * si) @ P.E)]
+    rhs = [float(P.w @ iv), float(P.q @ ii) - target]
+    eq = [row(np.ones(K))]
+    if envelope:
+        V = lo + P.corners * (hi - lo)                                # the box's vertices
+        X = V @ P.A.T
+        rv, cv = _residual(n, low, high, P.r_lo, P.r_hi)
+        ri, ci = _residual(n - 1, low, high, P.r_lo, P.r_hi)
+        rows += [row(-(P.w * rv) @ P.resid, -1.0, -(_power(X, n, high) @ P.w), 1.0),
+                 row(-(P.q * ri) @ P.resid, 0.0, -(_power(X, n - 1, high) @ P.q))]
+        rhs += [float(P.w @ cv), float(P.q @ ci) - target]
+        eq += [row(lam=np.ones(NV))] + [row(P.B[:, i], lam=-V[:, i]) for i in range(r)]
+    else:
+        rows += [row(P.B[:, i]) for i in range(r)] + [row(-P.B[:, i]) for i in range(r)]
+        rhs += list(hi) + list(-lo)
     for c0, cg, i0, ig in cuts:
-        rows += [np.r_[-cg, 1.0], np.r_[ig, 0.0]]
-        rhs += [c0, target - i0]
+        rows.append(row(ig))
+        rhs.append(target - i0)
+        for k in range(S):
+            rows.append(row(-cg[k], np.eye(S)[k]))
+            rhs.append(c0[k])
     A_ub, b_ub = np.array(rows), np.array(rhs)
-    cost = -np.r_[gain, 1.0]
-    A_eq = np.r_[np.ones(K), 0.0][None]
-    bounds = np.array([(0.0, 1.0)] * K + [(P.s_min, 0.0)])
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=bounds,
+    A_eq = np.array(eq)
+    b_eq = np.zeros(len(eq))
+    b_eq[:2 if envelope else 1] = 1.0                                  # sum m = sum lambda = 1
+    cost = np.zeros(width)
+    cost[ul] = -1.0
+    bounds = np.array([(0.0, 1.0)] * K + [(P.s_min, 0.0)] * S + [(0.0, 1.0)] * NV + [(0.0, 2.0)])
+    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
                   method="highs")
     if res.status == 2:
         return -math.inf, None
@@ -186,10 +264,10 @@ def _relaxation(P: _Problem, target: float, lo, hi, cuts):
     y = np.clip(-res.ineqlin.marginals, 0.0, None)
     nu = -res.eqlin.marginals
     reduced = cost + A_ub.T @ y + A_eq.T @ nu
-    floor = float(-y @ b_ub - nu.sum() + np.minimum(reduced * bounds[:, 0],
-                                                    reduced * bounds[:, 1]).sum())
+    floor = float(-y @ b_ub - nu @ b_eq + np.minimum(reduced * bounds[:, 0],
+                                                      reduced * bounds[:, 1]).sum())
     m = np.clip(res.x[:K], 0.0, None)
-    return -floor + const + ALLOWANCE, m / m.sum()
+    return -floor + ALLOWANCE, m / m.sum()
 
 
 def _branch_dim(P: _Problem, lo, hi) -> int:

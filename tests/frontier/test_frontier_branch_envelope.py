@@ -1,0 +1,107 @@
+"""The n-item certificate's relaxation (issue 38): the envelope over a box's vertices, the
+residual's linear term and C's pieces must keep every node's value a proven upper bound (checked
+at feasible points inside random boxes, with a deliberately coarse projection whose residual is
+large), and the relaxation must never be looser than the per-t chords it adds to (same boxes,
+same points of tangency)."""
+
+import numpy as np
+import pytest
+
+from semres.experiments.frontier import branch, floor_n
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 7])
+def test_the_power_and_residual_terms_bound_the_power(p):
+    """L^p <= _power(x) + slope * rho + intercept whenever L = x + rho lies in [low, high] and rho
+    in [r_lo, r_hi], checked on random draws (x may fall outside [0, high])."""
+    rng = np.random.default_rng(p)
+    for _ in range(200):
+        low, high = np.sort(rng.uniform(0, 1, 2))
+        r_lo, r_hi = np.sort(rng.uniform(-0.3, 0.3, 2))
+        rho = rng.uniform(r_lo, r_hi, 400)
+        L = rng.uniform(low, high, 400)
+        slope, icpt = branch._residual(p, np.full(400, low), np.full(400, high),
+                                       np.full(400, r_lo), np.full(400, r_hi))
+        bound = branch._power(L - rho, p, np.full(400, high)) + slope * rho + icpt
+        assert (L ** p <= bound + 1e-12).all()
+
+
+def _problems(n, delta, grid, reference, max_rank):
+    levels = np.geomspace(1, delta, grid)
+    new = branch._Problem(levels, n, delta, reference, 1e-3, max_rank=max_rank)
+    old = branch._Problem(levels, n, delta, reference, 1e-3, pieces=1, max_rank=max_rank)
+    return levels, new, old
+
+
+def _box_around(P, m, rng):
+    """A random sub-box of the root box holding z = B'm."""
+    lo, hi = P.box()
+    z = P.B.T @ m
+    a, b = rng.uniform(0.0, 1.0, (2, lo.size)) ** 2
+    return np.maximum(lo, z - a * (z - lo)) - 1e-12, np.minimum(hi, z + b * (hi - z)) + 1e-12
+
+
+@pytest.mark.parametrize("n, delta, max_rank", [(3, 0.05, 2), (4, 0.01, 3), (4, 0.01, 8),
+                                                (8, 0.01, 4), (2, 0.1, 2)])
+def test_a_node_bound_holds_at_every_feasible_point_in_its_box(n, delta, max_rank):
+    """Random masses m: at the target p_I(m), a random box around B'm bounds p_S(m) from above
+    (a low rank leaves a large residual, which the bound must still cover)."""
+    rng = np.random.default_rng(n * 100 + max_rank)
+    reference = rng.dirichlet(np.full(16, 0.5))
+    levels, P, _ = _problems(n, delta, 16, reference, max_rank)
+    assert P.rank == max_rank or P._residual_gap() <= branch.RESIDUAL_SHARE * 1e-3
+    for _ in range(25):
+        m = rng.dirichlet(np.full(16, rng.choice([0.2, 1.0])))
+        p_s, p_i = P.rates(m)
+        lo, hi = _box_around(P, m, rng)
+        cuts = [P.cut(rng.dirichlet(np.ones(16))) for _ in range(3)]
+        bound, _ = branch._relaxation(P, p_i, lo, hi, cuts)
+        assert bound >= p_s - 1e-9
+
+
+@pytest.mark.parametrize("n, delta", [(4, 0.01), (4, 0.05), (8, 0.01)])
+def test_the_envelope_is_never_looser_than_the_chords(n, delta):
+    """On random boxes, with tangent planes at the same points, the new node bound is at most
+    the chords-only single-piece one (the older relaxation); and much smaller on small boxes
+    at delta = 0.01, where the chords fail."""
+    grid = 24
+    rng = np.random.default_rng(int(delta * 1000) + n)
+    target_p = float(floor_n.targets(n, delta, 5)[2])
+    opt = floor_n.best_step(target_p, n, delta, grid)
+    levels, new, old = _problems(n, delta, grid, opt["masses"], branch.MAX_RANK)
+    assert new.rank == old.rank
+    np.testing.assert_allclose(new.rates(opt["masses"]), old.rates(opt["masses"]), atol=1e-12)
+    target = new.rates(opt["masses"])[1]
+    tried, tighter = 0, 0
+    for _ in range(30):
+        lo, hi = _box_around(new, opt["masses"], rng)
+        points = [opt["masses"]] + [rng.dirichlet(np.ones(grid)) for _ in range(2)]
+        a, _ = branch._relaxation(new, target, lo, hi, [new.cut(p) for p in points])
+        b, _ = branch._relaxation(old, target, lo, hi, [old.cut(p) for p in points],
+                                  envelope=False)
+        assert a <= b + 1e-9
+        assert a >= opt["p_s"] - 1e-9            # the optimum lies in every box
+        tried += 1
+        tighter += a < b - 1e-3
+    assert tried == 30 and tighter >= 10
+
+
+def test_pieces_sum_to_c_and_their_planes_lie_above():
+    """C's pieces add up to C (and p_S = V + C to the exact rates); each piece lies below its
+    tangent planes (it is concave)."""
+    rng = np.random.default_rng(11)
+    levels = np.geomspace(1, 0.02, 15)
+    for n in (2, 4, 8):
+        P = branch._Problem(levels, n, 0.02, rng.dirichlet(np.ones(15)), 1e-3)
+        one = branch._Problem(levels, n, 0.02, rng.dirichlet(np.ones(15)), 1e-3, pieces=1)
+        for _ in range(10):
+            m, at = rng.dirichlet(np.full(15, 0.5), size=2)
+            values, grads = P.concave(m)
+            assert values.shape == (branch.PIECES,) and (values <= 0).all()
+            np.testing.assert_allclose(values.sum(), one.concave(m)[0].sum(), atol=1e-12)
+            np.testing.assert_allclose(P.rates(m), floor_n.step_rates(levels, m, n), atol=1e-11)
+            c0, cg, _, _ = P.cut(at)
+            assert (values <= c0 + cg @ m + 1e-12).all()
+            h = 1e-6 * rng.standard_normal(15)
+            h -= h.mean()
+            np.testing.assert_allclose(P.concave(m + h)[0] - values, grads @ h, atol=1e-9)
