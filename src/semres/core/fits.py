@@ -364,12 +364,13 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
     totals = o.sum(axis=1).astype(np.int64)
     sims = np.empty(int(n_boot))
     reach = _reach(stat)
+    drawn = q / np.where(totals[:, None] > 0, q.sum(axis=1, keepdims=True), 1.0)  # as drawn
     for b in tqdm(range(int(n_boot)), desc="goodness of fit", disable=not progress,
                   leave=False):
         sim = np.zeros_like(o)
         for i in np.flatnonzero(totals):
-            sim[i] = rng.multinomial(totals[i], q[i] / q[i].sum())
-        sims[b] = _refitted(multinomial_deviance(sim, q), reach,
+            sim[i] = rng.multinomial(totals[i], drawn[i])
+        sims[b] = _refitted(multinomial_deviance(sim, drawn), reach,
                             lambda: multinomial_deviance(sim, refit(sim)))
     pval, resolution = gof_p_bootstrap(stat, sims)
     return gof_result(f"multinomial deviance, parametric bootstrap ({int(n_boot)} refits; "
