@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from semres.experiments.llm import page, page_encoder, page_lm, page_near
+from semres.report import numbers
 
 
 def _near(model="m", does=True, misfit=False):
@@ -178,7 +179,7 @@ def test_every_sentence_quotes_only_the_numbers_it_cites():
     spots = page_near.blind_spots(cfg, 0)
     said.append((page_near.blind_words(spots), spots))
     said.append((page_near.paper_reading(),
-                 {**verdicts.scalars(THE_PAPER.resolution), **verdicts.carried(*THE_PAPER.models)}))
+                 {**verdicts.scalars(THE_PAPER.resolution), **numbers.carried(*THE_PAPER.models)}))
     # the encoder: the kernel's shapes, the windows, the n-sweep, the temperature
     shapes = pd.DataFrame({"shape": ["exp_floor", "two_exp_floor"],
                            "heldout_rmse": [0.191, 0.25], "heldout_se": [0.01, 0.01]})

@@ -13,7 +13,7 @@ import pandas as pd
 import sympy as sp
 
 from semres.report import plotting as splot
-from semres.report.numbers import as_number, carried, mathify
+from semres.report.numbers import as_number, carried, mathify, pooled
 from semres.core import theory
 from semres.core.book import torch_device
 
@@ -88,8 +88,8 @@ def publish_external(report, windows, ext_windows: list, ext_n, ext_ref: dict, t
         f"No such data here: the paper's LLMs ({', '.join(THE_PAPER.models)}) left their "
         "answers only as binary pickles, and no result files were given. Given the authors' "
         "saved results (the chapter's results parameter), with pickles allowed, this section "
-        "fills in.", cites=verdicts.pooled(
-            verdicts.carried(*THE_PAPER.models),
+        "fills in.", cites=pooled(
+            carried(*THE_PAPER.models),
             *(verdicts.external_numbers(m, thm3, window_table) for m in ext_models)))
     return window_table
 

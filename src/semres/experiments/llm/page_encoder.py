@@ -16,14 +16,14 @@ from myst_nb import glue
 
 from semres.report import plotting as splot
 from semres.report import tables
-from semres.report.numbers import mathify
+from semres.report.numbers import carried, mathify
 from semres.core import theory
 from semres.core.fits import GOF_KEYS, censored_warning
 from semres.report.verdicts import misfit_warning
 
 from . import verdicts
 from .kernel_fits import SHAPE_LABELS, SHAPES, shape_kernel
-from .verdicts import carried, fit_numbers, measure_name, scalars
+from .verdicts import fit_numbers, measure_name, scalars
 
 __all__ = ["fig_kernel", "fig_resolution", "fig_windows", "fig_nsweep", "fig_temperature",
            "fit_table", "wing_text", "window_summary", "publish_embeddings", "publish_kernel",

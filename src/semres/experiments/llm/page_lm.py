@@ -13,7 +13,7 @@ import pandas as pd
 
 from semres.report import plotting as splot
 from semres.report import numbers
-from semres.report.numbers import mathify
+from semres.report.numbers import carried, mathify, pooled
 from semres.core import theory
 from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA
@@ -21,7 +21,7 @@ from semres.report import ALPHA
 from . import kernel_fits, lm_protocol, models, page_near, verdicts
 from .page_near import LM_STAND_IN
 from .settings import NAMES
-from .verdicts import carried, fit_numbers, pooled, scalars
+from .verdicts import fit_numbers, scalars
 
 __all__ = ["gate_table", "identity_row", "models_text", "model_details", "gate_text",
            "gate_statement", "probe_text", "mass_text", "similarity_text", "theorem3_text",

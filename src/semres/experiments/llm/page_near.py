@@ -13,12 +13,12 @@ from matplotlib.ticker import NullLocator
 
 from semres.report import plotting as splot
 from semres.report import numbers
-from semres.report.numbers import mathify
+from semres.report.numbers import carried, mathify, pooled
 from semres.report.verdicts import gof_pvalue
 
 from . import near
 from .settings import NAMES, THE_PAPER
-from .verdicts import carried, pooled, scalars
+from .verdicts import scalars
 
 __all__ = ["fig_near", "competence_text", "resolution_text", "box_sentence", "sizing_text",
            "front_text", "bias_table", "bias_rows", "publish", "blind_text", "paper_reading",

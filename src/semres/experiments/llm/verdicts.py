@@ -22,7 +22,7 @@ from scipy.stats import norm
 from semres.core.fits import censored_warning
 from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA, POWER, detectable_at, holm
-from semres.report.numbers import as_number, carried, pooled
+from semres.report.numbers import as_number, carried
 
 from .kernel_fits import SHAPE_LABELS, window_stability
 from .settings import THE_PAPER
@@ -32,7 +32,7 @@ __all__ = ["MIN_BOOT", "BOTH_RISE", "TURN_SE", "WITHIN_Z", "CLEAR_SE", "TAIL_SE"
            "Headline", "headline_measure", "window_choices", "same_for_every_choice",
            "choice_verdict", "tail_trend", "window_verdict", "shape_verdict", "sweep_verdict",
            "tradeoff", "tradeoff_verdict", "wing_asymmetry", "theorem3_verdict",
-           "resolution_claim", "external_verdict", "WING_BEYOND", "scalars", "pooled", "carried",
+           "resolution_claim", "external_verdict", "WING_BEYOND", "scalars",
            "fit_numbers", "shape_numbers", "window_numbers", "choice_numbers",
            "tradeoff_numbers", "external_numbers"]
 
