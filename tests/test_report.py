@@ -173,6 +173,18 @@ def test_places_show_the_smallest_gap_and_plural_counts():
     assert report.tally(["check", "holds"]) == "1 holds, 1 check"
 
 
+def test_the_box_counts_checks_by_whether_they_pass(monkeypatch):
+    """Checks are counted apart: "all pass", or the failed ones named beside those that pass."""
+    glued = _glued(monkeypatch)
+    rep = report.Report("03_toy_relu")
+    rep.result("a law", "holds", check_max_z=1.0)
+    for passed in (True, True, False):
+        rep.result("identity", "true by construction", passed=passed, kind="check")
+    rep.box("profile `quick`, seed 0")
+    assert "3 checks (true by construction): 1 check failed, 2 pass.**" in \
+        glued["ch3_result_box"].data
+
+
 def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     glued = _glued(monkeypatch)
     rep = report.Report("03_toy_relu")
@@ -198,7 +210,7 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     # amber: some results held, some did not
     assert lines[0] == ('<span class="semres-outcome semres-outcome-mixed"></span>'
                         "**In this build, 5 findings: 2 reproduced, 1 agrees within tolerance, "
-                        "1 differs, 1 inconclusive; 1 check (true by construction): 1 check.**")
+                        "1 differs, 1 inconclusive; 1 check (true by construction): all pass.**")
     # the first screen names the first five findings and their status, nothing more
     assert lines[2] == "* toy net: peak: *agrees within tolerance*"
     # a stand-in is named in the status, the details say which

@@ -70,6 +70,14 @@ def tally(statuses, order=STATUSES) -> str:
     return ", ".join(f"{int(counts[s]):,} {s}" for s in named)
 
 
+def checks_tally(statuses) -> str:
+    """Checks counted by whether they pass: "all pass", or "1 check failed, 5 pass" (a tally
+    of the status "check" would read "6 check")."""
+    statuses = [str(s) for s in statuses]
+    failed = [s for s in statuses if s != "check"]
+    return f"{tally(failed)}, {len(statuses) - len(failed)} pass" if failed else "all pass"
+
+
 def stand_in(row: dict) -> str:
     """The stand-in a row was obtained on, in one line ("" when none)."""
     return "" if missing(row.get("stand_in")) else " ".join(str(row["stand_in"]).split())

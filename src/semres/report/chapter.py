@@ -26,7 +26,7 @@ from semres.core.profiles import deviations as protocol_deviations
 from semres.core.seeds import seeds
 
 from . import plotting
-from .box import BOX_FIRST, details, first_screen, status_line, tally
+from .box import BOX_FIRST, checks_tally, details, first_screen, status_line, tally
 from .numbers import (as_float, as_number, escape, fmt, plain_math, plain_outside_math, plural,
                       prose, unquoted)
 from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
@@ -232,7 +232,7 @@ class Report:
                         f"{tally(r['status'] for r in findings)}")
         if checks:
             head.append(f"{plural(len(checks), 'check')} (true by construction): "
-                        f"{tally(r['status'] for r in checks)}")
+                        f"{checks_tally(r['status'] for r in checks)}")
         mark = f'<span class="semres-outcome semres-outcome-{outcome(findings + checks)}"></span>'
         tally_line = (f"**In this build, {'; '.join(head)}.**" if head else
                       "**This chapter reports no result in this build.**")

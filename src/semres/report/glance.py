@@ -17,7 +17,7 @@ import pandas as pd
 from semres.core import theory
 
 from . import plotting
-from .box import measured, row_places, status_line, tally
+from .box import checks_tally, measured, row_places, status_line, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS
 from .numbers import escape, fmt, plural, prose
 from .verdicts import NOT_MEASURED, POLICY, STATUSES, VOCABULARY, Z_MAX, reference
@@ -236,7 +236,8 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
     if len(checks):
         text += ["## The checks", "",
                  f"True by construction, so they test the code rather than a claim: "
-                 f"{tally(checks.status, order)}.", "", markdown_table(checks, docs)]
+                 f"{plural(len(checks), 'check')}, {checks_tally(checks.status)}.", "",
+                 markdown_table(checks, docs)]
     text += ["## Every system on one plane", ""]
     if front.empty:
         text.append("No chapter wrote a `front.csv` in this build, so there is nothing to place.")
