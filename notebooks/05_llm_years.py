@@ -295,7 +295,7 @@ emb_k = language.year_embeddings(settings.NAMES[:cfg.kernel_names],
 same = (cfg.kernel_names, cfg.kernel_years) == (cfg.sweep_names, cfg.sweep_years)
 emb_s = emb_k if same else language.year_embeddings(
     settings.NAMES[:cfg.sweep_names], range(cfg.sweep_years[0], cfg.sweep_years[1] + 1),
-    QUESTIONS, ENCODER, device="cpu")
+    QUESTIONS, ENCODER, device="cpu", reuse=emb_k)
 page_encoder.publish_embeddings(report, emb_k, QUESTIONS, T)
 
 # %% [markdown]

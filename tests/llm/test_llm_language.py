@@ -99,3 +99,25 @@ def test_unloadable_encoder_is_one_line():
     with pytest.raises(ValueError, match="cannot be loaded") as err:
         language.embed_sentences(["x"], "/nonexistent/encoder", cache=False)
     assert "\n" not in str(err.value)
+
+
+def test_a_table_reuses_the_sentences_another_embedded(monkeypatch, tmp_path):
+    """The n-sweep's table takes the kernel's overlapping items and questions, embedding only
+    the rest, and its vectors are those of embedding everything afresh."""
+    monkeypatch.setenv("SEMRES_BUILD_DIR", str(tmp_path))
+    qs = {"similarity": ("Who was born closest to {year}?",)}
+    first = language.year_embeddings(("Alice", "Bernard"), range(1650, 1654), qs)
+    asked = []
+    real = language.embed_sentences
+    monkeypatch.setattr(language, "embed_sentences",
+                        lambda s, *a, **k: asked.append(list(s)) or real(s, *a, **k))
+    second = language.year_embeddings(("Alice", "Chiara"), range(1652, 1656), qs, reuse=first)
+    fresh = language.year_embeddings(("Alice", "Chiara"), range(1652, 1656), qs)
+    assert sorted(asked[0]) == sorted(
+        ["Alice was born in 1654.", "Alice was born in 1655."]
+        + [f"Chiara was born in {y}." for y in range(1652, 1656)]
+        + ["Who was born closest to 1654?", "Who was born closest to 1655?"])
+    np.testing.assert_allclose(second.items, fresh.items, atol=1e-6)
+    np.testing.assert_allclose(second.questions["similarity"], fresh.questions["similarity"],
+                               atol=1e-6)
+    np.testing.assert_array_equal(second.items[0, :2], first.items[0, 2:])

@@ -3,10 +3,11 @@ full forward of the prompt and the option, and the rows it writes rescored from 
 
 import numpy as np
 import pytest
+import torch
 from tiny_lm import CHAT, NAMES, YEARS, hand_logprob, model, tokenizer
 
 from semres.core import results
-from semres.experiments.llm import lm, settings, trials
+from semres.experiments.llm import lm, packing, settings, trials
 
 
 @pytest.mark.parametrize("chat", [False, True])
@@ -32,11 +33,11 @@ def test_scores_match_a_full_forward_by_hand(chat, packed):
             groups += [f"{task}{n}-{g}" for g in tr.group]
     got = scorer.logprobs(prompts, options, groups=groups if packed else None, progress=False)
     if chat:
-        assert lm._common_prefix([scorer.prefix_ids(p) for p in prompts]) >= 10
+        assert packing.common_prefix([scorer.prefix_ids(p) for p in prompts]) >= 10
     if packed:  # the lists really were read once per group
         pre = [scorer.prefix_ids(p) for p in prompts]
-        rows = lm._pack(pre, [[scorer.option_ids(o) for o in opts] for opts in options],
-                        lm._common_prefix(pre), groups, lm.Scorer.MAX_ROW)
+        rows = packing.pack(pre, [[scorer.option_ids(o) for o in opts] for opts in options],
+                        packing.common_prefix(pre), groups, lm.Scorer.MAX_ROW)
         assert len(rows) == len(set(groups)) < len(prompts)
     worst = 0.0
     for p, opts, lp in zip(prompts, options, got):
@@ -113,3 +114,29 @@ def test_channels_and_checks_are_measured_once_and_kept(tok, trained, tmp_path, 
         assert lm._stored_precision_check(scorer, "int8", fast)["passes"]
     assert calls == ["outlier_channels", "precision_check"]
     assert {p.name for p in tmp_path.iterdir()} == {"int8_channels.json", "precision_checks.json"}
+
+
+@pytest.mark.parametrize("max_row", [lm.Scorer.MAX_ROW, 12])
+def test_last_hidden_states_are_those_of_each_text_alone(max_row):
+    """Sentences sharing their starts are read as one tree of tokens (spilling into more rows
+    when one is too short): every layer's state at each sentence's last token is that of a
+    forward of the sentence alone."""
+    tok = tokenizer()
+    net = model(len(tok), 2)
+    scorer = lm.Scorer((net, tok), batch_tokens=40)
+    scorer.MAX_ROW = max_row
+    texts = [settings.ITEM_TEMPLATE.format(name=n, year=y) for n in NAMES[:3]
+             for y in (1500, 1503, 1511)] + ["Alice", "Alice was born in 1500."]
+    got = scorer.last_hidden(texts, progress=False)
+    assert got.shape == (len(texts), 3, 32)
+    for t, h in zip(texts, got):
+        ids = torch.tensor([tok(t)["input_ids"]])
+        with torch.inference_mode():
+            want = torch.stack(net(input_ids=ids, output_hidden_states=True).hidden_states)
+        np.testing.assert_allclose(h, want[:, 0, -1].numpy(), atol=1e-5)
+    rows = packing.pack([tok(t)["input_ids"] for t in texts], [[] for _ in texts], 0,
+                    [0] * len(texts), max_row)
+    if max_row == lm.Scorer.MAX_ROW:  # one row, each shared start once
+        assert len(rows) == 1 and len(rows[0].ids) < sum(len(tok(t)["input_ids"]) for t in texts)
+    else:
+        assert len(rows) > 1

@@ -4,7 +4,7 @@ trained to do identification (or to name a listed person at random), and untrain
 import numpy as np
 import torch
 
-from semres.experiments.llm import competence, lm, settings, trials
+from semres.experiments.llm import competence, lm, packing, settings, trials
 
 NAMES = ("Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid")
 YEARS = (1500, 1515)  # 16 single-token years
@@ -59,7 +59,7 @@ def train(net, tok, steps: int, seed: int, shuffle: bool = False):
     pick = rng.integers(0, 2, len(tr)) if shuffle else tr.correct.argmax(1)
     target = torch.tensor([tok.convert_tokens_to_ids(p[k]) for p, k in zip(people, pick)])
     ids = [scorer.prefix_ids(p) for p in prompts]
-    groups = [np.array(b) for b in lm.length_batches([len(i) for i in ids], len(ids))]
+    groups = [np.array(b) for b in packing.length_batches([len(i) for i in ids], len(ids))]
     seqs = [torch.tensor([ids[i] for i in g]) for g in groups]
     opt = torch.optim.AdamW(net.parameters(), lr=5e-3, weight_decay=0.0, betas=(0.9, 0.98))
     warmup = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: min(1.0, (k + 1) / 100))

@@ -15,12 +15,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
 from semres.core.clustered import clustered_mean
 from semres.core.validate import at_least
 
-from .lm import Scorer, ScoredTrials, length_batches, score_trials
+from .lm import Scorer, ScoredTrials, score_trials
 from .settings import ITEM_TEMPLATE, NAMES
 from .trials import balanced_trials
 
@@ -148,23 +147,9 @@ def _hidden(scorer: Scorer, texts, progress: bool) -> np.ndarray:
     """(texts, layers + 1, width) hidden states at each text's last token, every layer.
 
     Read from the float32 model whatever arithmetic scores the answers: the precision check
-    bounds the answer masses only, and int8 moves the probe's error by years."""
-    torch = scorer.torch
-
-    enc = [scorer.tokenizer(t, add_special_tokens=True)["input_ids"] for t in texts]
-    batches = length_batches([len(e) for e in enc], max(1, scorer.batch_tokens // 16))
-    out = None
-    with scorer.limited_threads(), torch.inference_mode():
-        for batch in tqdm(batches, desc=f"hidden states {scorer.name}", leave=False,
-                          disable=not progress or len(batches) < 2):
-            ids = torch.tensor([enc[i] for i in batch], device=scorer.device)
-            hs = scorer.float32(input_ids=ids, output_hidden_states=True,
-                              logits_to_keep=1).hidden_states
-            h = torch.stack([x[:, -1].float() for x in hs], 1).cpu().numpy()
-            if out is None:
-                out = np.empty((len(texts), *h.shape[1:]), np.float32)
-            out[batch] = h
-    return out
+    bounds the answer masses only, and int8 moves the probe's error by years. The sentences
+    share their starts ("Alice was born in 15"), read once (:meth:`Scorer.last_hidden`)."""
+    return scorer.last_hidden(texts, model=scorer.float32, progress=progress)
 
 
 def _ridge_dual(X, Y, Xt, alphas):

@@ -8,15 +8,16 @@ so the pool holds every name of :data:`semres.experiments.llm.settings.NAMES` fo
 the balanced designs (:func:`semres.experiments.llm.trials.balanced_trials`) make a preference
 for short names, for a name or for a position cancel in every mean.
 
-Speed comes from computing only what the scores need (:meth:`Scorer.logprobs`): the tokens
-every prompt starts with (a chat template's system turn) run once; the trials that list the
-same people share one sequence, their people read once and each question, with every answer
-option, attending only to those lines and to itself (a block-causal attention mask, positions as
-in the prompt alone); sequences of any length share a batch; the LM head runs only where an
-option token is predicted. On a CPU the matrix products run in int8 where that moves no mean
-answer by more than :data:`PRECISION_TOLERANCE` (:func:`precision_check`): 2.1 times float32's
-prompts per second on one core for Qwen2.5-Coder-0.5B, 1.5 times for SmolLM2-135M
-(``benchmarks/bench_lm.py``). Which models ship and how they load is :mod:`.models`.
+Speed comes from computing only what the scores need (:meth:`Scorer.logprobs`): the tokens every
+prompt starts with (a chat template's system turn) run once; the trials that list the same people
+share one sequence, a tree of tokens in which the people and every start their questions share (the
+words, the year's leading digits) are read once, each token attending only to its ancestors (a tree
+attention mask, positions as in the prompt alone: a third less work than one branch per question on
+the near design); sequences of any length share a batch; the LM head runs only where an option token
+is predicted. On a CPU the matrix products run in int8 where that moves no mean answer by more than
+:data:`PRECISION_TOLERANCE` (:func:`precision_check`): 2.1 times float32's prompts per second on one
+core for Qwen2.5-Coder-0.5B, 1.5 times for SmolLM2-135M (``benchmarks/bench_lm.py``).
+Which models ship and how they load is :mod:`.models`.
 """
 
 from __future__ import annotations
@@ -41,12 +42,13 @@ from semres.core.seeds import named_seed
 from semres.core.validate import at_least
 
 from .int8 import INT8_KEEP, INT8_KEEP_WIDE, outlier_channels, quantise_int8
+from .packing import common_prefix, pack, row_mask, token_batches
 from .models import dequantised_path, free_cores, identity, kept_json, load_pair, resolve
 from .settings import NAMES, TASKS
 from .trials import Trials, draw_trials, trials_to_results, year_prompt
 
 __all__ = ["PRECISION_TOLERANCE", "CALIBRATION_SEED", "DTYPES", "Scorer",
-           "length_batches", "calibration_prompts", "precision_check", "fast_bfloat16", "prepare",
+           "calibration_prompts", "precision_check", "fast_bfloat16", "prepare",
            "paper_prompts", "ScoredTrials", "score_trials", "to_results"]
 
 
@@ -69,17 +71,6 @@ ANSWER_CUE = "\nAnswer:"
 CALIBRATION_SEED = 0
 
 # --------------------------------------------------------------------------- the scorer
-
-@dataclass
-class _Row:
-    """One packed sequence: shared lines, then each question with its options' tokens."""
-
-    ids: list
-    pos: list
-    seg: list       # segment of each token: 0 shared lines, then a question, then an option
-    parent: list    # parent segment of each segment (-1 for the shared lines)
-    targets: list   # (prompt, option, row index of the predicting token, target token)
-
 
 class Scorer:
     """Log-probabilities of answer options as continuations of a prompt, for any causal LM.
@@ -218,10 +209,11 @@ class Scorer:
                  model=None) -> list:
         """Summed log p(option tokens | prompt) per prompt and option (a list of arrays).
 
-        Prompts with the same ``groups`` key are packed into one sequence: the tokens they
-        share are read once, and each prompt's remaining tokens and its options see exactly
-        what they would see alone (same tokens, same positions). Without ``groups`` every prompt
-        is its own sequence. Either way the scores are those of one full forward per option.
+        Prompts with the same ``groups`` key are packed into one sequence: every start they
+        share is read once (:func:`.packing.pack`), and each prompt's remaining tokens and its
+        options see exactly what they would see alone (same tokens, same positions). Without
+        ``groups`` every prompt is its own sequence. Either way the scores are those of one full
+        forward per option.
         """
         torch = self.torch
 
@@ -232,10 +224,10 @@ class Scorer:
         net = self.model if model is None else model
         pre = [self.prefix_ids(p) for p in prompts]
         opt = [[self.option_ids(o) for o in opts] for opts in options]
-        common = _common_prefix(pre)
-        rows = _pack(pre, opt, common, groups, self.MAX_ROW)
+        common = common_prefix(pre)
+        rows = pack(pre, opt, common, groups, self.MAX_ROW)
         out = [np.zeros(len(o)) for o in options]
-        batches = _token_batches([len(r.ids) for r in rows], self.batch_tokens)
+        batches = token_batches([len(r.ids) for r in rows], self.batch_tokens)
         with self.limited_threads(), torch.inference_mode():
             shared = None
             if common:
@@ -248,29 +240,8 @@ class Scorer:
 
     def _score(self, net, rows, shared, common: int, out) -> None:
         torch = self.torch
-        B, L = len(rows), max(len(r.ids) for r in rows)
-        ids = torch.zeros((B, L), dtype=torch.long)
-        pos = torch.zeros((B, L), dtype=torch.long)
-        allowed = torch.zeros((B, 1, L, common + L), dtype=torch.bool)
-        allowed[:, :, :, :common] = True
-        allowed[:, 0, torch.arange(L), common + torch.arange(L)] = True  # padding sees itself
-        for b, r in enumerate(rows):
-            n = len(r.ids)
-            ids[b, :n] = torch.tensor(r.ids)
-            pos[b, :n] = torch.tensor(r.pos)
-            pos[b, n:] = r.pos[-1]
-            allowed[b, 0, :n, common:common + n] = torch.from_numpy(_row_mask(r))
-        dtype = next(net.parameters()).dtype
-        mask = torch.zeros(allowed.shape, dtype=dtype)
-        mask.masked_fill_(~allowed, torch.finfo(dtype).min)
-        cache = None
-        if shared is not None:
-            cache = copy.deepcopy(shared)
-            cache.batch_repeat_interleave(B)
-        hidden = net.get_decoder()(input_ids=ids.to(self.device),
-                                   attention_mask=mask.to(self.device),
-                                   position_ids=pos.to(self.device), past_key_values=cache,
-                                   use_cache=cache is not None).last_hidden_state
+        hidden = self._forward(net, rows, shared, common).last_hidden_state
+        B, L = hidden.shape[:2]
         # the options of a prompt are read at one position: its vocabulary row once, not per
         # option (a 150k-token head is a third of a small model's arithmetic)
         where = torch.tensor([b * L + t for b, r in enumerate(rows) for (_, _, t, _) in r.targets])
@@ -293,92 +264,55 @@ class Scorer:
         """Choice probabilities: the softmax of each prompt's option scores."""
         return [softmax(lp) for lp in self.logprobs(prompts, options, **kwargs)]
 
+    def _forward(self, net, rows, shared, common: int, hidden_states: bool = False):
+        """The decoder on packed rows: each token at its own position, seeing the shared
+        prefix (``shared``, ``common`` tokens) and its ancestors in the row only."""
+        torch = self.torch
+        B, L = len(rows), max(len(r.ids) for r in rows)
+        ids = torch.zeros((B, L), dtype=torch.long)
+        pos = torch.zeros((B, L), dtype=torch.long)
+        allowed = torch.zeros((B, 1, L, common + L), dtype=torch.bool)
+        allowed[:, :, :, :common] = True
+        allowed[:, 0, torch.arange(L), common + torch.arange(L)] = True  # padding sees itself
+        for b, r in enumerate(rows):
+            n = len(r.ids)
+            ids[b, :n] = torch.tensor(r.ids)
+            pos[b, :n] = torch.tensor(r.pos)
+            pos[b, n:] = r.pos[-1]
+            allowed[b, 0, :n, common:common + n] = torch.from_numpy(row_mask(r))
+        dtype = next(net.parameters()).dtype
+        mask = torch.zeros(allowed.shape, dtype=dtype)
+        mask.masked_fill_(~allowed, torch.finfo(dtype).min)
+        cache = None
+        if shared is not None:
+            cache = copy.deepcopy(shared)
+            cache.batch_repeat_interleave(B)
+        return net.get_decoder()(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                 position_ids=pos.to(self.device), past_key_values=cache,
+                                 use_cache=cache is not None, output_hidden_states=hidden_states)
 
-def _pack(pre, opt, common: int, groups, max_row: int) -> list:
-    """Packed rows: the prompts of a group share the tokens they have in common (after the
-    ``common`` prefix every prompt shares); a group too long for one row spills into more."""
-    keys = range(len(pre)) if groups is None else [
-        g.item() if hasattr(g, "item") else g for g in groups]
-    members: dict = {}
-    for i, key in enumerate(keys):
-        members.setdefault(key, []).append(i)
-    rows = []
-    for idx in members.values():
-        tails = [pre[i][common:] for i in idx]
-        head = _common_prefix(tails) if len(idx) > 1 else 0
-        row = None
-        for i, tail in zip(idx, tails):
-            question = tail[head:]
-            extra = len(question) + sum(len(o) - 1 for o in opt[i])
-            if row is None or (len(row.ids) + extra > max_row and len(row.ids) > head):
-                row = _Row(list(tail[:head]), list(range(common, common + head)), [0] * head,
-                           [-1], [])
-                rows.append(row)
-            q_seg = len(row.parent)
-            row.parent.append(0)
-            start = common + head
-            row.ids += question
-            row.pos += range(start, start + len(question))
-            row.seg += [q_seg] * len(question)
-            last = len(row.ids) - 1
-            for j, o in enumerate(opt[i]):
-                row.targets.append((i, j, last, o[0]))
-                if len(o) > 1:
-                    o_seg = len(row.parent)
-                    row.parent.append(q_seg)
-                    for t, token in enumerate(o[:-1]):
-                        row.ids.append(token)
-                        row.pos.append(start + len(question) + t)
-                        row.seg.append(o_seg)
-                        row.targets.append((i, j, len(row.ids) - 1, o[t + 1]))
-    return rows
-
-
-def _row_mask(row: _Row) -> np.ndarray:
-    """Token a may attend to token b (b <= a) when b's segment is a's or one of its ancestors."""
-    n_seg = len(row.parent)
-    anc = np.eye(n_seg, dtype=bool)
-    for s in range(1, n_seg):  # parents come before their children
-        anc[s] |= anc[row.parent[s]]
-    seg = np.asarray(row.seg)
-    return anc[seg[:, None], seg[None, :]] & np.tri(len(seg), dtype=bool)
-
-
-def _token_batches(lengths, budget: int) -> list:
-    """Row indices in batches of similar length, each at most ``budget`` padded tokens."""
-    order = np.argsort(lengths, kind="stable")
-    batches, cur, width = [], [], 0
-    for i in order:
-        w = max(width, lengths[i])
-        if cur and w * (len(cur) + 1) > budget:
-            batches.append(cur)
-            cur, w = [], lengths[i]
-        cur.append(int(i))
-        width = w
-    if cur:
-        batches.append(cur)
-    return batches
-
-
-def length_batches(lengths, size: int) -> list:
-    """Indices in batches of at most ``size`` sharing one length (no padding, no mask needed)."""
-    groups = {}
-    for i, n in enumerate(lengths):
-        groups.setdefault(n, []).append(i)
-    return [idx[s:s + size] for _, idx in sorted(groups.items())
-            for s in range(0, len(idx), size)]
-
-
-def _common_prefix(seqs) -> int:
-    """Length of the token prefix all ``seqs`` share, leaving each at least one token."""
-    n = min(len(s) for s in seqs) - 1
-    first = seqs[0]
-    for s in seqs[1:]:
-        k = 0
-        while k < n and s[k] == first[k]:
-            k += 1
-        n = k
-    return max(n, 0)
+    def last_hidden(self, texts, *, model=None, progress: bool = True) -> np.ndarray:
+        """(texts, layers + 1, width) hidden states at each text's last token, every layer, the
+        texts packed as :meth:`logprobs` packs prompts (a start they share is read once)."""
+        torch = self.torch
+        net = self.model if model is None else model
+        enc = [list(self.tokenizer(t, add_special_tokens=True)["input_ids"]) for t in texts]
+        rows = pack(enc, [[] for _ in enc], 0, [0] * len(enc), self.MAX_ROW)
+        batches = token_batches([len(r.ids) for r in rows], self.batch_tokens)
+        out = None
+        with self.limited_threads(), torch.inference_mode():
+            for batch in tqdm(batches, desc=f"hidden states {self.name}", leave=False,
+                              disable=not progress or len(batches) < 2):
+                part = [rows[i] for i in batch]
+                hs = self._forward(net, part, None, 0, hidden_states=True).hidden_states
+                L = hs[0].shape[1]
+                which = [i for r in part for i, _ in r.ends]
+                at = torch.tensor([b * L + t for b, r in enumerate(part) for _, t in r.ends])
+                h = torch.stack([x.reshape(-1, x.shape[-1])[at].float() for x in hs], 1)
+                if out is None:
+                    out = np.empty((len(texts), *h.shape[1:]), np.float32)
+                out[which] = h.cpu().numpy()
+        return out
 
 
 def fast_bfloat16(device) -> bool:
