@@ -192,24 +192,30 @@ def _check_steps(levels, masses):
     return g, m
 
 
-def _laplace(g, m, n, grad=False):
-    """Rates (and, with ``grad``, their gradients in the masses) of step similarities with
-    levels ``g`` and masses ``m`` (..., K)."""
+def _decay(g):
+    """The t-integral's nodes and weights, with e^(-t) and e^(-t g_k): fixed by the levels, so an
+    optimiser over the masses computes them once."""
     t, w = _nodes(float(g.min()))
-    decay = np.exp(-g[..., None] * t)                               # (..., K, T)
+    return w, w * np.exp(-t), np.exp(-g[..., None] * t)             # decay: (..., K, T)
+
+
+def _laplace(g, m, n, grad=False, decay=None):
+    """Rates (and, with ``grad``, their gradients in the masses) of step similarities with
+    levels ``g`` and masses ``m`` (..., K); ``decay`` is :func:`_decay` of ``g`` if known."""
+    w, w_id, decay = decay or _decay(g)
     tails = np.cumsum((m[..., None] * decay)[..., ::-1, :], axis=-2)[..., ::-1, :]
-    p_i = (tails[..., 0, :] ** (n - 1) * (w * np.exp(-t))).sum(axis=-1)
-    powers = tails ** n
+    below = tails ** (n - 1)                                         # S_j^(n-1)
+    p_i = (below[..., 0, :] * w_id).sum(axis=-1)
+    powers = below * tails
     band = ((powers - np.concatenate([powers[..., 1:, :], np.zeros_like(powers[..., :1, :])],
                                      axis=-2)) * w).sum(axis=-1)
     p_s = (g * band).sum(axis=-1)
     if not grad:
         return p_s, p_i
     step = np.diff(g, axis=-1, prepend=0.0)                         # g_j - g_{j-1}
-    cum = np.cumsum(step[..., None] * tails ** (n - 1), axis=-2)    # sum_{j <= i}
+    cum = np.cumsum(step[..., None] * below, axis=-2)                # sum_{j <= i}
     dps = n * (decay * cum * w).sum(axis=-1)
-    dpi = (n - 1) * (decay * (tails[..., 0, :] ** (n - 2) * w * np.exp(-t))[..., None, :]
-                     ).sum(axis=-1)
+    dpi = (n - 1) * (decay * (tails[..., 0, :] ** (n - 2) * w_id)[..., None, :]).sum(axis=-1)
     return p_s, p_i, dps, dpi
 
 
@@ -287,13 +293,14 @@ def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=(), *,
                          f"{ceiling(n, delta):.4g}); got {target_p_i!r}")
     clock = time.perf_counter()
     levels = np.geomspace(1.0, delta, int(grid))
+    decay = _decay(levels)
     memo = {}
 
     def evaluate(x):
         key = x.tobytes()
         if key not in memo:
             memo.clear()
-            memo[key] = _laplace(levels, x, n, grad=True)
+            memo[key] = _laplace(levels, x, n, grad=True, decay=decay)
         return memo[key]
 
     b = constant_ball(target_p_i, n, delta)
@@ -310,7 +317,7 @@ def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=(), *,
                            options={"ftol": 1e-13, "maxiter": maxiter})
         w = np.clip(res.x, 0.0, None)
         w /= w.sum()
-        p_s, p_i, dps, dpi = _laplace(levels, w, n, grad=True)
+        p_s, p_i, dps, dpi = _laplace(levels, w, n, grad=True, decay=decay)
         if abs(p_i - target_p_i) > _FEASIBLE:
             continue
         runs.append(float(p_s))
