@@ -93,3 +93,17 @@ def test_the_estimators_agree_only_when_their_intervals_overlap():
                                  {"scale_ci": (0.12, 0.18)}, 100)
     text = words.estimators_text(est, agree, 100)
     assert not agree and text.endswith("do not overlap.")
+
+
+def test_margin_search_equals_the_loop_over_its_grid():
+    """fit_margin's chunked sweep gives, at every grid point, the error of luce_margin itself,
+    ragged scenes included."""
+    for scenes in (sc.sample_scenes(150, 4, "similarity", seed=31),
+                   sc.sample_scenes(90, [2, 3, 7], "similarity", seed=32)):
+        d = [s.distances for s in scenes]
+        t = np.array([s.target for s in scenes])
+        p = np.random.default_rng(0).random(len(scenes))
+        grid = np.linspace(0, 0.5, 157)
+        want = np.array([np.sum((luce.luce_margin(d, t, e) - p) ** 2) for e in grid])
+        np.testing.assert_array_equal(luce._margin_sse(d, t, p, grid), want)
+        assert luce.fit_margin(d, t, p, grid)["eps"] == grid[np.argmin(want)]

@@ -213,3 +213,51 @@ def test_scenes_are_drawn_from_a_named_stream():
     assert all(np.array_equal(x.positions, y.positions) for x, y in zip(c, d))
     raw = np.random.default_rng(0)
     assert not np.array_equal(c[0].positions, sc.sample_scene(raw, 4, "similarity").positions)
+
+
+def _old_sample_scene(rng, n, task, s=sc.SHAPE_SIZE):
+    """The sampler as first written (numpy norms, names drawn as strings): the fast one must
+    consume the stream alike and give the same scenes bit for bit."""
+    for _ in range(1000):
+        pos = np.empty((0, 2))
+        for c in rng.uniform(0.6 * s, 1 - 0.6 * s, size=(64, 2)):
+            if len(pos) == 0 or np.min(np.linalg.norm(pos - c, axis=1)) >= 1.3 * s:
+                pos = np.vstack([pos, c])
+                if len(pos) == n:
+                    break
+        if len(pos) < n:
+            continue
+        names = tuple(str(x) for x in rng.choice(sc.SHAPES, n, replace=False))
+        if task == "identification":
+            return names, pos, pos[int(rng.integers(n))]
+        cand = rng.uniform(0.3 * s, 1 - 0.3 * s, size=(256, 2))
+        ok = np.min(np.linalg.norm(cand[:, None] - pos[None], axis=2), axis=1) >= s
+        if ok.any():
+            return names, pos, cand[np.argmax(ok)]
+
+
+@pytest.mark.parametrize("task", sc.TASKS)
+def test_fast_sampler_draws_the_scenes_of_the_plain_one(task):
+    a, b = np.random.default_rng(8), np.random.default_rng(8)
+    for n in [2, 12, 7, 12, 3] * 20:
+        s = sc.sample_scene(a, n, task)
+        names, pos, probe = _old_sample_scene(b, n, task)
+        assert s.names == names
+        assert np.array_equal(s.positions, pos) and np.array_equal(s.probe, probe)
+    assert a.random() == b.random()  # the stream was left at the same place
+
+
+@pytest.mark.parametrize("supersample", [4, 2, 1])
+def test_render_arrays_are_render_bit_for_bit(supersample):
+    """The one-byte drawing (red in full, green around the X) gives render()'s RGB canvases
+    exactly, X near the edges and on shapes included."""
+    lst = (sc.sample_scenes(40, range(2, 13), "similarity", 5)
+           + sc.sample_scenes(40, range(2, 13), "identification", 6)
+           + [sc.layout_scene("similarity", ("moon", "ring"), [(0.2, 0.2), (0.5, 0.5)],
+                              probe=p) for p in [(0.01, 0.99), (0.999, 0.001), (0.8, 0.3)]])
+    for size in (96, 50):
+        got = sc.render_arrays(lst, size, supersample)
+        want = np.stack([np.asarray(sc.render(s, size, supersample)) for s in lst])
+        assert got.dtype == np.uint8 and np.array_equal(got, want.transpose(0, 3, 1, 2))
+    with pytest.raises(ValueError, match="size"):
+        sc.render_arrays(lst[:1], 8)

@@ -251,3 +251,37 @@ def test_chapter_6_runs_on_a_model_folder(tmp_path):
     assert errors == []
     fit = pd.read_csv(build / "results" / "06_vlm_shapes" / "fit.csv")
     assert str(folder) in set(fit.model)
+
+
+def test_batch_targets_are_the_per_scene_targets():
+    """Stage 1's labels for a whole batch at once equal the per-scene functions' labels."""
+    for grid in (8, 5):
+        items = training._scene_batch(np.random.default_rng(3), 64, np.arange(2, 13))
+        want = np.stack([np.vstack([training._dense_targets(s, grid),
+                                    training._answer_target(s, grid)]) for s in items])
+        got = training._vision_targets(items, grid)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    # two shapes in one patch: the one nearer its patch centre is the patch's label
+    s = sc.layout_scene("similarity", ("square", "star"), [(0.13, 0.13), (0.24, 0.24)],
+                        probe=(0.8, 0.8))
+    assert np.array_equal(training._vision_targets([s], 4)[0, :3], training._dense_targets(s, 4))
+
+
+def test_pixels_are_the_processor_formula_bit_for_bit():
+    """The lookup normalisation equals (v / 255 - mean) / std in float32, element for element,
+    and the text batch's prompts are built once per processor and reused."""
+    processor = vlm.build_processor(96, PATCH)
+    items = training._scene_batch(np.random.default_rng(5), 12, np.arange(2, 13))
+    ip = processor.image_processor
+    arr = np.stack([np.asarray(sc.render(s, 96), dtype=np.float32) for s in items]) / 255.0
+    want = ((arr - np.asarray(ip.image_mean, np.float32)) / np.asarray(ip.image_std, np.float32))
+    got = training._pixels(processor, items, 96)
+    assert got.dtype == torch.float32
+    assert torch.equal(got, torch.from_numpy(want.transpose(0, 3, 1, 2).copy()))
+    with pytest.raises(ValueError, match="canvases"):
+        vlm.normalise(processor, np.zeros((1, 96, 96, 3), np.uint8))
+    a = training._text_batch(processor, items, 96)
+    assert training._token_ids(processor, 96, "similarity") is training._token_ids(
+        processor, 96, "similarity")
+    b = training._text_batch(processor, items, 96)
+    assert all(torch.equal(a[0][k], b[0][k]) for k in a[0]) and torch.equal(a[1], b[1])

@@ -35,17 +35,33 @@ def luce_exponential(distances, target, scale: float, floor: float = 0.0) -> np.
     Scenes with different numbers of shapes: pass a list of rows, or a 2-D array padded with
     ``inf``/``nan``; padded cells are not options (they get no floor).
     """
-    if not scale > 0 or not floor >= 0:
-        raise ValueError(f"scale must be > 0 and floor >= 0; got {scale}, {floor}")
-    d, mask = pad(distances)
-    # shift by each scene's nearest distance: same ratios, no underflow to 0 / 0
-    near = np.where(mask, d, np.inf).min(axis=1, keepdims=True)
-    with np.errstate(over="ignore"):
-        lift = floor * np.exp(near / scale) if floor else 0.0
-    g = np.where(mask, np.exp(-(d - near) / scale) + lift, 0.0)
-    if not np.isfinite(g).all():  # the floor dwarfs the kernel: it alone sets the ratios
-        g = np.where(mask, np.exp(-d / scale) + floor, 0.0)
-    return g[np.arange(len(d)), np.asarray(target)] / g.sum(axis=1)
+    return _Exponential(distances, target)(scale, floor)
+
+
+class _Exponential:
+    """:func:`luce_exponential` of fixed scenes at any ``(scale, floor)``, with what does not
+    depend on them worked out once (a least-squares fit evaluates it thousands of times)."""
+
+    def __init__(self, distances, target):
+        d, self.mask = pad(distances)
+        self.full = bool(self.mask.all())
+        # shift by each scene's nearest distance: same ratios, no underflow to 0 / 0
+        self.near = np.where(self.mask, d, np.inf).min(axis=1, keepdims=True)
+        self.lead = -(d - self.near)
+        self.d = d
+        self.at = (np.arange(len(d)), np.asarray(target))
+
+    def __call__(self, scale: float, floor: float = 0.0) -> np.ndarray:
+        if not scale > 0 or not floor >= 0:
+            raise ValueError(f"scale must be > 0 and floor >= 0; got {scale}, {floor}")
+        with np.errstate(over="ignore"):
+            lift = floor * np.exp(self.near / scale) if floor else 0.0
+        g = np.exp(self.lead / scale) + lift
+        if not self.full:
+            g = np.where(self.mask, g, 0.0)
+        if not np.isfinite(g).all():  # the floor dwarfs the kernel: it alone sets the ratios
+            g = np.where(self.mask, np.exp(-self.d / scale) + floor, 0.0)
+        return g[self.at] / g.sum(axis=1)
 
 
 def luce_margin(distances, target, eps: float) -> np.ndarray:
@@ -94,8 +110,10 @@ def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
         floor = np.exp(x[1] - d_typ / scale) if with_floor else 0.0
         return scale, floor
 
+    luce = _Exponential(d, target)
+
     def resid(x, with_floor):
-        return luce_exponential(d, target, *model(x, with_floor)) - p
+        return luce(*model(x, with_floor)) - p
 
     plain, floored = [], []
     for u0 in np.linspace(u_lo, u_hi, 5)[1:-1]:
@@ -126,10 +144,25 @@ def fit_margin(distances, target, p_correct, grid=None) -> dict:
     if grid is None:
         grid = np.linspace(0, _spread(distances)[1], 501)
     grid = np.asarray(grid, dtype=float)
-    sse = np.array([np.sum((luce_margin(distances, target, e) - p) ** 2) for e in grid])
+    sse = _margin_sse(distances, target, p, grid)
     best = float(grid[int(np.argmin(sse))])
     return {"eps": best, "sse": float(sse.min()), "grid": (float(grid[0]), float(grid[-1])),
             **bound_report({"eps": best}, {"eps": (float(grid[0]), float(grid[-1]))})}
+
+
+def _margin_sse(distances, target, p, grid, chunk: int = 64) -> np.ndarray:
+    """``sum((luce_margin(distances, target, e) - p) ** 2)`` for each ``e`` of ``grid``, the
+    same operations on all of a chunk of the grid at once."""
+    d, mask = pad(distances)
+    near = np.where(mask, d, np.inf).min(axis=1, keepdims=True)
+    rows, target = np.arange(len(d)), np.asarray(target)
+    out = np.empty(len(grid))
+    for lo in range(0, len(grid), chunk):
+        e = grid[lo:lo + chunk, None, None]
+        inside = mask & (d <= near + e)                      # (chunk, scenes, options)
+        q = inside[:, rows, target] / inside.sum(axis=2)
+        out[lo:lo + chunk] = ((q - p) ** 2).sum(axis=1)  # each row summed as np.sum sums it
+    return out
 
 
 class Trials:

@@ -219,8 +219,11 @@ def option_logprobs(model, processor, images, questions, options, batch_size: in
                     progress: bool = False) -> list:
     """Summed log-probability of each option's tokens after each (image, question) prompt.
 
-    ``options[i]`` lists the answers for item ``i``; rows (item × option) are scored in batches
-    of ``batch_size`` forward passes. Returns one float array per item.
+    ``options[i]`` lists the answers for item ``i``; rows are scored in batches of
+    ``batch_size`` forward passes. An item whose options are each one token (every shape name,
+    for the tiny model) is one row, its prompt alone: the next-token distribution at the
+    prompt's end scores all of them, and a causal model's logits there do not depend on what
+    follows. Other items get one row per option. Returns one float array per item.
     """
     import torch
 
@@ -230,25 +233,31 @@ def option_logprobs(model, processor, images, questions, options, batch_size: in
         raise ValueError(f"batch_size must be positive; got {batch_size}")
     tok = processor.tokenizer
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
-    rows = []  # (item, encoding, option ids)
-    for i, (img, q, opts) in enumerate(zip(images, questions, options)):
+    rows = []  # (encoding, continuation, [(score index, option ids)])
+    k = 0
+    for img, q, opts in zip(images, questions, options):
         enc = _encode(processor, img, q)
-        for o in opts:
-            ids = tok(o, add_special_tokens=False)["input_ids"]
-            if not ids:
+        ids = [tok(o, add_special_tokens=False)["input_ids"] for o in opts]
+        for o, i in zip(opts, ids):
+            if not i:
                 raise ValueError(f"options: {o!r} tokenizes to nothing")
-            rows.append((i, enc, ids))
-    scores = np.empty(len(rows))
-    chunks = range(0, len(rows), batch_size)
+        targets = list(zip(range(k, k + len(ids)), ids))
+        k += len(ids)
+        if all(len(i) == 1 for i in ids):
+            rows.append((enc, [], targets))
+        else:
+            rows += [(enc, i, [t]) for t, i in zip(targets, ids)]
+    scores = np.empty(k)
     with torch.inference_mode():
-        for lo in tqdm(chunks, desc="scoring", disable=not progress):
+        for lo in tqdm(range(0, len(rows), batch_size), desc="scoring", disable=not progress):
             part = rows[lo:lo + batch_size]
-            batch, starts = _assemble([r[1] for r in part], [r[2] for r in part], pad)
+            batch, starts = _assemble([r[0] for r in part], [r[1] for r in part], pad)
             logp = torch.log_softmax(model(**on_model(batch, model)).logits.float(), dim=-1)
-            for j, ((_, _, ids), s) in enumerate(zip(part, starts)):
-                pos = torch.arange(s - 1, s - 1 + len(ids), device=logp.device)
-                tgt = torch.tensor(ids, device=logp.device)
-                scores[lo + j] = logp[j, pos, tgt].sum().item()
+            for j, ((_, _, targets), s) in enumerate(zip(part, starts)):
+                for at, ids in targets:
+                    pos = torch.arange(s - 1, s - 1 + len(ids), device=logp.device)
+                    tgt = torch.tensor(ids, device=logp.device)
+                    scores[at] = logp[j, pos, tgt].sum().item()
     out, k = [], 0
     for opts in options:
         out.append(scores[k:k + len(opts)])
@@ -304,14 +313,40 @@ def evaluate(model_ref: str, scene_list, image_size: int | None = None, batch_si
 
 def pixel_values(processor, images):
     """The processor's image path (rescale, CLIP normalisation) as one array operation, for
-    canvases already at the processor's size; training calls it on every batch."""
+    canvases already at the processor's size."""
+    return normalise(processor, np.stack([np.asarray(im) for im in images]).transpose(0, 3, 1, 2))
+
+
+def _levels(mean: tuple, std: tuple) -> np.ndarray:
+    """Each channel's normalised value of each of the 256 grey levels, shape (3, 256), by the
+    same float32 operations as ``(v / 255 - mean) / std`` on the image itself."""
+    mean = np.asarray(mean, dtype=np.float32)[:, None]
+    std = np.asarray(std, dtype=np.float32)[:, None]
+    return (np.arange(256, dtype=np.float32)[None] / 255.0 - mean) / std
+
+
+_LEVELS: dict = {}
+
+
+def normalise(processor, canvases):
+    """Normalised pixels ``(B, 3, H, W)`` of uint8 canvases ``(B, 3, H, W)`` (as
+    :func:`scenes.render_arrays` draws them): a lookup of each channel's 256 levels (training
+    normalises 32 canvases a step), equal bit for bit to rescaling and normalising them."""
     import torch
 
     ip = processor.image_processor
-    mean = np.asarray(ip.image_mean, dtype=np.float32)
-    std = np.asarray(ip.image_std, dtype=np.float32)
-    arr = np.stack([np.asarray(im, dtype=np.float32) for im in images]) / 255.0
-    return torch.from_numpy(((arr - mean) / std).transpose(0, 3, 1, 2).copy())
+    key = (tuple(ip.image_mean), tuple(ip.image_std))
+    if key not in _LEVELS:
+        _LEVELS[key] = _levels(*key)
+    levels = _LEVELS[key]
+    canvases = np.asarray(canvases)
+    if canvases.dtype != np.uint8 or canvases.ndim != 4 or canvases.shape[1] != 3:
+        raise ValueError(f"canvases must be uint8 of shape (B, 3, H, W); got {canvases.dtype} "
+                         f"{canvases.shape}")
+    out = np.empty(canvases.shape, dtype=np.float32)
+    for c in range(3):
+        np.take(levels[c], canvases[:, c], out=out[:, c])
+    return torch.from_numpy(out)
 
 
 def heads_for(hidden: int) -> int:
