@@ -442,15 +442,20 @@ def _arrangements(k: int):
     return arr, sel, fits_.transpose(0, 2, 1).astype(float)
 
 
+@lru_cache(maxsize=8)
+def _eye(k: int) -> np.ndarray:
+    return np.eye(k)[None]
+
+
 def _name_corner_probs(x, k):
     """For log weights ``x`` = (k-1 name, k-1 place, log advantage of the correct option): the
     arrangements ``arr[p, place] = name``, the option probabilities ``q[p, r, place]`` with the
     correct option at place ``r``, and the predicted table rows given the correct name ``c`` and
     place ``r`` (the other names arranged uniformly): ``pn[c, r, name]``, ``pc[c, r, place]``."""
-    a = np.r_[0.0, x[:k - 1]]
-    b = np.r_[0.0, x[k - 1:2 * k - 2]]
+    a = np.concatenate(([0.0], x[:k - 1]))  # not np.r_: hundreds of thousands of calls a fit
+    b = np.concatenate(([0.0], x[k - 1:2 * k - 2]))
     arr, sel, named = _arrangements(k)
-    logit = a[arr][:, None, :] + b[None, None, :] + x[-1] * np.eye(k)[None]
+    logit = a[arr][:, None, :] + b[None, None, :] + x[-1] * _eye(k)
     q = _probs(logit.reshape(-1, k)).reshape(len(arr), k, k)
     pc = np.einsum("crp,prs->crs", sel, q)
     pn = np.einsum("crp,prj->crj", sel, np.einsum("prs,psj->prj", q, named))
