@@ -216,6 +216,25 @@ def test_fit_name_corner_recovers_name_and_place_weights():
         choice.fit_name_corner(nt, ct[:3, :3])
 
 
+@pytest.mark.parametrize("k", [3, 4])
+def test_name_corner_gradient_is_the_numerical_one(k):
+    """The fit's analytic gradient (chain rule through the option softmax) against central
+    differences of its likelihood, at a random point on random tables."""
+    rng = np.random.default_rng(k)
+    no, co = rng.integers(0, 40, (2, k, k)).astype(float)
+    co *= no.sum() / co.sum()
+    qn, qc = no.sum(1) / no.sum(), co.sum(1) / co.sum()
+    x = rng.normal(0, 0.7, 2 * k - 1)
+    _, _, _, grad = choice._name_corner_nll(x, k, no, co, qn, qc, True)
+
+    def value(v):
+        return choice._name_corner_nll(v, k, no, co, qn, qc, False)[0]
+
+    h = 1e-6
+    numeric = [(value(x + e) - value(x - e)) / (2 * h) for e in np.eye(2 * k - 1) * h]
+    np.testing.assert_allclose(grad, numeric, atol=1e-6 * np.abs(grad).max())
+
+
 def test_scale_profile_is_bounded_when_distance_matters_and_not_otherwise():
     rng = np.random.default_rng(4)
     d = rng.uniform(0, 1, size=(600, 4))
