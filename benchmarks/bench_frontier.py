@@ -9,6 +9,7 @@ wall seconds, so that a profile's budget can be chosen from measurements.
 
     .venv/bin/python benchmarks/bench_frontier.py                    # quick grid, 2 targets
     .venv/bin/python benchmarks/bench_frontier.py --profile default --nodes 1000
+    .venv/bin/python benchmarks/bench_frontier.py --profile paper --delta 0.01   # one floor
     .venv/bin/python benchmarks/bench_frontier.py --why 4 0.01    # why the chords fail there
 
 ``--why N DELTA`` measures, at the middle identification target of (N, DELTA), why the per-t
@@ -36,6 +37,9 @@ def main(argv=None):
     parser.add_argument("--targets", type=int, default=2, help="targets per (n, floor)")
     parser.add_argument("--nodes", type=int, default=0,
                         help="linear programs per point (0: the profile's floor_nodes)")
+    parser.add_argument("--delta", type=float, nargs="+",
+                        help="only these floors (of the profile's)")
+    parser.add_argument("--n", type=int, nargs="+", help="only these numbers of items")
     parser.add_argument("--why", nargs=2, metavar=("N", "DELTA"),
                         help="measure the chords against the envelope at one (n, floor)")
     args = parser.parse_args(argv)
@@ -45,8 +49,12 @@ def main(argv=None):
     if args.why:
         return why(int(args.why[0]), float(args.why[1]), cfg.floor_grid)
     nodes = args.nodes or cfg.floor_nodes
+    deltas, ns = tuple(args.delta or cfg.deltas), tuple(args.n or cfg.floor_ns)
+    if not (set(deltas) <= set(cfg.deltas) and set(ns) <= set(cfg.floor_ns)):
+        parser.error(f"--delta and --n must be among the profile's {cfg.deltas} and "
+                     f"{cfg.floor_ns}")
     clock, cpu = time.perf_counter(), time.process_time()
-    front = floor_n.frontier(cfg.floor_ns, cfg.deltas, cfg.floor_grid, cfg.targets, 0, 0)
+    front = floor_n.frontier(ns, deltas, cfg.floor_grid, cfg.targets, 0, 0)
     peaks = floor_n.largest_gain(front, cfg.floor_grid)
     print(f"{args.profile}: {cfg.floor_grid} levels; optima found in "
           f"{time.perf_counter() - clock:.1f} s wall, {time.process_time() - cpu:.1f} s CPU")

@@ -76,8 +76,7 @@ T_START = time.perf_counter()
 # constant, linear, exponential and Gaussian, with scale $\ell$ (the radius $\varepsilon$, the decay
 # length $\lambda$ or the width $\sigma$, in units of the circumference) and floor $\Delta \ge 0$.
 # The constant family is the paper's kernel; the linear one is that of Proposition 1 in
-# {doc}`/notebooks/03_toy_relu`; the exponential with a floor is what chapter 5 fits to a language
-# model.
+# {doc}`/notebooks/03_toy_relu`; the exponential with a floor is chapter 5's fit to a language model.
 #
 # ```{prf:proposition} Two items on the circle, any similarity
 # :label: ch7-prop-any-similarity
@@ -569,10 +568,11 @@ assert sp.simplify(dual_f.subs(A, star)
 # g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while $\int L^n\,\mathrm{d}t$ and $p_I^n$ are
 # convex in $L(t)$ alone, a linear map of $m$ of low numerical rank. On a box of its leading
 # coordinates $\int L^n\,\mathrm{d}t$ and $p_I^n$ lie below their concave envelope (between the
-# box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent planes: a
-# linear program whose dual proves a bound on $p_S^n$ over the box. Boxes are bisected where the
-# chords are loosest and dropped once within {glue:text}`ch7_fn_tol` of the best found; a point
-# is **certified** when none is left (tested against brute force and random search).
+# box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent planes: a linear
+# program whose dual proves a bound on $p_S^n$ over the box. The root box is first shrunk to where
+# that program can still beat the best found by half the tolerance. Boxes are bisected where the
+# chords are loosest and dropped once within {glue:text}`ch7_fn_tol` of the best found; a point is
+# **certified** when none is left (tested against brute force and random search).
 # :::
 
 # %% tags=["hide-output"]
