@@ -74,10 +74,38 @@ def test_fast_training_batch_matches_the_processor(tiny):
     assert torch.equal(batch["input_ids"], again["input_ids"])
 
 
+def dense_targets(scene, grid: int) -> np.ndarray:
+    """The per-scene reference for stage 1's labels, shape (3, grid²): the shape whose centre is nearest to the
+    patch centre if it lies in the patch (else ``len(sc.SHAPES)``, none), whether the red mark's
+    centre lies in it, and the shape nearest to the patch centre (the Voronoi map)."""
+    centres = (np.stack(np.meshgrid(np.arange(grid), np.arange(grid)), -1).reshape(-1, 2)
+               + 0.5) / grid
+    d = np.linalg.norm(centres[:, None] - scene.positions[None], axis=2)
+    names = np.array([sc.SHAPES.index(n) for n in scene.names])
+    nearest = names[np.argmin(d, axis=1)]
+    cell = np.floor(scene.positions * grid).astype(int)
+    cover = np.full(grid * grid, len(sc.SHAPES))
+    for k in np.argsort(-d.min(axis=0)):  # nearer shapes written last win a shared patch
+        cover[cell[k, 1] * grid + cell[k, 0]] = names[k]
+    red = np.zeros(grid * grid, dtype=int)
+    r = np.floor(scene.probe * grid).astype(int).clip(0, grid - 1)
+    red[r[1] * grid + r[0]] = 1
+    return np.stack([cover, red, nearest])
+
+
+def answer_target(scene, grid: int) -> np.ndarray:
+    """Stage 1's fourth label, shape (grid²,): the scene's answer (the shape nearest to the X
+    itself, not to a patch centre) on the patch that holds the X, ignored (-100) elsewhere."""
+    out = np.full(grid * grid, -100)
+    r = np.floor(scene.probe * grid).astype(int).clip(0, grid - 1)
+    out[r[1] * grid + r[0]] = sc.SHAPES.index(scene.answer)
+    return out
+
+
 def test_dense_targets_follow_the_geometry():
     grid = 8
     for s in sc.sample_scenes(20, [2, 6, 12], "similarity", 9):
-        cover, red, nearest = training._dense_targets(s, grid)
+        cover, red, nearest = dense_targets(s, grid)
         centres = (np.stack(np.meshgrid(np.arange(grid), np.arange(grid)), -1).reshape(-1, 2)
                    + 0.5) / grid
         for k, c in enumerate(centres):  # brute force: nearest shape to each patch centre
@@ -126,7 +154,7 @@ def test_answer_target_is_the_answer_on_the_x_patch_only():
     grid = 8
     for s in (sc.sample_scenes(15, [2, 5, 12], "similarity", 1)
               + sc.sample_scenes(15, [2, 5, 12], "identification", 2)):
-        t = training._answer_target(s, grid)
+        t = answer_target(s, grid)
         x, y = (s.probe * grid).astype(int)
         assert np.sum(t != -100) == 1
         assert sc.SHAPES[t[y * grid + x]] == s.names[np.argmin(
@@ -257,14 +285,14 @@ def test_batch_targets_are_the_per_scene_targets():
     """Stage 1's labels for a whole batch at once equal the per-scene functions' labels."""
     for grid in (8, 5):
         items = training._scene_batch(np.random.default_rng(3), 64, np.arange(2, 13))
-        want = np.stack([np.vstack([training._dense_targets(s, grid),
-                                    training._answer_target(s, grid)]) for s in items])
+        want = np.stack([np.vstack([dense_targets(s, grid),
+                                    answer_target(s, grid)]) for s in items])
         got = training._vision_targets(items, grid)
         assert got.dtype == want.dtype and np.array_equal(got, want)
     # two shapes in one patch: the one nearer its patch centre is the patch's label
     s = sc.layout_scene("similarity", ("square", "star"), [(0.13, 0.13), (0.24, 0.24)],
                         probe=(0.8, 0.8))
-    assert np.array_equal(training._vision_targets([s], 4)[0, :3], training._dense_targets(s, 4))
+    assert np.array_equal(training._vision_targets([s], 4)[0, :3], dense_targets(s, 4))
 
 
 def test_pixels_are_the_processor_formula_bit_for_bit():

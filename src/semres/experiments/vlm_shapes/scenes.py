@@ -90,6 +90,15 @@ def _check_task(task: str) -> None:
         raise ValueError(f"task must be one of {TASKS}; got {task!r}")
 
 
+def _check_names(names) -> tuple:
+    names = tuple(str(n) for n in names)
+    if len(names) < 2:
+        raise ValueError("names: need at least two names, one per position")
+    if len(set(names)) != len(names) or not set(names) <= set(SHAPES):
+        raise ValueError(f"names: distinct names from {SHAPES}; got {names}")
+    return names
+
+
 def layout_scene(task: str, names, positions, probe=None, at=None,
                  shape_size: float = SHAPE_SIZE, canvas_px: float | None = None) -> Scene:
     """A scene at given positions: ``probe`` (the X) for similarity, ``at`` (the index of the
@@ -108,10 +117,9 @@ def layout_scene(task: str, names, positions, probe=None, at=None,
         positions = positions / float(canvas_px)
         shape_size = float(shape_size) / float(canvas_px)
         probe = None if probe is None else np.asarray(probe, dtype=float) / float(canvas_px)
-    if len(names) != len(positions) or len(names) < 2:
+    if len(names) != len(positions):
         raise ValueError("names: need at least two names, one per position")
-    if len(set(names)) != len(names) or not set(names) <= set(SHAPES):
-        raise ValueError(f"names: distinct names from {SHAPES}; got {names}")
+    _check_names(names)
     if task == "similarity":
         if probe is None:
             raise ValueError("probe: the X position is required for the similarity task")
@@ -160,7 +168,9 @@ def sample_scene(rng: np.random.Generator, n: int, task: str,
         if names is None:  # indices drawn as rng.choice(SHAPES, ...) draws them: same names
             chosen = tuple(SHAPES[i] for i in rng.choice(len(SHAPES), n, replace=False))
         else:
-            chosen = layout_scene(task, names, pos, probe=(0, 0), at=0, shape_size=s).names
+            chosen = _check_names(names)
+            if len(chosen) != n:
+                raise ValueError(f"names: need {n} names, one per shape; got {len(chosen)}")
         if task == "identification":
             return Scene(task, chosen, pos, pos[int(rng.integers(n))].copy(), s)
         cand = rng.uniform(0.3 * s, 1 - 0.3 * s, size=(256, 2))

@@ -105,38 +105,13 @@ def _training_batch(processor, rng, batch_size, ns, image_size, device="cpu"):
     return batch, labels
 
 
-def _dense_targets(scene, grid: int) -> np.ndarray:
-    """Per-patch labels for stage 1, shape (3, grid²): the shape whose centre is nearest to the
-    patch centre if it lies in the patch (else ``len(SHAPES)``, none), whether the red mark's
-    centre lies in it, and the shape nearest to the patch centre (the Voronoi map)."""
-    centres = (np.stack(np.meshgrid(np.arange(grid), np.arange(grid)), -1).reshape(-1, 2)
-               + 0.5) / grid
-    d = np.linalg.norm(centres[:, None] - scene.positions[None], axis=2)
-    names = np.array([SHAPES.index(n) for n in scene.names])
-    nearest = names[np.argmin(d, axis=1)]
-    cell = np.floor(scene.positions * grid).astype(int)
-    cover = np.full(grid * grid, len(SHAPES))
-    for k in np.argsort(-d.min(axis=0)):  # nearer shapes written last win a shared patch
-        cover[cell[k, 1] * grid + cell[k, 0]] = names[k]
-    red = np.zeros(grid * grid, dtype=int)
-    r = np.floor(scene.probe * grid).astype(int).clip(0, grid - 1)
-    red[r[1] * grid + r[0]] = 1
-    return np.stack([cover, red, nearest])
-
-
-def _answer_target(scene, grid: int) -> np.ndarray:
-    """Stage 1's fourth label, shape (grid²,): the scene's answer (the shape nearest to the X
-    itself, not to a patch centre) on the patch that holds the X, ignored (-100) elsewhere."""
-    out = np.full(grid * grid, -100)
-    r = np.floor(scene.probe * grid).astype(int).clip(0, grid - 1)
-    out[r[1] * grid + r[0]] = SHAPES.index(scene.answer)
-    return out
-
-
 def _vision_targets(items, grid: int) -> np.ndarray:
-    """Stage 1's labels of a batch at once, shape (B, 4, grid²): :func:`_dense_targets` and
-    :func:`_answer_target` of each scene, with the same distances and write order (scenes
-    padded to the most shapes with far-away ones that nothing selects)."""
+    """Stage 1's labels of a batch, shape (B, 4, grid²), per patch: the shape whose centre is
+    nearest to the patch centre if it lies in the patch (else ``len(SHAPES)``, none; nearer
+    shapes win a shared patch), whether the X lies in it, the shape nearest to the patch
+    centre (the Voronoi map), and the scene's answer (the shape nearest to the X itself) on
+    the X's patch, ignored (-100) elsewhere. Scenes are padded to the most shapes with
+    far-away ones that nothing selects."""
     k = max(s.n for s in items)
     pos = np.full((len(items), k, 2), 1e6)
     names = np.zeros((len(items), k), dtype=int)

@@ -311,12 +311,7 @@ def evaluate(model_ref: str, scene_list, image_size: int | None = None, batch_si
               progress=progress)
 
 
-def pixel_values(processor, images):
-    """The processor's image path (rescale, CLIP normalisation) as one array operation, for
-    canvases already at the processor's size."""
-    return normalise(processor, np.stack([np.asarray(im) for im in images]).transpose(0, 3, 1, 2))
-
-
+@lru_cache(maxsize=8)
 def _levels(mean: tuple, std: tuple) -> np.ndarray:
     """Each channel's normalised value of each of the 256 grey levels, shape (3, 256), by the
     same float32 operations as ``(v / 255 - mean) / std`` on the image itself."""
@@ -324,8 +319,6 @@ def _levels(mean: tuple, std: tuple) -> np.ndarray:
     std = np.asarray(std, dtype=np.float32)[:, None]
     return (np.arange(256, dtype=np.float32)[None] / 255.0 - mean) / std
 
-
-_LEVELS: dict = {}
 
 
 def normalise(processor, canvases):
@@ -335,10 +328,7 @@ def normalise(processor, canvases):
     import torch
 
     ip = processor.image_processor
-    key = (tuple(ip.image_mean), tuple(ip.image_std))
-    if key not in _LEVELS:
-        _LEVELS[key] = _levels(*key)
-    levels = _LEVELS[key]
+    levels = _levels(tuple(ip.image_mean), tuple(ip.image_std))
     canvases = np.asarray(canvases)
     if canvases.dtype != np.uint8 or canvases.ndim != 4 or canvases.shape[1] != 3:
         raise ValueError(f"canvases must be uint8 of shape (B, 3, H, W); got {canvases.dtype} "
