@@ -64,14 +64,17 @@ class _Exponential:
         return g[self.at] / g.sum(axis=1)
 
 
-def luce_margin(distances, target, eps: float) -> np.ndarray:
+def luce_margin(distances, target, eps) -> np.ndarray:
     """P(correct) for a model that cannot tell distances apart within ``eps``: a constant kernel
-    on the excess over the nearest distance, so every shape within ``eps`` of the nearest ties."""
+    on the excess over the nearest distance, so every shape within ``eps`` of the nearest ties.
+    An array of ``eps`` gives one row of scenes per value."""
     d, mask = pad(distances)
-    if eps < 0:
+    eps = np.asarray(eps, dtype=float)
+    if (eps < 0).any():
         raise ValueError(f"eps must be >= 0; got {eps}")
-    inside = mask & (d <= np.where(mask, d, np.inf).min(axis=1, keepdims=True) + eps)
-    return inside[np.arange(len(d)), np.asarray(target)] / inside.sum(axis=1)
+    near = np.where(mask, d, np.inf).min(axis=1, keepdims=True)
+    inside = mask & (d <= near + eps[..., None, None])
+    return inside[..., np.arange(len(d)), np.asarray(target)] / inside.sum(axis=-1)
 
 
 def _spread(distances) -> tuple:
@@ -151,18 +154,10 @@ def fit_margin(distances, target, p_correct, grid=None) -> dict:
 
 
 def _margin_sse(distances, target, p, grid, chunk: int = 64) -> np.ndarray:
-    """``sum((luce_margin(distances, target, e) - p) ** 2)`` for each ``e`` of ``grid``, the
-    same operations on all of a chunk of the grid at once."""
-    d, mask = pad(distances)
-    near = np.where(mask, d, np.inf).min(axis=1, keepdims=True)
-    rows, target = np.arange(len(d)), np.asarray(target)
-    out = np.empty(len(grid))
-    for lo in range(0, len(grid), chunk):
-        e = grid[lo:lo + chunk, None, None]
-        inside = mask & (d <= near + e)                      # (chunk, scenes, options)
-        q = inside[:, rows, target] / inside.sum(axis=2)
-        out[lo:lo + chunk] = ((q - p) ** 2).sum(axis=1)  # each row summed as np.sum sums it
-    return out
+    """``sum((luce_margin(distances, target, e) - p) ** 2)`` for each ``e`` of ``grid``, a chunk
+    of the grid at a time."""
+    return np.concatenate([((luce_margin(distances, target, grid[lo:lo + chunk]) - p) ** 2)
+                           .sum(axis=1) for lo in range(0, len(grid), chunk)])
 
 
 class Trials:
