@@ -112,12 +112,11 @@ class YearEmbeddings:
 
     def by_sentence(self) -> dict:
         """Every embedded sentence (items and questions) with its vector."""
-        out = {ITEM_TEMPLATE.format(name=n, year=y): self.items[i, j]
-               for i, n in enumerate(self.names) for j, y in enumerate(self.years)}
-        for task, phrasings in self.templates.items():
-            out.update({t.format(year=y): self.questions[task][k, j]
-                        for k, t in enumerate(phrasings) for j, y in enumerate(self.years)})
-        return out
+        width = self.items.shape[-1]
+        vectors = [self.items.reshape(-1, width)] + [
+            self.questions[task].reshape(-1, width) for task in self.templates]
+        return dict(zip(_sentences(self.names, self.years, self.templates),
+                        np.concatenate(vectors)))
 
     def cosine_table(self, task: str, template: int) -> np.ndarray:
         """cos(question(template, P), item(name, y)) as (P, name, y); kept for reuse."""
@@ -128,6 +127,13 @@ class YearEmbeddings:
             self._tables[key] = (q @ flat.T).reshape(len(self.years), len(self.names),
                                                       len(self.years))
         return self._tables[key]
+
+
+def _sentences(names, years, questions: dict) -> list:
+    """The items (name by name, year by year), then each task's phrasings year by year: the
+    order :class:`YearEmbeddings` keeps its vectors in."""
+    return ([ITEM_TEMPLATE.format(name=n, year=y) for n in names for y in years]
+            + [t.format(year=y) for task in questions for t in questions[task] for y in years])
 
 
 def year_embeddings(names=NAMES, years=range(1000, 2001), questions=None, model: str | None = None,
@@ -148,17 +154,15 @@ def year_embeddings(names=NAMES, years=range(1000, 2001), questions=None, model:
     for task in questions:
         check_task(task)
     model = str(model or minilm_path())
-    item_text = [ITEM_TEMPLATE.format(name=n, year=y) for n in names for y in years]
-    q_text = [t.format(year=y) for task in questions for t in questions[task] for y in years]
-    text = item_text + q_text
+    text = _sentences(names, years, questions)
     known = reuse.by_sentence() if reuse is not None and reuse.model == model else {}
     todo = sorted(set(text) - known.keys())
     if todo:
         known = {**known, **dict(zip(todo, embed_sentences(todo, model, batch_size=batch_size,
                                                            device=device)))}
     emb = np.stack([known[t] for t in text])
-    items = emb[:len(item_text)].reshape(len(names), len(years), -1)
-    rest = emb[len(item_text):]
+    items = emb[:len(names) * len(years)].reshape(len(names), len(years), -1)
+    rest = emb[len(names) * len(years):]
     q = {}
     for task, phrasings in questions.items():
         size = len(phrasings) * len(years)
