@@ -15,8 +15,8 @@ words, the year's leading digits) are read once, each token attending only to it
 attention mask, positions as in the prompt alone: a third less work than one branch per question on
 the near design); sequences of any length share a batch; the LM head runs only where an option token
 is predicted. On a CPU the matrix products run in int8 where that moves no mean answer by more than
-:data:`PRECISION_TOLERANCE` (:func:`precision_check`): 2.1 times float32's prompts per second on one
-core for Qwen2.5-Coder-0.5B, 1.5 times for SmolLM2-135M (``benchmarks/bench_lm.py``).
+:data:`PRECISION_TOLERANCE` (:func:`precision_check`): 2.4 times float32's prompts per second on one
+core for Qwen2.5-Coder-0.5B, 1.6 times for SmolLM2-135M (``benchmarks/bench_lm.py``, the README).
 Which models ship and how they load is :mod:`.models`.
 """
 
