@@ -10,7 +10,7 @@ import pandas as pd
 from semres.core import theory
 from semres.report import plotting as splot
 
-from . import floor_n, verdicts
+from . import branch, floor_n, verdicts
 from .settings import DEFAULT
 
 #: frontier.csv's columns, the two-item rows' and the n-item rows' alike
@@ -76,6 +76,7 @@ def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short) -> dict:
            "fn_two_item_max": float(np.abs(np.asarray(two_item_short)).max()),
            "fn_tried": len(tried), "fn_certified": len(done), "fn_nodes": cfg.floor_nodes,
            "fn_certify": cfg.floor_certify, "fn_tol": verdicts.CERTIFY_TOL,
+           "fn_cutoff": branch.OBBT_SHARE * verdicts.CERTIFY_TOL,
            "fn_mc_maxz": mc[["z_s", "z_i"]].abs().max().max(),
            "fn_excess_max": search.excess_ratio.max(), "fn_n_big": big,
            "fn_scale_delta": float(at.delta.iloc[0]),
