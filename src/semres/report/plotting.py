@@ -17,6 +17,7 @@ from IPython import get_ipython
 from IPython.core.pylabtools import print_figure
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.offsetbox import HPacker, VPacker
 from matplotlib.ticker import LogFormatterSciNotation
 from matplotlib.text import Text
@@ -157,17 +158,20 @@ def _floor(fig) -> bool:
     return grew
 
 
-def _wrap_labels(fig) -> None:
+def _wrap_labels(fig) -> bool:
     """An axis label or title wider than its panel breaks into lines (never inside $math$): it
-    would otherwise hold the figure wide while the panels narrow."""
-    fig.draw_without_rendering()
+    would otherwise hold the figure wide while the panels narrow. Reads the panels' widths as
+    ``fig`` was last laid out (drawn or saved at its present size). True when a text broke."""
     renderer = fig.canvas.get_renderer()
+    broke = False
     for ax in fig.axes:
         room = ax.get_window_extent(renderer).width
         for text in (ax.xaxis.label, ax.title):
             width = text.get_window_extent(renderer).width if text.get_text() else 0
             if width > room > 0:
                 text.set_text(_wrap(text.get_text(), len(text.get_text()) * room / width))
+                broke = True
+    return broke
 
 
 def _fit(fig, most: float) -> str | None:
@@ -175,14 +179,19 @@ def _fit(fig, most: float) -> str | None:
     Returns the SVG of the last measurement when the figure is as it was saved then."""
     previous = None
     plain_ticks(fig)
+    width, height = fig.get_size_inches()
+    if width + _margins(fig) > most:  # the first save at the likely width: one save fewer
+        fig.set_size_inches(most - _margins(fig), height)
     for _ in range(8):
         _floor(fig)
-        _wrap_labels(fig)
         width, height = fig.get_size_inches()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             svg = _saved_svg(fig)  # measured as the book will show it
-            excess = _svg_width(svg) - most
+        # the save laid the figure out: labels too wide for it break, and it is saved again
+        if _wrap_labels(fig):
+            continue
+        excess = _svg_width(svg) - most
         # text that does not narrow with the figure (a wide legend beside it) would squeeze the
         # panels to nothing: then the last width that laid out is kept
         if previous is not None and any("collapsed" in str(w.message) for w in caught):
@@ -195,6 +204,15 @@ def _fit(fig, most: float) -> str | None:
         fig.set_size_inches(width - excess, height)
     _floor(fig)
     return None
+
+
+def _margins(fig) -> float:
+    """How much wider than ``fig`` its saved SVG is, as far as known before saving: the saved
+    tight box's pads, less constrained layout's own (0 for another layout: unknown)."""
+    engine = fig.get_layout_engine()
+    if not isinstance(engine, ConstrainedLayoutEngine):
+        return 0.0
+    return 2 * (matplotlib.rcParams["savefig.pad_inches"] - engine.get()["w_pad"])
 
 
 #: the widest figure (inches, as saved) whose 12 pt text still renders at 12 px or more in the
