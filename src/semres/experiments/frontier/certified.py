@@ -18,6 +18,7 @@ shapes.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -117,6 +118,19 @@ def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> di
     return {"upper_bound": upper, "slope": slope, "p_s": 1 - energy, "p_i": p_i}
 
 
+#: the weight of the two linear constraints' rows in :func:`best_two_item`'s least squares
+_WEIGHT = 1e6
+
+
+@functools.lru_cache(maxsize=8)
+def _least_squares(delta: float, grid: int):
+    """The grid in log x and :func:`best_two_item`'s system (the kernel's Cholesky factor over
+    the constraint rows), the same at every p_I of a floor: made once per floor."""
+    s = np.linspace(math.log(delta), 0.0, grid)
+    rows = _WEIGHT * np.vstack([np.ones(grid), expit(-s)])
+    return s, np.vstack([np.linalg.cholesky(_value_kernel(s, s)).T, rows])
+
+
 def best_two_item(target_p_i: float, delta: float, grid: int = 800) -> dict:
     """The best similarity for two items at identification ``target_p_i`` and floor ``delta``,
     certified: the value distribution is restricted to ``grid`` values equally spaced in log x on
@@ -133,12 +147,9 @@ def best_two_item(target_p_i: float, delta: float, grid: int = 800) -> dict:
     hi = 1 / (1 + delta)
     if not (0.5 < target_p_i < hi):
         raise ValueError(f"target_p_i must lie in (0.5, {hi:.4g}); got {target_p_i!r}")
-    s = np.linspace(math.log(delta), 0.0, grid)
-    weight = 1e6
-    rows = weight * np.vstack([np.ones(grid), expit(-s)])
-    system = np.vstack([np.linalg.cholesky(_value_kernel(s, s)).T, rows])
+    s, system = _least_squares(float(delta), grid)
     with threadpool_limits(1):
-        mu, _ = nnls(system, np.r_[np.zeros(grid), weight, weight * target_p_i],
+        mu, _ = nnls(system.copy(), np.r_[np.zeros(grid), _WEIGHT, _WEIGHT * target_p_i],
                      maxiter=50 * grid)
     mu = mu[::-1] / mu.sum()                     # levels from the top: x = 1 first
     levels = np.exp(s[::-1])
