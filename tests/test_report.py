@@ -2,6 +2,7 @@
 
 import io
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -287,6 +288,16 @@ def test_figures_are_made_legible_at_both_widths():
     ax.plot([0, 1], [0, 1], label="a very long label " * 6)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     plotting.legible(fig)
+    assert ax.get_position().width > 0.05
+    # the same beside a figure wider than the column: where its first, likely width squeezes
+    # the panel to nothing, it starts again from its own width and keeps one that lays out
+    fig, ax = plotting.subplots(figsize=(10, 3))
+    ax.plot([0, 1], [0, 1], label="a very long label " * 5)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no save of a collapsed layout
+        plotting.legible(fig)
+        fig.savefig(io.StringIO(), format="svg", bbox_inches="tight")
     assert ax.get_position().width > 0.05
 
 

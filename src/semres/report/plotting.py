@@ -179,8 +179,9 @@ def _fit(fig, most: float) -> str | None:
     Returns the SVG of the last measurement when the figure is as it was saved then."""
     previous = None
     plain_ticks(fig)
-    width, height = fig.get_size_inches()
-    if width + _margins(fig) > most:  # the first save at the likely width: one save fewer
+    start, height = fig.get_size_inches()
+    guessed = start + _margins(fig) > most
+    if guessed:  # the first save at the likely width: one save fewer
         fig.set_size_inches(most - _margins(fig), height)
     for _ in range(8):
         _floor(fig)
@@ -193,8 +194,14 @@ def _fit(fig, most: float) -> str | None:
             continue
         excess = _svg_width(svg) - most
         # text that does not narrow with the figure (a wide legend beside it) would squeeze the
-        # panels to nothing: then the last width that laid out is kept
-        if previous is not None and any("collapsed" in str(w.message) for w in caught):
+        # panels to nothing: then the last width that laid out is kept (and where that was the
+        # likely width, the figure starts again from its own)
+        collapsed = any("collapsed" in str(w.message) for w in caught)
+        if collapsed and guessed and previous is None:
+            guessed = False
+            fig.set_size_inches(start, height)
+            continue
+        if collapsed and previous is not None:
             fig.set_size_inches(previous, height)
             _floor(fig)
             return None
