@@ -1,4 +1,4 @@
-"""What every chapter needs: result tables, the on-disk cache, the torch device.
+"""What every chapter needs: result tables, the on-disk cache, its cores, the torch device.
 
 Chapters run from anywhere (papermill, Jupyter, a plain ``python``), so paths are found from the
 repository root (the folder holding ``_toc.yml``) or from ``SEMRES_BUILD_DIR`` when the runner sets
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import tempfile
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -135,6 +137,72 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def spread(fn, items) -> list:
+    """``[fn(x) for x in items]``, in this process and, from the moment it may run on more than
+    one core (``semres book`` hands a finished lane's core to the chapters still running), on
+    one worker process per extra core beside it: the end of a build is not left to one core.
+
+    ``fn`` must be a module-level function whose result depends on its item only; then the
+    results (in order) do not depend on where each ran. While this process has one core,
+    nothing is started and the items run here, in order."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    items = list(items)
+    out, todo, running = [None] * len(items), list(range(len(items))), {}
+    try:
+        while todo or running:
+            for job in [job for job in running if job.done()]:
+                out[running.pop(job)] = job.result()
+            extra = cores() - 1
+            if extra > 0 and len(todo) > 1:  # workers take from the end, this process the front
+                pool = _workers(extra)
+                while len(running) < extra and len(todo) > 1:
+                    i = todo.pop()
+                    with _main_left_alone():
+                        running[pool.submit(fn, items[i])] = i
+            if todo:
+                i = todo.pop(0)
+                out[i] = fn(items[i])
+            elif running:
+                wait(running, return_when=FIRST_COMPLETED)
+    finally:
+        for job in running:
+            job.cancel()
+    return out
+
+
+_POOL: list = []
+
+
+def _workers(count: int):
+    """The process's workers for :func:`spread`, started once (each imports what it runs, a
+    second or two) and kept for the next call."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    if not _POOL or _POOL[0]._max_workers < count:
+        if _POOL:
+            _POOL.pop().shutdown(cancel_futures=True)
+        _POOL.append(ProcessPoolExecutor(count, mp_context=get_context("spawn")))
+    return _POOL[0]
+
+
+@contextmanager
+def _main_left_alone():
+    """While a worker starts: a spawned process runs the parent's ``__main__`` again (by its
+    file or module name) unless it has neither, as in a notebook's kernel; a chapter run as a
+    plain script would run a second time in it. The worker needs only ``fn``'s module."""
+    main = sys.modules["__main__"]
+    file, spec = main.__dict__.pop("__file__", None), getattr(main, "__spec__", None)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        main.__spec__ = spec
+        if file is not None:
+            main.__file__ = file
 
 
 def torch_device(device: str = "auto"):

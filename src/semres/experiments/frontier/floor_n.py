@@ -44,6 +44,7 @@ from scipy.optimize import minimize, minimize_scalar
 from threadpoolctl import threadpool_limits
 
 from semres.core import spaces
+from semres.core.book import spread
 from semres.core.seeds import named_seed
 from semres.core.simulate import luce_success
 from semres.core.theory import n_item
@@ -347,20 +348,26 @@ def frontier(ns, deltas, grid: int, count: int, starts: int, seed) -> pd.DataFra
     and ``starts`` random mass vectors named from ``seed``), Theorem 3's constant kernel at the
     same p_I, and the proven upper bound with the gap to it. One row per target, with the
     optimum's levels and masses, its KKT residual, the spread of p_S over the starts and the
-    seconds spent."""
-    rows = []
-    for i, n in enumerate(ns):
-        for j, delta in enumerate(deltas):
-            previous = None
-            for k, target in enumerate(targets(n, delta, count)):
-                rng = np.random.default_rng(named_seed(seed, "floor_n_starts", i, j, k))
-                extra = [rng.dirichlet(np.full(grid, 0.5)) for _ in range(starts)]
-                if previous is not None:
-                    extra.insert(0, previous)
-                opt = best_step(float(target), n, delta, grid, extra)
-                previous = opt["masses"]
-                rows.append(_row(n, delta, float(target), opt, grid, opt["seconds"]))
-    return pd.DataFrame(rows)
+    seconds spent. The (n, delta) groups run side by side where a freed core allows
+    (:func:`semres.core.book.spread`)."""
+    groups = [(i, n, j, delta, grid, count, starts, seed)
+              for i, n in enumerate(ns) for j, delta in enumerate(deltas)]
+    return pd.DataFrame([row for rows in spread(_frontier_group, groups) for row in rows])
+
+
+def _frontier_group(group) -> list:
+    """:func:`frontier`'s rows of one (n, delta): each target started from the last's optimum."""
+    i, n, j, delta, grid, count, starts, seed = group
+    rows, previous = [], None
+    for k, target in enumerate(targets(n, delta, count)):
+        rng = np.random.default_rng(named_seed(seed, "floor_n_starts", i, j, k))
+        extra = [rng.dirichlet(np.full(grid, 0.5)) for _ in range(starts)]
+        if previous is not None:
+            extra.insert(0, previous)
+        opt = best_step(float(target), n, delta, grid, extra)
+        previous = opt["masses"]
+        rows.append(_row(n, delta, float(target), opt, grid, opt["seconds"]))
+    return rows
 
 
 def largest_gain(table: pd.DataFrame, grid: int) -> pd.DataFrame:
@@ -368,23 +375,27 @@ def largest_gain(table: pd.DataFrame, grid: int) -> pd.DataFrame:
     best step similarity gains most over the constant kernel, bracketed by the targets around
     the largest gain and refined by a bounded scalar search (each step an optimum started from
     the nearest target's), with the same columns as :func:`frontier`."""
-    rows = []
-    for (n, delta), part in table.groupby(["n", "delta"], sort=False):
-        part = part.sort_values("p_i").reset_index(drop=True)
-        j = int(part.gain.idxmax())
-        lo, hi = part.p_i[max(j - 1, 0)], part.p_i[min(j + 1, len(part) - 1)]
-        start = [part.masses[j]]
+    groups = [(int(n), float(delta), part[["p_i", "gain", "masses"]], grid)
+              for (n, delta), part in table.groupby(["n", "delta"], sort=False)]
+    return pd.DataFrame(spread(_largest_gain_row, groups))
 
-        def loss(p):
-            opt = best_step(float(p), int(n), float(delta), grid, start)
-            return -(opt["p_s"] - constant_front(opt["p_i"], int(n), float(delta)))
 
-        clock = time.perf_counter()
-        res = minimize_scalar(loss, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
-        opt = best_step(float(res.x), int(n), float(delta), grid, start)
-        rows.append(_row(int(n), float(delta), float(res.x), opt, grid,
-                         time.perf_counter() - clock))
-    return pd.DataFrame(rows)
+def _largest_gain_row(group) -> dict:
+    """:func:`largest_gain`'s row of one (n, delta)."""
+    n, delta, part, grid = group
+    part = part.sort_values("p_i").reset_index(drop=True)
+    j = int(part.gain.idxmax())
+    lo, hi = part.p_i[max(j - 1, 0)], part.p_i[min(j + 1, len(part) - 1)]
+    start = [part.masses[j]]
+
+    def loss(p):
+        opt = best_step(float(p), n, delta, grid, start)
+        return -(opt["p_s"] - constant_front(opt["p_i"], n, delta))
+
+    clock = time.perf_counter()
+    res = minimize_scalar(loss, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
+    opt = best_step(float(res.x), n, delta, grid, start)
+    return _row(n, delta, float(res.x), opt, grid, time.perf_counter() - clock)
 
 
 def check_optima(table: pd.DataFrame, trials: int, seed) -> pd.DataFrame:
