@@ -15,7 +15,8 @@ wall seconds, so that a profile's budget can be chosen from measurements.
 ``--why N DELTA`` measures, at the middle identification target of (N, DELTA), why the per-t
 chords alone cannot certify at small floors: the sizes of V and C (each of order 1 / (N DELTA)
 while p_S <= 1), and the node bound of the chords-only relaxation beside the envelope's on boxes
-around the optimum shrinking towards it.
+around the optimum shrinking towards it, and the bound with :mod:`.relax`'s shift (V's curvature
+moved onto C where C's cancels it) beside them.
 
 Wall time on a shared machine overstates the work; CPU time (this process) shows it too.
 """
@@ -28,7 +29,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from semres.experiments.frontier import branch, floor_n, settings, verdicts
+from semres.experiments.frontier import branch, floor_n, relax, settings, verdicts
 
 
 def main(argv=None):
@@ -73,8 +74,9 @@ def main(argv=None):
 
 
 def why(n: int, delta: float, grid: int) -> None:
-    """The chords-only node bound (one piece of C) beside the envelope's, on boxes around the
-    optimum at the middle target, the same tangent planes (at the optimum) in both."""
+    """The chords-only node bound (one piece of C) beside the envelope's and the shifted one's,
+    on boxes around the optimum at the middle target, the same tangent planes (at the optimum)
+    in all."""
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 3)[1]), n, delta, grid)
     m0 = opt["masses"]
     new = branch._Problem(opt["levels"], n, delta, m0, verdicts.CERTIFY_TOL)
@@ -91,8 +93,10 @@ def why(n: int, delta: float, grid: int) -> None:
         hi = np.minimum(hi0, z0 + frac * (hi0 - lo0) / 2)
         chords = branch._relaxation(old, target, lo, hi, [old.cut(m0)], envelope=False)[0]
         envelope = branch._relaxation(new, target, lo, hi, [new.cut(m0)])[0]
+        shifted = branch._relaxation(new, target, lo, hi, [new.cut(m0)],
+                                     shifted=([new.point(m0)], relax.shift(new, lo, hi, 1e-3)))[0]
         print(f"  box {frac:4.2f} of the root's widths around the optimum: bound by chords "
-              f"{chords:.4f}, by the envelope {envelope:.4f}")
+              f"{chords:.4f}, by the envelope {envelope:.4f}, with the shift {shifted:.4f}")
 
 
 if __name__ == "__main__":

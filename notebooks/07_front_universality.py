@@ -569,10 +569,10 @@ assert sp.simplify(dual_f.subs(A, star)
 # convex in $L(t)$ alone, a linear map of $m$ of low numerical rank. On a box of its leading
 # coordinates $\int L^n\,\mathrm{d}t$ and $p_I^n$ lie below their concave envelope (between the
 # box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent planes: a linear
-# program whose dual proves a bound on $p_S^n$ over the box. The root box is first shrunk to where
-# that program can still beat the best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the
-# chords are loosest and dropped once within {glue:text}`ch7_fn_tol` of the best found; a point is
-# **certified** when none is left (tested against brute force and random search).
+# program whose dual proves a bound on $p_S^n$ over the box (with a second bound that moves onto $C$
+# the curvature it cancels). The root box is first shrunk to where that program can still beat the
+# best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the chords are loosest and dropped
+# once within {glue:text}`ch7_fn_tol` of the best found; a point is **certified** when none is left.
 # :::
 
 # %% tags=["hide-output"]

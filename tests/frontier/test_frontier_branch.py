@@ -154,7 +154,10 @@ def test_certify_table_keeps_the_smaller_bound_and_marks_what_it_tried():
     assert branch.certify_table(table, 1e-3, 200).nodes.gt(0).all()
 
 
-def test_a_hopeless_point_is_given_up_with_its_bound_standing():
+def test_a_hopeless_point_is_given_up_with_its_bound_standing(monkeypatch):
+    """Hopeless for the envelope alone (:mod:`.relax`'s bound gets this one within 0.01, see
+    its tests)."""
+    monkeypatch.setattr(branch, "RELAX", False)
     n, delta, grid = 4, 0.01, 20
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 4)[3]), n, delta, grid)
     out = branch.certify(opt["levels"], opt["masses"], n, delta, opt["p_i"], nodes=1000)

@@ -11,8 +11,10 @@ import logging
 import os
 import sys
 import tempfile
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from functools import lru_cache
+from multiprocessing import get_context
 from pathlib import Path
 
 import joblib
@@ -147,8 +149,6 @@ def spread(fn, items) -> list:
     ``fn`` must be a module-level function whose result depends on its item only; then the
     results (in order) do not depend on where each ran. While this process has one core,
     nothing is started and the items run here, in order."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
     items = list(items)
     out, todo, running = [None] * len(items), list(range(len(items))), {}
     try:
@@ -179,9 +179,6 @@ _POOL: list = []
 def _workers(count: int):
     """The process's workers for :func:`spread`, started once (each imports what it runs, a
     second or two) and kept for the next call."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
     if not _POOL or _POOL[0]._max_workers < count:
         if _POOL:
             _POOL.pop().shutdown(cancel_futures=True)

@@ -47,6 +47,24 @@ program, tightening the split coordinate at every node worse), so a certificate 
 0.01 takes a few thousand boxes. The best found is not what stalls it: at the two points tried,
 seven more random starts found nothing better.
 
+A second bound (:mod:`.relax`) lets C carry the part of V's curvature it cancels: p_S = [W(z) -
+z'Mz/2] + residual + [C + z'Mz/2], the first bracket under its envelope (convex on the box), the
+last under its tangent planes at points of the box (concave on the box's region, proven from
+lower bounds on C's curvature). Each node adds one row per point of tangency (the best
+similarity and the LP masses of its ancestors that lie in its box, :data:`POINTS` at most), with
+M from its parent's box. Measured at n = 4, delta = 0.01 on the paper grid: on boxes of 1% (3%)
+of the root's widths around the optimum the node bound falls from 0.0023 (0.019) to 0.0007
+(0.0067) above it, but on the branch-and-bound's own boxes (narrow in V's stiff directions, wide
+in the others) by only 10 to 30%: there the tangent planes of C + z'Mz/2 dominate (0.012 to
+0.015 of a node's 0.02 at 2,000 LPs; C curves steeply off z) and the tails' bounds are loose.
+At 6,000 LPs the three targets tried end 0.0026, 0.0011 and 0.0039 away instead of 0.0033,
+0.0012 and 0.0048, for 15 to 25% more CPU per LP; on the paper profile at delta = 0.01, 17 of 30
+points certify (n = 4: 4 of 15, the rest 0.0012 to 0.0039 away; n = 8: 13 of 15, 0.0010 and
+0.0011) in 37 CPU-min, against 16 of 30 in 33 without it (n = 4 up to 0.0048 away); the default
+profile certifies the same 18 of 24 in 17.6 CPU-s instead of 16.5. It does far more on coarse
+grids (20 levels: a target the envelope gives up 0.05 away ends within 0.005), where fewer
+directions lie off z.
+
 Best-first branch-and-bound bisects the box where the chords are loosest and drops every box
 whose bound lies within ``tol`` of the best similarity found, until none is left (the frontier is
 *certified* there: no step similarity on the grid beats the best one found by more than ``tol``)
@@ -69,6 +87,9 @@ import pandas as pd
 from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
+from semres.core.book import spread
+
+from . import relax
 from .steps import check_count
 
 __all__ = ["certify", "certify_table", "pick_rows", "relaxation_rates"]
@@ -106,6 +127,11 @@ LP_OPTIONS = {"presolve": False}
 #: gained nothing measurable), and the cutoff, best + this share of the tolerance, below which a
 #: region is let go (and the certificate's bound is at least that)
 OBBT_PASSES, OBBT_SHARE = 1, 0.5
+#: the second node bound of :mod:`.relax` (V's curvature moved onto C), beside the envelope
+RELAX = True
+#: points of tangency a node hands to its children, the best similarity first (at n = 4, delta =
+#: 0.01, 2,000 LPs: 8 left the gap at 0.0094, 3 at 0.0102)
+POINTS = 8
 #: each tightened end is moved back out by this (z is of order 0.1 to 1)
 Z_SLACK = 1e-9
 
@@ -196,10 +222,15 @@ class _Problem:
         p_s = float(self.w @ L ** self.n) + float(self.concave(m)[0].sum())
         return p_s, self.identification(m)[0]
 
-    def cut(self, m):
-        """The tangent planes of C's pieces and of p_I at ``m``: (intercepts (S,), gradients
-        (S, K), p_I's intercept, its gradient)."""
+    def point(self, m):
+        """``m`` with C and its gradient there: a point of tangency for :func:`_shifted`."""
         cv, cg = self.concave(m)
+        return m, float(cv.sum()), cg.sum(axis=0), cv, cg
+
+    def cut(self, m, point=None):
+        """The tangent planes of C's pieces and of p_I at ``m``: (intercepts (S,), gradients
+        (S, K), p_I's intercept, its gradient); ``point``: :meth:`point` at ``m``, reused."""
+        cv, cg = self.concave(m) if point is None else point[3:]
         iv, ig = self.identification(m)
         return (cv - cg @ m, cg, iv - ig @ m, ig)
 
@@ -232,7 +263,7 @@ def _residual(p: int, low, high, r_lo, r_hi):
     return slope, (a - slope) * hi
 
 
-def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True):
+def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, shifted=None):
     """The node's linear program (cost, A_ub, b_ub, A_eq, b_eq, bounds) in the variables
     x = (m, s_1..s_S, lambda_1..lambda_NV, u), maximising u; None when the box's intervals of
     L are empty (no feasible point)."""
@@ -263,10 +294,21 @@ def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True):
         X = V @ P.A.T
         rv, cv = _residual(n, low, high, P.r_lo, P.r_hi)
         ri, ci = _residual(n - 1, low, high, P.r_lo, P.r_hi)
-        rows += [row(-(P.w * rv) @ P.resid, -1.0, -(_power(X, n, high) @ P.w), 1.0),
+        powers = _power(X, n, high) @ P.w
+        rows += [row(-(P.w * rv) @ P.resid, -1.0, -powers, 1.0),
                  row(-(P.q * ri) @ P.resid, 0.0, -(_power(X, n - 1, high) @ P.q))]
         rhs += [float(P.w @ cv), float(P.q @ ci) - target]
         eq += [row(lam=np.ones(NV))] + [row(P.B[:, i], lam=-V[:, i]) for i in range(r)]
+        if shifted:   # :mod:`.relax`'s rows, one per point of tangency
+            M, beta = shifted[1]
+            lam = powers - 0.5 * ((V @ M) * V).sum(axis=1)             # W(v) - v'Mv/2
+            base, const = (P.w * rv) @ P.resid, float(P.w @ cv)
+            for m, c_value, c_grad, *_ in shifted[0]:
+                z = P.B.T @ m
+                value = c_value + 0.5 * z @ M @ z + beta * (1 - m @ m)
+                grad = c_grad + P.B @ (M @ z) - 2 * beta * m
+                rows.append(row(-(base + grad), 0.0, -lam, 1.0))
+                rhs.append(const + value - grad @ m)
     else:
         rows += [row(P.B[:, i]) for i in range(r)] + [row(-P.B[:, i]) for i in range(r)]
         rhs += list(hi) + list(-lo)
@@ -302,11 +344,13 @@ def _solve(cost, A_ub, b_ub, A_eq, b_eq, bounds):
     return floor, res.x
 
 
-def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = True):
+def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = True,
+                shifted=None):
     """The node's LP: a proven upper bound on p_S over the box (by the dual solution) and the
     LP's masses, or (-inf, None) when the box holds no feasible point. Without ``envelope``
-    only the chords (the older relaxation, for tests)."""
-    prog = _program(P, target, lo, hi, cuts, envelope)
+    only the chords (the older relaxation, for tests); ``shifted``: (points of tangency, the
+    shift of :func:`.relax.shift`) for :mod:`.relax`'s rows."""
+    prog = _program(P, target, lo, hi, cuts, envelope, shifted)
     if prog is None:
         return -math.inf, None
     floor, x = _solve(*prog)
@@ -314,6 +358,17 @@ def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = Tr
         return -floor, None
     m = np.clip(x[:P.E.shape[1]], 0.0, None)
     return -floor + ALLOWANCE, m / m.sum()
+
+
+def _inside(P: _Problem, lo, hi, points):
+    """The points of tangency whose z lies in the box (widened by :data:`.relax.Z_PAD`)."""
+    pad = relax.Z_PAD
+    return [p for p in points if ((P.B.T @ p[0] >= lo - pad) & (P.B.T @ p[0] <= hi + pad)).all()]
+
+
+def _shift(P: _Problem, lo, hi, tol):
+    """:func:`.relax.shift` on the box, or None (where :data:`RELAX` is off)."""
+    return relax.shift(P, lo, hi, tol) if RELAX else None
 
 
 def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float, passes: int):
@@ -407,23 +462,33 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
                 lo, hi = box
                 new, m = _relaxation(P, target, lo, hi, cuts[-NODE_CUTS:])
                 bound, count = min(bound, new), count + 1
-        heap = [(-bound, 0, lo, hi, cuts[-NODE_CUTS:])] if bound > best + tol else []
+        anchor = P.point(m0)
+        root_points = _inside(P, lo, hi, [anchor] + ([P.point(m)] if m is not None else []))
+        heap = ([(-bound, 0, lo, hi, cuts[-NODE_CUTS:], root_points)]
+                if bound > best + tol else [])
         closed = max(closed, bound) if not heap else closed
         while heap and count < nodes and -heap[0][0] > best + tol:
             if count >= max(nodes // 4, GIVE_UP_AFTER) and -heap[0][0] > best + GIVE_UP:
                 break
-            parent, _, lo, hi, own = heapq.heappop(heap)
+            parent, _, lo, hi, own, points = heapq.heappop(heap)
+            shift = _shift(P, lo, hi, tol)   # here, not at the push: most boxes stay unsplit
             i = _branch_dim(P, lo, hi)
             mid = (lo[i] + hi[i]) / 2
             for a, b in ((lo[i], mid), (mid, hi[i])):
                 clo, chi = lo.copy(), hi.copy()
                 clo[i], chi[i] = a, b
-                new, m = _relaxation(P, target, clo, chi, root + own)
+                # the parent's shift and points: valid on its box, which holds this one
+                pair = (points, shift) if shift and points else None
+                new, m = _relaxation(P, target, clo, chi, root + own, shifted=pair)
                 count += 1
                 new = min(new, -parent)
-                kids = own + [P.cut(m)] if m is not None else own
+                at = P.point(m) if m is not None else None
+                kids = own + [P.cut(m, at)] if m is not None else own
                 if new > best + tol:
-                    heapq.heappush(heap, (-new, count, clo, chi, kids[-NODE_CUTS:]))
+                    pts = _inside(P, clo, chi, [anchor] + ([at] if at else []) +
+                                   [p for p in points if p is not anchor])
+                    heapq.heappush(heap, (-new, count, clo, chi, kids[-NODE_CUTS:],
+                                          pts[:POINTS]))
                 else:
                     closed = max(closed, new)
     upper = max([closed] + [-h[0] for h in heap])
@@ -459,21 +524,27 @@ def pick_rows(table: pd.DataFrame, count: int) -> np.ndarray:
     return pick
 
 
+def _certify_row(args) -> dict:
+    """:func:`certify` on one row (for :func:`semres.core.book.spread`)."""
+    levels, masses, n, delta, p_i, tol, nodes = args
+    return certify(levels, masses, n, delta, p_i, tol=tol, nodes=nodes)
+
+
 def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None) -> pd.DataFrame:
     """``table`` (rows of :func:`.floor_n.frontier` or :func:`.floor_n.largest_gain`: ``n``,
     ``delta``, ``p_i``, ``p_s``, ``levels``, ``masses``, ``upper_bound``) with :func:`certify`
     run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`): ``proposition_bound`` (the corollary's bound, the
     old ``upper_bound``), ``bb_bound`` (the branch-and-bound's, nan where not tried),
     ``upper_bound`` (the smaller), ``gap``, ``certified`` (the branch-and-bound closed within
-    ``tol``), ``nodes`` (linear programs solved; 0 where not tried) and ``bb_seconds``."""
+    ``tol``), ``nodes`` (linear programs solved; 0 where not tried) and ``bb_seconds``. The rows
+    run side by side where a freed core allows (:func:`semres.core.book.spread`)."""
     pick = np.ones(len(table), bool) if count is None else pick_rows(table, count)
     out = table.assign(proposition_bound=table.upper_bound, bb_bound=np.nan, certified=False,
                        nodes=0, bb_seconds=0.0)
-    for k, row in enumerate(table.itertuples()):
-        if not pick[k]:
-            continue
-        cert = certify(row.levels, row.masses, int(row.n), float(row.delta), float(row.p_i),
-                       tol=tol, nodes=nodes)
+    rows = [row for k, row in enumerate(table.itertuples()) if pick[k]]
+    certs = spread(_certify_row, [(row.levels, row.masses, int(row.n), float(row.delta),
+                                   float(row.p_i), tol, nodes) for row in rows])
+    for row, cert in zip(rows, certs):
         out.loc[row.Index, ["bb_bound", "certified", "nodes", "bb_seconds"]] = (
             cert["upper_bound"], cert["certified"], cert["nodes"], cert["seconds"])
     out["upper_bound"] = np.fmin(out.proposition_bound, out.bb_bound)

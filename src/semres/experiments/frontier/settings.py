@@ -48,7 +48,8 @@ class FrontierSettings(Config):
     #: the n-item certificate: targets per (n, floor) it is tried at beside the largest gain
     #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
     #: (paper profile, delta = 0.01, measured: 2,000 certify 9 of 30 points in 12 CPU-min,
-    #: 6,000 certify 16 of 30 in 33, the rest 0.0011 to 0.0048 away)
+    #: 6,000 certify 17 of 30 in 37 with the second node bound of :mod:`.relax`, the rest 0.0010
+    #: to 0.0039 away)
     floor_certify: int = 3
     floor_nodes: int = 500
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
