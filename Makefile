@@ -54,7 +54,7 @@ $(VENV)/.qwen-1.5b: $(BIN)/semres
 env: $(BIN)/semres
 
 book: env $(if $(filter paper,$(PROFILE)),$(VENV)/.qwen-1.5b)
-	$(BIN)/python benchmarks/bench_engine.py --no-others  # for the reproducibility page
+	$(BIN)/python benchmarks/bench_engine.py --no-others --repeats 3  # for the reproducibility page
 	$(BIN)/semres book --profile $(PROFILE) --jobs $(JOBS)
 
 # two pytest-xdist workers: one builds the book (its chapters side by side, JOBS at a time) and
