@@ -318,6 +318,16 @@ def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():
     assert plotting._saved_width(fig) <= plotting.MAX_WIDTH + 0.05
     label = axes[0].xaxis.label.get_text()
     assert "\n" in label and "$|\\delta| \\leq w$" in label  # broken outside the math only
+    # a label whose formula stays wider than its panel is broken once, not back and forth (each
+    # break would lay the figure out again and the fitting would never settle)
+    fig, axes = plotting.subplots(1, 3, figsize=(7, 3))
+    axes[0].set_xlabel("a few words then $\\mathrm{a\\ long\\ unbreakable\\ formula}$ and words")
+    texts = []
+    for _ in range(3):
+        plotting._saved_svg(fig)
+        texts.append((plotting._wrap_labels(fig), axes[0].xaxis.label.get_text()))
+    assert [broke for broke, _ in texts] == [True, False, False]
+    assert texts[0][1] == texts[2][1] and texts[0][1].count("\n") == 2
     assert min(t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()) \
         == plotting.MIN_FONT
 

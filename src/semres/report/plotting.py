@@ -161,7 +161,8 @@ def _floor(fig) -> bool:
 def _wrap_labels(fig) -> bool:
     """An axis label or title wider than its panel breaks into lines (never inside $math$): it
     would otherwise hold the figure wide while the panels narrow. Reads the panels' widths as
-    ``fig`` was last laid out (drawn or saved at its present size). True when a text broke."""
+    ``fig`` was last laid out (drawn or saved at its present size). True when a text changed (one
+    that cannot break further, a long word or math, stays as it is)."""
     renderer = fig.canvas.get_renderer()
     broke = False
     for ax in fig.axes:
@@ -169,8 +170,9 @@ def _wrap_labels(fig) -> bool:
         for text in (ax.xaxis.label, ax.title):
             width = text.get_window_extent(renderer).width if text.get_text() else 0
             if width > room > 0:
-                text.set_text(_wrap(text.get_text(), len(text.get_text()) * room / width))
-                broke = True
+                old = text.get_text()  # its widest line sets the width: chars per line
+                text.set_text(_wrap(old, max(map(len, old.split("\n"))) * room / width))
+                broke = broke or text.get_text() != old
     return broke
 
 
