@@ -52,4 +52,4 @@ def check(cfg: ManyItemsSettings, ch: str) -> None:
 SETTINGS = Settings(chapter="02_many_items",
                     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
                     check=check, parameters={"mc_trials": "trials"}, minimums={"n_max": 10},
-                    seconds=18)
+                    seconds=15)
