@@ -45,9 +45,10 @@ def test_int8_layers_round_as_written_and_share_the_models_parameters():
 
 
 def test_the_one_pass_output_is_torchs_arithmetic_to_the_last_bit():
-    """The numba kernels against the torch sequence they replaced: the int32 product as float,
+    """The numba kernel against the torch sequence it replaced: the int32 product as float,
     times the weight row's scale, times (or fused multiply-added with the bias) the token's
-    scale, then the outlier channels' float product added."""
+    scale, then the outlier channels' float product added; a layer without a bias exactly as
+    the plain product."""
     torch.manual_seed(1)
     for bias in (True, False):
         lins = [torch.nn.Linear(64, n, bias=bias) for n in (64, 16)]
@@ -62,7 +63,8 @@ def test_the_one_pass_output_is_torchs_arithmetic_to_the_last_bit():
             scale = scale.clamp(min=1e-30) / 127
             q = (xr / scale).round().to(torch.int8)
             want = torch._int_mm(q, group.wq).float() * group.wscale
-            want = want * scale if group.bias is None else torch.addcmul(group.bias, want, scale)
+            bias_of = torch.cat([lin.bias.detach() for lin in lins]) if bias else None
+            want = want * scale if bias_of is None else torch.addcmul(bias_of, want, scale)
             if group.keep is not None:
                 want.addmm_(x.index_select(1, group.keep), group.wkeep)
             assert torch.equal(got, want), (bias, keep)

@@ -173,17 +173,11 @@ def spread(fn, items) -> list:
     return out
 
 
-_POOL: list = []
-
-
-def _workers(count: int):
-    """The process's workers for :func:`spread`, started once (each imports what it runs, a
-    second or two) and kept for the next call."""
-    if not _POOL or _POOL[0]._max_workers < count:
-        if _POOL:
-            _POOL.pop().shutdown(cancel_futures=True)
-        _POOL.append(ProcessPoolExecutor(count, mp_context=get_context("spawn")))
-    return _POOL[0]
+@lru_cache(maxsize=1)
+def _workers(count: int) -> ProcessPoolExecutor:
+    """The process's ``count`` workers for :func:`spread`, started once (each imports what it
+    runs, a second or two) and kept for the next call."""
+    return ProcessPoolExecutor(count, mp_context=get_context("spawn"))
 
 
 @contextmanager

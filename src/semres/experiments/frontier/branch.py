@@ -214,7 +214,8 @@ class _Problem:
     def identification(self, m):
         """p_I(m) and its gradient."""
         L = self.E @ m
-        return float(self.q @ L ** (self.n - 1)), (self.n - 1) * ((self.q * L ** (self.n - 2)) @ self.E)
+        n = self.n
+        return float(self.q @ L ** (n - 1)), (n - 1) * ((self.q * L ** (n - 2)) @ self.E)
 
     def rates(self, m):
         """(p_S, p_I) of masses ``m`` on this grid of t."""
@@ -415,8 +416,7 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
     these ``levels`` (1 down to ``delta``), against the best one found, ``masses`` (at that
     identification). Returns ``upper_bound`` (proven), ``best`` (the masses' p_S on the
     relaxation's t-grid), ``gap``, ``certified`` (gap <= ``tol``), ``nodes`` (LPs solved, the
-    root's bound tightening included),
-    ``rank`` (of the projection) and ``seconds``."""
+    root's bound tightening included), ``rank`` (of the projection) and ``seconds``."""
     n = check_count(n, "n")
     if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1):
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
@@ -533,11 +533,12 @@ def _certify_row(args) -> dict:
 def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None) -> pd.DataFrame:
     """``table`` (rows of :func:`.floor_n.frontier` or :func:`.floor_n.largest_gain`: ``n``,
     ``delta``, ``p_i``, ``p_s``, ``levels``, ``masses``, ``upper_bound``) with :func:`certify`
-    run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`): ``proposition_bound`` (the corollary's bound, the
-    old ``upper_bound``), ``bb_bound`` (the branch-and-bound's, nan where not tried),
-    ``upper_bound`` (the smaller), ``gap``, ``certified`` (the branch-and-bound closed within
-    ``tol``), ``nodes`` (linear programs solved; 0 where not tried) and ``bb_seconds``. The rows
-    run side by side where a freed core allows (:func:`semres.core.book.spread`)."""
+    run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`): ``proposition_bound``
+    (the corollary's bound, the old ``upper_bound``), ``bb_bound`` (the branch-and-bound's, nan
+    where not tried), ``upper_bound`` (the smaller), ``gap``, ``certified`` (the
+    branch-and-bound closed within ``tol``), ``nodes`` (linear programs solved; 0 where not
+    tried) and ``bb_seconds``. The rows run side by side where a freed core allows
+    (:func:`semres.core.book.spread`)."""
     pick = np.ones(len(table), bool) if count is None else pick_rows(table, count)
     out = table.assign(proposition_bound=table.upper_bound, bb_bound=np.nan, certified=False,
                        nodes=0, bb_seconds=0.0)

@@ -87,8 +87,8 @@ def _tangent(P):
 
 def shift(P, lo, hi, tol: float):
     """(M, beta) for the box ``lo`` <= z <= ``hi`` (widened by :data:`Z_PAD`), or None where L's
-    intervals are empty or z spans the simplex. W - z'Mz/2 is convex on the box and C + z'Mz/2 + beta (1 - |m|^2)
-    concave on its region."""
+    intervals are empty or z spans the simplex. W - z'Mz/2 is convex on the box and C + z'Mz/2 +
+    beta (1 - |m|^2) concave on its region."""
     if not (0 < tol < 1):
         raise ValueError(f"tol must lie in (0, 1); got {tol!r}")
     lo, hi = lo - Z_PAD, hi + Z_PAD

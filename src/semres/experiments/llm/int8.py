@@ -107,7 +107,7 @@ class _Int8Group:
         self.keep = keep if len(keep) else None
         self.wkeep = w[:, keep].t().contiguous() if len(keep) else None
         b = [lin.bias for lin in linears]
-        self.bias = None if all(c is None for c in b) else torch.cat(
+        self.bias = torch.cat(  # zeros where none: added by a fused multiply-add, exact
             [torch.zeros(n) if c is None else c.detach().float() for c, n in zip(b, self.sizes)])
         self.scratch = scratch
         self.pending = None  # (input, outputs not yet taken by their layer)
@@ -159,34 +159,20 @@ class _Int8Group:
             torch._int_mm(q, self.wq, out=i32)
             if self.keep is not None:  # the outlier channels' product first, then added to
                 torch.mm(xc.index_select(1, self.keep), self.wkeep, out=yc)
-            args = (i32.numpy(), self.wscale.numpy(), scale.view(-1).numpy(), yc.numpy(),
-                    self.keep is not None)
-            if self.bias is None:
-                _dequantise(*args)
-            else:
-                _dequantise_bias(*args, self.bias.numpy())
+            _dequantise(i32.numpy(), self.wscale.numpy(), scale.view(-1).numpy(),
+                        self.bias.numpy(), yc.numpy(), self.keep is not None)
         return [o.view(*shape[:-1], o.shape[-1]) for o in y.split(self.sizes, dim=1)]
 
 
 # The output side of an int8 layer in one pass over the output (numba; with torch it took three
-# or four passes, a quarter of a layer's time): y = int32 product x its weight row's scale x
-# its token's scale (+ bias), + y when y holds the outlier channels' float product. The
-# arithmetic is torch's, in its order (the bias by a fused multiply-add, as torch.addcmul does
-# here), so the scores are unchanged to the last bit (tested).
-
-@numba.njit(cache=True, nogil=True)
-def _dequantise(i32, wscale, scale, y, add):
-    for r in range(i32.shape[0]):
-        s = scale[r]
-        for c in range(i32.shape[1]):
-            v = (np.float32(i32[r, c]) * wscale[c]) * s
-            if add:
-                v = v + y[r, c]
-            y[r, c] = v
-
+# or four passes): y = int32 product x its weight row's scale x its token's scale + bias, + y
+# when y holds the outlier channels' float product. The arithmetic is torch's, in its order: the
+# bias by a fused multiply-add as torch.addcmul does here, and where a layer has none, an fma
+# with 0 is the product rounded once, as torch's multiply; so the scores are unchanged to the
+# last bit (tested).
 
 @numba.njit(cache=True, nogil=True, fastmath={"contract"})
-def _dequantise_bias(i32, wscale, scale, y, add, bias):
+def _dequantise(i32, wscale, scale, bias, y, add):
     for r in range(i32.shape[0]):
         s = scale[r]
         for c in range(i32.shape[1]):
@@ -218,11 +204,9 @@ def _int8_linear_class():
     return Int8Linear
 
 
-
 def precompile() -> None:
-    """Compile the one-pass output kernels once into numba's on-disk cache (``make`` calls this
+    """Compile the one-pass output kernel once into numba's on-disk cache (``make`` calls this
     with the engine's :func:`semres.core.simulate.precompile`), for the types the layers pass."""
     i32, vec, y = np.zeros((2, 3), np.int32), np.ones(3, np.float32), np.zeros((2, 3), np.float32)
     for add in (False, True):
-        _dequantise(i32, vec, vec[:2], y, add)
-        _dequantise_bias(i32, vec, vec[:2], y, add, vec)
+        _dequantise(i32, vec, vec[:2], vec, y, add)
