@@ -18,6 +18,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import joblib
+from tqdm.auto import tqdm
 
 from .fingerprint import digest
 
@@ -141,20 +142,23 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def spread(fn, items) -> list:
+def spread(fn, items, desc: str | None = None) -> list:
     """``[fn(x) for x in items]``, in this process and, from the moment it may run on more than
     one core (``semres book`` hands a finished lane's core to the chapters still running), on
     one worker process per extra core beside it: the end of a build is not left to one core.
 
-    ``fn`` must be a module-level function whose result depends on its item only; then the
-    results (in order) do not depend on where each ran. While this process has one core,
-    nothing is started and the items run here, in order."""
+    ``fn`` must be a module-level function (or a partial of one) whose result depends on its
+    item only; then the results (in order) do not depend on where each ran. While this process
+    has one core, nothing is started and the items run here, in order. ``desc`` names a
+    progress bar over the items (none without it)."""
     items = list(items)
     out, todo, running = [None] * len(items), list(range(len(items))), {}
+    bar = tqdm(total=len(items), desc=desc, disable=desc is None)
     try:
         while todo or running:
             for job in [job for job in running if job.done()]:
                 out[running.pop(job)] = job.result()
+                bar.update()
             extra = cores() - 1
             if extra > 0 and len(todo) > 1:  # workers take from the end, this process the front
                 pool = _workers(extra)
@@ -165,9 +169,11 @@ def spread(fn, items) -> list:
             if todo:
                 i = todo.pop(0)
                 out[i] = fn(items[i])
+                bar.update()
             elif running:
                 wait(running, return_when=FIRST_COMPLETED)
     finally:
+        bar.close()
         for job in running:
             job.cancel()
     return out

@@ -51,6 +51,9 @@ class Settings:
     ``seconds`` is what the default profile took on one core of the 2-core machine (measured,
     README): where no earlier run has timed the chapters, a book built side by side starts them
     longest first from it, so that no long chapter starts last. It orders; it decides nothing.
+    ``elastic`` marks a chapter that spends most of its time in
+    :func:`semres.core.book.spread`, so that it can take the core a finished lane frees: it
+    starts after the others (a build's last minute then runs on every core).
     """
 
     chapter: str
@@ -61,6 +64,7 @@ class Settings:
     minimums: dict = field(default_factory=dict)
     derive: Callable[[dict], dict] | None = None
     seconds: float = 0.0
+    elastic: bool = False
 
 
 def require(ok: bool, chapter: str, message: str) -> None:

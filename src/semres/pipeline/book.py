@@ -122,14 +122,20 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
 def lane_order(todo: list[Chapter], build: Path) -> list[Chapter]:
     """Longest first, so that no long chapter starts last: by the seconds of its last run in
     ``build``; a chapter never run counts as long, and those go in the order of the seconds
-    their settings expect (:attr:`semres.core.profiles.Settings.seconds`)."""
+    their settings expect (:attr:`semres.core.profiles.Settings.seconds`). Elastic chapters
+    (:attr:`semres.core.profiles.Settings.elastic`) go after the others, longest first: when
+    the first lane runs out of chapters, the one still running is one that takes its core."""
     def expected(ch: Chapter) -> tuple[float, float]:
         seconds = (read_json(build / "executed" / f"{ch.name}.json") or {}).get("seconds")
         spec = SETTINGS.get(ch.name)
         return (math.inf if seconds is None else float(seconds),
                 spec.seconds if spec else math.inf)
 
-    return sorted(todo, key=expected, reverse=True)
+    def elastic(ch: Chapter) -> bool:
+        return bool(getattr(SETTINGS.get(ch.name), "elastic", False))
+
+    longest = sorted(todo, key=expected, reverse=True)
+    return [ch for ch in longest if not elastic(ch)] + [ch for ch in longest if elastic(ch)]
 
 
 def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> list[str]:

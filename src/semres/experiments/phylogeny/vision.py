@@ -10,6 +10,7 @@ distances towards the species' patristic distances.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import os
 import time
@@ -24,6 +25,7 @@ from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
+from semres.core.book import spread
 from semres.core.models import check_source
 from semres.core.seeds import int_seed, named_seed
 
@@ -370,10 +372,6 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
     runs = [(float(a), int(r)) for a, r in runs]
     if any(r < 0 for _, r in runs):
         raise ValueError("runs: replicates must be integers >= 0")
-
-    def stream(replicate):
-        return named_seed(seed, "replicate", replicate)
-
     at_once = settings.get("runs_at_once")
     if at_once is None:  # measured: stacking buys nothing on a CPU, launches on an accelerator
         at_once = 1 if torch.device(device).type == "cpu" else len(runs)
@@ -381,42 +379,56 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
         raise ValueError(f"runs_at_once must be an integer >= 1; got {at_once!r}")
     data = PhyloData(np.asarray(images), np.asarray(species), [str(i) for i in
                      range(len(distances))], np.asarray(distances), dict(split))
+    groups = [runs[first:first + at_once] for first in range(0, len(runs), at_once)]
+    run = functools.partial(_run_group, data=data, settings=settings, model=model,
+                            checkpoint_dir=checkpoint_dir, device=device, seed=seed,
+                            progress=progress and len(groups) == 1)
+    # on a CPU the groups (one run each, single-threaded) also go to the cores a finished lane
+    # of the book frees: every run is the same wherever it trains
+    if torch.device(device).type == "cpu":
+        done = spread(run, groups, desc=f"{len(runs)} runs" if progress else None)
+    else:
+        done = [run(g) for g in tqdm(groups, desc=f"{len(runs)} runs, {at_once} at a time",
+                                     disable=not progress or len(groups) < 2)]
+    return [row for rows in done for row in rows]
+
+
+def _run_group(group, *, data, settings, model, checkpoint_dir, device, seed, progress):
+    """Train one group of :func:`train_and_evaluate_many`'s runs together, then measure each."""
+    def stream(replicate):
+        return named_seed(seed, "replicate", replicate)
+
     n_classes = len(np.unique(data.species[data.split["train"]]))
-    out = []
-    groups = range(0, len(runs), at_once)
-    for first in tqdm(groups, desc=f"{len(runs)} runs, {at_once} at a time",
-                      disable=not progress or len(groups) < 2):
-        group = runs[first:first + at_once]
-        nets = [build_model(n_classes, model=model, widths=settings["widths"],
-                            depths=settings["depths"], seed=stream(r)) for _, r in group]
-        ckpt = None
-        if checkpoint_dir is not None:  # named by the group's runs and the seed they draw from
-            tag = hashlib.sha1(repr((group, [stream(r).entropy for _, r in group],
-                                     [stream(r).spawn_key for _, r in group])).encode())
-            ckpt = Path(checkpoint_dir) / f"runs_{tag.hexdigest()[:16]}.pt"
-        t0 = time.perf_counter()
-        histories = train_many(nets, data, [a for a, _ in group], [stream(r) for _, r in group],
-                               epochs=settings["epochs"], batch_size=settings["batch_size"],
-                               lr=settings["lr"], checkpoint=ckpt, device=device,
-                               progress=progress)
-        share = (time.perf_counter() - t0) / len(group)
-        t1 = time.perf_counter()
-        pools = [evaluation_pool(data, seed=stream(r)) for _, r in group]
-        embs = [embed(net, data.images[pool], device=device)
-                for net, (pool, _) in zip(nets, pools)]
-        # the exact curves are CPU work: a stacked group is measured on every core
-        measured = Parallel(n_jobs=min(len(group), cpu_count()), return_as="generator")(
-            delayed(evaluate)(emb, data.species[pool], is_ood, data.distances,
-                              n_eps=settings["n_eps"], max_probes=settings["max_probes"],
-                              seed=stream(r))
-            for emb, (pool, is_ood), (_, r) in zip(embs, pools, group))
-        measured = list(tqdm(measured, total=len(group), desc="measuring", leave=False,
-                             disable=not progress))
-        per_run = (time.perf_counter() - t1) / len(group)
-        for (alpha, r), history, (curve, summary) in zip(group, histories, measured):
-            out.append({"alpha": alpha, "seed": r, "history": history, "curve": curve,
-                        "summary": summary, "train_seconds": share,
-                        "seconds": share + per_run, "trained_with": len(group)})
-        if ckpt is not None and ckpt.exists():
-            ckpt.unlink()
+    nets = [build_model(n_classes, model=model, widths=settings["widths"],
+                        depths=settings["depths"], seed=stream(r)) for _, r in group]
+    ckpt = None
+    if checkpoint_dir is not None:  # named by the group's runs and the seed they draw from
+        tag = hashlib.sha1(repr((group, [stream(r).entropy for _, r in group],
+                                 [stream(r).spawn_key for _, r in group])).encode())
+        ckpt = Path(checkpoint_dir) / f"runs_{tag.hexdigest()[:16]}.pt"
+    t0 = time.perf_counter()
+    histories = train_many(nets, data, [a for a, _ in group], [stream(r) for _, r in group],
+                           epochs=settings["epochs"], batch_size=settings["batch_size"],
+                           lr=settings["lr"], checkpoint=ckpt, device=device,
+                           progress=progress)
+    share = (time.perf_counter() - t0) / len(group)
+    t1 = time.perf_counter()
+    pools = [evaluation_pool(data, seed=stream(r)) for _, r in group]
+    embs = [embed(net, data.images[pool], device=device)
+            for net, (pool, _) in zip(nets, pools)]
+    # the exact curves are CPU work: a stacked group is measured on every core
+    measured = Parallel(n_jobs=min(len(group), cpu_count()), return_as="generator")(
+        delayed(evaluate)(emb, data.species[pool], is_ood, data.distances,
+                          n_eps=settings["n_eps"], max_probes=settings["max_probes"],
+                          seed=stream(r))
+        for emb, (pool, is_ood), (_, r) in zip(embs, pools, group))
+    measured = list(tqdm(measured, total=len(group), desc="measuring", leave=False,
+                         disable=not progress))
+    per_run = (time.perf_counter() - t1) / len(group)
+    out = [{"alpha": alpha, "seed": r, "history": history, "curve": curve,
+            "summary": summary, "train_seconds": share,
+            "seconds": share + per_run, "trained_with": len(group)}
+           for (alpha, r), history, (curve, summary) in zip(group, histories, measured)]
+    if ckpt is not None and ckpt.exists():
+        ckpt.unlink()
     return out
