@@ -63,3 +63,21 @@ def test_a_chapter_run_as_a_plain_script_is_not_run_again_in_the_worker(tmp_path
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert log.read_text() == "ran\n"
+
+
+def interrupt_ignored(_):
+    import signal
+
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN, os.getpid()
+
+
+def test_a_worker_leaves_interrupts_to_the_chapter(monkeypatch):
+    """The kernel's shutdown interrupts its whole process group: an idle worker printed a
+    KeyboardInterrupt traceback into the build's log. Workers ignore SIGINT; this process not."""
+    import signal
+
+    monkeypatch.setattr(book, "cores", lambda: 2)
+    got = book.spread(interrupt_ignored, range(6))
+    assert all(ignored for ignored, pid in got if pid != os.getpid())
+    assert any(pid != os.getpid() for _, pid in got)
+    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN

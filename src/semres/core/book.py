@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -183,7 +184,15 @@ def spread(fn, items, desc: str | None = None) -> list:
 def _workers(count: int) -> ProcessPoolExecutor:
     """The process's ``count`` workers for :func:`spread`, started once (each imports what it
     runs, a second or two) and kept for the next call."""
-    return ProcessPoolExecutor(count, mp_context=get_context("spawn"))
+    return ProcessPoolExecutor(count, mp_context=get_context("spawn"),
+                               initializer=_leave_interrupts_to_the_chapter)
+
+
+def _leave_interrupts_to_the_chapter() -> None:
+    """A worker ignores SIGINT: the kernel's shutdown (or a reader's interrupt) reaches its
+    whole process group, and the chapter's process, not its idle workers, answers it (each
+    printed a KeyboardInterrupt traceback into the build's log); a worker ends with it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextmanager

@@ -355,7 +355,8 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
                             model: str | None = None, checkpoint_dir=None, device="cpu",
                             progress: bool = True, seed=0) -> list[dict]:
     """Train every ``(alpha, replicate)`` run, ``settings["runs_at_once"]`` at a time (default:
-    one at a time on a CPU, all at once on an accelerator), then measure each; plain inputs so
+    one at a time on a CPU, spread over the cores a finished lane frees, all at once on an
+    accelerator), then measure each; plain inputs so
     that the whole set can be cached.
 
     Replicate ``r`` draws its initial weights, batch order, evaluation pool and probe subset
