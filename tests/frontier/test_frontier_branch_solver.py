@@ -35,10 +35,14 @@ def test_the_dual_floor_bounds_the_minimum_and_is_tight():
         assert floor <= prog[0] @ x + 1e-9              # below its own primal point
 
 
-def test_an_infeasible_program_reads_as_plus_infinity():
+def test_an_infeasible_program_reads_as_a_bound_above_any_p_s():
+    """Proven by the elastic program (:func:`branch._elastic`), not taken from the solver."""
     cost, A_ub, b_ub, A_eq, b_eq, bounds = _random_program(np.random.default_rng(2))
     floor, x = branch._solve(cost, A_ub, b_ub, A_eq, 2 * b_eq, bounds * 0.01)
-    assert floor == np.inf and x is None
+    assert floor > 100 and x is None
+    crossed = bounds.copy()
+    crossed[0] = (1.0, 0.5)
+    assert branch._solve(cost, A_ub, b_ub, A_eq, b_eq, crossed)[0] == np.inf
 
 
 @pytest.mark.parametrize("n, delta", [(4, 0.01), (8, 0.01), (4, 0.05)])
