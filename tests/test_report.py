@@ -299,6 +299,26 @@ def test_figures_are_made_legible_at_both_widths():
         plotting.legible(fig)
         fig.savefig(io.StringIO(), format="svg", bbox_inches="tight")
     assert ax.get_position().width > 0.05
+    # a long legend below one panel (the book's overview figure in the quick profile): at a
+    # phone's width it needs height, which the phone layout then has
+    labels = ["universal front (Thm. 1)", "linear decay, circle (Prop. 1)"] + [
+        f"Ch. {c}: {system}" for c, system in (
+            (3, "toy ReLU net, circle (peak p_S)"), (3, "toy ReLU net, segment (peak p_S)"),
+            (3, "toy ReLU net, reconstruction (last epoch)"), (4, "ResNet, α = 0"),
+            (4, "ResNet, α = 0.5"), (4, "ResNet, α = 1"), (5, "qwen2.5-coder-0.5b (n = 2)"),
+            (5, "all-MiniLM-L6-v2, T = 0.02"), (5, "all-MiniLM-L6-v2, T = 0.05"),
+            (5, "all-MiniLM-L6-v2, T = 0.2"), (6, "tiny-llava (trained here), n = 2"),
+            (6, "6 systems"))]
+    fig, ax = plotting.subplots(figsize=(7.0, 5.6))
+    for k, label in enumerate(labels):
+        ax.errorbar([0.5 + k / 30], [0.5 + k / 40], xerr=[0.01], yerr=[0.02], ls="none",
+                    marker="o", label=label)
+    ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no save of a collapsed layout
+        phone = plotting.split_phone(plotting.figure_svg(plotting.legible(fig)))[1]
+    assert float(re.search(r'<svg[^>]*\sheight="([\d.]+)pt"', phone).group(1)) / 72 > 5.6
 
 
 def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():

@@ -179,7 +179,7 @@ def _wrap_labels(fig) -> bool:
 def _fit(fig, most: float) -> str | None:
     """Floor the text and narrow ``fig`` until it is at most ``most`` inches wide as saved.
     Returns the SVG of the last measurement when the figure is as it was saved then."""
-    previous = None
+    previous, taller = None, 0
     plain_ticks(fig)
     start, height = fig.get_size_inches()
     guessed = start + _margins(fig) > most
@@ -207,6 +207,10 @@ def _fit(fig, most: float) -> str | None:
             fig.set_size_inches(previous, height)
             _floor(fig)
             return None
+        if collapsed and taller < 2:  # at its own width: text below the panels (a long legend
+            taller += 1               # folded to one column) wants height, so it gets it
+            fig.set_size_inches(width, height * 1.5)
+            continue
         if excess <= 0.01 or width - excess < 2.0:
             return svg if not _floor(fig) else None
         previous = width
