@@ -2,6 +2,7 @@
 trained alone, and the runs the chapter caches, on the simulated data and on a CUB-shaped
 fixture."""
 
+import joblib
 import numpy as np
 import pandas as pd
 import pytest
@@ -209,3 +210,30 @@ def test_runs_trained_at_once_match_runs_trained_alone(tmp_path):
         vision.train_many(together, small_data, [0.5, 2.0, 0.5], [1, 1, 2], **kw)
     with pytest.raises(ValueError, match="one entry per run"):
         vision.train_many(together, small_data, [0.5], [1, 1, 2], **kw)
+
+
+def test_runs_are_the_same_wherever_they_train(small_data, monkeypatch):
+    """On a CPU the runs go to the cores a finished lane frees (semres.core.book.spread): each
+    trains single-threaded in its own process or in the chapter's, and every curve, summary and
+    history (but the epochs' seconds) is the same as when all train here, in order."""
+    from semres.core import book
+
+    settings = dict(epochs=2, batch_size=16, lr=1e-2, widths=(8, 16), depths=(1, 1), n_eps=5,
+                    max_probes=20)
+    runs = [(0.0, 0), (0.5, 0), (1.0, 1), (0.5, 2)]
+
+    def measured(cores):
+        monkeypatch.setattr(book, "cores", lambda: cores)
+        out = vision.train_and_evaluate_many(small_data.images, small_data.species,
+                                             small_data.distances, small_data.split, runs,
+                                             settings, progress=False, seed=3)
+        for run in out:
+            for key in ("seconds", "train_seconds"):
+                run.pop(key)
+            for epoch in run["history"]:
+                epoch.pop("seconds")
+        return out
+
+    here, spread = measured(1), measured(2)
+    assert joblib.hash(here) == joblib.hash(spread)
+    assert [(r["alpha"], r["seed"]) for r in spread] == runs

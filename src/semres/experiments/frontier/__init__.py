@@ -8,8 +8,8 @@ discrete spaces, and a pilot with compositional (slot-wise) stimuli.
 shapes and the floor bound), :mod:`.steps` (step kernels: exact rates by a t-integral and the
 local optimiser), :mod:`.certified` (the two-item frontier as a concave program, certified by
 weak duality), :mod:`.floor_n` (the floor bound for n items and the best n-item similarity
-found), :mod:`.branch` (its certificate by branch-and-bound) and
-:mod:`.relax` (its second node bound), :mod:`.ties` (discrete spaces) and
+found), :mod:`.branch` (its certificate by branch-and-bound, with :mod:`.relax`'s second node
+bound), :mod:`.ties` (discrete spaces) and
 :mod:`.slots` (slot codes); :mod:`.verdicts` turns their numbers into the overview's rows and
 :mod:`.page` and :mod:`.page_floor_n` draw and glue the page.
 """

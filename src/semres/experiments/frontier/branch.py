@@ -232,7 +232,8 @@ class _Problem:
         return p_s, self.identification(m)[0]
 
     def point(self, m):
-        """``m`` with C and its gradient there: a point of tangency for :func:`_shifted`."""
+        """``m`` with C and its gradient there: a point of tangency for :mod:`.relax`'s rows
+        (:func:`_program`'s ``shifted``)."""
         cv, cg = self.concave(m)
         return m, float(cv.sum()), cg.sum(axis=0), cv, cg
 

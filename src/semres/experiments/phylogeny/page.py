@@ -187,8 +187,8 @@ def run_sentences(results, seconds: float, train_seconds: float) -> dict:
     training time the runs record)."""
     at_once = max(r["trained_with"] for r in results)
     return {
-        "at_once": "each network on its own, on one core, two at once where a second core "
-                   "was free" if at_once == 1 else f"{at_once} at once, as one network "
+        "at_once": "each network on its own on one core, side by side where more cores were "
+                   "free" if at_once == 1 else f"{at_once} at once, as one network "
                    "mapped over their stacked weights with `torch.func.vmap`",
         "run_source": "were loaded from the cache of an earlier build with the same code and "
                       "settings" if seconds < 0.5 * train_seconds else "were trained in this build",
