@@ -237,3 +237,23 @@ def test_runs_are_the_same_wherever_they_train(small_data, monkeypatch):
     here, spread = measured(1), measured(2)
     assert joblib.hash(here) == joblib.hash(spread)
     assert [(r["alpha"], r["seed"]) for r in spread] == runs
+
+
+def test_multi_tensor_optimiser_changes_no_number(small_data, monkeypatch):
+    """AdamW's multi-tensor kernels (``foreach``, for speed) train the same weights, bit for
+    bit, as its per-tensor loop."""
+    import torch
+
+    adamw = torch.optim.AdamW
+
+    def trained(foreach):
+        monkeypatch.setattr(torch.optim, "AdamW",
+                            lambda *a, **k: adamw(*a, **{**k, "foreach": foreach}))
+        model = vision.build_model(len(np.unique(small_data.species[small_data.split["train"]])),
+                                   widths=(8, 16), depths=(1, 1), seed=4)
+        vision.train(model, small_data, 0.5, epochs=2, batch_size=16, lr=1e-2, seed=4,
+                     progress=False)
+        return model.state_dict()
+
+    loop, multi = trained(False), trained(True)
+    assert all(torch.equal(loop[k], multi[k]) for k in loop)

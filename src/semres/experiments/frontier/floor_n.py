@@ -55,8 +55,10 @@ __all__ = ["ceiling", "constant_ball", "chord_ball", "floor_bound", "dual_bound"
 
 #: slack for sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 ROUNDING = 1e-12
-#: the t-integral: lower cut (the part below it is at most this) and step in log t
-_T_LOW, _T_STEP = 1e-14, 0.1
+#: the t-integral: lower cut (the part below it is at most this) and step in log t (its error
+#: about e^(-pi^2 / step) = e^(-49); on 360 random similarities, n = 2 to 64, the rates moved
+#: by at most 1.2e-15 from a step of 0.1, which took twice the nodes)
+_T_LOW, _T_STEP = 1e-14, 0.2
 #: the two tests, in the order their random streams are keyed
 TASKS = ("similarity", "identification")
 #: an optimum must meet its identification target this closely, and a later start must beat
