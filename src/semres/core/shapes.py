@@ -17,6 +17,7 @@ without a floor the similarities of a fine Gaussian underflow long before their 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -75,6 +76,12 @@ class Family:
             return np.zeros_like(ls)
         return np.logaddexp(math.log(self.delta), math.log1p(-self.delta) + ls)
 
+    def values(self, d) -> np.ndarray:
+        """g(d) in float64, without logs: delta + (1 - delta) shape(d / scale)."""
+        with np.errstate(divide="ignore"):
+            shape = np.exp(_LOG_SHAPES[self.family](np.asarray(d, dtype=np.float64) / self.scale))
+        return self.delta + (1 - self.delta) * shape
+
     def __call__(self, d):
         d = np.asarray(d)
         dtype = d.dtype if d.dtype.kind == "f" else np.float64
@@ -86,18 +93,30 @@ class Family:
         return tuple(k * self.scale for k in _KINKS[self.family])
 
 
-def _share(log_g1, log_g2):
-    """g1 / (g1 + g2) from logs; 1/2 where both vanish (the uniform choice)."""
+def _share(kernel: Family, d1, d2):
+    """g(d1) / (g(d1) + g(d2)); 1/2 where both vanish (the uniform choice). With a floor both
+    are at least delta and the ratio of the values is exact; without one it is taken from the
+    logs (a logistic of their difference), since a fine Gaussian's values underflow long before
+    their ratio does."""
+    if kernel.delta > 0:
+        g1, g2 = kernel.values(d1), kernel.values(d2)
+        return g1 / (g1 + g2)
+    log_g1, log_g2 = kernel.log(d1), kernel.log(d2)
     both_zero = np.isneginf(log_g1) & np.isneginf(log_g2)
     with np.errstate(invalid="ignore"):
         diff = np.where(both_zero, 0.0, log_g1 - log_g2)
     return expit(diff)
 
 
+@functools.lru_cache(maxsize=4)
+def _gauss_legendre(order: int):
+    return np.polynomial.legendre.leggauss(order)
+
+
 def _panels(edges: np.ndarray, order: int = _GL_ORDER):
     """Gauss-Legendre nodes and weights on every panel [edges[i], edges[i+1]] (last axis);
     zero-width panels get zero weight, so callers may clip edges freely."""
-    x, w = np.polynomial.legendre.leggauss(order)
+    x, w = _gauss_legendre(order)
     lo, hi = edges[..., :-1, None], edges[..., 1:, None]
     half = (hi - lo) / 2
     nodes = (lo + half * (1 + x)).reshape(*edges.shape[:-1], -1)
@@ -135,6 +154,6 @@ def circle_two_item(kernel: Family) -> tuple[float, float]:
                             (0.5 - u)[:, None]], axis=1)
     inner = np.sort(np.clip(inner, 0, (0.5 - u)[:, None]), axis=1)
     d1, w1 = _panels(inner)
-    share = _share(kernel.log(d1), kernel.log(d1 + u[:, None]))
+    share = _share(kernel, d1, d1 + u[:, None])
     p_s = float(8 * (wu * (w1 * share).sum(axis=1)).sum())
     return p_s, p_i
