@@ -97,3 +97,27 @@ def test_the_int8_copy_of_a_tiny_llama_scores_near_float32():
     assert 0 < worst < 0.05, worst  # int8 rounds, a little
     again = scorer.logprobs(prompts[:3], options[:3], progress=False, model=fast)
     assert max(np.abs(a - b).max() for a, b in zip(again, low)) < 1e-5  # batch-independent
+
+
+def test_an_mlps_reordered_hidden_channels_change_no_output():
+    """The copy moves an MLP's down-projection outliers last (gate's and up's rows to match):
+    its hidden activations are the model-order ones reordered, and its output is the one the
+    groups give in the model's own order, to the last bit."""
+    torch.manual_seed(2)
+    net = tiny_lm.model(40, 3)
+    mlp, name = net.model.layers[1].mlp, "model.layers.1.mlp"
+    keep = {"gate_proj": [1, 4], "down_proj": [0, 5, 9, 63]}
+    fast = int8.quantise_int8(net, {f"{name}.{k}": v for k, v in keep.items()})
+    quick = fast.model.layers[1].mlp
+    assert quick.down_proj.group.split == 64 - 4 and isinstance(mlp.down_proj, torch.nn.Linear)
+    x = torch.randn(3, 700, 32)  # more rows than one chunk
+    x[..., 1] *= 30
+    with torch.inference_mode():
+        gate, up = int8._Int8Group([mlp.gate_proj, mlp.up_proj], keep["gate_proj"], {})._forward(x)
+        hidden = mlp.act_fn(gate) * up
+        want = int8._Int8Group([mlp.down_proj], keep["down_proj"], {})._forward(hidden)[0]
+        inside = quick.act_fn(quick.gate_proj(x)) * quick.up_proj(x)
+        got = quick(x)
+    order = [i for i in range(64) if i not in keep["down_proj"]] + keep["down_proj"]
+    assert torch.equal(inside, hidden[..., order])
+    assert torch.equal(got, want)

