@@ -11,8 +11,9 @@ for some families in SymPy; :func:`circle_two_item` evaluates the integrals for 
 composite Gauss-Legendre quadrature, in the variables (u = d2 - d1, d1) with panels refined
 geometrically near u = 0 and near d = 0 and split at the shape's kinks, so the integrand is
 smooth on every panel and the result is exact to ~1e-10 even for scales far below the grid.
-The Luce share is computed from log-similarities (a logistic of their difference), because
-without a floor the similarities of a fine Gaussian underflow long before their ratio does.
+Without a floor the Luce share is computed from log-similarities (a logistic of their
+difference), because the similarities of a fine Gaussian underflow long before their ratio does;
+with one (g >= delta) from the values themselves.
 """
 
 from __future__ import annotations

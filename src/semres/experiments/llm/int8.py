@@ -28,7 +28,7 @@ _INT8_SCRATCH = 64 << 20
 _SIBLINGS = (("q_proj", "k_proj", "v_proj"), ("gate_proj", "up_proj"))
 #: an MLP's layers, down(act(gate(x)) * up(x)): its down projection's outlier channels are moved
 #: last (gate's and up's rows reordered to match), so that its int8 part is a slice of the input,
-#: not a masked copy, and its outliers a slice, not a gather (13% less time for Qwen's)
+#: not a masked copy, and its outliers a slice, not a gather (13% less time in Qwen's)
 _MLP = ("gate_proj", "up_proj", "down_proj")
 
 
