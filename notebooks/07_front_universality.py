@@ -563,7 +563,8 @@ assert sp.simplify(dual_f.subs(A, star)
 # 1 to $\Delta$, from the constant kernel, the previous target's optimum and
 # {glue:text}`ch7_fn_starts` random starts, agreeing to {glue:text}`ch7_fn_spread_max`; KKT
 # residuals at most {glue:text}`ch7_fn_kkt_max`; at $n = 2$ the concave program's optimum within
-# {glue:text}`ch7_fn_two_item_max`) is a lower bound. The proof is a branch-and-bound. By Abel
+# {glue:text}`ch7_fn_two_item_max`; on {glue:text}`ch7_fn_half_grid` levels it moves by at most
+# {glue:text}`ch7_fn_grid_shift`) is a lower bound. The proof is a branch-and-bound. By Abel
 # summation, $p_S^n = \int L^n\,\mathrm{d}t + C$ with $L = S_1$ and $C = \sum_{j \ge 2} (g_j -
 # g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while $\int L^n\,\mathrm{d}t$ and $p_I^n$ are
 # convex in $L(t)$ alone, a linear map of $m$ of low numerical rank. On a box of its leading
@@ -587,6 +588,9 @@ for n in (2, 4):  # p_S'' and p_I'' at b = 1 along the constant kernel (Delta = 
 front_n = cache.cache(floor_n.frontier)(cfg.floor_ns, cfg.deltas, cfg.floor_grid,
                                         cfg.targets, cfg.floor_starts, stream("floor_n"))
 peaks_n = cache.cache(floor_n.largest_gain)(front_n, cfg.floor_grid)
+coarse_n = cache.cache(floor_n.frontier)(cfg.floor_ns, cfg.deltas, cfg.floor_grid // 2,
+                                         cfg.targets, cfg.floor_starts, stream("floor_n"))
+grid_shift = floor_n.grid_shift(front_n, coarse_n)  # what half the levels move
 two = floor_n.frontier((2,), cfg.deltas, cfg.floor_grid, cfg.targets, 0, stream("floor_n_two"))
 two_item_short = cert.program_shortfall(two, cfg.floor_grid)  # vs the program on its levels
 certify = cache.cache(branch.certify_table)  # branch-and-bound: some targets, the largest gains
@@ -617,7 +621,7 @@ display(mc_n.round(5))
 
 # %% tags=["hide-input"]
 page_floor_n.floor_n_section(report, cfg, two_front, front_n, peaks_n, mc_n, search, scale_n,
-                             two_item_short, scan)  # rows, frontier.csv, numbers, figure
+                             two_item_short, scan, grid_shift)  # rows, csv, numbers, figure
 
 # %% [markdown]
 # :::{dropdown} Figure: the bound, the best similarity and Theorem 3 as the number of items grows

@@ -226,6 +226,19 @@ def test_the_n_item_optimum_is_feasible_stationary_and_bracketed(n, delta):
         < floor_n.upper_bound(best["p_i"], n, delta)
 
 
+def test_the_grid_shift_is_what_half_the_levels_cost():
+    fine = floor_n.frontier((4,), (0.05,), 40, 3, 0, 0)
+    coarse = floor_n.frontier((4,), (0.05,), 20, 3, 0, 0)
+    direct = [floor_n.best_step(float(t), 4, 0.05, g)["p_s"]
+              for g in (40, 20) for t in floor_n.targets(4, 0.05, 3)]
+    shift = floor_n.grid_shift(fine, coarse)
+    # each row started from the previous target's optimum, so compare within a tolerance
+    assert abs(shift - np.abs(np.subtract(*np.split(np.array(direct), 2))).max()) < 1e-6
+    assert shift < 1e-3  # half the levels cost less than the certificate's tolerance here
+    with pytest.raises(ValueError, match="coarse"):
+        floor_n.grid_shift(fine, coarse.iloc[:2])
+
+
 @pytest.mark.parametrize("n", [4, 8])
 def test_an_optimum_matches_the_engine(n):
     delta = 0.05

@@ -128,13 +128,14 @@ def test_the_floor_glue_reads_the_optimiser_the_certificates_and_the_scaling():
     scale = pd.DataFrame({"n": [2, 8, 64, 2], "delta": [0.05, 0.05, 0.05, 0.2],
                           "constant_over_ceiling": [0.9, 0.8, 0.95, 0.5]})
     glue = page_floor_n.floor_n_glue(settings.QUICK, front, peaks, mc, search, scale,
-                                     [1e-12, -3e-12])
+                                     [1e-12, -3e-12], 2e-5)
     assert glue["fn_gain_8"] == 0.03 and glue["fn_gain_delta_4"] == 0.05
     assert glue["fn_n_big"] == 64 and glue["fn_const_share_big"] == 0.95
     assert glue["fn_const_share_8"] == 0.8 and "fn_const_share_4" not in glue
     assert glue["fn_mc_maxz"] == 2.5 and glue["fn_excess_max"] == 0.7
     assert glue["fn_two_item_max"] == 3e-12 and glue["fn_random"] == 3
     assert glue["fn_grid"] == 40 and glue["fn_scale_delta"] == 0.05
+    assert glue["fn_half_grid"] == 20 and glue["fn_grid_shift"] == 2e-5
     assert glue["fn_tried"] == 2 and glue["fn_certified"] == 1
     assert glue["fn_tol"] == verdicts.CERTIFY_TOL and glue["fn_nodes"] == settings.QUICK.floor_nodes
 

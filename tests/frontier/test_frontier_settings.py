@@ -16,7 +16,7 @@ def test_profiles_are_typed_and_the_design_is_shared():
     assert quick.floor_scaling_n == settings.PAPER.floor_scaling_n
     assert [(c.floor_grid, c.floor_starts, c.floor_random) for c in
             (settings.QUICK, settings.DEFAULT, settings.PAPER)] == [
-        (40, 0, 600), (120, 1, 3000), (240, 4, 20_000)]
+        (40, 0, 600), (40, 1, 3000), (240, 4, 20_000)]
     # the certificate: the paper profile tries every target, with the largest budget
     assert [(c.floor_certify, c.floor_nodes) for c in
             (settings.QUICK, settings.DEFAULT, settings.PAPER)] == [
@@ -25,7 +25,7 @@ def test_profiles_are_typed_and_the_design_is_shared():
 
 @pytest.mark.parametrize("change, named", [
     (dict(qp_grid=100), "qp_grid"), (dict(scan=2), "scan"), (dict(frontier_K=12), "frontier_K"),
-    (dict(floor_ns=(2, 4)), "floor_ns"), (dict(floor_grid=10), "floor_grid"),
+    (dict(floor_ns=(2, 4)), "floor_ns"), (dict(floor_grid=39), "floor_grid"),
     (dict(floor_starts=-1), "floor_starts"), (dict(floor_random=0), "floor_random"),
     (dict(floor_certify=-1), "floor_certify"), (dict(floor_nodes=0), "floor_nodes"),
     (dict(floor_scaling_n=(1, 4)), "floor_scaling_n"),

@@ -19,19 +19,20 @@ COLUMNS = ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "s
 
 
 def floor_n_section(report, cfg, two_items, front, peaks, mc, search, scale, two_item_short,
-                    two_item_scan) -> None:
+                    two_item_scan, grid_shift: float) -> None:
     """The n-item floor section: its rows (:func:`.verdicts.floor_n_rows`), ``frontier.csv``
     (the two-item rows ``two_items`` of :func:`.page.best` and the n-item rows, certified or
     bracketed), what the prose quotes and the figure. ``front`` and ``peaks`` carry their
     certificates (:func:`.branch.certify_table`); ``scale``: :func:`.floor_n.scaling`;
     ``two_item_short``: how far the n-item optimiser falls below the concave program at two
     items; ``two_item_scan``: the certified two-item scan, drawn as the best similarity at
-    n = 2."""
+    n = 2; ``grid_shift``: how far the optima move on half the levels
+    (:func:`.floor_n.grid_shift`)."""
     statuses = [report.result(**row) for row in
                 verdicts.floor_n_rows(front, peaks, mc, search, two_item_short)]
     report.table(frontier_csv(two_items, front, peaks), "frontier")
-    report.numbers(floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short),
-                   small=("fn_spread_max", "fn_kkt_max", "fn_two_item_max"))
+    report.numbers(floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short, grid_shift),
+                   small=("fn_spread_max", "fn_kkt_max", "fn_two_item_max", "fn_grid_shift"))
     for name, (sentence, cites) in {"fn_beats": beats_sentence(peaks, statuses[3:]),
                                     "fn_cert_text": certified_sentence(peaks)}.items():
         report.text(name, sentence, markdown=True, cites=cites)
@@ -60,9 +61,9 @@ def frontier_csv(two_items, front, peaks) -> pd.DataFrame:
     return pd.concat([two[COLUMNS], frontier_rows(front, peaks)], ignore_index=True)
 
 
-def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short) -> dict:
+def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short, grid_shift) -> dict:
     """What the n-item section quotes: the optimiser's grid, starts and evidence (spread over
-    starts, KKT residuals, the two-item match), the certificates (points tried and certified,
+    starts, KKT residuals, the two-item match, the shift on half the levels), the certificates (points tried and certified,
     the budget and the tolerance), the
     largest gain per n and the floor it falls at, the engine's largest |z|, the random search,
     and the constant kernel's best as a share of the ceiling at the middle floor."""
@@ -71,7 +72,9 @@ def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short) -> dict:
     done = tried[tried.certified]
     at = scale[np.isclose(scale.delta, cfg.deltas[len(cfg.deltas) // 2])].set_index("n")
     big = int(at.index.max())
-    out = {"fn_grid": cfg.floor_grid, "fn_starts": cfg.floor_starts, "fn_random": len(search),
+    out = {"fn_grid": cfg.floor_grid, "fn_half_grid": cfg.floor_grid // 2,
+           "fn_grid_shift": float(grid_shift),
+           "fn_starts": cfg.floor_starts, "fn_random": len(search),
            "fn_spread_max": both.spread.max(), "fn_kkt_max": both.kkt.max(),
            "fn_two_item_max": float(np.abs(np.asarray(two_item_short)).max()),
            "fn_tried": len(tried), "fn_certified": len(done), "fn_nodes": cfg.floor_nodes,
