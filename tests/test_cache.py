@@ -261,3 +261,29 @@ def test_the_chapters_cached_functions_have_keys():
         parts = fingerprint.closure(fn)
         assert f"{modules[module]}.{attr}" in parts
         assert all(key.startswith(("semres.", "data:")) for key in parts)
+
+
+# --------------------------------------------------------------- what each chapter used
+
+def test_each_chapter_counts_only_the_entries_it_used(tmp_path, monkeypatch):
+    from semres.core import theory
+    from semres.pipeline import runner
+
+    front = book.Cache(tmp_path / "cache").cache(theory.front)
+    key = front.key(0.7)
+    logs = {name: tmp_path / f"{name}.jsonl" for name in ("first", "beside")}
+    monkeypatch.setenv(book.CACHE_USE, str(logs["first"]))
+    front(0.7)
+    front(0.7)  # computed, then read again: counted once, as computed
+    monkeypatch.setenv(book.CACHE_USE, str(logs["beside"]))  # a chapter running beside it
+    front(0.7)
+    front(0.8)
+    assert runner._cache_use(logs["first"]) == {"computed": {key: 1}, "reused": {}}
+    assert runner._cache_use(logs["beside"]) == {"computed": {key: 1}, "reused": {key: 1}}
+    (entry,) = [p for p in (tmp_path / "cache").rglob("output.pkl")
+                if "0.7" in (p.parent / "metadata.json").read_text()]
+    entry.write_bytes(b"damaged")
+    monkeypatch.setenv(book.CACHE_USE, str(tmp_path / "again.jsonl"))
+    front(0.7)  # a damaged entry is computed again, and says so
+    assert runner._cache_use(tmp_path / "again.jsonl") == {"computed": {key: 1}, "reused": {}}
+    assert runner._cache_use(tmp_path / "none.jsonl") == {"computed": {}, "reused": {}}

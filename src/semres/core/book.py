@@ -7,6 +7,7 @@ it, never from the chapter's own location.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -108,8 +109,29 @@ class _Cached:
         return digest(self.fn, *self.depends_on, *_argument_types(args, kwargs))
 
     def __call__(self, *args, **kwargs):
-        memory = _memory(str(Path(self.location) / self.key(*args, **kwargs)))
-        return memory.cache(self.fn, ignore=self.ignore)(*args, **kwargs)
+        key = self.key(*args, **kwargs)
+        memorized = _memory(str(Path(self.location) / key)).cache(self.fn, ignore=self.ignore)
+        # joblib returns the call's metadata only when it computed the entry (a damaged entry
+        # is computed again, and counts as computed)
+        out, computed = memorized._cached_call(args, kwargs, shelving=False)
+        record_cache_use(key, memorized._get_args_id(*args, **kwargs),
+                         "computed" if computed else "reused")
+        return out
+
+
+#: the file where the chapter being run notes each cache entry it computed or reused (set by the
+#: runner for the chapter's kernel)
+CACHE_USE = "SEMRES_CACHE_USE"
+
+
+def record_cache_use(key: str, entry: str, kind: str) -> None:
+    """Note that this chapter computed or reused the cache entry ``entry`` under ``key`` (a code
+    digest, or "model <folder>"): each chapter reports its own entries, even while another one
+    runs beside it and writes to the same cache."""
+    path = os.environ.get(CACHE_USE)
+    if path:
+        with open(path, "a") as log:
+            log.write(json.dumps({"key": key, "entry": entry, "kind": kind}) + "\n")
 
 
 def cache() -> Cache:

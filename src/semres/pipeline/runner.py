@@ -24,7 +24,7 @@ from pathlib import Path
 
 import jupytext
 
-from semres.core.book import build_dir, cores, repo_root, torch_device
+from semres.core.book import CACHE_USE, build_dir, cores, repo_root, torch_device
 from semres.pipeline import inputs
 from semres.pipeline.registry import check_parameters
 from semres.core.profiles import PROFILES
@@ -174,11 +174,11 @@ def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progr
             "started": _now()}
     info["inputs"] = inputs.digest(chapter.path, profile, info["parameters"])
     env = {"SEMRES_BUILD_DIR": str(build), "SEMRES_RESULTS_DIR": str(staging / "results"),
+           CACHE_USE: str(staging / "cache_use.jsonl"),
            # figures must reach the notebook as images, whatever backend the caller uses
            "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # the kernel inherits these
-    stamp = _mark_cache_unread(build)
     start = time.perf_counter()
     # the chapter's own output (its tqdm bars, its progress lines) streams to the terminal as it
     # arrives, so a nine-minute cell shows what it is doing
@@ -198,7 +198,7 @@ def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progr
                 os.environ[k] = v
 
     if error is None and not received:
-        info["cache"] = _cache_use(build, stamp)
+        info["cache"] = _cache_use(staging / "cache_use.jsonl")
         info["device"] = _device(info["parameters"])
         _hide_injected_parameters(staging / "out.ipynb")
         info.update(status="ok", ended=_now(),
@@ -355,52 +355,22 @@ def _hide_injected_parameters(path: Path) -> None:
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
 
 
-def _cached_files(build: Path):
-    """Files of the on-disk caches a chapter may reuse: joblib results (one folder per code
-    digest, see :func:`semres.core.book.cache`) and trained models."""
-    for folder in (build / "cache", build / "models"):
-        if folder.is_dir():
-            yield from (p for p in folder.rglob("*") if p.is_file())
-
-
-def _mark_cache_unread(build: Path) -> float:
-    """Set every cached file's access time to 0, so a read during the run shows as a new atime.
-
-    Linux updates the access time of a file read after its last modification (``relatime``),
-    which is all that is needed to tell reused entries from untouched ones afterwards.
-    """
-    for path in _cached_files(build):
-        try:
-            os.utime(path, (0, path.stat().st_mtime))
-        except OSError:
-            pass
-    return time.time()
-
-
-def _cache_use(build: Path, since: float) -> dict:
-    """Cache entries this run computed, and entries from earlier runs it read (reused), each
-    with the code digest (joblib) or the folder name (models) that keys it."""
-    entries: dict[tuple[str, Path], set[str]] = {}
-    for path in _cached_files(build):
-        top, *rest = path.relative_to(build).parts
-        if top == "cache":  # a joblib result: a folder holding output.pkl, under its digest
-            if not (path.parent / "output.pkl").is_file():
-                continue
-            key = (rest[0], path.parent)
-        else:  # a trained model: one folder under models/
-            key = (f"model {rest[0]}", build / top / rest[0])
-        st = path.stat()
-        # file times come from the kernel's coarse clock (a few ms behind time.time()); a wider
-        # slack would count a previous run that ended just before this one as this run's work
-        entries.setdefault(key, set()).add(
-            "computed" if st.st_mtime >= since - 0.05 else
-            "reused" if st.st_atime >= since - 0.05 else "unused")
-    use: dict[str, dict[str, int]] = {"computed": {}, "reused": {}}
-    for (digest, _), kinds in entries.items():
-        kind = "computed" if "computed" in kinds else "reused" if "reused" in kinds else None
-        if kind:
-            use[kind][digest] = use[kind].get(digest, 0) + 1
-    return use
+def _cache_use(log: Path) -> dict:
+    """The cache entries the chapter computed and those from earlier runs it reused, counted by
+    the code digest (joblib) or the folder (models) that keys them, from the log its kernel
+    wrote (:func:`semres.core.book.record_cache_use`); an entry computed and then read again
+    counts as computed."""
+    kinds: dict[tuple[str, str], str] = {}
+    if log.is_file():
+        for line in log.read_text().splitlines():
+            use = json.loads(line)
+            entry = (use["key"], use["entry"])
+            kinds[entry] = "computed" if "computed" in (use["kind"], kinds.get(entry)) \
+                else use["kind"]
+    out: dict[str, dict[str, int]] = {"computed": {}, "reused": {}}
+    for (key, _), kind in kinds.items():
+        out[kind][key] = out[kind].get(key, 0) + 1
+    return out
 
 
 def _device(params: dict) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from semres.core.book import record_cache_use
 from semres.core.fingerprint import digest as code_digest
 from semres.core.seeds import named_seed
 
@@ -333,6 +334,7 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     if folder.exists():
         damage = vlm.load_failure(folder, device)
         if damage is None:
+            record_cache_use(f"model {folder.name}", folder.name, "reused")
             return folder
         print(f"[semres] the saved model {folder} does not load ({damage}): removed, training it "
               f"again", file=sys.stderr, flush=True)
@@ -369,6 +371,7 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
     (partial / "training.json").write_text(json.dumps(
         {"params": params, "vision_losses": losses1, "losses": losses, "seconds": seconds}))
     os.replace(partial, folder)  # only a complete folder ever carries the final name
+    record_cache_use(f"model {folder.name}", folder.name, "computed")
     for done in (stage1, root / f"tiny-llava-{key}.ckpt.pt",
                  root / f"tiny-llava-{key}.vision.ckpt.pt"):
         done.unlink(missing_ok=True)
