@@ -139,4 +139,4 @@ def check(cfg: FrontierSettings, ch: str) -> None:
 #: counterpart in its protocol
 SETTINGS = Settings(chapter="07_front_universality",
                     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
-                    check=check, parameters={"mc_trials": "trials"}, seconds=134)
+                    check=check, parameters={"mc_trials": "trials"}, seconds=86)

@@ -197,7 +197,7 @@ def check(cfg: LlmYearsSettings, ch: str) -> None:
 SETTINGS = Settings(
     chapter="05_llm_years",
     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
-    check=check, parameters={"causal_trials": "causal_trials", "causal_lm": "lms"}, seconds=513,
+    check=check, parameters={"causal_trials": "causal_trials", "causal_lm": "lms"}, seconds=490,
     paper={"Ds": ((2, 5, 20, 50, 100, 200), "half-gaps D"),
            "prompts": (20, "prompts per probe"),
            "phrasings": (1, "phrasings of each question")})

@@ -57,4 +57,4 @@ def check(cfg: ParetoSettings, ch: str) -> None:
 #: chapter 1's Monte Carlo check of the two-item laws
 SETTINGS = Settings(chapter="01_pareto_front",
                     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
-                    check=check, parameters={"mc_trials": "trials"}, seconds=12)
+                    check=check, parameters={"mc_trials": "trials"}, seconds=11)

@@ -65,7 +65,7 @@ PAPER = DEFAULT.replace(mc_trials=20_000_000)
 SETTINGS = Settings(
     chapter="03_toy_relu",
     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
-    check=_check, derive=_snapshots_within, seconds=32,
+    check=_check, derive=_snapshots_within, seconds=31,
     parameters={"n_seeds": "seeds", "epochs": "epochs"},
     paper={key: (getattr(PAPER, key), what) for key, what in (
         ("seeds", "seeds per condition"), ("epochs", "epochs"), ("snapshots", "snapshot epochs"),

@@ -126,6 +126,6 @@ def check(cfg: VlmShapesSettings, ch: str) -> None:
 SETTINGS = Settings(
     chapter="06_vlm_shapes",
     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
-    check=check, minimums={"batch_size": 1, "image_size": 0, "threads": 0}, seconds=289,
+    check=check, minimums={"batch_size": 1, "image_size": 0, "threads": 0}, seconds=282,
     # the authors' models each answered 400 four-shape scenes with the X at random positions
     paper={"fit_scenes": (400, "Four-shape scenes with a random X, per model")})
