@@ -560,8 +560,8 @@ assert sp.simplify(dual_f.subs(A, star)
 #
 # :::{dropdown} How the optimiser and the branch-and-bound work
 # The best step similarity found (SLSQP over the masses $m$ of {glue:text}`ch7_fn_grid` levels from
-# 1 to $\Delta$, from the constant kernel, the previous target's optimum and
-# {glue:text}`ch7_fn_starts` random starts, agreeing to {glue:text}`ch7_fn_spread_max`; KKT
+# 1 to $\Delta$, started from the constant kernel, the previous target's optimum and random masses
+# ({glue:text}`ch7_fn_starts` per target), agreeing to {glue:text}`ch7_fn_spread_max`; KKT
 # residuals at most {glue:text}`ch7_fn_kkt_max`; at $n = 2$ the concave program's optimum within
 # {glue:text}`ch7_fn_two_item_max`; on {glue:text}`ch7_fn_half_grid` levels it moves by at most
 # {glue:text}`ch7_fn_grid_shift`) is a lower bound. The proof is a branch-and-bound. By Abel
@@ -573,7 +573,9 @@ assert sp.simplify(dual_f.subs(A, star)
 # program whose dual proves a bound on $p_S^n$ over the box (with a second bound that moves onto $C$
 # the curvature it cancels). The root box is first shrunk to where that program can still beat the
 # best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the chords are loosest and dropped
-# once within {glue:text}`ch7_fn_tol` of the best found; a point is **certified** when none is left.
+# once within {glue:text}`ch7_fn_tol` of the best found (a box the solver calls empty too, on the
+# bound of its program with every row made elastic, not on the solver's word); a point is
+# **certified** when none is left.
 # :::
 
 # %% tags=["hide-output"]
