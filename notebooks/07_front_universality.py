@@ -96,9 +96,8 @@ T_START = time.perf_counter()
 # ```{prf:proposition} A floor forces a tradeoff
 # :label: ch7-prop-floor
 #
-# Let $g$ be any (measurable, not necessarily monotone) similarity with $g(0) = 1$ and
-# $\Delta \le g \le 1$, $\Delta > 0$, and $n = 2$ items on the circle. Then
-# $p_I \le 1/(1 + \Delta)$ and
+# Let $g$ be any (measurable, not necessarily monotone) similarity with $g(0) = 1$ and $\Delta \le g
+# \le 1$, $\Delta > 0$, and $n = 2$ items on the circle. Then $p_I \le 1/(1 + \Delta)$ and
 #
 # $$
 # \begin{aligned}
@@ -234,8 +233,7 @@ assert (floored.p_s <= floored.bound + verdicts.ROUNDING).all()
 # the linear kernel's peak (Proposition 1 of chapter 3) by the engine: the chapter's headline
 lin_b = fam.linear_peak_b()  # Proposition 1's optimum, b* = 2 eps*
 lin_kern = shapes.Family("linear", lin_b / 2)
-lin_est = luce_success(Circle(), lin_kern, "similarity", 2, cfg.trials,
-                       seed=stream("linear_peak"))
+lin_est = luce_success(Circle(), lin_kern, "similarity", 2, cfg.trials, seed=stream("linear_peak"))
 lin_paper = float(theory.linear_circle(lin_b)[0])
 assert abs(shapes.circle_two_item(lin_kern)[0] - lin_paper) < verdicts.QUADRATURE
 page.families(report, cfg, check, sweep, lin_est, lin_paper, b_cross)  # table, row, glue, figure
@@ -345,8 +343,7 @@ assert (scan.p_s <= fam.floor_bound(scan.p_i, scan.delta) + verdicts.ROUNDING).a
 assert (certified.gap >= 0).all()
 assert max(certified.gap.max(), peaks.gap.max()) < verdicts.CERTIFIED_GAP
 best2 = cert.best_per_floor(certified, scan, peaks)  # cap: the most any similarity gains
-display(page.shown(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap",
-                          "target_gap_max"]]))
+display(page.shown(best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_max"]]))
 
 # %% [markdown]
 # The table (folded) gives per floor the $p_I$ of the largest gain, the certified optimum there and
@@ -561,9 +558,9 @@ assert sp.simplify(dual_f.subs(A, star)
 # :::{dropdown} How the optimiser and the branch-and-bound work
 # The best step similarity found (SLSQP over the masses $m$ of {glue:text}`ch7_fn_grid` levels from
 # 1 to $\Delta$, started from the constant kernel, the previous target's optimum and random masses
-# ({glue:text}`ch7_fn_starts` per target), agreeing to {glue:text}`ch7_fn_spread_max`; KKT
-# residuals at most {glue:text}`ch7_fn_kkt_max`; at $n = 2$ the concave program's optimum within
-# {glue:text}`ch7_fn_two_item_max`; on {glue:text}`ch7_fn_half_grid` levels it moves by at most
+# ({glue:text}`ch7_fn_starts` per target), agreeing to {glue:text}`ch7_fn_spread_max`; KKT residuals
+# at most {glue:text}`ch7_fn_kkt_max`; at $n = 2$ within {glue:text}`ch7_fn_two_item_max` of the
+# concave program's optimum; {glue:text}`ch7_fn_half_grid` levels move it by at most
 # {glue:text}`ch7_fn_grid_shift`) is a lower bound. The proof is a branch-and-bound. By Abel
 # summation, $p_S^n = \int L^n\,\mathrm{d}t + C$ with $L = S_1$ and $C = \sum_{j \ge 2} (g_j -
 # g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while $\int L^n\,\mathrm{d}t$ and $p_I^n$ are
@@ -572,10 +569,9 @@ assert sp.simplify(dual_f.subs(A, star)
 # box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent planes: a linear
 # program whose dual proves a bound on $p_S^n$ over the box (with a second bound that moves onto $C$
 # the curvature it cancels). The root box is first shrunk to where that program can still beat the
-# best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the chords are loosest and dropped
-# once within {glue:text}`ch7_fn_tol` of the best found (a box the solver calls empty too, on the
-# bound of its program with every row made elastic, not on the solver's word); a point is
-# **certified** when none is left.
+# best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the chords are loosest and
+# dropped once within {glue:text}`ch7_fn_tol` of the best found, or when empty (on a proven bound,
+# not on the solver's word); a point is **certified** when none is left.
 # :::
 
 # %% tags=["hide-output"]
@@ -587,12 +583,10 @@ for n in (2, 4):  # p_S'' and p_I'' at b = 1 along the constant kernel (Delta = 
     curv = floor_n.constant_curvature(n, sp.Rational(1, 20))
     assert (curv[0] < 0 and curv[1] == 0) if n == 2 else (curv[0] > 0 and curv[1] > 0)
 
-front_n = cache.cache(floor_n.frontier)(cfg.floor_ns, cfg.deltas, cfg.floor_grid,
-                                        cfg.targets, cfg.floor_starts, stream("floor_n"))
+front_n, coarse_n = [cache.cache(floor_n.frontier)(cfg.floor_ns, cfg.deltas, grid, cfg.targets,
+                                                   cfg.floor_starts, stream("floor_n"))
+                     for grid in (cfg.floor_grid, cfg.floor_grid // 2)]  # and on half the levels
 peaks_n = cache.cache(floor_n.largest_gain)(front_n, cfg.floor_grid)
-coarse_n = cache.cache(floor_n.frontier)(cfg.floor_ns, cfg.deltas, cfg.floor_grid // 2,
-                                         cfg.targets, cfg.floor_starts, stream("floor_n"))
-grid_shift = floor_n.grid_shift(front_n, coarse_n)  # what half the levels move
 two = floor_n.frontier((2,), cfg.deltas, cfg.floor_grid, cfg.targets, 0, stream("floor_n_two"))
 two_item_short = cert.program_shortfall(two, cfg.floor_grid)  # vs the program on its levels
 certify = cache.cache(branch.certify_table)  # branch-and-bound: some targets, the largest gains
@@ -623,7 +617,7 @@ display(mc_n.round(5))
 
 # %% tags=["hide-input"]
 page_floor_n.floor_n_section(report, cfg, two_front, front_n, peaks_n, mc_n, search, scale_n,
-                             two_item_short, scan, grid_shift)  # rows, csv, numbers, figure
+                             two_item_short, scan, floor_n.grid_shift(front_n, coarse_n))
 
 # %% [markdown]
 # :::{dropdown} Figure: the bound, the best similarity and Theorem 3 as the number of items grows
