@@ -51,7 +51,8 @@ from semres.core.theory import n_item
 
 __all__ = ["ceiling", "constant_ball", "chord_ball", "floor_bound", "dual_bound", "upper_bound",
            "step_rates", "step_kernel", "targets", "constant_front", "best_step", "frontier",
-           "grid_shift", "largest_gain", "check_optima", "random_search", "scaling", "constant_curvature"]
+           "grid_shift", "largest_gain", "check_optima", "random_search", "scaling",
+           "constant_curvature"]
 
 #: slack for sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 ROUNDING = 1e-12
@@ -374,8 +375,8 @@ def _frontier_group(group) -> list:
 
 def grid_shift(front: pd.DataFrame, coarse: pd.DataFrame) -> float:
     """The largest difference in p_S between two :func:`frontier` tables of the same targets on
-    different grids of levels: what the grid of the coarser one costs, and a bound on what a
-    finer one would add where the frontier has settled."""
+    different grids of levels: what the coarser grid costs at those targets, the check that a
+    frontier does not move with its grid."""
     keys = ["n", "delta", "target"]
     both = front[keys + ["p_s"]].merge(coarse[keys + ["p_s"]], on=keys, how="inner")
     if len(both) != len(front):

@@ -63,10 +63,10 @@ def frontier_csv(two_items, front, peaks) -> pd.DataFrame:
 
 def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short, grid_shift) -> dict:
     """What the n-item section quotes: the optimiser's grid, starts and evidence (spread over
-    starts, KKT residuals, the two-item match, the shift on half the levels), the certificates (points tried and certified,
-    the budget and the tolerance), the
-    largest gain per n and the floor it falls at, the engine's largest |z|, the random search,
-    and the constant kernel's best as a share of the ceiling at the middle floor."""
+    starts, KKT residuals, the two-item match, the shift on half the levels), the certificates
+    (points tried and certified, the budget and the tolerance), the largest gain per n and the
+    floor it falls at, the engine's largest |z|, the random search, and the constant kernel's
+    best as a share of the ceiling at the middle floor."""
     both = pd.concat([front, peaks])
     tried = both[both.nodes > 0]
     done = tried[tried.certified]
