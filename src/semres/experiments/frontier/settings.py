@@ -53,8 +53,8 @@ class FrontierSettings(Config):
     #: (paper profile, delta = 0.01, measured: 2,000 certify 9 of 30 points in 12 CPU-min,
     #: 6,000 certify 17 of 30 in 37 with the second node bound of :mod:`.relax`, the rest 0.0010
     #: to 0.0039 away; at n = 4, 12 of its 15 points certify within 60,000, the hardest taking
-    #: 51,274 in 19 CPU-min; the three at p_I = 0.73 to 0.83 were still open when stopped,
-    #: after 32 to 37 CPU-min each; at n = 8 all 15 certify within 8,654, 16 CPU-min in all;
+    #: 51,274 in 19 CPU-min; the three at p_I = 0.73, 0.78 and 0.83 end 0.00111, 0.00128 and
+    #: 0.00128 away, 22 CPU-min each; at n = 8 all 15 certify within 8,654, 16 CPU-min in all;
     #: at delta = 0.05 and 0.2 all 60 points within 292: 87 of the profile's 90 points)
     floor_certify: int = 3
     floor_nodes: int = 500
