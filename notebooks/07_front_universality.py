@@ -560,18 +560,18 @@ assert sp.simplify(dual_f.subs(A, star)
 # 1 to $\Delta$, started from the constant kernel, the previous target's optimum and random masses
 # ({glue:text}`ch7_fn_starts` per target), agreeing to {glue:text}`ch7_fn_spread_max`; KKT residuals
 # at most {glue:text}`ch7_fn_kkt_max`; at $n = 2$ within {glue:text}`ch7_fn_two_item_max` of the
-# concave program's optimum; {glue:text}`ch7_fn_half_grid` levels move it by at most
-# {glue:text}`ch7_fn_grid_shift`) is a lower bound. The proof is a branch-and-bound. By Abel
-# summation, $p_S^n = \int L^n\,\mathrm{d}t + C$ with $L = S_1$ and $C = \sum_{j \ge 2} (g_j -
-# g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while $\int L^n\,\mathrm{d}t$ and $p_I^n$ are
-# convex in $L(t)$ alone, a linear map of $m$ of low numerical rank. On a box of its leading
-# coordinates $\int L^n\,\mathrm{d}t$ and $p_I^n$ lie below their concave envelope (between the
-# box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent planes: a linear
-# program whose dual proves a bound on $p_S^n$ over the box (with a second bound that moves onto $C$
-# the curvature it cancels). The root box is first shrunk to where that program can still beat the
-# best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the chords are loosest and
-# dropped once within {glue:text}`ch7_fn_tol` of the best found, or when empty (on a proven bound,
-# not on the solver's word); a point is **certified** when none is left.
+# concave program's optimum; on {glue:text}`ch7_fn_half_grid` levels it moves by at most
+# {glue:text}`ch7_fn_grid_shift` at the targets) is a lower bound. The proof is a branch-and-bound.
+# By Abel summation, $p_S^n = \int L^n\,\mathrm{d}t + C$ with $L = S_1$ and $C = \sum_{j \ge 2}
+# (g_j - g_{j-1}) \int S_j^n\,\mathrm{d}t$ concave in $m$, while $\int L^n\,\mathrm{d}t$ and
+# $p_I^n$ are convex in $L(t)$ alone, a linear map of $m$ of low numerical rank. On a box of its
+# leading coordinates $\int L^n\,\mathrm{d}t$ and $p_I^n$ lie below their concave envelope
+# (between the box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent
+# planes: a linear program whose dual proves a bound on $p_S^n$ over the box (with a second bound
+# that moves onto $C$ the curvature it cancels). The root box is first shrunk to where that
+# program can still beat the best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the
+# chords are loosest and dropped once within {glue:text}`ch7_fn_tol` of the best found, or when
+# empty (on a proven bound, not on the solver's word); a point is **certified** when none is left.
 # :::
 
 # %% tags=["hide-output"]
