@@ -102,7 +102,7 @@ def _floor_tables(kkt=1e-8, spread=0.0, margin=0.01, gain=0.02, bb=0.5005, gap=5
 
 
 def test_the_floor_n_rows_are_checks_then_findings_per_n_and_floor():
-    rows = verdicts.floor_n_rows(*_floor_tables(), [1e-12])
+    rows = verdicts.floor_n_rows(*_floor_tables(), [1e-12], 2e-4)
     assert [r["kind"] for r in rows[:3]] == ["check"] * 3
     assert rows[0]["passed"] and rows[0]["headline"] == pytest.approx(0.01)
     assert rows[1]["passed"] and rows[1]["check_max_z"] == 2.0
@@ -113,11 +113,14 @@ def test_the_floor_n_rows_are_checks_then_findings_per_n_and_floor():
     assert rows[3]["compared_with"] == 0.48 and "certified: no step" in rows[3]["statement"]
     assert "not certified: the proven bound allows at most 0.070" in rows[4]["statement"]
     assert rows[4]["ci"] == pytest.approx((0.2 - 1.96e-3, 0.2 + 1.96e-3))
-    assert not verdicts.floor_n_rows(*_floor_tables(margin=-1e-6), [0.0])[0]["passed"]
-    assert not verdicts.floor_n_rows(*_floor_tables(kkt=1e-3), [0.0])[1]["passed"]
-    assert not verdicts.floor_n_rows(*_floor_tables(spread=1e-5), [0.0])[1]["passed"]
-    assert not verdicts.floor_n_rows(*_floor_tables(), [1e-5])[1]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(margin=-1e-6), [0.0], 2e-4)[0]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(kkt=1e-3), [0.0], 2e-4)[1]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(spread=1e-5), [0.0], 2e-4)[1]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(), [1e-5], 2e-4)[1]["passed"]
+    # the optima moving on half the grid by more than the certificate's tolerance fails it too
+    assert "by 2.0e-04 (at most 0.001)" in rows[1]["statement"]
+    assert not verdicts.floor_n_rows(*_floor_tables(), [0.0], 1.1e-3)[1]["passed"]
     # a bound below a similarity found, or a certified gap above the tolerance, fails the check
-    assert not verdicts.floor_n_rows(*_floor_tables(bb=0.49), [0.0])[2]["passed"]
-    assert not verdicts.floor_n_rows(*_floor_tables(gap=2e-3), [0.0])[2]["passed"]
-    assert not verdicts.floor_n_rows(*_floor_tables(gain=1e-6), [0.0])[4]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(bb=0.49), [0.0], 2e-4)[2]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(gap=2e-3), [0.0], 2e-4)[2]["passed"]
+    assert not verdicts.floor_n_rows(*_floor_tables(gain=1e-6), [0.0], 2e-4)[4]["passed"]
