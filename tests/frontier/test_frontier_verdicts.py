@@ -118,7 +118,7 @@ def test_the_floor_n_rows_are_checks_then_findings_per_n_and_floor():
     assert not verdicts.floor_n_rows(*_floor_tables(spread=1e-5), [0.0], 2e-4)[1]["passed"]
     assert not verdicts.floor_n_rows(*_floor_tables(), [1e-5], 2e-4)[1]["passed"]
     # the optima moving on half the grid by more than the certificate's tolerance fails it too
-    assert "by 2.0e-04 (at most 0.001)" in rows[1]["statement"]
+    assert "by 2.0 × 10⁻⁴ (at most 0.001)" in rows[1]["statement"]
     assert not verdicts.floor_n_rows(*_floor_tables(), [0.0], 1.1e-3)[1]["passed"]
     # a bound below a similarity found, or a certified gap above the tolerance, fails the check
     assert not verdicts.floor_n_rows(*_floor_tables(bb=0.49), [0.0], 2e-4)[2]["passed"]

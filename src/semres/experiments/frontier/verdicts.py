@@ -207,7 +207,8 @@ def floor_n_rows(front, peaks, mc, search, two_item_short, grid_shift: float) ->
         dict(result="best similarity, n items: optimiser and engine",
              statement="every start reaches the same p_S, each optimum is a KKT point, the "
              "optimiser reaches the concave program's optimum at n = 2, half the levels move "
-             f"the optima at the targets by {grid_shift:.1e} (at most {fmt(GRID_SHIFT_MAX, 2)}), "
+             f"the optima at the targets by {fmt(grid_shift, 2)} (at most "
+             f"{fmt(GRID_SHIFT_MAX, 2)}), "
              "and the engine reproduces the largest gains (headline: the largest KKT residual)",
              kind="check", headline=everything.kkt.max(),
              check_max_z=mc[["z_s", "z_i"]].abs().max().max(),
