@@ -20,7 +20,7 @@ def test_profiles_are_typed_and_the_design_is_shared():
     # the certificate: the paper profile tries every target, with the largest budget
     assert [(c.floor_certify, c.floor_nodes) for c in
             (settings.QUICK, settings.DEFAULT, settings.PAPER)] == [
-        (1, 150), (3, 500), (settings.PAPER.targets, 60_000)]
+        (1, 150), (3, 500), (settings.PAPER.targets, 150_000)]
 
 
 @pytest.mark.parametrize("change, named", [

@@ -52,10 +52,11 @@ class FrontierSettings(Config):
     #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
     #: (paper profile, delta = 0.01, measured: 2,000 certify 9 of 30 points in 12 CPU-min,
     #: 6,000 certify 17 of 30 in 37 with the second node bound of :mod:`.relax`, the rest 0.0010
-    #: to 0.0039 away; at n = 4, 12 of its 15 points certify within 60,000, the hardest taking
-    #: 51,274 in 19 CPU-min; the three at p_I = 0.73, 0.78 and 0.83 end 0.00111, 0.00128 and
-    #: 0.00128 away, 22 CPU-min each; at n = 8 all 15 certify within 8,654, 16 CPU-min in all;
-    #: at delta = 0.05 and 0.2 all 60 points within 292: 87 of the profile's 90 points)
+    #: to 0.0039 away; at n = 4, 13 of its 15 points certify within 150,000: 12 within 51,274
+    #: (19 CPU-min), the one at p_I = 0.73 after 121,486; the two at p_I = 0.78 and 0.83 were
+    #: still 0.00117 and 0.00120 away after about 95,000 and 85,000 (runs stopped there; their
+    #: gaps fell by about 1e-5 per 5,000); at n = 8 all 15 certify within 8,654, 16 CPU-min in
+    #: all; at delta = 0.05 and 0.2 all 60 points within 292: 88 of the profile's 90 points)
     floor_certify: int = 3
     floor_nodes: int = 500
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
@@ -97,7 +98,7 @@ QUICK = DEFAULT.replace(trials=100_000, scales=12, frontier_K=8, targets=4, qp_g
                         slot_trials=40_000, slot_eps=5)
 PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, qp_grid=1600,
                         scan=150, floor_grid=240, floor_starts=4, floor_random=20_000,
-                        floor_certify=14, floor_nodes=60_000,
+                        floor_certify=14, floor_nodes=150_000,
                         cycle_sizes=(8, 16, 32, 64, 128, 256, 512, 1024),
                         torus_sides=(4, 6, 8, 12, 16, 20, 24), slot_trials=2_000_000,
                         slot_eps=15)
