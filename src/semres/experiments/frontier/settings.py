@@ -53,10 +53,10 @@ class FrontierSettings(Config):
     #: (paper profile, delta = 0.01, measured: 2,000 certify 9 of 30 points in 12 CPU-min,
     #: 6,000 certify 17 of 30 in 37 with the second node bound of :mod:`.relax`, the rest 0.0010
     #: to 0.0039 away; at n = 4, 13 of its 15 points certify within 150,000: 12 within 51,274
-    #: (19 CPU-min), the one at p_I = 0.73 after 121,486; the two at p_I = 0.78 and 0.83 were
-    #: still 0.00117 and 0.00120 away after about 95,000 and 85,000 (runs stopped there; their
-    #: gaps fell by about 1e-5 per 5,000); at n = 8 all 15 certify within 8,654, 16 CPU-min in
-    #: all; at delta = 0.05 and 0.2 all 60 points within 292: 88 of the profile's 90 points)
+    #: (19 CPU-min), the one at p_I = 0.73 after 121,486; the two at p_I = 0.78 and 0.83 end
+    #: the budget both 0.00111 away, 55 min each (their gaps fell by about 1e-5 per 5,000 near
+    #: the end); at n = 8 all 15 certify within 8,654, 16 CPU-min in all; at delta = 0.05 and
+    #: 0.2 all 60 points within 292: 88 of the profile's 90 points)
     floor_certify: int = 3
     floor_nodes: int = 500
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
