@@ -28,9 +28,8 @@ def floor_n_section(report, cfg, two_items, front, peaks, mc, search, scale, two
     items; ``two_item_scan``: the certified two-item scan, drawn as the best similarity at
     n = 2; ``grid_shift``: how far the optima move on half the levels
     (:func:`.floor_n.grid_shift`)."""
-    statuses = [report.result(**row) for row in
-                verdicts.floor_n_rows(front, peaks, mc, search, two_item_short,
-                                          grid_shift)]
+    rows = verdicts.floor_n_rows(front, peaks, mc, search, two_item_short, grid_shift)
+    statuses = [report.result(**row) for row in rows]
     report.table(frontier_csv(two_items, front, peaks), "frontier")
     report.numbers(floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short, grid_shift),
                    small=("fn_spread_max", "fn_kkt_max", "fn_two_item_max", "fn_grid_shift"))

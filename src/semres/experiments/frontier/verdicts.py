@@ -185,11 +185,11 @@ def floor_n_rows(front, peaks, mc, search, two_item_short, grid_shift: float) ->
     agreeing within :data:`STARTS_AGREE`, the two-item optimum reached within
     :data:`TWO_ITEM_MATCH`, the optima on half the levels within :data:`GRID_SHIFT_MAX`
     (``grid_shift``, :func:`.floor_n.grid_shift`), the engine within ``Z_MAX``) and the
-    branch-and-bound (no bound
-    below a similarity found, every certified point within :data:`CERTIFY_TOL`). Then one
-    finding per (n, floor): the engine's 95% interval for the best similarity's p_S at its
-    largest gain lies above Theorem 3's constant kernel at the same p_I, and the gain exceeds
-    :data:`GAIN_MIN`; its statement says whether the point is certified."""
+    branch-and-bound (no bound below a similarity found, every certified point within
+    :data:`CERTIFY_TOL`). Then one finding per (n, floor): the engine's 95% interval for the
+    best similarity's p_S at its largest gain lies above Theorem 3's constant kernel at the same
+    p_I, and the gain exceeds :data:`GAIN_MIN`; its statement says whether the point is
+    certified."""
     everything = pd.concat([front, peaks])
     margin = min((everything.proposition_bound - everything.p_s).min(), search.margin.min())
     shortfall = float(np.abs(np.asarray(two_item_short)).max())
@@ -208,8 +208,8 @@ def floor_n_rows(front, peaks, mc, search, two_item_short, grid_shift: float) ->
              statement="every start reaches the same p_S, each optimum is a KKT point, the "
              "optimiser reaches the concave program's optimum at n = 2, half the levels move "
              f"the optima at the targets by {fmt(grid_shift, 2)} (at most "
-             f"{fmt(GRID_SHIFT_MAX, 2)}), "
-             "and the engine reproduces the largest gains (headline: the largest KKT residual)",
+             f"{fmt(GRID_SHIFT_MAX, 2)}), and the engine reproduces the largest gains "
+             "(headline: the largest KKT residual)",
              kind="check", headline=everything.kkt.max(),
              check_max_z=mc[["z_s", "z_i"]].abs().max().max(),
              passed=bool(everything.kkt.max() < KKT_TOL
