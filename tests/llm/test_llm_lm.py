@@ -77,7 +77,8 @@ def test_results_keep_the_prompt_and_rescore(tok, trained, tmp_path):
 
 # --------------------------------------------------------------------------- faster arithmetic
 
-def test_auto_runs_int8_where_it_passes_the_precision_check(tok, trained):
+def test_auto_runs_int8_where_it_passes_the_precision_check(tok, trained, monkeypatch):
+    monkeypatch.setattr(lm, "fast_bfloat16", lambda device: False)  # a CPU without AMX
     scorer = lm.Scorer((trained, tok), dtype="auto")
     assert scorer.dtype == "int8" and scorer.batch_tokens == 512 and scorer.float32 is trained
     check = scorer.precision["int8"]
@@ -92,13 +93,29 @@ def test_auto_runs_int8_where_it_passes_the_precision_check(tok, trained):
         lm.Scorer((trained, tok), dtype="int4")
 
 
-def test_a_faster_path_that_moves_the_means_is_not_used(tok, trained, monkeypatch):
+def test_auto_tries_bfloat16_first_where_it_is_fast(tok, trained, monkeypatch):
+    monkeypatch.setattr(lm, "fast_bfloat16", lambda device: True)  # a CPU with AMX
+    scorer = lm.Scorer((trained, tok), dtype="auto")
+    assert scorer.dtype == "bfloat16" and list(scorer.precision) == ["bfloat16"]
+    assert next(scorer.model.parameters()).dtype == scorer.torch.bfloat16
+    wrong = model(len(tok), 5)  # bfloat16 that moves the means: int8 is tried next
+    monkeypatch.setattr(lm.Scorer, "faster", lambda self, path: (
+        wrong if path == "bfloat16" else lm.quantise_int8(self.model, lm._stored_channels(self))))
+    scorer = lm.Scorer((trained, tok), dtype="auto")
+    assert scorer.dtype == "int8" and list(scorer.precision) == ["bfloat16", "int8"]
+    assert not scorer.precision["bfloat16"]["passes"]
+
+
+@pytest.mark.parametrize("amx", [False, True])
+def test_a_faster_path_that_moves_the_means_is_not_used(tok, trained, monkeypatch, amx):
+    monkeypatch.setattr(lm, "fast_bfloat16", lambda device: amx)
     wrong = model(len(tok), 5)  # untrained: its answers are not the model's
     monkeypatch.setattr(lm.Scorer, "faster", lambda self, path: wrong)
     scorer = lm.Scorer((trained, tok), dtype="auto")
     assert scorer.dtype == "float32" and scorer.model is trained
-    check = scorer.precision["int8"]
-    assert not check["passes"] and check["shift_low"] < -lm.PRECISION_TOLERANCE
+    assert list(scorer.precision) == (["bfloat16", "int8"] if amx else ["int8"])
+    for check in scorer.precision.values():
+        assert not check["passes"] and check["shift_low"] < -lm.PRECISION_TOLERANCE
 
 
 def test_channels_and_checks_are_measured_once_and_kept(tok, trained, tmp_path, monkeypatch):
