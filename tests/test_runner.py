@@ -21,6 +21,7 @@ from test_cli import HEADER, ROOT, _error_line, book  # noqa: F401 - book is a f
 from semres.core import book as semres_book
 from semres.pipeline import cli, runner
 from semres.pipeline import book as bookmaker
+from semres.report import pages
 
 SLOW = HEADER + '''
 # %% [markdown]
@@ -217,6 +218,8 @@ def test_the_book_marks_a_chapter_whose_latest_run_failed(book):
     repro = bookmaker.provenance(build)
     assert re.search(rf"\| 01_demo \| {re.escape(bookmaker.STALE)} \| [\d: -]+ \| quick \|", repro)
     assert "asked to fail" in repro
+    cpu = pages.processor()  # what run times depend on: named beside the cores
+    assert cpu and f"{cpu}, {os.cpu_count()} CPU cores" in repro
     glance = bookmaker._glance(build, book)
     assert f"<../notebooks/01_demo>` ({bookmaker.STALE})" in glance
     assert glance.startswith("```{warning}\nThe latest run of chapter 1 (Demo chapter) failed")

@@ -105,6 +105,24 @@ def engine_figures(build: Path) -> list[str]:
     return lines
 
 
+def processor() -> str:
+    """The CPU's name, and whether it has AMX tiles: what run times and chapter 5's arithmetic
+    (:func:`semres.experiments.llm.lm.fast_bfloat16`) depend on, beyond the count of cores."""
+    name, flags = platform.processor() or "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    name = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+                    break
+    except OSError:
+        pass
+    return f"{name}{' with AMX' if 'amx_bf16' in flags else ''}"
+
+
 def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
                commit: str, dirty: bool, seconds: float | None = None) -> str:
     """Markdown: versions, commit, machine, build time, and for each chapter (``records``: its
@@ -113,7 +131,7 @@ def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
     lines = ["## This build", "",
              f"- Commit: `{commit}`{' (with uncommitted changes)' if dirty else ''}",
              f"- Built: {time.strftime('%Y-%m-%d %H:%M %Z')}",
-             f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, "
+             f"- Machine: {platform.platform()}, {processor()}, {os.cpu_count()} CPU cores, "
              f"Python {platform.python_version()}"]
     if seconds is not None:
         lines.append(f"- Build time: {seconds:.0f} s to execute the chapters and write these "
