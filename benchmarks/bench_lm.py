@@ -9,8 +9,10 @@ both people, packed by list; every name of the book, scored whole) scored by
 
 - ``before``: the scorer as it was (float32, batches of 4096 padded tokens; and bfloat16, which
   its ``dtype="auto"`` chose for every shipped model),
-- ``after``: float32 in batches of 512 tokens (the new default on a CPU) and int8, which
-  ``dtype="auto"`` now takes where it passes the precision check,
+- ``after``: float32 in batches of 512 tokens (the new default on a CPU) and int8, and
+  bfloat16 where the CPU has AMX tiles (:func:`semres.experiments.llm.lm.fast_bfloat16`):
+  ``dtype="auto"`` takes the first of bfloat16 (where fast) and int8 that passes the precision
+  check,
 
 in rounds, each arithmetic once a round in turn, so that the load of a shared machine falls on
 all alike; each figure is the median over rounds of prompts per second of wall time and of
@@ -105,6 +107,8 @@ def main():
             ways["before bfloat16 @4096"] = (scorer.faster("bfloat16"), 4096)
         ways["after float32 @512"] = (scorer.model, 512)
         ways["after int8 @512"] = (int8, 512)
+        if not args.no_bf16 and lm.fast_bfloat16(scorer.device):  # what "auto" tries first
+            ways["after bfloat16 @512"] = (ways["before bfloat16 @4096"][0], 512)
         for loaded in ((False, True) if args.busy else (False,)):
             for threads in args.threads:
                 scorer.threads = threads
