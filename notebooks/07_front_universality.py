@@ -590,8 +590,8 @@ peaks_n = cache.cache(floor_n.largest_gain)(front_n, cfg.floor_grid)
 two = floor_n.frontier((2,), cfg.deltas, cfg.floor_grid, cfg.targets, 0, stream("floor_n_two"))
 two_item_short = cert.program_shortfall(two, cfg.floor_grid)  # vs the program on its levels
 certify = cache.cache(branch.certify_table)  # branch-and-bound: some targets, the largest gains
-front_n = certify(front_n, verdicts.CERTIFY_TOL, cfg.floor_nodes, cfg.floor_certify)
-peaks_n = certify(peaks_n, verdicts.CERTIFY_TOL, cfg.floor_nodes)
+front_n, peaks_n = [certify(t, verdicts.CERTIFY_TOL, cfg.floor_nodes, count, cfg.floor_ranks)
+                    for t, count in ((front_n, cfg.floor_certify), (peaks_n, None))]
 everything = pd.concat([front_n, peaks_n])
 assert (everything.p_s <= everything.upper_bound + floor_n.ROUNDING).all()
 assert (everything.gain > -floor_n.ROUNDING).all()  # started from the constant kernel

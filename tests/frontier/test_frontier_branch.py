@@ -130,6 +130,7 @@ def test_pick_rows_spreads_the_targets():
 @pytest.mark.parametrize("kwargs, match", [
     ({"n": 1}, "n must"), ({"delta": 1.5}, "delta must"), ({"tol": 0.0}, "tol must"),
     ({"nodes": 0}, "nodes must"), ({"target": 0.5}, "target must"),
+    ({"max_rank": 0}, "max_rank must"),
     ({"levels": np.array([1.0, 0.3, 0.5, 0.1])}, "levels must"),
     ({"masses": np.array([0.5, 0.5, 0.5, 0.0])}, "masses must")])
 def test_invalid_arguments_raise(kwargs, match):
@@ -190,3 +191,28 @@ def test_an_infeasible_program_is_dropped_on_a_proven_bound_not_on_the_solvers_w
     monkeypatch.setattr(branch, "linprog", wrong)
     floor, x = branch._solve(*_lp(True))
     assert x is None and -1.0 - 1e-9 <= floor <= -1.0 + 1e-6  # the bound, not "infeasible"
+
+
+def test_rows_left_open_are_tried_again_at_the_next_rank(monkeypatch):
+    table = floor_n.frontier((4,), (0.2,), 12, 3, 0, 5)
+    calls = []
+    real = branch.certify
+
+    def fake(*args, max_rank, **kwargs):  # rank 1 proves a loose bound only, rank 3 closes
+        calls.append((float(args[4]), max_rank))
+        out = real(*args, max_rank=max_rank, **kwargs)
+        return out if max_rank > 1 else {**out, "upper_bound": out["best"] + 0.5,
+                                          "certified": False}
+    monkeypatch.setattr(branch, "certify", fake)
+    monkeypatch.setattr(branch, "spread", lambda f, items: [f(x) for x in items])
+    out = branch.certify_table(table, 1e-3, 200, count=2, ranks=(1, 3))
+    tried = out.nodes.gt(0)
+    assert tried.sum() == 2 and len(calls) == 4 and [r for _, r in calls] == [1, 1, 3, 3]
+    assert out.certified[tried].all() and (out["rank"][tried] == 3).all()
+    assert (out.bb_bound[tried] <= out.p_s[tried] + 1e-3).all()   # the smaller bound kept
+    once = branch.certify_table(table, 1e-3, 200, count=2, ranks=(3,))
+    assert (out.nodes[tried] > once.nodes[tried]).all()          # both ranks' programs counted
+    assert not branch.certify_table(table, 1e-3, 200, count=2, ranks=(1,)).certified.any()
+    for bad in ((), (3, 1), (0,), (2, 2)):
+        with pytest.raises(ValueError, match="ranks must"):
+            branch.certify_table(table, 1e-3, 200, ranks=bad)

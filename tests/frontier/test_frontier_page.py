@@ -73,6 +73,7 @@ def _bracket(n=4, delta=0.05, rows=2, point_gain=0.01, certified=(False, False))
                          "kkt": [1e-8] * rows, "spread": [0.0] * rows, "grid": [40] * rows,
                          "proposition_bound": [0.6, 0.5][:rows],
                          "bb_bound": [np.nan, 0.5][:rows], "nodes": [0, 30][:rows],
+                         "rank": [0, 9][:rows],
                          "certified": list(certified)[:rows]})
 
 
@@ -138,6 +139,9 @@ def test_the_floor_glue_reads_the_optimiser_the_certificates_and_the_scaling():
     assert glue["fn_half_grid"] == 20 and glue["fn_grid_shift"] == 2e-5
     assert glue["fn_tried"] == 2 and glue["fn_certified"] == 1
     assert glue["fn_tol"] == verdicts.CERTIFY_TOL and glue["fn_nodes"] == settings.QUICK.floor_nodes
+    twice = page_floor_n.floor_n_glue(settings.QUICK.replace(floor_ranks=(9, 10)), front, peaks,
+                                      mc, search, scale, [1e-12, -3e-12], 2e-5)
+    assert twice["fn_nodes"] == 2 * settings.QUICK.floor_nodes  # a budget at each rank
 
 
 def test_every_sentence_cites_the_numbers_it_quotes():

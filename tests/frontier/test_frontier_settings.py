@@ -3,7 +3,7 @@
 import pytest
 
 from semres.core import profiles
-from semres.experiments.frontier import settings
+from semres.experiments.frontier import branch, settings
 
 
 def test_profiles_are_typed_and_the_design_is_shared():
@@ -21,6 +21,9 @@ def test_profiles_are_typed_and_the_design_is_shared():
     assert [(c.floor_certify, c.floor_nodes) for c in
             (settings.QUICK, settings.DEFAULT, settings.PAPER)] == [
         (1, 150), (3, 500), (settings.PAPER.targets, 150_000)]
+    # and tries again at rank 10 the points rank 9 (the projection's default) leaves open
+    assert settings.QUICK.floor_ranks == settings.DEFAULT.floor_ranks == (branch.MAX_RANK,)
+    assert settings.PAPER.floor_ranks == (branch.MAX_RANK, branch.MAX_RANK + 1)
 
 
 @pytest.mark.parametrize("change, named", [
@@ -28,6 +31,7 @@ def test_profiles_are_typed_and_the_design_is_shared():
     (dict(floor_ns=(2, 4)), "floor_ns"), (dict(floor_grid=39), "floor_grid"),
     (dict(floor_starts=-1), "floor_starts"), (dict(floor_random=0), "floor_random"),
     (dict(floor_certify=-1), "floor_certify"), (dict(floor_nodes=0), "floor_nodes"),
+    (dict(floor_ranks=()), "floor_ranks"), (dict(floor_ranks=(10, 9)), "floor_ranks"),
     (dict(floor_scaling_n=(1, 4)), "floor_scaling_n"),
     (dict(cycle_sizes=(8, 8, 16)), "cycle_sizes")])
 def test_contradictory_settings_are_named(change, named):

@@ -448,12 +448,13 @@ def _branch_dim(P: _Problem, lo, hi) -> int:
 
 
 def certify(levels, masses, n: int, delta: float, target: float, *, tol: float = 1e-3,
-            nodes: int = 1000) -> dict:
+            nodes: int = 1000, max_rank: int = MAX_RANK) -> dict:
     """Branch-and-bound for the largest p_S^n at p_I^n = ``target`` over step similarities with
     these ``levels`` (1 down to ``delta``), against the best one found, ``masses`` (at that
-    identification). Returns ``upper_bound`` (proven), ``best`` (the masses' p_S on the
-    relaxation's t-grid), ``gap``, ``certified`` (gap <= ``tol``), ``nodes`` (LPs solved, the
-    root's bound tightening included), ``rank`` (of the projection) and ``seconds``."""
+    identification), with a projection of rank at most ``max_rank``. Returns ``upper_bound``
+    (proven), ``best`` (the masses' p_S on the relaxation's t-grid), ``gap``, ``certified`` (gap
+    <= ``tol``), ``nodes`` (LPs solved, the root's bound tightening included), ``rank`` (of the
+    projection) and ``seconds``."""
     n = check_count(n, "n")
     if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1):
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
@@ -468,9 +469,11 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
         raise ValueError(f"tol must lie in (0, 1); got {tol!r}")
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
         raise ValueError(f"nodes must be an integer >= 1; got {nodes!r}")
+    if isinstance(max_rank, bool) or not isinstance(max_rank, (int, np.integer)) or max_rank < 1:
+        raise ValueError(f"max_rank must be an integer >= 1; got {max_rank!r}")
     clock = time.perf_counter()
     with threadpool_limits(1):
-        P = _Problem(g, n, float(delta), m0, tol)
+        P = _Problem(g, n, float(delta), m0, tol, max_rank=int(max_rank))
         best, p_i = P.rates(m0)
         if abs(p_i - target) > 1e-7:
             raise ValueError(f"target must be the masses' p_I ({p_i:.9f}); got {target!r}")
@@ -563,30 +566,44 @@ def pick_rows(table: pd.DataFrame, count: int) -> np.ndarray:
 
 def _certify_row(args) -> dict:
     """:func:`certify` on one row (for :func:`semres.core.book.spread`)."""
-    levels, masses, n, delta, p_i, tol, nodes = args
-    return certify(levels, masses, n, delta, p_i, tol=tol, nodes=nodes)
+    levels, masses, n, delta, p_i, tol, nodes, rank = args
+    return certify(levels, masses, n, delta, p_i, tol=tol, nodes=nodes, max_rank=rank)
 
 
-def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None) -> pd.DataFrame:
+def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None,
+                  ranks=(MAX_RANK,)) -> pd.DataFrame:
     """``table`` (rows of :func:`.floor_n.frontier` or :func:`.floor_n.largest_gain`: ``n``,
     ``delta``, ``p_i``, ``p_s``, ``levels``, ``masses``, ``upper_bound``) with :func:`certify`
-    run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`): ``proposition_bound``
-    (the corollary's bound, the old ``upper_bound``), ``bb_bound`` (the branch-and-bound's, nan
-    where not tried), ``upper_bound`` (the smaller), ``gap``, ``certified`` (the
-    branch-and-bound closed within ``tol``), ``nodes`` (linear programs solved; 0 where not
-    tried) and ``bb_seconds``. The rows run side by side where a freed core allows
+    run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`), at the projection's
+    largest rank ``ranks[0]``, then at each later rank on the rows still open (a higher rank
+    leaves less of L to the residual, whose linear term keeps the bound above the optimum
+    however small the boxes; each rank doubles a linear program's size): ``proposition_bound`` (the
+    corollary's bound, the old ``upper_bound``), ``bb_bound`` (the smallest of the
+    branch-and-bound's, each proven; nan where not tried), ``upper_bound`` (the smaller),
+    ``gap``, ``certified`` (the branch-and-bound closed within ``tol``), ``nodes`` (linear
+    programs solved, every rank's; 0 where not tried), ``rank`` (the last rank tried; 0 where
+    none) and ``bb_seconds``. The rows run side by side where a freed core allows
     (:func:`semres.core.book.spread`)."""
+    ranks = list(ranks)
+    if not ranks or any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1
+                        for r in ranks) or ranks != sorted(set(ranks)):
+        raise ValueError(f"ranks must be increasing integers >= 1; got {ranks!r}")
     pick = np.ones(len(table), bool) if count is None else pick_rows(table, count)
     out = table.assign(proposition_bound=table.upper_bound, bb_bound=np.nan, certified=False,
-                       nodes=0, bb_seconds=0.0)
+                       nodes=0, rank=0, bb_seconds=0.0)
     rows = [row for k, row in enumerate(table.itertuples()) if pick[k]]
-    certs = spread(_certify_row, [(row.levels, row.masses, int(row.n), float(row.delta),
-                                   float(row.p_i), tol, nodes) for row in rows])
-    for row, cert in zip(rows, certs):
-        out.loc[row.Index, ["bb_bound", "certified", "nodes", "bb_seconds"]] = (
-            cert["upper_bound"], cert["certified"], cert["nodes"], cert["seconds"])
+    for rank in ranks:
+        certs = spread(_certify_row, [(row.levels, row.masses, int(row.n), float(row.delta),
+                                       float(row.p_i), tol, nodes, rank) for row in rows])
+        for row, cert in zip(rows, certs):
+            at = row.Index
+            out.loc[at, "bb_bound"] = np.fmin(out.at[at, "bb_bound"], cert["upper_bound"])
+            out.loc[at, ["certified", "rank"]] = (cert["certified"], rank)
+            out.at[at, "nodes"] += cert["nodes"]
+            out.at[at, "bb_seconds"] += cert["seconds"]
+        rows = [row for row, cert in zip(rows, certs) if not cert["certified"]]
     out["upper_bound"] = np.fmin(out.proposition_bound, out.bb_bound)
     out["gap"] = out.upper_bound - out.p_s
-    out["certified"] = out.certified.astype(bool)
-    out["nodes"] = out.nodes.astype(int)
+    out["certified"] = out.certified.astype(bool) | (out.bb_bound - out.p_s <= tol)
+    out[["nodes", "rank"]] = out[["nodes", "rank"]].astype(int)
     return out

@@ -15,7 +15,7 @@ from .settings import DEFAULT
 
 #: frontier.csv's columns, the two-item rows' and the n-item rows' alike
 COLUMNS = ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "step_front_p_s",
-           "gap", "kkt", "spread", "certified", "proposition_bound", "bb_bound", "nodes"]
+           "gap", "kkt", "spread", "certified", "proposition_bound", "bb_bound", "nodes", "rank"]
 
 
 def floor_n_section(report, cfg, two_items, front, peaks, mc, search, scale, two_item_short,
@@ -57,7 +57,7 @@ def frontier_csv(two_items, front, peaks) -> pd.DataFrame:
     certificate proves them best (within its gap)."""
     two = two_items.assign(gap=two_items.upper_bound - two_items.p_s, kkt=np.nan,
                            spread=np.nan, certified=two_items["method"] == "certified",
-                           proposition_bound=np.nan, bb_bound=np.nan, nodes=0)
+                           proposition_bound=np.nan, bb_bound=np.nan, nodes=0, rank=0)
     return pd.concat([two[COLUMNS], frontier_rows(front, peaks)], ignore_index=True)
 
 
@@ -77,7 +77,8 @@ def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short, grid_shif
            "fn_starts": cfg.floor_starts, "fn_random": len(search),
            "fn_spread_max": both.spread.max(), "fn_kkt_max": both.kkt.max(),
            "fn_two_item_max": float(np.abs(np.asarray(two_item_short)).max()),
-           "fn_tried": len(tried), "fn_certified": len(done), "fn_nodes": cfg.floor_nodes,
+           "fn_tried": len(tried), "fn_certified": len(done),
+           "fn_nodes": cfg.floor_nodes * len(cfg.floor_ranks),   # a budget at each rank
            "fn_certify": cfg.floor_certify, "fn_tol": verdicts.CERTIFY_TOL,
            "fn_cutoff": branch.OBBT_SHARE * verdicts.CERTIFY_TOL,
            "fn_mc_maxz": mc[["z_s", "z_i"]].abs().max().max(),

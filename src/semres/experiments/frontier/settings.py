@@ -59,6 +59,15 @@ class FrontierSettings(Config):
     #: 0.2 all 60 points within 292: 88 of the profile's 90 points)
     floor_certify: int = 3
     floor_nodes: int = 500
+    #: the projection's largest rank, then the ranks at which the points left open are tried
+    #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
+    #: kept). At rank 9 the two n = 4 points the paper profile leaves open stall: their gaps fell
+    #: as 0.00099 + 17.4 / N and 0.00100 + 16.9 / N in the LPs N (fitted from 40,000 to 130,000
+    #: and 105,000, residuals under 6e-6), a floor at the tolerance that no budget passes. At
+    #: rank 10 (programs twice the size, about 30 ms each) they close faster per LP: 0.00113 and
+    #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128), floors fitted the same way
+    #: near 0.00093 so far, measured alone on one core each
+    floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
     #: the discrete spaces: cycles of these many points, tori of these sides
@@ -98,7 +107,7 @@ QUICK = DEFAULT.replace(trials=100_000, scales=12, frontier_K=8, targets=4, qp_g
                         slot_trials=40_000, slot_eps=5)
 PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, qp_grid=1600,
                         scan=150, floor_grid=240, floor_starts=4, floor_random=20_000,
-                        floor_certify=14, floor_nodes=150_000,
+                        floor_certify=14, floor_nodes=150_000, floor_ranks=(9, 10),
                         cycle_sizes=(8, 16, 32, 64, 128, 256, 512, 1024),
                         torus_sides=(4, 6, 8, 12, 16, 20, 24), slot_trials=2_000_000,
                         slot_eps=15)
@@ -119,6 +128,10 @@ def check(cfg: FrontierSettings, ch: str) -> None:
             f"grid of levels fine enough to bracket the frontier, and its half is checked); "
             f"got {cfg.floor_grid}")
     require(cfg.floor_starts >= 0, ch, f"floor_starts must be >= 0; got {cfg.floor_starts}")
+    ranks = list(cfg.floor_ranks)
+    require(len(ranks) >= 1 and all(isinstance(r, int) and r >= 1 for r in ranks)
+            and ranks == sorted(set(ranks)), ch,
+            f"floor_ranks must hold increasing integers >= 1; got {ranks}")
     require(isinstance(cfg.floor_certify, int) and cfg.floor_certify >= 0, ch,
             f"floor_certify must be an integer >= 0; got {cfg.floor_certify!r}")
     ns = list(cfg.floor_ns)
