@@ -58,15 +58,9 @@ similarity and the LP masses of its ancestors that lie in its box, :data:`POINTS
 M from its parent's box. Measured at n = 4, delta = 0.01 on the paper grid: on boxes of 1% (3%)
 of the root's widths around the optimum the node bound falls from 0.0023 (0.019) to 0.0007
 (0.0067) above it, but on the branch-and-bound's own boxes (narrow in V's stiff directions, wide
-in the others) by only 10 to 30%: there the tangent planes of C + z'Mz/2 dominate (0.012 to
-0.015 of a node's 0.02 at 2,000 LPs; C curves steeply off z) and the tails' bounds are loose.
-At 6,000 LPs the three targets tried end 0.0026, 0.0011 and 0.0039 away instead of 0.0033,
-0.0012 and 0.0048, for 15 to 25% more CPU per LP; on the paper profile at delta = 0.01, 17 of 30
-points certify (n = 4: 4 of 15, the rest 0.0012 to 0.0039 away; n = 8: 13 of 15, 0.0010 and
-0.0011) in 37 CPU-min, against 16 of 30 in 33 without it (n = 4 up to 0.0048 away); the default
-profile certifies the same 18 of 24 in 17.6 CPU-s instead of 16.5. It does far more on coarse
-grids (20 levels: a target the envelope gives up 0.05 away ends within 0.005), where fewer
-directions lie off z.
+in the others) by only 10 to 30%, where C's tangent planes dominate (C curves steeply off z); on
+the paper profile at delta = 0.01 17 of 30 points certify in 37 CPU-min (16 in 33 without it),
+and far more on coarse grids (20 levels: a target given up 0.05 away ends within 0.005).
 
 Best-first branch-and-bound bisects the box where the chords are loosest and drops every box
 whose bound lies within ``tol`` of the best similarity found, until none is left (the frontier is
@@ -574,16 +568,14 @@ def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None,
                   ranks=(MAX_RANK,)) -> pd.DataFrame:
     """``table`` (rows of :func:`.floor_n.frontier` or :func:`.floor_n.largest_gain`: ``n``,
     ``delta``, ``p_i``, ``p_s``, ``levels``, ``masses``, ``upper_bound``) with :func:`certify`
-    run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`), at the projection's
-    largest rank ``ranks[0]``, then at each later rank on the rows still open (a higher rank
-    leaves less of L to the residual, whose linear term keeps the bound above the optimum
-    however small the boxes; each rank doubles a linear program's size): ``proposition_bound`` (the
-    corollary's bound, the old ``upper_bound``), ``bb_bound`` (the smallest of the
-    branch-and-bound's, each proven; nan where not tried), ``upper_bound`` (the smaller),
-    ``gap``, ``certified`` (the branch-and-bound closed within ``tol``), ``nodes`` (linear
-    programs solved, every rank's; 0 where not tried), ``rank`` (the last rank tried; 0 where
-    none) and ``bb_seconds``. The rows run side by side where a freed core allows
-    (:func:`semres.core.book.spread`)."""
+    run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`), at the largest rank
+    ``ranks[0]``, then at each later rank on the rows still open (less of L is left to the
+    residual, whose linear term keeps the bound above the optimum however small the boxes):
+    ``proposition_bound`` (the corollary's bound, the old ``upper_bound``), ``bb_bound`` (the
+    smallest of the branch-and-bound's, each proven; nan where not tried), ``upper_bound`` (the
+    smaller), ``gap``, ``certified``, ``nodes`` (LPs solved at every rank; 0 where not tried),
+    ``rank`` (the last tried; 0 where none) and ``bb_seconds``. The rows run side by side where
+    a freed core allows (:func:`semres.core.book.spread`)."""
     ranks = list(ranks)
     if not ranks or any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1
                         for r in ranks) or ranks != sorted(set(ranks)):
@@ -599,8 +591,7 @@ def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None,
             at = row.Index
             out.loc[at, "bb_bound"] = np.fmin(out.at[at, "bb_bound"], cert["upper_bound"])
             out.loc[at, ["certified", "rank"]] = (cert["certified"], rank)
-            out.at[at, "nodes"] += cert["nodes"]
-            out.at[at, "bb_seconds"] += cert["seconds"]
+            out.loc[at, ["nodes", "bb_seconds"]] += [cert["nodes"], cert["seconds"]]
         rows = [row for row, cert in zip(rows, certs) if not cert["certified"]]
     out["upper_bound"] = np.fmin(out.proposition_bound, out.bb_bound)
     out["gap"] = out.upper_bound - out.p_s
