@@ -65,8 +65,8 @@ class FrontierSettings(Config):
     #: as 0.00099 + 17.4 / N and 0.00100 + 16.9 / N in the LPs N (fitted from 40,000 to 130,000
     #: and 105,000, residuals under 6e-6), a floor at the tolerance that no budget passes. At
     #: rank 10 (programs twice the size, about 30 ms each) they close faster per LP: 0.00113 and
-    #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128), floors fitted the same way
-    #: near 0.00093 so far, measured alone on one core each
+    #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128) and 0.00104 and 0.00109
+    #: after 135,000 and 125,000, still falling when stopped (not yet seen to certify)
     floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
