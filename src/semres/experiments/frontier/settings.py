@@ -63,8 +63,9 @@ class FrontierSettings(Config):
     #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
     #: kept). At rank 9 the two n = 4 points the paper profile leaves open stall: their gaps fell
     #: as 0.00099 + 17.4 / N and 0.00100 + 16.9 / N in the LPs N (fitted from 40,000 to 130,000
-    #: and 105,000, residuals under 6e-6), a floor at the tolerance that no budget passes. At
-    #: rank 10 (programs twice the size, about 30 ms each) they close faster per LP: 0.00113 and
+    #: and 105,000, residuals under 6e-6), floors at the tolerance (if the fits hold, the first
+    #: certifies after 1.3 million LPs, the second after millions if ever). At rank 10
+    #: (programs twice the size, about 30 ms each) they close faster per LP: 0.00113 and
     #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128) and 0.00104 and 0.00109
     #: after 135,000 and 125,000, still falling when stopped (not yet seen to certify)
     floor_ranks: tuple = (9,)
