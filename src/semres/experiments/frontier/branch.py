@@ -569,8 +569,8 @@ def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None,
     """``table`` (rows of :func:`.floor_n.frontier` or :func:`.floor_n.largest_gain`: ``n``,
     ``delta``, ``p_i``, ``p_s``, ``levels``, ``masses``, ``upper_bound``) with :func:`certify`
     run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`), at the largest rank
-    ``ranks[0]``, then at each later rank on the rows still open (less of L is left to the
-    residual, whose linear term keeps the bound above the optimum however small the boxes):
+    ``ranks[0]``, then at each later rank on the rows still open (a larger envelope, closer to
+    V over the wide boxes that stall a lower rank; measured in :mod:`.settings`):
     ``proposition_bound`` (the corollary's bound, the old ``upper_bound``), ``bb_bound`` (the
     smallest of the branch-and-bound's, each proven; nan where not tried), ``upper_bound`` (the
     smaller), ``gap``, ``certified``, ``nodes`` (LPs solved at every rank; 0 where not tried),

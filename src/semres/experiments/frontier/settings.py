@@ -64,7 +64,13 @@ class FrontierSettings(Config):
     #: kept). At rank 9 the two n = 4 points the paper profile leaves open stall: their gaps fell
     #: as 0.00099 + 17.4 / N and 0.00100 + 16.9 / N in the LPs N (fitted from 40,000 to 130,000
     #: and 105,000, residuals under 6e-6), floors at the tolerance (if the fits hold, the first
-    #: certifies after 1.3 million LPs, the second after millions if ever). At rank 10
+    #: certifies after 1.3 million LPs, the second after millions if ever). Not the residual
+    #: (on boxes centred on the optimum the rank-9 bound falls to 1e-5 above it at 1e-4 of the
+    #: root's widths; a second-order residual term moved it by 1e-5 at most), nor the best found
+    #: (SLSQP from the LP points of the 40 top boxes after 12,000 LPs returns it): the top
+    #: boxes lie off the optimum, wide in the last three directions. Other branching gained
+    #: little at 40,000 LPs (pseudo-costs 0.00138 against 0.00142; strong branching and
+    #: tightening the wide directions worse per LP). At rank 10
     #: (programs twice the size, about 30 ms each) they close faster per LP: 0.00113 and
     #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128) and 0.00104 and 0.00109
     #: after 135,000 and 125,000, still falling when stopped (not yet seen to certify)
