@@ -72,8 +72,8 @@ class FrontierSettings(Config):
     #: little at 40,000 LPs (pseudo-costs 0.00138 against 0.00142; strong branching and
     #: tightening the wide directions worse per LP). At rank 10
     #: (programs twice the size, about 30 ms each) they close faster per LP: 0.00113 and
-    #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128) and 0.00104 and 0.00109
-    #: after 135,000 and 125,000, still falling when stopped (not yet seen to certify)
+    #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128), and end the budget of
+    #: 150,000 0.00103 and 0.00107 away (84 and 81 min): the profile leaves them open
     floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
