@@ -61,19 +61,9 @@ class FrontierSettings(Config):
     floor_nodes: int = 500
     #: the projection's largest rank, then the ranks at which the points left open are tried
     #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
-    #: kept). At rank 9 the two n = 4 points the paper profile leaves open stall: their gaps fell
-    #: as 0.00099 + 17.4 / N and 0.00100 + 16.9 / N in the LPs N (fitted from 40,000 to 130,000
-    #: and 105,000, residuals under 6e-6), floors at the tolerance (if the fits hold, the first
-    #: certifies after 1.3 million LPs, the second after millions if ever). Not the residual
-    #: (on boxes centred on the optimum the rank-9 bound falls to 1e-5 above it at 1e-4 of the
-    #: root's widths; a second-order residual term moved it by 1e-5 at most), nor the best found
-    #: (SLSQP from the LP points of the 40 top boxes after 12,000 LPs returns it): the top
-    #: boxes lie off the optimum, wide in the last three directions. Other branching gained
-    #: little at 40,000 LPs (pseudo-costs 0.00138 against 0.00142; strong branching and
-    #: tightening the wide directions worse per LP). At rank 10
-    #: (programs twice the size, about 30 ms each) they close faster per LP: 0.00113 and
-    #: 0.00118 after 75,000 and 60,000 (rank 9: 0.00122 and 0.00128), and end the budget of
-    #: 150,000 0.00103 and 0.00107 away (84 and 81 min): the profile leaves them open
+    #: kept). The paper profile's two n = 4 points that rank 9 leaves open close faster per LP
+    #: at rank 10 but still end its 150,000 0.00103 and 0.00107 away (what stalls them, and the
+    #: fits: README, "Chapter 7, paper profile")
     floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
