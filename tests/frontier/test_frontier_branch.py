@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import brentq
 
-from semres.experiments.frontier import branch, certified as cert, floor_n
+from semres.experiments.frontier import branch, certified as cert, floor_n, lp
 
 
 def _feasible_pair(levels, n, target, rng, tries=400):
@@ -169,27 +169,38 @@ def test_a_hopeless_point_is_given_up_with_its_bound_standing(monkeypatch):
 
 def _lp(feasible: bool):
     """min -x0 - x1 with x0 + x1 <= 1 and x0 - x1 = 0 (or, infeasible, x0 - x1 = 3) in [0, 1]²."""
-    return (np.array([-1.0, -1.0]), np.array([[1.0, 1.0]]), np.array([1.0]),
-            np.array([[1.0, -1.0]]), np.array([0.0 if feasible else 3.0]),
-            np.array([[0.0, 1.0], [0.0, 1.0]]))
+    return lp.Program(np.array([-1.0, -1.0]), np.array([[1.0, 1.0]]), np.array([1.0]),
+                      np.array([[1.0, -1.0]]), np.array([0.0 if feasible else 3.0]),
+                      np.array([[0.0, 1.0], [0.0, 1.0]]), ["sum", "difference"])
+
+
+class _Wrong:
+    """HiGHS, except that it calls every two-column program infeasible."""
+
+    def __init__(self, real):
+        self.real, self.columns = real, 0
+
+    def passModel(self, *args):
+        self.columns = args[0]
+        return self.real.passModel(*args)
+
+    def getModelStatus(self):
+        if self.columns == 2:
+            return lp.highspy.HighsModelStatus.kInfeasible
+        return self.real.getModelStatus()
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
 
 
 def test_an_infeasible_program_is_dropped_on_a_proven_bound_not_on_the_solvers_word(monkeypatch):
     """A box the solver calls infeasible is dropped only by the elastic program's dual bound:
     far above any p_S where it is infeasible, and still a valid bound (at most the true minimum,
     -1) where the solver was wrong."""
-    floor, x = branch._solve(*_lp(False))
+    floor, x, _ = lp.solve(_lp(False))
     assert x is None and floor > 100   # proven: no point, and the bound prunes the box
-    real = branch.linprog
-
-    def wrong(*args, **kwargs):  # the solver calls a feasible program infeasible
-        res = real(*args, **kwargs)
-        if len(args[0]) == 2:
-            res.status = 2
-        return res
-
-    monkeypatch.setattr(branch, "linprog", wrong)
-    floor, x = branch._solve(*_lp(True))
+    monkeypatch.setattr(lp, "_highs", lambda real=lp._highs(): _Wrong(real))
+    floor, x, _ = lp.solve(_lp(True))
     assert x is None and -1.0 - 1e-9 <= floor <= -1.0 + 1e-6  # the bound, not "infeasible"
 
 

@@ -1,14 +1,14 @@
-"""The n-item certificate's linear programs (issue 38): the weak-duality floor of :func:`_solve`
-against the optimum of an independent solver on random programs, and the node bound under the
-solver options the branch-and-bound runs with (HiGHS without presolve) against the default
-options, at feasible points of the box including the relaxation's own solutions (where it is
-most likely to be beaten)."""
+"""The n-item certificate's linear programs (issue 38): the weak-duality floor of
+:func:`.lp.solve` against the optimum of an independent solver (scipy's interior point) on random
+programs, and the node bound started from a parent's basis (as the branch-and-bound runs)
+against a cold start, at feasible points of the box including the relaxation's own solutions
+(where it is most likely to be beaten)."""
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from semres.experiments.frontier import branch, floor_n
+from semres.experiments.frontier import branch, floor_n, lp
 
 
 def _random_program(rng, rows=12, cols=20):
@@ -19,36 +19,54 @@ def _random_program(rng, rows=12, cols=20):
     b_ub = A_ub @ x0 + rng.uniform(0.0, 0.5, rows)
     A_eq = np.ones((1, cols))
     bounds = np.array([(0.0, 1.0)] * cols)
-    return rng.normal(size=cols), A_ub, b_ub, A_eq, np.ones(1), bounds
+    return lp.Program(rng.normal(size=cols), A_ub, b_ub, A_eq, np.ones(1), bounds,
+                      list(range(rows + 1)))
 
 
 def test_the_dual_floor_bounds_the_minimum_and_is_tight():
     rng = np.random.default_rng(21)
     for _ in range(40):
         prog = _random_program(rng)
-        floor, x = branch._solve(*prog)
-        ref = linprog(prog[0], A_ub=prog[1], b_ub=prog[2], A_eq=prog[3], b_eq=prog[4],
-                      bounds=prog[5], method="highs-ipm")
-        assert ref.status == 0 and x is not None
+        floor, x, basis = lp.solve(prog)
+        ref = linprog(prog.cost, A_ub=prog.A_ub, b_ub=prog.b_ub, A_eq=prog.A_eq,
+                      b_eq=prog.b_eq, bounds=prog.bounds, method="highs-ipm")
+        assert ref.status == 0 and x is not None and basis is not None
         assert floor <= ref.fun + 1e-9                  # a lower bound on the minimum
         assert floor >= ref.fun - 1e-7                  # and a tight one
-        assert floor <= prog[0] @ x + 1e-9              # below its own primal point
+        assert floor <= prog.cost @ x + 1e-9            # below its own primal point
+
+
+def test_a_warm_start_changes_the_path_not_the_bound():
+    """A program started from another's basis (rows matched by key, some gone, some new) has
+    the same floor as started cold, and takes fewer iterations from its own optimal basis."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        prog = _random_program(rng)
+        cold, _, basis = lp.solve(prog)
+        iterations = lp._highs().getInfo().simplex_iteration_count
+        again, _, _ = lp.solve(prog, basis)
+        assert again == pytest.approx(cold, abs=1e-9)
+        assert lp._highs().getInfo().simplex_iteration_count < max(iterations, 1)
+        other = _random_program(rng)
+        other.keys = [k + 3 for k in other.keys]        # three rows new, three gone
+        assert lp.solve(other, basis)[0] == pytest.approx(lp.solve(other)[0], abs=1e-9)
 
 
 def test_an_infeasible_program_reads_as_a_bound_above_any_p_s():
-    """Proven by the elastic program (:func:`branch._elastic`), not taken from the solver."""
-    cost, A_ub, b_ub, A_eq, b_eq, bounds = _random_program(np.random.default_rng(2))
-    floor, x = branch._solve(cost, A_ub, b_ub, A_eq, 2 * b_eq, bounds * 0.01)
-    assert floor > 100 and x is None
-    crossed = bounds.copy()
-    crossed[0] = (1.0, 0.5)
-    assert branch._solve(cost, A_ub, b_ub, A_eq, b_eq, crossed)[0] == np.inf
+    """Proven by the elastic program (:func:`.lp._elastic`), not taken from the solver."""
+    prog = _random_program(np.random.default_rng(2))
+    prog.b_eq, prog.bounds = 2 * prog.b_eq, prog.bounds * 0.01
+    floor, x, basis = lp.solve(prog)
+    assert floor > 100 and x is None and basis is None
+    crossed = _random_program(np.random.default_rng(2))
+    crossed.bounds[0] = (1.0, 0.5)
+    assert lp.solve(crossed)[0] == np.inf
 
 
 @pytest.mark.parametrize("n, delta", [(4, 0.01), (8, 0.01), (4, 0.05)])
-def test_solver_options_change_no_node_bound(n, delta, monkeypatch):
-    """On random boxes around the optimum, the bound with :data:`LP_OPTIONS` equals the bound
-    with HiGHS's defaults (to the solver's tolerance), and neither lies below p_S at feasible
+def test_warm_starts_change_no_node_bound(n, delta):
+    """On random boxes around the optimum, the bound started from the root box's basis equals
+    the bound started cold (to the solver's tolerance), and neither lies below p_S at feasible
     points in the box: random masses, the relaxation's own masses, and single levels."""
     grid = 20
     rng = np.random.default_rng(int(delta * 1000) + n)
@@ -64,12 +82,11 @@ def test_solver_options_change_no_node_bound(n, delta, monkeypatch):
         lo = np.maximum(lo0, z - a * (z - lo0)) - 1e-12
         hi = np.minimum(hi0, z + b * (hi0 - z)) + 1e-12
         p_s, p_i = P.rates(m)
-        fast, at = branch._relaxation(P, p_i, lo, hi, cuts)
-        with monkeypatch.context() as patch:
-            patch.setattr(branch, "LP_OPTIONS", {})
-            slow, _ = branch._relaxation(P, p_i, lo, hi, cuts)
-        assert abs(fast - slow) <= 1e-6 * max(1.0, abs(slow))
-        assert min(fast, slow) >= p_s - 1e-9
+        parent = branch._relaxation(P, p_i, lo0, hi0, cuts[:2])[2]
+        warm, at, _ = branch._relaxation(P, p_i, lo, hi, cuts, warm=parent)
+        cold, _, _ = branch._relaxation(P, p_i, lo, hi, cuts)
+        assert abs(warm - cold) <= 1e-6 * max(1.0, abs(cold))
+        assert min(warm, cold) >= p_s - 1e-9
         # the relaxation's own masses, at their own identification, in the same box
         if at is not None and (np.abs(P.B.T @ at - np.clip(P.B.T @ at, lo, hi)) < 1e-9).all():
             q_s, q_i = P.rates(at)
@@ -79,7 +96,7 @@ def test_solver_options_change_no_node_bound(n, delta, monkeypatch):
         e = np.eye(grid)[k]
         z = P.B.T @ e
         q_s, q_i = P.rates(e)
-        bound, _ = branch._relaxation(P, q_i, z - 1e-3, z + 1e-3, [P.cut(e)])
+        bound = branch._relaxation(P, q_i, z - 1e-3, z + 1e-3, [P.cut(e)])[0]
         assert bound >= q_s - 1e-9
 
 

@@ -26,7 +26,9 @@ over the box by weak duality, whatever the accuracy of the LP solver:
 * the p_I <= p side by tangent planes (p_I is convex).
 
 A box the solver calls infeasible is dropped on a bound too, never on its word: the bound of
-the program with every row made elastic (:func:`_elastic`), which holds every point of the box.
+the program with every row made elastic (:mod:`.lp`), which holds every point of the box. Each
+child's program starts from its parent's basis (:mod:`.lp`), which changes the path the bounds
+take, never their validity.
 
 Why the envelope: at small floors V and C are each of order 1 / (n delta) while p_S <= 1 (they
 cancel: n = 4, delta = 0.01, V = 3.3 and C = -2.6 at the optimum), so a small relative slack in V
@@ -81,12 +83,11 @@ import time
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
 from semres.core.book import spread
 
-from . import relax
+from . import lp, relax
 from .steps import check_count
 
 __all__ = ["certify", "certify_table", "pick_rows", "relaxation_rates"]
@@ -117,9 +118,6 @@ ROOT_ROUNDS = 8
 #: six that did not (delta = 0.01) were still 0.07 to 0.20 away after 126 (a certificate there
 #: takes some 3,000 to 5,000)
 GIVE_UP, GIVE_UP_AFTER = 0.05, 120
-#: HiGHS without presolve: on these small dense programs presolve costs about a third of each
-#: solve and changes no bound (each is proven from the dual by weak duality)
-LP_OPTIONS = {"presolve": False}
 #: bound tightening at the root (:func:`_tighten`): passes over the coordinates (a second pass
 #: gained nothing measurable), and the cutoff, best + this share of the tolerance, below which a
 #: region is let go (and the certificate's bound is at least that)
@@ -131,11 +129,6 @@ RELAX = True
 POINTS = 8
 #: each tightened end is moved back out by this (z is of order 0.1 to 1)
 Z_SLACK = 1e-9
-#: a program the solver calls infeasible is bounded with its rows made elastic (:func:`_elastic`):
-#: the price of a unit of violation, and the most violation a row may take (any finite price
-#: and limit give a proven bound; these make an infeasible box's bound fall far below any
-#: p_S: on the default profile, 104 of 700 programs, every one then dropped as proven)
-PENALTY, SLACK_MAX = 1e4, 10.0
 
 
 def _grid(delta: float):
@@ -255,6 +248,20 @@ def _power(x, p: int, top):
     return np.where(x > top, top ** p + p * top ** (p - 1) * (x - top), inside)
 
 
+def _vertex_powers(X, n: int, top, w, q):
+    """(_power(X, n, top) @ w, _power(X, n - 1, top) @ q) for the vertices' rows X (NV, T), in
+    a few passes (the two powers share one product, the tangent beyond ``top`` is a product
+    with the excess): the envelope's columns, the bulk of a node's arithmetic."""
+    y = np.minimum(np.maximum(X, 0.0), top)                          # np.clip: slower
+    over = np.maximum(X - top, 0.0)
+    lower = y.copy()
+    for _ in range(n - 2):
+        lower *= y                                                     # y^(n-1)
+    sums_i = lower @ q + over @ ((n - 1) * top ** (n - 2) * q)
+    lower *= y
+    return lower @ w + over @ (n * top ** (n - 1) * w), sums_i
+
+
 def _residual(p: int, low, high, r_lo, r_hi):
     """Slope and intercept in rho of a line above max(a rho, b rho) on [r_lo, r_hi], with
     a = p high^(p-1) and b = p low^(p-1): where L = x + rho lies in [low, high],
@@ -268,9 +275,10 @@ def _residual(p: int, low, high, r_lo, r_hi):
 
 
 def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, shifted=None):
-    """The node's linear program (cost, A_ub, b_ub, A_eq, b_eq, bounds) in the variables
+    """The node's linear program (:class:`.lp.Program`) in the variables
     x = (m, s_1..s_S, lambda_1..lambda_NV, u), maximising u; None when the box's intervals of
-    L are empty (no feasible point)."""
+    L are empty (no feasible point). Rows are keyed by what they come from (a cut or a point of
+    tangency by one of its numbers: a clash would only cost the warm start iterations)."""
     low, high = P.intervals(lo, hi)
     if (low > high + 1e-14).any():
         return None
@@ -292,22 +300,26 @@ def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, sh
 
     rows = [row(-(P.w * sv) @ P.E, -1.0, u=1.0), row(-(P.q * si) @ P.E)]
     rhs = [float(P.w @ iv), float(P.q @ ii) - target]
+    keys = ["chord V", "chord I"]
     eq = [row(np.ones(K))]
     if envelope:
         V = lo + P.corners * (hi - lo)                                # the box's vertices
         X = V @ P.A.T
         rv, cv = _residual(n, low, high, P.r_lo, P.r_hi)
         ri, ci = _residual(n - 1, low, high, P.r_lo, P.r_hi)
-        powers = _power(X, n, high) @ P.w
+        powers, powers_i = _vertex_powers(X, n, high, P.w, P.q)
         rows += [row(-(P.w * rv) @ P.resid, -1.0, -powers, 1.0),
-                 row(-(P.q * ri) @ P.resid, 0.0, -(_power(X, n - 1, high) @ P.q))]
+                 row(-(P.q * ri) @ P.resid, 0.0, -powers_i)]
         rhs += [float(P.w @ cv), float(P.q @ ci) - target]
+        keys += ["envelope V", "envelope I"]
         eq += [row(lam=np.ones(NV))] + [row(P.B[:, i], lam=-V[:, i]) for i in range(r)]
         if shifted:   # :mod:`.relax`'s rows, one per point of tangency
             M, beta = shifted[1]
             lam = powers - 0.5 * ((V @ M) * V).sum(axis=1)             # W(v) - v'Mv/2
             base, const = (P.w * rv) @ P.resid, float(P.w @ cv)
-            for m, c_value, c_grad, *_ in shifted[0]:
+            for point in shifted[0]:
+                m, c_value, c_grad, *_ = point
+                keys.append(("point", c_value))
                 z = P.B.T @ m
                 value = c_value + 0.5 * z @ M @ z + beta * (1 - m @ m)
                 grad = c_grad + P.B @ (M @ z) - 2 * beta * m
@@ -316,80 +328,40 @@ def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, sh
     else:
         rows += [row(P.B[:, i]) for i in range(r)] + [row(-P.B[:, i]) for i in range(r)]
         rhs += list(hi) + list(-lo)
-    for c0, cg, i0, ig in cuts:
+        keys += [("z <=", i) for i in range(r)] + [("z >=", i) for i in range(r)]
+    for cut in cuts:
+        c0, cg, i0, ig = cut
         rows.append(row(ig))
         rhs.append(target - i0)
+        keys.append(("cut", i0))
         for k in range(S):
             rows.append(row(-cg[k], np.eye(S)[k]))
             rhs.append(c0[k])
+            keys.append(("cut", i0, k))
+    keys += ["sum m"] + (["sum lambda"] + [("z", i) for i in range(r)] if envelope else [])
     b_eq = np.zeros(len(eq))
     b_eq[:2 if envelope else 1] = 1.0                                  # sum m = sum lambda = 1
     cost = np.zeros(width)
     cost[ul] = -1.0
     bounds = np.array([(0.0, 1.0)] * K + [(P.s_min, 0.0)] * S + [(0.0, 1.0)] * NV + [(0.0, 2.0)])
-    return cost, np.array(rows), np.array(rhs), np.array(eq), b_eq, bounds
-
-
-def _solve(cost, A_ub, b_ub, A_eq, b_eq, bounds):
-    """min cost x over the program: a proven lower bound on the minimum (weak duality on the
-    solver's dual, whatever its accuracy; where the solver finds the program infeasible, the
-    bound of :func:`_elastic`, which does not take its word for it; -inf where it fails) and
-    the solver's x (None unless solved)."""
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                  method="highs", options=LP_OPTIONS)
-    if res.status == 2:
-        return _elastic(cost, A_ub, b_ub, A_eq, b_eq, bounds), None
-    return _floor(res, cost, A_ub, b_ub, A_eq, b_eq, bounds), (res.x if res.status == 0
-                                                                else None)
-
-
-def _floor(res, cost, A_ub, b_ub, A_eq, b_eq, bounds) -> float:
-    """Weak duality on the solver's dual (clipped to the dual's signs): a lower bound on min
-    cost x over the program however inexact the solution; -inf where there is none."""
-    if res.status != 0 or res.ineqlin is None:
-        return -math.inf
-    y = np.clip(-res.ineqlin.marginals, 0.0, None)
-    nu = -res.eqlin.marginals
-    reduced = cost + A_ub.T @ y + A_eq.T @ nu
-    return float(-y @ b_ub - nu @ b_eq + np.minimum(reduced * bounds[:, 0],
-                                                     reduced * bounds[:, 1]).sum())
-
-
-def _elastic(cost, A_ub, b_ub, A_eq, b_eq, bounds) -> float:
-    """A proven lower bound on min cost x where the solver calls the program infeasible: the
-    program with every row allowed a violation (at most :data:`SLACK_MAX`) at
-    :data:`PENALTY` a unit. Every point of the program is one of it (with no violation), so
-    the bound holds for the program too; where the program is infeasible it is large and the
-    box is dropped, proven, and where the solver was wrong it is only a bound. Bounds on a
-    variable that cross (a cutoff above u's range) are infeasibility proven as it is: +inf."""
-    if (bounds[:, 0] > bounds[:, 1]).any():
-        return math.inf
-    n_ub, n_eq = len(b_ub), len(b_eq)
-    slack = n_ub + 2 * n_eq
-    A_ub = np.hstack([A_ub, -np.eye(n_ub), np.zeros((n_ub, 2 * n_eq))])
-    A_eq = np.hstack([A_eq, np.zeros((n_eq, n_ub)), np.eye(n_eq), -np.eye(n_eq)])
-    cost = np.concatenate([cost, np.full(slack, PENALTY)])
-    bounds = np.vstack([bounds, np.tile([0.0, SLACK_MAX], (slack, 1))])
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                  method="highs", options=LP_OPTIONS)
-    return _floor(res, cost, A_ub, b_ub, A_eq, b_eq, bounds)
+    return lp.Program(cost, np.array(rows), np.array(rhs), np.array(eq), b_eq, bounds, keys)
 
 
 def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = True,
-                shifted=None):
-    """The node's LP: a proven upper bound on p_S over the box (by the dual solution) and the
+                shifted=None, warm=None):
+    """The node's LP: a proven upper bound on p_S over the box (by the dual solution), the
     LP's masses (None where the solver found no point: the bound is then the elastic
-    program's, far below any p_S where the box is infeasible). Without ``envelope``
-    only the chords (the older relaxation, for tests); ``shifted``: (points of tangency, the
-    shift of :func:`.relax.shift`) for :mod:`.relax`'s rows."""
+    program's, far below any p_S where the box is infeasible) and its basis (``warm`` starts
+    it). Without ``envelope`` only the chords (the older relaxation, for tests); ``shifted``:
+    (points of tangency, the shift of :func:`.relax.shift`) for :mod:`.relax`'s rows."""
     prog = _program(P, target, lo, hi, cuts, envelope, shifted)
     if prog is None:
-        return -math.inf, None
-    floor, x = _solve(*prog)
+        return -math.inf, None, None
+    floor, x, basis = lp.solve(prog, warm)
     if x is None:
-        return -floor + ALLOWANCE, None
+        return -floor + ALLOWANCE, None, None
     m = np.clip(x[:P.E.shape[1]], 0.0, None)
-    return -floor + ALLOWANCE, m / m.sum()
+    return -floor + ALLOWANCE, m / m.sum(), basis
 
 
 def _inside(P: _Problem, lo, hi, points):
@@ -416,11 +388,10 @@ def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float, passes: in
                 prog = _program(P, target, lo, hi, cuts)
                 if prog is None:
                     return None, used
-                cost, A_ub, b_ub, A_eq, b_eq, bounds = prog
-                bounds[-1, 0] = cutoff                                   # u >= cutoff
-                cost = np.zeros_like(cost)
-                cost[:K] = sign * P.B[:, i]
-                floor, _ = _solve(cost, A_ub, b_ub, A_eq, b_eq, bounds)
+                prog.bounds[-1, 0] = cutoff                              # u >= cutoff
+                prog.cost = np.zeros_like(prog.cost)
+                prog.cost[:K] = sign * P.B[:, i]
+                floor, _, _ = lp.solve(prog)
                 used += 1
                 if floor == math.inf:
                     return None, used
@@ -474,13 +445,13 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
         target = p_i   # the same identification on this t-grid (they differ by ~1e-13)
         lo, hi = P.box()
         cuts = [P.cut(m0)]
-        bound, m = _relaxation(P, target, lo, hi, cuts)
+        bound, m, basis = _relaxation(P, target, lo, hi, cuts)
         count = 1
         for _ in range(ROOT_ROUNDS):   # Kelley rounds: tangent planes where the LP lands
             if m is None:
                 break
             cuts.append(P.cut(m))
-            new, m = _relaxation(P, target, lo, hi, cuts)
+            new, m, basis = _relaxation(P, target, lo, hi, cuts, warm=basis)
             bound, count = min(bound, new), count + 1
         root = cuts[:ROOT_CUTS]
         closed = -math.inf   # the largest bound of a box dropped within tol
@@ -494,17 +465,17 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
                 bound = -math.inf
             else:
                 lo, hi = box
-                new, m = _relaxation(P, target, lo, hi, cuts[-NODE_CUTS:])
+                new, m, basis = _relaxation(P, target, lo, hi, cuts[-NODE_CUTS:], warm=basis)
                 bound, count = min(bound, new), count + 1
         anchor = P.point(m0)
         root_points = _inside(P, lo, hi, [anchor] + ([P.point(m)] if m is not None else []))
-        heap = ([(-bound, 0, lo, hi, cuts[-NODE_CUTS:], root_points)]
+        heap = ([(-bound, 0, lo, hi, cuts[-NODE_CUTS:], root_points, basis)]
                 if bound > best + tol else [])
         closed = max(closed, bound) if not heap else closed
         while heap and count < nodes and -heap[0][0] > best + tol:
             if count >= max(nodes // 4, GIVE_UP_AFTER) and -heap[0][0] > best + GIVE_UP:
                 break
-            parent, _, lo, hi, own, points = heapq.heappop(heap)
+            parent, _, lo, hi, own, points, basis = heapq.heappop(heap)
             shift = _shift(P, lo, hi, tol)   # here, not at the push: most boxes stay unsplit
             i = _branch_dim(P, lo, hi)
             mid = (lo[i] + hi[i]) / 2
@@ -513,7 +484,8 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
                 clo[i], chi[i] = a, b
                 # the parent's shift and points: valid on its box, which holds this one
                 pair = (points, shift) if shift and points else None
-                new, m = _relaxation(P, target, clo, chi, root + own, shifted=pair)
+                new, m, kid = _relaxation(P, target, clo, chi, root + own, shifted=pair,
+                                          warm=basis)
                 count += 1
                 new = min(new, -parent)
                 at = P.point(m) if m is not None else None
@@ -522,7 +494,7 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
                     pts = _inside(P, clo, chi, [anchor] + ([at] if at else []) +
                                    [p for p in points if p is not anchor])
                     heapq.heappush(heap, (-new, count, clo, chi, kids[-NODE_CUTS:],
-                                          pts[:POINTS]))
+                                          pts[:POINTS], kid or basis))
                 else:
                     closed = max(closed, new)
     upper = max([closed] + [-h[0] for h in heap])
