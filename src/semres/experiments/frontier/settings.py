@@ -50,20 +50,18 @@ class FrontierSettings(Config):
     floor_random: int = 3000
     #: the n-item certificate: targets per (n, floor) it is tried at beside the largest gain
     #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
-    #: (paper profile, delta = 0.01, measured: 2,000 certify 9 of 30 points in 12 CPU-min,
-    #: 6,000 certify 17 of 30 in 37 with the second node bound of :mod:`.relax`, the rest 0.0010
-    #: to 0.0039 away; at n = 4, 13 of its 15 points certify within 150,000: 12 within 51,274
-    #: (19 CPU-min), the one at p_I = 0.73 after 121,486; the two at p_I = 0.78 and 0.83 end
-    #: the budget both 0.00111 away, 55 min each (their gaps fell by about 1e-5 per 5,000 near
-    #: the end); at n = 8 all 15 certify within 8,654, 16 CPU-min in all; at delta = 0.05 and
-    #: 0.2 all 60 points within 292: 88 of the profile's 90 points)
+    #: (paper profile, delta = 0.01, measured with the programs solved cold: 2,000 certify 9 of
+    #: 30 points in 12 CPU-min, 6,000 certify 17 of 30 in 37 with the second node bound of
+    #: :mod:`.relax`; at n = 4, 13 of its 15 points certify at rank 9 within 150,000: 12 within
+    #: 51,274 (19 CPU-min), the one at p_I = 0.73 after 121,486; at n = 8 all 15 within 8,654,
+    #: 16 CPU-min in all; at delta = 0.05 and 0.2 all 60 within 292. Warm starts (:mod:`.lp`)
+    #: halve the time a program takes and move the counts a little with the path. The two at
+    #: p_I = 0.78 and 0.83 need rank 10 and more programs: README, "Chapter 7, paper profile")
     floor_certify: int = 3
     floor_nodes: int = 500
     #: the projection's largest rank, then the ranks at which the points left open are tried
     #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
-    #: kept). The paper profile's two n = 4 points that rank 9 leaves open close faster per LP
-    #: at rank 10 but still end its 150,000 0.00103 and 0.00107 away (what stalls them, and the
-    #: fits: README, "Chapter 7, paper profile")
+    #: kept): a larger envelope closes the paper profile's last two points faster per program
     floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
@@ -104,7 +102,7 @@ QUICK = DEFAULT.replace(trials=100_000, scales=12, frontier_K=8, targets=4, qp_g
                         slot_trials=40_000, slot_eps=5)
 PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, qp_grid=1600,
                         scan=150, floor_grid=240, floor_starts=4, floor_random=20_000,
-                        floor_certify=14, floor_nodes=150_000, floor_ranks=(9, 10),
+                        floor_certify=14, floor_nodes=300_000, floor_ranks=(9, 10),
                         cycle_sizes=(8, 16, 32, 64, 128, 256, 512, 1024),
                         torus_sides=(4, 6, 8, 12, 16, 20, 24), slot_trials=2_000_000,
                         slot_eps=15)
