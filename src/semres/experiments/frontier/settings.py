@@ -62,6 +62,7 @@ class FrontierSettings(Config):
     #: the projection's largest rank, then the ranks at which the points left open are tried
     #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
     #: kept): a larger envelope closes the paper profile's last two points faster per program
+    #: (one of them certifies at rank 10: README, "Chapter 7, paper profile")
     floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
