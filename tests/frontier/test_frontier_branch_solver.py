@@ -83,6 +83,7 @@ def test_warm_starts_change_no_node_bound(n, delta):
         hi = np.minimum(hi0, z + b * (hi0 - z)) + 1e-12
         p_s, p_i = P.rates(m)
         parent = branch._relaxation(P, p_i, lo0, hi0, cuts[:2])[2]
+        assert parent is not None                       # a warm start, not a second cold one
         warm, at, _ = branch._relaxation(P, p_i, lo, hi, cuts, warm=parent)
         cold, _, _ = branch._relaxation(P, p_i, lo, hi, cuts)
         assert abs(warm - cold) <= 1e-6 * max(1.0, abs(cold))

@@ -52,11 +52,8 @@ class FrontierSettings(Config):
     #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
     #: (paper profile, delta = 0.01, measured with the programs solved cold: 2,000 certify 9 of
     #: 30 points in 12 CPU-min, 6,000 certify 17 of 30 in 37 with the second node bound of
-    #: :mod:`.relax`; at n = 4, 13 of its 15 points certify at rank 9 within 150,000: 12 within
-    #: 51,274 (19 CPU-min), the one at p_I = 0.73 after 121,486; at n = 8 all 15 within 8,654,
-    #: 16 CPU-min in all; at delta = 0.05 and 0.2 all 60 within 292. Warm starts (:mod:`.lp`)
-    #: halve the time a program takes and move the counts a little with the path. The two at
-    #: p_I = 0.78 and 0.83 need rank 10 and more programs: README, "Chapter 7, paper profile")
+    #: :mod:`.relax`; what the paper profile's budget certifies, and where: README, "Chapter 7,
+    #: paper profile")
     floor_certify: int = 3
     floor_nodes: int = 500
     #: the projection's largest rank, then the ranks at which the points left open are tried
