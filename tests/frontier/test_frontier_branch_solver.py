@@ -63,6 +63,49 @@ def test_an_infeasible_program_reads_as_a_bound_above_any_p_s():
     assert lp.solve(crossed)[0] == np.inf
 
 
+class _Failing:
+    """HiGHS, except that it fails (as it does on a few deep boxes: a singular factorisation)
+    on every program started from a basis, and, with ``cold``, on every program of ``columns``
+    columns."""
+
+    def __init__(self, real, columns=None):
+        self.real, self.columns, self.failing = real, columns, False
+
+    def passModel(self, *args):
+        self.failing = args[0] == self.columns
+        return self.real.passModel(*args)
+
+    def setBasis(self, basis):
+        self.failing = True
+        return self.real.setBasis(basis)
+
+    def run(self):
+        return lp.highspy.HighsStatus.kError if self.failing else self.real.run()
+
+    def getModelStatus(self):
+        return lp.highspy.HighsModelStatus.kNotset if self.failing else self.real.getModelStatus()
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def test_a_failed_solve_is_tried_cold_then_bounded_elastic(monkeypatch):
+    """A program HiGHS fails on from the parent's basis is solved again cold (the same floor as
+    a cold solve), and one it fails on cold too is bounded by its elastic program: below the
+    true minimum and close to it, never the -inf that left the box at its parent's bound."""
+    prog = _random_program(np.random.default_rng(8))
+    cold, x, basis = lp.solve(prog)
+    real = lp._highs()
+    monkeypatch.setattr(lp, "_highs", lambda: _Failing(real))
+    again, x2, basis2 = lp.solve(prog, basis)
+    assert again == pytest.approx(cold, abs=1e-9) and x2 is not None and basis2 is not None
+    monkeypatch.setattr(lp, "_highs", lambda: _Failing(real, columns=len(prog.cost)))
+    floor, x3, basis3 = lp.solve(prog, basis)
+    assert x3 is None and basis3 is None
+    assert cold - 1e-3 <= floor <= cold + 1e-9
+    assert lp.solve(prog, basis, elastic=False)[0] == -np.inf
+
+
 @pytest.mark.parametrize("n, delta", [(4, 0.01), (8, 0.01), (4, 0.05)])
 def test_warm_starts_change_no_node_bound(n, delta):
     """On random boxes around the optimum, the bound started from the root box's basis equals

@@ -25,10 +25,10 @@ over the box by weak duality, whatever the accuracy of the LP solver:
   own planes (the sum of the pieces' planes at one point is C's plane there, so never looser);
 * the p_I <= p side by tangent planes (p_I is convex).
 
-A box the solver calls infeasible is dropped on a bound too, never on its word: the bound of
-the program with every row made elastic (:mod:`.lp`), which holds every point of the box. Each
-child's program starts from its parent's basis (:mod:`.lp`), which changes the path the bounds
-take, never their validity.
+A box the solver calls infeasible, or fails on, is dropped on a bound too, never on its word:
+the bound of the program with every row made elastic (:mod:`.lp`), which holds every point of the
+box. Each child's program starts from its parent's basis (:mod:`.lp`, cold where that fails),
+which changes the path the bounds take, never their validity.
 
 Why the envelope: at small floors V and C are each of order 1 / (n delta) while p_S <= 1 (they
 cancel: n = 4, delta = 0.01, V = 3.3 and C = -2.6 at the optimum), so a small relative slack in V
