@@ -98,10 +98,10 @@ def solve(prog: Program, warm: Basis | None = None, *, elastic: bool = True):
     solved), started from ``warm`` and, where HiGHS fails from there, cold.
 
     HiGHS fails on about 0.2% of the deep boxes' programs from the parent's basis (a singular
-    factorisation: their columns differ by 1e-9), and on a few cold. A failed box used to keep
-    its parent's bound and hand the same basis to its children, which failed again: a subtree
-    stuck at one bound (n = 4, delta = 0.01, p_I = 0.83, rank 10: flat 0.00102 above the best
-    from 250,000 programs on, the open boxes doubling)."""
+    factorisation: their columns differ by 1e-9), and on a few cold; a failed box would keep its
+    parent's bound and hand its children the same basis. Measured on the paper profile's two
+    hardest points (n = 4, delta = 0.01, rank 10), the bounds took nearly the same path either
+    way (README, "Chapter 7, paper profile")."""
     h = _highs()
     usable = warm is not None and len(warm.cols) == len(prog.cost)
     for start in ((warm, None) if usable else (None,)):
