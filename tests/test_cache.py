@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import json
 import os
 import pkgutil
 import sys
@@ -280,8 +281,9 @@ def test_each_chapter_counts_only_the_entries_it_used(tmp_path, monkeypatch):
     front(0.8)
     assert runner._cache_use(logs["first"]) == {"computed": {key: 1}, "reused": {}}
     assert runner._cache_use(logs["beside"]) == {"computed": {key: 1}, "reused": {key: 1}}
-    (entry,) = [p for p in (tmp_path / "cache").rglob("output.pkl")
-                if "0.7" in (p.parent / "metadata.json").read_text()]
+    (entry,) = [p for p in (tmp_path / "cache").rglob("output.pkl")   # the one for p_i = 0.7
+                if json.loads((p.parent / "metadata.json").read_text())["input_args"]
+                == {"p_i": "0.7"}]
     entry.write_bytes(b"damaged")
     monkeypatch.setenv(book.CACHE_USE, str(tmp_path / "again.jsonl"))
     front(0.7)  # a damaged entry is computed again, and says so
