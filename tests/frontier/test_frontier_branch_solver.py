@@ -2,7 +2,7 @@
 :func:`.lp.solve` against the optimum of an independent solver (scipy's interior point) on random
 programs, and the node bound started from a parent's basis (as the branch-and-bound runs)
 against a cold start, at feasible points of the box including the relaxation's own solutions
-(where it is most likely to be beaten)."""
+(where it is most likely to be beaten), and a program the solver fails on."""
 
 import numpy as np
 import pytest
@@ -64,9 +64,8 @@ def test_an_infeasible_program_reads_as_a_bound_above_any_p_s():
 
 
 class _Failing:
-    """HiGHS, except that it fails (as it does on a few deep boxes: a singular factorisation)
-    on every program started from a basis, and, with ``cold``, on every program of ``columns``
-    columns."""
+    """HiGHS, except that it fails (as it does on a few deep boxes, reporting numerical trouble)
+    on every program started from a basis, and on every program of ``columns`` columns."""
 
     def __init__(self, real, columns=None):
         self.real, self.columns, self.failing = real, columns, False
