@@ -568,10 +568,10 @@ assert sp.simplify(dual_f.subs(A, star)
 # leading coordinates $\int L^n\,\mathrm{d}t$ and $p_I^n$ lie below their concave envelope
 # (between the box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent
 # planes: a linear program whose dual proves a bound on $p_S^n$ over the box (with a second bound
-# that moves onto $C$ the curvature it cancels). The root box is first shrunk to where that
-# program can still beat the best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the
-# chords are loosest and dropped once within {glue:text}`ch7_fn_tol` of the best found, or when
-# empty (on a proven bound, not on the solver's word); a point is **certified** when none is left.
+# that moves onto $C$ the curvature it cancels). The root box is first shrunk to where it can beat
+# the best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the chords are loosest (a
+# box its split barely tightens first gets $C$'s planes at the program's solution), dropped within
+# {glue:text}`ch7_fn_tol` of the best found or when empty (proven); **certified** once none is left.
 # :::
 
 # %% tags=["hide-output"]

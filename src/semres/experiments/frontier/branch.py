@@ -42,15 +42,10 @@ least and largest value over the root's program with p_S >= best + a share of ``
 by weak duality like the bound), which removes only points that could not beat the best by that
 much (measured on the default profile, with rank 9 beside it: 15 to 70% fewer linear programs
 per certified point, and the delta = 0.01 points given up 0.07 to 0.20 away instead of 0.12 to
-0.25). What is left is intrinsic to the relaxation, not to its solution: at n = 4, delta =
-0.01, rank 8, on a box of 1% of the root's widths centred on the optimum, the LP's bound (0.0021
-above it) equals the convex program with C exact (0.0020, by SLSQP; Kelley rounds and 30 times
-more pieces of C change it by under 1e-4): 0.0015 is the envelope's error at the centre, 0.0006
-the residual's linear term. The bound falls as the square of the box's widths in all eight
-directions (branching at the LP's point or by the curvature there did no better per linear
-program, tightening the split coordinate at every node worse), so a certificate at delta =
-0.01 takes a few thousand boxes. The best found is not what stalls it: at the two points tried,
-seven more random starts found nothing better.
+0.25). On a box of 1% of the root's widths centred on the optimum (n = 4, delta = 0.01, rank
+8) the LP's bound (0.0021 above it) equals the convex program's with C exact (0.0020, SLSQP):
+0.0015 is the envelope's error at the centre, 0.0006 the residual's linear term; it falls as the
+square of the box's widths (branching at the LP's point or by the curvature did no better).
 
 A second bound (:mod:`.relax`) lets C carry the part of V's curvature it cancels: p_S = [W(z) -
 z'Mz/2] + residual + [C + z'Mz/2], the first bracket under its envelope (convex on the box), the
@@ -61,8 +56,19 @@ M from its parent's box. Measured at n = 4, delta = 0.01 on the paper grid: on b
 of the root's widths around the optimum the node bound falls from 0.0023 (0.019) to 0.0007
 (0.0067) above it, but on the branch-and-bound's own boxes (narrow in V's stiff directions, wide
 in the others) by only 10 to 30%, where C's tangent planes dominate (C curves steeply off z); on
-the paper profile at delta = 0.01 17 of 30 points certify in 37 CPU-min (16 in 33 without it),
-and far more on coarse grids (20 levels: a target given up 0.05 away ends within 0.005).
+the paper profile at delta = 0.01 17 of 30 points certified in 37 CPU-min (16 in 33 without it)
+before the rounds below.
+
+What branching cannot close is C's tangent planes: C depends on all of m, a box bounds only its
+projection z, so a plane set at one point stays loose over the box however narrow it is in z. A
+box whose split lowered its bound by under :data:`ROUND_GAIN` of the gap gets Kelley rounds
+(:func:`_deepen`), and each box keeps its own and its ancestors' last :data:`NODE_CUTS` planes.
+Measured at n = 4, delta = 0.01, p_I = 0.83, rank 10, on the top boxes after 20,000 programs
+without rounds (six planes kept): a split in any of the ten directions lowered their bounds by 1
+to 4%, four rounds by 23 to 80%. With the rounds the paper profile's last two points certify at
+rank 9 (p_I = 0.78 after 24,062 programs, 0.83 after 24,387; 6 CPU-min each), where 300,000
+without them left 0.83 still 0.00102 above the best found. Rounds at every open box did as well
+there, but spent programs on wide boxes, where the envelope is what is loose.
 
 Best-first branch-and-bound bisects the box where the chords are loosest and drops every box
 whose bound lies within ``tol`` of the best similarity found, until none is left (the frontier is
@@ -98,25 +104,22 @@ STEP = 0.3
 ALLOWANCE = 1e-9
 #: the projection keeps the fewest singular vectors whose residual alone widens the chords by at
 #: most this share of the tolerance, and never more than MAX_RANK (the envelope has 2^rank
-#: vertices; the residual beyond them is bounded by the mean value theorem). The chords' measure
-#: understates the residual's cost: its linear term leaves a slack of the order of the box's
-#: width in L times the residual's (measured at n = 4, delta = 0.01, on a box of 1% of the
-#: root's widths: 0.0006 of the node's 0.002 above the optimum at rank 8), so the share is small
-#: and rank 9 is allowed (on the paper profile's delta = 0.01 points, 30% fewer linear programs
-#: to a certificate than rank 8, at about the same CPU time)
+#: vertices; the residual beyond them is bounded by the mean value theorem). The share is small:
+#: the residual's linear term leaves a slack the chords' measure misses (n = 4, delta = 0.01, a
+#: box of 1% of the root's widths: 0.0006 of the node's 0.002 above the optimum at rank 8); rank
+#: 9 took 30% fewer programs than 8 on the paper profile's delta = 0.01 points, in the same time
 RESIDUAL_SHARE = 5e-4
 MAX_RANK = 9
 #: C's pieces: groups of consecutive levels, each with its own tangent planes
 PIECES = 4
 #: tangent planes of the root kept by every node, and a node's own (the latest)
-ROOT_CUTS, NODE_CUTS = 4, 6
-#: Kelley rounds at the root (each adds the tangent planes at the last LP solution)
-ROOT_ROUNDS = 8
+ROOT_CUTS, NODE_CUTS = 4, 15
+#: Kelley rounds (each adds the tangent planes at the last LP solution) at the root, and at a
+#: box whose split gained under ROUND_GAIN of the gap left, until a round gains under that too
+ROOT_ROUNDS, NODE_ROUNDS, ROUND_GAIN = 8, 3, 0.1
 #: a point whose gap is still above GIVE_UP after a quarter of its budget (and at least
-#: GIVE_UP_AFTER linear programs) is given up, its bound standing: measured on the default
-#: profile's 24 points, every point that certified had a gap below 0.04 after 40 LPs, and the
-#: six that did not (delta = 0.01) were still 0.07 to 0.20 away after 126 (a certificate there
-#: takes some 3,000 to 5,000)
+#: GIVE_UP_AFTER linear programs) is given up, its bound standing (with 500 programs, the
+#: default profile's delta = 0.01 points were, 0.06 to 0.2 away; with 12,000, all certify)
 GIVE_UP, GIVE_UP_AFTER = 0.05, 120
 #: bound tightening at the root (:func:`_tighten`): passes over the coordinates (a second pass
 #: gained nothing measurable), and the cutoff, best + this share of the tolerance, below which a
@@ -404,6 +407,31 @@ def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float, passes: in
     return (lo, hi), used
 
 
+def _deepen(P: _Problem, target: float, lo, hi, root, own, pair, warm, best: float, tol: float,
+            parent: float = math.inf):
+    """The box's bound; where it lies above ``best + tol`` and its split lowered it from
+    ``parent`` by under :data:`ROUND_GAIN` of the gap, lowered by Kelley rounds (planes at the
+    LP's point, solved again from its basis; each bound proven, the smallest kept) until a round
+    gains under that share too. Returns (bound, masses, basis, the box's own cuts, LPs)."""
+    bound, m, basis = _relaxation(P, target, lo, hi, root + own, shifted=pair, warm=warm)
+    used = 1
+    if parent < math.inf and bound < parent - ROUND_GAIN * (parent - best):   # split worked
+        return bound, m, basis, own, used
+    for _ in range(NODE_ROUNDS):
+        if m is None or bound <= best + tol:
+            break
+        own = (own + [P.cut(m)])[-NODE_CUTS:]
+        new, m_new, b_new = _relaxation(P, target, lo, hi, root + own, shifted=pair,
+                                        warm=basis or warm)
+        used += 1
+        if m_new is None or new >= bound:   # the caller adds m's planes
+            return min(bound, new), m, basis, own[:-1], used
+        gain, bound, m, basis = bound - new, new, m_new, b_new
+        if gain < ROUND_GAIN * (bound - best):
+            break
+    return bound, m, basis, own, used
+
+
 def _branch_dim(P: _Problem, lo, hi) -> int:
     """The coordinate whose width loosens the chords most."""
     high = P.intervals(lo, hi)[1]
@@ -484,12 +512,12 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
                 clo[i], chi[i] = a, b
                 # the parent's shift and points: valid on its box, which holds this one
                 pair = (points, shift) if shift and points else None
-                new, m, kid = _relaxation(P, target, clo, chi, root + own, shifted=pair,
-                                          warm=basis)
-                count += 1
+                new, m, kid, kids, used = _deepen(P, target, clo, chi, root, own, pair, basis,
+                                                  best, tol, -parent)
+                count += used
                 new = min(new, -parent)
                 at = P.point(m) if m is not None else None
-                kids = own + [P.cut(m, at)] if m is not None else own
+                kids = kids + [P.cut(m, at)] if m is not None else kids
                 if new > best + tol:
                     pts = _inside(P, clo, chi, [anchor] + ([at] if at else []) +
                                    [p for p in points if p is not anchor])

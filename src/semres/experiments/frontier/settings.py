@@ -42,24 +42,23 @@ class FrontierSettings(Config):
     #: above), values of g on its log grid, random starts per target beside the constant
     #: kernel and the previous target's optimum, random similarities tried against the bound.
     #: The grid: on 40 levels every optimum lies within 1.3e-4 of its value on 120 (an eighth
-    #: of the certificate's tolerance; the same 18 of 24 points certify) in a fifth of the time,
-    #: measured on this profile; the chapter refits on half the levels and reports the shift
+    #: of the certificate's tolerance; 500 programs a point certified 18 of 24 on both) in a
+    #: fifth of the time, measured on this profile; the chapter refits on half the levels and
+    #: reports the shift
     floor_ns: tuple = (4, 8)
     floor_grid: int = 40
     floor_starts: int = 1
     floor_random: int = 3000
     #: the n-item certificate: targets per (n, floor) it is tried at beside the largest gain
     #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
-    #: (paper profile, delta = 0.01, measured with the programs solved cold: 2,000 certify 9 of
-    #: 30 points in 12 CPU-min, 6,000 certify 17 of 30 in 37 with the second node bound of
-    #: :mod:`.relax`; what the paper profile's budget certifies, and where: README, "Chapter 7,
-    #: paper profile")
+    #: (this profile: its 24 points certify within 9,217, 140 CPU-s in all, the delta = 0.01
+    #: ones taking all but 6 s of it; with 500 those six were given up 0.06 to 0.2 away; the
+    #: paper profile: README, "Chapter 7, paper profile")
     floor_certify: int = 3
-    floor_nodes: int = 500
+    floor_nodes: int = 12_000
     #: the projection's largest rank, then the ranks at which the points left open are tried
     #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
-    #: kept): a larger envelope closes the paper profile's last two points faster per program
-    #: (one of them certifies at rank 10: README, "Chapter 7, paper profile")
+    #: kept): a larger envelope is tighter over wide boxes, but each program costs more
     floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
