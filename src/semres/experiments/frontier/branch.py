@@ -332,22 +332,20 @@ def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, sh
         rows += [row(P.B[:, i]) for i in range(r)] + [row(-P.B[:, i]) for i in range(r)]
         rhs += list(hi) + list(-lo)
         keys += [("z <=", i) for i in range(r)] + [("z >=", i) for i in range(r)]
-    for cut in cuts:
-        c0, cg, i0, ig = cut
-        rows.append(row(ig))
-        rhs.append(target - i0)
-        keys.append(("cut", i0))
-        for k in range(S):
-            rows.append(row(-cg[k], np.eye(S)[k]))
-            rhs.append(c0[k])
-            keys.append(("cut", i0, k))
+    block = np.zeros((len(cuts), 1 + S, width))   # per cut: p_I's plane, then C's pieces'
+    for j, (c0, cg, i0, ig) in enumerate(cuts):
+        block[j, 0, :K], block[j, 1:, :K] = ig, -cg
+        rhs += [target - i0, *c0]
+        keys += [("cut", i0)] + [("cut", i0, k) for k in range(S)]
+    block[:, 1:, sl] = np.eye(S)
     keys += ["sum m"] + (["sum lambda"] + [("z", i) for i in range(r)] if envelope else [])
     b_eq = np.zeros(len(eq))
     b_eq[:2 if envelope else 1] = 1.0                                  # sum m = sum lambda = 1
     cost = np.zeros(width)
     cost[ul] = -1.0
     bounds = np.array([(0.0, 1.0)] * K + [(P.s_min, 0.0)] * S + [(0.0, 1.0)] * NV + [(0.0, 2.0)])
-    return lp.Program(cost, np.array(rows), np.array(rhs), np.array(eq), b_eq, bounds, keys)
+    return lp.Program(cost, np.vstack([rows, block.reshape(-1, width)]), np.array(rhs),
+                      np.array(eq), b_eq, bounds, keys)
 
 
 def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = True,

@@ -99,9 +99,9 @@ def solve(prog: Program, warm: Basis | None = None, *, elastic: bool = True):
 
     HiGHS failed on 39 of the first 21,900 programs of the paper profile's p_I = 0.83 from the
     parent's basis (numerical trouble: their entries span 2e-9 to 70), and on one of 20 of them
-    cold; a failed box would keep its parent's bound and hand its children the same basis. Measured on the paper profile's two
-    hardest points (n = 4, delta = 0.01, rank 10), the bounds took nearly the same path either
-    way (README, "Chapter 7, paper profile")."""
+    cold; a failed box would keep its parent's bound and hand its children the same basis.
+    Measured on the paper profile's two hardest points (n = 4, delta = 0.01, rank 10, before the
+    Kelley rounds of :mod:`.branch`), the bounds took nearly the same path either way."""
     h = _highs()
     usable = warm is not None and len(warm.cols) == len(prog.cost)
     for start in ((warm, None) if usable else (None,)):
