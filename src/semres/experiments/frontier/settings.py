@@ -51,13 +51,12 @@ class FrontierSettings(Config):
     floor_random: int = 3000
     #: the n-item certificate: targets per (n, floor) it is tried at beside the largest gain
     #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
-    #: (this profile, measured: 2,500 certify 21 of its 24 points in 63 CPU-s, the three left
-    #: at n = 4, delta = 0.01 within 0.0017 to 0.0045 of the best found; 12,000 certify all 24,
-    #: within 9,217, in 140 CPU-s, too long for the book's ten minutes; 500 certified 18, leaving
-    #: the delta = 0.01 points 0.06 to 0.2 away; the paper profile: README, "Chapter 7, paper
-    #: profile")
+    #: (this profile, measured: 500 certify 18 of its 24 points in 8 CPU-s, the six at delta =
+    #: 0.01 given up 0.06 to 0.2 above the best found; 2,500 certify 21, the three left within
+    #: 0.0045, in 63; 12,000 all 24, within 9,217, in 140, but those fresh builds took 617 and
+    #: 642 s, past the book's ten minutes; the paper profile: README, "Chapter 7, paper profile")
     floor_certify: int = 3
-    floor_nodes: int = 2_500
+    floor_nodes: int = 500
     #: the projection's largest rank, then the ranks at which the points left open are tried
     #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
     #: kept): a larger envelope is tighter over wide boxes, but each program costs more
