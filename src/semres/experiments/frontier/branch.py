@@ -418,13 +418,13 @@ def _deepen(P: _Problem, target: float, lo, hi, root, own, pair, warm, best: flo
     for _ in range(NODE_ROUNDS):
         if m is None or bound <= best + tol:
             break
-        own = (own + [P.cut(m)])[-NODE_CUTS:]
-        new, m_new, b_new = _relaxation(P, target, lo, hi, root + own, shifted=pair,
+        cuts = (own + [P.cut(m)])[-NODE_CUTS:]
+        new, m_new, b_new = _relaxation(P, target, lo, hi, root + cuts, shifted=pair,
                                         warm=basis or warm)
         used += 1
         if m_new is None or new >= bound:   # the caller adds m's planes
-            return min(bound, new), m, basis, own[:-1], used
-        gain, bound, m, basis = bound - new, new, m_new, b_new
+            return min(bound, new), m, basis, own, used
+        gain, bound, m, basis, own = bound - new, new, m_new, b_new, cuts
         if gain < ROUND_GAIN * (bound - best):
             break
     return bound, m, basis, own, used
