@@ -119,7 +119,7 @@ ROOT_CUTS, NODE_CUTS = 4, 15
 ROOT_ROUNDS, NODE_ROUNDS, ROUND_GAIN = 8, 3, 0.1
 #: a point whose gap is still above GIVE_UP after a quarter of its budget (and at least
 #: GIVE_UP_AFTER linear programs) is given up, its bound standing (the default profile's six
-#: delta = 0.01 points, 0.06 to 0.2 away after 126 of 500; with 12,000 all of them certify)
+#: delta = 0.01 points, 0.06 to 0.2 away after 125 or 126 of 500; with 12,000 all certify)
 GIVE_UP, GIVE_UP_AFTER = 0.05, 120
 #: bound tightening at the root (:func:`_tighten`): passes over the coordinates (a second pass
 #: gained nothing measurable), and the cutoff, best + this share of the tolerance, below which a
