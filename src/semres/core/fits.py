@@ -382,3 +382,58 @@ def _n_params(v, name: str = "n_params") -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
         raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
     return int(v)
+
+
+#: the keys of :func:`misfit_size`: how far a fit misses, whatever its p-value says
+SIZE_KEYS = ("dispersion", "explained_null", "explained_saturated", "rms_gap", "rms_sampling")
+
+
+def misfit_size(deviance_fit: float, deviance_null: float, null_mean: float, observed,
+                predicted, totals) -> dict:
+    """How far a fit misses its data, beside its goodness-of-fit p-value (which on thousands of
+    trials rejects a miss too small to matter).
+
+    ``deviance_fit`` and ``deviance_null`` are the deviances (against the saturated model, one
+    free rate per cell) of the fit and of the model without similarity (chance, or one rate
+    for all cells); ``null_mean`` is what the fit's deviance averages when the fit is true
+    (its bootstrap-null mean, or its degrees of freedom under chi-square); ``observed`` and
+    ``predicted`` are the cells' rates (accuracy, or each option's share), ``totals`` their
+    trials. Returns:
+
+    - ``dispersion``: deviance over its null mean; 1 for a fit that misses only by sampling,
+      and the factor by which a quasi-likelihood interval's variance grows (:func:`quasi_interval`);
+    - ``explained_null``: the share of the no-similarity model's deviance the fit removes;
+    - ``explained_saturated``: the share of the structure beyond sampling noise it captures,
+      (D_null - D_fit) / (D_null - null_mean): 1 for a fit as good as the saturated model can
+      be told apart from, about 0 for one no better than no similarity;
+    - ``rms_gap``: the root-mean-square gap between the cells' observed and predicted rates,
+      and ``rms_sampling``, the same gap that binomial sampling alone gives at the fitted rates.
+    """
+    obs, pred, n = (np.asarray(x, float).ravel() for x in (observed, predicted, totals))
+    if not (obs.shape == pred.shape == n.shape) or not obs.size:
+        raise ValueError("observed, predicted and totals must have the same, nonzero length")
+    if not (np.isfinite(n).all() and (n > 0).all()):
+        raise ValueError("totals must be positive")
+    d_fit, d_null, mean = float(deviance_fit), float(deviance_null), float(null_mean)
+    if not (mean > 0 and math.isfinite(mean)):
+        raise ValueError(f"null_mean must be a finite number > 0; got {null_mean!r}")
+    structure = d_null - mean
+    return {"dispersion": d_fit / mean,
+            "explained_null": 1 - d_fit / d_null if d_null > 0 else math.nan,
+            "explained_saturated": (d_null - d_fit) / structure if structure > 0 else math.nan,
+            "rms_gap": float(np.sqrt(np.mean((obs - pred) ** 2))),
+            "rms_sampling": float(np.sqrt(np.mean(np.clip(pred * (1 - pred), 0, None) / n)))}
+
+
+def quasi_interval(estimate: float, ci, dispersion: float) -> tuple[float, float]:
+    """A parameter's interval widened by the fit's ``dispersion`` (quasi-likelihood): each
+    side's distance from the estimate times sqrt(dispersion), never narrowed (a dispersion
+    below 1 leaves it as it was). Approximate: it assumes the misfit is extra-binomial
+    scatter, not a wrong shape, so a page marks it so."""
+    lo, hi = (float(x) for x in ci)
+    d = float(dispersion)
+    if not (math.isfinite(d) and d > 0):
+        raise ValueError(f"dispersion must be a finite number > 0; got {dispersion!r}")
+    k = math.sqrt(max(1.0, d))
+    est = float(estimate)
+    return est - k * (est - lo), est + k * (hi - est)

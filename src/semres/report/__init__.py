@@ -9,14 +9,14 @@ an experiment's page and verdict modules import from here; science modules never
 from .box import BOX_FIRST, box_line, find, measured, row_places, status_line, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS, Opening, Report, open_chapter
 from .numbers import escape, fmt, mathify, places, plural, prose
-from .verdicts import (ALPHA, BAD, GOOD, KINDS, NO_TOLERANCE, NOT_MEASURED, POLICY, POWER,
-                       STATUSES, VOCABULARY, Z_MAX, counted, detectable_at, holm, outcome,
-                       reference, smallest_detectable, status,
+from .verdicts import (ALPHA, BAD, CLAIMS, GOOD, KINDS, NO_MARGIN, NOT_MEASURED, POLICY,
+                       POWER, STATUSES, VOCABULARY, Z_MAX, counted, detectable_at, holm, judge,
+                       outcome, reference, smallest_detectable, status, weakest,
                        z_check_detectable)
 
-__all__ = ["ALPHA", "BAD", "BOX_FIRST", "FRONT_COLUMNS", "GOOD", "KINDS", "NO_TOLERANCE",
+__all__ = ["ALPHA", "BAD", "CLAIMS", "BOX_FIRST", "FRONT_COLUMNS", "GOOD", "KINDS", "NO_MARGIN",
            "NOT_MEASURED", "Opening", "POLICY", "POWER", "Report", "STATUSES",
            "SUMMARY_COLUMNS", "VOCABULARY", "Z_MAX", "box_line", "counted", "detectable_at",
-           "escape", "find", "fmt", "holm", "mathify", "measured", "open_chapter", "outcome",
+           "escape", "find", "fmt", "holm", "judge", "mathify", "measured", "open_chapter", "outcome",
            "places", "plural", "prose", "reference", "row_places", "smallest_detectable", "status", "status_line",
-           "tally", "z_check_detectable"]
+           "tally", "weakest", "z_check_detectable"]

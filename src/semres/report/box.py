@@ -8,7 +8,7 @@ import re
 
 import pandas as pd
 
-from .numbers import as_number, escape, fmt, missing, places, prose
+from .numbers import as_number, escape, fmt, missing, places, prose, pvalue
 from .verdicts import NOT_MEASURED, STATUSES, Z_MAX, reference
 
 #: findings named on the first screen of a result box; the rest are one click away
@@ -42,10 +42,10 @@ def first_screen(lead: str, fixed: list[str], items: list[str], most: int = BOX_
 
 def row_places(row: dict) -> int | None:
     """Decimals for a row's numbers: enough that its interval, the paper's value and the
-    tolerance can be told apart (None: each number keeps its own significant figures)."""
+    margin can be told apart (None: each number keeps its own significant figures)."""
     lo, hi, head = row.get("ci_low"), row.get("ci_high"), row.get("headline")
     width = None if missing(lo) or missing(hi) else float(hi) - float(lo)
-    dec = places(width, row.get("tolerance"))
+    dec = places(width, row.get("margin"))
     if dec is None or missing(head):
         return dec
     # the estimate's own three figures, but at most one place beyond what its interval shows
@@ -109,30 +109,75 @@ def status_line(row: dict, short: bool = False, names: dict | None = None) -> st
     return status + (f", on a stand-in: {stand}" if stand else "")
 
 
+def miss(row: dict) -> str:
+    """How far a row lands from its reference, ``+0.012 [+0.004, +0.020]``: the headline of a
+    row that does not hold ("" without a reference or an interval)."""
+    dec = row_places(row)
+    m, lo, hi = (as_number(row.get(k)) for k in ("miss", "miss_low", "miss_high"))
+    if m is None or lo is None or hi is None:
+        return ""
+    def signed(x):
+        return ("+" if x > 0 else "") + fmt(x, places=dec)
+    return f"{signed(m)} [{signed(lo)}, {signed(hi)}]"
+
+
+def fit_size(row: dict) -> str:
+    """How far a misfit's model misses its data, in words ("" when the row carries none)."""
+    d, null, sat, gap, noise = (as_number(row.get(k)) for k in (
+        "dispersion", "explained_null", "explained_saturated", "rms_gap", "rms_sampling"))
+    parts = []
+    if d is not None:
+        parts.append(f"its deviance is {fmt(d, 2)} times what sampling alone leaves")
+    if null is not None:
+        parts.append(f"it removes {fmt(100 * null, 2)}% of the deviance of no similarity"
+                     + ("" if sat is None else
+                        f" and {fmt(100 * sat, 2)}% of the structure beyond sampling noise"))
+    if gap is not None:
+        parts.append(f"its predicted accuracies miss the observed by {fmt(gap, 2)} "
+                     "(root mean square)" + ("" if noise is None else
+                                             f", where sampling alone gives {fmt(noise, 2)}"))
+    return "; ".join(parts)
+
+
 def box_line(row: dict, names: dict | None = None) -> str:
     """One result in words, as the box at the top of a chapter states it; ``names``: the
-    stand-ins as the box has introduced them (:func:`stand_ins`)."""
+    stand-ins as the box has introduced them (:func:`stand_ins`). A row that does not hold
+    leads with its miss, a misfit with its size, an inconclusive one with what its test
+    could detect."""
     text = (f"* **{prose(row['result'])}: {escape(status_line(row, names=names))}.** "
             f"{prose(row['statement'])}")
     text = text.rstrip(".") + "."
-    number = measured(row)
+    state = row.get("status")
+    margin = as_number(row.get("margin"))
     what, value = reference(row)
+    if state in ("differs", "does not hold") and miss(row):
+        text += f" Misses {prose(what.removeprefix('compared with ')) or 'its reference'} by " \
+                f"{miss(row)}, beyond the margin of {fmt(margin)}."
+    if state == "misfit" and fit_size(row):
+        text += f" How far the model misses: {fit_size(row)}" + (
+            "" if missing(row.get("gof_p")) else f" (goodness of fit {pvalue(row['gof_p'])})") + "."
+    number = measured(row)
     if number:
+        approx = ", approximate: widened by the dispersion" if str(
+            row.get("approximate")) == "True" else ""
         text += f" This build: {number}" + ("" if missing(row.get("ci_low")) else
-                                             " (95% interval)")
-        if value is not None:
+                                             f" (95% interval{approx})")
+        if value is not None and state not in NOT_MEASURED:
             text += f"; {prose(what)}: {fmt(value, places=row_places(row))}"
         text += "."
-    elif value is not None and row.get("status") not in NOT_MEASURED:
+    elif value is not None and state not in NOT_MEASURED:
         text += f" {prose(what)[0].upper() + prose(what)[1:]}: {fmt(value)}."
     z = as_number(row.get("check_max_z"))
     if z is not None:
-        text += (f" Check: largest \\|z\\| {fmt(z, places=2)}, "
-                 + (f"below {fmt(Z_MAX)}: it passes." if z < Z_MAX else
-                    f"not below {fmt(Z_MAX)}: it fails."))
-    if not missing(row.get("tolerance")):
-        reason = escape(row.get("tolerance_reason"))
-        text += f" Tolerance {fmt(row['tolerance'])}" + (f" ({reason})." if reason else ".")
+        text += f" Largest \\|z\\| of its Monte Carlo cells: {fmt(z, places=2)}."
+    if margin is not None:
+        reason = escape(row.get("margin_reason"))
+        text += f" Margin {fmt(margin)}" + (f" ({reason})." if reason else ".")
+    det = as_number(row.get("detectable"))
+    if state == "inconclusive" and det is not None:
+        text += f" Its test detects a deviation of {fmt(det, 2)} with probability 0.8."
+    if not missing(row.get("cells")) and str(row.get("cells")).strip():
+        text += f" Cells: {escape(row['cells'])}."
     return text
 
 

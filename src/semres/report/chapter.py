@@ -22,6 +22,7 @@ from IPython.display import Markdown
 from myst_nb import glue
 
 from semres.core import book, profiles
+from semres.core.fits import SIZE_KEYS
 from semres.core.profiles import deviations as protocol_deviations
 from semres.core.seeds import seeds
 
@@ -29,13 +30,14 @@ from . import plotting
 from .box import BOX_FIRST, checks_tally, details, first_screen, status_line, tally
 from .numbers import (as_float, as_number, escape, fmt, plain_math, plain_outside_math, plural,
                       prose, unquoted)
-from .verdicts import (GOOD, NO_TOLERANCE, NOT_MEASURED, counted, outcome, smallest_detectable,
-                       status, z_check_detectable)
+from .verdicts import (GOOD, NO_MARGIN, NOT_MEASURED, counted, outcome, smallest_detectable,
+                       status, weakest, z_check_detectable)
 
 SUMMARY_COLUMNS = ("chapter", "result", "statement", "kind", "status", "stand_in",
-                   "paper_value", "compared_with", "compared_with_label", "check_max_z",
-                   "headline", "ci_low", "ci_high", "tolerance", "tolerance_reason",
-                   "detectable")
+                   "paper_value", "compared_with", "compared_with_label", "claim",
+                   "check_max_z", "headline", "ci_low", "ci_high", "margin", "margin_reason",
+                   "detectable", "miss", "miss_low", "miss_high", "gof_p", *SIZE_KEYS,
+                   "approximate", "cells")
 FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
 
 
@@ -121,72 +123,106 @@ class Report:
 
     # ------------------------------------------------------------------ rows
     def result(self, result: str, statement: str, *, headline=None, ci=None, paper_value=None,
-               compared_with=None, compared_with_label: str = "", check_max_z=None,
-               passed: bool | None = None, direction: str | None = None,
-               tolerance: float | None = None, tolerance_reason: str = "",
-               misfit: bool = False, new: bool = False, kind: str = "finding",
-               stand_in: str = "", identified: bool = True, does_task: bool = True,
-               detectable: float | None = None, matters: float | None = None,
-               check_se: float | None = None) -> str:
+               compared_with=None, compared_with_label: str = "", margin: float | None = None,
+               margin_reason: str = "", claim: str = "equal", check_max_z=None,
+               passed: bool | None = None, misfit: bool = False, fit_size: dict | None = None,
+               gof_p: float | None = None, approximate: bool = False, new: bool = False,
+               kind: str = "finding", stand_in: str = "", identified: bool = True,
+               does_task: bool = True, detectable: float | None = None,
+               check_se: float | None = None, cells: str = "") -> str:
         """One overview row; its status is computed by :func:`status` (see there for the
         rules). Returns the status.
 
-        A row that holds, is reproduced or agrees within tolerance records the smallest
-        deviation its test detects (``detectable``), so that "holds" never means only "not
-        rejected": by default read off its interval (:func:`smallest_detectable`), or, for a
-        Monte Carlo check, from ``check_se``, the largest standard error among its cells
-        (:func:`z_check_detectable`). A yes-or-no criterion states its own.
-
-        ``paper_value`` holds only a number the paper gives; any other reference (a value
-        derived or computed here, the constant kernel's front, 0 for "no effect") goes in
-        ``compared_with``, named by ``compared_with_label``. ``new=True`` marks a result beyond
-        the paper (``holds`` rather than ``reproduced``), ``kind="check"`` one that is true by
-        construction (shown apart from the findings). ``stand_in`` names what stands in for
-        the paper's system ("a simulated tree", "a small VLM trained here"); the status line
-        says so. ``identified=False`` and ``does_task=False`` say the data determine nothing or
-        the model fails its competence gate. A ``tolerance`` needs its ``tolerance_reason``;
-        without one the row records why none applies.
+        A finding states its practical ``margin`` (the smallest deviation from its reference
+        that would matter to the claim) and ``margin_reason``, one line of why; its 95 %
+        interval ``ci`` against ``paper_value`` (a number the paper gives) or ``compared_with``
+        (any other reference, named by ``compared_with_label``) and that margin, for its
+        ``claim`` (:data:`~semres.report.verdicts.CLAIMS`), decides its status. Every finding
+        records the smallest deviation its test detects (``detectable``; read off its
+        interval by default, or from ``check_se`` for a Monte Carlo check), and the miss,
+        its estimate less the reference with the interval moved alike, which heads a row that
+        does not hold. A ``misfit`` gives ``fit_size`` (:func:`semres.core.fits.misfit_size`)
+        and ``gof_p``, so the row says how far the model misses; its parameter's interval is
+        then ``approximate`` (scaled by the dispersion). ``new=True`` marks a result beyond
+        the paper, ``kind="check"`` one true by construction, ``kind="precondition"`` a gate.
+        ``stand_in`` names what stands in for the paper's system; ``cells`` says how a claim
+        over a grid fared (:meth:`grid_result`).
         """
         if not isinstance(result, str) or not result.strip():
             raise ValueError("result must name the result")
-        lo, hi = (None, None) if ci is None else ci
         if detectable is None:
             detectable = (z_check_detectable(check_se) if check_se is not None
                           else smallest_detectable(ci))
-        row_status = status(passed=passed, check_max_z=check_max_z, headline=headline, ci=ci,
-                            paper_value=paper_value, compared_with=compared_with,
-                            tolerance=tolerance, direction=direction, misfit=misfit, new=new,
-                            kind=kind, identified=identified, does_task=does_task,
-                            detectable=detectable, matters=matters)
-        if tolerance is not None and not str(tolerance_reason).strip():
-            raise ValueError("tolerance_reason: a tolerance needs its reason")
+        row_status = status(ci=ci, paper_value=paper_value, compared_with=compared_with,
+                            margin=margin, claim=claim, passed=passed,
+                            check_max_z=check_max_z, misfit=misfit, new=new, kind=kind,
+                            identified=identified, does_task=does_task)
+        if kind == "finding" and (margin is None or not str(margin_reason).strip()):
+            raise ValueError("margin_reason: every finding states its practical margin and "
+                             "the reason for it")
+        if margin is not None and not str(margin_reason).strip():
+            raise ValueError("margin_reason: a margin needs its reason")
         if compared_with is not None and not str(compared_with_label).strip():
             raise ValueError("compared_with_label: say what the compared value is")
-        if tolerance is None and not str(tolerance_reason).strip():
-            tolerance_reason = (
-                NO_TOLERANCE["nothing"] if row_status in NOT_MEASURED
-                else NO_TOLERANCE["direction"] if direction is not None
-                else NO_TOLERANCE["z"] if passed is None and check_max_z is not None
-                else NO_TOLERANCE["passed"])
+        if misfit and kind == "finding" and not fit_size:
+            raise ValueError("fit_size: a misfit says how far it misses (dispersion, deviance "
+                             "explained, RMS gap: semres.core.fits.misfit_size)")
+        if not str(margin_reason).strip():
+            margin_reason = (NO_MARGIN["nothing"] if row_status in NOT_MEASURED
+                             else NO_MARGIN["z"] if passed is None and check_max_z is not None
+                             else NO_MARGIN["passed"])
+        lo, hi = (None, None) if ci is None else ci
+        ref = as_float(paper_value if paper_value is not None else compared_with)
+        size = {key: as_float((fit_size or {}).get(key)) for key in SIZE_KEYS}
         self.rows.append({"chapter": self.chapter, "result": result, "statement": statement,
                           "kind": kind, "status": row_status, "stand_in": stand_in or "",
                           "paper_value": as_float(paper_value),
                           "compared_with": as_float(compared_with),
                           "compared_with_label": compared_with_label if compared_with is not None
-                          else "",
+                          else "", "claim": claim if kind == "finding" else "",
                           "check_max_z": as_float(check_max_z), "headline": as_float(headline),
                           "ci_low": as_float(lo), "ci_high": as_float(hi),
-                          "tolerance": as_float(tolerance), "tolerance_reason": tolerance_reason,
-                          "detectable": as_float(detectable)
-                          if row_status in GOOD and kind == "finding" else math.nan})
+                          "margin": as_float(margin), "margin_reason": margin_reason,
+                          "detectable": as_float(detectable) if kind != "precondition"
+                          else math.nan,
+                          "miss": as_float(headline) - ref, "miss_low": as_float(lo) - ref,
+                          "miss_high": as_float(hi) - ref,
+                          "gof_p": as_float(gof_p), **size, "approximate": bool(approximate),
+                          "cells": cells})
         return row_status
+
+    def grid_result(self, result: str, statement: str, cells: list[dict], table: str,
+                    **common) -> str:
+        """One claim evaluated over a grid of settings, as one finding (a claim counts once,
+        however many cells test it). Each of ``cells`` holds a ``cell`` label ("n = 4,
+        Delta = 0.01") and the keyword arguments of :meth:`result` that differ by cell
+        (headline, ci, compared_with, ...); ``common`` those they share (margin, its reason,
+        the claim). Every cell is judged by the one rule; the claim takes the status and the
+        numbers of its weakest cell (:func:`~semres.report.verdicts.weakest`), and says how
+        many cells hold. The cells' table is saved as ``<table>.csv``. Returns the status."""
+        if not cells:
+            raise ValueError("cells: a claim over a grid needs at least one cell")
+        judged = []
+        for cell in cells:
+            args = {**common, **{k: v for k, v in cell.items() if k != "cell"}}
+            probe = Report(self.chapter)
+            probe.result(result, statement, **args)
+            judged.append({"cell": cell.get("cell", ""), **probe.rows[0]})
+        statuses = [r["status"] for r in judged]
+        k = weakest(statuses)
+        held = sum(s in GOOD for s in statuses)
+        self.table(pd.DataFrame(judged).drop(columns=["chapter", "result", "statement"]), table)
+        worst = {**common, **{key: v for key, v in cells[k].items() if key != "cell"}}
+        return self.result(result, f"{statement} (the weakest of {len(cells)} cells decides: "
+                           f"{judged[k]['cell']})", cells=f"{held} of {len(cells)} hold",
+                           **worst)
 
     def not_run(self, result: str, statement: str, *, headline=None, stand_in: str = "") -> str:
         """A result this build could not measure (too few runs, no data): said, not guessed."""
         self.rows.append({"chapter": self.chapter, "result": result, "statement": statement,
                           "kind": "finding", "status": "not run", "stand_in": stand_in or "",
                           "headline": as_float(headline),
-                          "tolerance_reason": NO_TOLERANCE["nothing"]})
+                          "margin_reason": NO_MARGIN["nothing"]})
         return "not run"
 
     def point(self, system: str, p_i, p_s, se_i=None, se_s=None) -> None:
@@ -281,7 +317,7 @@ def row_numbers(rows) -> dict:
     comparison, the largest |z|, tolerance, detectable deviation), keyed by row and field:
     what a sentence about the rows may quote."""
     fields = ("headline", "ci_low", "ci_high", "paper_value", "compared_with", "check_max_z",
-              "tolerance", "detectable")
+              "margin", "detectable", "miss", "miss_low", "miss_high", "gof_p", *SIZE_KEYS)
     return {f"{k}.{f}": row[f] for k, row in enumerate(rows) for f in fields
             if as_number(row.get(f)) is not None}
 

@@ -20,10 +20,10 @@ from . import plotting
 from .box import checks_tally, measured, row_places, status_line, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS
 from .numbers import escape, fmt, plural, prose
-from .verdicts import NOT_MEASURED, POLICY, STATUSES, VOCABULARY, Z_MAX, reference
+from .verdicts import NOT_MEASURED, POLICY, STATUSES, VOCABULARY, reference
 
 #: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
-#: and the tolerance, are read when present)
+#: and the margin, are read when present)
 REQUIRED = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
             "ci_low", "ci_high", "status")
 NOT_RUN = "not run in this build"
@@ -91,12 +91,12 @@ def _cell(value) -> str:
 
 def _numbers(row: dict) -> str:
     """A row's numbers for the table, with enough decimals to see why its status is what it
-    is: this build [95% interval], the paper's (or the compared) value ± the tolerance, the
+    is: this build [95% interval], the paper's (or the compared) value ± the margin, the
     largest |z|."""
     parts = [measured(row)]
     what, value = reference(row)
     if value is not None and row.get("status") not in NOT_MEASURED:
-        tol = row.get("tolerance")
+        tol = row.get("margin")
         parts.append(f"{_cell(what.removeprefix('the '))} {fmt(value, places=row_places(row))}"
                      + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))
     z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
@@ -112,7 +112,7 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     system it is about (the chapter's result name), then the claim tested.
     """
     lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper or "
-             "compared with ± tolerance; largest \\|z\\| |",
+             "compared with ± margin; largest \\|z\\| |",
              "| --- | --- | --- | --- |"]
     for row in table.to_dict("records"):
         name = row["chapter"]
@@ -225,9 +225,8 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
             + (f" ({len(findings) - len(counted)} more not run, listed with the reason)"
                if len(counted) < len(findings) else "") +
             ". The interval is the one each chapter reports "
-            "(95%; over a few replicates, Student's t); a Monte Carlo check passes when the "
-            f"largest \\|z\\| of its cells (an estimate against its closed form) is below "
-            f"{fmt(Z_MAX)}.", "", markdown_table(findings, docs)]
+            "(95%; over a few replicates, Student's t); each finding's reference is given ± its "
+            "practical margin.", "", markdown_table(findings, docs)]
     if len(gates):
         text += ["## The preconditions", "",
                  "Gates that decide whether a finding is measured (a model must do the task "

@@ -1,5 +1,6 @@
 """The book's one status vocabulary and significance policy, and the one rule that assigns a
-status to a result from its numbers (:func:`status`)."""
+status to a result from its numbers (:func:`status`): an interval against a stated practical
+margin."""
 
 from __future__ import annotations
 
@@ -14,43 +15,34 @@ from .numbers import as_float, as_number, missing, pvalue
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
 Z_MAX = 5.0
-#: the book's one status vocabulary: every status a result row can have, with what it means.
+#: the book's one status vocabulary, in plain words: every status a result row can have.
 #: :func:`status` is the only place that assigns them; the glance page lists them from here.
 VOCABULARY = {
-    "reproduced": "a claim the paper makes holds here: its criterion passes (a derivation, a "
-                  "Monte Carlo check within five standard errors of the closed form, a measured "
-                  "effect whose 95% interval lies on the claimed side), or its interval lies "
-                  "within the stated tolerance of a value computed here from the paper's law",
-    "agrees within tolerance": "the 95% interval lies within the stated tolerance of a number "
-                               "the paper gives (the row names the tolerance and its reason)",
-    "holds": "a result beyond the paper, so there is nothing to reproduce: its criterion "
-             "passes, or its interval lies within the tolerance of (or on the claimed side of) "
-             "the value it is compared with",
-    "differs": "against a number the paper gives, and only then: the criterion fails, or the "
-               "95% interval clears the paper's value by more than the tolerance",
-    "does not hold": "a claim with no number of the paper to compare (a qualitative claim of "
-                     "the paper, or a result beyond it) that the data contradict: the criterion "
-                     "fails, or the interval clears the compared value by more than the "
-                     "tolerance, or lies on the other side of it",
-    "inconclusive": "the 95% interval straddles the edge of the tolerance (or the compared "
-                    "value): this build cannot decide",
-    "not identified": "the data do not determine the quantity (its likelihood set is unbounded "
-                      "or reaches the edge of what the design can resolve), so no number is "
-                      "reported",
-    "misfit": "the fit behind the row fails its goodness-of-fit test (p < 0.001, or, for a "
-              "bootstrap with too few refits for that rule, p at the smallest value its refits "
-              "can show, when no refit reached the observed statistic): the model does not describe the data, so its numbers are no "
-              "measurement",
-    "does not do the task": "the model fails its competence gate (it does not do the task "
-                            "above chance), so its answers are not analysed further",
-    "met": "a precondition of the findings holds (a model does the task above chance): shown "
-           "beside the findings it allows, never counted among them",
-    "check": "true by construction (an identity, a bound proved and computed by the same code, "
-             "or a number checked by the quantity it asserts): it tests the code, not the "
-             "claim, and is shown apart from the findings",
+    "reproduced": "a claim of the paper survives here: the 95% interval lies within the "
+                  "practical margin of what the paper predicts (or, for an effect the paper "
+                  "says exists, beyond the margin on the side it says)",
+    "holds": "the same for a claim beyond the paper",
+    "differs": "a number the paper gives is missed by more than the margin: the whole 95% "
+               "interval lies outside the margin around it",
+    "does not hold": "a claim is contradicted: the whole 95% interval lies beyond the margin "
+                     "on the wrong side (outside it for a prediction, short of it for an "
+                     "effect claimed to exist); the row gives the size of the miss",
+    "inconclusive": "the 95% interval reaches across the edge of the margin, so this build "
+                    "cannot tell; the row gives the smallest deviation its test could detect",
+    "misfit": "the fitted model does not describe the data (goodness of fit p < 0.001); "
+              "the row says by how much (dispersion, deviance explained, the gap between "
+              "predicted and observed accuracy), and its parameter is approximate",
+    "not identified": "the data do not pin the quantity down (its likelihood set is unbounded "
+                      "or reaches the edge of what the design can resolve)",
+    "does not do the task": "the model is at chance on the task, so its answers are not "
+                            "analysed further",
+    "met": "a precondition holds (a model does the task above chance): shown beside the "
+           "findings it allows, never counted among them",
+    "check": "true by construction (an identity, a bound computed by the code that proves "
+             "it): it tests the code, not a claim, and is shown apart",
     "check failed": "a check that holds by construction does not: a defect in the code",
-    "not run": "nothing was measured in this build (the chapter, or the model or data the "
-               "result needs, was not part of it)",
+    "not run": "nothing was measured in this build (the chapter, model or data was not part "
+               "of it)",
 }
 STATUSES = tuple(VOCABULARY)
 #: statuses of rows that measured nothing: their reference is not shown as a comparison
@@ -58,66 +50,76 @@ NOT_MEASURED = ("not identified", "misfit", "does not do the task", "not run")
 #: a row is a finding (a claim the data could contradict), a check (true by construction) or
 #: a precondition (a gate that decides whether a finding is measured: never a finding itself)
 KINDS = ("finding", "check", "precondition")
-#: the significance policy, one for the book. A theory's prediction (or a claimed effect) is
-#: rejected at ALPHA; a descriptive fit is a misfit below MISFIT_P (stricter: the fit is a
-#: summary, not the claim); a chapter's family of tests of one claim is corrected by Holm's
+#: what a finding claims of its interval against its reference ``ref`` and margin ``m``:
+#: "equal" (a prediction: within ref ± m, both one-sided tests), "above"/"below" (an effect
+#: that exists: beyond ref + m, or below ref - m), "at least"/"at most" (no worse than the
+#: reference by more than m: above ref - m, or below ref + m)
+CLAIMS = ("equal", "above", "below", "at least", "at most")
+#: the significance policy, one for the book. Every interval is 95 % (so each side of an
+#: equivalence test is at 2.5 %); a descriptive fit is a misfit below MISFIT_P (stricter: the
+#: fit is a summary, not the claim); a family of tests of one claim is corrected by Holm's
 #: step-down method (:func:`holm`).
 ALPHA = 0.05
-#: power asked of a test that finds "no difference": the smallest deviation it detects with
-#: this probability at ALPHA (two-sided) is reported beside every row that holds
+#: power at which the smallest detectable deviation of a test is stated
 POWER = 0.8
-POLICY = (f"A theory's prediction, or a claimed effect, is rejected when its test gives p < "
-          f"{ALPHA:g}; a descriptive fit (a kernel, a ball measure) is a misfit only below "
-          f"p = {MISFIT_P:g}, because it summarises data rather than claims anything; where a "
-          "chapter tests one claim many times, the p-values are adjusted by Holm's step-down "
-          "method before they are read. A row that holds, is reproduced or agrees within "
-          f"tolerance reports the smallest deviation its test detects with probability "
-          f"{POWER:g} (at {ALPHA:g}, two-sided): (z₀.₉₇₅ + z₀.₈) standard errors. Gates that decide "
-          "whether a finding is measured (a competence gate) are preconditions: they are shown "
-          "beside the findings and never counted among them, and what a failed gate blocks is "
-          "one row marked not run, with the reason")
-#: the tolerance reason a row gets when no tolerance applies, by what decided its status
-NO_TOLERANCE = {
-    "z": f"none: a Monte Carlo check, passed when every cell lies within {Z_MAX:g} standard "
+POLICY = (f"Each finding states a practical margin: the smallest deviation that would matter to "
+          f"the claim, with its reason. Its status compares the 95% interval with that margin: "
+          f"inside it (or beyond it on the claimed side) the claim holds; beyond it on the "
+          f"wrong side it does not; across its edge the build cannot tell, and the row gives "
+          f"the smallest deviation its test detects with probability {POWER:g}. A fit is a "
+          f"misfit when its goodness-of-fit test gives p < {MISFIT_P:g}, and then the row "
+          f"says how far it misses. Where a chapter tests one claim many times, the p-values "
+          f"are adjusted by Holm's step-down method. Gates that decide whether a finding is "
+          f"measured are preconditions, shown beside the findings and never counted; a claim "
+          f"over a grid of settings is one finding, decided by its weakest cell")
+#: the margin reason of a row that has no margin: a check, a gate, or nothing measured
+NO_MARGIN = {
+    "z": f"none: a check, passed when every Monte Carlo cell lies within {Z_MAX:g} standard "
          "errors of its closed form",
     "passed": "none: a yes-or-no criterion, stated in the row",
-    "direction": "none: a one-sided claim, decided by whether the 95% interval excludes the "
-                 "compared value",
     "nothing": "none: no number is measured",
 }
 #: statuses that say a claim held, and those that say it did not
-GOOD = ("reproduced", "agrees within tolerance", "holds", "check")
+GOOD = ("reproduced", "holds", "check")
 BAD = ("differs", "does not hold", "check failed")
+#: the order in which a grid's cells decide its claim: the first status any cell has wins
+WEAKEST_FIRST = ("check failed", "differs", "does not hold", "misfit", "not identified",
+                 "does not do the task", "inconclusive", "reproduced", "holds", "check",
+                 "met", "not run")
 
 
-def _check_tolerance(tolerance) -> float | None:
-    if tolerance is None:
+def _check_margin(margin) -> float | None:
+    if margin is None:
         return None
-    tol = as_number(tolerance)
-    if tol is None or tol < 0:
-        raise ValueError(f"tolerance must be a finite number >= 0; got {tolerance!r}")
-    return tol
+    m = as_number(margin)
+    if m is None or m < 0:
+        raise ValueError(f"margin must be a finite number >= 0; got {margin!r}")
+    return m
 
 
-def _compare(lo: float, hi: float, ref: float, tol: float | None, direction: str | None) -> str:
-    """"pass", "fail" or "unsure": an interval against a reference, two-sided within ``tol``
-    or one-sided (``direction``: the claim is that the value lies above/below ref + tol)."""
-    tol = 0.0 if tol is None else tol
-    if direction == "above":
-        return "pass" if lo > ref + tol else "fail" if hi < ref + tol else "unsure"
-    if direction == "below":
-        return "pass" if hi < ref - tol else "fail" if lo > ref - tol else "unsure"
-    if lo > ref + tol or hi < ref - tol:
-        return "fail"
-    return "pass" if ref - tol <= lo and hi <= ref + tol else "unsure"
+def judge(lo: float, hi: float, ref: float, margin: float, claim: str = "equal") -> str:
+    """"pass", "fail" or "unsure": a 95 % interval [lo, hi] against a reference and its
+    practical margin, for the kind of ``claim`` (:data:`CLAIMS`). A prediction ("equal")
+    passes when the interval lies within ref ± margin (two one-sided tests at 2.5 % each) and
+    fails when it lies wholly outside; an effect claimed to exist ("above") passes when the
+    interval lies beyond ref + margin and fails when it lies wholly short of it; "at least"
+    passes above ref - margin and fails below it. Anything else is "unsure"."""
+    if claim not in CLAIMS:
+        raise ValueError(f"claim must be one of {CLAIMS}; got {claim!r}")
+    if claim == "equal":
+        if lo > ref + margin or hi < ref - margin:
+            return "fail"
+        return "pass" if ref - margin <= lo and hi <= ref + margin else "unsure"
+    edge = ref + margin if claim in ("above", "at most") else ref - margin
+    if claim in ("above", "at least"):
+        return "pass" if lo > edge else "fail" if hi < edge else "unsure"
+    return "pass" if hi < edge else "fail" if lo > edge else "unsure"
 
 
-def status(*, passed: bool | None = None, check_max_z: float | None = None,
-           headline: float | None = None, ci=None, paper_value: float | None = None,
-           compared_with: float | None = None, tolerance: float | None = None,
-           direction: str | None = None, misfit: bool = False, new: bool = False,
-           kind: str = "finding", identified: bool = True, does_task: bool = True,
-           detectable: float | None = None, matters: float | None = None) -> str:
+def status(*, ci=None, paper_value: float | None = None, compared_with: float | None = None,
+           margin: float | None = None, claim: str = "equal", passed: bool | None = None,
+           check_max_z: float | None = None, misfit: bool = False, new: bool = False,
+           kind: str = "finding", identified: bool = True, does_task: bool = True) -> str:
     """A row's status, from its numbers: one of :data:`VOCABULARY`, by these rules.
 
     1. ``kind="check"`` (true by construction): ``check`` when its criterion (``passed``, and
@@ -126,76 +128,73 @@ def status(*, passed: bool | None = None, check_max_z: float | None = None,
        when ``passed``, else ``does not do the task`` (or ``not identified``); never a finding.
     2. A finding whose fit fails its goodness-of-fit test is ``misfit``; a model that fails its
        competence gate (``does_task=False``) is ``does not do the task``; a quantity the data do
-       not determine (``identified=False``) is ``not identified``. None of them is a measurement.
-    3. Otherwise every criterion is judged: ``passed``; ``check_max_z`` below :data:`Z_MAX`;
-       and the 95% interval ``ci`` against the reference (``paper_value``, a number the paper
-       gives, or ``compared_with``, any other reference), two-sided within ``tolerance`` or,
-       with ``direction`` ("above"/"below"), one-sided: the interval must lie on that side.
-       Any criterion failing gives ``differs`` against a paper value and ``does not hold``
-       without one; an interval straddling the edge gives ``inconclusive``; all passing give
-       ``agrees within tolerance`` (an interval within the tolerance of the paper's value),
-       ``holds`` (a result beyond the paper, ``new=True``) or ``reproduced``; but a row whose
-       test could not have detected the deviation that ``matters`` (its ``detectable``, the
-       smallest deviation found with 80 % power, is larger or unknown) is ``inconclusive``.
-    4. Nothing to judge: ``not run``.
+       not determine (``identified=False``) is ``not identified``.
+    3. Otherwise its 95 % interval ``ci`` is judged against its reference (``paper_value``, a
+       number the paper gives, or ``compared_with``, any other) and its practical ``margin``,
+       for its ``claim`` (:func:`judge`): a pass is ``reproduced`` (``holds`` for a claim
+       beyond the paper, ``new=True``); a fail is ``differs`` against a paper value and
+       ``does not hold`` otherwise; an interval across the margin's edge is ``inconclusive``.
+       A finding has no yes-or-no criterion: ``passed`` is for checks and preconditions.
+    4. A finding without a finite interval: ``not run``.
 
-    Bad arguments raise ValueError naming them: a negative tolerance, an unknown kind or
-    direction, both references at once, or an interval and a reference with neither a
-    tolerance nor a direction to compare them by.
+    Bad arguments raise ValueError naming them.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
-    if direction not in (None, "above", "below"):
-        raise ValueError(f"direction must be None, 'above' or 'below'; got {direction!r}")
-    tol = _check_tolerance(tolerance)
+    if claim not in CLAIMS:
+        raise ValueError(f"claim must be one of {CLAIMS}; got {claim!r}")
+    m = _check_margin(margin)
     if paper_value is not None and compared_with is not None:
         raise ValueError("paper_value and compared_with: give one reference, not both "
                          "(paper_value only for a number the paper gives)")
-    outcomes = []
-    if passed is not None:
-        outcomes.append("pass" if bool(passed) else "fail")
-    if check_max_z is not None and np.isfinite(check_max_z):
-        outcomes.append("pass" if float(check_max_z) < Z_MAX else "fail")
     if kind == "check":
+        outcomes = [] if passed is None else [bool(passed)]
+        if check_max_z is not None and np.isfinite(check_max_z):
+            outcomes.append(float(check_max_z) < Z_MAX)
         if not outcomes:
             raise ValueError("passed: a check needs a criterion (passed or check_max_z)")
-        return "check" if all(o == "pass" for o in outcomes) else "check failed"
+        return "check" if all(outcomes) else "check failed"
     if kind == "precondition":
         if passed is None:
             raise ValueError("passed: a precondition needs its criterion")
         if bool(passed) and does_task and identified:
             return "met"
         return "not identified" if does_task and not identified else "does not do the task"
+    if passed is not None:
+        raise ValueError("passed: a finding is decided by its interval against its margin, "
+                         "not by a yes-or-no criterion (that is a check or a precondition)")
     if misfit:
         return "misfit"
     if not does_task:
         return "does not do the task"
     if not identified:
         return "not identified"
-    ref = paper_value if paper_value is not None else compared_with
     lo, hi = (math.nan, math.nan) if ci is None else map(as_float, ci)
-    interval = bool(np.isfinite(lo) and np.isfinite(hi))
-    compared = False
-    if ref is not None and interval:
-        if tol is None and direction is None:
-            if not outcomes:
-                raise ValueError("tolerance: an interval compared with a reference needs a "
-                                 "tolerance (0 for an exact claim) or a direction")
-        else:
-            outcomes.append(_compare(lo, hi, float(ref), tol, direction))
-            compared = direction is None
-    if not outcomes:
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         return "not run"
-    if "fail" in outcomes:
+    ref = paper_value if paper_value is not None else compared_with
+    if ref is None or as_number(ref) is None:
+        raise ValueError("compared_with: a finding compares its interval with a reference "
+                         "(paper_value or compared_with)")
+    if m is None:
+        raise ValueError("margin: a finding needs a practical margin (0 for an exact claim)")
+    outcome_ = judge(lo, hi, float(ref), m, claim)
+    if outcome_ == "fail":
         return "differs" if paper_value is not None else "does not hold"
-    if "unsure" in outcomes:
+    if outcome_ == "unsure":
         return "inconclusive"
-    if matters is not None and not (as_number(detectable) is not None
-                                    and as_number(detectable) <= float(matters)):
-        return "inconclusive"  # "not rejected" by a test that could not see what matters
-    if paper_value is not None and (compared or tol is not None):
-        return "agrees within tolerance"  # a tolerance applied to a number the paper gives
     return "holds" if new else "reproduced"
+
+
+def weakest(statuses) -> int:
+    """The index of the status that decides a claim over a grid of cells: the first in
+    :data:`WEAKEST_FIRST` order (a failure before a misfit before an undecided cell before a
+    pass)."""
+    statuses = list(statuses)
+    if not statuses:
+        raise ValueError("statuses: a grid needs at least one cell")
+    rank = {s: k for k, s in enumerate(WEAKEST_FIRST)}
+    return min(range(len(statuses)), key=lambda k: rank.get(statuses[k], len(rank)))
 
 
 def holm(pvalues) -> np.ndarray:
