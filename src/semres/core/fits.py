@@ -286,8 +286,12 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
         sims[b] = _refitted(binomial_deviance(whole, ks, p), reach,
                             lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
     pval, resolution = gof_p_bootstrap(stat, sims)
-    return gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit rule "
-                f"{misfit_rule(resolution)})", stat, df, pval, resolution)
+    # the null mean: what the deviance averages when the fit is true (draws short of the
+    # observed statistic keep their deviance at the fit, which is never below the refitted
+    # one, so this mean errs high and a dispersion read against it errs low)
+    return {**gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit "
+                         f"rule {misfit_rule(resolution)})", stat, df, pval, resolution),
+            "gof_null_mean": float(sims.mean())}
 
 
 def gof_chi2(y, y_fit, se, n_params: int) -> dict:
