@@ -27,6 +27,8 @@ def test_fit_exp_floor_recovers_parameters():
     assert fit["lambda"] == pytest.approx(40, rel=0.05)
     assert fit["floor"] == pytest.approx(0.05, rel=0.05)
     assert fit["resolution"] == pytest.approx(fit["lambda"] * math.log(1 / fit["floor"]))
+    assert fit["chance_return"] == fit["resolution"]
+    assert fit["half_decay"] == pytest.approx(fit["lambda"] * math.log(2))
     with pytest.raises(ValueError, match="at least 4"):
         kernel_fits.fit_exp_floor(d[:3], g[:3])
 
@@ -80,6 +82,11 @@ def test_each_shape_recovers_its_own_resolution(shape):
     fit = kernel_fits.fit_shape(d, g, shape)
     assert fit["resolution"] == pytest.approx(kernel_fits.shape_resolution(shape, params),
                                               rel=0.02)
+    assert fit["chance_return"] == fit["resolution"]
+    half = kernel_fits.shape_half_decay(shape, params)
+    assert fit["half_decay"] == pytest.approx(half, rel=0.02)
+    graded = kernel_fits._graded(shape, np.array([0.0, half]), params)
+    assert graded[1] == pytest.approx(graded[0] / 2, rel=1e-4)  # the graded part halves there
     assert not fit["at_bound"]
 
 

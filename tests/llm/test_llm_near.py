@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semres.core import theory
+from semres.core import kernels, theory
 from semres.experiments.llm import lm, near, settings, two_reference
 
 NAMES = settings.NAMES
@@ -90,6 +90,14 @@ def test_the_fit_recovers_the_similarity_that_made_the_answers(shape, scale):
         assert f.ci_low <= truth <= f.ci_high, (truth, f.ci_low, f.ci_high)
     assert f.relative_floor == pytest.approx(floor / (1 + floor), abs=0.06)
     assert not f.misfit and not f.at_bound
+    # both measures, each with its interval: resolution is the half-decay here
+    assert f.half_decay == f.resolution and f.half_decay_ci_low == f.ci_low
+    if shape == "exponential":
+        back = kernels.chance_return(scale, floor)
+        assert f.chance_return_ci_low <= back <= f.chance_return_ci_high, back
+        assert f.chance_return == pytest.approx(kernels.chance_return(f.scale, f.floor))
+    else:
+        assert math.isnan(f.chance_return)
     assert fits.best.sum() == 1
 
 
@@ -131,7 +139,11 @@ def test_the_resolution_is_where_the_similarity_is_halfway_to_its_floor():
         g = near.kernel(shape, np.array([r * 0.999, r * 1.001]), 12.0)
         assert g[0] >= 0.5 >= g[1] or shape == "step" and r == 12.0
     assert near.floor_distance("exponential", 10.0, 0.05) == pytest.approx(10 * math.log(20))
-    assert math.isnan(near.floor_distance("exponential", 10.0, 2.0))
+    # chance_return's conventions: chance everywhere when the floor outweighs an exact match
+    assert near.floor_distance("exponential", 10.0, 2.0) == 0.0
+    assert math.isnan(near.floor_distance("step", 10.0, 0.05))
+    g = near.kernel("gaussian", np.array([near.floor_distance("gaussian", 12.0, 0.05)]), 12.0)
+    assert g[0] == pytest.approx(0.05)
 
 
 def test_the_curve_table_counts_pairs_and_carries_both_measures():

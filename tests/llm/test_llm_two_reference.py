@@ -56,6 +56,13 @@ def test_fit_two_reference_recovers_a_known_scale():
     truth = 30 * math.log(1 / 0.05)
     assert fit["lambda"] == pytest.approx(30, rel=0.15)
     assert fit["ci_low"] < truth < fit["ci_high"]
+    # resolution is the return-to-chance distance; the half-decay comes beside it
+    assert fit["chance_return"] == fit["resolution"] == pytest.approx(
+        fit["lambda"] * math.log(1 / fit["floor"]))
+    assert fit["half_decay"] == pytest.approx(fit["lambda"] * math.log(2))
+    assert fit["half_decay"] == pytest.approx(30 * math.log(2), rel=0.15)
+    assert fit["half_decay_ci_low"] < fit["half_decay"] < fit["half_decay_ci_high"]
+    assert fit["chance_return_ci_low"] == fit["ci_low"]
     assert not fit["at_bound"] and fit["centres"] == 30
     again = two_reference.fit_two_reference(counts, 40, 1)
     assert again["ci_low"] == fit["ci_low"]  # seeded

@@ -15,7 +15,31 @@ import numpy as np
 
 from .validate import non_negative, positive
 
-__all__ = ["Constant", "Linear", "Exponential", "Slotwise"]
+__all__ = ["Constant", "Linear", "Exponential", "Slotwise", "half_decay", "chance_return"]
+
+
+def half_decay(lam) -> float:
+    """The half-decay distance of an exponential e^(-d/lam): lam ln 2, where its graded part
+    has fallen to half its value at d = 0 (with a floor Delta, where g stands halfway between
+    its peak 1 + Delta and its floor Delta), whatever the floor. Not where answers return to
+    chance: that is :func:`chance_return`. ``lam`` (years, or any unit of distance) must be
+    finite and > 0."""
+    return positive(lam, "lam") * math.log(2)
+
+
+def chance_return(lam, delta) -> float:
+    """The return-to-chance distance of an exponential with a floor, g = e^(-d/lam) + delta:
+    lam ln(1/delta), where the graded part e^(-d/lam) falls to the floor, so that beyond it
+    every item weighs about the same and a Luce choice is back near chance (the paper's
+    effective resolution; its 70-80 years for the LLMs is this distance). Conventions: inf
+    without a floor (delta = 0: the graded part never reaches it), 0 when the floor outweighs
+    even an exact match (delta >= 1). ``lam`` must be finite and > 0, ``delta`` finite and
+    >= 0."""
+    lam = positive(lam, "lam")
+    delta = non_negative(delta, "delta")
+    if delta == 0:
+        return math.inf
+    return lam * math.log(1 / delta) if delta < 1 else 0.0
 
 
 @dataclass(frozen=True)
@@ -80,10 +104,19 @@ class Exponential:
 
     @property
     def resolution(self) -> float:
-        """Distance where exp(-d/scale) falls to the floor: scale ln(1/floor); inf without one."""
-        if self.floor == 0:
-            return math.inf
-        return self.scale * max(0.0, math.log(1 / self.floor))
+        """The return-to-chance distance (:func:`chance_return`): where exp(-d/scale) falls to
+        the floor, scale ln(1/floor); inf without one, 0 for a floor >= 1."""
+        return chance_return(self.scale, self.floor)
+
+    @property
+    def chance_return(self) -> float:
+        """:func:`chance_return` of this kernel (the same as :attr:`resolution`)."""
+        return chance_return(self.scale, self.floor)
+
+    @property
+    def half_decay(self) -> float:
+        """:func:`half_decay` of this kernel: scale ln 2."""
+        return half_decay(self.scale)
 
     def __call__(self, d):
         d = np.asarray(d)

@@ -18,12 +18,14 @@ from scipy.optimize import brentq, curve_fit, least_squares
 
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_chi2, gof_none,
                               percentile_interval, resamples)
+from semres.core.kernels import chance_return, half_decay
 from semres.core.validate import at_least, positive
 
 from .language import TEMPERATURE, KernelProfile
 
 __all__ = ["exp_floor", "fit_exp_floor", "bootstrap_fit", "FittedKernel", "MeasuredKernel",
-           "check_kernel", "SHAPES", "SHAPE_LABELS", "shape_resolution", "fit_shape",
+           "check_kernel", "SHAPES", "SHAPE_LABELS", "shape_resolution", "shape_half_decay",
+           "fit_shape",
            "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
 
 
@@ -36,7 +38,9 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> di
     """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``.
 
     Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale),
-    the resolution lambda ln(1/Delta), where the exponential falls to the floor, and the bound
+    the return-to-chance distance lambda ln(1/Delta), where the exponential falls to the floor
+    (``chance_return``, :func:`semres.core.kernels.chance_return`; also ``resolution``, its
+    old name), the half-decay lambda ln 2 (``half_decay``), and the bound
     report (``at_bound``: a floor at 0 means none was found). Input that is not a kernel (see
     :func:`check_kernel`) is refused. The default
     leaves out d = 0: an exact year match is a token identity, a spike the graded part does not
@@ -57,8 +61,9 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> di
     (a, lam, c), _ = curve_fit(exp_floor, d, g, p0=p0, maxfev=20000,
                                bounds=([1e-12, 1e-3, 0.0], [np.inf, 1e5, np.inf]))
     floor = c / a
-    res = lam * math.log(1 / floor) if 0 < floor < 1 else (0.0 if floor >= 1 else math.inf)
-    out = {"lambda": lam, "floor": floor, "amplitude": a, "offset": c, "resolution": res}
+    res = chance_return(lam, floor)
+    out = {"lambda": lam, "floor": floor, "amplitude": a, "offset": c, "resolution": res,
+           "chance_return": res, "half_decay": half_decay(lam)}
     out.update(bound_report({"lambda": lam, "floor": max(floor, 1e-300)},
                             {"lambda": (1e-3, 1e5), "floor": (1e-12, math.inf)},
                             log=("lambda", "floor")))
@@ -189,13 +194,14 @@ SHAPE_LABELS = {"exp_floor": "exponential + floor", "two_exp_floor": "two expone
 
 
 def shape_resolution(shape: str, params: dict) -> float:
-    """Where the graded part falls to the floor: graded(d) = floor (lambda ln(1/Delta) for an
-    exponential), the distance beyond which every item weighs about the same."""
+    """The return-to-chance distance: where the graded part falls to the floor, graded(d) =
+    floor (:func:`semres.core.kernels.chance_return`, lambda ln(1/Delta), for an exponential),
+    the distance beyond which every item weighs about the same."""
     floor = params["floor"]
     if _graded(shape, 0.0, params) <= floor:
         return 0.0
     if shape == "exp_floor":
-        return params["lambda"] * math.log(1 / floor)
+        return chance_return(params["lambda"], floor)
     if shape == "power_floor":
         return params["lambda"] * (floor ** (-1 / params["beta"]) - 1)
     if shape == "stretched_floor":
@@ -209,6 +215,26 @@ def shape_resolution(shape: str, params: dict) -> float:
     return float(brentq(f, 0.0, hi, xtol=1e-6))
 
 
+def shape_half_decay(shape: str, params: dict) -> float:
+    """The half-decay distance: where the graded part falls to half its value at d = 0
+    (:func:`semres.core.kernels.half_decay`, lambda ln 2, for an exponential), whatever the
+    floor; not where answers return to chance (:func:`shape_resolution`)."""
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {tuple(SHAPES)}; got {shape!r}")
+    if shape == "exp_floor":
+        return half_decay(params["lambda"])
+    if shape == "power_floor":
+        return params["lambda"] * (2 ** (1 / params["beta"]) - 1)
+    if shape == "stretched_floor":
+        return params["lambda"] * math.log(2) ** (1 / params["beta"])
+    half = 0.5 * _graded(shape, 0.0, params)
+    f = lambda x: math.log(_graded(shape, x, params)) - math.log(half)  # noqa: E731
+    hi = 1.0
+    while f(hi) > 0:
+        hi *= 2
+    return float(brentq(f, 0.0, hi, xtol=1e-6))
+
+
 def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: float = 1,
               max_distance: float | None = None, se=None) -> dict:
     """Fit amplitude (graded(d) + floor) to a kernel by least squares on log g, d in the window.
@@ -216,8 +242,9 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     Log space weighs every decade of the kernel alike (it spans several), and the amplitude is
     profiled out in closed form. Returns the parameters, ``resolution`` (:func:`shape_resolution`),
     ``rss`` and ``points``, and the bound report of :func:`semres.core.fits.bound_report`: a floor
-    on
-    its lower bound means the data show no floor in the window, so the resolution is censored.
+    on its lower bound means the data show no floor in the window, so the resolution is
+    censored. ``resolution`` is the return-to-chance distance (also ``chance_return``);
+    ``half_decay`` is where the graded part halves (:func:`shape_half_decay`).
     With ``se`` (standard errors of g), goodness of fit is the chi-square of the residuals on
     log g with standard errors se / g (the delta method), amplitude counted as a parameter; the
     fit itself is unweighted, so the statistic is at least the weighted fit's minimum (a
@@ -261,6 +288,8 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     p["rss"] = float(2 * best.cost)
     p["points"] = int(len(d))
     p["resolution"] = shape_resolution(shape, p)
+    p["chance_return"] = p["resolution"]
+    p["half_decay"] = shape_half_decay(shape, p)
     p.update(bound_report(p, SHAPES[shape], log=tuple(SHAPES[shape])))
     p.update(_kernel_gof(y, m + math.log(p["amplitude"]),
                          None if s is None else s[sel] / g[sel], len(names) + 1))
@@ -313,7 +342,9 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
     """The kernel resolution of each shape fitted on d in [min_distance, window], per window, with
     a bootstrap interval over units: the table that shows whether a number depends on the window.
 
-    Columns: model, measure (the shape), window, resolution, ci_low, ci_high, at_bound (the fit
+    Columns: model, measure (the shape), window, resolution (the return-to-chance distance,
+    :func:`shape_resolution`), ci_low, ci_high, half_decay (:func:`shape_half_decay`) with
+    half_decay_ci_low and half_decay_ci_high, at_bound (the fit
     on all units hit a bound), boot_at_bound (share of refits that did), gof_p and misfit (the
     fit on all units against the kernel's standard errors, :func:`fit_shape`): a window whose
     fit does not describe the kernel gives no measurement.
@@ -326,18 +357,21 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
         for w in windows:
             fit = fit_shape(profile.distance, g, shape, min_distance=min_distance, max_distance=w,
                             se=se)
-            res, hit = [], []
+            res, half, hit = [], [], []
             for gb in boots:
                 fb = fit_shape(profile.distance, gb, shape, min_distance=min_distance,
                                max_distance=w)
                 res.append(fb["resolution"])
+                half.append(fb["half_decay"])
                 hit.append(fb["at_bound"])
             lo, hi = percentile_interval(res)
+            h_lo, h_hi = percentile_interval(half)
             rows.append({"model": model, "measure": shape, "window": int(w),
                          "resolution": fit["resolution"], "ci_low": lo, "ci_high": hi,
                          "at_bound": bool(fit["at_bound"]),
                          "boot_at_bound": bootstrap_at_bound(hit), "gof_p": fit["gof_p"],
-                         "misfit": bool(fit["misfit"])})
+                         "misfit": bool(fit["misfit"]), "half_decay": fit["half_decay"],
+                         "half_decay_ci_low": h_lo, "half_decay_ci_high": h_hi})
     return pd.DataFrame(rows)
 
 

@@ -27,6 +27,7 @@ from scipy.optimize import minimize
 from scipy.stats import t as student
 
 from semres.core import spaces
+from semres.core.kernels import chance_return, half_decay
 from semres.core.clustered import clustered_mean
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_none, gof_p_bootstrap,
                               gof_result, misfit_rule, percentile_interval)
@@ -193,26 +194,32 @@ def kernel(shape: str, d, scale: float) -> np.ndarray:
 
 
 def resolution(shape: str, scale: float, floor: float) -> float:
-    """The distance within which the similarity stays above halfway between its peak and its
-    floor: Definition 1's resolution epsilon for the step, and its natural extension to graded
-    shapes (lambda ln 2 for the exponential, sigma sqrt(2 ln 2) for the Gaussian), whatever the
-    floor."""
+    """The half-decay distance: within it the similarity stays above halfway between its peak
+    and its floor, k(d / s) = 1/2. Definition 1's resolution epsilon for the step, and its
+    natural extension to graded shapes (:func:`semres.core.kernels.half_decay`, lambda ln 2,
+    for the exponential; sigma sqrt(2 ln 2) for the Gaussian), whatever the floor. It is not
+    where answers return to chance (:func:`floor_distance`); the fits report it as both
+    ``resolution`` (its name here, kept) and ``half_decay``."""
     if shape == "exponential":
-        return scale * math.log(2)
+        return half_decay(scale)
     if shape == "gaussian":
         return scale * math.sqrt(2 * math.log(2))
     return float(scale)
 
 
 def floor_distance(shape: str, scale: float, floor: float) -> float:
-    """Where the graded part falls to the floor, k(d) = Delta: lambda ln(1/Delta) for the
-    exponential, the paper's effective resolution; NaN when the floor outweighs even an exact
-    match (Delta >= 1) or for the step, which never equals its floor."""
-    if floor >= 1 or shape == "step":
+    """The return-to-chance distance, where the graded part falls to the floor, k(d) = Delta:
+    :func:`semres.core.kernels.chance_return` (lambda ln(1/Delta)) for the exponential, the
+    paper's effective resolution (its 70-80 years), sigma sqrt(2 ln(1/Delta)) for the Gaussian,
+    with chance_return's conventions (inf without a floor, 0 when the floor outweighs even an
+    exact match, Delta >= 1); NaN for the step, which never equals its floor. The fits report
+    it as ``floor_distance`` and ``chance_return``."""
+    if shape == "step":
         return math.nan
     if shape == "exponential":
-        return scale * math.log(1 / floor)
-    return scale * math.sqrt(2 * math.log(1 / floor))
+        return chance_return(scale, floor)
+    reach = chance_return(1.0, floor)  # ln(1/Delta), with the same conventions
+    return scale * math.sqrt(2 * reach) if math.isfinite(reach) else math.inf
 
 
 def p_correct(shape: str, scale: float, floor: float, D, offset) -> np.ndarray:
@@ -257,7 +264,9 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
         nll, p = float(r.fun), p_correct(shape, scale, fl, D, offset)
     return {"shape": shape, "scale": scale, "floor": fl, "relative_floor": fl / (1 + fl),
             "nll": nll, "p_fit": p, "resolution": resolution(shape, scale, fl),
-            "floor_distance": floor_distance(shape, scale, fl)}
+            "half_decay": resolution(shape, scale, fl),
+            "floor_distance": floor_distance(shape, scale, fl),
+            "chance_return": floor_distance(shape, scale, fl)}
 
 
 def _cells(trials: pd.DataFrame) -> pd.DataFrame:
@@ -341,15 +350,19 @@ def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, s
     pair_D = trials.groupby("pair").D.first().reindex(pairs).to_numpy()
     strata = [np.flatnonzero(pair_D == d) for d in np.unique(pair_D)]
     rng = np.random.default_rng(named_seed(seed, f"near pairs {shape}"))
-    res, hit = [], []
+    res, back, hit = [], [], []
     for _ in range(int(n_boot)):
         w = np.zeros(len(pairs))
         for s in strata:
             np.add.at(w, rng.choice(s, len(s)), 1.0)
         fb = _fit_cells(shape, D, off, w @ tab_n, w @ tab_k, start)
         res.append(fb["resolution"])
+        back.append(fb["chance_return"])
         hit.append(bound_report(fb, BOUNDS, log=("scale", "floor"))["at_bound"])
     fit["ci_low"], fit["ci_high"] = percentile_interval(res)
+    fit["half_decay_ci_low"], fit["half_decay_ci_high"] = fit["ci_low"], fit["ci_high"]
+    fit["chance_return_ci_low"], fit["chance_return_ci_high"] = (
+        percentile_interval(back) if shape != "step" else (math.nan, math.nan))
     fit["boot_at_bound"] = bootstrap_at_bound(hit)
     fit["aic"] = 2 * fit["nll"] + 2 * 2
     fit["pairs"], fit["cells"], fit["trials"] = len(pairs), len(cells), int(n.sum())

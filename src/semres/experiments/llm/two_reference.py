@@ -10,8 +10,6 @@ from chance; :func:`ref_by_window` refits both on growing windows of probes.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 from scipy.optimize import isotonic_regression, minimize
@@ -108,9 +106,10 @@ def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
         if best is None or r.fun < best.fun:
             best = r
     lam, fl = np.exp(best.x)
+    back = kernels.chance_return(lam, fl)
     return {"lambda": float(lam), "floor": float(fl), "nll": float(best.fun),
-            "p_fit": _two_ref_p(D, offset, lam, fl),
-            "resolution": float(lam) * math.log(1 / fl) if fl < 1 else 0.0}
+            "p_fit": _two_ref_p(D, offset, lam, fl), "resolution": back,
+            "chance_return": back, "half_decay": kernels.half_decay(lam)}
 
 
 def _centre_tables(centre_idx, cell_idx, shape, trials, correct):
@@ -136,8 +135,12 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
     """Fit the paper's two-reference curve (exponential + floor, Luce rule) to P(correct) data.
 
     ``counts`` has columns centre, D, offset, trials, correct (:func:`two_reference_counts`).
-    Maximum likelihood of the binomial counts gives lambda and the floor Delta; the resolution is
-    lambda ln(1/Delta). The interval resamples centres (the units that share a prompt's years),
+    Maximum likelihood of the binomial counts gives lambda and the floor Delta. Two distances
+    follow, each with its interval: ``chance_return`` = lambda ln(1/Delta), where P(correct)
+    returns to chance (:func:`semres.core.kernels.chance_return`, the paper's 70-80 years), and
+    ``half_decay`` = lambda ln 2 (:func:`semres.core.kernels.half_decay`); ``resolution`` (with
+    ``ci_low``/``ci_high``) is the return-to-chance distance under its old name. The interval
+    resamples centres (the units that share a prompt's years),
     refitting each resample. Probes with |offset| > ``max_offset`` are left out (the window).
     Goodness of fit (``gof_test``, ``gof_stat``, ``gof_df``, ``gof_p``, ``misfit``): the
     binomial deviance over the (D, offset) cells, referred to chi-square for whole counts with
@@ -164,12 +167,15 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
                             cells.set_index(["D", "offset"]).index.get_indexer(_cell_index(c)),
                             (len(centres), len(cells)), c.trials.to_numpy(float),
                             c.correct.to_numpy(float))
-    res, hit = [], []
+    res, half, hit = [], [], []
     for t, k in _centre_resamples(*tables, n_boot, seed):
         fb = _fit_two_ref_cells(D, offset, t, k, starts=[np.log([fit["lambda"], fit["floor"]])])
         res.append(fb["resolution"])
+        half.append(fb["half_decay"])
         hit.append(bound_report(fb, TWO_REF_BOUNDS, log=("lambda", "floor"))["at_bound"])
     fit["ci_low"], fit["ci_high"] = percentile_interval(res)
+    fit["chance_return_ci_low"], fit["chance_return_ci_high"] = fit["ci_low"], fit["ci_high"]
+    fit["half_decay_ci_low"], fit["half_decay_ci_high"] = percentile_interval(half)
     fit["boot_at_bound"] = bootstrap_at_bound(hit)
     fit["centres"] = int(len(centres))
     del fit["p_fit"]
@@ -246,7 +252,9 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
 def ref_by_window(counts, model: str, windows, n_boot: int, seed):
     """The two-reference fit and the chance crossover on probes |offset| <= w, per window
     (each window's resamples a stream of its own, named by the window). The crossover is no
-    fit: its goodness of fit is untested (empty), never "passed"."""
+    fit: its goodness of fit is untested (empty), never "passed". Both rows' ``resolution`` is
+    a return-to-chance distance (the fit's lambda ln(1/Delta), the crossover's measured x); the
+    fit's rows add its ``half_decay`` (lambda ln 2) and its interval, NaN on the crossover's."""
     rows = []
     for w in windows:
         s = named_seed(seed, f"window {int(w)}")
@@ -257,10 +265,14 @@ def ref_by_window(counts, model: str, windows, n_boot: int, seed):
                      "resolution": f["resolution"], "ci_low": f["ci_low"],
                      "ci_high": f["ci_high"], "at_bound": f["at_bound"],
                      "boot_at_bound": f["boot_at_bound"], "gof_p": f["gof_p"],
-                     "misfit": f["misfit"]})
+                     "misfit": f["misfit"], "half_decay": f["half_decay"],
+                     "half_decay_ci_low": f["half_decay_ci_low"],
+                     "half_decay_ci_high": f["half_decay_ci_high"]})
         rows.append({"model": model, "measure": "chance crossover", "window": int(w),
                      "resolution": c["resolution"], "ci_low": c["ci_low"],
                      "ci_high": c["ci_high"], "at_bound": c["at_bound"],
-                     "boot_at_bound": np.nan, "gof_p": np.nan, "misfit": None})
+                     "boot_at_bound": np.nan, "gof_p": np.nan, "misfit": None,
+                     "half_decay": np.nan, "half_decay_ci_low": np.nan,
+                     "half_decay_ci_high": np.nan})
     return pd.DataFrame(rows)
 
