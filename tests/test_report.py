@@ -13,80 +13,105 @@ from semres.core import book
 from semres.core.seeds import seeds
 
 
+REF = {"compared_with": 0.5, "margin": 0.02}
+#: a finding beyond the paper that holds
+HOLDS = {"ci": (0.49, 0.51), "compared_with": 0.5, "compared_with_label": "the law",
+         "margin": 0.02, "margin_reason": "a figure shows it", "new": True}
+PAPER = {"paper_value": 0.75, "margin": 0.01}
+
+
 @pytest.mark.parametrize("kwargs, expected", [
-    # reproduced: the paper's claim, its criterion passes
-    ({"passed": True}, "reproduced"),
-    ({"check_max_z": 1.0}, "reproduced"),
-    ({"check_max_z": np.nan}, "not run"),
-    # a one-sided claim about an effect: its interval lies on the claimed side of 0
-    ({"ci": (0.01, 0.05), "compared_with": 0.0, "direction": "above"}, "reproduced"),
-    ({"ci": (-0.05, -0.01), "compared_with": 0.0, "direction": "below"}, "reproduced"),
-    # a value computed here from the paper's law, within a stated tolerance
-    ({"ci": (0.90, 0.91), "compared_with": 0.905, "tolerance": 0.01}, "reproduced"),
-    # agrees within tolerance: an interval within the tolerance of a number the paper gives
-    ({"ci": (0.745, 0.758), "paper_value": 0.75, "tolerance": 0.01}, "agrees within tolerance"),
-    # holds: a result beyond the paper
-    ({"passed": True, "new": True}, "holds"),
-    ({"ci": (0.01, 0.05), "compared_with": 0.0, "direction": "above", "new": True}, "holds"),
-    ({"ci": (0.0, 1e-9), "compared_with": 0.0, "tolerance": 1e-6, "new": True}, "holds"),
-    # differs: only against a number the paper gives
-    ({"passed": False, "paper_value": 0.369}, "differs"),
-    ({"check_max_z": report.Z_MAX + 0.1, "paper_value": 0.81}, "differs"),
-    ({"ci": (0.765, 0.78), "paper_value": 0.75, "tolerance": 0.01}, "differs"),
-    ({"ci": (0.70, 0.735), "paper_value": 0.75, "tolerance": 0.01}, "differs"),
-    ({"ci": (0.8058, 0.809), "paper_value": 0.8098, "tolerance": 0.0}, "differs"),
-    # does not hold: the same failures without a paper value
-    ({"passed": False}, "does not hold"),
-    ({"check_max_z": report.Z_MAX + 0.1}, "does not hold"),
-    ({"check_max_z": 1.0, "passed": False}, "does not hold"),  # every criterion must hold
-    ({"ci": (-0.05, -0.01), "compared_with": 0.0, "direction": "above"}, "does not hold"),
-    ({"ci": (0.92, 0.95), "compared_with": 0.907, "tolerance": 0.0}, "does not hold"),
-    ({"passed": False, "new": True}, "does not hold"),
-    # inconclusive: the interval straddles the edge
-    ({"ci": (0.755, 0.78), "paper_value": 0.75, "tolerance": 0.01}, "inconclusive"),
-    ({"ci": (-0.01, 0.05), "compared_with": 0.0, "direction": "above"}, "inconclusive"),
-    ({"ci": (-0.01, 0.05), "compared_with": 0.0, "tolerance": 0.0}, "inconclusive"),
-    # an equality of two quantities: a wider interval is inconclusive, never a pass
-    ({"ci": (-0.5, 0.5), "compared_with": 0.0, "tolerance": 0.0, "new": True}, "inconclusive"),
+    # a prediction: within the margin (both one-sided tests pass), beyond it, or across its edge
+    ({"ci": (0.49, 0.51), **REF}, "reproduced"),
+    ({"ci": (0.49, 0.51), **REF, "new": True}, "holds"),
+    ({"ci": (0.53, 0.56), **REF}, "does not hold"),
+    ({"ci": (0.44, 0.47), **REF}, "does not hold"),
+    ({"ci": (0.51, 0.53), **REF}, "inconclusive"),
+    ({"ci": (0.40, 0.60), **REF}, "inconclusive"),  # wide: cannot tell, never a pass
+    # a significant difference inside the margin is no contradiction (the issue's chapter-3 case)
+    ({"ci": (0.5015, 0.5042), **REF}, "reproduced"),
+    # against a number the paper gives: differs, only then
+    ({"ci": (0.745, 0.758), **PAPER}, "reproduced"),
+    ({"ci": (0.765, 0.78), **PAPER}, "differs"),
+    ({"ci": (0.755, 0.78), **PAPER}, "inconclusive"),
+    ({"ci": (0.8058, 0.809), "paper_value": 0.8098, "margin": 0.0}, "differs"),
+    # an effect claimed to exist: beyond the margin on its side; short of it, it does not hold
+    ({"ci": (0.03, 0.05), "compared_with": 0.0, "margin": 0.02, "claim": "above"}, "reproduced"),
+    ({"ci": (0.001, 0.015), "compared_with": 0.0, "margin": 0.02, "claim": "above"},
+     "does not hold"),
+    ({"ci": (-0.013, 0.035), "compared_with": 0.0, "margin": 0.02, "claim": "above"},
+     "inconclusive"),  # the issue's temperature case: a turn the test could not see
+    ({"ci": (-0.05, -0.03), "compared_with": 0.0, "margin": 0.02, "claim": "below"},
+     "reproduced"),
+    # no worse than the reference by more than the margin (the issue's slot case: on the front)
+    ({"ci": (0.6531, 0.6643), "compared_with": 0.66, "margin": 0.01, "claim": "at least"},
+     "reproduced"),
+    ({"ci": (0.62, 0.64), "compared_with": 0.66, "margin": 0.01, "claim": "at least"},
+     "does not hold"),
+    ({"ci": (0.62, 0.67), "compared_with": 0.66, "margin": 0.01, "claim": "at most"},
+     "inconclusive"),
     # not identified, misfit, does not do the task: no measurement, whatever the numbers
-    ({"passed": False, "identified": False}, "not identified"),
-    ({"passed": True, "misfit": True}, "misfit"),
-    ({"passed": False, "does_task": False, "headline": 0.48, "ci": (0.4, 0.56)},
-     "does not do the task"),
+    ({"ci": (0.53, 0.56), **REF, "identified": False}, "not identified"),
+    ({"ci": (0.49, 0.51), **REF, "misfit": True}, "misfit"),
+    ({"ci": (0.4, 0.56), **REF, "does_task": False}, "does not do the task"),
     # check: true by construction, shown apart
     ({"passed": True, "kind": "check"}, "check"),
     ({"check_max_z": 1.0, "passed": True, "kind": "check", "new": True}, "check"),
+    ({"check_max_z": report.Z_MAX + 0.1, "kind": "check"}, "check failed"),
     ({"passed": False, "kind": "check"}, "check failed"),
     ({"passed": True, "kind": "check", "misfit": True}, "check"),  # a check is no fit
     # nothing measured
     ({}, "not run"),
-    ({"headline": 0.5}, "not run"),
+    ({"ci": (np.nan, np.nan), **REF}, "not run"),
 ])
-def test_status_follows_the_numbers(kwargs, expected):
+def test_status_follows_the_interval_against_the_margin(kwargs, expected):
     assert report.status(**kwargs) == expected
 
 
 def test_every_status_is_in_the_vocabulary_and_explained():
     assert report.STATUSES == tuple(report.VOCABULARY)
-    for expected in ("reproduced", "agrees within tolerance", "differs", "not identified",
-                     "misfit", "does not do the task", "inconclusive", "holds", "check",
+    for expected in ("reproduced", "differs", "not identified", "misfit",
+                     "does not do the task", "inconclusive", "holds", "does not hold", "check",
                      "not run"):
         assert expected in report.VOCABULARY and len(report.VOCABULARY[expected]) > 20
+    assert "agrees within tolerance" not in report.VOCABULARY
 
 
 @pytest.mark.parametrize("kwargs, word", [
-    ({"ci": (0, 1), "paper_value": 0.5, "tolerance": -1}, "tolerance"),
-    ({"ci": (0, 1), "paper_value": 0.5, "tolerance": float("nan")}, "tolerance"),
-    ({"ci": (0, 1), "paper_value": 0.5}, "tolerance"),  # an interval and nothing to judge it by
+    ({"ci": (0, 1), "paper_value": 0.5, "margin": -1}, "margin"),
+    ({"ci": (0, 1), "paper_value": 0.5, "margin": float("nan")}, "margin"),
+    ({"ci": (0, 1), "paper_value": 0.5}, "margin"),  # an interval and nothing to judge it by
+    ({"ci": (0, 1), "margin": 0.1}, "compared_with"),  # no reference
+    ({"passed": True}, "passed"),  # a finding has no yes-or-no criterion
     ({"passed": True, "kind": "claim"}, "kind"),
     ({"kind": "check"}, "passed"),
-    ({"ci": (0, 1), "compared_with": 0.5, "direction": "up"}, "direction"),
-    ({"ci": (0, 1), "paper_value": 0.5, "compared_with": 0.5, "tolerance": 0.1},
+    ({"ci": (0, 1), "compared_with": 0.5, "margin": 0.1, "claim": "up"}, "claim"),
+    ({"ci": (0, 1), "paper_value": 0.5, "compared_with": 0.5, "margin": 0.1},
      "compared_with"),
 ])
 def test_bad_status_arguments_are_refused_by_name(kwargs, word):
     with pytest.raises(ValueError, match=word):
         report.status(**kwargs)
+
+
+def test_simulated_claims_read_as_true_near_miss_and_miss():
+    # estimates of a quantity whose prediction is 0.5, with a margin of 0.02, from 50,000 trials
+    # a data set: where the truth is the prediction, or misses it by less than the margin, the
+    # interval lies within it ("reproduced"); where it misses by twice the margin, beyond it
+    rng = np.random.default_rng(7)
+    seen = {}
+    for truth in (0.5, 0.51, 0.54):
+        got = []
+        for _ in range(200):
+            est = rng.binomial(50_000, truth) / 50_000
+            se = np.sqrt(est * (1 - est) / 50_000)
+            got.append(report.status(ci=(est - 1.96 * se, est + 1.96 * se), compared_with=0.5,
+                                     margin=0.02))
+        seen[truth] = pd.Series(got).value_counts(normalize=True)
+    assert seen[0.5].get("reproduced", 0) > 0.95
+    assert seen[0.51].get("reproduced", 0) > 0.9
+    assert seen[0.54].get("does not hold", 0) > 0.95
+    assert all(s.get("does not hold", 0) == 0 for t, s in seen.items() if t < 0.52)
 
 
 def _glued(monkeypatch):
@@ -101,12 +126,13 @@ def test_rows_points_and_deviations_are_written_in_one_schema(tmp_path, monkeypa
     glued = _glued(monkeypatch)
     rep = report.Report("03_toy_relu")
     assert rep.result("peak", "the peak", headline=np.float64(0.8), ci=(0.79, 0.81),
-                      paper_value=0.8, tolerance=0.02, tolerance_reason="seed spread") == \
-        "agrees within tolerance"
-    assert rep.result("check", "Monte Carlo", check_max_z=2.0) == "reproduced"
+                      paper_value=0.8, margin=0.02, margin_reason="seed spread") == "reproduced"
     assert rep.result("gap (new)", "a derived gap", headline=0.02, ci=(0.01, 0.03),
                       compared_with=0.0169, compared_with_label="the derived segment law",
-                      tolerance=0.0, tolerance_reason="exact", new=True) == "inconclusive"
+                      margin=0.0, margin_reason="exact", new=True) == "inconclusive"
+    assert rep.result("far", "a far miss", headline=0.7, ci=(0.68, 0.72), compared_with=0.8,
+                      compared_with_label="the law", margin=0.02,
+                      margin_reason="a plot shows it") == "does not hold"
     assert rep.result("identity", "holds by construction", passed=True, kind="check") == "check"
     rep.not_run("effect", "needs two seeds")
     rep.point("net", 0.9, 0.7, 0.01, 0.02)
@@ -116,33 +142,80 @@ def test_rows_points_and_deviations_are_written_in_one_schema(tmp_path, monkeypa
     rep.save()
     summary = pd.read_csv(tmp_path / "03_toy_relu" / "summary.csv")
     assert tuple(summary.columns) == report.SUMMARY_COLUMNS
-    assert summary.status.tolist() == ["agrees within tolerance", "reproduced", "inconclusive",
-                                       "check", "not run"]
+    assert summary.status.tolist() == ["reproduced", "inconclusive", "does not hold", "check",
+                                       "not run"]
     assert summary.kind.tolist() == ["finding", "finding", "finding", "check", "finding"]
-    assert summary.tolerance_reason.iloc[0] == "seed spread"
+    assert summary.margin_reason.iloc[0] == "seed spread"
     # paper_value holds only the paper's number; any other reference has its own column
     assert summary.paper_value.isna().tolist() == [False, True, True, True, True]
-    assert summary.compared_with.iloc[2] == 0.0169
-    assert summary.compared_with_label.iloc[2] == "the derived segment law"
-    # every row carries a tolerance or the reason none applies
-    assert (summary.tolerance.notna() | summary.tolerance_reason.fillna("").str.startswith(
-        "none")).all()
-    assert summary.tolerance_reason.iloc[1].startswith("none: a Monte Carlo check")
+    assert summary.compared_with.iloc[1] == 0.0169
+    assert summary.compared_with_label.iloc[1] == "the derived segment law"
+    # every finding measured carries a margin; the others the reason none applies
+    measured = summary[(summary.kind == "finding") & (summary.status != "not run")]
+    assert measured.margin.notna().all()
+    assert summary.margin_reason.iloc[3].startswith("none")
+    # the miss: the estimate and its interval less the reference
+    assert summary.miss.iloc[2] == pytest.approx(-0.1)
+    assert (summary.miss_low.iloc[2], summary.miss_high.iloc[2]) == (
+        pytest.approx(-0.12), pytest.approx(-0.08))
+    # every finding records what its test could detect, a failure as much as a pass
+    assert measured.detectable.notna().all()
     front = pd.read_csv(tmp_path / "03_toy_relu" / "front.csv")
     assert tuple(front.columns) == report.FRONT_COLUMNS and front.p_s.iloc[0] == 0.7
     assert "seeds per condition: 3 (paper: 10)" in glued["ch3_deviations"].data
     assert "a note" in glued["ch3_deviations"].data
 
 
-def test_a_row_must_say_what_its_tolerance_and_reference_are(monkeypatch):
+def test_a_row_must_say_what_its_margin_and_reference_are(monkeypatch):
     _glued(monkeypatch)
     rep = report.Report("03_toy_relu")
-    with pytest.raises(ValueError, match="tolerance_reason"):
-        rep.result("peak", "the peak", ci=(0.79, 0.81), paper_value=0.8, tolerance=0.02)
+    with pytest.raises(ValueError, match="margin_reason"):
+        rep.result("peak", "the peak", ci=(0.79, 0.81), paper_value=0.8, margin=0.02)
     with pytest.raises(ValueError, match="compared_with_label"):
-        rep.result("gap", "a gap", ci=(0.01, 0.03), compared_with=0.0, direction="above")
+        rep.result("gap", "a gap", ci=(0.01, 0.03), compared_with=0.0, claim="above",
+                   margin=0.0, margin_reason="any effect")
     with pytest.raises(ValueError, match="result"):
-        rep.result(" ", "no name", passed=True)
+        rep.result(" ", "no name", passed=True, kind="check")
+    with pytest.raises(ValueError, match="fit_size"):
+        rep.result("kernel", "a fit", ci=(1, 2), compared_with=0.0, compared_with_label="x",
+                   margin=0.1, margin_reason="r", misfit=True)
+
+
+def test_a_misfit_says_how_far_and_a_miss_heads_a_negative_row(monkeypatch):
+    _glued(monkeypatch)
+    rep = report.Report("06_vlm_shapes")
+    size = {"dispersion": 4.2, "explained_null": 0.91, "explained_saturated": 0.83,
+            "rms_gap": 0.031, "rms_sampling": 0.012}
+    rep.result("kernel", "an exponential fits the answers", headline=5.1, ci=(4.0, 6.5),
+               compared_with=0.0, compared_with_label="no scale", claim="above", margin=1.0,
+               margin_reason="a pixel", misfit=True, fit_size=size, gof_p=1e-6,
+               approximate=True)
+    line = report.box_line(rep.rows[-1])
+    assert rep.rows[-1]["status"] == "misfit" and rep.rows[-1]["dispersion"] == 4.2
+    assert line.index("4.2 times") < line.index("This build")  # the size comes first
+    assert "91%" in line and "83%" in line and "0.031" in line and "0.012" in line
+    assert "approximate" in line
+    rep.result("law", "a law", headline=0.62, ci=(0.60, 0.64), compared_with=0.7,
+               compared_with_label="the law", margin=0.02, margin_reason="a plot shows it")
+    line = report.box_line(rep.rows[-1])
+    assert "Misses the law by −0.080 [−0.100, −0.060]" in line
+
+
+def test_a_claim_over_a_grid_counts_once_and_its_weakest_cell_decides(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    _glued(monkeypatch)
+    rep = report.Report("07_front_universality")
+    cells = [{"cell": f"n = {n}", "headline": h, "ci": (h - 0.01, h + 0.01)}
+             for n, h in ((2, 0.05), (4, 0.04), (8, 0.025))]
+    got = rep.grid_result("beats", "the best similarity beats the constant kernel", cells,
+                          "beats_cells", compared_with=0.0, compared_with_label="no gain",
+                          claim="above", margin=0.02, margin_reason="a plot shows it",
+                          new=True)
+    assert got == "inconclusive" and len(rep.rows) == 1  # n = 8's interval reaches the margin
+    assert rep.rows[0]["cells"] == "2 of 3 hold" and rep.rows[0]["headline"] == 0.025
+    table = pd.read_csv(tmp_path / "07_front_universality" / "beats_cells.csv")
+    assert table.status.tolist() == ["holds", "holds", "inconclusive"]
+    assert report.weakest(["holds", "does not hold", "inconclusive"]) == 1
 
 
 def test_named_streams_do_not_depend_on_order_and_differ_by_name_and_key():
@@ -178,7 +251,8 @@ def test_the_box_counts_checks_by_whether_they_pass(monkeypatch):
     """Checks are counted apart: "all pass", or the failed ones named beside those that pass."""
     glued = _glued(monkeypatch)
     rep = report.Report("03_toy_relu")
-    rep.result("a law", "holds", check_max_z=1.0)
+    rep.result("a law", "holds", ci=(-0.001, 0.001), compared_with=0.0,
+               compared_with_label="its closed form", margin=0.005, margin_reason="a plot")
     for passed in (True, True, False):
         rep.result("identity", "true by construction", passed=passed, kind="check")
     rep.box("profile `quick`, seed 0")
@@ -190,16 +264,20 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     glued = _glued(monkeypatch)
     rep = report.Report("03_toy_relu")
     rep.result("toy net: peak", "peak <b> of p_S", headline=0.80891, ci=(0.8074, 0.81049),
-               paper_value=0.8098, tolerance=0.005, tolerance_reason="seed spread")
-    rep.result("Theorem 1", "the closed form", check_max_z=2.14)
-    rep.result("Theorem 2", "the noisy law", check_max_z=13.04, paper_value=0.75)
+               paper_value=0.8098, margin=0.005, margin_reason="seed spread")
+    rep.result("Theorem 1", "the closed form", headline=0.001, ci=(-0.002, 0.004),
+               compared_with=0.0, compared_with_label="its closed form", margin=0.005,
+               margin_reason="below what a figure shows", check_max_z=2.14)
+    rep.result("Theorem 2", "the noisy law", headline=0.05, ci=(0.04, 0.06), paper_value=0.75,
+               margin=0.005, margin_reason="below what a figure shows")
     rep.result("gate", "does the task", headline=0.48, ci=(0.40, 0.56), passed=False,
                does_task=False, kind="precondition")
     rep.result("effect", "raises p_S", headline=0.1, ci=(0.05, 0.15), compared_with=0.0,
-               compared_with_label="no change", direction="above", stand_in="a simulated tree")
+               compared_with_label="no change", claim="above", margin=0.02,
+               margin_reason="a change a figure shows", stand_in="a simulated tree")
     rep.result("shortfall (new)", "derived gap", headline=0.02, ci=(0.015, 0.025),
                compared_with=0.0169, compared_with_label="the derived segment law",
-               tolerance=0.0, tolerance_reason="an exact law", new=True)
+               margin=0.0, margin_reason="an exact law", new=True)
     rep.result("identity", "true by construction", passed=True, kind="check")
     rep.not_run("later", "needs two seeds.")
     assert rep.box("profile `quick`, seed 0") is None  # a cell ending with it prints nothing
@@ -210,10 +288,10 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     # a precondition and a result not run are shown but never counted as findings; the box is
     # amber: some results held, some did not
     assert lines[0] == ('<span class="semres-outcome semres-outcome-mixed"></span>'
-                        "**In this build, 5 findings: 2 reproduced, 1 agrees within tolerance, "
-                        "1 differs, 1 inconclusive; 1 check (true by construction): all pass.**")
+                        "**In this build, 5 findings: 3 reproduced, 1 differs, 1 inconclusive; "
+                        "1 check (true by construction): all pass.**")
     # the first screen names the first five findings and their status, nothing more
-    assert lines[2] == "* toy net: peak: *agrees within tolerance*"
+    assert lines[2] == "* toy net: peak: *reproduced*"
     # a stand-in is named in the status, the details say which
     assert lines[5] == "* effect: *reproduced, on a stand-in*"
     assert lines[7] == "* *Not counted:* 1 precondition (1 does not do the task), 1 not run"
@@ -221,22 +299,23 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     # the details name the stand-in once, before the results; each result on it says so
     assert lines.pop(0) == ("* **The stand-in.** A result that says “on the stand-in” was "
                             "obtained on a simulated tree.")
-    # a tolerance of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
+    # a margin of 0.005 needs four decimals to show that [0.8074, 0.8105] lies within
     # 0.8098 ± 0.005; math written as text is typeset
-    assert lines[0] == ("* **toy net: peak: agrees within tolerance.** peak $\\langle b\\rangle$ of $p_S$. "
+    assert lines[0] == ("* **toy net: peak: reproduced.** peak $\\langle b\\rangle$ of $p_S$. "
                         "This build: 0.8089 [0.8074, 0.8105] (95% interval); the paper: 0.8098. "
-                        "Tolerance 0.005 (seed spread).")
-    assert lines[1] == ("* **Theorem 1: reproduced.** the closed form. Check: largest \\|z\\| "
-                        "2.14, below 5: it passes.")
-    # a failed check never reads as passing
-    assert lines[2] == ("* **Theorem 2: differs.** the noisy law. The paper: 0.75. Check: "
-                        "largest \\|z\\| 13.04, not below 5: it fails.")
+                        "Margin 0.005 (seed spread).")
+    assert lines[1].startswith("* **Theorem 1: reproduced.** the closed form. This build:")
+    assert "Largest \\|z\\| of its Monte Carlo cells: 2.14." in lines[1]
+    # a row that misses leads with its miss
+    assert lines[2].startswith("* **Theorem 2: differs.** the noisy law. Misses the paper by "
+                               "−0.7000 [−0.7100, −0.6900], beyond the margin of 0.005.")
     # a result on a stand-in says so in its status line, by the name the details gave it
     assert lines[3].startswith("* **effect: reproduced, on the stand-in.**")
     assert "; compared with no change: 0" in lines[3]
-    # a value derived here is "compared with", never "the paper"
+    # a value derived here is "compared with", never "the paper"; an undecided row says what
+    # its test could detect
     assert "compared with the derived segment law: 0.0169" in lines[4]
-    assert "the paper" not in lines[4]
+    assert "the paper" not in lines[4] and "detects a deviation of 0.0071" in lines[4]
     assert lines[5].startswith("* *Preconditions")
     assert lines[6].startswith("  * **gate: does not do the task.**") and \
         "0.480 [0.400, 0.560]" in lines[6]
@@ -356,23 +435,21 @@ def test_differs_only_ever_against_a_number_the_paper_gives():
     import itertools
 
     seen = set()
-    for passed, z, ci, ref, tol, direction, new in itertools.product(
-            (None, True, False), (None, 1.0, 9.0), (None, (0.1, 0.2), (0.22, 0.28), (0.3, 0.4)),
-            ("paper", "other", None), (None, 0.0, 0.05), (None, "above"), (False, True)):
-        refs = {"paper": {"paper_value": 0.25}, "other": {"compared_with": 0.25}}.get(ref, {})
-        try:
-            got = report.status(passed=passed, check_max_z=z, ci=ci, tolerance=tol,
-                                direction=direction, new=new, **refs)
-        except ValueError:
-            continue
+    for ci, ref, margin, claim, new in itertools.product(
+            ((0.1, 0.2), (0.22, 0.28), (0.24, 0.26), (0.3, 0.4)), ("paper", "other"),
+            (0.0, 0.02, 0.05), report.CLAIMS, (False, True)):
+        refs = {"paper": {"paper_value": 0.25}, "other": {"compared_with": 0.25}}[ref]
+        got = report.status(ci=ci, margin=margin, claim=claim, new=new, **refs)
         seen.add(got)
         assert got in report.STATUSES
-        if got in ("differs", "agrees within tolerance"):
+        if got == "differs":
             assert ref == "paper"
         if got == "holds":
             assert new
-    assert {"differs", "does not hold", "holds", "reproduced", "inconclusive",
-            "agrees within tolerance"} <= seen
+        # never a failure while the interval lies within the margin of the reference
+        if 0.25 - margin <= ci[0] and ci[1] <= 0.25 + margin:
+            assert got not in report.BAD or claim in ("above", "below")
+    assert {"differs", "does not hold", "holds", "reproduced", "inconclusive"} <= seen
 
 
 def test_preconditions_are_met_or_block_and_are_never_counted():
@@ -412,10 +489,14 @@ def test_the_smallest_detectable_deviation_is_detected_with_the_stated_power():
     assert np.isnan(report.smallest_detectable(None))
     rep = report.Report("03_toy_relu")
     rep.result("effect", "raises p_S", headline=0.1, ci=(0.05, 0.15), compared_with=0.0,
-               compared_with_label="no change", direction="above")
-    rep.result("null", "no change", headline=0.0, ci=(-0.2, 0.2), passed=False)
+               compared_with_label="no change", claim="above", margin=0.01,
+               margin_reason="a figure shows it")
+    rep.result("null", "no change", headline=0.3, ci=(0.1, 0.5), compared_with=0.0,
+               compared_with_label="no change", margin=0.01, margin_reason="a figure shows it")
     assert rep.summary.detectable.iloc[0] == pytest.approx(2.8016 * 0.05 / 1.95996, rel=1e-3)
-    assert np.isnan(rep.summary.detectable.iloc[1])  # a row that does not hold reports none
+    # a row that does not hold says what its test could see, as one that holds does
+    assert rep.summary.status.iloc[1] == "does not hold"
+    assert rep.summary.detectable.iloc[1] == pytest.approx(2.8016 * 0.2 / 1.95996, rel=1e-3)
 
 
 def test_the_box_names_each_stand_in_once(monkeypatch):
@@ -425,10 +506,10 @@ def test_the_box_names_each_stand_in_once(monkeypatch):
     rep = report.Report("05_llm_years")
     small, encoder = "a small causal LM, not the paper's 2–7B models", "a sentence encoder"
     for k in range(3):
-        rep.result(f"lm {k}", "s", passed=True, new=True, stand_in=small)
-        rep.result(f"encoder {k}", "s", passed=True, new=True, stand_in=encoder)
+        rep.result(f"lm {k}", "s", **HOLDS, stand_in=small)
+        rep.result(f"encoder {k}", "s", **HOLDS, stand_in=encoder)
     rep.result("gate", "does the task", passed=True, kind="precondition", stand_in=small)
-    rep.result("theory", "s", passed=True, new=True)
+    rep.result("theory", "s", **HOLDS)
     rep.box("ran")
     text = glued["ch5_result_box"].data
     assert text.count(small) == 1 and text.count(encoder) == 1
@@ -458,7 +539,7 @@ def test_a_lead_leaves_room_on_the_first_screen_by_naming_fewer_findings(monkeyp
     def named(lead):
         rep = report.Report("03_toy_relu")
         for k in range(7):
-            rep.result(f"result number {k} of this chapter", "s", passed=True, new=True)
+            rep.result(f"result number {k} of this chapter", "s", **HOLDS)
         rep.box("ran", lead=lead)
         first = glued["ch3_result_box"].data.split(":::{dropdown}")[0].splitlines()
         return [line for line in first if line.startswith("* result number")], first
@@ -472,17 +553,14 @@ def test_a_lead_leaves_room_on_the_first_screen_by_naming_fewer_findings(monkeyp
     assert none == [] and first[-2] == "* Each finding with its status: below"
 
 
-def test_a_test_that_could_not_see_what_matters_is_inconclusive():
-    # the criterion passed ("not rejected"), but the test detects only misses of 0.09 and the
-    # deviation that matters is 0.05: this build cannot say the claim holds
-    assert report.status(passed=True, new=True, detectable=0.09, matters=0.05) == "inconclusive"
-    assert report.status(passed=True, new=True, detectable=0.03, matters=0.05) == "holds"
-    assert report.status(passed=True, new=True, matters=0.05) == "inconclusive"  # unknown power
-    assert report.status(passed=False, new=True, detectable=0.09, matters=0.05) == \
-        "does not hold"  # a rejection needs no power to stand
-    rep = report.Report("05_llm_years")
-    assert rep.result("t3", "s", passed=True, new=True, ci=(0.4, 0.6), matters=0.05) == \
-        "inconclusive"  # its detectable is read off the interval: 0.14
+def test_a_test_that_could_not_see_the_margin_is_inconclusive_either_way():
+    # the power rule applies to failures as much as to passes: an interval wider than the
+    # margin can neither pass nor fail a prediction
+    wide = {"compared_with": 0.0, "margin": 0.05, "new": True}
+    assert report.status(ci=(-0.06, 0.08), **wide) == "inconclusive"
+    assert report.status(ci=(-0.03, 0.04), **wide) == "holds"
+    assert report.status(ci=(0.02, 0.2), **wide) == "inconclusive"  # significant, not beyond
+    assert report.status(ci=(0.06, 0.2), **wide) == "does not hold"
 
 
 def test_prose_quotes_only_the_numbers_of_the_row_it_cites():
@@ -515,7 +593,7 @@ def test_the_box_lead_is_checked_against_the_rows_and_what_it_cites(tmp_path, mo
     monkeypatch.setattr("semres.report.chapter.glue", lambda *a, **k: None)
     rep = report.Report("02_many_items")
     rep.result("law", "a law", headline=0.369, ci=(0.35, 0.39), paper_value=0.37,
-               tolerance=0.01, tolerance_reason="the paper's rounding")
+               margin=0.01, margin_reason="the paper's rounding")
     rep.save()
     rep.box("the quick profile", lead="At n = 5 it reads 0.369 [0.35, 0.39] over 20 items.",
             lead_cites={"n": 5})
@@ -527,10 +605,11 @@ def test_a_monte_carlo_check_states_the_deviation_it_detects():
     from scipy.stats import norm
 
     rep = report.Report("01_pareto_front")
-    rep.result("law", "a closed form", check_max_z=1.2, check_se=0.001)
+    rep.result("law", "a closed form", check_max_z=1.2, check_se=0.001, passed=True,
+               kind="check")
     assert rep.rows[-1]["detectable"] == pytest.approx((report.Z_MAX + norm.ppf(0.8)) * 0.001)
-    rep.result("law 2", "a closed form", check_max_z=6.0, check_se=0.001, new=True)
-    assert rep.rows[-1]["status"] == "does not hold" and np.isnan(rep.rows[-1]["detectable"])
+    rep.result("law 2", "a closed form", check_max_z=6.0, check_se=0.001, kind="check")
+    assert rep.rows[-1]["status"] == "check failed"
 
 
 @pytest.mark.parametrize("text, shown", [
