@@ -45,21 +45,26 @@ def test_two_radii_are_compared_by_a_likelihood_ratio_not_by_overlap():
     # radii 0.10 and 0.12 measured to 0.003: different, and the test says so
     apart = words.one_radius("m", fit(0.10, 0.003), fit(0.12, 0.003))
     assert apart["identified"] and apart["ci"][1] < 0 and apart["p_equal"] < 0.05
-    assert "different radii" in apart["text"]
+    assert "does not hold" in apart["text"] and apart["mean"] == pytest.approx(0.11, abs=0.01)
+    # one radius fitted to both tasks misses by far more than sampling: its size says so
+    assert apart["joint"]["misfit"] and apart["joint"]["dispersion"] > 5
     # the same radii measured ten times less precisely: the intervals overlap, which proves
-    # nothing; the difference's interval covers 0, and the status is inconclusive, not a pass
+    # nothing; the difference's interval reaches across the margin, so the status is
+    # inconclusive, not a pass
     a, b = fit(0.10, 0.03), fit(0.12, 0.03)
     assert a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"]  # they overlap
     vague = words.one_radius("m", a, b)
     lo, hi = vague["ci"]
-    assert vague["identified"] and lo < 0 < hi and "not rejected" in vague["text"]
-    assert report.status(ci=vague["ci"], compared_with=0.0, tolerance=0.0, new=True) == \
-        "inconclusive"
+    m = 0.1 * vague["mean"]
+    assert vague["identified"] and (lo < -m < hi or lo < m < hi) and "cannot tell" in vague["text"]
+    assert report.status(ci=vague["ci"], compared_with=0.0, margin=0.1 * vague["mean"],
+                         new=True) == "inconclusive"
     same = words.one_radius("m", fit(0.10, 0.003), fit(0.10, 0.003))
     assert same["ci"][0] < 0 < same["ci"][1] and same["p_equal"] > 0.05
     bad = nsweep.ball_fit(ns, np.linspace(0.93, 0.83, len(ns)), np.full(len(ns), 0.01),
                        _sweep_curves(ns, grid)["similarity"], grid)
-    assert words.one_radius("m", bad, fit(0.1, 0.003))["misfit"]
+    bad_v = words.one_radius("m", bad, fit(0.1, 0.003))
+    assert bad_v["misfit"] and (not bad_v["identified"] or "approximate" in bad_v["text"])
     assert words.one_radius("m", None, fit(0.1, 0.003))["text"] is None
 
 
@@ -68,3 +73,52 @@ def test_hue_curves_are_theorem_3_on_the_circle():
     b = np.minimum(2 * nsweep.EPS_GRID, 1.0)
     np.testing.assert_allclose(curves["similarity", 4], theory.n_item(b, 4)[0])
     np.testing.assert_allclose(curves["identification", 2], theory.n_item(b, 2)[1])
+
+
+def _cells(b, delta, trials=400):
+    import pandas as pd
+    ns = [2, 4, 6, 8, 10, 12]
+    return pd.DataFrame([{"task": t, "n": n, "trials": trials,
+                          "correct": round(trials * theory.n_item(b, n, delta)[k])}
+                         for k, t in enumerate(("similarity", "identification")) for n in ns])
+
+
+def _row_status(row):
+    r = report.Report("06_vlm_shapes")
+    return r.result(**row), r.rows[-1]
+
+
+def test_theorem_3_with_its_floor_finds_a_floor_that_is_there_and_none_that_is_not():
+    # p(n) made by a constant kernel with a floor of 0.1: the floor is found, beyond the margin
+    tf = nsweep.theorem3_floor("m", _cells(0.2, 0.1), 0, 1)
+    assert tf["floor"]["delta_ci"][0] < 0.1 < tf["floor"]["delta_ci"][1]
+    status, rec = _row_status(verdicts.floor_row("m", tf["floor"], tf["free"]))
+    assert status == "holds" and rec["margin"] == verdicts.FLOOR_MARGIN
+    # the floor-free form misses it, and says by how much
+    assert tf["free"]["misfit"] and tf["free"]["dispersion"] > 3
+    # chapter 7's bound at the fitted floor holds p_S at every n (Theorem 3's kernel is
+    # one similarity with that floor)
+    assert all(r["p_s_less_bound"] <= 1e-3 for r in tf["bound"]) and len(tf["bound"]) == 6
+    # p(n) with no floor: the interval of the floor reaches 0 and does not clear the margin
+    tf0 = nsweep.theorem3_floor("m", _cells(0.2, 0.0), 0, 1)
+    assert tf0["floor"]["delta_ci"][0] < verdicts.FLOOR_MARGIN
+    assert _row_status(verdicts.floor_row("m", tf0["floor"], tf0["free"]))[0] in (
+        "does not hold", "inconclusive")
+
+
+def test_a_misfit_of_rates_says_how_far_it_misses():
+    p = np.array([0.9, 0.7, 0.5])
+    se = np.full(3, 0.01)
+    exact = nsweep.chi2_size(p, p, se, 1 / np.array([2, 4, 6]), 2)
+    assert exact["dispersion"] == 0 and exact["explained_null"] == 1
+    off = nsweep.chi2_size(p, p + 0.05, se, 1 / np.array([2, 4, 6]), 2)
+    assert off["rms_gap"] == pytest.approx(0.05) and off["rms_sampling"] == pytest.approx(0.01)
+    assert off["dispersion"] == pytest.approx(3 * 25 / 2)
+    g = {"lam": 0.1, "lam_ci": (0.08, 0.12), "gof_p": 1e-6, "misfit": True, "identified": True,
+         **off}
+    status, rec = _row_status(verdicts.single_scale_row(g, 100, 0.05, "m"))
+    assert status == "misfit" and rec["approximate"] and rec["dispersion"] == off["dispersion"]
+    # widened by sqrt(37.5): the interval is approximate, not withheld
+    assert rec["ci_low"] == pytest.approx(10 - 2 * np.sqrt(37.5))
+    g.update(misfit=False, gof_p=0.3)
+    assert _row_status(verdicts.single_scale_row(g, 100, 0.05, "m"))[0] == "holds"

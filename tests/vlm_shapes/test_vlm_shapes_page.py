@@ -43,8 +43,14 @@ def test_the_checks_publish_their_row_and_numbers():
                           "theory": [0.6], "simulated": [0.61], "se": [0.003], "z": [1.2]})
     shown = page.publish_checks(report, 0.99999, 1.2, check)
     assert set(report.glued) == {"band_agree", "zmax", "canvas_zmax"}
-    assert report.rows[0]["check_max_z"] == 1.2 and report.rows[0]["new"]
-    assert report.rows[0]["check_se"] == 0.003
+    # the band is a check (true by construction); Theorem 3 on the canvas is a finding headed
+    # by its worst cell's deviation, 0.01 +- 1.96 x 0.003, within a margin of 0.02
+    assert report.rows[0]["kind"] == "check" and report.rows[0]["passed"]
+    canvas = report.rows[1]
+    assert canvas["check_max_z"] == 1.2 and canvas["new"] and "passed" not in canvas
+    assert np.isclose(canvas["headline"], 0.01) and np.allclose(
+        canvas["ci"], (0.01 - 1.96 * 0.003, 0.01 + 1.96 * 0.003))
+    assert canvas["compared_with"] == 0.0 and canvas["margin"] == 0.02
     # every header the page shows reads as words with units (the book's header rule)
     assert [p for head, num in zip(shown.columns, shown.numeric)
             for p in tables.header_problems(head, num)] == []

@@ -169,14 +169,19 @@ def test_every_sentence_quotes_only_the_numbers_it_cites():
 
 
 def test_the_paper_models_summary_counts_the_fits_that_describe_their_counts():
-    fit = lambda misfit: {"fit": {"misfit": misfit}}  # noqa: E731
+    size = {"dispersion": 1.4, "explained_null": 0.68, "explained_saturated": 0.87,
+            "rms_gap": 0.05, "rms_sampling": 0.04}
+    fit = lambda misfit, share=0.87: {"fit": {"misfit": misfit, **size,  # noqa: E731
+                                              "explained_saturated": share}}
     assert words.paper_models_summary({}) == ("", {})
-    text, numbers = words.paper_models_summary({"q": fit(True), "g": fit(True)})
-    assert "describes none of the paper's 2 models: 2 fail" in text
-    assert text.endswith("their spatial scales are not measurements.")
-    assert numbers == {"described": 0, "models": 2, "misfits": 2}
+    text, numbers = words.paper_models_summary({"q": fit(True, 0.87), "g": fit(True, 0.93)})
+    assert "describes none of the paper's 2 models exactly: 2 fail" in text
+    # a misfit is not a failure: the sentence says how much of the structure the rule captures
+    assert "their spatial scales are approximate" in text and "87% or more" in text
+    assert numbers == {"described": 0, "models": 2, "misfits": 2, "share_pct": 87.0}
     text, numbers = words.paper_models_summary({"q": fit(True), "g": fit(False)})
-    assert "describes 1 of the paper's 2 models: 1 fails" in text
-    assert text.endswith("its spatial scale is not a measurement.")
+    assert "describes 1 of the paper's 2 models exactly: 1 fails" in text
+    assert "its spatial scale is approximate" in text and "87% of the structure" in text
     text, numbers = words.paper_models_summary({"q": fit(False), "g": fit(None)})
-    assert text.endswith("describes 2 of the paper's 2 models.") and numbers["misfits"] == 0
+    assert text.endswith("describes 2 of the paper's 2 models exactly.")
+    assert numbers["misfits"] == 0

@@ -19,9 +19,14 @@ from semres.core import results as tidy
 from semres.core.seeds import named_seed
 from semres.experiments import released
 
+from . import luce
 from .luce import choice_rows, weight_rows
 from .nsweep import analyse_n, hue_curves, radii_difference, theorem3_curve
 from .settings import AUTHORS
+
+
+#: refitted draws for the mean deviance under a results file's fit (its misfit's size)
+SIZE_DRAWS = 50
 
 
 def margin_counts(label: str, source: str, task: str, n: int, m, correct, width: float) -> list:
@@ -90,8 +95,20 @@ def nearest_gof(d, names, choices, width: float, n_boot: int = 0, seed=0):
                                    scale_range=f["scale_range"], start=f)
             return binned(choice.choice_probs(d, names, g["scale"], g["floor"], g["weights"]))
 
-        return fits.gof_counts(counts, binned(probs), params, refit, n_boot,
-                               named_seed(seed, f"margin goodness of fit {f['bias']}"))
+        q = binned(probs)
+        gof = fits.gof_counts(counts, q, params, refit, n_boot,
+                              named_seed(seed, f"margin goodness of fit {f['bias']}"))
+        # how far it misses: against one accuracy for every margin bin (no similarity)
+        totals = counts.sum(axis=1)
+        pooled = np.tile([counts[:, 0].sum() / totals.sum(),
+                          counts[:, 1].sum() / totals.sum()], (len(counts), 1))
+        mean = gof["gof_df"] if "chi-square reference" in gof["gof_test"] else \
+            luce.refit_null_mean(counts, q, refit, min(int(n_boot), SIZE_DRAWS),
+                                 named_seed(seed, f"margin null mean {f['bias']}"))
+        if not np.isfinite(mean) or not gof["gof_df"] >= 1:
+            return gof
+        return {**gof, **fits.misfit_size(gof["gof_stat"], fits.multinomial_deviance(
+            counts, pooled), max(mean, 1e-9), counts[:, 0] / totals, q[:, 0], totals)}
     return gof
 
 
@@ -137,12 +154,15 @@ def _grid_trials(g: dict, counts) -> tuple:
     return np.repeat(g["d"][cell], reps, axis=0), np.repeat(k, reps)
 
 
-def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0) -> dict:
+def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0, size_boot: int = 0) -> dict:
     """The paper's models from the shipped grid counts: each trial's X at its cell's mean
     position, every chosen shape a trial; the biased Luce rule fitted to each model, with a
     multinomial deviance over the grid cells, referred to ``gof_boot`` parametric-bootstrap
-    refits where the cells are sparse (:func:`semres.core.fits.gof_counts`). Per model (sorted
-    by name), what :func:`analyse_choices` returns."""
+    refits where the cells are sparse (:func:`semres.core.fits.gof_counts`), and how far the
+    rule misses (:func:`semres.experiments.vlm_shapes.luce.choice_size`: against the same
+    weights with no distance, the deviance's mean under the fit from ``size_boot`` refitted
+    draws where chi-square does not hold). Per model (sorted by name), what
+    :func:`analyse_choices` returns."""
     px, names = float(AUTHORS["canvas_px"]), list(AUTHORS["layout"])
     out = {}
     for label in sorted(set(grid_tab["model"])):
@@ -162,8 +182,19 @@ def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0) -> dict:
                 return probs(choice.fit_choices(d, [names] * len(c), choice=c, bias=f["bias"],
                                                 scale_range=f["scale_range"], start=f))
 
-            return fits.gof_counts(g["counts"], probs(f), params, refit, gof_boot,
-                                   named_seed(seed, f"grid goodness of fit {f['bias']}"))
+            q = probs(f)
+            gof = fits.gof_counts(g["counts"], q, params, refit, gof_boot,
+                                  named_seed(seed, f"grid goodness of fit {f['bias']}"))
+            # how far it misses: accuracy per cell (the share naming the nearest shape)
+            rows = np.flatnonzero(g["counts"].sum(axis=1) > 0)
+            near = np.argmin(g["d"][rows], axis=1)
+            totals = g["counts"][rows].sum(axis=1)
+            chi2_ref = "chi-square reference" in gof["gof_test"]
+            mean = gof["gof_df"] if chi2_ref else luce.refit_null_mean(
+                g["counts"], q, refit, size_boot,
+                named_seed(seed, f"grid null mean {f['bias']}"))
+            return {**gof, **luce.choice_size(f, gof, g["counts"][rows, near] / totals,
+                                              q[rows, near], totals, mean)}
 
         out[label] = analyse_choices(
             label, src + " (shipped grid counts)", d_trials, [names] * len(c_trials), c_trials,
@@ -225,14 +256,14 @@ def colour_counts(colour_tab) -> pd.DataFrame:
     return counts.reset_index().assign(space="hue")
 
 
-def colour_models(colour_n) -> dict:
+def colour_models(colour_n, gof_boot: int = 0, seed=0) -> dict:
     """The colour variant per model: Theorem 3 on the hue circle for both tasks
     (:func:`semres.experiments.vlm_shapes.nsweep.analyse_n`), with its curves and the two
     radii compared (``radii``)."""
     curves = hue_curves(sorted(set(colour_n["n"])))
     out = {}
     for label, part in colour_n.groupby("model"):
-        a = analyse_n(label, "shipped colour counts", part, curves)
+        a = analyse_n(label, "shipped colour counts", part, curves, gof_boot, seed)
         a.update(curves=curves, radii=radii_difference(a["fitted"].get("similarity"),
                                                        a["fitted"].get("identification")))
         out[label] = a
@@ -294,7 +325,7 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
                 curves = {(task, n): theorem3_curve(
                     np.array([[float(v) for v in p.split(",")] for p in sub["probe"]]), n, task)
                     for (task, n), sub in part.groupby(["task", "n"])}
-            a = analyse_n(label, src, counts, curves)
+            a = analyse_n(label, src, counts, curves, gof_boot, seed)
             out["fits"] += a["fits"]
             v = radii_difference(a["fitted"].get("similarity"),
                                  a["fitted"].get("identification"))

@@ -185,11 +185,53 @@ def margin_bins(m, bins: int):
 
 def margin_gof(p, pred, m, params: int, bins: int) -> dict:
     """Chi-square of binned mean P(correct) against a prediction, in equal-count margin bins
-    (a bin without spread gets the standard error :data:`SE_MIN`)."""
+    (a bin without spread gets the standard error :data:`SE_MIN`), with the misfit's size
+    (:func:`semres.core.fits.misfit_size`): against one rate for every bin (no similarity:
+    accuracy that does not depend on the margin), whose chi-square averages its degrees of
+    freedom under the fit; each bin counts p(1 - p)/se² effective trials."""
     tab = pd.DataFrame({"k": margin_bins(m, bins), "p": p, "q": pred}).groupby("k").agg(
         p=("p", "mean"), q=("q", "mean"), sd=("p", "std"), n=("p", "size"))
-    se = np.maximum(tab.sd.fillna(0) / np.sqrt(tab.n), SE_MIN)
-    return fits.gof_chi2(tab.p, tab.q, se, params)
+    se = np.maximum(tab.sd.fillna(0) / np.sqrt(tab.n), SE_MIN).to_numpy(float)
+    out = fits.gof_chi2(tab.p, tab.q, se, params)
+    if out["gof_df"] >= 1:
+        obs, q = tab.p.to_numpy(float), tab.q.to_numpy(float)
+        d_null = float(np.sum(((obs - np.mean(p)) / se) ** 2))
+        out.update(fits.misfit_size(out["gof_stat"], d_null, out["gof_df"], obs, q,
+                                    np.maximum(q * (1 - q), 1e-6) / se ** 2))
+    return out
+
+
+def refit_null_mean(counts, probs, refit, draws: int, seed) -> float:
+    """What a fit's multinomial deviance averages when the fit is true: ``draws`` data sets of
+    the rows' totals drawn from the fitted ``probs``, each refitted (``refit(counts) ->
+    probs``), their deviances' mean. NaN without draws."""
+    o, q = np.asarray(counts, float), np.asarray(probs, float)
+    if not int(draws):
+        return float("nan")
+    rng = np.random.default_rng(seed)
+    totals = o.sum(axis=1).astype(np.int64)
+    q = q / q.sum(axis=1, keepdims=True)
+    out = []
+    for _ in range(int(draws)):
+        sim = np.zeros_like(o)
+        for i in np.flatnonzero(totals):
+            sim[i] = rng.multinomial(totals[i], q[i])
+        out.append(fits.multinomial_deviance(sim, refit(sim)))
+    return float(np.mean(out))
+
+
+def choice_size(f: dict, gof: dict, observed, predicted, totals, null_mean: float) -> dict:
+    """The misfit's size of a biased Luce fit whose deviance ``gof["gof_stat"]`` is the
+    multinomial deviance of the same trials the fit's likelihood counts (trials grouped in
+    cells of equal distances): the model without similarity is the same weights with no
+    distance (``f["flat_loglik"]``), whose deviance exceeds the fit's by twice their
+    log-likelihoods' difference. ``null_mean``: the deviance's mean under the fit (its degrees
+    of freedom where chi-square holds; else :func:`refit_null_mean`). Accuracy per cell:
+    ``observed``, ``predicted`` and ``totals``."""
+    mean = float(null_mean) if np.isfinite(null_mean) else float(gof["gof_df"])
+    d_null = float(gof["gof_stat"]) + 2 * (float(f["loglik"]) - float(f["flat_loglik"]))
+    return fits.misfit_size(gof["gof_stat"], d_null, max(mean, 1e-9), observed, predicted,
+                            totals)
 
 
 def binned_gof(trials: Trials, p, bins: int):
@@ -226,7 +268,8 @@ def choice_rows(label: str, source: str, d, names, px: float, boot: int, seed,
                     "profile_low_px": f["profile_ci"][0] * px,
                     "profile_high_px": f["profile_ci"][1] * px,
                     "scale_no_floor_px": f["scale_no_floor"] * px,
-                    **{key: f[key] for key in GOF_KEYS}})
+                    **{key: f[key] for key in GOF_KEYS},
+                    **{key: f.get(key, np.nan) for key in fits.SIZE_KEYS}})
         biased = f if bias else biased
     return out, biased
 

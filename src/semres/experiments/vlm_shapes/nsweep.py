@@ -11,6 +11,7 @@ import pandas as pd
 from semres.core import fits, kernels, theory
 from semres.core.choice import compare_radii, fit_ball
 from semres.core.fits import gof_chi2
+from semres.core.seeds import named_seed
 from semres.core.simulate import luce_success
 
 from . import scenes
@@ -22,6 +23,8 @@ from .settings import TASKS
 EPS_GRID = np.linspace(0, 1.5, 301)
 #: decay lengths over which the graded kernel without a floor is fitted to p(n)
 LAM_GRID = np.geomspace(1e-3, 3.0, 161)
+#: a 95% profile set's rise in chi-square (one parameter)
+LEVEL = 3.841458820694124
 
 
 def canvas_check(trials: int, stream, radii, ns, grid: int) -> pd.DataFrame:
@@ -116,28 +119,93 @@ def ball_row(label: str, source: str, task: str, f, px: float, trials: int) -> d
 
 def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
     """The graded kernel without a floor, g = exp(-d / lambda), fitted to p(n) by least squares
-    on :data:`LAM_GRID`: per task and one scale for both. The fits and their rows."""
-    lam_pred = {(task, n): np.array([luce_exponential(*geometry[task, n], lam).mean()
-                                     for lam in LAM_GRID]) for task, n in geometry}
+    on :data:`LAM_GRID`: per task and one scale for both. Each fit has its 95% profile set
+    (``lam_ci``: the scales whose chi-square is within 3.84 of the least, refined between the
+    grid points around it), ``identified`` (the set ends inside the grid), its goodness of fit
+    and the misfit's size against chance (:func:`chi2_size`). The fits and their rows."""
+    def predict(task, n, lams):
+        return np.array([luce_exponential(*geometry[task, n], lam).mean() for lam in lams])
+
+    lam_pred = {(task, n): predict(task, n, LAM_GRID) for task, n in geometry}
     graded, rows = {}, []
     for name, tasks in (("similarity", ["similarity"]), ("identification", ["identification"]),
                         ("both tasks", list(TASKS))):
         part = sweep[sweep.task.isin(tasks)]
         se = np.maximum(part.se.to_numpy(), SE_MIN)
-        pred = np.array([lam_pred[t, n] for t, n in zip(part.task, part.n)])  # (rows, lambdas)
-        stat = (((part.p.to_numpy()[:, None] - pred) / se[:, None]) ** 2).sum(axis=0)
+        obs = part.p.to_numpy()
+        keys = list(zip(part.task, part.n))
+        pred = np.array([lam_pred[key] for key in keys])  # (rows, lambdas)
+        stat = (((obs[:, None] - pred) / se[:, None]) ** 2).sum(axis=0)
         j = int(np.argmin(stat))
-        graded[name] = {"lam": float(LAM_GRID[j]), "at_bound": j in (0, len(LAM_GRID) - 1),
-                        **fits.gof_chi2(part.p, pred[:, j], se, 1)}
+        inside = np.flatnonzero(stat <= stat[j] + LEVEL)
+        lo_i, hi_i = max(inside[0] - 1, 0), min(inside[-1] + 1, len(LAM_GRID) - 1)
+        fine = np.geomspace(LAM_GRID[lo_i], LAM_GRID[hi_i], 121)
+        fpred = np.array([predict(t, n, fine) for t, n in keys])
+        fstat = (((obs[:, None] - fpred) / se[:, None]) ** 2).sum(axis=0)
+        kept = np.flatnonzero(fstat <= min(fstat.min(), stat[j]) + LEVEL)
+        best = int(np.argmin(fstat))
+        lam, best_pred = ((float(fine[best]), fpred[:, best]) if fstat[best] < stat[j]
+                          else (float(LAM_GRID[j]), pred[:, j]))
+        at_bound = bool(inside[0] == 0 or inside[-1] == len(LAM_GRID) - 1)
+        g = {"lam": lam, "lam_ci": (float(fine[kept[0]]), float(fine[kept[-1]])),
+             "at_bound": at_bound, **fits.gof_chi2(obs, best_pred, se, 1)}
+        g.update(chi2_size(obs, best_pred, se, 1 / part.n.to_numpy(float), g["gof_df"]))
+        g["identified"] = not at_bound
+        graded[name] = g
         rows.append({"model": label, "source": "live",
                      "kernel": f"exponential without floor on p(n), {name}",
-                     "scale_frac": LAM_GRID[j], "scale_px": LAM_GRID[j] * px,
-                     "ci_low_px": np.nan, "ci_high_px": np.nan, "floor": 0.0,
-                     "trials": int(scenes_per_n * len(part)), "distance_p": np.nan,
-                     "boot_at_bound": np.nan, "at_bound": graded[name]["at_bound"],
-                     "bound_params": "lambda=grid" if graded[name]["at_bound"] else "",
-                     **NO_PROFILE, **{key: graded[name][key] for key in GOF_KEYS}})
+                     "scale_frac": lam, "scale_px": lam * px,
+                     "ci_low_px": g["lam_ci"][0] * px, "ci_high_px": g["lam_ci"][1] * px,
+                     "floor": 0.0, "trials": int(scenes_per_n * len(part)), "distance_p": np.nan,
+                     "boot_at_bound": np.nan, "at_bound": at_bound,
+                     "bound_params": "lambda=grid" if at_bound else "",
+                     **NO_PROFILE, **{key: g[key] for key in GOF_KEYS},
+                     **{key: g.get(key, np.nan) for key in fits.SIZE_KEYS}})
     return graded, rows
+
+
+def floor_cells(sweep) -> pd.DataFrame:
+    """The sweep's rates as effective binomial counts for :func:`semres.core.nsweep.
+    fit_theorem3`: a mean P(correct) p over scenes with standard error se counts as
+    p(1 - p)/se² trials, p of them correct."""
+    se = np.maximum(sweep.se.to_numpy(float), SE_MIN)
+    p = np.clip(sweep.p.to_numpy(float), 1e-6, 1 - 1e-6)
+    trials = p * (1 - p) / se ** 2
+    return pd.DataFrame({"task": sweep.task.to_numpy(), "n": sweep.n.to_numpy(int),
+                         "trials": trials, "correct": p * trials})
+
+
+def theorem3_floor(label: str, cells, gof_boot: int, seed) -> dict:
+    """Theorem 3's constant kernel across n on both tasks, with its floor and without
+    (:func:`semres.core.nsweep.fit_theorem3`), and chapter 7's n-item floor bound at each n:
+    the most p_S a similarity with the fitted floor reaches at the observed p_I with n items
+    (:func:`semres.experiments.frontier.floor_n.floor_bound`) beside the observed p_S.
+    Returns ``floor``, ``free`` (the two fits), ``rows`` (fit.csv) and ``bound`` (the table)."""
+    from semres.core.nsweep import fit_theorem3
+    from semres.experiments.frontier.floor_n import floor_bound
+
+    with_floor = fit_theorem3(cells, floor=True, gof_boot=gof_boot, seed=seed)
+    free = fit_theorem3(cells, floor=False, gof_boot=gof_boot, seed=seed)
+    obs = cells.assign(p=cells.correct / cells.trials).pivot_table(
+        index="n", columns="task", values="p")
+    bound = []
+    for n, r in obs.iterrows():
+        if not {"similarity", "identification"} <= set(r.dropna().index):
+            continue
+        try:
+            top = float(floor_bound(float(r["identification"]), int(n), with_floor["delta"]))
+        except ValueError:
+            top = np.nan
+        bound.append({"model": label, "n": int(n), "p_i": float(r["identification"]),
+                      "p_s": float(r["similarity"]), "delta": with_floor["delta"],
+                      "floor_bound": top, "p_s_less_bound": float(r["similarity"]) - top})
+    rows = [{"model": label, "form": "with floor" if f["floor"] else "floor-free",
+             "b": f["b"], "b_low": f["b_ci"][0], "b_high": f["b_ci"][1], "delta": f["delta"],
+             "delta_low": f["delta_ci"][0], "delta_high": f["delta_ci"][1],
+             "deviance": f["deviance"], "df": f["df"], "at_bound": f["at_bound"],
+             "bound_params": f["bound_params"], **{k: f[k] for k in GOF_KEYS},
+             **{k: f.get(k, np.nan) for k in fits.SIZE_KEYS}} for f in (with_floor, free)]
+    return {"floor": with_floor, "free": free, "rows": rows, "bound": bound}
 
 
 def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
@@ -154,43 +222,99 @@ def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
     if missing:
         raise ValueError(f"curves: no prediction for n = {missing}")
     f = fit_ball(p, se, lambda e: [np.interp(e, grid, curves[n]) for n in ns], grid)
-    pred = [np.interp(f["eps"], grid, curves[n]) for n in ns]
+    pred = np.array([np.interp(f["eps"], grid, curves[n]) for n in ns])
     f.update(gof_chi2(p, pred, np.maximum(se, 1e-3), 1))
+    f.update(chi2_size(p, pred, se, 1 / np.asarray(ns, float), f["gof_df"]))
     step = grid[1] - grid[0]
     f["inside"] = bool(f["ci_low"] > clear + step and f["ci_high"] < grid[-1])
-    f["identified"] = bool(f["identified"] and f["inside"] and not f["misfit"])
+    f["bounded"] = bool(f["identified"] and f["inside"])  # bounded inside the design
+    f["identified"] = bool(f["bounded"] and not f["misfit"])
+    f.update(ns=ns, p=p, se=se, curve_grid=grid,
+             curve_values=np.array([curves[n] for n in ns]))
     return f
+
+
+def chi2_size(p, pred, se, null, df) -> dict:
+    """How far a least-squares fit of rates ``p`` (standard errors ``se``) misses
+    (:func:`semres.core.fits.misfit_size`): its chi-square against that of no similarity
+    (``null``: chance, 1/n), whose mean under the fit is its degrees of freedom ``df``; the
+    sampling gap is the standard errors themselves (each rate counts p(1 - p)/se² effective
+    trials)."""
+    p, pred, null = (np.asarray(x, float) for x in (p, pred, null))
+    se = np.maximum(np.asarray(se, float), SE_MIN)
+    if not df >= 1:
+        return {}
+    d_fit = float(np.sum(((p - pred) / se) ** 2))
+    d_null = float(np.sum(((p - null) / se) ** 2))
+    totals = np.maximum(pred * (1 - pred), 1e-6) / se ** 2
+    return fits.misfit_size(d_fit, d_null, float(df), p, pred, totals)
+
+def _quasi(f: dict) -> dict:
+    """A ball fit's chi-square profile divided by its dispersion when that exceeds 1
+    (quasi-likelihood: a misfit's profile is read as extra scatter, approximately)."""
+    d = f.get("dispersion")
+    k = max(1.0, float(d)) if d is not None and np.isfinite(d) else 1.0
+    return {**f, "profile_chi2": np.asarray(f["profile_chi2"], float) / k}
+
+
+def joint_ball(fs: dict, fi: dict) -> dict:
+    """One Theorem 3 radius for both tasks: the two chi-square profiles added (independent
+    scenes), minimised on their common radii; its chi-square on (cells - 1) degrees of freedom
+    and the misfit's size against chance."""
+    common = np.union1d(fs["profile_eps"], fi["profile_eps"])
+    common = common[(common >= max(fs["profile_eps"][0], fi["profile_eps"][0]))
+                    & (common <= min(fs["profile_eps"][-1], fi["profile_eps"][-1]))]
+    total = (np.interp(common, fs["profile_eps"], fs["profile_chi2"])
+             + np.interp(common, fi["profile_eps"], fi["profile_chi2"]))
+    eps = float(common[int(np.argmin(total))])
+    p = np.r_[fs["p"], fi["p"]]
+    se = np.r_[fs["se"], fi["se"]]
+    pred = np.r_[[np.interp(eps, f["curve_grid"], c) for f in (fs, fi)
+                  for c in f["curve_values"]]]
+    ns = np.r_[fs["ns"], fi["ns"]]
+    out = {"eps": eps, **gof_chi2(p, pred, np.maximum(se, 1e-3), 1)}
+    out.update(chi2_size(p, pred, se, 1 / ns.astype(float), out["gof_df"]))
+    return out
+
 
 def radii_difference(fs: dict | None, fi: dict | None) -> dict:
     """Is one Theorem 3 radius enough for both tasks? From the radii fitted to generalization
     (``fs``) and identification (``fi``, :func:`ball_fit` on independent scenes): a
     likelihood-ratio test of equal radii and the 95% profile interval of their difference
-    (:func:`semres.core.choice.compare_radii`), never an overlap of two intervals.
+    (:func:`semres.core.choice.compare_radii`), never an overlap of two intervals. Where a
+    task's fit is a misfit its profile is divided by its dispersion (quasi-likelihood), so the
+    interval is approximate, not withheld.
 
     Returns ``compared`` (both fits given), ``misfit`` (with ``bad``, the tasks whose rule does
-    not fit), ``identified`` (both radii), and with both identified ``difference``, ``ci``,
-    ``p_equal`` and ``lr`` (in the fits' units)."""
+    not fit), ``identified`` (both radii bounded inside the design), ``mean`` (of the two
+    radii), ``joint`` (one radius for both: :func:`joint_ball`), and with both bounded
+    ``difference``, ``ci``, ``p_equal`` and ``lr`` (in the fits' units)."""
     out = {"compared": bool(fs and fi), "misfit": False, "bad": [], "identified": False,
-           "difference": None, "ci": None, "p_equal": None, "lr": None}
+           "difference": None, "ci": None, "p_equal": None, "lr": None, "mean": None,
+           "joint": None}
     if not out["compared"]:
         return out
     out["bad"] = [t for t, f in (("generalization against n", fs),
                                  ("identification against n", fi)) if f.get("misfit")]
-    if out["bad"]:
-        out["misfit"] = True
+    out["misfit"] = bool(out["bad"])
+    if not (fs.get("bounded", fs.get("identified")) and fi.get("bounded", fi.get("identified"))):
         return out
-    if not (fs["identified"] and fi["identified"]):
-        return out
-    c = compare_radii(fs, fi)
+    c = compare_radii(_quasi(fs), _quasi(fi))
     out.update(identified=True, difference=c["difference"], ci=(c["ci_low"], c["ci_high"]),
-               p_equal=c["p_equal"], lr=c["lr"])
+               p_equal=c["p_equal"], lr=c["lr"], mean=(fs["eps"] + fi["eps"]) / 2)
+    if "p" in fs and "p" in fi:
+        out["joint"] = joint_ball(fs, fi)
     return out
 
 
-def analyse_n(label: str, source: str, tab, curves: dict) -> dict:
+def analyse_n(label: str, source: str, tab, curves: dict, gof_boot: int = 0,
+              seed=0) -> dict:
     """p_S and p_I against n for one model (columns task, n, trials, correct): each rate with
     its binomial standard error, Theorem 3's radius per task with two or more n, and their
-    fit.csv rows."""
+    fit.csv rows; where both tasks span two or more n, Theorem 3's constant kernel with its
+    floor and without across n (:func:`theorem3_floor`, ``theorem3``; a bootstrap goodness of
+    fit of ``gof_boot`` refits from a stream named from ``seed`` where chi-square does not
+    hold)."""
     tab = tab.assign(p=tab.correct / tab.trials,
                      se=np.sqrt(np.maximum(tab.correct, 0.5) * np.maximum(
                          tab.trials - tab.correct, 0.5)) / tab.trials ** 1.5)
@@ -202,4 +326,8 @@ def analyse_n(label: str, source: str, tab, curves: dict) -> dict:
         f = ball_fit_rows(part, task, curves)
         fitted[task] = f
         rows.append(ball_row(label, source, task, f, np.nan, int(part.trials.sum())))
-    return {"table": tab, "fitted": fitted, "fits": rows}
+    floor = None
+    if len(fitted) == 2 and len(tab) > 2:
+        floor = theorem3_floor(label, tab[["task", "n", "trials", "correct"]], gof_boot,
+                               named_seed(seed, f"theorem 3 floor {label}"))
+    return {"table": tab, "fitted": fitted, "fits": rows, "theorem3": floor}

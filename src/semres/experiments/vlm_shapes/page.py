@@ -61,7 +61,8 @@ def publish_scenes(report, examples) -> None:
 
 def publish_checks(report, band_agree: float, canvas_zmax: float, canvas_check):
     """The checks' overview row and numbers; the canvas check's table to show."""
-    report.result(**verdicts.canvas_row(canvas_zmax, canvas_check["se"].max()))
+    report.result(**verdicts.band_row(band_agree))
+    report.result(**verdicts.canvas_row(canvas_check))
     for key, value in {"band_agree": band_agree, "zmax": Z_MAX,
                        "canvas_zmax": canvas_zmax}.items():
         report.number(key, value)
@@ -96,7 +97,8 @@ def publish_scale(report, cfg, model, model_name: str, live_fit, fe, fm, ci, est
     the margin section quotes, the accuracy map and the margin figure."""
     verdict, row = sentences.scale_verdict(
         model_name, live_fit, canvas_px, patch_px / canvas_px, float(fit.d.max()),
-        verdicts.LIVE_CLAIM, agree=agree, stand_in="" if model else verdicts.LIVE_STAND_IN)
+        verdicts.LIVE_CLAIM, agree=agree, stand_in="" if model else verdicts.LIVE_STAND_IN,
+        resolution_label=f"one image patch ({fmt(patch_px)} px)")
     report.result(**row)
     weights = live_fit["weights"]
     top = max(weights, key=weights.get)
@@ -135,16 +137,30 @@ SWEEP_HEADERS = {"p": "Success (probability)", "se": "Its standard error",
                  "p_theory_ide": "Theorem 3 at the identification radius (probability)"}
 
 
-def publish_sweep(report, model_name: str, sweep, ball, graded, canvas_px: int) -> None:
+def publish_sweep(report, model_name: str, sweep, ball, graded, canvas_px: int,
+                  patch: float, floor: dict, stand_in: str = "") -> None:
     """The n sweep: its table (saved, and glued as ``ch6_sweep_table`` for a dropdown), the
-    one-radius row and sentence, the numbers and sentences the section quotes, the model's
-    two-item point and the figure."""
+    one-radius row and sentence (Theorem 3's prediction), the one-scale row and sentence (one
+    floor-free exponential for both tasks; ``patch``, an image patch in canvas units), Theorem
+    3 with its floor (``floor``: :func:`semres.experiments.vlm_shapes.nsweep.theorem3_floor`)
+    with chapter 7's bound, the numbers and sentences the section quotes, the model's two-item
+    point and the figure."""
     report.table(sweep, "n_sweep")
     two_task, row = sentences.two_task_verdict(
         model_name, ball, f"{model_name}: one Theorem 3 radius for both tasks (new)",
         verdicts.TWO_TASK_CLAIM, canvas_px, "px")
     if row:
-        report.result(**row)
+        report.result(**row, stand_in=stand_in)
+    report.result(**verdicts.single_scale_row(graded["both tasks"], canvas_px, patch,
+                                              model_name, stand_in))
+    report.result(**verdicts.floor_row(model_name, floor["floor"], floor["free"], stand_in))
+    report.table(pd.DataFrame(floor["rows"]), "theorem3_floor")
+    report.table(pd.DataFrame(floor["bound"]), "floor_bound")
+    report.text("one_scale", sentences.one_scale_text(model_name, graded["both tasks"],
+                                                      canvas_px), markdown=True,
+                cites=sentences.one_scale_numbers(model_name, graded["both tasks"], canvas_px))
+    report.text("theorem3_floor", sentences.floor_text(model_name, floor), markdown=True,
+                cites=sentences.floor_numbers(model_name, floor))
     sim, ide = (sweep[sweep.task == t].set_index("n") for t in TASKS)
     if 2 in sim.index and 2 in ide.index:
         report.point(f"{model_name}, n = 2", ide.p[2], sim.p[2], ide.se[2], sim.se[2])
@@ -206,6 +222,9 @@ def publish_paper_models(report, grid_fits: dict, stencils, margins, colour: dic
         row = colour_verdict(label, a)[1]
         if row:
             report.result(**row)
+        if a.get("theorem3"):
+            report.result(**verdicts.floor_row(f"{label}, colour variant", a["theorem3"]["floor"],
+                                               a["theorem3"]["free"]))
     report.text("auth_verdicts", " ".join(said) or
                 "No tables of the paper's models are shipped.", markdown=True,
                 cites=sentences.pooled(*quoted))
@@ -269,22 +288,21 @@ SCALE_RESULT = "spatial scale of the biased Luce rule"
 def lead(rows) -> str:
     """The box's first sentences: the canvas laws against simulation, then how many of the
     models' spatial scales the biased Luce rule could measure."""
-    canvas = find(rows, "Error band and margin law")
+    canvas = find(rows, "Theorem 3 on a canvas")
     scales = [r for r in rows if r["result"].endswith(SCALE_RESULT)]
     first = ("" if canvas is None else
              f"On a 2-D canvas, simulation "
-             f"{'agrees' if canvas['status'] in GOOD else 'does not agree'} with the theory's "
-             f"band of errors and margin law (every cell within "
-             f"{fmt(canvas['check_max_z'], places=1)} standard errors). ")
+             f"{'agrees' if canvas['status'] in GOOD else 'does not clearly agree'} with "
+             f"Theorem 3 (the worst cell off by {fmt(canvas['headline'], places=4)}, within "
+             f"a margin of {fmt(canvas['margin'], places=2)}). ")
     if not scales:
         return first.strip()
     measured_ = [r for r in scales if r["status"] not in NOT_MEASURED]
     misfits = [r for r in scales if r["status"] == "misfit"]
     return (first + f"Of the {plural(len(scales), 'vision-language model')} asked which shape "
-            f"is nearest the X, the biased Luce rule describes {len(measured_) or 'none'}: "
-            f"{len(misfits)} fail its goodness-of-fit test, so "
-            + ("no spatial scale is measured." if not measured_ else
-               "only the others' spatial scales are read."))
+            f"is nearest the X, the biased Luce rule describes {len(measured_) or 'none'} "
+            f"exactly; {len(misfits)} fail its goodness-of-fit test, and their spatial scales "
+            "are read as approximate, with how far the rule misses.")
 
 
 def publish_end(report, cfg, model, canvas_px: int, shipped, fits, weights, external,

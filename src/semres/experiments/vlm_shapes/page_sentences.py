@@ -76,6 +76,28 @@ def deviation_notes(cfg, model, canvas_px: int, shipped) -> tuple[list, list]:
     return model_lines, protocol
 
 
+def size_words(f: dict) -> str:
+    """How far a misfit misses, in words (:func:`semres.core.fits.misfit_size`): its
+    dispersion, the deviance it explains against no similarity and against the saturated
+    model, and its RMS gap beside sampling's. Empty without the size."""
+    size = verdicts.fit_size(f)
+    if not size:
+        return ""
+    return (f"deviance {size['dispersion']:.2f} times its mean under the fit, "
+            f"{size['explained_null']:.0%} of no similarity's deviance explained "
+            f"({size['explained_saturated']:.0%} of the structure beyond sampling), cell "
+            f"accuracy off by {size['rms_gap']:.3f} root-mean-square against "
+            f"{size['rms_sampling']:.3f} from sampling alone")
+
+
+def size_numbers(f: dict) -> dict:
+    """What :func:`size_words` quotes (the shares as percentages too)."""
+    size = verdicts.fit_size(f)
+    return {**size, **{f"{k}_pct": 100 * size[k] for k in ("explained_null",
+                                                             "explained_saturated")
+                       if k in size}}
+
+
 def radius_text(task: str, f: dict, px: float, unit: str = "px") -> str:
     """One task's Theorem 3 radius (a ball fit) in words, in ``unit`` (``px`` per unit of the
     fit)."""
@@ -83,8 +105,8 @@ def radius_text(task: str, f: dict, px: float, unit: str = "px") -> str:
     end = f["profile_eps"][-1]
     if f.get("misfit"):
         return (f"{task}: {MISFIT} (χ² = {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of "
-                f"freedom, {gof_pvalue(f)}); the radius {fmt(f['eps'] * px)} {unit} is not "
-                "a measurement")
+                f"freedom, {gof_pvalue(f)}" + (f"; {size_words(f)}" if size_words(f) else "")
+                + f"); the radius is ε = {fmt(f['eps'] * px)} {unit} (approximate)")
     if f["identified"]:
         return (f"{task}: ε = {fmt(f['eps'] * px)} {unit} (95% set {span}"
                 + ("" if f["one_interval"] else ", not one interval") + ")")
@@ -107,10 +129,7 @@ def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
     (None without both fits)."""
     v = radii_difference(fs, fi)
     text = None
-    if v["misfit"]:
-        text = (f"For {label}, Theorem 3's ball kernel does not describe "
-                + " and ".join(v["bad"]) + ", so no radius is compared.")
-    elif v["compared"] and not v["identified"]:
+    if v["compared"] and not v["identified"]:
         text = (f"For {label}, Theorem 3 cannot test one resolution for both tasks: the "
                 "radius is not identified by both.")
     elif v["identified"]:
@@ -119,10 +138,27 @@ def one_radius(label: str, fs: dict | None, fi: dict | None, px: float = 1.0,
                 f"{v['difference'] * px:+.3g} {unit} (95% profile interval "
                 f"{lo * px:+.3g} to {hi * px:+.3g}; equal radii: likelihood ratio "
                 f"{v['lr']:.2f}, {numbers.pvalue(v['p_equal'])})")
-        text = (f"For {label}, {diff}: the two tasks need different radii, so no single "
-                "spatial resolution of Theorem 3 accounts for both." if verdicts.radii_differ(v)
-                else f"For {label}, {diff}: equal radii are not rejected, which is not a "
-                "measurement that they are equal (a wider interval would pass as easily).")
+        margin = verdicts.SAME_SHARE * v["mean"] * px
+        approx = (" (approximate: Theorem 3's ball kernel does not describe "
+                  + " and ".join(v["bad"]) + ", so each profile is widened by its dispersion)"
+                  if v["misfit"] else "")
+        if lo * px > margin or hi * px < -margin:
+            verdict = (f": the two tasks need radii further apart than the margin of "
+                       f"±{margin:.3g} {unit}, so Theorem 3's prediction of one spatial "
+                       "resolution for both does not hold")
+        elif -margin <= lo * px and hi * px <= margin:
+            verdict = (f": within the margin of ±{margin:.3g} {unit}, one resolution serves "
+                       "both tasks")
+        else:
+            verdict = (f": the interval reaches across the margin of ±{margin:.3g} {unit}, so "
+                       "this build cannot tell whether one resolution serves both")
+        joint = v.get("joint")
+        fit_words = ("" if not joint else
+                     f" One radius fitted to both tasks: χ² = {joint['gof_stat']:.1f} on "
+                     f"{joint['gof_df']:g} degrees of freedom, {gof_pvalue(joint)}"
+                     + (f" ({size_words(joint)})" if joint.get("misfit") and size_words(joint)
+                        else "") + ".")
+        text = f"For {label}, {diff}{approx}{verdict}.{fit_words}"
     return {**v, "text": text}
 
 
@@ -149,18 +185,23 @@ def n_verdict(label: str, fitted: dict, unit: str, result: str | None = None,
 
 def scale_verdict(label: str, f, px: float, resolution: float, design_hi: float,
                   statement: str | None = None, agree=None, unit: str = "px",
-                  stand_in: str = ""):
+                  stand_in: str = "", resolution_label: str = ""):
     """Whether the answers carry an identified spatial scale
     (:func:`semres.experiments.vlm_shapes.verdicts.scale_identification`), in words; with a
     ``statement``, also the overview row (:func:`~semres.experiments.vlm_shapes.verdicts.
     scale_row`, else None)."""
     ok, why = verdicts.scale_identification(f, resolution, design_hi, agree, px, unit)
-    row = verdicts.scale_row(label, f, ok, why, px, statement, stand_in) if statement else None
+    row = verdicts.scale_row(label, f, ok, why, px, statement, stand_in, resolution,
+                             resolution_label) if statement else None
     fit_text = (f"{f['gof_test']} {f['gof_stat']:.1f} on {f['gof_df']:g} degrees of freedom, "
                 f"{gof_pvalue(f)}")
     if f["misfit"]:
-        text = (f"For {label}, {MISFIT}: the biased Luce rule's {fit_text}; its scale "
-                f"({fmt(f['scale'] * px)} {unit}) is not a measurement.")
+        (lo, hi), _ = verdicts.approximate_ci(f["scale"], f["scale_ci"], f, px)
+        size = size_words(f)
+        text = (f"For {label}, {MISFIT} exactly: the biased Luce rule's {fit_text}"
+                + (f"; it misses by little: {size}" if size else "")
+                + f". Its scale is λ = {fmt(f['scale'] * px)} {unit} (approximate: "
+                f"{fmt(lo)}–{fmt(hi)} {unit}, the interval widened by the dispersion).")
     elif not ok:
         text = (f"{label}'s spatial scale is not identified: " + "; ".join(why)
                 + f" (fit: {fit_text}; the scale's likelihood set "
@@ -177,7 +218,8 @@ def choices_verdict(a: dict, statement: str | None = None):
     """:func:`scale_verdict` of a model's choices (what
     :func:`semres.experiments.vlm_shapes.authors.analyse_choices` returns)."""
     return scale_verdict(a["label"], a["fit"], a["px"], a["resolution"], a["design_hi"],
-                         statement)
+                         statement, resolution_label="the design's resolution "
+                         f"({fmt(a['resolution'] * a['px'])} px: a grid cell or a pixel)")
 
 
 def paper_models_summary(grid_fits: dict) -> tuple[str, dict]:
@@ -190,11 +232,22 @@ def paper_models_summary(grid_fits: dict) -> tuple[str, dict]:
     misfits = sum(bool(a["fit"].get("misfit")) for a in grid_fits.values())
     described = n - misfits
     text = (f"On their shipped grid counts the biased Luce rule describes {described or 'none'} "
-            f"of the paper's {plural(n, 'model')}"
+            f"of the paper's {plural(n, 'model')} exactly"
             + (f": {misfits} {'fails' if misfits == 1 else 'fail'} its goodness-of-fit test, so "
-               + ("its spatial scale is not a measurement." if misfits == 1 else
-                  "their spatial scales are not measurements.") if misfits else "."))
-    return text, {"described": described, "models": n, "misfits": misfits}
+               + ("its spatial scale is approximate" if misfits == 1 else
+                  "their spatial scales are approximate") if misfits else "."))
+    shares = [verdicts.fit_size(a["fit"]).get("explained_saturated") for a in grid_fits.values()
+              if a["fit"].get("misfit")]
+    shares = [x for x in shares if x is not None]
+    cites = {"described": described, "models": n, "misfits": misfits}
+    if misfits:
+        text += ((f", yet the rule captures {min(shares):.0%} or more of the structure their "
+                  "answers have beyond sampling noise." if len(shares) > 1 else
+                  f", yet the rule captures {shares[0]:.0%} of the structure the answers have "
+                  "beyond sampling noise.") if shares else ".")
+        if shares:
+            cites["share_pct"] = 100 * min(shares)
+    return text, cites
 
 
 def estimators_text(est: dict, agree: bool, px: float) -> str:
@@ -356,7 +409,9 @@ def fit_glue(table) -> dict:
         "misfits": ("Fits that fail their goodness-of-fit test (p < 0.001, or, for a bootstrap "
                     "of fewer than 999 refits, p at the smallest value its refits can show) — the "
                     "model does not "
-                    "describe the data, so their parameters are not measurements: "
+                    "describe the data exactly, so their parameters are approximate (each "
+                    "row of fit.csv gives how far it misses: dispersion, deviance explained, "
+                    "RMS gap): "
                     + "; ".join(f"{r.model}, {r.kernel} ({r.gof_test} {r.gof_stat:.1f} on "
                                 f"{r.gof_df:.0f} df)" for r in misfits.itertuples()) + ".")
         if len(misfits) else "Every fit that was tested passes its goodness-of-fit test.",
@@ -387,15 +442,81 @@ def gof_numbers(f: dict) -> dict:
 def radius_numbers(f: dict, px: float) -> dict:
     """What :func:`radius_text` quotes of one task's radius fit."""
     return {"eps": f["eps"] * px, "ci_low": f["ci_low"] * px, "ci_high": f["ci_high"] * px,
-            **gof_numbers(f)}
+            **gof_numbers(f), **size_numbers(f)}
+
+
+def one_scale_text(label: str, g: dict, px: float) -> str:
+    """One floor-free exponential for both tasks' p(n), in words: its scale, its interval and
+    its goodness of fit (and how far it misses, where it does)."""
+    lo, hi = g["lam_ci"]
+    return (f"One floor-free exponential g(d) = exp(−d/λ) fitted to both tasks of {label} "
+            f"together: λ = {fmt(g['lam'] * px)} px (95% profile set {fmt(lo * px)}–"
+            f"{fmt(hi * px)} px), χ² = {g['gof_stat']:.1f} on {g['gof_df']:g} degrees of "
+            f"freedom, {gof_pvalue(g)}"
+            + (f": {MISFIT} exactly ({size_words(g)})." if g.get("misfit") and size_words(g)
+               else ": one graded scale describes both tasks." if g.get("misfit") is False
+               else "."))
+
+
+def one_scale_numbers(label: str, g: dict, px: float) -> dict:
+    """What :func:`one_scale_text` quotes."""
+    return {"lam": g["lam"] * px, "low": g["lam_ci"][0] * px, "high": g["lam_ci"][1] * px,
+            **gof_numbers(g), **size_numbers(g), **carried(label)}
+
+
+def floor_text(label: str, tf: dict) -> str:
+    """Theorem 3 with its floor across n on both tasks, beside the floor-free form, and chapter
+    7's n-item floor bound at the fitted floor (``tf``:
+    :func:`semres.experiments.vlm_shapes.nsweep.theorem3_floor`)."""
+    t, free = tf["floor"], tf["free"]
+    words = (f"Theorem 3's constant kernel with a floor, fitted to both tasks of {label} across "
+             f"n: b = {t['b']:.3f} ({t['b_ci'][0]:.3f}–{t['b_ci'][1]:.3f}), Δ = "
+             f"{t['delta']:.3f} ({t['delta_ci'][0]:.3f}–{t['delta_ci'][1]:.3f}), deviance "
+             f"{t['deviance']:.1f} on {t['df']} degrees of freedom, {gof_pvalue(t)}"
+             + (f" ({size_words(t)})" if t.get("misfit") and size_words(t) else "")
+             + f"; the paper's floor-free form: b = {free['b']:.3f}, deviance "
+             f"{free['deviance']:.1f} on {free['df']} degrees of freedom, {gof_pvalue(free)}"
+             + (f" ({size_words(free)})" if free.get("misfit") and size_words(free) else "")
+             + ".")
+    gaps = [r["p_s_less_bound"] for r in tf["bound"] if np.isfinite(r["p_s_less_bound"])]
+    if gaps:
+        above = sum(g > 0 for g in gaps)
+        words += (f" Against chapter 7's n-item floor bound at Δ = {t['delta']:.3f} (the most "
+                  "p_S a similarity with that floor reaches at the observed p_I), p_S sits "
+                  f"between {min(gaps):+.3f} and {max(gaps):+.3f} from it over "
+                  f"{plural(len(gaps), 'n')}"
+                  + (f"; above it at {above}, which a similarity with that floor cannot do."
+                     if above else ", on or below it at every n, as the bound requires."))
+    return words
+
+
+def floor_numbers(label: str, tf: dict) -> dict:
+    """What :func:`floor_text` quotes."""
+    t, free = tf["floor"], tf["free"]
+    gaps = [r["p_s_less_bound"] for r in tf["bound"] if np.isfinite(r["p_s_less_bound"])]
+    out = {"b": t["b"], "b_low": t["b_ci"][0], "b_high": t["b_ci"][1], "delta": t["delta"],
+           "delta_low": t["delta_ci"][0], "delta_high": t["delta_ci"][1],
+           "deviance": t["deviance"], "df": t["df"], **gof_numbers(t), **size_numbers(t),
+           "free_b": free["b"], "free_deviance": free["deviance"], "free_df": free["df"],
+           **{"free_" + k: v for k, v in {**gof_numbers(free), **size_numbers(free)}.items()},
+           **carried(label)}
+    if gaps:
+        out.update(gap_min=min(gaps), gap_max=max(gaps), n_gaps=len(gaps),
+                   above=sum(g > 0 for g in gaps))
+    return out
 
 
 def one_radius_numbers(label: str, v: dict, px: float = 1.0) -> dict:
     """What :func:`one_radius` quotes (``v``, what it returns)."""
     lo, hi = v["ci"] or (None, None)
     scaled = {k: None if x is None else x * px
-              for k, x in (("difference", v["difference"]), ("low", lo), ("high", hi))}
-    return {**scaled, "lr": v["lr"], "p_equal": v["p_equal"], **carried(label)}
+              for k, x in (("difference", v["difference"]), ("low", lo), ("high", hi),
+                           ("margin", None if v.get("mean") is None else
+                            verdicts.SAME_SHARE * v["mean"]))}
+    joint = v.get("joint") or {}
+    return {**scaled, "lr": v["lr"], "p_equal": v["p_equal"], **carried(label),
+            **({"joint_" + k: x for k, x in {**gof_numbers(joint), **size_numbers(joint)}.items()}
+               if joint else {})}
 
 
 def two_task_numbers(label: str, fitted: dict, px: float = 1.0) -> dict:
@@ -414,9 +535,11 @@ def scale_numbers(label: str, f: dict, px: float, resolution: float, design_hi: 
     """What :func:`scale_verdict` quotes: the fit's scale, its likelihood set, the scale without
     a floor, the design's range and the goodness of fit."""
     lo, hi = f["profile_ci"]
+    (qlo, qhi), _ = verdicts.approximate_ci(f["scale"], f["scale_ci"], f, px)
     return {"scale": f["scale"] * px, "low": lo * px, "high": hi * px,
             "no_floor": f["scale_no_floor"] * px, "resolution": resolution * px,
-            "design_hi": design_hi * px, **gof_numbers(f), **carried(label)}
+            "design_hi": design_hi * px, "q_low": qlo, "q_high": qhi, **gof_numbers(f),
+            **size_numbers(f), **carried(label)}
 
 
 def choices_numbers(a: dict) -> dict:

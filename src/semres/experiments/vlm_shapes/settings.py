@@ -80,6 +80,8 @@ class VlmShapesSettings(Config):
     #: counts, and a results file's correct answers in margin bins
     grid_gof_boot: int = 999
     margin_gof_boot: int = 999
+    #: refitted draws for the deviance's mean under a sparse fit (the misfit's dispersion)
+    size_boot: int = 100
     #: the error band's check: two shapes at (±band_c, 0), a margin resolution band_eps,
     #: band_points uniform points
     band_c: float = 0.3
@@ -102,18 +104,18 @@ DEFAULT = VlmShapesSettings()
 QUICK = DEFAULT.replace(vision_steps=20, steps=20, hidden=32, layers=1, train_batch=16, grid=8,
                         fit_scenes=48, sweep_n=(2, 4, 8, 12), sweep_scenes=8, boot=100,
                         choice_boot=10, mc_trials=20_000, bins=6, stencil_boot=100,
-                        grid_gof_boot=4, margin_gof_boot=4)
+                        grid_gof_boot=4, margin_gof_boot=4, size_boot=10)
 PAPER = DEFAULT.replace(vision_steps=6000, steps=3000, hidden=128, train_batch=64,
                         stage1_lr=2e-3, grid=40, fit_scenes=2000, sweep_n=tuple(range(2, 13)),
                         sweep_scenes=300, boot=1000, choice_boot=1000, mc_trials=1_000_000,
-                        bins=14, stencil_boot=2000)
+                        bins=14, stencil_boot=2000, size_boot=300)
 
 
 def check(cfg: VlmShapesSettings, ch: str) -> None:
     """Raise ValueError naming the setting when ``cfg`` contradicts itself."""
     positive_ints(cfg, ch, "vision_steps", "steps", "hidden", "layers", "train_batch", "grid",
                    "fit_scenes", "sweep_scenes", "boot", "choice_boot", "mc_trials", "bins",
-                   "stencil_boot", "grid_gof_boot", "margin_gof_boot")
+                   "stencil_boot", "grid_gof_boot", "margin_gof_boot", "size_boot")
     require(cfg.vision in ("clip", "dinov3"), ch,
             f"vision must be 'clip' or 'dinov3'; got {cfg.vision!r}")
     require(cfg.stage1_lr > 0 and cfg.vision_lr >= 0, ch,
