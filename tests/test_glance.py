@@ -32,7 +32,7 @@ def results(tmp_path):
         dict(result="effect", statement="raises p_S", compared_with=0.0,
              compared_with_label="no change", headline=0.1, ci_low=0.05, ci_high=0.15,
              status="reproduced", stand_in="a simulated tree", kind="finding",
-             tolerance_reason="none: a one-sided claim"),
+             claim="above", margin=0.02, margin_reason="a change a figure shows"),
         dict(result="bound", statement="the certificate's gap", kind="check", status="check",
              headline=1e-6),
         dict(result="gate", statement="the model does the task", kind="precondition",
@@ -97,7 +97,7 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     gates = text.split("## The preconditions")[1].split("## The checks")[0]
     assert "**gate**: the model does the task" in gates and "1 met" in gates
     policy = text.split("## The significance policy")[1].split("## The findings")[0]
-    assert "p \\< 0.05" in policy and "Holm" in policy and "0.001" in policy
+    assert "practical margin" in policy and "Holm" in policy and "0.001" in policy
     # the checks are listed apart, after the findings
     checks = text.split("## The checks")[1].split("## Every system")[0]
     assert "**bound**: the certificate's gap" in checks and "bound" not in table
