@@ -8,17 +8,18 @@ import pytest
 
 from semres.experiments.frontier import page, page_floor_n, settings, verdicts
 from semres.experiments.frontier import ties as discrete
-from semres.report import Z_MAX
+from semres.report import Report, Z_MAX
 from semres.report.numbers import unquoted
 
 
-def _equal(mean_z):
+def _equal(mean_above, se=0.001):
+    """The codes at p_I = 0.8 and 0.9 (front 0.7), the mean code ``mean_above`` above it."""
     rows = []
-    for p, z in zip((0.8, 0.9), mean_z):
+    for p, up in zip((0.8, 0.9), mean_above):
         for comb in ("max", "product", "mean"):
-            rows.append({"p_i": p, "combine": comb, "p_s": 0.7, "se_s": 0.001, "front": 0.7,
-                         "sorted_bound": 0.8, "above_z": z if comb == "mean" else -1.0,
-                         "bound_z": -10.0})
+            p_s = 0.7 + up if comb == "mean" else 0.69
+            rows.append({"p_i": p, "combine": comb, "p_s": p_s, "se_s": se, "front": 0.7,
+                         "sorted_bound": 0.8, "above_z": (p_s - 0.7) / se, "bound_z": -10.0})
     return pd.DataFrame(rows)
 
 
@@ -34,16 +35,20 @@ def _slots(mean_above_z, max_above_z):
 def test_slot_sentences_follow_the_intervals():
     slots = _slots(8.0, -3.0)
     best = slots.set_index(["K", "combine"])
-    glue = page.slot_glue(slots, _equal([3.0, 0.5]), best)
+    glue = page.slot_glue(slots, _equal([0.009, -0.0013]), best)
     assert glue["slot_max_verdict"].startswith("lies on or below")
     assert glue["slot_mean_verdict"].startswith("lies significantly above")
-    assert glue["slot_mean_equal_verdict"] == ("lies above the front, its 95% interval clear of "
-                                               "it, at pᵢ = 0.8")
-    glue = page.slot_glue(_slots(0.0, 9.0), _equal([0.5, -2.5]), best)
+    # 0.009 above: an escape beyond the margin; 0.0013 below (z = -1.3): on the front
+    assert glue["slot_mean_equal_verdict"] == (
+        "rises above the front by more than 0.005 at pᵢ = 0.8 (an escape: its 95% interval "
+        "lies wholly beyond that margin) and lies on it within 0.005 at pᵢ = 0.9")
+    glue = page.slot_glue(_slots(0.0, 9.0), _equal([0.004, -0.02]), best)
     assert glue["slot_max_verdict"].startswith("has points significantly above")
     assert glue["slot_mean_verdict"] == "does not lie significantly above the front"
-    assert glue["slot_mean_equal_verdict"] == ("is not above the front at any of these levels "
-                                               "and below it at pᵢ = 0.9")
+    assert glue["slot_mean_equal_verdict"] == (
+        "lies below the front by more than 0.005 at pᵢ = 0.9 and lies too near the margin "
+        "(0.005 from the front) to tell at pᵢ = 0.8: it does not escape the front at any of "
+        "these levels")
 
 
 def test_best_sentences_read_the_gains_and_the_engine():
@@ -96,12 +101,51 @@ def test_frontier_csv_marks_the_certified_points():
 
 
 def test_the_beats_sentence_names_what_does_not_hold_and_cites_it():
-    peaks = pd.concat([_bracket(4, 0.05, 1), _bracket(8, 0.2, 1)], ignore_index=True)
-    text, cites = page_floor_n.beats_sentence(peaks, ["holds", "holds"])
-    assert text == "at all 2 pairs of n and Δ" and not unquoted(text, cites)
-    text, cites = page_floor_n.beats_sentence(peaks, ["holds", "inconclusive"])
-    assert text.startswith("at 1 of the 2 pairs") and "inconclusive at n = 8, Δ = 0.2" in text
+    text, cites = page_floor_n.beats_sentence([(4, 0.05, "holds"), (8, 0.2, "holds")])
+    assert text == "by more than 0.005 at all 2 pairs of n and Δ" and not unquoted(text, cites)
+    text, cites = page_floor_n.beats_sentence([(2, 0.01, "does not hold"), (4, 0.05, "holds"),
+                                               (8, 0.2, "inconclusive")])
+    assert text.startswith("by more than 0.005 at 1 of the 3 pairs")
+    assert ("(not at n = 2, Δ = 0.01, where the most any similarity gains stays below that "
+            "margin (the constant kernel is as good within it); not at n = 8, Δ = 0.2, where the "
+            "gain found stays below the margin but the proven bound allows more") in text
     assert not unquoted(text, cites)
+    text, cites = page_floor_n.beats_sentence([(2, 0.01, "does not hold"),
+                                               (4, 0.2, "does not hold"), (8, 0.2, "holds")])
+    assert "(not at n = 2, Δ = 0.01 or n = 4, Δ = 0.2, where" in text
+    assert not unquoted(text, cites)
+
+
+def test_the_section_adds_three_checks_and_one_finding_over_every_pair(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(Report, "_glue", lambda self, name, value, display=False: None)
+    rep = Report("07_front_universality")
+    front = pd.concat([_bracket(4, 0.05, certified=(False, True)), _bracket(8, 0.05)],
+                      ignore_index=True)
+    peaks = pd.concat([_bracket(4, 0.05, 1, 0.02), _bracket(8, 0.05, 1, 0.003)],
+                      ignore_index=True)
+    peaks["gap"] = peaks.upper_bound - peaks.p_s
+    two = pd.DataFrame({"delta": [0.05], "p_i": [0.8], "p_s": [0.7], "gain": [0.01],
+                        "gap": [1e-6], "upper_bound": [0.700001]})
+    mc = pd.DataFrame({"n": [4, 8], "delta": [0.05, 0.05], "p_i_mc": [0.4, 0.4],
+                       "p_s_mc": [0.5, 0.5], "se_i": [1e-3] * 2, "se_s": [1e-3] * 2,
+                       "z_s": [0.5, -1.0], "z_i": [0.2, 2.0]})
+    search = pd.DataFrame({"margin": [0.1], "over_ceiling": [-0.1], "excess_ratio": [0.3]})
+    scale = pd.DataFrame({"n": [2, 8], "delta": [0.05, 0.05],
+                          "constant_over_ceiling": [0.9, 0.8]})
+    two_items = pd.DataFrame({"n": [2], "delta": [0.05], "method": ["certified"],
+                              "point": ["target"], "K": [400], "p_i": [0.8], "p_s": [0.7],
+                              "upper_bound": [0.700001], "step_front_p_s": [0.69]})
+    monkeypatch.setattr(Report, "figure", lambda self, name, fig: None)
+    monkeypatch.setattr(page_floor_n, "fig_floor_n", lambda *a, **k: None)
+    pairs = page_floor_n.floor_n_section(rep, settings.QUICK, two_items, two, front, peaks, mc,
+                                         search, scale, [0.0], two, 1e-4)
+    findings = [r for r in rep.rows if r["kind"] == "finding"]
+    assert [r["kind"] for r in rep.rows] == ["check"] * 3 + ["finding"]
+    assert findings[0]["result"] == "best similarity beats the constant kernel (new)"
+    # n = 8's gain of 0.003 is below the margin, its proven bound above: it decides
+    assert findings[0]["status"] == "inconclusive" and findings[0]["cells"] == "2 of 3 hold"
+    assert pairs == [(2, 0.05, "holds"), (4, 0.05, "holds"), (8, 0.05, "inconclusive")]
 
 
 def test_the_certified_sentence_names_each_pair_and_cites_its_numbers():
@@ -146,7 +190,7 @@ def test_the_floor_glue_reads_the_optimiser_the_certificates_and_the_scaling():
 
 def test_every_sentence_cites_the_numbers_it_quotes():
     slots = _slots(8.0, -3.0)
-    glue = page.slot_glue(slots, _equal([3.0, -2.5]), slots.set_index(["K", "combine"]))
+    glue = page.slot_glue(slots, _equal([0.009, -0.02]), slots.set_index(["K", "combine"]))
     for name in ("slot_max_verdict", "slot_equal_text", "slot_mean_equal_verdict"):
         assert not unquoted(glue[name], glue["cites"][name]), name
     assert not unquoted(page.ran_lines(settings.PAPER, "paper", 12),
@@ -155,12 +199,13 @@ def test_every_sentence_cites_the_numbers_it_quotes():
 
 def test_tie_sentences_say_whether_the_height_vanishes():
     ties = discrete.ties_table(discrete.tie_spaces([8, 16, 32], [4, 6, 8]))
-    rates = discrete.tie_rates(ties)
-    glue = page.tie_glue(ties, rates, pd.DataFrame({"z": [0.5, -1.5]}))
+    rates, slopes = discrete.tie_rates(ties), discrete.tie_slopes(ties)
+    glue = page.tie_glue(ties, rates, slopes, pd.DataFrame({"z": [0.5, -1.5]}))
     assert glue["tie_verdict"].startswith("vanishes") and glue["tie_maxz"] == 1.5
-    flat = {name: 0.0 for name in rates}
-    assert page.tie_glue(ties, flat, pd.DataFrame({"z": [0.0]}))["tie_verdict"].startswith(
-        "does not")
+    assert glue["tie_rate_torus"] == rates["torus"]
+    shallow = {**slopes, "torus": (slopes["torus"][0], -0.2)}  # slower than N^-1/4 somewhere
+    assert page.tie_glue(ties, rates, shallow, pd.DataFrame({"z": [0.0]}))[
+        "tie_verdict"].startswith("does not")
 
 
 def test_what_ran_lists_the_profiles_sizes():
@@ -177,10 +222,10 @@ def test_what_ran_lists_the_profiles_sizes():
 def test_the_lead_counts_the_findings_and_the_certified_gains_and_cites_them():
     rows = [{"result": "a floor forces a tradeoff for any number of items (new)",
              "status": "check"},
-            {"result": "best similarity beats the constant kernel, n = 4", "status": "holds"},
-            {"result": "best similarity beats the constant kernel, n = 8", "status": "inconclusive"}]
+            {"result": "best similarity beats the constant kernel (new)", "status": "inconclusive"}]
     peaks = pd.DataFrame({"certified": [True, False, True]})
-    text, cites = page.lead(rows, peaks)
-    assert "(proved and checked)" in text and "beaten in 1 of 2 cases" in text
+    text, cites = page.lead(rows, peaks, [(4, 0.05, "holds"), (8, 0.2, "inconclusive")])
+    assert "(proved and checked)" in text
+    assert "beaten by more than 0.005 in 1 of 2 cases of items and floor (one finding)" in text
     assert text.endswith("certifies the best similarity at 2 of the 3 largest gains.")
     assert not unquoted(text.split("$")[0] + text.split("$")[-1], cites)

@@ -1,5 +1,6 @@
-"""semres.experiments.frontier.verdicts: chapter 7's overview rows follow their numbers and
-thresholds."""
+"""semres.experiments.frontier.verdicts: chapter 7's overview rows follow their numbers, their
+margins and the one status rule; a claim over a grid of cells is one finding, decided by its
+weakest cell."""
 
 from __future__ import annotations
 
@@ -7,17 +8,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from semres.core.simulate import Estimate
 from semres.experiments.frontier import ties as discrete
 from semres.experiments.frontier import verdicts
-from semres.report import Z_MAX
+from semres.report import Report, Z_MAX
+
+M = verdicts.RATE_MARGIN
 
 
-def _equal(mean_z):
+def _report(tmp_path, monkeypatch) -> Report:
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setattr(Report, "_glue", lambda self, name, value, display=False: None)
+    return Report("07_front_universality")
+
+
+def _equal(mean_p_s, se=0.0005, front=(0.74, 0.66, 0.59, 0.5384)):
     rows = []
-    for p, z in zip((0.8, 0.9), mean_z):
+    for p, f, ps in zip((0.8, 0.9, 0.95, 0.98), front, mean_p_s):
         for comb in ("max", "product", "mean"):
-            rows.append({"p_i": p, "combine": comb, "p_s": 0.7, "se_s": 0.001, "front": 0.7,
-                         "sorted_bound": 0.8, "above_z": z if comb == "mean" else -1.0,
+            rows.append({"p_i": p, "combine": comb, "p_s": ps if comb == "mean" else f - 0.03,
+                         "se_s": se, "front": f, "sorted_bound": f + 0.05,
+                         "above_z": ((ps if comb == "mean" else f - 0.03) - f) / se,
                          "bound_z": -10.0})
     return pd.DataFrame(rows)
 
@@ -31,18 +42,86 @@ def _slots(mean_above_z, max_above_z):
     return pd.DataFrame(rows)
 
 
-def test_slot_rows_follow_the_intervals():
+def _status(tmp_path, monkeypatch, grid) -> tuple[str, dict]:
+    rep = _report(tmp_path, monkeypatch)
+    got = rep.grid_result(**grid)
+    assert len(rep.rows) == 1  # one claim, one finding, however many cells
+    return got, rep.rows[0]
+
+
+# --------------------------------------------------------------------------- slots
+
+def test_the_slot_check_follows_the_proved_bounds():
     slots = _slots(8.0, -3.0)
-    best = slots.set_index(["K", "combine"])
-    rows = verdicts.slot_results(best, np.array([0.5, -1.0]), _equal([3.0, 0.5]))
-    assert rows[0]["kind"] == "check" and rows[0]["passed"] and rows[0]["check_max_z"] == 1.0
-    assert [r["direction"] for r in rows[1:]] == ["above", "above"]
-    assert rows[1]["ci"] == pytest.approx((0.7 - 1.96e-3, 0.7 + 1.96e-3))
-    assert not verdicts.slot_results(_slots(0.0, 9.0).set_index(["K", "combine"]), [0.0],
-                                     _equal([0.0, 0.0]))[0]["passed"]
+    row = verdicts.slot_check(slots.set_index(["K", "combine"]), np.array([0.5, -1.0]),
+                              _equal([0.69, 0.66, 0.60, 0.54]))
+    assert row["kind"] == "check" and row["passed"] and row["check_max_z"] == 1.0
+    assert not verdicts.slot_check(_slots(0.0, 9.0).set_index(["K", "combine"]), [0.0],
+                                   _equal([0.69, 0.66, 0.60, 0.54]))["passed"]
 
 
-def test_the_floor_row_holds_only_when_nothing_breaks_the_bound():
+def test_a_mean_code_on_the_front_within_the_margin_is_no_contradiction(tmp_path, monkeypatch):
+    # the issue's case: 0.6587 against the front's 0.66 (z = -2.3) at p_I = 0.9
+    grid = verdicts.slot_bound_result(_equal([0.69, 0.6587, 0.592, 0.539], se=0.000577))
+    assert grid["claim"] == "at most" and grid["margin"] == M and grid["new"]
+    assert sorted(c["compared_with"] for c in grid["cells"]) == [0.5384, 0.59, 0.66, 0.74]
+    got, row = _status(tmp_path, monkeypatch, grid)
+    assert got == "holds" and row["cells"] == "4 of 4 hold"
+    cells = pd.read_csv(tmp_path / "07_front_universality" / "slots_cells.csv")
+    on_front = cells[cells.cell == "p_I = 0.9"].iloc[0]
+    assert on_front.status == "holds" and on_front.miss == pytest.approx(-0.0013)
+
+
+def test_an_escape_beyond_the_margin_does_not_hold_and_a_small_one_is_inconclusive(
+        tmp_path, monkeypatch):
+    # above the front by 0.0085 (interval [0.0075, 0.0095]): beyond the margin, an escape
+    got, row = _status(tmp_path, monkeypatch,
+                       verdicts.slot_bound_result(_equal([0.69, 0.6587, 0.5985, 0.5446])))
+    assert got == "does not hold" and "p_I = 0.95" in row["statement"]
+    assert row["miss"] == pytest.approx(0.0085) and row["miss_low"] > M
+    assert row["cells"] == "2 of 4 hold"  # 0.98 escapes too: 0.0062 [0.0052, 0.0072]
+    # above by less than the margin, but the interval reaches across its edge
+    got, row = _status(tmp_path, monkeypatch,
+                       verdicts.slot_bound_result(_equal([0.69, 0.6587, 0.5945, 0.539],
+                                                         se=0.0015)))
+    assert got == "inconclusive" and row["miss"] == pytest.approx(0.0045)
+    assert row["detectable"] > 0
+
+
+def test_the_levels_against_the_front_read_the_margin():
+    eq = _equal([0.69, 0.6587, 0.5985, 0.5429], se=0.000577)
+    where = verdicts.against_front(eq[eq["combine"] == "mean"].set_index("p_i"))
+    assert where == {"above": [0.95], "on": [0.9], "below": [0.8], "unsure": [0.98]}
+
+
+# --------------------------------------------------------------------------- families
+
+def _check(dev_s=0.0, se=0.001):
+    return pd.DataFrame({"family": ["constant", "linear"], "scale": [0.05, 0.15],
+                         "delta": [0.0, 0.05], "p_i": [0.9, 0.8], "p_s": [0.6, 0.7],
+                         "p_i_mc": [0.9, 0.8], "p_s_mc": [0.6 + dev_s, 0.7],
+                         "se_i": [se, se], "se_s": [se, se], "z": [dev_s / se, 0.0]})
+
+
+def test_the_families_are_one_finding_over_every_cell(tmp_path, monkeypatch):
+    lin = Estimate(mean=0.8100, stderr=0.001, trials=10_000)
+    grid = verdicts.family_result(_check(), lin, 0.80985)
+    assert len(grid["cells"]) == 5 and grid["claim"] == "equal" and grid["margin"] == M
+    assert grid["cells"][0]["cell"].startswith("linear peak")  # the farthest-reaching first
+    got, row = _status(tmp_path, monkeypatch, grid)
+    assert got == "reproduced" and row["cells"] == "5 of 5 hold"
+    assert row["check_max_z"] == pytest.approx(0.15)
+    # one cell off by 0.01 (z = 10) fails the claim, and heads the row with its miss
+    got, row = _status(tmp_path, monkeypatch, verdicts.family_result(_check(0.01), lin, 0.80985))
+    assert got == "does not hold" and row["miss"] == pytest.approx(0.01)
+    assert "constant, scale = 0.05, Delta = 0, p_S" in row["statement"]
+    # off by less than the margin but too noisy to tell
+    got, _ = _status(tmp_path, monkeypatch, verdicts.family_result(_check(0.004, se=0.002), lin,
+                                                                   0.80985))
+    assert got == "inconclusive"
+
+
+def test_the_floor_row_is_a_check_that_nothing_breaks_the_bound():
     floored = pd.DataFrame({"bound": [0.8, 0.7], "p_s": [0.79, 0.6]})
     scan = pd.DataFrame({"p_i": [0.8], "delta": [0.05], "p_s": [0.6]})
     row = verdicts.floor_result(floored, scan)
@@ -51,34 +130,24 @@ def test_the_floor_row_holds_only_when_nothing_breaks_the_bound():
     assert not row["passed"]
 
 
-def test_best_rows_read_the_gains_and_the_engine():
-    peaks = pd.DataFrame({"delta": [0.01, 0.05], "p_i": [0.8, 0.85], "p_s": [0.75, 0.7],
-                          "gain": [0.02, 0.01], "gap": [1e-6, 3e-5], "upper_bound": [0.75, 0.7],
-                          "masses": [np.array([0.0, 1.0])] * 2})
-    mc = pd.DataFrame({"excess_z": [Z_MAX + 1, Z_MAX - 1], "z_s": [0.1, 0.2],
-                       "z_i": [-0.3, 0.0], "se_s": [1e-4, 2e-4]})
-    rows = verdicts.best_results(peaks, mc)
-    assert [r["passed"] for r in rows] == [True, False, False]  # the second gap > 2e-5
-    # the smallest gain the engine could tell from zero, at Z_MAX plus 80 % power
-    assert rows[0]["detectable"] == pytest.approx((Z_MAX + 0.8416212) * 1e-4)
-    assert rows[-1]["kind"] == "check" and rows[-1]["check_max_z"] == 0.3
-    assert not verdicts.beats_constant(peaks, mc)  # one z too small
-    assert verdicts.gain_shrinks(peaks)
+# --------------------------------------------------------------------------- best similarity
+
+def _two_peaks(gains=(0.02, 0.01, 0.006), gaps=(1e-6, 3e-5, 1e-6)):
+    return pd.DataFrame({"delta": [0.01, 0.05, 0.2], "p_i": [0.8, 0.85, 0.7],
+                         "p_s": [0.75, 0.7, 0.6], "gain": list(gains), "gap": list(gaps),
+                         "upper_bound": [p + g for p, g in zip((0.75, 0.7, 0.6), gaps)]})
 
 
-def test_tie_rows_read_the_rates_at_the_finest_space():
-    ties = discrete.ties_table(discrete.tie_spaces([8, 16, 32], [4, 6, 8]))
-    rates = discrete.tie_rates(ties)
-    flat = {name: 0.0 for name in rates}
-    rows = verdicts.tie_results(ties, rates, pd.DataFrame({"space": ["cycle", "torus"],
-                                                           "z": [1.0, 2.0],
-                                                           "stderr": [1e-4, 3e-4]}))
-    assert [r["passed"] for r in rows] == [True, True]
-    assert [r["check_max_z"] for r in rows] == [1.0, 2.0]
-    assert [r["check_se"] for r in rows] == [1e-4, 3e-4]
-    none = pd.DataFrame({"space": [], "z": [], "stderr": []})
-    assert not verdicts.tie_results(ties, flat, none)[0]["passed"]
-    assert verdicts.ties_vanish(rates) and not verdicts.ties_vanish(flat)
+def test_the_two_item_certificates_are_a_check():
+    mc = pd.DataFrame({"excess_z": [Z_MAX + 1] * 3, "z_s": [0.1, 0.2, 0.0],
+                       "z_i": [-0.3, 0.0, 0.1]})
+    row = verdicts.best_check(_two_peaks(), mc)
+    assert row["kind"] == "check" and not row["passed"]  # the second gap > 2e-5
+    assert row["check_max_z"] == 0.3
+    assert verdicts.best_check(_two_peaks(gaps=(1e-6,) * 3), mc)["passed"]
+    assert verdicts.beats_constant(_two_peaks(), mc)
+    assert not verdicts.beats_constant(_two_peaks(), mc.assign(excess_z=[Z_MAX - 1] * 3))
+    assert verdicts.gain_shrinks(_two_peaks())
 
 
 def _floor_tables(kkt=1e-8, spread=0.0, margin=0.01, gain=0.02, bb=0.5005, gap=5e-4):
@@ -101,18 +170,13 @@ def _floor_tables(kkt=1e-8, spread=0.0, margin=0.01, gain=0.02, bb=0.5005, gap=5
     return front, peaks, mc, search
 
 
-def test_the_floor_n_rows_are_checks_then_findings_per_n_and_floor():
+def test_the_floor_n_rows_are_three_checks():
     rows = verdicts.floor_n_rows(*_floor_tables(), [1e-12], 2e-4)
-    assert [r["kind"] for r in rows[:3]] == ["check"] * 3
+    assert [r["kind"] for r in rows] == ["check"] * 3
     assert rows[0]["passed"] and rows[0]["headline"] == pytest.approx(0.01)
     assert rows[1]["passed"] and rows[1]["check_max_z"] == 2.0
     assert rows[2]["passed"] and rows[2]["headline"] == pytest.approx(5e-4)
     assert "at 3 points" in rows[2]["statement"] and "2 are certified" in rows[2]["statement"]
-    assert [r.get("new") for r in rows[3:]] == [True, True]
-    assert [r["direction"] for r in rows[3:]] == ["above", "above"]
-    assert rows[3]["compared_with"] == 0.48 and "certified: no step" in rows[3]["statement"]
-    assert "not certified: the proven bound allows at most 0.070" in rows[4]["statement"]
-    assert rows[4]["ci"] == pytest.approx((0.2 - 1.96e-3, 0.2 + 1.96e-3))
     assert not verdicts.floor_n_rows(*_floor_tables(margin=-1e-6), [0.0], 2e-4)[0]["passed"]
     assert not verdicts.floor_n_rows(*_floor_tables(kkt=1e-3), [0.0], 2e-4)[1]["passed"]
     assert not verdicts.floor_n_rows(*_floor_tables(spread=1e-5), [0.0], 2e-4)[1]["passed"]
@@ -123,4 +187,93 @@ def test_the_floor_n_rows_are_checks_then_findings_per_n_and_floor():
     # a bound below a similarity found, or a certified gap above the tolerance, fails the check
     assert not verdicts.floor_n_rows(*_floor_tables(bb=0.49), [0.0], 2e-4)[2]["passed"]
     assert not verdicts.floor_n_rows(*_floor_tables(gap=2e-3), [0.0], 2e-4)[2]["passed"]
-    assert not verdicts.floor_n_rows(*_floor_tables(gain=1e-6), [0.0], 2e-4)[4]["passed"]
+
+
+def test_beating_the_constant_kernel_is_one_finding_over_every_n_and_floor(tmp_path,
+                                                                           monkeypatch):
+    _, peaks, _, _ = _floor_tables()
+    grid = verdicts.beats_result(_two_peaks(), peaks)
+    assert grid["claim"] == "above" and grid["compared_with"] == 0.0 and grid["new"]
+    assert len(grid["cells"]) == 5  # three floors at n = 2, then n = 4 and n = 8
+    # the interval: the gain found up to the most the proven bound allows
+    cell = next(c for c in grid["cells"] if c["cell"].startswith("n = 8"))
+    assert cell["ci"] == pytest.approx((0.02, 0.07)) and "not certified" in cell["cell"]
+    assert grid["cells"][0]["headline"] == 0.006  # the smallest gain first
+    got, row = _status(tmp_path, monkeypatch, grid)
+    assert got == "holds" and row["cells"] == "5 of 5 hold" and row["headline"] == 0.006
+    assert [s for *_, s in verdicts.beats_pairs(_two_peaks(), peaks)] == ["holds"] * 5
+    # a gain found below the margin whose proven bound allows more: cannot tell
+    _, low, _, _ = _floor_tables(gain=0.003)
+    got, row = _status(tmp_path, monkeypatch, verdicts.beats_result(_two_peaks(), low))
+    assert got == "inconclusive" and row["cells"] == "4 of 5 hold"
+    assert verdicts.beats_pairs(_two_peaks(), low)[-1] == (8, 0.2, "inconclusive")
+    # a certified gain below the margin: the constant kernel is as good within it
+    got, row = _status(tmp_path, monkeypatch,
+                       verdicts.beats_result(_two_peaks(gains=(0.02, 0.01, 0.002)), peaks))
+    assert got == "does not hold" and row["miss"] == pytest.approx(0.002)
+    assert "n = 2, Delta = 0.2" in row["statement"]
+
+
+def test_a_grid_claim_counts_once_and_takes_its_weakest_cell(tmp_path, monkeypatch):
+    rep = _report(tmp_path, monkeypatch)
+    _, peaks, _, _ = _floor_tables(gain=0.003)   # n = 8 inconclusive, the rest hold
+    grid = verdicts.beats_result(_two_peaks(gains=(0.02, 0.002, 0.006)), peaks)
+    rep.result(**verdicts.floor_result(pd.DataFrame({"bound": [0.8], "p_s": [0.7]}),
+                                       pd.DataFrame({"p_i": [0.8], "delta": [0.05],
+                                                     "p_s": [0.6]})))
+    got = rep.grid_result(**grid)
+    findings = [r for r in rep.rows if r["kind"] == "finding"]
+    assert len(findings) == 1 and len(rep.rows) == 2
+    # one cell does not hold (n = 2, Delta = 0.05), one is inconclusive: the failure decides
+    assert got == "does not hold" and findings[0]["cells"] == "3 of 5 hold"
+    assert findings[0]["headline"] == 0.002 and findings[0]["margin"] == M
+    assert findings[0]["margin_reason"] == verdicts.MARGIN_REASONS["beats"]
+    cells = pd.read_csv(tmp_path / "07_front_universality" / "beats_cells.csv")
+    assert sorted(cells.status) == ["does not hold", "holds", "holds", "holds", "inconclusive"]
+
+
+def test_cell_statuses_judge_each_cell_by_the_one_rule():
+    grid = {"cells": [{"cell": "a", "ci": (0.01, 0.02)}, {"cell": "b", "ci": (0.0, 0.02)},
+                      {"cell": "c", "ci": (-0.01, 0.001)}],
+            "compared_with": 0.0, "margin": M, "claim": "above", "new": True,
+            "margin_reason": "r", "table": "t", "result": "r", "statement": "s"}
+    assert verdicts.cell_statuses(grid) == [("a", "holds"), ("b", "inconclusive"),
+                                            ("c", "does not hold")]
+
+
+# --------------------------------------------------------------------------- ties
+
+def test_ties_are_one_finding_on_the_slopes_between_sizes(tmp_path, monkeypatch):
+    ties = discrete.ties_table(discrete.tie_spaces([8, 16, 32], [4, 6, 8]))
+    rates, slopes = discrete.tie_rates(ties), discrete.tie_slopes(ties)
+    assert set(slopes) == {"cycle", "torus"}
+    for name, (lo, hi) in slopes.items():
+        assert lo <= rates[name] <= hi < 0  # the fit lies within the range between sizes
+    mc = pd.DataFrame({"space": ["cycle", "torus"], "z": [1.0, -2.0], "stderr": [1e-4, 3e-4]})
+    grid = verdicts.ties_result(ties, rates, slopes, mc)
+    assert grid["claim"] == "below" and grid["margin"] == verdicts.TIE_MARGIN
+    assert grid["check_max_z"] == 2.0 and len(grid["cells"]) == 2
+    assert grid["cells"][0]["cell"].startswith("torus")  # the shallower decay first
+    got, row = _status(tmp_path, monkeypatch, grid)
+    assert got == "holds" and row["headline"] == pytest.approx(rates["torus"])
+    assert verdicts.ties_vanish(slopes) and verdicts.ties_vanish(rates)
+    # a height that falls slower than N^-1/4 between some sizes: the claim cannot be told
+    shallow = {"cycle": slopes["cycle"], "torus": (slopes["torus"][0], -0.2)}
+    got, _ = _status(tmp_path, monkeypatch, verdicts.ties_result(ties, rates, shallow, mc))
+    assert got == "inconclusive" and not verdicts.ties_vanish(shallow)
+    flat = {"cycle": slopes["cycle"], "torus": (-0.1, 0.0)}
+    got, _ = _status(tmp_path, monkeypatch, verdicts.ties_result(ties, rates, flat, mc))
+    assert got == "does not hold"
+
+
+def test_finding_rows_never_pass_a_yes_or_no_criterion():
+    _, peaks, _, _ = _floor_tables()
+    ties = discrete.ties_table(discrete.tie_spaces([8, 16, 32], [4, 6, 8]))
+    grids = [verdicts.beats_result(_two_peaks(), peaks),
+             verdicts.slot_bound_result(_equal([0.69, 0.66, 0.59, 0.54])),
+             verdicts.family_result(_check(), Estimate(0.81, 0.001, 100), 0.80985),
+             verdicts.ties_result(ties, discrete.tie_rates(ties), discrete.tie_slopes(ties),
+                                  pd.DataFrame({"z": [0.0]}))]
+    for grid in grids:
+        assert "passed" not in grid and all("passed" not in c for c in grid["cells"])
+        assert grid["margin"] > 0 and grid["margin_reason"].strip()

@@ -18,6 +18,7 @@ from semres.core import shapes, theory
 from semres.report import GOOD, Z_MAX, find, plural
 
 from . import branch, verdicts
+from . import ties as discrete
 from .certified import frontier_table
 from .families import floor_bound, linear_peak_b
 from .settings import DEFAULT, SETTINGS
@@ -77,13 +78,14 @@ def equal_shown(equal) -> tables.Table:
 
 
 def families(report, cfg, check, sweep, lin_est, lin_paper: float, b_cross) -> None:
-    """The families' table (Monte Carlo cells, then the exact sweep), their overview row, what
+    """The families' table (Monte Carlo cells, then the exact sweep), their finding (one claim
+    over every Monte Carlo cell, :func:`.verdicts.family_result`), what
     the prose quotes of the sweep (``b_cross``: where the linear kernel crosses the constant
     kernel's front, as a ball measure) and the figure."""
     table = pd.concat([check, sweep], ignore_index=True)
     report.table(table[["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc", "z"]],
                  "families")
-    report.result(**verdicts.family_result(lin_est, lin_paper, check))
+    report.grid_result(**verdicts.family_result(check, lin_est, lin_paper))
     glue(report, sweep_glue(sweep, b_cross), small=("exponential_fine_scale",
                                                     "gaussian_fine_scale"))
     report.figure("families", fig_families(sweep, check, cfg.sweep_deltas))
@@ -91,13 +93,14 @@ def families(report, cfg, check, sweep, lin_est, lin_paper: float, b_cross) -> N
 
 def best(report, cfg, *, floored, certified, scan, peaks, best2, opt, local2, shortfall,
          mc_best, shapes_) -> pd.DataFrame:
-    """The best similarity: the floor proposition's row (every floored family curve and every
-    certified optimum against the bound), one row per floor and the certificates' check, what
-    the prose quotes and the figure. Returns the two-item rows of ``frontier.csv``, which
-    :func:`.page_floor_n.floor_n_section` completes with the n-item rows and writes."""
+    """The best similarity: the floor proposition's check (every floored family curve and every
+    certified optimum against the bound) and the certificates' check, what the prose quotes
+    and the figure. Returns the two-item rows of ``frontier.csv``, which
+    :func:`.page_floor_n.floor_n_section` completes with the n-item rows and writes; whether
+    the best similarity beats the constant kernel is one finding over every (n, floor), two
+    items included, added there."""
     report.result(**verdicts.floor_result(floored, scan))
-    for row in verdicts.best_results(peaks, mc_best):
-        report.result(**row)
+    report.result(**verdicts.best_check(peaks, mc_best))
     quoted = best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best)
     quoted.update(qp_grid=cfg.qp_grid, targets=cfg.targets, scan=cfg.scan,
                   kmax=int(cfg.frontier_K))
@@ -108,23 +111,25 @@ def best(report, cfg, *, floored, certified, scan, peaks, best2, opt, local2, sh
 
 
 def ties(report, table, rates: dict, tie_mc) -> None:
-    """The discrete spaces: ``ties.csv``, one row per family of spaces, what the prose quotes
-    and the figure."""
+    """The discrete spaces: ``ties.csv``, their finding (one claim over both families of
+    spaces, :func:`.verdicts.ties_result`), what the prose quotes and the figure."""
     report.table(table, "ties")
-    for row in verdicts.tie_results(table, rates, tie_mc):
-        report.result(**row)
-    glue(report, tie_glue(table, rates, tie_mc))
+    slopes = discrete.tie_slopes(table)
+    report.grid_result(**verdicts.ties_result(table, rates, slopes, tie_mc))
+    glue(report, tie_glue(table, rates, slopes, tie_mc))
     report.figure("ties", fig_ties(table, rates))
 
 
 def slots(report, sweep, equal, best_slot, z1, wrong: dict, pi_max, wrong_eps: float) -> None:
     """The compositional pilot: ``slots.csv`` (the sweep as measured, without the heights
-    derived from it), its rows, ``slots_equal_pi.csv``, what the prose quotes (``wrong``: the
+    derived from it), its check and its finding (the front bounds the mean code at every
+    identification level, :func:`.verdicts.slot_bound_result`), ``slots_equal_pi.csv``, what
+    the prose quotes (``wrong``: the
     max code's share of wrong preferences per K at radius ``wrong_eps``; ``pi_max``: its p_I
     there, per K) and the figure."""
     report.table(sweep.drop(columns=["above", "above_z"], errors="ignore"), "slots")
-    for row in verdicts.slot_results(best_slot, z1, equal):
-        report.result(**row)
+    report.result(**verdicts.slot_check(best_slot, z1, equal))
+    report.grid_result(**verdicts.slot_bound_result(equal))
     report.table(equal, "slots_equal_pi")
     quoted = slot_glue(sweep, equal, best_slot)
     quoted.update({f"wrong_{K}": wrong[K] for K in wrong} | {f"pi_max_{K}": pi_max.loc[K]
@@ -135,10 +140,12 @@ def slots(report, sweep, equal, best_slot, z1, wrong: dict, pi_max, wrong_eps: f
 
 
 def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep, peaks_n,
-            seconds: float) -> None:
+            beats, seconds: float) -> None:
     """The chapter's points on the overview plane, what ran, how this build differs from the
     paper, the saved summary and the result box (``peaks_n``: the n-item largest gains, with
-    their certificates). The page shows no summary table: the box lists every result."""
+    their certificates; ``beats``: the status of each (n, floor) cell of the finding that the
+    best similarity beats the constant kernel, :func:`.verdicts.beats_pairs`). The page shows
+    no summary table: the box lists every result."""
     for point in front_points(check, mc_best, slot_sweep):
         report.point(*point)
     report.text("ran", ran_lines(cfg, profile, seed), markdown=True, cites=ran_cites(cfg, seed))
@@ -148,28 +155,29 @@ def publish(report, cfg, profile: str, seed: int, *, check, mc_best, slot_sweep,
                       "constant similarity; everything here is an extension")
     report.number("seconds", seconds)
     report.save()
-    text, cites = lead(report.rows, peaks_n)
+    text, cites = lead(report.rows, peaks_n, beats)
     report.box("; ".join(line[2:] for line in ran_lines(cfg, profile, seed).splitlines()),
                lead=text, lead_cites=cites)
 
 
-def lead(rows, peaks_n) -> tuple[str, dict]:
-    """The box's first sentences: what a floor forces, how far the best similarity gets past
-    Theorem 3's constant kernel, and at how many of the n-item largest gains (``peaks_n``)
-    branch-and-bound certifies it; with the counts they quote."""
+def lead(rows, peaks_n, beats) -> tuple[str, dict]:
+    """The box's first sentences: what a floor forces, in how many of the (n, floor) cells of
+    its one finding (``beats``: (n, floor, status) per cell) the best similarity gets past
+    Theorem 3's constant kernel by more than the margin, and at how many of the n-item largest
+    gains (``peaks_n``) branch-and-bound certifies it; with the counts they quote."""
     bound = find(rows, "a floor forces a tradeoff for any number of items")
-    beats = [r for r in rows if r["result"].startswith("best similarity beats")]
-    held = [r for r in beats if r["status"] in GOOD]
+    held = [b for b in beats if b[-1] in GOOD]
     first = ("A noise floor $\\Delta$ forces the tradeoff for any number of items: no "
              "similarity lets either rate of $n$ items pass $1/(1 + (n-1)\\Delta)$"
              + (" (proved and checked)." if bound is not None and bound["status"] == "check"
                 else "."))
     cites = {"held": len(held), "cases": len(beats), "certified": int(peaks_n.certified.sum()),
-             "largest_gains": len(peaks_n)}
+             "largest_gains": len(peaks_n), "margin": verdicts.RATE_MARGIN}
     if not beats:
         return first, cites
-    return (first + f" The paper's constant kernel is beaten in {len(held)} of "
-            f"{plural(len(beats), 'case')} of items and floor; beyond two items branch-and-bound "
+    return (first + f" The paper's constant kernel is beaten by more than "
+            f"{verdicts.RATE_MARGIN:g} in {len(held)} of {plural(len(beats), 'case')} of items "
+            f"and floor (one finding); beyond two items branch-and-bound "
             f"certifies the best similarity at {int(peaks_n.certified.sum())} of the "
             f"{len(peaks_n)} largest gains."), cites
 
@@ -242,17 +250,17 @@ def best_glue(best2, certified, peaks, scan, shapes_, shortfall, mc_best) -> dic
     return {**numbers, **texts, "cites": cites}
 
 
-def tie_glue(ties, rates, tie_mc) -> dict:
-    """What the ties section quotes: the slopes, the first and last heights, the engine's
-    largest |z|, and the verdict on whether the height vanishes (every slope below
-    :data:`.verdicts.TIE_RATE`)."""
+def tie_glue(ties, rates, slopes, tie_mc) -> dict:
+    """What the ties section quotes: the slopes (``rates``, over all sizes), the first and last
+    heights, the engine's largest |z|, and the verdict on whether the height vanishes (every
+    slope between successive sizes, ``slopes``, below :data:`.verdicts.TIE_RATE`)."""
     numbers = {"tie_maxz": tie_mc.z.abs().max()}
     for name, rate in rates.items():
         g = ties[ties.space == name]
         numbers.update({f"tie_rate_{name}": rate, f"tie_first_{name}": g.above_front.iloc[0],
                         f"tie_last_{name}": g.above_front.iloc[-1],
                         f"tie_n_{name}": int(g.points.iloc[-1])})
-    vanish = verdicts.ties_vanish(rates)
+    vanish = verdicts.ties_vanish(slopes)
     return {**numbers, "tie_verdict": "vanishes in the continuum limit, as a power of the "
             "number of points" if vanish else "does not clearly vanish over the sizes of this "
             "build"}
@@ -266,7 +274,7 @@ def slot_glue(slots, equal, best_slot) -> dict:
     above_max = verdicts.above_front(slots, ["max", "product"])
     eq = {c: equal[equal["combine"] == c].set_index("p_i") for c in ("mean", "max", "product")}
     levels = list(eq["mean"].index)
-    above_at, below_at = verdicts.clear_of_front(eq["mean"])  # the rows' 95% intervals
+    where = verdicts.against_front(eq["mean"])  # the finding's cells: 95% intervals, margin
     texts = {
         "slot_max_verdict": "lies on or below the front, as the proposition requires of any "
         "0/1 code" if not above_max else "has points significantly above the front, which the "
@@ -278,13 +286,8 @@ def slot_glue(slots, equal, best_slot) -> dict:
             f"{eq['max'].p_s[p]:.4f}, the product code {eq['product'].p_s[p]:.4f} and the mean "
             f"code {eq['mean'].p_s[p]:.4f} (its sorted bound {eq['mean'].sorted_bound[p]:.4f})"
             for p in levels),
-        "slot_mean_equal_verdict": (
-            "lies above the front, its 95% interval clear of it, at pᵢ = "
-            + ", ".join(f"{p:g}" for p in above_at) if above_at else "is not above the front "
-            "at any of these levels") + (" and below it at pᵢ = "
-                                         + ", ".join(f"{p:g}" for p in below_at)
-                                         if below_at else "")}
-    numbers = {"slot_equal_se": equal.se_s.max(),
+        "slot_mean_equal_verdict": against_sentence(where, verdicts.RATE_MARGIN)}
+    numbers = {"slot_equal_se": equal.se_s.max(), "rate_margin": verdicts.RATE_MARGIN,
                "slot_max_worst": slots[(slots["combine"] == "max") & (slots.K == 4)].above.min(),
                "slot_prod_best": best_slot.loc[(4, "product")].above,
                "slot_mean_best": best_slot.loc[(4, "mean")].above}
@@ -293,8 +296,29 @@ def slot_glue(slots, equal, best_slot) -> dict:
         ("product", eq["product"].p_s[p]), ("mean", eq["mean"].p_s[p]),
         ("sorted", eq["mean"].sorted_bound[p]))}
     cites = {"slot_max_verdict": {"zero": 0, "one": 1}, "slot_equal_text": equal_cites,
-             "slot_mean_equal_verdict": {f"p_i_{i}": p for i, p in enumerate(levels)}}
+             "slot_mean_equal_verdict": {"margin": verdicts.RATE_MARGIN,
+                                         **{f"p_i_{i}": p for i, p in enumerate(levels)}}}
     return {**numbers, **texts, "cites": cites}
+
+
+def against_sentence(where: dict, margin: float) -> str:
+    """Where the mean code lies against the front at each identification level, in words
+    (``where``: :func:`.verdicts.against_front`): above it by more than the margin (an
+    escape), on it within the margin, below it by more, or not told from the margin's edge."""
+    said = {"above": (f"rises above it by more than {margin:g}", " (an escape: its 95% "
+                      "interval lies wholly beyond that margin)"),
+            "on": (f"lies on it within {margin:g}", ""),
+            "below": (f"lies below it by more than {margin:g}", ""),
+            "unsure": (f"lies too near the margin ({margin:g} from the front) to tell", "")}
+    parts = [f"{said[k][0]} at pᵢ = " + ", ".join(f"{p:g}" for p in where[k]) + said[k][1]
+             for k in ("above", "on", "below", "unsure") if where[k]]
+    if not parts:
+        return "was measured at no level"
+    parts[0] = parts[0].replace(" it ", " the front ", 1)  # the first names the front
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    if not where["above"]:
+        text += ": it does not escape the front at any of these levels"
+    return text
 
 
 def ran_lines(cfg, profile: str, seed: int) -> str:

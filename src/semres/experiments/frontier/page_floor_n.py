@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from semres.core import theory
+from semres.report import GOOD
 from semres.report import plotting as splot
 
 from . import branch, floor_n, verdicts
@@ -18,26 +19,33 @@ COLUMNS = ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "s
            "gap", "kkt", "spread", "certified", "proposition_bound", "bb_bound", "nodes", "rank"]
 
 
-def floor_n_section(report, cfg, two_items, front, peaks, mc, search, scale, two_item_short,
-                    two_item_scan, grid_shift: float) -> None:
-    """The n-item floor section: its rows (:func:`.verdicts.floor_n_rows`), ``frontier.csv``
+def floor_n_section(report, cfg, two_items, two_peaks, front, peaks, mc, search, scale,
+                    two_item_short, two_item_scan, grid_shift: float) -> list[tuple]:
+    """The n-item floor section: its three checks (:func:`.verdicts.floor_n_rows`), the one
+    finding that the best similarity beats the constant kernel at every (n, floor), two items
+    (``two_peaks``, the certified two-item largest gains) included
+    (:func:`.verdicts.beats_result`), ``frontier.csv``
     (the two-item rows ``two_items`` of :func:`.page.best` and the n-item rows, certified or
     bracketed), what the prose quotes and the figure. ``front`` and ``peaks`` carry their
     certificates (:func:`.branch.certify_table`); ``scale``: :func:`.floor_n.scaling`;
     ``two_item_short``: how far the n-item optimiser falls below the concave program at two
     items; ``two_item_scan``: the certified two-item scan, drawn as the best similarity at
     n = 2; ``grid_shift``: how far the optima move on half the levels
-    (:func:`.floor_n.grid_shift`)."""
-    rows = verdicts.floor_n_rows(front, peaks, mc, search, two_item_short, grid_shift)
-    statuses = [report.result(**row) for row in rows]
+    (:func:`.floor_n.grid_shift`). Returns each (n, floor) cell of the finding with its status
+    (:func:`.verdicts.beats_pairs`), for the box's lead."""
+    for row in verdicts.floor_n_rows(front, peaks, mc, search, two_item_short, grid_shift):
+        report.result(**row)
+    report.grid_result(**verdicts.beats_result(two_peaks, peaks))
+    pairs = verdicts.beats_pairs(two_peaks, peaks)
     report.table(frontier_csv(two_items, front, peaks), "frontier")
     report.numbers(floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short, grid_shift),
                    small=("fn_spread_max", "fn_kkt_max", "fn_two_item_max", "fn_grid_shift"))
-    for name, (sentence, cites) in {"fn_beats": beats_sentence(peaks, statuses[3:]),
+    for name, (sentence, cites) in {"fn_beats": beats_sentence(pairs),
                                     "fn_cert_text": certified_sentence(peaks)}.items():
         report.text(name, sentence, markdown=True, cites=cites)
     report.figure("floor_n", fig_floor_n(front, peaks, mc, two_item_scan, cfg.deltas,
                                          (2, *cfg.floor_ns)))
+    return pairs
 
 
 def frontier_rows(front, peaks) -> pd.DataFrame:
@@ -93,23 +101,36 @@ def floor_n_glue(cfg, front, peaks, mc, search, scale, two_item_short, grid_shif
     return out
 
 
+#: why a cell of the finding that the best similarity beats the constant kernel did not hold
+WHY_NOT = {"does not hold": "the most any similarity gains stays below that margin (the "
+                            "constant kernel is as good within it)",
+           "inconclusive": "the gain found stays below the margin but the proven bound allows "
+                           "more, so this build cannot tell"}
+
+
 def _pair(n, delta) -> str:
     return f"n = {n}, Δ = {delta:g}"
 
 
-def beats_sentence(peaks, statuses) -> tuple[str, dict]:
-    """Where the engine's 95% interval puts the best n-item similarity above the constant
-    kernel: at every (n, floor), or at how many and what the others are; with the numbers it
+def beats_sentence(pairs) -> tuple[str, dict]:
+    """Where the best similarity beats the constant kernel by more than the margin
+    (``pairs``: (n, floor, status) per cell of the one finding, :func:`.verdicts.beats_pairs`):
+    at every (n, floor), or at how many and what the others are; with the numbers it
     quotes."""
-    pairs = [(r.n, r.delta, s) for r, s in zip(peaks.itertuples(), statuses)]
-    others = [(n, d, s) for n, d, s in pairs if s != "holds"]
-    cites = {"pairs": len(pairs), "held": len(pairs) - len(others)}
+    others = [(n, d, s) for n, d, s in pairs if s not in GOOD]
+    cites = {"pairs": len(pairs), "held": len(pairs) - len(others),
+             "margin": verdicts.RATE_MARGIN}
     cites.update({f"{k}_{i}": v for i, (n, d, _) in enumerate(others)
                   for k, v in (("n", n), ("delta", d))})
+    lead = f"by more than {verdicts.RATE_MARGIN:g} "
     if not others:
-        return f"at all {len(pairs)} pairs of n and Δ", cites
-    return (f"at {len(pairs) - len(others)} of the {len(pairs)} pairs of n and Δ (the finding "
-            "is " + "; ".join(f"{s} at {_pair(n, d)}" for n, d, s in others) + ")"), cites
+        return lead + f"at all {len(pairs)} pairs of n and Δ", cites
+    groups = []
+    for said in dict.fromkeys(s for *_, s in others):  # each status once, in order
+        where = " or ".join(_pair(n, d) for n, d, s in others if s == said)
+        groups.append(f"not at {where}, where {WHY_NOT.get(said, 'the cell is ' + said)}")
+    return (lead + f"at {len(pairs) - len(others)} of the {len(pairs)} pairs of n and Δ ("
+            + "; ".join(groups) + ")"), cites
 
 
 def certified_sentence(peaks) -> tuple[str, dict]:

@@ -68,6 +68,17 @@ def tie_rates(ties) -> dict:
             for name, g in ties.groupby("space")}
 
 
+def tie_slopes(ties) -> dict:
+    """Per family of spaces, the range (lowest, highest) of the log-log slopes of the height
+    above the front between successive numbers of points: how steeply it falls at the
+    smallest and largest rate the sizes show."""
+    out = {}
+    for name, g in ties.sort_values("points").groupby("space"):
+        slope = np.diff(np.log(g.above_front.to_numpy())) / np.diff(np.log(g.points.to_numpy()))
+        out[name] = (float(slope.min()), float(slope.max()))
+    return out
+
+
 def tie_check(ties, jobs, trials: int, stream, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:
     """The engine on ``jobs`` (ties included) against their exact rates in ``ties`` (the
     constant kernel of radius ``eps``)."""
