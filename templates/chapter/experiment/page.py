@@ -26,5 +26,4 @@ def publish(report, cfg, profile: str, seed: int, mc) -> None:
     report.save()
     report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} trials per cell",
                lead=f"Theorem 1 {'holds' if status in GOOD else status}: every Monte Carlo "
-               f"cell lies within {fmt(row['check_max_z'], places=1)} standard errors of its "
-               "closed form.")
+               f"cell lies within {fmt(max(map(abs, row['ci'])), 2)} of its closed form.")
