@@ -23,7 +23,9 @@ def _near(model="m", does=True, misfit=False):
             "best": {"shape": "exponential", "resolution": 30.4, "ci_low": 11.2,
                      "ci_high": 117.1, "misfit": misfit, "upper_bound": False, "finest_x": 1.0,
                      "relative_floor": 0.80, "gof_p": 0.97, "pairs": 16, "trials": 2000,
-                     "at_bound": False},
+                     "at_bound": False, "half_decay": 30.4, "half_decay_ci_low": 11.2,
+                     "half_decay_ci_high": 117.1, "chance_return": 95.0,
+                     "chance_return_ci_low": 60.0, "chance_return_ci_high": 140.0},
             "fits": pd.DataFrame({"shape": ["exponential", "gaussian"],
                                   "resolution": [30.4, 35.0], "delta_aic": [0.0, 0.2],
                                   "best": [True, False]}),
@@ -38,16 +40,29 @@ def _gate(model, passes):
                                      "ci_high": 0.875 if passes else 0.528}}
 
 
-def _protocol(trades=False):
-    temps = pd.DataFrame({"temperature": [0.1, 1.0], "p_s": [0.52, 0.53], "p_s_se": [0.01, 0.01],
+def _protocol(trades=False, model="q"):
+    from semres.core import theory
+
+    temps = pd.DataFrame({"temperature": [0.1, 1.0], "p_s": [0.53, 0.52], "p_s_se": [0.01, 0.01],
                           "p_i": [0.91, 0.85], "p_i_se": [0.01, 0.01]})
     if trades:
         temps = pd.DataFrame({"temperature": [0.1, 1.0], "p_s": [0.55, 0.70],
                               "p_s_se": [0.01, 0.01], "p_i": [0.95, 0.85],
                               "p_i_se": [0.01, 0.01]})
-    return {"temperature": temps, "uniform": {"p": 0.506},
-            "theorem3": {"p_identification": 0.003, "p_similarity": 0.0001, "sim_se_max": 0.03,
-                         "n": [2, 4, 8]}}
+    ns = [2, 4, 8]
+    p_s, p_i = (np.asarray(v, float) for v in theory.n_item(0.3, np.array(ns)))
+    sweep = pd.DataFrame(
+        [{"model": model, "task": "identification", "n": n, "p": p, "se": 0.01}
+         for n, p in zip(ns, p_i)] +
+        [{"model": model, "task": "similarity", "n": n, "p": p + d, "se": 0.01}
+         for n, p, d in zip(ns, p_s, (0.0, -0.2, -0.05))])
+    sweep["ci_low"], sweep["ci_high"] = sweep.p - 0.02, sweep.p + 0.02
+    return page_lm.extend({"model": model, "temperature": temps, "uniform": {"p": 0.506},
+                           "sweep": sweep, "does_similarity": False}, gof_boot=0, seed=0)
+
+
+def _trade(status="does not hold"):
+    return ({"status": status}, False, "")
 
 
 def _words(text: str) -> list[str]:
@@ -63,20 +78,24 @@ def _shares_eight_words(a: str, b: str) -> bool:
 def test_the_lead_says_what_the_models_do_with_the_number_and_its_interval():
     assessed = {"q": _gate("q", True), "s": _gate("s", False)}
     lead = page.lead(assessed, {"q": _near("q"), "s": _near("s", does=False)},
-                     {"q": _protocol()}, (False, False, ""))
-    assert "about 30 years [11, 117]" in lead and "0.85 [0.82, 0.88]" in lead
-    assert "does not trade $p_S$ for $p_I$" in lead and "misses" in lead
+                     {"q": _protocol()}, _trade())
+    assert "halves within about 30 years [11, 117]" in lead and "0.85 [0.82, 0.88]" in lead
+    # the return-to-chance distance, and only it, is set beside the paper's 70-80 years
+    assert "return to chance about 95 years [60, 140] away, not told apart from the paper's " \
+           "70–80 years (the same measure)" in lead
+    assert "cannot be told to trade or not to trade $p_S$ for $p_I$" in lead
+    assert "misses its success across $n$ without a floor" in lead
     assert "s does not identify anyone" in lead
-    assert lead.count(". ") == 1 and lead.endswith("does not.")  # two sentences, the meaning last
+    assert lead.count(". ") == 1 and lead.endswith("cannot be told here.")
 
 
 def test_the_lead_says_so_when_no_model_has_a_resolution():
     assessed = {"q": _gate("q", True)}
-    lead = page.lead(assessed, {"q": _near("q", does=False)}, {"q": _protocol()},
-                     (False, False, ""))
+    lead = page.lead(assessed, {"q": _near("q", does=False)}, {"q": _protocol()}, _trade())
     assert "shows no similarity of years (0.54 [0.52, 0.56]" in lead
     assert "cannot test the paper's 70–80-year resolution" in lead
-    assert page.lead({}, {}, {}, (True, False, "")).startswith("No causal LM ran")
+    assert lead.endswith("shows no tradeoff either.")
+    assert page.lead({}, {}, {}, _trade("holds")).startswith("No causal LM ran")
 
 
 def test_a_rows_statement_is_not_its_sections_sentence():
@@ -96,7 +115,7 @@ def test_the_page_writes_math_as_math():
                  page_lm.temperature_text({"model": "q", "does_similarity": True,
                                            "temperature": _protocol()["temperature"]}),
                  page.lead({"q": _gate("q", True)}, {"q": _near("q")}, {"q": _protocol()},
-                           (False, False, ""))):
+                           _trade())):
         bare = re.sub(r"\$[^$]*\$", "", text)
         assert not re.search(r"\bp_[SI]\b|\blambda\b|\bDelta\b|=None", bare), text
 
@@ -131,25 +150,19 @@ def _assessed(model="qwen2.5-coder-0.5b", passes=True):
 
 
 def _lm_protocol(model="qwen2.5-coder-0.5b", does=True):
-    from semres.core import theory
-    from semres.experiments.llm import lm_protocol
-
-    ns = [2, 4, 8]
-    p_s, p_i = (np.asarray(v, float) for v in theory.n_item(0.3, np.array(ns)))
-    sweep = pd.DataFrame(
-        [{"model": model, "task": "identification", "n": n, "p": p, "se": 0.01}
-         for n, p in zip(ns, p_i)] +
-        [{"model": model, "task": "similarity", "n": n, "p": p + d, "se": 0.01}
-         for n, p, d in zip(ns, p_s, (0.0, -0.2, -0.05))])
-    r = {"model": model, "does_similarity": does,
-         "uniform": {"p": 0.506, "ci_low": 0.273, "ci_high": 0.74, "names": 8,
-                     "unit": "lists of names", "trials": 32},
-         "theorem3": lm_protocol.theorem3(sweep, seed=0),
-         "temperature": _protocol(trades=does)["temperature"],
-         "kernel": pd.DataFrame({"distance": [0.0, 12.0, 150.0, 300.0],
-                                 "g": [1.0, 0.53, 0.21, 0.18]}),
-         "kernel_fit": {"lambda": 31.6, "floor": 0.19, "resolution": 52.4, "misfit": False,
-                        "gof_p": 0.31, "gof_resolution": 0.0}}
+    r = _protocol(trades=does, model=model)
+    r.update({"does_similarity": does,
+              "uniform": {"p": 0.506, "ci_low": 0.273, "ci_high": 0.74, "names": 8,
+                          "unit": "lists of names", "trials": 32},
+              "kernel": pd.DataFrame({"distance": [0.0, 12.0, 150.0, 300.0],
+                                      "g": [1.0, 0.53, 0.21, 0.18],
+                                      "log_g": np.log([1.0, 0.53, 0.21, 0.18]),
+                                      "log_g_se": [0.0, 0.05, 0.05, 0.05]}),
+              "kernel_fit": {"lambda": 31.6, "floor": 0.19, "resolution": 52.4,
+                             "chance_return": 52.4, "half_decay": 21.9, "misfit": False,
+                             "gof_p": 0.31, "gof_resolution": 0.0, "decays": True,
+                             "trend_estimate": -0.8, "trend_ci_low": -1.2,
+                             "trend_ci_high": -0.4, "trend_p": 0.001}})
     return r
 
 
@@ -168,7 +181,7 @@ def test_every_sentence_quotes_only_the_numbers_it_cites():
         r, near = _lm_protocol(does=does), {**_near("qwen2.5-coder-0.5b", does=does),
                                             "front": {"p_s": 0.512, "p_s_se": 0.01}}
         text = (f"{page_lm.similarity_text(r)}. {page_near.front_text(near, r['uniform'])} "
-                f"{page_lm.theorem3_text(r)}. {page_lm.kernel_text(r)}. "
+                f"{page_lm.theorem3_text(r)} {page_lm.kernel_text(r, near)}. "
                 f"{page_lm.temperature_text(r)} {page_lm.protocol_summary(r)}")
         said.append((text, page_lm.protocol_numbers(r, near)))
     for r in (_near("qwen2.5-coder-0.5b"), _near(does=False), _near(misfit=True),

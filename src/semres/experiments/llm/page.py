@@ -8,6 +8,8 @@ The causal LMs' sections are :mod:`.page_lm` and :mod:`.page_near`, the encoder'
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import sympy as sp
@@ -16,6 +18,7 @@ from semres.report import plotting as splot
 from semres.report.numbers import as_number, carried, mathify, pooled
 from semres.core import theory
 from semres.core.book import torch_device
+from semres.report.verdicts import judge
 
 from . import page_lm, verdicts
 from .kernel_fits import SHAPE_LABELS
@@ -94,6 +97,30 @@ def publish_external(report, windows, ext_windows: list, ext_n, ext_ref: dict, t
     return window_table
 
 
+def shape_row(report, model: str, best_shape: str, shape_fits: dict, shape_df, kernel: tuple,
+              stand_in: str) -> None:
+    """The encoder's kernel shape as a finding: the paper's exponential with a floor predicts
+    held-out units no worse than the best other shape by more than :data:`verdicts.SHAPE_MARGIN`
+    in ln g; a misfit when its fit fails its goodness-of-fit test, with its size
+    (:func:`verdicts.kernel_fit_size`)."""
+    ranked = shape_df.set_index("shape")
+    exp = ranked.loc["exp_floor"]
+    other = ranked.drop(index="exp_floor").sort_values("heldout_rmse").iloc[0]
+    gap = float(exp.heldout_rmse - other.heldout_rmse)
+    fit = shape_fits["exp_floor"]
+    distance, g, se = kernel
+    report.result(f"Kernel shape of {model}",
+                  f"the held-out error (RMSE of ln g) of the paper's exponential with a floor "
+                  f"less that of the best other shape ({SHAPE_LABELS[other.name]}); best "
+                  f"overall: {SHAPE_LABELS[best_shape]}", headline=gap,
+                  ci=verdicts.interval(gap, float(np.hypot(exp.heldout_se, other.heldout_se))),
+                  compared_with=0.0, compared_with_label="the best other shape's error",
+                  margin=verdicts.SHAPE_MARGIN, margin_reason=verdicts.SHAPE_REASON,
+                  claim="at most", misfit=bool(fit.get("misfit")),
+                  fit_size=verdicts.kernel_fit_size(distance, g, se, fit),
+                  gof_p=fit.get("gof_p"), stand_in=stand_in)
+
+
 def deviation_lines(cfg, encoder: str, lms: list, ns: list, n_names: int) -> list[str]:
     """How this build's protocol differs from the paper's, beyond the settings in
     ``SETTINGS.paper`` (which :meth:`semres.report.Report.deviations` compares itself)."""
@@ -121,8 +148,11 @@ def deviation_lines(cfg, encoder: str, lms: list, ns: list, n_names: int) -> lis
 
 def lead_numbers(assessed: dict, near_results: dict) -> dict:
     """What :func:`lead` quotes: each model's gate and nearer-person masses with their
-    intervals, its resolution, the paper's range and the numbers in the models' names."""
-    keys = ("p", "ci_low", "ci_high", "resolution", "finest_x")
+    intervals, its half-decay and return-to-chance distance, the paper's range and the
+    numbers in the models' names."""
+    keys = ("p", "ci_low", "ci_high", "resolution", "finest_x", "half_decay",
+            "half_decay_ci_low", "half_decay_ci_high", "chance_return",
+            "chance_return_ci_low", "chance_return_ci_high")
     out = {"paper": THE_PAPER.resolution[0], "paper_high": THE_PAPER.resolution[1],
            **carried(*assessed)}
     for m, a in assessed.items():
@@ -134,10 +164,23 @@ def lead_numbers(assessed: dict, near_results: dict) -> dict:
     return out
 
 
+def _paper_words(best: dict) -> str:
+    """Where a model's return-to-chance distance stands against the paper's 70–80 years (the
+    same measure), by the book's rule on its interval; empty without one."""
+    lo, hi = best.get("chance_return_ci_low"), best.get("chance_return_ci_high")
+    if as_number(lo) is None or as_number(hi) is None or not (np.isfinite(lo) and
+                                                              np.isfinite(hi)):
+        return ""
+    state = judge(lo, hi, verdicts.PAPER_RESOLUTION[0], verdicts.PAPER_RESOLUTION[1])
+    return {"pass": "within", "fail": "outside"}.get(state, "not told apart from")
+
+
 def lead(assessed: dict, near_results: dict, protocol: dict, trade: tuple) -> str:
     """The box's opening (MyST): what the causal LMs do and do not do, with the main number and
     its interval, and what that means for the paper's claim; built from the results, so that it
-    says what this build found, whichever models passed."""
+    says what this build found, whichever models passed. A half-decay (lambda ln 2) and a
+    return-to-chance distance (lambda ln(1/Delta)) are both given, and only the second is set
+    beside the paper's 70–80 years, which is that measure."""
     lo_p, hi_p = THE_PAPER.resolution
     parts, doers = [], []
     for m in protocol:  # the models that pass the gate
@@ -151,47 +194,71 @@ def lead(assessed: dict, near_results: dict, protocol: dict, trade: tuple) -> st
             continue
         doers.append(m)
         b = r["best"]
-        scale = (f"finer than {b['finest_x']:g} years" if b["upper_bound"] else
-                 f"about {b['resolution']:.0f} years [{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
-        trades = verdicts.tradeoff(protocol[m]["temperature"])[1]
-        law = verdicts.theorem3_verdict(protocol[m]["theorem3"])["within"]
-        parts.append(f"{head} and prefers the nearer of two people within {scale}, but "
-                     f"sharpening it {'trades' if trades else 'does not trade'} $p_S$ for $p_I$ "
-                     f"and Theorem 3 {'meets' if law else 'misses'} it across $n$")
+        half = (f"finer than {b['finest_x']:g} years" if b["upper_bound"] else
+                f"within about {b['resolution']:.0f} years [{b['ci_low']:.0f}, "
+                f"{b['ci_high']:.0f}]")
+        back = b.get("chance_return", math.nan)
+        blo, bhi = b.get("chance_return_ci_low", math.nan), b.get("chance_return_ci_high",
+                                                                  math.nan)
+        where = _paper_words(b)
+        back_words = (f", and its answers return to chance about {back:.0f} years [{blo:.0f}, "
+                      f"{bhi:.0f}] away, {where} the paper's {lo_p}–{hi_p} years (the same "
+                      "measure)" if where and np.isfinite(back) else "")
+        words = {"reproduced": "meets", "holds": "meets", "does not hold": "misses",
+                 "inconclusive": "cannot be told to meet or miss"}
+        free = words.get(page_lm._t3_status(protocol[m], "free"), "is not judged on")
+        floor = words.get(page_lm._t3_status(protocol[m], "floor"), "is not judged on")
+        parts.append(f"{head} and prefers the nearer of two people: its similarity halves "
+                     f"{half}{back_words}; sharpening it {page_lm._trades(protocol[m])} $p_S$ "
+                     f"for $p_I$, and Theorem 3 {free} its success across $n$ without a "
+                     f"floor and {floor} it with one")
     failing = [a["model"] for a in assessed.values() if a["gate"]["verdict"] != "passes"]
     if failing:
         parts.append(f"{' and '.join(failing)} {'does' if len(failing) == 1 else 'do'} not "
                      "identify anyone by birth year")
     first = ("; ".join(parts) if parts else "No causal LM ran in this build") + "."
     if doers:
-        trades = any(verdicts.tradeoff(protocol[m]["temperature"])[1] for m in doers)
-        meaning = (f"So the finite resolution the paper read off its larger models ({lo_p}–"
-                   f"{hi_p} years) shows up on a small one; the tradeoff it implies "
-                   f"{'shows up too' if trades else 'does not'}.")
+        trades = [page_lm._trades(protocol[m]) for m in doers]
+        meaning = ("So a small model has a finite resolution too, measured in the paper's "
+                   "terms where it returns to chance; the tradeoff it implies "
+                   + ("shows up too." if "trades" in trades else
+                      "does not show up." if all(t == "does not trade" for t in trades) else
+                      "cannot be told here."))
     else:
         meaning = (f"So these small models cannot test the paper's {lo_p}–{hi_p}-year "
                    "resolution; the sentence encoder "
-                   + ("does trade along its temperature." if trade[0] else
-                      "shows no tradeoff either."))
+                   + ("does trade along its temperature." if trade[0]["status"] == "holds"
+                      else "shows no tradeoff either." if trade[0]["status"] == "does not hold"
+                      else "cannot be told to trade along its temperature."))
     return f"{first} {meaning}"
 
 
 def close(report, cfg, *, profile: str, device: str, model: str, lam: dict, assessed: dict,
           protocol: dict, near_results: dict, head, robust: bool, choices, tail: dict,
-          best_shape: str, shape_fits: dict, sweep: dict, trade: tuple, temp_df, ns: list,
-          n_names: int) -> None:
+          best_shape: str, shape_fits: dict, shape_df, kernel: tuple, sweep_df,
+          enc_theorem3: dict, trade: tuple, temp_df, ns: list, n_names: int) -> None:
     """The chapter's rows of the overview, in the book's status vocabulary, its points on the
     (p_I, p_S) plane, the deviations from the paper, ``summary.csv`` and the result box.
 
     The rows: Proposition ch5-prop-two-reference on the engine (``lam``,
-    :func:`verdicts.floor_tradeoff`); the causal LMs (:func:`page_lm.report_results`); the
-    encoder's resolution (:func:`verdicts.resolution_claim`; not run when too few resamples
-    decide nothing), its kernel shape, p_S against n and the tradeoff along the temperature
-    (``trade``, :func:`verdicts.tradeoff_verdict`)."""
+    :func:`verdicts.floor_tradeoff`: the floored curve's turn, a finding, and the floor-free
+    rise, a check); the causal LMs (:func:`page_lm.report_results`); the encoder's resolution
+    against the paper's 70–80 years (:func:`verdicts.resolution_claim`; not run when too few
+    resamples decide nothing), its kernel shape (``kernel`` = distance, g, se, for the
+    misfit's size), p_S against n from its mean kernel, Theorem 3 across n with and without a
+    floor (``enc_theorem3``, :func:`verdicts.theorem3_forms`) and the tradeoff along the
+    temperature (``trade``, :func:`verdicts.tradeoff_verdict`)."""
     report.result("Two references under an exponential with a floor",
-                  "P(correct) returns to 1/2 beyond lambda ln(1/Delta) with a floor and never "
-                  "without one; without a floor a finer kernel wins both tests (SymPy, engine)",
-                  passed=lam["holds"], detectable=lam["detectable"])
+                  f"with a floor Delta = {lam['floor']:g}, p_S on the engine rises and falls "
+                  "again as lambda shrinks: the smaller of its falls from the peak (to the "
+                  "finest and the coarsest lambda), against no fall (SymPy, engine)",
+                  headline=lam["turn"], ci=lam["ci"], compared_with=0.0,
+                  compared_with_label="no fall of p_S from its peak", margin=lam["margin"],
+                  margin_reason=verdicts.ENGINE_TURN_REASON, claim="above")
+    report.result("Two references without a floor: a finer kernel wins both tests",
+                  f"without a floor p_S and p_I both exceed {verdicts.BOTH_RISE} at the finest "
+                  "lambda on the engine, as the SymPy limit proves", passed=lam["both_rise"],
+                  kind="check")
     page_lm.report_results(report, assessed, protocol, near_results)
     stand_in = f"a sentence encoder ({model}), not the paper's chat LLMs"
     if not head.decided:
@@ -202,26 +269,37 @@ def close(report, cfg, *, profile: str, device: str, model: str, lam: dict, asse
         res = verdicts.resolution_claim(head, robust)
         identified = res.pop("identified")
         report.result(f"Year resolution of {model} ({verdicts.measure_name(head.measure)})",
-                      "its resolution, refitted on growing windows: "
+                      "where its answers return to chance, refitted on growing windows, "
+                      "against the paper's 70–80 years (the same measure): "
                       + ("it settles, whichever windows count as upper" if identified else
                          "it keeps moving with the window, or settles only for some choices "
-                         "of windows"), identified=identified,
-                      passed=True, new="paper_value" not in res, stand_in=stand_in, **res)
-    report.result(f"Kernel shape of {model}", f"best shape on held-out units: "
-                  f"{SHAPE_LABELS[best_shape]}", passed=best_shape == "exp_floor",
-                  misfit=bool(shape_fits[best_shape]["misfit"]), stand_in=stand_in)
-    sim = sweep["similarity"]
-    report.result(f"p_S against n for {model}, predicted from its mean kernel",
-                  f"the largest gap between p_S and the engine's prediction from the mean kernel "
-                  f"across n, at n = {sim['gap_n']} ({sim['max_z']:.1f} standard errors)",
-                  headline=sweep["similarity"]["max_gap"],
-                  passed=sweep["similarity"]["within"], new=True, stand_in=stand_in)
-    trade_data, trade_th, _ = trade
+                         "of windows"), identified=identified, stand_in=stand_in, **res)
+    shape_row(report, model, best_shape, shape_fits, shape_df, kernel, stand_in)
+    cells = [{"cell": f"n = {int(r.n)}", "headline": float(r.p - r.p_theory),
+              "ci": verdicts.interval(float(r.p - r.p_theory), float(np.hypot(r.se,
+                                                                          r.theory_se)))}
+             for r in sweep_df[sweep_df.task == "similarity"].sort_values("n").itertuples()]
+    report.grid_result(f"p_S against n for {model}, predicted from its mean kernel",
+                       "p_S less the engine's prediction from the mean kernel at every n",
+                       cells, "n_sweep_prediction", compared_with=0.0,
+                       compared_with_label="the engine's prediction from the mean kernel",
+                       margin=verdicts.MISS_MATTERS, margin_reason=verdicts.MISS_REASON,
+                       new=True, stand_in=stand_in)
+    for form, title in (("free", "Theorem 3 across n, without a floor (the paper's form)"),
+                        ("floor", "Theorem 3 across n, with its floor")):
+        fit = enc_theorem3[form]
+        report.grid_result(f"{model}: {title}", verdicts.theorem3_statement(fit, ns),
+                           verdicts.theorem3_grid(fit, sweep_df),
+                           f"theorem3_{form}_encoder", new=form == "floor", stand_in=stand_in,
+                           **verdicts.theorem3_common(fit))
+    turn, trade_th, _ = trade
     report.result(f"Tradeoff along the temperature ({model})",
-                  f"p_S {'turns down' if trade_data else 'does not turn down'} on cooling the "
-                  f"softmax while p_I holds; from the mean kernel the engine predicts "
-                  f"{'a tradeoff' if trade_th else 'none'}",
-                  passed=trade_data and not trade_th, new=True, stand_in=stand_in)
+                  f"the fall of p_S on cooling from its peak (T = {turn['peak_T']:g}) to T = "
+                  f"{turn['cold_T']:g}, against a quarter of its advantage above chance; from "
+                  f"the mean kernel the engine predicts {'a tradeoff' if trade_th else 'none'}",
+                  **{k: turn[k] for k in ("headline", "ci", "margin", "margin_reason", "claim",
+                                          "compared_with", "compared_with_label")},
+                  new=True, stand_in=stand_in)
     for r in temp_df.itertuples():
         report.point(f"{model}, T = {r.temperature:g}", r.p_i, r.p_s, r.p_i_se, r.p_s_se)
     report.deviations(cfg, SETTINGS.paper,

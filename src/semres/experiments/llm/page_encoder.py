@@ -27,7 +27,8 @@ from .verdicts import fit_numbers, measure_name, scalars
 
 __all__ = ["fig_kernel", "fig_resolution", "fig_windows", "fig_nsweep", "fig_temperature",
            "fit_table", "wing_text", "window_summary", "publish_embeddings", "publish_kernel",
-           "publish_resolution", "publish_windows", "publish_sweep", "publish_temperature"]
+           "publish_resolution", "publish_windows", "publish_sweep", "publish_theorem3",
+           "publish_temperature", "theorem3_text"]
 
 #: the far probes whose gap from each curve the page quotes: more than this many years beyond D
 FAR_BEYOND = 100
@@ -376,6 +377,52 @@ def publish_sweep(report, model: str, sweep_df, sweep: dict, years, ns) -> None:
     glue(report.prefix + "sweep_table", tables.table(
         sweep_df.drop(columns=["model"]), decimals=3, headers=HEADERS, csv="n_sweep"),
         display=False)
+
+
+def theorem3_text(model: str, forms: dict, sweep_df, bound) -> str:
+    """Theorem 3 on the encoder's n-sweep in words: both forms fitted to both tasks, their
+    parameters, largest misses and fits' sizes, and the floor bound at the fitted floor."""
+    said = []
+    for form in ("free", "floor"):
+        fit = forms[form]
+        q = verdicts.theorem3_params(fit)
+        cells = verdicts.theorem3_grid(fit, sweep_df)
+        worst = max(cells, key=lambda c: max(abs(c["ci"][0]), abs(c["ci"][1])))
+        par = f"$b =$ {q['b']:.3f}" + (f", $\\Delta =$ {q['delta']:.3f}" if fit["floor"] else "")
+        said.append(f"{'with a floor' if fit['floor'] else 'without a floor'} ({par}) its "
+                    f"largest miss is {worst['headline']:+.3f} at "
+                    f"{worst['cell'].replace('n = ', '$n =$ ')}, and it leaves a root-mean-"
+                    f"square gap of {fit['rms_gap']:.3f} against {fit['rms_sampling']:.3f} "
+                    f"from sampling alone (dispersion {fit['dispersion']:.1f})")
+    return (f"Theorem 3's constant kernel fitted to both of {model}'s tasks at once: "
+            + "; ".join(said) + ". " + verdicts.floor_bound_text(model, bound))
+
+
+def theorem3_numbers(forms: dict, sweep_df, bound) -> dict:
+    """What :func:`theorem3_text` quotes."""
+    out = {"seven": 7, "three": 3}
+    for form, fit in forms.items():
+        out.update(scalars({k: v for k, v in fit.items() if k != "table"}, form))
+        out.update(scalars(verdicts.theorem3_params(fit), f"{form}.q"))
+        for c in verdicts.theorem3_grid(fit, sweep_df):
+            out.update(scalars(c, f"{form}.{c['cell']}"))
+    if len(bound):
+        out.update(scalars(bound.drop(columns=["within"]).to_dict("list"), "bound"))
+        out.update(values=len(bound), held=int(bound.within.sum()))
+    return out
+
+
+def publish_theorem3(report, model: str, forms: dict, sweep_df) -> None:
+    """Theorem 3 with and without its floor on the encoder's n-sweep: both fits cell by cell
+    (``theorem3_encoder``), the measured rates against chapter 7's floor bound at the fitted
+    floor (``floor_bound_encoder``) and the sentence (``ch5_enc_t3_text``)."""
+    report.table(pd.concat([f["table"].assign(form="with a floor" if f["floor"] else
+                                              "no floor", b=f["b"], delta=f["delta"])
+                            for f in forms.values()], ignore_index=True), "theorem3_encoder")
+    bound = verdicts.floor_bound_table(forms["floor"], sweep_df)
+    report.table(bound, "floor_bound_encoder")
+    _sentence(report, "enc_t3_text", theorem3_text(model, forms, sweep_df, bound),
+              cites={**theorem3_numbers(forms, sweep_df, bound), **carried(model)})
 
 
 def publish_temperature(report, model: str, temp_df, trade_text: str,

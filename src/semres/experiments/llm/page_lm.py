@@ -15,6 +15,8 @@ from semres.report import plotting as splot
 from semres.report import numbers
 from semres.report.numbers import carried, mathify, pooled
 from semres.core import theory
+from semres.core.fits import quasi_interval
+from semres.report.numbers import as_number
 from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA
 
@@ -25,8 +27,8 @@ from .verdicts import fit_numbers, scalars
 
 __all__ = ["gate_table", "identity_row", "models_text", "model_details", "gate_text",
            "gate_statement", "probe_text", "mass_text", "similarity_text", "theorem3_text",
-           "theorem3_statement", "kernel_text", "temperature_text", "temperature_statement",
-           "protocol_summary", "fig_gates",
+           "trend_text", "kernel_row", "extend", "kernel_text", "temperature_text",
+           "temperature_statement", "protocol_summary", "fig_gates",
            "fig_protocol", "protocol_tables", "report_results", "publish_gates",
            "publish_protocol", "gate_numbers", "details_numbers", "protocol_numbers", "FAR"]
 
@@ -145,36 +147,86 @@ def similarity_text(r: dict) -> str:
             "from both people, where any finite resolution answers at chance")
 
 
+def _t3_status(r: dict, form: str) -> str:
+    """The status of Theorem 3 in ``form`` ("free" or "floor") on one model, as its row has it."""
+    fit = r["theorem3_forms"][form]
+    return verdicts.grid_status(verdicts.theorem3_grid(fit, r["sweep"]),
+                                verdicts.theorem3_common(fit), new=form == "floor")
+
+
+def _t3_words(fit: dict, sweep, state: str) -> str:
+    """One form of Theorem 3 in words: its parameters, its largest miss and its fit's size."""
+    q = verdicts.theorem3_params(fit)
+    cells = verdicts.theorem3_grid(fit, sweep)
+    worst = max(cells, key=lambda c: max(abs(c["ci"][0]), abs(c["ci"][1])))
+    par = f"$b =$ {q['b']:.3f} [{q['b_ci'][0]:.3f}, {q['b_ci'][1]:.3f}]"
+    if fit["floor"]:
+        par += (f" and a floor $\\Delta =$ {q['delta']:.3f} [{q['delta_ci'][0]:.3f}, "
+                f"{q['delta_ci'][1]:.3f}]")
+    verdict = {"reproduced": "meets every cell within 0.05",
+               "holds": "meets every cell within 0.05",
+               "does not hold": "misses a cell by more than 0.05",
+               "inconclusive": "cannot be told within 0.05 of every cell"}.get(state, state)
+    return (f"{par} {verdict} (largest miss {worst['headline']:+.3f} [{worst['ci'][0]:+.3f}, "
+            f"{worst['ci'][1]:+.3f}] at {worst['cell'].replace('n = ', '$n =$ ')}; goodness of "
+            f"fit {gof_pvalue(fit)}, dispersion {fit['dispersion']:.1f}, root-mean-square gap "
+            f"{fit['rms_gap']:.3f} against {fit['rms_sampling']:.3f} from sampling alone)")
+
+
 def theorem3_text(r: dict) -> str:
-    """Theorem 3 on one model's n-sweep, in words: both predictions, their p-values (Holm),
-    and the largest miss with the n it belongs to."""
-    t3 = r["theorem3"]
-    v = verdicts.theorem3_verdict(t3)
-    fit = t3["fit"]
-    ns = ", ".join(map(str, t3["n"]))
-    adj = v["p_adjusted"]
-    if "identification" not in adj:
-        ide = (f"one ball measure b = {t3['b']:.3f} is fitted to its identification at n = {ns}, "
-               "with no test of whether it describes it")
-    elif adj["identification"] >= ALPHA:
-        ide = (f"one ball measure b = {t3['b']:.3f} describes its identification at n = {ns} "
-               f"({numbers.pvalue(adj['identification'])} after Holm's adjustment; goodness of "
-               f"fit {gof_pvalue(fit)})")
-    else:
-        ide = (f"no single ball measure describes its identification at n = {ns} (b = "
-               f"{t3['b']:.3f}: goodness of fit {gof_pvalue(fit)}, "
-               f"{numbers.pvalue(adj['identification'])} after Holm's adjustment, below "
-               f"{ALPHA:g})")
-    if "similarity" not in adj:
-        return ide
-    verdict = "predicts" if adj["similarity"] >= ALPHA else "does not predict"
-    return (f"{ide}; it {verdict} its similarity ({numbers.pvalue(adj['similarity'])} after "
-            f"Holm's adjustment; the largest miss {t3['max_gap']:+.3f} at n = {t3['max_z_n']}, z = "
-            f"{t3['max_z'] * np.sign(t3['max_gap']):+.1f}; a miss of "
-            f"{v['detectable']:.3f} would be detected with 80 % power)")
+    """Theorem 3 on one model's n-sweep, in words: the paper's floor-free form and the form
+    with a floor, each fitted to both tasks, and the measured rates against chapter 7's floor
+    bound at the fitted floor."""
+    forms = r["theorem3_forms"]
+    ns = ", ".join(map(str, sorted(set(r["sweep"].n))))
+    return (f"fitted to both tasks at $n =$ {ns}, Theorem 3 without a floor "
+            f"{_t3_words(forms['free'], r['sweep'], _t3_status(r, 'free'))}; with a floor, "
+            f"{_t3_words(forms['floor'], r['sweep'], _t3_status(r, 'floor'))}. "
+            f"{verdicts.floor_bound_text(r['model'], r['floor_bound'])}")
 
 
-def kernel_text(r: dict) -> str:
+def _trend(r: dict) -> dict:
+    """The trend test on the kernel read from the choices, where the analysis gives one
+    (``kernel_trend``, or the keys of the kernel fit): its verdict and numbers."""
+    t = r.get("kernel_trend")
+    if not isinstance(t, dict):
+        kf = r.get("kernel_fit", {})
+        t = {k[len("trend_"):]: v for k, v in kf.items() if k.startswith("trend_")}
+        if "decays" in kf:
+            t["decays"] = kf["decays"]
+    return t if "decays" in t else {}
+
+
+def trend_text(r: dict, near_r: dict | None = None) -> str:
+    """Whether the kernel read from the choices decays with distance, by the trend test, and
+    whether the near design's finding confirms it (one sentence part; empty without a test)."""
+    t = _trend(r)
+    if not t:
+        return ""
+    est = next((t[k] for k in ("estimate", "slope") if as_number(t.get(k)) is not None), None)
+    lo, hi = t.get("ci_low"), t.get("ci_high")
+    nums = (f" (trend {est:+.3f} [{lo:+.3f}, {hi:+.3f}]" if None not in (est, lo, hi) and
+            all(as_number(v) is not None for v in (est, lo, hi)) else " (")
+    nums += (f", {numbers.pvalue(t['p'])})" if as_number(t.get("p")) is not None else ")")
+    nums = "" if nums == " ()" else nums
+    head = ("by a trend test its weight falls with distance" if t["decays"] else
+            "a trend test finds no fall of its weight with distance")
+    if near_r is None or "competence" not in near_r:
+        return head + nums
+    near_decays = bool(near_r["competence"]["decay"]["ci_low"] > 0)
+    same = near_decays == bool(t["decays"])
+    return (head + nums + ("; the near design agrees, its mass near a person exceeding its "
+                           "mass far away" if same and near_decays else
+                           "; the near design agrees, finding no fall either" if same else
+                           "; the near design disagrees: there the mass near a person exceeds "
+                           "the mass far away, a test on its own trials and probes, where the "
+                           "kernel read from uniform probes pools distant bins"
+                           if near_decays else
+                           "; the near design disagrees, finding no fall near a person: the "
+                           "two analyse different probes"))
+
+
+def kernel_text(r: dict, near_r: dict | None = None) -> str:
     if not r["does_similarity"]:
         return f"{r['model']} does not do the similarity task, so its choices carry no kernel"
     k, f = r["kernel"], r["kernel_fit"]
@@ -182,76 +234,66 @@ def kernel_text(r: dict) -> str:
             f"{numbers.number(k.g.iloc[1], figures=2)} of one {k.distance.iloc[0]:.0f} years from it"
             if len(k) > 1
             else "only one distance was measured")
+    trend = trend_text(r, near_r)
+    trend = f"; {trend}" if trend else ""
     if "error" in f:
-        return (f"read from {r['model']}'s own choices, {near}; no exponential with a floor "
-                f"was fitted ({f['error']})")
+        return (f"read from {r['model']}'s own choices, {near}{trend}; no exponential with a "
+                f"floor was fitted ({f['error']})")
     far = k[k.distance >= FAR]
     gfar = (f"; beyond {FAR} years it keeps {numbers.number(far.g.min(), figures=2)}–"
             f"{numbers.number(far.g.max(), figures=2)} of that weight"
             if len(far) else "")
+    back = f.get("chance_return", f["resolution"])
+    half = f.get("half_decay", f["lambda"] * np.log(2))
+    measures = (f"it halves within $\\lambda\\ln 2 =$ {half:.0f} years and returns to chance "
+                f"at $\\lambda\\ln(1/\\Delta) =$ {back:.0f} years")
     fit = (f"an exponential with a floor describes it ($\\lambda =$ {f['lambda']:.0f} years, "
-           f"$\\Delta =$ {numbers.number(f['floor'], figures=2)}: a resolution "
-           f"$\\lambda\\ln(1/\\Delta) =$ {f['resolution']:.0f} years)"
+           f"$\\Delta =$ {numbers.number(f['floor'], figures=2)}: {measures})"
            if not f["misfit"] else
            f"an exponential with a floor does not describe it (goodness of fit "
-           f"{gof_pvalue(f)}; its best $\\lambda\\ln(1/\\Delta)$ would be "
-           f"{f['resolution']:.0f} years)")
-    return f"read from {r['model']}'s own choices, {near}{gfar}; {fit}"
+           f"{gof_pvalue(f)}; at its best {measures})")
+    return f"read from {r['model']}'s own choices, {near}{gfar}{trend}; {fit}"
 
 
 def temperature_text(r: dict) -> str:
     """What sharpening or flattening one model's probabilities does on the (p_I, p_S) plane
-    (MyST)."""
+    (MyST), by :func:`verdicts.turn_finding`."""
     t = r["temperature"]
     if not r["does_similarity"]:
         return (f"Sharpening {r['model']}'s probabilities moves $p_I$ from {t.p_i.iloc[-1]:.3f} "
                 f"($T =$ {t.temperature.iloc[-1]:g}) to {t.p_i.iloc[0]:.3f} ($T =$ "
                 f"{t.temperature.iloc[0]:g}) while $p_S$ stays between {t.p_s.min():.3f} and "
                 f"{t.p_s.max():.3f}: with no similarity there is nothing to trade.")
-    peak, trades = verdicts.tradeoff(t)
-    cold, top = t.iloc[0], t.iloc[peak]
-    if trades:
-        return (f"Sharpening {r['model']}'s own probabilities trades: $p_S$ peaks at "
-                f"{top.p_s:.3f} at $T =$ {top.temperature:g} and falls to {cold.p_s:.3f} at "
-                f"$T =$ {cold.temperature:g}, while $p_I$ stays at {cold.p_i:.3f}.")
-    return (f"Sharpening {r['model']}'s own probabilities does not trade: $p_S$ is highest at "
-            f"the coldest temperature, or its fall is within two standard errors ($T =$ "
-            f"{cold.temperature:g}: $p_S =$ {cold.p_s:.3f}, $p_I =$ {cold.p_i:.3f}).")
+    f = verdicts.turn_finding(t)
+    return (f"Sharpening {r['model']}'s own probabilities {verdicts.turn_words(f)} ($p_I$ "
+            f"{f['cold_pi']:.3f} at $T =$ {f['cold_T']:g}).")
 
 
 def temperature_statement(r: dict) -> str:
-    """The temperature row in one line."""
-    if verdicts.tradeoff(r["temperature"])[1]:
-        return "sharpening its own probabilities trades: p_S turns down on cooling, p_I holds"
-    return ("sharpening its own probabilities does not trade: p_S does not turn down on "
-            "cooling by more than two standard errors")
+    """The temperature row in one line (its turn and interval come with the row)."""
+    f = verdicts.turn_finding(r["temperature"])
+    return (f"the fall of p_S on cooling from its peak (T = {f['peak_T']:g}) to T = "
+            f"{f['cold_T']:g}, against a quarter of its advantage above chance; a fall this "
+            f"test detects with 80 % power: {f['detectable']:.3f}")
 
 
-def theorem3_statement(r: dict) -> str:
-    """Theorem 3's row in one line (b comes with the row): does one ball measure fitted to
-    identification describe it, and predict similarity, at every n?"""
-    t3 = r["theorem3"]
-    adj = verdicts.theorem3_verdict(t3)["p_adjusted"]
-    ns = ", ".join(map(str, t3["n"]))
-    ide = ("is fitted to its identification, untested" if "identification" not in adj else
-           "describes its identification" if adj["identification"] >= ALPHA else
-           "does not describe its identification")
-    sim = ("" if "similarity" not in adj else
-           " and predicts its similarity" if adj["similarity"] >= ALPHA else
-           " and does not predict its similarity")
-    return (f"one ball measure b {ide}{sim} at n = {ns} (tests at {100 * ALPHA:g} %, "
-            "Holm-adjusted)")
+def _trades(r: dict) -> str:
+    """"trades", "does not trade" or "may or may not trade" (the turn's status)."""
+    state = verdicts.turn_finding(r["temperature"])["status"]
+    return {"holds": "trades", "does not hold": "does not trade"}.get(
+        state, "cannot be told to trade or not to trade")
 
 
 def protocol_summary(r: dict) -> str:
     """One model's protocol in one sentence for the page (MyST)."""
-    v = verdicts.theorem3_verdict(r["theorem3"])
-    trades = verdicts.tradeoff(r["temperature"])[1]
     u = r["uniform"]
-    law = "meets" if v["within"] else "misses"
+    words = {"reproduced": "meets", "holds": "meets", "does not hold": "misses",
+             "inconclusive": "cannot be told to meet or miss"}
+    free, floor = (words.get(_t3_status(r, f), _t3_status(r, f)) for f in ("free", "floor"))
     return (f"**{r['model']}** puts {u['p']:.3f} on the nearer person for a uniform probe at "
-            f"$n = 2$; Theorem 3 {law} its success across $n$, and sharpening its "
-            f"probabilities {'trades' if trades else 'does not trade'} $p_S$ for $p_I$.")
+            f"$n = 2$; Theorem 3 without a floor {free} its success across $n$ within 0.05, "
+            f"with a floor it {floor} it, and sharpening its probabilities {_trades(r)} $p_S$ "
+            "for $p_I$.")
 
 
 def gate_numbers(a: dict) -> dict:
@@ -272,24 +314,32 @@ def protocol_numbers(r: dict, near_r: dict) -> dict:
     """What one model's paragraph of the protocol quotes (:func:`similarity_text`,
     :func:`~semres.experiments.llm.page_near.front_text`, :func:`theorem3_text`,
     :func:`kernel_text`, :func:`temperature_text`, :func:`protocol_summary`): the uniform
-    probes, the predicted p_S, Theorem 3 with its Holm-adjusted p-values and the miss it
-    detects, the kernel read from the choices and the temperatures."""
-    t3, t = r["theorem3"], r["temperature"]
-    v = verdicts.theorem3_verdict(t3)
+    probes, the predicted p_S, both forms of Theorem 3 with their cells and the floor bound,
+    the kernel read from the choices with its trend test, and the temperatures."""
+    t = r["temperature"]
     out = {**scalars(r["uniform"], "uniform"), **scalars(near_r.get("front", {}), "front"),
-           **scalars({k: w for k, w in t3.items() if k != "table"}, "theorem3"),
-           **scalars(v["p_adjusted"], "holm"), "detectable": v["detectable"],
-           **carried(r["model"])}
-    peak = verdicts.tradeoff(t)[0]
-    for where, row in (("cold", t.iloc[0]), ("warm", t.iloc[-1]), ("peak", t.iloc[peak])):
+           **carried(r["model"]), "margin": verdicts.MISS_MATTERS, "eighty": 80}
+    for form, fit in r.get("theorem3_forms", {}).items():
+        out.update(scalars({k: v for k, v in fit.items() if k != "table"}, f"t3.{form}"))
+        out.update(scalars(verdicts.theorem3_params(fit), f"t3q.{form}"))
+        for c in verdicts.theorem3_grid(fit, r["sweep"]):
+            out.update(scalars(c, f"t3c.{form}.{c['cell']}"))
+    out.update(scalars(sorted(set(r["sweep"].n)), "ns"))
+    fb = r.get("floor_bound")
+    if fb is not None and len(fb):
+        out.update(scalars(fb.drop(columns=["within"]).to_dict("list"), "bound"))
+        out.update(values=len(fb), held=int(fb.within.sum()), seven=7)
+    for where, row in (("cold", t.iloc[0]), ("warm", t.iloc[-1])):
         out.update(scalars(row[["temperature", "p_s", "p_i"]].to_dict(), where))
-    out.update(p_s_min=t.p_s.min(), p_s_max=t.p_s.max())
+    out.update(p_s_min=t.p_s.min(), p_s_max=t.p_s.max(), two=2)
     if r.get("does_similarity"):
+        out.update(verdicts.turn_numbers(verdicts.turn_finding(t)))
         k = r["kernel"]
         far = k[k.distance >= FAR]
         out.update(far=FAR, **scalars(list(k.distance.iloc[:2]), "distance"),
                    **scalars(list(k.g.iloc[:2]), "g"),
-                   **scalars([far.g.min(), far.g.max()] if len(far) else [], "g_far"))
+                   **scalars([far.g.min(), far.g.max()] if len(far) else [], "g_far"),
+                   **scalars(_trend(r), "trend"))
         out.update({**fit_numbers(r["kernel_fit"]), "one": 1})
     return out
 
@@ -336,12 +386,18 @@ def fig_protocol(results: dict, near_results: dict):
     ax_n, ax_d, ax_t, ax_k = axes.ravel()
     for k, r in enumerate(results.values()):
         color = splot.CYCLE[(k + 2) % len(splot.CYCLE)]
-        t = r["theorem3"]["table"]
-        for task, marker, ls in (("identification", "o", "-"), ("similarity", "s", "--")):
+        t = r["sweep"]
+        forms = r["theorem3_forms"]
+        for task, marker in (("identification", "o"), ("similarity", "s")):
             sub = t[t.task == task].sort_values("n")
             ax_n.errorbar(sub.n, sub.p, yerr=[sub.p - sub.ci_low, sub.ci_high - sub.p],
                           fmt=marker, color=color, capsize=2, label=f"{r['model']}: {task}")
-            ax_n.plot(sub.n, sub.theory, color=color, ls=ls, lw=1)
+            for form, ls in (("floor", "-"), ("free", ":")):
+                th = forms[form]["table"]
+                th = th[th.task == task].sort_values("n")
+                ax_n.plot(th.n, th.theory, color=color, ls=ls, lw=1,
+                          label=(f"Theorem 3 {'with a floor' if form == 'floor' else 'no floor'}"
+                                 if k == 0 and task == "similarity" else None))
         own = r["temperature"].set_index("temperature").loc[1.0]
         ax_d.errorbar([own.p_i], [own.p_s], xerr=[2 * own.p_i_se], yerr=[2 * own.p_s_se],
                       fmt="o", color=color, capsize=2, label=f"{r['model']}: measured")
@@ -369,11 +425,11 @@ def fig_protocol(results: dict, near_results: dict):
         if "error" not in kf:
             dd = np.geomspace(1, kern.distance.max() + 1, 200)
             ax_k.plot(dd, kernel_fits.shape_kernel("exp_floor", kf)(dd - 1), color=color, lw=1)
-    nn = np.array(sorted({n for r in results.values() for n in r["theorem3"]["n"]}), float)
+    nn = np.array(sorted({n for r in results.values() for n in r["sweep"].n}), float)
     ax_n.plot(nn, 1 / nn, color=splot.THEORY_ALT, ls=":", label="$1/n$ (chance)")
     ax_n.set(xscale="log", yscale="log", xlabel="number of people $n$",
              ylabel="success (mass on the correct answer)",
-             title="$p_I^n$, $p_S^n$ and Theorem 3 (lines)")
+             title="$p_I^n$, $p_S^n$ and Theorem 3 (solid: with a floor)")
     ax_n.set_xticks(nn)
     ax_n.xaxis.set_major_formatter(plt.ScalarFormatter())
     ax_n.xaxis.set_minor_formatter(plt.NullFormatter())
@@ -395,15 +451,39 @@ def fig_protocol(results: dict, near_results: dict):
 
 
 
+def extend(r: dict, *, gof_boot: int, seed) -> dict:
+    """What the page reports of one model's protocol beyond :func:`lm_protocol.analyse`:
+    Theorem 3 fitted to both tasks across n with and without its floor
+    (:func:`verdicts.theorem3_forms`, ``gof_boot`` refits where chi-square does not apply),
+    the measured rates against chapter 7's floor bound at the fitted floor
+    (:func:`verdicts.floor_bound_table`) and, for a model whose choices carry a kernel, the
+    approximate interval of its return-to-chance distance (:func:`verdicts.kernel_interval`).
+    Every draw is named from ``seed``. Returns ``r``, extended."""
+    r["theorem3_forms"] = verdicts.theorem3_forms(r["sweep"], gof_boot=gof_boot, seed=seed)
+    r["floor_bound"] = verdicts.floor_bound_table(r["theorem3_forms"]["floor"], r["sweep"])
+    if r.get("does_similarity") and "error" not in r.get("kernel_fit", {"error": ""}):
+        r["kernel_ci"] = verdicts.kernel_interval(r["kernel"], seed=seed)
+    return r
+
+
 def protocol_tables(results: dict) -> dict:
     """The protocol's tables over every model that passed, for ``report.table``: the n-sweep
-    with Theorem 3 (``lm_n_sweep``), the temperature sweep (``lm_temperature``) and, for the
-    models that do similarity, the kernel read from their choices (``lm_kernel``)."""
+    (``lm_n_sweep``), Theorem 3 in both forms cell by cell (``lm_theorem3``) and the measured
+    rates against chapter 7's floor bound at the fitted floor (``lm_floor_bound``), the
+    temperature sweep (``lm_temperature``) and, for the models that do similarity, the kernel
+    read from their choices (``lm_kernel``)."""
     def stack(key, get):
         parts = [get(r).assign(model=m) for m, r in results.items() if key in r]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
-    return {"lm_n_sweep": stack("theorem3", lambda r: r["theorem3"]["table"]),
+    def both_forms(r):
+        return pd.concat([f["table"].assign(form="with a floor" if f["floor"] else "no floor",
+                                            b=f["b"], delta=f["delta"])
+                          for f in r["theorem3_forms"].values()], ignore_index=True)
+
+    return {"lm_n_sweep": stack("sweep", lambda r: r["sweep"]),
+            "lm_theorem3": stack("theorem3_forms", both_forms),
+            "lm_floor_bound": stack("floor_bound", lambda r: r["floor_bound"]),
             "lm_temperature": stack("temperature", lambda r: r["temperature"]),
             "lm_kernel": stack("kernel", lambda r: r["kernel"])}
 
@@ -421,38 +501,66 @@ def report_results(report, assessed: dict, protocol: dict, near_results: dict) -
                       ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
                       kind="precondition", stand_in=LM_STAND_IN)
         if not ok:
-            report.not_run(f"{a['model']}: Theorem 3 across n",
+            report.not_run(f"{a['model']}: Theorem 3 across n (with and without its floor)",
                            f"not run, because {a['model']} does not identify a person by "
                            "birth year", stand_in=LM_STAND_IN)
     page_near.report_rows(report, near_results)
     for m, r in protocol.items():
-        t3, sim_ok = r["theorem3"], r["does_similarity"]
-        v = verdicts.theorem3_verdict(t3)
-        report.result(f"{m}: Theorem 3 across n", theorem3_statement(r), headline=t3["b"],
-                      passed=v["within"], detectable=v["detectable"],
-                      matters=verdicts.MISS_MATTERS,
-                      new=True, stand_in=LM_STAND_IN)
+        sim_ok = r["does_similarity"]
+        ns = sorted(set(r["sweep"].n))
+        for form, title in (("free", "Theorem 3 across n, without a floor (the paper's form)"),
+                            ("floor", "Theorem 3 across n, with its floor")):
+            fit = r["theorem3_forms"][form]
+            report.grid_result(f"{m}: {title}", verdicts.theorem3_statement(fit, ns),
+                               verdicts.theorem3_grid(fit, r["sweep"]),
+                               f"theorem3_{form}_{_slug(m)}", new=form == "floor",
+                               stand_in=LM_STAND_IN, **verdicts.theorem3_common(fit))
         own = r["temperature"].set_index("temperature").loc[1.0]
         report.point(f"{m} (n = 2)", own.p_i, own.p_s, own.p_i_se, own.p_s_se)
         if not sim_ok:
             continue
-        kf = r.get("kernel_fit", {})
-        if "error" in kf:  # no decay in the binned kernel: nothing to judge
-            report.not_run(f"{m}: kernel read from its choices (exponential + floor)",
-                           f"not run, because {kf['error']}", stand_in=LM_STAND_IN)
-        else:
-            report.result(f"{m}: kernel read from its choices (exponential + floor)",
-                          "an exponential with a floor fitted to the kernel read from its "
-                          "choices: its resolution lambda ln(1/Delta)",
-                          headline=kf.get("resolution"),
-                          passed=True,
-                          misfit=bool(kf.get("misfit")), new=True, stand_in=LM_STAND_IN)
+        kernel_row(report, m, r)
+        turn = verdicts.turn_finding(r["temperature"])
         report.result(f"{m}: tradeoff along the temperature", temperature_statement(r),
-                      passed=verdicts.tradeoff(r["temperature"])[1], new=True,
-                      stand_in=LM_STAND_IN)
+                      **{k: turn[k] for k in ("headline", "ci", "margin", "margin_reason",
+                                              "claim", "compared_with", "compared_with_label")},
+                      new=True, stand_in=LM_STAND_IN)
         front = near_results[m]["front"]
         report.point(f"{m}, p_S its fitted kernel predicts (n = 2)", own.p_i, front["p_s"],
                      own.p_i_se, front["p_s_se"])
+
+
+def _slug(model: str) -> str:
+    """A model's name as part of a file name."""
+    return "".join(c if c.isalnum() else "_" for c in str(model)).strip("_").lower()
+
+
+def kernel_row(report, m: str, r: dict) -> None:
+    """The kernel read from one model's choices, as a finding: its return-to-chance distance
+    (lambda ln(1/Delta) of the exponential with a floor) against the paper's 70–80 years, with
+    an approximate interval (:func:`verdicts.kernel_interval`); when the exponential does not
+    describe the kernel, a misfit with its size (:func:`verdicts.kernel_fit_size`) and the
+    interval widened by its dispersion."""
+    kf = r.get("kernel_fit", {})
+    title = f"{m}: kernel read from its choices (exponential + floor)"
+    if "error" in kf:  # too few bins, or nothing to fit
+        report.not_run(title, f"not run, because {kf['error']}", stand_in=LM_STAND_IN)
+        return
+    k = r["kernel"]
+    back = kf.get("chance_return", kf.get("resolution"))
+    ci = r.get("kernel_ci") or (np.nan, np.nan)
+    size = verdicts.kernel_fit_size(k.distance, k.g, k.g * k.log_g_se, kf)
+    misfit = bool(kf.get("misfit"))
+    if misfit and np.isfinite(ci[0]) and np.isfinite(ci[1]):
+        ci = quasi_interval(back, ci, size["dispersion"])
+    report.result(title, "where an exponential with a floor fitted to the kernel read from "
+                  "its choices returns to chance, lambda ln(1/Delta) (approximate interval: "
+                  "its bins redrawn from their standard errors), against the paper's 70–80 "
+                  "years", headline=back, ci=ci, paper_value=verdicts.PAPER_RESOLUTION[0],
+                  margin=verdicts.PAPER_RESOLUTION[1],
+                  margin_reason=verdicts.PAPER_RESOLUTION_REASON, misfit=misfit,
+                  fit_size=size, gof_p=kf.get("gof_p"), approximate=True,
+                  stand_in=LM_STAND_IN)
 
 
 def publish_gates(report, assessed: dict, skipped: dict, rows) -> None:
@@ -490,8 +598,8 @@ def publish_protocol(report, protocol: dict, near_results: dict, lm_ns) -> None:
     report.text("lm_protocol_text", mathify("\n\n".join(
         f"**{m}.** {similarity_text(r)[0].upper()}{similarity_text(r)[1:]}. "
         f"{page_near.front_text(near_results[m], r['uniform'])} Against $n$: "
-        f"{theorem3_text(r)}. "
-        f"Its kernel: {kernel_text(r)}. {temperature_text(r)}"
+        f"{theorem3_text(r)} "
+        f"Its kernel: {kernel_text(r, near_results[m])}. {temperature_text(r)}"
         for m, r in protocol.items())) or "No causal LM passed its gate in this build.",
         markdown=True, cites=said)
     report.text("lm_protocol_summary", " ".join(

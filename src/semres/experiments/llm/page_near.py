@@ -16,7 +16,9 @@ from semres.report import numbers
 from semres.report.numbers import carried, mathify, pooled
 from semres.report.verdicts import gof_pvalue
 
-from . import near
+from semres.core.fits import quasi_interval
+
+from . import near, verdicts
 from .settings import NAMES, THE_PAPER
 from .verdicts import scalars
 
@@ -124,15 +126,23 @@ def competence_statement(r: dict) -> str:
 
 
 def resolution_statement(r: dict) -> str:
-    """The fitted resolution's row in one line (its number and interval come with the row)."""
+    """The fitted resolution's row in one line: the return-to-chance distance (its number and
+    interval come with the row) against the paper's 70–80 years, and the half-decay beside it,
+    a different measure."""
     b = r["best"]
     shape = SHAPE_NAMES[b["shape"]]
-    head = (f"the distance within which its similarity ({shape}, fitted to every gap and "
-            "distance at once) stays above halfway to its floor")
+    half = b.get("half_decay", b["resolution"])
+    lo = b.get("half_decay_ci_low", b["ci_low"])
+    hi = b.get("half_decay_ci_high", b["ci_high"])
+    head = (f"where its similarity ({shape}, fitted to every gap and distance at once) falls to "
+            "its floor, so that answers return to chance (lambda ln(1/Delta) for the "
+            "exponential), against the paper's 70–80 years, the same measure; its half-decay, "
+            f"a different measure, is {half:.0f} years [{lo:.0f}, {hi:.0f}]")
     if _bound(b):
-        head += ": below the finest distance tested"
+        head += ", below the finest distance tested"
     if b["misfit"]:
-        head += f"; the {shape} fails its test of lack of fit, so the number describes no curve"
+        head += (f"; the {shape} fails its test of lack of fit, so the distance is approximate "
+                 "and its interval widened by the dispersion")
     return head
 
 
@@ -152,8 +162,8 @@ def near_summary(r: dict) -> str:
     fit = ("" if not b["misfit"] else
            f", though the {SHAPE_NAMES[b['shape']]} fails its test of lack of fit")
     return (f"{mass}, and less farther away; its fitted {SHAPE_NAMES[b['shape']]} stays above "
-            f"halfway to its floor within {value}, on a floor of {b['relative_floor']:.2f} of "
-            f"an exact match's weight{fit}.")
+            f"halfway to its floor within {value} (its half-decay), on a floor of "
+            f"{b['relative_floor']:.2f} of an exact match's weight{_back_words(b)}{fit}.")
 
 
 def near_details(r: dict) -> str:
@@ -202,18 +212,25 @@ def box_sentence(r: dict, gate: dict | None = None) -> str:
     if b["misfit"]:
         return (f"{m} prefers the nearer person within a few years, but no similarity shape "
                 "describes how that preference fades.")
-    mid = sum(THE_PAPER.resolution) / 2
     lo, hi = THE_PAPER.resolution
-    if _bound(b):
-        scale = f"below {_years(b['finest_x'])}"
-        ratio = ""
-    else:
-        scale = f"of about {_years(b['resolution'])} [{b['ci_low']:.0f}, {b['ci_high']:.0f}]"
-        ratio = (f", about {mid / b['resolution']:.0f} times finer than the {lo}–{hi} years "
-                 "read off the paper's larger models"
-                 if b["resolution"] > 0 and b["ci_high"] < lo else "")
-    return (f"{m} generalizes to people born within a resolution {scale}{ratio}, on a floor "
-            f"of {b['relative_floor']:.2f} of an exact match's weight.")
+    scale = (f"its similarity halves within {_years(b['finest_x'])}" if _bound(b) else
+             f"its similarity halves within about {_years(b['resolution'])} "
+             f"[{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
+    return (f"{m} generalizes to nearby birth years: {scale}, on a floor of "
+            f"{b['relative_floor']:.2f} of an exact match's weight{_back_words(b)}.")
+
+
+def _back_words(b: dict) -> str:
+    """The return-to-chance distance of a fit, with its interval and the paper's 70–80 years
+    (the same measure) beside it; empty where the shape has none (the step)."""
+    back = b.get("chance_return", b.get("floor_distance", math.nan))
+    lo, hi = b.get("chance_return_ci_low", math.nan), b.get("chance_return_ci_high", math.nan)
+    if not np.isfinite(back):
+        return ""
+    p_lo, p_hi = THE_PAPER.resolution
+    ci = f" [{lo:.0f}, {hi:.0f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+    return (f", and its answers return to chance about {_years(back)}{ci} away, the measure of "
+            f"the paper's {p_lo}–{p_hi} years")
 
 
 def front_text(r: dict, uniform: dict) -> str:
@@ -298,12 +315,20 @@ def report_rows(report, results: dict) -> None:
                            f"{_years(c['near'])} away", stand_in=LM_STAND_IN)
             continue
         b = r["best"]
+        back = b.get("chance_return", b.get("floor_distance", np.nan))
+        ci = (b.get("chance_return_ci_low", np.nan), b.get("chance_return_ci_high", np.nan))
+        size = verdicts.near_fit_size(r["trials"], b) if "trials" in r else {}
+        misfit = bool(b["misfit"])
+        if misfit and size and all(np.isfinite(ci)):
+            ci = quasi_interval(back, ci, size["dispersion"])
         report.result(f"{m}: year resolution, fitted across distances "
                       f"({SHAPE_NAMES[b['shape']]})", resolution_statement(r),
-                      headline=b["finest_x"] if _bound(b) else b["resolution"],
-                      ci=None if _bound(b) else (b["ci_low"], b["ci_high"]),
-                      passed=bool(np.isfinite(b["ci_high"])) and not b["at_bound"],
-                      misfit=bool(b["misfit"]), new=True, stand_in=LM_STAND_IN)
+                      headline=back, ci=ci, paper_value=verdicts.PAPER_RESOLUTION[0],
+                      margin=verdicts.PAPER_RESOLUTION[1],
+                      margin_reason=verdicts.PAPER_RESOLUTION_REASON, misfit=misfit,
+                      fit_size=size or None, gof_p=b.get("gof_p"), approximate=misfit,
+                      identified=not bool(b.get("at_bound")) and np.isfinite(back),
+                      stand_in=LM_STAND_IN)
 
 
 def sizing(r: dict, target: float = 1.5) -> dict:
@@ -354,7 +379,8 @@ def near_numbers(r: dict) -> dict:
     return {**scalars({k: r[k] for k in ("competence", "best", "crossover") if k in r}),
             **scalars(fits[["resolution", "delta_aic"]].to_dict("list") if fits is not None
                       else {}, "fits"),
-            **scalars(sizing(r), "sizing"), **carried(r["model"])}
+            **scalars(sizing(r), "sizing"), **scalars(THE_PAPER.resolution, "paper"),
+            **carried(r["model"])}
 
 
 def bias_rows(results: dict) -> pd.DataFrame:

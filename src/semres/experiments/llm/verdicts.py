@@ -4,8 +4,10 @@ Which measure of the encoder's resolution is reported (:func:`headline_measure`)
 choice survives every choice of windows (:func:`window_choices`); whether the mean kernel's
 prediction meets the n-sweep (:func:`sweep_verdict`); whether the temperature trades p_S for p_I
 (:func:`tradeoff`); whether a floor turns the exponential into a tradeoff on the shared engine
-(:func:`floor_tradeoff`); Theorem 3 on a causal LM's n-sweep after Holm's adjustment
-(:func:`theorem3_verdict`); and the sentences that state these verdicts. The page
+(:func:`floor_tradeoff`); Theorem 3 across n with and without its floor, cell by cell against
+a practical margin (:func:`theorem3_forms`, :func:`theorem3_grid`), beside chapter 7's floor
+bound (:func:`floor_bound_table`); how far a misfit misses (:func:`kernel_fit_size`,
+:func:`near_fit_size`); and the sentences that state these verdicts. The page
 (:mod:`.page`, :mod:`.page_encoder`, :mod:`.page_lm`, :mod:`.page_near`) writes the rows of the
 overview from them through :func:`semres.report.status`.
 """
@@ -19,19 +21,27 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from semres.core.fits import censored_warning
-from semres.report.verdicts import gof_pvalue
+from semres.core.fits import MISFIT_P, SIZE_KEYS, censored_warning, misfit_size, quasi_interval
+from semres.core.nsweep import fit_theorem3
+from semres.core.seeds import named_seed
+from semres.experiments.frontier.floor_n import floor_bound
+from semres.report.verdicts import gof_pvalue, status, weakest
 from semres.report import ALPHA, POWER, detectable_at, holm
 from semres.report.numbers import as_number, carried
 
-from .kernel_fits import SHAPE_LABELS, window_stability
+from .kernel_fits import SHAPE_LABELS, fit_shape, shape_kernel, window_stability
 from .settings import THE_PAPER
 
-__all__ = ["MIN_BOOT", "BOTH_RISE", "TURN_SE", "WITHIN_Z", "CLEAR_SE", "TAIL_SE", "TRADE_SE",
+__all__ = ["MIN_BOOT", "BOTH_RISE", "TURN_SE", "WITHIN_Z", "CLEAR_SE", "TAIL_SE",
            "WING_Z", "MISS_MATTERS", "PAPER_RESOLUTION", "floor_tradeoff", "measure_name",
            "Headline", "headline_measure", "window_choices", "same_for_every_choice",
            "choice_verdict", "tail_trend", "window_verdict", "shape_verdict", "sweep_verdict",
-           "tradeoff", "tradeoff_verdict", "wing_asymmetry", "theorem3_verdict",
+           "tradeoff_verdict", "turn_finding", "turn_words", "turn_numbers", "interval",
+           "sweep_cells", "theorem3_forms", "theorem3_grid", "theorem3_common",
+           "theorem3_params", "theorem3_statement", "grid_status", "floor_bound_table",
+           "floor_bound_text", "kernel_fit_size", "kernel_interval", "near_fit_size", "MISS_REASON",
+           "ENGINE_TURN", "TURN_SHARE", "SHAPE_MARGIN", "PAPER_RESOLUTION_REASON",
+           "wing_asymmetry", "theorem3_verdict",
            "resolution_claim", "external_verdict", "WING_BEYOND", "scalars",
            "fit_numbers", "shape_numbers", "window_numbers", "choice_numbers",
            "tradeoff_numbers", "external_numbers"]
@@ -53,8 +63,6 @@ CLEAR_SE = 2
 #: the kernel is still falling at the end of its range when the slope of log g lies more than
 #: this many standard errors below zero
 TAIL_SE = 2
-#: p_S turns down on cooling (and p_I does not fall) by more than this many standard errors
-TRADE_SE = 2
 #: the two wings of the two-reference design differ at |z| above this
 WING_Z = 3
 #: the wings compare the probes more than this many years past the nearer reference
@@ -64,9 +72,37 @@ WING_BEYOND = 150.0
 #: leaves the theorem inconclusive, never "holds"
 MISS_MATTERS = 0.05
 #: the paper's stated resolution of its chat LLMs, "roughly 70–80 years": its middle and the
-#: half-width of the range, the reference and tolerance of a comparison on its own measure
+#: half-width of the range, the reference and margin of a comparison on its own measure (the
+#: return-to-chance distance, lambda ln(1/Delta); never the half-decay lambda ln 2)
 PAPER_RESOLUTION = (sum(THE_PAPER.resolution) / 2,
                     (THE_PAPER.resolution[1] - THE_PAPER.resolution[0]) / 2)
+#: why a return-to-chance distance outside 70-80 years is a different resolution
+PAPER_RESOLUTION_REASON = ("the paper states roughly 70–80 years, where its models' answers "
+                           "return to chance: a distance outside that range is not its number")
+#: why a Theorem 3 cell that misses its prediction by more than MISS_MATTERS matters
+MISS_REASON = ("0.05 of mass on the correct person is the effect the competence gate is sized "
+               "to see (0.55 against ½): a smaller miss is below what the chapter calls an "
+               "effect")
+#: the engine's turn that matters: p_S falling by less than this on the finest lambda would be
+#: no visible tradeoff beside the chapter's measured points (their standard errors ~0.01)
+ENGINE_TURN = 0.01
+ENGINE_TURN_REASON = ("a fall of p_S smaller than 0.01 would be no visible tradeoff beside the "
+                      "chapter's measured points, whose standard errors are about 0.01")
+#: the share of a model's similarity advantage above chance (p_S - 1/2 at its peak) that a turn
+#: on cooling must take back to be the tradeoff the floor predicts
+TURN_SHARE = 0.25
+#: the held-out error (RMSE of ln g) by which the paper's exponential with a floor may trail the
+#: best shape before the difference matters: 0.05 in ln g is a 5 % error in a Luce weight
+SHAPE_MARGIN = 0.05
+SHAPE_REASON = ("0.05 in ln g is a 5 % error in a Luce weight, which moves a two-person choice "
+                "by at most about 0.0125")
+#: two-sided 95 % normal quantile, for an interval from a standard error
+Z95 = float(norm.ppf(0.975))
+
+
+def interval(estimate: float, se: float) -> tuple[float, float]:
+    """The 95 % normal interval of ``estimate`` with standard error ``se``."""
+    return float(estimate - Z95 * se), float(estimate + Z95 * se)
 
 
 def floor_tradeoff(lam_df) -> dict:
@@ -82,12 +118,16 @@ def floor_tradeoff(lam_df) -> dict:
     top = fl.p_s.idxmax()
     turns = bool(fl.p_s[top] - fl.p_s.iloc[0] > TURN_SE * fl.p_s_se.iloc[0] and
                  fl.p_s[top] - fl.p_s.iloc[-1] > TURN_SE * fl.p_s_se.iloc[-1])
-    # the smallest turn this test sees with 80 % power: TURN_SE plus z_0.8 standard errors
-    se = float(max(fl.p_s_se.iloc[0], fl.p_s_se.iloc[-1]))
+    # the finding: the smaller of the two falls from the peak (to the finest and to the
+    # coarsest lambda), with its standard error; the claim is a fall beyond ENGINE_TURN
+    falls = [(fl.p_s[top] - fl.p_s.iloc[j], float(np.hypot(fl.p_s_se[top], fl.p_s_se.iloc[j])))
+             for j in (0, -1)]
+    turn, turn_se = min(falls)
     return {"both_rise": both_rise, "turns": turns, "holds": both_rise and turns,
             "floor": float(fl.floor.iloc[0]), "peak_ps": fl.p_s[top],
             "peak_lambda": fl["lambda"][top], "finest_ps": fl.p_s.iloc[0],
-            "detectable": (TURN_SE + float(norm.ppf(POWER))) * se}
+            "coarsest_ps": fl.p_s.iloc[-1], "turn": float(turn), "turn_se": turn_se,
+            "ci": interval(turn, turn_se), "margin": ENGINE_TURN}
 
 
 def measure_name(measure: str) -> str:
@@ -316,39 +356,31 @@ def sweep_verdict(sweep) -> dict:
     return out
 
 
-def tradeoff(df, ps: str = "p_s", pi: str = "p_i") -> tuple[int, bool]:
-    """Does p_S turn down on cooling while p_I does not? (index of the p_S peak, found).
+def tradeoff_verdict(temp_df) -> tuple[dict, bool, str]:
+    """(the data's turn, :func:`turn_finding`; whether the mean kernel predicts a trade; the
+    sentence)."""
+    data = turn_finding(temp_df)
+    theory = turn_finding(temp_df, "p_s_theory", "p_i_theory")
+    trade_th = theory["status"] == "holds"
+    cold = temp_df.iloc[0]
+    th = ("From the mean kernel, which has no floor, the engine predicts no tradeoff: cooling "
+          f"raises both rates, $p_S$ up to {cold.p_s_theory:.3f} at $T =$ "
+          f"{cold.temperature:g}." if not trade_th else
+          f"Even the mean kernel predicts a tradeoff: $p_S$ peaks at $T =$ "
+          f"{theory['peak_T']:g} and falls on further cooling.")
+    why = (" Its similarities fluctuate around the mean kernel; once the softmax is sharper "
+           "than those fluctuations, the choice follows them, and they act as the floor of "
+           "the noisy exponential: where a floor appears, so does the tradeoff."
+           if data["status"] == "holds" else "")
+    return data, trade_th, f"{th} The model itself {turn_words(data)}.{why}"
 
-    ``df`` is sorted by temperature, coldest first, with ``<col>_se`` columns.
-    """
-    k = int(df[ps].to_numpy().argmax())
-    cold, top = df.iloc[0], df.iloc[k]
-    se = float(np.hypot(top[ps + "_se"], cold[ps + "_se"]))
-    se_i = float(np.hypot(top[pi + "_se"], cold[pi + "_se"]))
-    found = k > 0 and top[ps] - cold[ps] > TRADE_SE * se and cold[pi] > top[pi] - TRADE_SE * se_i
-    return k, bool(found)
 
-
-def tradeoff_verdict(temp_df) -> tuple[bool, bool, str]:
-    """(the data trade, the mean kernel predicts a trade, the sentence)."""
-    k_data, trade_data = tradeoff(temp_df, "p_s", "p_i")
-    k_th, trade_th = tradeoff(temp_df, "p_s_theory", "p_i_theory")
-    cold, top = temp_df.iloc[0], temp_df.iloc[k_data]
-    th = ("The mean kernel has no floor, so from it the engine predicts no tradeoff: cooling "
-          f"raises both rates, p_S up to {cold.p_s_theory:.3f} at T = {cold.temperature:g}."
-          if not trade_th else
-          f"Even the mean kernel predicts a tradeoff: p_S peaks at T = "
-          f"{temp_df.temperature.iloc[k_th]:g} and falls on further cooling.")
-    data = (f"The model itself does trade: p_S peaks at {top.p_s:.3f} at T = "
-            f"{top.temperature:g} and falls to {cold.p_s:.3f} at T = {cold.temperature:g}, "
-            f"while p_I stays at {cold.p_i:.3f} or above its value at the peak. Its similarities "
-            "fluctuate around the mean kernel; once the softmax is sharper than those "
-            "fluctuations, the choice follows them, and they act as the floor of the noisy "
-            "exponential: where a floor appears, so does the tradeoff." if trade_data else
-            f"The model does not trade either: p_S is highest at the coldest temperature, "
-            f"T = {cold.temperature:g} (p_S = {cold.p_s:.3f}, p_I = {cold.p_i:.3f}), or falls "
-            "within two standard errors.")
-    return trade_data, trade_th, th + " " + data
+def turn_numbers(f: dict, name: str = "turn") -> dict:
+    """What :func:`turn_words` quotes of a turn: its numbers, and the move (the turn's
+    negative) with its interval."""
+    return {**scalars({k: v for k, v in f.items() if k != "status"}, name),
+            f"{name}.move": -f["headline"], f"{name}.move_lo": -f["ci"][1],
+            f"{name}.move_hi": -f["ci"][0]}
 
 
 def wing_asymmetry(counts, *, beyond: float = WING_BEYOND, D: float | None = None) -> dict:
@@ -373,6 +405,277 @@ def wing_asymmetry(counts, *, beyond: float = WING_BEYOND, D: float | None = Non
             "differ": bool(np.isfinite(z) and abs(z) > WING_Z), "beyond": beyond}
 
 
+def turn_finding(temp, ps: str = "p_s", pi: str = "p_i") -> dict:
+    """The tradeoff along the temperature as a finding: does p_S turn down on cooling?
+
+    ``temp`` is sorted by temperature, coldest first, with ``<col>_se`` columns. The turn is
+    p_S at its peak among the warmer temperatures less p_S at the coldest, with the interval
+    from the two standard errors (the peak is the largest of several: a turn is if anything
+    favoured). The claim is a turn beyond a margin of :data:`TURN_SHARE` of the model's
+    similarity advantage above chance at the peak (p_S - 1/2): cooling with a floor takes p_S
+    back towards 1/2 (Proposition ch5-prop-two-reference), so a model barely above chance has
+    little to give back, and a turn it could not show reads inconclusive, never "does not
+    hold". Returns the keyword arguments of a finding (``headline``, ``ci``, ``margin``,
+    ``margin_reason``, ``claim``, ``compared_with``, ``compared_with_label``), its ``status``
+    under the book's rule, and what the sentences quote: the two temperatures, the rates
+    there, the ``advantage`` and ``detectable``, the smallest turn the test sees with 80 %
+    power.
+    """
+    if len(temp) < 2:
+        raise ValueError("temp: a turn needs at least two temperatures")
+    cold = temp.iloc[0]
+    k = int(temp[ps].iloc[1:].to_numpy().argmax()) + 1
+    top = temp.iloc[k]
+    turn = float(top[ps] - cold[ps])
+    se = float(np.hypot(top[ps + "_se"], cold[ps + "_se"]))
+    advantage = float(top[ps] - 0.5)
+    margin = TURN_SHARE * max(advantage, 0.0)
+    args = {"headline": turn, "ci": interval(turn, se), "margin": margin,
+            "margin_reason": f"a quarter of its advantage above chance at the peak (p_S − ½ = "
+                             f"{advantage:.3f}): with a floor, cooling takes p_S back towards ½, "
+                             "and a smaller fall is no tradeoff",
+            "claim": "above", "compared_with": 0.0,
+            "compared_with_label": "no turn (p_S at its peak less p_S at the coldest T)"}
+    return {**args, "status": status(ci=args["ci"], compared_with=0.0, margin=margin,
+                                     claim="above", new=True),
+            "peak_T": float(top.temperature), "cold_T": float(cold.temperature),
+            "peak_ps": float(top[ps]), "cold_ps": float(cold[ps]), "cold_pi": float(cold[pi]),
+            "peak_pi": float(top[pi]), "advantage": advantage, "se": se,
+            "detectable": detectable_at(se)}
+
+
+def turn_words(f: dict) -> str:
+    """What :func:`turn_finding` found, in words: a trade, none, or why this test cannot tell."""
+    if f["status"] == "holds":
+        return (f"trades: $p_S$ falls by {f['headline']:.3f} [{f['ci'][0]:.3f}, "
+                f"{f['ci'][1]:.3f}] from its peak at $T =$ {f['peak_T']:g} to $T =$ "
+                f"{f['cold_T']:g}, beyond a quarter of its advantage above chance "
+                f"({f['margin']:.3f})")
+    if f["status"] == "does not hold":
+        return (f"does not trade: from $T =$ {f['peak_T']:g} to $T =$ {f['cold_T']:g} $p_S$ "
+                f"moves by {-f['headline']:+.3f} [{-f['ci'][1]:+.3f}, {-f['ci'][0]:+.3f}], "
+                f"which rules out a fall of a quarter of its advantage above chance "
+                f"({f['margin']:.3f})")
+    why = (f"a fall this test detects with 80 % power ({f['detectable']:.3f}) exceeds its "
+           f"whole advantage above chance ({f['advantage']:.3f}), so no turn it could see is "
+           "possible here" if f["detectable"] > f["advantage"] else
+           f"it detects a fall of {f['detectable']:.3f} with 80 % power, and the interval "
+           f"reaches across a quarter of its advantage above chance ({f['margin']:.3f})")
+    return (f"cannot tell whether it trades: from $T =$ {f['peak_T']:g} to $T =$ "
+            f"{f['cold_T']:g} $p_S$ moves by {-f['headline']:+.3f} [{-f['ci'][1]:+.3f}, "
+            f"{-f['ci'][0]:+.3f}]; {why}")
+
+
+def sweep_cells(sweep) -> pd.DataFrame:
+    """A sweep's cells (columns task, n, p, se) as effective binomial counts for
+    :func:`semres.core.nsweep.fit_theorem3`: trials = p (1 - p) / se² (Kish), correct = p
+    trials, so that the likelihood carries each cell's interval (over names and lists for a
+    causal LM). Cells without a positive standard error are left out."""
+    df = sweep[["task", "n", "p", "se"]].copy()
+    df = df[np.isfinite(df.se) & (df.se > 0) & (df.p > 0) & (df.p < 1)]
+    trials = df.p * (1 - df.p) / df.se ** 2
+    return pd.DataFrame({"task": df.task.to_numpy(), "n": df.n.astype(int).to_numpy(),
+                         "trials": trials.to_numpy(), "correct": (df.p * trials).to_numpy(),
+                         "se": df.se.to_numpy()})
+
+
+def theorem3_forms(sweep, *, gof_boot: int, seed) -> dict:
+    """Theorem 3 fitted to a sweep's both tasks across n (:func:`sweep_cells`), in the paper's
+    floor-free form (``free``) and with its floor (``floor``), each by
+    :func:`semres.core.nsweep.fit_theorem3` (its bootstrap goodness of fit, where chi-square
+    does not apply, from a stream named after the form)."""
+    cells = sweep_cells(sweep)
+    return {form: fit_theorem3(cells, floor=form == "floor", gof_boot=gof_boot,
+                               seed=named_seed(seed, f"theorem 3 {form}"))
+            for form in ("free", "floor")}
+
+
+def theorem3_grid(fit: dict, sweep) -> list[dict]:
+    """Theorem 3's claim cell by cell, for :meth:`semres.report.Report.grid_result`: each
+    (task, n) cell's miss, measured rate less the fitted prediction, with its 95 % interval
+    from the cell's own standard error (the fitted parameters' uncertainty left out)."""
+    se = {(r.task, int(r.n)): float(r.se) for r in sweep.itertuples()}
+    out = []
+    for r in fit["table"].sort_values(["task", "n"]).itertuples():
+        gap = float(r.observed - r.theory)
+        out.append({"cell": f"{r.task}, n = {int(r.n)}", "headline": gap,
+                    "ci": interval(gap, se[(r.task, int(r.n))])})
+    return out
+
+
+def theorem3_common(fit: dict) -> dict:
+    """What every cell of a Theorem 3 grid shares: the reference (the fitted prediction), the
+    margin :data:`MISS_MATTERS` and its reason, the fit's goodness of fit and size."""
+    form = "with its floor" if fit["floor"] else "without a floor (the paper's form)"
+    return {"compared_with": 0.0,
+            "compared_with_label": f"Theorem 3's prediction {form}, fitted to both tasks",
+            "margin": MISS_MATTERS, "margin_reason": MISS_REASON, "claim": "equal",
+            "fit_size": {k: fit.get(k) for k in SIZE_KEYS}, "gof_p": fit.get("gof_p")}
+
+
+def theorem3_params(fit: dict) -> dict:
+    """A Theorem 3 fit's parameters with their intervals, widened by the dispersion where the
+    fit misses by more than sampling (quasi-likelihood, ``approximate``)."""
+    disp = as_number(fit.get("dispersion"))
+    wide = disp is not None and disp > 1
+    out = {"b": fit["b"], "delta": fit["delta"], "approximate": bool(wide)}
+    for key in ("b", "delta"):
+        lo, hi = fit[f"{key}_ci"]
+        out[f"{key}_ci"] = quasi_interval(fit[key], (lo, hi), disp) if wide else (lo, hi)
+        out[f"{key}_ci"] = (max(out[f"{key}_ci"][0], 0.0), min(out[f"{key}_ci"][1], 1.0))
+    return out
+
+
+def theorem3_statement(fit: dict, ns) -> str:
+    """A Theorem 3 row's statement: the form, its parameters with their intervals, its fit."""
+    q = theorem3_params(fit)
+    b_lo, b_hi = q["b_ci"]
+    par = f"b = {q['b']:.3f} [{b_lo:.3f}, {b_hi:.3f}]"
+    if fit["floor"]:
+        d_lo, d_hi = q["delta_ci"]
+        par += f", Delta = {q['delta']:.3f} [{d_lo:.3f}, {d_hi:.3f}]"
+    wide = " (intervals widened by the dispersion, approximate)" if q["approximate"] else ""
+    form = "with a floor" if fit["floor"] else "without a floor"
+    return (f"one constant kernel {form} ({par}{wide}) fitted to both tasks at n = "
+            f"{', '.join(map(str, ns))} predicts every cell within 0.05: deviance "
+            f"{fit['deviance']:.1f} on {fit['df']} degrees of freedom, goodness of fit "
+            f"{gof_pvalue(fit)}")
+
+
+def grid_status(cells: list[dict], common: dict, *, new: bool = False) -> str:
+    """The status :meth:`semres.report.Report.grid_result` gives a claim over ``cells`` (the
+    weakest cell's, by the book's rule), for the sentences that say it."""
+    keys = ("ci", "compared_with", "margin", "claim")
+    got = [status(**{k: {**common, **c}[k] for k in keys if k in {**common, **c}}, new=new)
+           for c in cells]
+    return got[weakest(got)] if got else "not run"
+
+
+def floor_bound_table(fit: dict, sweep) -> pd.DataFrame:
+    """Chapter 7's n-item floor bound at the floor Theorem 3 fits (``fit``, the floored form):
+    at each n with both tasks, the largest p_S any similarity with that floor reaches at the
+    measured p_I (:func:`semres.experiments.frontier.floor_n.floor_bound`), at p_I's estimate
+    and at the lower end of its interval (where the bound is most generous), against the
+    measured p_S and its interval. ``within``: p_S's interval reaches below the generous bound
+    (the measurement is consistent with it); ``slack``: the bound at p_I's estimate less p_S.
+    Empty when the fitted floor is not in (0, 1)."""
+    delta = float(fit["delta"])
+    cols = ["n", "p_i", "p_i_ci_low", "p_s", "p_s_ci_low", "p_s_ci_high", "delta", "bound",
+            "bound_generous", "slack", "within"]
+    if not 0 < delta < 1:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for n, sub in sweep.groupby("n"):
+        task = sub.set_index("task")
+        if not {"similarity", "identification"} <= set(task.index):
+            continue
+        i, s_ = task.loc["identification"], task.loc["similarity"]
+        pi_lo, (ps_lo, ps_hi) = interval(i.p, i.se)[0], interval(s_.p, s_.se)
+        bound = floor_bound(min(max(float(i.p), 0.0), 1.0), int(n), delta)
+        generous = floor_bound(min(max(pi_lo, 0.0), 1.0), int(n), delta)
+        rows.append({"n": int(n), "p_i": float(i.p), "p_i_ci_low": pi_lo, "p_s": float(s_.p),
+                     "p_s_ci_low": ps_lo, "p_s_ci_high": ps_hi, "delta": delta,
+                     "bound": float(bound), "bound_generous": float(generous),
+                     "slack": float(bound - s_.p), "within": bool(ps_lo <= generous)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def floor_bound_text(model: str, table) -> str:
+    """One sentence: the measured (p_I, p_S) against chapter 7's floor bound at the fitted
+    floor (:func:`floor_bound_table`)."""
+    if table.empty:
+        return (f"For {model} Theorem 3's fitted floor is not inside (0, 1), so chapter 7's "
+                "floor bound says nothing here.")
+    k = int(table.slack.to_numpy().argmin())
+    near = table.iloc[k]
+    held = int(table.within.sum())
+    return (f"At the floor Theorem 3 fits for {model} ($\\Delta =$ {near.delta:.3f}), chapter "
+            f"7's $n$-item bound allows $p_S$ up to {near.bound:.3f} at its measured $p_I$ "
+            f"({near.p_i:.3f}) at $n =$ {int(near.n)}, where it measured {near.p_s:.3f} (the "
+            f"closest approach, slack {near.slack:+.3f}); its $p_S$ is consistent with the "
+            f"bound at {held} of {len(table)} values of $n$.")
+
+
+def kernel_fit_size(distance, g, se, fit: dict, shape: str = "exp_floor") -> dict:
+    """How far a kernel fit on ln g (:func:`semres.experiments.llm.kernel_fits.fit_shape`,
+    chi-square on ln g with standard errors se / g) misses its kernel: the statistic of the fit
+    and of the kernel without similarity (ln g flat, its weighted mean) over the same
+    distances, the fit's degrees of freedom as the null mean, and the gap between the measured
+    and fitted weights beside the standard errors alone (``rms_sampling`` is their root mean
+    square) (:func:`semres.core.fits.misfit_size`)."""
+    d, g, se = (np.asarray(x, float) for x in (distance, g, se))
+    sel = (d >= 1) & (g > 0) & np.isfinite(se) & (se > 0)
+    if sel.sum() < 3:
+        raise ValueError("distance: fewer than 3 points with a positive weight and error")
+    d, g, se = d[sel], g[sel], se[sel]
+    y, s = np.log(g), se / g
+    pred = np.asarray(shape_kernel(shape, fit)(d), float)
+    dev_fit = float(np.sum(((y - np.log(pred)) / s) ** 2))
+    w = 1 / s ** 2
+    dev_null = float(np.sum(((y - np.sum(w * y) / np.sum(w)) / s) ** 2))
+    df = as_number(fit.get("gof_df"))
+    out = misfit_size(dev_fit, dev_null, df if df and df > 0 else max(len(d) - 3, 1), g, pred,
+                      np.ones_like(g))
+    out["rms_sampling"] = float(np.sqrt(np.mean(se ** 2)))
+    return out
+
+
+def near_fit_size(trials, best: dict) -> dict:
+    """How far the near design's best shape misses the model
+    (:func:`semres.core.fits.misfit_size`), on the scale of its lack-of-fit test
+    (:func:`semres.experiments.llm.near.lack_of_fit`): the cells' weighted squared distance
+    from the curve over the pure error between pairs of names (the F statistic times its
+    degrees of freedom, whose null mean is those degrees of freedom), the same from chance
+    (1/2 in every cell), and the cells' observed and fitted masses; ``rms_sampling`` is the
+    gap the pure error alone gives a cell's mean."""
+    from .near import p_correct  # noqa: PLC0415  (near imports the two-reference module)
+
+    t = trials.assign(offset=trials.offset.abs())
+    units = t.groupby(["pair", "D", "offset"]).mass.agg(["mean", "size"]).reset_index()
+    cells = units.groupby(["D", "offset"]).apply(
+        lambda u: pd.Series({"weight": u["size"].sum(),
+                             "mean": np.average(u["mean"], weights=u["size"])}),
+        include_groups=False).reset_index()
+    df_lof, df_pe = len(cells) - 2, len(units) - len(cells)
+    if df_lof < 1 or df_pe < 1:
+        raise ValueError("trials: no degrees of freedom for a lack-of-fit test")
+    merged = units.merge(cells, on=["D", "offset"])
+    pe = float(np.sum(merged["size"] * (merged["mean_x"] - merged["mean_y"]) ** 2)) / df_pe
+    pred = p_correct(best["shape"], best["scale"], best["floor"], cells.D.to_numpy(float),
+                     cells.offset.to_numpy(float))
+    w, obs = cells.weight.to_numpy(float), cells["mean"].to_numpy(float)
+    out = misfit_size(float(np.sum(w * (obs - pred) ** 2)) / pe,
+                      float(np.sum(w * (obs - 0.5) ** 2)) / pe, df_lof, obs, pred, w)
+    out["rms_sampling"] = float(np.sqrt(np.mean(pe / w)))
+    return out
+
+
+def kernel_interval(kernel, *, key: str = "chance_return", n_boot: int = 200, seed,
+                    shape: str = "exp_floor") -> tuple[float, float]:
+    """An approximate 95 % interval of a distance of the kernel read from choices (``key``:
+    the return-to-chance distance or the half-decay): ln g redrawn in every bin from its
+    estimate and standard error (independent normal draws, the reference bin fixed), the shape
+    refitted on each draw, the 2.5 and 97.5 % points. Approximate: the bins share their
+    reference and names, which these draws ignore."""
+    rng = np.random.default_rng(named_seed(seed, f"kernel interval {key}"))
+    d = kernel.distance.to_numpy(float)
+    lg, se = kernel.log_g.to_numpy(float), kernel.log_g_se.to_numpy(float)
+    values = []
+    for _ in range(int(n_boot)):
+        draw = np.exp(lg + rng.standard_normal(len(lg)) * se)
+        try:
+            f = fit_shape(d, draw, shape)
+            values.append(f.get(key, f.get("resolution") if key == "chance_return"
+                                else math.nan))
+        except ValueError:
+            continue
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if len(v) < max(40, n_boot // 2):
+        return (math.nan, math.nan)
+    return float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975))
+
+
 def theorem3_verdict(t3: dict) -> dict:
     """The verdict on :func:`semres.experiments.llm.lm_protocol.theorem3`: its two predictions
     (one b describes identification at every n; it predicts similarity at every n), each tested
@@ -392,16 +695,16 @@ def theorem3_verdict(t3: dict) -> dict:
 def resolution_claim(head, robust: bool) -> dict:
     """How the encoder's resolution enters the overview: ``identified`` when the reported
     measure is stable across its upper windows and every choice of windows agrees
-    (``robust``); then its number and interval, and, for the paper's own measure (the chance
-    crossover), the comparison with the paper's 70–80 years (:data:`PAPER_RESOLUTION`)."""
+    (``robust``); its number and interval; and the comparison with the paper's 70–80 years
+    (:data:`PAPER_RESOLUTION`, a return-to-chance distance): every measure the chapter refits
+    window by window is one (the crossover, lambda ln(1/Delta) of the two-reference fit and the
+    shapes' distance to their floor), so the comparison is like with like."""
     identified = bool(head.stable and robust)
-    out = {"identified": identified}
+    out = {"identified": identified, "paper_value": PAPER_RESOLUTION[0],
+           "margin": PAPER_RESOLUTION[1], "margin_reason": PAPER_RESOLUTION_REASON}
     if identified:
         out.update(headline=head.row.get("resolution"),
                    ci=(head.row.get("ci_low"), head.row.get("ci_high")))
-        if head.measure == "chance crossover":
-            out.update(paper_value=PAPER_RESOLUTION[0], tolerance=PAPER_RESOLUTION[1],
-                       tolerance_reason="the paper reports roughly 70–80 years")
     return out
 
 
@@ -489,14 +792,12 @@ def choice_numbers(choices) -> dict:
 
 
 def tradeoff_numbers(temp_df) -> dict:
-    """What :func:`tradeoff_verdict` quotes: the coldest temperature, the measured and predicted
-    peaks, and the rates there."""
-    k_data, _ = tradeoff(temp_df, "p_s", "p_i")
-    k_th, _ = tradeoff(temp_df, "p_s_theory", "p_i_theory")
+    """What :func:`tradeoff_verdict` quotes: the coldest temperature and the predicted rate
+    there, the data's turn and the mean kernel's peak."""
+    theory = turn_finding(temp_df, "p_s_theory", "p_i_theory")
     keep = ["temperature", "p_s", "p_i", "p_s_theory"]
     return {**scalars(temp_df.iloc[0][keep].to_dict(), "cold"),
-            **scalars(temp_df.iloc[k_data][keep].to_dict(), "top"),
-            "theory_peak_temperature": temp_df.temperature.iloc[k_th]}
+            **turn_numbers(turn_finding(temp_df)), "theory_peak_temperature": theory["peak_T"]}
 
 
 def external_numbers(model: str, thm3, windows) -> dict:
