@@ -216,6 +216,14 @@ def test_a_claim_over_a_grid_counts_once_and_its_weakest_cell_decides(tmp_path, 
     table = pd.read_csv(tmp_path / "07_front_universality" / "beats_cells.csv")
     assert table.status.tolist() == ["holds", "holds", "inconclusive"]
     assert report.weakest(["holds", "does not hold", "inconclusive"]) == 1
+    # among cells of one status, the one nearest to failing decides, wherever it is listed
+    cells = [{"cell": "far", "headline": 0.06, "ci": (0.05, 0.07)},
+             {"cell": "near", "headline": 0.03, "ci": (0.021, 0.04)}]
+    rep.grid_result("beats 2", "a gain", cells, "beats2_cells", compared_with=0.0,
+                    compared_with_label="no gain", claim="above", margin=0.02,
+                    margin_reason="a plot shows it", new=True)
+    assert rep.rows[-1]["headline"] == 0.03 and rep.rows[-1]["status"] == "holds"
+    assert report.slack(0.021, 0.04, 0.0, 0.02, "above") == pytest.approx(0.001)
 
 
 def test_named_streams_do_not_depend_on_order_and_differ_by_name_and_key():

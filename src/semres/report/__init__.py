@@ -11,12 +11,12 @@ from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS, Opening, Report, open_chapt
 from .numbers import escape, fmt, mathify, places, plural, prose
 from .verdicts import (ALPHA, BAD, CLAIMS, GOOD, KINDS, NO_MARGIN, NOT_MEASURED, POLICY,
                        POWER, STATUSES, VOCABULARY, Z_MAX, counted, detectable_at, holm, judge,
-                       outcome, reference, smallest_detectable, status, weakest,
+                       outcome, reference, slack, smallest_detectable, status, weakest,
                        z_check_detectable)
 
 __all__ = ["ALPHA", "BAD", "CLAIMS", "BOX_FIRST", "FRONT_COLUMNS", "GOOD", "KINDS", "NO_MARGIN",
            "NOT_MEASURED", "Opening", "POLICY", "POWER", "Report", "STATUSES",
            "SUMMARY_COLUMNS", "VOCABULARY", "Z_MAX", "box_line", "counted", "detectable_at",
            "escape", "find", "fmt", "holm", "judge", "mathify", "measured", "open_chapter", "outcome",
-           "places", "plural", "prose", "reference", "row_places", "smallest_detectable", "status", "status_line",
+           "places", "plural", "prose", "reference", "row_places", "slack", "smallest_detectable", "status", "status_line",
            "tally", "weakest", "z_check_detectable"]

@@ -31,7 +31,7 @@ from .box import BOX_FIRST, checks_tally, details, first_screen, status_line, ta
 from .numbers import (as_float, as_number, escape, fmt, plain_math, plain_outside_math, plural,
                       prose, unquoted)
 from .verdicts import (GOOD, NO_MARGIN, NOT_MEASURED, counted, outcome, smallest_detectable,
-                       status, weakest, z_check_detectable)
+                       slack, status, weakest, z_check_detectable)
 
 SUMMARY_COLUMNS = ("chapter", "result", "statement", "kind", "status", "stand_in",
                    "paper_value", "compared_with", "compared_with_label", "claim",
@@ -209,7 +209,8 @@ class Report:
             probe.result(result, statement, **args)
             judged.append({"cell": cell.get("cell", ""), **probe.rows[0]})
         statuses = [r["status"] for r in judged]
-        k = weakest(statuses)
+        slacks = [_slack(r) for r in judged]
+        k = weakest(statuses, slacks)
         held = sum(s in GOOD for s in statuses)
         self.table(pd.DataFrame(judged).drop(columns=["chapter", "result", "statement"]), table)
         worst = {**common, **{key: v for key, v in cells[k].items() if key != "cell"}}
@@ -310,6 +311,15 @@ class Report:
     def _save_prose(self) -> None:
         if self.citations:
             book.save_table(pd.DataFrame(self.citations), self.chapter, "prose")
+
+
+def _slack(row: dict) -> float:
+    """A judged row's :func:`slack` (NaN without an interval, a reference or a margin)."""
+    ref = row["paper_value"] if not math.isnan(row["paper_value"]) else row["compared_with"]
+    numbers = (row["ci_low"], row["ci_high"], ref, row["margin"])
+    if any(math.isnan(x) for x in numbers):
+        return math.nan
+    return slack(*numbers, row["claim"] or "equal")
 
 
 def row_numbers(rows) -> dict:

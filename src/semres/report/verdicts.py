@@ -186,15 +186,30 @@ def status(*, ci=None, paper_value: float | None = None, compared_with: float | 
     return "holds" if new else "reproduced"
 
 
-def weakest(statuses) -> int:
-    """The index of the status that decides a claim over a grid of cells: the first in
+def slack(lo: float, hi: float, ref: float, margin: float, claim: str = "equal") -> float:
+    """How far a 95 % interval lies inside the region where its claim passes (negative: how
+    far it reaches past it): the distance from the interval's nearer end to the margin's edge
+    it must not cross."""
+    if claim not in CLAIMS:
+        raise ValueError(f"claim must be one of {CLAIMS}; got {claim!r}")
+    return {"equal": min(lo - (ref - margin), (ref + margin) - hi),
+            "above": lo - (ref + margin), "at least": lo - (ref - margin),
+            "below": (ref - margin) - hi, "at most": (ref + margin) - hi}[claim]
+
+
+def weakest(statuses, slacks=None) -> int:
+    """The index of the cell that decides a claim over a grid: the first status in
     :data:`WEAKEST_FIRST` order (a failure before a misfit before an undecided cell before a
-    pass)."""
+    pass), and among cells of that status the one nearest to failing (the smallest
+    :func:`slack`, where ``slacks`` are given)."""
     statuses = list(statuses)
     if not statuses:
         raise ValueError("statuses: a grid needs at least one cell")
+    slacks = [0.0] * len(statuses) if slacks is None else [
+        math.inf if not np.isfinite(as_float(x)) else float(x) for x in slacks]
     rank = {s: k for k, s in enumerate(WEAKEST_FIRST)}
-    return min(range(len(statuses)), key=lambda k: rank.get(statuses[k], len(rank)))
+    return min(range(len(statuses)),
+               key=lambda k: (rank.get(statuses[k], len(rank)), slacks[k]))
 
 
 def holm(pvalues) -> np.ndarray:
