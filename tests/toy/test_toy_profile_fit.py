@@ -58,3 +58,30 @@ def test_profile_fit_gof_accepts_a_linear_profile_and_rejects_a_step():
         gof = profile_fit.profile_fit_gof(G, dist, eps, delta)
         assert gof["gof_df"] == 25 - 2
         assert gof["misfit"] == (profile == "step"), (profile, gof)
+
+
+def test_misfit_size_is_near_one_for_a_line_and_large_for_a_step():
+    """Pooled over noisy networks, a linear profile misses its line only by the pairs'
+    scatter (dispersion near 1, RMS gap near the sampling one); a step misses it by far more,
+    while the line still removes most of a flat profile's squared gap."""
+    dist = stimulus_distances(50, "circle")
+    rng = np.random.default_rng(2)
+    sizes = {}
+    for profile in ("linear", "step"):
+        terms = []
+        for _ in range(4):
+            h = (profile_fit.linear_profile(dist, 0.2, 0.1) if profile == "linear"
+                 else np.where(dist <= 0.12, 1.0, 0.1))
+            noise = rng.normal(0, 0.01, dist.shape)
+            G = h + (noise + noise.T) / 2
+            np.fill_diagonal(G, 1.0)
+            d, prof = profile_fit.distance_profile(torch.tensor(G), dist)
+            eps, delta = profile_fit.fit_linear_profile(d, prof)
+            terms.append(profile_fit.profile_fit_terms(G, dist, eps, delta))
+        sizes[profile] = profile_fit.profile_misfit_size(terms)
+    line, step = sizes["linear"], sizes["step"]
+    assert 0.5 < line["dispersion"] < 2 and line["gof_p"] > 1e-3 and line["fits"] == 4
+    assert line["rms_gap"] < 2 * line["rms_sampling"]
+    assert step["dispersion"] > 20 and step["rms_gap"] > 5 * step["rms_sampling"]
+    assert step["explained_null"] > 0.5 and step["gof_p"] < 1e-3
+    assert profile_fit.profile_fit_terms(np.zeros((50, 50)), dist, 0.2, 0.1) is None

@@ -14,37 +14,91 @@ from semres.experiments.toy import analysis, page, superposition, verdicts
 def test_decisions_and_verdict_sentences():
     p_star = float(theory.linear_circle(1 / (3 - 2 * np.log(2)))[0])
     assert verdicts.nearer_proposition1(0.80, p_star)
-    assert not verdicts.nearer_proposition1(0.76, p_star)
+    assert not verdicts.nearer_proposition1(0.77, p_star)
+    m, reason = verdicts.peak_margin(p_star)
+    assert m == pytest.approx((p_star - 0.75) / 2) and "Theorem 1" in reason
     words = page.position_sentences(True, False)
     assert words["peak_nearer"].startswith("nearer Proposition 1")
     assert words["closer"].startswith("farther")
-    reasons = verdicts.tolerances(0.8123, 0.0456)
-    assert all(tol == 0.0 for tol, _ in reasons.values())
-    assert "0.8123" in reasons["peak"][1] and "0.0456" in reasons["rec"][1]
+    m, reason = verdicts.reconstruction_margin(0.0456)
+    assert m == 0.0456 and "0.0456" in reason and "lands near" in reason
     ci = mean_interval([0.801, 0.803, 0.805])
-    assert page.peak_verdict("differs", ci, p_star, 0.8123).endswith("peaks at 0.8123")
+    assert page.peak_verdict("reproduced", ci, p_star, 0.8123, margin=m).endswith(
+        "peaks at 0.8123")
     short = mean_interval([0.01, 0.012, 0.014])
     assert page.shortfall_verdict("does not hold", short, 0.03, 0.02).endswith("not its size")
     assert "not its size" not in page.shortfall_verdict("holds", short, 0.012, 0.02)
     rec = mean_interval([0.70, 0.71, 0.72])
-    text = page.reconstruction_verdict("does not hold", rec, 0.65, 0.04, 20, 0.03)
+    text = page.reconstruction_verdict("inconclusive", rec, 0.65, 0.04, 20, 0.03)
     assert "+0.0600 at the last epoch against +0.0400 at epoch 20" in text
-    assert "remaining +0.0300" in text
+    assert "accounts for +0.0300" in text and "margin ±0.0300" in text
     latex = page.split_log2("p", sp.Rational(1, 2) + 3 * sp.log(2) * sp.Symbol("e"))
     assert r"\ln 2 \left(3 e\right)" in latex
 
 
-def test_a_reference_the_networks_do_not_follow_reads_misfit_not_does_not_hold():
+def test_a_reference_the_networks_do_not_follow_reads_misfit_with_its_size():
     fits = pd.DataFrame({"condition": ["circle", "segment"] * 3 + ["reconstruction"] * 4,
+                         "epoch": [5] * 10,
                          "gof_tested": [True] * 5 + [False] + [True] * 4,
                          "misfit": [True] * 3 + [False] * 7})
     assert verdicts.linear_profile_misfit(fits)  # 3 of 5 tested similarity networks fail
     assert not verdicts.linear_profile_misfit(fits.assign(misfit=[True] + [False] * 9))
+    assert not verdicts.linear_profile_misfit(fits.assign(epoch=0))  # initialisation: no test
+    size = {"dispersion": 40.0, "explained_null": 0.9, "explained_saturated": 0.91,
+            "rms_gap": 0.05, "rms_sampling": 0.008, "gof_p": 0.0, "fits": 12}
     ci = {"mean": 0.02, "low": 0.01, "high": 0.03, "se": 0.005, "n": 10}
-    status = report.status(headline=0.02, ci=(0.01, 0.03), compared_with=0.05, tolerance=0.0,
-                           new=True, misfit=verdicts.linear_profile_misfit(fits))
+    status = report.status(ci=(0.01, 0.03), compared_with=0.05, margin=0.01, new=True,
+                           misfit=verdicts.linear_profile_misfit(fits))
     assert status == "misfit"
-    assert "no reference" in page.shortfall_verdict(status, ci, 0.05, 0.06)
+    text = page.shortfall_verdict(status, ci, 0.05, 0.06, size=size)
+    assert "no reference" in text and "40.0 times" in text and "90.0%" in text
+
+
+@pytest.mark.parametrize("gap, spread, expected", [(0.002, 0.001, "reproduced"),
+                                                   (0.009, 0.004, "inconclusive"),
+                                                   (0.030, 0.002, "does not hold")])
+def test_reconstruction_reads_as_its_simulated_data_say(gap, spread, expected):
+    """Ten simulated seeds of reconstruction p_I around Theorem 2's prediction plus ``gap``,
+    against a Jensen term of 0.0125 as the margin: a gap well inside it (true), one that
+    misses by less than it but whose interval reaches across its edge, and one beyond it."""
+    rng = np.random.default_rng(3)
+    predicted, jensen = 0.9, 0.0125
+    ci = mean_interval(predicted + gap + rng.normal(0, spread, 10))
+    m, reason = verdicts.reconstruction_margin(jensen)
+    rep = report.Report("03_toy_relu")
+    got = rep.result("rec", "s", headline=ci["mean"], ci=(ci["low"], ci["high"]),
+                     compared_with=predicted, compared_with_label="Theorem 2", margin=m,
+                     margin_reason=reason)
+    assert got == expected
+    assert rep.rows[0]["miss"] == pytest.approx(ci["mean"] - predicted)
+
+
+def test_the_law_check_is_one_claim_over_its_cells(tmp_path, monkeypatch):
+    """Proposition 1's Monte Carlo cells: the margin is half the smallest gap to the constant
+    similarity's law; the cell whose interval reaches farthest decides, and a cell off its
+    closed form by more than the margin makes the claim not hold."""
+    cells = [("circle", 0.1, "similarity"), ("circle", 0.1, "identification"),
+             ("segment", 0.1, "similarity")]
+    theory_values = [float(theory.linear_circle(0.2)[0]), float(theory.linear_circle(0.2)[1]),
+                     0.6603]
+    mc = pd.DataFrame({"space": [c[0] for c in cells], "eps": [c[1] for c in cells],
+                       "task": [c[2] for c in cells], "theory": theory_values,
+                       "monte_carlo": theory_values, "stderr": [1e-4] * 3, "z": [0.0] * 3})
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))  # the cells' table goes there
+    m, reason = verdicts.law_margin(mc)
+    const = verdicts.constant_law("circle", 0.1)[0]
+    assert m <= abs(theory_values[0] - const) / 2 + 1e-12 and "constant similarity" in reason
+    for shift, expected in ((0.0, "reproduced"), (m - 1e-4, "inconclusive"),
+                            (m + 1e-3, "does not hold")):
+        moved = mc.assign(monte_carlo=mc.monte_carlo + np.array([0.0, shift, 0.0]))
+        rep = report.Report("03_toy_relu")
+        status = rep.grid_result("laws", "s", verdicts.law_cells(moved), "cells",
+                                 compared_with=0.0, compared_with_label="closed form",
+                                 margin=m, margin_reason=reason)
+        assert status == expected, (shift, status)
+        assert rep.rows[0]["headline"] == pytest.approx(shift if shift else 0.0)
+    with pytest.raises(ValueError, match="space"):
+        verdicts.constant_law("sphere", 0.1)
 
 
 def test_the_constant_optimum_is_theorem_1s():
@@ -52,20 +106,31 @@ def test_the_constant_optimum_is_theorem_1s():
     assert verdicts.CONSTANT_OPTIMUM == pytest.approx(float(theory.front(0.75)))
 
 
-def test_record_makes_the_chapters_rows_in_order():
-    """Five rows, in the glance page's order; the three comparisons' statuses come back."""
+def test_record_makes_the_chapters_rows_in_order(tmp_path, monkeypatch):
+    """Four findings, in the glance page's order; the statuses come back."""
     conditions = [c for c in superposition.CONDITIONS for _ in range(3)]
     small = superposition.ToyConfig(n_stimuli=12, n_hidden=4, epochs=4, trials_per_epoch=200,
                                     batch_size=32, snapshot_epochs=(0, 4))
     history = superposition.train(conditions, [0, 1, 2] * 3, small, progress=False)
     found = analysis.analyse(history, small.n_stimuli)
     trajectories = analysis.trajectory_table(history, [0, 1, 2] * 3)
-    mc = pd.DataFrame({"z": [0.5, -1.2], "stderr": [1e-4, 2e-4]})
+    mc = pd.DataFrame({"space": ["circle", "segment"], "eps": [0.1, 0.1],
+                       "task": ["similarity", "identification"],
+                       "theory": [0.66, 0.95], "monte_carlo": [0.6601, 0.9499],
+                       "stderr": [1e-4, 2e-4], "z": [1.0, -0.5]})
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))  # the cells' table goes there
     rep = report.Report("03_toy_relu")
     p_star = float(theory.linear_circle(1 / (3 - 2 * np.log(2)))[0])
     statuses = verdicts.record(rep, found, mc, p_star, trajectories)
     assert [r["result"].split(":")[0] for r in rep.rows] == [
-        "Proposition 1 (paper Prop. 1), closed form"] + ["toy ReLU net"] * 4
-    assert [r["status"] for r in rep.rows[2:]] == [statuses[k] for k in ("peak", "short", "rec")]
-    assert statuses["nearer"] == verdicts.nearer_proposition1(found.peaks["circle"].mean(),
-                                                              p_star)
+        "Proposition 1 (paper Prop. 1), closed form"] + ["toy ReLU net"] * 3
+    assert all(r["kind"] == "finding" and r["margin"] >= 0 and r["margin_reason"]
+               for r in rep.rows)
+    assert [r["status"] for r in rep.rows] == [statuses[k] for k in ("laws", "peak", "short",
+                                                                      "rec")]
+    assert statuses["nearer"] == (statuses["peak"] == "reproduced")
+    assert rep.rows[3]["margin"] == pytest.approx(found.rec["jensen"])
+    size = found.linear_size
+    if statuses["short"] == "misfit":
+        assert np.isfinite(rep.rows[2]["dispersion"]) and np.isfinite(rep.rows[2]["rms_gap"])
+    assert size["fits"] >= 0

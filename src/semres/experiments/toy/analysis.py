@@ -5,6 +5,7 @@ the reconstruction networks' floor against Theorem 2.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,8 @@ from semres.core import fits, theory
 from semres.core.intervals import mean_interval
 
 from .evaluation import GEOMETRIES, TrialTable, exact_scores, stimulus_distances
-from .profile_fit import linear_profile, profile_fit_gof, profile_fit_report
+from .profile_fit import (linear_profile, profile_fit_gof, profile_fit_report,
+                          profile_fit_terms, profile_misfit_size)
 from .settings import DEFAULT
 from .superposition import CONDITIONS, ToyHistory, similarity_matrix
 
@@ -145,8 +147,9 @@ def reconstruction_floor(history: ToyHistory) -> dict:
     prediction 1/(1 + Δ) (``predicted``) and the ``gap`` between them; the same gap at an early
     epoch (``gap_mid`` at ``mid``); the ``jensen`` term of the final weights (Jensen's
     inequality fixes the gap's sign: the mean success over pairs, mean 1/(1 + x_ij), is at
-    least 1/(1 + mean x); it comes from the same weights as the measurement, so it describes
-    part of the gap and is no independent tolerance); and their final ``p_s``."""
+    least 1/(1 + mean x); it is what a spread floor adds to Theorem 2's single-floor law, the
+    comparison's practical margin: :func:`.verdicts.reconstruction_margin`); and their final
+    ``p_s``."""
     rec = np.array(history.conditions) == "reconstruction"
     n_epochs = history.p_s.shape[1]
     delta = float(history.delta_fit[rec, -1].mean())
@@ -158,6 +161,23 @@ def reconstruction_floor(history: ToyHistory) -> dict:
             "gap_mid": float((history.p_i[rec, mid]
                               - 1 / (1 + history.delta_fit[rec, mid])).mean()),
             "p_s": history.p_s[rec, -1].mean()}
+
+
+def linear_fit_size(history: ToyHistory, conditions=GEOMETRIES) -> dict:
+    """How far the fitted linear profiles miss the learned similarities of the ``conditions``
+    networks, pooled over every snapshot after initialisation
+    (:func:`.profile_fit.profile_misfit_size`): the size that a misfit of the linear profile
+    reports beside its p-value. NaNs where no fit could be tested."""
+    cond = np.array(history.conditions)
+    terms = [profile_fit_terms(history.snapshots[ep][k],
+                               stimulus_distances(history.final_W.shape[2],
+                                                  history.geometry(cond[k])),
+                               history.eps_fit[k, ep], history.delta_fit[k, ep])
+             for ep in sorted(history.snapshots) if ep > 0
+             for k in np.flatnonzero(np.isin(cond, list(conditions)))]
+    if not any(t is not None for t in terms):
+        return {key: math.nan for key in (*fits.SIZE_KEYS, "gof_p")} | {"fits": 0}
+    return profile_misfit_size(terms)
 
 
 @dataclass
@@ -186,6 +206,7 @@ class ToyAnalysis:
     fit_i: np.ndarray
     own_gap: dict  # own_profile_gaps
     rec: dict  # reconstruction_floor
+    linear_size: dict  # linear_fit_size of the similarity networks
 
 
 def analyse(history: ToyHistory, n_stimuli: int = DEFAULT.n_stimuli) -> ToyAnalysis:
@@ -228,4 +249,4 @@ def analyse(history: ToyHistory, n_stimuli: int = DEFAULT.n_stimuli) -> ToyAnaly
         peaks=peaks, raw_peaks={c: history.p_s[cond == c].max(1) for c in ("circle", "segment")},
         peak_ci=mean_interval(peaks["circle"]), short=short, short_ci=mean_interval(short),
         fit_s=fit_s, fit_i=fit_i, own_gap=own_profile_gaps(history, own, held),
-        rec=reconstruction_floor(history))
+        rec=reconstruction_floor(history), linear_size=linear_fit_size(history))

@@ -10,7 +10,7 @@ from myst_nb import glue
 
 from semres.core import fits
 from semres.report import tables
-from semres.report import GOOD, Z_MAX, find, fmt, measured, row_places
+from semres.report import Z_MAX, find, fmt, measured, row_places
 
 from . import page_figures, verdicts
 from .analysis import ToyAnalysis
@@ -34,27 +34,33 @@ def split_log2(name: str, expr) -> str:
 #: how a verdict reads in a sentence comparing a measurement with a reference
 VERDICT_VERBS = {"differs": "differs from", "does not hold": "differs from",
                  "inconclusive": "cannot be told apart from", "reproduced": "agrees with",
-                 "holds": "agrees with", "agrees within tolerance": "agrees with"}
+                 "holds": "agrees with"}
 
 
-def against(verdict: str, what: str, ci: dict, ref: float, name: str, digits: int = 4) -> str:
+def against(verdict: str, what: str, ci: dict, ref: float, name: str, digits: int = 4,
+            margin: float | None = None) -> str:
     """``"{what} {verb} {name}: it is +x from it (95% interval [lo, hi], Student's t over n
-    seeds)"``, for a status ``verdict`` of :func:`semres.report.status` and a
-    :func:`semres.core.intervals.mean_interval` ``ci`` of the measurement."""
+    seeds; practical margin ±m)"``, for a status ``verdict`` of :func:`semres.report.status`
+    and a :func:`semres.core.intervals.mean_interval` ``ci`` of the measurement."""
     if verdict not in VERDICT_VERBS:
         raise ValueError(f"verdict must be one of {sorted(VERDICT_VERBS)}; got {verdict!r}")
     gap = f"{ci['mean'] - ref:+.{digits}f}"
     if not np.isfinite(ci["se"]):
         return f"{what} is {gap} from {name} (one seed: no interval)"
-    return (f"{what} {VERDICT_VERBS[verdict]} {name}: it is {gap} from it (95% interval "
+    said = "" if margin is None else f"; practical margin ±{margin:.{digits}f}"
+    verb = VERDICT_VERBS[verdict]
+    if margin is not None and verdict == "inconclusive":
+        verb = "cannot be placed within or beyond the margin of"
+    return (f"{what} {verb} {name}: it is {gap} from it (95% interval "
             f"[{ci['low'] - ref:+.{digits}f}, {ci['high'] - ref:+.{digits}f}], Student's t "
-            f"over {ci['n']} seeds)")
+            f"over {ci['n']} seeds{said})")
 
 
-def against_numbers(ci: dict, ref: float) -> dict:
+def against_numbers(ci: dict, ref: float, margin: float | None = None) -> dict:
     """The numbers :func:`against` quotes, for the check that a sentence quotes only them."""
-    return {"gap": ci["mean"] - ref, "low": ci["low"] - ref, "high": ci["high"] - ref,
-            "n": ci["n"]}
+    numbers = {"gap": ci["mean"] - ref, "low": ci["low"] - ref, "high": ci["high"] - ref,
+               "n": ci["n"]}
+    return numbers if margin is None else {**numbers, "margin": margin}
 
 
 def replicates_sentence(seeds: int) -> str:
@@ -68,36 +74,58 @@ def replicates_sentence(seeds: int) -> str:
 
 def position_sentences(nearer_prop1: bool, closer_to_continuous: bool) -> dict:
     """Where the circle networks sit, in words: their peak against the two optima
-    (``peak_nearer``, from :func:`.verdicts.nearer_proposition1`), and their late trajectory
-    against the continuous law and the same profile on the 50 stimuli (``closer``)."""
+    (``peak_nearer``: whether the peak's row passed, within half the distance between them:
+    :func:`.verdicts.peak_margin`), and their late trajectory against the continuous law and
+    the same profile on the 50 stimuli (``closer``)."""
     return {
         "peak_nearer": "nearer Proposition 1's optimum than the constant-similarity 3/4"
-        if nearer_prop1 else "nearer the constant-similarity 3/4 than Proposition 1's optimum",
+        if nearer_prop1 else "not shown to be nearer Proposition 1's optimum than the "
+        "constant-similarity 3/4",
         "closer": "closer to the continuous law than to" if closer_to_continuous else
         "farther from the continuous law than from",
     }
 
 
 def peak_verdict(status: str, ci: dict, p_star: float, disc_peak: float,
-                 stimuli: int = DEFAULT.n_stimuli) -> str:
-    """The circle peak against Proposition 1's optimum, and where the stimuli put it."""
-    return (against(status, "the circle networks' peak", ci, p_star, "Proposition 1's optimum")
+                 stimuli: int = DEFAULT.n_stimuli, margin: float | None = None) -> str:
+    """The circle peak against Proposition 1's optimum within its margin, and where the
+    stimuli put the same law."""
+    return (against(status, "the circle networks' peak", ci, p_star, "Proposition 1's optimum",
+                    margin=margin)
             + f"; on these {stimuli} stimuli the linear profile itself peaks at {disc_peak:.4f}")
 
 
+def misfit_words(size: dict) -> str:
+    """How far the linear profiles miss the networks' learned similarity, in one clause
+    (:func:`.analysis.linear_fit_size`)."""
+    return (f"pooled over {size['fits']} fits after initialisation, the lines' chi-square is "
+            f"{size['dispersion']:.1f} times its degrees of freedom; they remove "
+            f"{100 * size['explained_null']:.1f}% of a flat profile's chi-square, and miss the "
+            f"mean similarity at each distance by {size['rms_gap']:.4f} (root mean square) where "
+            f"the pairs' scatter alone leaves {size['rms_sampling']:.4f}")
+
+
+def misfit_numbers(size: dict) -> dict:
+    """The numbers :func:`misfit_words` quotes."""
+    return {"fits": size["fits"], "dispersion": size["dispersion"],
+            "explained": size["explained_null"], "rms_gap": size["rms_gap"],
+            "rms_sampling": size["rms_sampling"]}
+
+
 def shortfall_verdict(status: str, ci: dict, disc_short: float, continuum_short: float,
-                      stimuli: int = DEFAULT.n_stimuli) -> str:
-    """The segment's shortfall against the linear profile's on the same stimuli; a shortfall
-    of the law's sign but not its size says so; a reference the networks do not follow says
-    that instead."""
+                      stimuli: int = DEFAULT.n_stimuli, margin: float | None = None,
+                      size: dict | None = None) -> str:
+    """The segment's shortfall against the linear profile's on the same stimuli within its
+    margin; a shortfall of the law's sign but not its size says so; a reference the networks
+    do not follow says that instead, with how far the line misses them (``size``)."""
     if status == "misfit":
         return (f"the segment's shortfall is {ci['mean']:.4f}; the linear profile's on the same "
-                f"{stimuli} stimuli ({disc_short:.4f}) is no reference for it, since most networks' "
-                "similarity is not linear in distance (their linear fits fail their goodness "
-                "of fit)")
+                f"{stimuli} stimuli ({disc_short:.4f}) is no reference for it, since most "
+                "networks' similarity is not linear in distance (their linear fits fail their "
+                "goodness of fit" + (f": {misfit_words(size)})" if size else ")"))
     text = against(status, "the segment's shortfall", ci, disc_short,
                    f"the linear profile's on the same {stimuli} stimuli ({disc_short:.4f}; "
-                   f"{continuum_short:.4f} in the continuum)")
+                   f"{continuum_short:.4f} in the continuum)", margin=margin)
     if np.isfinite(ci["se"]) and ci["low"] > 0 and status == "does not hold":
         text += ": it has the sign of the derived law (the segment peaks lower) but not its size"
     return text
@@ -105,22 +133,23 @@ def shortfall_verdict(status: str, ci: dict, disc_short: float, continuum_short:
 
 def reconstruction_verdict(status: str, ci: dict, predicted: float, gap_mid: float,
                            mid: int, jensen: float) -> str:
-    """Reconstruction p_I against Theorem 2's 1/(1 + Δ), with what fixes the gap's sign and
-    what makes up its size (both from the same weights: they describe it, not test it)."""
+    """Reconstruction p_I against Theorem 2's 1/(1 + Δ) within its margin, the Jensen term of
+    the final weights: what fixes the gap's sign and what makes up its size."""
     gap = ci["mean"] - predicted
     return against(status, "The reconstruction networks' p_I", ci, predicted,
-                   "Theorem 2's 1/(1 + Δ) at the fitted floor") + (
-        ". Jensen's inequality fixes the sign in advance (p_I ≥ 1/(1 + Δ) for any spread of "
-        f"the floor, Δ the mean ratio), so a positive gap is no evidence. Its size: {gap:+.4f} "
-        f"at the last epoch against {gap_mid:+.4f} at epoch {mid}; the spread of the final floor "
-        f"makes a Jensen term of {jensen:.4f} (mean 1/(1 + x) − 1/(1 + mean x) over the "
-        f"off-diagonal similarity ratios x of the final weights), and the remaining "
-        f"{gap - jensen:+.4f} is the fitted floor Δ differing from the mean ratio. Both terms "
-        "come from the same weights as the measurement: they describe the gap, not test "
-        "Theorem 2")
+                   "Theorem 2's 1/(1 + Δ) at the fitted floor", margin=jensen) + (
+        ". The margin is the Jensen term of the final weights: Theorem 2 assumes one floor "
+        "for every pair, and the spread of the learned floor alone raises p_I by "
+        f"{jensen:.4f} (mean 1/(1 + x) − 1/(1 + mean x) over the off-diagonal similarity "
+        "ratios x of the final weights; Jensen's inequality fixes its sign, p_I ≥ 1/(1 + Δ) "
+        "for any spread, Δ the mean ratio), so a gap within it is what a spread floor gives, "
+        "the paper's 'lands near'. The gap is "
+        f"{gap:+.4f} at the last epoch against {gap_mid:+.4f} at epoch {mid}; the fitted floor "
+        f"Δ differing from the mean ratio accounts for {gap - jensen:+.4f} beside the Jensen "
+        "term")
 
 
-def gof_sentences(trajectories: pd.DataFrame) -> dict:
+def gof_sentences(trajectories: pd.DataFrame, size: dict | None = None) -> dict:
     """The prose's sentences on the profile fits (``gof_summary``, ``fit_bounds``,
     ``eps_peak_caveat``, ``eps_final_sentence``): how many fail their goodness-of-fit test,
     whether the circle networks' final ε is censored, and what the last snapshot's fitted
@@ -138,7 +167,9 @@ def gof_sentences(trajectories: pd.DataFrame) -> dict:
             f"level means against the fitted line, p < {fits.MISFIT_P:g}; the `gof_*` and "
             "`misfit` columns of `trajectories.csv`, where the other "
             f"{int((~trajectories.gof_tested).sum()):,} rows, between snapshots, are marked "
-            "untested: `gof_tested` False and `misfit` empty)"),
+            "untested: `gof_tested` False and `misfit` empty)"
+            + (f"; how far the lines miss the similarity networks: {misfit_words(size)}"
+               if size and size.get("fits") else "")),
         "fit_bounds": fits.censored_warning(
             "the circle networks' final ε", {"at_bound": True, "bound_params": "eps"})
         if len(eps_censored) else (
@@ -183,6 +214,7 @@ def monte_carlo_table(report, mc: pd.DataFrame):
     """Save and glue the Monte Carlo check of the closed forms; the table for the page."""
     report.table(mc, "mc_check")
     report.number("mc_max_z", mc["z"].abs().max())
+    report.number("law_margin", verdicts.law_margin(mc)[0])
     report.number("mc_cells", len(mc))
     return tables.table(mc, decimals=5, stderr="{:.1e}", z="{:+.2f}", eps="{:.2f}",
                         headers={"theory": "Theory (probability)",
@@ -228,23 +260,26 @@ def publish(report, cfg: ToySettings, history: ToyHistory, trajectories: pd.Data
     rec, peaks, after = found.rec, found.peaks, found.after
     circ = cond == "circle"
     stimuli = {"stimuli": cfg.n_stimuli}
+    peak_m = verdicts.peak_margin(p_star)[0]
+    short_m = verdicts.shortfall_margin(found.disc_short)[0]
+    size = found.linear_size
     report.text("peak_verdict", peak_verdict(statuses["peak"], found.peak_ci, p_star,
-                                             found.disc_peak, cfg.n_stimuli),
-                cites={**against_numbers(found.peak_ci, p_star), **stimuli,
+                                             found.disc_peak, cfg.n_stimuli, peak_m),
+                cites={**against_numbers(found.peak_ci, p_star, peak_m), **stimuli,
                        "disc_peak": found.disc_peak})
     report.text("short_verdict", shortfall_verdict(statuses["short"], found.short_ci,
                                                    found.disc_short, p_star - seg_peak,
-                                                   cfg.n_stimuli),
-                cites={**against_numbers(found.short_ci, found.disc_short), **stimuli,
+                                                   cfg.n_stimuli, short_m, size),
+                cites={**against_numbers(found.short_ci, found.disc_short, short_m), **stimuli,
                        "mean": found.short_ci["mean"], "disc_short": found.disc_short,
-                       "continuum_short": p_star - seg_peak})
+                       "continuum_short": p_star - seg_peak, **misfit_numbers(size)})
     gap = rec["ci"]["mean"] - rec["predicted"]
     report.text("rec_verdict", reconstruction_verdict(statuses["rec"], rec["ci"],
                                                       rec["predicted"], rec["gap_mid"],
                                                       rec["mid"], rec["jensen"]),
-                cites={**against_numbers(rec["ci"], rec["predicted"]), "one": 1,
-                       "gap_mid": rec["gap_mid"], "mid": rec["mid"], "jensen": rec["jensen"],
-                       "rest": gap - rec["jensen"]})
+                cites={**against_numbers(rec["ci"], rec["predicted"], rec["jensen"]),
+                       "one": 1, "gap_mid": rec["gap_mid"], "mid": rec["mid"],
+                       "jensen": rec["jensen"], "rest": gap - rec["jensen"]})
     report.text("replicates", replicates_sentence(cfg.seeds))
     for key, sentence in position_sentences(
             statuses["nearer"],
@@ -275,7 +310,7 @@ def publish(report, cfg: ToySettings, history: ToyHistory, trajectories: pd.Data
     report.number("rec_pi", rec["ci"]["mean"])
     report.number("rec_ps", rec["p_s"])
     report.number("rec_pred_pi", rec["predicted"])
-    for key, sentence in gof_sentences(trajectories).items():  # MyST: they name columns
+    for key, sentence in gof_sentences(trajectories, size).items():  # MyST: they name columns
         report.text(key, sentence, markdown=key != "eps_peak_caveat")
     quantities = pd.DataFrame({
         "quantity": ["circle peak p_S (mean over seeds)", "Proposition 1 optimum p_S",
@@ -315,20 +350,23 @@ def publish_figures(report, cfg: ToySettings, history: ToyHistory, found: ToyAna
 
 def lead(rows) -> str:
     """The box's first sentences: where the networks' best generalization lands between the
-    constant similarity's optimum and Proposition 1's."""
+    constant similarity's optimum and Proposition 1's, as the peak's row judged it."""
     peak = find(rows, "toy ReLU net: circle peak p_S")
-    nearer = find(rows, "toy ReLU net: circle peak nearer")
-    if peak is None or nearer is None:
+    if peak is None:
         return ""
-    side = ("nearer Proposition 1's optimum for a linear similarity, "
-            f"{fmt(peak['paper_value'], places=row_places(peak))}, than the constant similarity's "
-            f"{fmt(verdicts.CONSTANT_OPTIMUM)}" if nearer["status"] in GOOD else
-            "not nearer Proposition 1's optimum than the constant similarity's")
-    short = ("and short of it by more than its interval" if peak["status"] == "differs" else
-             f"({peak['status']} against it)")
+    places = row_places(peak)
+    optimum = fmt(peak["paper_value"], places=places)
+    side = {"reproduced": f"within {fmt(peak['margin'], places=places)} of Proposition 1's "
+                          f"optimum for a linear similarity, {optimum}, so nearer it than the "
+                          f"constant similarity's {fmt(verdicts.CONSTANT_OPTIMUM)}",
+            "differs": f"farther from Proposition 1's optimum for a linear similarity, "
+                       f"{optimum}, than half the way to the constant similarity's "
+                       f"{fmt(verdicts.CONSTANT_OPTIMUM)}"}.get(
+        peak["status"], f"{peak['status']} against Proposition 1's optimum for a linear "
+                        f"similarity, {optimum}")
     return (f"Small ReLU networks trained on the similarity test learn a similarity that decays "
-            f"about linearly with distance. At their best they generalise with $p_S$ = "
-            f"{measured(peak)}: {side}, {short}.")
+            f"with distance. At their best they generalise with $p_S$ = {measured(peak)}: "
+            f"{side}.")
 
 
 def close(report, cfg: ToySettings, config: ToyConfig, history: ToyHistory, profile: str,

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from scipy.stats import chi2
 
-from semres.core.fits import bound_report, gof_chi2, gof_none
+from semres.core.fits import bound_report, gof_chi2, gof_none, misfit_size
 
 
 def profile_basis(distances):
@@ -98,6 +99,26 @@ def profile_fit_report(d, eps, delta) -> dict:
                         {"eps": (0.2 * d.min(), 1.2 * d.max()), "delta": (0.0, 1.0)})
 
 
+def _level_stats(G, distances):
+    """Each distance level's mean ratio G_ij / mean(G_ii) over its unordered pairs, the
+    standard error of that mean and the pair count, for the levels with a spread; None when
+    every unit is dead."""
+    G = np.asarray(G, float)
+    D = np.round(np.asarray(distances, float), 12)
+    scale = np.mean(np.diag(G))
+    if not scale > 0:
+        return None
+    iu = np.triu_indices(len(D), 1)
+    x, d = G[iu] / scale, D[iu]
+    levels, inv = np.unique(d, return_inverse=True)
+    count = np.bincount(inv).astype(float)
+    mean = np.bincount(inv, x) / count
+    var = np.bincount(inv, (x - mean[inv]) ** 2) / np.maximum(count - 1, 1)
+    se = np.sqrt(var / count)
+    ok = (count > 1) & (se > 1e-12 * max(1.0, float(np.abs(mean).max())))
+    return levels[ok], mean[ok], se[ok], count[ok]
+
+
 def profile_fit_gof(G, distances, eps, delta) -> dict:
     """Goodness of fit of ``linear_profile(eps, delta)`` to one network's learned similarity G.
 
@@ -107,19 +128,53 @@ def profile_fit_gof(G, distances, eps, delta) -> dict:
     residuals (2 parameters) is :func:`semres.core.fits.gof_chi2`. Levels with no spread (a single
     pair, or every pair alike) give no standard error and are left out.
     """
-    G = np.asarray(G, float)
-    D = np.round(np.asarray(distances, float), 12)
-    scale = np.mean(np.diag(G))
-    if not scale > 0:
+    stats = _level_stats(G, distances)
+    if stats is None:
         return gof_none("no self-similarity (every unit dead)")
-    iu = np.triu_indices(len(D), 1)
-    x, d = G[iu] / scale, D[iu]
-    levels, inv = np.unique(d, return_inverse=True)
-    count = np.bincount(inv).astype(float)
-    mean = np.bincount(inv, x) / count
-    var = np.bincount(inv, (x - mean[inv]) ** 2) / np.maximum(count - 1, 1)
-    se = np.sqrt(var / count)
-    ok = (count > 1) & (se > 1e-12 * max(1.0, float(np.abs(mean).max())))
-    if ok.sum() <= 2:
-        return gof_none(f"{int(ok.sum())} distance levels with a spread, for 2 parameters")
-    return gof_chi2(mean[ok], linear_profile(levels[ok], eps, delta), se[ok], 2)
+    levels, mean, se, _ = stats
+    if len(levels) <= 2:
+        return gof_none(f"{len(levels)} distance levels with a spread, for 2 parameters")
+    return gof_chi2(mean, linear_profile(levels, eps, delta), se, 2)
+
+
+def profile_fit_terms(G, distances, eps, delta) -> dict | None:
+    """What :func:`profile_misfit_size` pools of one network's linear fit (the levels of
+    :func:`profile_fit_gof`): the fit's chi-square ``chi2_fit`` on ``df`` degrees of freedom,
+    and the levels' ``observed`` mean ratios, the line's ``predicted`` values, the flat
+    profile's (``flat``: their plain mean, a similarity that does not depend on distance,
+    fitted by least squares like the line) and the means' standard errors ``se``; None where
+    the fit cannot be tested."""
+    stats = _level_stats(G, distances)
+    if stats is None or len(stats[0]) <= 2:
+        return None
+    levels, mean, se, _ = stats
+    fit = linear_profile(levels, eps, delta)
+    return {"chi2_fit": float(np.sum(((mean - fit) / se) ** 2)), "df": len(levels) - 2,
+            "observed": mean, "predicted": fit, "flat": np.full_like(mean, mean.mean()),
+            "se": se}
+
+
+def profile_misfit_size(terms) -> dict:
+    """How far linear profiles miss the networks' learned similarities, pooled over fits
+    (``terms``, :func:`profile_fit_terms` of each), in the keys of
+    :func:`semres.core.fits.misfit_size`, with the pooled chi-square's ``gof_p`` and the number
+    of ``fits``. The lines are least-squares fits, so their miss is measured as they were
+    fitted, by the summed squared gap between the levels' mean ratios and the line: the
+    ``dispersion`` is that gap over what the levels' sampling alone leaves a true two-parameter
+    line (their squared standard errors, times (levels - 2) / levels); ``explained_null`` the
+    share of a flat profile's squared gap the lines remove, ``explained_saturated`` the share of
+    the structure beyond sampling; ``rms_gap`` the root-mean-square gap beside ``rms_sampling``,
+    the levels' root-mean-square standard error."""
+    terms = [t for t in terms if t is not None]
+    if not terms:
+        raise ValueError("terms: no testable fit to pool")
+    obs, pred, flat, se = (np.concatenate([t[k] for t in terms])
+                           for k in ("observed", "predicted", "flat", "se"))
+    sampling = sum(float(np.sum(t["se"] ** 2)) * t["df"] / len(t["se"]) for t in terms)
+    size = misfit_size(float(np.sum((obs - pred) ** 2)), float(np.sum((obs - flat) ** 2)),
+                       sampling, obs, pred, np.ones_like(obs))
+    # the levels are means of similarity ratios, not binomial rates: sampling leaves their
+    # standard errors, not sqrt(p (1 - p) / n)
+    size["rms_sampling"] = float(np.sqrt(np.mean(se**2)))
+    stat, df = sum(t["chi2_fit"] for t in terms), sum(t["df"] for t in terms)
+    return {**size, "gof_p": float(chi2.sf(stat, df)), "fits": len(terms)}
