@@ -81,6 +81,9 @@ def test_the_fit_recovers_the_similarity_that_made_the_answers(shape, scale):
     t = _simulated(shape, scale, floor, noise=0.05)
     comp = near.competence(t)
     assert comp["does"] and comp["above"]["p_value"] < 1e-3
+    # the design's decay finding, in the kernel trend's form
+    assert comp["trend"]["decays"] and comp["trend"]["ci_high"] < 0
+    assert set(comp["trend"]) >= {"measure", "estimate", "ci_low", "p_value", "direction"}
     fits = near.fit_kernels(t, n_boot=60, gof_boot=60, seed=0).set_index("shape")
     truth = near.resolution(shape, scale, floor)
     f = fits.loc[shape]
@@ -107,6 +110,7 @@ def test_a_flat_model_does_not_do_similarity():
     t = near.trial_table(_rows(tr, np.clip(0.5 + 0.1 * rng.standard_normal(len(tr)), 0, 1)))
     comp = near.competence(t)
     assert not comp["does"] and comp["verdict"] == "does not do the task"
+    assert not comp["trend"]["decays"] and comp["trend"]["direction"] == "undecided"
     out = near.analyse(_rows(tr, np.full(len(tr), 0.5)), near=5, far=50, n_boot=10, gof_boot=10,
                        seed=0, front_trials=1000)
     assert not out["does"] and "fits" not in out

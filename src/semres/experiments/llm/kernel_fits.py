@@ -24,9 +24,8 @@ from semres.core.validate import at_least, positive
 from .language import TEMPERATURE, KernelProfile
 
 __all__ = ["exp_floor", "fit_exp_floor", "bootstrap_fit", "FittedKernel", "MeasuredKernel",
-           "check_kernel", "SHAPES", "SHAPE_LABELS", "shape_resolution", "shape_half_decay",
-           "fit_shape",
-           "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
+           "check_kernel", "decay_trend", "trend_agreement", "TREND_MEASURE", "SHAPES",
+           "SHAPE_LABELS", "shape_resolution", "shape_half_decay", "fit_shape", "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
 
 
 def exp_floor(d, amplitude, scale, offset):
@@ -34,7 +33,8 @@ def exp_floor(d, amplitude, scale, offset):
     return amplitude * np.exp(-np.asarray(d, float) / scale) + offset
 
 
-def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> dict:
+def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None,
+                  require_decay: bool = True) -> dict:
     """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``.
 
     Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale),
@@ -47,16 +47,20 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> di
     describe (the chapter reports it separately). With ``se`` (standard errors of g, say over
     the units whose similarities are averaged), the fit's goodness of fit is the chi-square of
     its standardised residuals (:func:`semres.core.fits.gof_chi2`); without, gof_test says none.
+    The points fitted must decay with distance (:func:`decay_trend` on them, with ``se``;
+    ``trend_slope``, ``trend_ci_low``/``high``, ``trend_p``, ``decays`` in the result): a
+    ValueError says they do not, unless ``require_decay`` is False (a caller that judged the
+    decay itself, say on bootstrap replicates).
     """
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
-    if d.shape != g.shape:
-        raise ValueError("distance and similarity must be 1-D arrays of the same length")
+    check_kernel(d, g)  # the whole input is a kernel, not only the window fitted
     ok = np.isfinite(g) & (d >= min_distance)
     if ok.sum() < 4:
         raise ValueError("similarity needs at least 4 finite points at d >= min_distance")
     s = _kernel_se(se, d.shape, ok)
     d, g = check_kernel(d[ok], g[ok])
+    trend = _trend(d, g, s, require_decay)
     p0 = (max(g[0] - g[-1], 1e-6), max((d.max() - d.min()) / 10, 1.0), max(g[-1], 1e-6))
     (a, lam, c), _ = curve_fit(exp_floor, d, g, p0=p0, maxfev=20000,
                                bounds=([1e-12, 1e-3, 0.0], [np.inf, 1e5, np.inf]))
@@ -68,6 +72,7 @@ def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None) -> di
                             {"lambda": (1e-3, 1e5), "floor": (1e-12, math.inf)},
                             log=("lambda", "floor")))
     out.update(_kernel_gof(g, exp_floor(d, a, lam, c), s, 3))
+    out.update(trend)
     return out
 
 
@@ -140,11 +145,12 @@ class MeasuredKernel:
 def check_kernel(distance, similarity) -> tuple[np.ndarray, np.ndarray]:
     """Refuse input that is not a similarity kernel g(d); return it as float arrays.
 
-    A kernel has one value per distance d >= 0 (strictly increasing distances) and is largest at
-    its shortest distances: the mean of the first tenth of the points exceeds that of every later
-    tenth. A P(correct) curve of the two-reference design is not one (it is indexed by signed
-    offsets, sits at 1/2 on the tie and rises before it falls): fitting a kernel to it returns
-    meaningless scales, so it is refused here and belongs to :func:`fit_two_reference`.
+    A kernel has one value per distance d >= 0 (strictly increasing distances) and is never
+    negative. A P(correct) curve of the two-reference design against signed offsets is refused
+    here (it belongs to :func:`semres.experiments.llm.two_reference.fit_two_reference`).
+    Whether the similarity decays with distance is a question for a test with its
+    uncertainty, :func:`decay_trend`, which the fits below ask (one noisy point no longer
+    decides it, as the old rule "the first tenth is the largest" let it).
     """
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
@@ -158,13 +164,142 @@ def check_kernel(distance, similarity) -> tuple[np.ndarray, np.ndarray]:
                          "kernel; fit it with fit_two_reference)")
     if (g < 0).any():
         raise ValueError("similarity must be >= 0")
-    if len(g) >= 10:
-        blocks = [b.mean() for b in np.array_split(g, 10)]
-        if not all(blocks[0] > b for b in blocks[1:]):
-            raise ValueError("similarity does not decay with distance (its first tenth is not its "
-                             "largest): this is not a kernel g(d); a P(correct) curve of the "
-                             "two-reference design is fitted with fit_two_reference")
     return d, g
+
+
+#: what :func:`decay_trend` estimates
+TREND_MEASURE = "slope of ln g on ln(1 + distance)"
+
+
+def decay_trend(distance, similarity, *, se=None, replicates=None, level: float = 0.95,
+                alpha: float = 0.05) -> dict:
+    """Whether similarity decreases with distance: the least-squares slope of ln g on
+    ln(1 + d) (the distances a kernel is read at span decades; on this scale each decade
+    weighs alike), and a one-sided test of "slope < 0" at level ``alpha``.
+
+    Its uncertainty, in order of preference: ``replicates``, an (resamples, points) array of
+    ln g from a cluster bootstrap (the points' correlations carried; the interval is the
+    replicates' percentile interval, the p-value the share of replicate slopes >= 0, with one
+    added to both counts); else ``se`` (standard errors of g: a weighted fit with weights
+    (g / se)^2, a point with se 0, such as the reference bin of a kernel read relative to it,
+    weighted like the best-measured other point; the slope's standard error scaled up by the
+    residual dispersion when the points scatter more than their errors say; Student's t on
+    points - 2 degrees of freedom); else the ordinary least-squares standard error. Points
+    with g <= 0 or not finite are left out. Returns ``measure`` (:data:`TREND_MEASURE`),
+    ``estimate``, ``ci_low``/``ci_high`` (two-sided, ``level``), ``p_value`` (one-sided),
+    ``decays`` (p_value < alpha), ``direction`` ("decays" or "rises" when the interval
+    excludes 0 on that side, "undecided" otherwise), ``method``, ``points``, ``alpha``,
+    ``level``.
+    """
+    from scipy.stats import t as student
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
+    d = np.asarray(distance, float)
+    g = np.asarray(similarity, float)
+    if d.ndim != 1 or d.shape != g.shape:
+        raise ValueError("distance and similarity must be 1-D arrays of the same length")
+    ok = np.isfinite(g) & (g > 0) & np.isfinite(d) & (d >= 0)
+    if ok.sum() < 3:
+        raise ValueError("similarity needs at least 3 positive points for a trend")
+    x, y = np.log1p(d[ok]), np.log(g[ok])
+    w = np.ones_like(x)
+    weighted = False
+    if replicates is None and se is not None:
+        s = np.asarray(se, float)
+        if s.shape != d.shape:
+            raise ValueError("se must have the same length as distance")
+        rel = s[ok] / g[ok]
+        pos = np.isfinite(rel) & (rel > 0)
+        if pos.sum() >= 2:
+            w = 1 / np.where(pos, rel, rel[pos].min()) ** 2
+            weighted = True
+
+    def slope(yy, ww):
+        xm = np.sum(ww * x) / ww.sum()
+        return float(np.sum(ww * (x - xm) * yy) / np.sum(ww * (x - xm) ** 2))
+
+    est = slope(y, w)
+    k = len(x)
+    if replicates is not None:
+        reps = np.asarray(replicates, float)
+        if reps.ndim != 2 or reps.shape[1] != d.shape[0]:
+            raise ValueError("replicates must be a (resamples, points) array of ln g")
+        reps = reps[np.isfinite(reps[:, ok]).all(1)][:, ok]
+        if len(reps) < 2:
+            raise ValueError("replicates: fewer than two usable resamples")
+        b = np.array([slope(r, w) for r in reps])
+        lo, hi = np.percentile(b, [50 * (1 - level), 50 * (1 + level)])
+        p = float((1 + np.sum(b >= 0)) / (1 + len(b)))
+        method = f"cluster bootstrap ({len(b)} resamples)"
+    else:
+        if k < 3:
+            raise ValueError("similarity needs at least 3 points for a trend")
+        xm = np.sum(w * x) / w.sum()
+        resid = y - (np.sum(w * y) / w.sum() + est * (x - xm))
+        sxx = np.sum(w * (x - xm) ** 2)
+        chi = float(np.sum(w * resid ** 2)) / (k - 2)
+        scale = max(chi, 1.0) if weighted else chi
+        se_b = math.sqrt(scale / sxx) if sxx > 0 else math.inf
+        q = float(student.ppf(0.5 + level / 2, k - 2))
+        lo, hi = est - q * se_b, est + q * se_b
+        p = float(student.cdf(est / se_b, k - 2)) if se_b > 0 else float(est >= 0)
+        method = ("weighted least squares on the standard errors given" if weighted
+                  else "ordinary least squares")
+    direction = "decays" if hi < 0 else ("rises" if lo > 0 else "undecided")
+    return {"measure": TREND_MEASURE, "estimate": est, "ci_low": float(lo), "ci_high": float(hi),
+            "p_value": p, "decays": bool(p < alpha), "direction": direction, "method": method,
+            "points": int(k), "alpha": alpha, "level": level}
+
+
+def trend_agreement(first: dict, second: dict, *, names=("first", "second")) -> dict:
+    """Whether two decay findings (each with ``decays``, ``direction``, ``estimate``,
+    ``ci_low``, ``ci_high``, ``p_value``, as :func:`decay_trend` and
+    :func:`semres.experiments.llm.near.decay_trend` return) say the same thing, and if not, why.
+
+    ``agree``: both find decay or both do not; ``contradict``: one finds decay while the other's
+    interval says the similarity rises; ``why``: one plain sentence (an analysis that cannot
+    tell, its interval across 0, is too imprecise to confirm the other, not a contradiction).
+    """
+    a, b = first, second
+    na, nb = names
+    agree = bool(a["decays"]) == bool(b["decays"])
+    contradict = (a["decays"] and b["direction"] == "rises") or (
+        b["decays"] and a["direction"] == "rises")
+    if agree:
+        why = (f"both find that similarity decays with distance ({na}: one-sided p = "
+               f"{a['p_value']:.2g}; {nb}: p = {b['p_value']:.2g})" if a["decays"] else
+               f"neither finds that similarity decays with distance ({na}: p = "
+               f"{a['p_value']:.2g}; {nb}: p = {b['p_value']:.2g})")
+    else:
+        yes, no, ny, nn = (a, b, na, nb) if a["decays"] else (b, a, nb, na)
+        why = (f"{ny} finds that similarity decays (one-sided p = {yes['p_value']:.2g}); "
+               + (f"{nn} finds it rises (interval {no['ci_low']:.3g} to {no['ci_high']:.3g}, "
+                  "above 0): the two contradict each other" if no["direction"] == "rises" else
+                  f"{nn} cannot tell (p = {no['p_value']:.2g}, its interval {no['ci_low']:.3g} "
+                  f"to {no['ci_high']:.3g} spans 0): too imprecise to confirm it, not a "
+                  "contradiction"))
+    return {"agree": agree, "contradict": bool(contradict), "why": why,
+            "decays": (bool(a["decays"]), bool(b["decays"]))}
+
+
+def _trend(d, g, se, require: bool) -> dict:
+    """The fits' gate: the trend of :func:`decay_trend` on the points fitted, refused when
+    ``require`` and it does not decay; its keys for the fit's result."""
+    tr = decay_trend(d, g, se=se)
+    if require and not tr["decays"]:
+        raise ValueError(f"similarity does not decay with distance (the {TREND_MEASURE} is "
+                         f"{tr['estimate']:+.3g}, 95% interval {tr['ci_low']:+.3g} to "
+                         f"{tr['ci_high']:+.3g}, one-sided p = {tr['p_value']:.2g}): this is "
+                         "not a kernel g(d) to fit")
+    return _trend_keys(tr)
+
+
+def _trend_keys(tr: dict) -> dict:
+    return {"trend_slope": tr["estimate"], "trend_ci_low": tr["ci_low"],
+            "trend_ci_high": tr["ci_high"], "trend_p": tr["p_value"], "decays": tr["decays"]}
 
 
 def _graded(shape: str, d, p: dict):
@@ -236,7 +371,7 @@ def shape_half_decay(shape: str, params: dict) -> float:
 
 
 def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: float = 1,
-              max_distance: float | None = None, se=None) -> dict:
+              max_distance: float | None = None, se=None, require_decay: bool = True) -> dict:
     """Fit amplitude (graded(d) + floor) to a kernel by least squares on log g, d in the window.
 
     Log space weighs every decade of the kernel alike (it spans several), and the amplitude is
@@ -249,6 +384,8 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     log g with standard errors se / g (the delta method), amplitude counted as a parameter; the
     fit itself is unweighted, so the statistic is at least the weighted fit's minimum (a
     conservative check of the curve, strict against it). Without ``se``, gof_test says none.
+    The window's points must decay with distance, as in :func:`fit_exp_floor` (the same
+    ``trend_*`` and ``decays`` keys, the same ``require_decay``).
     """
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {tuple(SHAPES)}; got {shape!r}")
@@ -259,6 +396,8 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     if sel.sum() < len(SHAPES[shape]) + 3:
         raise ValueError(f"similarity needs at least {len(SHAPES[shape]) + 3} positive points in "
                          f"[min_distance, max_distance]")
+    s_sel = None if s is None else s[sel]
+    trend = _trend(d[sel], g[sel], s_sel, require_decay)
     d, y = d[sel], np.log(g[sel])
     names = list(SHAPES[shape])
     lo = np.log([SHAPES[shape][k][0] for k in names])
@@ -293,6 +432,7 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     p.update(bound_report(p, SHAPES[shape], log=tuple(SHAPES[shape])))
     p.update(_kernel_gof(y, m + math.log(p["amplitude"]),
                          None if s is None else s[sel] / g[sel], len(names) + 1))
+    p.update(trend)
     return p
 
 

@@ -22,7 +22,7 @@ from scipy.special import softmax
 from scipy.stats import chi2
 
 from semres.core import theory
-from semres.core.clustered import clustered_mean, shared_members
+from semres.core.clustered import cluster_bootstrap, clustered_mean, psd, shared_members
 from semres.core.results import COLUMNS, correct_mask, split_list
 from semres.core.seeds import named_seed
 
@@ -32,8 +32,9 @@ from .models import resolve
 from .settings import TASKS
 from .trials import balanced_trials
 
-__all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table", "theorem3", "KERNEL_BINS",
-           "choice_kernel", "temperature_sweep", "analyse", "available"]
+__all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table", "theorem3",
+           "KERNEL_BINS", "KERNEL_BOOT", "choice_kernel", "kernel_replicates",
+           "temperature_sweep", "analyse", "available"]
 
 
 def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = True) -> dict:
@@ -213,16 +214,40 @@ def theorem3(sweep, seed) -> dict:
 KERNEL_BINS = (0, 2, 5, 10, 20, 35, 60, 100, 150, 220, 320, 450, 650)
 
 
-def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
-    """The similarity kernel read from the model's own choices.
+#: resamples of the lists of names behind the kernel read from choices
+KERNEL_BOOT = 400
+
+
+def choice_kernel(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT) -> "pd.DataFrame":
+    """The similarity kernel read from the model's own choices (:func:`kernel_replicates` gives
+    it with its bootstrap replicates)."""
+    return kernel_replicates(rows, bins, seed=seed, n_boot=n_boot)[0]
+
+
+def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT):
+    """The similarity kernel read from the model's own choices, and its bootstrap replicates.
 
     Under the Luce rule the log-odds between two options of a trial is log g(d_a) - log g(d_b),
     d the distance of each person's year from the probe; with log g piecewise constant in
     distance bins, every pair of options in every similarity trial is one equation, solved by
     least squares relative to the nearest bin measured (bins no pair links to it are left
-    out). Standard errors are the cluster-robust sandwich over the names the trials list.
-    Returns distance (bin mean), log g, its standard error, g (1 in the nearest bin), and the
-    option pairs per bin.
+    out).
+
+    Standard errors, two ways, the wider kept per bin (``se_from`` says which):
+    ``log_g_se_lists``, a cluster bootstrap over the lists of names (``n_boot`` resamples of the
+    lists with replacement, every trial of a list moving with it, the least squares solved
+    again; ``seed`` names the stream), and ``log_g_se_names``, the sandwich over trials that
+    share a name (:func:`semres.core.clustered.shared_members`, which also links lists that
+    share a name) projected onto the positive semi-definite matrices
+    (:func:`semres.core.clustered.psd`): on its own that matrix is not positive semi-definite
+    and gave negative variances. ``log_g_se_hc`` is the heteroskedasticity-robust one (every
+    equation independent), for comparison only. ``log_g_ci_low``/``high``: log g -/+ 1.96 of
+    the kept standard error. The reference bin is 0 by construction (standard error 0).
+
+    Returns (table, replicates): the table's columns are bin_high, distance (bin mean), log g,
+    its standard errors and interval, g (1 in the nearest bin), the option pairs per bin and
+    ``boot_used`` (the share of resamples that reached every bin); replicates is the
+    (resamples, bins) array of log g (NaN rows for resamples that lost a bin).
     """
     sim = rows[(rows.task == "similarity") & rows.scores.fillna("").astype(str).str.len().gt(0)]
     if sim.empty:
@@ -232,8 +257,9 @@ def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
     pos = [np.array([float(v) for v in split_list(p)]) for p in sim.position]
     probe = sim.probe.astype(float).to_numpy()
     members = _members(sim)
-    X, y, who, dist = [], [], [], []
-    for s, ys, pr, mem in zip(scores, pos, probe, members):
+    lists = _lists(sim)
+    X, y, who, dist, unit = [], [], [], [], []
+    for s, ys, pr, mem, li in zip(scores, pos, probe, members, lists):
         d = np.abs(ys - pr)
         b = np.searchsorted(edges, d, side="left").clip(0, len(edges) - 1)
         for a in range(len(s)):
@@ -246,7 +272,10 @@ def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
                 X.append(row)
                 y.append(s[a] - s[c])
                 who.append(mem)
+                unit.append(li)
                 dist.append((b[a], d[a], b[c], d[c]))
+    if not X:
+        raise ValueError("rows: no pair of options falls in two different distance bins")
     # the bins joined to the nearest one by some pair of options: log g is fixed relative to it
     pairs = [(ba, bc) for ba, _, bc, _ in dist]
     ref = min(min(p) for p in pairs)
@@ -262,14 +291,33 @@ def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
     X = np.array(X)[use][:, keep[1:]]
     y = np.array(y)[use]
     who = np.array(who)[use]
+    unit = np.array(unit)[use]
     XtX = X.T @ X
     coef = np.linalg.solve(XtX, X.T @ y)
-    e = (y - X @ coef)[:, None] * X
-    shared = shared_members(who)
+    resid = y - X @ coef
+    e = resid[:, None] * X
     bread = np.linalg.inv(XtX)
     names = len(np.unique(who))
-    cov = bread @ (e.T @ (shared @ e)) @ bread * names / max(names - 1, 1)
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    cov_names = psd(bread @ (e.T @ (shared_members(who) @ e)) @ bread * names
+                    / max(names - 1, 1))
+    cov_hc = bread @ (e.T @ e) @ bread * len(y) / max(len(y) - X.shape[1], 1)
+
+    def refit(w):
+        a = X.T @ (w[:, None] * X)
+        try:  # singular when a bin lost its link to the reference in this resample
+            if (np.diag(a) > 0).all() and np.linalg.matrix_rank(a) == len(a):
+                return np.linalg.solve(a, X.T @ (w * y))
+        except np.linalg.LinAlgError:
+            pass
+        return np.full(X.shape[1], np.nan)
+
+    reps = (cluster_bootstrap(refit, unit, n_boot, named_seed(seed, "choice kernel lists"))
+            if X.shape[1] else np.zeros((int(n_boot), 0)))
+    ok = np.isfinite(reps).all(1)
+    se_lists = (reps[ok].std(0, ddof=1) if ok.sum() > 1 else np.full(X.shape[1], np.nan))
+    se_names = np.sqrt(np.clip(np.diag(cov_names), 0, None))
+    se_hc = np.sqrt(np.clip(np.diag(cov_hc), 0, None))
+    se = np.fmax(se_lists, se_names)
     sums, counts = np.zeros(len(edges)), np.zeros(len(edges))
     for (ba, da, bc, dc), u in zip(dist, use):
         if u:
@@ -279,9 +327,18 @@ def choice_kernel(rows, bins=KERNEL_BINS) -> "pd.DataFrame":
             counts[bc] += 1
     log_g = np.concatenate([[0.0], coef])
     log_se = np.concatenate([[0.0], se])
-    return pd.DataFrame({"bin_high": edges[keep], "distance": sums[keep] / counts[keep],
-                         "log_g": log_g, "log_g_se": log_se, "g": np.exp(log_g),
-                         "pairs": counts[keep].astype(int)})
+    table = pd.DataFrame({
+        "bin_high": edges[keep], "distance": sums[keep] / counts[keep], "log_g": log_g,
+        "log_g_se": log_se, "g": np.exp(log_g), "pairs": counts[keep].astype(int),
+        "log_g_ci_low": log_g - 1.96 * log_se, "log_g_ci_high": log_g + 1.96 * log_se,
+        "log_g_se_lists": np.concatenate([[0.0], se_lists]),
+        "log_g_se_names": np.concatenate([[0.0], se_names]),
+        "log_g_se_hc": np.concatenate([[0.0], se_hc]),
+        "se_from": ["reference"] + ["lists of names" if a >= b else "names"
+                                    for a, b in zip(se_lists, se_names)],
+        "boot_used": float(ok.mean())})
+    replicates = np.concatenate([np.zeros((len(reps), 1)), reps], axis=1)
+    return table, replicates
 
 
 def temperature_sweep(rows, temperatures):
@@ -299,15 +356,22 @@ def temperature_sweep(rows, temperatures):
     return pd.DataFrame(out).sort_values("temperature", ignore_index=True)
 
 
-def analyse(a: dict, *, temperatures, does_similarity: bool, seed) -> dict:
+def analyse(a: dict, *, temperatures, does_similarity: bool, seed, near_trend=None) -> dict:
     """Every analysis of the protocol for one model that passed its gate, from its rows.
 
     The n-sweep with Theorem 3 (similarity at n = 2 with uniform probes is its first cell, no
     gate; ``seed`` names the goodness-of-fit bootstrap) and the sweep over the softmax
     ``temperatures``; and only for a model that does similarity where a resolution would show
     (``does_similarity``, judged on the near design by
-    :func:`semres.experiments.llm.near.competence`), the kernel read from its choices with its
-    exponential-with-floor fit.
+    :func:`semres.experiments.llm.near.competence`), the kernel read from its choices
+    (``kernel``, :func:`kernel_replicates`), whether it decays with distance
+    (``kernel_trend``, :func:`semres.experiments.llm.kernel_fits.decay_trend` on the
+    bootstrap replicates over lists of names) and, when it does, its exponential-with-floor fit
+    (``kernel_fit``, with ``half_decay`` and ``chance_return`` beside ``resolution``, the
+    return-to-chance distance; ``{"error": why}`` when there is none). With ``near_trend``
+    (the near design's decay finding, ``competence(...)["trend"]``), ``trend_agreement`` says
+    whether the two analyses agree and, if not, why
+    (:func:`semres.experiments.llm.kernel_fits.trend_agreement`).
     """
     model = a["model"]
     rows = a["rows"]
@@ -320,13 +384,26 @@ def analyse(a: dict, *, temperatures, does_similarity: bool, seed) -> dict:
            "temperature": temperature_sweep(rows, temperatures)}
     if not out["does_similarity"]:
         return out
-    kernel = choice_kernel(rows)
+    kernel, reps = kernel_replicates(rows, seed=seed)
     try:
-        kfit = kernel_fits.fit_shape(kernel.distance, kernel.g, "exp_floor",
-                                     se=kernel.g * kernel.log_g_se)
-    except ValueError as err:  # too few points, or no decay to fit a kernel to
-        kfit = {"error": str(err).split(":")[0]}
-    out.update(kernel=kernel, kernel_fit=kfit)
+        trend = kernel_fits.decay_trend(kernel.distance, kernel.g, replicates=reps)
+    except ValueError:  # too few resamples reached every bin: the standard errors instead
+        trend = kernel_fits.decay_trend(kernel.distance, kernel.g,
+                                        se=kernel.g * kernel.log_g_se)
+    if trend["decays"]:
+        try:
+            kfit = kernel_fits.fit_shape(kernel.distance, kernel.g, "exp_floor",
+                                         se=kernel.g * kernel.log_g_se, require_decay=False)
+        except ValueError as err:  # too few points
+            kfit = {"error": str(err).split(":")[0]}
+    else:
+        kfit = {"error": f"similarity does not decay with distance (the {trend['measure']} is "
+                         f"{trend['estimate']:+.3g}, 95% interval {trend['ci_low']:+.3g} to "
+                         f"{trend['ci_high']:+.3g}, one-sided p = {trend['p_value']:.2g})"}
+    out.update(kernel=kernel, kernel_fit=kfit, kernel_trend=trend)
+    if near_trend is not None:
+        out["trend_agreement"] = kernel_fits.trend_agreement(
+            trend, near_trend, names=("the kernel read from its choices", "the near design"))
     return out
 
 

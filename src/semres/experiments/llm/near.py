@@ -40,7 +40,7 @@ from .settings import NAMES, QUESTIONS, TASKS
 from .trials import Trials
 from .two_reference import chance_crossover
 
-__all__ = ["design", "trial_table", "curve_table", "competence", "kernel", "resolution",
+__all__ = ["design", "trial_table", "curve_table", "competence", "decay_trend", "kernel", "resolution",
            "floor_distance", "p_correct", "fit_shape", "fit_kernels", "crossover_counts",
            "predicted_front", "blind_spot", "analyse", "SHAPES", "SOURCE"]
 
@@ -161,7 +161,9 @@ def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50,
     most ``near`` years beyond the nearer person) its mean mass on the nearer person exceeds 1/2,
     and it exceeds the mass at probes ``far`` or more years beyond (a decaying curve, not a flat
     one). Both are one-sided tests over pairs of names (each pair's mean is one unit; Student's
-    t with pairs - 1 degrees of freedom) at level ``alpha``."""
+    t with pairs - 1 degrees of freedom) at level ``alpha``. ``trend`` is the design's decay
+    finding over every distance beyond the pair (:func:`decay_trend`), in the form of the
+    kernel's (:func:`semres.experiments.llm.kernel_fits.decay_trend`)."""
     beyond = trials[trials["where"] == "beyond"]
     by_pair = beyond.assign(near=beyond.x <= near, far=beyond.x >= far)
     close = by_pair[by_pair.near].groupby("pair").mass.mean()
@@ -174,9 +176,46 @@ def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50,
     greedy = by_pair[by_pair.near].groupby("pair").greedy.mean()
     does = above["p_value"] < alpha and decay["p_value"] < alpha
     return {"near": near, "far": far, "above": above, "decay": decay,
+            "trend": decay_trend(trials, alpha=alpha),
             "greedy_near": float(greedy.mean()), "far_mass": float(away.mean()),
             "x_range": (float(beyond.x.min()), float(beyond.x.max())),
             "verdict": "passes" if does else "does not do the task", "does": bool(does)}
+
+
+def decay_trend(trials: pd.DataFrame, *, alpha: float = 0.05, level: float = 0.95) -> dict:
+    """Whether P(correct) falls with the probe's distance beyond the pair: each pair's
+    least-squares slope of its mass on ln(1 + x) over the probes beyond it (x years beyond the
+    nearer person; both sides and orders), averaged over pairs, with Student's t over pairs
+    (pairs - 1 degrees of freedom) and a one-sided test of "slope < 0" at ``alpha``. The same
+    keys as :func:`semres.experiments.llm.kernel_fits.decay_trend` (``measure``,
+    ``estimate``, ``ci_low``/``ci_high`` at ``level``, ``p_value``, ``decays``,
+    ``direction``, ``method``, ``points``: the pairs), so the two findings can be set side by
+    side (:func:`semres.experiments.llm.kernel_fits.trend_agreement`)."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    beyond = trials[trials["where"] == "beyond"]
+    slopes = []
+    for _, sub in beyond.groupby("pair"):
+        x = np.log1p(sub.x.to_numpy(float))
+        if np.ptp(x) > 0:
+            xm = x - x.mean()
+            slopes.append(float(np.sum(xm * sub.mass.to_numpy(float)) / np.sum(xm ** 2)))
+    if len(slopes) < 2:
+        raise ValueError("trials: fewer than two pairs probed at two distances beyond the pair")
+    v = np.asarray(slopes)
+    k = len(v)
+    est = float(v.mean())
+    se = float(v.std(ddof=1) / math.sqrt(k))
+    q = float(student.ppf(0.5 + level / 2, k - 1))
+    lo, hi = est - q * se, est + q * se
+    p = float(student.cdf(est / se, k - 1)) if se > 0 else float(est >= 0)
+    return {"measure": "slope of P(correct) on ln(1 + x) beyond the pair", "estimate": est,
+            "ci_low": lo, "ci_high": hi, "p_value": p, "decays": bool(p < alpha),
+            "direction": "decays" if hi < 0 else ("rises" if lo > 0 else "undecided"),
+            "method": f"mean of {k} pairs' slopes, Student's t", "points": k, "alpha": alpha,
+            "level": level}
 
 
 # --------------------------------------------------------------------------- the kernel fit
