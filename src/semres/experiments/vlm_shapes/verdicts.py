@@ -128,13 +128,14 @@ def fit_size(f: dict) -> dict:
 
 
 def approximate_ci(estimate: float, ci, f: dict, scale: float = 1.0):
-    """A parameter's interval (times ``scale``), widened by its fit's dispersion
+    """A nonnegative parameter's interval (times ``scale``), widened by its fit's dispersion
     (:func:`semres.core.fits.quasi_interval`) when the fit is a misfit, and whether it is
     approximate."""
     lo, hi = (float(x) for x in ci)
     size = fit_size(f)
     if f.get("misfit") and size:
         lo, hi = quasi_interval(estimate, (lo, hi), size["dispersion"])
+        lo = max(lo, 0.0)  # every parameter widened here (a scale, a radius, a floor) is >= 0
         return (lo * scale, hi * scale), True
     return (lo * scale, hi * scale), bool(f.get("misfit"))
 
