@@ -265,8 +265,11 @@ page_near.publish(report, near_results, assessed, cfg, seed=stream("blind spot")
 # %%
 protocol = {m: page_lm.extend(lm_protocol.analyse(a, temperatures=cfg.lm_temperatures,
                                                   does_similarity=near_results[m]["does"],
-                                                  seed=stream(f"protocol {m}")),
-                              gof_boot=cfg.gof_boot, seed=stream(f"protocol {m} theorem 3"))
+                                                  seed=stream(f"protocol {m}"),
+                                                  near_trend=near_results[m]["competence"]
+                                                  .get("trend")),
+                              gof_boot=min(cfg.gof_boot, verdicts.THEOREM3_BOOT),
+                              seed=stream(f"protocol {m} theorem 3"))
             for m, a in passed.items()}
 page_lm.publish_protocol(report, protocol, near_results, cfg.lm_ns)
 
@@ -485,7 +488,8 @@ for task in settings.TASKS:
 sweep_df = pd.DataFrame(rows)
 sweep = verdicts.sweep_verdict(sweep_df)
 page_encoder.publish_sweep(report, MODEL, sweep_df, sweep, yrs, ns)
-enc_theorem3 = verdicts.theorem3_forms(sweep_df, gof_boot=cfg.gof_boot,
+enc_theorem3 = verdicts.theorem3_forms(sweep_df,
+                                       gof_boot=min(cfg.gof_boot, verdicts.THEOREM3_BOOT),
                                        seed=stream("encoder theorem 3"))
 page_encoder.publish_theorem3(report, MODEL, enc_theorem3, sweep_df)
 

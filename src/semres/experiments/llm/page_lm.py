@@ -186,44 +186,54 @@ def theorem3_text(r: dict) -> str:
 
 
 def _trend(r: dict) -> dict:
-    """The trend test on the kernel read from the choices, where the analysis gives one
-    (``kernel_trend``, or the keys of the kernel fit): its verdict and numbers."""
+    """The trend test on the kernel read from the choices (``kernel_trend`` of
+    :func:`lm_protocol.analyse`, or the ``trend_*`` keys of the kernel fit): its verdict and
+    numbers, with ``estimate``, ``ci_low``, ``ci_high`` and ``p_value``; {} without one."""
     t = r.get("kernel_trend")
     if not isinstance(t, dict):
         kf = r.get("kernel_fit", {})
         t = {k[len("trend_"):]: v for k, v in kf.items() if k.startswith("trend_")}
         if "decays" in kf:
             t["decays"] = kf["decays"]
-    return t if "decays" in t else {}
+    if "decays" not in t:
+        return {}
+    t = dict(t)
+    t.setdefault("estimate", t.get("slope"))
+    t.setdefault("p_value", t.get("p"))
+    return t
 
 
 def trend_text(r: dict, near_r: dict | None = None) -> str:
     """Whether the kernel read from the choices decays with distance, by the trend test, and
-    whether the near design's finding confirms it (one sentence part; empty without a test)."""
+    whether the near design's finding confirms it, and if not why (``trend_agreement`` of
+    :func:`lm_protocol.analyse` where it gives one); empty without a test."""
     t = _trend(r)
     if not t:
         return ""
-    est = next((t[k] for k in ("estimate", "slope") if as_number(t.get(k)) is not None), None)
-    lo, hi = t.get("ci_low"), t.get("ci_high")
-    nums = (f" (trend {est:+.3f} [{lo:+.3f}, {hi:+.3f}]" if None not in (est, lo, hi) and
-            all(as_number(v) is not None for v in (est, lo, hi)) else " (")
-    nums += (f", {numbers.pvalue(t['p'])})" if as_number(t.get("p")) is not None else ")")
-    nums = "" if nums == " ()" else nums
+    nums = [t.get(k) for k in ("estimate", "ci_low", "ci_high")]
+    said = (f" (trend {nums[0]:+.3f} [{nums[1]:+.3f}, {nums[2]:+.3f}]"
+            if all(as_number(v) is not None for v in nums) else "")
+    if said and as_number(t.get("p_value")) is not None:
+        said += f", {numbers.pvalue(t['p_value'])}"
+    said += ")" if said else ""
     head = ("by a trend test its weight falls with distance" if t["decays"] else
             "a trend test finds no fall of its weight with distance")
+    agreement = r.get("trend_agreement")
+    if isinstance(agreement, dict) and agreement.get("why"):
+        return f"{head}{said}; set beside the near design, {agreement['why']}"
     if near_r is None or "competence" not in near_r:
-        return head + nums
+        return head + said
     near_decays = bool(near_r["competence"]["decay"]["ci_low"] > 0)
-    same = near_decays == bool(t["decays"])
-    return (head + nums + ("; the near design agrees, its mass near a person exceeding its "
-                           "mass far away" if same and near_decays else
-                           "; the near design agrees, finding no fall either" if same else
-                           "; the near design disagrees: there the mass near a person exceeds "
-                           "the mass far away, a test on its own trials and probes, where the "
-                           "kernel read from uniform probes pools distant bins"
-                           if near_decays else
-                           "; the near design disagrees, finding no fall near a person: the "
-                           "two analyse different probes"))
+    if near_decays == bool(t["decays"]):
+        return head + said + ("; the near design agrees, its mass near a person exceeding its "
+                              "mass far away" if near_decays else
+                              "; the near design agrees, finding no fall either")
+    return head + said + ("; the near design disagrees: its mass near a person exceeds its mass "
+                          "far away, a test on probes a few years from a person, where the "
+                          "kernel read from uniform probes pools distant bins"
+                          if near_decays else
+                          "; the near design disagrees, finding no fall near a person: the "
+                          "two analyse different probes")
 
 
 def kernel_text(r: dict, near_r: dict | None = None) -> str:
@@ -231,7 +241,8 @@ def kernel_text(r: dict, near_r: dict | None = None) -> str:
         return f"{r['model']} does not do the similarity task, so its choices carry no kernel"
     k, f = r["kernel"], r["kernel_fit"]
     near = (f"a person born {k.distance.iloc[1]:.0f} years from the probe weighs "
-            f"{numbers.number(k.g.iloc[1], figures=2)} of one {k.distance.iloc[0]:.0f} years from it"
+            f"{numbers.number(k.g.iloc[1], figures=2)} of one {k.distance.iloc[0]:.0f} years "
+            "from it"
             if len(k) > 1
             else "only one distance was measured")
     trend = trend_text(r, near_r)
@@ -339,7 +350,8 @@ def protocol_numbers(r: dict, near_r: dict) -> dict:
         out.update(far=FAR, **scalars(list(k.distance.iloc[:2]), "distance"),
                    **scalars(list(k.g.iloc[:2]), "g"),
                    **scalars([far.g.min(), far.g.max()] if len(far) else [], "g_far"),
-                   **scalars(_trend(r), "trend"))
+                   **scalars(_trend(r), "trend"),
+                   **scalars(near_r.get("competence", {}).get("trend") or {}, "near_trend"))
         out.update({**fit_numbers(r["kernel_fit"]), "one": 1})
     return out
 
@@ -549,17 +561,24 @@ def kernel_row(report, m: str, r: dict) -> None:
     k = r["kernel"]
     back = kf.get("chance_return", kf.get("resolution"))
     ci = r.get("kernel_ci") or (np.nan, np.nan)
-    size = verdicts.kernel_fit_size(k.distance, k.g, k.g * k.log_g_se, kf)
-    misfit = bool(kf.get("misfit"))
+    try:
+        size = verdicts.kernel_fit_size(k.distance, k.g, k.g * k.log_g_se, kf)
+    except ValueError:  # fewer than three bins with a weight and an error
+        size = {}
+    misfit = bool(kf.get("misfit")) and bool(size)
     if misfit and np.isfinite(ci[0]) and np.isfinite(ci[1]):
         ci = quasi_interval(back, ci, size["dispersion"])
+    if kf.get("misfit") and not misfit:
+        report.not_run(title, "not run: the exponential with a floor fails its goodness of fit, "
+                       "and too few bins say by how much", stand_in=LM_STAND_IN)
+        return
     report.result(title, "where an exponential with a floor fitted to the kernel read from "
                   "its choices returns to chance, lambda ln(1/Delta) (approximate interval: "
                   "its bins redrawn from their standard errors), against the paper's 70–80 "
                   "years", headline=back, ci=ci, paper_value=verdicts.PAPER_RESOLUTION[0],
                   margin=verdicts.PAPER_RESOLUTION[1],
                   margin_reason=verdicts.PAPER_RESOLUTION_REASON, misfit=misfit,
-                  fit_size=size, gof_p=kf.get("gof_p"), approximate=True,
+                  fit_size=size or None, gof_p=kf.get("gof_p"), approximate=True,
                   stand_in=LM_STAND_IN)
 
 

@@ -40,7 +40,8 @@ __all__ = ["MIN_BOOT", "BOTH_RISE", "TURN_SE", "WITHIN_Z", "CLEAR_SE", "TAIL_SE"
            "sweep_cells", "theorem3_forms", "theorem3_grid", "theorem3_common",
            "theorem3_params", "theorem3_statement", "grid_status", "floor_bound_table",
            "floor_bound_text", "kernel_fit_size", "kernel_interval", "near_fit_size", "MISS_REASON",
-           "ENGINE_TURN", "TURN_SHARE", "SHAPE_MARGIN", "PAPER_RESOLUTION_REASON",
+           "ENGINE_TURN", "TURN_SHARE", "THEOREM3_BOOT", "SHAPE_MARGIN",
+           "PAPER_RESOLUTION_REASON",
            "wing_asymmetry", "theorem3_verdict",
            "resolution_claim", "external_verdict", "WING_BEYOND", "scalars",
            "fit_numbers", "shape_numbers", "window_numbers", "choice_numbers",
@@ -96,6 +97,10 @@ TURN_SHARE = 0.25
 SHAPE_MARGIN = 0.05
 SHAPE_REASON = ("0.05 in ln g is a 5 % error in a Luce weight, which moves a two-person choice "
                 "by at most about 0.0125")
+#: at most this many refits for Theorem 3's bootstrap goodness of fit, where chi-square does
+#: not apply (a floored refit of the encoder's 22 cells took about 0.7 s on a shared CPU, so
+#: the chapter's 999 would take minutes; 199 resolve p to 0.005)
+THEOREM3_BOOT = 199
 #: two-sided 95 % normal quantile, for an interval from a standard error
 Z95 = float(norm.ppf(0.975))
 
@@ -469,13 +474,17 @@ def turn_words(f: dict) -> str:
 def sweep_cells(sweep) -> pd.DataFrame:
     """A sweep's cells (columns task, n, p, se) as effective binomial counts for
     :func:`semres.core.nsweep.fit_theorem3`: trials = p (1 - p) / se² (Kish), correct = p
-    trials, so that the likelihood carries each cell's interval (over names and lists for a
-    causal LM). Cells without a positive standard error are left out."""
+    trials, both rounded to whole counts, so that the likelihood carries each cell's interval
+    (over names and lists for a causal LM). Cells without a positive standard error are left
+    out."""
     df = sweep[["task", "n", "p", "se"]].copy()
     df = df[np.isfinite(df.se) & (df.se > 0) & (df.p > 0) & (df.p < 1)]
-    trials = df.p * (1 - df.p) / df.se ** 2
+    # whole counts (each moves by under half a trial), so that chi-square refers the deviance
+    # wherever every cell expects five answers either way, and no bootstrap is needed there
+    trials = np.maximum(np.round(df.p * (1 - df.p) / df.se ** 2), 1.0)
     return pd.DataFrame({"task": df.task.to_numpy(), "n": df.n.astype(int).to_numpy(),
-                         "trials": trials.to_numpy(), "correct": (df.p * trials).to_numpy(),
+                         "trials": trials.to_numpy(),
+                         "correct": np.round(df.p * trials).to_numpy(),
                          "se": df.se.to_numpy()})
 
 

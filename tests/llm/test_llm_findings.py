@@ -1,0 +1,97 @@
+"""Chapter 5's findings as the overview gets them: how far a near-design fit misses (its size
+beside its lack-of-fit test), and each causal LM's rows on the new status rule."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from semres.experiments.llm import near, page_lm, verdicts
+from semres.report import Report
+
+
+def _near_trials(scale=20.0, floor=0.3, noise=0.02, pairs=6, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for pair in range(pairs):
+        D = (5.0, 50.0)[pair % 2]
+        for x in (0.0, 3.0, 10.0, 30.0, 60.0, 100.0):
+            off = D + x
+            p = float(near.p_correct("exponential", scale, floor, D, off))
+            for _ in range(4):
+                rows.append({"pair": f"p{pair}", "D": D, "offset": off,
+                             "mass": float(np.clip(p + noise * rng.standard_normal(), 0, 1))})
+    return pd.DataFrame(rows)
+
+
+def test_a_near_fit_says_how_far_it_misses_beside_the_pure_error():
+    trials = _near_trials()
+    right = {"shape": "exponential", "scale": 20.0, "floor": 0.3}
+    size = verdicts.near_fit_size(trials, right)
+    assert size["dispersion"] < 3 and size["explained_null"] > 0.9
+    assert size["rms_gap"] == pytest.approx(size["rms_sampling"], rel=1.0)
+    wrong = verdicts.near_fit_size(trials, {**right, "scale": 3.0})
+    assert wrong["dispersion"] > 20 * size["dispersion"]
+    assert wrong["rms_gap"] > 3 * wrong["rms_sampling"]
+
+
+def _model(sweep_shift=0.0, temps=None, model="m"):
+    from semres.core import theory
+
+    ns = [2, 4, 8]
+    p_s, p_i = (np.asarray(v, float) for v in theory.n_item(0.2, np.array(ns), 0.3))
+    sweep = pd.DataFrame(
+        [{"task": "identification", "n": n, "p": p, "se": 0.005} for n, p in zip(ns, p_i)] +
+        [{"task": "similarity", "n": n, "p": p + (sweep_shift if n == 8 else 0), "se": 0.005}
+         for n, p in zip(ns, p_s)])
+    sweep["ci_low"], sweep["ci_high"] = sweep.p - 0.01, sweep.p + 0.01
+    temps = temps if temps is not None else pd.DataFrame(
+        {"temperature": [0.1, 1.0], "p_s": [0.531, 0.520], "p_s_se": 0.0086,
+         "p_i": [0.95, 0.85], "p_i_se": 0.01})
+    return page_lm.extend({"model": model, "sweep": sweep, "temperature": temps,
+                           "uniform": {"p": 0.52}, "does_similarity": False},
+                          gof_boot=19, seed=0)
+
+
+def test_each_causal_lm_gets_theorem3_in_both_forms_with_a_margin_and_its_size(tmp_path,
+                                                                            monkeypatch):
+    monkeypatch.setattr(Report, "table", lambda self, df, name: None)
+    report = Report("05_llm_years")
+    gate = {"verdict": "passes", "p": 0.9, "ci_low": 0.85, "ci_high": 0.95}
+    page_lm.report_results(report, {"m": {"model": "m", "gate": gate}}, {"m": _model()},
+                           {})
+    rows = {r["result"]: r for r in report.rows}
+    free = rows["m: Theorem 3 across n, without a floor (the paper's form)"]
+    floor = rows["m: Theorem 3 across n, with its floor"]
+    assert floor["status"] == "holds" and free["status"] == "does not hold"
+    for r in (free, floor):
+        assert r["margin"] == verdicts.MISS_MATTERS and r["margin_reason"]
+        assert np.isfinite(r["dispersion"]) and np.isfinite(r["gof_p"])
+        assert r["cells"].endswith("of 6 hold")
+        # a row's headline is a cell's miss, never the ball measure b
+        assert r["miss"] == pytest.approx(r["headline"])
+    assert abs(free["headline"]) > verdicts.MISS_MATTERS
+    # a floored kernel pushed off by more than the margin at one cell does not hold
+    report = Report("05_llm_years")
+    page_lm.report_results(report, {"m": {"model": "m", "gate": gate}},
+                           {"m": _model(sweep_shift=0.15)}, {})
+    rows = {r["result"]: r for r in report.rows}
+    assert rows["m: Theorem 3 across n, with its floor"]["status"] == "does not hold"
+
+
+def test_the_encoders_shape_row_is_a_misfit_with_its_size_or_an_equivalence(monkeypatch):
+    from semres.experiments.llm import kernel_fits, page
+
+    d = np.arange(0, 300, 1.0)
+    smooth = np.exp(-d / 40) + 0.02
+    for g, se, want in ((smooth * (1 + 0.2 * np.sin(d / 9)), 0.001 * smooth, "misfit"),
+                        (smooth, 0.01 * smooth, "reproduced")):
+        fits = {s: kernel_fits.fit_shape(d, g, s, se=se) for s in kernel_fits.SHAPES}
+        shape_df = pd.DataFrame({"shape": list(kernel_fits.SHAPES),
+                                 "heldout_rmse": [0.10, 0.11, 0.12, 0.13],
+                                 "heldout_se": 0.005})
+        report = Report("05_llm_years")
+        page.shape_row(report, "enc", "exp_floor", fits, shape_df, (d, g, se), "stand-in")
+        row = report.rows[-1]
+        assert row["status"] == want and row["claim"] == "at most"
+        assert row["headline"] == pytest.approx(-0.01) and row["margin"] == verdicts.SHAPE_MARGIN
+        assert np.isfinite(row["dispersion"]) and np.isfinite(row["rms_gap"])
