@@ -372,7 +372,13 @@ replicates_vary = page.publish_runs(report, cfg, results, tradeoff, by_alpha, t_
 # α = 1, where the cross-entropy is switched off and only $L_{\mathrm{sim}}$ remains. An effect
 # is the difference of the means over seeds, with its 95% interval from the spread over seeds:
 # Welch's interval, Student's $t$ on the Welch–Satterthwaite degrees of freedom
-# ({glue:text}`ch4_welch_words`); it counts as detected when the interval excludes zero.
+# ({glue:text}`ch4_welch_words`). Its practical margin is the spread between seeds (the
+# standard deviation of the measure over seeds, pooled over the two α values): a change of α
+# smaller than what retraining with another seed does is not one a reader could use. The
+# claimed fall of the identification AUC has a margin of half the triplet accuracy's rise on
+# the same runs, where it rose beyond its spread: the paper's claim is a trade, and both are
+# ranking probabilities with chance at 1/2. An effect rises or falls when its interval lies
+# beyond its margin, and changes by less than it when its interval lies within it.
 # {glue:text}`ch4_replicates_vary`
 
 # %%
@@ -391,8 +397,10 @@ page.publish_effects(report, cfg, effects, by_alpha, curve)
 # In plain words: on this build, {glue:text}`ch4_verdict`. For $p_S$ at matched $p_I$,
 # {glue:text}`ch4_matched_words` (`matched_curve.csv`, drawn in {numref}`ch4-fig-tradeoff`,
 # right). In the table, each cell is the
-# change of the mean over seeds with its 95% Welch interval; a star marks an interval that
-# excludes zero. The per-run numbers are folded below.
+# change of the mean over seeds with its Welch interval (95%, read alone; a dagger marks a
+# claim of the result box, whose interval is widened for the family, the same interval the box
+# gives); a star marks an interval beyond its practical margin. The per-run numbers are
+# folded below.
 
 # %% tags=["hide-input", "hide-output"]
 page.runs_table(by_alpha)

@@ -3,12 +3,13 @@
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+import pytest
 
 from semres.experiments.phylogeny import (alpha_effects, page, page_figures, phylo, settings,
                                           verdicts)
 
 
-def _runs(lifts, seeds=3, auc_drop=0.05):
+def _runs(lifts, seeds=3, auc_drop=0.15):
     """Fake results of train_and_evaluate_many: α lifts the curve and the triplet accuracy and
     lowers the AUC by ``auc_drop`` per unit α (a trade), with a little noise per seed."""
     rng = np.random.default_rng(0)
@@ -42,8 +43,13 @@ def test_the_verdict_reads_a_detected_trade_and_says_nothing_on_one_seed():
     results = _runs({0.0: 0.0, 0.5: 0.05, 1.0: 0.1})
     _, by_alpha, effects = _effects(results)
     assert verdicts.traded(effects, 0.5) and verdicts.traded(effects, 1.0)
-    assert page.describe_effect(effects, "sim_accuracy", 0.5).startswith("rises (+0.050")
-    assert page.describe_effect(effects, "id_auc", 0.5).startswith("falls (-0.025")
+    assert page.describe_effect(effects, "sim_accuracy", 0.5).startswith(
+        "rises by more than its practical margin")
+    assert "(-0.075, 95% interval [" in page.describe_effect(effects, "id_auc", 0.5)
+    shown = verdicts.shown_intervals(effects, 0.5)
+    claim = shown[(shown.column == "id_auc") & (shown.alpha_to == 0.5)].iloc[0]
+    assert claim.interval.startswith("family") and claim.margin == pytest.approx(0.025)
+    assert "95% interval for the family" in page.describe_effect(shown, "id_auc", 0.5)
     assert page.describe_effect(effects, "nothing", 0.5) == "not measured"
     verdict = page.alpha_verdict(effects, by_alpha, 3)
     assert verdict.startswith("raising α from 0 to 0.5, with the classifier still trained, "
@@ -53,7 +59,7 @@ def test_the_verdict_reads_a_detected_trade_and_says_nothing_on_one_seed():
     # no trade with the cross-entropy on, one at α = 1: the verdict says so
     _, by_alpha, effects = _effects(_runs({0.0: 0.0, 0.5: 0.0, 1.0: 0.1}, auc_drop=0.0))
     assert not verdicts.traded(effects, 0.5)
-    assert "no detected trade" in page.alpha_verdict(effects, by_alpha, 3)
+    assert "no trade of identification" in page.alpha_verdict(effects, by_alpha, 3)
     shown = page.effects_display(effects, 0.0)
     assert list(shown.columns) == ["measure", "Change from α = 0 to 0.5",
                                    "Change from α = 0 to 1"]

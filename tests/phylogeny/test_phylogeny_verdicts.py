@@ -34,12 +34,16 @@ def _row(effect, se, df=4.0, seeds=3):
             "seeds_from": seeds, "seeds_to": seeds}
 
 
+def _claims(sim, matched, auc, se=0.01):
+    return pd.DataFrame([{"column": col, "alpha_to": 0.5, **_row(e, se)}
+                         for col, e in (("sim_accuracy", sim), ("p_s_matched", matched),
+                                        ("id_auc", auc))])
+
+
 def test_record_judges_the_claims_as_one_family():
-    """The theorem's row, then one row per claim with the family's interval; a single seed
-    (no standard error) runs no test."""
-    effects = pd.DataFrame([{"column": col, "alpha_to": 0.5, **_row(e, 0.01)}
-                            for col, e in (("sim_accuracy", 0.1), ("p_s_matched", 0.08),
-                                           ("id_auc", -0.001))])
+    """The theorem's check, then one row per claim with the family's interval against its
+    margin; a single seed (no standard error) runs no test."""
+    effects = _claims(0.1, 0.08, -0.001)
     rep = report.Report("04_resnet_phylogeny")
     check = pd.DataFrame({"z_s": [1.0], "z_i": [-0.5], "se_s": [0.001], "se_i": [0.002]})
     verdicts.record(rep, check, 1e-12, effects, 0.0, 0.5, real=False)
@@ -48,12 +52,48 @@ def test_record_judges_the_claims_as_one_family():
         "ResNet: triplet accuracy change, α 0 → 0.5",
         "ResNet: p_S at matched p_I change, α 0 → 0.5",
         "ResNet: identification AUC change, α 0 → 0.5"]
-    assert [r["status"] for r in rep.rows] == ["holds", "reproduced", "reproduced",
-                                               "inconclusive"]
+    # generalization rises beyond the seeds' spread; the AUC's interval lies short of a fall
+    # of half that rise (0.05): no trade larger than the margin
+    assert [r["status"] for r in rep.rows] == ["check", "reproduced", "reproduced",
+                                               "does not hold"]
+    assert rep.rows[3]["margin"] == pytest.approx(0.05) and rep.rows[3]["claim"] == "below"
+    assert rep.rows[1]["margin"] == pytest.approx(verdicts.seed_spread(effects.iloc[0]))
     assert "family of 3 claims" in rep.rows[1]["statement"]
     assert rep.rows[1]["stand_in"].startswith("a simulated tree")
+    # the row's interval is the one the page shows for the same effect
+    shown = verdicts.shown_intervals(effects, 0.5)
+    assert (shown.interval_low.iloc[0], shown.interval_high.iloc[0]) == (
+        rep.rows[1]["ci_low"], rep.rows[1]["ci_high"])
     one = pd.DataFrame([{"column": col, "alpha_to": 0.5, **_row(0.1, float("nan"))}
                         for col, _, _ in verdicts.CLAIMS])
     rep = report.Report("04_resnet_phylogeny")
     verdicts.record(rep, check, 1e-12, one, 0.0, 0.5, real=True)
     assert [r["status"] for r in rep.rows[1:]] == ["not run"] * 3
+    # a failing exact sum is a defect in the code
+    rep = report.Report("04_resnet_phylogeny")
+    verdicts.record(rep, check, 1e-3, one, 0.0, 0.5, real=True)
+    assert rep.rows[0]["status"] == "check failed"
+
+
+@pytest.mark.parametrize("true_fall, expected", [(0.20, "reproduced"), (0.03, "inconclusive"),
+                                                 (-0.02, "does not hold")])
+def test_simulated_auc_falls_by_more_less_or_not_at_all(true_fall, expected):
+    """Simulated runs, 5 seeds a side: triplet accuracy rises by 0.2 (margin of the AUC's
+    fall: 0.1); the AUC falls by 0.2 (the claim holds), by 0.03 (less than the margin, but
+    the interval reaches across its edge) or rises by 0.02 (the interval lies short of the
+    margin: no fall larger than it)."""
+    from semres.core.intervals import difference_interval
+    rng = np.random.default_rng(7)
+
+    def row(col, effect, sd):
+        lo, hi = rng.normal(0.7, sd, 5), rng.normal(0.7 + effect, sd, 5)
+        r = difference_interval(hi, lo)
+        return {"column": col, "alpha_to": 0.9, "effect": r["effect"], "se": r["se"],
+                "df": r["df"], "detected": r["excludes_zero"], "seeds_from": 5, "seeds_to": 5}
+
+    sd = 0.02 if expected != "inconclusive" else 0.06
+    effects = pd.DataFrame([row("sim_accuracy", 0.2, 0.005), row("p_s_matched", 0.2, 0.005),
+                            row("id_auc", -true_fall, sd)])
+    assert verdicts.claim_status(effects, "id_auc", 0.9) == expected
+    assert verdicts.claim_status(effects, "sim_accuracy", 0.9) == "reproduced"
+    assert verdicts.traded(effects, 0.9) == (expected == "reproduced")

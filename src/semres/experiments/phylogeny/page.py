@@ -16,7 +16,7 @@ from . import page_figures
 from .alpha_effects import MATCHED_COLUMNS, compared_alphas, effect_row, peak_points
 from .phylo import PhyloData
 from .settings import SETTINGS, PhylogenySettings
-from .verdicts import CLAIMS, family_ci, traded
+from .verdicts import CLAIMS, family_ci, seed_spread, shown_intervals, traded
 
 # ---------------------------------------------------------------- sentences
 
@@ -30,32 +30,56 @@ def detectable_change(r) -> float:
     return float((student.ppf(0.975, r.df) + student.ppf(0.8, r.df)) * r.se)
 
 
+def _interval(r) -> tuple[float, float]:
+    """The interval the page shows of an effect row: the family's for a claim
+    (:func:`.verdicts.shown_intervals`), else its 95% interval read alone."""
+    if "interval_low" in r.index and np.isfinite(r.interval_low):
+        return float(r.interval_low), float(r.interval_high)
+    return float(r.ci_low), float(r.ci_high)
+
+
+def _margin(r) -> float:
+    return float(r.margin) if "margin" in r.index else float(seed_spread(r))
+
+
 def effect_numbers(effects: pd.DataFrame, column: str, alpha_to) -> dict:
     """The numbers :func:`describe_effect` quotes of one effect ({} when not measured)."""
     r = effect_row(effects, column, alpha_to)
     if r is None:
         return {}
-    numbers = {"effect": r.effect, "ci_low": r.ci_low, "ci_high": r.ci_high, "p_i": r.p_i}
+    low, high = _interval(r) if np.isfinite(r.se) else (r.ci_low, r.ci_high)
+    numbers = {"effect": r.effect, "ci_low": low, "ci_high": high, "p_i": r.p_i}
     if np.isfinite(r.se):
         numbers["detectable"] = detectable_change(r)
+        numbers["margin"] = _margin(r)
     return {f"{column}_{alpha_to:g}_{k}": v for k, v in numbers.items()}
 
 
 def describe_effect(effects: pd.DataFrame, column: str, alpha_to) -> str:
-    """An effect in words: it rises or falls when its 95% interval excludes zero, else it
-    shows no detectable change; with one seed there is no interval to say so."""
+    """An effect in words, its interval (the family's for a claim) against its practical
+    margin (:func:`.verdicts.shown_intervals`; the spread between seeds where the effects
+    carry none): it rises or falls when the
+    interval lies beyond the margin, changes by less than the margin when the interval lies
+    within it (two one-sided tests), and otherwise the build cannot tell, with the change its
+    test would have detected; with one seed there is no interval to say so."""
     r = effect_row(effects, column, alpha_to)
     if r is None:
         return "not measured"
     if not np.isfinite(r.se):
         return f"changes by {r.effect:+.3f} (one seed: no interval)"
-    if r.detected:
-        move = "rises" if r.effect > 0 else "falls"
-        return f"{move} ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, {r.ci_high:+.3f}])"
+    low, high = _interval(r)
+    m = _margin(r)
+    which = ("95% interval for the family of claims" if "interval" in r.index
+             and str(r.interval).startswith("family") else "95% interval")
+    said = f"{r.effect:+.3f}, {which} [{low:+.3f}, {high:+.3f}]"
+    if low > m or high < -m:
+        move = "rises" if low > m else "falls"
+        return f"{move} by more than its practical margin, ±{m:.3f} ({said})"
+    if -m <= low and high <= m:
+        return f"changes by less than its practical margin, ±{m:.3f} ({said})"
     power = detectable_change(r)
-    return (f"shows no detectable change ({r.effect:+.3f}, 95% interval [{r.ci_low:+.3f}, "
-            f"{r.ci_high:+.3f}]; a change of ±{power:.3f} would have been detected four times "
-            "in five)")
+    return (f"cannot be told apart from a change within its practical margin, ±{m:.3f} "
+            f"({said}; a change of ±{power:.3f} would have been detected four times in five)")
 
 
 def alpha_verdict(effects: pd.DataFrame, by_alpha: pd.DataFrame, replicates: int) -> str:
@@ -84,8 +108,8 @@ def alpha_verdict(effects: pd.DataFrame, by_alpha: pd.DataFrame, replicates: int
                    f"{describe('sim_accuracy', alpha_ce)} and the identification AUC "
                    f"{describe('id_auc', alpha_ce)}")
     else:
-        verdict = ("this build shows no detected trade of identification for generalization "
-                   "between the α values it ran (see the effects below)")
+        verdict = ("this build shows no trade of identification for generalization beyond "
+                   "the practical margins between the α values it ran (see the effects below)")
     if alpha_ce is None:
         return verdict
     matched = effect_row(effects, "p_s_matched", alpha_ce)
@@ -120,11 +144,17 @@ def alpha_verdict_numbers(effects: pd.DataFrame, by_alpha: pd.DataFrame) -> dict
 
 def effects_display(effects: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
     """The effects for readers: one row per measure, one column per compared α, each cell the
-    change with its 95% interval and a star where the interval excludes zero."""
+    change with the interval the page gives it (:func:`.verdicts.shown_intervals`: a dagger
+    marks the family's interval of a claim, the one the result box judges) and a star where
+    the interval lies beyond its practical margin."""
     def cell(r):
-        return (f"{r.effect:+.3f}" if not np.isfinite(r.se) else
-                f"{r.effect:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
-                + (" *" if r.detected else ""))
+        if not np.isfinite(r.se):
+            return f"{r.effect:+.3f}"
+        low, high = _interval(r)
+        m = _margin(r)
+        family = "interval" in r.index and str(r.interval).startswith("family")
+        return (f"{r.effect:+.3f} [{low:+.3f}, {high:+.3f}]" + (" †" if family else "")
+                + (" *" if low > m or high < -m else ""))
 
     shown = effects.assign(cell=effects.apply(cell, axis=1)).pivot_table(
         index="measure", columns="alpha_to", values="cell", aggfunc="first", sort=False)
@@ -139,8 +169,9 @@ def welch_words(effects: pd.DataFrame, replicates: int) -> str:
         return "with one seed per α there is no interval"
     return (f"with {replicates} seeds a side, a median of {effects.df.median():.1f} degrees of "
             f"freedom, so an interval spans ± {effects.t.median():.1f} standard errors, not ± 2; "
-            f"the table's {len(effects)} intervals are exploratory, each read alone, while the "
-            "claims of the result box are judged as one family (Bonferroni)")
+            f"the table's intervals are exploratory, each read alone, except those of the "
+            f"result box's claims, marked †, which are widened for their family (Bonferroni) "
+            "and are the same intervals the box gives")
 
 
 def welch_numbers(effects: pd.DataFrame, replicates: int) -> dict:
@@ -281,6 +312,7 @@ def publish_effects(report, cfg: PhylogenySettings, effects: pd.DataFrame,
     the matching range (``curve``, :func:`.alpha_effects.matched_curve`; None where no matched
     comparison was possible); returns the effects table for the page."""
     alpha_lo, alpha_ce, _ = compared_alphas(by_alpha.alpha.unique())
+    effects = shown_intervals(effects, alpha_ce)  # one effect, one interval on the page
     report.table(effects, "effects")
     report.text("welch_words", welch_words(effects, cfg.replicates),
                 cites=welch_numbers(effects, cfg.replicates))
