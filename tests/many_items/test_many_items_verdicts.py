@@ -40,10 +40,12 @@ def _grid(row, tmp_path, monkeypatch):
 def test_this_builds_b_star_lies_within_the_papers_rounding(tmp_path, monkeypatch):
     check = _check([theory.n_item_optimum(n) for n in settings.DEFAULT.paper_b_star])
     ok, worst = verdicts.b_star_agrees(check)
-    assert ok and worst["cell"] == "n = 10"  # the farthest relative to its rounding
+    assert ok and worst["cell"] == "n = 100"  # nearest to the edge of its rounding
     status, row = _grid(verdicts.b_star_row(check), tmp_path, monkeypatch)
-    assert status == "reproduced" and row["paper_value"] == 0.137 and row["cells"] == "5 of 5 hold"
-    assert row["margin"] == pytest.approx(5e-4) and row["ci_low"] == row["ci_high"]
+    assert status == "reproduced" and row["cells"] == "5 of 5 hold"
+    # the row is headed by the cell b_star_agrees names, with that cell's own rounding
+    assert row["paper_value"] == worst["paper_value"] == 0.0149
+    assert row["margin"] == pytest.approx(5e-5) and row["ci_low"] == row["ci_high"]
 
 
 def test_b_star_inside_the_rounding_holds_and_outside_it_differs(tmp_path, monkeypatch):

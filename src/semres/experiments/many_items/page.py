@@ -19,10 +19,11 @@ from .settings import DEFAULT, SETTINGS
 
 def b_star_verdict(ok: bool, n: int, gap: float, margin: float) -> str:
     """The prose's sentence on b*(n) against the paper's values: whether every value lies
-    within the paper's rounding, and the farthest (at ``n``: ``gap`` = here - paper, against
-    the rounding ``margin`` there)."""
+    within the paper's rounding, and the one nearest to failing, which heads the row (at
+    ``n``: ``gap`` = here - paper, against the rounding ``margin`` there)."""
     if ok:
-        return (f"every value lies within the paper's rounding; the farthest, at n = {n}, is "
+        return (f"every value lies within the paper's rounding; the nearest to its edge, at "
+                f"n = {n}, is "
                 f"{fmt(abs(gap), 2)} from the quoted value, where the rounding allows "
                 f"{fmt(margin)}")
     return (f"the value at n = {n} misses the quoted one by {fmt(abs(gap), 2)}, more than the "

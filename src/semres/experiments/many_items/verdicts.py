@@ -16,7 +16,7 @@ from decimal import Decimal
 import numpy as np
 
 from semres.experiments.pareto.verdicts import CLOSED_FORM, deviation_cells
-from semres.report import judge
+from semres.report import judge, slack
 
 from .settings import DEFAULT
 
@@ -52,18 +52,19 @@ def rounding(quoted) -> float:
 def b_star_cells(check) -> list[dict]:
     """b*(n) against the paper's values (``check``: n, paper, here) as the cells of one
     finding: each n's value, a point (computed, not measured), against the paper's within its
-    rounding; the farthest relative to its margin first."""
+    rounding; the one nearest to failing first (the smallest slack, as ``Report.grid_result``
+    picks the cell that heads the row)."""
     if len(check) == 0:
         raise ValueError("check: b*(n) needs at least one of the paper's values")
     cells = [{"cell": f"n = {int(n)}", "headline": float(here), "ci": (float(here), float(here)),
               "paper_value": float(paper), "margin": rounding(paper)}
              for n, paper, here in zip(check["n"], check["paper"], check["here"])]
-    return sorted(cells, key=lambda c: -abs(c["headline"] - c["paper_value"]) / c["margin"])
+    return sorted(cells, key=lambda c: slack(*c["ci"], c["paper_value"], c["margin"]))
 
 
 def b_star_agrees(check) -> tuple[bool, dict]:
     """Whether every b*(n) of ``check`` lies within the paper's rounding of its quoted value,
-    and the farthest cell (relative to its margin: :func:`b_star_cells`)."""
+    and the cell nearest to failing, the one that heads the row (:func:`b_star_cells`)."""
     cells = b_star_cells(check)
     ok = all(judge(*c["ci"], c["paper_value"], c["margin"]) == "pass" for c in cells)
     return ok, cells[0]
