@@ -150,8 +150,9 @@ class Report:
         """
         if not isinstance(result, str) or not result.strip():
             raise ValueError("result must name the result")
-        if detectable is None:
-            detectable = (z_check_detectable(check_se) if check_se is not None
+        if detectable is None:  # a finding is decided by its interval, a check by its z
+            detectable = (z_check_detectable(check_se)
+                          if check_se is not None and (kind != "finding" or ci is None)
                           else smallest_detectable(ci))
         row_status = status(ci=ci, paper_value=paper_value, compared_with=compared_with,
                             margin=margin, claim=claim, passed=passed,
