@@ -133,7 +133,7 @@ def fit_size(row: dict) -> str:
                      + ("" if sat is None else
                         f" and {fmt(100 * sat, 2)}% of the structure beyond sampling noise"))
     if gap is not None:
-        parts.append(f"its predicted accuracies miss the observed by {fmt(gap, 2)} "
+        parts.append(f"its predicted rates miss the observed by {fmt(gap, 2)} "
                      "(root mean square)" + ("" if noise is None else
                                              f", where sampling alone gives {fmt(noise, 2)}"))
     return "; ".join(parts)
@@ -151,8 +151,11 @@ def box_line(row: dict, names: dict | None = None) -> str:
     margin = as_number(row.get("margin"))
     what, value = reference(row)
     if state in ("differs", "does not hold") and miss(row):
-        text += f" Misses {prose(what.removeprefix('compared with ')) or 'its reference'} by " \
-                f"{miss(row)}, beyond the margin of {fmt(margin)}."
+        against = prose(what.removeprefix('compared with ')) or 'its reference'
+        if row.get("claim") in ("above", "below"):  # an effect claimed to exist, too small
+            text += f" Against {against}: {miss(row)}, short of the margin of {fmt(margin)}."
+        else:
+            text += f" Misses {against} by {miss(row)}, beyond the margin of {fmt(margin)}."
     if state == "misfit" and fit_size(row):
         text += f" How far the model misses: {fit_size(row)}" + (
             "" if missing(row.get("gof_p")) else f" (goodness of fit {pvalue(row['gof_p'])})") + "."
