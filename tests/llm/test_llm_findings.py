@@ -95,3 +95,59 @@ def test_the_encoders_shape_row_is_a_misfit_with_its_size_or_an_equivalence(monk
         assert row["status"] == want and row["claim"] == "at most"
         assert row["headline"] == pytest.approx(-0.01) and row["margin"] == verdicts.SHAPE_MARGIN
         assert np.isfinite(row["dispersion"]) and np.isfinite(row["rms_gap"])
+
+
+def _near_result(back, lo, hi, misfit=False):
+    trials = _near_trials()
+    best = {"shape": "exponential", "scale": 20.0, "floor": 0.3, "resolution": 13.9,
+            "ci_low": 10.0, "ci_high": 20.0, "half_decay": 13.9, "half_decay_ci_low": 10.0,
+            "half_decay_ci_high": 20.0, "chance_return": back, "chance_return_ci_low": lo,
+            "chance_return_ci_high": hi, "misfit": misfit, "gof_p": 1e-3 if misfit else 0.4,
+            "at_bound": False, "upper_bound": False, "finest_x": 3.0}
+    comp = {"near": 5, "far": 50, "above": {"p": 0.6, "ci_low": 0.55, "ci_high": 0.65}}
+    return {"model": "m", "does": True, "competence": comp, "best": best,
+            "trials": trials.assign(x=trials.offset - trials.D)}
+
+
+def test_the_near_resolution_is_its_return_to_chance_distance_against_the_papers_years():
+    from semres.experiments.llm import page_near
+
+    got = {}
+    for name, args in (("same", (75.0, 72.0, 78.0)), ("far", (24.0, 18.0, 31.0)),
+                       ("loose", (60.0, 30.0, 120.0))):
+        report = Report("05_llm_years")
+        page_near.report_rows(report, {"m": _near_result(*args)})
+        row = report.rows[-1]
+        assert row["paper_value"] == 75.0 and row["margin"] == 5.0 and row["margin_reason"]
+        assert "half-decay, a different measure, is 14 years" in row["statement"]
+        got[name] = row["status"]
+    assert got == {"same": "reproduced", "far": "differs", "loose": "inconclusive"}
+    # a misfit says how far, and its interval is widened by the dispersion
+    report = Report("05_llm_years")
+    page_near.report_rows(report, {"m": _near_result(24.0, 18.0, 31.0, misfit=True)})
+    row = report.rows[-1]
+    assert row["status"] == "misfit" and row["approximate"] and np.isfinite(row["dispersion"])
+
+
+def test_the_choice_kernel_row_gives_its_return_to_chance_distance_with_an_interval():
+    from semres.experiments.llm import kernel_fits
+
+    d = np.array([0.5, 3.0, 7.0, 15.0, 27.0, 47.0, 80.0, 125.0, 185.0, 270.0])
+    g = np.exp(-d / 20.0) + 0.1
+    g = g / g[0]
+    kernel = pd.DataFrame({"distance": d, "g": g, "log_g": np.log(g),
+                           "log_g_se": np.r_[0.0, np.full(len(d) - 1, 0.03)]})
+    fit = kernel_fits.fit_shape(d, g, "exp_floor", se=g * kernel.log_g_se)
+    r = {"model": "m", "kernel": kernel, "kernel_fit": fit}
+    r["kernel_ci"] = verdicts.kernel_interval(kernel, seed=0)
+    lo, hi = r["kernel_ci"]
+    back = fit.get("chance_return", fit["resolution"])
+    assert lo < back < hi and np.isfinite(hi)
+    report = Report("05_llm_years")
+    page_lm.kernel_row(report, "m", r)
+    row = report.rows[-1]
+    assert row["headline"] == pytest.approx(back) and row["approximate"]
+    # a kernel that returns to chance at 20 ln(1/0.1) = 46 years, measured tightly: not the
+    # paper's 70-80 years
+    assert back == pytest.approx(20 * np.log(10), rel=0.05) and hi < 70
+    assert row["paper_value"] == 75.0 and row["status"] == "differs"
