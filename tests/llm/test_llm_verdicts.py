@@ -255,6 +255,9 @@ def test_the_floor_bound_holds_the_rates_of_a_constant_kernel_with_that_floor():
     over = truth.assign(p=np.where(truth.task == "similarity", truth.p + 0.2, truth.p))
     assert not verdicts.floor_bound_table(fit, over).within.any()
     assert verdicts.floor_bound_table({**fit, "delta": 0.0}, truth).empty
+    # a floor fitted at the bottom of its range tests nothing, and the sentence says so
+    none = verdicts.floor_bound_table({**fit, "delta": 1e-6}, truth)
+    assert "tests nothing here" in verdicts.floor_bound_text("m", none)
 
 
 def test_a_kernel_misfit_says_how_far_it_misses():

@@ -589,12 +589,20 @@ def floor_bound_table(fit: dict, sweep) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+#: a fitted floor below this is no floor: chapter 7's bound there allows nearly any p_S
+NO_FLOOR = 1e-3
+
+
 def floor_bound_text(model: str, table) -> str:
     """One sentence: the measured (p_I, p_S) against chapter 7's floor bound at the fitted
     floor (:func:`floor_bound_table`)."""
     if table.empty:
         return (f"For {model} Theorem 3's fitted floor is not inside (0, 1), so chapter 7's "
                 "floor bound says nothing here.")
+    if float(table.delta.iloc[0]) < NO_FLOOR:
+        return (f"For {model} Theorem 3's fitted floor sits at the bottom of its range (no floor "
+                "found), where chapter 7's floor bound allows nearly any $p_S$: it tests "
+                "nothing here.")
     k = int(table.slack.to_numpy().argmin())
     near = table.iloc[k]
     held = int(table.within.sum())
