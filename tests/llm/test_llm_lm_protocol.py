@@ -1,15 +1,13 @@
 """semres.experiments.llm.lm_protocol: the whole protocol on a tiny Llama that passes its gate and
-one that guesses, the n-sweep's interval over lists of names, and Theorem 3's verdict in words."""
-
-import re
+one that guesses, the n-sweep's interval over lists of names and the kernel read from choices."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from tiny_lm import NAMES, YEARS
 
-from semres.core import results, theory
-from semres.experiments.llm import lm, lm_protocol, near, page_lm, settings, trials, verdicts
+from semres.core import results
+from semres.experiments.llm import lm, lm_protocol, near, settings, trials
 
 
 def _design_cfg():
@@ -83,27 +81,6 @@ def test_the_sweep_interval_counts_lists_of_names_not_names():
     assert 0.7 < np.sqrt(np.mean(np.square(ses))) / spread < 1.4
     assert np.mean(covered) >= 0.88
     assert np.sqrt(np.mean(np.square(name_ses))) < np.sqrt(np.mean(np.square(ses)))
-
-
-def test_theorem3_sentence_quotes_n_gap_and_z_of_one_row():
-    # identification on Theorem 3's curve for b = 0.3; similarity far below it at n = 4 (a large
-    # gap, loosely measured) and a little below at n = 8 (a small gap, tightly measured)
-    ns = [2, 4, 8]
-    p_s, p_i = (np.asarray(v, float) for v in theory.n_item(0.3, np.array(ns)))
-    sweep = pd.DataFrame(
-        [{"model": "m", "task": "identification", "n": n, "p": p, "se": 0.01} for n, p in
-         zip(ns, p_i)] +
-        [{"model": "m", "task": "similarity", "n": n, "p": p + d, "se": se} for n, p, d, se in
-         zip(ns, p_s, (0.0, -0.2, -0.05), (0.01, 0.05, 0.002))])
-    t3 = lm_protocol.theorem3(sweep, seed=0)
-    text = page_lm.theorem3_text({"theorem3": t3, "does_similarity": True})
-    m = re.search(r"largest miss ([+-][\d.]+) at n = (\d+), z = ([+-][\d.]+)", text)
-    tab = t3["table"]
-    row = tab[(tab.task == "similarity") & (tab.n == int(m.group(2)))].iloc[0]
-    assert int(m.group(2)) == 8  # the largest |z|, not the largest gap
-    assert float(m.group(1)) == pytest.approx(row.p - row.theory, abs=6e-4)
-    assert float(m.group(3)) == pytest.approx(row.z, abs=0.06)
-    assert not verdicts.theorem3_verdict(t3)["within"]
 
 
 def _kernel_rows(years, lists, probes, log_g, rng, list_sd, name_sd, noise_sd):

@@ -9,7 +9,7 @@ import re
 import pandas as pd
 
 from .numbers import as_number, escape, fmt, missing, places, prose, pvalue
-from .verdicts import NOT_MEASURED, STATUSES, Z_MAX, reference
+from .verdicts import NOT_MEASURED, STATUSES, reference
 
 #: findings named on the first screen of a result box; the rest are one click away
 BOX_FIRST = 5

@@ -19,20 +19,17 @@ import math
 import numpy as np
 import pandas as pd
 from scipy.special import softmax
-from scipy.stats import chi2
 
-from semres.core import theory
 from semres.core.clustered import cluster_bootstrap, clustered_mean, psd, shared_members
 from semres.core.results import COLUMNS, correct_mask, split_list
 from semres.core.seeds import named_seed
 
 from . import competence, kernel_fits, lm, near
-from .answers import fit_ball_measure
 from .models import resolve
 from .settings import TASKS
 from .trials import balanced_trials
 
-__all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table", "theorem3",
+__all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table",
            "KERNEL_BINS", "KERNEL_BOOT", "choice_kernel", "kernel_replicates",
            "temperature_sweep", "analyse", "available"]
 
@@ -169,45 +166,6 @@ def sweep_table(rows):
                     "clustered_on": c["unit"],
                     "names": c["names"], "chance": 1 / int(n)})
     return pd.DataFrame(out)
-
-
-def theorem3(sweep, seed) -> dict:
-    """Theorem 3 on a model's n-sweep: one ball measure b fitted to identification at every n
-    predicts similarity at every n.
-
-    Each cell's mean and clustered standard error become effective binomial counts (Kish:
-    trials p (1 - p) / se², so the likelihood carries the interval over lists and names), b is
-    fitted by binomial likelihood (its goodness of fit a parametric bootstrap drawn from
-    ``seed``, a named stream), and the theory makes two predictions: that one b describes
-    identification at every n (the fit's goodness of fit, ``p_identification``) and that it
-    predicts similarity at every n (the sum of the squared z over the similarity cells, against
-    chi-square with as many degrees of freedom, ``p_similarity``). Returns the fit, a per-cell
-    table, both p-values, the similarity cell farthest from the prediction and the largest
-    standard error of a similarity cell; the verdict is
-    :func:`semres.experiments.llm.verdicts.theorem3_verdict`.
-    """
-    ide = sweep[sweep.task == "identification"].sort_values("n")
-    if len(ide) < 2:
-        raise ValueError("sweep: identification needs at least two values of n")
-    p = ide.p.clip(1e-6, 1 - 1e-6).to_numpy()
-    eff = p * (1 - p) / np.maximum(ide.se.to_numpy(), 1e-9) ** 2
-    fit = fit_ball_measure(ide.n.to_numpy(), eff, p * eff,
-                           gof_seed=named_seed(seed, "theorem 3 goodness of fit"))
-    table = sweep.copy()
-    pred_s, pred_i = (np.asarray(v, float)
-                      for v in theory.n_item(fit["b"], table.n.to_numpy()))
-    table["theory"] = np.where(table.task == "similarity", pred_s, pred_i)
-    table["z"] = (table.p - table.theory) / table.se
-    sim = table[table.task == "similarity"]
-    worst = sim.loc[sim.z.abs().idxmax()] if len(sim) else None
-    p_sim = float(chi2.sf((sim.z ** 2).sum(), len(sim))) if len(sim) else math.nan
-    return {"b": fit["b"], "fit": fit, "table": table, "p_identification": fit["gof_p"],
-            "p_similarity": p_sim,
-            "max_z": float(abs(worst.z)) if worst is not None else math.nan,
-            "max_z_n": int(worst.n) if worst is not None else None,
-            "max_gap": float(worst.p - worst.theory) if worst is not None else math.nan,
-            "sim_se_max": float(sim.se.max()) if len(sim) else math.nan,
-            "n": sorted(set(sweep.n))}
 
 
 #: distance bins of the kernel read from choices (years, inclusive upper edges)
@@ -378,7 +336,7 @@ def analyse(a: dict, *, temperatures, does_similarity: bool, seed, near_trend=No
     sweep = sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
     sim2 = rows[(rows.task == "similarity") & (rows.n.astype(int) == 2) &
                 (rows.source == "n-sweep")]
-    out = {"model": model, "sweep": sweep, "theorem3": theorem3(sweep, seed),
+    out = {"model": model, "sweep": sweep,
            "uniform": interval(masses(sim2), sim2, p0=0.5),
            "does_similarity": bool(does_similarity),
            "temperature": temperature_sweep(rows, temperatures)}

@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from semres.core.fits import MISFIT_P, SIZE_KEYS, censored_warning, misfit_size, quasi_interval
+from semres.core.fits import SIZE_KEYS, censored_warning, misfit_size, quasi_interval
 from semres.core.nsweep import fit_theorem3
 from semres.core.seeds import named_seed
 from semres.experiments.frontier.floor_n import floor_bound
 from semres.report.verdicts import gof_pvalue, status, weakest
-from semres.report import ALPHA, POWER, detectable_at, holm
+from semres.report import detectable_at
 from semres.report.numbers import as_number, carried
 
 from .kernel_fits import SHAPE_LABELS, fit_shape, shape_kernel, window_stability
@@ -42,7 +42,7 @@ __all__ = ["MIN_BOOT", "BOTH_RISE", "TURN_SE", "WITHIN_Z", "CLEAR_SE", "TAIL_SE"
            "floor_bound_text", "kernel_fit_size", "kernel_interval", "near_fit_size", "MISS_REASON",
            "ENGINE_TURN", "TURN_SHARE", "THEOREM3_BOOT", "SHAPE_MARGIN",
            "PAPER_RESOLUTION_REASON",
-           "wing_asymmetry", "theorem3_verdict",
+           "wing_asymmetry",
            "resolution_claim", "external_verdict", "WING_BEYOND", "scalars",
            "fit_numbers", "shape_numbers", "window_numbers", "choice_numbers",
            "tradeoff_numbers", "external_numbers"]
@@ -691,22 +691,6 @@ def kernel_interval(kernel, *, key: str = "chance_return", n_boot: int = 200, se
     if len(v) < max(40, n_boot // 2):
         return (math.nan, math.nan)
     return float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975))
-
-
-def theorem3_verdict(t3: dict) -> dict:
-    """The verdict on :func:`semres.experiments.llm.lm_protocol.theorem3`: its two predictions
-    (one b describes identification at every n; it predicts similarity at every n), each tested
-    at the book's level (:data:`semres.report.ALPHA`) after Holm's adjustment for the pair
-    (an untested one, with no p-value, is left out of the family); ``within`` when both hold;
-    ``detectable``, the smallest deviation of a similarity cell the test detects with 80 %
-    power."""
-    tested = {k: v for k, v in (("identification", t3["p_identification"]),
-                                ("similarity", t3["p_similarity"])) if np.isfinite(v)}
-    adjusted = dict(zip(tested, holm(list(tested.values())))) if tested else {}
-    return {"p_adjusted": adjusted,
-            "within": len(adjusted) == 2 and all(p >= ALPHA for p in adjusted.values()),
-            "detectable": detectable_at(t3["sim_se_max"]) if np.isfinite(t3["sim_se_max"])
-            else math.nan}
 
 
 def resolution_claim(head, robust: bool) -> dict:
