@@ -7,7 +7,7 @@ import pytest
 from tiny_lm import NAMES, YEARS
 
 from semres.core import results
-from semres.experiments.llm import lm, lm_protocol, near, settings, trials
+from semres.experiments.llm import lm, lm_protocol, near, settings, trials, verdicts
 
 
 def _design_cfg():
@@ -30,8 +30,8 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
     sweep = lm_protocol.sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
     ide = sweep[sweep.task == "identification"].set_index("n")
     assert set(ide.index) == {2, 3} and ide.p[2] > 0.6  # the trained model identifies
-    t3 = lm_protocol.theorem3(sweep, seed=0)
-    assert 0 < t3["b"] < 1 and np.isfinite(t3["max_z"])
+    forms = verdicts.theorem3_forms(sweep, gof_boot=0, seed=0)  # the page's Theorem 3
+    assert all(0 < f["b"] < 1 and np.isfinite(f["deviance"]) for f in forms.values())
     design = near.trial_table(rows)
     assert set(design.D) == {3} and design.pair.nunique() == 2
     assert set(design[design["where"] == "beyond"].x) == {0, 1, 3}
