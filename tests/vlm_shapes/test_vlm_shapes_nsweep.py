@@ -114,11 +114,17 @@ def test_a_misfit_of_rates_says_how_far_it_misses():
     off = nsweep.chi2_size(p, p + 0.05, se, 1 / np.array([2, 4, 6]), 2)
     assert off["rms_gap"] == pytest.approx(0.05) and off["rms_sampling"] == pytest.approx(0.01)
     assert off["dispersion"] == pytest.approx(3 * 25 / 2)
-    g = {"lam": 0.1, "lam_ci": (0.08, 0.12), "gof_p": 1e-6, "misfit": True, "identified": True,
-         **off}
-    status, rec = _row_status(verdicts.single_scale_row(g, 100, 0.05, "m"))
+    one = {"lam": 0.1, "lam_ci": (0.099, 0.101), "gof_p": 0.3, "misfit": False,
+           "identified": True}
+    both = {**one, "gof_p": 1e-6, "misfit": True, **off}
+    status, rec = _row_status(verdicts.single_scale_row(
+        {"similarity": one, "identification": one, "both tasks": both}, 100, "m"))
     assert status == "misfit" and rec["approximate"] and rec["dispersion"] == off["dispersion"]
-    # widened by sqrt(37.5): the interval is approximate, not withheld
-    assert rec["ci_low"] == pytest.approx(10 - 2 * np.sqrt(37.5))
-    g.update(misfit=False, gof_p=0.3)
-    assert _row_status(verdicts.single_scale_row(g, 100, 0.05, "m"))[0] == "holds"
+    # one scale for both tasks: the two tasks' own scales agree within a tenth of their mean
+    graded = {"similarity": one, "identification": {**one, "lam": 0.1005},
+              "both tasks": {**one}}
+    assert _row_status(verdicts.single_scale_row(graded, 100, "m"))[0] == "holds"
+    graded["identification"] = {**one, "lam": 0.13}  # 3 px apart, beyond a tenth of 11.5 px
+    assert _row_status(verdicts.single_scale_row(graded, 100, "m"))[0] == "does not hold"
+    graded["identification"] = {**one, "lam": 0.1, "lam_ci": (0.05, 0.2)}  # too loose to tell
+    assert _row_status(verdicts.single_scale_row(graded, 100, "m"))[0] == "inconclusive"

@@ -151,8 +151,7 @@ def publish_sweep(report, model_name: str, sweep, ball, graded, canvas_px: int,
         verdicts.TWO_TASK_CLAIM, canvas_px, "px")
     if row:
         report.result(**row, stand_in=stand_in)
-    report.result(**verdicts.single_scale_row(graded["both tasks"], canvas_px, patch,
-                                              model_name, stand_in))
+    report.result(**verdicts.single_scale_row(graded, canvas_px, model_name, stand_in))
     report.result(**verdicts.floor_row(model_name, floor["floor"], floor["free"], stand_in))
     report.table(pd.DataFrame(floor["rows"]), "theorem3_floor")
     report.table(pd.DataFrame(floor["bound"]), "floor_bound")

@@ -191,24 +191,30 @@ def two_task_row(v: dict, result: str, statement: str) -> dict:
         fit_size=fit_size(joint) or None, gof_p=joint.get("gof_p"))
 
 
-def single_scale_row(g: dict, px: float, patch: float, label: str, stand_in: str = "") -> dict:
-    """The overview row of one floor-free exponential for both tasks' p(n) (``g``: the "both
-    tasks" fit of :func:`semres.experiments.vlm_shapes.nsweep.graded_fits`): a scale beyond the
-    paper, claimed to exist above one image patch (``patch``, canvas units), with its goodness
-    of fit; a misfit carries its size and an approximate, widened interval."""
-    misfit = bool(g.get("misfit"))
-    ci, approximate = approximate_ci(g["lam"], g["lam_ci"], g, px)
+def single_scale_row(graded: dict, px: float, label: str, stand_in: str = "") -> dict:
+    """The overview row of one floor-free exponential for both tasks' p(n) (``graded``:
+    :func:`semres.experiments.vlm_shapes.nsweep.graded_fits`), the counterpart of the radius
+    row: the scale fitted to p_S(n) alone equals the one fitted to p_I(n) alone within
+    :data:`SAME_SHARE` of their mean. Each profile interval is read as a normal one (its half
+    width over 1.96 a standard error), so the difference's interval is approximate; the fit of
+    one scale to both tasks gives the goodness of fit and, for a misfit, its size."""
+    sim, ide, both = graded["similarity"], graded["identification"], graded["both tasks"]
+    se = [(g["lam_ci"][1] - g["lam_ci"][0]) / (2 * 1.959964) * px for g in (sim, ide)]
+    diff = (sim["lam"] - ide["lam"]) * px
+    half = 1.959964 * float(np.hypot(*se))
+    mean = (sim["lam"] + ide["lam"]) / 2 * px
     return dict(result=f"{label}: one floor-free exponential scale for both tasks' p(n)",
-                statement="g(d) = exp(-d / lambda), fitted to p_S(n) and p_I(n) together, "
-                f"describes both tasks (goodness of fit {p_words(g['gof_p'])}); headline: "
-                "its scale lambda (px) with its 95% profile interval",
-                headline=g["lam"] * px, ci=ci, compared_with=0.0,
-                compared_with_label="no spatial scale", claim="above", margin=patch * px,
-                margin_reason="one image patch: a scale below it is under what the tower's "
-                "tokens resolve, so it could be quantisation rather than a graded similarity",
-                misfit=misfit, fit_size=fit_size(g) or None,
-                gof_p=g["gof_p"], approximate=approximate, identified=g["identified"],
-                new=True, stand_in=stand_in)
+                statement="g(d) = exp(-d / lambda) fitted to p_S(n) and to p_I(n) apart gives "
+                "one scale; headline: the similarity scale less the identification one (px), "
+                f"with an approximate 95% interval; one scale for both: {both['lam'] * px:.1f} "
+                f"px, goodness of fit {p_words(both['gof_p'])}",
+                headline=diff, ci=(diff - half, diff + half), compared_with=0.0,
+                compared_with_label="one scale (the two tasks' scales equal)",
+                margin=SAME_SHARE * mean, margin_reason=SAME_REASON.replace("radii", "scales"),
+                misfit=bool(both.get("misfit")), fit_size=fit_size(both) or None,
+                gof_p=both["gof_p"], approximate=True,
+                identified=bool(sim["identified"] and ide["identified"]), new=True,
+                stand_in=stand_in)
 
 
 def floor_row(label: str, t: dict, free: dict, stand_in: str = "") -> dict:
