@@ -79,6 +79,7 @@ def test_results_keep_the_prompt_and_rescore(tok, trained, tmp_path):
 
 def test_auto_runs_int8_where_it_passes_the_precision_check(tok, trained, monkeypatch):
     monkeypatch.setattr(lm, "fast_bfloat16", lambda device: False)  # a CPU without AMX
+    monkeypatch.setattr(lm, "fast_int8", lambda device: True)  # with int8 dot products
     scorer = lm.Scorer((trained, tok), dtype="auto")
     assert scorer.dtype == "int8" and scorer.batch_tokens == 512 and scorer.float32 is trained
     check = scorer.precision["int8"]
@@ -93,8 +94,18 @@ def test_auto_runs_int8_where_it_passes_the_precision_check(tok, trained, monkey
         lm.Scorer((trained, tok), dtype="int4")
 
 
+def test_auto_keeps_float32_where_no_faster_arithmetic_is_fast(tok, trained, monkeypatch):
+    # a CPU with neither AMX nor int8 dot products (AVX2 alone): nothing is tried
+    monkeypatch.setattr(lm, "cpu_flags", lambda: {"avx2", "fma"})
+    scorer = lm.Scorer((trained, tok), dtype="auto")
+    assert scorer.dtype == "float32" and scorer.model is trained and scorer.precision == {}
+    monkeypatch.setattr(lm, "cpu_flags", lambda: {"avx2", "avx512_vnni"})
+    assert lm.fast_int8("cpu") and not lm.fast_bfloat16("cpu")
+
+
 def test_auto_tries_bfloat16_first_where_it_is_fast(tok, trained, monkeypatch):
     monkeypatch.setattr(lm, "fast_bfloat16", lambda device: True)  # a CPU with AMX
+    monkeypatch.setattr(lm, "fast_int8", lambda device: True)
     scorer = lm.Scorer((trained, tok), dtype="auto")
     assert scorer.dtype == "bfloat16" and list(scorer.precision) == ["bfloat16"]
     assert next(scorer.model.parameters()).dtype == scorer.torch.bfloat16
@@ -109,6 +120,7 @@ def test_auto_tries_bfloat16_first_where_it_is_fast(tok, trained, monkeypatch):
 @pytest.mark.parametrize("amx", [False, True])
 def test_a_faster_path_that_moves_the_means_is_not_used(tok, trained, monkeypatch, amx):
     monkeypatch.setattr(lm, "fast_bfloat16", lambda device: amx)
+    monkeypatch.setattr(lm, "fast_int8", lambda device: True)
     wrong = model(len(tok), 5)  # untrained: its answers are not the model's
     monkeypatch.setattr(lm.Scorer, "faster", lambda self, path: wrong)
     scorer = lm.Scorer((trained, tok), dtype="auto")
