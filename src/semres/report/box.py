@@ -139,11 +139,12 @@ def fit_size(row: dict) -> str:
     return "; ".join(parts)
 
 
-def box_line(row: dict, names: dict | None = None) -> str:
+def box_line(row: dict, names: dict | None = None, said: set | None = None) -> str:
     """One result in words, as the box at the top of a chapter states it; ``names``: the
     stand-ins as the box has introduced them (:func:`stand_ins`). A row that does not hold
     leads with its miss, a misfit with its size, an inconclusive one with what its test
-    could detect."""
+    could detect. ``said``: the margin reasons the box has given already (this row's is added),
+    each given once and then referred to."""
     text = (f"* **{prose(row['result'])}: {escape(status_line(row, names=names))}.** "
             f"{prose(row['statement'])}")
     text = text.rstrip(".") + "."
@@ -174,8 +175,12 @@ def box_line(row: dict, names: dict | None = None) -> str:
     if z is not None:
         text += f" Largest \\|z\\| of its Monte Carlo cells: {fmt(z, places=2)}."
     if margin is not None:
-        reason = escape(row.get("margin_reason"))
-        text += f" Margin {fmt(margin)}" + (f" ({reason})." if reason else ".")
+        reason = "" if missing(row.get("margin_reason")) else str(row["margin_reason"]).strip()
+        if said is not None and reason in said:
+            reason = "the reason given above"
+        elif said is not None:
+            said.add(reason)
+        text += f" Margin {fmt(margin)}" + (f" ({prose(reason)})." if reason else ".")
     det = as_number(row.get("detectable"))
     if state == "inconclusive" and det is not None:
         text += f" Its test detects a deviation of {fmt(det, 2)} with probability 0.8."
@@ -199,7 +204,8 @@ def details(findings: list, gates: list, blocked: list, checks: list, notes, ran
         said = [f"“on {name}”" + (" was obtained on " if k == 0 else ", on ") + escape(what)
                 for k, (what, name) in enumerate(names.items())]
         lines.append(f"* **The stand-ins.** A result that says {'; '.join(said)}.")
-    lines += [box_line(row, names) for row in findings]
+    said: set = set()
+    lines += [box_line(row, names, said) for row in findings]
     for rows, title in ((gates, "Preconditions (they decide whether a finding is measured; "
                                 "not counted)"),
                         (blocked, "Not run in this build (not counted)"),
@@ -207,7 +213,7 @@ def details(findings: list, gates: list, blocked: list, checks: list, notes, ran
                                  "claim)")):
         if rows:
             lines.append(f"* *{title}:*")
-            lines += ["  " + box_line(row, names) for row in rows]
+            lines += ["  " + box_line(row, names, said) for row in rows]
     lines += [f"* {note}" for note in notes if note]
     lines.append(f"* **What ran.** {str(ran).strip()}")
     lines.append(":::")

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 from scipy.optimize import brentq, curve_fit, least_squares
+from scipy.stats import t as student
 
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_chi2, gof_none,
                               percentile_interval, resamples)
@@ -191,7 +192,6 @@ def decay_trend(distance, similarity, *, se=None, replicates=None, level: float 
     excludes 0 on that side, "undecided" otherwise), ``method``, ``points``, ``alpha``,
     ``level``.
     """
-    from scipy.stats import t as student
 
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1); got {level!r}")

@@ -43,6 +43,9 @@ def _sentence(report, name: str, text: str, cites=None) -> None:
 #: the headers of the tables the page shows, in words with units
 HEADERS = {"shape": "Shape", "heldout_rmse": "Held-out error (RMSE of ln <i>g</i>)",
            "heldout_se": "Its standard error", "resolution": "Resolution (years)",
+           "half_decay": "Half-decay λ ln 2 (years)",
+           "half_decay_ci_low": "Half-decay's 95 % interval from (years)",
+           "half_decay_ci_high": "to (years)",
            "floor": "Floor Δ (weight)", "at_bound": "Fit on a bound of its range",
            "measure": "Measure", "window": "Window <i>w</i> (years)",
            "ci_low": "95 % interval from (years)", "ci_high": "to (years)",

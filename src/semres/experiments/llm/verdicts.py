@@ -29,6 +29,7 @@ from semres.report.verdicts import gof_pvalue, status, weakest
 from semres.report import detectable_at
 from semres.report.numbers import as_number, carried
 
+from .near import p_correct
 from .kernel_fits import SHAPE_LABELS, fit_shape, shape_kernel, window_stability
 from .settings import THE_PAPER
 
@@ -645,7 +646,6 @@ def near_fit_size(trials, best: dict) -> dict:
     degrees of freedom, whose null mean is those degrees of freedom), the same from chance
     (1/2 in every cell), and the cells' observed and fitted masses; ``rms_sampling`` is the
     gap the pure error alone gives a cell's mean."""
-    from .near import p_correct  # noqa: PLC0415  (near imports the two-reference module)
 
     t = trials.assign(offset=trials.offset.abs())
     units = t.groupby(["pair", "D", "offset"]).mass.agg(["mean", "size"]).reset_index()

@@ -71,7 +71,7 @@ def margin_reason(result: str, segment_cost: tuple[float, float] | None = None) 
     side = ("below" if MC_MARGIN < cost else
             "not below (so this row cannot tell the segment from the homogeneous front)")
     return (f"{MC_MARGIN_REASON}; {side} the segment's cost of heterogeneity, "
-            f"Var(b) = {cost:.4f} at eps = {eps:g}")
+            f"Var(b) = {cost:.4f} at ε = {eps:g}")
 
 
 def overview_rows(mc, segment_cost: tuple[float, float] | None = None) -> list[dict]:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student
 
-from semres.report import ALPHA, status
+from semres.report import ALPHA, fmt, status
 
 from .alpha_effects import effect_row
 
@@ -131,7 +131,7 @@ def record(report, check, check_gap: float, effects, alpha_lo: float,
                   "p_S = 1/2 + <b> - <b>^2 - Var(b) + <tau>/2 and p_I = 1 - <b>/2 on the "
                   "species of a simulated tree: proved in SymPy above, so its closed form must "
                   "equal the exact sum over every triple of species (to "
-                  f"{EXACT_GAP:g}) and the Monte Carlo estimates must lie near it", kind="check",
+                  f"{fmt(EXACT_GAP)}) and the Monte Carlo estimates must lie near it", kind="check",
                   check_max_z=float(check[["z_s", "z_i"]].abs().max().max()),
                   check_se=float(check[["se_s", "se_i"]].max().max()),
                   passed=check_gap < EXACT_GAP)

@@ -11,8 +11,10 @@ import pandas as pd
 from semres.core import fits, kernels, theory
 from semres.core.choice import compare_radii, fit_ball
 from semres.core.fits import gof_chi2
+from semres.core.nsweep import fit_theorem3
 from semres.core.seeds import named_seed
 from semres.core.simulate import luce_success
+from semres.experiments.frontier.floor_n import floor_bound
 
 from . import scenes
 from .luce import GOF_KEYS, NO_PROFILE, SE_MIN, Trials, biased_p, luce_exponential
@@ -181,8 +183,6 @@ def theorem3_floor(label: str, cells, gof_boot: int, seed) -> dict:
     the most p_S a similarity with the fitted floor reaches at the observed p_I with n items
     (:func:`semres.experiments.frontier.floor_n.floor_bound`) beside the observed p_S.
     Returns ``floor``, ``free`` (the two fits), ``rows`` (fit.csv) and ``bound`` (the table)."""
-    from semres.core.nsweep import fit_theorem3
-    from semres.experiments.frontier.floor_n import floor_bound
 
     with_floor = fit_theorem3(cells, floor=True, gof_boot=gof_boot, seed=seed)
     free = fit_theorem3(cells, floor=False, gof_boot=gof_boot, seed=seed)

@@ -246,7 +246,7 @@ def paper_models_summary(grid_fits: dict) -> tuple[str, dict]:
                   f", yet the rule captures {shares[0]:.0%} of the structure the answers have "
                   "beyond sampling noise.") if shares else ".")
         if shares:
-            cites["share_pct"] = 100 * min(shares)
+            cites["share"] = round(min(shares), 2)  # as the sentence rounds it (79% is 0.79)
     return text, cites
 
 
