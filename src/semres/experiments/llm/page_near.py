@@ -327,7 +327,11 @@ def report_rows(report, results: dict) -> None:
                       margin=verdicts.PAPER_RESOLUTION[1],
                       margin_reason=verdicts.PAPER_RESOLUTION_REASON, misfit=misfit,
                       fit_size=size or None, gof_p=b.get("gof_p"), approximate=misfit,
-                      identified=not bool(b.get("at_bound")) and np.isfinite(back),
+                      # a floor at or above the kernel's peak (Delta >= 1) leaves lambda
+                      # ln(1/Delta) at 0: P(correct) never stands clear of chance, so no
+                      # distance of return is defined, whatever the half-decay says
+                      identified=not bool(b.get("at_bound")) and np.isfinite(back)
+                      and back > 0,
                       stand_in=LM_STAND_IN)
 
 
