@@ -203,7 +203,11 @@ def lead(assessed: dict, near_results: dict, protocol: dict, trade: tuple) -> st
         where = _paper_words(b)
         back_words = (f", and its answers return to chance about {back:.0f} years [{blo:.0f}, "
                       f"{bhi:.0f}] away, {where} the paper's {lo_p}–{hi_p} years (the same "
-                      "measure)" if where and np.isfinite(back) else "")
+                      "measure)" if where and np.isfinite(back) and back > 0 else
+                      ", but on a floor at or above its peak its answers never stand clear of "
+                      "chance by more than a few hundredths, so no distance of return to "
+                      f"chance is set beside the paper's {lo_p}–{hi_p} years"
+                      if np.isfinite(back) else "")
         words = {"reproduced": "meets", "holds": "meets", "does not hold": "misses",
                  "inconclusive": "cannot be told to meet or miss"}
         free = words.get(page_lm._t3_status(protocol[m], "free"), "is not judged on")

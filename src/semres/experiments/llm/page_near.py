@@ -225,9 +225,12 @@ def _back_words(b: dict) -> str:
     (the same measure) beside it; empty where the shape has none (the step)."""
     back = b.get("chance_return", b.get("floor_distance", math.nan))
     lo, hi = b.get("chance_return_ci_low", math.nan), b.get("chance_return_ci_high", math.nan)
+    p_lo, p_hi = THE_PAPER.resolution
     if not np.isfinite(back):
         return ""
-    p_lo, p_hi = THE_PAPER.resolution
+    if back <= 0:  # lambda ln(1/Delta) with Delta >= 1: the row reads "not identified"
+        return (", on a floor at or above the decaying part's peak, so no distance of return "
+                f"to chance is defined to set beside the paper's {p_lo}–{p_hi} years")
     ci = f" [{lo:.0f}, {hi:.0f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
     return (f", and its answers return to chance about {_years(back)}{ci} away, the measure of "
             f"the paper's {p_lo}–{p_hi} years")
