@@ -223,8 +223,12 @@ def lead(assessed: dict, near_results: dict, protocol: dict, trade: tuple) -> st
     first = ("; ".join(parts) if parts else "No causal LM ran in this build") + "."
     if doers:
         trades = [page_lm._trades(protocol[m]) for m in doers]
-        meaning = ("So a small model has a finite resolution too, measured in the paper's "
-                   "terms where it returns to chance; the tradeoff it implies "
+        returns = any(0 < near_results[m]["best"].get("chance_return", math.nan) < math.inf
+                      for m in doers)
+        meaning = ("So a small model has a finite resolution too, "
+                   + ("measured in the paper's terms where it returns to chance"
+                      if returns else "seen as a half-decay, on a floor too high for the "
+                      "paper's return-to-chance measure") + "; the tradeoff it implies "
                    + ("shows up too." if "trades" in trades else
                       "does not show up." if all(t == "does not trade" for t in trades) else
                       "cannot be told here."))
