@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from semres.experiments.vlm_shapes import page, settings
+from semres.report.numbers import unquoted
 from semres.experiments.vlm_shapes import page_sentences as words
 
 
@@ -179,7 +180,6 @@ def test_the_paper_models_summary_counts_the_fits_that_describe_their_counts():
     # a misfit is not a failure: the sentence says how much of the structure the rule captures
     assert "their spatial scales are approximate" in text and "87% or more" in text
     assert numbers == {"described": 0, "models": 2, "misfits": 2, "share": 0.87}
-    from semres.report.numbers import unquoted
     assert unquoted(text, numbers) == []  # the sentence quotes only what it cites
     text, numbers = words.paper_models_summary({"q": fit(True), "g": fit(False)})
     assert "describes 1 of the paper's 2 models exactly: 1 fails" in text

@@ -134,7 +134,7 @@ MARGIN_REASONS = {
 }
 
 
-def reach(cells: list[dict], claim: str, side: str = "") -> list[dict]:
+def reach(cells: list[dict], claim: str) -> list[dict]:
     """``cells`` (grid cells with a ``ci`` and a reference ``compared_with``) ordered
     farthest-reaching first for their ``claim``: for "equal" the interval's farthest end from
     the reference, for "above"/"at least" its lowest end, for "below"/"at most" its highest
