@@ -36,30 +36,34 @@ def _t(df: float, level: float) -> float:
     return float(stats.t.ppf(0.5 + level / 2, df)) if df > 0 else math.nan
 
 
+def _nan(**known) -> dict:
+    return {"se": math.nan, "df": math.nan, "t": math.nan, "low": math.nan, "high": math.nan,
+            **known}
+
+
 def mean_interval(values, level: float = LEVEL) -> dict:
-    """The mean of replicates with its Student-t interval: ``mean``, ``se``, ``df`` (n - 1),
-    ``t`` (the quantile used), ``low``, ``high``, ``n``. One replicate: no interval (NaNs)."""
+    """The mean of replicates with its Student-t interval (scipy's one-sample t): ``mean``,
+    ``se``, ``df`` (n - 1), ``t`` (the quantile used), ``low``, ``high``, ``n``. One replicate:
+    no interval (NaNs)."""
     v = _values(values, "values")
     level = _check_level(level)
     if not v.size:
         raise ValueError("values must hold at least one replicate")
-    mean = float(v.mean())
     if v.size < 2:
-        return {"mean": mean, "se": math.nan, "df": 0.0, "t": math.nan, "low": math.nan,
-                "high": math.nan, "n": int(v.size)}
-    se = float(v.std(ddof=1) / math.sqrt(v.size))
-    df = float(v.size - 1)
-    t = _t(df, level)
-    return {"mean": mean, "se": se, "df": df, "t": t, "low": mean - t * se,
-            "high": mean + t * se, "n": int(v.size)}
+        return _nan(mean=float(v.mean()), df=0.0, n=int(v.size))
+    with np.errstate(all="ignore"):
+        r = stats.ttest_1samp(v, 0.0)
+        low, high = r.confidence_interval(level)
+    return {"mean": float(v.mean()), "se": float(stats.sem(v)), "df": float(r.df),
+            "t": _t(r.df, level), "low": float(low), "high": float(high), "n": int(v.size)}
 
 
 def difference_interval(a, b, level: float = LEVEL, *, paired: bool = False) -> dict:
-    """mean(a) - mean(b) with its Student-t interval: Welch's unequal-variance interval (df by
-    Welch–Satterthwaite) for independent replicates, or the t interval of the per-replicate
-    differences when ``paired`` (same seeds, same initial weights). Keys ``effect``, ``se``,
-    ``df``, ``t``, ``low``, ``high``, ``excludes_zero``; NaN interval with fewer than two
-    replicates a side."""
+    """mean(a) - mean(b) with its Student-t interval: Welch's unequal-variance interval
+    (scipy's ``ttest_ind(equal_var=False)``, df by Welch–Satterthwaite) for independent
+    replicates, or the t interval of the per-replicate differences when ``paired`` (same seeds,
+    same initial weights). Keys ``effect``, ``se``, ``df``, ``t``, ``low``, ``high``,
+    ``excludes_zero``; NaN interval with fewer than two replicates a side."""
     a, b = _values(a, "a"), _values(b, "b")
     level = _check_level(level)
     if not (a.size and b.size):
@@ -68,22 +72,17 @@ def difference_interval(a, b, level: float = LEVEL, *, paired: bool = False) -> 
         if a.size != b.size:
             raise ValueError(f"paired: a and b must have the same length; got {a.size}, {b.size}")
         r = mean_interval(a - b, level)
-        out = {"effect": r["mean"], "se": r["se"], "df": r["df"], "t": r["t"],
-               "low": r["low"], "high": r["high"]}
+        out = {"effect": r["mean"], **{k: r[k] for k in ("se", "df", "t", "low", "high")}}
+    elif min(a.size, b.size) < 2:
+        out = _nan(effect=float(a.mean() - b.mean()))
     else:
-        effect = float(a.mean() - b.mean())
-        if min(a.size, b.size) < 2:
-            out = {"effect": effect, "se": math.nan, "df": math.nan, "t": math.nan,
-                   "low": math.nan, "high": math.nan}
-        else:
-            va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-            se = float(math.sqrt(va + vb))
-            if se > 0:
-                df = float((va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1)))
-            else:
-                df = float(a.size + b.size - 2)
-            t = _t(df, level)
-            out = {"effect": effect, "se": se, "df": df, "t": t, "low": effect - t * se,
-                   "high": effect + t * se}
+        se = float(math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
+        with np.errstate(all="ignore"):
+            r = stats.ttest_ind(a, b, equal_var=False)
+            low, high = r.confidence_interval(level)
+        # no spread on either side: a point, on the pooled degrees of freedom
+        df = float(r.df) if se > 0 else float(a.size + b.size - 2)
+        out = {"effect": float(a.mean() - b.mean()), "se": se, "df": df, "t": _t(df, level),
+               "low": float(low), "high": float(high)}
     out["excludes_zero"] = bool(np.isfinite(out["low"]) and (out["low"] > 0 or out["high"] < 0))
     return out

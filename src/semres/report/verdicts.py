@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 from scipy.stats import norm
+from statsmodels.stats.multitest import multipletests
 
 from semres.core.fits import MISFIT_P, misfit_rule
 
@@ -213,18 +214,12 @@ def weakest(statuses, slacks=None) -> int:
 
 
 def holm(pvalues) -> np.ndarray:
-    """Holm's step-down adjustment of a family of p-values (the same order back): the k-th
-    smallest is multiplied by m - k + 1, and no adjusted value falls below an earlier one.
-    It controls the chance of any false rejection in the family at the stated level."""
+    """Holm's step-down adjustment of a family of p-values, in their order (statsmodels'
+    ``multipletests``): it controls the chance of any false rejection in the family."""
     p = np.asarray(pvalues, float)
     if p.ndim != 1 or not np.isfinite(p).all() or ((p < 0) | (p > 1)).any():
         raise ValueError("pvalues must be a list of numbers in [0, 1]")
-    order = np.argsort(p)
-    m = len(p)
-    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
-    out = np.empty(m)
-    out[order] = adjusted
-    return out
+    return multipletests(p, method="holm")[1] if p.size else p
 
 
 def detectable_at(se: float, power: float = POWER, alpha: float = ALPHA) -> float:
