@@ -6,12 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semres.experiments.pareto import verdicts
+from semres.experiments.pareto import settings, verdicts
 from semres.report import Report
 
 SPACES = ["circle", "circle", "segment", "discrete", "sphere"]
 DELTAS = [0.0, 0.1, 0.0, 0.3, 0.1]
-M = verdicts.MC_MARGIN
+M = settings.MC_MARGIN
+TABLES = ["cells_theorem1_circle", "cells_theorem2_noise", "cells_segment", "cells_ties"]
 
 
 def _mc(deviation=0.0, stderr=1e-5, rng=None):
@@ -26,24 +27,25 @@ def _mc(deviation=0.0, stderr=1e-5, rng=None):
                          "z": (mc - theory) / stderr})
 
 
-def _statuses(mc, tmp_path, monkeypatch, segment_cost=None):
+def _statuses(mc, tmp_path, monkeypatch):
+    """Each law's status, as the chapter judges it (one finding over its cells), by table."""
     monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
     rep = Report("01_pareto_front")
-    got = {row["result"]: rep.grid_result(**row)
-           for row in verdicts.overview_rows(mc, segment_cost)}
+    cells = verdicts.law_cells(mc)
+    got = {table: rep.grid_result(table, "law", **verdicts.against_closed_form(
+        mc[cells[table]], table), margin_reason="reason", new=table == "cells_ties")
+        for table in TABLES}
     return got, rep
 
 
-def test_overview_cells_select_the_cells_each_row_claims():
+def test_law_cells_select_the_cells_each_law_claims():
     mc = pd.DataFrame({"space": SPACES, "delta": DELTAS})
-    rows = {name: cells.tolist() for name, _, cells, _ in verdicts.overview_cells(mc)}
-    assert rows["Theorem 1 (paper Thm. 1) on the circle"] == [True, False, False, False, False]
-    assert rows["Theorem 2 (paper Thm. 2), noise"] == [False, True, False, True, True]
-    assert rows["Theorem 1 with heterogeneity (segment)"] == [False, False, True, False, False]
-    assert sum(rows["ties in a discrete space (new)"]) == 1
-    assert [n for n, *_ in verdicts.overview_cells(mc) if "(new)" in n] == [
-        "ties in a discrete space (new)"]
-    assert len({table for *_, table in verdicts.overview_cells(mc)}) == 4  # one table each
+    rows = {table: cells.tolist() for table, cells in verdicts.law_cells(mc).items()}
+    assert list(rows) == TABLES
+    assert rows["cells_theorem1_circle"] == [True, False, False, False, False]
+    assert rows["cells_theorem2_noise"] == [False, True, False, True, True]
+    assert rows["cells_segment"] == [False, False, True, False, False]
+    assert rows["cells_ties"] == [False, False, False, True, False]
 
 
 def test_deviation_cells_give_each_deviation_and_its_interval_farthest_reaching_first():
@@ -67,10 +69,8 @@ def test_deviation_cells_give_each_deviation_and_its_interval_farthest_reaching_
 def test_a_law_that_holds_is_reproduced_and_records_its_worst_cell(tmp_path, monkeypatch):
     mc = _mc(deviation=0.0, stderr=1e-4)
     got, rep = _statuses(mc, tmp_path, monkeypatch)
-    assert got == {"Theorem 1 (paper Thm. 1) on the circle": "reproduced",
-                   "Theorem 2 (paper Thm. 2), noise": "reproduced",
-                   "Theorem 1 with heterogeneity (segment)": "reproduced",
-                   "ties in a discrete space (new)": "holds"}
+    assert got == {"cells_theorem1_circle": "reproduced", "cells_theorem2_noise": "reproduced",
+                   "cells_segment": "reproduced", "cells_ties": "holds"}
     noise = rep.rows[1]
     sel = mc[mc.delta > 0]
     dev = sel.mc - sel.theory
@@ -78,7 +78,7 @@ def test_a_law_that_holds_is_reproduced_and_records_its_worst_cell(tmp_path, mon
     assert noise["headline"] == pytest.approx(dev[far]) and noise["miss"] == noise["headline"]
     assert noise["cells"] == "3 of 3 hold" and noise["margin"] == M
     assert noise["check_max_z"] == pytest.approx(sel.z.abs().max())
-    assert noise["compared_with"] == 0.0 and noise["margin_reason"]
+    assert noise["compared_with"] == 0.0 and noise["margin_reason"] == "reason"
     assert (tmp_path / "01_pareto_front" / "cells_theorem2_noise.csv").exists()
 
 
@@ -90,8 +90,8 @@ def test_a_miss_smaller_than_the_margin_is_reproduced_a_larger_one_does_not_hold
     # the sphere's noisy cell alone off by twice the margin: only the law it belongs to fails
     got, rep = _statuses(_mc(deviation=[0, 0, 0, 0, 2 * M], stderr=1e-5), tmp_path,
                          monkeypatch)
-    assert got["Theorem 2 (paper Thm. 2), noise"] == "does not hold"
-    assert got["Theorem 1 (paper Thm. 1) on the circle"] == "reproduced"
+    assert got["cells_theorem2_noise"] == "does not hold"
+    assert got["cells_theorem1_circle"] == "reproduced"
     row = rep.rows[1]
     assert row["miss"] == pytest.approx(2 * M, abs=1e-4) and row["miss_low"] > M
     assert row["cells"] == "2 of 3 hold" and "sphere" in row["statement"]
@@ -104,13 +104,10 @@ def test_a_cell_too_noisy_to_tell_is_inconclusive_and_says_what_it_could_detect(
     assert rep.rows[0]["detectable"] > M
 
 
-def test_the_segments_reason_says_whether_the_margin_separates_its_cost():
-    below = verdicts.margin_reason("Theorem 1 with heterogeneity (segment)", (0.25, 0.0065))
-    assert "below the segment's cost" in below and "0.0065" in below
-    above = verdicts.margin_reason("Theorem 1 with heterogeneity (segment)", (0.05, 8e-5))
-    assert "cannot tell" in above
-    assert verdicts.margin_reason("Theorem 2 (paper Thm. 2), noise", (0.25, 0.0065)) == \
-        verdicts.MC_MARGIN_REASON
+def test_the_margin_separates_the_segments_cost_only_where_the_cost_exceeds_it():
+    # Var(b) on the segment at eps = 0.25 (about 0.0065) and at eps = 0.05 (about 8e-5)
+    assert verdicts.margin_separates(0.0065)
+    assert not verdicts.margin_separates(8e-5)
 
 
 def test_reach_is_the_farthest_end_of_any_interval():

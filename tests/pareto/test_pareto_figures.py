@@ -1,15 +1,33 @@
-"""semres.experiments.pareto.page_explorer, the chapter-1 explorer: its embedded numbers are the
-closed forms, its fallbacks exist, and in a browser the sliders pick the right curve (that part
-needs Chromium, see test_render.py)."""
+"""semres.experiments.pareto.figures: chapter 1's figures draw, and the explorer's embedded
+numbers are the closed forms, with static fallbacks (in a browser the sliders pick the right
+curve: that part needs Chromium, see test_render.py)."""
 
 import json
 import re
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
-from semres.core import theory
-from semres.experiments.pareto.page_explorer import FrontExplorer, front_explorer
+from semres.core import spaces, theory
+from semres.experiments.pareto import settings
+from semres.experiments.pareto.figures import (FrontExplorer, fig_front, fig_noise_segment,
+                                               fig_setup, front_explorer)
+
+matplotlib.use("Agg")
+
+
+def test_figures_draw():
+    deltas = settings.DEFAULT.deltas
+    mc = pd.DataFrame([{"space": s, "delta": d, "task": t, "mc": 0.7, "stderr": 1e-3}
+                       for s in ("circle", "segment") for d in deltas
+                       for t in ("similarity", "identification")])
+    for fig in (fig_setup(), fig_front(), fig_noise_segment(mc, spaces.Segment().ball_measure,
+                                                            deltas)):
+        assert fig.axes
+        plt.close(fig)
 
 
 def _payload(text):

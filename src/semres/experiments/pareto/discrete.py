@@ -1,5 +1,4 @@
-"""Chapter 1's science beyond the engine: the heterogeneous discrete space with ties on which
-the tie term of Theorem 2 is checked (the chapter derives the laws and runs the check)."""
+"""The heterogeneous discrete space with distance ties on which chapter 1 checks the tie term."""
 
 from __future__ import annotations
 
@@ -9,9 +8,8 @@ from semres.core import spaces
 
 
 def discrete_space(grid: int, points: int, seed) -> spaces.Discrete:
-    """``points`` distinct cells of a ``grid`` × ``grid`` integer grid with the city-block
-    distance (integer, so full of exact ties) and unequal Dirichlet(2) weights: a heterogeneous
-    space with ties, drawn from ``seed`` (a named stream, or an int in tests)."""
+    """``points`` distinct cells of a ``grid`` × ``grid`` integer grid, city-block distance
+    (integer, so full of ties) and unequal Dirichlet(2) weights, drawn from ``seed``."""
     rng = np.random.default_rng(seed)
     cells = rng.choice(grid * grid, size=points, replace=False)
     xy = np.stack(np.divmod(cells, grid), axis=1)
