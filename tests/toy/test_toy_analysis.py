@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from semres.core import theory
-from semres.experiments.toy import analysis, page, superposition
+from semres.experiments.toy import analysis, superposition
 from semres.experiments.toy.evaluation import TrialTable, exact_scores, stimulus_distances
 
 _SMALL = superposition.ToyConfig(n_stimuli=12, n_hidden=4, epochs=4, trials_per_epoch=200,
@@ -50,11 +50,6 @@ def test_trajectory_table_has_a_row_per_network_and_epoch_and_marks_untested_fit
     assert table.gof_tested[snap].all() and not table.gof_tested[~snap].any()
     assert table.misfit[~snap].isna().all()
     assert {"at_bound", "bound_params", "gof_p"} <= set(table.columns)
-    sentences = page.gof_sentences(table)
-    assert set(sentences) == {"gof_summary", "fit_bounds", "eps_peak_caveat",
-                              "eps_final_sentence"}
-    assert f"of {int(snap.sum())} profile fits" in sentences["gof_summary"]
-    assert sentences["eps_final_sentence"].startswith(f"At epoch {_SMALL.epochs}")
 
 
 def test_own_profile_of_a_linear_network_is_the_linear_profile_itself(small_history):
@@ -72,11 +67,11 @@ def test_own_profile_of_a_linear_network_is_the_linear_profile_itself(small_hist
 
 def test_linear_profile_scores_approach_proposition1_and_peak_higher_on_50_stimuli():
     eps = np.linspace(0.05, 0.5, 40)
-    ps, pi = analysis.linear_profile_scores("circle", eps)
+    ps, pi = analysis.linear_profile_scores("circle", eps, 50)
     law_s, law_i = theory.linear_circle(2 * eps)
     assert np.abs(ps - law_s).max() < 0.03 and np.abs(pi - law_i).max() < 0.03
     assert ps.max() > theory.linear_circle(1 / (3 - 2 * np.log(2)))[0]
-    seg = analysis.linear_profile_scores("segment", eps)[0]
+    seg = analysis.linear_profile_scores("segment", eps, 50)[0]
     assert seg.max() < ps.max()
 
 
@@ -102,6 +97,7 @@ def test_analyse_gathers_the_chapters_measurements(small_history):
     assert found.after.shape == (2, _SMALL.epochs + 1)
     assert found.disc_peak == pytest.approx(found.disc_s.max())
     assert set(found.own_gap) == {"circle", "segment"}
+    assert set(found.own_gap["circle"]) == {"s", "i", "s_early"}
     rec = found.rec
     assert rec["predicted"] == pytest.approx(1 / (1 + rec["delta"]))
     assert rec["gap"] == pytest.approx(rec["ci"]["mean"] - rec["predicted"])
