@@ -39,15 +39,22 @@ trust_pickle = False  # read the authors' LLM pickles among `results` (pickles r
 import numpy as np
 import pandas as pd
 import sympy as sp
+from myst_nb import glue
 from tqdm.auto import tqdm
 
-from semres.core import kernels, models, spaces
+from semres.core import kernels, models, spaces, theory
 from semres.core.simulate import luce_success
 from semres.experiments import released
-from semres.experiments.llm import (answers, kernel_fits, language, lm_protocol, near, page,
-                                    page_encoder, page_lm, page_near, settings, trials,
-                                    two_reference, verdicts)
-from semres.report import open_chapter
+from semres.core.book import torch_device
+from semres.core.fits import censored_warning
+from semres.experiments.llm import (answers, figures, kernel_fits, language, lm_protocol, near,
+                                    settings, tables, trials, two_reference, verdicts)
+from semres.experiments.llm.kernel_fits import SHAPE_LABELS
+from semres.experiments.llm.settings import THE_PAPER
+from semres.report import ALPHA, open_chapter
+from semres.report import tables as report_tables
+from semres.report.numbers import mathify, pvalue
+from semres.report.verdicts import gof_pvalue, misfit_warning
 
 # the settings with the reader's parameters, the report, named random streams and the cache
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed,
@@ -123,7 +130,7 @@ assert sp.simplify(no_floor - 1 / (1 + sp.exp(-2 * D / lam))) == 0 and not no_fl
 d1, gap = sp.symbols("d_1 gap", positive=True)
 assert sp.limit(sp.exp(-d1 / lam) / (sp.exp(-d1 / lam) + sp.exp(-(d1 + gap) / lam)), lam, 0,
                 "+") == 1
-page.publish_derivation(report, half)
+report.text("half_expr", f"${sp.latex(half)}$")
 
 # %% [markdown]
 # The last assertion is why the floor matters: without $\Delta$ a finer similarity wins both
@@ -143,7 +150,11 @@ for f, fl in enumerate(tqdm(cfg.lam_floors, desc="floors")):
                      "p_i": pi.mean, "p_i_se": pi.stderr})
 lam_df = pd.DataFrame(rows)
 lam_verdict = verdicts.floor_tradeoff(lam_df)
-page.publish_lambda(report, lam_df, lam_verdict)
+report.table(lam_df, "lambda_sweep")
+report.figure("lambda", figures.fig_lambda(lam_df))
+report.number("lam_peak_ps", lam_verdict["peak_ps"])
+report.number("lam_peak_lam", lam_verdict["peak_lambda"])
+report.number("lam_small_ps", lam_verdict["finest_ps"])
 
 # %% [markdown]
 # On the shared engine, two items on the unit segment, with $\Delta = 0.01$: $p_S$ peaks at
@@ -163,19 +174,60 @@ page.publish_lambda(report, lam_df, lam_verdict)
 # ## Who does the task?
 #
 # Small causal LMs that install with their weights from the package registry stand in for the
-# paper's 2–7B chat models ({glue:md}`ch5_lm_list:myst`). A model's Luce mass on each listed
+# paper's 2–7B chat models ({glue:text}`ch5_lm_list`). A model's Luce mass on each listed
 # person is the softmax of their names' log-probabilities. A gate comes first: "who was born
-# in $P$?"
+# in $P$?", two people listed.
 
-# %%
+# %% tags=["hide-input"]
 assessed = {name: cache.cache(lm_protocol.assess)(name, device=device, seed=seed, cfg=cfg)
             for name in LMS}
 lm_rows = lm_protocol.all_rows(assessed)  # every scored trial, with the exact prompt it read
 passed = {m: a for m, a in assessed.items() if a["gate"]["verdict"] == "passes"}
-page_lm.publish_gates(report, assessed, lm_skipped, lm_rows)
+report.table(lm_rows, "lm_trials")
+report.table(tables.gate_table(assessed), "lm_gate")
+report.table(pd.concat([a["probe"]["profile"] for a in assessed.values()], ignore_index=True)
+             if assessed else pd.DataFrame(), "lm_probe")
+if assessed:
+    report.figure("lms", figures.fig_gates(assessed))
+report.text("lm_list", ", ".join(assessed) or "none", )
+report.number("n_names", len(settings.NAMES))
+gate_lines, detail_lines = [], []
+for a in assessed.values():
+    g, r, b, pr = a["gate"], a["reverse"], a["gate"]["biases"], a["probe"]
+    ok = g["verdict"] == "passes"
+    gate_lines.append(
+        f"- **{a['model']}** {'passes' if ok else 'fails'}: {g['p']:.3f} of its mass on the person "
+        f"born in $P$ (95 % interval over {g['names']} names {g['ci_low']:.3f}–{g['ci_high']:.3f}, "
+        f"{g['trials']} trials).")
+    backwards = ("it picks the right year" if r["verdict"] == "passes" else
+                 "it does not pick the right year")
+    held = ("so it holds the facts, but cannot use them to pick a person by year"
+            if r["verdict"] == "passes" and not ok else "")
+    beats_shuffled, beats_digits = pr["p_value"] < ALPHA, pr["vs_digits"]["ci_high"] < 0
+    probe_words = ("the year as a quantity, beyond its digit tokens" if beats_shuffled and
+                   beats_digits else "the year, but no better than its digit tokens"
+                   if beats_shuffled else "no year")
+    length = b["length"]
+    detail_lines.append(
+        f"**{a['model']}.** Asked backwards (\"when was X born?\", two years listed) {backwards} "
+        f"({r['p']:.3f}, {r['ci_low']:.3f}–{r['ci_high']:.3f}){', ' + held if held else ''}. "
+        f"It puts {b['position']['p']:+.3f} ({b['position']['ci_low']:+.3f} to "
+        f"{b['position']['ci_high']:+.3f}) more mass on the first-listed person than an unbiased "
+        "reader" + (f" and {length['p']:+.3f} ({length['ci_low']:+.3f} to {length['ci_high']:+.3f}) "
+                    "on the name of fewer tokens" if length is not None else "")
+        + f". A linear read-out of layer {pr['best_layer']} (of {pr['layers']}) finds the birth "
+        f"year of unseen names and decades within {pr['mae']:.0f} years on average (shuffled years: "
+        f"{pr['shuffled_mae']:.0f}, {pvalue(pr['p_value'])}; the digits alone: "
+        f"{pr['digits_mae']:.0f}): its hidden states hold {probe_words}.")
+report.text("lm_gates", mathify("\n".join(gate_lines)) or "No causal LM ran in this build.",
+            markdown=True)
+report.text("lm_details", mathify("\n\n".join(detail_lines)) or "No causal LM ran.",
+            markdown=True)
 
 # %% [markdown]
-# {glue:md}`ch5_lm_verdict:myst`
+# ```{glue:md} ch5_lm_gates
+# :format: myst
+# ```
 #
 # :::{dropdown} How the models are asked
 # The profile chooses among SmolLM2-135M-Instruct {cite}`allal2025smollm2`, Gemma 3 270M
@@ -212,18 +264,101 @@ page_lm.publish_gates(report, assessed, lm_skipped, lm_rows)
 #
 # ## Near a person
 #
-# Uniform probes are blind to a resolution of a few decades, so the near design probes a few
-# years from the nearer of two people. A model does similarity when its mass on that person,
-# within {glue:text}`ch5_near_near` years, exceeds ½ and its mass {glue:text}`ch5_near_far` or
-# more years away; its resolution is where a fitted similarity falls halfway to its floor.
+# Uniform probes are blind to a resolution of a few decades: with two people and a probe drawn
+# uniformly from {glue:text}`ch5_blind_y0`–{glue:text}`ch5_blind_y1`, an exponential
+# similarity that falls to a floor of 0.05 within 10 years puts {glue:text}`ch5_blind_u0:.3f`
+# of its mass on the nearer person, and one that falls to it within 20 years
+# {glue:text}`ch5_blind_u1:.3f`; the same similarities pick the nearer of two people 40 years
+# apart {glue:text}`ch5_blind_n0:.2f` and {glue:text}`ch5_blind_n1:.2f` of the time when the
+# probe is 1–5 years beyond one of them. So the near design probes a few years from the nearer
+# of two people. A model does similarity when its mass on that person, within
+# {glue:text}`ch5_near_near` years, exceeds ½ and its mass {glue:text}`ch5_near_far` or more
+# years away. Two distances describe a fitted similarity: its **half-decay** (where it falls
+# halfway to its floor, $\lambda\ln 2$ for the exponential) and its **return to chance** (where
+# it reaches the floor, $\lambda\ln(1/\Delta)$), the paper's measure of 70–80 years.
 
-# %%
+# %% tags=["hide-input"]
 near_results = {m: near.analyse(a["rows"], near=cfg.near_near, far=cfg.near_far,
                                 n_boot=cfg.n_boot, gof_boot=cfg.gof_boot,
                                 seed=stream(f"near {m}"), front_trials=cfg.front_trials,
                                 years=cfg.sweep_years)
                 for m, a in assessed.items()}
-page_near.publish(report, near_results, assessed, cfg, seed=stream("blind spot"))
+spots = tables.blind_spots(cfg, stream("blind spot"))
+for key, value in (("blind_y0", spots["year_lo"]), ("blind_y1", spots["year_hi"]),
+                   ("blind_u0", spots["uniform0"]), ("blind_u1", spots["uniform1"]),
+                   ("blind_n0", spots["near0"]), ("blind_n1", spots["near1"]),
+                   ("near_near", cfg.near_near), ("near_far", cfg.near_far)):
+    report.number(key, value)
+report.table(pd.concat([r["curve"] for r in near_results.values()], ignore_index=True)
+             if near_results else pd.DataFrame(), "lm_resolution")
+report.table(tables.fits_table(near_results), "lm_resolution_fits")
+gate_biases = tables.bias_table(assessed)
+report.table(pd.concat([gate_biases, tables.bias_rows(near_results)], ignore_index=True)
+             if near_results else gate_biases, "lm_bias")
+if near_results:
+    report.figure("near", figures.fig_near(near_results))
+SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian", "step": "step (Definition 1)"}
+near_lines, near_detail = [], []
+for m, r in near_results.items():
+    c = r["competence"]
+    a, d = c["above"], c["decay"]
+    said = (f"**{m}** puts {a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] on the nearer "
+            f"person within {c['near']:g} years")
+    tests = (f"**{m}.** Within {c['near']:g} years: {pvalue(a['p_value'])} against ½ over "
+             f"{a['pairs']} pairs of names; its greedy answers pick the nearer person "
+             f"{c['greedy_near']:.3f} of the time; its mass there exceeds its mass "
+             f"{c['far']:g} or more years away by {d['p']:+.3f} ({d['ci_low']:+.3f} to "
+             f"{d['ci_high']:+.3f}, {pvalue(d['p_value'])}).")
+    if not r["does"]:
+        near_lines.append(f"- {said}, not detectably more than ½ or than {c['far']:g} or more "
+                          "years away: no similarity, so no resolution.")
+        near_detail.append(tests)
+        continue
+    b, cross = r["best"], r["crossover"]
+    half = (f"below {b['finest_x']:g} years, the finest distance tested" if b["upper_bound"]
+            else f"{b['resolution']:.0f} years [{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
+    back = b.get("chance_return", b.get("floor_distance", np.nan))
+    back_words = (f"; its answers return to chance about {back:.0f} years "
+                  f"[{b['chance_return_ci_low']:.0f}, {b['chance_return_ci_high']:.0f}] away"
+                  if np.isfinite(back) and back > 0 else
+                  ": the floor reaches the decaying part's peak, so its answers never stand "
+                  "clear of chance by more than a few hundredths and no distance of return to "
+                  "chance is defined" if np.isfinite(back) else "")
+    near_lines.append(f"- {said}, and less farther away. Its fitted "
+                      f"{SHAPE_NAMES[b['shape']]} has a half-decay of {half}, on a floor of "
+                      f"{b['relative_floor']:.2f} of an exact match's weight{back_words}"
+                      + (f" (though the {SHAPE_NAMES[b['shape']]} fails its lack-of-fit test)"
+                         if b["misfit"] else "") + ".")
+    others = "; ".join(f"{SHAPE_NAMES[f.shape]} {f.resolution:.0f} years, ΔAIC {f.delta_aic:.1f}"
+                       for f in r["fits"].itertuples() if not f.best)
+    crossing = (f"is beyond the last probe, {cross['x_max']:.0f} years" if cross["at_bound"] else
+                f"is {cross['resolution']:.0f} years ({cross['ci_low']:.0f}–"
+                f"{cross['ci_high']:.0f})")
+    z = tables.sizing(r)
+    size_words = ("" if "spread" not in z else
+                  f" Its half-decay's interval reaches a factor {z['spread']:.1f} from the "
+                  f"estimate: a factor {z['target']:g} would take about {z['need']:,} pairs of "
+                  f"names, more than the {z['most']} that {z['names']} names make without reuse."
+                  if z["spread"] > z["target"] else
+                  f" Its half-decay's interval lies within a factor {z['spread']:.2f} of the "
+                  "estimate.")
+    near_detail.append(
+        tests + f" The {SHAPE_NAMES[b['shape']]} fits best (lack of fit against the scatter "
+        f"between pairs of names {gof_pvalue(b)}); the other shapes give {others}. The chance "
+        f"crossover, the last distance at which the preference can be told from ½ with these "
+        f"trials, {crossing}: a preference only {a['p'] - 0.5:+.3f} above ½ is lost in the "
+        "noise almost at once, so the crossover measures this design's power, not the "
+        "similarity's width, which the half-decay measures." + size_words)
+report.text("near_text", mathify("\n".join(near_lines)) or "No causal LM ran in this build.",
+            markdown=True)
+report.text("near_details", mathify("\n\n".join(near_detail)) or "No causal LM ran.",
+            markdown=True)
+for key in ("near_Ds", "near_xs"):
+    report.text(key, ", ".join(map(str, getattr(cfg, key))), )
+for key, value in (("near_pairs", cfg.near_pairs), ("near_c0", cfg.near_centres[0]),
+                   ("near_c1", cfg.near_centres[1]), ("paper_lo", THE_PAPER.resolution[0]),
+                   ("paper_hi", THE_PAPER.resolution[1])):
+    report.number(key, value)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-near
@@ -233,24 +368,31 @@ page_near.publish(report, near_results, assessed, cfg, seed=stream("blind spot")
 # person, beyond the pair (filled) and between (open); lines, the fitted shape.
 # ```
 #
-# {glue:md}`ch5_near_text:myst`
+# ```{glue:md} ch5_near_text
+# :format: myst
+# ```
 #
 # :::{dropdown} The design and every fit
-# {glue:md}`ch5_blind_text:myst`
-#
-# The design: {glue:md}`ch5_near_design:myst`. A pull towards one name of the pair, or the
-# first-listed one, cancels in every mean, and each pair of names is one unit of every interval
-# (one-sided tests over pairs at 5 %); whether a shape fits is judged against the scatter between
-# pairs of names (a lack-of-fit test, by residual bootstrap).
+# Two people are born $D$ years either side of a centre ($D =$ {glue:text}`ch5_near_Ds`;
+# {glue:text}`ch5_near_pairs` pairs of names for each $D$, each with its own centre in
+# {glue:text}`ch5_near_c0`–{glue:text}`ch5_near_c1`), with probes $x =$
+# {glue:text}`ch5_near_xs` years beyond the nearer person and, where $x < D$, between the two,
+# each on both sides and with the pair in both orders. A pull towards one name of the pair, or
+# the first-listed one, cancels in every mean, and each pair of names is one unit of every
+# interval (one-sided tests over pairs at 5 %); whether a shape fits is judged against the
+# scatter between pairs of names (a lack-of-fit test, by residual bootstrap).
 #
 # ```{glue:md} ch5_near_details
 # :format: myst
 # ```
 #
-# {glue:md}`ch5_paper_reading:myst` ({ref}`original-code-resolution-figure` describes that figure).
-# Every scored trial is in `lm_trials.csv` (the exact prompt, each option's log-probability, one
-# sampled answer), each curve in `lm_resolution.csv`, every shape's fit in
-# `lm_resolution_fits.csv`.
+# The paper's {glue:text}`ch5_paper_lo`–{glue:text}`ch5_paper_hi` years for Gemma-2-2B,
+# Llama-3.2-3B and Qwen2.5-7B is a reading of its Figure 5b, not a fitted number: its notebook
+# stores, per probe, the share of answers naming the earlier-born person, computes no fit and
+# no crossover, and draws a scale-free theory curve beside the data
+# ({ref}`original-code-resolution-figure` describes that figure). Every scored trial is in
+# `lm_trials.csv` (the exact prompt, each option's log-probability, one sampled answer), each
+# curve in `lm_resolution.csv`, every shape's fit in `lm_resolution_fits.csv`.
 # :::
 #
 # ## The protocol
@@ -260,19 +402,23 @@ page_near.publish(report, near_results, assessed, cfg, seed=stream("blind spot")
 # is fitted to both tasks at once in the paper's form, without a floor, and with the floor
 # $\Delta$ a model's similarity has ({prf:ref}`ch5-prop-two-reference`); the measured rates are
 # then set against chapter 7's $n$-item floor bound at the fitted $\Delta$, the most $p_S$ any
-# similarity with that floor reaches at the measured $p_I$.
+# similarity with that floor reaches at the measured $p_I$. A miss of Theorem 3 matters beyond
+# 0.05 of mass, the effect the gate is sized to see.
 
-# %%
-protocol = {m: page_lm.extend(lm_protocol.analyse(a, temperatures=cfg.lm_temperatures,
-                                                  does_similarity=near_results[m]["does"],
-                                                  seed=stream(f"protocol {m}"),
-                                                  near_trend=near_results[m]["competence"]
-                                                  .get("trend")),
-                              gof_boot=min(cfg.gof_boot, verdicts.THEOREM3_BOOT),
-                              seed=stream(f"protocol {m} theorem 3"))
+# %% tags=["hide-input"]
+protocol = {m: tables.extend(lm_protocol.analyse(a, temperatures=cfg.lm_temperatures,
+                                                 does_similarity=near_results[m]["does"],
+                                                 seed=stream(f"protocol {m}"),
+                                                 near_trend=near_results[m]["competence"]
+                                                 .get("trend")),
+                             gof_boot=min(cfg.gof_boot, verdicts.THEOREM3_BOOT),
+                             seed=stream(f"protocol {m} theorem 3"))
             for m, a in passed.items()}
-page_lm.publish_protocol(report, protocol, near_results, cfg.lm_ns)
-
+for name, table in tables.protocol_tables(protocol).items():
+    report.table(table, name)
+if protocol:
+    report.figure("lm_protocol", figures.fig_protocol(protocol, near_results))
+report.text("lm_ns", ", ".join(map(str, cfg.lm_ns)), )
 # %% [markdown]
 # ```{glue:figure} ch5-fig-lm_protocol
 # :name: ch5-fig-lm_protocol
@@ -281,7 +427,9 @@ page_lm.publish_protocol(report, protocol, near_results, cfg.lm_ns)
 # with uniform probes and along the temperature.
 # ```
 #
-# {glue:md}`ch5_lm_protocol_summary:myst`
+# ```{glue:md} ch5_lm_protocol_summary
+# :format: myst
+# ```
 #
 # :::{dropdown} The protocol in numbers
 # ```{glue:md} ch5_lm_protocol_text
@@ -296,7 +444,7 @@ page_lm.publish_protocol(report, protocol, near_results, cfg.lm_ns)
 # $\exp(\cos/T)$ of their embeddings, at its trained $T =$ {glue:text}`ch5_temperature:.2f`.
 # Not a chat LM, it need not match the paper.
 
-# %%
+# %% tags=["hide-input"]
 emb_k = language.year_embeddings(settings.NAMES[:cfg.kernel_names],
                                  range(cfg.kernel_years[0], cfg.kernel_years[1] + 1),
                                  QUESTIONS, ENCODER, device="cpu")
@@ -304,7 +452,9 @@ same = (cfg.kernel_names, cfg.kernel_years) == (cfg.sweep_names, cfg.sweep_years
 emb_s = emb_k if same else language.year_embeddings(
     settings.NAMES[:cfg.sweep_names], range(cfg.sweep_years[0], cfg.sweep_years[1] + 1),
     QUESTIONS, ENCODER, device="cpu", reuse=emb_k)
-page_encoder.publish_embeddings(report, emb_k, QUESTIONS, T)
+for key, value in (("temperature", T), ("kernel_names", len(emb_k.names)),
+                   ("kernel_y0", emb_k.years[0]), ("kernel_y1", emb_k.years[-1])):
+    report.number(key, value)
 
 # %% [markdown]
 # ### The year kernel
@@ -312,22 +462,45 @@ page_encoder.publish_embeddings(report, emb_k, QUESTIONS, T)
 # $g(d)$ is the Luce weight of a person born $d$ years from the probe year relative to one born
 # in it, averaged over names, phrasings and probes.
 
-# %%
+# %% tags=["hide-input"]
 prof = language.measure_kernel(emb_k, None, max_distance=cfg.fit_max)
 g_meas, g_se = prof.similarity(T), prof.se(T)
 shape_df = kernel_fits.compare_shapes(prof, temperature=T, folds=cfg.folds,
                                       seed=stream("kernel_shapes"))
 shape_fits = {s: kernel_fits.fit_shape(prof.distance, g_meas, s, se=g_se)
               for s in kernel_fits.SHAPES}
-best_shape, shape_text = verdicts.shape_verdict(shape_df, shape_fits)
+shape = verdicts.shape_verdict(shape_df, shape_fits)
+best_shape = shape["best"]
 tail = verdicts.tail_trend(prof.distance, g_meas, g_se)
-page_encoder.publish_kernel(report, MODEL, prof, g_meas, g_se, shape_df, shape_fits, best_shape,
-                            shape_text, cfg)
+report.table(pd.DataFrame({"model": MODEL, "distance": prof.distance, "similarity": g_meas,
+                           "se": g_se}), "kernel")
+report.figure("kernel", figures.fig_kernel(prof.distance, g_meas, g_se, shape_fits, MODEL,
+                                           cfg.fit_max))
+report.text("shape_verdict", mathify(
+    f"the {SHAPE_LABELS[best_shape]} predicts held-out units best (log-RMSE {shape['rmse']:.3f}"
+    + (f", ahead of the {SHAPE_LABELS[shape['second']]} by more than two fold standard errors)"
+       if shape["clear"] else f"), though within two fold standard errors of the "
+       f"{SHAPE_LABELS[shape['second']]}")
+    + (f"; but no shape describes the kernel within its standard errors (every fit fails its "
+       f"goodness-of-fit test, the best at {gof_pvalue(shape['all_misfit'])}), so the ranking "
+       "compares misfits" if shape["all_misfit"] else "")), markdown=True)
+report.text("exp_verdict", "is" if best_shape == "exp_floor" else "is not", )
+for key, value in (("exp_rmse", shape_df.set_index("shape").heldout_rmse["exp_floor"]),
+                   ("g1_inv", 1 / g_meas[1]), ("g100", g_meas[100]), ("g300", g_meas[300]),
+                   ("g500", g_meas[500]), ("fit_max", cfg.fit_max), ("folds", cfg.folds)):
+    report.number(key, value)
+glue(report.prefix + "shape_table", report_tables.table(
+    shape_df.assign(shape=shape_df["shape"].map(SHAPE_LABELS))
+    [["shape", "heldout_rmse", "heldout_se", "resolution", "floor", "at_bound"]],
+    decimals=3, headers=tables.HEADERS, floor="{:.2e}"), display=False)
 
 # %% [markdown]
 # An exact match of the year is a spike: one year off divides the weight by
 # {glue:text}`ch5_g1_inv:.1f`, a token-identity signal that identification can use. Beyond it the
-# weight decays over centuries ({glue:md}`ch5_g_at:myst`); {glue:md}`ch5_exp_verdict:myst`.
+# weight decays over centuries ($g(100) \approx$ {glue:text}`ch5_g100:.3f`,
+# $g(300) \approx$ {glue:text}`ch5_g300:.3f`, $g(500) \approx$ {glue:text}`ch5_g500:.3f`); the
+# paper's single exponential with a floor {glue:text}`ch5_exp_verdict` the best description of
+# this kernel.
 #
 # :::{dropdown} The kernel, measured and fitted
 # ```{glue:figure} ch5-fig-kernel
@@ -360,7 +533,7 @@ page_encoder.publish_kernel(report, MODEL, prof, g_meas, g_se, shape_df, shape_f
 # from $c -$ {glue:text}`ch5_off_lo` to $c +$ {glue:text}`ch5_off_hi` every
 # {glue:text}`ch5_off_step` years.
 
-# %%
+# %% tags=["hide-input"]
 kern_meas = kernel_fits.MeasuredKernel(prof.distance, g_meas)
 res_rows, count_rows = [], []
 for i, Dv in enumerate(tqdm(cfg.Ds, desc="resolution design")):
@@ -379,14 +552,44 @@ two_fit = two_reference.fit_two_reference(live_counts, cfg.n_boot, stream("two_r
 cross = two_reference.chance_crossover(live_counts, cfg.n_boot, stream("crossover"))
 res_df["p_fit"] = two_reference.fitted_curve(res_df, two_fit)
 wings = verdicts.wing_asymmetry(live_counts, D=max(cfg.Ds))
-page_encoder.publish_resolution(report, MODEL, res_df, two_fit, cross, wings, shape_fits,
-                                shape_df, cfg)
+offsets = np.asarray(cfg.offsets)
+report.table(res_df, "resolution")
+report.figure("resolution", figures.fig_resolution(res_df))
+far = res_df[res_df.offset.abs() >= res_df.D + 100]
+for key, value in (("n_centres", len(cfg.centres)), ("off_lo", -offsets.min()),
+                   ("off_hi", offsets.max()), ("off_step", np.diff(offsets).min()),
+                   ("prompts", cfg.prompts), ("n_boot", cfg.n_boot),
+                   ("two_lambda", two_fit["lambda"]), ("two_floor", two_fit["floor"]),
+                   ("two_res", two_fit["resolution"]), ("two_lo", two_fit["ci_low"]),
+                   ("two_hi", two_fit["ci_high"]), ("cross", cross["resolution"]),
+                   ("cross_lo", cross["ci_low"]), ("cross_hi", cross["ci_high"]),
+                   ("cross_xmax", cross["x_max"]),
+                   ("far_gap_fit", (far.p_correct - far.p_fit).abs().mean()),
+                   ("far_gap_kernel", (far.p_correct - far.p_kernel).abs().mean())):
+    report.number(key, value)
+report.table(tables.fit_table(MODEL, shape_fits, shape_df, two_fit, cfg), "fit")
+two_warning = (misfit_warning("the two-reference curve", two_fit)
+               or censored_warning("the two-reference curve", two_fit))
+report.text("two_note", mathify(two_warning or "The fit describes its data."), markdown=True)
+report.text("cross_note", "still told apart from chance at the last probe, so the crossover "
+            "lies beyond the design (a censored number)" if cross.get("at_bound") else
+            "lost within the design", )
+report.text("wing_text", mathify(
+    f"The crossover pools the two wings of the design; at $D =$ {max(cfg.Ds):g} they "
+    + ("differ" if wings["differ"] else "do not differ detectably")
+    + f" ($P$(correct) more than {wings['beyond']:g} years past the nearer reference: "
+    f"{wings['p_before']:.3f} before the pair, {wings['p_after']:.3f} after it, |z| = "
+    f"{abs(wings['z']):.1f})"
+    + (": the kernel depends on the years themselves, not only on their distance."
+       if wings["differ"] else ".")) if np.isfinite(wings["z"]) else "", markdown=True)
 
 # %% [markdown]
-# Fitted to $P(\text{correct})$, {prf:ref}`ch5-prop-two-reference` gives a resolution
-# {glue:md}`ch5_two_summary:myst`; the paper's own measure (where the preference for the nearer
-# reference can no longer be told from chance) gives {glue:md}`ch5_cross_summary:myst`.
-# Refitted on growing windows: {glue:md}`ch5_window_summary:myst`
+# Fitted to $P(\text{correct})$, {prf:ref}`ch5-prop-two-reference` gives a return-to-chance
+# distance $\lambda\ln(1/\Delta) =$ {glue:text}`ch5_two_res:.0f` years (95 % interval
+# {glue:text}`ch5_two_lo:.0f`–{glue:text}`ch5_two_hi:.0f`); the paper's own measure, where the
+# preference for the nearer reference can no longer be told from chance, gives
+# {glue:text}`ch5_cross:.0f` years ({glue:text}`ch5_cross_lo:.0f`–{glue:text}`ch5_cross_hi:.0f`).
+# Neither settles as the fit window grows (below), so neither is the encoder's resolution.
 #
 # :::{dropdown} The curves, window by window
 # Each point averages {glue:text}`ch5_prompts` random name pairs and phrasings; the person on the
@@ -395,8 +598,9 @@ page_encoder.publish_resolution(report, MODEL, res_df, two_fit, cross, wings, sh
 # The paper's measure smooths $P(\text{correct})$ to fall monotonically and finds where it comes
 # within two binomial standard errors of ½. The fit gives
 # $\lambda =$ {glue:text}`ch5_two_lambda:.0f` years and
-# $\Delta =$ {glue:text}`ch5_two_floor:.3f`. {glue:md}`ch5_two_note:myst` For the paper's
-# measure, {glue:md}`ch5_cross_note:myst`.
+# $\Delta =$ {glue:text}`ch5_two_floor:.3f`. {glue:md}`ch5_two_note:myst` The preference is
+# {glue:text}`ch5_cross_note` (the last probe lies {glue:text}`ch5_cross_xmax:.0f` years beyond
+# the nearer reference).
 #
 # ```{glue:figure} ch5-fig-resolution
 # :name: ch5-fig-resolution
@@ -430,8 +634,9 @@ page_encoder.publish_resolution(report, MODEL, res_df, two_fit, cross, wings, sh
 # {glue:md}`ch5_window_verdict:myst` {glue:md}`ch5_window_choices:myst` The single
 # exponential with a floor alone goes from {glue:text}`ch5_exp_w_lo:.0f` years (window
 # {glue:text}`ch5_exp_w0`) to {glue:text}`ch5_exp_w_hi:.0f` years (window
-# {glue:text}`ch5_exp_w1`){glue:md}`ch5_exp_w_fit:myst`.
-# The reported measure, window by window:
+# {glue:text}`ch5_exp_w1`) and fails its goodness-of-fit test in
+# {glue:text}`ch5_exp_w_misfits` of {glue:text}`ch5_exp_w_n` windows. The reported measure,
+# window by window:
 #
 # ```{glue} ch5_window_table
 # ```
@@ -454,7 +659,58 @@ choices = verdicts.window_choices(live_windows, best_kernel=f"kernel {best_shape
                                   ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
                                   n_boot=cfg.window_boot)
 robust = verdicts.same_for_every_choice(choices)
-page_encoder.publish_windows(report, MODEL, live_windows, head, tail, choices, cfg)
+REASON = {"misfit": "does not describe the data in windows {lo}–{hi} (goodness of fit "
+                    "p < 0.001)",
+          "bound": "stops on a bound of its range in windows {lo}–{hi}",
+          "moves": "moves by {spread:.0f} years across windows {lo}–{hi}, more than its "
+                   "narrowest interval ({width:.0f})"}
+reasons = "; ".join(f"the {verdicts.measure_name(m)} " + REASON[why].format(
+    lo=lo, hi=hi, spread=spread, width=width) for m, why, lo, hi, spread, width in head.reasons)
+if not head.decided:
+    window_text = (f"With {cfg.window_boot} bootstrap resamples per window (this profile) a "
+                   f"95 % interval has no resample in its tails, so whether the resolution of "
+                   f"{MODEL} depends on the window is not decided here.")
+elif head.stable:
+    window_text = (f"The {verdicts.measure_name(head.measure)} is stable across its upper "
+                   f"windows: {MODEL} resolves years to about {head.row['resolution']:.0f} years "
+                   f"(95 % interval {head.row['ci_low']:.0f}–{head.row['ci_high']:.0f}).")
+else:
+    window_text = (f"No measure is stable across the upper windows, so the resolution of {MODEL} "
+                   f"is not identifiable from these data: {reasons}. "
+                   + (f"The kernel is still falling at the end of the measured range ($\\ln g$ "
+                      f"drops by {-tail['slope']:.2f} ± {2 * tail['slope_se']:.2f} per 100 years "
+                      f"over $d =$ {tail['from']:.0f}–{tail['to']:.0f}), so every fitted floor "
+                      "is set by where the window ends." if tail["falling"] else
+                      "The kernel flattens at the end of the measured range, yet no fit settles "
+                      "on one resolution."))
+report.text("window_verdict", mathify(window_text), markdown=True)
+stable = choices[choices.stable]
+report.text("window_choices", "" if not head.decided else
+            f"The verdict does not depend on which windows count as upper: no measure is stable "
+            f"for any of the {len(choices)} choices." if stable.empty else
+            f"The verdict does not depend on which windows count as upper: the "
+            f"{verdicts.measure_name(stable.measure.iloc[0])} is stable for all "
+            f"{len(choices)} choices." if robust else
+            f"The verdict depends on which windows count as upper: {len(stable)} of "
+            f"{len(choices)} choices find a stable measure ("
+            + "; ".join(f"the {verdicts.measure_name(r.measure)} with {r.family} windows "
+                        f"{r.upper_windows}, {r.resolution:.0f} years" for r in stable.itertuples())
+            + "), so the resolution is not identified.", markdown=True)
+report.table(choices, "window_choices")
+report.figure("windows", figures.fig_windows(live_windows, MODEL))
+exp_rows = live_windows[live_windows.measure == "kernel exp_floor"]
+for key, value in (("exp_w_lo", exp_rows.resolution.iloc[0]),
+                   ("exp_w_hi", exp_rows.resolution.iloc[-1]),
+                   ("exp_w0", exp_rows.window.iloc[0]), ("exp_w1", exp_rows.window.iloc[-1]),
+                   ("exp_w_misfits", int(exp_rows.misfit.sum())), ("exp_w_n", len(exp_rows))):
+    report.number(key, value)
+for key, sep in (("windows", ", "), ("ref_windows", ", "), ("stable_windows", "–"),
+                 ("ref_stable", "–")):
+    report.text({"stable_windows": "stable_range", "ref_stable": "ref_stable_range"}.get(key, key),
+                sep.join(map(str, getattr(cfg, key))), )
+glue(report.prefix + "window_table", report_tables.table(
+    live_windows[live_windows.headline].drop(columns=["model", "headline"]), decimals=1,
+    headers=tables.HEADERS, csv="resolution_by_window"), display=False)
 
 # %% [markdown]
 # ### $p_S$ and $p_I$ against $n$
@@ -464,7 +720,7 @@ page_encoder.publish_windows(report, MODEL, live_windows, head, tail, choices, c
 # listed one for identification. The shared engine predicts both from the measured kernel, with
 # nothing fitted to the success rates.
 
-# %%
+# %% tags=["hide-input"]
 lo, hi = cfg.sweep_years
 yrs = emb_s.years[(emb_s.years >= lo) & (emb_s.years <= hi)]
 year_space = spaces.Discrete(np.abs(yrs[:, None] - yrs[None, :]).astype(float))
@@ -487,14 +743,37 @@ for task in settings.TASKS:
                      "p_theory": est.mean, "theory_se": est.stderr})
 sweep_df = pd.DataFrame(rows)
 sweep = verdicts.sweep_verdict(sweep_df)
-page_encoder.publish_sweep(report, MODEL, sweep_df, sweep, yrs, ns)
 enc_theorem3 = verdicts.theorem3_forms(sweep_df,
                                        gof_boot=min(cfg.gof_boot, verdicts.THEOREM3_BOOT),
                                        seed=stream("encoder theorem 3"))
-page_encoder.publish_theorem3(report, MODEL, enc_theorem3, sweep_df)
+report.table(sweep_df, "n_sweep")
+report.figure("nsweep", figures.fig_nsweep(sweep_df, MODEL))
+sim = sweep_df[sweep_df.task == "similarity"].set_index("n")
+ide = sweep_df[sweep_df.task == "identification"].set_index("n")
+for key, value in (("sweep_y0", yrs[0]), ("sweep_y1", yrs[-1]), ("ps2", sim.p.loc[2]),
+                   ("pi2", ide.p.loc[2]), ("ps_hi", sim.p.loc[max(ns)]),
+                   ("pi_hi", ide.p.loc[max(ns)]), ("n_hi", max(ns)),
+                   ("nps_hi", max(ns) * sim.p.loc[max(ns)])):
+    report.number(key, value)
+fit_words = {task: (f"the prediction meets {task} within three standard errors at every $n$ "
+                    f"(farthest: {v['max_gap']:+.3f} at $n =$ {v['gap_n']})" if v["within"] else
+                    f"the prediction misses {task} most at $n =$ {v['gap_n']}, by "
+                    f"{v['max_gap']:+.3f} (z = {v['z']:+.1f})") for task, v in sweep.items()}
+report.text("sim_fit", fit_words["similarity"], markdown=True)
+report.text("id_fit", fit_words["identification"], markdown=True)
+report.text("falls", "both fall at every added person" if sweep["similarity"]["falls"] and
+            sweep["identification"]["falls"] else "they do not fall at every step", )
+glue(report.prefix + "sweep_table", report_tables.table(
+    sweep_df.drop(columns=["model"]), decimals=3, headers=tables.HEADERS, csv="n_sweep"),
+    display=False)
+report.table(pd.concat([f["table"].assign(form="with a floor" if f["floor"] else "no floor",
+                                          b=f["b"], delta=f["delta"])
+                        for f in enc_theorem3.values()], ignore_index=True), "theorem3_encoder")
+enc_bound = verdicts.floor_bound_table(enc_theorem3["floor"], sweep_df)
+report.table(enc_bound, "floor_bound_encoder")
 
 # %% [markdown]
-# Generalization and identification {glue:md}`ch5_falls:myst`: $p_S$ from {glue:text}`ch5_ps2:.3f`
+# Generalization and identification {glue:text}`ch5_falls`: $p_S$ from {glue:text}`ch5_ps2:.3f`
 # to {glue:text}`ch5_ps_hi:.3f` at $n =$ {glue:text}`ch5_n_hi` (still
 # {glue:text}`ch5_nps_hi:.1f` times chance), $p_I$ from {glue:text}`ch5_pi2:.3f` to
 # {glue:text}`ch5_pi_hi:.3f`. From the mean kernel, {glue:md}`ch5_sim_fit:myst`: the real weights
@@ -524,7 +803,7 @@ page_encoder.publish_theorem3(report, MODEL, enc_theorem3, sweep_df)
 # $p_I$ together; with a floor, $p_S$ turns down. Each softmax temperature gives a point at
 # $n = 2$, which the engine predicts from the mean kernel at that temperature.
 
-# %%
+# %% tags=["hide-input"]
 rows = []
 for i, temp in enumerate(tqdm(cfg.temperatures, desc="temperatures")):
     row = {"model": MODEL, "temperature": temp}
@@ -542,8 +821,14 @@ for i, temp in enumerate(tqdm(cfg.temperatures, desc="temperatures")):
         row[key + "_theory"], row[key + "_theory_se"] = est.mean, est.stderr
     rows.append(row)
 temp_df = pd.DataFrame(rows).sort_values("temperature", ignore_index=True)
-trade = verdicts.tradeoff_verdict(temp_df)
-page_encoder.publish_temperature(report, MODEL, temp_df, trade[2], T)
+turn, turn_theory = verdicts.tradeoff_verdict(temp_df)
+report.table(temp_df, "temperature")
+report.figure("front", figures.fig_temperature(temp_df, MODEL, T))
+own = temp_df.iloc[(temp_df.temperature - T).abs().argmin()]
+cold = temp_df.iloc[0]
+for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
+                   ("front_gap", own.p_s - theory.front(min(max(own.p_i, 0.5), 1.0)))):
+    report.number(key, value)
 
 # %% [markdown]
 # {glue:md}`ch5_tradeoff_verdict:myst`
@@ -584,20 +869,312 @@ for k, tab in enumerate(ext_windows):
     ext_windows[k] = tab.assign(headline=tab.measure == h.measure)
 temps_ext = answers.temperature_from_results(tidy_rows, cfg.temperatures) \
     if len(tidy_rows) else pd.DataFrame()
-window_table = page.publish_external(report, live_windows, ext_windows, ext_n, ext_ref, thm3,
-                                     temps_ext, decided=head.decided, ref_stable=cfg.ref_stable)
+if len(thm3):
+    report.table(thm3.assign(measure="Theorem 3 ball measure"), "fit_theorem3")
+window_table = pd.concat([live_windows, *ext_windows], ignore_index=True)[tables.WINDOW_COLUMNS]
+report.table(window_table, "resolution_by_window")
+report.table(ext_n, "external")
+if len(temps_ext):
+    report.table(temps_ext, "temperature_external")
+ext_lines = []
+for m in sorted(set(ext_n.model) | set(ext_ref)):
+    bits, t3 = [], thm3[thm3.model == m]
+    if len(t3):
+        r = t3.iloc[0]
+        bits.append(censored_warning(f"b for {m}", r.to_dict()) or (
+            f"Theorem 3 with $b =$ {r.b:.3f} fitted to identification predicts its similarity "
+            + ("within 3 standard errors at every $n$" if r.max_z_sim <= verdicts.WITHIN_Z else
+               f"with deviations up to {r.max_z_sim:.1f} standard errors")
+            if np.isfinite(r.max_z_sim) else f"Theorem 3 fits $b =$ {r.b:.3f} to identification"))
+    w = window_table[(window_table.model == m) & window_table.headline]
+    if len(w):
+        last = w.iloc[-1]
+        st = kernel_fits.window_stability(w, [x for x in w.window if cfg.ref_stable[0] <= x <=
+                                              cfg.ref_stable[1]])
+        bits.append(f"its {last.measure} is {last.resolution:.0f} years (95 % interval "
+                    f"{last.ci_low:.0f}–{last.ci_high:.0f}, window {last.window}), "
+                    + ("stability not decided (too few resamples)" if not head.decided else
+                       "stable across windows" if st["stable"] else "not stable across windows"))
+    ext_lines.append(f"- **{m}**: " + "; ".join(bits) + ".")
+report.text("ext_text", mathify("\n".join(ext_lines)) or (
+    f"No such data here: the paper's LLMs ({', '.join(THE_PAPER.models)}) left their answers "
+    "only as binary pickles, and no result files were given. Given the authors' saved results "
+    "(the chapter's `results` parameter), with pickles allowed, this section fills in."),
+    markdown=True)
 
 # %% [markdown]
-# {glue:md}`ch5_ext_text:myst`
+# ```{glue:md} ch5_ext_text
+# :format: myst
+# ```
 
 # %% tags=["remove-cell"]
-# the overview page's rows and points, the deviations, and the result box at the top of the page
-page.close(report, cfg, profile=profile, device=device, model=MODEL, lam=lam_verdict,
-           assessed=assessed, protocol=protocol, near_results=near_results, head=head,
-           robust=robust, choices=choices, tail=tail, best_shape=best_shape,
-           shape_fits=shape_fits, shape_df=shape_df, kernel=(prof.distance, g_meas, g_se),
-           sweep_df=sweep_df, enc_theorem3=enc_theorem3, trade=trade, temp_df=temp_df, ns=ns,
-           n_names=len(emb_s.names))
+# the sentences whose words depend on the outcome: Theorem 3 in both forms, chapter 7's floor
+# bound and the temperature's turn, for every causal LM that ran the protocol and the encoder
+STATUS_VERB = {"reproduced": "meets", "holds": "meets", "does not hold": "misses",
+               "inconclusive": "cannot be told to meet or miss"}
+TURN_VERB = {"holds": "trades", "does not hold": "does not trade"}
+fitted3 = {m: (r["theorem3_forms"], r["sweep"], r["floor_bound"]) for m, r in protocol.items()}
+fitted3[MODEL] = (enc_theorem3, sweep_df, enc_bound)
+t3_said, t3_status, bound_said = {}, {}, {}
+for m, (forms, sw, bound) in fitted3.items():
+    for form, fit in forms.items():
+        q, cells = verdicts.theorem3_params(fit), verdicts.theorem3_grid(fit, sw)
+        worst = max(cells, key=lambda c: max(map(abs, c["ci"])))
+        t3_status[m, form] = verdicts.grid_status(cells, verdicts.theorem3_common(fit),
+                                                  new=form == "floor")
+        t3_said[m, form] = (
+            f"$b =$ {q['b']:.3f} [{q['b_ci'][0]:.3f}, {q['b_ci'][1]:.3f}]"
+            + (f", $\\Delta =$ {q['delta']:.3f} [{q['delta_ci'][0]:.3f}, {q['delta_ci'][1]:.3f}]"
+               if fit["floor"] else "")
+            + f" {STATUS_VERB.get(t3_status[m, form], 'is not judged on')} every cell within "
+            f"0.05 (largest miss {worst['headline']:+.3f} [{worst['ci'][0]:+.3f}, "
+            f"{worst['ci'][1]:+.3f}] at {worst['cell']}; goodness of fit {gof_pvalue(fit)}, "
+            f"dispersion {fit['dispersion']:.1f}, root-mean-square gap {fit['rms_gap']:.3f} "
+            f"against {fit['rms_sampling']:.3f} from sampling alone)")
+    k = None if bound.empty else bound.iloc[int(bound.slack.to_numpy().argmin())]
+    bound_said[m] = (
+        "Theorem 3's fitted floor is not inside (0, 1), so chapter 7's floor bound tests "
+        "nothing here." if k is None or k.delta < verdicts.NO_FLOOR else
+        f"At that floor ($\\Delta =$ {k.delta:.3f}) chapter 7's $n$-item bound allows $p_S$ up "
+        f"to {k.bound:.3f} at the measured $p_I$ ({k.p_i:.3f}, $n =$ {int(k.n)}), where it "
+        f"measured {k.p_s:.3f}; its $p_S$ is consistent with the bound at "
+        f"{int(bound.within.sum())} of {len(bound)} values of $n$.")
+turns = {**{m: verdicts.turn_finding(r["temperature"]) for m, r in protocol.items()}, MODEL: turn}
+turn_said = {m: f"{TURN_VERB.get(f['status'], 'cannot be told to trade or not')}: from $T =$ "
+             f"{f['peak_T']:g} to $T =$ {f['cold_T']:g} $p_S$ moves by {-f['headline']:+.3f} "
+             f"[{-f['ci'][1]:+.3f}, {-f['ci'][0]:+.3f}]"
+             + ("" if f["status"] in TURN_VERB else
+                f"; a fall this test detects with 80 % power is {f['detectable']:.3f}, against "
+                f"an advantage above chance of {f['advantage']:.3f}")
+             for m, f in turns.items()}
+proto_lines, proto_detail = [], []
+for m, r in protocol.items():
+    u, nr = r["uniform"], near_results[m]
+    proto_lines.append(
+        f"- **{m}** puts {u['p']:.3f} on the nearer person for a uniform probe at $n = 2$; "
+        f"Theorem 3 without a floor {STATUS_VERB.get(t3_status[m, 'free'], 'is not judged on')} "
+        f"its success across $n$ within 0.05, with a floor it "
+        f"{STATUS_VERB.get(t3_status[m, 'floor'], 'is not judged on')} it, and sharpening its "
+        f"probabilities {TURN_VERB.get(turns[m]['status'], 'cannot be told to trade or not')}.")
+    k, kf = r.get("kernel"), r.get("kernel_fit", {})
+    trend, agree = r.get("kernel_trend") or {}, r.get("trend_agreement") or {}
+    proto_detail.append(
+        f"**{m}.** For uniform probes at $n = 2$ it puts {u['p']:.3f} [{u['ci_low']:.3f}, "
+        f"{u['ci_high']:.3f}] on the nearer person: they mostly land far from both people, where "
+        "any finite resolution answers at chance"
+        + (f"; its similarity fitted on the near design predicts {nr['front']['p_s']:.3f}"
+           if nr.get("does") else "")
+        + f". Theorem 3 without a floor: {t3_said[m, 'free']}; with a floor: "
+        f"{t3_said[m, 'floor']}. {bound_said[m]}"
+        + ((f" Read from its choices on uniform probes, a person born {k.distance.iloc[1]:.0f} "
+            f"years from the probe weighs {k.g.iloc[1]:.2f} of one born in it, and "
+            + ("its weight falls with distance" if trend.get("decays") else
+               "a trend test finds no fall of its weight with distance")
+            + (f" ({agree['why']})" if agree.get("why") else "")
+            + (f". The exponential with a floor fitted to it ($\\lambda =$ {kf['lambda']:.0f} "
+               "years) is no second resolution: bins of uniform probes pool people decades and "
+               "centuries apart, so the far tail sets its scale, while the near design measures "
+               "the first decades" if "error" not in kf else ""))
+           if r["does_similarity"] else "")
+        + f". Sharpening its probabilities {turn_said[m]}.")
+report.text("lm_protocol_summary", mathify("\n".join(proto_lines))
+            or "No causal LM passed its gate in this build.", markdown=True)
+report.text("lm_protocol_text", mathify("\n\n".join(proto_detail))
+            or "No causal LM passed its gate in this build.", markdown=True)
+report.text("enc_t3_text", mathify(
+    f"Theorem 3's constant kernel, fitted to both tasks at once, without a floor: "
+    f"{t3_said[MODEL, 'free']}; with a floor: {t3_said[MODEL, 'floor']}. {bound_said[MODEL]}"),
+    markdown=True)
+report.text("tradeoff_verdict", mathify(
+    ("From the mean kernel, which has no floor, the engine predicts no tradeoff: cooling raises "
+     f"both rates, $p_S$ up to {cold.p_s_theory:.3f} at $T =$ {cold.temperature:g}."
+     if turn_theory["status"] != "holds" else
+     f"Even the mean kernel predicts a tradeoff: $p_S$ peaks at $T =$ {turn_theory['peak_T']:g}.")
+    + f" The model itself {turn_said[MODEL]}."), markdown=True)
+
+# %% tags=["remove-cell"]
+# the overview's rows, in the book's status vocabulary, and the chapter's points on the plane
+LM_STAND_IN = "a small causal LM that installs from the registry, not the paper's 2–7B models"
+ENC_STAND_IN = f"a sentence encoder ({MODEL}), not the paper's chat LLMs"
+report.result("Two references under an exponential with a floor",
+              f"with a floor Delta = {lam_verdict['floor']:g}, p_S on the engine rises and falls "
+              "again as lambda shrinks: the smaller of its falls from the peak (to the finest "
+              "and the coarsest lambda), against no fall (SymPy, engine)",
+              headline=lam_verdict["turn"], ci=lam_verdict["ci"], compared_with=0.0,
+              compared_with_label="no fall of p_S from its peak", margin=lam_verdict["margin"],
+              margin_reason=verdicts.ENGINE_TURN_REASON, claim="above")
+report.result("Two references without a floor: a finer kernel wins both tests",
+              f"without a floor p_S and p_I both exceed {verdicts.BOTH_RISE} at the finest "
+              "lambda on the engine, as the SymPy limit proves", passed=lam_verdict["both_rise"],
+              kind="check")
+for m, a in assessed.items():
+    ok = a["gate"]["verdict"] == "passes"
+    report.result(f"{m}: identification at n = 2 (competence gate)",
+                  f"{m} {'passes' if ok else 'fails'}: its mass on the person born in the asked "
+                  "year, two people listed, against chance (½)", headline=a["gate"]["p"],
+                  ci=(a["gate"]["ci_low"], a["gate"]["ci_high"]), passed=ok, does_task=ok,
+                  kind="precondition", stand_in=LM_STAND_IN)
+    if not ok:
+        report.not_run(f"{m}: Theorem 3 across n (with and without its floor)",
+                       f"not run, because {m} does not identify a person by birth year",
+                       stand_in=LM_STAND_IN)
+for m, r in near_results.items():
+    c = r["competence"]
+    years = f"{c['near']:.0f} year{'s' if round(c['near']) != 1 else ''}"
+    report.result(f"{m}: similarity within {years} of a person",
+                  f"{m} {'prefers' if r['does'] else 'does not prefer'} the nearer person: its "
+                  f"mass on that person within {years} of them, against ½ and against its mass "
+                  f"{c['far']:.0f} years or more away", headline=c["above"]["p"],
+                  ci=(c["above"]["ci_low"], c["above"]["ci_high"]), passed=r["does"],
+                  does_task=r["does"], kind="precondition", stand_in=LM_STAND_IN)
+    if not r["does"]:
+        report.not_run(f"{m}: year resolution, fitted across distances",
+                       f"not run, because {m} does not prefer the nearer person even {years} "
+                       "away", stand_in=LM_STAND_IN)
+        continue
+    b = r["best"]
+    report.result(f"{m}: year resolution, fitted across distances "
+                  f"({SHAPE_NAMES[b['shape']]})",
+                  "where its fitted similarity falls to its floor, so that answers return to "
+                  "chance (lambda ln(1/Delta) for the exponential), against the paper's 70–80 "
+                  f"years, the same measure; its half-decay, a different measure, is "
+                  f"{b.get('half_decay', b['resolution']):.0f} years "
+                  f"[{b.get('half_decay_ci_low', b['ci_low']):.0f}, "
+                  f"{b.get('half_decay_ci_high', b['ci_high']):.0f}]",
+                  stand_in=LM_STAND_IN, **verdicts.near_resolution(r))
+for m, r in protocol.items():
+    for form, title in (("free", "Theorem 3 across n, without a floor (the paper's form)"),
+                        ("floor", "Theorem 3 across n, with its floor")):
+        fit = r["theorem3_forms"][form]
+        report.grid_result(f"{m}: {title}", "one constant kernel fitted to both tasks at n = "
+                           f"{', '.join(map(str, sorted(set(r['sweep'].n))))} predicts every "
+                           "cell within 0.05", verdicts.theorem3_grid(fit, r["sweep"]),
+                           f"theorem3_{form}_{tables.slug(m)}", new=form == "floor",
+                           stand_in=LM_STAND_IN, **verdicts.theorem3_common(fit))
+    own_lm = r["temperature"].set_index("temperature").loc[1.0]
+    report.point(f"{m} (n = 2)", own_lm.p_i, own_lm.p_s, own_lm.p_i_se, own_lm.p_s_se)
+    if not r["does_similarity"]:
+        continue
+    title = f"{m}: kernel read from its choices (exponential + floor)"
+    row = verdicts.choice_kernel(r)
+    if row is None:
+        report.not_run(title, "not run: no exponential with a floor could be fitted or sized",
+                       stand_in=LM_STAND_IN)
+    else:
+        report.result(title, "where an exponential with a floor fitted to the kernel read from "
+                      "its choices returns to chance, lambda ln(1/Delta) (approximate interval: "
+                      "its bins redrawn from their standard errors), against the paper's 70–80 "
+                      "years", stand_in=LM_STAND_IN, **row)
+    report.result(f"{m}: tradeoff along the temperature",
+                  f"the fall of p_S on cooling from its peak (T = {turns[m]['peak_T']:g}) to "
+                  f"T = {turns[m]['cold_T']:g}, against a quarter of its advantage above "
+                  f"chance; a fall this test detects with 80 % power: "
+                  f"{turns[m]['detectable']:.3f}", new=True, stand_in=LM_STAND_IN,
+                  **verdicts.turn_row(turns[m]))
+    front = near_results[m]["front"]
+    report.point(f"{m}, p_S its fitted kernel predicts (n = 2)", own_lm.p_i, front["p_s"],
+                 own_lm.p_i_se, front["p_s_se"])
+if not head.decided:
+    report.not_run(f"Year resolution of {MODEL}",
+                   f"not run: {cfg.window_boot} bootstrap resamples per window decide nothing; "
+                   f"{verdicts.MIN_BOOT} or more do", stand_in=ENC_STAND_IN)
+else:
+    res = verdicts.resolution_claim(head, robust)
+    report.result(f"Year resolution of {MODEL} ({verdicts.measure_name(head.measure)})",
+                  "where its answers return to chance, refitted on growing windows, against the "
+                  "paper's 70–80 years (the same measure): " + (
+                      "it settles, whichever windows count as upper" if res["identified"] else
+                      "it keeps moving with the window, or settles only for some choices of "
+                      "windows"), stand_in=ENC_STAND_IN, **res)
+other, shape_row = verdicts.shape_finding(shape_df, shape_fits, (prof.distance, g_meas, g_se))
+report.result(f"Kernel shape of {MODEL}",
+              "the held-out error (RMSE of ln g) of the paper's exponential with a floor less "
+              f"that of the best other shape ({SHAPE_LABELS[other]}); best overall: "
+              f"{SHAPE_LABELS[best_shape]}", stand_in=ENC_STAND_IN, **shape_row)
+report.grid_result(f"p_S against n for {MODEL}, predicted from its mean kernel",
+                   "p_S less the engine's prediction from the mean kernel at every n",
+                   verdicts.prediction_cells(sweep_df), "n_sweep_prediction", compared_with=0.0,
+                   compared_with_label="the engine's prediction from the mean kernel",
+                   margin=verdicts.MISS_MATTERS, margin_reason=verdicts.MISS_REASON,
+                   new=True, stand_in=ENC_STAND_IN)
+for form, title in (("free", "Theorem 3 across n, without a floor (the paper's form)"),
+                    ("floor", "Theorem 3 across n, with its floor")):
+    fit = enc_theorem3[form]
+    report.grid_result(f"{MODEL}: {title}", "one constant kernel fitted to both tasks at n = "
+                       f"{', '.join(map(str, ns))} predicts every cell within 0.05",
+                       verdicts.theorem3_grid(fit, sweep_df), f"theorem3_{form}_encoder",
+                       new=form == "floor", stand_in=ENC_STAND_IN,
+                       **verdicts.theorem3_common(fit))
+report.result(f"Tradeoff along the temperature ({MODEL})",
+              f"the fall of p_S on cooling from its peak (T = {turn['peak_T']:g}) to T = "
+              f"{turn['cold_T']:g}, against a quarter of its advantage above chance; from the "
+              f"mean kernel the engine predicts "
+              f"{'a tradeoff' if turn_theory['status'] == 'holds' else 'none'}",
+              new=True, stand_in=ENC_STAND_IN, **verdicts.turn_row(turn))
+for r in temp_df.itertuples():
+    report.point(f"{MODEL}, T = {r.temperature:g}", r.p_i, r.p_s, r.p_i_se, r.p_s_se)
+
+# %% tags=["remove-cell"]
+# how this build differs from the paper, the result box and its lead
+*first, last = THE_PAPER.models
+report.deviations(cfg, settings.SETTINGS.paper,
+    f"models: the encoder {MODEL} and the causal LMs {', '.join(assessed) or '(none)'}, instead "
+    f"of {', '.join(first)} and {last}",
+    "read-out: the Luce mass on the correct people (a probability per prompt), instead of "
+    "parsing one generated answer; every draw is seeded",
+    f"resolution design: {len(cfg.centres)} centres on a grid {min(cfg.centres)}–"
+    f"{max(cfg.centres)} (paper: {THE_PAPER.centres})",
+    f"the causal LMs' resolution: the near design (gaps $D =$ {', '.join(map(str, cfg.near_Ds))}, "
+    f"{cfg.near_pairs} pairs of names each, probes {', '.join(map(str, cfg.near_xs))} years from "
+    "the nearer person, both sides, both orders) fitted across distances, instead of probes "
+    "every 5 years over $c \\pm 300$ read off a figure",
+    f"$n$-sweep: $n =$ {', '.join(map(str, ns))} with {cfg.trials} prompts each, years "
+    f"{cfg.sweep_years[0]}–{cfg.sweep_years[1]}, {len(emb_s.names)} names (paper: "
+    f"{THE_PAPER.n_sweep})",
+    "the kernel is measured from the model and its shape chosen by held-out error; the "
+    "two-reference fit and the crossover are refitted window by window; the tradeoff and the "
+    "$1/n$ law, which the paper did not test, are measured here")
+report.save()
+lo_p, hi_p = THE_PAPER.resolution
+lead = []
+for m in protocol:
+    g, r = assessed[m]["gate"], near_results[m]
+    said = (f"{m} picks the person born in a given year ({g['p']:.2f} [{g['ci_low']:.2f}, "
+            f"{g['ci_high']:.2f}] of its mass on the right one)")
+    if not r["does"]:
+        c = r["competence"]["above"]
+        lead.append(f"{said} but not the nearer of two people ({c['p']:.2f} [{c['ci_low']:.2f}, "
+                    f"{c['ci_high']:.2f}])")
+        continue
+    b, c = r["best"], r["competence"]["above"]
+    back = b.get("chance_return", np.nan)
+    lead.append(
+        f"{said} and, only slightly, the nearer of two people ({c['p']:.3f} within "
+        f"{r['competence']['near']:g} years): its fitted similarity halves within "
+        + (f"{b['finest_x']:g} years" if b["upper_bound"] else
+           f"about {b['resolution']:.0f} years [{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
+        + (f" and its answers return to chance about {back:.0f} years "
+           f"[{b['chance_return_ci_low']:.0f}, {b['chance_return_ci_high']:.0f}] away, against the "
+           f"paper's {lo_p}–{hi_p} years" if np.isfinite(back) and back > 0 else
+           f", but on a floor that reaches its peak, so no return-to-chance distance is set "
+           f"beside the paper's {lo_p}–{hi_p} years")
+        + f"; sharpening it {TURN_VERB.get(turns[m]['status'], 'cannot be told to trade or not')}"
+        f", and Theorem 3 {STATUS_VERB.get(t3_status[m, 'free'], 'is not judged on')} its "
+        f"success across $n$ without a floor and "
+        f"{STATUS_VERB.get(t3_status[m, 'floor'], 'is not judged on')} it with one")
+failing = [m for m, a in assessed.items() if a["gate"]["verdict"] != "passes"]
+if failing:
+    lead.append(f"{' and '.join(failing)} {'fails' if len(failing) == 1 else 'fail'} that gate "
+                "(who was born in a given year?), so the protocol does not run on "
+                f"{'it' if len(failing) == 1 else 'them'}")
+report.box(f"the encoder `{MODEL}`; the causal LMs "
+           + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
+           + f"; profile `{profile}`, device `{torch_device(device).type}`. The reasons are in "
+           "the sections below; the full tables are in the chapter's result files",
+           lead=("; ".join(lead) or "No causal LM ran in this build") + ". The sentence encoder "
+           + {"holds": "trades $p_S$ for $p_I$ along its temperature.",
+              "does not hold": "does not trade $p_S$ for $p_I$ along its temperature."}.get(
+               turn["status"], "cannot be told to trade along its temperature."))
 
 # %% [markdown]
 # :::{dropdown} Where this build differs from the paper

@@ -9,7 +9,7 @@ import pytest
 from tiny_lm import NAMES, YEARS, model
 
 from semres.core import results
-from semres.experiments.llm import competence, lm, page_lm, trials
+from semres.experiments.llm import competence, lm, trials
 
 
 def test_gate_size_has_its_stated_power():
@@ -105,10 +105,9 @@ def test_year_probe_and_its_controls(monkeypatch, kind):
     assert len(pr["profile"]) == 2 and set(pr["profile"].columns) >= {"mae", "r2", "digits_mae"}
     if kind == "graded":
         assert pr["best_layer"] == 1 and pr["p_value"] <= 0.05 and pr["mae"] < 10
-        assert pr["vs_digits"]["ci_high"] < 0 and "as a quantity" in page_lm.probe_text(
-            {"probe": pr})
+        assert pr["vs_digits"]["ci_high"] < 0
     elif kind == "digits":  # held-out tens digits: digit tokens cannot interpolate
         assert pr["p_value"] <= 0.05 and pr["vs_digits"]["ci_high"] >= 0
-        assert pr["digits_mae"] > 20 and "no better than" in page_lm.probe_text({"probe": pr})
+        assert pr["digits_mae"] > 20
     else:
-        assert pr["p_value"] > 0.05 and "no year" in page_lm.probe_text({"probe": pr})
+        assert pr["p_value"] > 0.05

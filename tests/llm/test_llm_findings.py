@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semres.experiments.llm import near, page_lm, verdicts
+from semres.experiments.llm import near, tables, verdicts
 from semres.report import Report
 
 
@@ -47,21 +47,24 @@ def _model(sweep_shift=0.0, temps=None, model="m"):
     temps = temps if temps is not None else pd.DataFrame(
         {"temperature": [0.1, 1.0], "p_s": [0.531, 0.520], "p_s_se": 0.0086,
          "p_i": [0.95, 0.85], "p_i_se": 0.01})
-    return page_lm.extend({"model": model, "sweep": sweep, "temperature": temps,
+    return tables.extend({"model": model, "sweep": sweep, "temperature": temps,
                            "uniform": {"p": 0.52}, "does_similarity": False},
-                          gof_boot=19, seed=0)
+                         gof_boot=19, seed=0)
 
 
-def test_each_causal_lm_gets_theorem3_in_both_forms_with_a_margin_and_its_size(tmp_path,
-                                                                            monkeypatch):
-    monkeypatch.setattr(Report, "table", lambda self, df, name: None)
+def _theorem3_rows(r):
     report = Report("05_llm_years")
-    gate = {"verdict": "passes", "p": 0.9, "ci_low": 0.85, "ci_high": 0.95}
-    page_lm.report_results(report, {"m": {"model": "m", "gate": gate}}, {"m": _model()},
-                           {})
-    rows = {r["result"]: r for r in report.rows}
-    free = rows["m: Theorem 3 across n, without a floor (the paper's form)"]
-    floor = rows["m: Theorem 3 across n, with its floor"]
+    for form in ("free", "floor"):
+        fit = r["theorem3_forms"][form]
+        report.grid_result(form, "", verdicts.theorem3_grid(fit, r["sweep"]), f"t3_{form}",
+                           new=form == "floor", **verdicts.theorem3_common(fit))
+    return {row["result"]: row for row in report.rows}
+
+
+def test_each_causal_lm_gets_theorem3_in_both_forms_with_a_margin_and_its_size(monkeypatch):
+    monkeypatch.setattr(Report, "table", lambda self, df, name: None)
+    rows = _theorem3_rows(_model())
+    free, floor = rows["free"], rows["floor"]
     assert floor["status"] == "holds" and free["status"] == "does not hold"
     for r in (free, floor):
         assert r["margin"] == verdicts.MISS_MATTERS and r["margin_reason"]
@@ -71,15 +74,11 @@ def test_each_causal_lm_gets_theorem3_in_both_forms_with_a_margin_and_its_size(t
         assert r["miss"] == pytest.approx(r["headline"])
     assert abs(free["headline"]) > verdicts.MISS_MATTERS
     # a floored kernel pushed off by more than the margin at one cell does not hold
-    report = Report("05_llm_years")
-    page_lm.report_results(report, {"m": {"model": "m", "gate": gate}},
-                           {"m": _model(sweep_shift=0.15)}, {})
-    rows = {r["result"]: r for r in report.rows}
-    assert rows["m: Theorem 3 across n, with its floor"]["status"] == "does not hold"
+    assert _theorem3_rows(_model(sweep_shift=0.15))["floor"]["status"] == "does not hold"
 
 
 def test_the_encoders_shape_row_is_a_misfit_with_its_size_or_an_equivalence(monkeypatch):
-    from semres.experiments.llm import kernel_fits, page
+    from semres.experiments.llm import kernel_fits
 
     d = np.arange(0, 300, 1.0)
     smooth = np.exp(-d / 40) + 0.02
@@ -90,7 +89,9 @@ def test_the_encoders_shape_row_is_a_misfit_with_its_size_or_an_equivalence(monk
                                  "heldout_rmse": [0.10, 0.11, 0.12, 0.13],
                                  "heldout_se": 0.005})
         report = Report("05_llm_years")
-        page.shape_row(report, "enc", "exp_floor", fits, shape_df, (d, g, se), "stand-in")
+        other, kwargs = verdicts.shape_finding(shape_df, fits, (d, g, se))
+        report.result("enc", "", **kwargs)
+        assert other == "two_exp_floor"
         row = report.rows[-1]
         assert row["status"] == want and row["claim"] == "at most"
         assert row["headline"] == pytest.approx(-0.01) and row["margin"] == verdicts.SHAPE_MARGIN
@@ -110,21 +111,19 @@ def _near_result(back, lo, hi, misfit=False):
 
 
 def test_the_near_resolution_is_its_return_to_chance_distance_against_the_papers_years():
-    from semres.experiments.llm import page_near
-
     got = {}
     for name, args in (("same", (75.0, 72.0, 78.0)), ("far", (24.0, 18.0, 31.0)),
                        ("loose", (60.0, 30.0, 120.0))):
         report = Report("05_llm_years")
-        page_near.report_rows(report, {"m": _near_result(*args)})
+        report.result("m", "", **verdicts.near_resolution(_near_result(*args)))
         row = report.rows[-1]
         assert row["paper_value"] == 75.0 and row["margin"] == 5.0 and row["margin_reason"]
-        assert "half-decay, a different measure, is 14 years" in row["statement"]
         got[name] = row["status"]
     assert got == {"same": "reproduced", "far": "differs", "loose": "inconclusive"}
     # a misfit says how far, and its interval is widened by the dispersion
     report = Report("05_llm_years")
-    page_near.report_rows(report, {"m": _near_result(24.0, 18.0, 31.0, misfit=True)})
+    report.result("m", "", **verdicts.near_resolution(_near_result(24.0, 18.0, 31.0,
+                                                                   misfit=True)))
     row = report.rows[-1]
     assert row["status"] == "misfit" and row["approximate"] and np.isfinite(row["dispersion"])
 
@@ -144,7 +143,7 @@ def test_the_choice_kernel_row_gives_its_return_to_chance_distance_with_an_inter
     back = fit.get("chance_return", fit["resolution"])
     assert lo < back < hi and np.isfinite(hi)
     report = Report("05_llm_years")
-    page_lm.kernel_row(report, "m", r)
+    report.result("m", "", **verdicts.choice_kernel(r))
     row = report.rows[-1]
     assert row["headline"] == pytest.approx(back) and row["approximate"]
     # a kernel that returns to chance at 20 ln(1/0.1) = 46 years, measured tightly: not the

@@ -12,6 +12,6 @@ encoder and its kernel), :mod:`.kernel_fits` (shapes fitted to a kernel),
 design from anyone's answers), :mod:`.models` (the causal LMs that ship), :mod:`.lm` (the
 option scorer), :mod:`.competence` (the gate, the question asked backwards, the probe),
 :mod:`.near` (the near design) and :mod:`.lm_protocol` (the protocol on a causal LM);
-:mod:`.verdicts` (the decisions, each threshold named); and the page, :mod:`.page`,
-:mod:`.page_encoder`, :mod:`.page_lm` and :mod:`.page_near`.
+:mod:`.verdicts` (the decisions, each threshold named); :mod:`.tables` and :mod:`.figures`
+(what the chapter saves and draws). The chapter writes every sentence.
 """

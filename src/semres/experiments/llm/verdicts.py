@@ -1,16 +1,7 @@
-"""Chapter 5's verdicts: the rules that turn its numbers into decisions, each threshold named.
-
-Which measure of the encoder's resolution is reported (:func:`headline_measure`) and whether that
-choice survives every choice of windows (:func:`window_choices`); whether the mean kernel's
-prediction meets the n-sweep (:func:`sweep_verdict`); whether the temperature trades p_S for p_I
-(:func:`tradeoff`); whether a floor turns the exponential into a tradeoff on the shared engine
-(:func:`floor_tradeoff`); Theorem 3 across n with and without its floor, cell by cell against
-a practical margin (:func:`theorem3_forms`, :func:`theorem3_grid`), beside chapter 7's floor
-bound (:func:`floor_bound_table`); how far a misfit misses (:func:`kernel_fit_size`,
-:func:`near_fit_size`); and the sentences that state these verdicts. The page
-(:mod:`.page`, :mod:`.page_encoder`, :mod:`.page_lm`, :mod:`.page_near`) writes the rows of the
-overview from them through :func:`semres.report.status`.
-"""
+"""Chapter 5's decisions, each threshold named: which measure of the encoder's resolution is
+reported and whether every choice of windows agrees; whether predictions meet the n-sweep; the
+turn along the temperature; Theorem 3 cell by cell; how far a misfit misses; the findings'
+arguments for ``Report.result``. The chapter writes the sentences."""
 
 from __future__ import annotations
 
@@ -21,32 +12,18 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from semres.core.fits import SIZE_KEYS, censored_warning, misfit_size, quasi_interval
+from semres.core.fits import SIZE_KEYS, misfit_size, quasi_interval
 from semres.core.nsweep import fit_theorem3
 from semres.core.seeds import named_seed
 from semres.experiments.frontier.floor_n import floor_bound
-from semres.report.verdicts import gof_pvalue, status, weakest
+from semres.report.verdicts import status, weakest
 from semres.report import detectable_at
-from semres.report.numbers import as_number, carried
+from semres.report.numbers import as_number
 
 from .near import p_correct
 from .kernel_fits import SHAPE_LABELS, fit_shape, shape_kernel, window_stability
 from .settings import THE_PAPER
 
-__all__ = ["MIN_BOOT", "BOTH_RISE", "TURN_SE", "WITHIN_Z", "CLEAR_SE", "TAIL_SE",
-           "WING_Z", "MISS_MATTERS", "PAPER_RESOLUTION", "floor_tradeoff", "measure_name",
-           "Headline", "headline_measure", "window_choices", "same_for_every_choice",
-           "choice_verdict", "tail_trend", "window_verdict", "shape_verdict", "sweep_verdict",
-           "tradeoff_verdict", "turn_finding", "turn_words", "turn_numbers", "interval",
-           "sweep_cells", "theorem3_forms", "theorem3_grid", "theorem3_common",
-           "theorem3_params", "theorem3_statement", "grid_status", "floor_bound_table",
-           "floor_bound_text", "kernel_fit_size", "kernel_interval", "near_fit_size", "MISS_REASON",
-           "ENGINE_TURN", "TURN_SHARE", "THEOREM3_BOOT", "SHAPE_MARGIN",
-           "PAPER_RESOLUTION_REASON",
-           "wing_asymmetry",
-           "resolution_claim", "external_verdict", "WING_BEYOND", "scalars",
-           "fit_numbers", "shape_numbers", "window_numbers", "choice_numbers",
-           "tradeoff_numbers", "external_numbers"]
 
 #: a 95% percentile interval needs at least 1/0.025 = 40 resamples to put one in each tail; with
 #: fewer, "moves less than its interval" compares against noise, so no window verdict is given
@@ -93,6 +70,11 @@ ENGINE_TURN_REASON = ("a fall of p_S smaller than 0.01 would be no visible trade
 #: the share of a model's similarity advantage above chance (p_S - 1/2 at its peak) that a turn
 #: on cooling must take back to be the tradeoff the floor predicts
 TURN_SHARE = 0.25
+TURN_REASON = ("a quarter of its advantage above chance at the peak (p_S − ½ = {advantage:.3f}): "
+               "with a floor, cooling takes p_S back towards ½, and a smaller fall is no tradeoff")
+THEOREM3_LABEL = {False: "Theorem 3's prediction without a floor (the paper's form), fitted to "
+                         "both tasks",
+                  True: "Theorem 3's prediction with its floor, fitted to both tasks"}
 #: the held-out error (RMSE of ln g) by which the paper's exponential with a floor may trail the
 #: best shape before the difference matters: 0.05 in ln g is a 5 % error in a Luce weight
 SHAPE_MARGIN = 0.05
@@ -150,7 +132,7 @@ class Headline:
     measure: str
     stable: bool
     decided: bool  # False when too few resamples to judge stability
-    reasons: tuple
+    reasons: tuple  # (measure, "misfit" | "bound" | "moves", lo, hi, spread, ci width)
     row: dict  # the measure's last (widest) window
     checks: dict = field(default_factory=dict)  # each measure's windows and stability numbers
 
@@ -179,16 +161,9 @@ def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stabl
                       .astype(bool).any())
         st["stable"] = st["stable"] and not misfit
         checks[measure] = {**st, "lo": lo, "hi": hi}
-        if misfit:
-            reasons.append(f"the {measure_name(measure)} does not describe the data in windows "
-                           f"{lo}–{hi} (goodness of fit p < 0.001)")
-        elif st["censored"]:
-            reasons.append(f"the {measure_name(measure)} stops on a bound of its range in "
-                           f"windows {lo}–{hi}")
-        elif not st["stable"]:
-            reasons.append(f"the {measure_name(measure)} moves by {st['spread']:.0f} years "
-                           f"across windows {lo}–{hi}, more than its narrowest interval "
-                           f"({st['ci_width']:.0f})")
+        if misfit or st["censored"] or not st["stable"]:
+            why = "misfit" if misfit else "bound" if st["censored"] else "moves"
+            reasons.append((measure, why, lo, hi, st["spread"], st["ci_width"]))
     decided = int(n_boot) >= MIN_BOOT
     chosen = next((m for m, _ in order if m in checks and checks[m]["stable"]), order[0][0])
     rows = table[table.measure == chosen]
@@ -230,27 +205,6 @@ def same_for_every_choice(choices) -> bool:
     return stable.empty or (len(stable) == len(choices) and stable.measure.nunique() == 1)
 
 
-def choice_verdict(choices) -> str:
-    """One sentence: does the identifiability verdict depend on which windows count as upper?"""
-    stable = choices[choices.stable]
-    if stable.empty:
-        return (f"The verdict does not depend on which windows count as upper: no measure is "
-                f"stable for any of the {len(choices)} choices (every run of two or more windows "
-                "ending at the widest, for the design and for the kernel).")
-    if same_for_every_choice(choices):
-        return ("The verdict does not depend on which windows count as upper: the "
-                f"{measure_name(stable.measure.iloc[0])} is stable for all {len(choices)} "
-                "choices.")
-    found = "; ".join(f"the {measure_name(r.measure)} with {r.family} windows {r.upper_windows} "
-                      f"({r.resolution:.0f} years)" for r in stable.itertuples())
-    verb = "finds" if len(stable) == 1 else "find"
-    rest = ("the others find none" if len(stable) < len(choices) else
-            "not the same measure for every choice")
-    return (f"The verdict depends on which windows count as upper: {len(stable)} of "
-            f"{len(choices)} choices {verb} a stable measure, {found}; {rest}. A resolution "
-            "that depends on the choice of window is not identified.")
-
-
 #: the years the kernel's tail slope is given per
 SLOPE_YEARS = 100
 
@@ -275,65 +229,25 @@ def tail_trend(distance, similarity, se, *, span: float = 200.0) -> dict:
             "g_from": float(g[sel][0]), "g_to": float(g[sel][-1])}
 
 
-def window_verdict(model: str, head: Headline, tail: dict, n_boot: int) -> str:
-    """The chapter's sentence on whether ``model``'s resolution is identifiable."""
-    if not head.decided:
-        return (f"With {n_boot} bootstrap resamples per window (this build's profile) a 95% "
-                f"interval has no resample in its tails, so whether the resolution of {model} "
-                f"depends on the window is not decided here; {MIN_BOOT} or more decide it.")
-    if head.stable:
-        r = head.row
-        return (f"The {measure_name(head.measure)} is stable across its upper windows: {model} "
-                f"resolves years to about {r['resolution']:.0f} years (95% interval "
-                f"{r['ci_low']:.0f}–{r['ci_high']:.0f}, window {r['window']}).")
-    shape = (f"the kernel is still falling at the end of the measured range ($\\ln g$ drops "
-             f"by {-tail['slope']:.2f} ± {TAIL_SE * tail['slope_se']:.2f} per {SLOPE_YEARS} "
-             f"years over "
-             f"$d =$ {tail['from']:.0f}–{tail['to']:.0f}), so every fitted floor is set by "
-             "where the window ends" if tail["falling"] else
-             f"the kernel flattens at the end of the measured range ($g$ from "
-             f"{tail['g_from']:.4f} to {tail['g_to']:.4f} over $d =$ "
-             f"{tail['from']:.0f}–{tail['to']:.0f}, no significant slope), yet no fit settles "
-             "on one resolution")
-    return (f"No measure is stable across the upper windows, so the resolution of {model} is "
-            "not identifiable from these data: " + "; ".join(head.reasons) + f". Here {shape}.")
-
-
 def _best_two(shape_df):
     """The two shapes that predict held-out units best, best first."""
     ranked = shape_df.sort_values("heldout_rmse").reset_index(drop=True)
     return ranked.iloc[0], ranked.iloc[1]
 
 
-def _all_misfit(fits: dict | None):
-    """Of fits that all fail their goodness-of-fit test, the one closest to passing (None when
-    any passes or there are none)."""
-    if fits and all(f.get("misfit") for f in fits.values()):
-        return max(fits.values(), key=lambda f: f["gof_p"])
-    return None
-
-
-def shape_verdict(shape_df, fits: dict | None = None) -> tuple[str, str]:
-    """Which kernel shape predicts held-out units best, and whether clearly: (shape, sentence).
-
-    With ``fits`` (shape -> fit with a goodness-of-fit test), a ranking among shapes that all
-    fail their test is said to be only that: none describes the kernel within its errors.
-    """
+def shape_verdict(shape_df, fits: dict | None = None) -> dict:
+    """Which kernel shape predicts held-out units best (``best``), the runner-up, whether it is
+    ahead by more than :data:`CLEAR_SE` fold standard errors (``clear``), and, when every fit in
+    ``fits`` fails its goodness-of-fit test, the one closest to passing (``all_misfit``)."""
     best, second = _best_two(shape_df)
     gap_se = float(np.hypot(best.heldout_se, second.heldout_se))
-    clear = float(second.heldout_rmse - best.heldout_rmse) > CLEAR_SE * gap_se
-    text = (f"the {SHAPE_LABELS[best['shape']]} predicts held-out units best (log-RMSE "
-            f"{best.heldout_rmse:.3f}" + (f", ahead of the {SHAPE_LABELS[second['shape']]} by "
-                                          "more than two fold standard errors)" if clear else
-                                          f"), though within two fold standard errors of the "
-                                          f"{SHAPE_LABELS[second['shape']]}"))
-    worst = _all_misfit(fits)
-    if worst is not None:
-        text += ("; but no shape describes the kernel within its standard errors (every fit "
-                 f"fails its goodness-of-fit test, the best at "
-                 f"{gof_pvalue(worst)}), so the ranking "
-                 "compares misfits")
-    return str(best["shape"]), text
+    worst = None
+    if fits and all(f.get("misfit") for f in fits.values()):
+        worst = max(fits.values(), key=lambda f: f["gof_p"])
+    return {"best": str(best["shape"]), "second": str(second["shape"]),
+            "rmse": float(best.heldout_rmse),
+            "clear": float(second.heldout_rmse - best.heldout_rmse) > CLEAR_SE * gap_se,
+            "all_misfit": worst}
 
 
 def sweep_verdict(sweep) -> dict:
@@ -352,41 +266,15 @@ def sweep_verdict(sweep) -> dict:
         k = int(np.nanargmax(np.abs(z)))
         falls = bool((np.diff(sub.p.to_numpy()) < 0).all())
         within = bool(abs(z[k]) < WITHIN_Z)
-        out[task] = {"max_gap": float(gap[k]), "gap_n": int(sub.n.iloc[k]),
-                     "max_z": float(abs(z[k])), "within": within, "falls": falls,
-                     "text": (f"the prediction meets {task} within three standard errors at every "
-                              f"n (farthest: {gap[k]:+.3f} at n = {int(sub.n.iloc[k])})"
-                              if within else
-                              f"the prediction misses {task} most at n = {int(sub.n.iloc[k])}, by "
-                              f"{gap[k]:+.3f} (z = {z[k]:+.1f})")}
+        out[task] = {"max_gap": float(gap[k]), "gap_n": int(sub.n.iloc[k]), "z": float(z[k]),
+                     "max_z": float(abs(z[k])), "within": within, "falls": falls}
     return out
 
 
-def tradeoff_verdict(temp_df) -> tuple[dict, bool, str]:
-    """(the data's turn, :func:`turn_finding`; whether the mean kernel predicts a trade; the
-    sentence)."""
-    data = turn_finding(temp_df)
-    theory = turn_finding(temp_df, "p_s_theory", "p_i_theory")
-    trade_th = theory["status"] == "holds"
-    cold = temp_df.iloc[0]
-    th = ("From the mean kernel, which has no floor, the engine predicts no tradeoff: cooling "
-          f"raises both rates, $p_S$ up to {cold.p_s_theory:.3f} at $T =$ "
-          f"{cold.temperature:g}." if not trade_th else
-          f"Even the mean kernel predicts a tradeoff: $p_S$ peaks at $T =$ "
-          f"{theory['peak_T']:g} and falls on further cooling.")
-    why = (" Its similarities fluctuate around the mean kernel; once the softmax is sharper "
-           "than those fluctuations, the choice follows them, and they act as the floor of "
-           "the noisy exponential: where a floor appears, so does the tradeoff."
-           if data["status"] == "holds" else "")
-    return data, trade_th, f"{th} The model itself {turn_words(data)}.{why}"
-
-
-def turn_numbers(f: dict, name: str = "turn") -> dict:
-    """What :func:`turn_words` quotes of a turn: its numbers, and the move (the turn's
-    negative) with its interval."""
-    return {**scalars({k: v for k, v in f.items() if k != "status"}, name),
-            f"{name}.move": -f["headline"], f"{name}.move_lo": -f["ci"][1],
-            f"{name}.move_hi": -f["ci"][0]}
+def tradeoff_verdict(temp_df) -> tuple[dict, dict]:
+    """The turn along the temperature (:func:`turn_finding`) of the data and of the engine's
+    prediction from the mean kernel."""
+    return turn_finding(temp_df), turn_finding(temp_df, "p_s_theory", "p_i_theory")
 
 
 def wing_asymmetry(counts, *, beyond: float = WING_BEYOND, D: float | None = None) -> dict:
@@ -437,9 +325,7 @@ def turn_finding(temp, ps: str = "p_s", pi: str = "p_i") -> dict:
     advantage = float(top[ps] - 0.5)
     margin = TURN_SHARE * max(advantage, 0.0)
     args = {"headline": turn, "ci": interval(turn, se), "margin": margin,
-            "margin_reason": f"a quarter of its advantage above chance at the peak (p_S − ½ = "
-                             f"{advantage:.3f}): with a floor, cooling takes p_S back towards ½, "
-                             "and a smaller fall is no tradeoff",
+            "margin_reason": TURN_REASON.format(advantage=advantage),
             "claim": "above", "compared_with": 0.0,
             "compared_with_label": "no turn (p_S at its peak less p_S at the coldest T)"}
     return {**args, "status": status(ci=args["ci"], compared_with=0.0, margin=margin,
@@ -448,28 +334,6 @@ def turn_finding(temp, ps: str = "p_s", pi: str = "p_i") -> dict:
             "peak_ps": float(top[ps]), "cold_ps": float(cold[ps]), "cold_pi": float(cold[pi]),
             "peak_pi": float(top[pi]), "advantage": advantage, "se": se,
             "detectable": detectable_at(se)}
-
-
-def turn_words(f: dict) -> str:
-    """What :func:`turn_finding` found, in words: a trade, none, or why this test cannot tell."""
-    if f["status"] == "holds":
-        return (f"trades: $p_S$ falls by {f['headline']:.3f} [{f['ci'][0]:.3f}, "
-                f"{f['ci'][1]:.3f}] from its peak at $T =$ {f['peak_T']:g} to $T =$ "
-                f"{f['cold_T']:g}, beyond a quarter of its advantage above chance "
-                f"({f['margin']:.3f})")
-    if f["status"] == "does not hold":
-        return (f"does not trade: from $T =$ {f['peak_T']:g} to $T =$ {f['cold_T']:g} $p_S$ "
-                f"moves by {-f['headline']:+.3f} [{-f['ci'][1]:+.3f}, {-f['ci'][0]:+.3f}], "
-                f"which rules out a fall of a quarter of its advantage above chance "
-                f"({f['margin']:.3f})")
-    why = (f"a fall this test detects with 80 % power ({f['detectable']:.3f}) exceeds its "
-           f"whole advantage above chance ({f['advantage']:.3f}), so no turn it could see is "
-           "possible here" if f["detectable"] > f["advantage"] else
-           f"it detects a fall of {f['detectable']:.3f} with 80 % power, and the interval "
-           f"reaches across a quarter of its advantage above chance ({f['margin']:.3f})")
-    return (f"cannot tell whether it trades: from $T =$ {f['peak_T']:g} to $T =$ "
-            f"{f['cold_T']:g} $p_S$ moves by {-f['headline']:+.3f} [{-f['ci'][1]:+.3f}, "
-            f"{-f['ci'][0]:+.3f}]; {why}")
 
 
 def sweep_cells(sweep) -> pd.DataFrame:
@@ -516,9 +380,7 @@ def theorem3_grid(fit: dict, sweep) -> list[dict]:
 def theorem3_common(fit: dict) -> dict:
     """What every cell of a Theorem 3 grid shares: the reference (the fitted prediction), the
     margin :data:`MISS_MATTERS` and its reason, the fit's goodness of fit and size."""
-    form = "with its floor" if fit["floor"] else "without a floor (the paper's form)"
-    return {"compared_with": 0.0,
-            "compared_with_label": f"Theorem 3's prediction {form}, fitted to both tasks",
+    return {"compared_with": 0.0, "compared_with_label": THEOREM3_LABEL[bool(fit["floor"])],
             "margin": MISS_MATTERS, "margin_reason": MISS_REASON, "claim": "equal",
             "fit_size": {k: fit.get(k) for k in SIZE_KEYS}, "gof_p": fit.get("gof_p")}
 
@@ -534,22 +396,6 @@ def theorem3_params(fit: dict) -> dict:
         out[f"{key}_ci"] = quasi_interval(fit[key], (lo, hi), disp) if wide else (lo, hi)
         out[f"{key}_ci"] = (max(out[f"{key}_ci"][0], 0.0), min(out[f"{key}_ci"][1], 1.0))
     return out
-
-
-def theorem3_statement(fit: dict, ns) -> str:
-    """A Theorem 3 row's statement: the form, its parameters with their intervals, its fit."""
-    q = theorem3_params(fit)
-    b_lo, b_hi = q["b_ci"]
-    par = f"b = {q['b']:.3f} [{b_lo:.3f}, {b_hi:.3f}]"
-    if fit["floor"]:
-        d_lo, d_hi = q["delta_ci"]
-        par += f", Delta = {q['delta']:.3f} [{d_lo:.3f}, {d_hi:.3f}]"
-    wide = " (intervals widened by the dispersion, approximate)" if q["approximate"] else ""
-    form = "with a floor" if fit["floor"] else "without a floor"
-    return (f"one constant kernel {form} ({par}{wide}) fitted to both tasks at n = "
-            f"{', '.join(map(str, ns))} predicts every cell within 0.05: deviance "
-            f"{fit['deviance']:.1f} on {fit['df']} degrees of freedom, goodness of fit "
-            f"{gof_pvalue(fit)}")
 
 
 def grid_status(cells: list[dict], common: dict, *, new: bool = False) -> str:
@@ -592,26 +438,6 @@ def floor_bound_table(fit: dict, sweep) -> pd.DataFrame:
 
 #: a fitted floor below this is no floor: chapter 7's bound there allows nearly any p_S
 NO_FLOOR = 1e-3
-
-
-def floor_bound_text(model: str, table) -> str:
-    """One sentence: the measured (p_I, p_S) against chapter 7's floor bound at the fitted
-    floor (:func:`floor_bound_table`)."""
-    if table.empty:
-        return (f"For {model} Theorem 3's fitted floor is not inside (0, 1), so chapter 7's "
-                "floor bound says nothing here.")
-    if float(table.delta.iloc[0]) < NO_FLOOR:
-        return (f"For {model} Theorem 3's fitted floor sits at the bottom of its range (no floor "
-                "found), where chapter 7's floor bound allows nearly any $p_S$: it tests "
-                "nothing here.")
-    k = int(table.slack.to_numpy().argmin())
-    near = table.iloc[k]
-    held = int(table.within.sum())
-    return (f"At the floor Theorem 3 fits for {model} ($\\Delta =$ {near.delta:.3f}), chapter "
-            f"7's $n$-item bound allows $p_S$ up to {near.bound:.3f} at its measured $p_I$ "
-            f"({near.p_i:.3f}) at $n =$ {int(near.n)}, where it measured {near.p_s:.3f} (the "
-            f"closest approach, slack {near.slack:+.3f}); its $p_S$ is consistent with the "
-            f"bound at {held} of {len(table)} values of $n$.")
 
 
 def kernel_fit_size(distance, g, se, fit: dict, shape: str = "exp_floor") -> dict:
@@ -709,106 +535,75 @@ def resolution_claim(head, robust: bool) -> dict:
     return out
 
 
-def external_verdict(model: str, thm3, windows, *, decided: bool, ref_stable) -> str:
-    """One sentence per model on Theorem 3 and its resolution against the paper's 70–80 years."""
-    bits = []
-    t3 = thm3[thm3.model == model]
-    if len(t3):
-        r = t3.iloc[0]
-        bits.append(censored_warning(f"b for {model}", r.to_dict()) or (
-            f"Theorem 3 with b = {r.b:.3f} fitted to identification predicts its similarity "
-            "accuracy " + ("within 3 standard errors at every n" if r.max_z_sim <= WITHIN_Z else
-                           f"with deviations up to {r.max_z_sim:.1f} standard errors")
-            if np.isfinite(r.max_z_sim) else f"Theorem 3 fits b = {r.b:.3f} to identification"))
-    w = windows[(windows.model == model) & windows.headline]
-    if len(w):
-        last = w.iloc[-1]
-        lo_paper, hi_paper = THE_PAPER.resolution
-        overlap = last.ci_low <= hi_paper and last.ci_high >= lo_paper
-        lo, hi = ref_stable
-        stable = window_stability(w, [x for x in w.window if lo <= x <= hi])
-        bits.append(f"its {last.measure} is {last.resolution:.0f} years (95% interval "
-                    f"{last.ci_low:.0f}–{last.ci_high:.0f}, window {last.window}), "
-                    + ("stability across windows not decided (too few resamples)" if not decided
-                       else "stable across windows" if stable["stable"] else
-                       "not stable across windows")
-                    + ("; the same measure on the paper's 70–80 years "
-                       + ("overlaps" if overlap else "does not overlap") + " it"
-                       if last.measure == "chance crossover" else ""))
-    return f"{model}: " + "; ".join(bits) + "." if bits else ""
+def near_resolution(r: dict) -> dict:
+    """The near design's resolution as a finding (keyword arguments of ``Report.result``): the
+    return-to-chance distance of the best shape against the paper's 70–80 years, widened by the
+    dispersion where the shape misses (:func:`near_fit_size`). A floor at or above the kernel's
+    peak leaves lambda ln(1/Delta) at 0: no distance of return is defined (``identified``)."""
+    b = r["best"]
+    back = b.get("chance_return", b.get("floor_distance", np.nan))
+    ci = (b.get("chance_return_ci_low", np.nan), b.get("chance_return_ci_high", np.nan))
+    size = near_fit_size(r["trials"], b) if "trials" in r else {}
+    misfit = bool(b["misfit"])
+    if misfit and size and all(np.isfinite(ci)):
+        ci = quasi_interval(back, ci, size["dispersion"])
+    return {"headline": back, "ci": ci, "paper_value": PAPER_RESOLUTION[0],
+            "margin": PAPER_RESOLUTION[1], "margin_reason": PAPER_RESOLUTION_REASON,
+            "misfit": misfit, "fit_size": size or None, "gof_p": b.get("gof_p"),
+            "approximate": misfit,
+            "identified": not bool(b.get("at_bound")) and bool(np.isfinite(back)) and back > 0}
 
 
-# ------------------------------------------------------- the numbers each sentence quotes
-# Each sentence is glued with the row it describes (``Report.text(..., cites=...)``); the book's
-# test finds every number it quotes among them. These read them off the same rows.
+def choice_kernel(r: dict) -> dict | None:
+    """The kernel read from a model's choices as a finding: lambda ln(1/Delta) of the
+    exponential with a floor against the paper's 70–80 years, its approximate interval widened
+    by the dispersion of a misfit (:func:`kernel_fit_size`). None when nothing was fitted or a
+    misfit has too few bins to size."""
+    kf = r.get("kernel_fit", {})
+    if "error" in kf:
+        return None
+    k = r["kernel"]
+    back = kf.get("chance_return", kf.get("resolution"))
+    ci = r.get("kernel_ci") or (np.nan, np.nan)
+    try:
+        size = kernel_fit_size(k.distance, k.g, k.g * k.log_g_se, kf)
+    except ValueError:  # fewer than three bins with a weight and an error
+        size = {}
+    misfit = bool(kf.get("misfit")) and bool(size)
+    if kf.get("misfit") and not misfit:
+        return None
+    if misfit and np.isfinite(ci[0]) and np.isfinite(ci[1]):
+        ci = quasi_interval(back, ci, size["dispersion"])
+    return {"headline": back, "ci": ci, "paper_value": PAPER_RESOLUTION[0],
+            "margin": PAPER_RESOLUTION[1], "margin_reason": PAPER_RESOLUTION_REASON,
+            "misfit": misfit, "fit_size": size or None, "gof_p": kf.get("gof_p"),
+            "approximate": True}
 
 
-def scalars(row, name: str = "") -> dict:
-    """Every number of a row (nested dicts and short lists; not truth values, text or tables),
-    by its path: what a sentence written from the row may quote."""
-    if isinstance(row, dict):
-        return {k: v for key, item in row.items()
-                for k, v in scalars(item, f"{name}.{key}" if name else str(key)).items()}
-    if isinstance(row, (list, tuple)) and len(row) <= 16:
-        return {k: v for i, item in enumerate(row) for k, v in scalars(item, f"{name}{i}").items()}
-    if isinstance(row, (bool, np.bool_, str)) or as_number(row) is None:
-        return {}
-    return {name or "value": row}
+def shape_finding(shape_df, shape_fits: dict, kernel: tuple) -> tuple[str, dict]:
+    """The paper's exponential with a floor against the best other shape, on held-out error:
+    (the other shape, keyword arguments of ``Report.result``); ``kernel`` = distance, g, se."""
+    ranked = shape_df.set_index("shape")
+    exp = ranked.loc["exp_floor"]
+    other = ranked.drop(index="exp_floor").sort_values("heldout_rmse").iloc[0]
+    gap = float(exp.heldout_rmse - other.heldout_rmse)
+    fit = shape_fits["exp_floor"]
+    return str(other.name), {
+        "headline": gap, "ci": interval(gap, float(np.hypot(exp.heldout_se, other.heldout_se))),
+        "compared_with": 0.0, "compared_with_label": "the best other shape's error",
+        "margin": SHAPE_MARGIN, "margin_reason": SHAPE_REASON, "claim": "at most",
+        "misfit": bool(fit.get("misfit")), "fit_size": kernel_fit_size(*kernel, fit),
+        "gof_p": fit.get("gof_p")}
 
 
-def fit_numbers(fit: dict) -> dict:
-    """What a fit's warnings quote (:func:`semres.report.verdicts.misfit_warning`,
-    :func:`semres.core.fits.censored_warning`): its numbers, its test and bounds in words and a
-    bootstrap's number of refits."""
-    r = fit.get("gof_resolution") or 0.0
-    return {**scalars(fit), "refits": round(1 / r) - 1 if r else None,
-            **carried(fit.get("gof_test", ""), fit.get("bound_params", ""))}
+def prediction_cells(sweep_df) -> list[dict]:
+    """p_S less the engine's prediction from the mean kernel, n by n, with 95 % intervals."""
+    return [{"cell": f"n = {int(r.n)}", "headline": float(r.p - r.p_theory),
+             "ci": interval(float(r.p - r.p_theory), float(np.hypot(r.se, r.theory_se)))}
+            for r in sweep_df[sweep_df.task == "similarity"].sort_values("n").itertuples()]
 
 
-def shape_numbers(shape_df, fits: dict | None = None) -> dict:
-    """What :func:`shape_verdict` quotes: the best shape's held-out error and, when every shape
-    fails its test, the goodness of fit of the one closest to passing."""
-    worst = _all_misfit(fits)
-    return {"rmse": _best_two(shape_df)[0].heldout_rmse,
-            **(fit_numbers(worst) if worst is not None else {})}
-
-
-def window_numbers(head: Headline, tail: dict, n_boot: int) -> dict:
-    """What :func:`window_verdict` quotes: the resamples, the reported measure's widest window,
-    each measure's windows and stability, and the kernel's tail (its drop at two standard
-    errors)."""
-    return {"n_boot": n_boot, "min_boot": MIN_BOOT, **scalars(head.row, "row"),
-            **scalars(head.checks, "checks"), **scalars(tail, "tail"),
-            "drop": -tail.get("slope", math.nan),
-            "drop_se": TAIL_SE * tail.get("slope_se", math.nan), "per": SLOPE_YEARS}
-
-
-def choice_numbers(choices) -> dict:
-    """What :func:`choice_verdict` quotes: how many choices of windows there are and how many
-    find a stable measure, with their windows and resolutions."""
-    stable = choices[choices.stable]
-    return {"choices": len(choices), "stable": len(stable),
-            **scalars(list(stable.resolution), "resolution"),
-            **carried(*stable.upper_windows)}
-
-
-def tradeoff_numbers(temp_df) -> dict:
-    """What :func:`tradeoff_verdict` quotes: the coldest temperature and the predicted rate
-    there, the data's turn and the mean kernel's peak."""
-    theory = turn_finding(temp_df, "p_s_theory", "p_i_theory")
-    keep = ["temperature", "p_s", "p_i", "p_s_theory"]
-    return {**scalars(temp_df.iloc[0][keep].to_dict(), "cold"),
-            **turn_numbers(turn_finding(temp_df)), "theory_peak_temperature": theory["peak_T"]}
-
-
-def external_numbers(model: str, thm3, windows) -> dict:
-    """What :func:`external_verdict` quotes of one model: Theorem 3's b and its largest miss in
-    standard errors, the rule's three, its resolution's last window, the paper's 70–80 years."""
-    out = {"within_z": WITHIN_Z, **scalars(THE_PAPER.resolution, "paper"), **carried(model)}
-    t3 = thm3[thm3.model == model]
-    if len(t3):
-        out.update(fit_numbers(t3.iloc[0].to_dict()))
-    w = windows[(windows.model == model) & windows.headline]
-    if len(w):
-        out.update(scalars(w.iloc[-1].to_dict(), "window"))
-    return out
+def turn_row(turn: dict) -> dict:
+    """The keyword arguments of ``Report.result`` in a :func:`turn_finding`."""
+    return {k: turn[k] for k in ("headline", "ci", "margin", "margin_reason", "claim",
+                                 "compared_with", "compared_with_label")}

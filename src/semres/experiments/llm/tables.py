@@ -1,0 +1,190 @@
+"""Chapter 5's result tables, shaped from the analyses' outputs (no sentences: those are in the
+chapter)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from semres.core.fits import GOF_KEYS
+
+from . import lm_protocol, models, near, verdicts
+from .settings import NAMES
+
+#: the columns of ``resolution_by_window.csv``
+WINDOW_COLUMNS = ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline",
+                  "at_bound", "boot_at_bound", "gof_p", "misfit"]
+#: the headers of the tables the page shows, in words with units
+HEADERS = {"shape": "Shape", "heldout_rmse": "Held-out error (RMSE of ln <i>g</i>)",
+           "heldout_se": "Its standard error", "resolution": "Resolution (years)",
+           "half_decay": "Half-decay λ ln 2 (years)",
+           "half_decay_ci_low": "Half-decay's 95 % interval from (years)",
+           "half_decay_ci_high": "to (years)",
+           "floor": "Floor Δ (weight)", "at_bound": "Fit on a bound of its range",
+           "measure": "Measure", "window": "Window <i>w</i> (years)",
+           "ci_low": "95 % interval from (years)", "ci_high": "to (years)",
+           "boot_at_bound": "Resampled fits on a bound (share)",
+           "gof_p": "Goodness-of-fit <i>p</i>-value", "misfit": "Fails its goodness-of-fit test",
+           "task": "Question", "n": "People listed <i>n</i>",
+           "p": "Success (mass on the correct people)", "se": "Its standard error",
+           "p_theory": "Engine's prediction (probability)",
+           "theory_se": "Its standard error"}
+
+
+def gate_table(assessed: dict):
+    """One row per model and question (the gate, the question asked backwards)."""
+    rows = []
+    for a in assessed.values():
+        for key, question, source in (("gate", "who was born in P? (n = 2)", "gate"),
+                                      ("reverse", "when was X born? (n = 2)",
+                                       "reverse question")):
+            g = a[key]
+            greedy = lm_protocol.greedy(a["rows"][a["rows"].source == source])
+            rows.append({"model": a["model"], "question": question, "p": g["p"],
+                         "ci_low": g["ci_low"], "ci_high": g["ci_high"],
+                         "greedy": float(greedy.mean()),
+                         "p_value": g["p_value"], "verdict": g["verdict"], "trials": g["trials"],
+                         "names": g["names"],
+                         "dtype": a["dtype"]})
+    return pd.DataFrame(rows)
+
+
+def identity_row(model) -> dict:
+    """One row of the models table: what the file says it is, and where it came from."""
+    who = models.identity(model)
+    licence = who.get("licence") or who["file_licence"] or "not stated in the file"
+    if who.get("licence") and who["file_licence"] and who["file_licence"] != who["licence"]:
+        licence += f" (the file says {who['file_licence']})"
+    return {"model": str(model), "the file's name for it": who["name"] or "—",
+            "architecture": who["architecture"] or "—", "size": who["size_label"] or "—",
+            "quantisation": who["quantisation"] or "—", "licence": licence,
+            "packages": ", ".join(who.get("packages", [])) or "—",
+            "sha256 (first 12 hex digits)": (who.get("sha256") or "—")[:12]}
+
+
+def extend(r: dict, *, gof_boot: int, seed) -> dict:
+    """What the page reports of one model's protocol beyond :func:`lm_protocol.analyse`:
+    Theorem 3 fitted to both tasks across n with and without its floor
+    (:func:`verdicts.theorem3_forms`, ``gof_boot`` refits where chi-square does not apply),
+    the measured rates against chapter 7's floor bound at the fitted floor
+    (:func:`verdicts.floor_bound_table`) and, for a model whose choices carry a kernel, the
+    approximate interval of its return-to-chance distance (:func:`verdicts.kernel_interval`).
+    Every draw is named from ``seed``. Returns ``r``, extended."""
+    r["theorem3_forms"] = verdicts.theorem3_forms(r["sweep"], gof_boot=gof_boot, seed=seed)
+    r["floor_bound"] = verdicts.floor_bound_table(r["theorem3_forms"]["floor"], r["sweep"])
+    if r.get("does_similarity") and "error" not in r.get("kernel_fit", {"error": ""}):
+        r["kernel_ci"] = verdicts.kernel_interval(r["kernel"], seed=seed)
+    return r
+
+
+def protocol_tables(results: dict) -> dict:
+    """The protocol's tables over every model that passed, for ``report.table``: the n-sweep
+    (``lm_n_sweep``), Theorem 3 in both forms cell by cell (``lm_theorem3``) and the measured
+    rates against chapter 7's floor bound at the fitted floor (``lm_floor_bound``), the
+    temperature sweep (``lm_temperature``) and, for the models that do similarity, the kernel
+    read from their choices (``lm_kernel``)."""
+    def stack(key, get):
+        parts = [get(r).assign(model=m) for m, r in results.items() if key in r]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+    def both_forms(r):
+        return pd.concat([f["table"].assign(form="with a floor" if f["floor"] else "no floor",
+                                            b=f["b"], delta=f["delta"])
+                          for f in r["theorem3_forms"].values()], ignore_index=True)
+
+    return {"lm_n_sweep": stack("sweep", lambda r: r["sweep"]),
+            "lm_theorem3": stack("theorem3_forms", both_forms),
+            "lm_floor_bound": stack("floor_bound", lambda r: r["floor_bound"]),
+            "lm_temperature": stack("temperature", lambda r: r["temperature"]),
+            "lm_kernel": stack("kernel", lambda r: r["kernel"])}
+
+
+def slug(model: str) -> str:
+    """A model's name as part of a file name."""
+    return "".join(c if c.isalnum() else "_" for c in str(model)).strip("_").lower()
+
+
+def bias_table(assessed: dict) -> pd.DataFrame:
+    """Position and length bias of every causal LM at n = 2 (the gate's trials), in the columns
+    of :func:`bias_rows`."""
+    rows = []
+    for a in assessed.values():
+        for kind, what in (("position", "mass on the first-listed person − 1/2"),
+                           ("length", "mass on the name of fewer tokens − 1/2")):
+            b = a["gate"]["biases"][kind]
+            rows.append({"model": a["model"], "bias": kind, "measure": what,
+                         "value": np.nan if b is None else b["p"],
+                         "ci_low": np.nan if b is None else b["ci_low"],
+                         "ci_high": np.nan if b is None else b["ci_high"],
+                         "trials": 0 if b is None else b["trials"]})
+    return pd.DataFrame(rows)
+
+
+def bias_rows(results: dict) -> pd.DataFrame:
+    """The pull towards the first-listed person on the near design (mass on it - 1/2), in the
+    columns of :func:`bias_table`."""
+    return pd.DataFrame([{"model": m, "bias": "position, near design",
+                          "measure": "mass on the first-listed person − 1/2",
+                          "value": r["position"]["p"], "ci_low": r["position"]["ci_low"],
+                          "ci_high": r["position"]["ci_high"],
+                          "trials": r["position"]["trials"]} for m, r in results.items()])
+
+
+def fits_table(results: dict) -> pd.DataFrame:
+    """Every shape fitted to every model that does similarity, for ``near_fits.csv``."""
+    parts = [r["fits"] for r in results.values() if "fits" in r]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def blind_spots(cfg, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
+                close=(1, 5)) -> dict:
+    """What uniform probes see of a resolution of a few decades: for exponentials that reach
+    ``floor`` within each of ``reaches`` years, the mass on the nearer person for a uniform
+    probe (``uniform0``, ``uniform1``) and for one ``close`` years beyond one of two people
+    ``apart`` years apart (``near0``, ``near1``), by
+    :func:`semres.experiments.llm.near.blind_spot`; with the design's numbers."""
+    lo, hi = cfg.sweep_years
+    spots = [near.blind_spot(r, floor, (lo, hi), trials=cfg.front_trials, seed=seed, D=D,
+                             close=range(close[0], close[1] + 1)) for r in reaches]
+    return {"year_lo": lo, "year_hi": hi, "floor": floor, "reach0": reaches[0],
+            "reach1": reaches[1], "apart": 2 * D, "close0": close[0], "close1": close[1],
+            "uniform0": spots[0][0], "uniform1": spots[1][0], "near0": spots[0][1],
+            "near1": spots[1][1]}
+
+
+def sizing(r: dict, target: float = 1.5) -> dict:
+    """How wide the resolution's interval came out against the ``target`` factor (``spread``)
+    and, when wider, how many pairs of names the target would take (``need``, ``more`` times
+    this build's: an interval narrows as one over the square root of the pairs) against the
+    most the names make (``most``); {} without a resolution, only the target when the
+    interval reaches down to the finest distance."""
+    if not r["does"] or "best" not in r:
+        return {}
+    b = r["best"]
+    est, lo, hi = b["resolution"], b["ci_low"], b["ci_high"]
+    if b["upper_bound"] or not (est > 0 and lo > 0 and np.isfinite(hi)):
+        return {"target": target}
+    spread = max(hi / est, est / lo)
+    more = (math.log(spread) / math.log(target)) ** 2
+    return {"target": target, "spread": spread, "more": more, "pairs": b["pairs"],
+            "trials": b["trials"], "need": math.ceil(more * b["pairs"]), "names": len(NAMES),
+            "most": len(NAMES) // 2, "lift": r["competence"]["above"]["p"] - 0.5}
+
+
+def fit_table(model: str, shape_fits: dict, shape_df, two_fit: dict, cfg):
+    """``fit.csv``: every fit of the chapter's encoder, with its bound report and its
+    goodness-of-fit test (a row with ``misfit`` True is not a measurement)."""
+    keep = ("resolution", "floor", "at_bound", "bound_params", *GOF_KEYS)
+    heldout = shape_df.set_index("shape").heldout_rmse
+    rows = [{"model": model, "measure": f"kernel {s}", "window": int(cfg.fit_max),
+             "lambda": f.get("lambda"), **{k: f.get(k) for k in keep},
+             "heldout_rmse": float(heldout[s]), "ci_low": np.nan, "ci_high": np.nan}
+            for s, f in shape_fits.items()]
+    rows.append({"model": model, "measure": "two-reference fit",
+                 "window": int(np.abs(cfg.offsets).max()), "lambda": two_fit["lambda"],
+                 **{k: two_fit.get(k) for k in keep}, "heldout_rmse": np.nan,
+                 "ci_low": two_fit["ci_low"], "ci_high": two_fit["ci_high"]})
+    return pd.DataFrame(rows)
+
