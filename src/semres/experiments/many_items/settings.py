@@ -1,12 +1,21 @@
-"""Chapter 2's settings: the three profiles, the cells of the Monte Carlo check and the values
-the paper quotes, in one typed object (the chapter reads ``cfg.trials``; the CLI's ``mc_trials``
-overrides it)."""
+"""Chapter 2's settings: the profiles of the check of Theorem 3, the values the paper quotes, and
+the margins the comparisons with them use."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from semres.core.profiles import Config, Settings, positive_ints, require
+from semres.core.profiles import Config, Settings, positive_ints
+
+#: a quoted value stands for half a unit of its last digit either side (verdicts.rounding)
+ROUNDING_REASON = "the paper's rounding, half a unit of the last digit it quotes"
+#: the largest gap |p_S - p_I| at the optimiser's b*(n) that still reads as the identity holding
+IDENTITY_TOL = 1e-6
+IDENTITY_REASON = ("numerical: the identity is exact, proved by SymPy, and the optimiser finds "
+                   "b*(n) to far better than this")
+#: two computations of one exact number (SymPy's sums and the library's, a closed form and its
+#: limit) agree to double precision's rounding
+ROUNDING = 1e-12
 
 
 def _paper_b_star() -> dict:
@@ -15,25 +24,18 @@ def _paper_b_star() -> dict:
 
 @dataclass(frozen=True)
 class ManyItemsSettings(Config):
-    """What chapter 2 runs and what it compares with."""
+    """What chapter 2 runs and compares with (the CLI's ``mc_trials`` overrides ``trials``)."""
 
-    #: Monte Carlo trials per (space, n, b, Delta, test) cell
-    trials: int = 2_000_000
-    #: the n for which SymPy checks the finite sums case by case
-    exact_n: range = range(2, 13)
-    #: numbers of items, ball measures b and noise levels of the check on the circle
-    n_mc: tuple = (2, 3, 5, 10, 20)
-    b_mc: tuple = (0.05, 0.3)
-    delta_mc: tuple = (0.0, 0.1)
-    #: the segment's radius for the check of Theorem 3's heterogeneous form
-    eps_segment: float = 0.1
-    #: a fine resolution at which p_S^n is not monotonic in n, and the largest n of its curve
-    b_small: float = 0.05
-    n_curve: int = 400
-    #: b*(n) as the paper quotes it (three significant figures), by n
-    paper_b_star: dict = field(default_factory=_paper_b_star)
-    #: the paper's minimum of p_S^n at ``b_small``: (n, p_S^n), quoted to three decimals
-    paper_minimum: tuple = (5, 0.369)
+    trials: int = 2_000_000  # Monte Carlo trials per (space, n, b, Delta, test) cell
+    exact_n: range = range(2, 13)  # the n for which SymPy checks the finite sums case by case
+    n_mc: tuple = (2, 3, 5, 10, 20)  # numbers of items of the check on the circle,
+    b_mc: tuple = (0.05, 0.3)  # its ball measures
+    delta_mc: tuple = (0.0, 0.1)  # and its noise levels
+    eps_segment: float = 0.1  # the segment's radius, for Theorem 3's heterogeneous form
+    b_small: float = 0.05  # a fine resolution, where p_S^n is not monotonic in n
+    n_curve: int = 400  # the largest n of that curve
+    paper_b_star: dict = field(default_factory=_paper_b_star)  # b*(n) as the paper quotes it
+    paper_minimum: tuple = (5, 0.369)  # the paper's minimum of p_S^n at b_small: (n, p_S^n)
 
 
 DEFAULT = ManyItemsSettings()
@@ -45,10 +47,10 @@ def check(cfg: ManyItemsSettings, ch: str) -> None:
     """Raise ValueError naming the setting when ``cfg`` contradicts itself."""
     positive_ints(cfg, ch, "trials")
     ns = list(cfg.exact_n)
-    require(len(ns) >= 2 and min(ns) >= 2, ch, f"exact_n must hold n >= 2; got {ns}")
+    if len(ns) < 2 or min(ns) < 2:
+        raise ValueError(f"{ch} settings: exact_n must hold n >= 2; got {ns}")
 
 
-#: chapter 2's Monte Carlo check of Theorem 3
 SETTINGS = Settings(chapter="02_many_items",
                     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
                     check=check, parameters={"mc_trials": "trials"}, minimums={"n_max": 10},
