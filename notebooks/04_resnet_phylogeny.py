@@ -47,6 +47,7 @@ max_per_class = 0  # CUB images per class (0: all)
 # %% tags=["hide-input"]
 # %matplotlib inline
 import time
+from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -58,16 +59,18 @@ import semres.core.book
 from semres.core.kernels import Constant
 from semres.core.simulate import exact_two_item, luce_success
 from semres.core.spaces import Discrete
-from semres.experiments.phylogeny import (alpha_effects, measures, page, phylo, settings,
+from semres.experiments.phylogeny import (alpha_effects, figures, measures, phylo, settings,
                                           verdicts, vision)
-from semres.report import Z_MAX, open_chapter
+from semres.report import GOOD, Z_MAX, fmt, mathify, measured, open_chapter, tables
 
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed,
                                           image_size=image_size)
 torch_device = semres.core.book.torch_device(device)
 REAL = cub_dir is not None
 vision.check_inputs(cub_dir, newick, model)
-page.publish_opening(report, cfg)
+report.numbers({"replicates": cfg.replicates, "epochs": cfg.epochs, "n_alphas": len(cfg.alphas),
+                "max_probes": cfg.max_probes})
+report.text("widths", ", ".join(map(str, cfg.widths)))
 
 # %% [markdown]
 # ## Two items on a finite space
@@ -229,7 +232,13 @@ print(f"{len(check)} resolutions: largest |theorem - exact sum| = {check_exact_g
       f"largest Monte Carlo |z| = {check_maxz:.2f}")
 
 # %% tags=["hide-input", "hide-output"]
-page.theorem_table(report, cfg, check, check_maxz, check_exact_gap)
+report.table(check, "theorem_on_tree")
+report.small("check_gap", check_exact_gap)
+report.numbers({"check_maxz": check_maxz, "check_cells": len(check),
+                "check_trials": cfg.mc_trials, "check_tau": m_tau})
+tables.table(check[["eps", "mean_b", "var_b", "mean_tau", "p_s_theorem", "p_s_exact", "p_s_mc",
+                    "z_s", "p_i_theorem", "p_i_exact", "p_i_mc", "z_i", "p_s_untied"]],
+             z_s="{:+.2f}", z_i="{:+.2f}", headers={"mean_tau": "Tie probability ⟨τ⟩"})
 
 # %% [markdown]
 # The theorem equals the engine's exact sum at all {glue:text}`ch4_check_cells` resolutions
@@ -278,7 +287,11 @@ print(f"{data.n_species} species, {len(data.images)} images of {data.images.shap
       f"built in {t_data:.1f} s\nsplits {split_sizes}")
 
 # %% tags=["hide-input"]
-page.publish_data(report, data)
+report.numbers({"n_species": data.n_species, "n_images": len(data.images),
+                "image_size": data.images.shape[1],
+                "n_ood_species": len(np.unique(data.species[data.split["ood"]])),
+                **{f"split_{k}": v for k, v in split_sizes.items()}})
+report.figure("data", figures.fig_tree_gallery(data))
 
 # %% [markdown]
 # Neighbouring species in the tree share colours and proportions, and individuals of one species
@@ -359,11 +372,30 @@ t_runs = time.perf_counter() - t_runs
 
 # one row per run and ε of its sweep, and one per run with its threshold-free summaries
 tradeoff, by_alpha = alpha_effects.result_tables(results)
-replicates_vary = page.publish_runs(report, cfg, results, tradeoff, by_alpha, t_runs, REAL)
+report.table(tradeoff, "tradeoff")
+report.table(by_alpha, "by_alpha")
+
+# %% tags=["hide-input"]
+# how the runs were obtained, and what their seeds vary
+at_once = max(r["trained_with"] for r in results)
+report.numbers({"n_runs": len(results), "run_seconds": by_alpha.train_seconds.mean()})
+report.text("run_source", (
+    "were loaded from the cache of an earlier build with the same code and settings"
+    if vision.from_cache(t_runs, by_alpha.train_seconds.sum()) else "were trained in this build")
+    + (" (each network on its own on one core, side by side where more cores were free)"
+       if at_once == 1 else f" ({at_once} at once, as one network mapped over their stacked "
+       "weights with `torch.func.vmap`)"), markdown=True)
+report.text("replicates_vary", (
+    f"The {cfg.replicates} seed{'s per α vary' if cfg.replicates > 1 else ' per α varies'} the "
+    "initial weights, the order of the batches and which images of the held-out species are probed; "
+    "every seed shares one " + ("tree and one image set (CUB-200-2011)" if REAL else
+                                "simulated tree, one set of rendered images")
+    + " and one split, so the intervals measure training noise on this data set, not how a "
+    "new tree or a new draw of images would move the effects."), markdown=True)
 
 # %% [markdown]
-# The {glue:text}`ch4_n_runs` runs of this page {glue:text}`ch4_run_source`
-# ({glue:text}`ch4_at_once`), with {glue:text}`ch4_run_seconds:.0f` s of training per run.
+# The {glue:text}`ch4_n_runs` runs of this page {glue:md}`ch4_run_source:myst`, with
+# {glue:text}`ch4_run_seconds:.0f` s of training per run.
 #
 # ## What α does: effect sizes
 #
@@ -372,14 +404,16 @@ replicates_vary = page.publish_runs(report, cfg, results, tradeoff, by_alpha, t_
 # α = 1, where the cross-entropy is switched off and only $L_{\mathrm{sim}}$ remains. An effect
 # is the difference of the means over seeds, with its 95% interval from the spread over seeds:
 # Welch's interval, Student's $t$ on the Welch–Satterthwaite degrees of freedom
-# ({glue:text}`ch4_welch_words`). Its practical margin is the spread between seeds (the
-# standard deviation of the measure over seeds, pooled over the two α values): a change of α
-# smaller than what retraining with another seed does is not one a reader could use. The
-# claimed fall of the identification AUC has a margin of half the triplet accuracy's rise on
-# the same runs, where it rose beyond its spread: the paper's claim is a trade, and both are
-# ranking probabilities with chance at 1/2. An effect rises or falls when its interval lies
-# beyond its margin, and changes by less than it when its interval lies within it.
-# {glue:text}`ch4_replicates_vary`
+# ({glue:text}`ch4_welch_words`). The table's intervals are exploratory, each read alone,
+# except those of the result box's claims, marked †: they are widened for their family
+# (Bonferroni), and they are the intervals the box gives. Its practical margin is the spread
+# between seeds (the standard deviation of the measure over seeds, pooled over the two α
+# values): a change of α smaller than what retraining with another seed does is not one a
+# reader could use. The claimed fall of the identification AUC has a margin of half the
+# triplet accuracy's rise on the same runs, where it rose beyond its spread: the paper's claim
+# is a trade, and both are ranking probabilities with chance at 1/2. An effect rises or falls
+# when its interval lies beyond its margin, and changes by less than it when its interval lies
+# within it. {glue:md}`ch4_replicates_vary:myst`
 
 # %%
 # the baseline, the largest α with the cross-entropy on, and α = 1 (cross-entropy off)
@@ -391,25 +425,98 @@ effects = alpha_effects.effects(by_alpha, tradeoff, alpha_lo,
 # p_S at matched p_I across the whole p_I range both α reach, not only at the headline's point
 curve = (alpha_effects.matched_curve(tradeoff, alpha_lo, alpha_ce, cfg.matched_points)
          if alpha_ce is not None and (effects.column == "p_s_matched").any() else None)
-page.publish_effects(report, cfg, effects, by_alpha, curve)
-
-# %% [markdown]
-# In plain words: on this build, {glue:text}`ch4_verdict`. For $p_S$ at matched $p_I$,
-# {glue:text}`ch4_matched_words` (`matched_curve.csv`, drawn in {numref}`ch4-fig-tradeoff`,
-# right). In the table, each cell is the
-# change of the mean over seeds with its Welch interval (95%, read alone; a dagger marks a
-# claim of the result box, whose interval is widened for the family, the same interval the box
-# gives); a star marks an interval beyond its practical margin. The per-run numbers are
-# folded below.
-
-# %% tags=["hide-input", "hide-output"]
-page.runs_table(by_alpha)
+# one effect, one interval: the family's for the claims (the result rows'), else its own
+shown = verdicts.shown_intervals(effects, alpha_ce)
+report.table(shown, "effects")
+if curve is not None:
+    report.table(curve[alpha_effects.MATCHED_COLUMNS], "matched_curve")
+# the result rows: the theorem, then the paper's claims from the baseline α to the largest α
+# with the cross-entropy on, judged as one family (verdicts.CLAIMS)
+verdicts.record(report, check, check_exact_gap, effects, alpha_lo, alpha_ce, REAL)
+figures.effects_table(shown, alpha_lo).style.hide(axis="index")
 
 # %% tags=["hide-input"]
-# the tradeoff curves, the matched effect across its matching points, and how far each model
-# falls short of the best p_S its own ball profile allows
-page.publish_tradeoff(report, tradeoff, effects, curve)
+# each effect in words against its practical margin (verdicts.reading), with its one interval
+words = {}
+for r in shown.itertuples():
+    number = figures.said(r) + (", 95%" if r.interval == verdicts.ALONE else
+                                ", 95% for the family of claims")
+    words[r.column, r.alpha_to] = {
+        "rises": f"rises by more than its practical margin of ±{fmt(r.margin)} ({number})",
+        "falls": f"falls by more than its practical margin of ±{fmt(r.margin)} ({number})",
+        "within": f"changes by less than its practical margin of ±{fmt(r.margin)} ({number})",
+        "unclear": f"cannot be told apart from a change within its practical margin of "
+                   f"±{fmt(r.margin)} ({number}; a change of "
+                   f"±{fmt(verdicts.detectable_change(r))} would have been detected four times "
+                   "in five)",
+        "one seed": f"changes by {figures.said(r)} (one seed: no interval)",
+    }[verdicts.reading(r)]
+case = verdicts.trade(effects, alpha_ce, alpha_one, cfg.replicates)
+matched = (alpha_effects.effect_row(effects, "p_s_matched", alpha_ce)
+           if alpha_ce is not None else None)
+if case == "one seed":
+    verdict = ("with one seed per α this build has no standard errors, so it draws no conclusion "
+               "about α (the quick profile is a smoke test; the default profile is the result)")
+elif case == "cross-entropy on":
+    verdict = ("raising α with the classifier still trained traded identification for "
+               "generalization")
+elif case == "alpha one":
+    verdict = ("the trade appears only at α = 1, where the cross-entropy is off (validation "
+               f"accuracy {fmt(by_alpha[by_alpha.alpha == alpha_one].final_val_accuracy.mean())})")
+else:
+    verdict = ("this build shows no trade of identification for generalization beyond the "
+               "practical margins between the α values it ran")
+if case != "one seed" and alpha_ce is not None:
+    verdict += (f": from α = {alpha_lo:g} to {alpha_ce:g} the triplet accuracy "
+                f"{words['sim_accuracy', alpha_ce]} and the identification AUC "
+                f"{words['id_auc', alpha_ce]}. ")
+    verdict += (f"At matched identification ($p_I$ = {fmt(matched.p_i)}, read off each model's "
+                f"ε-sweep), $p_S$ {words['p_s_matched', alpha_ce]}, while the classifier's "
+                f"validation accuracy {words['final_val_accuracy', alpha_ce]}. "
+                if matched is not None else "The models of the two α values share no $p_I$ on "
+                "their ε-sweeps, so $p_S$ is not compared at matched identification. ")
+    verdict += (f"At equal ε-quantiles $p_I$ {words['mean_p_i', alpha_ce]} up to "
+                f"α = {alpha_ce:g}" + (f" and {words['mean_p_i', alpha_one]} at α = 1"
+                                       if alpha_one is not None else ""))
+report.text("verdict", verdict + ".", markdown=True)
+report.text("welch_words", (
+    f"with {cfg.replicates} seeds a side, a median of {fmt(effects.df.median(), 2)} degrees of "
+    f"freedom, so an interval spans ± {fmt(effects.t.median(), 2)} standard errors, not ± 2"
+    if effects.t.notna().any() else "with one seed per α there is no interval"))
+if curve is not None and len(curve):
+    low, high = curve.iloc[curve.effect.argmin()], curve.iloc[curve.effect.argmax()]
+    report.text("matched_words", (
+        f"across the $p_I$ both reach ({fmt(curve.p_i.min())} to {fmt(curve.p_i.max())}) the "
+        f"effect runs from {fmt(low.effect)} (at {fmt(low.p_i)}) to {fmt(high.effect)} "
+        f"(at {fmt(high.p_i)}); the headline reads it at {fmt(matched.p_i)}, the baseline's "
+        "peak, fixed before looking"), markdown=True)
+else:
+    report.text("matched_words", "no matched comparison was possible in this build")
+report.numbers({"alpha_min": alpha_lo,
+                "alpha_ce": alpha_ce if alpha_ce is not None else np.nan})
 
+# %% [markdown]
+# In plain words: on this build, {glue:md}`ch4_verdict:myst` For $p_S$ at matched $p_I$,
+# {glue:md}`ch4_matched_words:myst` (`matched_curve.csv`, drawn in {numref}`ch4-fig-tradeoff`,
+# right). In the table above, each cell is the change of the mean over seeds with its 95%
+# interval (a dagger marks a claim of the result box, whose interval is widened for the
+# family: the same interval the box gives); a star marks an interval beyond its practical
+# margin. The per-run numbers are folded below.
+
+# %% tags=["hide-input", "hide-output"]
+tables.table(by_alpha.drop(columns=["train_seconds"]), decimals=3, alpha="{:g}")
+
+# %% tags=["hide-input"]
+# the tradeoff curves with the matched effect across its matching points, and how far each
+# model falls short of the best p_S its own ball profile allows
+band, headline = figures.matched_band(curve, effects, alpha_ce)
+report.figure("tradeoff", figures.fig_tradeoff(tradeoff, band, headline, (alpha_lo, alpha_ce),
+                                               len(verdicts.CLAIMS)))
+best = tradeoff.groupby(["alpha", "seed"]).p_s.max().groupby("alpha").mean()
+best_theory = tradeoff.groupby(["alpha", "seed"]).p_s_theory.max().groupby("alpha").mean()
+report.numbers({"gap_a0": best_theory.iloc[0] - best.iloc[0],
+                "gap_a1": best_theory.iloc[-1] - best.iloc[-1], "alpha_max": best.index[-1],
+                "refs_gap": (tradeoff.p_s - tradeoff.p_s_all).abs().max()})
 # %% [markdown]
 # ```{glue:figure} ch4-fig-tradeoff
 # :name: ch4-fig-tradeoff
@@ -443,7 +550,7 @@ page.publish_tradeoff(report, tradeoff, effects, curve)
 # :::
 
 # %% tags=["hide-input"]
-page.publish_summaries(report, by_alpha)
+report.figure("summaries", figures.fig_summaries(by_alpha))
 
 # %% [markdown]
 # :::{dropdown} The threshold-free summaries against α
@@ -459,26 +566,59 @@ page.publish_summaries(report, by_alpha)
 # ```
 # :::
 
-# %%
-# the result rows: the theorem, then the paper's claims from the baseline α to the largest α
-# with the cross-entropy on, judged as one family (verdicts.CLAIMS)
-verdicts.record(report, check, check_exact_gap, effects, alpha_lo, alpha_ce, REAL)
-# each α on the book's overview, what differs from the paper's protocol, the result box
-page.close(report, cfg, data, tradeoff, replicates_vary,
-           f"profile `{profile}`, seed {seed}, device `{torch_device}`", cub_dir=cub_dir,
-           newick=newick, model=model)
+
+# %% tags=["hide-input"]
+# each α on the book's overview, at the ε where its mean p_S peaks
+for point in alpha_effects.peak_points(tradeoff):
+    report.point(*point)
+# how this build differs from the paper: its data and model, then the protocol's settings
+data_line = (f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, {data.n_species} "
+             f"species at {data.images.shape[1]} px" if REAL else
+             f"data: a simulated tree of {data.n_species} species and {len(data.images)} "
+             f"rendered images of {data.images.shape[1]} px, instead of CUB-200-2011 and a bird "
+             "phylogeny")
+model_line = ("" if model == "microsoft/resnet-50" else
+              f"model: `{model}` instead of an ImageNet-pretrained ResNet-50" if model else
+              f"model: a ResNet with widths {', '.join(map(str, cfg.widths))} and depths "
+              f"{', '.join(map(str, cfg.depths))}, trained from scratch, instead of an "
+              "ImageNet-pretrained ResNet-50")
+report.deviations(None, None, data_line, model_line)
+report.deviations(cfg, settings.SETTINGS.paper)
+report.save()  # summary.csv and front.csv for the book's overview page
+# the box opens with each claim, its change with its family interval, and its status
+claims = [f"{measure} changes by {measured(row)} ({row['status']}: the paper says the loss "
+          f"{claim})" for row, (_, measure, claim) in zip(report.rows[1:], verdicts.CLAIMS)
+          if row["status"] != "not run"]
+theorem = report.rows[0]["status"]
+lead = (f"Weighting the tree's distances more in the loss (α {alpha_lo:g} → {alpha_ce:g}): "
+        + mathify("; ".join(claims)) + " (95% intervals corrected for the family of claims)."
+        if claims else "On the species of a simulated tree, the two-item law with ties "
+        f"{'holds' if theorem in GOOD else theorem}. This build measured none of the paper's "
+        "claims about the loss: each is marked not run, with the reason, below.")
+report.box(f"profile `{profile}`, seed {seed}, device `{torch_device}`; "
+           + "; ".join(line for line in (data_line, model_line) if line), lead=lead)
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper
 #
 # These numbers are those of the profile this page was built with; on the simulated phylogeny
-# they are a small-scale test of the paper's claim, not a replication of its CUB numbers. On a finite space the two-item law needs the tie term
-# of {prf:ref}`thm-two-item-discrete`, which the exact sums and the Monte Carlo check confirm.
+# they are a small-scale test of the paper's claim, not a replication of its CUB numbers. On a
+# finite space the two-item law needs the tie term of {prf:ref}`thm-two-item-discrete`, which
+# the exact sums and the Monte Carlo check confirm.
 #
 # :::{dropdown} Where this build differs from the paper's protocol
 # ```{glue:md} ch4_deviations
 # :format: myst
 # ```
+# * the similarity test asks only untied triplets, with ties in the tree handled by the Luce
+#   rule ({prf:ref}`thm-two-item-discrete`)
+# * $p_S$ and $p_I$ are exact expectations over every triplet of the test images, not samples
+# * identification uses a new image of the chosen species, so a model's $p_I$ can fall short
+#   of the theory's copy-based $1 - \langle b\rangle/2$ when same-species images lie far apart
+#   in its embedding
+# * the theory overlay uses the ball measures of the embedding, where ε acts (see
+#   {ref}`original-code-units`), and only test images enter the tests (see
+#   {ref}`original-code-leakage`)
 # :::
 #
 # (ch4-real-path)=
@@ -511,4 +651,6 @@ page.close(report, cfg, data, tradeoff, replicates_vary,
 # :::
 
 # %% tags=["hide-input"]
-page.publish_names(report, cfg)
+names = pd.read_csv(resources.files("semres") / phylo.NAMES_TABLE)
+report.numbers({"names_low": (names.confidence == "low").sum(),
+                "names_medium": (names.confidence == "medium").sum()})

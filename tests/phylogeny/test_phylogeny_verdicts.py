@@ -97,3 +97,23 @@ def test_simulated_auc_falls_by_more_less_or_not_at_all(true_fall, expected):
     assert verdicts.claim_status(effects, "id_auc", 0.9) == expected
     assert verdicts.claim_status(effects, "sim_accuracy", 0.9) == "reproduced"
     assert verdicts.traded(effects, 0.9) == (expected == "reproduced")
+
+
+def test_an_effect_reads_against_its_margin_and_the_build_names_the_trade():
+    """Beyond the margin it rises or falls, inside it it changes by less, across its edge it
+    is unclear, with one seed there is nothing to read; the trade is named where it holds."""
+    def shown(low, high, margin=0.05, se=0.01):
+        return types.SimpleNamespace(interval_low=low, interval_high=high, margin=margin, se=se)
+
+    assert verdicts.reading(shown(0.06, 0.2)) == "rises"
+    assert verdicts.reading(shown(-0.2, -0.06)) == "falls"
+    assert verdicts.reading(shown(-0.04, 0.04)) == "within"
+    assert verdicts.reading(shown(0.0, 0.1)) == "unclear"
+    assert verdicts.reading(shown(0.0, 0.1, se=float("nan"))) == "one seed"
+    effects = _claims(0.1, 0.08, -0.2)
+    assert verdicts.trade(effects, 0.5, None, 3) == "cross-entropy on"
+    assert verdicts.trade(effects, 0.5, None, 1) == "one seed"
+    assert verdicts.trade(_claims(0.1, 0.08, -0.001), 0.5, None, 3) == "none"
+    marked = verdicts.shown_intervals(effects, 0.5)
+    assert list(marked.interval) == [verdicts.FAMILY.format(claims=3)] * 3
+    assert verdicts.detectable_change(effects.iloc[0]) > 2 * effects.iloc[0].se

@@ -5,6 +5,5 @@ with a Newick tree on request), and Theorem 1 on a finite metric space, with tie
 ``settings`` holds every setting; ``phylo`` the trees, traits, images and splits (and the CUB
 reader); ``vision`` the network, its loss and its training; ``measures`` the exact tradeoff
 curve and the threshold-free summaries of an embedding; ``alpha_effects`` what raising α
-changes, at equal ε-quantiles and at matched identification; ``verdicts`` the rules that make
-the result rows; ``page`` and ``page_figures`` what the page shows.
+changes; ``verdicts`` the decisions behind the result rows; ``figures`` the page's figures.
 """

@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 N_TRAITS = 12  # body RGB, wing RGB, stripe count, stripe contrast, aspect, head, tail, beak
+#: the shipped table of CUB class folders and their scientific names (with confidence)
+NAMES_TABLE = "data/cub_scientific_names.csv"
 
 
 @dataclass
@@ -279,7 +281,7 @@ def simulate_dataset(n_species: int = DEFAULT.n_species,
 def read_names(path=None) -> dict[str, tuple[str, list[str]]]:
     """Class folder -> (scientific name, accepted synonyms) from the shipped (or a given) table."""
     if path is None:
-        text = resources.files("semres").joinpath("data/cub_scientific_names.csv").read_text()
+        text = resources.files("semres").joinpath(NAMES_TABLE).read_text()
     else:
         path = Path(path)
         if not path.is_file():

@@ -334,6 +334,11 @@ def embed(model: PhyloResNet, images: np.ndarray, batch_size: int = 256, device=
                           for c in x.split(batch_size)]).double().numpy()
 
 
+def from_cache(seconds: float, train_seconds: float) -> bool:
+    """Runs that took less than half the training time they record came from the cache."""
+    return seconds < 0.5 * train_seconds
+
+
 def run_settings(cfg: PhylogenySettings) -> dict:
     """The settings a run depends on, as :func:`train_and_evaluate_many` takes them (plain
     values, so that the cache keys the runs by them alone)."""
