@@ -82,14 +82,12 @@ def test_b_star_inside_the_rounding_holds_and_outside_it_differs(tmp_path, monke
 
 def test_the_minimum_needs_the_papers_value_and_n(tmp_path, monkeypatch):
     n, value = PAPER_MIN
-    assert verdicts.minimum_matches(n, value + 4e-4)
-    assert not verdicts.minimum_matches(n, value + 6e-4)
-    assert not verdicts.minimum_matches(n + 1, value)
+    assert _grid(minimum_row(n, value + 4e-4), tmp_path, monkeypatch)[0] == "reproduced"
+    assert _grid(minimum_row(n, value + 6e-4), tmp_path, monkeypatch)[0] == "differs"
     # this build's own numbers: Theorem 3 at b = 0.05 has its minimum at the paper's n
     ns = np.arange(2, 40)
     ps = theory.n_item(settings.DEFAULT.b_small, ns)[0]
     n_min, ps_min = int(ns[ps.argmin()]), float(ps.min())
-    assert verdicts.minimum_matches(n_min, ps_min)
     status, row = _grid(minimum_row(n_min, ps_min), tmp_path, monkeypatch)
     assert status == "reproduced" and row["headline"] == ps_min and row["paper_value"] == value
     # the minimum one item later: its value may agree, where it lies does not

@@ -60,12 +60,6 @@ def minimum_cells(n_min: int, ps_min: float, paper=DEFAULT.paper_minimum) -> lis
             _point("where it lies (n)", n_min, paper[0], rounding(int(paper[0])))]
 
 
-def minimum_matches(n_min: int, ps_min: float, paper=DEFAULT.paper_minimum) -> bool:
-    """Whether the minimum lies at the paper's n and has its value, within its rounding."""
-    return all(judge(*c["ci"], c["paper_value"], c["margin"]) == "pass"
-               for c in minimum_cells(n_min, ps_min, paper))
-
-
 def mc_label(row) -> str:
     """A Monte Carlo cell of Theorem 3 by its settings: "circle, n = 5, <b> = 0.05, ..."."""
     return (f"{row['space']}, n = {int(row['n'])}, <b> = {row['mean_b']:g}, "
