@@ -33,7 +33,7 @@ def test_relaxation_grid_agrees_with_the_exact_rates():
     levels = np.geomspace(1, 0.02, 15)
     for n in (2, 4, 8):
         m = rng.dirichlet(np.full(15, 0.5))
-        np.testing.assert_allclose(branch.relaxation_rates(levels, m, n, 0.02),
+        np.testing.assert_allclose(branch._Problem(levels, n, 0.02, m, 1e-3).rates(m),
                                    floor_n.step_rates(levels, m, n), atol=1e-11)
 
 

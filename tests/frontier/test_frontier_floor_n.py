@@ -20,7 +20,7 @@ from scipy.special import expit
 from semres.core import spaces
 from semres.core.simulate import luce_success
 from semres.core.theory import n_item
-from semres.experiments.frontier import floor_n
+from semres.experiments.frontier import floor_n, steps
 
 #: an estimate agrees with an exact value when it lies within this many standard errors
 Z_CHECK = 5.0
@@ -243,7 +243,7 @@ def test_the_grid_shift_is_what_half_the_levels_cost():
 def test_an_optimum_matches_the_engine(n):
     delta = 0.05
     best = floor_n.best_step(float(floor_n.targets(n, delta, 5)[3]), n, delta, 30)
-    kern = floor_n.step_kernel(best["levels"], best["masses"])
+    kern = steps.step_kernel(best["levels"], best["masses"])
     for k, (task, exact) in enumerate((("similarity", best["p_s"]),
                                        ("identification", best["p_i"]))):
         est = luce_success(spaces.Circle(), kern, task, n, 200_000, seed=k, threads=1)
@@ -251,7 +251,7 @@ def test_an_optimum_matches_the_engine(n):
 
 
 def test_step_kernel_reads_its_bands():
-    kern = floor_n.step_kernel([1.0, 0.5, 0.1], [0.2, 0.0, 0.8])
+    kern = steps.step_kernel([1.0, 0.5, 0.1], [0.2, 0.0, 0.8])
     np.testing.assert_array_equal(kern(np.array([0.0, 0.05, 0.0999, 0.2, 0.5])),
                                   [1.0, 1.0, 1.0, 0.1, 0.1])
     assert kern(np.float32([0.3])).dtype == np.float32

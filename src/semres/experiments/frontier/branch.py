@@ -1,84 +1,14 @@
-"""A certificate for the n-item frontier: spatial branch-and-bound over step similarities
-(chapter 7, beyond two items).
+"""A certificate for the n-item frontier: spatial branch-and-bound over step similarities.
 
-The problem is the one :func:`.floor_n.best_step` solves locally: levels 1 = g_1 > ... > g_K =
-delta on a log grid, masses m on the simplex, and the largest p_S^n(m) at p_I^n(m) = p. With the
-t-integral of :mod:`.floor_n` (trapezoid in log t, weights w_t),
-
-    p_S = V(m) + C(m),   V = sum_t w_t L_t^n,   C = sum_{j >= 2} (g_j - g_{j-1}) sum_t w_t S_j(t)^n,
-    p_I = sum_t w_t e^{-t} L_t^(n-1),           L = S_1 = E m,   E_tk = exp(-t g_k),
-
-(Abel summation of :func:`.floor_n.step_rates`). C is concave (each S_j is linear in m and
-g_j < g_{j-1}); V and p_I are convex, and they depend on m only through L = E m, a map of low
-numerical rank. That is the whole non-convexity, and it is low-dimensional: with z = B'm the
-projection on the r leading right singular vectors of E (rows weighted by the curvature of V and
-p_I), L = A z + rho, where the residual rho = (E - A B') m is small and linear in m. On a box of
-z the node's relaxation is a linear program whose dual solution gives a proven upper bound on p_S
-over the box by weak duality, whatever the accuracy of the LP solver:
-
-* V and the p_I >= p side lie below the *concave envelope over the box*: z as a convex
-  combination lambda of the box's 2^r vertices, V(z) <= sum_v lambda_v V(v) (V is convex; its
-  powers are extended linearly beyond the box's largest L_t), plus a chord in rho for the
-  residual; and also below the chords of x^n in each L_t over its interval (interval arithmetic),
-  the older, weaker relaxation, kept as a second bound so that the program is never looser;
-* C below its tangent planes, C split into :data:`PIECES` groups of levels, each concave with its
-  own planes (the sum of the pieces' planes at one point is C's plane there, so never looser);
-* the p_I <= p side by tangent planes (p_I is convex).
-
-A box the solver calls infeasible, or fails on, is dropped on a bound too, never on its word:
-the bound of the program with every row made elastic (:mod:`.lp`), which holds every point of the
-box. Each child's program starts from its parent's basis (:mod:`.lp`, cold where that fails),
-which changes the path the bounds take, never their validity.
-
-Why the envelope: at small floors V and C are each of order 1 / (n delta) while p_S <= 1 (they
-cancel: n = 4, delta = 0.01, V = 3.3 and C = -2.6 at the optimum), so a small relative slack in V
-is a large one in p_S, and the sum of per-t chords (each with its own worst case in the box)
-overstates V far more than the envelope of their sum (``benchmarks/bench_frontier.py --why``;
-measured, the deepest boxes' gaps fell from about 0.08 to 0.02, and 4 more of the default
-profile's 24 points certify at the same cost).
-
-Before branching, the root box is shrunk by optimisation-based bound tightening: each z_i's
-least and largest value over the root's program with p_S >= best + a share of ``tol`` (proven
-by weak duality like the bound), which removes only points that could not beat the best by that
-much (measured on the default profile, with rank 9 beside it: 15 to 70% fewer linear programs
-per certified point, and the delta = 0.01 points given up 0.07 to 0.20 away instead of 0.12 to
-0.25). On a box of 1% of the root's widths centred on the optimum (n = 4, delta = 0.01, rank
-8) the LP's bound (0.0021 above it) equals the convex program's with C exact (0.0020, SLSQP):
-0.0015 is the envelope's error at the centre, 0.0006 the residual's linear term; it falls as the
-square of the box's widths (branching at the LP's point or by the curvature did no better).
-
-A second bound (:mod:`.relax`) lets C carry the part of V's curvature it cancels: p_S = [W(z) -
-z'Mz/2] + residual + [C + z'Mz/2], the first bracket under its envelope (convex on the box), the
-last under its tangent planes at points of the box (concave on the box's region, proven from
-lower bounds on C's curvature). Each node adds one row per point of tangency (the best
-similarity and the LP masses of its ancestors that lie in its box, :data:`POINTS` at most), with
-M from its parent's box. Measured at n = 4, delta = 0.01 on the paper grid: on boxes of 1% (3%)
-of the root's widths around the optimum the node bound falls from 0.0023 (0.019) to 0.0007
-(0.0067) above it, but on the branch-and-bound's own boxes (narrow in V's stiff directions, wide
-in the others) by only 10 to 30%, where C's tangent planes dominate (C curves steeply off z); on
-the paper profile at delta = 0.01 17 of 30 points certified in 37 CPU-min (16 in 33 without it)
-before the rounds below.
-
-What branching cannot close is C's tangent planes: C depends on all of m, a box bounds only its
-projection z, so a plane set at one point stays loose over the box however narrow it is in z. A
-box whose split lowered its bound by under :data:`ROUND_GAIN` of the gap gets Kelley rounds
-(:func:`_deepen`), and each box keeps its own and its ancestors' last :data:`NODE_CUTS` planes.
-Measured at n = 4, delta = 0.01, p_I = 0.83, rank 10, on the top boxes after 20,000 programs
-without rounds (six planes kept): a split in any of the ten directions lowered their bounds by 1
-to 4%, four rounds by 23 to 80%. With the rounds the paper profile's last two points certify at
-rank 9 (p_I = 0.78 after 24,062 programs, 0.83 after 24,387; 6 CPU-min each), where 300,000
-without them left 0.83 still 0.00102 above the best found. Rounds at every open box did as well
-there, but spent programs on wide boxes, where the envelope is what is loose.
-
-Best-first branch-and-bound bisects the box where the chords are loosest and drops every box
-whose bound lies within ``tol`` of the best similarity found, until none is left (the frontier is
-*certified* there: no step similarity on the grid beats the best one found by more than ``tol``)
-or the node budget is spent (the largest bound left is still a proven bound); a point still
-:data:`GIVE_UP` away after a quarter of its budget stops there.
-
-The bound holds for the t-integral, whose trapezoid error is about exp(-pi^2 / step) (far below
-10^-12, :data:`ALLOWANCE` covers it and the rounding of sums of a few hundred terms).
-"""
+With the t-integral of :mod:`.floor_n`, p_S = V(m) + C(m): C is concave, while V and p_I are
+convex and depend on m only through L = E m, of low numerical rank. Branching is on a box of
+z = B'm, B the leading singular vectors of E (rows weighted by the curvature of V and p_I). Each
+node's linear program holds V and p_I under their concave envelope over the box's vertices and
+their chords in each L_t, C's pieces under tangent planes (Kelley rounds add planes where a
+split gains little), and :mod:`.relax`'s second bound; its dual bounds p_S over the box whatever
+the solver's accuracy (:mod:`.lp`). The root box is first shrunk by bound tightening. A point is
+*certified* when no box left can beat the best similarity found by more than ``tol``.
+Measurements behind each constant: ``benchmarks/bench_frontier.py`` and the git history."""
 
 from __future__ import annotations
 
@@ -91,51 +21,41 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from semres.core.book import spread
+from semres.core.parallel import spread
 
 from . import lp, relax
 from .steps import check_count
 
 __all__ = ["certify", "certify_table", "pick_rows", "relaxation_rates"]
 
-#: the relaxation's t-integral: step in log t (its trapezoid error is about e^{-pi^2 / step})
+#: the relaxation's t-integral: step in log t (trapezoid error about e^{-pi^2 / step})
 STEP = 0.3
 #: added to every bound: the t-integral's error and the rounding of a few hundred terms
 ALLOWANCE = 1e-9
-#: the projection keeps the fewest singular vectors whose residual alone widens the chords by at
-#: most this share of the tolerance, and never more than MAX_RANK (the envelope has 2^rank
-#: vertices; the residual beyond them is bounded by the mean value theorem). The share is small:
-#: the residual's linear term leaves a slack the chords' measure misses (n = 4, delta = 0.01, a
-#: box of 1% of the root's widths: 0.0006 of the node's 0.002 above the optimum at rank 8); rank
-#: 9 took 30% fewer programs than 8 on the paper profile's delta = 0.01 points, in the same time
+#: the projection's rank: the fewest singular vectors whose residual widens the chords by at
+#: most this share of the tolerance, and never more than MAX_RANK (2^rank vertices)
 RESIDUAL_SHARE = 5e-4
 MAX_RANK = 9
 #: C's pieces: groups of consecutive levels, each with its own tangent planes
 PIECES = 4
 #: tangent planes of the root kept by every node, and a node's own (the latest)
 ROOT_CUTS, NODE_CUTS = 4, 15
-#: Kelley rounds (each adds the tangent planes at the last LP solution) at the root, and at a
-#: box whose split gained under ROUND_GAIN of the gap left, until a round gains under that too
+#: Kelley rounds at the root, and at a box whose split gained under ROUND_GAIN of the gap
 ROOT_ROUNDS, NODE_ROUNDS, ROUND_GAIN = 8, 3, 0.1
-#: a point whose gap is still above GIVE_UP after a quarter of its budget (and at least
-#: GIVE_UP_AFTER linear programs) is given up, its bound standing (the default profile's six
-#: delta = 0.01 points, 0.06 to 0.2 away after 125 or 126 of 500; with 12,000 all certify)
+#: a point still GIVE_UP away after a quarter of its budget (and GIVE_UP_AFTER programs) stops
 GIVE_UP, GIVE_UP_AFTER = 0.05, 120
-#: bound tightening at the root (:func:`_tighten`): passes over the coordinates (a second pass
-#: gained nothing measurable), and the cutoff, best + this share of the tolerance, below which a
-#: region is let go (and the certificate's bound is at least that)
+#: bound tightening at the root: passes, and the cutoff best + this share of the tolerance
 OBBT_PASSES, OBBT_SHARE = 1, 0.5
 #: the second node bound of :mod:`.relax` (V's curvature moved onto C), beside the envelope
 RELAX = True
-#: points of tangency a node hands to its children, the best similarity first (at n = 4, delta =
-#: 0.01, 2,000 LPs: 8 left the gap at 0.0094, 3 at 0.0102)
+#: points of tangency a node hands to its children, the best similarity first
 POINTS = 8
 #: each tightened end is moved back out by this (z is of order 0.1 to 1)
 Z_SLACK = 1e-9
 
 
 def _grid(delta: float):
-    """t-nodes and trapezoid weights in log t (the grid of :mod:`.floor_n`, a coarser step)."""
+    """t-nodes and trapezoid weights in log t."""
     s = np.arange(math.log(1e-14), math.log(60.0 / delta) + STEP, STEP)
     t = np.exp(s)
     w = STEP * t
@@ -252,9 +172,8 @@ def _power(x, p: int, top):
 
 
 def _vertex_powers(X, n: int, top, w, q):
-    """(_power(X, n, top) @ w, _power(X, n - 1, top) @ q) for the vertices' rows X (NV, T), in
-    a few passes (the two powers share one product, the tangent beyond ``top`` is a product
-    with the excess): the envelope's columns, the bulk of a node's arithmetic."""
+    """(_power(X, n, top) @ w, _power(X, n - 1, top) @ q) for the vertices' rows X: the
+    envelope's columns, in a few passes."""
     y = np.minimum(np.maximum(X, 0.0), top)                          # np.clip: slower
     over = np.maximum(X - top, 0.0)
     lower = y.copy()
@@ -266,10 +185,8 @@ def _vertex_powers(X, n: int, top, w, q):
 
 
 def _residual(p: int, low, high, r_lo, r_hi):
-    """Slope and intercept in rho of a line above max(a rho, b rho) on [r_lo, r_hi], with
-    a = p high^(p-1) and b = p low^(p-1): where L = x + rho lies in [low, high],
-    L^p - _power(x) <= max(a rho, b rho) (the mean value theorem on each side of x, and L <= rho
-    where x < 0)."""
+    """A line in rho above L^p - _power(x) for L = x + rho in [low, high] (mean value
+    theorem): slope and intercept."""
     a, b = p * high ** (p - 1), p * low ** (p - 1)
     lo, hi = np.minimum(r_lo, 0.0), np.maximum(r_hi, 0.0)
     wide = hi - lo > 0
@@ -278,10 +195,8 @@ def _residual(p: int, low, high, r_lo, r_hi):
 
 
 def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, shifted=None):
-    """The node's linear program (:class:`.lp.Program`) in the variables
-    x = (m, s_1..s_S, lambda_1..lambda_NV, u), maximising u; None when the box's intervals of
-    L are empty (no feasible point). Rows are keyed by what they come from (a cut or a point of
-    tangency by one of its numbers: a clash would only cost the warm start iterations)."""
+    """The node's program in x = (m, C's pieces, the vertices' weights, u), maximising u;
+    None where the box holds no L. Rows are keyed for warm starts."""
     low, high = P.intervals(lo, hi)
     if (low > high + 1e-14).any():
         return None
@@ -350,11 +265,8 @@ def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, sh
 
 def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = True,
                 shifted=None, warm=None):
-    """The node's LP: a proven upper bound on p_S over the box (by the dual solution), the
-    LP's masses (None where the solver found no point: the bound is then the elastic
-    program's, far below any p_S where the box is infeasible) and its basis (``warm`` starts
-    it). Without ``envelope`` only the chords (the older relaxation, for tests); ``shifted``:
-    (points of tangency, the shift of :func:`.relax.shift`) for :mod:`.relax`'s rows."""
+    """The node's proven bound on p_S over the box (by the dual), the LP's masses (None where
+    it found none) and its basis; ``shifted`` adds :mod:`.relax`'s rows."""
     prog = _program(P, target, lo, hi, cuts, envelope, shifted)
     if prog is None:
         return -math.inf, None, None
@@ -377,10 +289,8 @@ def _shift(P: _Problem, lo, hi, tol):
 
 
 def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float, passes: int):
-    """Optimisation-based bound tightening: the box shrunk to where the relaxation can still
-    reach p_S >= ``cutoff`` (each z_i's least and largest value over the node's program with
-    u >= cutoff, proven by weak duality), or None where nothing in the box can; and the number
-    of linear programs solved."""
+    """The box shrunk to where the relaxation can reach p_S >= ``cutoff`` (None where nowhere),
+    and the programs solved."""
     lo, hi, used = lo.copy(), hi.copy(), 0
     K = P.E.shape[1]
     for _ in range(passes):
@@ -407,10 +317,8 @@ def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float, passes: in
 
 def _deepen(P: _Problem, target: float, lo, hi, root, own, pair, warm, best: float, tol: float,
             parent: float = math.inf):
-    """The box's bound; where it lies above ``best + tol`` and its split lowered it from
-    ``parent`` by under :data:`ROUND_GAIN` of the gap, lowered by Kelley rounds (planes at the
-    LP's point, solved again from its basis; each bound proven, the smallest kept) until a round
-    gains under that share too. Returns (bound, masses, basis, the box's own cuts, LPs)."""
+    """The box's bound, lowered by Kelley rounds where its split gained little: (bound,
+    masses, basis, the box's own cuts, programs)."""
     bound, m, basis = _relaxation(P, target, lo, hi, root + own, shifted=pair, warm=warm)
     used = 1
     if parent < math.inf and bound < parent - ROUND_GAIN * (parent - best):   # split worked
@@ -440,12 +348,9 @@ def _branch_dim(P: _Problem, lo, hi) -> int:
 
 def certify(levels, masses, n: int, delta: float, target: float, *, tol: float = 1e-3,
             nodes: int = 1000, max_rank: int = MAX_RANK) -> dict:
-    """Branch-and-bound for the largest p_S^n at p_I^n = ``target`` over step similarities with
-    these ``levels`` (1 down to ``delta``), against the best one found, ``masses`` (at that
-    identification), with a projection of rank at most ``max_rank``. Returns ``upper_bound``
-    (proven), ``best`` (the masses' p_S on the relaxation's t-grid), ``gap``, ``certified`` (gap
-    <= ``tol``), ``nodes`` (LPs solved, the root's bound tightening included), ``rank`` (of the
-    projection) and ``seconds``."""
+    """Branch-and-bound for the largest p_S^n at ``target`` over the masses of ``levels``,
+    against the best found, ``masses``: the proven ``upper_bound``, ``gap``, ``certified``
+    (gap <= ``tol``), ``nodes`` (programs solved), ``rank`` and ``seconds``."""
     n = check_count(n, "n")
     if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1):
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
@@ -532,18 +437,8 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
             "seconds": time.perf_counter() - clock}
 
 
-def relaxation_rates(levels, masses, n: int, delta: float) -> tuple[float, float]:
-    """(p_S, p_I) of step similarities on the relaxation's t-grid (for tests: it must agree with
-    :func:`.floor_n.step_rates` to the quadrature's accuracy)."""
-    P = _Problem(np.asarray(levels, float), check_count(n, "n"), float(delta),
-                 np.asarray(masses, float), 1e-3)
-    return P.rates(np.asarray(masses, float))
-
-
 def pick_rows(table: pd.DataFrame, count: int) -> np.ndarray:
-    """Which rows of a frontier ``table`` (one per target, grouped by (n, delta)) to certify:
-    ``count`` targets per (n, delta), evenly spaced from the lowest to the highest p_I (all of
-    them when ``count`` is at least their number). A boolean mask."""
+    """A mask of ``count`` rows per (n, delta) of ``table``, evenly spaced in p_I."""
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
         raise ValueError(f"count must be an integer >= 0; got {count!r}")
     pick = np.zeros(len(table), bool)
@@ -557,23 +452,17 @@ def pick_rows(table: pd.DataFrame, count: int) -> np.ndarray:
 
 
 def _certify_row(args) -> dict:
-    """:func:`certify` on one row (for :func:`semres.core.book.spread`)."""
+    """:func:`certify` on one row (for :func:`semres.core.parallel.spread`)."""
     levels, masses, n, delta, p_i, tol, nodes, rank = args
     return certify(levels, masses, n, delta, p_i, tol=tol, nodes=nodes, max_rank=rank)
 
 
 def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None,
                   ranks=(MAX_RANK,)) -> pd.DataFrame:
-    """``table`` (rows of :func:`.floor_n.frontier` or :func:`.floor_n.largest_gain`: ``n``,
-    ``delta``, ``p_i``, ``p_s``, ``levels``, ``masses``, ``upper_bound``) with :func:`certify`
-    run on every row, or on ``count`` per (n, delta) (:func:`pick_rows`), at the largest rank
-    ``ranks[0]``, then at each later rank on the rows still open (a larger envelope, closer to
-    V over the wide boxes that stall a lower rank; measured in :mod:`.settings`):
-    ``proposition_bound`` (the corollary's bound, the old ``upper_bound``), ``bb_bound`` (the
-    smallest of the branch-and-bound's, each proven; nan where not tried), ``upper_bound`` (the
-    smaller), ``gap``, ``certified``, ``nodes`` (LPs solved at every rank; 0 where not tried),
-    ``rank`` (the last tried; 0 where none) and ``bb_seconds``. The rows run side by side where
-    a freed core allows (:func:`semres.core.book.spread`)."""
+    """``table`` with :func:`certify` run on every row (or ``count`` per (n, delta)) at
+    ``ranks[0]``, then at each later rank on the rows still open: ``proposition_bound``,
+    ``bb_bound`` (nan where not tried), ``upper_bound`` (the smaller), ``gap``, ``certified``,
+    ``nodes``, ``rank`` and ``bb_seconds``."""
     ranks = list(ranks)
     if not ranks or any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1
                         for r in ranks) or ranks != sorted(set(ranks)):

@@ -1,20 +1,6 @@
-"""The best similarity for two items, certified: the frontier as a concave quadratic program
-and its dual bound (chapter 7's "best any similarity can do").
-
-For two items only the distribution mu of the values of g matters once g is sorted, and with
-x, y the values of the two items
-
-    p_I = int 1 / (1 + x) dmu(x),        p_S = int int max(x, y) / (x + y) dmu dmu
-                                             = 1 - int int min(x, y) / (x + y) dmu dmu.
-
-min(x, y) / (x + y) is a positive definite kernel (the product of min(x, y) and
-1 / (x + y) = int e^{-tx} e^{-ty} dt), so p_S is a concave quadratic in mu at fixed p_I;
-in s = log x the kernel is the logistic sigma(-|s - t|). :func:`best_two_item` solves it on a
-grid, and :func:`two_item_bound` turns any candidate into an upper bound on the whole frontier
-by weak duality (its docstring gives the proof). The rest runs this over the chapter's floors
-and reads the optima: their gains over the constant kernel, the engine's estimates, their
-shapes.
-"""
+"""The best similarity for two items, certified: p_S is a concave quadratic in the law mu of
+g's values at fixed p_I (its kernel min(x, y) / (x + y) is positive definite), solved on a grid
+by NNLS and bounded for every similarity by weak duality (:func:`two_item_bound`)."""
 
 from __future__ import annotations
 
@@ -34,21 +20,16 @@ from semres.core.theory import two_item
 
 from .steps import check_count, check_steps, step_kernel, targets
 
-#: sup |q (1 - q) (1 - 2q)| over q in (0, 1): the largest |second derivative| of the logistic
-#: sigma(u), reached at q = (3 -+ sqrt 3) / 6. It bounds both the kernel's 1 / (1 + e^|s - t|)
-#: (convex off its atom, curvature at most this) and c(s) = 1 / (1 + e^s) (concave on s <= 0)
+#: the logistic's largest |second derivative|: it bounds the curvature of the kernel in log x
+#: and of c(s) = 1 / (1 + e^s)
 _CURVATURE = 1 / (6 * math.sqrt(3))
 #: sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 _ROUNDING = 1e-12
 
 
 def _curvature_bound(beta: float) -> float:
-    """An upper bound on the second derivative of phi = 2 K nu + beta c between grid points
-    (nu a probability): each kernel term curves up by at most _CURVATURE, so 2 K nu by at most
-    2 _CURVATURE; beta c is concave for beta >= 0 and curves up by at most -beta _CURVATURE for
-    beta < 0. (The kernel's kinks at the atoms bend phi down, which cannot lower its infimum
-    below the grid's.) A function with phi'' <= M dips below the smaller end of a cell of width
-    w by at most M w^2 / 8: it is the bound that certifies an infimum read on a grid."""
+    """The most phi = 2 K nu + beta c curves up between grid points: phi'' <= M lets it dip
+    at most M w^2 / 8 below a cell's ends, which certifies an infimum read on a grid."""
     return (2.0 + max(-float(beta), 0.0)) * _CURVATURE
 
 
@@ -63,25 +44,10 @@ def _check_delta(delta):
 
 
 def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> dict:
-    """A proven upper bound on p_S of every similarity with delta <= g <= 1 (two items), built
-    from one candidate: the step similarity nu with ``levels`` and ``masses``.
-
-    For every value distribution mu, (mu - nu)' K (mu - nu) >= 0 (K positive definite) gives
-    p_S(mu) <= 1 + nu'K nu - 2 int (K nu) dmu, and for any slope beta, with c(x) = 1 / (1 + x),
-    int f dmu = beta p_I(mu) + int (f - beta c) dmu <= beta p_I(mu) + sup_x (f - beta c). So
-
-        p_S(mu) <= upper_bound + slope (p_I(mu) - p_i)      for every mu, at every p_I,
-
-    with p_i the candidate's p_I. The infimum of phi = 2 K nu + beta c over log x in
-    [log delta, 0] is taken on a grid of step ``spacing`` holding every atom of nu. A function
-    can dip below the smaller end value of a grid cell of width w by as much as its largest
-    upward curvature M allows, M w^2 / 8 (a convex function dips most); here
-    M = (2 + max(-beta, 0)) _CURVATURE (:func:`_curvature_bound`), so the floor read on the grid
-    is lowered by that much in every cell and the bound is a proof, not an estimate. The slope
-    is fitted to the candidate's KKT conditions and tuned by a bounded scalar search (any slope
-    gives a valid bound; the right one a tight one). Returns ``upper_bound``, ``slope``, and the
-    candidate's exact ``p_s`` and ``p_i``.
-    """
+    """A proven bound on p_S of every similarity with delta <= g <= 1 (two items) from one
+    candidate nu (``levels``, ``masses``): p_S(mu) <= upper_bound + slope (p_I(mu) - p_i), by
+    (mu - nu)'K(mu - nu) >= 0 and the infimum of 2 K nu + beta c over [delta, 1] read on a grid
+    of step ``spacing`` less its curvature's dip (:func:`_curvature_bound`)."""
     _check_delta(delta)
     g, m, _ = check_steps(levels, masses, 2)
     if g[-1] < delta * (1 - 1e-12) or g[0] > 1 + 1e-12:
@@ -132,16 +98,9 @@ def _least_squares(delta: float, grid: int):
 
 
 def best_two_item(target_p_i: float, delta: float, grid: int = 800) -> dict:
-    """The best similarity for two items at identification ``target_p_i`` and floor ``delta``,
-    certified: the value distribution is restricted to ``grid`` values equally spaced in log x on
-    [delta, 1], where maximising the concave quadratic p_S at fixed p_I is a non-negative least
-    squares problem (min ||L' mu||^2, K = L L', with the two linear constraints as rows of
-    weight 1e6, met to about 1e-12); ``two_item_bound`` then bounds every similarity, on the
-    grid or off it. Returns the optimum as a step similarity (``levels`` from 1 down to delta,
-    the top band of zero mass where g drops below 1 at once, and ``masses``), its ``p_s``,
-    ``p_i``, ``upper_bound`` and ``slope`` (see ``two_item_bound``), and ``K``, its number of
-    levels.
-    """
+    """The certified best similarity at ``target_p_i``: the concave program on ``grid``
+    values of log g as a non-negative least squares problem (the two constraints as heavy
+    rows), bounded by :func:`two_item_bound`; a step similarity from g = 1 down to delta."""
     _check_delta(delta)
     grid = check_count(grid, "grid")
     hi = 1 / (1 + delta)
@@ -162,11 +121,8 @@ def best_two_item(target_p_i: float, delta: float, grid: int = 800) -> dict:
 
 
 def gain_bound(p_i, upper_bounds, slopes, delta: float, points: int = 20_001) -> float:
-    """The largest gain over the constant kernel that any similarity can reach at any p_I,
-    bounded from certificates (``p_i``, ``upper_bounds``, ``slopes`` of ``two_item_bound``):
-    the frontier lies below the lowest of the lines U_j + beta_j (p - p_j). On each cell of a
-    grid of ``points`` identification levels one line, minus the constant kernel's front
-    (concave in p_I), is convex, so its largest value sits at an end of the cell."""
+    """The most any similarity gains over the constant kernel at any p_I: the lowest of the
+    certificates' lines less the (concave) front is convex on each cell, largest at an end."""
     _check_delta(delta)
     p_j, u_j, b_j = (np.asarray(a, float) for a in (p_i, upper_bounds, slopes))
     hi = 1 / (1 + delta)
@@ -180,8 +136,7 @@ def gain_bound(p_i, upper_bounds, slopes, delta: float, points: int = 20_001) ->
 
 
 def two_item_front(p_i, delta: float):
-    """The constant kernel's p_S at identification ``p_i`` for two items (Theorem 2 with the
-    ball measure b solved from p_I = b / 2 + (1 - b) / (1 + delta))."""
+    """The constant kernel's two-item p_S at identification ``p_i`` (Theorem 2 inverted)."""
     top = 1 / (1 + delta)
     b = (top - np.asarray(p_i, float)) / (top - 0.5)
     return two_item(np.clip(b, 0.0, 1.0), delta)[0]
@@ -193,12 +148,10 @@ def gain(best: dict, delta: float) -> float:
 
 
 def certified_frontier(deltas, grid: int, count: int, scan: int):
-    """The certified two-item optima at each floor: at ``count`` targets on the full ``grid``,
-    on a ``scan`` of p_I on half the grid, and at the largest gain over the constant kernel,
-    bracketed by the scan and refined by a bounded scalar search on the full grid. Three
-    tables (targets, scan, peaks), each with its certificate's ``gap`` and its ``gain``."""
+    """Certified optima per floor at ``count`` targets, on a ``scan`` of p_I (half the grid)
+    and at the largest gain (refined from the scan): three tables with ``gap`` and ``gain``."""
     certified, found_all, peaks = [], [], []
-    for dl in tqdm(deltas, desc="two items, certified optima"):
+    for dl in tqdm(deltas, desc="two-item optima"):
         certified += [{"delta": dl, **best_two_item(p, dl, grid)}
                       for p in targets(2, dl, count)]
         found = [{"delta": dl, **best_two_item(p, dl, grid // 2)}
@@ -217,9 +170,8 @@ def certified_frontier(deltas, grid: int, count: int, scan: int):
 
 
 def best_per_floor(certified, scan, peaks) -> pd.DataFrame:
-    """Per floor: the optimum with the largest gain, the largest gain any similarity can have
-    at any p_I (``cap``, from every certificate, :func:`gain_bound`) and the largest gap at
-    the targets (``target_gap_max``)."""
+    """Per floor: the largest gain's optimum, the ``cap`` on any similarity's gain
+    (:func:`gain_bound`) and the largest gap at the targets."""
     everything = pd.concat([certified, scan, peaks])
     caps = {dl: gain_bound(t.p_i, t.upper_bound, t.slope, dl)
             for dl, t in everything.groupby("delta")}
@@ -230,9 +182,8 @@ def best_per_floor(certified, scan, peaks) -> pd.DataFrame:
 
 
 def best_check(peaks: pd.DataFrame, trials: int, stream) -> pd.DataFrame:
-    """Each largest-gain optimum played by the engine as a step kernel on the circle: its
-    estimates, their z against the exact rates, and how many standard errors its p_S lies
-    above the constant kernel's front (``excess_z``)."""
+    """Each largest-gain optimum by the engine: z against its exact rates, and ``excess_z``,
+    standard errors above the constant kernel's front."""
     rows = []
     for j, row in enumerate(peaks.itertuples()):
         kern = step_kernel(row.levels, row.masses)
@@ -252,10 +203,8 @@ def best_check(peaks: pd.DataFrame, trials: int, stream) -> pd.DataFrame:
 
 
 def optimum_shape(levels, masses, delta: float, bins: int = 8) -> dict:
-    """The shape of an optimum: its plateau share at g = 1, its highest level below 1, its
-    share on the floor, and the max / min of the density of log g over ``bins`` equal ranges
-    between the floor and 1 (mass per level, the levels being uniform in log g), which is 1
-    for an exponential decay."""
+    """An optimum's plateau share at g = 1, highest level below 1, floor share, and the
+    max / min of its mass per level over ``bins`` ranges of log g (1 for an exponential)."""
     inner = (levels > delta) & (levels < 1) & (masses > 0)
     s, w = np.log(levels[inner]), masses[inner]
     edges = np.linspace(s.min(), s.max(), bins + 1)
@@ -266,18 +215,15 @@ def optimum_shape(levels, masses, delta: float, bins: int = 8) -> dict:
 
 
 def optimum_shapes(optima: pd.DataFrame) -> pd.DataFrame:
-    """:func:`optimum_shape` of each optimum (rows with ``levels``, ``masses``, ``delta``), with
-    its floor, identification and gain."""
+    """:func:`optimum_shape` of each optimum, with its floor, p_I and gain."""
     return pd.DataFrame([{"delta": r.delta, "p_i": r.p_i, "gain": r.gain,
                           **optimum_shape(r.levels, r.masses, r.delta)}
                          for r in optima.itertuples()])
 
 
 def local_shortfall(last: pd.DataFrame, certified: pd.DataFrame):
-    """The local optimiser's optima at the largest K (``last``, two items, one per certified
-    target and in the same order) beside the certified ones: the local optima with the
-    certificate's line at their p_I (``certificate``, which bounds them too), and per floor the
-    largest shortfall from the certified optimum. Raises ValueError when the targets differ."""
+    """The local optima at the certified targets (``last``, in order) with the certificate's
+    line at their p_I, and per floor their largest shortfall from the certified optimum."""
     local = last.reset_index(drop=True)
     if len(local) != len(certified) or not np.allclose(local.p_i, certified.p_i, atol=1e-8):
         raise ValueError("the local optima must sit at the certified targets, in order")
@@ -289,9 +235,8 @@ def local_shortfall(last: pd.DataFrame, certified: pd.DataFrame):
 
 
 def program_shortfall(optima: pd.DataFrame, grid: int) -> np.ndarray:
-    """How far each two-item optimum of another optimiser (rows with ``p_i``, ``p_s``,
-    ``delta``) lies below the concave program's optimum at the same p_I on ``grid`` levels.
-    Raises ValueError if one lies above that optimum's certificate, which no similarity can."""
+    """How far another optimiser's two-item optima lie below the concave program's on
+    ``grid`` levels (none may lie above its certificate)."""
     exact = [best_two_item(r.p_i, r.delta, grid) for r in optima.itertuples()]
     if (optima.p_s.to_numpy() > np.array([e["upper_bound"] for e in exact]) + _ROUNDING).any():
         raise ValueError("an optimum lies above its certificate")
@@ -299,8 +244,8 @@ def program_shortfall(optima: pd.DataFrame, grid: int) -> np.ndarray:
 
 
 def frontier_table(certified, peaks, scan, opt) -> pd.DataFrame:
-    """frontier.csv: every optimum with its upper bound (at two items the certificate of the
-    same target bounds the local optimiser's result too; for more items there is none)."""
+    """frontier.csv's two-item rows: the certified optima, and the local optimiser's under the
+    certificate of the same target."""
     cert_rows = pd.concat([t.assign(point=name) for t, name in
                            ((certified, "target"), (peaks, "largest gain"), (scan, "scan"))])
     cert_rows = cert_rows.assign(n=2, method="certified",
@@ -313,3 +258,22 @@ def frontier_table(certified, peaks, scan, opt) -> pd.DataFrame:
                                              + r.slope * (local_rows.p_i[at] - r.p_i))
     return pd.concat([cert_rows, local_rows])[["n", "delta", "method", "point", "K", "p_i",
                                                "p_s", "upper_bound", "step_front_p_s"]]
+
+
+#: frontier.csv's columns
+COLUMNS = ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "step_front_p_s",
+           "gap", "kkt", "spread", "certified", "proposition_bound", "bb_bound", "nodes", "rank"]
+#: how frontier.csv names the n-item rows, certified or not
+N_METHODS = ("certified by branch-and-bound (n items)", "best found, bracketed (n items)")
+
+
+def frontier_csv(two_items, front, peaks) -> pd.DataFrame:
+    """frontier.csv: the two-item rows of :func:`frontier_table`, then the n-item optima
+    (targets and largest gains) with their proven bounds and certificates."""
+    two = two_items.assign(gap=two_items.upper_bound - two_items.p_s, kkt=np.nan,
+                           spread=np.nan, certified=two_items["method"] == "certified",
+                           proposition_bound=np.nan, bb_bound=np.nan, nodes=0, rank=0)
+    rows = pd.concat([front.assign(point="target"), peaks.assign(point="largest gain")])
+    rows = rows.assign(method=np.where(rows.certified, *N_METHODS), K=rows.grid,
+                       step_front_p_s=rows.constant_p_s)
+    return pd.concat([two[COLUMNS], rows[COLUMNS]], ignore_index=True)

@@ -17,16 +17,15 @@ from .settings import DEFAULT
 
 
 def floor_bound(p_i, delta):
-    """The bound of chapter 7's floor proposition: no similarity with delta <= g <= 1 reaches a
-    larger p_S than this at identification ``p_i`` (two items on the circle)."""
+    """The floor proposition's bound on p_S at ``p_i`` (two items, delta <= g <= 1)."""
     m = np.minimum(1 - delta, 4 * (1 - (1 + delta) * np.asarray(p_i)))
     return 0.5 + 0.5 * m / (m + 2 * delta)
 
 
 def family_check(trials: int, stream, scales=DEFAULT.check_scales,
                  deltas=DEFAULT.check_deltas) -> pd.DataFrame:
-    """Each family's exact two-item rates (``shapes.circle_two_item``) against the Monte Carlo
-    engine, one row per (family, scale, floor) cell; ``z`` is the larger of the two tests'."""
+    """Each (family, scale, floor) cell's exact two-item rates against the engine; ``z`` the
+    larger of the two tests'."""
     rows = []
     jobs = [(f, s, dl) for f, ss in scales.items() for s in ss for dl in deltas]
     for j, (fam, scale, dl) in enumerate(tqdm(jobs, desc="families, Monte Carlo",
@@ -45,8 +44,8 @@ def family_check(trials: int, stream, scales=DEFAULT.check_scales,
 
 
 def family_sweep(count: int, ranges=DEFAULT.sweep, deltas=DEFAULT.sweep_deltas) -> pd.DataFrame:
-    """Each family's exact (p_I, p_S) over ``count`` scales spaced geometrically in its range,
-    at each floor, with the universal front (no floor) and the floor bound beside them."""
+    """Each family's exact (p_I, p_S) over ``count`` geometric scales per floor, with the
+    front (no floor) and the floor bound."""
     rows = []
     for fam, (lo, hi) in tqdm(ranges.items(), desc="families, exact sweep"):
         for dl in deltas:

@@ -1,36 +1,9 @@
-"""The floor proposition for any number of items, and the n-item frontier it bounds (chapter 7).
-
-For n items, a similarity g with g(0) = 1 and delta <= g <= 1 (delta > 0), and a space on which
-distance ties have probability zero, the proposition bounds both success rates:
-
-    p_I^n <= P_n(beta) <= 1 / (1 + (n - 1) delta),
-    p_S^n <= (delta + m) / (n delta + m),        m = (1 - delta) min(1, n beta),
-
-where beta = (E g - delta) / (1 - delta) is the mean similarity to a random item on the scale of
-a ball measure and P_n(b) is Theorem 3's identification of the constant kernel (ball measure b,
-floor delta). On a homogeneous space beta <= b_n(p_I), the constant kernel's ball measure at the
-same identification (:func:`constant_ball`); on any space beta <= the ball measure read off the
-chord of P_n (:func:`chord_ball`). For n = 2 both reduce to chapter 7's two-item proposition.
-:func:`dual_bound` is a sharper form that keeps the law of the nearest item's rank (density
-n (1 - u)^(n-1)) instead of bounding it by n, computed in closed form by weak duality.
-
-Beyond two items the best similarity at a given p_I is not a concave program: p_I is a convex
-polynomial of degree n - 1 in the distribution of g's values and p_S is not concave, so the
-two-item duality certificate does not extend. :func:`best_step` finds a local optimum over step
-similarities whose levels lie on a log grid (SLSQP from several starts, exact rates, with its
-KKT residual); :func:`frontier` brackets the frontier between that optimum (achieved: a lower
-bound) and the proven bounds (an upper bound), which :mod:`.branch` tightens into a certificate. :func:`check_optima` plays optima through the
-Monte Carlo engine; :func:`random_search` tries random similarities, monotone or not.
-
-Step similarities: levels g_1..g_K on distance bands (nearest first) holding item probability
-m_1..m_K. With 1/s = int_0^inf e^{-ts} dt the multinomial sums become one integral,
-
-    p_I = int e^{-t} S_1(t)^{n-1} dt,     p_S = sum_j g_j int [S_j(t)^n - S_{j+1}(t)^n] dt,
-
-S_j(t) = sum_{k >= j} m_k e^{-t g_k}: the j-th term is the nearest item in band j (its
-similarity is g_j whichever in-band item is nearest), so the levels may come in any order. The
-t-integral is the trapezoid rule in log t, whose error falls like e^{-pi^2 / step}.
-"""
+"""The floor proposition for n items and the n-item frontier it bounds: with delta <= g <= 1,
+p_I^n <= 1 / (1 + (n - 1) delta) and p_S^n <= (delta + m) / (n delta + m), m = (1 - delta)
+min(1, n b_n(p_I)), sharpened by weak duality (:func:`dual_bound`). Beyond two items the best
+similarity is no concave program: :func:`best_step` finds local optima over step similarities
+(exact rates by the t-integral p_I = int e^-t S_1^(n-1), p_S = sum_j g_j int S_j^n - S_(j+1)^n,
+trapezoid in log t), which :mod:`.branch` certifies."""
 
 from __future__ import annotations
 
@@ -44,26 +17,20 @@ from scipy.optimize import minimize, minimize_scalar
 from threadpoolctl import threadpool_limits
 
 from semres.core import spaces
-from semres.core.book import spread
+from semres.core.parallel import spread
 from semres.core.seeds import named_seed
 from semres.core.simulate import luce_success
 from semres.core.theory import n_item
 
-__all__ = ["ceiling", "constant_ball", "chord_ball", "floor_bound", "dual_bound", "upper_bound",
-           "step_rates", "step_kernel", "targets", "constant_front", "best_step", "frontier",
-           "grid_shift", "largest_gain", "check_optima", "random_search", "scaling",
-           "constant_curvature"]
+from .steps import step_kernel
 
 #: slack for sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 ROUNDING = 1e-12
-#: the t-integral: lower cut (the part below it is at most this) and step in log t (its error
-#: about e^(-pi^2 / step) = e^(-49); on 360 random similarities, n = 2 to 64, the rates moved
-#: by at most 1.2e-15 from a step of 0.1, which took twice the nodes)
+#: the t-integral's lower cut and step in log t (error about e^(-pi^2 / step), below 1e-15)
 _T_LOW, _T_STEP = 1e-14, 0.2
 #: the two tests, in the order their random streams are keyed
 TASKS = ("similarity", "identification")
-#: an optimum must meet its identification target this closely, and a later start must beat
-#: the best so far by more than this to replace it (a gain of rounding is no better optimum)
+#: an optimum meets its target this closely; a later start must beat the best by more
 _FEASIBLE = 1e-9
 #: the random similarities: at most this many bands
 _MAX_BANDS = 12
@@ -84,8 +51,7 @@ def _floor(delta) -> float:
 # --------------------------------------------------------------------------- the bound
 
 def ceiling(n: int, delta: float) -> float:
-    """1 / (1 + (n - 1) delta): no similarity with a floor delta identifies (or generalizes)
-    better with n items; g = delta beyond distance 0 attains it for identification."""
+    """1 / (1 + (n - 1) delta): no similarity with floor delta does better with n items."""
     return 1.0 / (1.0 + (_count(n) - 1) * _floor(delta))
 
 
@@ -101,17 +67,14 @@ def _inverse(p, n, delta):
 
 
 def constant_ball(p_i, n: int, delta: float):
-    """b_n(p_I): the ball measure at which Theorem 3's constant kernel (floor ``delta``)
-    identifies with ``p_i`` among ``n`` items; 0 at and above the ceiling, 1 at and below 1/n.
-    On a homogeneous space every similarity has beta <= b_n(p_I) (the proposition, step (a))."""
+    """b_n(p_I): the constant kernel's ball measure at identification ``p_i`` (homogeneous
+    spaces have beta <= b_n(p_I))."""
     out = _inverse(p_i, _count(n), _floor(delta))
     return out.item() if out.ndim == 0 else out
 
 
 def chord_ball(p_i, n: int, delta: float):
-    """The ball measure read off the chord of Theorem 3's p_I(b) (which lies above the curve):
-    n [1 - (1 + (n - 1) delta) p_I] / ((n - 1)(1 - delta)), clipped to [0, 1]. Any space has
-    beta <= this (averaging a linear bound over probes needs no homogeneity)."""
+    """The ball measure read off the chord of Theorem 3's p_I(b): beta <= it on any space."""
     n, delta = _count(n), _floor(delta)
     b = n * (1 - (1 + (n - 1) * delta) * np.asarray(p_i, float)) / ((n - 1) * (1 - delta))
     out = np.clip(b, 0.0, 1.0)
@@ -124,21 +87,16 @@ def _closed(b, n, delta):
 
 
 def floor_bound(p_i, n: int, delta: float, *, homogeneous: bool = True):
-    """The proposition's closed-form bound on p_S^n at identification ``p_i``:
-    (delta + m) / (n delta + m) with m = (1 - delta) min(1, n b), b the constant kernel's ball
-    measure at p_I (``homogeneous``) or the chord's (any space). For n = 2 both give chapter
-    7's m = min(1 - delta, 4 [1 - (1 + delta) p_I])."""
+    """The proposition's closed-form bound on p_S^n at ``p_i`` (b from the constant kernel,
+    or the chord on any space)."""
     ball = constant_ball if homogeneous else chord_ball
     out = _closed(ball(p_i, n, delta), n, delta)
     return out.item() if out.ndim == 0 else out
 
 
 def _dual(lam: float, budget: float, n: int, delta: float) -> float:
-    """The weak-duality bound for one multiplier ``lam`` > 0: lam * budget plus the integral
-    over the nearest item's rank u of sup_a [w(u) psi(a) - lam (a - delta)], with
-    w(u) = n (1 - u)^(n-1), psi(a) = a / (a + (n - 1) delta), a in [delta, 1]. The supremum is
-    at a* = clip(sqrt(w c delta / lam) - c delta, delta, 1) (c = n - 1, psi concave), and in
-    v = 1 - u the three pieces (a* = 1, interior, a* = delta) integrate in closed form."""
+    """The corollary's bound for one multiplier ``lam``, integrated in closed form over the
+    three pieces of a* = clip(sqrt(w c delta / lam) - c delta, delta, 1)."""
     c = n - 1
     w_top = lam * (1 + c * delta) ** 2 / (c * delta)   # w above this: a* = 1
     w_bottom = lam * n * n * delta / c                 # w below this: a* = delta
@@ -153,11 +111,8 @@ def _dual(lam: float, budget: float, n: int, delta: float) -> float:
 
 
 def dual_bound(p_i, n: int, delta: float, *, homogeneous: bool = True):
-    """The sharper bound on p_S^n: sup of E psi(g(U_(1))) over g with mean at most
-    delta + (1 - delta) b (b as in :func:`floor_bound`), U_(1) ~ Beta(1, n) the nearest item's
-    rank. Any multiplier gives a valid bound (weak duality); the best one is found by a
-    bounded scalar search in log lam. Never above :func:`floor_bound` (Jensen's inequality),
-    which it returns where the search does no better."""
+    """The corollary's sharper bound on p_S^n (the nearest item's rank kept), at the best
+    multiplier found; never above :func:`floor_bound`."""
     n, delta = _count(n), _floor(delta)
     ball = constant_ball if homogeneous else chord_ball
     b = np.atleast_1d(np.asarray(ball(p_i, n, delta), float))
@@ -197,15 +152,13 @@ def _check_steps(levels, masses):
 
 
 def _decay(g):
-    """The t-integral's nodes and weights, with e^(-t) and e^(-t g_k): fixed by the levels, so an
-    optimiser over the masses computes them once."""
+    """The t-integral's weights with e^(-t) and e^(-t g_k), fixed by the levels."""
     t, w = _nodes(float(g.min()))
     return w, w * np.exp(-t), np.exp(-g[..., None] * t)             # decay: (..., K, T)
 
 
 def _laplace(g, m, n, grad=False, decay=None):
-    """Rates (and, with ``grad``, their gradients in the masses) of step similarities with
-    levels ``g`` and masses ``m`` (..., K); ``decay`` is :func:`_decay` of ``g`` if known."""
+    """Rates (and their gradients in the masses) of step similarities (..., K)."""
     w, w_id, decay = decay or _decay(g)
     tails = np.cumsum((m[..., None] * decay)[..., ::-1, :], axis=-2)[..., ::-1, :]
     below = tails ** (n - 1)                                         # S_j^(n-1)
@@ -224,10 +177,8 @@ def _laplace(g, m, n, grad=False, decay=None):
 
 
 def step_rates(levels, masses, n: int, *, chunk: int = 256):
-    """(p_s, p_i) of step similarities: ``levels`` in (0, 1] (any order: a non-monotone g
-    allowed) on distance bands, nearest first, holding item probability ``masses``; leading
-    axes are a batch. The copy in the identification test has similarity g(0) = 1 whatever
-    the first band's level (g may drop at once)."""
+    """(p_s, p_i) of step similarities, levels in any order (leading axes a batch); the copy
+    has g(0) = 1 whatever the first band's level."""
     n = _count(n)
     g, m = _check_steps(levels, masses)
     if g.ndim == 1:
@@ -241,28 +192,12 @@ def step_rates(levels, masses, n: int, *, chunk: int = 256):
     return p_s, p_i
 
 
-def step_kernel(levels, masses):
-    """The step similarity as g(d) on the circle of circumference 1 (a band holding item
-    probability m spans m / 2 of distance), for the Monte Carlo engine."""
-    g, m = _check_steps(levels, masses)
-    if g.ndim != 1:
-        raise ValueError("step_kernel takes one similarity (1-D levels)")
-    edges = np.cumsum(m)[:-1] / 2
-
-    def kernel(d):
-        d = np.asarray(d)
-        out = g[np.minimum(np.searchsorted(edges, d, side="left"), g.size - 1)]
-        return out.astype(d.dtype if d.dtype.kind == "f" else np.float64)
-
-    return kernel
-
-
 # --------------------------------------------------------------------------- the frontier
 
 def targets(n: int, delta: float, count: int, lo_frac: float = 0.06,
             hi_frac: float = 0.94) -> np.ndarray:
-    """``count`` identification levels from ``lo_frac`` to ``hi_frac`` of the way from chance
-    1/n to the ceiling (the convention of chapter 7's local optimiser, so rows line up)."""
+    """``count`` identification levels from ``lo_frac`` to ``hi_frac`` of the way from 1/n to
+    the ceiling."""
     lo, hi = 1 / _count(n), ceiling(n, delta)
     return lo + (hi - lo) * np.linspace(lo_frac, hi_frac, int(count))
 
@@ -273,9 +208,7 @@ def constant_front(p_i, n: int, delta: float) -> float:
 
 
 def _kkt(w, dps, dpi, support=1e-10) -> float:
-    """First-order stationarity of a maximum of p_S on {sum w = 1, p_I = target, w >= 0}:
-    with multipliers fitted on the support, the largest violation (a positive slope off the
-    support, any slope on it). Zero at a KKT point; local, not global, optimality."""
+    """The largest KKT violation of a maximum of p_S at fixed p_I on the simplex."""
     on = w > support
     basis = np.column_stack([dpi, np.ones_like(dpi)])
     coef, *_ = np.linalg.lstsq(basis[on], dps[on], rcond=None)
@@ -285,12 +218,9 @@ def _kkt(w, dps, dpi, support=1e-10) -> float:
 
 def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=(), *,
               maxiter: int = 200) -> dict:
-    """A local optimum of p_S^n at p_I^n = ``target_p_i`` over step similarities with ``grid``
-    levels spaced geometrically from 1 down to ``delta`` (sorted: the nearest band has g = 1,
-    on a band of mass 0 where g drops at once), over their masses, by SLSQP with exact
-    gradients from the constant kernel and each mass vector in ``starts``. Returns the best
-    feasible optimum (``levels``, ``masses``, ``p_s``, ``p_i``, ``kkt``), ``runs`` (the p_S of
-    every feasible start, whose spread shows whether the starts agree) and ``seconds``."""
+    """A local optimum of p_S^n at ``target_p_i`` over the masses of ``grid`` levels from 1
+    down to ``delta`` (SLSQP, exact gradients) from the constant kernel and ``starts``: the
+    best, its KKT residual, and ``runs``, every start's p_S."""
     n, delta = _count(n), _floor(delta)
     if not (1 / n < target_p_i < ceiling(n, delta)):
         raise ValueError(f"target_p_i must lie in (1/n, ceiling) = ({1 / n:.4g}, "
@@ -346,13 +276,8 @@ def _row(n: int, delta: float, target: float, opt: dict, grid: int, seconds: flo
 
 
 def frontier(ns, deltas, grid: int, count: int, starts: int, seed) -> pd.DataFrame:
-    """The n-item frontier at ``count`` identification targets per (n, delta): the best step
-    similarity found (:func:`best_step` from the constant kernel, the previous target's optimum
-    and ``starts`` random mass vectors named from ``seed``), Theorem 3's constant kernel at the
-    same p_I, and the proven upper bound with the gap to it. One row per target, with the
-    optimum's levels and masses, its KKT residual, the spread of p_S over the starts and the
-    seconds spent. The (n, delta) groups run side by side where a freed core allows
-    (:func:`semres.core.book.spread`)."""
+    """The best step similarity found at ``count`` targets per (n, delta) (from the previous
+    target's optimum and ``starts`` random masses), beside Theorem 3 and the proven bound."""
     groups = [(i, n, j, delta, grid, count, starts, seed)
               for i, n in enumerate(ns) for j, delta in enumerate(deltas)]
     return pd.DataFrame([row for rows in spread(_frontier_group, groups) for row in rows])
@@ -374,9 +299,7 @@ def _frontier_group(group) -> list:
 
 
 def grid_shift(front: pd.DataFrame, coarse: pd.DataFrame) -> float:
-    """The largest difference in p_S between two :func:`frontier` tables of the same targets on
-    different grids of levels: what the coarser grid costs at those targets, the check that a
-    frontier does not move with its grid."""
+    """The largest change in p_S between two :func:`frontier` tables on different grids."""
     keys = ["n", "delta", "target"]
     both = front[keys + ["p_s"]].merge(coarse[keys + ["p_s"]], on=keys, how="inner")
     if len(both) != len(front):
@@ -385,10 +308,8 @@ def grid_shift(front: pd.DataFrame, coarse: pd.DataFrame) -> float:
 
 
 def largest_gain(table: pd.DataFrame, grid: int) -> pd.DataFrame:
-    """Per (n, delta) of ``table`` (rows of :func:`frontier`): the identification where the
-    best step similarity gains most over the constant kernel, bracketed by the targets around
-    the largest gain and refined by a bounded scalar search (each step an optimum started from
-    the nearest target's), with the same columns as :func:`frontier`."""
+    """Per (n, delta) the optimum at the largest gain over Theorem 3, refined from the
+    targets around it by a bounded scalar search."""
     groups = [(int(n), float(delta), part[["p_i", "gain", "masses"]], grid)
               for (n, delta), part in table.groupby(["n", "delta"], sort=False)]
     return pd.DataFrame(spread(_largest_gain_row, groups))
@@ -413,10 +334,7 @@ def _largest_gain_row(group) -> dict:
 
 
 def check_optima(table: pd.DataFrame, trials: int, seed) -> pd.DataFrame:
-    """Each optimum of ``table`` (rows of :func:`frontier`) played by the Monte Carlo engine
-    as a step kernel on the circle with its n items: estimates, standard errors, their z
-    against the exact rates, and how many standard errors the estimated p_S lies above the
-    constant kernel's (``excess_z``)."""
+    """Each optimum by the engine: z against its exact rates, ``excess_z`` above Theorem 3."""
     rows = []
     for j, row in enumerate(table.itertuples()):
         kern = step_kernel(row.levels, row.masses)
@@ -433,9 +351,7 @@ def check_optima(table: pd.DataFrame, trials: int, seed) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- random similarities
 
-#: the kinds of random similarity: sorted levels, levels in random order, two levels (the
-#: constant kernel, its ball measure log-uniform so that some sit near the ceiling), and a
-#: plateau-decay-floor shape with its levels shuffled in part
+#: the kinds of random similarity
 KINDS = ("monotone", "non-monotone", "two-level", "shuffled tail")
 
 
@@ -461,11 +377,8 @@ def _draw(rng, kind: str, delta: float):
 
 
 def random_search(count: int, ns, deltas, seed) -> pd.DataFrame:
-    """``count`` random step similarities (kinds cycling through :data:`KINDS`, n through
-    ``ns`` and delta through ``deltas``, each drawn from its own named stream), with their
-    exact rates and the proven bound: ``ratio`` = p_S / bound, ``excess_ratio`` = how much of
-    the room above chance, bound - 1/n, the similarity uses (undefined where there is none, at
-    the ceiling), ``margin`` = bound - p_S, ``over_ceiling`` = p_I - 1 / (1 + (n - 1) delta)."""
+    """``count`` random step similarities (kinds, n and delta cycling) with their exact rates,
+    the proven bound, the share of the room above chance they use, and the ceiling's margin."""
     draws = []
     for i in range(int(count)):
         kind, n = KINDS[i % len(KINDS)], ns[(i // len(KINDS)) % len(ns)]
@@ -488,9 +401,7 @@ def random_search(count: int, ns, deltas, seed) -> pd.DataFrame:
 # --------------------------------------------------------------------------- scaling in n
 
 def constant_curvature(n: int, delta):
-    """SymPy: the second derivatives of Theorem 3's p_S^n and p_I^n in the ball measure b at
-    b = 1, for the constant kernel with floor ``delta`` (a SymPy number): their signs say
-    whether the two curve upwards together there (the program is then not concave)."""
+    """SymPy: Theorem 3's p_S^n'' and p_I^n'' in b at b = 1 (both up: no concave program)."""
     b = sp.Symbol("b", positive=True)
     n = _count(n)
     ps = (1 - b) ** n / n + sum(sp.binomial(n, k) * b**k * (1 - b) ** (n - k)
@@ -501,10 +412,8 @@ def constant_curvature(n: int, delta):
 
 
 def scaling(ns, deltas) -> pd.DataFrame:
-    """How the ceiling and the constant kernel scale with n: per (n, delta), the ceiling
-    1 / (1 + (n - 1) delta) and n times it, the constant kernel's best p_S (Theorem 3 maximised
-    over b) and its ratio to the ceiling, and n p_I^n of a fixed constant kernel (b = 0.1),
-    which tends to 1 / (b + (1 - b) delta) by the law of large numbers."""
+    """Per (n, delta): the ceiling, the constant kernel's best p_S and its share of it, and
+    n p_I^n at b = 0.1 (which tends to 1 / (b + (1 - b) delta))."""
     rows = []
     for delta in deltas:
         for n in ns:

@@ -1,17 +1,6 @@
-"""The branch-and-bound's linear programs: solved by HiGHS, bounded by weak duality.
-
-A node's bound never takes the solver's word: it is computed from the solver's dual (clipped to
-the dual's signs), which bounds the program whatever the accuracy of the solution, and a program
-the solver calls infeasible is bounded by its elastic form (:func:`_elastic`).
-
-A child's program differs from its parent's only by a halved box and a cut or two, so it starts
-from the parent's optimal basis (:class:`Basis`: rows matched by key, HiGHS repairing what no
-longer fits). The start changes the path, never the bound's validity. Measured at n = 4, delta =
-0.01, rank 10 (the paper profile's p_I = 0.78, its first 3,000 programs, alone on a core): a
-median of 162 simplex iterations against 279 cold, and 17 ms a program against 33 through
-scipy's ``linprog`` cold (whose wrapper's checks and copies took about 4 ms of each: the rest of
-the gain).
-"""
+"""The branch-and-bound's linear programs, solved by HiGHS and bounded by weak duality: a bound
+comes from the solver's dual (clipped to its signs), never its word, and an infeasible or failed
+program is bounded by its elastic form. A child starts from its parent's basis (rows by key)."""
 
 from __future__ import annotations
 
@@ -21,10 +10,8 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-#: a program the solver calls infeasible is bounded with its rows made elastic (:func:`_elastic`):
-#: the price of a unit of violation, and the most violation a row may take (any finite price
-#: and limit give a proven bound; these make an infeasible box's bound fall far below any
-#: p_S: on the default profile, 104 of 700 programs, every one then dropped as proven)
+#: the elastic program's price of a unit of violation and the most a row may take (any give a
+#: proven bound; these drop an infeasible box far below any p_S)
 PENALTY, SLACK_MAX = 1e4, 10.0
 
 _STATUS = {s.value: s for s in highspy.HighsBasisStatus.__members__.values()}
@@ -32,8 +19,7 @@ _STATUS = {s.value: s for s in highspy.HighsBasisStatus.__members__.values()}
 
 @dataclass
 class Program:
-    """min cost x subject to A_ub x <= b_ub, A_eq x = b_eq and bounds; ``keys`` name the rows of
-    A_ub (then A_eq), so that a basis carries over to a program with rows added or removed."""
+    """min cost x, A_ub x <= b_ub, A_eq x = b_eq, bounds; ``keys`` name A_ub's rows."""
 
     cost: np.ndarray
     A_ub: np.ndarray
@@ -66,8 +52,7 @@ def _highs():
 
 
 def _pass(h, prog: Program) -> None:
-    """The program to HiGHS as arrays (its array overload: setting a HighsLp's fields copies
-    them element by element, several times slower on these dense programs)."""
+    """The program to HiGHS as arrays (its fast overload)."""
     A = np.vstack([prog.A_ub, prog.A_eq]).T                            # (columns, rows)
     nz = A != 0
     start = np.r_[0, np.cumsum(nz.sum(axis=1))[:-1]].astype(np.int32)
@@ -81,8 +66,7 @@ def _pass(h, prog: Program) -> None:
 
 
 def _start(h, prog: Program, warm: Basis) -> None:
-    """The parent's basis on this program: columns as they were, rows by key, new rows basic
-    (HiGHS's 'alien' basis: it restores the count and the rank)."""
+    """The parent's basis on this program: rows by key, new rows basic (an 'alien' basis)."""
     basis = highspy.HighsBasis()
     basis.col_status = [_STATUS[s] for s in warm.cols]
     basic = highspy.HighsBasisStatus.kBasic
@@ -92,16 +76,9 @@ def _start(h, prog: Program, warm: Basis) -> None:
 
 
 def solve(prog: Program, warm: Basis | None = None, *, elastic: bool = True):
-    """min cost x over ``prog``: a proven lower bound on the minimum (:func:`floor`; where the
-    solver finds the program infeasible, or fails on it, :func:`_elastic`'s bound if
-    ``elastic``; -inf where that fails too), the solver's x and its basis (both None unless
-    solved), started from ``warm`` and, where HiGHS fails from there, cold.
-
-    HiGHS failed on 39 of the first 21,900 programs of the paper profile's p_I = 0.83 from the
-    parent's basis (numerical trouble: their entries span 2e-9 to 70), and on one of 20 of them
-    cold; a failed box would keep its parent's bound and hand its children the same basis.
-    Measured on the paper profile's two hardest points (n = 4, delta = 0.01, rank 10, before the
-    Kelley rounds of :mod:`.branch`), the bounds took nearly the same path either way."""
+    """A proven lower bound on min cost x over ``prog`` (:func:`floor`, or :func:`_elastic`'s
+    where the solver fails or finds none), the solver's x and its basis, started from ``warm``
+    and, where HiGHS fails from there, cold."""
     h = _highs()
     usable = warm is not None and len(warm.cols) == len(prog.cost)
     for start in ((warm, None) if usable else (None,)):
@@ -123,8 +100,7 @@ def solve(prog: Program, warm: Basis | None = None, *, elastic: bool = True):
 
 
 def floor(prog: Program, duals) -> float:
-    """Weak duality on row duals ``duals`` (HiGHS's signs, clipped to the dual's): a lower bound
-    on min cost x over the program, whatever their accuracy."""
+    """Weak duality on row ``duals``: a lower bound on min cost x, whatever their accuracy."""
     n_ub = len(prog.b_ub)
     y = np.clip(-duals[:n_ub], 0.0, None)
     nu = -duals[n_ub:]
@@ -134,12 +110,8 @@ def floor(prog: Program, duals) -> float:
 
 
 def _elastic(prog: Program) -> float:
-    """A proven lower bound on min cost x where the solver calls the program infeasible or
-    fails on it: the program with every row allowed a violation (at most :data:`SLACK_MAX`) at
-    :data:`PENALTY` a unit. Every point of the program is one of it (with no violation), so
-    the bound holds for the program too; where the program is infeasible it is large and the
-    box is dropped, proven, and where the solver was wrong it is only a bound. Bounds on a
-    variable that cross (a cutoff above u's range) are infeasibility proven as it is: +inf."""
+    """A proven lower bound where the solver fails: every row may be violated (at most
+    SLACK_MAX) at PENALTY a unit; bounds that cross prove infeasibility (+inf)."""
     if (prog.bounds[:, 0] > prog.bounds[:, 1]).any():
         return math.inf
     n_ub, n_eq = len(prog.b_ub), len(prog.b_eq)

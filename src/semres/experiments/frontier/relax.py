@@ -1,52 +1,16 @@
-"""Moving V's curvature onto C where C can carry it: the second node bound of :mod:`.branch`.
-
-p_S = V + C cancels (each of order 1 / (n delta), p_S <= 1), so relaxing V by its envelope and C
-by tangent planes pays for V's curvature although C's nearly cancels it. With a symmetric r x r
-matrix M,
-
-    p_S = [W(z) - z'Mz / 2] + residual + [C(m) + z'Mz / 2],    z = B'm,
-
-where W(z) = sum_t w_t (A_t z)^n (continued as :func:`.branch._power`) and the residual's linear
-term are those of the envelope. The first bracket is bounded by its envelope over the box's
-vertices if it is convex there (M <= the least Hessian of W on the box), the last by its
-tangent planes at points of the node's region Omega = {m on the simplex, B'm in the box} if it
-is concave on Omega. C's Hessian is -n (n-1) sum_t w_t sum_{j>=2} |c_j| S_j(t)^(n-2)
-e_t^(j) e_t^(j)' (e^(j): row t of E with the levels above j zeroed), so -C's Hessian is at least
-G- (the same sum with lower bounds on S_j(t) over Omega), and C + z'Mz/2 is concave on Omega when
-B M B' <= G- on the simplex's directions; maximising over the directions that leave z unchanged
-(a Schur complement) turns this into M <= M_C, an r x r matrix. M is the largest matrix below
-both Hessian bounds (in the eigenbasis of one relative to the other). The envelope's error then
-follows the curvature of W - z'Mz/2, which is what C does not cancel, not V's whole curvature;
-with M = 0 it is the old bound, and the node keeps both.
-
-Lower bounds on S_j(t) = sum_{k>=j} m_k exp(-t g_k) from L's intervals [low_t, high_t] on the
-box: S_j(t) >= low_t - (the levels above j at t), and those are at most exp(-(t - t') g_{j-1})
-high_t' for every t' <= t (a running minimum); S_j(t) >= exp((t'' - t) delta) S_j(t'') for t''
->= t carries them back (every level is at least delta).
-
-Measured (n = 4, delta = 0.01, 240 levels, the middle-high target): at the optimum p_S is
-concave on the simplex (the Hessian's largest eigenvalue there -0.005, V's alone 3,400), so with
-C's exact curvature M would take all of V's. What limits it: S_j is not a function of z (masses
-that leave z fixed move it by 10 to 15% at t = 2 to 10), so G- keeps too little of C's curvature
-(r x r matrix left uncovered: 170 to 530, against V's 11,000), and the tangent planes of C +
-z'Mz/2 at a few points are loose off z (the largest term of the node bound in the late boxes).
-Tried and dropped: concave overestimators p_S + sum_i alpha_i (z_i - lo_i)(hi_i - z_i) of the
-whole p_S (alphaBB; error above the envelope's on the branch-and-bound's boxes, which are wide in
-V's flat directions); C's pieces carrying M one at a time, or a share of C carrying it (looser);
-branching on the curvature left after M, or on relative widths (no better); a second LP per node
-with the planes at its own solution (worse per LP); exact lower bounds on S_j by linear programs
-(G- then nearly exact on a box of 0.3% around the optimum, but 20 s per box).
-"""
+"""The branch-and-bound's second node bound: p_S = [W(z) - z'Mz/2] + residual + [C + z'Mz/2],
+the first bracket under its envelope (convex on the box when M is below W's least Hessian
+there), the last under tangent planes (concave on the box's region when M is below C's
+curvature bound, a Schur complement over the directions that leave z fixed). So C carries the
+part of V's curvature it cancels; measurements in ``benchmarks/bench_frontier.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-#: beta: C + z'Mz/2 + beta (1 - |m|^2) must be concave (beta is added to the bound), as a share of
-#: the tolerance; it makes the Schur complement well posed
+#: beta, C + z'Mz/2 + beta (1 - |m|^2) concave, as a share of the tolerance (well posed)
 BETA_SHARE = 1e-3
-#: the box is widened by Z_PAD (z of order 0.1 to 1) before the Hessian bounds, so that points of
-#: tangency from the LP (feasible to its tolerance) lie in it
+#: the box's widening before the Hessian bounds, so that the LP's points lie in it
 Z_PAD = 1e-7
 
 
@@ -63,8 +27,7 @@ def lower_tails(P, low, high):
 
 
 def curvature_of_c(P, low, high):
-    """G- (K, K): -C's Hessian is at least this at every m on the simplex whose L_t lie in
-    [low, high] (each term a positive semidefinite rank-one matrix, its coefficient bounded)."""
+    """G-: -C's Hessian is at least this wherever L_t lies in [low, high]."""
     n, E, w = P.n, P.E, P.w
     c = np.abs(P.c)
     c[0] = 0.0
@@ -74,8 +37,7 @@ def curvature_of_c(P, low, high):
 
 
 def _tangent(P):
-    """(Z1, Z2, R^-1): orthonormal bases of the simplex's directions, Z1 spanning B's part of
-    them (B'Z1 = R', B'Z2 = 0)."""
+    """Orthonormal bases of the simplex's directions, Z1 B's part (B'Z1 = R', B'Z2 = 0)."""
     if getattr(P, "_tangent", None) is None:
         K, r = P.g.size, P.rank
         Q = np.linalg.qr(np.c_[np.ones(K), np.eye(K)[:, :K - 1]])[0][:, 1:]
@@ -86,9 +48,8 @@ def _tangent(P):
 
 
 def shift(P, lo, hi, tol: float):
-    """(M, beta) for the box ``lo`` <= z <= ``hi`` (widened by :data:`Z_PAD`), or None where L's
-    intervals are empty or z spans the simplex. W - z'Mz/2 is convex on the box and C + z'Mz/2 +
-    beta (1 - |m|^2) concave on its region."""
+    """(M, beta) for the box: W - z'Mz/2 convex on it, C + z'Mz/2 + beta (1 - |m|^2) concave
+    on its region; None where L's intervals are empty or z spans the simplex."""
     if not (0 < tol < 1):
         raise ValueError(f"tol must lie in (0, 1); got {tol!r}")
     lo, hi = lo - Z_PAD, hi + Z_PAD

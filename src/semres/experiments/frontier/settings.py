@@ -1,17 +1,15 @@
-"""Chapter 7's settings: the three profiles and the designs the chapter runs (the cells of the
-Monte Carlo checks, the scale sweeps, the floors, the discrete spaces, the slot codes), in one
-typed object; the chapter reads ``cfg.trials``, the CLI's ``mc_trials`` overrides it."""
+"""Chapter 7's settings: three profiles and the designs they share, in one typed object (the
+CLI's ``mc_trials`` overrides ``trials``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from semres.core.profiles import Config, Settings, positive_ints, require
+from semres.core.profiles import Config, Settings, positive_ints
 
 
 def _check_scales() -> dict:
-    # chosen so that no similarity underflows in the engine's single precision (a far narrower
-    # Gaussian rounds distant items to 0)
+    # no similarity underflows in the engine's single precision at these
     return {"constant": (0.05, 0.15, 0.3), "linear": (0.05, 0.15, 0.3),
             "exponential": (0.02, 0.08, 0.3), "gaussian": (0.05, 0.1, 0.3)}
 
@@ -29,37 +27,25 @@ class FrontierSettings(Config):
     trials: int = 1_000_000
     #: scales per family and floor in the exact sweeps
     scales: int = 28
-    #: the largest number of levels K of the two-item local optimiser (set beside the
-    #: certified optimum to show how far a local optimum can fall short)
+    #: the two-item local optimiser's largest K (beside the certified optimum)
     frontier_K: int = 32
     #: identification targets per floor
     targets: int = 8
-    #: values of g on the two-item program's grid, and the p_I levels scanned for the
-    #: largest gain
+    #: values of g on the two-item program's grid; p_I levels scanned for the largest gain
     qp_grid: int = 800
     scan: int = 48
-    #: the floor proposition for n items: numbers of items of its frontier (two is certified
-    #: above), values of g on its log grid, random starts per target beside the constant
-    #: kernel and the previous target's optimum, random similarities tried against the bound.
-    #: The grid: on 40 levels every optimum lies within 1.3e-4 of its value on 120 (an eighth
-    #: of the certificate's tolerance; 500 programs a point certified 18 of 24 on both) in a
-    #: fifth of the time, measured on this profile; the chapter refits on half the levels and
-    #: reports the shift
+    #: n items: numbers of items, levels of g (on 40 every optimum lies within 1.3e-4 of its
+    #: value on 120, in a fifth of the time), random starts per target, random similarities
     floor_ns: tuple = (4, 8)
     floor_grid: int = 40
     floor_starts: int = 1
     floor_random: int = 3000
-    #: the n-item certificate: targets per (n, floor) it is tried at beside the largest gain
-    #: (evenly spaced in p_I), and the branch-and-bound's budget of linear programs per point
-    #: (this profile, measured: 500 certify 18 of its 24 points in 8 CPU-s, the six at delta =
-    #: 0.01 given up 0.06 to 0.2 above the best found; 2,500 certify 21, the three left within
-    #: 0.0045, in 63; 12,000 all 24, within 9,217, in 140, but those fresh builds took 617 and
-    #: 642 s, past the book's ten minutes; the paper profile: README, "Chapter 7, paper profile")
+    #: the n-item certificate: targets per (n, floor) beside the largest gain, and the linear
+    #: programs per point (500 certify 18 of 24 points in 8 CPU-s; 12,000 all 24, but past the
+    #: book's ten minutes; the paper profile: README, "Chapter 7, paper profile")
     floor_certify: int = 3
     floor_nodes: int = 500
-    #: the projection's largest rank, then the ranks at which the points left open are tried
-    #: again, each with the budget (:func:`.branch.certify_table`; the smaller proven bound is
-    #: kept): a larger envelope is tighter over wide boxes, but each program costs more
+    #: the projection's rank, then the ranks at which points left open are tried again
     floor_ranks: tuple = (9,)
     #: numbers of items at which the ceiling and the constant kernel's best are tabulated
     floor_scaling_n: tuple = (2, 4, 8, 16, 64, 256, 1024)
@@ -106,40 +92,38 @@ PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, 
                         slot_eps=15)
 
 
+#: what :func:`check` requires of each setting
+RULES = {"qp_grid": ">= 200 (certified to 2e-5 on a fine grid only)",
+         "scan": ">= 3 (a largest gain is bracketed)", "frontier_K": "a power of two >= 2",
+         "floor_grid": ">= 40 (its half is checked)", "floor_starts": ">= 0",
+         "floor_ranks": "increasing integers >= 1", "floor_certify": "an integer >= 0",
+         "floor_ns": "numbers of items >= 3 (two items are certified above)",
+         "floor_scaling_n": ">= 2 numbers of items >= 2", "scales": ">= 3 (a curve per family)",
+         "cycle_sizes": ">= 3 increasing sizes >= 4", "torus_sides": ">= 3 increasing sizes >= 3"}
+
+
 def check(cfg: FrontierSettings, ch: str) -> None:
     """Raise ValueError naming the setting when ``cfg`` contradicts itself."""
     positive_ints(cfg, ch, "trials", "scales", "frontier_K", "targets", "qp_grid", "scan",
                   "floor_grid", "floor_random", "floor_nodes", "slot_trials", "slot_eps")
-    require(cfg.qp_grid >= 200, ch, "qp_grid must be >= 200 (the two-item optima are "
-            f"certified to 2e-5 only on a fine grid); got {cfg.qp_grid}")
-    require(cfg.scan >= 3, ch, f"scan must be >= 3 (a largest gain is bracketed); "
-            f"got {cfg.scan}")
-    k = cfg.frontier_K
-    require(k >= 2 and k & (k - 1) == 0, ch,
-            f"frontier_K must be a power of two >= 2 (K doubles from 2); got {k}")
-    require(cfg.floor_grid >= 40, ch, "floor_grid must be >= 40 (the n-item optima need a "
-            f"grid of levels fine enough to bracket the frontier, and its half is checked); "
-            f"got {cfg.floor_grid}")
-    require(cfg.floor_starts >= 0, ch, f"floor_starts must be >= 0; got {cfg.floor_starts}")
-    ranks = list(cfg.floor_ranks)
-    require(len(ranks) >= 1 and all(isinstance(r, int) and r >= 1 for r in ranks)
-            and ranks == sorted(set(ranks)), ch,
-            f"floor_ranks must hold increasing integers >= 1; got {ranks}")
-    require(isinstance(cfg.floor_certify, int) and cfg.floor_certify >= 0, ch,
-            f"floor_certify must be an integer >= 0; got {cfg.floor_certify!r}")
-    ns = list(cfg.floor_ns)
-    require(len(ns) >= 1 and all(isinstance(n, int) and n >= 3 for n in ns), ch,
-            f"floor_ns must hold numbers of items >= 3 (two items are certified by the "
-            f"concave program); got {ns}")
-    scale_ns = list(cfg.floor_scaling_n)
-    require(len(scale_ns) >= 2 and all(isinstance(n, int) and n >= 2 for n in scale_ns), ch,
-            f"floor_scaling_n must hold >= 2 numbers of items >= 2; got {scale_ns}")
-    require(cfg.scales >= 3, ch, "scales must be >= 3 (a curve per family)")
+    k, ranks, ns, scale_ns = (cfg.frontier_K, list(cfg.floor_ranks), list(cfg.floor_ns),
+                              list(cfg.floor_scaling_n))
+    ok = {"qp_grid": cfg.qp_grid >= 200, "scan": cfg.scan >= 3,
+          "frontier_K": k >= 2 and k & (k - 1) == 0, "floor_grid": cfg.floor_grid >= 40,
+          "floor_starts": cfg.floor_starts >= 0,
+          "floor_ranks": len(ranks) >= 1 and ranks == sorted(set(ranks))
+          and all(isinstance(r, int) and r >= 1 for r in ranks),
+          "floor_certify": isinstance(cfg.floor_certify, int) and cfg.floor_certify >= 0,
+          "floor_ns": len(ns) >= 1 and all(isinstance(n, int) and n >= 3 for n in ns),
+          "floor_scaling_n": len(scale_ns) >= 2
+          and all(isinstance(n, int) and n >= 2 for n in scale_ns), "scales": cfg.scales >= 3}
     for key, low in (("cycle_sizes", 4), ("torus_sides", 3)):
         sizes = list(getattr(cfg, key))
-        require(len(sizes) >= 3 and sizes == sorted(set(sizes)) and sizes[0] >= low, ch,
-                f"{key} must hold >= 3 increasing sizes >= {low} (a rate is fitted); "
-                f"got {sizes}")
+        ok[key] = len(sizes) >= 3 and sizes == sorted(set(sizes)) and sizes[0] >= low
+    for key, holds in ok.items():
+        if not holds:
+            raise ValueError(f"{ch} settings: {key} must be {RULES[key]}; "
+                             f"got {getattr(cfg, key)!r}")
 
 
 #: chapter 7's settings; the paper has none of these experiments, so no setting has a

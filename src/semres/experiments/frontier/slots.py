@@ -18,8 +18,7 @@ from .settings import DEFAULT
 
 
 def slot_sweep(eps, trials: int, stream, jobs=DEFAULT.slot_jobs) -> pd.DataFrame:
-    """(p_I, p_S) of each slot code (``jobs``: slots and how they combine) by the engine, per
-    per-slot radius in ``eps``."""
+    """(p_I, p_S) of each slot code in ``jobs`` by the engine, per per-slot radius."""
     rows = []
     for j, (K, comb) in enumerate(tqdm(jobs, desc="slots, Monte Carlo")):
         space = spaces.Slots(K)
@@ -48,17 +47,15 @@ def nearest(values, target: float) -> float:
 
 
 def slot_match(comb: str, b, K):
-    """The measure B of the items similar to a probe under a 0/1 slot code with per-slot ball
-    measure ``b``: "any" of K slots matches (max) or "every" one does (product)."""
+    """The measure of the similar set of a 0/1 code: any slot matches (max), or every one."""
     if comb not in ("max", "product"):
         raise ValueError(f"comb must be 'max' or 'product' (a 0/1 code); got {comb!r}")
     return 1 - (1 - b) ** K if comb == "max" else b**K
 
 
 def slot_identification(comb: str, b: float, K: int) -> float:
-    """Closed-form p_I of a slot code with per-slot ball measure ``b``: the max and product
-    codes are a constant kernel on their similar set (:func:`slot_match`); the mean code
-    gives the other item the share 1 / (1 + J / K), J ~ Bin(K, b) matching slots."""
+    """Closed-form p_I of a slot code with per-slot ball measure ``b`` (the mean code gives
+    the other item 1 / (1 + J / K), J ~ Bin(K, b))."""
     if comb == "mean":
         j = np.arange(K + 1)
         return float((binom.pmf(j, K, b) / (1 + j / K)).sum())
@@ -66,8 +63,7 @@ def slot_identification(comb: str, b: float, K: int) -> float:
 
 
 def sorted_mean_code(b: float, K: int) -> float:
-    """p_S of the mean code's values given to items in order of distance: by the two-item
-    frontier proposition the best any ordering of its values reaches, so its upper bound."""
+    """p_S of the mean code's values sorted by distance: the most any ordering reaches."""
     j = np.arange(K + 1)
     P = binom.pmf(j, K, b)
     with np.errstate(invalid="ignore"):
@@ -77,9 +73,7 @@ def sorted_mean_code(b: float, K: int) -> float:
 
 
 def wrong_preference(K: int, e: float, trials: int, rng) -> float:
-    """Share of similarity trials where the max-over-slots code strictly prefers the item
-    that is farther in the combined distance (it matched the probe on some slot only): the
-    deficit w below the front of the 0/1-code proposition."""
+    """The max code's share of trials preferring the farther item: the deficit w."""
     d = spaces.Slots(K).distances(rng, 2, trials)
     g = kernels.Slotwise(kernels.Constant(e), "max")(d)
     far = spaces.Slots(K).combine(d).argmax(axis=0)
@@ -90,9 +84,8 @@ def wrong_preference(K: int, e: float, trials: int, rng) -> float:
 
 def slots_at_equal_identification(trials: int, stream, levels=DEFAULT.equal_pi,
                                   K: int = DEFAULT.equal_slots) -> pd.DataFrame:
-    """Each code with ``K`` slots at the per-slot radius that gives each identification level
-    exactly (closed forms, ``brentq``), its p_S by the engine, the front there and, for the
-    mean code, its sorted bound; ``above_z`` and ``bound_z`` in standard errors of p_S."""
+    """Each code at the per-slot radius giving each identification level: its p_S by the
+    engine, the front and (mean code) its sorted bound, with z of p_S above each."""
     rows = []
     for i, p_target in enumerate(levels):
         for k, comb in enumerate(("max", "product", "mean")):
@@ -112,8 +105,8 @@ def slots_at_equal_identification(trials: int, stream, levels=DEFAULT.equal_pi,
 
 
 def heights(sweep: pd.DataFrame):
-    """Each slot cell's height above the universal front at its own p_I (``above``, and in
-    standard errors of p_S, ``above_z``), and per (K, code) the cell that rises most."""
+    """Each cell's height above the front (and in standard errors), and per (K, code) the
+    highest cell."""
     out = sweep.assign(above=sweep.p_s - theory.front(np.clip(sweep.p_i, 0.5, 1)))
     out["above_z"] = out.above / out.se_s
     best = out.loc[out.groupby(["K", "combine"]).above_z.idxmax()].set_index(["K", "combine"])
@@ -122,13 +115,9 @@ def heights(sweep: pd.DataFrame):
 
 def checked_sweep(slots: pd.DataFrame, slot_eps, trials: int, wrong_eps: float, stream,
                   z_max: float) -> dict:
-    """The sweep's checks against what is known exactly, raising AssertionError on a miss:
-    one slot is the circle (Theorem 1); the max and product codes' identification is a constant
-    kernel on "any" / "every" match (each trial's mass is 1 or 1/2, so its standard error is
-    known exactly); and the 0/1-code proposition: at one radius the max code's deficit below
-    the front equals ``w``, its share of trials that strictly prefer the farther item. Returns
-    the sweep with its heights above the front, the best point per code, the circle's z, ``w``
-    per number of slots, and the radius and identification of that check."""
+    """The sweep's exact checks (AssertionError on a miss): one slot is Theorem 1, the 0/1
+    codes' p_I their closed forms, and the max code's deficit below the front its share ``w``
+    of wrong preferences. Returns the sweep with heights, the best cells, z, w and its p_I."""
     one = slots[slots.K == 1]
     ps1, pi1 = theory.two_item(2 * one.scale.to_numpy())
     z1 = np.r_[(one.p_s - ps1) / one.se_s, (one.p_i - pi1) / one.se_i]

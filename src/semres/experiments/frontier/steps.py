@@ -1,20 +1,6 @@
-"""Step similarities on the circle: their exact success rates for any number of items, and a
-local optimiser of the best one at a given identification (chapter 7, beyond two items).
-
-A non-increasing step similarity on a homogeneous space is K levels 1 = g_1 >= ... >= g_K >= 0
-on distance bands holding probability m_1, ..., m_K of an item. With n items (each band drawn
-i.i.d. with probabilities m), the Luce shares are expectations of 1 / (sum of similarities),
-and 1 / s = int_0^inf exp(-t s) dt turns the multinomial sums over bands into one integral:
-
-    p_I = int_0^inf e^{-t} S_1(t)^{n-1} dt,                 S_j(t) = sum_{k >= j} m_k e^{-t g_k},
-    p_S = sum_j g_j int_0^inf [S_j(t)^n - S_{j+1}(t)^n] dt  (+ m_0^n / n, the all-zero case),
-
-where the j-th term is the nearest item falling in band j (binomially many items tie with it
-in similarity; the nearest one is correct). The t-integral of a sum of decaying exponentials
-is done by the trapezoid rule in log t, which converges geometrically (error far below 1e-12),
-so the optimiser's objective is exact, not sampled. For two items the frontier is solved
-exactly instead (:mod:`.certified`).
-"""
+"""Non-increasing step similarities (levels g_k on bands of item probability m_k): exact rates
+for any n by the t-integral (1/s = int e^-ts dt turns the multinomial sums into one integral,
+trapezoid in log t), and the two-item local optimiser, K doubling from the constant kernel."""
 
 from __future__ import annotations
 
@@ -38,8 +24,7 @@ def check_count(value, name: str) -> int:
 
 
 def check_steps(levels, masses, n):
-    """``levels`` and ``masses`` as arrays (masses renormalised) and ``n`` as an int, each
-    checked: a ValueError names the argument."""
+    """``levels``, ``masses`` (renormalised) and ``n``, checked."""
     g = np.asarray(levels, dtype=float)
     m = np.asarray(masses, dtype=float)
     if g.ndim != 1 or g.size < 1 or not np.isfinite(g).all():
@@ -89,8 +74,8 @@ def step_success(levels, masses, n: int = 2) -> tuple[float, float]:
 
 
 def step_kernel(levels, masses):
-    """The step similarity as g(d) on the circle (bands of item probability m span m / 2 of
-    distance), for the Monte Carlo engine."""
+    """The step similarity as g(d) on the circle (a band of mass m spans m / 2), for the
+    engine."""
     g, m, _ = check_steps(levels, masses, 2)
     edges = np.cumsum(m)[:-1] / 2
 
@@ -131,14 +116,8 @@ def _chain(x, K, delta, dg, dm):
 
 def optimise(target_p_i: float, n: int, delta: float, K: int, starts=(), *,
              ftol: float = 1e-12, maxiter: int = 300) -> dict:
-    """Maximise p_S over K-level step kernels with g_1 = 1, levels >= ``delta``, at p_I equal
-    to ``target_p_i``, by SLSQP (exact gradients) from each (levels, masses) start in
-    ``starts`` (default: the constant kernel with this p_I, whose front is then never lost).
-
-    Levels are parametrised by ratios in [0, 1] (g_k = delta + (1 - delta) prod_{j<=k} r_j), so
-    monotonicity is a box bound. Returns the best feasible optimum found: ``p_s``, ``p_i``,
-    ``levels``, ``masses``, ``success``.
-    """
+    """The largest p_S over K-level step kernels (g_1 = 1, levels >= ``delta``, monotone as
+    ratios in [0, 1]) at ``target_p_i``, by SLSQP from ``starts`` (the constant kernel)."""
     if not (0 < delta < 1):
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
     check_count(K, "K")
@@ -168,7 +147,6 @@ def optimise(target_p_i: float, n: int, delta: float, K: int, starts=(), *,
     best = None
     for levels, masses in inits:
         x0 = _pack(levels, masses, delta)
-        # SLSQP's small LAPACK calls slow down tenfold when BLAS threads fight for 2 cores
         with threadpool_limits(1):
             res = minimize(lambda x: -evaluate(x)[0], x0, jac=lambda x: -evaluate(x)[2],
                            method="SLSQP", bounds=bounds, constraints=[constraint],
@@ -187,8 +165,7 @@ def _constant_b(p_i, n, delta):
 
 
 def constant_front(p_i, n: int, delta: float) -> float:
-    """The constant (two-level) kernel's p_S at identification ``p_i``, or nan outside its
-    range [p_I(b = 1), p_I(b = 0)]."""
+    """The constant kernel's p_S at identification ``p_i`` (nan outside its range)."""
     lo, hi = n_item(1.0, n, delta)[1], n_item(0.0, n, delta)[1]
     if not (lo <= p_i <= hi):
         return math.nan
@@ -196,9 +173,7 @@ def constant_front(p_i, n: int, delta: float) -> float:
 
 
 def refine(levels, masses) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Starts for 2K levels from a K-level optimum: each band split in two, the second half
-    either at the same level (the same kernel, so the optimum can only improve) or halfway to
-    the next level (a nearby kernel that leaves the K-level stationary point)."""
+    """Starts for 2K levels: each band halved, at the same level or halfway to the next."""
     g, m = np.asarray(levels, float), np.asarray(masses, float)
     half = np.repeat(m, 2) / 2
     mid = np.r_[(g[:-1] + g[1:]) / 2, g[-1]]
@@ -207,9 +182,8 @@ def refine(levels, masses) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: int = 200,
           progress=None) -> list[dict]:
-    """The frontier at every identification in ``targets`` for K in ``Ks`` (each K doubling the
-    last, started from the previous optimum, so p_S never drops as K grows). One dict per
-    (K, target) with the optimum and the constant kernel's p_S there."""
+    """The local optimum at each target for K in ``Ks`` (doubling, each started from the
+    last), with the constant kernel's p_S there."""
     Ks = [int(k) for k in Ks]
     if any(b != 2 * a for a, b in zip(Ks, Ks[1:])):
         raise ValueError(f"Ks must double at each step (2, 4, 8, ...); got {Ks}")
@@ -228,8 +202,7 @@ def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: in
 
 def targets(n: int, delta: float, count: int, lo_frac: float = 0.06,
             hi_frac: float = 0.94) -> np.ndarray:
-    """``count`` identification targets between chance 1/n and the ceiling 1/(1 + (n-1) delta),
-    from ``lo_frac`` to ``hi_frac`` of the way (the ends themselves admit no similarity)."""
+    """``count`` targets from ``lo_frac`` to ``hi_frac`` of the way from 1/n to the ceiling."""
     lo, hi = 1 / n, 1 / (1 + (n - 1) * delta)
     return lo + (hi - lo) * np.linspace(lo_frac, hi_frac, count)
 
@@ -240,9 +213,8 @@ def doublings(k_max: int) -> list[int]:
 
 
 def convergence(opt: pd.DataFrame):
-    """The local optimiser's last doubling of K: the rows at the largest K (``last``) and, per
-    (n, delta), the largest K, the largest gain and the largest change of p_S in that doubling
-    (``summary``)."""
+    """The rows at the largest K, and per (n, delta) its largest gain and the largest change
+    of p_S in the last doubling."""
     last = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max")]
     prev = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max") // 2]
     conv = (last.set_index(["n", "delta", "target"]).p_s

@@ -32,8 +32,7 @@ def torus(L: int):
 
 
 def tie_radius(unit: int, eps: float = DEFAULT.eps_tie) -> float:
-    """The radius ``eps`` (of the circumference, or the side) in steps, placed halfway between
-    two grid distances."""
+    """The radius ``eps`` in steps, halfway between two grid distances."""
     return math.floor(eps * unit) + 0.5
 
 
@@ -44,9 +43,8 @@ def tie_spaces(cycle_sizes, torus_sides) -> list:
 
 
 def ties_table(jobs, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:
-    """Exact two-item rates of the constant kernel of radius ``eps`` on each discrete space
-    (``simulate.exact_two_item``), its tie probability tau and its height above the universal
-    front."""
+    """Exact two-item rates of the constant kernel on each space, its tie probability and
+    height above the front."""
     rows = []
     for name, size, make in tqdm(jobs, desc="discrete spaces, exact"):
         dist, unit = make(size)
@@ -62,16 +60,13 @@ def ties_table(jobs, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:
 
 
 def tie_rates(ties) -> dict:
-    """The log-log slope of the height above the front against the number of points, per
-    family of spaces."""
+    """Per family of spaces, the log-log slope of the height against the number of points."""
     return {name: float(np.polyfit(np.log(g.points), np.log(g.above_front), 1)[0])
             for name, g in ties.groupby("space")}
 
 
 def tie_slopes(ties) -> dict:
-    """Per family of spaces, the range (lowest, highest) of the log-log slopes of the height
-    above the front between successive numbers of points: how steeply it falls at the
-    smallest and largest rate the sizes show."""
+    """Per family of spaces, the (lowest, highest) log-log slope between successive sizes."""
     out = {}
     for name, g in ties.sort_values("points").groupby("space"):
         slope = np.diff(np.log(g.above_front.to_numpy())) / np.diff(np.log(g.points.to_numpy()))
@@ -80,8 +75,7 @@ def tie_slopes(ties) -> dict:
 
 
 def tie_check(ties, jobs, trials: int, stream, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:
-    """The engine on ``jobs`` (ties included) against their exact rates in ``ties`` (the
-    constant kernel of radius ``eps``)."""
+    """The engine on ``jobs`` (ties included) against their exact rates."""
     rows = []
     for j, (name, size, make) in enumerate(jobs):
         dist, unit = make(size)
