@@ -43,13 +43,7 @@ def _source_files(source, csv: bool = False) -> list:
 
 def derive(source, out, trust_pickle: bool = False, commits: dict | None = None) -> dict:
     """Read every released file under ``source``; write the derived tables and
-    ``provenance.json`` to ``out``; return the provenance record.
-
-    Pickles are read only with ``trust_pickle=True`` (else listed as skipped). Every file is read
-    and every table made before anything is written; nothing read means nothing written
-    (ValueError), so a provenance never loses its files. Tables of :data:`TABLES` in ``out`` that
-    this source does not give are removed: ``out`` then holds exactly what its provenance lists.
-    """
+    ``provenance.json`` to ``out``; return the provenance record."""
     files = _source_files(source)
     commits = {**COMMITS, **(commits or {})}
     trials, counts, curves, records, skipped = [], [], [], [], []
@@ -107,10 +101,7 @@ def derive(source, out, trust_pickle: bool = False, commits: dict | None = None)
 
 
 def convert(source, out, keep_unusable_scores: bool = False) -> list:
-    """Write each released CSV under ``source`` as a schema CSV in ``out`` (for ``results=``).
-
-    These are per-trial rows of the authors' files: keep them local, never commit them.
-    """
+    """Write each released CSV under ``source`` as a schema CSV in ``out`` (for ``results=``)."""
     files = _source_files(source, csv=True)
     frames = [CSV_READERS[kind_of(f)](f, keep_unusable_scores=keep_unusable_scores)
               for f in files]   # all read and checked before anything is written

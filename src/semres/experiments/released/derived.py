@@ -96,14 +96,7 @@ def spatial_grid_table(df, grid: int = GRID) -> pd.DataFrame:
 
 
 def grid_design(table, model: str) -> dict:
-    """One model's ``spatial_grid`` rows as arrays for a Luce fit with per-shape weights.
-
-    Returns ``names`` (the four shapes), ``d`` (cells x 4: distance in canvas units from each
-    cell's mean X to each shape of :data:`semres.experiments.vlm_shapes.settings.AUTHORS`),
-    ``counts`` (cells x 4: how often each shape was chosen), ``trials`` (per cell; unparsed
-    answers are trials minus the counts) and ``nearest`` (cells x 4: the shape nearest the
-    cell's mean X).
-    """
+    """One model's ``spatial_grid`` rows as arrays for a Luce fit with per-shape weights."""
     sub = table[table["model"] == model]
     if sub.empty:
         raise ValueError(f"model: no rows for {model!r}; have {sorted(set(table['model']))}")
@@ -129,11 +122,7 @@ def _corner(point: str) -> str:
 
 
 def spatial_corner_table(df) -> pd.DataFrame:
-    """Choice counts by canvas corner, per corner of the nearest shape (``bin``; ties dropped).
-
-    Separates a bias for a place (e.g. the bottom-left corner) from a bias for a shape's name:
-    in ``random_stencil`` the shapes change corners from scene to scene.
-    """
+    """Choice counts by canvas corner, per corner of the nearest shape (``bin``; ties dropped)."""
     df = _untied_canvas(df)
     corners = [[_corner(p) for p in _results.split_list(pos)] for pos in df["position"]]
     opts = [_results.split_list(o) for o in df["options"]]

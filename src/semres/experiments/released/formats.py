@@ -141,12 +141,7 @@ def _rows(model, source, experiment, task, n, space, options, position, probe, c
 
 def read_spatial(path, model: str | None = None, source: str | None = None,
                  keep_unusable_scores: bool = False) -> pd.DataFrame:
-    """Per-trial rows from a four-shape file (``spatial_resolution_*_far`` or ``random_stencil_*``).
-
-    Options are the four shapes in the file's ``D00``...``D03`` order with their centres;
-    ``correct`` is every shape at the smallest distance (exact ties kept, distances from integer
-    pixels); ``choice`` is the answer when it names a shape, else empty.
-    """
+    """Per-trial rows from a four-shape file (``spatial_resolution_*_far`` or ``random_stencil_*``)."""
     path = Path(path)
     cols = [f"D0{k}_{a}" for k in range(4) for a in ("X", "Y", "SHAPE")]
     raw = _read_raw(path, ["ID", "target_X", "target_Y", "answer", *cols, *SPATIAL_SHAPES])
@@ -182,12 +177,7 @@ def read_spatial(path, model: str | None = None, source: str | None = None,
 
 def read_colour(path, model: str | None = None, task: str | None = None,
                 source: str | None = None, keep_unusable_scores: bool = False) -> pd.DataFrame:
-    """Per-trial rows from a colour file (``color_{similarity,identification}_*_results.csv``).
-
-    Options are the first ``N_STENCILS`` letters with hue/360 as position; the probe is the
-    target's hue; ``correct`` is every patch at the smallest circular hue distance (integer
-    degrees, so exact ties are kept); ``choice`` is the answered letter if it is an option.
-    """
+    """Per-trial rows from a colour file (``color_{similarity,identification}_*_results.csv``)."""
     path = Path(path)
     if task is None:
         m = re.search(r"(similarity|identification)", path.name)
@@ -256,11 +246,7 @@ def _array(data: dict, key: str, dtype, path) -> np.ndarray:
 
 def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
                     source: str | None = None, nbatches: int = LLM_NBATCHES) -> pd.DataFrame:
-    """Per-n counts from a similarity/identification pickle (aggregates only were saved).
-
-    ``trials`` = nrep x ``nbatches``; ``answered`` = trials - n_nulls; ``correct`` =
-    performance x answered, rounded (the file stores the ratio); ``performance`` as released.
-    """
+    """Per-n counts from a similarity/identification pickle (aggregates only were saved)."""
     path = Path(path)
     data = _load_pickle(path, trust_pickle)
     keys = ("performance", "n_nulls", "seq_lens", "nrep")
@@ -289,12 +275,7 @@ def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
 
 def read_llm_resolution(path, trust_pickle: bool = False, model: str | None = None,
                         source: str | None = None) -> pd.DataFrame:
-    """Long table of the two-reference curves: one row per (centre, D, probe).
-
-    ``performances`` maps each centre to one curve per D (fraction of parsed answers naming the
-    person born in the lower year, at probes ``centre + RESOLUTION_OFFSETS``); ``ages_list`` (of
-    the last centre) gives the D values as half the gap.
-    """
+    """Long table of the two-reference curves: one row per (centre, D, probe)."""
     path = Path(path)
     data = _load_pickle(path, trust_pickle)
     if not isinstance(data, dict) or not {"performances", "ages_list", "nrep"} <= set(data):

@@ -36,11 +36,7 @@ def find_files(source) -> list:
 
 def read_authors(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
     """Per-trial rows (the :mod:`semres.core.results` schema) from every released CSV under
-    ``paths``.
-
-    Pickles hold no per-trial rows and are skipped here (read them with :func:`read_llm_counts`
-    / :func:`read_llm_resolution`).
-    """
+    ``paths``."""
     frames = [CSV_READERS[kind_of(f)](f, keep_unusable_scores=keep_unusable_scores)
               for f in find_files(paths) if kind_of(f) in CSV_READERS]
     if not frames:
@@ -57,13 +53,7 @@ _WHAT = {"schema": "per-trial rows in the book's schema",
 
 @dataclass
 class Gathered:
-    """Everything ``results=`` named, read and checked (see :func:`gather`).
-
-    ``rows``: per-trial rows (the :mod:`semres.core.results` schema; the authors' CSVs add
-    ``experiment``, ``trial``, ``scores_usable``), None if no file held any; ``counts`` and
-    ``curves``: the frames of :func:`read_llm_counts` and :func:`read_llm_resolution`;
-    ``files``: each file read and its kind; ``report``: one line per file, read or skipped and why.
-    """
+    """Everything ``results=`` named, read and checked (see :func:`gather`)."""
     rows: pd.DataFrame | None
     counts: list = field(default_factory=list)
     curves: list = field(default_factory=list)
@@ -119,15 +109,7 @@ def _read_one(f, kind, keep_unusable_scores: bool):
 
 def gather(paths, trust_pickle: bool = False, keep_unusable_scores: bool = False,
            llm: bool = True) -> Gathered:
-    """Read every results file ``paths`` names, checking each in full before any analysis.
-
-    ``paths``: files and folders (a list, or the chapter-parameter form ``"a,b"``). A folder
-    gives its files (not its subfolders): CSVs in the schema, the authors' CSVs and, with
-    ``trust_pickle=True``, the authors' LLM pickles (``llm=False``: skip those); anything
-    else in a folder is skipped and said so in the report. A named file that cannot be read, a
-    CSV that is neither in the schema nor one of the authors', and nothing read at all raise
-    ValueError with one line naming the file (and the line and column, for a bad row).
-    """
+    """Read every results file ``paths`` names, checking each in full before any analysis."""
     got = Gathered(rows=None)
     rows, skipped = [], []
     for f, named in _listing(paths):
