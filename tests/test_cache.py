@@ -194,8 +194,12 @@ def _executed(fn, *args, **kwargs) -> set[str]:
     root = Path(semres.__file__).parent
     seen = set()
 
+    unfollowed = tuple(str(root.parent.joinpath(*m.split("."))) + ".py"
+                       for m in fingerprint.NOT_FOLLOWED)
+
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(str(root)):
+        if event == "call" and frame.f_code.co_filename.startswith(str(root)) and not (
+                frame.f_back and frame.f_back.f_code.co_filename in unfollowed):
             seen.add((frame.f_code.co_filename, frame.f_code.co_qualname))
 
     sys.setprofile(profile)
@@ -211,7 +215,9 @@ def _executed(fn, *args, **kwargs) -> set[str]:
         module = ".".join(Path(file).relative_to(root.parent).with_suffix("").parts)
         if not top.startswith("<"):  # a module body runs on import, not in the call
             names.add(f"{module.removesuffix('.__init__')}.{top}")
-    return names - {f"semres.core.fingerprint.{n}" for n in dir(fingerprint)}
+    # modules not followed by design: the key's own code, and where work runs (no result
+    # depends on it: tests/test_spread.py)
+    return {n for n in names if not n.startswith(tuple(f"{m}." for m in fingerprint.NOT_FOLLOWED))}
 
 
 def _cases():

@@ -1,9 +1,14 @@
-"""semres.core.book.spread: a map that takes the cores a finished lane hands over, with the
-results in order and independent of where each item ran."""
+"""semres.core.parallel.spread: joblib, the one backend of every chapter's inner work. The
+results come back in order and do not depend on where each item ran: here, in worker
+processes, or on a Dask cluster through joblib's dask backend."""
 
 import os
 
-from semres.core import book
+import joblib
+import pandas as pd
+import pytest
+
+from semres.core import book, parallel
 
 
 def square(x):
@@ -18,46 +23,45 @@ def test_on_one_core_every_item_runs_here_in_order(monkeypatch):
         seen.append(x)
         return square(x)
 
-    got = book.spread(note, range(5))
+    got = parallel.spread(note, range(5))
     assert [v for v, _ in got] == [0, 1, 4, 9, 16]
     assert seen == [0, 1, 2, 3, 4] and {pid for _, pid in got} == {os.getpid()}
 
 
-def test_a_freed_core_takes_items_in_a_worker_and_the_results_keep_their_order(monkeypatch):
-    calls = iter([1, 1] + [2] * 100)  # one core for the first two items, then two
-    monkeypatch.setattr(book, "cores", lambda: next(calls))
-    got = book.spread(square, range(12))
+def test_on_two_cores_workers_take_items_and_the_results_keep_their_order(monkeypatch):
+    monkeypatch.setattr(book, "cores", lambda: 2)
+    got = parallel.spread(square, range(12), batch_size=1)
     assert [v for v, _ in got] == [x * x for x in range(12)]
-    pids = [pid for _, pid in got]
-    assert pids[:2] == [os.getpid()] * 2  # before the core was freed: here, in order
-    assert set(pids) - {os.getpid()}  # after: some in the worker
-    assert pids[-1] != os.getpid()  # the worker takes from the end
+    assert {pid for _, pid in got} - {os.getpid()}  # some ran in a worker
+
+
+def test_a_readers_joblib_configuration_decides_the_workers(monkeypatch):
+    monkeypatch.setattr(book, "cores", lambda: 1)
+    with joblib.parallel_config(backend="threading", n_jobs=3):
+        assert parallel.jobs() == 3
+        assert [v for v, _ in parallel.spread(square, range(7))] == [x * x for x in range(7)]
+    assert parallel.jobs() == 1
 
 
 def test_an_error_in_a_worker_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(book, "cores", lambda: 2)
-    try:
-        book.spread(square, [1, 2, 3, "a"])  # the worker takes the last item first
-    except TypeError:
-        pass
-    else:
-        raise AssertionError("the worker's TypeError was lost")
+    with pytest.raises(TypeError):
+        parallel.spread(square, [1, 2, 3, "a"])
 
 
-def test_a_chapter_run_as_a_plain_script_is_not_run_again_in_the_worker(tmp_path):
-    """spawn runs the parent's __main__ again in a worker unless told not to: a script with no
-    ``if __name__ == "__main__"`` (a chapter run with ``python``) would run twice."""
+def test_a_chapter_run_as_a_plain_script_is_not_run_again_in_a_worker(tmp_path):
+    """A chapter run with ``python`` has no ``if __name__ == "__main__"`` guard: its workers
+    must not run it again."""
     import subprocess
     import sys
 
     log = tmp_path / "runs.txt"
     script = tmp_path / "chapter.py"
     script.write_text(
-        "import os\n"
-        "from semres.core import book\n"
+        "from semres.core import book, parallel\n"
         f"open({str(log)!r}, 'a').write('ran\\n')\n"
         "book.cores = lambda: 2\n"
-        "out = book.spread(abs, [-7, 9, -5, 4])\n"
+        "out = parallel.spread(abs, [-7, 9, -5, 4])\n"
         "assert out == [7, 9, 5, 4], out\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=120)
@@ -65,19 +69,24 @@ def test_a_chapter_run_as_a_plain_script_is_not_run_again_in_the_worker(tmp_path
     assert log.read_text() == "ran\n"
 
 
-def interrupt_ignored(_):
-    import signal
+def test_chapter_7s_frontier_on_a_local_dask_cluster_gives_the_same_table(monkeypatch):
+    """Chapter 7's n-item frontier (one optimiser run per (n, delta) group, through
+    :func:`spread`) on a two-worker Dask cluster, as a reader with a cluster runs the paper
+    profile: the same table as in this process, bit for bit (but its seconds)."""
+    distributed = pytest.importorskip("dask.distributed")
+    from semres.experiments.frontier import floor_n
 
-    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN, os.getpid()
+    def table():
+        out = floor_n.frontier((3, 4), (0.05, 0.2), 12, 2, 1, 0)
+        return out.drop(columns=[c for c in out if "seconds" in c])
 
-
-def test_a_worker_leaves_interrupts_to_the_chapter(monkeypatch):
-    """The kernel's shutdown interrupts its whole process group: an idle worker printed a
-    KeyboardInterrupt traceback into the build's log. Workers ignore SIGINT; this process not."""
-    import signal
-
-    monkeypatch.setattr(book, "cores", lambda: 2)
-    got = book.spread(interrupt_ignored, range(6))
-    assert all(ignored for ignored, pid in got if pid != os.getpid())
-    assert any(pid != os.getpid() for _, pid in got)
-    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    monkeypatch.setattr(book, "cores", lambda: 1)
+    here = table()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client, \
+            joblib.parallel_config(backend="dask", n_jobs=-1), \
+            distributed.get_task_stream(client) as tasks:
+        there = table()
+    assert len(tasks.data) >= 4  # the four (n, delta) groups ran as tasks of the cluster
+    pd.testing.assert_frame_equal(here, there)

@@ -1,4 +1,5 @@
-"""What every chapter needs: result tables, the on-disk cache, its cores, the torch device.
+"""What every chapter needs: result tables, the on-disk cache, its cores, the torch device
+(the parallel work itself is :mod:`semres.core.parallel`).
 
 Chapters run from anywhere (papermill, Jupyter, a plain ``python``), so paths are found from the
 repository root (the folder holding ``_toc.yml``) or from ``SEMRES_BUILD_DIR`` when the runner sets
@@ -10,17 +11,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
-import sys
 import tempfile
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from contextlib import contextmanager
 from functools import lru_cache
-from multiprocessing import get_context
 from pathlib import Path
 
 import joblib
-from tqdm.auto import tqdm
 
 from .fingerprint import digest
 
@@ -111,12 +106,27 @@ class _Cached:
     def __call__(self, *args, **kwargs):
         key = self.key(*args, **kwargs)
         memorized = _memory(str(Path(self.location) / key)).cache(self.fn, ignore=self.ignore)
-        # joblib returns the call's metadata only when it computed the entry (a damaged entry
-        # is computed again, and counts as computed)
-        out, computed = memorized._cached_call(args, kwargs, shelving=False)
-        record_cache_use(key, memorized._get_args_id(*args, **kwargs),
-                         "computed" if computed else "reused")
+        reused = memorized.check_call_in_cache(*args, **kwargs)
+        damage = _Damage()
+        logging.getLogger("joblib").addFilter(damage)
+        try:
+            out = memorized(*args, **kwargs)  # joblib computes a missing or damaged entry
+        finally:
+            logging.getLogger("joblib").removeFilter(damage)
+        reused = reused and not damage.seen
+        # the entry now exists: shelving it returns its id without loading it again
+        entry = memorized.call_and_shelve(*args, **kwargs).args_id
+        record_cache_use(key, entry, "reused" if reused else "computed")
         return out
+
+
+class _Damage(logging.Filter):
+    """Notes joblib's warning that an entry failed to load (it then computes it again)."""
+    seen = False
+
+    def filter(self, record) -> bool:
+        self.seen |= "results for" in record.getMessage() or "damaged" in record.getMessage()
+        return True
 
 
 #: the file where the chapter being run notes each cache entry it computed or reused (set by the
@@ -163,74 +173,6 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-def spread(fn, items, desc: str | None = None) -> list:
-    """``[fn(x) for x in items]``, in this process and, from the moment it may run on more than
-    one core (``semres book`` hands a finished lane's core to the chapters still running), on
-    one worker process per extra core beside it: the end of a build is not left to one core.
-
-    ``fn`` must be a module-level function (or a partial of one) whose result depends on its
-    item only; then the results (in order) do not depend on where each ran. While this process
-    has one core, nothing is started and the items run here, in order. ``desc`` names a
-    progress bar over the items (none without it)."""
-    items = list(items)
-    out, todo, running = [None] * len(items), list(range(len(items))), {}
-    bar = tqdm(total=len(items), desc=desc, disable=desc is None)
-    try:
-        while todo or running:
-            for job in [job for job in running if job.done()]:
-                out[running.pop(job)] = job.result()
-                bar.update()
-            extra = cores() - 1
-            if extra > 0 and len(todo) > 1:  # workers take from the end, this process the front
-                pool = _workers(extra)
-                while len(running) < extra and len(todo) > 1:
-                    i = todo.pop()
-                    with _main_left_alone():
-                        running[pool.submit(fn, items[i])] = i
-            if todo:
-                i = todo.pop(0)
-                out[i] = fn(items[i])
-                bar.update()
-            elif running:
-                wait(running, return_when=FIRST_COMPLETED)
-    finally:
-        bar.close()
-        for job in running:
-            job.cancel()
-    return out
-
-
-@lru_cache(maxsize=1)
-def _workers(count: int) -> ProcessPoolExecutor:
-    """The process's ``count`` workers for :func:`spread`, started once (each imports what it
-    runs, a second or two) and kept for the next call."""
-    return ProcessPoolExecutor(count, mp_context=get_context("spawn"),
-                               initializer=_leave_interrupts_to_the_chapter)
-
-
-def _leave_interrupts_to_the_chapter() -> None:
-    """A worker ignores SIGINT: the kernel's shutdown (or a reader's interrupt) reaches its
-    whole process group, and the chapter's process, not its idle workers, answers it (each
-    printed a KeyboardInterrupt traceback into the build's log); a worker ends with it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextmanager
-def _main_left_alone():
-    """While a worker starts: a spawned process runs the parent's ``__main__`` again (by its
-    file or module name) unless it has neither, as in a notebook's kernel; a chapter run as a
-    plain script would run a second time in it. The worker needs only ``fn``'s module."""
-    main = sys.modules["__main__"]
-    file, spec = main.__dict__.pop("__file__", None), getattr(main, "__spec__", None)
-    main.__spec__ = None
-    try:
-        yield
-    finally:
-        main.__spec__ = spec
-        if file is not None:
-            main.__file__ = file
 
 
 def torch_device(device: str = "auto"):

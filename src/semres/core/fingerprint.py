@@ -41,8 +41,8 @@ __all__ = ["closure", "digest"]
 
 #: the project's own packages, whose code a cached result's key follows
 PACKAGES = ("semres",)
-#: modules never followed: this one computes keys and is no part of any result
-NOT_FOLLOWED = ("semres.core.fingerprint",)
+#: modules never followed: this one computes keys, and where work runs changes no result
+NOT_FOLLOWED = ("semres.core.fingerprint", "semres.core.parallel")
 _MISSING = object()
 
 

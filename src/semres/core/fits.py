@@ -12,13 +12,17 @@ goodness-of-fit test (:data:`GOF_KEYS`); a page says so when it fails
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, cpu_count, delayed
+from joblib import parallel_config
 from scipy.special import xlogy
 from scipy.stats import chi2
 from tqdm.auto import tqdm
+
+from .book import cores
+from .parallel import spread
 
 
 __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
@@ -78,23 +82,17 @@ def resamples(size: int, n_boot, seed):
 
 def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
                   progress: bool = False, desc: str = "bootstrap") -> list:
-    """``[fn(index) for each of n_boot resamples of size units]``, on every core.
-
-    A paper-profile interval refits a model a thousand times, minutes on one core. The resamples
-    are drawn first, in the order :func:`resamples` draws them, and the results come back in
-    that order, so the same seed gives the same intervals whatever ``n_jobs`` (None: every
-    core; 1: this process). ``fn`` must be picklable by cloudpickle (closures are).
-    """
+    """``[fn(index) for each of n_boot resamples of size units]``, through
+    :func:`semres.core.parallel.spread`. The resamples are drawn first, in the order
+    :func:`resamples` draws them, and come back in that order, so the same seed gives the same
+    intervals wherever they run (``n_jobs``: None, as joblib is configured; 1, this process)."""
     if isinstance(n_jobs, bool) or not (n_jobs is None or (isinstance(n_jobs, int)
                                                           and n_jobs >= 1)):
         raise ValueError(f"n_jobs must be None or an integer >= 1; got {n_jobs!r}")
     draws = list(resamples(size, n_boot, seed))
-    jobs = n_jobs or cpu_count()
-    bar = dict(total=len(draws), desc=desc, disable=not progress, leave=False)
-    if jobs == 1 or len(draws) < 2 * jobs:
-        return [fn(idx) for idx in tqdm(draws, **bar)]
-    run = Parallel(n_jobs=jobs, return_as="generator", batch_size=max(1, len(draws) // (8 * jobs)))
-    return list(tqdm(run(delayed(fn)(idx) for idx in draws), **bar))
+    with parallel_config(n_jobs=n_jobs) if n_jobs else nullcontext():
+        return spread(fn, draws, desc=desc if progress else None,
+                      batch_size=max(1, len(draws) // (8 * max(1, cores()))))
 
 
 def percentile_interval(values) -> tuple:

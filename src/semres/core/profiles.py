@@ -52,7 +52,7 @@ class Settings:
     README): where no earlier run has timed the chapters, a book built side by side starts them
     longest first from it, so that no long chapter starts last. It orders; it decides nothing.
     ``elastic`` marks a chapter that spends most of its time in
-    :func:`semres.core.book.spread`, so that it can take the core a finished lane frees: it
+    :func:`semres.core.parallel.spread`, so that it can take the core a finished lane frees: it
     starts after the others (a build's last minute then runs on every core).
     """
 

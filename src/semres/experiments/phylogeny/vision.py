@@ -20,13 +20,12 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from joblib import Parallel, cpu_count, delayed
 from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
-from semres.core.book import spread
 from semres.core.models import check_source
+from semres.core.parallel import spread
 from semres.core.seeds import int_seed, named_seed
 
 from .measures import evaluate, evaluation_pool
@@ -426,13 +425,12 @@ def _run_group(group, *, data, settings, model, checkpoint_dir, device, seed, pr
     embs = [embed(net, data.images[pool], device=device)
             for net, (pool, _) in zip(nets, pools)]
     # the exact curves are CPU work: a stacked group is measured on every core
-    measured = Parallel(n_jobs=min(len(group), cpu_count()), return_as="generator")(
-        delayed(evaluate)(emb, data.species[pool], is_ood, data.distances,
-                          n_eps=settings["n_eps"], max_probes=settings["max_probes"],
-                          seed=stream(r))
-        for emb, (pool, is_ood), (_, r) in zip(embs, pools, group))
-    measured = list(tqdm(measured, total=len(group), desc="measuring", leave=False,
-                         disable=not progress))
+    measured = spread(
+        lambda job: evaluate(*job[:4], n_eps=settings["n_eps"],
+                             max_probes=settings["max_probes"], seed=job[4]),
+        [(emb, data.species[pool], is_ood, data.distances, stream(r))
+         for emb, (pool, is_ood), (_, r) in zip(embs, pools, group)],
+        desc="measuring" if progress else None)
     per_run = (time.perf_counter() - t1) / len(group)
     out = [{"alpha": alpha, "seed": r, "history": history, "curve": curve,
             "summary": summary, "train_seconds": share,
