@@ -7,8 +7,12 @@ from semres.experiments.toy import profile_fit
 from semres.experiments.toy.evaluation import stimulus_distances
 
 
+def _profile(G, distances):
+    return profile_fit.profile_on_basis(G, profile_fit.profile_basis(distances))
+
+
 def test_fit_recovers_linear_profile():
-    d, _ = profile_fit.distance_profile(np.zeros((50, 50)), stimulus_distances(50))
+    d, _ = _profile(np.zeros((50, 50)), stimulus_distances(50))
     grid = np.linspace(0.01, 0.6, 591)
     eps_true = np.array([[0.05, 0.2], [0.33, 0.4]])  # eps < max d: else Δ is not identifiable
     delta_true = np.array([[0.0, 0.1], [0.02, 0.3]])
@@ -18,7 +22,7 @@ def test_fit_recovers_linear_profile():
 
 
 def test_default_grid_fit_is_fine():
-    d, _ = profile_fit.distance_profile(np.zeros((50, 50)), stimulus_distances(50))
+    d, _ = _profile(np.zeros((50, 50)), stimulus_distances(50))
     eps_true, delta_true = np.array([0.0537, 0.1234, 0.3071]), np.array([0.0, 0.05, 0.2])
     h = profile_fit.linear_profile(d, eps_true[:, None], delta_true[:, None])
     eps, delta = profile_fit.fit_linear_profile(d, h)
@@ -27,7 +31,7 @@ def test_default_grid_fit_is_fine():
 
 def test_profile_fit_reports_its_bounds():
     """A real decay is estimated inside the range; a flat profile (no resolution) is censored."""
-    d, _ = profile_fit.distance_profile(np.zeros((50, 50)), stimulus_distances(50))
+    d, _ = _profile(np.zeros((50, 50)), stimulus_distances(50))
     h = profile_fit.linear_profile(d, 0.2, 0.1)
     eps, delta = profile_fit.fit_linear_profile(d, h)
     assert abs(eps - 0.2) < 2e-4
@@ -40,7 +44,7 @@ def test_profile_fit_reports_its_bounds():
 def test_profile_of_kernel_matrix_is_the_kernel():
     D = stimulus_distances(20, "segment")
     G = 3.0 * profile_fit.linear_profile(D, 0.3, 0.1)  # scale must not matter
-    d, h = profile_fit.distance_profile(G, D)
+    d, h = _profile(G, D)
     assert np.allclose(h, profile_fit.linear_profile(d, 0.3, 0.1))
 
 
@@ -53,7 +57,7 @@ def test_profile_fit_gof_accepts_a_linear_profile_and_rejects_a_step():
         noise = rng.normal(0, 0.01, dist.shape)
         G = h + (noise + noise.T) / 2
         np.fill_diagonal(G, 1.0)
-        d, prof = profile_fit.distance_profile(torch.tensor(G), dist)
+        d, prof = _profile(torch.tensor(G), dist)
         eps, delta = profile_fit.fit_linear_profile(d, prof)
         gof = profile_fit.profile_fit_gof(G, dist, eps, delta)
         assert gof["gof_df"] == 25 - 2
@@ -75,7 +79,7 @@ def test_misfit_size_is_near_one_for_a_line_and_large_for_a_step():
             noise = rng.normal(0, 0.01, dist.shape)
             G = h + (noise + noise.T) / 2
             np.fill_diagonal(G, 1.0)
-            d, prof = profile_fit.distance_profile(torch.tensor(G), dist)
+            d, prof = _profile(torch.tensor(G), dist)
             eps, delta = profile_fit.fit_linear_profile(d, prof)
             terms.append(profile_fit.profile_fit_terms(G, dist, eps, delta))
         sizes[profile] = profile_fit.profile_misfit_size(terms)

@@ -9,15 +9,26 @@ from semres.experiments.toy import settings, superposition
 from semres.experiments.toy.evaluation import sample_trials, stimulus_distances
 
 
-def test_forward_is_relu_of_gram_and_columns_are_similarities():
-    rng = np.random.default_rng(1)
-    W = torch.tensor(rng.normal(size=(3, 10, 7)))
-    x = torch.tensor(rng.normal(size=(3, 5, 7)))
-    expected = np.maximum(np.einsum("nki,nkj,nbj->nbi", W.numpy(), W.numpy(), x.numpy()), 0)
-    assert np.allclose(superposition.forward(W, x).numpy(), expected)
-    eye = torch.eye(7, dtype=W.dtype).expand(3, 7, 7)
+def _reference_loss(W, trials, distances, lam_sim, lam_rec):
+    """The training loss written plainly for autograd: λ_sim · mean −log(Luce mass on the
+    reference(s) nearest the probe) + λ_rec · MSE(ReLU(x Wᵀ W), x) over the trials' stimuli."""
+    N, l = W.shape[0], W.shape[-1]
+    rows = torch.arange(N)[:, None, None]
     G = superposition.similarity_matrix(W)
-    assert torch.allclose(superposition.forward(W, eye), G)  # f(e_i) = ReLU(w_j . w_i) for all j
+    r, p = trials[..., :2], trials[..., 2:]
+    g = G[rows, r, p] + 1e-10  # the trainer's Luce constant
+    d = distances[rows, r, p]
+    correct = d == d.min(-1, keepdim=True).values
+    nll = -torch.log((g * correct).sum(-1) / g.sum(-1))
+    x = torch.eye(l, dtype=W.dtype)[trials.reshape(N, -1)]
+    mse = ((torch.relu(x @ W.transpose(-1, -2) @ W) - x) ** 2).mean((-2, -1))
+    return lam_sim * nll.mean(-1) + lam_rec * mse
+
+
+def test_columns_of_the_similarity_matrix_are_relu_of_the_gram_matrix():
+    W = torch.tensor(np.random.default_rng(1).normal(size=(3, 10, 7)))
+    expected = np.maximum(np.einsum("nki,nkj->nij", W.numpy(), W.numpy()), 0)
+    assert np.allclose(superposition.similarity_matrix(W).numpy(), expected)
 
 
 def test_closed_form_gradient_equals_autograd():
@@ -28,7 +39,7 @@ def test_closed_form_gradient_equals_autograd():
     D = torch.tensor(np.stack([stimulus_distances(l, g) for g in ["circle", "segment"] * 3]))
     lam_sim = torch.tensor([0.1, 0.1, 0.0, 0.3, 0.0, 0.1], dtype=torch.float64)
     lam_rec = torch.tensor([0.0, 0.0, 1.0, 1.0, 0.5, 0.0], dtype=torch.float64)
-    loss = superposition.toy_loss(W, trials, D, lam_sim, lam_rec)
+    loss = _reference_loss(W, trials, D, lam_sim, lam_rec)
     loss.sum().backward()
     loss2, grad = superposition.toy_loss_and_grad(W.detach(), trials, D, lam_sim, lam_rec)
     assert torch.allclose(loss, loss2, atol=1e-12)

@@ -1,11 +1,6 @@
-"""The toy task's stimuli and trials, and the exact (p_S, p_I) of a similarity matrix.
-
-Stimuli are l points t_i = i / l on a circle of circumference 1 or on [0, 1]. A trial is two
-references and a probe, all distinct stimuli (an index triple (r1, r2, p)). Success is the Luce
-mass on the correct reference; in the similarity test every reference that is equally nearest
-to the probe counts as correct, as the Luce rule on a discrete space requires. Evaluation
-enumerates every trial, so a trajectory carries no sampling noise.
-"""
+"""The toy task's stimuli t_i = i / l (circle or segment), its trials (two references and a
+probe, distinct), and the exact (p_S, p_I) of a similarity matrix over every trial; equally
+near references are both correct, as the Luce rule on a discrete space requires."""
 
 from __future__ import annotations
 
@@ -31,11 +26,8 @@ def stimulus_distances(n_stimuli: int = 50, geometry: str = "circle") -> np.ndar
 
 
 def sample_trials(rng: np.random.Generator, shape: tuple, n_stimuli: int) -> np.ndarray:
-    """Uniform ordered triples (r1, r2, p) of distinct stimuli, shape (*shape, 3).
-
-    Drawing i, then j among the l - 1 others, then k among the l - 2 left, is exact and needs
-    three integer draws per trial instead of a permutation of all l stimuli.
-    """
+    """Uniform ordered triples (r1, r2, p) of distinct stimuli, shape (*shape, 3): three
+    integer draws per trial (i, j among the others, k among the rest)."""
     i = rng.integers(0, n_stimuli, size=shape)
     j = rng.integers(0, n_stimuli - 1, size=shape)
     j = j + (j >= i)
@@ -48,13 +40,9 @@ def sample_trials(rng: np.random.Generator, shape: tuple, n_stimuli: int) -> np.
 
 @dataclass(frozen=True)
 class TrialTable:
-    """Every ordered trial of distinct stimuli, reduced to what the Luce sums need.
-
-    For the similarity test, each ordered triple (r1, r2, p) with d(r1, p) < d(r2, p) has a
-    mirror (r2, r1, p) with the same success, so only the strictly ordered ones are stored
-    (a nearer, b farther, as flat indices a·l + p and b·l + p into G) and counted twice; a tie
-    (equal distances) always succeeds.
-    """
+    """Every ordered similarity trial, reduced to the strictly ordered ones (nearer, farther,
+    as flat indices into G; each counts twice, for its mirror) and the count of ties (always a
+    success)."""
 
     near: torch.Tensor
     far: torch.Tensor
@@ -107,14 +95,9 @@ def _luce_pair(g_mine: torch.Tensor, g_other: torch.Tensor) -> torch.Tensor:
 
 def exact_scores(G, table: TrialTable, compiled: bool | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Exact (p_S, p_I) of similarity matrices G (..., l, l) over all trials of distinct stimuli.
-
-    No sampling: p_S averages over all l(l-1)(l-2) ordered (r1, r2, p), p_I over all l(l-1)
-    ordered reference pairs with the first copied as the probe (copying the second gives the same
-    average by relabelling). G[i, p] is the similarity of reference i to probe p (G >= 0).
-    ``compiled`` (default: when numba is installed) sums the similarity pairs in a compiled loop
-    instead of torch; both are exact sums, equal to rounding.
-    """
+    """Exact (p_S, p_I) of similarity matrices G (..., l, l), G[i, p] of reference i to probe
+    p: p_S over all l(l-1)(l-2) ordered trials, p_I over all l(l-1) reference pairs with the
+    first copied. ``compiled`` (default: with numba) sums in a compiled loop, equal to rounding."""
     G = torch.as_tensor(G)
     n = table.n_stimuli
     if G.shape[-2:] != (n, n):

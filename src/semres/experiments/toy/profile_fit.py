@@ -1,9 +1,5 @@
-"""The learned similarity's distance profile h(d), and its fit by a linear decay to a floor.
-
-h(d) is the mean similarity at distance d relative to the mean self-similarity; the fitted
-h(d) = Δ + (1 − Δ) max(0, 1 − d/ε) gives the resolution ε a network has given itself and its
-noise floor Δ, with the fit's edge flags and its goodness of fit.
-"""
+"""The learned similarity's profile h(d) (mean similarity at distance d over the mean
+self-similarity) and its fit h(d) = Δ + (1 − Δ) max(0, 1 − d/ε), with edges and goodness of fit."""
 
 from __future__ import annotations
 
@@ -24,23 +20,14 @@ def profile_basis(distances):
 
 
 def profile_on_basis(G, basis):
-    """:func:`distance_profile` on a :func:`profile_basis` computed once (the trainer's every
-    epoch)."""
+    """(d, h): the distinct distances and each level's mean similarity over the mean
+    self-similarity (ratios of means: a dead unit cannot divide by zero)."""
     # torch, not numpy: a BLAS call this small is dominated by OpenBLAS thread start-up.
     levels, average = basis
     G = torch.as_tensor(G)
     means = (G.flatten(-2).to(average.dtype) @ average).numpy()
     self_sim = means[..., :1]
     return levels, np.divide(means, self_sim, out=np.zeros_like(means), where=self_sim > 0)
-
-
-def distance_profile(G, distances) -> tuple[np.ndarray, np.ndarray]:
-    """Mean learned similarity at each distinct distance, relative to the mean self-similarity.
-
-    Returns (d, h) with d the sorted distinct distances (d[0] = 0, h[..., 0] = 1) and h of shape
-    (..., len(d)). Ratios of means, so a dead unit (w_i = 0) cannot divide by zero.
-    """
-    return profile_on_basis(G, profile_basis(distances))
 
 
 def linear_profile(d, eps, delta=0.0):
@@ -64,14 +51,8 @@ def _fit_on_grid(d, h, eps_grid):
 
 
 def fit_linear_profile(d, h, eps_grid=None) -> tuple[np.ndarray, np.ndarray]:
-    """Least-squares (ε, Δ) of ``linear_profile`` to profiles h (..., len(d)), vectorised.
-
-    For fixed ε the model is linear in Δ (h − φ = Δ(1 − φ) with φ = max(0, 1 − d/ε)), so Δ has a
-    closed form and ε is searched on a grid: no iterative optimiser, no starting point. Without
-    ``eps_grid``, a coarse grid over [0.2 min d, 1.2 max d] is refined 40-fold around its best
-    point. When ε exceeds every distance (g never reaches zero), only the slope (1 − Δ)/ε is
-    identified.
-    """
+    """Least-squares (ε, Δ) of ``linear_profile`` to profiles h (..., len(d)): Δ in closed form
+    for each ε on a grid (default: [0.2 min d, 1.2 max d], refined 40-fold around its best)."""
     d = np.asarray(d, float)
     h = np.asarray(h, float)
     keep = d > 0
@@ -88,11 +69,8 @@ def fit_linear_profile(d, h, eps_grid=None) -> tuple[np.ndarray, np.ndarray]:
 
 
 def profile_fit_report(d, eps, delta) -> dict:
-    """``fits.bound_report`` of one ``fit_linear_profile`` result against its search range.
-
-    The default search runs ε over [0.2 min d, 1.2 max d] (positive distances) and Δ over
-    [0, 1]; a fit on an edge is censored (a flat profile, say, has no resolution to find).
-    """
+    """``fits.bound_report`` of a fit against its default search range: on an edge it is
+    censored (a flat profile has no resolution to find)."""
     d = np.asarray(d, float)
     d = d[d > 0]
     return bound_report({"eps": eps, "delta": delta},
@@ -100,9 +78,8 @@ def profile_fit_report(d, eps, delta) -> dict:
 
 
 def _level_stats(G, distances):
-    """Each distance level's mean ratio G_ij / mean(G_ii) over its unordered pairs, the
-    standard error of that mean and the pair count, for the levels with a spread; None when
-    every unit is dead."""
+    """Each level's mean ratio G_ij / mean(G_ii) over its pairs, its standard error and count,
+    for the levels with a spread; None when every unit is dead."""
     G = np.asarray(G, float)
     D = np.round(np.asarray(distances, float), 12)
     scale = np.mean(np.diag(G))
@@ -120,14 +97,9 @@ def _level_stats(G, distances):
 
 
 def profile_fit_gof(G, distances, eps, delta) -> dict:
-    """Goodness of fit of ``linear_profile(eps, delta)`` to one network's learned similarity G.
-
-    Each distance level's mean ratio G_ij / mean(G_ii) gets the standard error of a mean over
-    its unordered pairs (pairs that share a stimulus are treated as independent, so the errors
-    are if anything too small and the test strict); the chi-square of the standardised
-    residuals (2 parameters) is :func:`semres.core.fits.gof_chi2`. Levels with no spread (a single
-    pair, or every pair alike) give no standard error and are left out.
-    """
+    """Chi-square goodness of fit of ``linear_profile(eps, delta)`` to one network's G, each
+    level's mean ratio with the standard error of a mean over its pairs (taken as independent:
+    a strict test)."""
     stats = _level_stats(G, distances)
     if stats is None:
         return gof_none("no self-similarity (every unit dead)")
@@ -138,12 +110,8 @@ def profile_fit_gof(G, distances, eps, delta) -> dict:
 
 
 def profile_fit_terms(G, distances, eps, delta) -> dict | None:
-    """What :func:`profile_misfit_size` pools of one network's linear fit (the levels of
-    :func:`profile_fit_gof`): the fit's chi-square ``chi2_fit`` on ``df`` degrees of freedom,
-    and the levels' ``observed`` mean ratios, the line's ``predicted`` values, the flat
-    profile's (``flat``: their plain mean, a similarity that does not depend on distance,
-    fitted by least squares like the line) and the means' standard errors ``se``; None where
-    the fit cannot be tested."""
+    """What :func:`profile_misfit_size` pools of one fit: its chi-square on ``df``, the levels'
+    ``observed`` means, the line's ``predicted``, a ``flat`` profile's and the ``se``."""
     stats = _level_stats(G, distances)
     if stats is None or len(stats[0]) <= 2:
         return None
@@ -155,16 +123,8 @@ def profile_fit_terms(G, distances, eps, delta) -> dict | None:
 
 
 def profile_misfit_size(terms) -> dict:
-    """How far linear profiles miss the networks' learned similarities, pooled over fits
-    (``terms``, :func:`profile_fit_terms` of each), in the keys of
-    :func:`semres.core.fits.misfit_size`, with the pooled chi-square's ``gof_p`` and the number
-    of ``fits``. The lines are least-squares fits, so their miss is measured as they were
-    fitted, by the summed squared gap between the levels' mean ratios and the line: the
-    ``dispersion`` is that gap over what the levels' sampling alone leaves a true two-parameter
-    line (their squared standard errors, times (levels - 2) / levels); ``explained_null`` the
-    share of a flat profile's squared gap the lines remove, ``explained_saturated`` the share of
-    the structure beyond sampling; ``rms_gap`` the root-mean-square gap beside ``rms_sampling``,
-    the levels' root-mean-square standard error."""
+    """How far the lines miss, pooled over fits (:func:`semres.core.fits.misfit_size`, by
+    squared gaps as the lines were fitted), with the pooled ``gof_p`` and the count of ``fits``."""
     terms = [t for t in terms if t is not None]
     if not terms:
         raise ValueError("terms: no testable fit to pool")
@@ -173,8 +133,7 @@ def profile_misfit_size(terms) -> dict:
     sampling = sum(float(np.sum(t["se"] ** 2)) * t["df"] / len(t["se"]) for t in terms)
     size = misfit_size(float(np.sum((obs - pred) ** 2)), float(np.sum((obs - flat) ** 2)),
                        sampling, obs, pred, np.ones_like(obs))
-    # the levels are means of similarity ratios, not binomial rates: sampling leaves their
-    # standard errors, not sqrt(p (1 - p) / n)
+    # the levels are means of ratios, not binomial rates: sampling leaves their errors
     size["rms_sampling"] = float(np.sqrt(np.mean(se**2)))
     stat, df = sum(t["chi2_fit"] for t in terms), sum(t["df"] for t in terms)
     return {**size, "gof_p": float(chi2.sf(stat, df)), "fits": len(terms)}

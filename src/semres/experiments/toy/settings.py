@@ -1,11 +1,5 @@
-"""Chapter 3's settings: the three profiles, the paper's protocol and their checks, in one
-typed object (:class:`ToySettings`), so that the chapter, the CLI, the trainer's defaults and
-the tests read the same numbers.
-
-The network and its trainer are the paper's (50 stimuli, 10 hidden units, Adam at 7e-3, epochs
-of 2000 trials in batches of 128, λ_sim = 0.1, W₀ uniform on [0, 2]); every profile keeps them,
-and the chapter's list of deviations names any that a reader changes here.
-"""
+"""Chapter 3's settings: three profiles and the paper's protocol (its network and trainer,
+which every profile keeps; the chapter lists any a reader changes here)."""
 
 from __future__ import annotations
 
@@ -18,32 +12,21 @@ from semres.core.profiles import Config, Settings, positive_ints, require
 class ToySettings(Config):
     """Every setting of chapter 3, with its default-profile value."""
 
-    #: networks per condition (the chapter's replicates)
-    seeds: int = 10
-    #: training epochs
+    seeds: int = 10  # networks per condition
     epochs: int = 500
-    #: epochs at which every pair's learned similarity is kept (figures, goodness of fit)
-    snapshots: tuple = (0, 17, 35, 160, 499)
-    #: Monte Carlo trials per cell of the check of the closed forms
-    mc_trials: int = 4_000_000
-    #: the resolutions ε at which the Monte Carlo check tests each law
-    mc_eps_circle: tuple = (0.1, 0.31, 0.5)
+    snapshots: tuple = (0, 17, 35, 160, 499)  # epochs that keep every pair's similarity
+    mc_trials: int = 4_000_000  # per cell of the Monte Carlo check of the closed forms
+    mc_eps_circle: tuple = (0.1, 0.31, 0.5)  # the resolutions it checks
     mc_eps_segment: tuple = (0.1, 0.25, 0.5)
-    #: the network: stimuli l on the circle or segment, hidden units m
     n_stimuli: int = 50
     n_hidden: int = 10
-    #: the trainer: trials per epoch, batch size, Adam's learning rate
     trials_per_epoch: int = 2000
     batch_size: int = 128
-    lr: float = 7e-3
-    #: the similarity loss's weight in the circle and segment runs
-    lambda_sim: float = 0.1
-    #: the reconstruction loss's weight in the reconstruction runs (the paper gives none)
-    lambda_rec: float = 1.0
-    #: initial weights are uniform on [0, init_high]
-    init_high: float = 2.0
-    #: above this fitted floor Δ a profile is still mostly flat: its ε is not drawn
-    flat_delta: float = 0.5
+    lr: float = 7e-3  # Adam's
+    lambda_sim: float = 0.1  # the similarity loss's weight (circle and segment runs)
+    lambda_rec: float = 1.0  # the reconstruction runs' weight (the paper gives none)
+    init_high: float = 2.0  # initial weights are uniform on [0, init_high]
+    flat_delta: float = 0.5  # above this fitted floor a profile is flat: its ε is not drawn
 
 
 def _check(cfg: ToySettings, ch: str) -> None:

@@ -1,11 +1,6 @@
-"""The ReLU superposition network f(x) = ReLU(Wᵀ W x), its losses and its batched trainer.
-
-On one-hot stimuli the network's whole behaviour is the matrix G = ReLU(Wᵀ W): column p is its
-response to stimulus p and G[i, p] = ReLU(w_iᵀ w_p) is the learned similarity g(x_i, x_p).
-Everything here works on a stack of networks at once (W of shape (networks, m, l)) so that all
-seeds and conditions train as one batched computation; each network still draws from its own
-seeded stream, so a network trained in a stack equals the same network trained alone.
-"""
+"""The ReLU superposition network f(x) = ReLU(Wᵀ W x) and its batched trainer. On one-hot
+stimuli the network is G = ReLU(Wᵀ W), G[i, p] the learned similarity g(x_i, x_p). A stack of
+networks (W: (networks, m, l)) trains at once, each from its own stream, as it would alone."""
 
 from __future__ import annotations
 
@@ -22,8 +17,7 @@ from .profile_fit import fit_linear_profile, profile_basis, profile_on_basis
 from .settings import DEFAULT, ToySettings
 
 CONDITIONS = ("circle", "segment", "reconstruction")
-# The Luce rule of the original code: a tiny constant keeps log-probabilities finite and turns
-# "all similarities zero" into the uniform choice, the same limit the evaluator uses.
+# the original code's Luce rule: finite log-probabilities, all-zero similarities give chance
 _LUCE_EPS = 1e-10
 
 
@@ -32,39 +26,8 @@ def similarity_matrix(W: torch.Tensor) -> torch.Tensor:
     return torch.relu(W.transpose(-1, -2) @ W)
 
 
-def forward(W: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """The model f(x) = ReLU(Wᵀ W x) for inputs x of shape (..., l) (rows are stimuli)."""
-    return torch.relu(x @ W.transpose(-1, -2) @ W)
-
-
-# ---------------------------------------------------------------- losses
-
-
-def toy_loss(W, trials, distances, lam_sim, lam_rec) -> torch.Tensor:
-    """Per-network training loss, written plainly for autograd (the reference definition).
-
-    W (N, m, l); trials (N, B, 3) as (r1, r2, p); distances (N, l, l); lam_* (N,).
-    Similarity: λ_sim · mean over trials of −log(Luce mass on the reference(s) nearest to p).
-    Reconstruction: λ_rec · MSE(ReLU(x Wᵀ W), x) over the one-hot x of every stimulus in the
-    trials.
-    """
-    N, l = W.shape[0], W.shape[-1]
-    rows = torch.arange(N)[:, None, None]
-    G = similarity_matrix(W)
-    r, p = trials[..., :2], trials[..., 2:]
-    g = G[rows, r, p] + _LUCE_EPS
-    d = distances[rows, r, p]
-    correct = d == d.min(-1, keepdim=True).values
-    nll = -torch.log((g * correct).sum(-1) / g.sum(-1))
-    idx = trials.reshape(N, -1)
-    x = torch.eye(l, dtype=W.dtype)[idx]
-    mse = ((forward(W, x) - x) ** 2).mean((-2, -1))
-    return lam_sim * nll.mean(-1) + lam_rec * mse
-
-
 def _rows(lam: torch.Tensor):
-    """The networks with λ ≠ 0: a slice (a view, no copy) when they are contiguous, else None
-    when there are none, else an index tensor."""
+    """The networks with λ ≠ 0: a slice (a view) when contiguous, None if none, else indices."""
     idx = torch.nonzero(lam).flatten()
     if len(idx) == 0:
         return None
@@ -73,17 +36,11 @@ def _rows(lam: torch.Tensor):
 
 
 def toy_loss_and_grad(W, trials, distances, lam_sim, lam_rec):
-    """``toy_loss`` and its gradient in closed form: no autograd graph, and no l × l matrix for
-    the Luce term (the trainer's hot loop; ~3x less time per step than the dense version).
-
-    With S = WᵀW and G = ReLU(S), a loss on entries G[i, j] has gradient W (M + Mᵀ) with
-    M = ∂L/∂G ⊙ [S > 0]. The Luce term touches only the 2B entries G[r, p] of its trials, so
-    its gradient is accumulated column by column (∂S[r, p]/∂w_r = w_p and vice versa) without
-    forming any l × l matrix. The reconstruction term is dense: ∂L/∂G on row i is
-    (2 / (n l)) · count_i · (G − I)_i, with count_i how often stimulus i occurs among the n
-    stimuli of the batch. Each term runs only on the networks whose λ is non-zero.
-    ``tests/toy/test_toy_superposition.py`` checks loss and gradient against autograd.
-    """
+    """Per-network loss λ_sim · Luce NLL of the nearest reference(s) + λ_rec · MSE(ReLU(x WᵀW),
+    x), and its gradient in closed form (the hot loop; no autograd). W (N, m, l), trials
+    (N, B, 3) as (r1, r2, p), distances (N, l, l), λ (N,). With G = ReLU(S), S = WᵀW, the
+    gradient is W (M + Mᵀ), M = ∂L/∂G ⊙ [S > 0]; the Luce term touches only its trials' 2B
+    entries. The tests check it against autograd."""
     N, m, l = W.shape
     B = trials.shape[1]
     loss = W.new_zeros(N)
@@ -123,13 +80,9 @@ def toy_loss_and_grad(W, trials, distances, lam_sim, lam_rec):
     return loss, grad
 
 
-# ---------------------------------------------------------------- training
-
-
 @dataclass(frozen=True)
 class ToyConfig:
-    """What the trainer needs; its defaults are the paper's (Adam, lr 7e-3, 500 epochs of 2000
-    trials in batches of 128; :mod:`.settings` holds them)."""
+    """What the trainer needs; its defaults are the paper's (:mod:`.settings`)."""
 
     n_stimuli: int = DEFAULT.n_stimuli
     n_hidden: int = DEFAULT.n_hidden
@@ -159,7 +112,6 @@ class ToyConfig:
 
     @classmethod
     def of(cls, cfg: ToySettings) -> "ToyConfig":
-        """The trainer's part of a chapter's settings."""
         return cls(n_stimuli=cfg.n_stimuli, n_hidden=cfg.n_hidden, epochs=cfg.epochs,
                    trials_per_epoch=cfg.trials_per_epoch, batch_size=cfg.batch_size,
                    lr=cfg.lr, lambda_sim=cfg.lambda_sim, lambda_rec=cfg.lambda_rec,
@@ -167,7 +119,7 @@ class ToyConfig:
 
     @property
     def steps_per_epoch(self) -> int:
-        """Whole batches per epoch (2000 // 128 = 15, as in the original trainer)."""
+        """Whole batches per epoch, as in the original trainer."""
         return self.trials_per_epoch // self.batch_size
 
 
@@ -207,21 +159,11 @@ def _validate_networks(conditions, seeds):
 def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float32,
           progress: bool = True, threads: int | None = 1,
           compiled: bool | None = None) -> ToyHistory:
-    """Train one network per (condition, seed) pair, all at once, evaluating every epoch exactly.
-
-    Network k draws its initial W ~ U[0, init_high] and every trial from
-    ``np.random.default_rng(seeds[k])`` (an integer or a named stream, a ``SeedSequence``), so
-    its numbers do not depend on what else is in the stack (the same seed in two conditions
-    gives paired runs: same start, same trial indices).
-    The summed loss gives each W_k exactly the gradient of its own loss, and Adam is
-    elementwise, so stacking changes nothing but speed.
-    ``dtype`` float32 as in the original code (float64 is ~25% slower and changes nothing
-    visible). ``threads`` (default 1) caps torch's intra-op threads while training: these tensors are so
-    small that thread synchronisation costs more than it saves (3-10x slower on 2 busy cores).
-    ``compiled`` picks the evaluation loop (see ``exact_scores``); it changes only the speed.
-    Similarity runs minimise λ_sim · Luce NLL of the correct reference(s) on similarity trials;
-    reconstruction runs minimise λ_rec · MSE(ReLU(x Wᵀ W), x) over the same trials' stimuli.
-    """
+    """Train one network per (condition, seed), all at once, evaluating every epoch exactly.
+    Network k draws W ~ U[0, init_high] and its trials from ``default_rng(seeds[k])``: the same
+    seed in two conditions gives paired runs, and stacking changes nothing but speed (Adam is
+    elementwise). ``threads`` caps torch's threads (these tensors are too small to share);
+    ``compiled`` picks the evaluation loop (speed only)."""
     conditions, seeds = list(conditions), list(seeds)
     _validate_networks(conditions, seeds)
     if threads is None:
@@ -235,8 +177,7 @@ def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float3
 
 
 def _train(conditions, seeds, config, dtype, progress, compiled) -> ToyHistory:
-    # similarity networks first, reconstruction last: each loss term then works on a
-    # contiguous block of the stack (views, no copies); rows are put back in order at the end
+    # similarity networks first: each loss term works on a contiguous block (views, no copies)
     order = sorted(range(len(conditions)), key=lambda k: conditions[k] == "reconstruction")
     history = _train_ordered([conditions[k] for k in order], [seeds[k] for k in order],
                              config, dtype, progress, compiled)
