@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy.stats import t
 
-from semres.experiments.phylogeny import alpha_effects, page
+from semres.experiments.phylogeny import alpha_effects
 
 
 def test_ps_at_matched_pi_interpolates_each_sweep_and_the_match_is_shared():
@@ -119,4 +119,3 @@ def test_the_matched_effect_is_a_curve_over_the_shared_range():
     curve = alpha_effects.matched_curve(pd.DataFrame(rows), 0.0, 0.9, points=5)
     assert len(curve) == 5 and np.allclose(curve.effect, 0.05)
     assert curve.p_i.min() == pytest.approx(0.5) and curve.p_i.max() == pytest.approx(1.0)
-    assert "+0.050" in page.matched_words(curve, 0.75)

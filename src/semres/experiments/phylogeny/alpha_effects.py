@@ -1,11 +1,6 @@
-"""What raising α changes: the runs as tidy tables, the effect of each measure from the
-baseline α with its Welch interval over seeds, and p_S compared at *matched* identification,
-at one matching point and across the whole range of p_I both α reach.
-
-Comparing α values at the same ε-quantile compares models at different identification; a
-trade of identification for generalization is a claim at matched p_I, read off each model's
-ε-sweep.
-"""
+"""What raising α changes: each measure's effect from the baseline α with its Welch interval
+over seeds, and p_S at *matched* identification (read off each model's ε-sweep: at equal
+ε-quantiles two models differ in identification too)."""
 
 from __future__ import annotations
 
@@ -35,10 +30,8 @@ TRADEOFF_COLUMNS = ["alpha", "seed", "eps", "p_s", "p_s_all", "p_i", "p_s_ood", 
 
 
 def result_tables(results) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The runs of :func:`train_and_evaluate_many` as two tidy tables: ``tradeoff`` (one row per
-    run and ε of its sweep) and ``by_alpha`` (one row per run: the threshold-free summaries,
-    the final validation accuracy, the training time, and the curve's mean p_I over the shared
-    ε-quantile grid and best p_S over ε)."""
+    """The runs as two tidy tables: ``tradeoff`` (a row per run and ε) and ``by_alpha`` (a row
+    per run: its summaries, final validation accuracy, training time, mean p_I and best p_S)."""
     tradeoff = pd.concat([pd.DataFrame({"alpha": r["alpha"], "seed": r["seed"], **r["curve"]})
                           for r in results], ignore_index=True)[TRADEOFF_COLUMNS]
     curve_stats = tradeoff.groupby(["alpha", "seed"]).agg(
@@ -50,9 +43,8 @@ def result_tables(results) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def compared_alphas(alphas) -> tuple[float, float | None, float | None]:
-    """Which α values the chapter compares: the smallest (the baseline), the largest below 1
-    (the cross-entropy still trains the classifier; None if there is none above the baseline)
-    and 1 (the cross-entropy off; None if not run or the baseline itself)."""
+    """The baseline (smallest α), the largest α below 1 (the cross-entropy still on) and 1 (the
+    cross-entropy off); None for one not run."""
     alphas = sorted(alphas)
     alpha_lo = alphas[0]
     below_one = [a for a in alphas if alpha_lo < a < 1]
@@ -68,9 +60,8 @@ def effect_row(effects: pd.DataFrame, column: str, alpha_to):
 
 
 def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
-    """The largest p_S of a sweep (points in sweep order) at identification ``p_i``: the
-    upper envelope of the piecewise-linear path through the points, NaN where it never
-    reaches ``p_i``."""
+    """The highest crossing of ``p_i`` by the piecewise-linear path through a sweep's points
+    (NaN where it never reaches it)."""
     if not x.size:
         return math.nan
     hits = list(y[x == p_i])
@@ -82,19 +73,9 @@ def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
 
 
 def ps_at_matched_pi(tradeoff, p_i: float):
-    """Each model's p_S at identification ``p_i``, read off its ε-sweep curve.
-
-    Comparing α values at the same ε-quantile compares models at different identification; a
-    trade of identification for generalization is a claim at *matched* p_I. ``tradeoff`` has
-    columns alpha, seed, p_i, p_s (one row per ε of each model's sweep, in the order of ε, or
-    with an ``eps`` column to order them by). Along the sweep p_I need not be monotone: it can
-    rise to a peak and fall back, so one p_I is crossed on two branches, one of them
-    inefficient (lower p_S at the same identification). The path through the sweep's points is
-    interpolated linearly, segment by segment in the order of ε, and the model's p_S at
-    ``p_i`` is the highest crossing: the efficient branch, the best this model achieves at that
-    identification with any ε. NaN for a model whose sweep never reaches ``p_i``. Returns a
-    DataFrame alpha, seed, p_s.
-    """
+    """Each model's (alpha, seed) p_S at identification ``p_i``, read off its ε-sweep (ordered
+    by ``eps`` when given). p_I may rise and fall back along a sweep, so ``p_i`` can be crossed
+    twice: the higher crossing, the best this model does at that identification, counts."""
     need = {"alpha", "seed", "p_i", "p_s"}
     if not need <= set(tradeoff.columns):
         raise ValueError(f"tradeoff must have columns {sorted(need)}")
@@ -110,12 +91,9 @@ def ps_at_matched_pi(tradeoff, p_i: float):
 
 
 def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
-    """How each measure changes from ``alpha_lo`` to each α of ``targets`` (``{α: regime}``):
-    the difference of the means over seeds with its 95% Welch interval (Student's t on the
-    Welch–Satterthwaite degrees of freedom; :func:`semres.core.intervals.difference_interval`),
-    ``detected`` when the interval excludes 0. ``metrics`` maps a column of ``by_alpha`` to its
-    name; a last row per target compares p_S at matched identification
-    (:func:`common_pi`, :func:`ps_at_matched_pi`). One row per (target, measure)."""
+    """Each measure of ``metrics`` (column -> name) from ``alpha_lo`` to each α of ``targets``
+    (α -> regime): the difference of the means over seeds with its 95 % Welch interval, and a
+    last row per target for p_S at matched identification (:func:`common_pi`)."""
     def one(table, col, a_hi):
         hi = table.loc[table.alpha == a_hi, col].dropna().to_numpy(float)
         lo = table.loc[table.alpha == alpha_lo, col].dropna().to_numpy(float)
@@ -159,12 +137,9 @@ def common_pi(tradeoff, alphas) -> float:
 
 def matched_curve(tradeoff, alpha_lo: float, alpha_hi: float,
                   points: int = DEFAULT.matched_points):
-    """The effect on p_S at matched p_I across the whole p_I range every model of both α
-    reaches, not at one point: per p_I, the difference of the means over seeds with its 95 %
-    Welch interval (columns :data:`MATCHED_COLUMNS`, the table ``matched_curve.csv``, then
-    the interval's ``se`` and ``df``, from which a family's wider interval is built). The
-    headline stays at the point :func:`common_pi` fixes before looking (the baseline's peak);
-    this says how much the effect depends on that choice."""
+    """The effect on p_S at matched p_I at ``points`` p_I across the range every model of both
+    α reaches (:data:`MATCHED_COLUMNS`, then ``se`` and ``df``): how much the headline, fixed
+    at the baseline's peak before looking, depends on that choice."""
     sub = tradeoff[tradeoff.alpha.isin([alpha_lo, alpha_hi])]
     lo, hi = shared_pi(sub)
     if not lo < hi:
@@ -180,8 +155,7 @@ def matched_curve(tradeoff, alpha_lo: float, alpha_hi: float,
 
 
 def peak_points(tradeoff: pd.DataFrame) -> list[tuple]:
-    """Each α's point for the book's overview, at the ε where its mean p_S peaks:
-    (system, p_I, p_S, their standard errors over seeds)."""
+    """Each α's (system, p_I, p_S, their standard errors) at the ε where its mean p_S peaks."""
     points = []
     for a in sorted(tradeoff.alpha.unique()):
         grp = tradeoff[tradeoff.alpha == a]

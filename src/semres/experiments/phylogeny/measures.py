@@ -1,11 +1,6 @@
-"""The exact measures of one embedding: the tradeoff curve over ε and the threshold-free
-summaries.
-
-The model's similarity is g = 1[‖f − f_p‖ ≤ ε]; on held-out test images every triplet is
-counted exactly (not sampled), with exact distance ties resolved by the Luce rule. The
-summaries need no ε: the triplet accuracy (is the probe nearer the species that is nearer in
-the tree?) and the identification ROC AUC (same species against different species).
-"""
+"""The exact measures of one embedding, with g = 1[‖f − f_p‖ ≤ ε]: the tradeoff curve over ε
+(every triplet of the test images counted, not sampled) and the threshold-free summaries
+(triplet accuracy, identification ROC AUC)."""
 
 from __future__ import annotations
 
@@ -48,21 +43,12 @@ def _check_square(E, species):
 
 def similarity_curve(E, species, D, eps, probes=None, ties: str = "exclude",
                      references: str = "all") -> np.ndarray:
-    """Exact p_S(ε) of g = 1[E ≤ ε], two references drawn i.i.d. from all images in ``E``.
-
-    The correct reference is the one whose species is patristically nearer (``D``) to the
-    probe's. In a tree many species are equally far from a probe (all those across the root,
-    say); such a triplet has no nearer species. ``ties="exclude"`` leaves those triplets out
-    (the experiment: "which species is closer?" needs an answer), ``ties="correct"`` counts
-    both references correct, as the Luce rule does in a discrete space (the engine's rule).
-    ``probes`` restricts the probe images (e.g. to held-out species). ``references="all"``
-    draws the references from every image, the probe's own species and image included (the
-    theorem's protocol: ν is the image distribution); ``"other_species"`` draws them only from
-    images of other species, so probe and references are three distinct species whenever the
-    references differ (the paper's triplets). For a probe p the sum
-    over triplets is N²(1 − τ_p)/2 + Σ_x 1[E_px ≤ ε](G_px − L_px), with G (L) the number of
-    images farther (nearer) in the tree than x and τ_p the chance of a tree-distance tie.
-    """
+    """Exact p_S(ε) of g = 1[E ≤ ε]: correct is the reference whose species is nearer the
+    probe's in ``D``. A triplet tied in the tree is left out (``ties="exclude"``) or counts
+    both correct (``"correct"``, the Luce rule's). References come from every image (``"all"``,
+    the theorem's ν) or from other species (``"other_species"``, the paper's triplets). Per
+    probe p the sum is N²(1 − τ_p)/2 + Σ_x 1[E_px ≤ ε](G_px − L_px), G (L) counting images
+    farther (nearer) in the tree than x."""
     if ties not in ("exclude", "correct"):
         raise ValueError(f"ties must be 'exclude' or 'correct'; got {ties!r}")
     if references not in ("all", "other_species"):
@@ -92,14 +78,9 @@ def similarity_curve(E, species, D, eps, probes=None, ties: str = "exclude",
 
 
 def identification_curve(E, species, eps) -> np.ndarray:
-    """Exact p_I(ε): references i.i.d. from all images; the probe is a *new* image of one.
-
-    The probe is another image of the chosen reference's species (not a copy of it: the
-    paper's protocol), and only the chosen reference is correct, as in the theory, where the
-    probe is a copy; a second reference of the same species takes its Luce share. Species with
-    a single image cannot supply a new image and are never chosen. The expected mass is
-    ½ + ½ E[1[E(q, x1) ≤ ε] − 1[E(q, x2) ≤ ε]], a sum of steps in ε.
-    """
+    """Exact p_I(ε): the probe is a *new* image of the chosen reference's species (the
+    paper's protocol) and only the chosen reference is correct; the mass is
+    ½ + ½ E[1[E(q, x1) ≤ ε] − 1[E(q, x2) ≤ ε]], a sum of steps in ε."""
     E, species = _check_square(E, species)
     n = len(E)
     _, inverse, counts = np.unique(species, return_inverse=True, return_counts=True)
@@ -128,14 +109,9 @@ def _tied_pairs(values) -> float:
 
 
 def triplet_accuracy(E, species, D, probes=None) -> float:
-    """Threshold-free generalization: P(the probe is nearer the patristically nearer species).
-
-    Over every probe and every pair of references from two other species at different tree
-    distances from the probe's species; embedding ties count ½. Per probe this is
-    ½ + (C − D)/(2 P), with C − D the concordant minus discordant pairs of (tree distance,
-    embedding distance) and P the pairs untied in the tree: Kendall's τ_b gives C − D in
-    O(N log N), where counting pairs directly costs O(N²) per probe.
-    """
+    """P(the probe is nearer the species nearer in the tree), over pairs of references from
+    other species untied in the tree; per probe ½ + (C − D)/(2 P), with C − D from Kendall's
+    τ_b in O(N log N)."""
     E, species = _check_square(E, species)
     D = np.asarray(D, dtype=float)
     probes = np.arange(len(E)) if probes is None else np.asarray(probes)
@@ -170,13 +146,8 @@ def identification_auc(E, species) -> float:
 # --- one trained model, measured -------------------------------------------------------------
 
 def evaluation_pool(data, seed=0) -> tuple[np.ndarray, np.ndarray]:
-    """Test images of the trained species plus as many images per held-out species.
-
-    Held-out species have all their images available; taking as many per species as the
-    trained species have test images keeps ν (the image distribution of the tests) balanced;
-    which ones comes from the "evaluation pool" stream of ``seed``. Returns the pool's image
-    indices and a mask of which are held-out (OOD).
-    """
+    """The trained species' test images plus as many images per held-out species (ν stays
+    balanced), drawn from the "evaluation pool" stream; the indices and an OOD mask."""
     test, ood = data.split["test"], data.split["ood"]
     per_species = int(np.median(np.bincount(data.species[test])[np.unique(data.species[test])]))
     rng = np.random.default_rng(named_seed(seed, "evaluation pool"))
@@ -189,17 +160,10 @@ def evaluation_pool(data, seed=0) -> tuple[np.ndarray, np.ndarray]:
 
 def evaluate(emb, species, is_ood, D, *, n_eps: int = DEFAULT.n_eps,
              max_probes: int = DEFAULT.max_probes, seed=0):
-    """The tradeoff curve over ε and the threshold-free summaries of one embedding.
-
-    ``emb`` are the pool's embeddings (trained species' test images and held-out species'
-    images, marked by ``is_ood``). ε is swept over quantiles of the trained species' test
-    distances; the theory curve (Theorem 1) takes ⟨b⟩ and Var(b) of that same test set in the
-    embedding space, the space where ε acts. ``p_s`` (and ``p_s_ood``) draw the references from
-    other species than the probe's, as the paper's triplets do; ``p_s_all`` draws them from every
-    image (the theorem's ν), for comparison. ``max_probes`` caps the probes of the triplet
-    accuracy (a subset from the "probe subset" stream of ``seed``) for large test sets such as
-    CUB's.
-    """
+    """The tradeoff curve and the summaries of one pool's embeddings: ε at quantiles of the
+    trained species' test distances, the theory from their ball measures in the embedding
+    (where ε acts), ``p_s``/``p_s_ood`` with references of other species, ``p_s_all`` from
+    every image; at most ``max_probes`` probes for the triplet accuracy."""
     species, is_ood = np.asarray(species), np.asarray(is_ood, dtype=bool)
     E = pairwise_distances(emb)
     ind = ~is_ood

@@ -1,12 +1,8 @@
-"""Phylogenies for the ResNet experiment: a simulated one that needs nothing, and CUB-200.
-
-The embedded default simulates a species tree (dendropy), evolves visual traits along it by
-Brownian motion and renders each species' individuals as small RGB images, so that visual
-similarity follows the tree the way it does for real birds. The real path reads a CUB-200-2011
-folder and a Newick tree and matches class folders to tips *exactly*, through a checked table of
-scientific names (the original code matched common names to tips by a fuzzy heuristic that
-mapped "American Crow" to a rhea). Both paths return the same :class:`PhyloData`.
-"""
+"""Phylogenies for the ResNet experiment, as one :class:`PhyloData`: a simulated tree whose
+species' traits evolve by Brownian motion and are rendered as small images (visual similarity
+follows the tree), or CUB-200-2011 with a Newick tree, its class folders matched to tips
+*exactly* through a checked table of scientific names (the original code's fuzzy matching of
+common names mapped "American Crow" to a rhea)."""
 
 from __future__ import annotations
 
@@ -24,20 +20,6 @@ from PIL import Image
 from semres.core.seeds import named_seed
 
 from .settings import DEFAULT
-
-__all__ = [
-    "PhyloData",
-    "simulate_tree",
-    "tip_labels",
-    "patristic_matrix",
-    "brownian_traits",
-    "render_species",
-    "split_indices",
-    "simulate_dataset",
-    "read_names",
-    "load_cub",
-    "N_TRAITS",
-]
 
 N_TRAITS = 12  # body RGB, wing RGB, stripe count, stripe contrast, aspect, head, tail, beak
 #: the shipped table of CUB class folders and their scientific names (with confidence)
@@ -67,12 +49,8 @@ def _check_int(value, name: str, low: int) -> int:
 
 
 def simulate_tree(n_species: int, seed=0, birth_rate: float = 1.0):
-    """A pure-birth (Yule) tree with ``n_species`` tips labelled ``sp00``, ``sp01``, ...
-
-    Sampled with the general sampling approach (Hartmann et al. 2010), so the youngest cherry
-    does not have zero-length branches (two species at distance 0 would be indistinguishable).
-    ``seed``: an integer, or a named stream (a ``SeedSequence``).
-    """
+    """A pure-birth (Yule) tree with tips ``sp00``, ``sp01``, ...; the general sampling
+    approach (Hartmann et al. 2010) keeps two species from lying at distance 0."""
     n_species = _check_int(n_species, "n_species", 3)
     if not birth_rate > 0:
         raise ValueError(f"birth_rate must be > 0; got {birth_rate!r}")
@@ -114,12 +92,8 @@ def patristic_matrix(tree, labels: list[str] | None = None) -> np.ndarray:
 
 
 def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed=0):
-    """Traits at the tips after Brownian motion from 0 at the root, in :func:`tip_labels` order.
-
-    Each trait's increment along an edge of length t is N(0, sigma^2 t), so the tips'
-    covariance is sigma^2 times their shared path length from the root: related species look
-    alike in proportion to their shared history.
-    """
+    """Traits at the tips (:func:`tip_labels` order) after Brownian motion from 0 at the root:
+    related species look alike in proportion to their shared history."""
     n_traits = _check_int(n_traits, "n_traits", 1)
     if not sigma >= 0:
         raise ValueError(f"sigma must be >= 0; got {sigma!r}")
@@ -139,12 +113,9 @@ def _sigmoid(x):
 
 
 def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
-    """``n_images`` individuals of one species as ``(n, size, size, 3)`` uint8 images.
-
-    The species' traits set its body and wing colour, stripe count and contrast, body aspect,
-    head size, tail and beak length; each individual varies in pose, scale, position,
-    background, brightness and pixel noise, so a classifier must look past nuisances.
-    """
+    """``n_images`` individuals of one species, ``(n, size, size, 3)`` uint8: the traits set
+    colours, stripes, aspect, head, tail and beak; pose, scale, position, background,
+    brightness and noise vary per individual, nuisances a classifier must look past."""
     traits = np.asarray(traits, dtype=float)
     if traits.shape != (N_TRAITS,):
         raise ValueError(f"traits must have shape ({N_TRAITS},); got {traits.shape}")
@@ -209,12 +180,9 @@ def split_indices(species, ood_fraction: float = DEFAULT.ood_fraction,
                   val_fraction: float = DEFAULT.val_fraction,
                   test_fraction: float = DEFAULT.test_fraction,
                   seed=0) -> dict[str, np.ndarray]:
-    """Hold out whole species (``ood``), then split each other species' images three ways.
-
-    Every in-distribution species gets at least one test and one training image; OOD species
-    never appear in ``train``/``val``/``test``. Splits are disjoint (no image is tested that
-    was trained on, a defect of the original code).
-    """
+    """Hold out whole species (``ood``), then split each other species' images into disjoint
+    train/val/test, at least one test and one training image each (the original code tested
+    images it had trained on)."""
     species = np.asarray(species)
     for name, frac in (("ood_fraction", ood_fraction), ("val_fraction", val_fraction),
                        ("test_fraction", test_fraction)):
@@ -251,13 +219,9 @@ def simulate_dataset(n_species: int = DEFAULT.n_species,
                      ood_fraction: float = DEFAULT.ood_fraction,
                      val_fraction: float = DEFAULT.val_fraction,
                      test_fraction: float = DEFAULT.test_fraction) -> PhyloData:
-    """The embedded default: a seeded tree, Brownian traits and rendered individuals.
-
-    Edge lengths are rescaled so the crown's depth (half the largest patristic distance) is 1,
-    which keeps the traits' spread, and so the images' diversity, independent of the number
-    of species. ``seed`` (an int or a SeedSequence) gives each step its named stream: "tree",
-    "traits", "images" of species k, "split".
-    """
+    """The embedded default: a seeded tree rescaled to a crown depth of 1 (so the images'
+    diversity does not depend on the number of species), Brownian traits and rendered
+    individuals, each step from its named stream of ``seed``."""
     images_per_species = _check_int(images_per_species, "images_per_species", 2)
     tree = simulate_tree(n_species, seed=named_seed(seed, "tree"))
     depth = patristic_matrix(tree).max() / 2
@@ -323,13 +287,9 @@ def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None
              seed=0, ood_fraction: float = DEFAULT.ood_fraction,
              val_fraction: float = DEFAULT.val_fraction,
              test_fraction: float = DEFAULT.test_fraction) -> PhyloData:
-    """CUB-200-2011 images (centre-cropped, resized) with patristic distances from ``newick``.
-
-    ``root`` is the ``CUB_200_2011`` folder (holding ``images/``) or the images folder itself.
-    Each class folder is mapped to a scientific name by the table (``names``: a CSV path, or
-    the shipped table), then to the tree tip with exactly that name or one of its listed
-    synonyms. Anything missing (folder, tree, table row, tip) is an error naming it.
-    """
+    """CUB-200-2011 images (centre-cropped, resized; ``root`` holds ``images/`` or is it) with
+    patristic distances from ``newick``: each class folder maps through the names table to the
+    tip of exactly that name or a listed synonym; anything missing is an error naming it."""
     root = Path(root)
     images_dir = root / "images" if (root / "images").is_dir() else root
     if not images_dir.is_dir():

@@ -1,11 +1,7 @@
-"""The α-weighted ResNet of the phylogeny experiment: model, loss and training, and the runs
-the chapter caches (each run trained, then measured by :mod:`.measures`).
-
-The network is a ``transformers`` ResNet (built from a small config and trained from scratch by
-default, or a pretrained checkpoint such as ``microsoft/resnet-50`` when its weights are on
-disk). It is trained with L = (1 − α) CE + α L_sim, where L_sim pulls the batch's embedding
-distances towards the species' patristic distances.
-"""
+"""The α-weighted ResNet of the phylogeny experiment and the runs the chapter caches: a
+``transformers`` ResNet (small and from scratch, or a pretrained checkpoint on disk) trained
+with L = (1 − α) CE + α L_sim, L_sim pulling the batch's embedding distances towards the
+species' patristic distances, then measured by :mod:`.measures`."""
 
 from __future__ import annotations
 
@@ -31,20 +27,6 @@ from semres.core.seeds import int_seed, named_seed
 from .measures import evaluate, evaluation_pool
 from .phylo import PhyloData
 from .settings import DEFAULT, PhylogenySettings
-
-__all__ = [
-    "PhyloResNet",
-    "IMAGENET_MEAN",
-    "check_inputs",
-    "build_model",
-    "phylo_loss",
-    "train",
-    "train_many",
-    "embed",
-    "run_settings",
-    "train_and_evaluate",
-    "train_and_evaluate_many",
-]
 
 #: AdamW's weight decay (an implementation constant of the optimiser)
 WEIGHT_DECAY = 1e-4
@@ -130,12 +112,8 @@ def _loss_terms(logits, emb, classes, species, distances):
 
 
 def phylo_loss(logits, emb, classes, species, distances, alpha: float):
-    """(1 − α) CE + α L_sim; returns ``(loss, ce, l_sim)``.
-
-    L_sim is the mean squared mismatch between the batch's embedding distances and the
-    species' patristic distances, each divided by its batch mean so that neither's scale
-    matters (only the geometry is matched).
-    """
+    """``(loss, ce, l_sim)``: L_sim matches the batch's embedding distances to the patristic
+    ones, each over its batch mean (the geometry, not the scale)."""
     _check_alpha(alpha)
     ce, l_sim = _loss_terms(logits, emb, classes, species, distances)
     return (1 - alpha) * ce + alpha * l_sim, ce, l_sim
@@ -149,12 +127,8 @@ def _check_alpha(alpha) -> None:
 
 @contextmanager
 def _threads(n: int | None):
-    """Run torch on ``n`` threads, then restore the previous setting.
-
-    These networks are so small that a second thread buys nothing on an idle machine and, on a
-    busy one, its spin-waiting makes each step several times slower (measured: 8x on 2 shared
-    cores); one thread per run is the robust default.
-    """
+    """Torch on ``n`` threads, then as before: a second thread buys these small networks
+    nothing, and its spin-waiting slowed each step 8x on 2 shared cores (measured)."""
     before = torch.get_num_threads()
     if n:
         torch.set_num_threads(int(n))
@@ -174,10 +148,7 @@ def train(model: PhyloResNet, data, alpha: float, *, epochs: int,
           batch_size: int = DEFAULT.batch_size, lr: float = DEFAULT.lr,
           weight_decay: float = WEIGHT_DECAY, seed=0, checkpoint=None,
           device="cpu", progress: bool = True, threads: int | None = 1) -> list[dict]:
-    """Train one model on ``data.split['train']``; returns one history row per epoch.
-
-    One run of :func:`train_many`: the same batches, initial weights and optimiser.
-    """
+    """One run of :func:`train_many`; one history row per epoch."""
     return train_many([model], data, [alpha], [seed], epochs=epochs, batch_size=batch_size,
                       lr=lr, weight_decay=weight_decay, checkpoint=checkpoint, device=device,
                       progress=progress, threads=threads)[0]
@@ -187,18 +158,11 @@ def train_many(models, data, alphas, seeds, *, epochs: int,
                batch_size: int = DEFAULT.batch_size, lr: float = DEFAULT.lr,
                weight_decay: float = WEIGHT_DECAY, checkpoint=None, device="cpu",
                progress: bool = True, threads: int | None = 1) -> list[list[dict]]:
-    """Train independent runs (one model, α and seed each) as one vectorised model.
-
-    A small ResNet leaves an accelerator idle between kernel launches; stacking the runs'
-    weights and mapping the network over them (``torch.func.vmap``) launches each kernel once
-    for all runs. The runs stay independent: each sees its own initial weights, its own seed's
-    batch order (epoch ``e`` draws from the stream ("batch order", e) of its seed, an int or a
-    SeedSequence), its own α and an element-wise
-    AdamW, so the result equals separate runs up to floating-point summation order. A
-    checkpoint written after every epoch lets an interrupted call resume exactly. The models
-    are trained in place; returns one history (a row per epoch) per run. ``threads``: torch
-    threads while training (None leaves torch's setting alone).
-    """
+    """Train independent runs (a model, α and seed each) in place as one network mapped over
+    their stacked weights (``torch.func.vmap``: one kernel launch for all, what an accelerator
+    needs); each keeps its own weights, batch order (stream ("batch order", epoch) of its
+    seed), α and element-wise AdamW. A checkpoint per epoch lets a call resume exactly.
+    Returns one history (a row per epoch) per run."""
     with _threads(threads):
         return _train_many(list(models), data, list(alphas), list(seeds),
                            epochs=epochs, batch_size=batch_size, lr=lr,
@@ -361,22 +325,12 @@ def train_and_evaluate(images, species, distances, split, alpha: float, seed,
 def train_and_evaluate_many(images, species, distances, split, runs, settings: dict,
                             model: str | None = None, checkpoint_dir=None, device="cpu",
                             progress: bool = True, seed=0) -> list[dict]:
-    """Train every ``(alpha, replicate)`` run, ``settings["runs_at_once"]`` at a time (default:
-    one at a time on a CPU, spread over the cores a finished lane frees, all at once on an
-    accelerator), then measure each; plain inputs so
-    that the whole set can be cached.
-
-    Replicate ``r`` draws its initial weights, batch order, evaluation pool and probe subset
-    from the stream ("replicate", r) of ``seed`` (an int or a SeedSequence, say a chapter's
-    named stream), so runs of one replicate start from the same weights whatever their α, and
-    adding a replicate or an α moves no other run. A run's ``seed`` in the result is its
-    replicate. ``settings`` holds ``epochs``, ``batch_size``, ``lr``, ``widths``, ``depths``,
-    ``n_eps`` and ``max_probes``. With
-    ``checkpoint_dir`` an interrupted call resumes from the last epoch of the group it was
-    training; each checkpoint is removed once its group is measured (the caller caches the
-    result). ``train_seconds`` of a run is its share of its group's training time, and
-    ``trained_with`` the size of the group it trained in.
-    """
+    """Train every ``(alpha, replicate)`` run, ``settings["runs_at_once"]`` at a time (one on
+    a CPU, all on an accelerator), then measure each; plain inputs, so the set can be cached.
+    Replicate ``r`` draws everything from the stream ("replicate", r) of ``seed``: its runs
+    start from the same weights whatever their α, and adding a run moves no other. With
+    ``checkpoint_dir`` an interrupted call resumes; ``train_seconds`` is a run's share of its
+    group's training time, ``trained_with`` the group's size."""
     runs = [(float(a), int(r)) for a, r in runs]
     if any(r < 0 for _, r in runs):
         raise ValueError("runs: replicates must be integers >= 0")
