@@ -1,13 +1,5 @@
 """Answers from elsewhere: accuracy against n, Theorem 3's ball measure, and the two-reference
-design read from any model's per-trial rows or the authors' released files.
-
-A model this build cannot run still left its answers: the authors' LLM pickles (read by
-:func:`semres.experiments.released.gather`), the tables derived from them, and per-trial files
-in the book's tidy schema (a causal LM scored here writes one). :func:`external_answers` turns
-every source into the same two inputs, accuracy by (model, task, n) and two-reference counts,
-so Theorem 3 (:func:`fit_ball_measure`, :func:`theorem3_table`) and the resolution design treat
-every model alike.
-"""
+design read from any model's per-trial rows or the authors' released files."""
 
 from __future__ import annotations
 
@@ -33,10 +25,7 @@ __all__ = ["results_by_n", "two_reference_from_results", "fit_ball_measure", "ex
 
 def results_by_n(df):
     """Accuracy per model, task and n from tidy per-trial rows (the paper's measure: correct
-    among answers naming a listed option; rows without a readable choice are counted as nulls).
-
-    Columns: model, source, task, n, trials, correct, nulls, p, se.
-    """
+    among answers naming a listed option; rows without a readable choice are counted as nulls)."""
     if df.empty:
         raise ValueError("df: no rows")
     ch = choice_index(df)
@@ -53,12 +42,7 @@ def results_by_n(df):
 
 
 def two_reference_from_results(df):
-    """Two-option similarity rows on the year line as (centre, D, offset, trials, correct) counts.
-
-    Any two-person "who was born closest" trial is one point of the two-reference design:
-    centre and D from the two years, the offset of the probe from the centre. Returns None
-    when ``df`` holds no such row.
-    """
+    """Two-option similarity rows on the year line as (centre, D, offset, trials, correct) counts."""
     sel = ((df.task == "similarity") & (df.n.astype(int) == 2) & (df.space == "years")).to_numpy()
     if not sel.any():
         return None
@@ -77,14 +61,7 @@ def two_reference_from_results(df):
 def fit_ball_measure(n, trials, correct, *, task: str = "identification", gof_boot: int = 1000,
                      gof_seed=None) -> dict:
     """The ball measure b of Theorem 3 (constant similarity, homogeneous space) fitted to one
-    task's accuracy against n by binomial maximum likelihood, with a bound report.
-
-    Fitting b to identification and predicting generalization from it (or the reverse) tests the
-    theorem on a model that exposes no kernel, only its answers. Goodness of fit: the binomial
-    deviance across n, referred to chi-square for whole counts with at least 5 expected
-    successes and failures at every n, else to ``gof_boot`` parametric-bootstrap refits drawn
-    from ``gof_seed``, a named stream (0 refits: the statistic without a reference).
-    """
+    task's accuracy against n by binomial maximum likelihood, with a bound report."""
     check_task(task)
     n = np.asarray(n, int)
     t = np.asarray(trials, float)

@@ -1,11 +1,5 @@
 """What a causal LM can do with years, before the paper's protocol: the competence gate, the
-question asked backwards, and a probe of what its hidden states hold about a year.
-
-The gate asks "who was born in P?" at n = 2 with enough trials to tell a mean mass of 0.55
-from 1/2 (:func:`gate_size`); :func:`biases` measures the pulls the balanced design cancels;
-:func:`reverse_direction` asks the same facts the other way ("when was X born?"); and
-:func:`year_probe` reads the year out of each layer's hidden states, against two controls.
-"""
+question asked backwards, and a probe of what its hidden states hold about a year."""
 
 from __future__ import annotations
 
@@ -32,14 +26,7 @@ __all__ = ["gate_size", "above_chance", "gate", "biases", "REVERSE_QUESTION", "r
 def gate_size(p0: float = 0.5, p1: float = 0.55, *, alpha: float = 0.05,
               power: float = 0.8) -> int:
     """Trials for a one-sided z-test at level ``alpha`` to detect a mean mass ``p1`` over ``p0``
-    with probability ``power``.
-
-    A per-trial Luce mass lies in [0, 1], so its variance at mean p is at most p (1 - p) (a
-    model answering 0/1); those bounds make the number enough for any model whose trials are
-    independent: m = ((z_(1-alpha) sd0 + z_power sd1) / (p1 - p0))^2. Trials sharing names are
-    not; the balanced design makes a name's own pull cancel, and the gate's interval counts
-    what remains (:func:`semres.core.clustered.clustered_mean`).
-    """
+    with probability ``power``."""
     if not (0 < p0 < p1 < 1):
         raise ValueError(f"p0 and p1 must satisfy 0 < p0 < p1 < 1; got {p0!r}, {p1!r}")
     for v, k in ((alpha, "alpha"), (power, "power")):
@@ -59,18 +46,7 @@ def above_chance(mass, members, p0: float = 0.5, alpha: float = 0.05) -> dict:
 def gate(scorer: Scorer, *, seed, trials: int | None = None, names=None,
          years=(1500, 2000), p1: float = 0.55, alpha: float = 0.05, power: float = 0.8,
          progress: bool = True) -> dict:
-    """Whether a model does identification at n = 2 better than chance.
-
-    About ``trials`` (default :func:`gate_size`: enough to tell a mean mass ``p1`` from 1/2)
-    seeded identification trials in the balanced design (each pair listed in both orders and
-    asked about both people, so ``trials`` is rounded up to a multiple of 4), names scored
-    whole from ``names`` (default: every name of :data:`semres.experiments.llm.settings.NAMES`).
-    Returns the
-    mean mass on the correct person, its 95 % interval over names (``names`` of them), the
-    one-sided p-value against 1/2, the verdict ("passes" / "does not do the task"), the name
-    ``pool``, the biases
-    (:func:`biases`) and the scored trials.
-    """
+    """Whether a model does identification at n = 2 better than chance."""
     pool = tuple(NAMES if names is None else names)
     if len(pool) < 2:
         raise ValueError("names: at least two are needed")
@@ -120,11 +96,7 @@ def reverse_direction(scorer: Scorer, *, seed, trials: int | None = None, names=
                       years=(1500, 2000), alpha: float = 0.05, progress: bool = True) -> dict:
     """The identification question asked backwards at n = 2: given a listed name, which of the
     two listed years is theirs, in the gate's balanced design (distinct years, both orders,
-    both people asked), scored like the forward question.
-
-    Returns the summary of :func:`gate` for the mass on the correct year, the number of tokens
-    per year option (equal for every option: no length bias) and the scored trials.
-    """
+    both people asked), scored like the forward question."""
     pool = tuple(NAMES if names is None else names)
     m = gate_size() if trials is None else at_least(trials, 2, "trials")
     tr = balanced_trials("identification", 2, math.ceil(m / 4), seed, years=years,
@@ -144,11 +116,7 @@ def reverse_direction(scorer: Scorer, *, seed, trials: int | None = None, names=
 # ------------------------------------------------------------------- what hidden states hold
 
 def _hidden(scorer: Scorer, texts, progress: bool) -> np.ndarray:
-    """(texts, layers + 1, width) hidden states at each text's last token, every layer.
-
-    Read from the float32 model whatever arithmetic scores the answers: the precision check
-    bounds the answer masses only, and int8 moves the probe's error by years. The sentences
-    share their starts ("Alice was born in 15"), read once (:meth:`Scorer.last_hidden`)."""
+    """(texts, layers + 1, width) hidden states at each text's last token, every layer."""
     return scorer.last_hidden(texts, model=scorer.float32, progress=progress)
 
 
@@ -179,22 +147,7 @@ def _digit_features(years) -> np.ndarray:
 
 def year_probe(scorer: Scorer, names=NAMES[:8], years=range(1500, 2000, 5), *, seed,
                permutations: int = 99, folds: int = 2, progress: bool = True) -> dict:
-    """Can a linear read-out recover a person's birth year from the model's hidden states?
-
-    Sentences "{Name} was born in {Y}." for every name and year; at every layer, the last
-    token's hidden state is mapped to the year by ridge regression (penalty by generalised
-    cross-validation) and scored on people and decades it never saw: each test fold holds out
-    a group of names (``folds`` groups) *and* one tens digit, and trains on the other names
-    with the other tens digits. Two controls: the same read-out from the year's digits alone
-    (one-hot per place; it cannot say what an unseen tens digit is worth, a representation of
-    the year as a quantity can), and shuffled years (``permutations`` of them, the best layer
-    chosen the same way, giving the p-value of the best layer's error).
-
-    Returns ``profile`` (a DataFrame: layer, mean absolute error, R², the shuffled errors'
-    median and 5 % quantile), ``best_layer``, ``mae``, ``r2``, ``digits_mae``, ``chance_mae``
-    (always guessing the training mean), ``p_value``, and ``vs_digits`` (the best layer's
-    per-sentence error minus the digits', with its 95 % interval over names).
-    """
+    """Can a linear read-out recover a person's birth year from the model's hidden states?"""
     names = tuple(names)
     years = np.asarray(list(years), int)
     folds = at_least(folds, 2, "folds")

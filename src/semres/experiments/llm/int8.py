@@ -61,21 +61,7 @@ def outlier_channels(net, run, *, keep: int = INT8_KEEP, keep_wide: int = INT8_K
 
 
 def quantise_int8(net, channels: dict):
-    """A copy of ``net`` whose linear layers (LM head included) multiply in int8.
-
-    Each token's input is rounded to int8 on its own scale (its largest value over the channels
-    quantised), each weight row on its own; the integer product is exact (int32). The float parts
-    (outlier products, attention, norms) round differently in batches of other shapes, and a
-    last-bit change can move an input across an int8 rounding step, which later layers carry:
-    measured on SmolLM2-135M, a prompt's option scores moved by up to 0.15 nats between batches of
-    256 and 512 tokens (float32: 1e-5), while each batch size gives the same numbers every run.
-    The precision check bounds what this does to the chapter's means. The ``channels`` of each layer
-    (:func:`outlier_channels`) stay float32, input and weight. The copy shares the parameters
-    of ``net`` (nothing is duplicated but the int8 weights); layers that read one input
-    (queries, keys, values; gate, up) are quantised once and multiplied as one matrix. An MLP's
-    hidden channels are reordered inside the copy (:data:`_MLP`); every output is the same to
-    the last bit (tested).
-    """
+    """A copy of ``net`` whose linear layers (LM head included) multiply in int8."""
     import torch
 
     memo = {id(t): t for t in (*net.parameters(), *net.buffers())}
@@ -123,11 +109,7 @@ def _hidden_order(children: dict, channels: dict, names: dict):
 
 
 class _Int8Group:
-    """Linear layers reading one input, as one int8 matrix with float32 outlier columns.
-
-    ``rows`` reorders the outputs (the same order for each layer); ``columns`` the input, whose
-    outlier channels ``keep`` it puts last: the int8 part is then the input's first
-    ``split`` channels."""
+    """Linear layers reading one input, as one int8 matrix with float32 outlier columns."""
 
     def __init__(self, linears, keep, scratch: dict, *, rows=None, columns=None):
         import torch

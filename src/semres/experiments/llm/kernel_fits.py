@@ -1,12 +1,4 @@
-"""The kernel of years and the shapes fitted to it.
-
-Whatever measured the similarity of years (the sentence encoder's kernel, a causal LM's
-choices), these fits say which shape describes it and where it meets its floor: a single
-exponential with a floor (the paper's g = e^(-d/lambda) + Delta, :func:`fit_exp_floor`), and
-four shapes fitted on log g (:data:`SHAPES`, :func:`fit_shape`), compared on held-out units
-(:func:`compare_shapes`) and refitted window by window (:func:`resolution_by_window`) to see
-whether a resolution is the model's or the window's.
-"""
+"""The kernel of years and the shapes fitted to it."""
 
 from __future__ import annotations
 
@@ -36,23 +28,7 @@ def exp_floor(d, amplitude, scale, offset):
 
 def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None,
                   require_decay: bool = True) -> dict:
-    """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``.
-
-    Returns lambda, the floor Delta = offset / amplitude (the Luce rule ignores a common scale),
-    the return-to-chance distance lambda ln(1/Delta), where the exponential falls to the floor
-    (``chance_return``, :func:`semres.core.kernels.chance_return`; also ``resolution``, its
-    old name), the half-decay lambda ln 2 (``half_decay``), and the bound
-    report (``at_bound``: a floor at 0 means none was found). Input that is not a kernel (see
-    :func:`check_kernel`) is refused. The default
-    leaves out d = 0: an exact year match is a token identity, a spike the graded part does not
-    describe (the chapter reports it separately). With ``se`` (standard errors of g, say over
-    the units whose similarities are averaged), the fit's goodness of fit is the chi-square of
-    its standardised residuals (:func:`semres.core.fits.gof_chi2`); without, gof_test says none.
-    The points fitted must decay with distance (:func:`decay_trend` on them, with ``se``;
-    ``trend_slope``, ``trend_ci_low``/``high``, ``trend_p``, ``decays`` in the result): a
-    ValueError says they do not, unless ``require_decay`` is False (a caller that judged the
-    decay itself, say on bootstrap replicates).
-    """
+    """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``."""
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
     check_kernel(d, g)  # the whole input is a kernel, not only the window fitted
@@ -144,15 +120,7 @@ class MeasuredKernel:
 # --------------------------------------------------------------------------- kernel shapes
 
 def check_kernel(distance, similarity) -> tuple[np.ndarray, np.ndarray]:
-    """Refuse input that is not a similarity kernel g(d); return it as float arrays.
-
-    A kernel has one value per distance d >= 0 (strictly increasing distances) and is never
-    negative. A P(correct) curve of the two-reference design against signed offsets is refused
-    here (it belongs to :func:`semres.experiments.llm.two_reference.fit_two_reference`).
-    Whether the similarity decays with distance is a question for a test with its
-    uncertainty, :func:`decay_trend`, which the fits below ask (one noisy point no longer
-    decides it, as the old rule "the first tenth is the largest" let it).
-    """
+    """Refuse input that is not a similarity kernel g(d); return it as float arrays."""
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
     if d.ndim != 1 or d.shape != g.shape:
@@ -176,22 +144,7 @@ def decay_trend(distance, similarity, *, se=None, replicates=None, level: float 
                 alpha: float = 0.05) -> dict:
     """Whether similarity decreases with distance: the least-squares slope of ln g on
     ln(1 + d) (the distances a kernel is read at span decades; on this scale each decade
-    weighs alike), and a one-sided test of "slope < 0" at level ``alpha``.
-
-    Its uncertainty, in order of preference: ``replicates``, an (resamples, points) array of
-    ln g from a cluster bootstrap (the points' correlations carried; the interval is the
-    replicates' percentile interval, the p-value the share of replicate slopes >= 0, with one
-    added to both counts); else ``se`` (standard errors of g: a weighted fit with weights
-    (g / se)^2, a point with se 0, such as the reference bin of a kernel read relative to it,
-    weighted like the best-measured other point; the slope's standard error scaled up by the
-    residual dispersion when the points scatter more than their errors say; Student's t on
-    points - 2 degrees of freedom); else the ordinary least-squares standard error. Points
-    with g <= 0 or not finite are left out. Returns ``measure`` (:data:`TREND_MEASURE`),
-    ``estimate``, ``ci_low``/``ci_high`` (two-sided, ``level``), ``p_value`` (one-sided),
-    ``decays`` (p_value < alpha), ``direction`` ("decays" or "rises" when the interval
-    excludes 0 on that side, "undecided" otherwise), ``method``, ``points``, ``alpha``,
-    ``level``.
-    """
+    weighs alike), and a one-sided test of "slope < 0" at level ``alpha``."""
 
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1); got {level!r}")
@@ -257,12 +210,7 @@ def decay_trend(distance, similarity, *, se=None, replicates=None, level: float 
 def trend_agreement(first: dict, second: dict, *, names=("first", "second")) -> dict:
     """Whether two decay findings (each with ``decays``, ``direction``, ``estimate``,
     ``ci_low``, ``ci_high``, ``p_value``, as :func:`decay_trend` and
-    :func:`semres.experiments.llm.near.decay_trend` return) say the same thing, and if not, why.
-
-    ``agree``: both find decay or both do not; ``contradict``: one finds decay while the other's
-    interval says the similarity rises; ``why``: one plain sentence (an analysis that cannot
-    tell, its interval across 0, is too imprecise to confirm the other, not a contradiction).
-    """
+    :func:`semres.experiments.llm.near.decay_trend` return) say the same thing, and if not, why."""
     a, b = first, second
     na, nb = names
     agree = bool(a["decays"]) == bool(b["decays"])
@@ -372,21 +320,7 @@ def shape_half_decay(shape: str, params: dict) -> float:
 
 def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: float = 1,
               max_distance: float | None = None, se=None, require_decay: bool = True) -> dict:
-    """Fit amplitude (graded(d) + floor) to a kernel by least squares on log g, d in the window.
-
-    Log space weighs every decade of the kernel alike (it spans several), and the amplitude is
-    profiled out in closed form. Returns the parameters, ``resolution`` (:func:`shape_resolution`),
-    ``rss`` and ``points``, and the bound report of :func:`semres.core.fits.bound_report`: a floor
-    on its lower bound means the data show no floor in the window, so the resolution is
-    censored. ``resolution`` is the return-to-chance distance (also ``chance_return``);
-    ``half_decay`` is where the graded part halves (:func:`shape_half_decay`).
-    With ``se`` (standard errors of g), goodness of fit is the chi-square of the residuals on
-    log g with standard errors se / g (the delta method), amplitude counted as a parameter; the
-    fit itself is unweighted, so the statistic is at least the weighted fit's minimum (a
-    conservative check of the curve, strict against it). Without ``se``, gof_test says none.
-    The window's points must decay with distance, as in :func:`fit_exp_floor` (the same
-    ``trend_*`` and ``decays`` keys, the same ``require_decay``).
-    """
+    """Fit amplitude (graded(d) + floor) to a kernel by least squares on log g, d in the window."""
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {tuple(SHAPES)}; got {shape!r}")
     d, g = check_kernel(distance, similarity)
@@ -445,13 +379,7 @@ def compare_shapes(profile: KernelProfile, *, seed, temperature: float = TEMPERA
                    folds: int = 5, min_distance: float = 1, max_distance: float | None = None,
                    shapes=tuple(SHAPES)):
     """Held-out error of each kernel shape: fit on the mean kernel of some units, score the RMSE
-    of log g against the mean kernel of the held-out units (k-fold over units).
-
-    Distances within one unit are strongly correlated, so a likelihood count of points (AIC)
-    would overstate the evidence; held-out units are the honest yardstick. Returns a DataFrame
-    with one row per shape (full-data fit, held-out RMSE and its fold standard error). ``seed``
-    (a named stream) assigns the units to folds.
-    """
+    of log g against the mean kernel of the held-out units (k-fold over units)."""
     folds = at_least(folds, 2, "folds")
     rng = np.random.default_rng(seed)
     fold = rng.permutation(len(profile.sums)) % folds
@@ -480,15 +408,7 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
                          temperature: float = TEMPERATURE, shapes=("exp_floor",),
                          min_distance: float = 1, model: str = "model"):
     """The kernel resolution of each shape fitted on d in [min_distance, window], per window, with
-    a bootstrap interval over units: the table that shows whether a number depends on the window.
-
-    Columns: model, measure (the shape), window, resolution (the return-to-chance distance,
-    :func:`shape_resolution`), ci_low, ci_high, half_decay (:func:`shape_half_decay`) with
-    half_decay_ci_low and half_decay_ci_high, at_bound (the fit
-    on all units hit a bound), boot_at_bound (share of refits that did), gof_p and misfit (the
-    fit on all units against the kernel's standard errors, :func:`fit_shape`): a window whose
-    fit does not describe the kernel gives no measurement.
-    """
+    a bootstrap interval over units: the table that shows whether a number depends on the window."""
     boots = [profile.similarity(temperature, u)
              for u in resamples(len(profile.sums), n_boot, seed)]
     g, se = profile.similarity(temperature), profile.se(temperature)
@@ -516,12 +436,7 @@ def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
 
 
 def window_stability(table, windows) -> dict:
-    """Whether a measure moves less than its own confidence interval across ``windows``.
-
-    ``table`` holds one measure's rows (window, resolution, ci_low, ci_high, at_bound). Stable
-    means: no fit in those windows hit a bound, and the spread of the resolution across them is
-    smaller than the narrowest of their 95% intervals.
-    """
+    """Whether a measure moves less than its own confidence interval across ``windows``."""
     sub = table[table.window.isin(list(windows))]
     if sub.empty:
         raise ValueError("windows: none of them is in the table")

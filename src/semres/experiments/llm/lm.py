@@ -1,24 +1,5 @@
 """One scorer for any causal LM: the log-probability of each answer option as the continuation of
-the paper's prompt.
-
-An answer option is scored by the summed log-probability of its tokens appended to the prompt
-(the probability of saying exactly that answer); choice probabilities are the softmax of the
-scores over the options. No generation, no parsing. Names of several tokens are scored whole,
-so the pool holds every name of :data:`semres.experiments.llm.settings.NAMES` for every model;
-the balanced designs (:func:`semres.experiments.llm.trials.balanced_trials`) make a preference
-for short names, for a name or for a position cancel in every mean.
-
-Speed comes from computing only what the scores need (:meth:`Scorer.logprobs`): the tokens every
-prompt starts with (a chat template's system turn) run once; the trials that list the same people
-share one sequence, a tree of tokens in which the people and every start their questions share (the
-words, the year's leading digits) are read once, each token attending only to its ancestors (a tree
-attention mask, positions as in the prompt alone: a third less work than one branch per question on
-the near design); sequences of any length share a batch; the LM head runs only where an option token
-is predicted. On a CPU the matrix products run in int8 where that moves no mean answer by more than
-:data:`PRECISION_TOLERANCE` (:func:`precision_check`): 2.4 times float32's prompts per second on one
-core for Qwen2.5-Coder-0.5B, 1.6 times for SmolLM2-135M (``benchmarks/bench_lm.py``, the README).
-Which models ship and how they load is :mod:`.models`.
-"""
+the paper's prompt."""
 
 from __future__ import annotations
 
@@ -73,23 +54,7 @@ CALIBRATION_SEED = 0
 # --------------------------------------------------------------------------- the scorer
 
 class Scorer:
-    """Log-probabilities of answer options as continuations of a prompt, for any causal LM.
-
-    ``model`` is a short name (:data:`SHIPPED`), a ``.gguf`` path, a folder (plus ``gguf_file``),
-    a hub id, or a ``(model, tokenizer)`` pair already in memory. ``chat=None`` uses the chat
-    template when the tokenizer has one (the prompt is the user turn, the answer starts the
-    assistant turn); otherwise the prompt ends in "Answer:" and options follow a space.
-    ``dtype`` is one of :data:`DTYPES`: "int8" (the linear layers multiply in int8, but for each
-    layer's outlier channels: :func:`semres.experiments.llm.int8.quantise_int8`), "bfloat16",
-    or "auto": bfloat16 where it is fast (:func:`fast_bfloat16`), then int8 on a CPU whose int8
-    dot products beat float32 (:func:`fast_int8`), whichever
-    first passes :func:`precision_check` (it moves no mean by :data:`PRECISION_TOLERANCE`),
-    else float32. ``dtype`` then says what runs, ``precision`` holds each check made, by
-    arithmetic, and ``float32`` keeps the float32 model (for what the check does not cover, such
-    as hidden states; an int8 copy shares its parameters, so it costs nothing). ``threads`` bounds the CPU threads the scorer uses; by default each call takes
-    the cores other processes leave free (:func:`free_cores`). ``batch_tokens`` (padded tokens
-    a batch) defaults to 512 on a CPU, where small batches stay in cache, and 4096 elsewhere.
-    """
+    """Log-probabilities of answer options as continuations of a prompt, for any causal LM."""
 
     #: longest packed sequence, in tokens (under every shipped model's sliding window)
     MAX_ROW = 480
@@ -210,14 +175,7 @@ class Scorer:
     # ------------------------------------------------------------------ scores
     def logprobs(self, prompts, options, *, groups=None, progress: bool = True,
                  model=None) -> list:
-        """Summed log p(option tokens | prompt) per prompt and option (a list of arrays).
-
-        Prompts with the same ``groups`` key are packed into one sequence: every start they
-        share is read once (:func:`.packing.pack`), and each prompt's remaining tokens and its
-        options see exactly what they would see alone (same tokens, same positions). Without
-        ``groups`` every prompt is its own sequence. Either way the scores are those of one full
-        forward per option.
-        """
+        """Summed log p(option tokens | prompt) per prompt and option (a list of arrays)."""
         torch = self.torch
 
         if len(prompts) != len(options):
@@ -393,12 +351,7 @@ def precision_check(scorer: Scorer, fast, *, per_cell: int = 12,
                     seed=CALIBRATION_SEED) -> dict:
     """How far a faster arithmetic moves this model's answers: the calibration prompts
     (:func:`calibration_prompts`) scored by the float32 model and by ``fast`` (the same model
-    in int8 or bfloat16: :meth:`Scorer.faster`).
-
-    Returns the largest change of any choice probability, the mean change of the mass on the
-    correct option with its 95 % t interval, and ``passes``: that interval within
-    ±:data:`PRECISION_TOLERANCE`.
-    """
+    in int8 or bfloat16: :meth:`Scorer.faster`)."""
     if scorer.dtype != "float32":
         raise ValueError("scorer must hold its float32 model to compare against")
     prompts, options, correct = calibration_prompts(per_cell, seed)
@@ -454,10 +407,7 @@ def paper_prompts(trials: Trials, names=NAMES) -> tuple[list, list]:
 
 @dataclass(frozen=True)
 class ScoredTrials:
-    """Trials with the model's option scores: everything needed to re-score or tabulate them.
-
-    ``options`` says what the options are: the listed people's ``"names"`` (the paper's
-    questions) or their ``"years"`` (the question asked backwards)."""
+    """Trials with the model's option scores: everything needed to re-score or tabulate them."""
 
     trials: Trials
     names: tuple

@@ -1,16 +1,4 @@
-"""The paper's LLM protocol on causal language models, from the gate to the resolution.
-
-Every model first answers the competence gate (identification at n = 2) and the same facts
-asked backwards, and its hidden states are probed for the year (:mod:`.competence`). A model
-that passes then gets the paper's whole protocol, in the balanced designs of :mod:`.trials`:
-identification and similarity at several n against Theorem 3's 1/n law, the kernel read from
-its own choices, and the tradeoff along a softmax temperature; every model gets the near design
-(:mod:`.near`). Every mean carries an interval over the names its trials list
-(:func:`semres.core.clustered.clustered_mean`), every fit its goodness of fit.
-
-:func:`assess` scores (cacheable plain data); the other functions analyse its rows, so they run
-the same on any model's per-trial files that carry option scores.
-"""
+"""The paper's LLM protocol on causal language models, from the gate to the resolution."""
 
 from __future__ import annotations
 
@@ -37,19 +25,7 @@ __all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table",
 def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = True) -> dict:
     """Score one causal LM on the paper's questions: the gate, the question asked backwards, the
     probe and the near design (:mod:`semres.experiments.llm.near`) for every model; the n-sweep
-    only when it passes the gate.
-
-    ``cfg`` holds the chapter's settings (:class:`semres.experiments.llm.settings.LlmYearsSettings`:
-    ``sweep_years``, ``gate_trials``, ``reverse_trials``, ``lm_dtype``, ``probe``,
-    ``probe_permutations``, ``lm_ns``, ``causal_trials`` (about as many trials per n-sweep
-    cell), ``near_Ds``, ``near_xs``, ``near_pairs``, ``near_centres``). Every random stream is
-    named from the chapter's root ``seed`` after the model and the part
-    (:func:`semres.core.seeds.named_seed`), so adding a model or a part moves no other numbers.
-    Similarity at n = 2 gets as many trials as the gate, for a point on the front as precise as
-    p_I. Each trial's answer is drawn from the model's choice probabilities, as the paper
-    sampled its models' answers. Returns plain data: the summaries and ``rows``, every scored
-    trial in the tidy schema with its exact prompt.
-    """
+    only when it passes the gate."""
     scorer = lm.Scorer(model, device=device, dtype=cfg.lm_dtype)
     key = scorer.name
 
@@ -148,15 +124,7 @@ def interval(values, rows, p0: float | None = None) -> dict:
 
 
 def sweep_table(rows):
-    """Mean mass per model, task and n, and greedy accuracy, against 1/n.
-
-    The interval counts the units that were replicated: trials that share a list of names
-    (both orders, every question about it) are one cluster, and so are trials that share a
-    name, which recurs across lists. Each clustering gives an interval (Student's t with one
-    degree of freedom fewer than its clusters); the wider one is kept. At n = 8 a sweep of 160
-    trials has only 10 lists, and the names' interval was half as wide as the lists'; at n = 2
-    (155 lists of two of 60 names) a name's pull spans many lists and the names' is wider.
-    """
+    """Mean mass per model, task and n, and greedy accuracy, against 1/n."""
     out = []
     for (m, task, n), sub in rows.groupby(["model", "task", "n"]):
         c = interval(masses(sub), sub)
@@ -183,30 +151,7 @@ def choice_kernel(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT) ->
 
 
 def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT):
-    """The similarity kernel read from the model's own choices, and its bootstrap replicates.
-
-    Under the Luce rule the log-odds between two options of a trial is log g(d_a) - log g(d_b),
-    d the distance of each person's year from the probe; with log g piecewise constant in
-    distance bins, every pair of options in every similarity trial is one equation, solved by
-    least squares relative to the nearest bin measured (bins no pair links to it are left
-    out).
-
-    Standard errors, two ways, the wider kept per bin (``se_from`` says which):
-    ``log_g_se_lists``, a cluster bootstrap over the lists of names (``n_boot`` resamples of the
-    lists with replacement, every trial of a list moving with it, the least squares solved
-    again; ``seed`` names the stream), and ``log_g_se_names``, the sandwich over trials that
-    share a name (:func:`semres.core.clustered.shared_members`, which also links lists that
-    share a name) projected onto the positive semi-definite matrices
-    (:func:`semres.core.clustered.psd`): on its own that matrix is not positive semi-definite
-    and gave negative variances. ``log_g_se_hc`` is the heteroskedasticity-robust one (every
-    equation independent), for comparison only. ``log_g_ci_low``/``high``: log g -/+ 1.96 of
-    the kept standard error. The reference bin is 0 by construction (standard error 0).
-
-    Returns (table, replicates): the table's columns are bin_high, distance (bin mean), log g,
-    its standard errors and interval, g (1 in the nearest bin), the option pairs per bin and
-    ``boot_used`` (the share of resamples that reached every bin); replicates is the
-    (resamples, bins) array of log g (NaN rows for resamples that lost a bin).
-    """
+    """The similarity kernel read from the model's own choices, and its bootstrap replicates."""
     sim = rows[(rows.task == "similarity") & rows.scores.fillna("").astype(str).str.len().gt(0)]
     if sim.empty:
         raise ValueError("rows: no similarity trials with option scores")
@@ -315,22 +260,7 @@ def temperature_sweep(rows, temperatures):
 
 
 def analyse(a: dict, *, temperatures, does_similarity: bool, seed, near_trend=None) -> dict:
-    """Every analysis of the protocol for one model that passed its gate, from its rows.
-
-    The n-sweep with Theorem 3 (similarity at n = 2 with uniform probes is its first cell, no
-    gate; ``seed`` names the goodness-of-fit bootstrap) and the sweep over the softmax
-    ``temperatures``; and only for a model that does similarity where a resolution would show
-    (``does_similarity``, judged on the near design by
-    :func:`semres.experiments.llm.near.competence`), the kernel read from its choices
-    (``kernel``, :func:`kernel_replicates`), whether it decays with distance
-    (``kernel_trend``, :func:`semres.experiments.llm.kernel_fits.decay_trend` on the
-    bootstrap replicates over lists of names) and, when it does, its exponential-with-floor fit
-    (``kernel_fit``, with ``half_decay`` and ``chance_return`` beside ``resolution``, the
-    return-to-chance distance; ``{"error": why}`` when there is none). With ``near_trend``
-    (the near design's decay finding, ``competence(...)["trend"]``), ``trend_agreement`` says
-    whether the two analyses agree and, if not, why
-    (:func:`semres.experiments.llm.kernel_fits.trend_agreement`).
-    """
+    """Every analysis of the protocol for one model that passed its gate, from its rows."""
     model = a["model"]
     rows = a["rows"]
     sweep = sweep_table(rows[rows.source.isin(["gate", "n-sweep"])])
@@ -366,11 +296,7 @@ def analyse(a: dict, *, temperatures, does_similarity: bool, seed, near_trend=No
 
 
 def available(models: str, *, strict: bool) -> tuple[list, dict]:
-    """The comma-separated ``models`` that resolve, and why the others do not.
-
-    A model the reader asked for (``strict``) that cannot be found stops the chapter in one
-    line; a default one whose packages are not installed is left out, and the chapter says so.
-    """
+    """The comma-separated ``models`` that resolve, and why the others do not."""
     ok, skipped = [], {}
     for m in (x.strip() for x in str(models).split(",")):
         if not m:

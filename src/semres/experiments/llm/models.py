@@ -1,13 +1,4 @@
-"""The causal LMs that ship offline, found, checked and loaded.
-
-Each model of :data:`SHIPPED` installs from the package registry with its weights (some split
-over several packages, joined here and checked by sha256); :func:`resolve` turns a short name, a
-``.gguf`` path, a folder or a hub id into what transformers loads, and stops with one line
-naming what to install when something is missing; :func:`identity` reads what a model file says
-it is. :func:`load` dequantises a GGUF file once and keeps a float32 copy in
-:func:`model_cache`, with what is measured of it once (:func:`kept_json`).
-:func:`free_cores` says how many cores a scorer may take.
-"""
+"""The causal LMs that ship offline, found, checked and loaded."""
 
 from __future__ import annotations
 
@@ -166,12 +157,7 @@ def _part_path(short: str, k: int) -> Path:
 
 def assemble(short: str, *, quiet: bool = False) -> Path:
     """The model file of a multi-part :data:`SHIPPED` model in :func:`model_cache`, joined from
-    its part packages and checked by sha256.
-
-    A cached file whose size or sha256 is wrong is never loaded: it is joined again from the
-    parts (with one line saying so); a part that is missing or damaged stops here in one line
-    naming its package and the command that reinstalls it.
-    """
+    its part packages and checked by sha256."""
     s = SHIPPED.get(short)
     if s is None or not s.parts:
         raise ValueError(f"model {short!r} is not assembled from parts; those that are: "
@@ -239,11 +225,7 @@ def _looks_local(model: str) -> bool:
 
 def resolve(model, gguf_file: str | None = None) -> tuple[str, str | None]:
     """(folder or hub id, GGUF file name or None) for a short name, a ``.gguf`` path, a folder
-    (with ``gguf_file`` inside it, or a transformers checkpoint) or a hub id.
-
-    Anything missing stops here with one line naming what to install or which file is absent,
-    before transformers turns a local path into a hub error.
-    """
+    (with ``gguf_file`` inside it, or a transformers checkpoint) or a hub id."""
     model = str(model)
     if model in SHIPPED:
         path = _shipped_path(model)
@@ -428,12 +410,7 @@ def _cpu_sample() -> tuple[int, int, int]:
 
 
 def free_cores(window: float = 0.3) -> int:
-    """Cores not kept busy by other processes over the last ``window`` seconds (at least 1).
-
-    Two scoring threads beside one busy process run at a sixth of their idle speed (each
-    parallel step waits for the thread that lost its core), one thread at nine tenths: measured
-    in ``benchmarks/bench_lm.py --busy``. So the scorer takes only the cores others leave free.
-    Where /proc cannot be read, every core."""
+    """Cores not kept busy by other processes over the last ``window`` seconds (at least 1)."""
     n = cores()
     try:
         t0, i0, o0 = _cpu_sample()

@@ -1,21 +1,5 @@
 """The year resolution where it lives: probes within years of a person, a kernel fitted across
-distances.
-
-Uniform probes over five centuries mostly land far from both listed people, where any finite
-resolution answers at chance, so a model with a 10- or 20-year resolution looks, on them, like
-one with none. This design looks where the answer changes. Two people are born at c - D and
-c + D; the probe lies x years from the nearer of them, beyond the pair (|offset| = D + x) or
-between them (|offset| = D - x), on a grid of x that is fine near 0. Each pair of names gets its
-own centre and its own D, and is listed in both orders, so a pair is one cluster: intervals
-resample pairs (within each D), never trials.
-
-From the per-trial masses (the model's own probability of each answer) the Luce rule with a
-similarity on a floor, g(d) = k(d / s) + Delta, is fitted by maximum likelihood across every D
-and x at once, for three shapes k (exponential, Gaussian, step). The resolution is the distance
-within which g stays above halfway between its peak and its floor (Definition 1's epsilon for
-the step), with an interval over pairs and a lack-of-fit test against the scatter between
-pairs.
-"""
+distances."""
 
 from __future__ import annotations
 
@@ -320,17 +304,7 @@ def _cells(trials: pd.DataFrame) -> pd.DataFrame:
 def lack_of_fit(trials: pd.DataFrame, cells: pd.DataFrame, fit: dict, refit, n_boot: int,
                 seed) -> dict:
     """Whether a fitted curve describes the model: the lack-of-fit F test against pure error
-    between pairs of names, referred to a residual bootstrap with refits.
-
-    The unit is a pair's mean mass in a (D, |offset|) cell (both sides, both orders: its pull
-    towards one name cancels). F is the cells' weighted squared distance from the curve per
-    degree of freedom (cells - 2) over the pairs' scatter within cells per degree of freedom
-    (units - cells). Its reference: ``n_boot`` data sets made of the fitted curve plus the
-    pooled within-cell residuals drawn with replacement (scaled for the degree of freedom each
-    cell's mean took), each refitted by ``refit(k) -> p_fit`` (``k``: the cells' summed
-    masses). No binomial reference fits here: a pair's answers share its names, and a sampled
-    answer's noise is not the noise between pairs.
-    """
+    between pairs of names, referred to a residual bootstrap with refits."""
     units = trials.groupby(["pair", "D", "offset"]).mass.agg(["mean", "size"]).reset_index()
     cell = pd.MultiIndex.from_frame(cells[["D", "offset"]]).get_indexer(
         pd.MultiIndex.from_frame(units[["D", "offset"]]))

@@ -1,10 +1,6 @@
 """Prompts packed for a causal LM (chapter 5's scorer, :mod:`.lm`): the prompts of a group as
 one sequence, a tree of tokens in which every start they share is read once, each token
-attending only to its ancestors; then rows batched by length.
-
-A tree mask gives each token exactly the context it has in its prompt alone (its ancestors, at
-the positions it has there), so the scores are those of one forward per prompt.
-"""
+attending only to its ancestors; then rows batched by length."""
 
 from __future__ import annotations
 

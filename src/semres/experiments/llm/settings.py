@@ -1,12 +1,5 @@
 """Chapter 5's settings, in one place: the three profiles, the people and questions of the year
-task, and what the paper reports.
-
-Every size, grid and trial count a reader might change is a field of :class:`LlmYearsSettings`
-(its defaults are the default profile; the quick and paper profiles say only what they
-change). The chapter's parameters ``causal_trials`` and ``causal_lm`` override
-``causal_trials`` and ``lms``; :func:`check` refuses a combination that contradicts itself
-before any model is loaded.
-"""
+task, and what the paper reports."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""The paper's tests as trials: who is listed, born when, which probe, which answers are correct.
-
-Trials are drawn once (:func:`draw_trials`, :func:`resolution_trials`, :func:`balanced_trials`)
-and scored by any model (the sentence encoder of :mod:`.language`, a causal LM through
-:mod:`.lm`), so every path sees the same questions. :func:`year_prompt` writes the paper's
-prompt and :func:`trials_to_results` turns answered trials into rows of the book's tidy schema.
-"""
+"""The paper's tests as trials: who is listed, born when, which probe, which answers are correct."""
 
 from __future__ import annotations
 
@@ -54,12 +48,7 @@ def _distinct_names(rng, m: int, n: int, pool: int) -> np.ndarray:
 
 def draw_trials(task: str, n: int, trials: int, seed, *, years=(1500, 2000),
                 n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
-    """The paper's tests on the year line: n people with i.i.d. uniform integer birth years.
-
-    Similarity: probe uniform on the same years, every equally-nearest person is correct.
-    Identification: one listed person's year is the probe; that person is the correct answer
-    (the convention of :func:`semres.core.simulate.luce_success`).
-    """
+    """The paper's tests on the year line: n people with i.i.d. uniform integer birth years."""
     check_task(task)
     n, trials = at_least(int(n), 2, "n"), at_least(int(trials), 1, "trials")
     lo, hi = (int(v) for v in years)
@@ -84,11 +73,7 @@ def draw_trials(task: str, n: int, trials: int, seed, *, years=(1500, 2000),
 
 def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int = len(NAMES),
                       n_templates: int | None = None) -> Trials:
-    """The paper's resolution design: two people at c - D and c + D, probe at c + offset.
-
-    The person on the probe's side is correct (at offset 0, the later one: a 50/50 design point).
-    Rows are ordered (centre, offset, prompt).
-    """
+    """The paper's resolution design: two people at c - D and c + D, probe at c + offset."""
     centres = np.asarray(centres, int)
     offsets = np.asarray(offsets, int)
     D = at_least(int(D), 1, "D")
@@ -109,13 +94,7 @@ def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
     """The paper's tests in a balanced design for causal LMs: ``lists`` draws of n people with
     distinct names and distinct birth years, each listed in its order and reversed, each list
     asked n questions (identification: about every listed person in turn; similarity: n
-    uniform probe years, the same in both orders).
-
-    Every name is correct as often as it is listed, in every position as often, so a model's
-    preference for a name, a position or a token length adds no bias to a mean over the
-    design, and the two orders measure the position bias directly. Trials sharing a list form
-    a group (:attr:`Trials.group`): ``2 * lists * n`` trials in ``2 * lists`` groups.
-    """
+    uniform probe years, the same in both orders)."""
     check_task(task)
     n, lists = at_least(int(n), 2, "n"), at_least(int(lists), 1, "lists")
     lo, hi = (int(v) for v in years)
@@ -160,11 +139,7 @@ def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
 
 def trials_to_results(trials: Trials, choice, *, model: str, names=NAMES, source: str = "live",
                       scores=None):
-    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`.
-
-    ``choice`` is the chosen column per trial (-1: no answer). ``scores`` optionally holds one
-    score per option (e.g. log-probabilities), shape (m, n).
-    """
+    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`."""
     choice = np.asarray(choice, int)
     if choice.shape != (len(trials),):
         raise ValueError("choice must give one option index per trial")

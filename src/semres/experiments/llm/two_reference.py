@@ -1,12 +1,4 @@
-"""The paper's two-reference design: two people born at c - D and c + D, a probe at c + offset.
-
-:func:`two_reference` is the Luce rule's P(correct) there for any kernel;
-:func:`two_reference_counts` tabulates answers per (centre, D, offset); :func:`fit_two_reference`
-fits the paper's exponential with a floor to them by binomial likelihood, with an interval over
-centres and a goodness-of-fit test; :func:`chance_crossover` is the paper's operational
-resolution, the distance at which the preference for the nearer person can no longer be told
-from chance; :func:`ref_by_window` refits both on growing windows of probes.
-"""
+"""The paper's two-reference design: two people born at c - D and c + D, a probe at c + offset."""
 
 from __future__ import annotations
 
@@ -26,11 +18,7 @@ __all__ = ["two_reference", "offset_curve", "fitted_curve", "two_reference_count
 
 
 def two_reference(offset, D, kernel) -> np.ndarray:
-    """Luce P(correct) for references at c - D, c + D and a probe at c + offset, any kernel g(d).
-
-    The correct reference is the one on the probe's side (at offset 0 a tie, so 1/2). With
-    ``semres.core.kernels.Exponential(lam, Delta)`` this is the paper's two-reference curve.
-    """
+    """Luce P(correct) for references at c - D, c + D and a probe at c + offset, any kernel g(d)."""
     shape = np.shape(offset)
     a = np.abs(np.atleast_1d(np.asarray(offset, float)))  # kernels expect arrays, not scalars
     near = np.asarray(kernel(np.abs(a - D)), float)
@@ -59,12 +47,7 @@ def fitted_curve(curve: pd.DataFrame, fit: dict) -> list:
 
 
 def two_reference_counts(centre, D, offset, correct):
-    """Per (centre, D, offset): trials and correct answers, from per-trial rows.
-
-    ``correct`` is 1/0 per trial (or a Luce probability in [0, 1]: the expected count of a model
-    that answers by sampling), or NaN where no answer could be read (dropped, as the paper's
-    accuracy among answers naming a listed person).
-    """
+    """Per (centre, D, offset): trials and correct answers, from per-trial rows."""
     df = pd.DataFrame({"centre": np.asarray(centre, float), "D": np.asarray(D, float),
                        "offset": np.asarray(offset, float), "correct": np.asarray(correct, float)})
     df = df[np.isfinite(df.correct)]
@@ -132,21 +115,7 @@ def _centre_resamples(tab_t, tab_c, n_boot, seed):
 
 def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = None,
                       gof_boot: int = 1000) -> dict:
-    """Fit the paper's two-reference curve (exponential + floor, Luce rule) to P(correct) data.
-
-    ``counts`` has columns centre, D, offset, trials, correct (:func:`two_reference_counts`).
-    Maximum likelihood of the binomial counts gives lambda and the floor Delta. Two distances
-    follow, each with its interval: ``chance_return`` = lambda ln(1/Delta), where P(correct)
-    returns to chance (:func:`semres.core.kernels.chance_return`, the paper's 70-80 years), and
-    ``half_decay`` = lambda ln 2 (:func:`semres.core.kernels.half_decay`); ``resolution`` (with
-    ``ci_low``/``ci_high``) is the return-to-chance distance under its old name. The interval
-    resamples centres (the units that share a prompt's years),
-    refitting each resample. Probes with |offset| > ``max_offset`` are left out (the window).
-    Goodness of fit (``gof_test``, ``gof_stat``, ``gof_df``, ``gof_p``, ``misfit``): the
-    binomial deviance over the (D, offset) cells, referred to chi-square for whole counts with
-    at least 5 expected successes and failures per cell, else to ``gof_boot`` parametric
-    bootstrap refits (0: the statistic without a reference).
-    """
+    """Fit the paper's two-reference curve (exponential + floor, Luce rule) to P(correct) data."""
     need = {"centre", "D", "offset", "trials", "correct"}
     if not need <= set(counts.columns):
         raise ValueError(f"counts must have columns {sorted(need)}")
@@ -207,18 +176,7 @@ def _cell_index(df):
 
 def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
     """The paper's operational resolution: how far beyond the nearer reference a probe can lie
-    before the preference for it is no longer distinguishable from chance.
-
-    Probes beyond the pair (|offset| > D) are pooled over D and sides by their distance from the
-    nearer reference, x = |offset| - D. The advantage P(correct) - 1/2 is smoothed by a
-    non-increasing (isotonic) regression, weighted by trials, so that one noisy probe neither
-    ends the preference early nor revives it late; the crossover is the first x at which the
-    smoothed advantage comes within ``z`` binomial standard errors (of its pooled block) of 0.
-    It depends on the number of trials (more
-    trials resolve smaller preferences); the interval resamples centres. When the preference is
-    still distinguishable at the design's last probe, the number is censored there
-    (``at_bound``).
-    """
+    before the preference for it is no longer distinguishable from chance."""
     beyond = counts[counts.offset.abs() > counts.D].copy()
     if beyond.empty:
         raise ValueError("counts: no probe lies beyond the references")

@@ -72,6 +72,8 @@ ENGINE_TURN_REASON = ("a fall of p_S smaller than 0.01 would be no visible trade
 TURN_SHARE = 0.25
 TURN_REASON = ("a quarter of its advantage above chance at the peak (p_S − ½ = {advantage:.3f}): "
                "with a floor, cooling takes p_S back towards ½, and a smaller fall is no tradeoff")
+NO_TURN = "no turn (p_S at its peak less p_S at the coldest T)"
+BEST_OTHER = "the best other shape's error"
 THEOREM3_LABEL = {False: "Theorem 3's prediction without a floor (the paper's form), fitted to "
                          "both tasks",
                   True: "Theorem 3's prediction with its floor, fitted to both tasks"}
@@ -140,13 +142,7 @@ class Headline:
 def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stable,
                      n_boot: int) -> Headline:
     """The first measure stable across its upper windows, in the order: the paper's
-    operational crossover, the two-reference fit, the best kernel shape.
-
-    Stable means no fit stopped on a bound, none failed its goodness-of-fit test (a ``misfit``
-    column, where the table has one), and the resolution moved by less than its narrowest 95%
-    interval across the upper windows (:func:`window_stability`). With fewer than
-    :data:`MIN_BOOT` resamples nothing is decided.
-    """
+    operational crossover, the two-reference fit, the best kernel shape."""
     order = [("chance crossover", ref_stable), ("two-reference fit", ref_stable)]
     if best_kernel is not None:
         order.append((best_kernel, kernel_stable))
@@ -210,11 +206,7 @@ SLOPE_YEARS = 100
 
 
 def tail_trend(distance, similarity, se, *, span: float = 200.0) -> dict:
-    """Is the kernel still falling at the end of the measured range, or flat on a floor?
-
-    A weighted straight line through log g over the last ``span`` years; its slope (per 100
-    years) is "falling" when it lies more than two standard errors below zero.
-    """
+    """Is the kernel still falling at the end of the measured range, or flat on a floor?"""
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
     s = np.asarray(se, float)
@@ -251,13 +243,7 @@ def shape_verdict(shape_df, fits: dict | None = None) -> dict:
 
 
 def sweep_verdict(sweep) -> dict:
-    """How the engine's prediction from the mean kernel meets the n-sweep, per task.
-
-    ``sweep`` has task, n, p, se, p_theory, theory_se. For each task: the cell farthest from
-    the prediction in standard errors, with its n, gap and z (all from that one cell, so the
-    sentence never pairs one n's gap with another's z), whether the data and the prediction
-    fall at every step, and a sentence.
-    """
+    """How the engine's prediction from the mean kernel meets the n-sweep, per task."""
     out = {}
     for task, sub in sweep.groupby("task"):
         sub = sub.sort_values("n")
@@ -278,11 +264,7 @@ def tradeoff_verdict(temp_df) -> tuple[dict, dict]:
 
 
 def wing_asymmetry(counts, *, beyond: float = WING_BEYOND, D: float | None = None) -> dict:
-    """Do the two wings of the design (probe before / after the pair) differ?
-
-    Pools probes more than ``beyond`` years past the nearer reference on each side (at one
-    ``D``, or all) and compares P(correct) with a two-proportion z-test.
-    """
+    """Do the two wings of the design (probe before / after the pair) differ?"""
     sel = counts.offset.abs() - counts.D > beyond
     if D is not None:
         sel &= counts.D == D
@@ -300,21 +282,7 @@ def wing_asymmetry(counts, *, beyond: float = WING_BEYOND, D: float | None = Non
 
 
 def turn_finding(temp, ps: str = "p_s", pi: str = "p_i") -> dict:
-    """The tradeoff along the temperature as a finding: does p_S turn down on cooling?
-
-    ``temp`` is sorted by temperature, coldest first, with ``<col>_se`` columns. The turn is
-    p_S at its peak among the warmer temperatures less p_S at the coldest, with the interval
-    from the two standard errors (the peak is the largest of several: a turn is if anything
-    favoured). The claim is a turn beyond a margin of :data:`TURN_SHARE` of the model's
-    similarity advantage above chance at the peak (p_S - 1/2): cooling with a floor takes p_S
-    back towards 1/2 (Proposition ch5-prop-two-reference), so a model barely above chance has
-    little to give back, and a turn it could not show reads inconclusive, never "does not
-    hold". Returns the keyword arguments of a finding (``headline``, ``ci``, ``margin``,
-    ``margin_reason``, ``claim``, ``compared_with``, ``compared_with_label``), its ``status``
-    under the book's rule, and what the sentences quote: the two temperatures, the rates
-    there, the ``advantage`` and ``detectable``, the smallest turn the test sees with 80 %
-    power.
-    """
+    """The tradeoff along the temperature as a finding: does p_S turn down on cooling?"""
     if len(temp) < 2:
         raise ValueError("temp: a turn needs at least two temperatures")
     cold = temp.iloc[0]
@@ -327,7 +295,7 @@ def turn_finding(temp, ps: str = "p_s", pi: str = "p_i") -> dict:
     args = {"headline": turn, "ci": interval(turn, se), "margin": margin,
             "margin_reason": TURN_REASON.format(advantage=advantage),
             "claim": "above", "compared_with": 0.0,
-            "compared_with_label": "no turn (p_S at its peak less p_S at the coldest T)"}
+            "compared_with_label": NO_TURN}
     return {**args, "status": status(ci=args["ci"], compared_with=0.0, margin=margin,
                                      claim="above", new=True),
             "peak_T": float(top.temperature), "cold_T": float(cold.temperature),
@@ -590,7 +558,7 @@ def shape_finding(shape_df, shape_fits: dict, kernel: tuple) -> tuple[str, dict]
     fit = shape_fits["exp_floor"]
     return str(other.name), {
         "headline": gap, "ci": interval(gap, float(np.hypot(exp.heldout_se, other.heldout_se))),
-        "compared_with": 0.0, "compared_with_label": "the best other shape's error",
+        "compared_with": 0.0, "compared_with_label": BEST_OTHER,
         "margin": SHAPE_MARGIN, "margin_reason": SHAPE_REASON, "claim": "at most",
         "misfit": bool(fit.get("misfit")), "fit_size": kernel_fit_size(*kernel, fit),
         "gof_p": fit.get("gof_p")}
