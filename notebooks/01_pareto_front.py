@@ -43,9 +43,8 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 from IPython.display import display
-from tqdm.auto import tqdm
-
 from myst_nb import glue
+from tqdm.auto import tqdm
 
 from semres.core import kernels, spaces, theory
 from semres.core.simulate import check_row, check_table, exact_two_item, luce_success

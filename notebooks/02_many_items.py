@@ -338,7 +338,8 @@ tables.table(check, decimals=4, n="{:d}", headers={
 # the paper gives three significant figures: each value stands for half a unit of its last
 # digit either side; the value nearest to the edge of that interval heads the verdict
 agrees, nearest = verdicts.b_star_agrees(check)
-n_near, miss = int(nearest["cell"].removeprefix("n = ")), nearest["headline"] - nearest["paper_value"]
+n_near = int(nearest["cell"].removeprefix("n = "))
+miss = nearest["headline"] - nearest["paper_value"]
 report.text("bstar_verdict", (
     f"every value lies within the paper's rounding; the nearest to its edge, at n = {n_near}, "
     f"is {fmt(abs(miss), 2)} from the quoted value, where the rounding allows "
