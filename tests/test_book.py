@@ -114,11 +114,12 @@ def test_sentences_quote_only_the_numbers_of_the_rows_they_cite(built, chapter):
     assert bad.empty, bad[["name", "unquoted", "sentence"]].to_string()
 
 
-def test_an_edit_to_one_page_module_reruns_that_chapter_alone_and_reuses_its_cache(built,
-                                                                                  tmp_path):
-    """A docstring edited in chapter 3's page code, in a copy of the checkout beside a copy of
-    the built book: the rebuild reruns chapter 3 alone (every other chapter's inputs are as
-    they were), and chapter 3 reads its trained networks from the cache, computing nothing."""
+def test_a_code_edit_reruns_its_chapter_alone_and_a_prose_edit_reruns_nothing(built, tmp_path):
+    """In a copy of the checkout beside a copy of the built book: a docstring edited in chapter
+    3's figure code and a sentence added to chapter 1's markdown. The book rebuilt reruns
+    chapter 3 alone (every other chapter's inputs are as they were; a notebook's markdown is
+    not an input), chapter 3 reads its trained networks from the cache, computing nothing, and
+    chapter 1's page shows the new sentence from its stored outputs."""
     import shutil
     import subprocess
     import sys
@@ -138,19 +139,31 @@ def test_an_edit_to_one_page_module_reruns_that_chapter_alone_and_reuses_its_cac
     for part in ("executed", "results", "cache", "models"):
         if (build / part).is_dir():
             shutil.copytree(build / part, copy / part)
-    page = repo / "src" / "semres" / "experiments" / "toy" / "page.py"
-    page.write_text(page.read_text().replace('"""', '"""An edited docstring. ', 1))
+    figures = repo / "src" / "semres" / "experiments" / "toy" / "figures.py"
+    figures.write_text(figures.read_text().replace('"""', '"""An edited docstring. ', 1))
+    chapter1 = repo / "notebooks" / "01_pareto_front.py"
+    sentence = "A sentence a writer added to the chapter, in its notebook."
+    text = chapter1.read_text()
+    title = text.index("\n# # ")  # the first markdown cell: the title and what follows it
+    end = text.index("\n\n", title)
+    chapter1.write_text(text[:end] + f"\n#\n# {sentence}" + text[end:])
+    ran_before = json.loads((copy / "executed" / "01_pareto_front.json").read_text())["started"]
     script = ("import json, sys; from pathlib import Path\n"
               "from semres.pipeline import book, runner\n"
               "build = Path(sys.argv[1])\n"
               "todo = book.changed(runner.chapters(), 'quick', build)\n"
-              "for ch in todo: runner.run_chapter(ch, 'quick', build=build)\n"
-              "print(json.dumps([ch.name for ch in todo]))\n")
+              "index, failures = book.build_book('quick', build=build, progress=False)\n"
+              "print(json.dumps([[ch.name for ch in todo], str(index), failures]))\n")
     env = {**__import__("os").environ, "PYTHONPATH": str(repo / "src")}
     done = subprocess.run([sys.executable, "-c", script, str(copy)], cwd=repo, env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == ["03_toy_relu"]
+    todo, index, failures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert todo == ["03_toy_relu"] and failures == []
     record = json.loads((copy / "executed" / "03_toy_relu.json").read_text())
     assert record["cache"]["computed"] == {}, record["cache"]
     assert sum(record["cache"]["reused"].values()) >= 1, record["cache"]
+    assert json.loads((copy / "executed" / "01_pareto_front.json").read_text())["started"] \
+        == ran_before
+    page = Path(index).parent / "notebooks" / "01_pareto_front.html"
+    assert sentence in page.read_text()

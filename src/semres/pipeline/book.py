@@ -17,6 +17,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+import jupytext
 import psutil
 import yaml
 
@@ -202,28 +203,56 @@ def _run_in_lane(ch: Chapter, profile: str, build: Path) -> str | None:
     return None
 
 
+def with_current_prose(source: Path, nb: dict) -> dict:
+    """The executed notebook ``nb`` with the markdown (and the cells' tags) of its source as it
+    is now: a prose edit does not change a run's inputs (:func:`semres.pipeline.inputs.digest`
+    covers code only), so the page is rendered again from the stored outputs. When the code
+    cells differ from the run's, ``nb`` is returned as it ran."""
+    current = jupytext.read(source).cells
+    ran = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    injected = [c for c in ran if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
+    ran = [c for c in ran if c not in injected]
+    if ["".join(c["source"]) for c in ran] != [c.source for c in current
+                                                if c.cell_type == "code"]:
+        return nb
+    cells, outputs = [], iter(ran)
+    for k, cell in enumerate(current):
+        if cell.cell_type != "code":
+            cells.append({"cell_type": cell.cell_type, "id": f"prose-{k}",
+                          "metadata": dict(cell.metadata), "source": cell.source})
+            continue
+        code = next(outputs)
+        tags = list(cell.metadata.get("tags", []))
+        code["metadata"] = {**code.get("metadata", {}), "tags": tags}
+        cells.append(code)
+        if "parameters" in tags:
+            cells += injected
+    return {**nb, "cells": cells}
+
+
 def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
-    """Put ``ch``'s page into the book's sources: its last good notebook (under a warning when
-    a later run failed), or a page saying it was not built."""
+    """Put ``ch``'s page into the book's sources: its last good notebook with the chapter's
+    current prose (under a warning when a later run failed), or a page saying it was not
+    built."""
     good, failed = last_good(build, ch), last_failed(build, ch)
     if good is None:
         (folder / f"{ch.name}.md").write_text(pages.missing_page(ch.title, ch.number, failed))
         return
-    if failed is None:
-        shutil.copy2(build / "executed" / f"{ch.name}.ipynb", folder)
-        return
     nb = json.loads((build / "executed" / f"{ch.name}.ipynb").read_text())
-    cells, at = nb["cells"], 0
-    first = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "markdown" else ""
-    if first.startswith("# "):  # right under the title, which stays the page's title
-        title, _, rest = first.partition("\n")
-        cells[0] = {**cells[0], "source": title}
-        if rest.strip():
-            cells.insert(1, {"cell_type": "markdown", "id": "semres-intro", "metadata": {},
-                             "source": rest})
-        at = 1
-    cells.insert(at, {"cell_type": "markdown", "id": "semres-latest-failed", "metadata": {},
-                      "source": pages.stale_warning(ch.number, good, failed)})
+    if failed is None:
+        nb = with_current_prose(ch.path, nb)
+    else:
+        cells, at = nb["cells"], 0
+        first = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "markdown" else ""
+        if first.startswith("# "):  # right under the title, which stays the page's title
+            title, _, rest = first.partition("\n")
+            cells[0] = {**cells[0], "source": title}
+            if rest.strip():
+                cells.insert(1, {"cell_type": "markdown", "id": "semres-intro", "metadata": {},
+                                 "source": rest})
+            at = 1
+        cells.insert(at, {"cell_type": "markdown", "id": "semres-latest-failed", "metadata": {},
+                          "source": pages.stale_warning(ch.number, good, failed)})
     (folder / f"{ch.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False))
 
 

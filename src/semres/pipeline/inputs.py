@@ -1,7 +1,8 @@
 """What a chapter's run depends on, as one digest: a rebuild reruns only the chapters whose
 inputs changed since their last good run, and reuses the others' pages and tables as they are.
 
-The inputs are the notebook's text, the run's profile and parameters, the source of every
+The inputs are the notebook's code cells (not its markdown: a prose edit re-renders the page
+from the stored outputs, :func:`semres.pipeline.book.with_current_prose`), the run's profile and parameters, the source of every
 module of the package the notebook imports (followed through the imports of those modules,
 wherever in a file they sit), the data files beside those modules, and the installed
 distributions with their versions (a new model package or library changes every key). An edit
@@ -32,18 +33,22 @@ def digest(notebook: Path, profile: str, parameters: dict) -> str:
     h = hashlib.sha256()
     h.update(json.dumps({"profile": profile, "parameters": parameters, "python": sys.version},
                         sort_keys=True, default=str).encode())
-    h.update(Path(notebook).read_bytes())
+    h.update(code(notebook).encode())
     for path in sorted(sources(notebook)):
         h.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes())
     h.update(_distributions().encode())
     return h.hexdigest()[:20]
 
 
+def code(notebook: Path) -> str:
+    """The notebook's code cells, in order: what its run executes."""
+    return "\n\0".join(c.source for c in jupytext.read(notebook).cells if c.cell_type == "code")
+
+
 def sources(notebook: Path) -> set[Path]:
     """The package's files a notebook's run reads: the modules it imports, transitively, each
     package's ``__init__`` on the way, and the data files beside every module reached."""
-    code = "\n".join(c.source for c in jupytext.read(notebook).cells if c.cell_type == "code")
-    todo = _imported(ast.parse(_python_only(code)), None)
+    todo = _imported(ast.parse(_python_only(code(notebook).replace("\0", ""))), None)
     seen: set[Path] = set()
     while todo:
         path = _file(todo.pop())

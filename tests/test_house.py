@@ -1,0 +1,99 @@
+"""The package is a small package of science (issue 56): the prose lives in the notebooks.
+
+A function *holds prose* when a string it builds (a literal, or the text of an f-string) has
+four or more words of letters, outside its docstring and outside the messages of the errors
+it raises or warns about. The package keeps its status vocabulary, number formatting and error
+messages; a sentence whose wording depends on an outcome is written in the chapter.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "semres"
+EXPERIMENTS = PACKAGE / "experiments"
+MAX_LINES = 12_000
+MAX_PROSE_FUNCTIONS = 25
+WORDS = re.compile(r"[A-Za-z][a-z]+(?:'[a-z]+)?")
+
+
+def _texts(node):
+    """The literal text of a string constant or f-string."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.JoinedStr):
+        yield " ".join(v.value for v in node.values
+                       if isinstance(v, ast.Constant) and isinstance(v.value, str))
+
+
+def _excluded(fn) -> set[int]:
+    """ids of string nodes that are docstrings or error/warning messages."""
+    out = set()
+    body = getattr(fn, "body", [])
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        out.add(id(body[0].value))
+    for node in ast.walk(fn):
+        message = None
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            message = node.exc
+        elif isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            if name in ("warn", "warning", "error", "exit", "SystemExit"):
+                message = node
+        if message is not None:
+            out |= {id(n) for n in ast.walk(message)}
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and \
+                node is not fn and node.body and isinstance(node.body[0], ast.Expr) and \
+                isinstance(node.body[0].value, ast.Constant):
+            out.add(id(node.body[0].value))
+    return out
+
+
+def prose_functions(root: Path = EXPERIMENTS) -> list[str]:
+    """Every top-level function or method under ``root`` that holds prose."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            skip = _excluded(fn)
+            for node in ast.walk(fn):
+                if id(node) in skip:
+                    continue
+                if any(len(WORDS.findall(t)) >= 4 for t in _texts(node)):
+                    found.append(f"{path.relative_to(PACKAGE)}:{fn.lineno} {fn.name}")
+                    break
+    return found
+
+
+def package_lines() -> int:
+    return sum(len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py"))
+
+
+def test_the_package_is_small():
+    assert package_lines() <= MAX_LINES
+
+
+def test_few_functions_of_the_experiments_write_prose():
+    found = prose_functions()
+    assert len(found) <= MAX_PROSE_FUNCTIONS, "\n".join(found)
+
+
+def test_no_numbers_twin_restates_a_sentence():
+    twins = [f"{p.relative_to(PACKAGE)}:{n.name}" for p in PACKAGE.rglob("*.py")
+             for n in ast.walk(ast.parse(p.read_text()))
+             if isinstance(n, ast.FunctionDef) and n.name.endswith("_numbers")]
+    assert not twins
+
+
+if __name__ == "__main__":  # python tests/test_house.py [FOLDER]: count one folder
+    import sys
+    root = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else EXPERIMENTS
+    found = prose_functions(root)
+    print("\n".join(found))
+    lines = sum(len(p.read_text().splitlines()) for p in root.rglob("*.py"))
+    print(f"{len(found)} functions hold prose; {lines} lines under {root}")
