@@ -350,7 +350,7 @@ report.numbers({
     "jensen": rec["jensen"], "rec_rest": rec["gap"] - rec["jensen"]})
 for c in ("circle", "segment"):
     report.numbers({f"own_gap_{k}_{c}": v for k, v in found.own_gap[c].items()})
-for key in ("peak", "short", "rec"):
+for key in ("peak", "rec"):
     report.text(f"{key}_status", statuses[key])
 quantities = pd.DataFrame({
     "quantity": ["circle peak p_S (mean over seeds)", "Proposition 1 optimum p_S",
@@ -412,7 +412,7 @@ report.text("shape_sentence", (
     "resolution." if verdicts.linear_profile_misfit(trajectories) else
     f"Its flanks are close to straight lines: {line_fit}.") if size["fits"] else
     "No fit could be tested for its shape.", markdown=True,
-    cites={"fits": size["fits"], "explained": 100 * size["explained_null"],
+    cites={"fits": size["fits"], "explained": size["explained_null"],
            "rms_gap": size["rms_gap"], "rms_sampling": size["rms_sampling"],
            "dispersion": size["dispersion"], "misfits": int(tested.misfit.sum()),
            "tested": len(tested)})
@@ -453,8 +453,8 @@ report.figure("eps", figures.fig_resolution(history, B_STAR / 2, SEG_EPS_STAR, c
 # {glue:text}`ch3_peak_ps:.4f` (95% interval [{glue:text}`ch3_peak_lo:.4f`,
 # {glue:text}`ch3_peak_hi:.4f`], Student's t over {glue:text}`ch3_n_seeds` seeds),
 # {glue:text}`ch3_peak_gap:+.4f` from Proposition 1's optimum {glue:text}`ch3_p_star:.4f`.
-# Within a practical margin of ±{glue:text}`ch3_peak_margin:.4f`, half the way to the constant
-# similarity's optimum $\tfrac34$, the finding reads *{glue:text}`ch3_peak_status`*. They then
+# Judged against a practical margin of ±{glue:text}`ch3_peak_margin:.4f`, half the way to the
+# constant similarity's optimum $\tfrac34$, the finding reads *{glue:text}`ch3_peak_status`*. They then
 # move along the curve towards higher identification: after each seed's peak, its points lie on
 # average {glue:text}`ch3_late_dist:.4f` from Proposition 1's curve in the $(p_I, p_S)$ plane.
 #
@@ -468,8 +468,8 @@ report.figure("eps", figures.fig_resolution(history, B_STAR / 2, SEG_EPS_STAR, c
 # The reconstruction networks never generalize ($p_S =$ {glue:text}`ch3_rec_ps:.3f`) and end
 # at $p_I =$ {glue:text}`ch3_rec_pi:.4f` ([{glue:text}`ch3_rec_lo:.4f`,
 # {glue:text}`ch3_rec_hi:.4f`]), {glue:text}`ch3_rec_gap:+.4f` from Theorem 2's
-# $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f` at their fitted floor: within the
-# practical margin of ±{glue:text}`ch3_jensen:.4f` explained below, the finding reads
+# $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f` at their fitted floor. Judged against a
+# practical margin of ±{glue:text}`ch3_jensen:.4f` (explained below), the finding reads
 # *{glue:text}`ch3_rec_status`*.
 #
 # :::{dropdown} How each peak is read, and how close each condition comes to its law
