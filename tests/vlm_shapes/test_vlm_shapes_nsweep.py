@@ -7,7 +7,6 @@ import pytest
 from semres import report
 from semres.core import theory
 from semres.experiments.vlm_shapes import nsweep, verdicts
-from semres.experiments.vlm_shapes import page_sentences as words
 
 
 def _sweep_curves(ns, grid):
@@ -23,11 +22,12 @@ def test_the_ball_fit_flags_an_n_sweep_that_theorem_3_cannot_describe():
     p = np.linspace(0.93, 0.83, len(ns))
     f = nsweep.ball_fit(ns, p, np.full(len(ns), 0.01), curves["similarity"], grid)
     assert f["misfit"] and not f["identified"] and f["gof_p"] < 1e-3
-    assert verdicts.MISFIT in words.radius_text("similarity", f, 900)
+    assert verdicts.radius_status(f) == "misfit"
     # rates on Theorem 3's curve at eps = 0.1 fit and identify the radius
     true = np.array([np.interp(0.1, grid, curves["identification"][n]) for n in ns])
     g = nsweep.ball_fit(ns, true, np.full(len(ns), 0.01), curves["identification"], grid)
     assert not g["misfit"] and g["identified"] and g["ci_low"] < 0.1 < g["ci_high"]
+    assert verdicts.radius_status(g) == "identified"
     with pytest.raises(ValueError, match="curves"):
         nsweep.ball_fit([2, 3], p[:2], np.full(2, 0.01), curves["similarity"], grid)
 
@@ -43,9 +43,10 @@ def test_two_radii_are_compared_by_a_likelihood_ratio_not_by_overlap():
                             grid)
 
     # radii 0.10 and 0.12 measured to 0.003: different, and the test says so
-    apart = words.one_radius("m", fit(0.10, 0.003), fit(0.12, 0.003))
+    apart = nsweep.radii_difference(fit(0.10, 0.003), fit(0.12, 0.003))
     assert apart["identified"] and apart["ci"][1] < 0 and apart["p_equal"] < 0.05
-    assert "does not hold" in apart["text"] and apart["mean"] == pytest.approx(0.11, abs=0.01)
+    assert verdicts.same_radius(apart) == "apart"
+    assert apart["mean"] == pytest.approx(0.11, abs=0.01)
     # one radius fitted to both tasks misses by far more than sampling: its size says so
     assert apart["joint"]["misfit"] and apart["joint"]["dispersion"] > 5
     # the same radii measured ten times less precisely: the intervals overlap, which proves
@@ -53,19 +54,23 @@ def test_two_radii_are_compared_by_a_likelihood_ratio_not_by_overlap():
     # inconclusive, not a pass
     a, b = fit(0.10, 0.03), fit(0.12, 0.03)
     assert a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"]  # they overlap
-    vague = words.one_radius("m", a, b)
+    vague = nsweep.radii_difference(a, b)
     lo, hi = vague["ci"]
     m = 0.1 * vague["mean"]
-    assert vague["identified"] and (lo < -m < hi or lo < m < hi) and "cannot tell" in vague["text"]
+    assert vague["identified"] and (lo < -m < hi or lo < m < hi)
+    assert verdicts.same_radius(vague) == "unclear"
     assert report.status(ci=vague["ci"], compared_with=0.0, margin=0.1 * vague["mean"],
                          new=True) == "inconclusive"
-    same = words.one_radius("m", fit(0.10, 0.003), fit(0.10, 0.003))
+    same = nsweep.radii_difference(fit(0.10, 0.003), fit(0.10, 0.003))
     assert same["ci"][0] < 0 < same["ci"][1] and same["p_equal"] > 0.05
+    assert verdicts.same_radius(same) == "one"
     bad = nsweep.ball_fit(ns, np.linspace(0.93, 0.83, len(ns)), np.full(len(ns), 0.01),
                        _sweep_curves(ns, grid)["similarity"], grid)
-    bad_v = words.one_radius("m", bad, fit(0.1, 0.003))
-    assert bad_v["misfit"] and (not bad_v["identified"] or "approximate" in bad_v["text"])
-    assert words.one_radius("m", None, fit(0.1, 0.003))["text"] is None
+    bad_v = nsweep.radii_difference(bad, fit(0.1, 0.003))
+    assert bad_v["misfit"] and bad_v["bad"] == ["generalization against n"]
+    assert verdicts.same_radius(bad_v) is None or verdicts.two_task_row(
+        bad_v, "r", "s")["approximate"]
+    assert not nsweep.radii_difference(None, fit(0.1, 0.003))["compared"]
 
 
 def test_hue_curves_are_theorem_3_on_the_circle():

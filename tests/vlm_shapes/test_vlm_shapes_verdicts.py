@@ -5,7 +5,6 @@ import pytest
 
 from semres import report
 from semres.experiments.vlm_shapes import verdicts
-from semres.experiments.vlm_shapes import page_sentences as words
 
 
 def _scale_fit(lo_px, hi_px, misfit=False, canvas=900.0):
@@ -42,24 +41,37 @@ def _status(row):
     return r.result(**row), r.rows[-1]
 
 
-def test_a_scale_verdict_is_a_sentence_and_an_overview_row():
-    text, row = words.scale_verdict("m", _fit(), 100, 0.05, 1.0, "the claim")
-    assert text.startswith("m's spatial scale is identified: 15 px")
+def test_a_scale_verdict_is_an_overview_row():
+    ok, why, row = verdicts.scale_verdict("m", _fit(), 100, 0.05, 1.0, "the claim")
+    assert ok and not why and row["result"] == "m: spatial scale of the biased Luce rule"
     assert "passed" not in row and row["identified"] and row["headline"] == pytest.approx(15)
     status, rec = _status(row)
     assert status == "holds" and rec["margin_reason"]  # above one cell (5 px), beyond the paper
     # a scale whose interval reaches below the design's resolution is not identified
-    text, row = words.scale_verdict("m", _fit(0.01, 0.2), 100, 0.05, 1.0, "the claim")
-    assert "not identified" in text and row["headline"] is None and not row["identified"]
+    ok, why, row = verdicts.scale_verdict("m", _fit(0.01, 0.2), 100, 0.05, 1.0, "the claim")
+    assert not ok and row["headline"] is None and not row["identified"]
     assert "why not" in row["statement"] and _status(row)[0] == "not identified"
     # a misfit keeps its scale, approximate, with an interval widened by sqrt(dispersion) = 2
-    text, row = words.scale_verdict("m", _fit(misfit=True), 100, 0.05, 1.0, "the claim")
-    assert verdicts.MISFIT in text and "approximate" in text and row["misfit"]
+    ok, why, row = verdicts.scale_verdict("m", _fit(misfit=True), 100, 0.05, 1.0, "the claim")
+    assert not ok and verdicts.MISFIT in row["statement"] and row["misfit"]
     assert row["approximate"] and row["headline"] == pytest.approx(15)
     assert row["ci"] == pytest.approx((5.0, 25.0))  # 15 -/+ 2 x 5 px
     status, rec = _status(row)
     assert status == "misfit" and rec["dispersion"] == 4.0 and rec["explained_saturated"] == 0.9
-    assert words.scale_verdict("m", _fit(), 100, 0.05, 1.0)[1] is None  # no claim, no row
+
+
+def test_the_front_side_and_the_stencil_biases():
+    import pandas as pd
+    sweep = pd.DataFrame({"task": ["similarity", "identification"], "n": [2, 2],
+                          "p": [0.95, 0.99], "se": [0.01, 0.01]})
+    point = verdicts.front_point(sweep)
+    assert point["side"] == "above" and point["z"] > verdicts.FRONT_Z
+    assert verdicts.front_point(sweep.assign(p=[0.9, 0.4])) is None  # p_I below 1/2
+    nc = {"name_weights": [0.1, 0.2, 0.3, 0.4], "place_weights": [0.2, 0.25, 0.25, 0.3],
+          "name_weights_ci": [[0.05, 0.15]] * 4, "place_weights_ci": [[0.2, 0.3]] * 4}
+    b = verdicts.stencil_biases(nc, 0.25)
+    assert b["main"] == "name" and b["spread"] == pytest.approx(4.0)
+    assert not b["other_present"]  # every place interval holds 1/4
 
 
 def _radii(diff, half, mean=0.2, misfit=False):

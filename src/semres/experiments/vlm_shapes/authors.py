@@ -1,12 +1,6 @@
-"""Other models' spatial answers: the paper's two VLMs through the count tables derived from
-their authors' released files (:mod:`semres.experiments.released`), and any per-trial results
-files in the book's schema (:mod:`semres.core.results`).
-
-Every source gets the fits the model run here gets (the biased and plain Luce rules,
-:func:`semres.experiments.vlm_shapes.luce.choice_rows`), accuracy against the margin, and
-Theorem 3 per task where the answers span several n. Functions return fits, table rows and
-the records the page's sentences are written from; none writes a sentence.
-"""
+"""Other models' spatial answers: the paper's two VLMs through the count tables derived from their
+authors' released files (:mod:`semres.experiments.released`), and any per-trial results files in
+the book's schema (:mod:`semres.core.results`)."""
 
 from __future__ import annotations
 
@@ -27,6 +21,12 @@ from .settings import AUTHORS
 
 #: refitted draws for the mean deviance under a results file's fit (its misfit's size)
 SIZE_DRAWS = 50
+#: the random streams of the goodness of fit (``{}``: whether the fit is biased)
+STREAMS = {"choices": "margin goodness of fit choices {}", "margin": "margin goodness of fit {}",
+           "margin_null": "margin null mean {}", "grid": "grid goodness of fit {}",
+           "grid_null": "grid null mean {}"}
+#: the gof_test of a fit referred to chi-square
+CHI2 = "chi-square reference"
 
 
 def margin_counts(label: str, source: str, task: str, n: int, m, correct, width: float) -> list:
@@ -52,19 +52,9 @@ def _nearest(distances) -> np.ndarray:
 
 
 def nearest_gof(d, names, choices, width: float, n_boot: int = 0, seed=0):
-    """The goodness of fit of a biased Luce rule to a model's choices by its accuracy against
-    the margin: the binomial deviance of the answered trials' correct answers in margin bins of
-    ``width`` (:func:`semres.core.fits.gof_counts`). Where a bin expects fewer than five correct
-    or wrong answers, the reference is ``n_boot`` parametric-bootstrap refits, each on choices
-    simulated from the fit, never the chi-square of sparse cells. Returns ``gof(fit, params)``
-    for :func:`semres.experiments.vlm_shapes.luce.choice_rows`.
-
-    A simulated data set holds correct counts per bin; its trials are rebuilt from them (which
-    trials were right, drawn in proportion to their fitted chance of being right, and which
-    wrong shape the others named, from the fit's odds) and the rule is refitted to those
-    choices from the fit's optimum, as the fit itself was made. Draws come from streams named
-    from ``seed``.
-    """
+    """The goodness of fit of a biased Luce rule to a model's choices by its accuracy against the
+    margin: the binomial deviance of the answered trials' correct answers in margin bins of
+    ``width`` (:func:`semres.core.fits.gof_counts`)."""
     choices = np.asarray(choices)
     answered = np.flatnonzero(choices >= 0)
     d = [np.asarray(d[i], float) for i in answered]
@@ -86,8 +76,7 @@ def nearest_gof(d, names, choices, width: float, n_boot: int = 0, seed=0):
 
     def gof(f, params):
         probs = choice.choice_probs(d, names, f["scale"], f["floor"], f["weights"])
-        rng = np.random.default_rng(named_seed(seed, f"margin goodness of fit choices "
-                                                     f"{f['bias']}"))
+        rng = np.random.default_rng(named_seed(seed, STREAMS["choices"].format(f["bias"])))
 
         def refit(sim):
             sim_choices = _rebuild(probs, nearest, row, sim[:, 0].astype(int), rng)
@@ -97,14 +86,14 @@ def nearest_gof(d, names, choices, width: float, n_boot: int = 0, seed=0):
 
         q = binned(probs)
         gof = fits.gof_counts(counts, q, params, refit, n_boot,
-                              named_seed(seed, f"margin goodness of fit {f['bias']}"))
+                              named_seed(seed, STREAMS["margin"].format(f["bias"])))
         # how far it misses: against one accuracy for every margin bin (no similarity)
         totals = counts.sum(axis=1)
         pooled = np.tile([counts[:, 0].sum() / totals.sum(),
                           counts[:, 1].sum() / totals.sum()], (len(counts), 1))
-        mean = gof["gof_df"] if "chi-square reference" in gof["gof_test"] else \
+        mean = gof["gof_df"] if CHI2 in gof["gof_test"] else \
             luce.refit_null_mean(counts, q, refit, min(int(n_boot), SIZE_DRAWS),
-                                 named_seed(seed, f"margin null mean {f['bias']}"))
+                                 named_seed(seed, STREAMS["margin_null"].format(f["bias"])))
         if not np.isfinite(mean) or not gof["gof_df"] >= 1:
             return gof
         return {**gof, **fits.misfit_size(gof["gof_stat"], fits.multinomial_deviance(
@@ -155,14 +144,13 @@ def _grid_trials(g: dict, counts) -> tuple:
 
 
 def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0, size_boot: int = 0) -> dict:
-    """The paper's models from the shipped grid counts: each trial's X at its cell's mean
-    position, every chosen shape a trial; the biased Luce rule fitted to each model, with a
-    multinomial deviance over the grid cells, referred to ``gof_boot`` parametric-bootstrap
-    refits where the cells are sparse (:func:`semres.core.fits.gof_counts`), and how far the
-    rule misses (:func:`semres.experiments.vlm_shapes.luce.choice_size`: against the same
-    weights with no distance, the deviance's mean under the fit from ``size_boot`` refitted
-    draws where chi-square does not hold). Per model (sorted by name), what
-    :func:`analyse_choices` returns."""
+    """The paper's models from the shipped grid counts: each trial's X at its cell's mean position,
+    every chosen shape a trial; the biased Luce rule fitted to each model, with a multinomial
+    deviance over the grid cells, referred to ``gof_boot`` parametric-bootstrap refits where the
+    cells are sparse (:func:`semres.core.fits.gof_counts`), and how far the rule misses
+    (:func:`semres.experiments.vlm_shapes.luce.choice_size`: against the same weights with no
+    distance, the deviance's mean under the fit from ``size_boot`` refitted draws where chi-square
+    does not hold)."""
     px, names = float(AUTHORS["canvas_px"]), list(AUTHORS["layout"])
     out = {}
     for label in sorted(set(grid_tab["model"])):
@@ -184,15 +172,15 @@ def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0, size_boot: int = 
 
             q = probs(f)
             gof = fits.gof_counts(g["counts"], q, params, refit, gof_boot,
-                                  named_seed(seed, f"grid goodness of fit {f['bias']}"))
+                                  named_seed(seed, STREAMS["grid"].format(f["bias"])))
             # how far it misses: accuracy per cell (the share naming the nearest shape)
             rows = np.flatnonzero(g["counts"].sum(axis=1) > 0)
             near = np.argmin(g["d"][rows], axis=1)
             totals = g["counts"][rows].sum(axis=1)
-            chi2_ref = "chi-square reference" in gof["gof_test"]
+            chi2_ref = CHI2 in gof["gof_test"]
             mean = gof["gof_df"] if chi2_ref else luce.refit_null_mean(
                 g["counts"], q, refit, size_boot,
-                named_seed(seed, f"grid null mean {f['bias']}"))
+                named_seed(seed, STREAMS["grid_null"].format(f["bias"])))
             return {**gof, **luce.choice_size(f, gof, g["counts"][rows, near] / totals,
                                               q[rows, near], totals, mean)}
 
@@ -203,10 +191,9 @@ def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0, size_boot: int = 
 
 
 def stencils(conf_tab, corner_tab, boot: int, stream) -> tuple[list, dict]:
-    """The random stencils (the same corners, names shuffled per scene, so a bias for a name
-    and one for a place come apart): each model's name and place weights fitted to the shipped
-    confusion tables (``choice.fit_name_corner``). Rows for stencil_weights.csv, and each
-    model's fit."""
+    """The random stencils (the same corners, names shuffled per scene, so a bias for a name and
+    one for a place come apart): each model's name and place weights fitted to the shipped
+    confusion tables (``choice.fit_name_corner``)."""
     rows, fitted = [], {}
     for j, label in enumerate(sorted(set(conf_tab["model"]))):
         def sel(t):
@@ -274,15 +261,9 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
                   hue_bin: float, gof_boot: int) -> dict:
     """Per-trial results files in the book's schema (``semres.core.results``) through the same
     analyses, one per model and experiment: the biased and plain Luce fits of the similarity
-    choices (judged by their accuracy against the margin, :func:`nearest_gof`), accuracy
-    against the margin (bins of ``margin_bin`` on a canvas, ``hue_bin`` on the hue circle), and
-    Theorem 3 per task where the files hold several n. Rows outside a canvas or hue space are
-    left to their own chapter. Where the authors' far-layout trials are given, the scale from
-    the shipped grid counts of the same trials (``grid_fits``) is set against theirs.
-
-    Returns fit, weight and external rows and ``findings``, in the order the page states them:
-    ``("skipped", models)``, ``("scale", analyse_choices)``, ``("radii", label, analyse_n,
-    radii, unit)`` and ``("blur", label, the per-trial row, the grid fit)``."""
+    choices (judged by their accuracy against the margin, :func:`nearest_gof`), accuracy against
+    the margin (bins of ``margin_bin`` on a canvas, ``hue_bin`` on the hue circle), and Theorem 3
+    per task where the files hold several n."""
     out = {"fits": [], "weights": [], "external": [], "findings": []}
     canvas_px = float(AUTHORS["canvas_px"])
     width = {"canvas": margin_bin, "hue": hue_bin}
@@ -329,12 +310,11 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
             out["fits"] += a["fits"]
             v = radii_difference(a["fitted"].get("similarity"),
                                  a["fitted"].get("identification"))
-            out["findings"].append(("radii", label, a, v, "of the canvas" if space == "canvas"
-                                    else "of the hue circle"))
+            out["findings"].append(("radii", label, a, v, space))
     # the shipped grid counts blur each X to its cell: does the per-trial fit agree?
     for label, a in grid_fits.items():
         row = [r for r in out["fits"] if r["model"] == f"{label} (spatial_far)"
-               and r["kernel"] == "exponential + response bias (ML)"]
+               and r["kernel"] == luce.KERNEL["biased"]]
         if row:
             out["findings"].append(("blur", label, row[0], a["fit"]))
     return out

@@ -1,11 +1,5 @@
-"""Kernels read off behaviour: the Luce rule on a scene's probe-to-shape distances, and the
-fits of a spatial scale to a model's answers on four-shape scenes.
-
-The headline fit is the biased Luce rule by maximum likelihood of the option probabilities
-(:func:`choice_rows`, through :func:`semres.core.choice.fit_choices`); least-squares fits of the
-exponential kernel and of a margin resolution to P(correct) check it (:func:`least_squares`).
-Every fit returns the rows of ``fit.csv`` with its bound report and goodness of fit.
-"""
+"""Kernels read off behaviour: the Luce rule on a scene's probe-to-shape distances, and the fits of
+a spatial scale to a model's answers on four-shape scenes."""
 
 from __future__ import annotations
 
@@ -27,14 +21,14 @@ FLOOR_LR = 2.706
 PROFILE_POINTS = 41
 #: the standard error of a margin bin without spread
 SE_MIN = 1e-3
+#: fit.csv's names of the kernels fitted here
+KERNEL = {"ml": "exponential (ML)", "biased": "exponential + response bias (ML)",
+          "ls": "exponential (least squares)", "margin": "margin resolution (least squares)",
+          "graded": "exponential without floor on p(n), {}", "ball": "Theorem 3 ball radius, {}"}
 
 
 def luce_exponential(distances, target, scale: float, floor: float = 0.0) -> np.ndarray:
-    """P(correct) under g(d) = exp(-d / scale) + floor, one row of ``distances`` per scene.
-
-    Scenes with different numbers of shapes: pass a list of rows, or a 2-D array padded with
-    ``inf``/``nan``; padded cells are not options (they get no floor).
-    """
+    """P(correct) under g(d) = exp(-d / scale) + floor, one row of ``distances`` per scene."""
     return _Exponential(distances, target)(scale, floor)
 
 
@@ -88,14 +82,7 @@ def _spread(distances) -> tuple:
 
 
 def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
-    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct).
-
-    The scale is searched over ``scale_range`` (default: a twentieth of the smallest distance
-    gap to twenty times the largest spread, which covers the data); the floor may be exactly 0
-    (the fit without a floor is made too and kept unless the floor lowers the error). Returns
-    ``scale``, ``floor``, ``sse`` and the bound report (``at_bound``, ``bound_params``) of the
-    search range.
-    """
+    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct)."""
     p = np.asarray(p_correct, dtype=float)
     d, mask = pad(distances)
     if len(p) != len(d):
@@ -139,10 +126,9 @@ def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
 
 
 def fit_margin(distances, target, p_correct, grid=None) -> dict:
-    """Least-squares ``eps`` of :func:`luce_margin` (a step function: searched on ``grid``,
-    default 501 points from 0 to the largest distance spread in the data, beyond which every
-    shape ties). Returns ``eps``, ``sse`` and the bound report: ``eps`` at 0 means finer than
-    every margin in the data, at the top end no resolution at all — both censored."""
+    """Least-squares ``eps`` of :func:`luce_margin` (a step function: searched on ``grid``, default
+    501 points from 0 to the largest distance spread in the data, beyond which every shape
+    ties)."""
     p = np.asarray(p_correct, dtype=float)
     if grid is None:
         grid = np.linspace(0, _spread(distances)[1], 501)
@@ -184,11 +170,11 @@ def margin_bins(m, bins: int):
 
 
 def margin_gof(p, pred, m, params: int, bins: int) -> dict:
-    """Chi-square of binned mean P(correct) against a prediction, in equal-count margin bins
-    (a bin without spread gets the standard error :data:`SE_MIN`), with the misfit's size
-    (:func:`semres.core.fits.misfit_size`): against one rate for every bin (no similarity:
-    accuracy that does not depend on the margin), whose chi-square averages its degrees of
-    freedom under the fit; each bin counts p(1 - p)/se² effective trials."""
+    """Chi-square of binned mean P(correct) against a prediction, in equal-count margin bins (a bin
+    without spread gets the standard error :data:`SE_MIN`), with the misfit's size
+    (:func:`semres.core.fits.misfit_size`): against one rate for every bin (no similarity: accuracy
+    that does not depend on the margin), whose chi-square averages its degrees of freedom under the
+    fit; each bin counts p(1 - p)/se² effective trials."""
     tab = pd.DataFrame({"k": margin_bins(m, bins), "p": p, "q": pred}).groupby("k").agg(
         p=("p", "mean"), q=("q", "mean"), sd=("p", "std"), n=("p", "size"))
     se = np.maximum(tab.sd.fillna(0) / np.sqrt(tab.n), SE_MIN).to_numpy(float)
@@ -221,13 +207,11 @@ def refit_null_mean(counts, probs, refit, draws: int, seed) -> float:
 
 
 def choice_size(f: dict, gof: dict, observed, predicted, totals, null_mean: float) -> dict:
-    """The misfit's size of a biased Luce fit whose deviance ``gof["gof_stat"]`` is the
-    multinomial deviance of the same trials the fit's likelihood counts (trials grouped in
-    cells of equal distances): the model without similarity is the same weights with no
-    distance (``f["flat_loglik"]``), whose deviance exceeds the fit's by twice their
-    log-likelihoods' difference. ``null_mean``: the deviance's mean under the fit (its degrees
-    of freedom where chi-square holds; else :func:`refit_null_mean`). Accuracy per cell:
-    ``observed``, ``predicted`` and ``totals``."""
+    """The misfit's size of a biased Luce fit whose deviance ``gof["gof_stat"]`` is the multinomial
+    deviance of the same trials the fit's likelihood counts (trials grouped in cells of equal
+    distances): the model without similarity is the same weights with no distance
+    (``f["flat_loglik"]``), whose deviance exceeds the fit's by twice their log-likelihoods'
+    difference."""
     mean = float(null_mean) if np.isfinite(null_mean) else float(gof["gof_df"])
     d_null = float(gof["gof_stat"]) + 2 * (float(f["loglik"]) - float(f["flat_loglik"]))
     return fits.misfit_size(gof["gof_stat"], d_null, max(mean, 1e-9), observed, predicted,
@@ -248,8 +232,7 @@ def choice_rows(label: str, source: str, d, names, px: float, boot: int, seed,
                 choices=None, probs=None, gof=None):
     """The likelihood fits every model gets on its similarity trials: the Luce rule with the
     exponential kernel, without and with one response weight per answer, each with its scale's
-    likelihood profile and (``gof(fit, params)``) its goodness of fit. Rows for fit.csv, and
-    the biased fit itself."""
+    likelihood profile and (``gof(fit, params)``) its goodness of fit."""
     out, biased = [], None
     for bias in (False, True):
         f = choice.fit_choices(d, names, choice=choices, probs=probs, bias=bias, boot=boot,
@@ -257,17 +240,16 @@ def choice_rows(label: str, source: str, d, names, px: float, boot: int, seed,
         params = 1 + int(f["floor"] > 0) + (len(f["weights"]) - 1 if bias else 0)
         f.update(gof(f, params))
         out.append({"model": label, "source": source,
-                    "kernel": "exponential + response bias (ML)" if bias else
-                    "exponential (ML)", "scale_frac": f["scale"], "scale_px": f["scale"] * px,
+                    "kernel": KERNEL["biased" if bias else "ml"], "scale_frac": f["scale"],
+                    "scale_px": f["scale"] * px,
                     "ci_low_px": f["scale_ci"][0] * px, "ci_high_px": f["scale_ci"][1] * px,
                     "floor": f["floor"], "trials": f["trials"], "distance_p": f["distance_p"],
                     "boot_at_bound": f["boot_at_bound"], "at_bound": f["at_bound"],
                     "bound_params": ",".join(x for x in (f["bound_params"], (
                         "floor=0 (LR {:.2g})".format(f["floor_lr"])
                         if 0 < f["floor_lr"] < FLOOR_LR else "")) if x),
-                    "profile_low_px": f["profile_ci"][0] * px,
-                    "profile_high_px": f["profile_ci"][1] * px,
-                    "scale_no_floor_px": f["scale_no_floor"] * px,
+                    **dict(zip(NO_PROFILE, np.multiply([*f["profile_ci"], f["scale_no_floor"]],
+                                                       px))),
                     **{key: f[key] for key in GOF_KEYS},
                     **{key: f.get(key, np.nan) for key in fits.SIZE_KEYS}})
         biased = f if bias else biased
@@ -300,13 +282,13 @@ def least_squares(trials: Trials, p, label: str, px: float, boot: int, seed, bin
                         1 + int(fe["floor"] > 0), bins)
     gof_mar = margin_gof(p, luce_margin(d, t, fm["eps"]), trials.m, 1, bins)
     rows = [
-        {"model": label, "source": "live", "kernel": "exponential (least squares)",
+        {"model": label, "source": "live", "kernel": KERNEL["ls"],
          "scale_frac": fe["scale"], "scale_px": fe["scale"] * px,
          "ci_low_px": ci[0, 0] * px, "ci_high_px": ci[1, 0] * px,
          "floor": fe["floor"], "trials": len(p), "distance_p": np.nan,
          "boot_at_bound": fits.bootstrap_at_bound(draws[:, 2]), "at_bound": fe["at_bound"],
          "bound_params": fe["bound_params"], **NO_PROFILE, **gof_ls},
-        {"model": label, "source": "live", "kernel": "margin resolution (least squares)",
+        {"model": label, "source": "live", "kernel": KERNEL["margin"],
          "scale_frac": fm["eps"], "scale_px": fm["eps"] * px,
          "ci_low_px": ci[0, 1] * px, "ci_high_px": ci[1, 1] * px, "floor": np.nan,
          "trials": len(p), "distance_p": np.nan,

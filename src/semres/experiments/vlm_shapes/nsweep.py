@@ -1,7 +1,6 @@
-"""Theorem 3 against the number of shapes: its heterogeneous form on the canvas (each probe's
-own ball measure) and on the hue circle, the ball radius fitted to each task's p(n), the graded
-kernel without a floor fitted the same way, and whether one radius serves both tasks.
-"""
+"""Theorem 3 against the number of shapes: its heterogeneous form on the canvas (each probe's own
+ball measure) and on the hue circle, the ball radius fitted to each task's p(n), the graded kernel
+without a floor fitted the same way, and whether one radius serves both tasks."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from semres.core.simulate import luce_success
 from semres.experiments.frontier.floor_n import floor_bound
 
 from . import scenes
-from .luce import GOF_KEYS, NO_PROFILE, SE_MIN, Trials, biased_p, luce_exponential
+from .luce import GOF_KEYS, KERNEL, NO_PROFILE, SE_MIN, Trials, biased_p, luce_exponential
 from .settings import TASKS
 
 #: radii (canvas units) over which Theorem 3's ball radius is profiled: past the canvas
@@ -30,10 +29,10 @@ LEVEL = 3.841458820694124
 
 
 def canvas_check(trials: int, stream, radii, ns, grid: int) -> pd.DataFrame:
-    """Theorem 3 on the canvas, in its heterogeneous form (the average over probes of
-    p^n(b_p), b_p the clipped disc's area), against the engine's Luce rule with a constant
-    kernel on :class:`semres.experiments.vlm_shapes.scenes.Canvas`: one row per radius, n and
-    task (``grid`` probes per side of the canvas for the average)."""
+    """Theorem 3 on the canvas, in its heterogeneous form (the average over probes of p^n(b_p), b_p
+    the clipped disc's area), against the engine's Luce rule with a constant kernel on
+    :class:`semres.experiments.vlm_shapes.scenes.Canvas`: one row per radius, n and task (``grid``
+    probes per side of the canvas for the average)."""
     ticks = (np.arange(grid) + 0.5) / grid
     probes = np.stack(np.meshgrid(ticks, ticks), axis=-1).reshape(-1, 2)
     rows = []
@@ -111,7 +110,7 @@ def ball_fits(sweep, curves):
 
 def ball_row(label: str, source: str, task: str, f, px: float, trials: int) -> dict:
     """fit.csv's row of a Theorem 3 radius (``px`` NaN where the unit is not pixels)."""
-    return {"model": label, "source": source, "kernel": f"Theorem 3 ball radius, {task}",
+    return {"model": label, "source": source, "kernel": KERNEL["ball"].format(task),
             "scale_frac": f["eps"], "scale_px": f["eps"] * px,
             "ci_low_px": f["ci_low"] * px, "ci_high_px": f["ci_high"] * px, "floor": np.nan,
             "trials": trials, "distance_p": np.nan, "boot_at_bound": np.nan,
@@ -120,11 +119,8 @@ def ball_row(label: str, source: str, task: str, f, px: float, trials: int) -> d
 
 
 def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
-    """The graded kernel without a floor, g = exp(-d / lambda), fitted to p(n) by least squares
-    on :data:`LAM_GRID`: per task and one scale for both. Each fit has its 95% profile set
-    (``lam_ci``: the scales whose chi-square is within 3.84 of the least, refined between the
-    grid points around it), ``identified`` (the set ends inside the grid), its goodness of fit
-    and the misfit's size against chance (:func:`chi2_size`). The fits and their rows."""
+    """The graded kernel without a floor, g = exp(-d / lambda), fitted to p(n) by least squares on
+    :data:`LAM_GRID`: per task and one scale for both."""
     def predict(task, n, lams):
         return np.array([luce_exponential(*geometry[task, n], lam).mean() for lam in lams])
 
@@ -155,7 +151,7 @@ def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
         g["identified"] = not at_bound
         graded[name] = g
         rows.append({"model": label, "source": "live",
-                     "kernel": f"exponential without floor on p(n), {name}",
+                     "kernel": KERNEL["graded"].format(name),
                      "scale_frac": lam, "scale_px": lam * px,
                      "ci_low_px": g["lam_ci"][0] * px, "ci_high_px": g["lam_ci"][1] * px,
                      "floor": 0.0, "trials": int(scenes_per_n * len(part)), "distance_p": np.nan,
@@ -179,10 +175,9 @@ def floor_cells(sweep) -> pd.DataFrame:
 
 def theorem3_floor(label: str, cells, gof_boot: int, seed) -> dict:
     """Theorem 3's constant kernel across n on both tasks, with its floor and without
-    (:func:`semres.core.nsweep.fit_theorem3`), and chapter 7's n-item floor bound at each n:
-    the most p_S a similarity with the fitted floor reaches at the observed p_I with n items
-    (:func:`semres.experiments.frontier.floor_n.floor_bound`) beside the observed p_S.
-    Returns ``floor``, ``free`` (the two fits), ``rows`` (fit.csv) and ``bound`` (the table)."""
+    (:func:`semres.core.nsweep.fit_theorem3`), and chapter 7's n-item floor bound at each n: the
+    most p_S a similarity with the fitted floor reaches at the observed p_I with n items
+    (:func:`semres.experiments.frontier.floor_n.floor_bound`) beside the observed p_S."""
 
     with_floor = fit_theorem3(cells, floor=True, gof_boot=gof_boot, seed=seed)
     free = fit_theorem3(cells, floor=False, gof_boot=gof_boot, seed=seed)
@@ -209,13 +204,9 @@ def theorem3_floor(label: str, cells, gof_boot: int, seed) -> dict:
 
 
 def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
-    """Theorem 3's ball radius for one task's measured rates ``p`` (standard errors ``se``) at
-    the numbers of items ``ns``, from the predicted rates ``curves[n]`` on the radii ``grid``
-    (:func:`semres.core.choice.fit_ball`), with its chi-square goodness of fit. ``identified`` only
-    when the rule fits and the 95% set lies inside the design: above ``clear``, the radius
-    below which the design makes the task perfect (plus a grid step), and below the grid's end.
-    A set narrower than a grid step is a precise radius, not a failure (the profile is refined
-    there)."""
+    """Theorem 3's ball radius for one task's measured rates ``p`` (standard errors ``se``) at the
+    numbers of items ``ns``, from the predicted rates ``curves[n]`` on the radii ``grid``
+    (:func:`semres.core.choice.fit_ball`), with its chi-square goodness of fit."""
     ns, grid = [int(n) for n in ns], np.asarray(grid, float)
     p, se = np.asarray(p, float), np.asarray(se, float)
     missing = [n for n in ns if n not in curves]
@@ -236,10 +227,9 @@ def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
 
 def chi2_size(p, pred, se, null, df) -> dict:
     """How far a least-squares fit of rates ``p`` (standard errors ``se``) misses
-    (:func:`semres.core.fits.misfit_size`): its chi-square against that of no similarity
-    (``null``: chance, 1/n), whose mean under the fit is its degrees of freedom ``df``; the
-    sampling gap is the standard errors themselves (each rate counts p(1 - p)/se² effective
-    trials)."""
+    (:func:`semres.core.fits.misfit_size`): its chi-square against that of no similarity (``null``:
+    chance, 1/n), whose mean under the fit is its degrees of freedom ``df``; the sampling gap is
+    the standard errors themselves (each rate counts p(1 - p)/se² effective trials)."""
     p, pred, null = (np.asarray(x, float) for x in (p, pred, null))
     se = np.maximum(np.asarray(se, float), SE_MIN)
     if not df >= 1:
@@ -278,17 +268,7 @@ def joint_ball(fs: dict, fi: dict) -> dict:
 
 
 def radii_difference(fs: dict | None, fi: dict | None) -> dict:
-    """Is one Theorem 3 radius enough for both tasks? From the radii fitted to generalization
-    (``fs``) and identification (``fi``, :func:`ball_fit` on independent scenes): a
-    likelihood-ratio test of equal radii and the 95% profile interval of their difference
-    (:func:`semres.core.choice.compare_radii`), never an overlap of two intervals. Where a
-    task's fit is a misfit its profile is divided by its dispersion (quasi-likelihood), so the
-    interval is approximate, not withheld.
-
-    Returns ``compared`` (both fits given), ``misfit`` (with ``bad``, the tasks whose rule does
-    not fit), ``identified`` (both radii bounded inside the design), ``mean`` (of the two
-    radii), ``joint`` (one radius for both: :func:`joint_ball`), and with both bounded
-    ``difference``, ``ci``, ``p_equal`` and ``lr`` (in the fits' units)."""
+    """Is one Theorem 3 radius enough for both tasks?"""
     out = {"compared": bool(fs and fi), "misfit": False, "bad": [], "identified": False,
            "difference": None, "ci": None, "p_equal": None, "lr": None, "mean": None,
            "joint": None}
@@ -309,12 +289,11 @@ def radii_difference(fs: dict | None, fi: dict | None) -> dict:
 
 def analyse_n(label: str, source: str, tab, curves: dict, gof_boot: int = 0,
               seed=0) -> dict:
-    """p_S and p_I against n for one model (columns task, n, trials, correct): each rate with
-    its binomial standard error, Theorem 3's radius per task with two or more n, and their
-    fit.csv rows; where both tasks span two or more n, Theorem 3's constant kernel with its
-    floor and without across n (:func:`theorem3_floor`, ``theorem3``; a bootstrap goodness of
-    fit of ``gof_boot`` refits from a stream named from ``seed`` where chi-square does not
-    hold)."""
+    """p_S and p_I against n for one model (columns task, n, trials, correct): each rate with its
+    binomial standard error, Theorem 3's radius per task with two or more n, and their fit.csv
+    rows; where both tasks span two or more n, Theorem 3's constant kernel with its floor and
+    without across n (:func:`theorem3_floor`, ``theorem3``; a bootstrap goodness of fit of
+    ``gof_boot`` refits from a stream named from ``seed`` where chi-square does not hold)."""
     tab = tab.assign(p=tab.correct / tab.trials,
                      se=np.sqrt(np.maximum(tab.correct, 0.5) * np.maximum(
                          tab.trials - tab.correct, 0.5)) / tab.trials ** 1.5)

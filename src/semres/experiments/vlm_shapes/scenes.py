@@ -1,27 +1,6 @@
-"""Seeded canvases of black shapes and a red X for the vision-language tasks (the paper's §3).
-
-Geometry lives in unit coordinates (the canvas is ``[0, 1]²``, ``y`` pointing down as in an
-image), so one scene renders at any resolution and its distances, margins and correct answer do
-not depend on the pixel size. Two tasks share one space and one picture grammar (black shapes,
-one red X, every option a shape on the canvas), so one spatial resolution governs both:
-
-- ``"similarity"``: the X lies at least a shape's width from every shape; the answer is the
-  shape nearest to it (generalization).
-- ``"identification"``: the X lies exactly on one of the shapes (the probe is a copy of an item,
-  as in the identification test); the answer is the shape at the X. To answer, a model must
-  place the X among the shapes, so its errors are spatial; the former "which shape is red" task
-  needed no location at all (colour alone gave it away) and is gone.
-
-Both are answered by scoring the names of the shapes on the canvas
-(``semres.experiments.vlm_shapes.vlm``), and a model trained here sees both (``TASKS``). The
-design (tasks, shapes, questions, layouts) is in :mod:`.settings`. ``margin`` is the gap between
-the nearest and second-nearest shape distance to the probe (in identification: the distance to
-the nearest other shape).
-
-The paper authors' own four-shape scenes are 900 px canvases with 50 px stencils centred 25 px
-from each corner (:data:`AUTHORS`); :func:`layout_scene` takes them in pixels through
-``canvas_px``.
-"""
+"""Seeded canvases of black shapes and a red X (the paper's §3). Geometry lives in canvas units
+(``[0, 1]²``, y down), so a scene renders at any size and its distances do not depend on pixels;
+similarity asks for the shape nearest the X, identification for the shape the X lies on."""
 
 from __future__ import annotations
 
@@ -36,11 +15,6 @@ from semres.core.seeds import named_seed
 from semres.core.spaces import Space
 
 from .settings import AUTHORS, MAP_LAYOUT, QUESTIONS, SHAPE_SIZE, SHAPES, TASKS
-
-__all__ = ["TASKS", "SHAPES", "SHAPE_SIZE", "QUESTIONS", "MAP_LAYOUT", "AUTHORS", "CLEARANCE",
-           "Scene", "layout_scene", "authors_scene", "sample_scene", "scene_stream",
-           "sample_scenes", "map_scenes", "example_scenes", "ball_measures", "Canvas",
-           "canvas_ball", "render", "render_arrays", "render_batch"]
 
 BLACK = (0, 0, 0)
 RED = (220, 20, 20)
@@ -101,13 +75,8 @@ def _check_names(names) -> tuple:
 
 def layout_scene(task: str, names, positions, probe=None, at=None,
                  shape_size: float = SHAPE_SIZE, canvas_px: float | None = None) -> Scene:
-    """A scene at given positions: ``probe`` (the X) for similarity, ``at`` (the index of the
-    shape the X lies on) for identification.
-
-    With ``canvas_px``, ``positions``, ``probe`` and ``shape_size`` are pixels of a canvas that
-    wide (the authors' scenes: ``canvas_px=900, shape_size=50``) and are converted to canvas
-    units, so their distances and margins compare with this book's.
-    """
+    """A scene at given positions: ``probe`` (the X) for similarity, ``at`` (the index of the shape
+    the X lies on) for identification."""
     _check_task(task)
     names = tuple(names)
     positions = np.asarray(positions, dtype=float).reshape(-1, 2)
@@ -223,12 +192,8 @@ def ball_measures(probes, eps, task: str, shape_size: float = SHAPE_SIZE,
                   k: int = 64) -> np.ndarray:
     """Theorem 3's ball measure ``b_p`` at each probe for each radius: the chance that another
     shape's centre lies within ``eps`` of the probe, shape centres being uniform on the square
-    :func:`sample_scene` draws them from, outside the probe's clearance (a shape's width for
-    the similarity X, the 1.3-width spacing for identification, whose probe is a shape).
-
-    Mutual spacing of the other shapes is ignored (Theorem 3 draws items independently); the
-    measure is a ``k`` × ``k`` lattice count. Returns shape ``(len(probes), len(eps))``.
-    """
+    :func:`sample_scene` draws them from, outside the probe's clearance (a shape's width for the
+    similarity X, the 1.3-width spacing for identification, whose probe is a shape)."""
     _check_task(task)
     s = float(shape_size)
     probes = np.asarray(probes, dtype=float).reshape(-1, 2)
@@ -348,14 +313,8 @@ def render(scene: Scene, size: int = 96, supersample: int = 4) -> Image.Image:
 
 
 def render_arrays(scene_list, size: int = 96, supersample: int = 4) -> np.ndarray:
-    """:func:`render`'s canvases of ``scene_list``, bit for bit, as one uint8 array
-    ``(B, 3, size, size)`` (channels first, as a model takes them), about twice as fast.
-
-    Each colour drawn has equal green and blue, and red differs from green only on the X, so a
-    canvas is drawn on one-byte images (a third of RGB's memory to reduce): the red channel in
-    full, the green one only around the X (blue is green); PIL rasterises a shape the same in
-    any mode and reduces each channel alike.
-    """
+    """:func:`render`'s canvases of ``scene_list``, bit for bit, as one uint8 array ``(B, 3, size,
+    size)`` (channels first, as a model takes them), about twice as fast."""
     scene_list = list(scene_list)
     if int(size) < 16:
         raise ValueError(f"size must be at least 16 pixels; got {size}")

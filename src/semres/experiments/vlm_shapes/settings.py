@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from semres.core.profiles import Config, Settings, positive_ints, require
+from semres.core.profiles import Config, Settings, positive_ints
 
 #: the two questions asked about every canvas: the shape nearest to the X (generalization) and
 #: the shape the X lies on (identification)
@@ -118,12 +118,14 @@ def check(cfg: VlmShapesSettings, ch: str) -> None:
     positive_ints(cfg, ch, "vision_steps", "steps", "hidden", "layers", "train_batch", "grid",
                    "fit_scenes", "sweep_scenes", "boot", "choice_boot", "mc_trials", "bins",
                    "stencil_boot", "grid_gof_boot", "margin_gof_boot", "size_boot")
-    require(cfg.vision in ("clip", "dinov3"), ch,
-            f"vision must be 'clip' or 'dinov3'; got {cfg.vision!r}")
-    require(cfg.stage1_lr > 0 and cfg.vision_lr >= 0, ch,
-            f"stage1_lr must be > 0 and vision_lr >= 0; got {cfg.stage1_lr}, {cfg.vision_lr}")
-    require(min(cfg.sweep_n) >= 2 and max(cfg.sweep_n) <= len(SHAPES), ch,
-            f"sweep_n must lie in [2, {len(SHAPES)}]; got {cfg.sweep_n}")
+    if cfg.vision not in ("clip", "dinov3"):
+        raise ValueError(f"{ch} settings: vision must be 'clip' or 'dinov3'; got {cfg.vision!r}")
+    if not (cfg.stage1_lr > 0 and cfg.vision_lr >= 0):
+        raise ValueError(f"{ch} settings: stage1_lr must be > 0 and vision_lr >= 0; got "
+                         f"{cfg.stage1_lr}, {cfg.vision_lr}")
+    if not (min(cfg.sweep_n) >= 2 and max(cfg.sweep_n) <= len(SHAPES)):
+        raise ValueError(f"{ch} settings: sweep_n must lie in [2, {len(SHAPES)}]; got "
+                         f"{cfg.sweep_n}")
 
 
 #: chapter 6: a VLM on scenes of shapes, and the paper's two VLMs through their released answers

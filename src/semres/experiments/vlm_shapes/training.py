@@ -1,12 +1,4 @@
-"""Training the tiny VLM of :mod:`.vlm` on freshly rendered scenes, in two stages.
-
-LLaVA starts from a pretrained vision encoder; none can be downloaded where the book is built,
-so stage 1 (:func:`pretrain_vision`) teaches the vision tower the task's geometry patch by patch
-and stage 2 (:func:`train`) teaches the projector and the language model to answer. Every batch
-is drawn from a stream named from the chapter's seed by its stage and step
-(``semres.core.seeds``), so a run resumed from a checkpoint sees the scenes an uninterrupted one
-would; :func:`trained_model` caches the result in a folder named by its settings and code.
-"""
+"""Training the tiny VLM of :mod:`.vlm` on freshly rendered scenes, in two stages."""
 
 from __future__ import annotations
 
@@ -108,11 +100,10 @@ def _training_batch(processor, rng, batch_size, ns, image_size, device="cpu"):
 
 def _vision_targets(items, grid: int) -> np.ndarray:
     """Stage 1's labels of a batch, shape (B, 4, grid²), per patch: the shape whose centre is
-    nearest to the patch centre if it lies in the patch (else ``len(SHAPES)``, none; nearer
-    shapes win a shared patch), whether the X lies in it, the shape nearest to the patch
-    centre (the Voronoi map), and the scene's answer (the shape nearest to the X itself) on
-    the X's patch, ignored (-100) elsewhere. Scenes are padded to the most shapes with
-    far-away ones that nothing selects."""
+    nearest to the patch centre if it lies in the patch (else ``len(SHAPES)``, none; nearer shapes
+    win a shared patch), whether the X lies in it, the shape nearest to the patch centre (the
+    Voronoi map), and the scene's answer (the shape nearest to the X itself) on the X's patch,
+    ignored (-100) elsewhere."""
     k = max(s.n for s in items)
     pos = np.full((len(items), k, 2), 1e6)
     names = np.zeros((len(items), k), dtype=int)
@@ -183,9 +174,7 @@ def _checkpoint(path, modules, opt, sched, step, losses):
 def _fit_loop(step_fn, params, opt, sched, steps, start, losses, checkpoint, checkpoint_every,
               modules, desc, progress):
     """The loop both stages share: a step, clipped gradients, the schedule, a progress bar and a
-    checkpoint every ``checkpoint_every`` steps and at the end. Optimisers and clipping run
-    their multi-tensor kernels (``foreach``): the same numbers as the per-tensor loop, measured
-    bit for bit on this model, with fewer calls."""
+    checkpoint every ``checkpoint_every`` steps and at the end."""
     import torch
 
     bar = tqdm(range(start, steps), desc=desc, disable=not progress, initial=start, total=steps)
@@ -218,16 +207,8 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
                     checkpoint: str | os.PathLike | None = None, checkpoint_every: int = 200,
                     heads=None) -> list:
     """Stage 1, in place of a pretrained encoder: teach the vision tower, per patch, which shape
-    sits there, where the X is, which shape is nearest to the patch and, on the X's own patch,
-    the answer (linear :func:`vision_heads`, then dropped). Returns the losses.
-
-    From scratch and end to end, the tower's features collapse before the language model learns
-    to look at them (a tiny LLaVA cannot even overfit eight scenes); LLaVA itself starts from a
-    pretrained CLIP. The answer target (the shape nearest to the X itself, not to its patch
-    centre) puts the answer on the X's patch, where the language model reads it. Step ``k``
-    draws from the named stream ``("vlm_vision_batch", k)`` of ``seed``, so a run resumed from
-    ``checkpoint`` sees the scenes an uninterrupted one would.
-    """
+    sits there, where the X is, which shape is nearest to the patch and, on the X's own patch, the
+    answer (linear :func:`vision_heads`, then dropped). Returns the losses."""
     import torch
 
     if steps < 1 or batch_size < 1:
@@ -267,15 +248,8 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
           ns=range(2, 13), checkpoint: str | os.PathLike | None = None,
           checkpoint_every: int = 100, progress: bool = True,
           vision_lr: float | None = None) -> tuple:
-    """Train on fresh scenes of both tasks (answer tokens only in the loss); ``(model, losses)``.
-
-    The vision tower learns at ``vision_lr`` (default ``lr / 30``; 0 freezes it): at the
-    language model's rate its features collapse to a constant within a few dozen steps and the
-    model stops looking at the image (found by failing to overfit eight scenes).
-
-    Batch ``k`` is drawn from the named stream ``("vlm_language_batch", k)`` of ``seed``, so a
-    run resumed from ``checkpoint`` sees exactly the batches an uninterrupted run would.
-    """
+    """Train on fresh scenes of both tasks (answer tokens only in the loss); ``(model,
+    losses)``."""
     import torch
 
     if steps < 1 or batch_size < 1:
@@ -317,10 +291,9 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
                   seed: int = 0, ns=range(2, 13), device: str = "cpu",
                   progress: bool = True, stage1_lr: float | None = None,
                   vision: str = "dinov3") -> Path:
-    """Folder of the default model trained with these settings (stage 1: :func:`pretrain_vision`
-    at ``stage1_lr``, default ``lr``; stage 2: :func:`train`), saved with ``save_pretrained`` on
-    first use and reused afterwards. Both stages checkpoint, so an interrupted run resumes where
-    it stopped."""
+    """Folder of the default model trained with these settings (stage 1: :func:`pretrain_vision` at
+    ``stage1_lr``, default ``lr``; stage 2: :func:`train`), saved with ``save_pretrained`` on first
+    use and reused afterwards."""
     stage1_lr = lr if stage1_lr is None else stage1_lr
     params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
                   heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,

@@ -1,55 +1,26 @@
-"""Chapter 6's rules: when a spatial scale is identified, when two layouts differ, where a model
-lies against chapter 7's front, and the overview rows (the keyword arguments of
-``Report.result``, whose status :func:`semres.report.status` computes). Every threshold a rule
-uses is named here."""
+"""Chapter 6's rules: when a spatial scale is identified, whether two radii are one, where a
+model lies against chapter 7's front, and the overview rows (keyword arguments of
+``Report.result``). Every threshold and row statement is named here."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from semres.core import theory
 from semres.core.fits import SIZE_KEYS, quasi_interval
 from semres.report.verdicts import gof_pvalue
 from semres.report import ALPHA, fmt
 
 #: what a misfit means, in the chapter's words
 MISFIT = "the model does not describe the data"
-#: the error band's check: the share of points on which the band formula and the distance gap
-#: must agree (the rest sit on the boundary to rounding)
+#: share of points on which the band formula and the distance gap must agree (the rest sit on
+#: the boundary to rounding)
 BAND_AGREEMENT = 0.9999
-#: a model's two-item point lies above (below) chapter 7's front when it clears it by more
-#: than this many standard errors
+#: a two-item point lies above (below) chapter 7's front beyond this many standard errors
 FRONT_Z = 2.0
-#: the two layouts' accuracy differs when the deviance's p-value is below the book's level for
-#: rejecting "no effect" (:data:`semres.report.ALPHA`): p = 0.010 is a difference, not "none
-#: detected"
+#: the two layouts' accuracy differs below the book's level for rejecting "no effect"
 LAYOUT_P = ALPHA
-
-#: the overview rows' claims
-LIVE_CLAIM = ("a spatial scale of the biased Luce rule, measured from the model's option "
-              "probabilities (pixels of its canvas); identified when the rule fits, its "
-              "likelihood set lies above an image patch and below the largest distance, and the "
-              "estimators' intervals overlap")
-LIVE_STAND_IN = "a small VLM trained here, not the paper's models"
-TWO_TASK_CLAIM = ("the ball radius fitted to p_S(n) equals that fitted to p_I(n): headline, "
-                  "their difference (canvas units) with its 95% profile interval")
-COLOUR_CLAIM = ("the hue radius fitted to generalization equals that fitted to identification: "
-                "headline, their difference (hue circle) with its 95% profile interval")
-
-
-def p_words(p) -> str:
-    """A p-value as the book's prose states it."""
-    return gof_pvalue({"gof_p": p})
-
-
-def grid_claim(label: str) -> str:
-    """The claim of a paper model's row, from its released grid counts."""
-    return (f"a spatial scale of the biased Luce rule, measured from {label}'s released "
-            "four-shape answers (pixels of the 900 px canvas); identified when the rule fits "
-            "and its likelihood set lies above one 150 px grid cell and below the largest "
-            "distance")
-
-
-#: the canvas check's margin (a success probability): two hundredths
+#: the canvas check's margin (a success probability)
 CANVAS_MARGIN = 0.02
 CANVAS_MARGIN_REASON = ("two hundredths of a success probability, below the standard error of "
                         "every p(n) this chapter measures (a few hundredths at up to 300 "
@@ -63,61 +34,100 @@ SAME_REASON = ("a tenth of the two radii's mean: two resolutions that close are 
 FLOOR_MARGIN = 0.01
 FLOOR_REASON = ("0.01 of an exact match's weight, the smallest floor at which chapter 7 "
                 "computes its n-item bound: a smaller floor is no floor for that bound")
+SCALE_REASON = ("none beyond the design's own: what a grid cell or an image patch limits is the "
+                "scale itself, so any scale above one is measured and one below it cannot be "
+                "told from none")
+
+#: the overview rows' claims and statements
+LIVE_CLAIM = ("a spatial scale of the biased Luce rule, measured from the model's option "
+              "probabilities (pixels of its canvas); identified when the rule fits, its "
+              "likelihood set lies above an image patch and below the largest distance, and the "
+              "estimators' intervals overlap")
+LIVE_STAND_IN = "a small VLM trained here, not the paper's models"
+GRID_CLAIM = ("a spatial scale of the biased Luce rule, measured from {}'s released four-shape "
+              "answers (pixels of the 900 px canvas); identified when the rule fits and its "
+              "likelihood set lies above one 150 px grid cell and below the largest distance")
+TWO_TASK_CLAIM = ("the ball radius fitted to p_S(n) equals that fitted to p_I(n): headline, "
+                  "their difference (canvas units) with its 95% profile interval")
+COLOUR_CLAIM = ("the hue radius fitted to generalization equals that fitted to identification: "
+                "headline, their difference (hue circle) with its 95% profile interval")
+BAND = ("the hyperbolic error band agrees with the distance gap on {:.5f} of the points (at "
+        "least {} required: the rest sit on the boundary to rounding); the logistic margin law "
+        "equals the engine's Luce rule (derived here)")
+CANVAS = ("the heterogeneous Theorem 3, p^n = E_p[p^n(b_p)], matches the engine's Luce rule with "
+          "a constant kernel on the canvas (derived here); headline: the worst cell's deviation "
+          "(eps = {:g}, n = {}, {}), simulated less the closed form")
+#: the overview rows' names (``{}``: the model)
+RESULT = {"band": "Error band and margin law on a canvas (SymPy, simulation)",
+          "canvas": "Theorem 3 on a canvas (each probe's own ball measure) against simulation",
+          "scale": "{}: spatial scale of the biased Luce rule",
+          "two_task": "{}: one Theorem 3 radius for both tasks (new)",
+          "colour": "{}, colour variant: one Theorem 3 radius for p_S(n) and p_I(n) (new)",
+          "one_scale": "{}: one floor-free exponential scale for both tasks' p(n)",
+          "floor": "{}: Theorem 3 with a floor across n, both tasks"}
+LABELS = {"canvas": "the closed form (no deviation)", "scale": "the finest distance the design "
+          "resolves", "one_scale": "one scale (the two tasks' scales equal)",
+          "floor": "no floor (the paper's Theorem 3)"}
+SCALE_MISFIT = MISFIT + ": the scale is approximate (the test was: {})"
+WHY = {"misfit": MISFIT + " (goodness of fit {})",
+       "bounds": "its likelihood set ({}–{} {}) is not bounded inside the design ({}–{} {})",
+       "agree": "the estimators' intervals do not overlap"}
+TWO_TASK = {"unidentified": "; the radius is not identified by both tasks",
+            "p": " (equal radii: {})", "misfit": "; " + MISFIT + " for {}, so the interval is "
+            "approximate", "label": "equal radii (Theorem 3: one resolution for both tasks)"}
+ONE_SCALE = ("g(d) = exp(-d / lambda) fitted to p_S(n) and to p_I(n) apart gives one scale; "
+             "headline: the similarity scale less the identification one (px), with an "
+             "approximate 95% interval; one scale for both: {:.1f} px, goodness of fit {}")
+FLOOR = ("the constant kernel with a floor (b = {:.3f}, Delta) describes p_S(n) and p_I(n) "
+         "together (goodness of fit {}; without the floor: deviance {:.1f} on {} df, {}); "
+         "headline: the floor Delta")
+
+
+def p_words(p) -> str:
+    """A p-value as the book's prose states it."""
+    return gof_pvalue({"gof_p": p})
 
 
 def band_row(band_agree: float) -> dict:
-    """The check of the band and the margin law: true by construction (the band is the
-    distance gap's level set, and the margin law the Luce rule itself), so a check."""
-    return dict(result="Error band and margin law on a canvas (SymPy, simulation)",
-                statement="the hyperbolic error band agrees with the distance gap on "
-                f"{band_agree:.5f} of the points (at least {BAND_AGREEMENT} required: the rest "
-                "sit on the boundary to rounding); the logistic margin law equals the engine's "
-                "Luce rule (derived here)", kind="check", passed=band_agree > BAND_AGREEMENT)
+    """The error band and the margin law: true by construction, so a check."""
+    return dict(result=RESULT["band"],
+                statement=BAND.format(band_agree, BAND_AGREEMENT), kind="check",
+                passed=band_agree > BAND_AGREEMENT)
 
 
 def canvas_row(canvas_check) -> dict:
-    """Theorem 3 on the canvas (each probe's own ball measure) against the engine: a finding,
-    headed by the worst cell's deviation (simulated less the closed form, the cell whose 95%
-    interval reaches farthest from 0) and its interval against 0 within
-    :data:`CANVAS_MARGIN`; the largest |z| is recorded."""
+    """Theorem 3 on the canvas against the engine: a finding headed by the worst cell (the one
+    whose 95% interval reaches farthest from 0), judged within :data:`CANVAS_MARGIN`."""
     dev = (canvas_check["simulated"] - canvas_check["theory"]).to_numpy(float)
     se = canvas_check["se"].to_numpy(float)
     k = int(np.argmax(np.abs(dev) + 1.96 * se))
     row = canvas_check.iloc[k]
-    return dict(result="Theorem 3 on a canvas (each probe's own ball measure) against simulation",
-                statement="the heterogeneous Theorem 3, p^n = E_p[p^n(b_p)], matches the engine's "
-                "Luce rule with a constant kernel on the canvas (derived here); headline: the "
-                f"worst cell's deviation (eps = {row['eps']:g}, n = {int(row['n'])}, "
-                f"{row['task']}), simulated less the closed form",
+    return dict(result=RESULT["canvas"],
+                statement=CANVAS.format(row["eps"], int(row["n"]), row["task"]),
                 headline=float(dev[k]), ci=(float(dev[k] - 1.96 * se[k]),
                                              float(dev[k] + 1.96 * se[k])),
-                compared_with=0.0, compared_with_label="the closed form (no deviation)",
+                compared_with=0.0, compared_with_label=LABELS["canvas"],
                 margin=CANVAS_MARGIN, margin_reason=CANVAS_MARGIN_REASON,
                 check_max_z=float(np.abs(canvas_check["z"]).max()), new=True)
 
 
 def scale_identification(fit: dict, resolution: float, design_hi: float, agree=None,
                          px: float = 1.0, unit: str = "px") -> tuple[bool, list[str]]:
-    """Whether a fitted scale (a :func:`semres.core.choice.fit_choices` fit with its goodness of
-    fit) is identified, and why not. It must describe its data (no ``misfit``), and its 95%
-    likelihood set must be bounded on both sides inside the design: above ``resolution``, the
-    finest distance the data resolve (a grid cell, an image patch), and below ``design_hi``, the
-    largest distance. What a grid limits is the scale itself, so a set narrower than a cell is
-    a precise measurement, not a failure. With ``agree`` False (the other estimators' intervals
-    do not overlap) it is not identified either. ``px`` and ``unit`` only format the reasons.
-    """
+    """Whether a fitted scale is identified, and why not: it must fit its data, its 95% likelihood
+    set must lie above ``resolution`` (a grid cell, an image patch) and below ``design_hi``, and
+    the estimators must agree (``agree``)."""
     if not resolution >= 0 or not design_hi > resolution:
         raise ValueError(f"resolution and design_hi must satisfy 0 <= resolution < design_hi; "
                          f"got {resolution!r}, {design_hi!r}")
     lo, hi = fit["profile_ci"]
     why = []
     if fit.get("misfit"):
-        why.append(f"{MISFIT} (goodness of fit {gof_pvalue(fit)})")
+        why.append(WHY["misfit"].format(gof_pvalue(fit)))
     if not fit["profile_bounded"] or lo <= resolution or hi >= design_hi:
-        why.append(f"its likelihood set ({fmt(lo * px)}–{fmt(hi * px)} {unit}) is not bounded "
-                   f"inside the design ({fmt(resolution * px)}–{fmt(design_hi * px)} {unit})")
+        why.append(WHY["bounds"].format(fmt(lo * px), fmt(hi * px), unit, fmt(resolution * px),
+                                        fmt(design_hi * px), unit))
     if agree is False:
-        why.append("the estimators' intervals do not overlap")
+        why.append(WHY["agree"])
     return not why, why
 
 
@@ -128,88 +138,87 @@ def fit_size(f: dict) -> dict:
 
 
 def approximate_ci(estimate: float, ci, f: dict, scale: float = 1.0):
-    """A nonnegative parameter's interval (times ``scale``), widened by its fit's dispersion
-    (:func:`semres.core.fits.quasi_interval`) when the fit is a misfit, and whether it is
-    approximate."""
+    """A nonnegative parameter's interval (times ``scale``), widened by a misfit's dispersion
+    (:func:`semres.core.fits.quasi_interval`), and whether it is approximate."""
     lo, hi = (float(x) for x in ci)
     size = fit_size(f)
     if f.get("misfit") and size:
         lo, hi = quasi_interval(estimate, (lo, hi), size["dispersion"])
-        lo = max(lo, 0.0)  # every parameter widened here (a scale, a radius, a floor) is >= 0
-        return (lo * scale, hi * scale), True
+        return (max(lo, 0.0) * scale, hi * scale), True
     return (lo * scale, hi * scale), bool(f.get("misfit"))
 
 
 def scale_row(label: str, f: dict, ok: bool, why: list, px: float, statement: str,
               stand_in: str = "", resolution: float = 0.0, unit_label: str = "") -> dict:
-    """The overview row of a spatial scale (``ok``, ``why``: :func:`scale_identification`):
-    a scale beyond the paper, claimed to exist above the finest distance the design resolves
-    (``resolution``, canvas units: a grid cell, an image patch), so "holds" when its interval
-    lies above it; not identified (with why) when its likelihood set is not bounded inside the
-    design; a misfit when the rule does not describe the answers, with how far it misses
-    (:func:`fit_size`) and the scale kept, its interval widened by the dispersion and marked
-    approximate."""
+    """The row of a spatial scale claimed above the finest distance the design resolves: holds
+    when its interval clears it; not identified (with why); a misfit keeps its scale, its
+    interval widened by the dispersion and marked approximate."""
     misfit = bool(f.get("misfit"))
     quoted = ok or misfit
     ci, approximate = approximate_ci(f["scale"], f["scale_ci"], f, px)
-    return dict(result=f"{label}: spatial scale of the biased Luce rule",
-                statement=(f"{MISFIT}: the scale is approximate (the test was: {statement})"
-                           if misfit else statement + ("" if ok else "; why not: "
-                                                       + "; ".join(why))),
+    return dict(result=RESULT["scale"].format(label),
+                statement=(SCALE_MISFIT.format(statement) if misfit else statement + (
+                    "" if ok else "; why not: " + "; ".join(why))),
                 misfit=misfit, identified=ok or misfit, stand_in=stand_in, new=True,
                 headline=f["scale"] * px if quoted else None, ci=ci if quoted else None,
                 compared_with=resolution * px,
-                compared_with_label=unit_label or "the finest distance the design resolves",
-                claim="above", margin=0.0,
-                margin_reason="none beyond the design's own: what a grid cell or an image "
-                "patch limits is the scale itself, so any scale above one is measured and one "
-                "below it cannot be told from none",
+                compared_with_label=unit_label or LABELS["scale"],
+                claim="above", margin=0.0, margin_reason=SCALE_REASON,
                 fit_size=fit_size(f) if misfit else None,
                 gof_p=f.get("gof_p"), approximate=approximate)
 
 
+def scale_verdict(label: str, f: dict, px: float, resolution: float, design_hi: float,
+                  statement: str, agree=None, stand_in: str = "", resolution_label: str = ""):
+    """:func:`scale_identification` and :func:`scale_row` together: ``(ok, why, row)``."""
+    ok, why = scale_identification(f, resolution, design_hi, agree, px)
+    return ok, why, scale_row(label, f, ok, why, px, statement, stand_in, resolution,
+                              resolution_label)
+
+
 def two_task_row(v: dict, result: str, statement: str) -> dict:
-    """The overview row of one radius for both tasks (``v``:
-    :func:`semres.experiments.vlm_shapes.nsweep.radii_difference`): Theorem 3's prediction that
-    the two radii are equal, judged by their difference's 95% interval against 0 within
-    :data:`SAME_SHARE` of their mean (does not hold when the interval clears that margin; its
-    headline is the miss). The one-radius fit to both tasks gives the misfit's size beside it;
-    where a task's own fit is a misfit the interval is widened by its dispersion and marked
-    approximate."""
+    """One radius for both tasks (``v``: :func:`.nsweep.radii_difference`): their difference's
+    95% interval against 0 within :data:`SAME_SHARE` of their mean; approximate where a task's
+    fit is a misfit, with the joint fit's size beside it."""
     margin = SAME_SHARE * v["mean"] if v.get("mean") is not None else 0.0
     joint = v.get("joint") or {}
     return dict(
         result=result, statement=statement + (
-            "" if v["identified"] else "; the radius is not identified by both tasks")
-        + ("" if v["p_equal"] is None else f" (equal radii: {p_words(v['p_equal'])})")
-        + (f"; {MISFIT} for " + " and ".join(v["bad"]) + ", so the interval is approximate"
-           if v["misfit"] else ""),
+            "" if v["identified"] else TWO_TASK["unidentified"])
+        + ("" if v["p_equal"] is None else TWO_TASK["p"].format(p_words(v["p_equal"])))
+        + (TWO_TASK["misfit"].format(" and ".join(v["bad"])) if v["misfit"] else ""),
         identified=v["identified"], new=True,
         headline=v["difference"], ci=v["ci"], compared_with=0.0,
-        compared_with_label="equal radii (Theorem 3: one resolution for both tasks)",
+        compared_with_label=TWO_TASK["label"],
         margin=margin, margin_reason=SAME_REASON, approximate=bool(v["misfit"]),
         fit_size=fit_size(joint) or None, gof_p=joint.get("gof_p"))
 
 
+def same_radius(v: dict) -> str | None:
+    """How the two tasks' radii compare (``v``: :func:`.nsweep.radii_difference`): "apart"
+    beyond the margin, "one" within it, "unclear" across its edge, None when not identified."""
+    if not v["identified"]:
+        return None
+    lo, hi = v["ci"]
+    margin = SAME_SHARE * v["mean"]
+    if lo > margin or hi < -margin:
+        return "apart"
+    return "one" if -margin <= lo and hi <= margin else "unclear"
+
+
 def single_scale_row(graded: dict, px: float, label: str, stand_in: str = "") -> dict:
-    """The overview row of one floor-free exponential for both tasks' p(n) (``graded``:
-    :func:`semres.experiments.vlm_shapes.nsweep.graded_fits`), the counterpart of the radius
-    row: the scale fitted to p_S(n) alone equals the one fitted to p_I(n) alone within
-    :data:`SAME_SHARE` of their mean. Each profile interval is read as a normal one (its half
-    width over 1.96 a standard error), so the difference's interval is approximate; the fit of
-    one scale to both tasks gives the goodness of fit and, for a misfit, its size."""
+    """One floor-free exponential for both tasks' p(n): the two tasks' scales equal within
+    :data:`SAME_SHARE` of their mean, each profile interval read as a normal one (so the
+    difference's interval is approximate); the joint fit gives the goodness of fit."""
     sim, ide, both = graded["similarity"], graded["identification"], graded["both tasks"]
     se = [(g["lam_ci"][1] - g["lam_ci"][0]) / (2 * 1.959964) * px for g in (sim, ide)]
     diff = (sim["lam"] - ide["lam"]) * px
     half = 1.959964 * float(np.hypot(*se))
     mean = (sim["lam"] + ide["lam"]) / 2 * px
-    return dict(result=f"{label}: one floor-free exponential scale for both tasks' p(n)",
-                statement="g(d) = exp(-d / lambda) fitted to p_S(n) and to p_I(n) apart gives "
-                "one scale; headline: the similarity scale less the identification one (px), "
-                f"with an approximate 95% interval; one scale for both: {both['lam'] * px:.1f} "
-                f"px, goodness of fit {p_words(both['gof_p'])}",
+    return dict(result=RESULT["one_scale"].format(label),
+                statement=ONE_SCALE.format(both["lam"] * px, p_words(both["gof_p"])),
                 headline=diff, ci=(diff - half, diff + half), compared_with=0.0,
-                compared_with_label="one scale (the two tasks' scales equal)",
+                compared_with_label=LABELS["one_scale"],
                 margin=SAME_SHARE * mean, margin_reason=SAME_REASON.replace("radii", "scales"),
                 misfit=bool(both.get("misfit")), fit_size=fit_size(both) or None,
                 gof_p=both["gof_p"], approximate=True,
@@ -218,32 +227,34 @@ def single_scale_row(graded: dict, px: float, label: str, stand_in: str = "") ->
 
 
 def floor_row(label: str, t: dict, free: dict, stand_in: str = "") -> dict:
-    """The overview row of Theorem 3 with its floor across n on both tasks (``t``, ``free``:
-    :func:`semres.core.nsweep.fit_theorem3` with and without the floor): the floor Delta,
-    claimed to exist beyond :data:`FLOOR_MARGIN`, with its profile interval; a misfit carries
-    its size and an interval widened by the dispersion, marked approximate."""
-    misfit = bool(t.get("misfit"))
+    """Theorem 3 with its floor across n on both tasks: the floor Delta claimed beyond
+    :data:`FLOOR_MARGIN`; a misfit carries its size and a widened, approximate interval."""
     ci, approximate = approximate_ci(t["delta"], t["delta_ci"], t)
-    return dict(result=f"{label}: Theorem 3 with a floor across n, both tasks",
-                statement=f"the constant kernel with a floor (b = {t['b']:.3f}, Delta) "
-                f"describes p_S(n) and p_I(n) together (goodness of fit {p_words(t['gof_p'])};"
-                f" without the floor: deviance {free['deviance']:.1f} on {free['df']} df, "
-                f"{p_words(free['gof_p'])}); headline: the floor Delta",
+    return dict(result=RESULT["floor"].format(label),
+                statement=FLOOR.format(t["b"], p_words(t["gof_p"]), free["deviance"],
+                                       free["df"], p_words(free["gof_p"])),
                 headline=t["delta"], ci=ci, compared_with=0.0,
-                compared_with_label="no floor (the paper's Theorem 3)", claim="above",
-                margin=FLOOR_MARGIN, margin_reason=FLOOR_REASON, misfit=misfit,
+                compared_with_label=LABELS["floor"], claim="above",
+                margin=FLOOR_MARGIN, margin_reason=FLOOR_REASON, misfit=bool(t.get("misfit")),
                 fit_size=fit_size(t) or None, gof_p=t["gof_p"], approximate=approximate,
                 new=True, stand_in=stand_in)
 
 
-def radii_differ(v: dict) -> bool:
-    """The two tasks need different radii: the difference's 95% interval excludes 0."""
-    return v["ci"][0] > 0 or v["ci"][1] < 0
+def front_point(sweep) -> dict | None:
+    """The sweep's two-item point against chapter 7's universal front: p_I, p_S, the front's
+    p_S there, the gap, its z and :func:`front_side` (None without n = 2 at p_I >= 1/2)."""
+    sim, ide = (sweep[sweep.task == t].set_index("n") for t in ("similarity", "identification"))
+    if not (2 in sim.index and 2 in ide.index and ide.p[2] >= 0.5):
+        return None
+    front = float(theory.front(ide.p[2]))
+    gap = float(sim.p[2] - front)
+    z = gap / max(float(sim.se[2]), 1e-9)
+    return {"p_i": ide.p[2], "p_s": sim.p[2], "front": front, "gap": gap, "z": z,
+            "side": front_side(z)}
 
 
 def front_side(z: float) -> str:
-    """Where a two-item point lies against chapter 7's front, by its distance in standard
-    errors: "above", "below" or "within"."""
+    """"above", "below" or "within" chapter 7's front, by the gap in standard errors."""
     return "above" if z > FRONT_Z else "below" if z < -FRONT_Z else "within"
 
 
@@ -258,6 +269,46 @@ def bias_present(weights_ci, uniform: float) -> bool:
     return bool(np.any((ci[:, 0] > uniform) | (ci[:, 1] < uniform)))
 
 
+def stencil_biases(nc: dict, uniform: float) -> dict:
+    """Which bias dominates a name-and-corner fit (the larger spread of weights, max/min), and
+    whether the other is present too (:func:`bias_present`)."""
+    spread = {k: float(np.max(nc[f"{k}_weights"]) / np.min(nc[f"{k}_weights"]))
+              for k in ("name", "place")}
+    main = max(spread, key=spread.get)
+    other = "place" if main == "name" else "name"
+    return {"main": main, "other": other, "spread": spread[main], "other_spread": spread[other],
+            "other_present": bias_present(nc[f"{other}_weights_ci"], uniform)}
+
+
 def no_refit_reached(fit: dict) -> bool:
     """A bootstrap goodness of fit in which no simulated statistic reached the observed one."""
     return fit["gof_p"] <= fit["gof_resolution"] * (1 + 1e-9)
+
+
+def censored(table):
+    """The fits that stopped on an edge of their search range or put their floor on 0."""
+    return table[table.at_bound | table.bound_params.fillna("").str.contains("floor=0",
+                                                                              regex=False)]
+
+
+#: what a Theorem 3 radius fit allows (:func:`radius_status`), in words
+RADIUS = {"misfit": MISFIT + " (the radius is approximate)", "identified": "identified",
+          "above": "only bounded above (not identified)",
+          "edge": "its 95% set reaches the design's edge, where the scenes make the prediction "
+                  "flat (not identified)",
+          "below": "only bounded below (not identified)",
+          "none": "not identified (every radius fits within the 95% level)"}
+
+
+def radius_status(f: dict) -> str:
+    """A key of :data:`RADIUS`: what a ball fit (:func:`.nsweep.ball_fit`) allows of its radius."""
+    end = f["profile_eps"][-1]
+    if f.get("misfit"):
+        return "misfit"
+    if f["identified"]:
+        return "identified"
+    if f["ci_low"] == 0 and f["ci_high"] < end:
+        return "above"
+    if not f.get("inside", True):
+        return "edge"
+    return "below" if f["ci_high"] >= end and f["ci_low"] > 0 else "none"

@@ -1,16 +1,4 @@
-"""A tiny LLaVA-style vision-language model built here, and option scoring shared with hub VLMs.
-
-No pretrained VLM can be downloaded where the book is built, so the default model is built from
-transformers configs (a small CLIP or DINOv3 vision tower, a small Llama), with a word-level
-tokenizer trained locally and a ``LlavaProcessor`` assembled offline. It is saved with
-``save_pretrained`` and read back through ``AutoProcessor`` / ``AutoModelForImageTextToText``:
-exactly the path a hub id such as ``Qwen/Qwen2.5-VL-3B-Instruct`` takes, so :func:`option_probs`
-scores both alike. Its training is :mod:`.training`.
-
-Scoring never generates or parses text: every answer option is appended to the chat prompt, the
-option tokens' log-probabilities are summed in one batched forward pass, and a softmax over the
-options gives the Luce probability of each answer.
-"""
+"""A tiny LLaVA-style vision-language model built here, and option scoring shared with hub VLMs."""
 
 from __future__ import annotations
 
@@ -75,18 +63,7 @@ VISION_TOWERS = ("clip", "dinov3")
 
 def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, seed=0,
                 init_std: float | None = None, vision: str = "clip"):
-    """An untrained LLaVA: vision tower + projector + Llama, sized from the processor.
-
-    ``vision`` picks the tower: ``"clip"`` (LLaVA's own, learned absolute position embeddings)
-    or ``"dinov3"`` (a DINOv3 ViT: same patch grid and CLS token, but 2-D rotary position
-    encoding, so an attention score is a function of the offset between two patches and
-    "attend to the nearest shape" needs no learned map of the canvas). Measured with linear
-    probes after 1600 vision-stage steps (64 wide, 4 layers, batch 32; ``benchmarks/bench_vlm.py
-    --probe 1600``), the X's patch names the shape nearest to the X on 0.285 of four-shape scenes
-    with CLIP and 0.935 with DINOv3 (the shape under the X: 0.945 and 1.000). ``init_std`` (default
-    ``hidden ** -0.5``) sets the language side's weight scale: the usual 0.02 is made for wide
-    models and leaves a 64-wide one stuck at chance for thousands of steps.
-    """
+    """An untrained LLaVA: vision tower + projector + Llama, sized from the processor."""
     import torch
     from transformers import (CLIPVisionConfig, DINOv3ViTConfig, LlamaConfig, LlavaConfig,
                               LlavaForConditionalGeneration)
@@ -217,14 +194,7 @@ def on_model(batch, model):
 
 def option_logprobs(model, processor, images, questions, options, batch_size: int = 32,
                     progress: bool = False) -> list:
-    """Summed log-probability of each option's tokens after each (image, question) prompt.
-
-    ``options[i]`` lists the answers for item ``i``; rows are scored in batches of
-    ``batch_size`` forward passes. An item whose options are each one token (every shape name,
-    for the tiny model) is one row, its prompt alone: the next-token distribution at the
-    prompt's end scores all of them, and a causal model's logits there do not depend on what
-    follows. Other items get one row per option. Returns one float array per item.
-    """
+    """Summed log-probability of each option's tokens after each (image, question) prompt."""
     import torch
 
     if not len(images) == len(questions) == len(options):

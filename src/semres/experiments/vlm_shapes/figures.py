@@ -14,6 +14,14 @@ from .luce import Trials, biased_p
 from .nsweep import EPS_GRID
 from .settings import MAP_LAYOUT, TASKS
 
+#: legend labels
+LABEL = {"ml": "biased Luce rule (ML fit)", "map": "fitted biased Luce rule",
+         "th_s": r"Theorem 3, $\varepsilon$ fitted to $p_S$",
+         "th_i": r"Theorem 3, $\varepsilon$ fitted to $p_I$",
+         "kernel": "biased Luce rule of the margin fit",
+         "released": "{} (released, 900 px canvas)", "live": "{} (canvas rescaled to 900 px)",
+         "margin_900": "margin $d_2 - d_1$ (pixels of a 900 px canvas)"}
+
 
 def fig_scenes(examples, size: int = 192):
     """The example scenes rendered at ``size`` pixels, titled by task, n and answer."""
@@ -25,6 +33,7 @@ def fig_scenes(examples, size: int = 192):
         ax.set_yticks([])
         ax.grid(False)
     return fig
+
 
 def fig_map(map_list, map_p, biased, fm, grid: int, fine: int = 300):
     """The accuracy map: the model's P(correct) over the X positions of the four-shape layout
@@ -43,7 +52,7 @@ def fig_map(map_list, map_p, biased, fm, grid: int, fine: int = 300):
     fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.9), sharey=True)
     cells = np.floor(probe_xy * grid).astype(int)
     for ax, vals, title in ((axes[0], map_p, "model"),
-                            (axes[1], map_pred, "fitted biased Luce rule")):
+                            (axes[1], map_pred, LABEL["map"])):
         img = np.full((grid, grid), np.nan)
         img[cells[:, 1], cells[:, 0]] = vals
         im = ax.imshow(img, extent=(0, 1, 1, 0), cmap="viridis", vmin=0, vmax=1,
@@ -63,6 +72,7 @@ def fig_map(map_list, map_p, biased, fm, grid: int, fine: int = 300):
     fig.colorbar(im, ax=axes, shrink=0.8, label="P(correct)")
     return fig
 
+
 def fig_margin(m, p, agg, px: float):
     """P(correct) of the four-shape scenes against the margin, binned, with the fitted curves."""
     fig, ax = splot.subplots(figsize=(6.2, 3.8))
@@ -70,13 +80,14 @@ def fig_margin(m, p, agg, px: float):
     ax.errorbar(agg["m"] * px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="o",
                 color=splot.CYCLE[0], label="binned mean ± s.e.")
     ax.plot(agg["m"] * px, agg["bias"], "-", color=splot.THEORY,
-            label="biased Luce rule (ML fit)")
+            label=LABEL["ml"])
     ax.plot(agg["m"] * px, agg["mar"], "--", color=splot.THEORY_ALT,
             label="margin resolution (LS fit)")
     ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
     ax.set(xlabel="margin $d_2 - d_1$ (pixels)", ylabel="P(correct)", ylim=(0, 1.02))
     splot.legend_outside(fig, ax, ncol=2)
     return fig
+
 
 def fig_nsweep(sweep):
     """p_S and p_I against the number of shapes, with Theorem 3 at each task's fitted radius,
@@ -87,11 +98,11 @@ def fig_nsweep(sweep):
         tab = sweep[sweep.task == task].set_index("n")
         ax.errorbar(tab.index, tab.p, yerr=tab.se, fmt="o", color=splot.CYCLE[0], label="model")
         ax.plot(tab.index, tab["p_theory_sim"], "-", color=splot.THEORY,
-                label=r"Theorem 3, $\varepsilon$ fitted to $p_S$")
+                label=LABEL["th_s"])
         ax.plot(tab.index, tab["p_theory_ide"], "-.", color=splot.CYCLE[1],
-                label=r"Theorem 3, $\varepsilon$ fitted to $p_I$")
+                label=LABEL["th_i"])
         ax.plot(tab.index, tab.p_kernel, "--", color=splot.THEORY_ALT,
-                label="biased Luce rule of the margin fit")
+                label=LABEL["kernel"])
         nn = np.arange(2, n_hi + 1)
         ax.plot(nn, 1 / nn, ":", color="0.6", label="chance, 1/n")
         letter = "S" if task == "similarity" else "I"
@@ -122,14 +133,15 @@ def fig_released(external, agg, label: str, px: float):
     for k, model, part in released_margins(external):
         p = part.correct / part.trials
         ax.errorbar(part.bin_mid * px, p, yerr=np.sqrt(p * (1 - p) / part.trials), fmt="o-",
-                    ms=4, color=splot.CYCLE[k + 1], label=f"{model} (released, 900 px canvas)")
+                    ms=4, color=splot.CYCLE[k + 1], label=LABEL["released"].format(model))
     ax.errorbar(agg["m"] * px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="s",
-                ms=4, color=splot.CYCLE[0], label=f"{label} (canvas rescaled to 900 px)")
+                ms=4, color=splot.CYCLE[0], label=LABEL["live"].format(label))
     ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
-    ax.set(xlabel="margin $d_2 - d_1$ (pixels of a 900 px canvas)", ylabel="P(correct)",
+    ax.set(xlabel=LABEL["margin_900"], ylabel="P(correct)",
            ylim=(0, 1.02))
     splot.legend_outside(fig, ax, ncol=1)
     return fig
+
 
 def fig_colour(colour):
     """The colour variant (drawn only with its tables): p_S and p_I against the number of
