@@ -1,32 +1,15 @@
 """One Monte Carlo engine for the similarity and identification tests.
 
-The success of a trial is the expected Luce mass on the correct answer (not argmax accuracy),
-so one trial already averages over the model's choice and the estimate has small variance.
-
-- Similarity: a probe and n items drawn i.i.d. from the space; the correct answers are the
-  items nearest to the probe. In continuous spaces that is one item; in discrete spaces several
-  items can be equally near, and the Luce mass on all of them counts (equal distance means equal
-  similarity, so the rule itself splits the mass; the authors' code got this wrong).
-- Identification: n items drawn i.i.d.; one is copied as the probe and only that one is correct.
-  Items are exchangeable, so the copied item is the first: the probe is a draw from the space,
-  its own similarity is g(0), and the other n - 1 items are fresh draws.
-- If every similarity is 0 the choice is uniform, 1/n per item.
-
-Trials run in fixed-size blocks (bounded memory), each with its own numpy ``PCG64`` stream
-spawned from ``seed`` by ``numpy.random.SeedSequence``; blocks run on ``threads`` threads and
-are summed in block order, so the same seed gives the same number whatever the thread count.
-
-Each block runs in compiled (numba) code that holds no Python lock, so threads scale with the
-cores. The circle, the segment and discrete spaces with a constant or linear kernel are drawn
-inside one compiled call per block, straight from the block's ``PCG64`` with numpy's own
-conversions: the same random numbers the spaces' ``distances`` draw, without a trip through
-Python per step. Any other space or kernel (the sphere, the exponential, a custom ``Space``, a
-callable, :class:`semres.core.kernels.Slotwise`) takes the general path: numpy draws the distances
-and evaluates the kernel step by step (its vectorised arccos and exp beat a compiled scalar
-loop), and the same compiled loop scores them. Continuous spaces draw float32 uniforms (24
-random bits): float32 distance ties move the mean by well under 1e-6, far below any standard
-error within reach. Discrete spaces keep their float64 distances, so their ties are exactly the
-ties of the matrix. Luce masses are summed in float64.
+A trial scores the expected Luce mass on the correct answer (not argmax accuracy), so the
+estimate has small variance. Similarity: a probe and n i.i.d. items; the nearest items are
+correct (in discrete spaces equally near items share the credit, as the rule splits the mass).
+Identification: n i.i.d. items, the first copied as the probe. All similarities 0: uniform
+choice. Trials run in fixed-size blocks, each with its own ``PCG64`` stream spawned from the
+seed and summed in block order, so the thread count never changes the number. Blocks run in
+nogil numba code; built-in spaces and kernels are drawn inside it with numpy's own conversions
+(the same numbers ``distances`` draws), anything else takes the general path (numpy draws and
+evaluates, the compiled loop scores). Continuous spaces draw float32 (ties move the mean by
+well under 1e-6); discrete ones keep float64, so their ties are exact.
 """
 
 from __future__ import annotations
@@ -53,8 +36,7 @@ TASKS = ("similarity", "identification")
 
 #: items x trials per step: a step's buffers stay in the core's cache
 STEP_ELEMENTS = 1 << 14
-#: steps per block; a block (one random stream, one task for the thread pool) is the unit of
-#: seeding, so block sizes depend only on (task, n), never on the thread count
+#: steps per block, the unit of seeding: block sizes depend on (task, n), never on threads
 BLOCK_STEPS = 32
 _BUILTIN = (_kernels.Constant, _kernels.Linear, _kernels.Exponential)
 
@@ -71,9 +53,9 @@ class Estimate:
         return self.mean - z * self.stderr, self.mean + z * self.stderr
 
     def zscore(self, value: float, atol: float = 0.0) -> float:
-        """How many standard errors ``value`` lies from the estimate; 0 when they differ by at
-        most ``atol`` (an exact value the estimate reproduces, say every trial scoring alike,
-        whose standard error is then 0 or rounding)."""
+        """Standard errors from the estimate to ``value``; 0 when they differ by at most ``atol``
+        (an exact value whose standard error is 0 or rounding).
+        """
         if abs(self.mean - value) <= atol:
             return 0.0
         if self.stderr == 0:
@@ -90,8 +72,9 @@ def _int(value, name: str, low: int) -> int:
 
 
 def _similarities(kernel, d: np.ndarray, checked: bool, event: tuple = ()) -> np.ndarray:
-    """g(d); with a composite space (``event`` = its per-pair shape, e.g. (slots,)) the kernel
-    maps each pair's per-slot distances to one similarity, so the output drops those axes."""
+    """g(d) checked; with a composite space (``event``: its per-pair shape) the kernel maps each
+    pair's per-slot distances to one similarity.
+    """
     g = kernel(d)
     if not checked:
         g = np.asarray(g)
@@ -106,11 +89,8 @@ def _similarities(kernel, d: np.ndarray, checked: bool, event: tuple = ()) -> np
     return g
 
 
-# --------------------------------------------------------------------------- compiled loops
-#
-# numpy's error model: a float division by zero gives inf/nan instead of raising, so the loops
-# carry no checks and vectorise (no loop below divides by zero). nogil: the thread pool runs
-# blocks in parallel. Arrays are flat, item j of trial t at [j * m + t] (numpy's (k, m) order).
+# Compiled loops: numpy's error model (no loop divides by zero, so none checks), nogil for the
+# threads; arrays are flat, item j of trial t at [j * m + t].
 
 _JIT = dict(nogil=True, cache=True, error_model="numpy")
 _CIRCLE, _SEGMENT, _POINTS, _WEIGHTED = range(4)
@@ -128,8 +108,8 @@ _NO_CDF = np.ones(1)
 
 @numba.njit(**_JIT)
 def _next32(bitgen, carry):
-    """numpy's ``next_uint32`` for PCG64: a 64-bit word serves two draws, low half first;
-    the high half waits in ``carry`` = [has one, value]."""
+    """numpy's ``next_uint32`` for PCG64: low half of a 64-bit word first, high half in ``carry``.
+    """
     if carry[0]:
         carry[0] = 0
         return np.uint32(carry[1])
@@ -141,8 +121,8 @@ def _next32(bitgen, carry):
 
 @numba.njit(**_JIT)
 def _uniforms(bitgen, out, count, carry, scale=1.0):
-    """out[:count] = ``Generator.random(count, dtype=np.float32)`` as float64, times
-    ``scale`` (a power of two keeps them exact)."""
+    """out[:count] = ``Generator.random(count, dtype=np.float32)``, times ``scale`` (exact for a power of two).
+    """
     i = 0
     if count > 0 and carry[0]:
         out[0] = np.float32(_next32(bitgen, carry) >> _FLOAT_BITS) * _TO_FLOAT * scale
@@ -158,9 +138,9 @@ def _uniforms(bitgen, out, count, carry, scale=1.0):
 
 @numba.njit(**_JIT)
 def _points(bitgen, out, count, size, weighted, cdf, carry):
-    """out[:count] = ``Discrete.sample``: ``Generator.integers(0, size)`` (numpy's Lemire
-    rejection on 32-bit draws), or with weights the search of a ``Generator.random()`` double
-    in the cumulative weights (side="right", so zero-weight points are never drawn)."""
+    """out[:count] = ``Discrete.sample``: numpy's Lemire ``integers(0, size)``, or with weights a
+    search of ``random()`` in the cumulative weights (side="right": zero weights never drawn).
+    """
     if weighted:
         for i in range(count):
             u = np.float64(next_uint64(bitgen) >> _DOUBLE_BITS) * _TO_DOUBLE
@@ -188,7 +168,7 @@ def _points(bitgen, out, count, size, weighted, cdf, carry):
 
 @numba.njit(**_JIT)
 def _distances(bitgen, space, k, m, u, points, size, cdf, matrix, d, carry):
-    """d[:k * m] = the space's ``distances(rng, k, m)``, drawn the way numpy draws them."""
+    """d[:k * m] = the space's ``distances(rng, k, m)``, drawn as numpy draws them."""
     if space == _CIRCLE:  # d ~ U[0, 1/2]
         _uniforms(bitgen, d, k * m, carry, 0.5)
     elif space == _SEGMENT:  # the probe, then the items
@@ -226,11 +206,8 @@ def _kernel(kind, a, b, d, g, count):
 
 @numba.njit(inline="always", **_JIT)
 def _pair(d0, d1, g0, g1):
-    """The Luce mass on the nearer of two items (on both when tied).
-
-    Branch-free: with z = 1 where every g is 0, mass = (correct + z * count / n) / (total + z),
-    which is correct / total when z = 0 and the uniform choice's count / n on the nearest (or
-    copied) set when z = 1; :func:`_luce` uses the same form for any n.
+    """The Luce mass on the nearer of two items (both when tied). Branch-free: z = 1 when every g
+    is 0 gives the uniform choice's count / n, z = 0 gives correct / total.
     """
     total = g0 + g1
     correct = total - (g1 if d0 < d1 else 0.0) - (g0 if d1 < d0 else 0.0)
@@ -241,12 +218,9 @@ def _pair(d0, d1, g0, g1):
 
 @numba.njit(**_JIT)
 def _luce(similarity, n, m, d, g, kind, a, b, g_self, mass, work):
-    """mass[:m] = the Luce mass on the correct answer of each trial; ``work`` is (3, m) scratch.
-
-    Similarity (n items): the nearest item(s) are correct; identification (the n - 1 other
-    items in d): the copy, of similarity ``g_self``. The similarities are ``g`` (kind
-    ``_GIVEN``), or the built-in kernel ``kind`` of d, evaluated in the same loop (one loop
-    per kernel, so that each vectorises).
+    """mass[:m] = the Luce mass on each trial's correct answer; ``work`` is (3, m) scratch. The
+    similarities are ``g`` (kind ``_GIVEN``) or the built-in kernel ``kind`` of d, in one loop
+    per kernel so that each vectorises. Identification: d holds the n - 1 others, the copy has g_self.
     """
     if similarity and n == 2:
         if kind == _CONSTANT:
@@ -296,8 +270,7 @@ def _luce(similarity, n, m, d, g, kind, a, b, g_self, mass, work):
 
 @numba.njit(**_JIT)
 def _moments(x, m):
-    """(sum, sum of squares) of x[:m] in eight fixed lanes: independent chains that run at
-    full speed yet add in the same order on every machine."""
+    """(sum, sum of squares) of x[:m] in eight fixed lanes: fast, and the same order everywhere."""
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
     q0 = q1 = q2 = q3 = q4 = q5 = q6 = q7 = 0.0
     full = m - m % 8
@@ -329,8 +302,7 @@ def _moments(x, m):
 
 @numba.njit(**_JIT)
 def _score(similarity, n, d, g, g_self):
-    """(sum, sum of squares) of the Luce masses of one step the general path drew: d and g
-    flat, k items x m trials (both float32, or both float64)."""
+    """(sum, sum of squares) of the Luce masses of one general-path step (d, g flat, k x m)."""
     m = d.size // (n if similarity else n - 1)
     mass = np.empty(m)
     _luce(similarity, n, m, d, g, _GIVEN, 0.0, 0.0, g_self, mass, np.empty((3, m)))
@@ -339,8 +311,8 @@ def _score(similarity, n, d, g, g_self):
 
 @numba.njit(**_JIT)
 def _block(bitgen, trials, step, similarity, n, space, size, cdf, matrix, kind, a, b, g_self):
-    """(sum, sum of squares) of the Luce masses of ``trials`` trials of a built-in space and
-    kernel, drawn from ``bitgen`` in steps of ``step`` trials, as the general path would."""
+    """(sum, sum of squares) of ``trials`` trials of a built-in space and kernel, drawn from ``bitgen``.
+    """
     k = n if similarity else n - 1
     probe = space == _SEGMENT or space == _POINTS or space == _WEIGHTED
     discrete = space == _POINTS or space == _WEIGHTED
@@ -364,8 +336,7 @@ def _block(bitgen, trials, step, similarity, n, space, size, cdf, matrix, kind, 
 
 
 def _compiled(space, kernel):
-    """The compiled draw's arguments (space, size, cdf, matrix, kind, a, b) for a built-in
-    space and kernel, or None for the general path."""
+    """The compiled draw's arguments for a built-in space and kernel, or None (general path)."""
     kind = {_kernels.Constant: _CONSTANT, _kernels.Linear: _LINEAR}.get(type(kernel))
     code = {_spaces.Circle: _CIRCLE, _spaces.Segment: _SEGMENT}.get(type(space))
     if kind is None or (code is None and type(space) is not Discrete):
@@ -378,12 +349,9 @@ def _compiled(space, kernel):
 
 
 def _run_blocks(run, count: int, threads: int, bar=None) -> list:
-    """[run(0), ..., run(count - 1)] on ``threads`` threads, the calling thread one of them.
-
-    Each thread takes the next block from a shared counter until none is left: no future, no
-    queue and no wake-up of a waiting thread per block (a thread pool's map cost 8 % of the
-    speed on two cores). An error or Ctrl-C in any thread stops the others after their
-    current block, and is raised here. ``bar`` (a tqdm bar) advances from this thread only.
+    """[run(0), ..., run(count - 1)] on ``threads`` threads (the caller one of them), each taking the
+    next block from a shared counter: no per-block future or wake-up. An error or Ctrl-C in any
+    thread stops the others after their block and is raised here.
     """
     results = [None] * count
     following = itertools.count()
@@ -427,15 +395,12 @@ def _run_blocks(run, count: int, threads: int, bar=None) -> list:
 
 def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
                  threads: int | None = None, progress: bool = False) -> Estimate:
-    """Expected Luce mass on the correct answer in the ``task`` test with ``n`` items.
+    """Expected Luce mass on the correct answer in ``task`` with ``n`` items.
 
-    ``space`` is a :mod:`semres.core.spaces` space, ``kernel`` any similarity g(d) (a
-    :mod:`semres.core.kernels` kernel or a callable mapping a distance array to a similarity array;
-    on a space with an ``event_shape``, such as :class:`semres.core.spaces.Slots`, it maps the
-    per-slot distances of each pair to one similarity, and the nearest item is the one nearest
-    in ``space.combine`` of them),
-    ``seed`` an int or a ``numpy.random.SeedSequence``. ``threads`` defaults to the CPUs
-    available; it changes the speed, never the result.
+    ``space``: a :mod:`semres.core.spaces` space; ``kernel``: any g(d) mapping a distance array to
+    similarities (on a space with an ``event_shape`` it maps each pair's per-slot distances to one
+    similarity, and the nearest item is judged on ``space.combine``); ``seed``: an int or a
+    ``SeedSequence``. ``threads`` (default: the CPUs available) changes the speed, never the result.
     """
     if not isinstance(space, Space):
         raise ValueError(f"space must be a semres.core.spaces.Space; got {space!r}")
@@ -502,11 +467,8 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
 
 
 def precompile() -> None:
-    """Compile every draw of the engine once and keep it in numba's on-disk cache.
-
-    A process that finds no cached draw compiles it itself (about 7 s each); processes started
-    together on a fresh checkout (the book's chapters, the test workers) would all do so at
-    once. ``make`` calls this when it creates the environment.
+    """Compile every draw into numba's on-disk cache once (``make`` runs it), so that processes
+    started together on a fresh checkout do not each spend ~7 s a draw compiling.
     """
     line = Discrete([[0.0, 1.0], [1.0, 0.0]])
     for space in (_spaces.Circle(), _spaces.Segment(), line, Discrete(line.matrix, [0.3, 0.7])):
@@ -518,10 +480,8 @@ def precompile() -> None:
 
 
 def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
-    """The two-item (p_s, p_i) that :func:`luce_success` estimates, summed exactly on a
-    finite space: the theory "evaluated on the same discrete nu", ties included.
-
-    Sums over every (probe, item, item) triple, one probe at a time: O(N^3) time, O(N^2) memory.
+    """The two-item (p_s, p_i) that :func:`luce_success` estimates, summed exactly on a finite
+    space, ties included: O(N^3) time, O(N^2) memory.
     """
     if not isinstance(space, Discrete):
         raise ValueError(f"space must be a semres.core.spaces.Discrete; got {space!r}")
@@ -549,19 +509,15 @@ def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
 
 
 def check_row(estimate: Estimate, theory: float, **cell) -> dict:
-    """One Monte Carlo check as a tidy row: the cell's labels, the closed form, the estimate,
-    its standard error and z = (estimate - theory) / stderr."""
+    """One Monte Carlo check as a tidy row: labels, theory, mc, stderr, z."""
     theory = float(theory)
     return {**cell, "theory": theory, "mc": estimate.mean, "stderr": estimate.stderr,
             "z": (estimate.mean - theory) / estimate.stderr}
 
 
 def check_table(mc, index):
-    """A Monte Carlo check for readers: one line per cell, both tests side by side.
-
-    ``mc`` is tidy (one row per cell and task, columns ``task``, ``theory``, ``mc``, ``z`` and
-    the ``index`` columns naming the cell); the result has ``p_S theory``, ``p_S mc``,
-    ``p_S z``, then the same for ``p_I``, cells in their order in ``mc``.
+    """Tidy checks (columns task, theory, mc, z and ``index``) as one line per cell: ``p_S theory``,
+    ``p_S mc``, ``p_S z``, then the same for ``p_I``.
     """
     if not {"task", "theory", "mc", "z", *index} <= set(mc.columns):
         raise ValueError(f"mc must have columns task, theory, mc, z and {', '.join(index)}; "
