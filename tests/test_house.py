@@ -1,8 +1,9 @@
 """The package is a small package of science (issue 56): the prose lives in the notebooks.
 
 A function *holds prose* when a string it builds (a literal, or the text of an f-string) has
-four or more words of letters, outside its docstring and outside the messages of the errors
-it raises or warns about. The package keeps its status vocabulary, number formatting and error
+four or more words (runs of letters between spaces), outside its docstring, the messages of
+the errors it raises or warns about, and a figure's own text (axis labels, titles, legend
+entries, annotations). The package keeps its status vocabulary, number formatting and error
 messages; a sentence whose wording depends on an outcome is written in the chapter.
 """
 
@@ -17,7 +18,15 @@ PACKAGE = ROOT / "src" / "semres"
 EXPERIMENTS = PACKAGE / "experiments"
 MAX_LINES = 12_000
 MAX_PROSE_FUNCTIONS = 25
-WORDS = re.compile(r"[A-Za-z][a-z]+(?:'[a-z]+)?")
+WORDS = re.compile(r"(?<!\S)[A-Za-z][a-z]*(?:'[a-z]+)?[,.;:]?(?!\S)")
+#: a figure's own text: matplotlib calls and keywords that label it
+FIGURE_TEXT = {"set_xlabel", "set_ylabel", "set_title", "suptitle", "text", "annotate",
+               "legend", "supxlabel", "supylabel", "set"}
+FIGURE_KEYWORDS = {"label", "xlabel", "ylabel", "title", "help", "description"}
+#: calls whose text is a message to the person running the code, not the book's prose
+MESSAGES = {"warn", "warning", "error", "exit", "SystemExit", "print", "write", "info"}
+#: an error message collected before it is raised ("x must be ...; got ...")
+ERROR = re.compile(r"\bmust\b|; got\b")
 
 
 def _texts(node):
@@ -41,8 +50,15 @@ def _excluded(fn) -> set[int]:
             message = node.exc
         elif isinstance(node, ast.Call):
             name = getattr(node.func, "attr", getattr(node.func, "id", ""))
-            if name in ("warn", "warning", "error", "exit", "SystemExit"):
+            if name in MESSAGES:
                 message = node
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            labels = [k.value for k in node.keywords if k.arg in FIGURE_KEYWORDS]
+            if name in FIGURE_TEXT:
+                labels += [*node.args, *(k.value for k in node.keywords)]
+            for label in labels:
+                out |= {id(n) for n in ast.walk(label)}
         if message is not None:
             out |= {id(n) for n in ast.walk(message)}
         if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and \
@@ -61,10 +77,12 @@ def prose_functions(root: Path = EXPERIMENTS) -> list[str]:
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             skip = _excluded(fn)
+            if fn.name.endswith("_prompt"):  # what a model reads is data, not the book's prose
+                continue
             for node in ast.walk(fn):
                 if id(node) in skip:
                     continue
-                if any(len(WORDS.findall(t)) >= 4 for t in _texts(node)):
+                if any(len(WORDS.findall(t)) >= 4 and not ERROR.search(t) for t in _texts(node)):
                     found.append(f"{path.relative_to(PACKAGE)}:{fn.lineno} {fn.name}")
                     break
     return found
