@@ -1,17 +1,10 @@
 """The Luce choice rule with response bias, fitted to choices by multinomial maximum likelihood.
 
-A model asked "which option is nearest?" may prefer some answers whatever the geometry (the
-paper's Gemma-3-12B says "triangle" in half its answers). Fitting a kernel to accuracy alone
-then lets the kernel's scale absorb the bias. Here the bias is part of the model:
-
-    P(k) = w_k g(d_k) / sum_j w_j g(d_j),   g(d) = exp(-d / scale) + floor,
-
-with one weight per option name (normalised to sum to 1 over the names seen, so 1/K is no
-bias), a floor that may be exactly 0, and the scale, all fitted jointly to the choices (or, for
-a model whose option probabilities are known, to those probabilities as soft counts).
-
-Trials may have different numbers of options: they are padded with a mask, never with a
-distance that would still receive the floor.
+A model may prefer some answers whatever the geometry (the paper's Gemma-3-12B says "triangle" in
+half its answers); fitted to accuracy alone, a kernel's scale would absorb that bias. So the bias
+is part of the model: P(k) = w_k g(d_k) / sum_j w_j g(d_j), g(d) = exp(-d / scale) + floor, one
+weight per option name (summing to 1), fitted jointly. Ragged trials are padded with a mask, never
+with a distance that would still receive the floor.
 """
 
 from __future__ import annotations
@@ -36,8 +29,9 @@ PROFILE_DROP = 1.920729410347062
 
 
 def pad(rows, fill=np.inf) -> tuple:
-    """``(array, mask)`` from ragged rows (a list of 1-D arrays) or a 2-D array; in a 2-D array
-    non-finite entries mark absent options. ``mask`` is True where an option exists."""
+    """``(array, mask)`` from ragged rows or a 2-D array (non-finite entries: absent options);
+    ``mask`` is True where an option exists.
+    """
     if isinstance(rows, np.ndarray) and rows.ndim == 2:
         arr = rows.astype(float)
         return np.where(np.isfinite(arr), arr, fill), np.isfinite(arr)
@@ -60,8 +54,9 @@ def _probs(logits):
 
 
 def choice_probs(distances, options, scale: float, floor: float = 0.0, weights=None) -> list:
-    """Predicted probability of each option per trial (list of arrays) under the biased Luce
-    rule; ``weights`` maps option names to weights (missing names weigh the mean weight)."""
+    """Each trial's option probabilities under the biased Luce rule; ``weights`` maps names to
+    weights (missing names weigh the mean weight).
+    """
     if not scale > 0 or floor < 0:
         raise ValueError(f"scale must be > 0 and floor >= 0; got {scale}, {floor}")
     d, mask = pad(distances)
@@ -104,8 +99,7 @@ def _targets(options, choice, probs, width):
 
 
 class _Problem:
-    """The options of all trials as one flat array (trial by trial), and the negative
-    log-likelihood with its gradient."""
+    """All trials' options as one flat array, and the negative log-likelihood with its gradient."""
 
     def __init__(self, d, mask, names_idx, y, k, ref, d_typ, bias):
         self.d, self.idx, self.y = d[mask], names_idx[mask], y[mask]
@@ -143,9 +137,9 @@ class _Problem:
 
 
 def _fit_once(prob, bounds, x0, floor_starts=(-8.0, 0.0), from_start=False):
-    """Best of the model without a floor and the one with (started where the first ended,
-    at each log floor of ``floor_starts``; with ``from_start`` also at ``x0`` itself, whose
-    basin the model without a floor may have left)."""
+    """Best of the model without a floor and the one with (started where the first ended, at each
+    log floor of ``floor_starts``; with ``from_start`` also at ``x0``).
+    """
     lo, hi = np.array(bounds).T
     b0 = list(bounds)
     b0[1] = (x0[1], x0[1])
@@ -166,45 +160,21 @@ def _fit_once(prob, bounds, x0, floor_starts=(-8.0, 0.0), from_start=False):
 def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = True,
                 boot: int = 0, seed: int = 0, scale_range=None, progress: bool = False,
                 profile: int = 0, start: dict | None = None) -> dict:
-    """Multinomial maximum-likelihood fit of the biased Luce rule to ``n``-option trials.
+    """Multinomial maximum-likelihood fit of the biased Luce rule.
 
-    ``distances[i]`` and ``options[i]`` give trial ``i``'s option distances and names; the
-    answers are ``choice`` (index into the options, -1 where none was read: dropped) or
-    ``probs`` (option probabilities, used as soft counts). ``bias=False`` fixes every weight
-    equal. ``scale_range`` defaults to a range that covers the data (a twentieth of the
-    smallest positive distance gap to twenty times the largest distance spread); ``boot``
-    resamples trials for percentile intervals.
+    ``distances[i]``, ``options[i]``: trial i's option distances and names; answers are ``choice``
+    (indices, -1 where none was read: dropped) or ``probs`` (soft counts). ``bias=False`` fixes the
+    weights equal; ``scale_range`` defaults to cover the data; ``boot`` resamples trials for
+    percentile intervals (``scale_ci``, ``floor_ci``, ``weights_ci``, shares at a bound).
 
-    Returns scale, floor (may be exactly 0: the model without a floor is fitted too and kept
-    when the floor does not raise the likelihood), ``weights`` (name -> weight, summing to 1),
-    log-likelihood, trials, ``at_bound``/``bound_params`` (the search range, not the natural
-    ``floor = 0``), ``distance_p`` (likelihood-ratio p-value against the same weights with no
-    distance dependence: a large value means the scale is not identified, wherever it lies)
-    and, with ``boot``, ``scale_ci``, ``floor_ci``, ``weights_ci`` and the share
-    of resamples at a bound. Also ``scale_no_floor`` and ``floor_lr`` (twice the log-likelihood
-    the floor adds: below 2.71, the 95% test of a parameter on its bound, the floor is at its
-    bound of 0 in all but name).
-
-    ``profile`` (a number of scales, 0: none) adds the scale's likelihood profile (every other
-    parameter refitted at each scale, on a log grid over ``scale_range`` and again on a finer
-    one around the 95% set): ``profile_ci`` (the scales within 1.92 log-likelihood units of the
-    best) and ``profile_bounded`` (the set ends inside the grid on both sides). With ``probs``
-    the soft counts are read as one trial per row, so the profile is a quasi-likelihood one.
-
-    The full-data fit runs L-BFGS-B from the scale ``d_typ / 3`` (a third of the median
-    nearest-option distance) and from ``SCALE_STARTS`` more scales spread log-uniformly over
-    ``scale_range``, the model with a floor also from each starting scale itself (not only from
-    where the model without one ended), and keeps the best likelihood (another start's optimum
-    only when it is better by more than 1e-6). The likelihood can have several optima: a sharp
-    kernel with a floor (the far answers then look like bias alone) and a broad kernel without
-    one, and from one start every run may end on the worse (the test has a case 60
-    log-likelihood units apart). Each bootstrap resample starts from the full fit's optimum
-    only: resamples are many and their optima lie near it.
-
-    ``start``, a fit this function returned on data of the same shape (with the same
-    ``scale_range``), refits from its optimum alone and returns only the fit itself (no
-    model without a floor, no test of distance, no profile, no bootstrap): what a
-    parametric-bootstrap goodness of fit needs for each simulated data set.
+    Returns scale, floor (exactly 0 when a floor does not raise the likelihood), ``weights``,
+    loglik, trials, ``at_bound``/``bound_params``, ``distance_p`` (likelihood-ratio test against no
+    distance dependence: large means the scale is not identified), ``scale_no_floor`` and
+    ``floor_lr``. ``profile`` (a number of scales) adds the scale's likelihood profile and its
+    ``profile_ci``, ``profile_bounded``. The likelihood can have several optima (a sharp kernel
+    with a floor, a broad one without), so the full fit starts from several scales and keeps the
+    best; resamples start from its optimum. ``start``, an earlier fit on data of the same shape,
+    refits from its optimum alone and returns only the fit (for a parametric bootstrap).
     """
     if int(boot) < 0:
         raise ValueError(f"boot must be >= 0; got {boot!r}")
@@ -337,17 +307,10 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
 
 
 def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
-    """Theorem 3's ball radius from measured success rates by a chi-square profile.
-
-    ``p`` and ``se`` are the measured rates and their standard errors (one per condition, e.g.
-    per n), ``curve(eps)`` the predicted rates at radius ``eps``, searched on ``grid`` (which
-    should run from 0 to beyond the largest distance, where every prediction is chance) and
-    then on 201 radii spanning the confidence set and one grid step either side, so that a set
-    narrower than a grid step is not reported as a single point. Returns the best ``eps``, the
-    confidence set's ends (``ci_low``, ``ci_high``: every searched radius whose chi-square is
-    within the ``level`` quantile of the minimum), whether that set is one interval, the bound
-    report, and ``identified``: False when the set reaches an end of the grid (the data only
-    bound the radius from one side, or not at all).
+    """Theorem 3's ball radius from measured rates ``p`` (standard errors ``se``) by a chi-square
+    profile of ``curve(eps)`` over ``grid`` (0 to beyond the largest distance), refined on 201
+    radii around the confidence set. Returns ``eps``, the set's ends ``ci_low``/``ci_high``,
+    ``one_interval``, the bound report and ``identified`` (False when the set reaches a grid end).
     """
     p, se = np.asarray(p, float), np.asarray(se, float)
     if p.shape != se.shape or p.ndim != 1 or not len(p):
@@ -382,16 +345,9 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
 
 
 def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> dict:
-    """Are two radii fitted by :func:`fit_ball` to independent data equal? A likelihood-ratio
-    test, not an overlap of intervals (two wide intervals overlap however different the radii).
-
-    The two chi-square profiles add (the data are independent): equality costs
-    ``lr = min_e [S_a(e) + S_b(e)] - min S_a - min S_b``, referred to chi-square with one degree
-    of freedom (``p_equal``). The difference ``delta = eps_a - eps_b`` gets its own profile
-    interval, ``D(delta) = min_e [S_a(e + delta) + S_b(e)] - min S_a - min S_b`` within the
-    ``level`` quantile, on ``points`` differences spanning the grids; ``bounded`` is False when
-    that set reaches the end of the differences searched. Meaningful only for fits that pass
-    their goodness-of-fit test.
+    """Likelihood-ratio test that two :func:`fit_ball` radii fitted to independent data are equal
+    (``lr``, ``p_equal``), with a profile interval for their difference (``bounded``: it ends
+    inside the differences searched). Meaningful only for fits that pass goodness of fit.
     """
     for name, f in (("a", a), ("b", b)):
         if not isinstance(f, dict) or "profile_eps" not in f:
@@ -432,9 +388,9 @@ def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> 
 
 @lru_cache(maxsize=8)
 def _arrangements(k: int):
-    """The k! arrangements ``arr[p, place] = name``; ``sel[c, r, p]``, the arrangements with
-    name c at place r, each equally likely; ``named[p, place, name]``, which name sits where.
-    Fixed per k, so computed once (a fit evaluates the probabilities thousands of times)."""
+    """For k names: the k! arrangements ``arr[p, place]``, ``sel[c, r, p]`` (the arrangements with
+    name c at place r, equally likely) and ``named[p, place, name]``; cached per k.
+    """
     arr = np.array(list(permutations(range(k))))
     fits_ = arr[:, None, :] == np.arange(k)[None, :, None]       # (p, name, place)
     sel = np.transpose(fits_, (1, 2, 0)).astype(float)          # (c, r, p)
@@ -448,10 +404,10 @@ def _eye(k: int) -> np.ndarray:
 
 
 def _name_corner_probs(x, k):
-    """For log weights ``x`` = (k-1 name, k-1 place, log advantage of the correct option): the
-    arrangements ``arr[p, place] = name``, the option probabilities ``q[p, r, place]`` with the
-    correct option at place ``r``, and the predicted table rows given the correct name ``c`` and
-    place ``r`` (the other names arranged uniformly): ``pn[c, r, name]``, ``pc[c, r, place]``."""
+    """For log weights ``x`` (k-1 name, k-1 place, the correct option's log advantage): ``arr``,
+    the option probabilities ``q[p, r, place]`` and the predicted rows ``pn[c, r, name]`` and
+    ``pc[c, r, place]``.
+    """
     a = np.concatenate(([0.0], x[:k - 1]))  # not np.r_: hundreds of thousands of calls a fit
     b = np.concatenate(([0.0], x[k - 1:2 * k - 2]))
     arr, sel, named = _arrangements(k)
@@ -463,9 +419,9 @@ def _name_corner_probs(x, k):
 
 
 def _name_corner_nll(x, k, no, co, qn, qc, grad: bool):
-    """Both tables' negative log-likelihood at ``x``, their predicted rows and (with ``grad``)
-    the gradient in ``x``, by the chain rule through the option softmax: one evaluation, not
-    the 2k of a numerical gradient."""
+    """Both tables' negative log-likelihood at ``x``, their predicted rows and (with ``grad``) the
+    analytic gradient through the option softmax.
+    """
     arr, q, pn, pc = _name_corner_probs(x, k)
     rn = np.einsum("r,crj->cj", qc, pn)          # name table rows
     rc = np.einsum("c,crs->rs", qn, pc)          # corner table rows
@@ -486,21 +442,14 @@ def _name_corner_nll(x, k, no, co, qn, qc, grad: bool):
 
 
 def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
-    """A bias for a name told apart from a bias for a place, from two confusion tables of the
-    same trials in which names are shuffled over fixed places (the paper's random stencils).
+    """A bias for a name told apart from a bias for a place, from two confusion tables of the same
+    trials with names shuffled over fixed places (the paper's random stencils).
 
-    ``name_counts[c, j]``: trials whose correct option had name ``c`` and whose answer named
-    ``j``; ``corner_counts[r, s]``: the same trials by the correct option's place ``r`` and the
-    chosen place ``s``. The model: P(option) ∝ w_name v_place G^[correct], the other names at a
-    uniformly random arrangement over the other places, the correct name independent of the
-    correct place. Fitted by maximising the sum of both tables' multinomial log-likelihoods (a
-    composite likelihood: the trials are counted twice), so its intervals and goodness of fit
-    come from a parametric bootstrap (``boot`` datasets simulated from the fit and refitted):
-    ``gof_p`` is (1 + the number of simulated deviances at least the observed one) / (1 +
-    ``boot``), with its resolution; without ``boot`` the fit is not tested (``misfit`` None).
-
-    Returns ``name_weights`` and ``place_weights`` (each summing to 1), ``advantage`` G, their
-    ``*_ci`` with ``boot``, and the goodness-of-fit keys of :data:`semres.core.fits.GOF_KEYS`.
+    ``name_counts[c, j]``: trials with correct name c answered j; ``corner_counts[r, s]``: correct
+    place r, chosen place s. Model: P(option) ∝ w_name v_place G^[correct]. The two tables'
+    likelihoods are summed (a composite likelihood), so intervals and goodness of fit come from a
+    parametric bootstrap of ``boot`` datasets. Returns ``name_weights``, ``place_weights``,
+    ``advantage`` G, their ``*_ci`` with ``boot``, and :data:`semres.core.fits.GOF_KEYS`.
     """
     n_obs, c_obs = (np.asarray(t, float) for t in (name_counts, corner_counts))
     k = len(n_obs)

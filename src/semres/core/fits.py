@@ -1,12 +1,9 @@
-"""What every fitted number must carry: whether the optimiser stopped on the edge of its range,
-and whether the fitted curve fits its data at all.
+"""What every fitted number carries: whether it stopped on the edge of its search range, and
+whether the fitted curve fits its data at all.
 
-A parameter that sits on a bound of its search range is censored, not estimated: the data would
-have pushed it further. Every fit in the package reports this through :func:`bound_report`, every
-``fit*.csv`` carries a boolean ``at_bound`` column, and a chapter prints :func:`censored_warning`
-instead of a verdict when a reported number is censored. Likewise every fit reports a
-goodness-of-fit test (:data:`GOF_KEYS`); a page says so when it fails
-(:func:`semres.report.verdicts.misfit_warning`).
+A parameter on a bound is censored, not estimated: every fit reports :func:`bound_report` and a
+page prints :func:`censored_warning` instead of a verdict. Every fit also reports a goodness-of-fit
+test (:data:`GOF_KEYS`), and a page says when it fails.
 """
 
 from __future__ import annotations
@@ -34,11 +31,9 @@ __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_
 
 
 def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
-    """``{"at_bound": bool, "bound_params": "name=lower,..."}`` for fitted ``values``.
-
-    ``bounds`` maps a parameter name to its (lower, upper) search range; a value within ``rtol``
-    of the range's width from an end counts as on it. Parameters named in ``log`` are compared on
-    a log scale (scales and floors searched over decades). An infinite end is never reached.
+    """``{"at_bound": bool, "bound_params": "name=lower,..."}`` for fitted ``values``: a value
+    within ``rtol`` of its (lower, upper) range's width from an end is on it; names in ``log``
+    compare on a log scale; an infinite end is never reached.
     """
     hits = []
     for name, (lo, hi) in bounds.items():
@@ -73,8 +68,9 @@ def bootstrap_at_bound(flags) -> float:
 
 
 def resamples(size: int, n_boot, seed):
-    """Index arrays of ``n_boot`` bootstrap resamples of ``size`` units (drawn with replacement,
-    one after another from ``seed``): the one resampling loop of every bootstrap interval."""
+    """Index arrays of ``n_boot`` bootstrap resamples of ``size`` units, drawn in turn from
+    ``seed``.
+    """
     rng = np.random.default_rng(seed)
     for _ in range(int(n_boot)):
         yield rng.integers(0, size, size)
@@ -82,10 +78,10 @@ def resamples(size: int, n_boot, seed):
 
 def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
                   progress: bool = False, desc: str = "bootstrap") -> list:
-    """``[fn(index) for each of n_boot resamples of size units]``, through
-    :func:`semres.core.parallel.spread`. The resamples are drawn first, in the order
-    :func:`resamples` draws them, and come back in that order, so the same seed gives the same
-    intervals wherever they run (``n_jobs``: None, as joblib is configured; 1, this process)."""
+    """``[fn(index) for each resample]`` through :func:`semres.core.parallel.spread`, resamples
+    drawn first by :func:`resamples`, so the same seed gives the same intervals wherever they run
+    (``n_jobs``: None, as joblib is configured; 1, this process).
+    """
     if isinstance(n_jobs, bool) or not (n_jobs is None or (isinstance(n_jobs, int)
                                                           and n_jobs >= 1)):
         raise ValueError(f"n_jobs must be None or an integer >= 1; got {n_jobs!r}")
@@ -96,26 +92,21 @@ def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
 
 
 def percentile_interval(values) -> tuple:
-    """The 95% percentile interval ``(low, high)`` of bootstrap values; NaNs when there are none."""
+    """The 95% percentile interval ``(low, high)`` of bootstrap values; NaNs when there are none.
+    """
     if not len(values):
         return math.nan, math.nan
     return tuple(np.percentile(values, [2.5, 97.5]).tolist())
 
 
-# --------------------------------------------------------------------------- goodness of fit
-#
-# A fit that does not fit turns its parameters into descriptions of the wrong curve. Every fit
-# reports gof_test (what was computed), gof_stat, gof_df, gof_p, gof_resolution (the smallest
-# p-value the test can give: 0 for a chi-square reference, 1 / (B + 1) for B bootstrap refits)
-# and ``misfit``: True or False when the fit was tested (see :func:`misfit_rule`), None when it
-# was not (no reference, no degrees of freedom), so that an untested row never reads as a pass.
+# Goodness of fit: every fit reports GOF_KEYS; gof_resolution is the smallest p-value its test
+# can give (0 for chi-square, 1 / (B + 1) for B refits), misfit is None when untested.
 
 #: a fit whose goodness-of-fit p-value falls below this is marked ``misfit``
 MISFIT_P = 1e-3
-#: the chi-square reference of a binomial deviance is trusted when every cell expects at least
-#: this many successes and this many failures under the fit (the usual rule for the asymptotics)
+#: chi-square is trusted when every cell expects this many successes and failures
 MIN_EXPECTED = 5.0
-#: the fewest parametric-bootstrap refits whose smallest p-value, 1 / (1 + n), falls below MISFIT_P
+#: the fewest bootstrap refits whose smallest p-value, 1 / (1 + n), falls below MISFIT_P
 MIN_GOF_BOOT = round(1 / MISFIT_P)
 #: the keys every goodness-of-fit result carries
 GOF_KEYS = ("gof_test", "gof_stat", "gof_df", "gof_p", "gof_resolution", "misfit")
@@ -127,10 +118,9 @@ def _coarse(resolution: float) -> bool:
 
 
 def misfit_rule(resolution: float = 0.0) -> str:
-    """The rule that marks a misfit, for a test whose smallest p-value is ``resolution``:
-    p < 0.001 when the test can resolve it; for a bootstrap too small for that (B + 1 <= 1000
-    refits: with B = 999 the smallest p is 0.001 itself, never below it), p <= 1 / (B + 1),
-    i.e. no refit reached the observed statistic."""
+    """The rule that marks a misfit: p < 0.001, or, for a bootstrap too small to resolve that, p at
+    its smallest value 1 / (B + 1) (no refit reached the observed statistic).
+    """
     r = float(resolution)
     if not (r >= 0 and math.isfinite(r)):
         raise ValueError(f"resolution must be a finite number >= 0; got {resolution!r}")
@@ -142,9 +132,9 @@ def misfit_rule(resolution: float = 0.0) -> str:
 
 def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan,
                resolution: float = 0.0) -> dict:
-    """A goodness-of-fit record with the keys of :data:`GOF_KEYS`: the test, its statistic,
-    degrees of freedom, p-value and the p-value's resolution, and ``misfit`` by
-    :func:`misfit_rule` (None when untested: no finite p-value)."""
+    """A goodness-of-fit record with the keys of :data:`GOF_KEYS`; ``misfit`` by
+    :func:`misfit_rule`, None when untested (no finite p-value).
+    """
     p, resolution = float(p), float(resolution)
     if not math.isfinite(p):
         misfit = None  # not tested: no reference for the statistic
@@ -157,14 +147,13 @@ def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan,
 
 
 def gof_none(reason: str) -> dict:
-    """The goodness-of-fit keys of a fit that no test can check (``reason`` says why): its
-    ``misfit`` is None, untested, not False."""
+    """The goodness-of-fit keys of a fit no test can check: ``misfit`` None, not False."""
     return gof_result(f"none: {reason}")
 
 
 def gof_p_bootstrap(observed: float, simulated) -> tuple[float, float]:
-    """``(p, resolution)`` of a statistic against ``simulated`` draws of it under the fit:
-    p = (1 + #{simulated >= observed}) / (1 + B), whose smallest value is 1 / (1 + B)."""
+    """``(p, resolution)``: p = (1 + #{simulated >= observed}) / (1 + B), resolution 1 / (1 + B).
+    """
     sims = np.asarray(simulated, float).ravel()
     if not sims.size:
         raise ValueError("simulated must hold at least one draw")
@@ -174,9 +163,9 @@ def gof_p_bootstrap(observed: float, simulated) -> tuple[float, float]:
 
 
 def gof_frame(results) -> "pandas.DataFrame":
-    """The goodness-of-fit keys of many fits as table columns (:data:`GOF_KEYS`, one row per
-    fit), with ``misfit`` a nullable boolean, empty (NA) where a fit was not tested, and
-    ``gof_tested`` saying which were: an untested row never reads as a pass."""
+    """Many fits' :data:`GOF_KEYS` as columns, ``misfit`` nullable (NA where untested) and
+    ``gof_tested`` saying which were: an untested row never reads as a pass.
+    """
     results = list(results)
     out = pd.DataFrame({key: [r[key] for r in results] for key in GOF_KEYS})
     out["misfit"] = pd.array([None if r["misfit"] is None else bool(r["misfit"])
@@ -198,8 +187,9 @@ def _cells(trials, correct, p_fit):
 
 
 def binomial_deviance(trials, correct, p_fit) -> float:
-    """2 sum [k ln(k / n p) + (n - k) ln((n - k) / n (1 - p))]: the log-likelihood ratio of the
-    fit against the saturated model (one rate per cell). Fractional counts are allowed."""
+    """The binomial log-likelihood ratio of the fit against one rate per cell (fractional counts
+    allowed).
+    """
     n, k, p = _cells(trials, correct, p_fit)
     p = np.clip(p, 1e-300, 1 - 1e-16)
     return float(2 * np.sum(xlogy(k, k / (n * p)) + xlogy(n - k, (n - k) / (n * (1 - p)))))
@@ -207,8 +197,9 @@ def binomial_deviance(trials, correct, p_fit) -> float:
 
 def chi2_reference_allowed(trials, correct, p_fit, *, min_expected: float = MIN_EXPECTED
                            ) -> tuple[bool, str]:
-    """(allowed, why not): the deviance follows chi-square only for whole counts of sampled
-    answers with at least ``min_expected`` expected successes and failures in every cell."""
+    """(allowed, why not): chi-square holds only for whole counts with at least ``min_expected``
+    expected successes and failures in every cell.
+    """
     n, k, p = _cells(trials, correct, p_fit)
     if not (np.allclose(k, np.round(k)) and np.allclose(n, np.round(n))):
         return False, "fractional counts (expected masses, not sampled answers)"
@@ -221,9 +212,8 @@ def chi2_reference_allowed(trials, correct, p_fit, *, min_expected: float = MIN_
 
 def gof_binomial(trials, correct, p_fit, n_params: int, *,
                  min_expected: float = MIN_EXPECTED) -> dict:
-    """Binomial deviance of a fit against the saturated model, referred to chi-square with
-    cells - n_params degrees of freedom where :func:`chi2_reference_allowed` says the
-    asymptotics hold; elsewhere gof_p is NaN and gof_test says why (use :func:`gof_bootstrap`).
+    """Binomial deviance referred to chi-square on cells - n_params degrees of freedom where
+    :func:`chi2_reference_allowed`; elsewhere gof_p is NaN and gof_test says why.
     """
     n, k, p = _cells(trials, correct, p_fit)
     df = len(n) - _n_params(n_params)
@@ -243,31 +233,19 @@ def _reach(stat: float) -> float:
 
 
 def _refitted(at_fit: float, reach: float, refitted) -> float:
-    """A bootstrap draw's deviance after its refit, computed only where it matters.
-
-    The refit maximises the likelihood over a family that holds the fit the draw came from, so
-    its deviance is never above ``at_fit``, the draw's deviance at that fit: a draw already
-    short of the observed statistic there cannot reach it, and is not refitted (the p-value is
-    the one refitting every draw gives; a clear misfit costs almost no refit). The refit must
-    be that good (start at the fit, or keep the best of its starts); where it is not, the
-    deviance at the fit stands, as a better optimiser would find.
+    """A bootstrap draw's deviance after its refit, computed only where it matters: the refit is
+    never worse than the fit the draw came from (``at_fit``), so a draw already short of ``reach``
+    there cannot reach it and is not refitted.
     """
     return at_fit if at_fit < reach else min(at_fit, refitted())
 
 
 def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
                   progress: bool = False) -> dict:
-    """Binomial deviance referred to its parametric bootstrap: ``n_boot`` data sets of whole
-    counts drawn from the fitted rates, each refitted by ``refit(trials, correct) -> p_fit``.
-
-    Valid where chi-square is not (sparse cells); for fractional counts (expected Luce masses)
-    the reference is a model that samples its answers from the fitted rates, whose answers
-    carry binomial noise the expected masses lack, so the p-value is conservative: a misfit
-    it reports is larger than any sampled answers at this many trials would show.
-    p = (1 + #{simulated >= observed}) / (1 + n_boot), whose resolution 1 / (1 + n_boot) is
-    reported: with fewer than :data:`MIN_GOF_BOOT` refits the p < 0.001 rule cannot be met, and
-    a misfit is marked when no refit reaches the observed deviance (:func:`misfit_rule`).
-    Only draws that could reach it are refitted (:func:`_refitted`).
+    """Binomial deviance referred to its parametric bootstrap: ``n_boot`` whole-count data sets
+    drawn from the fitted rates, each refitted by ``refit(trials, correct) -> p_fit``. Valid where
+    chi-square is not; for fractional counts (expected masses) conservative. Adds
+    ``gof_null_mean``, the deviance's mean when the fit is true (errs high).
     """
     n, k, p = _cells(trials, correct, p_fit)
     n_boot = _n_params(n_boot, "n_boot")
@@ -284,18 +262,13 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
         sims[b] = _refitted(binomial_deviance(whole, ks, p), reach,
                             lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
     pval, resolution = gof_p_bootstrap(stat, sims)
-    # the null mean: what the deviance averages when the fit is true (draws short of the
-    # observed statistic keep their deviance at the fit, which is never below the refitted
-    # one, so this mean errs high and a dispersion read against it errs low)
     return {**gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit "
                          f"rule {misfit_rule(resolution)})", stat, df, pval, resolution),
             "gof_null_mean": float(sims.mean())}
 
 
 def gof_chi2(y, y_fit, se, n_params: int) -> dict:
-    """Sum of squared standardised residuals ((y - y_fit) / se)^2 of a least-squares fit,
-    referred to chi-square with points - n_params degrees of freedom (right when the errors are
-    independent and normal with the given standard errors)."""
+    """Sum of squared standardised residuals, referred to chi-square on points - n_params df."""
     y, f, s = (np.asarray(x, float).ravel() for x in (y, y_fit, se))
     if not (y.shape == f.shape == s.shape):
         raise ValueError("y, y_fit and se must have the same length")
@@ -310,11 +283,9 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
 
 
 def gof_multinomial(counts, probs, n_params: int) -> dict:
-    """Deviance G = 2 sum O ln(O / E) of observed counts (rows x options) against a fitted
-    model's option probabilities, on ``sum over rows of (options - 1) - n_params`` degrees of
-    freedom: the likelihood-ratio test of the model against one free distribution per row,
-    referred to chi-square. Binomial data are the two-column case ``[correct, wrong]``; rows
-    without counts are left out."""
+    """Deviance G = 2 sum O ln(O / E) of counts (rows x options) against fitted probabilities,
+    referred to chi-square on sum(options - 1) - n_params df; empty rows left out.
+    """
     o = np.asarray(counts, float)
     q = np.asarray(probs, float)
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
@@ -339,15 +310,9 @@ def multinomial_deviance(counts, probs) -> float:
 
 def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0, *,
                min_expected: float = MIN_EXPECTED, progress: bool = False) -> dict:
-    """Goodness of fit of counts (rows x options) by the reference their cells allow: the
-    chi-square of :func:`gof_multinomial` where every cell expects at least ``min_expected``
-    answers, else a parametric bootstrap. Each of ``n_boot`` data sets draws every row's
-    answers from the fitted probabilities (its row total kept) and is refitted by
-    ``refit(counts) -> probs``, so the reference carries what fitting takes from the deviance.
-    Only draws that could reach the observed deviance are refitted (:func:`_refitted`).
-    On sparse cells (a 6 x 6 grid of about 11 answers a cell) the chi-square reference is far
-    off: refitted null deviances there run near half their nominal degrees of freedom. Without
-    a ``refit`` or bootstrap on sparse cells the statistic is reported with no reference.
+    """Goodness of fit of counts (rows x options): :func:`gof_multinomial` where every cell expects
+    ``min_expected`` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
+    (on sparse cells chi-square is far off); without either the statistic has no reference.
     """
     o, q = np.asarray(counts, float), np.asarray(probs, float)
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
@@ -386,30 +351,18 @@ def _n_params(v, name: str = "n_params") -> int:
     return int(v)
 
 
-#: the keys of :func:`misfit_size`: how far a fit misses, whatever its p-value says
+#: the keys of :func:`misfit_size`
 SIZE_KEYS = ("dispersion", "explained_null", "explained_saturated", "rms_gap", "rms_sampling")
 
 
 def misfit_size(deviance_fit: float, deviance_null: float, null_mean: float, observed,
                 predicted, totals) -> dict:
-    """How far a fit misses its data, beside its goodness-of-fit p-value (which on thousands of
-    trials rejects a miss too small to matter).
-
-    ``deviance_fit`` and ``deviance_null`` are the deviances (against the saturated model, one
-    free rate per cell) of the fit and of the model without similarity (chance, or one rate
-    for all cells); ``null_mean`` is what the fit's deviance averages when the fit is true
-    (its bootstrap-null mean, or its degrees of freedom under chi-square); ``observed`` and
-    ``predicted`` are the cells' rates (accuracy, or each option's share), ``totals`` their
-    trials. Returns:
-
-    - ``dispersion``: deviance over its null mean; 1 for a fit that misses only by sampling,
-      and the factor by which a quasi-likelihood interval's variance grows (:func:`quasi_interval`);
-    - ``explained_null``: the share of the no-similarity model's deviance the fit removes;
-    - ``explained_saturated``: the share of the structure beyond sampling noise it captures,
-      (D_null - D_fit) / (D_null - null_mean): 1 for a fit as good as the saturated model can
-      be told apart from, about 0 for one no better than no similarity;
-    - ``rms_gap``: the root-mean-square gap between the cells' observed and predicted rates,
-      and ``rms_sampling``, the same gap that binomial sampling alone gives at the fitted rates.
+    """How far a fit misses, beside its p-value (which on thousands of trials rejects a miss too
+    small to matter). From the deviances of the fit and of the no-similarity model, the fit
+    deviance's ``null_mean`` when the fit is true, and the cells' observed and predicted rates with
+    their ``totals``: ``dispersion`` (deviance / null mean), ``explained_null``,
+    ``explained_saturated`` (the share of structure beyond sampling noise captured), ``rms_gap``
+    and ``rms_sampling`` (the gap sampling alone gives).
     """
     obs, pred, n = (np.asarray(x, float).ravel() for x in (observed, predicted, totals))
     if not (obs.shape == pred.shape == n.shape) or not obs.size:
@@ -428,10 +381,9 @@ def misfit_size(deviance_fit: float, deviance_null: float, null_mean: float, obs
 
 
 def quasi_interval(estimate: float, ci, dispersion: float) -> tuple[float, float]:
-    """A parameter's interval widened by the fit's ``dispersion`` (quasi-likelihood): each
-    side's distance from the estimate times sqrt(dispersion), never narrowed (a dispersion
-    below 1 leaves it as it was). Approximate: it assumes the misfit is extra-binomial
-    scatter, not a wrong shape, so a page marks it so."""
+    """An interval widened by sqrt(``dispersion``) on each side (quasi-likelihood), never narrowed.
+    Approximate: it assumes the misfit is extra-binomial scatter, not a wrong shape.
+    """
     lo, hi = (float(x) for x in ci)
     d = float(dispersion)
     if not (math.isfinite(d) and d > 0):

@@ -1,15 +1,15 @@
 """One Monte Carlo engine for the similarity and identification tests.
 
-A trial scores the expected Luce mass on the correct answer (not argmax accuracy), so the
-estimate has small variance. Similarity: a probe and n i.i.d. items; the nearest items are
-correct (in discrete spaces equally near items share the credit, as the rule splits the mass).
-Identification: n i.i.d. items, the first copied as the probe. All similarities 0: uniform
-choice. Trials run in fixed-size blocks, each with its own ``PCG64`` stream spawned from the
-seed and summed in block order, so the thread count never changes the number. Blocks run in
-nogil numba code; built-in spaces and kernels are drawn inside it with numpy's own conversions
-(the same numbers ``distances`` draws), anything else takes the general path (numpy draws and
-evaluates, the compiled loop scores). Continuous spaces draw float32 (ties move the mean by
-well under 1e-6); discrete ones keep float64, so their ties are exact.
+A trial scores the expected Luce mass on the correct answer (not argmax accuracy), so the estimate
+has small variance. Similarity: a probe and n i.i.d. items; the nearest items are correct (in
+discrete spaces equally near items share the credit, as the rule splits the mass). Identification:
+n i.i.d. items, the first copied as the probe. All similarities 0: uniform choice. Trials run in
+fixed-size blocks, each with its own ``PCG64`` stream spawned from the seed and summed in block
+order, so the thread count never changes the number. Blocks run in nogil numba code; built-in
+spaces and kernels are drawn inside it with numpy's own conversions (the same numbers ``distances``
+draws), anything else takes the general path (numpy draws and evaluates, the compiled loop scores).
+Continuous spaces draw float32 (ties move the mean by well under 1e-6); discrete ones keep float64,
+so their ties are exact.
 """
 
 from __future__ import annotations
@@ -121,8 +121,7 @@ def _next32(bitgen, carry):
 
 @numba.njit(**_JIT)
 def _uniforms(bitgen, out, count, carry, scale=1.0):
-    """out[:count] = ``Generator.random(count, dtype=np.float32)``, times ``scale`` (exact for a power of two).
-    """
+    """out[:count] = ``Generator.random(count, dtype=np.float32)`` times ``scale``."""
     i = 0
     if count > 0 and carry[0]:
         out[0] = np.float32(_next32(bitgen, carry) >> _FLOAT_BITS) * _TO_FLOAT * scale
@@ -219,8 +218,8 @@ def _pair(d0, d1, g0, g1):
 @numba.njit(**_JIT)
 def _luce(similarity, n, m, d, g, kind, a, b, g_self, mass, work):
     """mass[:m] = the Luce mass on each trial's correct answer; ``work`` is (3, m) scratch. The
-    similarities are ``g`` (kind ``_GIVEN``) or the built-in kernel ``kind`` of d, in one loop
-    per kernel so that each vectorises. Identification: d holds the n - 1 others, the copy has g_self.
+    similarities are ``g`` (kind ``_GIVEN``) or the built-in kernel ``kind`` of d, one loop per
+    kernel so that each vectorises. Identification: d holds the n - 1 others; the copy has g_self.
     """
     if similarity and n == 2:
         if kind == _CONSTANT:
@@ -311,8 +310,7 @@ def _score(similarity, n, d, g, g_self):
 
 @numba.njit(**_JIT)
 def _block(bitgen, trials, step, similarity, n, space, size, cdf, matrix, kind, a, b, g_self):
-    """(sum, sum of squares) of ``trials`` trials of a built-in space and kernel, drawn from ``bitgen``.
-    """
+    """(sum, sum of squares) of ``trials`` trials of a built-in space and kernel."""
     k = n if similarity else n - 1
     probe = space == _SEGMENT or space == _POINTS or space == _WEIGHTED
     discrete = space == _POINTS or space == _WEIGHTED
@@ -349,8 +347,8 @@ def _compiled(space, kernel):
 
 
 def _run_blocks(run, count: int, threads: int, bar=None) -> list:
-    """[run(0), ..., run(count - 1)] on ``threads`` threads (the caller one of them), each taking the
-    next block from a shared counter: no per-block future or wake-up. An error or Ctrl-C in any
+    """[run(0), ..., run(count - 1)] on ``threads`` threads (the caller one of them), each taking
+    the next block from a shared counter: no per-block future or wake-up. An error or Ctrl-C in any
     thread stops the others after their block and is raised here.
     """
     results = [None] * count
@@ -400,7 +398,7 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
     ``space``: a :mod:`semres.core.spaces` space; ``kernel``: any g(d) mapping a distance array to
     similarities (on a space with an ``event_shape`` it maps each pair's per-slot distances to one
     similarity, and the nearest item is judged on ``space.combine``); ``seed``: an int or a
-    ``SeedSequence``. ``threads`` (default: the CPUs available) changes the speed, never the result.
+    ``SeedSequence``. ``threads`` (default: the CPUs available) changes the speed, not the result.
     """
     if not isinstance(space, Space):
         raise ValueError(f"space must be a semres.core.spaces.Space; got {space!r}")
@@ -516,8 +514,8 @@ def check_row(estimate: Estimate, theory: float, **cell) -> dict:
 
 
 def check_table(mc, index):
-    """Tidy checks (columns task, theory, mc, z and ``index``) as one line per cell: ``p_S theory``,
-    ``p_S mc``, ``p_S z``, then the same for ``p_I``.
+    """Tidy checks (columns task, theory, mc, z and ``index``) as one line per cell: ``p_S
+    theory``, ``p_S mc``, ``p_S z``, then the same for ``p_I``.
     """
     if not {"task", "theory", "mc", "z", *index} <= set(mc.columns):
         raise ValueError(f"mc must have columns task, theory, mc, z and {', '.join(index)}; "
