@@ -25,7 +25,19 @@ __all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table",
 def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = True) -> dict:
     """Score one causal LM on the paper's questions: the gate, the question asked backwards, the
     probe and the near design (:mod:`semres.experiments.llm.near`) for every model; the n-sweep
-    only when it passes the gate."""
+    only when it passes the gate.
+
+    ``cfg`` holds the chapter's settings (:class:`semres.experiments.llm.settings.LlmYearsSettings`:
+    ``sweep_years``, ``gate_trials``, ``reverse_trials``, ``lm_dtype``, ``probe``,
+    ``probe_permutations``, ``lm_ns``, ``causal_trials`` (about as many trials per n-sweep
+    cell), ``near_Ds``, ``near_xs``, ``near_pairs``, ``near_centres``). Every random stream is
+    named from the chapter's root ``seed`` after the model and the part
+    (:func:`semres.core.seeds.named_seed`), so adding a model or a part moves no other numbers.
+    Similarity at n = 2 gets as many trials as the gate, for a point on the front as precise as
+    p_I. Each trial's answer is drawn from the model's choice probabilities, as the paper
+    sampled its models' answers. Returns plain data: the summaries and ``rows``, every scored
+    trial in the tidy schema with its exact prompt.
+    """
     scorer = lm.Scorer(model, device=device, dtype=cfg.lm_dtype)
     key = scorer.name
 
