@@ -1,9 +1,6 @@
-"""Similarity functions g(d) of distance, as used by the Luce rule.
-
-A kernel is any callable taking a numpy array of distances and returning the similarities
-(same shape, non-negative, finite). The classes below are the paper's families; a measured
-similarity profile (e.g. ``scipy.interpolate.interp1d`` over a learned g) works the same way.
-Kernels keep the dtype of their input, so the engine can work in float32.
+"""Similarity functions g(d) of distance for the Luce rule: any callable mapping a distance array
+to finite similarities >= 0 of the same shape (a measured profile works too). The paper's families
+below keep their input's dtype, so the engine can work in float32.
 """
 
 from __future__ import annotations
@@ -19,22 +16,16 @@ __all__ = ["Constant", "Linear", "Exponential", "Slotwise", "half_decay", "chanc
 
 
 def half_decay(lam) -> float:
-    """The half-decay distance of an exponential e^(-d/lam): lam ln 2, where its graded part
-    has fallen to half its value at d = 0 (with a floor Delta, where g stands halfway between
-    its peak 1 + Delta and its floor Delta), whatever the floor. Not where answers return to
-    chance: that is :func:`chance_return`. ``lam`` (years, or any unit of distance) must be
-    finite and > 0."""
+    """lam ln 2, where an exponential's graded part has fallen to half its value at 0 (whatever the
+    floor); not where answers return to chance (:func:`chance_return`).
+    """
     return positive(lam, "lam") * math.log(2)
 
 
 def chance_return(lam, delta) -> float:
-    """The return-to-chance distance of an exponential with a floor, g = e^(-d/lam) + delta:
-    lam ln(1/delta), where the graded part e^(-d/lam) falls to the floor, so that beyond it
-    every item weighs about the same and a Luce choice is back near chance (the paper's
-    effective resolution; its 70-80 years for the LLMs is this distance). Conventions: inf
-    without a floor (delta = 0: the graded part never reaches it), 0 when the floor outweighs
-    even an exact match (delta >= 1). ``lam`` must be finite and > 0, ``delta`` finite and
-    >= 0."""
+    """lam ln(1/delta), where e^(-d/lam) falls to the floor delta and a Luce choice is back near
+    chance (the paper's effective resolution); inf without a floor, 0 for delta >= 1.
+    """
     lam = positive(lam, "lam")
     delta = non_negative(delta, "delta")
     if delta == 0:
@@ -104,18 +95,15 @@ class Exponential:
 
     @property
     def resolution(self) -> float:
-        """The return-to-chance distance (:func:`chance_return`): where exp(-d/scale) falls to
-        the floor, scale ln(1/floor); inf without one, 0 for a floor >= 1."""
+        """The return-to-chance distance, :func:`chance_return`."""
         return chance_return(self.scale, self.floor)
 
     @property
     def chance_return(self) -> float:
-        """:func:`chance_return` of this kernel (the same as :attr:`resolution`)."""
         return chance_return(self.scale, self.floor)
 
     @property
     def half_decay(self) -> float:
-        """:func:`half_decay` of this kernel: scale ln 2."""
         return half_decay(self.scale)
 
     def __call__(self, d):
@@ -133,9 +121,10 @@ _COMBINE = {"max": np.max, "product": np.prod, "mean": np.mean}
 
 @dataclass(frozen=True)
 class Slotwise:
-    """A compositional similarity: ``kernel`` on each slot's distance (last axis), combined by
-    ``combine`` ("max": the best-matching slot decides; "product": every slot must match;
-    "mean": the share of matching slots). For :class:`semres.core.spaces.Slots`."""
+    """``kernel`` on each slot's distance (last axis), combined by ``combine``: "max" (the best
+    slot decides), "product" (every slot must match) or "mean". For
+    :class:`semres.core.spaces.Slots`.
+    """
 
     kernel: object
     combine: str = "max"

@@ -1,11 +1,8 @@
 """Theorem 3 fitted to a model's answers across the number of items n, with its noise floor.
 
-A model that exposes only its answers still tests Theorem 3: one constant kernel, a ball measure
-b and a floor Delta (the weight of an item outside the ball, relative to one inside), predicts
-both tasks at every n (:func:`semres.core.theory.n_item`). The paper's form has no floor
-(Delta = 0); a model whose floor was measured (a causal LM, an encoder, a VLM) is tested in the
-form that has it, beside the floor-free one. :func:`fit_theorem3` fits both by binomial
-likelihood, jointly over the two tasks, and says how well each describes the answers.
+One constant kernel (ball measure b, floor Delta: an outside item's weight relative to an inside
+one) predicts both tasks at every n (:func:`semres.core.theory.n_item`); :func:`fit_theorem3` fits
+it by binomial likelihood, with and without the floor.
 """
 
 from __future__ import annotations
@@ -51,19 +48,15 @@ def _cells(cells) -> pd.DataFrame:
 
 
 def fit_theorem3(cells, *, floor: bool = True, gof_boot: int = 0, seed=None) -> dict:
-    """Theorem 3's constant kernel (ball measure b, floor Delta; Delta = 0 when ``floor`` is
-    False) fitted jointly to both tasks across n by binomial maximum likelihood.
+    """Theorem 3's constant kernel (b, and Delta unless ``floor`` is False) fitted jointly to both
+    tasks across n by binomial maximum likelihood.
 
-    ``cells``: a DataFrame with ``task`` ("similarity"/"identification"), ``n``, ``trials``
-    and ``correct`` (effective counts allowed: a clustered mean p with standard error se
-    counts as trials = p(1 - p)/se², correct = p trials). Returns ``b``, ``delta``, their 95 %
-    profile-likelihood intervals ``b_ci``, ``delta_ci`` (an end at its search range is that
-    end, and ``at_bound`` says so), ``deviance`` against the saturated model on ``df`` degrees
-    of freedom, its goodness of fit (the keys of :data:`semres.core.fits.GOF_KEYS`: chi-square
-    where every cell expects five answers either way, else ``gof_boot`` parametric-bootstrap
-    refits drawn from ``seed``), the misfit's size (:func:`semres.core.fits.misfit_size`,
-    against no similarity: every cell at chance, 1/n) and ``table``, the cells with their
-    observed rate and the prediction ``theory``.
+    ``cells``: ``task``, ``n``, ``trials``, ``correct`` (effective counts allowed). Returns ``b``,
+    ``delta``, their 95 % profile-likelihood intervals ``b_ci``, ``delta_ci`` (``at_bound`` says
+    when an end is the search range's), ``deviance`` on ``df`` degrees of freedom, the goodness of
+    fit (chi-square where allowed, else ``gof_boot`` bootstrap refits from ``seed``), the misfit's
+    size against chance (:func:`semres.core.fits.misfit_size`) and ``table`` (cells, observed,
+    ``theory``).
     """
     df = _cells(cells)
     k_params = 2 if floor else 1
@@ -128,7 +121,7 @@ def fit_theorem3(cells, *, floor: bool = True, gof_boot: int = 0, seed=None) -> 
 
 
 def _profiled(x: float, which: str, floor: bool, dev) -> float:
-    """The deviance at one parameter fixed (``x`` on the logit scale), the other fitted."""
+    """The deviance with one parameter fixed (``x`` on the logit scale), the other fitted."""
     if which == "b" and not floor:
         return dev(expit(x), 0.0)
     if which == "b":
@@ -141,9 +134,9 @@ def _profiled(x: float, which: str, floor: bool, dev) -> float:
 
 
 def _profile(profiled, at: float, best: float, limits) -> tuple[float, float]:
-    """The 95 % profile-likelihood interval of a parameter (on the natural scale) whose
-    maximum lies at ``at`` (logit scale) with deviance ``best``: where the profiled deviance
-    rises by :data:`DROP` on either side, or the search range's end where it never does."""
+    """The 95 % profile-likelihood interval (natural scale) of a parameter at ``at`` (logit scale,
+    deviance ``best``): where the deviance rises by :data:`DROP`, or the search range's end.
+    """
     def excess(x):
         return profiled(x) - best - DROP
 

@@ -1,13 +1,8 @@
 """A chapter's settings and the checks every chapter and the CLI share.
 
-Each experiment keeps its settings beside its code (``semres.experiments.toy.SETTINGS``, ...):
-three profiles, the paper's protocol, which chapter parameters override which setting, and the
-check that keeps them consistent. This module knows no experiment: it imports nothing of the
-package, and its functions take the experiment's :class:`Settings`. The build layer's registry
-(:mod:`semres.pipeline.registry`) maps chapters to them, so a fast test can validate every chapter
-under every profile without running a heavy cell: a paper-profile setting that contradicts
-another fails in the test suite, not nine seconds into a reader's run. The CLI checks a run's
-parameters before papermill starts.
+Each experiment keeps its :class:`Settings` beside its code; this module knows no experiment. The
+registry (:mod:`semres.pipeline.registry`) maps chapters to them, so a fast test validates every
+chapter under every profile, and the CLI checks a run's parameters before papermill starts.
 """
 
 from __future__ import annotations
@@ -21,16 +16,12 @@ from typing import Callable
 
 PROFILES = ("quick", "default", "paper")
 
-#: parameters every chapter takes, checked the same way everywhere
-COMMON = ("profile", "seed", "device")
-
 
 @dataclass(frozen=True)
 class Config:
-    """Base of an experiment's typed settings: a frozen dataclass whose fields are every
-    setting, with its type and its default-profile value. A profile is an instance
-    (``QUICK = DEFAULT.replace(epochs=100)``), so each states only what it changes, and a
-    chapter reads ``cfg.epochs``, never a string key."""
+    """Base of an experiment's typed settings: a frozen dataclass of every setting with its
+    default-profile value; a profile is an instance (``QUICK = DEFAULT.replace(epochs=100)``).
+    """
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
@@ -41,19 +32,12 @@ class Config:
 
 @dataclass(frozen=True)
 class Settings:
-    """One chapter's settings: its profiles, the paper's protocol and the checks on both.
-
-    ``parameters`` maps a chapter parameter to the setting it overrides (0 or None in the
-    parameter keeps the profile's value); ``minimums`` gives the smallest value each other
-    numeric parameter accepts; ``derive`` adjusts settings that follow from an override (a
-    snapshot past a shortened run moves onto its last epoch) before ``check`` runs. ``paper``
-    maps a setting to ``(the paper's value, what it is)`` for the chapter's deviations list.
-    ``seconds`` is what the default profile took on one core of the 2-core machine (measured,
-    README): where no earlier run has timed the chapters, a book built side by side starts them
-    longest first from it, so that no long chapter starts last. It orders; it decides nothing.
-    ``elastic`` marks a chapter that spends most of its time in
-    :func:`semres.core.parallel.spread`, so that it can take the core a finished lane frees: it
-    starts after the others (a build's last minute then runs on every core).
+    """One chapter's settings: its ``profiles``, ``check``, and ``paper`` (setting -> (the paper's
+    value, what it is)). ``parameters`` maps a chapter parameter to the setting it overrides (0 or
+    None keeps the profile's value); ``minimums`` bounds the other numeric parameters; ``derive``
+    adjusts settings that follow from an override. ``seconds`` (the default profile's measured
+    time) orders a parallel build, longest first; ``elastic`` chapters, mostly in
+    :func:`semres.core.parallel.spread`, start last to take the cores others free.
     """
 
     chapter: str
@@ -91,11 +75,9 @@ def _cast(default, value):
 
 
 def settings(spec: Settings, profile: str, **overrides) -> dict:
-    """A fresh copy of ``spec``'s settings for ``profile``, overrides applied, then checked.
-
-    An override is named by its setting or by the chapter parameter that sets it; 0 or None
-    (a chapter parameter's "take the profile's setting") leaves the profile's value. An error
-    names the parameter the reader passed.
+    """A fresh copy of ``spec``'s settings for ``profile`` with overrides (named by setting or by
+    chapter parameter; 0 or None keeps the profile's value), derived and checked. An error names
+    the parameter the reader passed.
     """
     chapter = spec.chapter
     if profile not in PROFILES:
@@ -132,11 +114,8 @@ def settings(spec: Settings, profile: str, **overrides) -> dict:
 
 
 def check_parameters(spec: Settings | None, profile: str, params: dict) -> dict | None:
-    """Check a run's parameters before anything executes; return the settings they give.
-
-    Every numeric parameter is range-checked with its name in the message: ``seed`` is a
-    non-negative integer, the overrides of settings go through :func:`settings` (and so through
-    the chapter's own consistency check), and the others are held to the chapter's minimums.
+    """Check a run's parameters before anything executes (seed, device, minimums, overrides through
+    :func:`settings`); return the settings they give.
     """
     seed = params.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
@@ -158,7 +137,8 @@ def check_parameters(spec: Settings | None, profile: str, params: dict) -> dict 
 
 
 def deviations(cfg: dict, paper: dict) -> list[str]:
-    """``what: this build's value (paper: theirs)`` for each setting that differs from the paper."""
+    """``what: this build's value (paper: theirs)`` for each setting that differs from the paper.
+    """
     def shown(value):
         if isinstance(value, (list, tuple, range)):
             return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)

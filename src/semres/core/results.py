@@ -1,30 +1,11 @@
-"""One tidy schema for per-trial results of any model, live or released by others.
+"""One tidy schema for per-trial results of any model, run here or released by others, so a chapter
+analyses both with the same code.
 
-A trial is one question put to a model: ``n`` answer options, each at a position in a stimulus
-space, a probe, the option(s) counted correct, the model's choice and, where the model exposes
-them, its score for each option. Chapters analyse these rows the same way whatever produced them
-(a model run here, or the paper authors' released files through an adapter), so a number from a
-hub model and a number from the embedded stand-in come from the same code.
-
-Columns (one row per trial; lists are ``|``-separated, a 2-D point is ``x,y``):
-
-======== ============================================================================
-model    the model's name
-source   where the row came from (``live`` or a file path / repository path)
-task     ``similarity`` or ``identification``
-n        number of answer options
-space    ``years`` (|a - b|), ``canvas`` (Euclidean, canvas fractions) or ``hue``
-         (circular distance on [0, 1))
-options  option names, ``n`` of them
-position each option's position in the space, ``n`` of them
-probe    the probe's position
-correct  the correct option name(s) (several when distances tie)
-choice   the option the model chose; empty when no option could be read from its answer
-scores   optional: the model's score (log-probability) per option, ``n`` of them
-======== ============================================================================
-
-Optional columns, kept when present: ``prompt``, the exact text the model read (so that anyone
-can re-score a trial from its row).
+One row per trial; lists are ``|``-separated, a 2-D point is ``x,y``. Columns: ``model``,
+``source`` (``live`` or a path), ``task``, ``n`` (options), ``space`` (``years``: |a - b|;
+``canvas``: Euclidean; ``hue``: circular on [0, 1)), ``options`` (n names), ``position`` (n
+points), ``probe``, ``correct`` (one or more names: ties), ``choice`` (empty when none was read),
+``scores`` (optional, per option). Optional: ``prompt``, the exact text the model read.
 """
 
 from __future__ import annotations
@@ -76,7 +57,7 @@ _POINT = {"canvas": ("x,y (two numbers)", 2), "years": ("one number", 1),
 
 
 def _row_problem(row) -> str | None:
-    """The first thing wrong with one row (a namedtuple of the schema's columns), or None."""
+    """The first thing wrong with one row, or None."""
     if row.task not in TASKS:
         return f"task {row.task!r}: expected one of {', '.join(TASKS)}"
     if row.space not in SPACES:
@@ -114,9 +95,9 @@ def _row_problem(row) -> str | None:
 
 
 def validate(df, where: str | None = None):
-    """Check every row of ``df`` against the schema; ValueError with one line naming the first
-    bad row (``line`` of the file ``where`` when given, counting the header as line 1), its
-    column, what was expected, and how many other rows are bad."""
+    """Check every row of ``df``; ValueError naming the first bad row (its line in file ``where``,
+    header = line 1), what was expected, and how many other rows are bad.
+    """
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{f'{where}: lacks' if where else 'results lack'} column(s) "
@@ -134,8 +115,9 @@ def validate(df, where: str | None = None):
 
 
 def read_csv(path, **kwargs):
-    """``pandas.read_csv`` whose failures name the file and say what it is instead (empty,
-    binary, not UTF-8 text, not CSV), in one line."""
+    """``pandas.read_csv`` whose failures name the file and say what it is (empty, binary, not
+    CSV).
+    """
     path = Path(path)
     with open(path, "rb") as f:
         head = f.read(8192)
@@ -153,7 +135,7 @@ def read_csv(path, **kwargs):
 
 
 def write_atomic(path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file, so no half-written file is left."""
+    """Write ``text`` to ``path`` through a temporary file: never half-written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -168,31 +150,28 @@ def write_atomic(path, text: str) -> Path:
 
 
 def write_results(df, path) -> Path:
-    """Validate and write ``df`` as CSV (atomically, so no half-written file is left)."""
+    """Validate and write ``df`` as CSV, atomically."""
     validate(df)
     cols = list(COLUMNS) + [c for c in OPTIONAL if c in df.columns]
     return write_atomic(path, df.loc[:, cols].to_csv(index=False))
 
 
 def read_results(paths):
-    """Rows from CSV files in the schema: one path, a folder (every ``*.csv``), or a list.
-
-    The string form ``"a.csv,b.csv"`` (a chapter parameter) is accepted too. Each file is
-    validated in full; the first problem is raised naming the file and line.
-    """
+    """Validated rows from the CSV files named by ``paths`` (see :func:`csv_paths`)."""
     return pd.concat([read_file(f) for f in csv_paths(paths)], ignore_index=True)
 
 
 def read_file(path):
-    """One schema CSV, validated (:func:`validate`) with errors naming the file and line."""
+    """One schema CSV, validated, errors naming the file and line."""
     df = read_csv(path, dtype={"choice": str, "scores": str, "prompt": str},
                   keep_default_na=False)
     return validate(df, where=str(path))
 
 
 def csv_paths(paths) -> list:
-    """The CSV files named by ``paths``: a file, a folder (its ``*.csv``), a list, or the
-    chapter-parameter form ``"a.csv,b.csv"``; ValueError naming ``results`` if there are none."""
+    """The CSV files named by a file, a folder (its ``*.csv``), a list or ``"a.csv,b.csv"``;
+    ValueError if there are none.
+    """
     if isinstance(paths, (str, Path)):
         paths = [p for p in str(paths).split(",") if p]
     files = []
@@ -209,7 +188,7 @@ def csv_paths(paths) -> list:
 
 
 def distances(df) -> list:
-    """Per row, each option's distance to the probe in the row's space (list of arrays)."""
+    """Per row, each option's distance to the probe in the row's space."""
     out = []
     for row in df.itertuples(index=False):
         probe = _point(row.probe, row.space)

@@ -1,19 +1,10 @@
 """Families of similarity shapes on the circle, and their exact two-item success rates.
 
-A family kernel is g(d) = delta + (1 - delta) * shape(d / scale), so g(0) = 1 and g >= delta.
-On the circle of circumference 1 the probe-to-item distances are i.i.d. uniform on [0, 1/2], so
-
-    p_I = 2 int_0^{1/2} dd / (1 + g(d)),
-    p_S = 8 int int_{d1 < d2} g(d1) / (g(d1) + g(d2)) dd1 dd2,
-
-with the uniform choice (1/2) where both similarities vanish. Chapter 7 derives closed forms
-for some families in SymPy; :func:`circle_two_item` evaluates the integrals for every family by
-composite Gauss-Legendre quadrature, in the variables (u = d2 - d1, d1) with panels refined
-geometrically near u = 0 and near d = 0 and split at the shape's kinks, so the integrand is
-smooth on every panel and the result is exact to ~1e-10 even for scales far below the grid.
-Without a floor the Luce share is computed from log-similarities (a logistic of their
-difference), because the similarities of a fine Gaussian underflow long before their ratio does;
-with one (g >= delta) from the values themselves.
+A family kernel is g(d) = delta + (1 - delta) shape(d / scale). On the circle the distances are
+i.i.d. U[0, 1/2], so p_I = 2 int dd / (1 + g(d)) and p_S = 8 int int_{d1 < d2} g(d1) / (g(d1) +
+g(d2)). :func:`circle_two_item` evaluates them by composite Gauss-Legendre quadrature, panels
+refined geometrically near u = d2 - d1 = 0 and d = 0 and split at the shape's kinks, exact to
+~1e-10 even for scales far below the grid.
 """
 
 from __future__ import annotations
@@ -47,10 +38,9 @@ _GL_ORDER = 12
 
 @dataclass(frozen=True)
 class Family:
-    """g(d) = delta + (1 - delta) shape(d / scale); a kernel the Monte Carlo engine accepts.
-
-    ``scale`` is in units of the circle's circumference: the radius epsilon for ``constant`` and
-    ``linear``, the decay length lambda for ``exponential``, the width sigma for ``gaussian``.
+    """g(d) = delta + (1 - delta) shape(d / scale), a kernel the engine accepts; ``scale`` (in
+    circumferences) is the radius for ``constant`` and ``linear``, the decay length for
+    ``exponential``, the width for ``gaussian``.
     """
 
     family: str
@@ -78,7 +68,7 @@ class Family:
         return np.logaddexp(math.log(self.delta), math.log1p(-self.delta) + ls)
 
     def values(self, d) -> np.ndarray:
-        """g(d) in float64, without logs: delta + (1 - delta) shape(d / scale)."""
+        """g(d) in float64, without logs."""
         with np.errstate(divide="ignore"):
             shape = np.exp(_LOG_SHAPES[self.family](np.asarray(d, dtype=np.float64) / self.scale))
         return self.delta + (1 - self.delta) * shape
@@ -95,10 +85,9 @@ class Family:
 
 
 def _share(kernel: Family, d1, d2):
-    """g(d1) / (g(d1) + g(d2)); 1/2 where both vanish (the uniform choice). With a floor both
-    are at least delta and the ratio of the values is exact; without one it is taken from the
-    logs (a logistic of their difference), since a fine Gaussian's values underflow long before
-    their ratio does."""
+    """g(d1) / (g(d1) + g(d2)), 1/2 where both vanish; without a floor from the logs, since a fine
+    Gaussian's values underflow long before their ratio does.
+    """
     if kernel.delta > 0:
         g1, g2 = kernel.values(d1), kernel.values(d2)
         return g1 / (g1 + g2)
@@ -115,8 +104,9 @@ def _gauss_legendre(order: int):
 
 
 def _panels(edges: np.ndarray, order: int = _GL_ORDER):
-    """Gauss-Legendre nodes and weights on every panel [edges[i], edges[i+1]] (last axis);
-    zero-width panels get zero weight, so callers may clip edges freely."""
+    """Gauss-Legendre nodes and weights on every panel of ``edges`` (last axis); empty panels weigh
+    0.
+    """
     x, w = _gauss_legendre(order)
     lo, hi = edges[..., :-1, None], edges[..., 1:, None]
     half = (hi - lo) / 2

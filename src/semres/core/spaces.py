@@ -1,11 +1,8 @@
-"""Metric probability spaces (M, d, nu) on which the Luce tests are run.
+"""Metric probability spaces (M, d, nu) on which the Luce tests run.
 
-Each space answers two questions. The engine asks ``distances(rng, k, m)``: distances from m
-probes p ~ nu to k items drawn i.i.d. from nu for each probe, as a (k, m) array (items along
-axis 0 so that reductions over items run over contiguous rows). The theory asks
-``ball_measure(eps)``: the mean <b> and variance Var(b) over probes of b_p = nu(B_eps(p)) for the
-closed ball d <= eps. Homogeneous spaces (circle, sphere) sample the probe-to-item distance
-directly, which is both exact and fast; the others sample points.
+The engine asks ``distances(rng, k, m)``: a (k, m) array of distances from m probes to k i.i.d.
+items each (items on axis 0, so reductions over items run over rows). The theory asks
+``ball_measure(eps)``: the mean and variance over probes of the closed ball's measure.
 """
 
 from __future__ import annotations
@@ -32,7 +29,7 @@ def _out(mean, var):
 
 
 class Space:
-    """What the engine and the theory need from a space; see the module docstring."""
+    """What the engine and the theory need from a space."""
 
     homogeneous: bool = False
     #: per-pair shape of what ``distances`` returns beyond (k, m): () for one distance per pair
@@ -47,7 +44,6 @@ class Space:
         raise NotImplementedError
 
     def distances(self, rng: np.random.Generator, k: int, m: int) -> np.ndarray:
-        """Distances from ``m`` probes to ``k`` items each, shape (k, m)."""
         probe = self.sample(rng, m)
         items = self.sample(rng, (k, m))
         return self.distance(items, probe)
@@ -57,9 +53,9 @@ class Space:
         raise NotImplementedError
 
     def tie_probability(self) -> float:
-        """<tau>: the probability that two independent items lie at the same distance from an
-        independent probe. Zero where distances tie with probability zero (every continuous
-        space here); :class:`Discrete` overrides it."""
+        """<tau>: the probability that two items lie at the same distance from a probe (0 on a
+        continuous space).
+        """
         return 0.0
 
     def __repr__(self) -> str:
@@ -67,7 +63,7 @@ class Space:
 
 
 class Circle(Space):
-    """Circle of circumference 1 with arc-length distance; d(p, x) ~ U[0, 1/2] for any p."""
+    """Circle of circumference 1, arc-length distance: d(p, x) ~ U[0, 1/2] for any p."""
 
     homogeneous = True
 
@@ -89,7 +85,7 @@ class Circle(Space):
 
 
 class Segment(Space):
-    """The unit interval [0, 1] with |x - y|: balls near the ends are cut, so Var(b) > 0."""
+    """The unit interval with |x - y|: balls near the ends are cut, so Var(b) > 0."""
 
     def sample(self, rng, size):
         return rng.random(size)
@@ -118,7 +114,7 @@ class Segment(Space):
 
 
 class Sphere(Space):
-    """Unit sphere S^2, geodesic distance, uniform measure: cos d(p, x) ~ U[-1, 1] for any p."""
+    """Unit sphere S^2, geodesic distance, uniform measure: cos d ~ U[-1, 1] for any p."""
 
     homogeneous = True
 
@@ -143,10 +139,8 @@ class Sphere(Space):
 
 
 class Discrete(Space):
-    """A finite metric space given by its distance matrix and point probabilities.
-
-    Points are the indices 0..N-1. Distances are kept exactly as given (float64), so equal
-    entries stay equal and ties between equidistant items are real ties for the engine.
+    """A finite metric space: points 0..N-1, a distance matrix kept exactly (float64, so equal
+    entries are real ties for the engine) and point probabilities.
     """
 
     discrete = True
@@ -203,7 +197,7 @@ class Discrete(Space):
 
     @cached_property
     def _sorted_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's distances in increasing order, and the weight within each (cumulative)."""
+        """Each row's distances in increasing order, and the cumulative weight along it."""
         order = np.argsort(self.matrix, axis=1, kind="stable")
         rows = np.take_along_axis(self.matrix, order, axis=1)
         cum = np.zeros((len(self), len(self) + 1))
@@ -211,8 +205,7 @@ class Discrete(Space):
         return rows, cum
 
     def ball_profile(self, eps) -> np.ndarray:
-        """b_p for every point p (shape eps.shape + (N,)); O(N log N) per radius, so large
-        spaces and fine radius grids stay cheap."""
+        """b_p for every point p (shape eps.shape + (N,)); O(N log N) per radius."""
         eps = _eps(eps)
         rows, cum = self._sorted_rows
         flat = eps.ravel()
@@ -228,10 +221,9 @@ class Discrete(Space):
         return _out(mean, var)
 
     def tie_profile(self) -> np.ndarray:
-        """tau_p = sum_r sigma_r(p)^2 for every point p, where sigma_r(p) is the mass at
-        distance exactly r from p: the probability that two independent items tie in their
-        distance to p (the two items being the same point included). Ties are the term that
-        Theorem 1 misses on a finite space (chapters 1 and 4)."""
+        """tau_p = sum_r sigma_r(p)^2, sigma_r(p) the mass at distance exactly r from p: the chance
+        that two items tie in their distance to p (the term Theorem 1 misses on a finite space).
+        """
         rows, cum = self._sorted_rows
         tau = np.empty(len(self))
         for p in range(len(self)):
@@ -246,12 +238,9 @@ class Discrete(Space):
 
 
 class Slots(Space):
-    """Compositional stimuli: ``slots`` independent points, each on its own unit circle.
-
-    ``distances`` returns the per-slot distances, shape (k, m, slots), so a kernel can judge
-    each slot separately and combine them (:class:`semres.core.kernels.Slotwise`); which item is
-    truly nearest is decided by ``combine``, the mean of the slot distances (the L1 distance on
-    the torus, scaled to [0, 1/2]). Homogeneous, like the circle.
+    """``slots`` independent points, each on its own unit circle. ``distances`` returns per-slot
+    distances (k, m, slots) for a kernel to combine (:class:`semres.core.kernels.Slotwise`); the
+    true nearest item is decided by ``combine``, the mean slot distance.
     """
 
     homogeneous = True

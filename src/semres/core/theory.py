@@ -1,9 +1,6 @@
-"""Closed forms of the paper's results, as vectorised numpy functions.
-
-Every function broadcasts over array inputs and returns ``(p_s, p_i)`` (or ``p_s``) as floats
-or arrays. Inputs are checked, because a ball measure outside [0, 1] or a negative noise level
-silently produces numbers that look plausible; a bad argument raises ``ValueError`` naming it.
-The chapters derive these formulas in SymPy; here they are only evaluated.
+"""Closed forms of the paper's results, as vectorised numpy functions returning ``(p_s, p_i)``.
+Inputs are checked (a ball measure outside [0, 1] gives plausible-looking nonsense); the chapters
+derive the formulas in SymPy.
 """
 
 from __future__ import annotations
@@ -57,13 +54,9 @@ def _n(value) -> np.ndarray:
 
 
 def two_item(b, delta=0.0, var_b=0.0, tau=0.0):
-    """Theorems 1-2: two items, constant similarity with resolution giving ball measure ``b``.
-
-    ``b`` is the mean ball measure <b>, ``var_b`` its variance over probes (0 on homogeneous
-    spaces), ``delta`` the similarity outside the ball. ``tau`` is the probability that the two
-    items tie in their distance to the probe (0 where distances tie with probability zero): a
-    tied pair is all correct, so p_S gains tau / 2 whatever ``delta``, and p_I is unchanged
-    (chapters 1 and 4 derive it). Returns ``(p_s, p_i)``.
+    """Theorems 1-2: two items, constant similarity; ``b`` the mean ball measure, ``var_b`` its
+    variance over probes, ``delta`` the similarity outside the ball, ``tau`` the probability of a
+    tie in distance (a tied pair is all correct, so p_S gains tau / 2).
     """
     b = _unit(b, "b")
     delta = _delta(delta)
@@ -81,12 +74,9 @@ def two_item(b, delta=0.0, var_b=0.0, tau=0.0):
 
 
 def n_item(b, n, delta=0.0):
-    """Theorem 3 on a homogeneous space, as exact finite sums over K ~ Bin(n, b) items in the ball.
-
-    Similarity: the nearest item lies in the ball when K >= 1 and takes 1 / (K + (n - K) delta);
-    with K = 0 every item weighs delta (or 0), so the choice is uniform, 1 / n.
-    Identification: the copied item is always in the ball; the other n - 1 fall in with
-    probability b each, J ~ Bin(n - 1, b), success 1 / (1 + J + (n - 1 - J) delta).
+    """Theorem 3 on a homogeneous space, as exact sums over K ~ Bin(n, b) items in the ball:
+    similarity 1 / (K + (n - K) delta) for K >= 1 (1 / n for K = 0); identification 1 / (1 + J + (n
+    - 1 - J) delta), J ~ Bin(n - 1, b).
     """
     b = _unit(b, "b")
     n = _n(n)
@@ -105,9 +95,9 @@ def n_item(b, n, delta=0.0):
 
 
 def _binom_pmf(k, n, b):
-    """Bin(n, b) at k (0 beyond n), in logs: scipy.stats.binom.pmf gives the same numbers at
-    about three times the cost of a call (13 against 37 µs at n = 7), and the goodness-of-fit
-    bootstraps call Theorem 3 thousands of times."""
+    """Bin(n, b) at k (0 beyond n) in logs: a third of scipy's cost, for bootstraps that call it
+    often.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         log = (special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
                + special.xlogy(k, b) + special.xlog1py(n - k, -b))
@@ -115,8 +105,7 @@ def _binom_pmf(k, n, b):
 
 
 def n_item_optimum(n) -> float:
-    """b*(n): the ball measure that maximises Theorem 3's p_S^n for ``n`` items (bounded
-    scalar search, to 1e-10 in b). Chapter 2 proves that p_S^n = p_I^n there."""
+    """b*(n), the ball measure maximising Theorem 3's p_S (where p_S = p_I, chapter 2)."""
     n = int(_n(n))
     res = optimize.minimize_scalar(lambda x: -n_item(x, n)[0], bounds=(1e-9, 1 - 1e-9),
                                    method="bounded", options={"xatol": 1e-10})
@@ -124,9 +113,9 @@ def n_item_optimum(n) -> float:
 
 
 def poisson_limit(lam):
-    """Theorem 3 as n -> infinity with lam = n b items expected in a ball: ``(p_s, p_i)`` with
-    p_S = e^-lam int_0^1 (e^(lam t) - 1)/t dt = e^-lam (Ei(lam) - gamma - ln lam) and
-    p_I = (1 - e^-lam) / lam (chapter 2 derives both)."""
+    """Theorem 3 as n -> infinity with lam = n b: p_S = e^-lam (Ei(lam) - gamma - ln lam), p_I = (1
+    - e^-lam) / lam.
+    """
     lam = _array(lam, "lam")
     if (lam <= 0).any() or np.isinf(lam).any():
         raise ValueError(f"lam must be finite and > 0; got {lam!r}")
@@ -147,7 +136,7 @@ def linear_circle(b):
 
 
 def front(p_i):
-    """The universal two-item front: p_s as a function of p_i in [1/2, 1] (b eliminated)."""
+    """The universal two-item front: p_s as a function of p_i in [1/2, 1]."""
     p_i = _array(p_i, "p_i")
     if ((p_i < 0.5 - _TOL) | (p_i > 1 + _TOL)).any():
         raise ValueError(f"p_i must lie in [1/2, 1]; got {p_i!r}")
