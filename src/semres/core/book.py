@@ -1,9 +1,6 @@
-"""What every chapter needs: result tables, the on-disk cache, its cores, the torch device
-(the parallel work itself is :mod:`semres.core.parallel`).
-
-Chapters run from anywhere (papermill, Jupyter, a plain ``python``), so paths are found from the
-repository root (the folder holding ``_toc.yml``) or from ``SEMRES_BUILD_DIR`` when the runner sets
-it, never from the chapter's own location.
+"""What every chapter needs: result tables, the on-disk cache, its cores, the torch device. Paths
+come from the repository root (the folder holding ``_toc.yml``) or ``SEMRES_BUILD_DIR``, never from
+the chapter's location, so chapters run from anywhere.
 """
 
 from __future__ import annotations
@@ -40,7 +37,7 @@ def results_dir(chapter: str) -> Path:
 
 
 def save_table(df, chapter: str, name: str) -> Path:
-    """Write ``df`` as ``<results>/<chapter>/<name>.csv`` atomically (no half-written tables)."""
+    """Write ``df`` as ``<results>/<chapter>/<name>.csv`` atomically."""
     folder = results_dir(chapter)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{name}.csv"
@@ -135,9 +132,9 @@ CACHE_USE = "SEMRES_CACHE_USE"
 
 
 def record_cache_use(key: str, entry: str, kind: str) -> None:
-    """Note that this chapter computed or reused the cache entry ``entry`` under ``key`` (a code
-    digest, or "model <folder>"): each chapter reports its own entries, even while another one
-    runs beside it and writes to the same cache."""
+    """Note in this chapter's log that it computed or reused cache entry ``entry`` under ``key``,
+    even while other chapters write to the same cache.
+    """
     path = os.environ.get(CACHE_USE)
     if path:
         with open(path, "a") as log:
@@ -145,11 +142,8 @@ def record_cache_use(key: str, entry: str, kind: str) -> None:
 
 
 def cache() -> Cache:
-    """The on-disk cache of heavy results (trained networks, embeddings), see :class:`Cache`.
-
-    A damaged entry (a truncated or unreadable ``output.pkl``) fails to load, and joblib then
-    recomputes and rewrites it; its warning, a full traceback on the chapter's page, is cut
-    here to one line saying so.
+    """The on-disk cache of heavy results (:class:`Cache`); joblib's traceback for a damaged entry,
+    which it recomputes, is cut to one line.
     """
     def one_line(record):
         text = record.getMessage()
@@ -167,8 +161,7 @@ def cache() -> Cache:
 
 
 def cores() -> int:
-    """CPU cores this process may run on (its affinity: one in a lane of ``semres book
-    --jobs``), which is what thread counts must follow, not the machine's total."""
+    """CPU cores this process may run on (its affinity), which thread counts must follow."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

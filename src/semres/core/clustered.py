@@ -1,25 +1,12 @@
 """Means of trials that share people: intervals that count a repeated name once.
 
-A language-model trial lists several people, and the same names come back in many trials, so
-trials are not independent: a model that happens to know one name's year well lifts every trial
-that lists it. Treating the trials as independent understates the uncertainty (with a pool of 6
-names, an interval of ±0.025 becomes ±0.15). The variance here is the cluster-robust sandwich for
-trials that belong to several clusters at once (the dyadic-robust estimator of Aronow, Samii
-and Assenova 2015, generalised to lists of any length): the covariance of two trials is counted
-whenever they list a common name, and trials with no name in common are taken as independent.
-Its reference is Student's t with one degree of freedom fewer than the number of names. With
-many names it covers at its nominal level; with very few it runs short, as every sandwich
-estimator does (95 % intervals over 6 names covered the true mean in about 88 % of synthetic
-runs, against 29 % for intervals that treat trials as independent; over 60 names 96 % against
-74 %; ``tests/test_clustered.py``).
-
-The "share a name" matrix (:func:`shared_members`) is not positive semi-definite, so a
-multivariate sandwich built on it can give negative variances (a mean's variance is kept at
-least its independent-trials one by :func:`clustered_mean`). For several estimates at once
-(a kernel's bins) use the cluster bootstrap (:func:`cluster_bootstrap`: clusters resampled with
-replacement, the estimate recomputed from each resample's weights), or project a sandwich onto
-the positive semi-definite matrices (:func:`psd`, the eigenvalue fix of Cameron, Gelbach and
-Miller 2011).
+A language-model trial lists several people and the same names recur across trials, so trials are
+not independent (with 6 names, ±0.025 becomes ±0.15). The variance is the cluster-robust sandwich
+for trials in several clusters at once (the dyadic-robust estimator of Aronow, Samii and Assenova
+2015): two trials covary when they list a common name. Its reference is Student's t on names - 1
+degrees of freedom; with very few names it runs short, as every sandwich does
+(``tests/test_clustered.py``). The share-a-name matrix is not positive semi-definite, so for
+several estimates at once use :func:`cluster_bootstrap` or :func:`psd`.
 """
 
 from __future__ import annotations
@@ -34,8 +21,9 @@ __all__ = ["clustered_mean", "shared_members", "cluster_bootstrap", "bootstrap_m
 
 
 def shared_members(members) -> "scipy.sparse.csr_matrix":  # noqa: F821
-    """(m, m) 0/1 sparse matrix: 1 where two trials list at least one common name (and on the
-    diagonal). ``members`` is an (m, k) integer array of name indices (k names per trial)."""
+    """(m, m) 0/1 sparse matrix, 1 where two trials list a common name (and on the diagonal), from
+    an (m, k) array of name indices.
+    """
     members = np.asarray(members)
     if members.ndim != 2 or len(members) == 0:
         raise ValueError("members must be a non-empty (trials, names per trial) array")
@@ -52,12 +40,9 @@ def shared_members(members) -> "scipy.sparse.csr_matrix":  # noqa: F821
 
 
 def clustered_mean(values, members, *, p0: float | None = None, level: float = 0.95) -> dict:
-    """Mean of per-trial ``values`` with an interval over the names the trials list.
-
-    Returns ``p`` (the mean), ``se`` (cluster-robust, never below the standard error that
-    treats trials as independent), ``se_iid`` (that one), ``ci_low``/``ci_high`` (Student's t
-    with ``names - 1`` degrees of freedom), ``names`` (distinct names), ``trials``, and with
-    ``p0`` the one-sided p-value of "mean > p0".
+    """Mean of per-trial ``values`` with an interval over the names the trials list: ``p``, ``se``
+    (cluster-robust, never below ``se_iid``), ``ci_low``/``ci_high`` (t on names - 1 df),
+    ``names``, ``trials``, and with ``p0`` the one-sided p-value of "mean > p0".
     """
     x = np.asarray(values, float)
     members = np.asarray(members)
@@ -89,9 +74,7 @@ def clustered_mean(values, members, *, p0: float | None = None, level: float = 0
 
 
 def psd(cov) -> np.ndarray:
-    """The covariance matrix ``cov`` with its negative eigenvalues set to 0 (the eigenvalue fix
-    of Cameron, Gelbach and Miller 2011 for multiway cluster sandwiches): positive
-    semi-definite, and no variance on its diagonal below the one it had."""
+    """``cov`` with its negative eigenvalues set to 0 (Cameron, Gelbach and Miller 2011)."""
     cov = np.asarray(cov, float)
     if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or not np.isfinite(cov).all():
         raise ValueError("cov must be a finite square matrix")
@@ -100,16 +83,8 @@ def psd(cov) -> np.ndarray:
 
 
 def cluster_bootstrap(statistic, clusters, n_boot: int, seed) -> np.ndarray:
-    """Replicates of ``statistic`` over resamples of whole clusters.
-
-    ``clusters`` labels each row (any hashable values); each resample draws as many clusters as
-    there are, with replacement, and calls ``statistic(weights)`` with each row's weight (how
-    many times its cluster was drawn; 0 when it was not). Returns the replicates stacked,
-    shape (n_boot, ...). ``seed``: a named stream (:func:`semres.core.seeds.named_seed`).
-    Rows of one cluster move together, so whatever correlates within a cluster is carried; what
-    correlates across clusters is not. The variance of the replicates estimates the sampling
-    variance of the statistic over designs with the same number of clusters (for a mean, with
-    the factor (G - 1) / G of the plug-in estimate over G clusters).
+    """``statistic(weights)`` over ``n_boot`` resamples of whole clusters (each row weighted by how
+    often its cluster was drawn), stacked. ``seed``: a named stream.
     """
     if seed is None:
         raise ValueError("seed must be given (a named stream): a bootstrap is a random draw")
@@ -130,9 +105,8 @@ def cluster_bootstrap(statistic, clusters, n_boot: int, seed) -> np.ndarray:
 
 
 def bootstrap_mean(values, clusters, *, n_boot: int, seed, level: float = 0.95) -> dict:
-    """Mean of per-row ``values`` with a cluster-bootstrap interval (:func:`cluster_bootstrap`):
-    ``p``, ``se`` (the replicates' standard deviation), ``ci_low``/``ci_high`` (percentile
-    interval at ``level``), ``clusters``, ``trials``."""
+    """Mean of ``values`` with a cluster-bootstrap percentile interval (:func:`cluster_bootstrap`).
+    """
     x = np.asarray(values, float)
     if x.ndim != 1 or len(x) < 2 or not np.isfinite(x).all():
         raise ValueError("values must hold at least two finite trials")

@@ -1,24 +1,11 @@
-"""What a cached result depends on: the code its function reaches and the package data that
-code names.
+"""What a cached result depends on: the code its function reaches and the package data it names.
 
-:func:`closure` starts at a function's definition and follows every name it uses to the
-top-level statement that binds it (a function, a class, a constant, a statement such as
-``TABLE[key] = ...``), within the project's own code: the ``semres`` package and the package
-(or module) of the function itself. It follows those names in turn, through attributes of
-modules (``years.fit``), imports inside functions (``from .book import torch_device``) and the
-classes of whatever arguments it is given, until nothing new is reached. Each statement counts
-as its syntax tree without docstrings, comments or line numbers, so moving, reformatting or
-documenting code changes nothing, and code the function cannot reach (another experiment, a
-figure, the book machinery) can change freely.
-
-:func:`digest` hashes that closure together with the contents of every package data file or
-folder that a string in it names (``"data/cub_scientific_names.csv"``), so an edited data
-file recomputes what reads it. What a function receives is not its business: arguments are
-keyed by the cache itself (joblib hashes them).
-
-Static reading cannot see a name built at run time (``getattr(module, name)``); name such a
-dependency with ``depends_on`` (:meth:`semres.core.book.Cache.cache`). ``tests/test_cache.py``
-runs cached functions and checks that every function of the project they execute is in their
+:func:`closure` follows every name a function uses to the top-level statement binding it, within
+the project (``semres`` and the function's own package), through module attributes, imports inside
+functions and the classes of its arguments. Statements count as syntax trees without docstrings,
+comments or line numbers, so documenting code changes no key. :func:`digest` hashes that closure
+with every package data file a string in it names. A name built at run time (``getattr``) needs
+``depends_on``; ``tests/test_cache.py`` checks that every function a cached call executes is in its
 closure.
 """
 
@@ -313,9 +300,9 @@ class _Closure:
 
 
 def closure(fn, *depends_on) -> dict[str, str]:
-    """Every definition ``fn`` reaches (and what ``depends_on`` reaches): qualified name ->
-    its normalised syntax tree, and ``data:<path>`` -> a digest of each package data file or
-    folder named in them."""
+    """Every definition ``fn`` (and ``depends_on``) reaches: qualified name -> normalised syntax
+    tree, and ``data:<path>`` -> a digest of each package data file or folder named.
+    """
     return _closure(fn, depends_on).parts
 
 
@@ -342,9 +329,8 @@ def _versions(files) -> tuple:
 
 
 def digest(fn, *depends_on) -> str:
-    """12 hex digits naming :func:`closure` of ``fn``: equal while none of the code and data
-    it reaches changes. Remembered per version of the files it read, so a repeated call costs
-    a few ``stat`` calls."""
+    """12 hex digits naming :func:`closure` of ``fn``, remembered per version of the files it read.
+    """
     key = (fn, depends_on)
     try:
         memo = _DIGESTS.get(key)

@@ -1,9 +1,5 @@
-"""Intervals for a few replicates: Student's t, not ± 2 standard errors.
-
-A chapter that repeats an experiment over 3 or 10 seeds has a standard error with 2 or 9 degrees
-of freedom; ``mean ± 2 SE`` then covers less than 95% (with 3 seeds a side, Welch's t has about 4
-degrees of freedom and the 97.5% quantile is 2.8, not 2). Every interval over replicates in the
-book comes from here, so that its level is what the page says it is.
+"""Intervals over a few replicates: Student's t, not ± 2 standard errors (with 3 seeds a side
+Welch's t has about 4 df and its 97.5 % quantile is 2.8), so that a page's level is true.
 """
 
 from __future__ import annotations
@@ -42,9 +38,9 @@ def _nan(**known) -> dict:
 
 
 def mean_interval(values, level: float = LEVEL) -> dict:
-    """The mean of replicates with its Student-t interval (scipy's one-sample t): ``mean``,
-    ``se``, ``df`` (n - 1), ``t`` (the quantile used), ``low``, ``high``, ``n``. One replicate:
-    no interval (NaNs)."""
+    """The mean of replicates with its one-sample t interval: ``mean``, ``se``, ``df``, ``t``,
+    ``low``, ``high``, ``n``; NaNs for one replicate.
+    """
     v = _values(values, "values")
     level = _check_level(level)
     if not v.size:
@@ -59,11 +55,10 @@ def mean_interval(values, level: float = LEVEL) -> dict:
 
 
 def difference_interval(a, b, level: float = LEVEL, *, paired: bool = False) -> dict:
-    """mean(a) - mean(b) with its Student-t interval: Welch's unequal-variance interval
-    (scipy's ``ttest_ind(equal_var=False)``, df by Welch–Satterthwaite) for independent
-    replicates, or the t interval of the per-replicate differences when ``paired`` (same seeds,
-    same initial weights). Keys ``effect``, ``se``, ``df``, ``t``, ``low``, ``high``,
-    ``excludes_zero``; NaN interval with fewer than two replicates a side."""
+    """mean(a) - mean(b) with Welch's t interval, or with ``paired`` the t interval of the
+    differences: ``effect``, ``se``, ``df``, ``t``, ``low``, ``high``, ``excludes_zero``; NaNs with
+    fewer than two replicates a side.
+    """
     a, b = _values(a, "a"), _values(b, "b")
     level = _check_level(level)
     if not (a.size and b.size):

@@ -1,8 +1,5 @@
-"""Model parameters (a hub id or a local folder) checked before anything loads.
-
-transformers reads any string it cannot find on disk as a hub id, so a mistyped folder comes back
-as ``Repo id must be in the form ...`` and a folder that is not a model as a missing-file error
-deep in a loader. :func:`check_source` says which of the two went wrong, in one line.
+"""Model sources (a hub id or a local folder) checked before anything loads, since transformers
+reads a mistyped folder as a hub id and fails with a confusing message.
 """
 
 from __future__ import annotations
@@ -19,8 +16,8 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
 
 
 def problem(value) -> str | None:
-    """What is wrong with ``value`` as a model source, or None when it is a hub id or a folder
-    holding a config and weights (whether a hub id is in the local cache is the loader's to say).
+    """What is wrong with ``value`` as a model source, or None for a hub id or a folder with a
+    config and weights.
     """
     text = str(value)
     path = Path(text).expanduser()
@@ -38,8 +35,9 @@ def problem(value) -> str | None:
 
 
 def check_source(value, what: str) -> str:
-    """``value`` as a string when it is a hub id or a model folder; ValueError naming ``what``
-    and saying what is missing otherwise."""
+    """``value`` as a string when :func:`problem` finds nothing wrong; else ValueError naming
+    ``what``.
+    """
     found = problem(value)
     if found:
         raise ValueError(f"{what}: {found}")

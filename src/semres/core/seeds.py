@@ -1,12 +1,7 @@
-"""The book's one seed convention: every random stream is named from a root seed by a string
-and, where a loop needs them, integer keys (a replicate, an epoch).
-
-A stream depends on its root, its name and its keys only, never on how many other streams were
-drawn before it, so adding an experiment moves no other experiment's numbers, and a fit's
-goodness-of-fit draws never reuse its bootstrap's. A root is a chapter's integer seed or a
-stream already named from one (a ``SeedSequence``): naming from a stream extends its path.
-Keys are integers (``operator.index``), never values rounded from floats: ``int(0.29 * 100)``
-is 28, so a key built from a float can collide with its neighbour's.
+"""The book's one seed convention: every random stream is named from a root seed by a string and
+integer keys, so it never depends on how many other streams were drawn (adding an experiment moves
+no other's numbers). A root is an integer or a stream already named (its path extends). Keys are
+integers, never rounded floats (``int(0.29 * 100)`` is 28).
 """
 
 from __future__ import annotations
@@ -42,8 +37,7 @@ def named_seed(seed, name: str, *keys: int) -> np.random.SeedSequence:
 
 
 def int_seed(seed, name: str, *keys: int) -> int:
-    """:func:`named_seed` as one 32-bit integer, for generators that take only an int
-    (``torch.manual_seed``, ``random.Random``)."""
+    """:func:`named_seed` as one 32-bit integer, for ``torch.manual_seed`` and the like."""
     return int(named_seed(seed, name, *keys).generate_state(1)[0])
 
 
@@ -55,10 +49,9 @@ def seeds(seed: int):
 
 
 def blocks(seed, count: int) -> list[np.random.SeedSequence]:
-    """``count`` streams for the blocks of one computation (the Monte Carlo engine's blocks of
-    trials), the children ``SeedSequence.spawn`` would give without advancing its counter, so
-    the same root gives the same blocks however often it is reused. A bare integer seed is
-    the root itself (``SeedSequence(seed)``)."""
+    """``count`` streams for the blocks of one computation: the children ``SeedSequence.spawn``
+    would give, without advancing its counter.
+    """
     root = _root(seed)
     if not isinstance(root, np.random.SeedSequence):
         root = np.random.SeedSequence(root)

@@ -1,5 +1,4 @@
-"""The argument checks every module shares: a bad value stops with one ValueError that names
-the argument, before any work is done."""
+"""Shared argument checks: a bad value stops with one ValueError naming it."""
 
 from __future__ import annotations
 
