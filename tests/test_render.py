@@ -450,7 +450,7 @@ def test_probe_finds_each_kind_of_problem(tmp_path):
 def test_explorer_sliders_move_the_point_to_theorem_3(tmp_path):
     """Set the chapter-1 explorer's sliders in a browser; the readout is Theorem 3 at that point."""
     from semres.core import theory
-    from semres.experiments.pareto.page_explorer import front_explorer
+    from semres.experiments.pareto.figures import front_explorer
 
     exp = front_explorer()
     drive = """<script>window.addEventListener("load", () => {
