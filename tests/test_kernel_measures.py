@@ -17,7 +17,6 @@ def test_half_decay_is_where_the_graded_part_halves():
     # with a floor, g is halfway between its peak 1 + delta and its floor delta there
     g = kernels.Exponential(lam, 0.2)
     assert float(g(np.array([d]))[0]) == pytest.approx(0.5 * (1.2 + 0.2))
-    assert g.half_decay == pytest.approx(d)
 
 
 def test_chance_return_is_where_the_graded_part_meets_the_floor():
@@ -26,7 +25,6 @@ def test_chance_return_is_where_the_graded_part_meets_the_floor():
     assert math.exp(-d / lam) == pytest.approx(delta)
     assert d > half_decay(lam)  # a floor below one half: chance returns later than the half
     assert kernels.Exponential(lam, delta).resolution == pytest.approx(d)
-    assert kernels.Exponential(lam, delta).chance_return == pytest.approx(d)
     assert chance_return(lam, 0.0) == math.inf  # no floor: never back at chance
     assert chance_return(lam, 1.5) == 0.0  # the floor outweighs an exact match
 

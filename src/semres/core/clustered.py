@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 from scipy.stats import t as student
 
-__all__ = ["clustered_mean", "shared_members", "cluster_bootstrap", "bootstrap_mean", "psd"]
+__all__ = ["clustered_mean", "shared_members", "cluster_bootstrap", "psd"]
 
 
 def shared_members(members) -> "scipy.sparse.csr_matrix":  # noqa: F821
@@ -102,19 +102,3 @@ def cluster_bootstrap(statistic, clusters, n_boot: int, seed) -> np.ndarray:
     out = [np.asarray(statistic(np.bincount(rng.integers(0, g, g), minlength=g)[codes]
                                 .astype(float)), float) for _ in range(n_boot)]
     return np.stack(out)
-
-
-def bootstrap_mean(values, clusters, *, n_boot: int, seed, level: float = 0.95) -> dict:
-    """Mean of ``values`` with a cluster-bootstrap percentile interval (:func:`cluster_bootstrap`).
-    """
-    x = np.asarray(values, float)
-    if x.ndim != 1 or len(x) < 2 or not np.isfinite(x).all():
-        raise ValueError("values must hold at least two finite trials")
-    if len(np.asarray(clusters)) != len(x):
-        raise ValueError(f"clusters must label each of the {len(x)} trials")
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1); got {level!r}")
-    reps = cluster_bootstrap(lambda w: (w @ x) / w.sum(), clusters, n_boot, seed)
-    lo, hi = np.percentile(reps, [50 * (1 - level), 50 * (1 + level)])
-    return {"p": float(x.mean()), "se": float(reps.std(ddof=1)), "ci_low": float(lo),
-            "ci_high": float(hi), "clusters": int(len(np.unique(clusters))), "trials": len(x)}

@@ -98,14 +98,6 @@ class Exponential:
         """The return-to-chance distance, :func:`chance_return`."""
         return chance_return(self.scale, self.floor)
 
-    @property
-    def chance_return(self) -> float:
-        return chance_return(self.scale, self.floor)
-
-    @property
-    def half_decay(self) -> float:
-        return half_decay(self.scale)
-
     def __call__(self, d):
         d = np.asarray(d)
         dtype = d.dtype if d.dtype.kind == "f" else np.float64
