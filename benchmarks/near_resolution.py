@@ -1,5 +1,5 @@
 """One causal LM on chapter 5's near design, outside the book: its competence, every shape
-fitted across distances and the chance crossover, printed as the chapter would state them.
+fitted across distances and the chance crossover, printed as numbers.
 
 For models too slow for the default book on two CPU cores (the README's Qwen2.5-Coder-1.5B
 figures come from here): ``python benchmarks/near_resolution.py qwen2.5-coder-1.5b``. The
@@ -15,7 +15,7 @@ import pandas as pd
 
 from semres.core import book, profiles
 from semres.core.seeds import seeds
-from semres.experiments.llm import lm, near, page_near, settings
+from semres.experiments.llm import lm, near, settings
 
 
 def main() -> None:
@@ -46,15 +46,23 @@ def main() -> None:
                      gof_boot=cfg.gof_boot, seed=stream(f"near {key}"),
                      front_trials=cfg.front_trials, years=cfg.sweep_years)
     print(f"{key}: {trials} trials in {scored:.0f} s ({dtype})")
-    print(page_near.competence_text(r))
+    comp = r["competence"]
+    print(f"competence: {comp['verdict']}; mass near {comp['above']['p']:.3f} "
+          f"[{comp['above']['ci_low']:.3f}, {comp['above']['ci_high']:.3f}] (p = "
+          f"{comp['above']['p_value']:.2g}), near - far {comp['decay']['p']:+.3f} "
+          f"(p = {comp['decay']['p_value']:.2g}); first-listed pull "
+          f"{r['position']['p']:+.3f} [{r['position']['ci_low']:+.3f}, "
+          f"{r['position']['ci_high']:+.3f}]")
     if r["does"]:
-        print(page_near.resolution_text(r))
-        print(page_near.sizing_text(r))
+        c, f = r["crossover"], r["front"]
+        print(f"chance crossover: {c['resolution']:.0f} years [{c['ci_low']:.0f}, "
+              f"{c['ci_high']:.0f}]{' (censored)' if c['at_bound'] else ''}")
+        print(f"best shape {r['best']['shape']} predicts p_S = {f['p_s']:.3f}, "
+              f"p_I = {f['p_i']:.3f} for uniform probes")
         with pd.option_context("display.width", 160, "display.max_columns", 20):
-            print(r["fits"][["shape", "resolution", "ci_low", "ci_high", "relative_floor",
-                             "gof_p", "misfit", "delta_aic"]].round(3).to_string(index=False))
-    print(page_near.box_sentence(r))
-
+            print(r["fits"][["shape", "half_decay", "ci_low", "ci_high", "chance_return",
+                             "relative_floor", "gof_p", "misfit", "delta_aic"]]
+                  .round(3).to_string(index=False))
 
 if __name__ == "__main__":
     main()

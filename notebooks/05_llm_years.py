@@ -316,8 +316,9 @@ for m, r in near_results.items():
         continue
     b, cross = r["best"], r["crossover"]
     half = (f"below {b['finest_x']:g} years, the finest distance tested" if b["upper_bound"]
-            else f"{b['resolution']:.0f} years [{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
-    back = b.get("chance_return", b.get("floor_distance", np.nan))
+            else f"{b['half_decay']:.0f} years [{b['half_decay_ci_low']:.0f}, "
+                 f"{b['half_decay_ci_high']:.0f}]")
+    back = b["chance_return"]
     back_words = (f"; its answers return to chance about {back:.0f} years "
                   f"[{b['chance_return_ci_low']:.0f}, {b['chance_return_ci_high']:.0f}] away"
                   if np.isfinite(back) and back > 0 else
@@ -329,7 +330,7 @@ for m, r in near_results.items():
                       f"{b['relative_floor']:.2f} of an exact match's weight{back_words}"
                       + (f" (though the {SHAPE_NAMES[b['shape']]} fails its lack-of-fit test)"
                          if b["misfit"] else "") + ".")
-    others = "; ".join(f"{SHAPE_NAMES[f.shape]} {f.resolution:.0f} years, ΔAIC {f.delta_aic:.1f}"
+    others = "; ".join(f"{SHAPE_NAMES[f.shape]} {f.half_decay:.0f} years, ΔAIC {f.delta_aic:.1f}"
                        for f in r["fits"].itertuples() if not f.best)
     crossing = (f"is beyond the last probe, {cross['x_max']:.0f} years" if cross["at_bound"] else
                 f"is {cross['resolution']:.0f} years ({cross['ci_low']:.0f}–"
@@ -958,6 +959,23 @@ for m, r in protocol.items():
         f"probabilities {TURN_VERB.get(turns[m]['status'], 'cannot be told to trade or not')}.")
     k, kf = r.get("kernel"), r.get("kernel_fit", {})
     trend, agree = r.get("kernel_trend") or {}, r.get("trend_agreement") or {}
+    nt = nr["competence"].get("trend") or {}
+    # whether the kernel read from its choices and the near design say the same of the decay
+    yes, no, ny, nn = ((trend, nt, "the kernel read from its choices", "the near design")
+                       if trend.get("decays") else
+                       (nt, trend, "the near design", "the kernel read from its choices"))
+    why = "" if not agree else (
+        (f"both find that similarity decays with distance (the kernel read from its choices: "
+         f"one-sided p = {trend['p_value']:.2g}; the near design: p = {nt['p_value']:.2g})"
+         if trend["decays"] else
+         f"neither finds that similarity decays with distance (the kernel read from its "
+         f"choices: p = {trend['p_value']:.2g}; the near design: p = {nt['p_value']:.2g})")
+        if agree["agree"] else
+        f"{ny} finds that similarity decays (one-sided p = {yes['p_value']:.2g}); "
+        + (f"{nn} finds it rises (interval {no['ci_low']:.3g} to {no['ci_high']:.3g}, above 0): "
+           "the two contradict each other" if agree["contradict"] else
+           f"{nn} cannot tell (p = {no['p_value']:.2g}, its interval {no['ci_low']:.3g} to "
+           f"{no['ci_high']:.3g} spans 0): too imprecise to confirm it, not a contradiction"))
     proto_detail.append(
         f"**{m}.** For uniform probes at $n = 2$ it puts {u['p']:.3f} [{u['ci_low']:.3f}, "
         f"{u['ci_high']:.3f}] on the nearer person: they mostly land far from both people, where "
@@ -970,7 +988,7 @@ for m, r in protocol.items():
             f"years from the probe weighs {k.g.iloc[1]:.2f} of one born in it, and "
             + ("its weight falls with distance" if trend.get("decays") else
                "a trend test finds no fall of its weight with distance")
-            + (f" ({agree['why']})" if agree.get("why") else "")
+            + (f" ({why})" if why else "")
             + (f". The exponential with a floor fitted to it ($\\lambda =$ {kf['lambda']:.0f} "
                "years) is no second resolution: bins of uniform probes pool people decades and "
                "centuries apart, so the far tail sets its scale, while the near design measures "
@@ -1038,9 +1056,8 @@ for m, r in near_results.items():
                   "where its fitted similarity falls to its floor, so that answers return to "
                   "chance (lambda ln(1/Delta) for the exponential), against the paper's 70–80 "
                   f"years, the same measure; its half-decay, a different measure, is "
-                  f"{b.get('half_decay', b['resolution']):.0f} years "
-                  f"[{b.get('half_decay_ci_low', b['ci_low']):.0f}, "
-                  f"{b.get('half_decay_ci_high', b['ci_high']):.0f}]",
+                  f"{b['half_decay']:.0f} years "
+                  f"[{b['half_decay_ci_low']:.0f}, {b['half_decay_ci_high']:.0f}]",
                   stand_in=LM_STAND_IN, **verdicts.near_resolution(r))
 for m, r in protocol.items():
     for form, title in (("free", "Theorem 3 across n, without a floor (the paper's form)"),
@@ -1152,7 +1169,8 @@ for m in protocol:
         f"{said} and, only slightly, the nearer of two people ({c['p']:.3f} within "
         f"{r['competence']['near']:g} years): its fitted similarity halves within "
         + (f"{b['finest_x']:g} years" if b["upper_bound"] else
-           f"about {b['resolution']:.0f} years [{b['ci_low']:.0f}, {b['ci_high']:.0f}]")
+           f"about {b['half_decay']:.0f} years [{b['half_decay_ci_low']:.0f}, "
+           f"{b['half_decay_ci_high']:.0f}]")
         + (f" and its answers return to chance about {back:.0f} years "
            f"[{b['chance_return_ci_low']:.0f}, {b['chance_return_ci_high']:.0f}] away, against the "
            f"paper's {lo_p}–{hi_p} years" if np.isfinite(back) and back > 0 else

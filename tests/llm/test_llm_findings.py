@@ -100,8 +100,7 @@ def test_the_encoders_shape_row_is_a_misfit_with_its_size_or_an_equivalence(monk
 
 def _near_result(back, lo, hi, misfit=False):
     trials = _near_trials()
-    best = {"shape": "exponential", "scale": 20.0, "floor": 0.3, "resolution": 13.9,
-            "ci_low": 10.0, "ci_high": 20.0, "half_decay": 13.9, "half_decay_ci_low": 10.0,
+    best = {"shape": "exponential", "scale": 20.0, "floor": 0.3, "half_decay": 13.9, "half_decay_ci_low": 10.0,
             "half_decay_ci_high": 20.0, "chance_return": back, "chance_return_ci_low": lo,
             "chance_return_ci_high": hi, "misfit": misfit, "gof_p": 1e-3 if misfit else 0.4,
             "at_bound": False, "upper_bound": False, "finest_x": 3.0}

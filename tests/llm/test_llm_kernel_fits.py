@@ -46,13 +46,11 @@ def test_bootstrap_interval_covers_the_truth():
     np.testing.assert_array_equal(boot, kernel_fits.bootstrap_fit(prof, 60, 2))  # seeded
 
 
-def test_measured_and_fitted_kernels():
+def test_measured_kernel():
     k = kernel_fits.MeasuredKernel([0, 10, 20], [1.0, 0.5, 0.25])
     np.testing.assert_allclose(k(np.array([0.0, 5.0, 15.0, 40.0])), [1, 0.75, 0.375, 0.25])
     with pytest.raises(ValueError, match="similarity"):
         kernel_fits.MeasuredKernel([0, 1], [1.0, -1.0])
-    f = kernel_fits.FittedKernel({"amplitude": 0.2, "lambda": 10.0, "offset": 0.02})
-    np.testing.assert_allclose(f(np.array([0.0, 10.0])), [1.0, 0.2 * math.exp(-1) + 0.02])
 
 
 def test_fit_exp_floor_refuses_a_p_correct_curve_and_a_flat_one():
@@ -108,7 +106,7 @@ def test_the_trend_test_holds_its_level_on_a_flat_kernel_and_finds_a_real_decay(
     assert found["flat"] < 0.085 and found["decays"] > 0.8, found
 
 
-def test_two_trend_findings_agree_or_say_why_not():
+def test_two_trend_findings_agree_or_contradict():
     yes = {"decays": True, "direction": "decays", "estimate": -0.2, "ci_low": -0.3,
            "ci_high": -0.1, "p_value": 0.001}
     vague = {"decays": False, "direction": "undecided", "estimate": -0.05, "ci_low": -0.2,
@@ -116,11 +114,10 @@ def test_two_trend_findings_agree_or_say_why_not():
     up = {"decays": False, "direction": "rises", "estimate": 0.2, "ci_low": 0.1,
           "ci_high": 0.3, "p_value": 0.99}
     assert kernel_fits.trend_agreement(yes, yes)["agree"]
-    a = kernel_fits.trend_agreement(yes, vague, names=("choices", "near design"))
-    assert not a["agree"] and not a["contradict"] and "too imprecise" in a["why"]
-    assert "near design cannot tell" in a["why"]
+    a = kernel_fits.trend_agreement(yes, vague)
+    assert not a["agree"] and not a["contradict"]
     b = kernel_fits.trend_agreement(up, yes)
-    assert not b["agree"] and b["contradict"] and "contradict" in b["why"]
+    assert not b["agree"] and b["contradict"]
 
 
 @pytest.mark.parametrize("shape", list(kernel_fits.SHAPES))

@@ -85,16 +85,16 @@ def test_the_fit_recovers_the_similarity_that_made_the_answers(shape, scale):
     assert comp["trend"]["decays"] and comp["trend"]["ci_high"] < 0
     assert set(comp["trend"]) >= {"measure", "estimate", "ci_low", "p_value", "direction"}
     fits = near.fit_kernels(t, n_boot=60, gof_boot=60, seed=0).set_index("shape")
-    truth = near.resolution(shape, scale, floor)
+    truth = near.half_decay_of(shape, scale, floor)
     f = fits.loc[shape]
     if shape == "step":  # a step is identified only between the distances probed (8 and 13)
-        assert 8 <= f.ci_low <= f.resolution <= f.ci_high <= 13
+        assert 8 <= f.half_decay_ci_low <= f.half_decay <= f.half_decay_ci_high <= 13
     else:
-        assert f.ci_low <= truth <= f.ci_high, (truth, f.ci_low, f.ci_high)
+        assert f.half_decay_ci_low <= truth <= f.half_decay_ci_high, (truth, f.half_decay_ci_low)
     assert f.relative_floor == pytest.approx(floor / (1 + floor), abs=0.06)
     assert not f.misfit and not f.at_bound
-    # both measures, each with its interval: resolution is the half-decay here
-    assert f.half_decay == f.resolution and f.half_decay_ci_low == f.ci_low
+    # both measures, each with its interval; neither is called "resolution"
+    assert "resolution" not in f.index and "floor_distance" not in f.index
     if shape == "exponential":
         back = kernels.chance_return(scale, floor)
         assert f.chance_return_ci_low <= back <= f.chance_return_ci_high, back
@@ -137,16 +137,16 @@ def test_the_front_a_step_predicts_is_theorem_2_on_the_segment():
     assert est["relative_floor"] == pytest.approx(0.2)
 
 
-def test_the_resolution_is_where_the_similarity_is_halfway_to_its_floor():
+def test_half_decay_and_chance_return_of_each_shape():
     for shape in near.SHAPES:
-        r = near.resolution(shape, 12.0, 0.3)
+        r = near.half_decay_of(shape, 12.0, 0.3)
         g = near.kernel(shape, np.array([r * 0.999, r * 1.001]), 12.0)
         assert g[0] >= 0.5 >= g[1] or shape == "step" and r == 12.0
-    assert near.floor_distance("exponential", 10.0, 0.05) == pytest.approx(10 * math.log(20))
+    assert near.chance_return_of("exponential", 10.0, 0.05) == pytest.approx(10 * math.log(20))
     # chance_return's conventions: chance everywhere when the floor outweighs an exact match
-    assert near.floor_distance("exponential", 10.0, 2.0) == 0.0
-    assert math.isnan(near.floor_distance("step", 10.0, 0.05))
-    g = near.kernel("gaussian", np.array([near.floor_distance("gaussian", 12.0, 0.05)]), 12.0)
+    assert near.chance_return_of("exponential", 10.0, 2.0) == 0.0
+    assert math.isnan(near.chance_return_of("step", 10.0, 0.05))
+    g = near.kernel("gaussian", np.array([near.chance_return_of("gaussian", 12.0, 0.05)]), 12.0)
     assert g[0] == pytest.approx(0.05)
 
 

@@ -16,7 +16,7 @@ from semres.core.validate import at_least, positive
 
 from .language import TEMPERATURE, KernelProfile
 
-__all__ = ["exp_floor", "fit_exp_floor", "bootstrap_fit", "FittedKernel", "MeasuredKernel",
+__all__ = ["exp_floor", "fit_exp_floor", "bootstrap_fit", "MeasuredKernel",
            "check_kernel", "decay_trend", "trend_agreement", "TREND_MEASURE", "SHAPES",
            "SHAPE_LABELS", "shape_resolution", "shape_half_decay", "fit_shape", "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
 
@@ -85,19 +85,6 @@ def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: flo
                             min_distance=min_distance)
         out[b] = fit["lambda"], fit["floor"], fit["resolution"]
     return out
-
-
-class FittedKernel:
-    """The fitted graded part amplitude e^(-d/lambda) + offset for d > 0, and g(0) = ``spike``."""
-
-    def __init__(self, fit: dict, spike: float = 1.0):
-        self.fit, self.spike = dict(fit), positive(spike, "spike")
-
-    def __call__(self, d):
-        d = np.asarray(d)
-        g = exp_floor(d, self.fit["amplitude"], self.fit["lambda"], self.fit["offset"])
-        return np.where(d == 0, self.spike, g).astype(
-            d.dtype if d.dtype.kind == "f" else np.float64, copy=False)
 
 
 class MeasuredKernel:
@@ -207,29 +194,13 @@ def decay_trend(distance, similarity, *, se=None, replicates=None, level: float 
             "points": int(k), "alpha": alpha, "level": level}
 
 
-def trend_agreement(first: dict, second: dict, *, names=("first", "second")) -> dict:
-    """Whether two decay findings (each with ``decays``, ``direction``, ``estimate``,
-    ``ci_low``, ``ci_high``, ``p_value``, as :func:`decay_trend` and
-    :func:`semres.experiments.llm.near.decay_trend` return) say the same thing, and if not, why."""
+def trend_agreement(first: dict, second: dict) -> dict:
+    """Whether two decay findings (:func:`decay_trend`, :func:`semres.experiments.llm.near.decay_trend`)
+    agree, and whether they contradict each other (one decays where the other rises)."""
     a, b = first, second
-    na, nb = names
-    agree = bool(a["decays"]) == bool(b["decays"])
     contradict = (a["decays"] and b["direction"] == "rises") or (
         b["decays"] and a["direction"] == "rises")
-    if agree:
-        why = (f"both find that similarity decays with distance ({na}: one-sided p = "
-               f"{a['p_value']:.2g}; {nb}: p = {b['p_value']:.2g})" if a["decays"] else
-               f"neither finds that similarity decays with distance ({na}: p = "
-               f"{a['p_value']:.2g}; {nb}: p = {b['p_value']:.2g})")
-    else:
-        yes, no, ny, nn = (a, b, na, nb) if a["decays"] else (b, a, nb, na)
-        why = (f"{ny} finds that similarity decays (one-sided p = {yes['p_value']:.2g}); "
-               + (f"{nn} finds it rises (interval {no['ci_low']:.3g} to {no['ci_high']:.3g}, "
-                  "above 0): the two contradict each other" if no["direction"] == "rises" else
-                  f"{nn} cannot tell (p = {no['p_value']:.2g}, its interval {no['ci_low']:.3g} "
-                  f"to {no['ci_high']:.3g} spans 0): too imprecise to confirm it, not a "
-                  "contradiction"))
-    return {"agree": agree, "contradict": bool(contradict), "why": why,
+    return {"agree": bool(a["decays"]) == bool(b["decays"]), "contradict": bool(contradict),
             "decays": (bool(a["decays"]), bool(b["decays"]))}
 
 

@@ -297,13 +297,10 @@ def analyse(a: dict, *, temperatures, does_similarity: bool, seed, near_trend=No
         except ValueError as err:  # too few points
             kfit = {"error": str(err).split(":")[0]}
     else:
-        kfit = {"error": f"similarity does not decay with distance (the {trend['measure']} is "
-                         f"{trend['estimate']:+.3g}, 95% interval {trend['ci_low']:+.3g} to "
-                         f"{trend['ci_high']:+.3g}, one-sided p = {trend['p_value']:.2g})"}
+        kfit = {"error": "no decay"}
     out.update(kernel=kernel, kernel_fit=kfit, kernel_trend=trend)
     if near_trend is not None:
-        out["trend_agreement"] = kernel_fits.trend_agreement(
-            trend, near_trend, names=("the kernel read from its choices", "the near design"))
+        out["trend_agreement"] = kernel_fits.trend_agreement(trend, near_trend)
     return out
 
 

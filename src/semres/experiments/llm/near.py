@@ -24,8 +24,8 @@ from .settings import NAMES, QUESTIONS, TASKS
 from .trials import Trials
 from .two_reference import chance_crossover
 
-__all__ = ["design", "trial_table", "curve_table", "competence", "decay_trend", "kernel", "resolution",
-           "floor_distance", "p_correct", "fit_shape", "fit_kernels", "crossover_counts",
+__all__ = ["design", "trial_table", "curve_table", "competence", "decay_trend", "kernel", "half_decay_of",
+           "chance_return_of", "p_correct", "fit_shape", "fit_kernels", "crossover_counts",
            "predicted_front", "blind_spot", "analyse", "SHAPES", "SOURCE"]
 
 #: the rows of this design in a model's tidy table
@@ -216,13 +216,9 @@ def kernel(shape: str, d, scale: float) -> np.ndarray:
     raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
 
 
-def resolution(shape: str, scale: float, floor: float) -> float:
-    """The half-decay distance: within it the similarity stays above halfway between its peak
-    and its floor, k(d / s) = 1/2. Definition 1's resolution epsilon for the step, and its
-    natural extension to graded shapes (:func:`semres.core.kernels.half_decay`, lambda ln 2,
-    for the exponential; sigma sqrt(2 ln 2) for the Gaussian), whatever the floor. It is not
-    where answers return to chance (:func:`floor_distance`); the fits report it as both
-    ``resolution`` (its name here, kept) and ``half_decay``."""
+def half_decay_of(shape: str, scale: float, floor: float) -> float:
+    """Where the graded part k(d / s) falls to 1/2, whatever the floor: Definition 1's epsilon for
+    the step, lambda ln 2 (:func:`semres.core.kernels.half_decay`) for the exponential."""
     if shape == "exponential":
         return half_decay(scale)
     if shape == "gaussian":
@@ -230,13 +226,10 @@ def resolution(shape: str, scale: float, floor: float) -> float:
     return float(scale)
 
 
-def floor_distance(shape: str, scale: float, floor: float) -> float:
-    """The return-to-chance distance, where the graded part falls to the floor, k(d) = Delta:
-    :func:`semres.core.kernels.chance_return` (lambda ln(1/Delta)) for the exponential, the
-    paper's effective resolution (its 70-80 years), sigma sqrt(2 ln(1/Delta)) for the Gaussian,
-    with chance_return's conventions (inf without a floor, 0 when the floor outweighs even an
-    exact match, Delta >= 1); NaN for the step, which never equals its floor. The fits report
-    it as ``floor_distance`` and ``chance_return``."""
+def chance_return_of(shape: str, scale: float, floor: float) -> float:
+    """Where the graded part falls to the floor, k(d) = Delta, so answers return to chance:
+    lambda ln(1/Delta) (:func:`semres.core.kernels.chance_return`) for the exponential, the
+    paper's 70-80 years; NaN for the step, which never equals its floor."""
     if shape == "step":
         return math.nan
     if shape == "exponential":
@@ -286,10 +279,8 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
         scale, fl = (float(v) for v in np.exp(r.x))
         nll, p = float(r.fun), p_correct(shape, scale, fl, D, offset)
     return {"shape": shape, "scale": scale, "floor": fl, "relative_floor": fl / (1 + fl),
-            "nll": nll, "p_fit": p, "resolution": resolution(shape, scale, fl),
-            "half_decay": resolution(shape, scale, fl),
-            "floor_distance": floor_distance(shape, scale, fl),
-            "chance_return": floor_distance(shape, scale, fl)}
+            "nll": nll, "p_fit": p, "half_decay": half_decay_of(shape, scale, fl),
+            "chance_return": chance_return_of(shape, scale, fl)}
 
 
 def _cells(trials: pd.DataFrame) -> pd.DataFrame:
@@ -336,7 +327,7 @@ def lack_of_fit(trials: pd.DataFrame, cells: pd.DataFrame, fit: dict, refit, n_b
 
 def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, seed) -> dict:
     """One shape fitted to every D and x at once, by maximum likelihood on the model's masses
-    (its expected answers, which carry no sampling noise), with the resolution's 95 % interval
+    (its expected answers, which carry no sampling noise), with the half-decay's 95 % interval
     over pairs of names (pairs resampled within each D, every resample refitted), the share of
     refits on a bound, the AIC, and whether the shape describes the model (:func:`lack_of_fit`,
     ``gof_boot`` refits)."""
@@ -369,11 +360,10 @@ def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, s
         for s in strata:
             np.add.at(w, rng.choice(s, len(s)), 1.0)
         fb = _fit_cells(shape, D, off, w @ tab_n, w @ tab_k, start)
-        res.append(fb["resolution"])
+        res.append(fb["half_decay"])
         back.append(fb["chance_return"])
         hit.append(bound_report(fb, BOUNDS, log=("scale", "floor"))["at_bound"])
-    fit["ci_low"], fit["ci_high"] = percentile_interval(res)
-    fit["half_decay_ci_low"], fit["half_decay_ci_high"] = fit["ci_low"], fit["ci_high"]
+    fit["half_decay_ci_low"], fit["half_decay_ci_high"] = percentile_interval(res)
     fit["chance_return_ci_low"], fit["chance_return_ci_high"] = (
         percentile_interval(back) if shape != "step" else (math.nan, math.nan))
     fit["boot_at_bound"] = bootstrap_at_bound(hit)
@@ -397,7 +387,7 @@ def fit_kernels(trials: pd.DataFrame, *, n_boot: int, gof_boot: int, seed) -> pd
     ok = fits[fits.misfit.eq(False)]
     pick = (ok if len(ok) else fits).aic.idxmin()
     fits["best"] = fits.index == pick
-    fits["upper_bound"] = fits.ci_high < fits.finest_x
+    fits["upper_bound"] = fits.half_decay_ci_high < fits.finest_x
     return fits
 
 

@@ -163,7 +163,7 @@ def sizing(r: dict, target: float = 1.5) -> dict:
     if not r["does"] or "best" not in r:
         return {}
     b = r["best"]
-    est, lo, hi = b["resolution"], b["ci_low"], b["ci_high"]
+    est, lo, hi = b["half_decay"], b["half_decay_ci_low"], b["half_decay_ci_high"]
     if b["upper_bound"] or not (est > 0 and lo > 0 and np.isfinite(hi)):
         return {"target": target}
     spread = max(hi / est, est / lo)

@@ -509,7 +509,7 @@ def near_resolution(r: dict) -> dict:
     dispersion where the shape misses (:func:`near_fit_size`). A floor at or above the kernel's
     peak leaves lambda ln(1/Delta) at 0: no distance of return is defined (``identified``)."""
     b = r["best"]
-    back = b.get("chance_return", b.get("floor_distance", np.nan))
+    back = b["chance_return"]
     ci = (b.get("chance_return_ci_low", np.nan), b.get("chance_return_ci_high", np.nan))
     size = near_fit_size(r["trials"], b) if "trials" in r else {}
     misfit = bool(b["misfit"])
