@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,18 +37,9 @@ def results_dir(chapter: str) -> Path:
 
 def save_table(df, chapter: str, name: str) -> Path:
     """Write ``df`` as ``<results>/<chapter>/<name>.csv`` atomically."""
-    folder = results_dir(chapter)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{name}.csv"
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".csv.tmp")
-    os.close(fd)
-    try:
-        df.to_csv(tmp, index=False)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return target
+    from .results import write_atomic  # one atomic writer; results imports pandas
+
+    return write_atomic(results_dir(chapter) / f"{name}.csv", df.to_csv(index=False))
 
 
 @lru_cache(maxsize=None)
