@@ -241,8 +241,6 @@ assert sp.simplify(rate - (-2 * (1 - 2 * b))) == 0
 assert sp.solve(sp.diff(pS_h, b), b) == [half]
 
 display(sp.Eq(sp.Symbol("b"), b_of_pI[0]), sp.Eq(sp.Symbol("p_S"), front_derived))
-report.number("b_opt", b_opt[0])
-report.number("p_opt", pS_opt)
 glue("ch1_b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])), display=False)
 
 # %% [markdown]
@@ -314,11 +312,8 @@ seg_moments = sp.lambdify(eps, (seg_mean, seg_var), "numpy")
 grid = np.linspace(0, 0.5, 11)  # the engine's segment has these moments
 assert np.allclose(seg_moments(grid), spaces.Segment().ball_measure(grid), rtol=0, atol=1e-14)
 # the cost of heterogeneity: at equal p_I (equal <b>) the segment loses exactly Var(b) in p_S
-cost_eps = sp.Rational(cfg.cost_eps)
-seg_cost = float(seg_var.subs(eps, cost_eps))
-report.number("seg_cost_eps", cost_eps)
-report.number("seg_cost", seg_cost)
-report.number("seg_cost_max", seg_var.subs(eps, half))
+seg_cost = float(seg_var.subs(eps, sp.Rational(cfg.cost_eps)))
+report.number("seg_cost_eps", cfg.cost_eps)
 
 # %% [markdown]
 # The segment has $\langle b\rangle = 2\varepsilon - \varepsilon^2$ and
@@ -371,11 +366,25 @@ _, var_d = disc.ball_measure(cfg.tie_eps)
 tau_d = disc.tie_probability()
 disc_excess = tau_d / 2 - var_d  # p_S above the homogeneous front at the same p_I
 report.number("disc_points", len(disc))
-report.number("disc_tau", tau_d)
-report.number("disc_var", var_d)
 report.number("disc_eps", cfg.tie_eps)
-report.number("disc_excess", disc_excess)
-report.text("disc_side", "above" if disc_excess > 0 else "below", cites={"excess": disc_excess})
+
+# the derived quantities the text quotes, saved as quantities.csv and glued from its rows
+quantities = pd.DataFrame([
+    ("b_opt", b_opt[0], "ball measure b* at which p_S peaks on a homogeneous space, any noise"),
+    ("p_opt", pS_opt, "p_S = p_I at b* without noise"),
+    ("seg_cost", seg_cost, f"segment's Var(b) at ε = {cfg.cost_eps:g}: its p_S below the "
+                           "homogeneous front at equal p_I (cost of heterogeneity)"),
+    ("seg_cost_max", seg_var.subs(eps, half), "the same at ε = 1/2"),
+    ("disc_tau", tau_d, "discrete space's tie probability τ = P(d(p, x1) = d(p, x2))"),
+    ("disc_var", var_d, f"discrete space's Var(b) at ε = {cfg.tie_eps:g}"),
+    ("disc_excess", disc_excess, "τ/2 - Var(b): the discrete space's p_S above the "
+                                 "homogeneous front at equal p_I"),
+], columns=["quantity", "value", "what"]).astype({"value": float})
+report.table(quantities, "quantities")
+quantity = quantities.set_index("quantity")["value"]
+report.numbers(quantity.to_dict())
+report.text("disc_side", "above" if quantity.disc_excess > 0 else "below",
+            cites={"excess": quantity.disc_excess})
 
 # %% [markdown]
 # The corrected theory agrees with the exact enumeration to machine precision for every
@@ -475,10 +484,11 @@ laws = {
                    "Monte Carlo minus Theorem 2 with the tie term: p_S gains tau/2 (the same "
                    "theory matches an exact enumeration)"),
 }
-side = ("below" if verdicts.margin_separates(seg_cost) else
+side = ("below" if verdicts.margin_separates(quantity.seg_cost) else
         "not below (so this row cannot tell the segment from the homogeneous front)")
 reasons = {"cells_segment": f"{settings.MC_MARGIN_REASON}; {side} the segment's cost of "
-                            f"heterogeneity, Var(b) = {seg_cost:.4f} at ε = {cfg.cost_eps:g}"}
+                            f"heterogeneity, Var(b) = {quantity.seg_cost:.4f} at "
+                            f"ε = {cfg.cost_eps:g}"}
 cells = verdicts.law_cells(mc)
 for table, (result, statement) in laws.items():
     report.grid_result(result, statement, **verdicts.against_closed_form(mc[cells[table]], table),
