@@ -1,5 +1,4 @@
-"""A chapter's results in words: each row's number, its reference and its status, as the result
-box at the top of a chapter states them."""
+"""A chapter's results in words, as the result box at the top of its page states them."""
 
 from __future__ import annotations
 
@@ -13,23 +12,20 @@ from .verdicts import NOT_MEASURED, STATUSES, reference
 
 #: findings named on the first screen of a result box; the rest are one click away
 BOX_FIRST = 5
-#: lines of text a result box holds above its list's end on a phone (390 px), and the
-#: characters a line holds there: its text, and the indented list items (measured on the
-#: rendered book: a box whose lead, count and items fill more runs past one screen)
+#: lines a result box holds on a 390 px phone screen, and characters per line of its text
+#: and of its list items (measured on the rendered book)
 BOX_LINES, LINE_CHARS, ITEM_CHARS = 20, 34, 28
 
 
 def phone_lines(text: str, chars: int = LINE_CHARS) -> int:
-    """Lines a paragraph of MyST takes on a phone, roughly: its visible characters over
-    ``chars``."""
+    """Lines a paragraph of MyST takes on a phone, roughly."""
     visible = re.sub(r"<[^>]+>|[*$`\\]|\{[a-z]+\}", "", str(text))
     return max(1, math.ceil(len(visible) / chars))
 
 
 def first_screen(lead: str, fixed: list[str], items: list[str], most: int = BOX_FIRST) -> int:
-    """How many of ``items`` (the findings, as listed) fit a box's first phone screen beside
-    its ``lead`` and the ``fixed`` lines it always shows (the count, what is not counted): at
-    most ``most``, as many as :data:`BOX_LINES` holds, maybe none when the lead is long."""
+    """How many of ``items`` fit a box's first phone screen beside its ``lead`` and the
+    ``fixed`` lines it always shows (at most ``most``; maybe none when the lead is long)."""
     used = (phone_lines(lead) if lead else 0) + sum(phone_lines(f, ITEM_CHARS) for f in fixed)
     shown = 0
     for item in items[:most]:
@@ -41,8 +37,8 @@ def first_screen(lead: str, fixed: list[str], items: list[str], most: int = BOX_
 
 
 def row_places(row: dict) -> int | None:
-    """Decimals for a row's numbers: enough that its interval, the paper's value and the
-    margin can be told apart (None: each number keeps its own significant figures)."""
+    """Decimals for a row's numbers: enough to tell its interval, reference and margin apart
+    (None: each number keeps its own significant figures)."""
     lo, hi, head = row.get("ci_low"), row.get("ci_high"), row.get("headline")
     width = None if missing(lo) or missing(hi) else float(hi) - float(lo)
     dec = places(width, row.get("margin"))
@@ -63,16 +59,14 @@ def measured(row: dict) -> str:
 
 
 def tally(statuses, order=STATUSES) -> str:
-    """``"3 reproduced, 1 differs, 2 not run"``: how many rows have each status, in ``order``
-    (statuses outside it last)."""
+    """``"3 reproduced, 1 differs"``: rows per status, in ``order`` (others last)."""
     counts = pd.Series(list(statuses), dtype=object).value_counts()
     named = [s for s in order if s in counts] + [s for s in counts.index if s not in order]
     return ", ".join(f"{int(counts[s]):,} {s}" for s in named)
 
 
 def checks_tally(statuses) -> str:
-    """Checks counted by whether they pass: "all pass", or "1 check failed, 5 pass" (a tally
-    of the status "check" would read "6 check")."""
+    """Checks counted by whether they pass: "all pass", or "1 check failed, 5 pass"."""
     statuses = [str(s) for s in statuses]
     failed = [s for s in statuses if s != "check"]
     return f"{tally(failed)}, {len(statuses) - len(failed)} pass" if failed else "all pass"
@@ -84,11 +78,8 @@ def stand_in(row: dict) -> str:
 
 
 def stand_ins(rows) -> dict[str, str]:
-    """Each stand-in among ``rows``, in order of first appearance, with the name the box's
-    details call it by: "the stand-in" when there is one, "stand-in A", "stand-in B", ...
-    when there are several. The details name each once (:func:`details`); a row then says
-    only which (a stand-in's description is a clause, and six rows repeating it read as one
-    sentence said six times)."""
+    """Each stand-in among ``rows`` with the name the box calls it by ("the stand-in", or
+    "stand-in A", "B", ...): described once, so that rows need not repeat the clause."""
     found = list(dict.fromkeys(s for s in map(stand_in, rows) if s))
     if len(found) == 1:
         return {found[0]: "the stand-in"}
@@ -96,10 +87,8 @@ def stand_ins(rows) -> dict[str, str]:
 
 
 def status_line(row: dict, short: bool = False, names: dict | None = None) -> str:
-    """A row's status as the page shows it: the status, and the stand-in it was obtained on
-    (``"reproduced, on a stand-in: a simulated tree"``); ``short`` names no stand-in, only that
-    there was one, for the box's first screen; ``names`` (:func:`stand_ins`) gives the name a
-    page has already introduced it by (``"reproduced, on stand-in A"``)."""
+    """A row's status and the stand-in it was obtained on ("reproduced, on a stand-in: a tree");
+    ``short`` only says there was one; ``names`` (:func:`stand_ins`) names it as introduced."""
     stand = stand_in(row)
     status = str(row.get("status", ""))
     if stand and short:
@@ -110,8 +99,7 @@ def status_line(row: dict, short: bool = False, names: dict | None = None) -> st
 
 
 def miss(row: dict) -> str:
-    """How far a row lands from its reference, ``+0.012 [+0.004, +0.020]``: the headline of a
-    row that does not hold ("" without a reference or an interval)."""
+    """How far a row lands from its reference, "+0.012 [+0.004, +0.020]" (or "")."""
     dec = row_places(row)
     m, lo, hi = (as_number(row.get(k)) for k in ("miss", "miss_low", "miss_high"))
     if m is None or lo is None or hi is None:
@@ -140,11 +128,9 @@ def fit_size(row: dict) -> str:
 
 
 def box_line(row: dict, names: dict | None = None, said: set | None = None) -> str:
-    """One result in words, as the box at the top of a chapter states it; ``names``: the
-    stand-ins as the box has introduced them (:func:`stand_ins`). A row that does not hold
-    leads with its miss, a misfit with its size, an inconclusive one with what its test
-    could detect. ``said``: the margin reasons the box has given already (this row's is added),
-    each given once and then referred to."""
+    """One result in words: a row that does not hold gives its miss, a misfit its size, an
+    inconclusive one what its test detects. ``said`` collects the margin reasons given, so
+    each is given once."""
     text = (f"* **{prose(row['result'])}: {escape(status_line(row, names=names))}.** "
             f"{prose(row['statement'])}")
     text = text.rstrip(".") + "."
@@ -191,9 +177,8 @@ def box_line(row: dict, names: dict | None = None, said: set | None = None) -> s
 
 def details(findings: list, gates: list, blocked: list, checks: list, notes, ran: str
             ) -> list[str]:
-    """The lines of the box's dropdown (MyST): the stand-ins named once, then every finding
-    with its numbers (:func:`box_line`), the preconditions, the results not run and the
-    checks apart, ``notes``, and what ran."""
+    """The lines of the box's dropdown: the stand-ins, every finding with its numbers, the
+    preconditions, results not run and checks apart, ``notes``, and what ran."""
     names = stand_ins([*findings, *gates, *blocked, *checks])
     lines = [":::{dropdown} Every result, with its numbers, and what ran"]
     if len(names) == 1:
@@ -221,5 +206,5 @@ def details(findings: list, gates: list, blocked: list, checks: list, notes, ran
 
 
 def find(rows, start: str) -> dict | None:
-    """The first row whose result starts with ``start`` (None when there is none)."""
+    """The first row whose result starts with ``start`` (or None)."""
     return next((r for r in rows if str(r.get("result", "")).startswith(start)), None)

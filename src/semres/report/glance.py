@@ -1,10 +1,5 @@
-"""Results at a glance: one table and one figure, built from the chapters' result tables.
-
-Every chapter writes ``<results>/<chapter>/summary.csv`` (one row per result, with the status it
-computed) and ``front.csv`` (every system it measured, on the (p_I, p_S) plane). The book's
-overview page is generated from those files when the book is built, never typed, so a chapter
-that did not run in this build shows as such instead of as stale numbers.
-"""
+"""Results at a glance: the overview page's table and figure, generated at build time from each
+chapter's ``summary.csv`` and ``front.csv``, so that a chapter not run shows as such."""
 
 from __future__ import annotations
 
@@ -22,8 +17,7 @@ from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS
 from .numbers import escape, fmt, plural, prose
 from .verdicts import NOT_MEASURED, POLICY, STATUSES, VOCABULARY, reference
 
-#: the columns a summary.csv cannot do without (the others: kind, stand-in, the compared value
-#: and the margin, are read when present)
+#: the columns a summary.csv cannot do without (the others are read when present)
 REQUIRED = ("chapter", "result", "statement", "paper_value", "check_max_z", "headline",
             "ci_low", "ci_high", "status")
 NOT_RUN = "not run in this build"
@@ -33,13 +27,8 @@ MAX_NAMED = 4  # systems of one chapter named one by one in the figure's legend
 
 
 def read_tables(results: Path, built: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The summary rows and the front points of every chapter in ``built``.
-
-    ``built`` maps each chapter's name (``"03_toy_relu"``) to its title; only chapters that
-    executed in this build belong in it. A chapter without a readable ``summary.csv`` gets one
-    row saying it was not run (with the reason); a missing ``front.csv`` only leaves the figure
-    without its points. The chapter column comes from the folder, not from the file.
-    """
+    """The summary rows and front points of every chapter in ``built`` (name -> title); a
+    chapter without a readable ``summary.csv`` gets one row saying why it shows nothing."""
     rows, points = [], []
     for name, title in built.items():
         folder = Path(results) / name
@@ -90,9 +79,7 @@ def _cell(value) -> str:
 
 
 def _numbers(row: dict) -> str:
-    """A row's numbers for the table, with enough decimals to see why its status is what it
-    is: this build [95% interval], the paper's (or the compared) value ± the margin, the
-    largest |z|."""
+    """A row's numbers: this build [95% interval]; the reference ± the margin; the largest |z|."""
     parts = [measured(row)]
     what, value = reference(row)
     if value is not None and row.get("status") not in NOT_MEASURED:
@@ -106,11 +93,8 @@ def _numbers(row: dict) -> str:
 
 
 def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
-    """The overview table in MyST markdown; ``docs`` maps a chapter to its page's path.
-
-    The status comes second so that it stays on screen on a phone; each result names the
-    system it is about (the chapter's result name), then the claim tested.
-    """
+    """The overview table in MyST (``docs``: chapter -> page), the status second so that it
+    stays on a phone's screen."""
     lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper or "
              "compared with ± margin; largest \\|z\\| |",
              "| --- | --- | --- | --- |"]
@@ -135,13 +119,13 @@ def _split(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def vocabulary() -> str:
-    """The status vocabulary, from :data:`semres.report.VOCABULARY`, as a list for the page."""
+    """The status vocabulary as a list for the page."""
     return "\n".join(f"- **{s if s != 'not run' else NOT_RUN}**: {escape(VOCABULARY[s])}."
                       for s in STATUSES) + "\n"
 
 
 def front_figure(front: pd.DataFrame, path: Path):
-    """Every measured system on the (p_I, p_S) plane with the theory curves; saved to ``path``."""
+    """Every measured system on the (p_I, p_S) plane with the theory curves, saved to ``path``."""
     fig, ax = plotting.subplots(figsize=(7.0, 5.6))
     p_i = np.linspace(0.5, 1.0, 201)
     ax.plot(p_i, theory.front(p_i), color=plotting.THEORY, label="universal front (Thm. 1)")
@@ -150,7 +134,7 @@ def front_figure(front: pd.DataFrame, path: Path):
     markers = "osD^v<>pP*X"
     for k, (name, grp) in enumerate(front.groupby("chapter", sort=True)):
         color = plotting.CYCLE[k % len(plotting.CYCLE)]
-        # a chapter with many systems gets one legend entry, so the legend stays readable
+        # a chapter with many systems gets one legend entry
         many = grp.system.nunique() > MAX_NAMED
         groups = [(f"{grp.system.nunique()} systems", grp)] if many else \
             list(grp.groupby("system", sort=False))
@@ -170,9 +154,8 @@ def front_figure(front: pd.DataFrame, path: Path):
 
 def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
              docs: dict[str, str], page: str = "glance", stale=()) -> str:
-    """The front page's results in a few lines: the findings of this build by status, then one
-    line per chapter (its title and its findings' tally), each linking to its page; a chapter
-    in ``stale`` (its latest run failed) says that its numbers are its last good run's."""
+    """The front page's results: this build's findings by status, then a line per chapter; a
+    chapter in ``stale`` says its numbers are its last good run's."""
     table, _ = read_tables(results, built)
     findings, gates = _split(table)
     counted = findings[findings.status != NOT_RUN]
@@ -197,11 +180,8 @@ def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
 
 def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: dict[str, str],
          figure: Path) -> str:
-    """The generated part of the overview page: the table, then the figure (or why there is none).
-
-    ``chapters`` maps every chapter of the book to its title, ``built`` only those that executed;
-    the others appear as not run. ``figure`` is where the figure is written (beside the page).
-    """
+    """The generated part of the overview page: the statuses, the tables and the figure
+    (written to ``figure``); chapters not in ``built`` show as not run."""
     table, front = read_tables(results, built)
     absent = [{"chapter": n, "title": t, "statement": "(chapter did not execute)",
                "status": NOT_RUN} for n, t in chapters.items() if n not in built]

@@ -1,9 +1,6 @@
-"""Numbers and words as the book writes them: one formatter (:func:`number`, and :func:`fmt`,
-the same for prose), p-values, plurals, and text made safe for MyST.
-
-One convention everywhere, in tables and sentences alike: a minus sign (−), thousands separated
-from 10,000 on, "× 10ⁿ" and never e-notation, "—" for a missing value.
-"""
+"""Numbers and words as the book writes them, in tables and sentences alike: a minus sign (−),
+thousands separated from 10,000 on, "× 10ⁿ" and never e-notation, "—" for a missing value;
+p-values, plurals, and text made safe for MyST (its math typeset)."""
 
 from __future__ import annotations
 
@@ -65,10 +62,8 @@ def _integer(x) -> str:
 
 
 def number(x, places: int | None = None, figures: int = 3) -> str:
-    """One number as a table shows it: ``places`` decimals (or ``figures`` significant figures),
-    a minus sign, thousands separated from 10,000 on, and "× 10ⁿ" for a number that these
-    decimals would show as nothing (or only its last place) and from a million on; "—" for a
-    missing value, "yes"/"no" for a truth value."""
+    """One number as a table shows it: ``places`` decimals (or ``figures`` significant figures);
+    "× 10ⁿ" where these decimals would show nothing, and from a million on."""
     if missing(x):
         return DASH
     if isinstance(x, (bool, np.bool_)):
@@ -92,7 +87,7 @@ def number(x, places: int | None = None, figures: int = 3) -> str:
 
 def fmt(value, digits: int = 3, places: int | None = None) -> str:
     """:func:`number` for prose: ``digits`` significant figures without trailing zeros (or
-    ``places`` decimals), "× 10ⁿ" outside 10⁻³ to 10⁶; text passes through as it is."""
+    ``places`` decimals), "× 10ⁿ" outside 10⁻³ to 10⁶; text passes through."""
     if missing(value):
         return DASH
     x = as_number(value)
@@ -109,9 +104,8 @@ def fmt(value, digits: int = 3, places: int | None = None) -> str:
 
 
 def pvalue(p, resolution: float = 0.0) -> str:
-    """A p-value as prose states it: "p < 0.001" below 0.001, "p = 0.023" above it, and for a
-    test that cannot go lower (a bootstrap's 1/(B + 1), ``resolution``) "p ≤ 0.0099", the
-    smallest value it can say; "p not computed" for a missing one."""
+    """A p-value in prose: "p < 0.001", "p = 0.023", or "p ≤ 0.0099" at the ``resolution`` of a
+    test that cannot go lower (a bootstrap's 1/(B + 1))."""
     if missing(p):
         return "p not computed"
     p = float(p)
@@ -123,8 +117,8 @@ def pvalue(p, resolution: float = 0.0) -> str:
 
 
 def places(*gaps: float, digits: int = 2, most: int = 6) -> int | None:
-    """Decimals that show the smallest positive gap (an interval's width, a tolerance) to
-    ``digits`` significant figures, so a reader can see why a status is what it is."""
+    """Decimals that show the smallest positive gap (an interval's width, a margin) to
+    ``digits`` significant figures, so a reader sees why a status is what it is."""
     gaps = [abs(g) for g in map(as_number, gaps) if g]
     if not gaps:
         return None
@@ -141,8 +135,8 @@ def escape(text) -> str:
     return _escaped("" if missing(text) else " ".join(str(text).split()))
 
 
-#: an atom of math written as text: a rate (p_S, p_I^n), a mean or variance of the ball measure
-#: (<b>, Var(b)), a Greek letter spelled out, ln, a number, a one-letter variable, b*(n)
+#: an atom of math written as text: a rate (p_S, p_I^n), <b>, Var(b), a Greek letter spelled
+#: out, ln, a number, a one-letter variable, b*(n)
 _ATOM = re.compile(r"p_[SI](?:\^n)?|<b>|<tau>|Var\(b\)|\b(?:Delta|delta|tau|lambda|epsilon)\b"
                    r"|\bln\b|(?<![\w.])\d+(?:\.\d+)?(?![\w])|\b[bgmnNT]\*?(?![\w'’])"
                    r"|\^\{?-?[\w.]+\}?")
@@ -183,7 +177,7 @@ def _latex(token: str) -> str:
 
 def _math_runs(text: str) -> str:
     """``text`` with each run of math written as text (atoms joined by operators and balanced
-    parentheses) typeset: "p_S = 1/2 + <b> - <b>^2" -> "$p_S = 1/2 + \\langle b\\rangle - ...$"."""
+    parentheses) typeset: "p_S = 1/2 + <b>" -> "$p_S = 1/2 + \\langle b\\rangle$"."""
     tokens = list(_tokens(text))
     out, i = [], 0
     while i < len(tokens):
@@ -192,16 +186,15 @@ def _math_runs(text: str) -> str:
             out.append(tok)
             i += 1
             continue
-        j, depth, end, last_end = i, 0, None, None
+        j, depth, end = i, 0, None
         while j < len(tokens) and tokens[j][0] in ("atom", "op", "open", "close", "space"):
             k, t = tokens[j]
             depth += (k == "open") - (k == "close")
             if depth < 0:
                 break
             if depth == 0 and k in ("atom", "close"):
-                last_end = j + 1
+                end = j + 1
             j += 1
-        end = last_end
         run = tokens[i:end] if end else []
         words = "".join(t for _, t in run)
         strong = any(t.startswith(_STRONG) or t.endswith("*") for k, t in run if k == "atom")
@@ -219,13 +212,12 @@ def _math_runs(text: str) -> str:
     return "".join(out)
 
 
-#: operators at which a long formula may break across lines (a phone's column is narrow)
+#: operators after which a long formula may break across lines on a phone
 _BREAKS = ("=", "+", "-", "<=", ">=", "<", ">")
 
 
 def _typeset(run) -> str:
-    """One run of tokens as inline math, in pieces that break after each operator outside
-    parentheses, so a long formula wraps on a phone instead of overflowing its column."""
+    """One run of tokens as inline math, split after each operator outside parentheses."""
     pieces, piece, depth = [], [], 0
     for k, t in run:
         depth += (k == "open") - (k == "close")
@@ -238,21 +230,20 @@ def _typeset(run) -> str:
 
 
 def mathify(text: str) -> str:
-    """Math written as text (p_S, <b>, Var(b), Delta, lambda ln(1/Delta), 1/(1 + Delta)) becomes
-    typeset math in MyST; math already between dollars is left as it is."""
+    """Math written as text (p_S, <b>, Var(b), lambda ln(1/Delta)) typeset in MyST; math
+    already between dollars is left as it is."""
     parts = re.split(r"(\$[^$]+\$)", str(text))
     return "".join(part if part.startswith("$") else _math_runs(part) for part in parts)
 
 
-#: math written as text, as a plain sentence (``{glue:text}``, where nothing is typeset) shows it
+#: math written as text, as a plain sentence (``{glue:text}``, nothing typeset) shows it
 _PLAIN = (("p_S^n", "pₛⁿ"), ("p_I^n", "pᵢⁿ"), ("p_S", "pₛ"), ("p_I", "pᵢ"), ("<b>", "⟨b⟩"),
           ("<tau>", "⟨τ⟩"))
 _PLAIN_WORDS = {"lambda": "λ", "Delta": "Δ", "delta": "Δ", "tau": "τ", "epsilon": "ε"}
 
 
 def plain_math(text: str) -> str:
-    """Math written as text in a sentence that is shown as plain text: rates with their
-    subscripts (pₛ, pᵢ), Greek letters as letters, and ``<=`` as ≤."""
+    """Math written as text, for plain text: pₛ, pᵢ, Greek letters as letters, ≤ and ≥."""
     text = str(text)
     for ascii_, shown in _PLAIN:
         text = text.replace(ascii_, shown)
@@ -262,16 +253,14 @@ def plain_math(text: str) -> str:
 
 
 def plain_outside_math(text: str) -> str:
-    """:func:`plain_math` on the text outside ``$...$`` (inline glued markdown shows dollars as
-    they are, so a sentence glued inline writes its math with letters)."""
+    """:func:`plain_math` outside ``$...$`` (inline glued markdown shows dollars as they are)."""
     parts = re.split(r"(\$[^$]+\$)", str(text))
     return "".join(part if part.startswith("$") and len(part) > 1 else plain_math(part)
                    for part in parts)
 
 
 def prose(text) -> str:
-    """Text for a MyST page: its math typeset (:func:`mathify`) and the rest escaped
-    (:func:`escape`), so a row's statement reads as a sentence with formulas."""
+    """Text for a MyST page: its math typeset (:func:`mathify`), the rest escaped."""
     parts = re.split(r"(\$[^$]+\$)", " ".join(mathify(text).split()))
     return "".join(part if part.startswith("$") and len(part) > 1 else _escaped(part)
                    for part in parts)
@@ -283,8 +272,7 @@ def _escaped(text: str) -> str:
     return text
 
 
-#: a number as prose writes it: a sign (− or -), digits with thousands commas, decimals, an
-#: optional "× 10ⁿ" and an optional percent sign
+#: a number as prose writes it: a sign, digits with commas, decimals, "× 10ⁿ", a percent sign
 NUMBER = re.compile(r"(?<![\w.])[−-]?\d[\d,]*(?:\.\d+)?(?:\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?%?(?![\w])")
 #: numbers that name a thing rather than measure it ("Theorem 3", "chapter 5", "Fig. 2")
 NAMING = re.compile(r"\b(Theorem|Proposition|Definition|Lemma|Corollary|Figure|Fig\.|Table|"
@@ -293,9 +281,8 @@ _DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
 def numbers_in(text: str) -> list[tuple[float, float, str]]:
-    """Every number ``text`` quotes, as (value, half the last shown digit, the text): "0.54"
-    is (0.54, 0.005), "1,032" (1032, 0.5), "3.2 × 10⁻⁵" (3.2e-5, 5e-7), "54%" (0.54, 0.005).
-    Numbers that name a theorem, chapter or figure are skipped."""
+    """Every number ``text`` quotes (not those naming a theorem, chapter or figure), as
+    (value, half its last shown digit, its text): "54%" is (0.54, 0.005, "54%")."""
     found = []
     for match in NUMBER.finditer(NAMING.sub(" ", str(text))):
         token = match.group(0)
@@ -310,25 +297,11 @@ def numbers_in(text: str) -> list[tuple[float, float, str]]:
 
 
 def unquoted(text: str, cited, exempt=(0.05, 0.001, 0.95, 95, 80, 0.8)) -> list[str]:
-    """The numbers ``text`` quotes that none of ``cited`` (the row it describes: a dict or a
-    list of numbers) rounds to, nor ``exempt`` (the book's levels: 95 % intervals, 80 % power,
-    p < 0.05 and 0.001). Prose built from a row quotes only the row's numbers."""
+    """The numbers ``text`` quotes that none of ``cited`` (a dict or list of numbers) rounds
+    to, nor ``exempt`` (the book's levels): prose built from a row quotes only its numbers."""
     values = cited.values() if isinstance(cited, dict) else cited
     pool = [float(v) for v in values if as_number(v) is not None] + [float(v) for v in exempt]
     pool += [-v for v in pool]
     return [token for value, half, token in numbers_in(text)
             if not any(abs(value - v) <= half * (1 + 1e-9) + 1e-12 for v in pool)]
 
-
-def carried(*texts) -> dict:
-    """The numbers a row's own text carries (a model's name, "qwen2.5-coder-0.5b"; a test's
-    description, "4 refits"; a bound, "floor=0"), as a citation: a sentence that quotes the
-    text repeats them (:meth:`semres.report.chapter.Report.text`'s ``cites``)."""
-    return {f"{t}[{k}]": value for t in map(str, texts)
-            for k, (value, _, _) in enumerate(numbers_in(t))}
-
-
-def pooled(*parts: dict) -> dict:
-    """Several rows' numbers as one citation (each key made unique by its row's place), for a
-    sentence that says one thing of each of several models."""
-    return {f"{k}.{key}": v for k, part in enumerate(parts) for key, v in part.items()}

@@ -1,10 +1,5 @@
-"""The pages a build writes about itself: a chapter's page when its latest run failed or never
-ran, and the reproducibility page's record of this build (versions, machine, each chapter's
-profile, seed, wall time and cached results, the Monte Carlo engine's figures).
-
-The pipeline gathers the run records (:mod:`semres.pipeline.runner`); this module only words
-them, so that every page the book shows is written in the report layer.
-"""
+"""The pages a build writes about itself, in words: a chapter's page when its latest run failed
+or never ran, the reproducibility record and the models page (the pipeline gathers the data)."""
 
 from __future__ import annotations
 
@@ -17,7 +12,7 @@ from pathlib import Path
 
 from .glance import STALE
 
-#: the source archive a build packs beside the book's static files (``semres.pipeline.book``)
+#: the source archive a build packs beside the book's static files
 SOURCE_ARCHIVE = "semres-source.tar.gz"
 VERSIONED = ("semres", "numpy", "numba", "scipy", "sympy", "pandas", "matplotlib", "torch",
              "transformers", "dendropy", "papermill", "jupytext", "jupyter-book", "myst-nb",
@@ -30,8 +25,7 @@ def code(text: str) -> str:
 
 
 def setting(value) -> str:
-    """A parameter's value as a reader says it: "not set" rather than Python's None, text
-    without its quotes."""
+    """A parameter's value as a reader says it: "not set", not None; text without quotes."""
     if value is None:
         return "not set"
     if value == "":
@@ -65,7 +59,7 @@ def missing_page(title: str, number: int, failed: dict | None) -> str:
 
 
 def cache_text(cache: dict | None) -> tuple[str, str]:
-    """``("2 reused, 1 computed", "reused code `ab12`; computed code `cd34`")``, or none."""
+    """``("2 reused, 1 computed", "reused code `ab12`; computed code `cd34`")``."""
     short, detail = [], []
     for kind in ("reused", "computed"):
         by_key = (cache or {}).get(kind) or {}
@@ -78,8 +72,7 @@ def cache_text(cache: dict | None) -> tuple[str, str]:
 
 
 def engine_figures(build: Path) -> list[str]:
-    """Markdown lines: the Monte Carlo engine's throughput as ``benchmarks/bench_engine.py``
-    last recorded it in ``<build>/benchmarks/engine.json``."""
+    """The Monte Carlo engine's throughput, as ``benchmarks/bench_engine.py`` recorded it."""
     lines = ["## Monte Carlo engine", ""]
     try:
         rec = json.loads((build / "benchmarks" / "engine.json").read_text())
@@ -106,8 +99,7 @@ def engine_figures(build: Path) -> list[str]:
 
 
 def processor() -> str:
-    """The CPU's name, and whether it has AMX tiles: what run times and chapter 5's arithmetic
-    (:func:`semres.experiments.llm.lm.fast_bfloat16`) depend on, beyond the count of cores."""
+    """The CPU's name, and whether it has AMX tiles (chapter 5's arithmetic depends on them)."""
     name, flags = platform.processor() or "unknown CPU", set()
     try:
         with open("/proc/cpuinfo") as f:
@@ -125,9 +117,8 @@ def processor() -> str:
 
 def provenance(records: list[tuple[str, dict | None, dict | None]], build: Path,
                commit: str, dirty: bool, seconds: float | None = None) -> str:
-    """Markdown: versions, commit, machine, build time, and for each chapter (``records``: its
-    name, its last good run's record and its latest failed run's, each None when there is
-    none) its profile, seed, wall time, device and the cached results it reused."""
+    """Versions, commit, machine, build time, and each chapter's profile, seed, wall time,
+    device and cache (``records``: name, last good record, latest failed record)."""
     lines = ["## This build", "",
              f"- Commit: `{commit}`{' (with uncommitted changes)' if dirty else ''}",
              f"- Built: {time.strftime('%Y-%m-%d %H:%M %Z')}",
@@ -183,13 +174,8 @@ def _megabytes(size) -> str:
 
 
 def models_page(models: list[dict]) -> str:
-    """Markdown: where each model with outside weights comes from, one calm paragraph each.
-
-    ``models``: dicts with ``title``, ``file`` (or ``release``), ``size`` (bytes), ``sha256``,
-    ``packages`` (their names), ``version``, ``licence``, ``cite`` (a bibliography key),
-    ``used`` (where the book uses it) and ``split`` (whether the file comes in parts). A file
-    split over registry packages is identified by its sha256, not by the packages' names:
-    that is what makes it the maker's file, and the page says how once."""
+    """Where each model with outside weights comes from, a paragraph each (``models``:
+    :func:`semres.pipeline.book.models`); a file split over packages is known by its sha256."""
     lines = []
     if any(m.get("split") for m in models):
         lines += ["A package on the registry is limited in size, so the larger files travel in "

@@ -1,6 +1,5 @@
-"""One figure style for the whole book, so every chapter's figures read alike, on a laptop and on
-a phone: figures through :func:`legible` and their phone layout, :func:`narrow`. Tables have
-their own module (:mod:`semres.report.tables`), numbers theirs (:mod:`semres.report.numbers`)."""
+"""One figure style for the book, so that every figure reads alike on a laptop and on a phone:
+:func:`legible` fits a figure to the text column, :func:`narrow` makes its phone layout."""
 
 from __future__ import annotations
 
@@ -25,27 +24,13 @@ from matplotlib_inline.backend_inline import set_matplotlib_formats
 
 from .tables import show_tables
 
-# Roles, not decoration: theory curves are black/grey, measurements take the cycle below.
-THEORY = "black"
-
-
-THEORY_ALT = "0.55"
-
-
+# roles, not decoration: theory curves are black and grey, measurements take the cycle
+THEORY, THEORY_ALT = "black", "0.55"
 CYCLE = ["#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#6a4c93", "#00798c", "#8d6a9f", "#444444"]
-
-
-#: the widest figure the text column (about 690 px at 1280 px) shows at its natural size; a
-#: wider one is shrunk, its text with it
+#: the widest figure (inches) the text column (about 690 px) shows at its natural size
 MAX_WIDTH = 7.1
-
-
-#: no text smaller than this (points): 12 pt is 16 px, the captions' size, in a figure shown at
-#: its natural size; on a phone the book shows a narrower layout of the figure
-#: (:data:`PHONE_WIDTH`), where the same 12 pt renders at 12 px or more
+#: no text smaller than this (points): 16 px at the natural size, the captions' size
 MIN_FONT = 12.0
-
-
 STYLE = {
     "figure.figsize": (6.4, 4.0),
     "figure.dpi": 110,
@@ -71,12 +56,9 @@ STYLE = {
 
 
 def use_style() -> None:
-    """Apply the book's style; every chapter calls this once, after its imports.
-
-    In a notebook, figures are also shown as SVG (vector text stays sharp when a phone reader
-    zooms in, where a PNG would blur), each carrying its phone layout (:func:`figure_svg`), and
-    every DataFrame a chapter displays goes through :func:`table` (:func:`show_tables`).
-    """
+    """Apply the book's style. In a notebook, figures show as SVG (sharp when a phone zooms in)
+    carrying their phone layout (:func:`figure_svg`), and DataFrames through the table
+    formatter (:func:`show_tables`)."""
     plt.rcParams.update(STYLE)
     ip = get_ipython()
     if ip is not None:
@@ -86,26 +68,21 @@ def use_style() -> None:
 
 
 def legible(fig):
-    """Make ``fig`` readable in the book at both widths: no text under :data:`MIN_FONT`, and no
-    wider than :data:`MAX_WIDTH` as saved (legends and labels outside the axes included: the
-    figure narrows until its tight box fits, so the panels get narrower, not the text smaller).
-    On a phone the book shows the figure's phone layout instead (:func:`narrow`).
-    Log-axis ticks between :data:`PLAIN_TICKS` read as plain numbers (:func:`plain_ticks`).
-    Returns the figure, carrying the SVG of its last measurement for :func:`figure_svg`."""
+    """``fig`` with no text under :data:`MIN_FONT` and no wider than :data:`MAX_WIDTH` as saved:
+    the panels narrow, not the text. Keeps the SVG of its last measurement for
+    :func:`figure_svg`."""
     svg = _fit(fig, MAX_WIDTH)
     fig._semres_svg = (fig.get_size_inches().tolist(), svg)
     return fig
 
 
-#: a log axis' tick labels within this range (inclusive) read as plain numbers ("0.6", "300"),
-#: which a reader takes in at once; outside it as powers of ten ("10⁻⁴"), whose plain form
-#: would not fit beside its neighbours
+#: a log axis' tick labels within this range read as plain numbers ("0.6", "300"), outside it
+#: as powers of ten ("10⁻⁴"), whose plain form would not fit beside its neighbours
 PLAIN_TICKS = (0.01, 1000.0)
 
 
 def plain_tick(x: float) -> str:
-    """A log axis' tick value as a plain number: at most four significant figures, no
-    trailing zeros, a minus sign (``6e-1`` -> "0.6", ``1000`` -> "1000")."""
+    """A log axis' tick value as a plain number (``6e-1`` -> "0.6", ``1000`` -> "1000")."""
     text = f"{float(x):.4g}"
     if "e" in text:  # only outside PLAIN_TICKS; kept exact rather than rounded
         text = np.format_float_positional(float(x), trim="-")
@@ -113,8 +90,7 @@ def plain_tick(x: float) -> str:
 
 
 class PlainLogFormatter(LogFormatterSciNotation):
-    """matplotlib's log-axis labels (which ticks get one is its choice), written as plain
-    numbers within :data:`PLAIN_TICKS` and as powers of ten outside it."""
+    """matplotlib's log-axis labels, plain within :data:`PLAIN_TICKS`."""
 
     def __call__(self, x, pos=None):
         label = super().__call__(x, pos)
@@ -124,9 +100,8 @@ class PlainLogFormatter(LogFormatterSciNotation):
 
 
 def plain_ticks(fig) -> None:
-    """Give every log (and symlog) axis of ``fig`` whose labels matplotlib writes as powers of
-    ten a :class:`PlainLogFormatter`, keeping its settings (which ticks it labels); an axis
-    with a formatter of the chapter's own is left as it is."""
+    """A :class:`PlainLogFormatter`, with the same settings, for every log axis of ``fig`` that
+    has matplotlib's own (a chapter's formatter stays)."""
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             if axis.get_scale() not in ("log", "symlog"):
@@ -159,10 +134,8 @@ def _floor(fig) -> bool:
 
 
 def _wrap_labels(fig) -> bool:
-    """An axis label or title wider than its panel breaks into lines (never inside $math$): it
-    would otherwise hold the figure wide while the panels narrow. Reads the panels' widths as
-    ``fig`` was last laid out (drawn or saved at its present size). True when a text changed (one
-    that cannot break further, a long word or math, stays as it is)."""
+    """Break an axis label or title wider than its panel (as last laid out) into lines, which
+    would otherwise hold the figure wide; True when a text changed."""
     renderer = fig.canvas.get_renderer()
     broke = False
     for ax in fig.axes:
@@ -177,8 +150,8 @@ def _wrap_labels(fig) -> bool:
 
 
 def _fit(fig, most: float) -> str | None:
-    """Floor the text and narrow ``fig`` until it is at most ``most`` inches wide as saved.
-    Returns the SVG of the last measurement when the figure is as it was saved then."""
+    """Floor the text and narrow ``fig`` until it is at most ``most`` inches wide as saved;
+    the SVG of the last save when the figure is still as saved then."""
     previous, taller = None, 0
     plain_ticks(fig)
     start, height = fig.get_size_inches()
@@ -195,9 +168,8 @@ def _fit(fig, most: float) -> str | None:
         if _wrap_labels(fig):
             continue
         excess = _svg_width(svg) - most
-        # text that does not narrow with the figure (a wide legend beside it) would squeeze the
-        # panels to nothing: then the last width that laid out is kept (and where that was the
-        # likely width, the figure starts again from its own)
+        # text that does not narrow (a wide legend beside the panels) squeezes them to nothing:
+        # keep the last width that laid out, or start again from the figure's own
         collapsed = any("collapsed" in str(w.message) for w in caught)
         if collapsed and guessed and previous is None:
             guessed = False
@@ -207,8 +179,8 @@ def _fit(fig, most: float) -> str | None:
             fig.set_size_inches(previous, height)
             _floor(fig)
             return None
-        if collapsed and taller < 2:  # at its own width: text below the panels (a long legend
-            taller += 1               # folded to one column) wants height, so it gets it
+        if collapsed and taller < 2:  # at its own width: text below the panels wants height
+            taller += 1
             fig.set_size_inches(width, height * 1.5)
             continue
         if excess <= 0.01 or width - excess < 2.0:
@@ -220,42 +192,32 @@ def _fit(fig, most: float) -> str | None:
 
 
 def _margins(fig) -> float:
-    """How much wider than ``fig`` its saved SVG is, as far as known before saving: the saved
-    tight box's pads, less constrained layout's own (0 for another layout: unknown)."""
+    """How much wider than ``fig`` its saved SVG is, as known before saving (constrained
+    layout only)."""
     engine = fig.get_layout_engine()
     if not isinstance(engine, ConstrainedLayoutEngine):
         return 0.0
     return 2 * (matplotlib.rcParams["savefig.pad_inches"] - engine.get()["w_pad"])
 
 
-#: the widest figure (inches, as saved) whose 12 pt text still renders at 12 px or more in the
-#: text column of a 390 px phone (343 px, measured): 12 pt is 16 px at the natural size, so
-#: the figure may shrink to 3/4 of it, 343 / 0.75 = 457 px = 4.76 in; 4.6 in leaves a margin
+#: the widest figure (inches) whose 12 pt text renders at 12 px or more in a 390 px phone's
+#: 343 px column: 343 px / 0.75 = 4.76 in, less a margin
 PHONE_WIDTH = 4.6
-
-
-#: where a phone layout travels inside the desktop SVG until the book splits it off
-#: (``semres.report.sphinxext``): a CDATA section of a ``<metadata>`` element, which renderers ignore
-PHONE_START = '<metadata id="semres-phone"><![CDATA['
-
-
-PHONE_END = "]]></metadata>"
+#: where a phone layout travels inside the desktop SVG until the book's extension splits it off
+#: (a CDATA section of a ``<metadata>`` element, which renderers ignore)
+PHONE_START, PHONE_END = '<metadata id="semres-phone"><![CDATA[', "]]></metadata>"
 
 
 def figure_svg(fig) -> str | None:
-    """``fig`` as the book shows it: its SVG, carrying its phone layout (:func:`narrow`) when
-    the figure is too wide to read on a phone. The IPython formatter of every figure in a
-    chapter (:func:`use_style`); the book serves the layout that fits the reader's screen."""
+    """``fig``'s SVG, carrying its phone layout (:func:`narrow`) when it is too wide for a
+    phone: the IPython formatter of every figure (:func:`use_style`)."""
     plain_ticks(fig)
     size, fitted = getattr(fig, "_semres_svg", None) or (None, None)
     fig._semres_svg = None  # once: a figure changed later is saved again
-    # the figure as legible() last saved it, when nothing moved since (the same SVG but for
-    # its random ids: one save of a figure fewer)
+    # the SVG legible() last saved, when nothing moved since: one save fewer
     same = fitted is not None and size == fig.get_size_inches().tolist()
     desktop = fitted if same else print_figure(fig, "svg")
-    if not desktop:
-        return desktop
-    if _svg_width(desktop) <= PHONE_WIDTH + 0.01:
+    if not desktop or _svg_width(desktop) <= PHONE_WIDTH + 0.01:
         return desktop
     try:
         phone = narrow(fig, drawn=True)
@@ -267,9 +229,7 @@ def figure_svg(fig) -> str | None:
 
 
 def save(fig, path) -> None:
-    """Save ``fig`` as the book shows it (an SVG carrying its phone layout, see
-    :func:`figure_svg`) to ``path``, for a page that shows it with the ``{image}`` directive
-    (the book's extension splits the two layouts as it does for a chapter's figures)."""
+    """Save ``fig`` as :func:`figure_svg` writes it, for an ``{image}`` directive."""
     Path(path).write_text(figure_svg(fig) or _saved_svg(fig), encoding="utf-8")
 
 
@@ -281,8 +241,7 @@ def embed_phone(desktop: str, phone: str) -> str:
 
 
 def split_phone(svg: str) -> tuple[str, str | None]:
-    """``(desktop, phone)``: the two layouts of an SVG made by :func:`figure_svg` (``phone``
-    is None when it carries none)."""
+    """``(desktop, phone)`` of an SVG made by :func:`figure_svg` (``phone`` None when none)."""
     start = svg.find(PHONE_START)
     if start < 0:
         return svg, None
@@ -297,8 +256,7 @@ def _svg_width(svg: str) -> float:
 
 
 def _panels(axes) -> list[list]:
-    """The panels among ``axes`` in reading order, each the axes that share one grid cell (a
-    panel and its twins); colour bars and insets follow their panel and are not listed."""
+    """The panels among ``axes`` in reading order, each the axes of one grid cell (twins)."""
     groups: dict = {}
     for ax in axes:
         spec = ax.get_subplotspec()
@@ -321,13 +279,9 @@ def _inches(artist, fig) -> tuple[float, float]:
 
 
 def narrow(fig, width: float = PHONE_WIDTH, drawn: bool = False) -> str | None:
-    """The phone layout of ``fig`` as SVG text: its panels stacked in one column (reading
-    order: left to right, then down; in a figure of subfigures one above the other, each
-    stacked within), legends folded to fewer columns, tick labels shown on every panel, the
-    whole at most ``width`` inches wide with text at :data:`MIN_FONT`, so that it reads at
-    12 px or more on a 390 px phone. None when it cannot be laid out (subfigures side by
-    side, or within subfigures). ``fig`` is put back as it was. ``drawn``: the figure has
-    just been drawn (saved) as it is, so its panels' sizes are known."""
+    """The phone layout of ``fig`` as SVG: its panels stacked in reading order, legends
+    folded, at most ``width`` inches wide; None for subfigures side by side or nested. ``fig``
+    is put back as it was; ``drawn``: it was just drawn, so its panels' sizes are known."""
     subfigs = list(getattr(fig, "subfigs", None) or [])
     if subfigs:
         grids = {id(sf._subplotspec.get_gridspec()) for sf in subfigs}
@@ -379,8 +333,8 @@ def narrow(fig, width: float = PHONE_WIDTH, drawn: bool = False) -> str | None:
 
 
 def _phone_columns(axes) -> int:
-    """How many columns a phone layout keeps: one for up to four panels; for more, the
-    original columns up to two (up to three for pictures: panels without tick labels)."""
+    """Columns of a phone layout: one for up to four panels, else up to two (three for
+    pictures without tick labels)."""
     if len(axes) <= 4:
         return 1
     first = {round(ax.get_position().x0, 2) for ax in axes}
@@ -390,9 +344,8 @@ def _phone_columns(axes) -> int:
 
 
 def _panel_height(ax, fig, width: float) -> float:
-    """A panel's height in the phone layout (inches, its labels included) when it is
-    ``width`` inches wide: its shape kept when its aspect is fixed, else its height on the
-    desktop within 1.9 to 3.2 inches."""
+    """A panel's height (inches, labels included) at ``width``: its shape kept when its
+    aspect is fixed, else its desktop height within 1.9 to 3.2."""
     w, h = _inches(ax, fig)
     fixed = ax.get_aspect() != "auto" or ax.get_box_aspect() is not None
     if fixed and w > 0:
@@ -402,10 +355,8 @@ def _panel_height(ax, fig, width: float) -> float:
 
 
 def _outer_labels(ax, bottom: bool, left: bool, columns: int) -> None:
-    """Tick labels in the phone layout: in one column every panel shows its own; in several,
-    an axis shared with other panels shows them only on the outer panels (the bottom row,
-    the first column), as ``label_outer`` does. An axis label a shared axis had only on its
-    outer panel comes to every panel that now shows tick labels."""
+    """Tick labels on every panel of one column, on the outer panels of several (as
+    ``label_outer``); a shared axis' label comes to every panel that shows its ticks."""
     shared_x = len(ax.get_shared_x_axes().get_siblings(ax)) > 1
     shared_y = len(ax.get_shared_y_axes().get_siblings(ax)) > 1
     show_x = columns == 1 or bottom or not shared_x
@@ -431,9 +382,7 @@ def _outer_labels(ax, bottom: bool, left: bool, columns: int) -> None:
 
 
 def _fold_legends(fig, width: float) -> None:
-    """Legends wider than the phone's figure take fewer columns, and in one column their
-    long entries break into lines (a legend's width does not depend on where it stands, so
-    nothing needs drawing)."""
+    """Legends wider than the phone's figure take fewer columns, then break long entries."""
     renderer = fig.canvas.get_renderer()
     room = (width - 0.3) * fig.dpi
     for legend in _legends(fig):
@@ -461,19 +410,13 @@ def _legends(fig) -> list:
 
 
 def _set_columns(legend, columns: int) -> None:
-    """Lay ``legend``'s entries out in ``columns`` columns, filled as matplotlib fills them.
-
-    matplotlib lays a legend out once, when it is made (``Legend._init_legend_box``); this
-    packs the same entries again, so that the legend keeps its handles, place and style."""
+    """Repack ``legend``'s entries in ``columns`` columns (matplotlib lays a legend out once,
+    when it is made), keeping its handles, place and style."""
     old = legend._legend_handle_box
     items = [item for column in old.get_children() for item in column.get_children()]
     size, extra = divmod(len(items), columns)
-    chunks, at = [], 0
-    for k in range(columns):
-        take = size + (1 if k < extra else 0)
-        if take:
-            chunks.append(items[at:at + take])
-        at += take
+    ends = np.cumsum([0] + [size + (k < extra) for k in range(columns)])
+    chunks = [items[a:b] for a, b in zip(ends, ends[1:]) if b > a]
     align = old.get_children()[0].align if old.get_children() else "baseline"
     fontsize = legend._fontsize
     box = HPacker(pad=0, sep=legend.columnspacing * fontsize, align="baseline", mode=old.mode,
@@ -522,18 +465,15 @@ class _Saved:
 
 
 def family(n: int, cmap: str = "viridis", span: tuple[float, float] = (0.0, 0.82)) -> list:
-    """``n`` colours for a family of lines ordered by a parameter (n = 2, 5, 10, ...; a sweep of
-    ε): evenly spaced along a perceptually uniform colour map whose lightest end, which
-    vanishes on white, is cut off, so that neighbours differ and the order reads dark to
-    light. Pair it with :func:`family_key` when there are more lines than a legend can name."""
+    """``n`` colours for lines ordered by a parameter, along a uniform colour map without its
+    lightest end (which vanishes on white)."""
     colours = matplotlib.colormaps[cmap]
     return [colours(x) for x in (np.linspace(*span, n) if n > 1 else [span[0]])]
 
 
 def family_key(fig, ax, values, label: str, cmap: str = "viridis",
                span: tuple[float, float] = (0.0, 0.82)):
-    """A colour bar naming the parameter of a :func:`family` of lines drawn in ``ax``, one
-    band per value (in place of a legend entry per line). Returns the colour bar."""
+    """A colour bar, one band per value, naming the parameter of a :func:`family` of lines."""
     values = list(values)
     colours = ListedColormap(family(len(values), cmap, span))
     bounds = np.arange(len(values) + 1) - 0.5
@@ -553,14 +493,14 @@ def _wrap(text: str, chars: float) -> str:
 
 
 def _saved_svg(fig) -> str:
-    """``fig`` saved as the book saves it: SVG, tight box and margins."""
+    """``fig`` saved as the book saves it."""
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     return buffer.getvalue()
 
 
 def _saved_width(fig) -> float:
-    """The width (inches) of ``fig`` saved as the book saves it: SVG, tight box and margins."""
+    """The width (inches) of ``fig`` saved as the book saves it."""
     return _svg_width(_saved_svg(fig))
 
 
@@ -579,14 +519,13 @@ def subplot_mosaic(mosaic, **kwargs):
 
 
 def legend_outside(fig, axes=None, ncol: int = 3, **kwargs):
-    """One figure legend below the panels (``axes``, all of ``fig``'s by default), off the data,
-    with each label once."""
+    """One figure legend below the panels (of ``axes``), each label once."""
     seen = {}
     for ax in np.atleast_1d(fig.axes if axes is None else axes).ravel():
         for handle, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, handle)
     renderer = fig.canvas.get_renderer()
-    for n in range(ncol, 0, -1):  # fewer columns while wider than the page: it cannot narrow
+    for n in range(ncol, 0, -1):  # fewer columns while wider than the page
         legend = fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=n,
                             **kwargs)
         if n == 1 or legend.get_window_extent(renderer).width / fig.dpi <= MAX_WIDTH - 0.2:

@@ -1,10 +1,6 @@
-"""Sphinx extension for the book: author-year bibliography, alt text from figure captions, on
-every chapter a line that says where its code is (and on the front page, once the repository's
-address is set, how to get it), each figure's phone layout beside it, and tables' CSV links.
-
-Listed in ``_config.yml`` (``sphinx.extra_extensions``) and importable because ``semres`` is
-installed, so the book needs no ``conf.py`` of its own.
-"""
+"""The book's Sphinx extension (``_config.yml``, ``sphinx.extra_extensions``): author-year
+bibliography, alt text from captions, where each chapter's code is, each figure's phone layout
+beside it, and tables' CSV links."""
 
 from __future__ import annotations
 
@@ -22,12 +18,11 @@ from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
 from sphinx.util import logging
 
+from .pages import SOURCE_ARCHIVE
 from .plotting import split_phone
 from .tables import CSV_SCHEME
 
-from .pages import SOURCE_ARCHIVE
-
-ALT_MAX = 400  # characters: a screen reader reads the whole alt text, so keep it to the point
+ALT_MAX = 400  # characters: a screen reader reads the whole alt text
 # LaTeX in a caption, as a reader of the alt text should hear it
 SYMBOLS = {"varepsilon": "ε", "epsilon": "ε", "Delta": "Δ", "delta": "δ", "alpha": "α",
            "lambda": "λ", "sigma": "σ", "tau": "τ", "mu": "μ", "nu": "ν", "pm": "±",
@@ -48,8 +43,7 @@ class AuthorYearLabels(BaseLabelStyle):
 
 
 def plain(latex: str) -> str:
-    """BibTeX text as a reader reads it: LaTeX accents as characters, no braces
-    (``Sim{\\'e}oni`` -> ``Siméoni``)."""
+    """BibTeX text as a reader reads it (``Sim{\\'e}oni`` -> ``Siméoni``)."""
     try:
         text = codecs.decode(latex, "ulatex")
     except (ValueError, UnicodeError):
@@ -70,9 +64,8 @@ def _authors(entry) -> str:
 
 
 class AuthorYearSorting(AuthorYearTitleSorting):
-    """Entries in the order of their labels: by the authors' names as a reader reads them
-    (accents folded, braces dropped, so "{Gemma Team}" files under G and "Siméoni" under S),
-    then year and title."""
+    """Entries by the authors' names as a reader reads them ("{Gemma Team}" under G, "Siméoni"
+    under S), then year and title."""
 
     def person_key(self, person) -> str:
         return _fold(super().person_key(person))
@@ -88,8 +81,7 @@ def _fold(text: str) -> str:
 
 
 class AuthorYearStyle(UnsrtStyle):
-    """The unsrt entries (they link ``doi`` and arXiv ``eprint`` fields), sorted by author and
-    year, labelled author-year."""
+    """The unsrt entries (they link ``doi`` and ``eprint``), sorted and labelled author-year."""
 
     default_label_style = "semres_author_year"
     default_sorting_style = "semres_author_year"
@@ -101,10 +93,8 @@ register_plugin("pybtex.style.formatting", "semres_author_year", AuthorYearStyle
 
 
 def alt_from_captions(app, doctree, docname) -> None:
-    """Give every figure's image the figure's caption as alt text, unless it has its own.
-
-    docutils falls back to the file name, which tells a reader nothing.
-    """
+    """Every figure's caption as its image's alt text, unless it has its own (docutils falls
+    back to the file name)."""
     for figure in doctree.findall(nodes.figure):
         captions = list(figure.findall(nodes.caption))
         if not captions:
@@ -119,8 +109,7 @@ def alt_from_captions(app, doctree, docname) -> None:
 
 
 def _source_link(app, docname: str):
-    """A link to the source archive this build packed, relative to ``docname``; None when
-    the build packed none."""
+    """A link to the source archive this build packed, relative to ``docname`` (or None)."""
     static = [Path(app.confdir) / p for p in (app.config.html_static_path or [])]
     if not any((folder / SOURCE_ARCHIVE).is_file() for folder in static):
         return None
@@ -129,9 +118,8 @@ def _source_link(app, docname: str):
 
 
 def _after_result_box(title) -> int:
-    """Where a line goes under a chapter's title: after its result box (the admonition that
-    holds the ``semres-outcome`` mark), so that the box is the first thing a phone shows, or
-    right under the title when there is none."""
+    """Where a line goes under a chapter's title: after its result box (the admonition with
+    the ``semres-outcome`` mark), which a phone shows first; else under the title."""
     section = title.parent
     for at, node in enumerate(section.children):
         if isinstance(node, nodes.Admonition) and any(
@@ -144,13 +132,8 @@ def _after_result_box(title) -> int:
 
 
 def code_line(app, doctree, docname) -> None:
-    """Under a chapter's result box, say how to get and run its code.
-
-    The downloaded notebook imports ``semres``; without this a reader has the notebook but not
-    the package. The line links the source archive the build packed (the exact tracked files
-    it was built from) and, once ``repository.url`` is filled in (``_config.yml``), the
-    repository; the book never guesses an address.
-    """
+    """Under a chapter's result box, how to get the package its notebook imports and run it:
+    the source archive and, once ``repository.url`` is set, the repository (never guessed)."""
     if not docname.startswith("notebooks/"):
         return
     title = next(iter(doctree.findall(nodes.title)), None)
@@ -160,25 +143,20 @@ def code_line(app, doctree, docname) -> None:
     number = int(docname.split("/")[-1][:2]) if docname.split("/")[-1][:2].isdigit() else None
     archive = _source_link(app, docname)
     line = nodes.paragraph(classes=["semres-code"])
-    line += nodes.strong("", "Code: ")
-    line += nodes.Text("download this page as a notebook (the download button at the top, "
-                       "“.ipynb”). It imports the package ")
-    line += nodes.literal("", "semres")
-    line += nodes.Text(", in ")
+    line += [nodes.strong("", "Code: "),
+             nodes.Text("download this page as a notebook (the download button at the top, "
+                        "“.ipynb”). It imports the package "),
+             nodes.literal("", "semres"), nodes.Text(", in ")]
     if archive is not None:
-        line += archive
-        line += nodes.Text(" (.tar.gz)" + (" or " if url else ""))
+        line += [archive, nodes.Text(" (.tar.gz)" + (" or " if url else ""))]
     if url:
         line += nodes.reference("", "the book's repository", refuri=url)
     if archive is None and not url:
         line += nodes.Text("the book's repository folder")
-    line += nodes.Text("; there ")
-    line += nodes.literal("", "make env")
-    line += nodes.Text(" installs it, ")
-    line += nodes.literal("", f"semres run {number}" if number else "semres run")
-    line += nodes.Text(" reruns this chapter and ")
-    line += nodes.literal("", "make book")
-    line += nodes.Text(" rebuilds the book.")
+    line += [nodes.Text("; there "), nodes.literal("", "make env"), nodes.Text(" installs it, "),
+             nodes.literal("", f"semres run {number}" if number else "semres run"),
+             nodes.Text(" reruns this chapter and "), nodes.literal("", "make book"),
+             nodes.Text(" rebuilds the book.")]
     title.parent.insert(_after_result_box(title), line)
 
 
@@ -188,9 +166,7 @@ def _repository(app) -> str:
 
 
 def get_the_code(app, doctree, docname) -> None:
-    """On the front page, under its title, where the code is and the two commands that run
-    it: the source archive this build packed and, once ``repository.url`` is filled in
-    (``_config.yml``), the repository (the book never guesses an address)."""
+    """On the front page, under its title, where the code is and the commands that run it."""
     url = _repository(app)
     archive = _source_link(app, docname)
     if docname != app.config.root_doc or not (url or archive is not None):
@@ -201,26 +177,22 @@ def get_the_code(app, doctree, docname) -> None:
     line = nodes.paragraph(classes=["semres-code", "semres-get-code"])
     line += nodes.strong("", "Get the code: ")
     if archive is not None:
-        line += archive
-        line += nodes.Text(" (.tar.gz, the files of the commit named on the reproducibility "
-                           "page)" + (", or " if url else ""))
+        line += [archive, nodes.Text(" (.tar.gz, the files of the commit named on the "
+                                     "reproducibility page)" + (", or " if url else ""))]
     if url:
         line += nodes.reference("", url, refuri=url)
-    line += nodes.Text(". Unpack or clone it, then ")
-    line += nodes.literal("", "make book")
-    line += nodes.Text(" executes every chapter and builds this book, and ")
-    line += nodes.literal("", "semres run 3")
+    line += [nodes.Text(". Unpack or clone it, then "), nodes.literal("", "make book"),
+             nodes.Text(" executes every chapter and builds this book, and "),
+             nodes.literal("", "semres run 3")]
     line += nodes.Text(" reruns one chapter (here the third); each chapter's page also "
                        "downloads as a notebook.")
     title.parent.insert(title.parent.index(title) + 1, line)
 
 
 def phone_figures(app, doctree) -> None:
-    """Give every figure that carries a phone layout (``semres.report.plotting.figure_svg``) its
-    phone image beside it: the SVG is split in two files, ``<name>.svg`` for wide screens
-    (class ``semres-wide``) and ``<name>.phone.svg`` (class ``semres-narrow``); the book's CSS
-    shows the one that fits the screen. Runs when a page has been read, before Sphinx collects
-    its images, so both files are copied into the build."""
+    """Split every SVG that carries a phone layout into ``<name>.svg`` (``semres-wide``) and
+    ``<name>.phone.svg`` (``semres-narrow``), both on the page; the CSS shows the one that
+    fits. Runs before Sphinx collects the images, so both are copied."""
     docname = app.env.docname
     for image in list(doctree.findall(nodes.image)):
         uri = image.get("uri", "")
@@ -259,9 +231,8 @@ def _svg_px(path) -> float | None:
 
 
 def csv_links(app, doctree, docname) -> None:
-    """Point each table's "full table as CSV" link (``semres.report.tables.table(..., csv=name)``)
-    at the chapter's CSV, which the build copies to ``_static/results/<chapter>/``; a link to
-    a CSV the chapter did not write is a warning (so the strict build fails on it)."""
+    """Point each table's CSV link at ``_static/results/<chapter>/<name>.csv``; a link to a CSV
+    the chapter did not write is a warning (the strict build fails)."""
     chapter = docname.rsplit("/", 1)[-1]
     folder = posixpath.relpath(f"_static/results/{chapter}", posixpath.dirname(docname) or ".")
     static = [Path(app.confdir) / p for p in (app.config.html_static_path or [])]
@@ -283,8 +254,7 @@ def csv_links(app, doctree, docname) -> None:
 
 
 def launch_sources(app, pagename, templatename, context, doctree) -> None:
-    """Launch buttons open the chapter's source in the repository, ``notebooks/NN_name.py``
-    (read as a notebook through jupytext), not the ``.ipynb`` the book was built from, which
+    """Launch buttons open the chapter's ``.py`` source (through jupytext), not the ``.ipynb``
     the repository does not hold. Runs after sphinx-book-theme made the buttons."""
     if not pagename.startswith("notebooks/"):
         return
@@ -305,13 +275,9 @@ def _thebe_asset(filename, attributes: dict) -> bool:
 
 
 def drop_thebe(app, env, docnames) -> None:
-    """Leave Thebe's scripts off the pages unless the Thebe launch button is on.
-
-    Jupyter Book always loads sphinx-thebe, and with the installed Sphinx its inline settings
-    reach each page twice, so every page threw "Identifier 'THEBE_JS_URL' has already been
-    declared". The book launches no live kernel (the button needs a repository on Binder), so
-    the scripts serve nothing; runs after sphinx-thebe added them (priority 900).
-    """
+    """Leave Thebe's scripts off unless its launch button is on: they serve no live kernel,
+    and their settings reached each page twice ("Identifier 'THEBE_JS_URL' has already been
+    declared"). Runs after sphinx-thebe added them."""
     if ((app.config.html_theme_options or {}).get("launch_buttons") or {}).get("thebe"):
         return
     app.registry.js_files[:] = [(name, attrs) for name, attrs in app.registry.js_files

@@ -13,8 +13,7 @@ from pandas.io.formats.style import Styler
 
 from .numbers import DASH, MINUS, missing as _missing, number, scientific, superscript
 
-#: how a column reads in a table (HTML): a whole name, or a run of its ``_``-separated words;
-#: ``table(..., headers={...})`` adds a chapter's own. Other names read as their words.
+#: how a column reads (HTML): a whole name, or a run of its ``_``-separated words
 HEADERS = {
     "p_s": "<i>p</i><sub>S</sub>", "p_i": "<i>p</i><sub>I</sub>",
     "se_s": "standard error of <i>p</i><sub>S</sub>",
@@ -37,10 +36,7 @@ HEADERS = {
     "ood": "out-of-distribution", "val": "validation", "auc": "AUC", "max": "largest",
     "min": "smallest", "headline": "measured value", "n_boot": "bootstrap resamples",
 }
-
-
-#: how a column named by one of the paper's symbols alone reads: the symbol with the word
-#: it stands for (in a longer name the symbol stands beside other words, as in :data:`HEADERS`)
+#: a column named by one of the paper's symbols alone: the symbol with the word it stands for
 ALONE = {
     "p_s": "generalization <i>p</i><sub>S</sub>", "p_i": "identification <i>p</i><sub>I</sub>",
     "n": "items <i>n</i>", "z": "<i>z</i>-score", "b": "ball measure <i>b</i>",
@@ -48,33 +44,19 @@ ALONE = {
     "eps": "resolution ε", "epsilon": "resolution ε", "delta": "noise Δ",
     "alpha": "loss weight α", "abs_z": "|<i>z</i>|-score",
 }
-
-
 #: a name's last word that is a unit: ``scale_px`` reads "scale (px)"
 UNITS = {"px": "px", "seconds": "s", "secs": "s", "ms": "ms", "pct": "%", "percent": "%",
          "deg": "°"}
-
-
 #: the most significant figures a number in a plain column shows, and an interval's width's
-MAX_FIGURES = 4
-
-
-INTERVAL_FIGURES = 2
-
-
-# a number in e-notation inside text ("150–1.11e+03 px")
+MAX_FIGURES, INTERVAL_FIGURES = 4, 2
+# a number in e-notation inside text ("150–1.11e+03 px"), and a format spec asking for one
 _E_NUMBER = re.compile(r"(?<![\w.])([-+]?\d+(?:\.\d*)?|[-+]?\.\d+)[eE]([-+]?\d+)(?![\w.])")
-
-
 _E_SPEC = re.compile(r"^\{:[+\- ]?\.?(\d*)[eE]\}$")
 
 
 def header(name, headers: dict | None = None) -> str:
-    """A column name as a reader reads it, as HTML: ``p_s_mc`` -> "p<sub>S</sub> Monte Carlo",
-    ``scale_px`` -> "Scale (px)", ``target_gap_max`` -> "Largest target gap".
-
-    ``headers`` adds names (whole names or runs of words) to :data:`HEADERS`.
-    """
+    """A column name as HTML words: ``scale_px`` -> "Scale (px)", ``target_gap_max`` ->
+    "Largest target gap"; ``headers`` adds to :data:`HEADERS`."""
     known = {**{k.lower(): v for k, v in HEADERS.items()},
              **{str(k).lower(): v for k, v in (headers or {}).items()}}
     if isinstance(name, tuple):  # a column of a table with several header levels
@@ -111,8 +93,7 @@ def _lower(text: str) -> str:
 
 
 def _capital(text: str) -> str:
-    """``text`` with a capital first letter when it starts with a word (not a symbol, markup
-    or an abbreviation such as "s.e.")."""
+    """``text`` with a capital when it starts with a word (not a symbol, markup, "s.e.")."""
     return text[0].upper() + text[1:] if re.match(r"[a-z][a-z\-]+(\s|$)", text) else text
 
 
@@ -130,9 +111,8 @@ def _plain_numbers(text: str) -> str:
 
 
 def _places(values, most: int, figures: int, exact: bool = False) -> int:
-    """Decimals that give the column's typical (median) size ``figures`` significant figures,
-    at most ``most``; with ``exact``, fewer when they already show every value exactly (a
-    parameter 0.25 reads "0.25", not "0.2500")."""
+    """Decimals that give the column's median ``figures`` significant figures (at most
+    ``most``); with ``exact``, fewer when they show every value exactly ("0.25", not "0.2500")."""
     size = np.abs(np.asarray(values, dtype=float))
     size = size[np.isfinite(size) & (size > 0)]
     if not size.size:
@@ -146,12 +126,10 @@ def _places(values, most: int, figures: int, exact: bool = False) -> int:
 
 
 def _numeric(col) -> bool:
-
     return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
 
 
 def _truths(col) -> bool:
-
     if pd.api.types.is_bool_dtype(col):
         return True
     present = [v for v in col if not _missing(v)]
@@ -159,9 +137,8 @@ def _truths(col) -> bool:
 
 
 def _interval_places(df, numeric: list[str]) -> dict[str, int]:
-    """Decimals for columns that come with their uncertainty: a standard error (``se_x``,
-    ``x_se``) or an interval (``ci_low``/``ci_high``, with the estimate left of them): two
-    significant figures of the standard error or of the interval's half-width."""
+    """Decimals for columns with their uncertainty beside them (``se_x``, ``x_se``, or
+    ``ci_low``/``ci_high`` right of the estimate): two figures of that uncertainty."""
     found = {}
 
     def uncertainty(values):
@@ -217,11 +194,9 @@ def _looks_numeric(text) -> bool:
 
 
 class Table:
-    """A table formatted for readers; shown as HTML (:meth:`to_html`) in the book.
+    """A table for readers: headers (HTML), cells (text), which columns hold numbers, and the
+    name of the full table's CSV; shown as HTML."""
 
-    ``columns`` are the headers (HTML), ``rows`` the cells (text), ``numeric`` which columns
-    hold numbers (set right-aligned), ``csv`` the name of the full table's CSV file, if any.
-    """
     def __init__(self, columns: list[str], rows: list[list[str]], numeric: list[bool],
                  csv: str | None = None, caption: str | None = None):
         self.columns, self.rows, self.numeric = columns, rows, numeric
@@ -230,12 +205,10 @@ class Table:
     @property
     def data(self):
         """The shown table as a DataFrame of text, headers without their markup."""
-
         plain = [re.sub(r"<[^>]+>", "", c) for c in self.columns]
         return pd.DataFrame(self.rows, columns=plain)
 
     def to_html(self) -> str:
-
         def cell(tag, text, num, extra=""):
             klass = ' class="num"' if num else ""
             return f"<{tag}{extra}{klass}>{text}</{tag}>"
@@ -273,28 +246,11 @@ CSV_SCHEME = "semres-csv:"
 def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None = None,
           scientific_columns=(), caption: str | None = None, max_rows: int | None = None,
           **formats) -> Table:
-    """A result table for readers, the one formatter of every table the book shows.
-
-    - Headers in words (:func:`header`, :data:`HEADERS`, a symbol alone with its word by
-      :data:`ALONE`; ``headers`` adds or overrides names), with units: every header a page
-      shows passes :func:`header_problems` (the book's page scan checks).
-    - No row index: a named or labelled index becomes the first column, a row count is dropped.
-    - Numbers: a column with its standard error or interval beside it (``x`` with ``se_x``,
-      ``ci_low``/``ci_high`` after an estimate) is rounded to two significant figures of that
-      uncertainty; any other column to at most ``decimals`` decimals and at most
-      :data:`MAX_FIGURES` significant figures of its typical value. No e-notation: a number
-      that would round to nothing, or from a million on, reads "1.2 × 10⁻⁷"; so does every
-      value of a column in ``scientific_columns`` (or formatted with an ``e`` spec).
-    - Truth values read yes/no, missing values "—", negative numbers take a minus sign.
-    - ``formats`` sets a column's format (``z="{:+.2f}"``, or a callable).
-    - ``csv`` names the chapter's CSV of the full table (``report.table(df, name)``): the book
-      links it under the table.
-    - More rows than ``max_rows`` (pandas' ``display.max_rows``, 60, by default): the first
-      and last half of them, with a row of "⋮" between (rounded as the whole column).
-
-    The table scrolls sideways inside its own box when wider than the page (a cue says so).
-    """
-
+    """Every table the book shows: headers in words (:func:`header`), a meaningful index as
+    the first column, numbers rounded to their uncertainty or to ``decimals`` and
+    :data:`MAX_FIGURES` figures, never e-notation ("1.2 × 10⁻⁷"; ``scientific_columns``),
+    yes/no, "—"; ``formats`` per column; ``csv`` links the full table; beyond ``max_rows``
+    the first and last half with "⋮" between."""
     if isinstance(df, pd.Series):
         df = df.to_frame()
     df = _without_index(df)
@@ -351,9 +307,8 @@ P_FLOOR = 1e-4
 
 
 def statistic_kind(name: str) -> str | None:
-    """"p" for a column of p-values (``p``, ``p_value``, ``gof_p``), "z" for one of z-scores
-    or a like test statistic (``z``, ``z_s``, ``max_z``, ``t``, ``chi2``, ``gof_stat``), shown
-    to two decimals; None otherwise (``p_s`` is a probability, not a p-value)."""
+    """"p" for a column of p-values (``gof_p``), "z" for z-scores or a like statistic
+    (``max_z``, ``chi2``), None otherwise (``p_s`` is a probability, not a p-value)."""
     text = str(name).lower().replace("-", "_")
     if text == "p" or text.endswith("_p") or "p_value" in text or "pvalue" in text:
         return "p"
@@ -365,8 +320,7 @@ def statistic_kind(name: str) -> str | None:
 
 
 def p_cell(p) -> str:
-    """A p-value in a table: two significant figures, and "< 10⁻⁴" below :data:`P_FLOOR`
-    (nothing a reader decides turns on the digits beyond it)."""
+    """A p-value in a table: two significant figures, "< 10⁻⁴" below :data:`P_FLOOR`."""
     p = float(p)
     if p < P_FLOOR:
         return f"< 10{superscript(int(np.log10(P_FLOOR)))}"
@@ -383,10 +337,8 @@ ABBREVIATIONS = frozenset({
     "avg", "boot", "ci", "est", "exp", "hi", "id", "ide", "lo", "mc", "num", "obs", "ood",
     "pct", "res", "sd", "se", "sim", "std", "val", "var", "max", "min", "ref", "tol", "stat",
     "theo", "headline"})
-
-
-#: what a number with no unit can be, said by a word of its header: a probability or a share,
-#: a statistic, a count or a label; or by one of the paper's dimensionless symbols
+#: words that say what a number with no unit is: a share, a statistic, a count, a label, or
+#: one of the paper's dimensionless quantities
 UNITLESS = frozenset({
     # probabilities and shares
     "probability", "probabilities", "share", "fraction", "proportion", "accuracy", "chance",
@@ -399,34 +351,16 @@ UNITLESS = frozenset({
     "points", "chapter", "rank", "version", "doubling", "year", "AUC", "n",
     # the paper's dimensionless quantities: similarity values and ball measures
     "similarity", "floor", "noise", "measure", "⟨b⟩", "Var(b)", "weight", "α", "Δ", "ε"})
-
-
-#: words of a header for an estimate's uncertainty, which takes the unit of the estimate
-#: (shown once, in the estimate's header): "standard error", "interval low"
+#: words of an uncertainty's header, which takes its estimate's unit ("standard error")
 UNCERTAINTY = frozenset({"error", "interval", "deviation"})
-
-
-#: a header's unit: a bracket at its end ("Resolution (years)", "Wall time (s)", "Share (%)")
+#: a header's unit: a bracket at its end ("Wall time (s)")
 _UNIT = re.compile(r"\(([^()]+)\)\s*$")
 
 
 def header_problems(text: str, numeric: bool) -> list[str]:
-    """What keeps one header of a table a page shows from reading as words with units; empty
-    when it does. The rule (the page scan applies it to every table of the built book):
-
-    - **Words.** The header, markup aside, holds at least one word of three or more letters
-      that is not an abbreviation (:data:`ABBREVIATIONS`: "boot", "ide", "CI", "max"), and no
-      code (an underscore, ``camelCase``). The paper's symbols may stand beside words
-      ("Generalization pS, Monte Carlo"), never alone ("pS", "n", "ε").
-    - **Units.** A column of numbers names its unit: in a bracket at the end ("Scale (px)",
-      "Resolution (years)", "Wall time (s)", "Share correct (%)"); or, having none, says what
-      kind of unitless number it holds by a word of :data:`UNITLESS` (a probability, a share,
-      a statistic, a count or a label; a similarity value). An estimate's uncertainty ("its
-      standard error", "interval low") takes the estimate's unit (:data:`UNCERTAINTY`). A
-      column of text needs no unit, and a column of row labels (text) no header; in a table
-      whose rows are labelled, the labels carry the units and the columns name categories
-      (the page scan reads them as text).
-    """
+    """What keeps a header from reading as words with units (the page scan's rule; empty when
+    it does): a word of three letters or more that is no abbreviation, no code, and for a
+    column of numbers a unit in brackets at its end or a word of :data:`UNITLESS`."""
     plain = " ".join(re.sub(r"<[^>]+>", "", html.unescape(str(text))).split())
     if not plain and not numeric:  # a column of row labels (a table's stub)
         return []
@@ -452,8 +386,7 @@ def header_problems(text: str, numeric: bool) -> list[str]:
 
 
 def _without_index(df):
-    """``df`` with its row labels as a column when they mean something (a named index, text
-    labels), dropped when they only count rows; several header levels are kept as tuples."""
+    """``df`` with meaningful row labels as a column, and counting ones dropped."""
     index = df.index
     counts = (isinstance(index, pd.RangeIndex) or pd.api.types.is_integer_dtype(index)) \
         and all(n is None for n in index.names)
@@ -468,7 +401,7 @@ def _without_index(df):
 
 
 def _styler_table(styler) -> Table:
-    """A pandas Styler shown through :func:`table` (its data, without its hidden columns)."""
+    """A pandas Styler's data, without its hidden columns, through :func:`table`."""
     data = styler.data
     hidden = set(getattr(styler, "hidden_columns", []) or [])
     keep = [c for i, c in enumerate(data.columns) if i not in hidden]
@@ -476,12 +409,10 @@ def _styler_table(styler) -> Table:
 
 
 def show_tables() -> None:
-    """Show every DataFrame and Styler a chapter displays through :func:`table` (in a notebook;
-    :func:`use_style` calls it), so that no raw DataFrame reaches the page."""
+    """Show every DataFrame and Styler a notebook displays through :func:`table`."""
     ip = get_ipython()
     if ip is None:
         return
-
     html = ip.display_formatter.formatters["text/html"]
     html.for_type(pd.DataFrame, lambda df: table(df).to_html())
     html.for_type(Styler, lambda s: _styler_table(s).to_html())

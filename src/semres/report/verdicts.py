@@ -1,6 +1,5 @@
 """The book's one status vocabulary and significance policy, and the one rule that assigns a
-status to a result from its numbers (:func:`status`): an interval against a stated practical
-margin."""
+status to a result from its numbers (:func:`status`): an interval against a practical margin."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ from .numbers import as_float, as_number, missing, pvalue
 
 #: a Monte Carlo cell further than this many standard errors from its closed form fails a check
 Z_MAX = 5.0
-#: the book's one status vocabulary, in plain words: every status a result row can have.
-#: :func:`status` is the only place that assigns them; the glance page lists them from here.
+#: every status a row can have; :func:`status` alone assigns them, the glance page lists them
 VOCABULARY = {
     "reproduced": "a claim of the paper survives here: the 95% interval lies within the "
                   "practical margin of what the paper predicts (or, for an effect the paper "
@@ -48,18 +46,14 @@ VOCABULARY = {
 STATUSES = tuple(VOCABULARY)
 #: statuses of rows that measured nothing: their reference is not shown as a comparison
 NOT_MEASURED = ("not identified", "misfit", "does not do the task", "not run")
-#: a row is a finding (a claim the data could contradict), a check (true by construction) or
-#: a precondition (a gate that decides whether a finding is measured: never a finding itself)
+#: a finding (a claim the data could contradict), a check (true by construction) or a
+#: precondition (a gate that decides whether a finding is measured, never counted)
 KINDS = ("finding", "check", "precondition")
-#: what a finding claims of its interval against its reference ``ref`` and margin ``m``:
-#: "equal" (a prediction: within ref ± m, both one-sided tests), "above"/"below" (an effect
-#: that exists: beyond ref + m, or below ref - m), "at least"/"at most" (no worse than the
-#: reference by more than m: above ref - m, or below ref + m)
+#: what a finding claims of its interval against reference ref and margin m: "equal" (within
+#: ref ± m), "above"/"below" (beyond ref + m, below ref - m), "at least"/"at most" (above
+#: ref - m, below ref + m)
 CLAIMS = ("equal", "above", "below", "at least", "at most")
-#: the significance policy, one for the book. Every interval is 95 % (so each side of an
-#: equivalence test is at 2.5 %); a descriptive fit is a misfit below MISFIT_P (stricter: the
-#: fit is a summary, not the claim); a family of tests of one claim is corrected by Holm's
-#: step-down method (:func:`holm`).
+#: every interval is 95 % (each side of an equivalence test at 2.5 %)
 ALPHA = 0.05
 #: power at which the smallest detectable deviation of a test is stated
 POWER = 0.8
@@ -73,14 +67,12 @@ POLICY = (f"Each finding states a practical margin: the smallest deviation that 
           f"are adjusted by Holm's step-down method. Gates that decide whether a finding is "
           f"measured are preconditions, shown beside the findings and never counted; a claim "
           f"over a grid of settings is one finding, decided by its weakest cell")
-#: the margin reason of a row that has no margin: a check, a gate, or nothing measured
 NO_MARGIN = {
     "z": f"none: a check, passed when every Monte Carlo cell lies within {Z_MAX:g} standard "
          "errors of its closed form",
     "passed": "none: a yes-or-no criterion, stated in the row",
     "nothing": "none: no number is measured",
 }
-#: statuses that say a claim held, and those that say it did not
 GOOD = ("reproduced", "holds", "check")
 BAD = ("differs", "does not hold", "check failed")
 #: the order in which a grid's cells decide its claim: the first status any cell has wins
@@ -89,24 +81,15 @@ WEAKEST_FIRST = ("check failed", "differs", "does not hold", "misfit", "not iden
                  "met", "not run")
 
 
-def _check_margin(margin) -> float | None:
-    if margin is None:
-        return None
-    m = as_number(margin)
-    if m is None or m < 0:
-        raise ValueError(f"margin must be a finite number >= 0; got {margin!r}")
-    return m
+def _claim(claim: str) -> None:
+    if claim not in CLAIMS:
+        raise ValueError(f"claim must be one of {CLAIMS}; got {claim!r}")
 
 
 def judge(lo: float, hi: float, ref: float, margin: float, claim: str = "equal") -> str:
-    """"pass", "fail" or "unsure": a 95 % interval [lo, hi] against a reference and its
-    practical margin, for the kind of ``claim`` (:data:`CLAIMS`). A prediction ("equal")
-    passes when the interval lies within ref ± margin (two one-sided tests at 2.5 % each) and
-    fails when it lies wholly outside; an effect claimed to exist ("above") passes when the
-    interval lies beyond ref + margin and fails when it lies wholly short of it; "at least"
-    passes above ref - margin and fails below it. Anything else is "unsure"."""
-    if claim not in CLAIMS:
-        raise ValueError(f"claim must be one of {CLAIMS}; got {claim!r}")
+    """"pass", "fail" or "unsure": a 95 % interval [lo, hi] against ``ref`` ± ``margin`` for
+    the kind of ``claim`` (two one-sided tests for "equal"; the margin's edge otherwise)."""
+    _claim(claim)
     if claim == "equal":
         if lo > ref + margin or hi < ref - margin:
             return "fail"
@@ -121,30 +104,16 @@ def status(*, ci=None, paper_value: float | None = None, compared_with: float | 
            margin: float | None = None, claim: str = "equal", passed: bool | None = None,
            check_max_z: float | None = None, misfit: bool = False, new: bool = False,
            kind: str = "finding", identified: bool = True, does_task: bool = True) -> str:
-    """A row's status, from its numbers: one of :data:`VOCABULARY`, by these rules.
-
-    1. ``kind="check"`` (true by construction): ``check`` when its criterion (``passed``, and
-       ``check_max_z`` below :data:`Z_MAX`) holds, ``check failed`` otherwise.
-       ``kind="precondition"`` (a gate that decides whether a finding is measured): ``met``
-       when ``passed``, else ``does not do the task`` (or ``not identified``); never a finding.
-    2. A finding whose fit fails its goodness-of-fit test is ``misfit``; a model that fails its
-       competence gate (``does_task=False``) is ``does not do the task``; a quantity the data do
-       not determine (``identified=False``) is ``not identified``.
-    3. Otherwise its 95 % interval ``ci`` is judged against its reference (``paper_value``, a
-       number the paper gives, or ``compared_with``, any other) and its practical ``margin``,
-       for its ``claim`` (:func:`judge`): a pass is ``reproduced`` (``holds`` for a claim
-       beyond the paper, ``new=True``); a fail is ``differs`` against a paper value and
-       ``does not hold`` otherwise; an interval across the margin's edge is ``inconclusive``.
-       A finding has no yes-or-no criterion: ``passed`` is for checks and preconditions.
-    4. A finding without a finite interval: ``not run``.
-
-    Bad arguments raise ValueError naming them.
-    """
+    """A row's status from its numbers. A check passes on ``passed`` and ``check_max_z`` <
+    :data:`Z_MAX`; a precondition is "met" when ``passed``; a finding is a misfit, not doing the
+    task or not identified first, else its ``ci`` is judged against its reference (``paper_value``
+    or ``compared_with``) and ``margin`` (:func:`judge`), and without an interval is "not run"."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
-    if claim not in CLAIMS:
-        raise ValueError(f"claim must be one of {CLAIMS}; got {claim!r}")
-    m = _check_margin(margin)
+    _claim(claim)
+    m = None if margin is None else as_number(margin)
+    if margin is not None and (m is None or m < 0):
+        raise ValueError(f"margin must be a finite number >= 0; got {margin!r}")
     if paper_value is not None and compared_with is not None:
         raise ValueError("paper_value and compared_with: give one reference, not both "
                          "(paper_value only for a number the paper gives)")
@@ -179,20 +148,18 @@ def status(*, ci=None, paper_value: float | None = None, compared_with: float | 
                          "(paper_value or compared_with)")
     if m is None:
         raise ValueError("margin: a finding needs a practical margin (0 for an exact claim)")
-    outcome_ = judge(lo, hi, float(ref), m, claim)
-    if outcome_ == "fail":
+    verdict = judge(lo, hi, float(ref), m, claim)
+    if verdict == "fail":
         return "differs" if paper_value is not None else "does not hold"
-    if outcome_ == "unsure":
+    if verdict == "unsure":
         return "inconclusive"
     return "holds" if new else "reproduced"
 
 
 def slack(lo: float, hi: float, ref: float, margin: float, claim: str = "equal") -> float:
     """How far a 95 % interval lies inside the region where its claim passes (negative: how
-    far it reaches past it): the distance from the interval's nearer end to the margin's edge
-    it must not cross."""
-    if claim not in CLAIMS:
-        raise ValueError(f"claim must be one of {CLAIMS}; got {claim!r}")
+    far past it): from its nearer end to the margin's edge it must not cross."""
+    _claim(claim)
     return {"equal": min(lo - (ref - margin), (ref + margin) - hi),
             "above": lo - (ref + margin), "at least": lo - (ref - margin),
             "below": (ref - margin) - hi, "at most": (ref + margin) - hi}[claim]
@@ -200,9 +167,7 @@ def slack(lo: float, hi: float, ref: float, margin: float, claim: str = "equal")
 
 def weakest(statuses, slacks=None) -> int:
     """The index of the cell that decides a claim over a grid: the first status in
-    :data:`WEAKEST_FIRST` order (a failure before a misfit before an undecided cell before a
-    pass), and among cells of that status the one nearest to failing (the smallest
-    :func:`slack`, where ``slacks`` are given)."""
+    :data:`WEAKEST_FIRST`, and among those the smallest :func:`slack`."""
     statuses = list(statuses)
     if not statuses:
         raise ValueError("statuses: a grid needs at least one cell")
@@ -214,8 +179,7 @@ def weakest(statuses, slacks=None) -> int:
 
 
 def holm(pvalues) -> np.ndarray:
-    """Holm's step-down adjustment of a family of p-values, in their order (statsmodels'
-    ``multipletests``): it controls the chance of any false rejection in the family."""
+    """Holm's step-down adjustment of a family of p-values, in their order."""
     p = np.asarray(pvalues, float)
     if p.ndim != 1 or not np.isfinite(p).all() or ((p < 0) | (p > 1)).any():
         raise ValueError("pvalues must be a list of numbers in [0, 1]")
@@ -223,14 +187,13 @@ def holm(pvalues) -> np.ndarray:
 
 
 def detectable_at(se: float, power: float = POWER, alpha: float = ALPHA) -> float:
-    """The smallest deviation a test with standard error ``se`` detects with probability
-    ``power`` at level ``alpha`` (two-sided): (z_(1 - alpha/2) + z_power) standard errors."""
+    """The smallest deviation a two-sided test with standard error ``se`` detects with
+    probability ``power`` at level ``alpha``."""
     return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * float(se))
 
 
 def smallest_detectable(ci, power: float = POWER, alpha: float = ALPHA) -> float:
-    """:func:`detectable_at` for a test whose 95 % interval is ``ci`` (its standard error read
-    off the interval); NaN without an interval."""
+    """:func:`detectable_at` with the standard error read off a 95 % interval (NaN without)."""
     lo, hi = (math.nan, math.nan) if ci is None else map(as_float, ci)
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return math.nan
@@ -238,23 +201,20 @@ def smallest_detectable(ci, power: float = POWER, alpha: float = ALPHA) -> float
 
 
 def z_check_detectable(se: float, power: float = POWER) -> float:
-    """The smallest deviation a Monte Carlo check detects with probability ``power``: it
-    fails a cell beyond :data:`Z_MAX` standard errors, so a cell off by (Z_MAX + z_power)
-    standard errors ``se`` (the largest among its cells) fails with that probability."""
+    """The smallest deviation a Monte Carlo check (failing beyond :data:`Z_MAX` standard
+    errors ``se``) detects with probability ``power``."""
     return float((Z_MAX + norm.ppf(power)) * float(se))
 
 
 def counted(rows) -> list:
-    """The rows a tally counts: findings that measured something (preconditions, checks and
-    results not run are shown, never counted)."""
+    """The rows a tally counts: findings that measured something."""
     return [r for r in rows if r.get("kind", "finding") == "finding"
             and r.get("status") != "not run"]
 
 
 def outcome(rows) -> str:
-    """A chapter's outcome for the colour of its box: "good" when every row held, "bad" when
-    none held and some failed, "mixed" otherwise (rows that measured nothing count as neither
-    held nor failed)."""
+    """The colour of a chapter's box: "good" when every row held, "bad" when none held and
+    some failed, "mixed" otherwise."""
     statuses = [r.get("status") for r in rows]
     if statuses and all(s in GOOD for s in statuses):
         return "good"
@@ -264,29 +224,27 @@ def outcome(rows) -> str:
 
 
 def reference(row: dict) -> tuple[str, float | str | None]:
-    """What a row is compared with, in words, and the number: ``("the paper", value)`` for a
-    number the paper gives, ``("compared with <label>", value)`` for any other reference, and
-    ``("", None)`` for none."""
+    """What a row is compared with, in words, and the number: ("the paper", value),
+    ("compared with <label>", value) or ("", None)."""
     paper = row.get("paper_value")
     if not missing(paper) and str(paper).strip():
         return "the paper", as_number(paper) if as_number(paper) is not None else str(paper)
     other = as_number(row.get("compared_with"))
-    if other is not None:
-        label = "" if missing(row.get("compared_with_label")) else \
-            " ".join(str(row.get("compared_with_label")).split())
-        return ("compared with " + label).strip(), other
-    return "", None
+    if other is None:
+        return "", None
+    label = row.get("compared_with_label")
+    label = "" if missing(label) else " ".join(str(label).split())
+    return ("compared with " + label).strip(), other
 
 
 def gof_pvalue(fit: dict) -> str:
-    """A fit's goodness-of-fit p-value as prose states it, at the resolution of its test (a
-    bootstrap's 1/(B + 1) reads "p ≤ ...", never as a smaller p than it can show)."""
+    """A fit's goodness-of-fit p-value at the resolution of its test (a bootstrap's 1/(B + 1)
+    reads "p ≤ ...")."""
     return pvalue(fit["gof_p"], fit.get("gof_resolution") or 0.0)
 
 
 def misfit_warning(what: str, fit: dict) -> str | None:
-    """One line for the page when ``fit`` fails its goodness-of-fit test (None when it passes
-    or was not tested)."""
+    """One line for the page when ``fit`` fails its goodness-of-fit test (else None)."""
     if not fit.get("misfit"):
         return None
     rule = misfit_rule(fit.get("gof_resolution", 0.0) or 0.0)
