@@ -404,16 +404,16 @@ report.text("replicates_vary", (
 # α = 1, where the cross-entropy is switched off and only $L_{\mathrm{sim}}$ remains. An effect
 # is the difference of the means over seeds, with its 95% interval from the spread over seeds:
 # Welch's interval, Student's $t$ on the Welch–Satterthwaite degrees of freedom
-# ({glue:text}`ch4_welch_words`). The table's intervals are exploratory, each read alone,
-# except those of the result box's claims, marked †: they are widened for their family
-# (Bonferroni), and they are the intervals the box gives. Its practical margin is the spread
-# between seeds (the standard deviation of the measure over seeds, pooled over the two α
-# values): a change of α smaller than what retraining with another seed does is not one a
-# reader could use. The claimed fall of the identification AUC has a margin of half the
-# triplet accuracy's rise on the same runs, where it rose beyond its spread: the paper's claim
-# is a trade, and both are ranking probabilities with chance at 1/2. An effect rises or falls
-# when its interval lies beyond its margin, and changes by less than it when its interval lies
-# within it. {glue:md}`ch4_replicates_vary:myst`
+# ({glue:text}`ch4_welch_words`). The three claims of the result box are read together, so
+# their intervals are widened for the family (Bonferroni); every other interval is
+# exploratory, read alone. An effect's practical margin is the spread between seeds (the
+# standard deviation of the measure over seeds, pooled over the two α values): a change of α
+# smaller than what retraining with another seed does is not one a reader could use. The
+# claimed fall of the identification AUC has a margin of half the triplet accuracy's rise on
+# the same runs, where that rise exceeds the AUC's own spread: the paper's claim is a trade,
+# and both are ranking probabilities with chance at 1/2. An effect rises or falls when its
+# interval lies beyond its margin, and changes by less than it when its interval lies within
+# it. {glue:md}`ch4_replicates_vary:myst`
 
 # %%
 # the baseline, the largest α with the cross-entropy on, and α = 1 (cross-entropy off)
@@ -464,8 +464,8 @@ elif case == "alpha one":
     verdict = ("the trade appears only at α = 1, where the cross-entropy is off (validation "
                f"accuracy {fmt(by_alpha[by_alpha.alpha == alpha_one].final_val_accuracy.mean())})")
 else:
-    verdict = ("this build shows no trade of identification for generalization beyond the "
-               "practical margins between the α values it ran")
+    verdict = ("there is no trade of identification for generalization beyond the practical "
+               "margins between the α values run")
 if case != "one seed" and alpha_ce is not None:
     verdict += (f": from α = {alpha_lo:g} to {alpha_ce:g} the triplet accuracy "
                 f"{words['sim_accuracy', alpha_ce]} and the identification AUC "
@@ -498,10 +498,10 @@ report.numbers({"alpha_min": alpha_lo,
 # %% [markdown]
 # In plain words: on this build, {glue:md}`ch4_verdict:myst` For $p_S$ at matched $p_I$,
 # {glue:md}`ch4_matched_words:myst` (`matched_curve.csv`, drawn in {numref}`ch4-fig-tradeoff`,
-# right). In the table above, each cell is the change of the mean over seeds with its 95%
-# interval (a dagger marks a claim of the result box, whose interval is widened for the
-# family: the same interval the box gives); a star marks an interval beyond its practical
-# margin. The per-run numbers are folded below.
+# right). In the table above, each cell is the change of the mean over seeds with its
+# interval; a dagger marks a claim of the result box, with the family's interval the box
+# gives, and a star an interval beyond its practical margin. The per-run numbers are folded
+# below.
 
 # %% tags=["hide-input", "hide-output"]
 tables.table(by_alpha.drop(columns=["train_seconds"]), decimals=3, alpha="{:g}")
