@@ -164,17 +164,14 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
 
     ``distances[i]``, ``options[i]``: trial i's option distances and names; answers are ``choice``
     (indices, -1 where none was read: dropped) or ``probs`` (soft counts). ``bias=False`` fixes the
-    weights equal; ``scale_range`` defaults to cover the data; ``boot`` resamples trials for
-    percentile intervals (``scale_ci``, ``floor_ci``, ``weights_ci``, shares at a bound).
+    weights equal; ``boot`` resamples trials for percentile intervals (``*_ci``).
 
-    Returns scale, floor (exactly 0 when a floor does not raise the likelihood), ``weights``,
-    loglik, trials, ``at_bound``/``bound_params``, ``distance_p`` (likelihood-ratio test against no
-    distance dependence: large means the scale is not identified), ``scale_no_floor`` and
-    ``floor_lr``. ``profile`` (a number of scales) adds the scale's likelihood profile and its
-    ``profile_ci``, ``profile_bounded``. The likelihood can have several optima (a sharp kernel
-    with a floor, a broad one without), so the full fit starts from several scales and keeps the
-    best; resamples start from its optimum. ``start``, an earlier fit on data of the same shape,
-    refits from its optimum alone and returns only the fit (for a parametric bootstrap).
+    Returns scale, floor (0 when a floor does not raise the likelihood), ``weights``, loglik,
+    ``at_bound``/``bound_params``, ``distance_p`` (the test against no distance dependence: large
+    means the scale is not identified), ``scale_no_floor`` and ``floor_lr``; ``profile`` (a number
+    of scales) adds ``profile_ci`` and ``profile_bounded``. The likelihood has several optima, so
+    the full fit starts from several scales and keeps the best. ``start``, an earlier fit on data
+    of the same shape, refits from its optimum alone (for a parametric bootstrap).
     """
     if int(boot) < 0:
         raise ValueError(f"boot must be >= 0; got {boot!r}")

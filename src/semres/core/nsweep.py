@@ -49,14 +49,10 @@ def _cells(cells) -> pd.DataFrame:
 
 def fit_theorem3(cells, *, floor: bool = True, gof_boot: int = 0, seed=None) -> dict:
     """Theorem 3's constant kernel (b, and Delta unless ``floor`` is False) fitted jointly to both
-    tasks across n by binomial maximum likelihood.
-
-    ``cells``: ``task``, ``n``, ``trials``, ``correct`` (effective counts allowed). Returns ``b``,
-    ``delta``, their 95 % profile-likelihood intervals ``b_ci``, ``delta_ci`` (``at_bound`` says
-    when an end is the search range's), ``deviance`` on ``df`` degrees of freedom, the goodness of
-    fit (chi-square where allowed, else ``gof_boot`` bootstrap refits from ``seed``), the misfit's
-    size against chance (:func:`semres.core.fits.misfit_size`) and ``table`` (cells, observed,
-    ``theory``).
+    tasks across n by binomial likelihood, from ``cells`` (``task``, ``n``, ``trials``,
+    ``correct``; effective counts allowed). Returns ``b``, ``delta``, their 95 % profile intervals,
+    ``deviance`` on ``df``, the goodness of fit (chi-square where allowed, else ``gof_boot``
+    bootstrap refits from ``seed``), the misfit's size against chance and ``table``.
     """
     df = _cells(cells)
     k_params = 2 if floor else 1
