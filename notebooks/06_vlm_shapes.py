@@ -59,6 +59,7 @@ from semres.experiments import released
 from semres.experiments.vlm_shapes import (authors, figures, luce, nsweep, scenes, settings,
                                            training, verdicts, vlm)
 from semres.report import GOOD, NOT_MEASURED, Z_MAX, fmt, plural, tables
+from semres.report.verdicts import gof_pvalue
 
 cfg, report, stream, cache = semres.report.open_chapter(settings.SETTINGS, profile, seed)
 # torch and transformers after open_chapter, which keeps the hub offline unless the reader
@@ -408,7 +409,7 @@ report.numbers({"scale_px": live_fit["scale"] * canvas_px, "scale_frac": live_fi
                 "top_answer": f"“{top}”", "patch_px": patch_px,
                 "p_narrow": agg["p"].iloc[0], "p_wide": agg["p"].iloc[-1]}, small=("floor",))
 live_gof = (f"{live_fit['gof_test']} {live_fit['gof_stat']:.1f} on {live_fit['gof_df']:g} "
-            f"degrees of freedom, {verdicts.p_words(live_fit['gof_p'])}")
+            f"degrees of freedom, {gof_pvalue(live_fit)}")
 size = verdicts.fit_size(live_fit)
 plo, phi = (x * canvas_px for x in live_fit["profile_ci"])
 if live_fit["misfit"]:
@@ -578,7 +579,7 @@ report.text("radii", "; ".join(
        " px)" if radius_keys[t] in ("identified", "edge") else "")
     + f", {verdicts.RADIUS[radius_keys[t]]}"
     + (f" (χ² = {ball[t]['gof_stat']:.1f} on {ball[t]['gof_df']:g} degrees of freedom, "
-       f"{verdicts.p_words(ball[t]['gof_p'])})" if radius_keys[t] == "misfit" else "")
+       f"{gof_pvalue(ball[t])})" if radius_keys[t] == "misfit" else "")
     for t in settings.TASKS) + ".", markdown=True)
 # what the comparison of two radii says (verdicts.same_radius), for this model and any other
 same_words = {"apart": "further apart than the margin of ±{:.3g} {}, so Theorem 3's prediction "
@@ -607,7 +608,7 @@ report.text("one_scale", (
     f"One floor-free exponential g(d) = exp(−d/λ) fitted to both tasks together gives λ = "
     f"{fmt(both['lam'] * canvas_px)} px (95% profile set {fmt(both['lam_ci'][0] * canvas_px)}–"
     f"{fmt(both['lam_ci'][1] * canvas_px)} px; χ² = {both['gof_stat']:.1f} on "
-    f"{both['gof_df']:g} degrees of freedom, {verdicts.p_words(both['gof_p'])})"
+    f"{both['gof_df']:g} degrees of freedom, {gof_pvalue(both)})"
     + (f": {verdicts.MISFIT}." if both.get("misfit") else
        ": one graded scale describes both tasks." if both.get("misfit") is False else ".")),
     markdown=True)
@@ -638,10 +639,10 @@ above = sum(g > 0 for g in gaps)
 report.text("theorem3_floor", (
     f"b = {t3['b']:.3f} ({t3['b_ci'][0]:.3f}–{t3['b_ci'][1]:.3f}) and Δ = {t3['delta']:.3f} "
     f"({t3['delta_ci'][0]:.3f}–{t3['delta_ci'][1]:.3f}), deviance {t3['deviance']:.1f} on "
-    f"{t3['df']} degrees of freedom, {verdicts.p_words(t3['gof_p'])}"
+    f"{t3['df']} degrees of freedom, {gof_pvalue(t3)}"
     + (f" ({verdicts.MISFIT})" if t3.get("misfit") else "")
     + f"; the paper's floor-free form: b = {free['b']:.3f}, deviance {free['deviance']:.1f} on "
-    f"{free['df']} degrees of freedom, {verdicts.p_words(free['gof_p'])}."
+    f"{free['df']} degrees of freedom, {gof_pvalue(free)}."
     + (f" Against chapter 7's n-item floor bound at Δ = {t3['delta']:.3f} (the most p_S a "
        f"similarity with that floor reaches at the observed p_I), p_S sits between "
        f"{min(gaps):+.3f} and {max(gaps):+.3f} from it over {plural(len(gaps), 'n')}"
@@ -789,7 +790,7 @@ for label, nc in (stencils[1].items() if stencils is not None else []):
         f"{released.CORNERS[int(np.argmax(nc['place_weights']))].replace('_', '-')}), with a "
         f"correct-answer advantage of {nc['advantage']:.2f} (95% {nc['advantage_ci'][0]:.2f}–"
         f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
-        f"{cfg.stencil_boot} datasets) {verdicts.p_words(nc['gof_p'])}"
+        f"{cfg.stencil_boot} datasets) {gof_pvalue(nc)}"
         + (" (no simulated deviance reached the observed one)"
            if verdicts.no_refit_reached(nc) else "")
         + (f": {verdicts.MISFIT}, so the weights describe, they do not measure. " if nc["misfit"]
