@@ -297,8 +297,6 @@ assert abs(theory.poisson_limit(1.3)[0] - float(pS_inf.subs(lam, 1.3).evalf())) 
 assert abs(theory.poisson_limit(1.3)[1] - float(pI_inf.subs(lam, 1.3))) < settings.ROUNDING
 lam_star = optimize.brentq(lambda x: np.subtract(*theory.poisson_limit(x)), 0.5, 5.0,
                            xtol=1e-14)
-report.number("lam_star", lam_star)
-report.number("p_inf_star", theory.poisson_limit(lam_star)[0])
 display(sp.Eq(sp.Symbol(r"p_I^\infty"), pI_inf), sp.Eq(sp.Symbol(r"p_S^\infty"), pS_inf))
 
 # %% [markdown]
@@ -364,13 +362,22 @@ turn = np.flatnonzero(np.diff(np.sign(np.diff(ps_n)))) + 1  # local extrema of p
 assert len(turn) == 2, turn  # one minimum, then one maximum
 n_min, ps_min = int(N[turn[0]]), float(ps_n[turn[0]])
 report.number("bsmall", cfg.b_small)
-report.number("ps_n2", ps_n[0])
-report.number("nmin", n_min)
-report.number("psmin", ps_min)
-report.number("npeak", int(N[turn[1]]))
-report.number("pspeak", ps_n[turn[1]])
-report.number("npeak_lam", lam_star / cfg.b_small)
-report.number("ratio400", ps_n[-1] * N[-1] * cfg.b_small)
+# the derived quantities the text quotes, saved as quantities.csv and glued from its rows
+quantities = pd.DataFrame([
+    ("lam_star", lam_star, "λ* = n b*: where p_S = p_I in the Poisson limit (n → ∞, n b fixed)"),
+    ("p_inf_star", theory.poisson_limit(lam_star)[0], "p_S = p_I at λ*, the limiting optimum"),
+    ("ps_n2", ps_n[0], f"p_S^n at n = 2, b = {cfg.b_small:g}"),
+    ("nmin", n_min, f"n of the minimum of p_S^n over n at b = {cfg.b_small:g}"),
+    ("psmin", ps_min, "p_S^n there"),
+    ("npeak", N[turn[1]], f"n of the maximum of p_S^n after it, at b = {cfg.b_small:g}"),
+    ("pspeak", ps_n[turn[1]], "p_S^n there"),
+    ("npeak_lam", lam_star / cfg.b_small, "λ*/b: the n at which the ball holds λ* items"),
+    ("ratio400", ps_n[-1] * N[-1] * cfg.b_small,
+     f"n b p_S^n at n = {N[-1]}, b = {cfg.b_small:g} (1 for the 1/(n b) decay)"),
+], columns=["quantity", "value", "what"], dtype=object)  # the counts n stay integers
+report.table(quantities, "quantities")
+for name, value in zip(quantities.quantity, quantities.value):
+    report.number(name, value)
 
 # %% [markdown]
 # At a fine resolution, $b =$ {glue:text}`ch2_bsmall:.2f`, generalization is not monotonic in
