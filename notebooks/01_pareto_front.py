@@ -393,8 +393,9 @@ report.text("disc_side", "above" if quantity.disc_excess > 0 else "below",
 # $\tau =$ {glue:text}`ch1_disc_tau:.3f` and $\operatorname{Var}(b) =$
 # {glue:text}`ch1_disc_var:.4f`, so neither correction is small. At equal $p_I$ the space lies
 # $\tau/2 - \operatorname{Var}(b) =$ {glue:text}`ch1_disc_excess:+.4f` from the homogeneous
-# front, that is {glue:text}`ch1_disc_side` it: ties can lift a space above the front. Now the
-# engine, with {glue:text}`ch1_trials:,` trials per cell.
+# front, that is {glue:text}`ch1_disc_side` it: ties can lift a space above the front. (These
+# derived quantities, with the optimum and the segment's cost, are saved in `quantities.csv`.)
+# Now the engine, with {glue:text}`ch1_trials:,` trials per cell.
 
 # %%
 space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(), "sphere": spaces.Sphere(),

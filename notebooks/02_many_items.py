@@ -388,7 +388,8 @@ for name, value in zip(quantities.quantity, quantities.value):
 # ball is usually empty and the choice is a guess at $1/n$; as $n$ grows the ball starts to
 # catch the nearest item, and the rate recovers until the ball holds about
 # $\lambda^\ast \approx 1.5$ items — near $n \approx \lambda^\ast/b =$
-# {glue:text}`ch2_npeak_lam:.0f` — after which the in-ball items crowd each other out.
+# {glue:text}`ch2_npeak_lam:.0f` — after which the in-ball items crowd each other out. (These
+# turning points and the Poisson limit's optimum are saved in `quantities.csv`.)
 
 # %% [markdown]
 # ## Monte Carlo check
