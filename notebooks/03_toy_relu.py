@@ -173,9 +173,7 @@ eps_grid = np.linspace(1e-4, 0.5, 50_001)
 seg_ps_grid = segment_linear(eps_grid)[0]
 SEG_PEAK = float(seg_ps_grid.max())
 SEG_EPS_STAR = float(eps_grid[seg_ps_grid.argmax()])
-report.numbers({"mc_trials": cfg.mc_trials, "zmax": Z_MAX, "b_star": B_STAR,
-                "eps_star": B_STAR / 2, "p_star": P_STAR, "seg_peak": SEG_PEAK,
-                "seg_eps_star": SEG_EPS_STAR, "theory_shortfall": P_STAR - SEG_PEAK})
+report.numbers({"mc_trials": cfg.mc_trials, "zmax": Z_MAX})
 
 # %% [markdown]
 # For $\varepsilon \le \tfrac12$, linear decay on the segment gives
@@ -293,7 +291,7 @@ n_epochs = history.p_s.shape[1]
 trajectories = analysis.trajectory_table(history, replicate)
 report.table(trajectories, "trajectories")
 report.numbers({"steps": config.steps_per_epoch, "lambda_rec": config.lambda_rec,
-                "train_seconds": train_seconds, "n_networks": len(history.conditions),
+                "n_networks": len(history.conditions),
                 "n_seeds": cfg.seeds, "n_stimuli": cfg.n_stimuli, "n_hidden": cfg.n_hidden,
                 "epochs": cfg.epochs})
 shown = sorted({min(e, n_epochs - 1) for e in (0, 17, 35, n_epochs // 3, n_epochs - 1)})
@@ -329,27 +327,59 @@ statuses = verdicts.record(report, found, mc, P_STAR, trajectories)
 # %% tags=["hide-input"]
 cond, after, rec = np.array(history.conditions), found.after, found.rec
 circ = cond == "circle"
+last = trajectories[(trajectories.condition == "circle") & (trajectories.epoch == n_epochs - 1)]
 peak_ci, short_ci, rec_ci = found.peak_ci, found.short_ci, rec["ci"]
 report.numbers({
     "peak_ps": peak_ci["mean"], "peak_lo": peak_ci["low"], "peak_hi": peak_ci["high"],
     "peak_gap": peak_ci["mean"] - P_STAR, "peak_margin": verdicts.peak_margin(P_STAR)[0],
     "peak_epoch": np.median(found.held["circle"][1]), "peak_se": peak_ci["se"],
-    "peak_ps_sd": found.peaks["circle"].std(ddof=1) if cfg.seeds > 1 else 0.0,
-    "peak_ps_raw": found.raw_peaks["circle"].mean(), "peak_smooth": found.smooth,
-    "discrete_peak": found.disc_peak, "eps_at_peak": found.eps_at_peak.mean(),
-    "late_dist": found.d_prop[after].mean(), "late_dist_max": found.d_prop[after].max(),
-    "late_dist_discrete": found.d_disc[after].mean(),
-    "fit_err_s": np.abs(found.fit_s - history.p_s[circ])[after].mean(),
-    "fit_err_i": np.abs(found.fit_i - history.p_i[circ])[after].mean(),
+    "peak_smooth": found.smooth, "late_dist": found.d_prop[after].mean(),
     "peak_ps_seg": found.peaks["segment"].mean(), "shortfall": short_ci["mean"],
     "shortfall_lo": short_ci["low"], "shortfall_hi": short_ci["high"],
-    "shortfall_se": short_ci["se"], "disc_short": found.disc_short,
-    "delta_rec": rec["delta"], "rec_ps": rec["p_s"], "rec_pi": rec_ci["mean"],
-    "rec_lo": rec_ci["low"], "rec_hi": rec_ci["high"], "rec_pred_pi": rec["predicted"],
-    "rec_gap": rec["gap"], "rec_gap_mid": rec["gap_mid"], "rec_mid": rec["mid"],
-    "jensen": rec["jensen"], "rec_rest": rec["gap"] - rec["jensen"]})
-for c in ("circle", "segment"):
-    report.numbers({f"own_gap_{k}_{c}": v for k, v in found.own_gap[c].items()})
+    "rec_ps": rec["p_s"], "rec_pi": rec_ci["mean"], "rec_lo": rec_ci["low"],
+    "rec_hi": rec_ci["high"], "rec_pred_pi": rec["predicted"], "rec_gap": rec["gap"],
+    "rec_mid": rec["mid"], "jensen": rec["jensen"]})
+# the optima of the linear-decay laws, and what else the text says of the networks: saved as
+# optima.csv and networks.csv (quantity, value, what) and glued from their rows
+optima = pd.DataFrame([
+    ("b_star", B_STAR, "Proposition 1: the ball measure b* = 1/(3 - 2 ln 2) of the best p_S"),
+    ("eps_star", B_STAR / 2, "its resolution, ε* = b*/2"),
+    ("p_star", P_STAR, "p_S = p_I at b*"),
+    ("seg_eps_star", SEG_EPS_STAR, "the segment's linear-decay law: the ε of its best p_S"),
+    ("seg_peak", SEG_PEAK, "its best p_S"),
+    ("theory_shortfall", P_STAR - SEG_PEAK, "the circle's best p_S less the segment's"),
+    ("discrete_peak", found.disc_peak, "the linear profile on the network's stimuli (circle), "
+                                       "evaluated exactly: its best p_S"),
+    ("disc_short", found.disc_short, "the same, less the segment's on the same stimuli"),
+], columns=["quantity", "value", "what"])
+late = {"s": "p_S after the peak", "i": "p_I after the peak",
+        "s_early": "p_S in the first two sampled epochs"}
+networks = pd.DataFrame([
+    ("peak_ps_raw", found.raw_peaks["circle"].mean(),
+     "circle networks' own highest p_S, mean over seeds (biased upward)"),
+    ("peak_ps_sd", found.peaks["circle"].std(ddof=1) if cfg.seeds > 1 else 0.0,
+     "standard deviation of the circle networks' peak p_S over seeds"),
+    ("eps_at_peak", found.eps_at_peak.mean(), "circle networks' fitted ε at their peak, mean"),
+    ("late_dist_max", found.d_prop[after].max(),
+     "circle networks' largest distance from Proposition 1's curve after the peak"),
+    ("late_dist_discrete", found.d_disc[after].mean(), "their mean distance from the linear "
+                                                       "profile on the stimuli after the peak"),
+    ("fit_err_s", np.abs(found.fit_s - history.p_s[circ])[after].mean(),
+     "mean |Proposition 1 at the fitted ε - measured| of p_S after the peak (circle)"),
+    ("fit_err_i", np.abs(found.fit_i - history.p_i[circ])[after].mean(), "the same of p_I"),
+    ("shortfall_se", short_ci["se"], "standard error of the segment's shortfall, paired seeds"),
+    ("delta_rec", rec["delta"], "reconstruction networks' fitted floor Δ, final"),
+    ("rec_gap_mid", rec["gap_mid"], f"their p_I less 1/(1 + Δ) at epoch {rec['mid']}"),
+    ("rec_rest", rec["gap"] - rec["jensen"], "their final gap less the Jensen term"),
+    ("eps_final", last.eps_fit.mean(), "circle networks' fitted ε at the last epoch, mean"),
+    ("delta_final", last.delta_fit.mean(), "their fitted floor Δ at the last epoch, mean"),
+    *((f"own_gap_{k}_{c}", v, f"own-profile prediction less measurement, {late[k]}, {c}")
+      for c, gaps in found.own_gap.items() for k, v in gaps.items()),
+    ("train_seconds", train_seconds, "seconds this run took to train or load the networks"),
+], columns=["quantity", "value", "what"])
+for name, table in (("optima", optima), ("networks", networks)):
+    report.table(table, name)
+    report.numbers(dict(zip(table.quantity, table.value)))
 for key in ("peak", "rec"):
     report.text(f"{key}_status", statuses[key])
 quantities = pd.DataFrame({
@@ -416,9 +446,7 @@ report.text("shape_sentence", (
            "rms_gap": size["rms_gap"], "rms_sampling": size["rms_sampling"],
            "dispersion": size["dispersion"], "misfits": int(tested.misfit.sum()),
            "tested": len(tested)})
-last = trajectories[(trajectories.condition == "circle") & (trajectories.epoch == n_epochs - 1)]
-report.numbers({"eps_final": last.eps_fit.mean(), "delta_final": last.delta_fit.mean(),
-                "last_epoch": n_epochs - 1})
+report.number("last_epoch", n_epochs - 1)
 censored = last.bound_params.str.contains("eps")
 report.text("fit_bounds", fits.censored_warning("the circle networks' final ε", {
     "at_bound": True, "bound_params": "eps"}) if censored.any() else
@@ -508,7 +536,9 @@ report.figure("eps", figures.fig_resolution(history, B_STAR / 2, SEG_EPS_STAR, c
 # epoch {glue:text}`ch3_rec_mid`; the fitted floor $\Delta$ differing from the mean ratio
 # accounts for {glue:text}`ch3_rec_rest:+.4f` beside the Jensen term.
 #
-# The headline quantities, as saved in `quantities.csv`:
+# The optima of the linear-decay laws quoted here are saved in `optima.csv`, the other
+# measurements of the networks in `networks.csv`; the headline quantities, as saved in
+# `quantities.csv`:
 #
 # ```{glue} ch3_quantities
 # ```
@@ -582,7 +612,7 @@ side = {"reproduced": f"within {fmt(peak_row['margin'], places=places)} of Propo
     peak_row["status"], f"{peak_row['status']} against Proposition 1's optimum for a linear "
                         f"similarity, {optimum}")
 report.box(f"profile `{profile}`, seed {seed}; {len(history.conditions)} toy ReLU networks "
-           f"(three conditions × {cfg.seeds} seeds), {n_epochs} epochs each",
+           f"(three conditions × {cfg.seeds} seeds), {cfg.epochs} epochs each",
            lead="Small ReLU networks trained on the similarity test learn a similarity that "
                 f"decays with distance. At their best they generalise with $p_S$ = "
                 f"{measured(peak_row)}: {side}.",
