@@ -9,6 +9,10 @@ from scipy.stats import chi2
 
 from semres.core.fits import bound_report, gof_chi2, gof_none, misfit_size
 
+#: why a network's fit has no goodness-of-fit test (the ``gof_test`` column of its table)
+DEAD, TOO_FEW = ("no self-similarity (every unit dead)",
+                 "{} distance levels with a spread, for 2 parameters")
+
 
 def profile_basis(distances):
     """Distinct distance levels and the (l·l, levels) matrix that averages G over each level."""
@@ -78,8 +82,8 @@ def profile_fit_report(d, eps, delta) -> dict:
 
 
 def _level_stats(G, distances):
-    """Each level's mean ratio G_ij / mean(G_ii) over its pairs, its standard error and count,
-    for the levels with a spread; None when every unit is dead."""
+    """Each level's mean ratio G_ij / mean(G_ii) over its pairs and its standard error, for
+    the levels with a spread; None when every unit is dead."""
     G = np.asarray(G, float)
     D = np.round(np.asarray(distances, float), 12)
     scale = np.mean(np.diag(G))
@@ -93,7 +97,7 @@ def _level_stats(G, distances):
     var = np.bincount(inv, (x - mean[inv]) ** 2) / np.maximum(count - 1, 1)
     se = np.sqrt(var / count)
     ok = (count > 1) & (se > 1e-12 * max(1.0, float(np.abs(mean).max())))
-    return levels[ok], mean[ok], se[ok], count[ok]
+    return levels[ok], mean[ok], se[ok]
 
 
 def profile_fit_gof(G, distances, eps, delta) -> dict:
@@ -101,11 +105,9 @@ def profile_fit_gof(G, distances, eps, delta) -> dict:
     level's mean ratio with the standard error of a mean over its pairs (taken as independent:
     a strict test)."""
     stats = _level_stats(G, distances)
-    if stats is None:
-        return gof_none("no self-similarity (every unit dead)")
-    levels, mean, se, _ = stats
-    if len(levels) <= 2:
-        return gof_none(f"{len(levels)} distance levels with a spread, for 2 parameters")
+    if stats is None or len(stats[0]) <= 2:
+        return gof_none(DEAD if stats is None else TOO_FEW.format(len(stats[0])))
+    levels, mean, se = stats
     return gof_chi2(mean, linear_profile(levels, eps, delta), se, 2)
 
 
@@ -115,7 +117,7 @@ def profile_fit_terms(G, distances, eps, delta) -> dict | None:
     stats = _level_stats(G, distances)
     if stats is None or len(stats[0]) <= 2:
         return None
-    levels, mean, se, _ = stats
+    levels, mean, se = stats
     fit = linear_profile(levels, eps, delta)
     return {"chi2_fit": float(np.sum(((mean - fit) / se) ** 2)), "df": len(levels) - 2,
             "observed": mean, "predicted": fit, "flat": np.full_like(mean, mean.mean()),

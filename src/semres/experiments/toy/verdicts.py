@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
-from semres.core import theory
+from semres.core import spaces, theory
+from semres.experiments.pareto.verdicts import deviation_cells
 
 from .evaluation import GEOMETRIES
 
@@ -69,12 +69,10 @@ def peak_margin(p_star: float) -> tuple[float, str]:
 def constant_law(space: str, eps: float) -> tuple[float, float]:
     """(p_S, p_I) of the constant similarity 1[d <= eps] on the continuous ``space``
     (Theorem 1 with its ball moments): the law linear decay is told apart from."""
-    if space == "circle":
-        return tuple(float(x) for x in theory.two_item(2 * eps))
-    if space == "segment":  # <b> = 2 eps - eps^2, Var(b) = (2/3) eps^3 - eps^4
-        return tuple(float(x) for x in theory.two_item(
-            2 * eps - eps**2, var_b=2 / 3 * eps**3 - eps**4))
-    raise ValueError(f"space must be 'circle' or 'segment'; got {space!r}")
+    if space not in GEOMETRIES:
+        raise ValueError(f"space must be 'circle' or 'segment'; got {space!r}")
+    mean, var = (spaces.Circle() if space == "circle" else spaces.Segment()).ball_measure(eps)
+    return tuple(float(x) for x in theory.two_item(mean, var_b=var))
 
 
 def law_margin(mc: pd.DataFrame) -> tuple[float, str]:
@@ -89,14 +87,10 @@ def law_margin(mc: pd.DataFrame) -> tuple[float, str]:
 
 
 def law_cells(mc: pd.DataFrame) -> list[dict]:
-    """The Monte Carlo cells for ``Report.grid_result``: each deviation from its closed form
-    with its 95% normal interval, the cell reaching farthest from 0 first."""
-    z = norm.ppf(0.975)
-    dev = mc["monte_carlo"] - mc["theory"]
-    reach = (dev.abs() + z * mc["stderr"]).to_numpy()
-    return [{"cell": f"{r.task}, {r.space}, ε = {r.eps:g}", "headline": dev.iloc[k],
-             "ci": (dev.iloc[k] - z * r.stderr, dev.iloc[k] + z * r.stderr)}
-            for k, r in ((k, mc.iloc[k]) for k in np.argsort(-reach, kind="stable"))]
+    """The Monte Carlo cells for ``Report.grid_result``, as chapter 1 makes its laws' cells:
+    each deviation from its closed form with its 95% interval, the farthest-reaching first."""
+    return deviation_cells(mc.rename(columns={"monte_carlo": "mc"}),
+                           lambda r: f"{r.task}, {r.space}, ε = {r.eps:g}")
 
 
 def linear_profile_misfit(trajectories, conditions=GEOMETRIES) -> bool:
