@@ -1,6 +1,6 @@
-"""Build the book: run the chapters (side by side in lanes, each on a core of its own), stage
-their last good pages and tables beside the book's sources, write the generated pages and call
-Jupyter Book."""
+"""Build the book: run the chapters whose inputs changed (in lanes, each on a core of its own),
+stage their last good pages and tables beside the book's sources, write the generated pages,
+and call Jupyter Book."""
 
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ import jupytext
 import psutil
 import yaml
 
-from semres.pipeline.registry import SETTINGS, check_parameters
-from semres.pipeline.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
-                                    last_good, lock, read_json, run_chapter, up_to_date)
 from semres.core.book import build_dir, repo_root
 from semres.experiments.llm import settings as llm_settings
 from semres.experiments.llm.models import SHIPPED
+from semres.pipeline.registry import SETTINGS, check_parameters
+from semres.pipeline.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
+                                    last_good, lock, read_json, run_chapter, up_to_date)
 from semres.report import glance, pages
 from semres.report.glance import STALE
 from semres.report.pages import SOURCE_ARCHIVE
@@ -35,15 +35,8 @@ from semres.report.pages import SOURCE_ARCHIVE
 def build_book(profile: str = "default", build: Path | None = None, progress: bool = True,
                only: list[Chapter] | None = None, jobs: int = 1,
                rerun: bool = False) -> tuple[Path, list[str]]:
-    """Execute every chapter whose inputs changed since its last good run (every chapter when
-    ``rerun``; :func:`semres.pipeline.runner.up_to_date`), stage the sources beside the executed
-    notebooks, build strict HTML.
-
-    ``jobs`` > 1 runs that many chapters at once, each process held to one core (see
-    :func:`_run_lanes`). Returns the HTML index and the list of one-line failures (chapters and
-    the Sphinx build). A chapter another process is running counts as a failure and shows its
-    last good run; a second book build of the same folder raises :class:`Busy`.
-    """
+    """Execute every chapter whose inputs changed (all when ``rerun``), ``jobs`` at a time, and
+    build strict HTML; returns the HTML index and the one-line failures."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1; got {jobs!r}")
     root = repo_root()
@@ -57,8 +50,7 @@ def build_book(profile: str = "default", build: Path | None = None, progress: bo
 
 
 def changed(todo: list[Chapter], profile: str, build: Path, rerun: bool = False) -> list[Chapter]:
-    """The chapters of ``todo`` to run: those whose inputs changed (all of them when ``rerun``);
-    says which it reuses."""
+    """The chapters of ``todo`` whose inputs changed (all when ``rerun``); says which it reuses."""
     if rerun:
         return todo
     kept = [ch for ch in todo if up_to_date(build, ch, profile)]
@@ -91,7 +83,7 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
     shutil.copy2(root / "_toc.yml", src / "_toc.yml")
     (src / "_config.yml").write_text(book_config(root / "_config.yml"))
     (src / "notebooks").mkdir()
-    # a run of one chapter finishing meanwhile replaces its files all at once, never halfway
+    # a run finishing meanwhile replaces its files all at once, never halfway
     with lock(build, "publish", "", wait=True):
         for ch in chapters(root):
             _stage_page(ch, build, src / "notebooks")
@@ -121,11 +113,8 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
 
 
 def lane_order(todo: list[Chapter], build: Path) -> list[Chapter]:
-    """Longest first, so that no long chapter starts last: by the seconds of its last run in
-    ``build``; a chapter never run counts as long, and those go in the order of the seconds
-    their settings expect (:attr:`semres.core.profiles.Settings.seconds`). Elastic chapters
-    (:attr:`semres.core.profiles.Settings.elastic`) go after the others, longest first: when
-    the first lane runs out of chapters, the one still running is one that takes its core."""
+    """Longest first (by its last run's seconds; never run counts as longest, then by the
+    seconds its settings expect), elastic chapters last: a finished lane's core goes to them."""
     def expected(ch: Chapter) -> tuple[float, float]:
         seconds = (read_json(build / "executed" / f"{ch.name}.json") or {}).get("seconds")
         spec = SETTINGS.get(ch.name)
@@ -140,11 +129,9 @@ def lane_order(todo: list[Chapter], build: Path) -> list[Chapter]:
 
 
 def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> list[str]:
-    """Run chapters ``jobs`` at a time, each worker process (and the kernels it starts) held to
-    a core of its own, so that every chapter's threads (the engine's, torch's, the LM scorer's)
-    see one core and two chapters never slow each other by fighting over both, in
-    :func:`lane_order`; when no chapter is left to start, the cores of finished lanes go to
-    the chapters still running (:func:`share_cores`)."""
+    """Run chapters ``jobs`` at a time in :func:`lane_order`, each worker (and its kernels) on a
+    core of its own, so that two never fight over both; when none is left to start, the freed
+    cores go to those still running (:func:`share_cores`)."""
     order = lane_order(todo, build)
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     ctx = mp.get_context("spawn")
@@ -172,11 +159,8 @@ def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> lis
 
 
 def share_cores(cpus) -> int:
-    """Give every core to the chapters still running: once a lane has nothing left to run, its
-    core would idle while the longest chapter runs on one. Every process under this one (the
-    lane workers and the kernels they started) may then run on ``cpus``; a chapter's threads
-    follow at their next start (the engine and the LM scorer ask :func:`semres.core.book.cores`
-    each time). Returns how many processes were widened."""
+    """Let every process under this one run on ``cpus`` (a chapter's threads follow at their
+    next start); returns how many were widened."""
     widened = 0
     for proc in psutil.Process().children(recursive=True):
         try:
@@ -194,8 +178,8 @@ def _lane(lanes) -> None:
 
 
 def _run_in_lane(ch: Chapter, profile: str, build: Path) -> str | None:
-    """One chapter in a worker process: its failure as the one line :class:`ChapterError`
-    carries (exceptions with extra fields do not cross processes)."""
+    """One chapter in a worker process; its failure as one line (exceptions with extra fields
+    do not cross processes)."""
     try:
         run_chapter(ch, profile, build=build, progress=False)
     except ChapterError as err:
@@ -231,9 +215,8 @@ def with_current_prose(source: Path, nb: dict) -> dict:
 
 
 def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
-    """Put ``ch``'s page into the book's sources: its last good notebook with the chapter's
-    current prose (under a warning when a later run failed), or a page saying it was not
-    built."""
+    """``ch``'s page for the book: its last good notebook with the current prose (as it ran,
+    under a warning, when a later run failed), or a page saying it was not built."""
     good, failed = last_good(build, ch), last_failed(build, ch)
     if good is None:
         (folder / f"{ch.name}.md").write_text(pages.missing_page(ch.title, ch.number, failed))
@@ -257,8 +240,7 @@ def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
 
 
 def _stage_tables(ch: Chapter, build: Path, folder: Path) -> None:
-    """Put the CSV tables of ``ch``'s last good run where the book serves them
-    (``_static/results/<chapter>/``), for the links under its tables."""
+    """The CSV tables of ``ch``'s last good run, where the links under its tables point."""
     results = build / "results" / ch.name
     if last_good(build, ch) is None or not results.is_dir():
         return
@@ -268,9 +250,8 @@ def _stage_tables(ch: Chapter, build: Path, folder: Path) -> None:
 
 
 def pack_source(root: Path, target: Path) -> Path:
-    """Pack the exact source the book is built from, for readers to download: every file git
-    tracks in ``root``, as it stands in the working tree (the commit the reproducibility page
-    names, and its uncommitted changes when it says there are some). Without git, nothing."""
+    """Pack every file git tracks in ``root`` as it stands, for readers to download (the
+    commit the reproducibility page names); without git, nothing."""
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True)
     if listed.returncode != 0:
         return target
@@ -284,8 +265,7 @@ def pack_source(root: Path, target: Path) -> Path:
 
 
 def models(profiles=("default", "paper")) -> list[dict]:
-    """The models with outside weights, as the models page describes them: the causal LMs
-    chapter 5 loads (:data:`semres.experiments.llm.models.SHIPPED`) and the sentence encoder."""
+    """The models with outside weights: chapter 5's causal LMs and its sentence encoder."""
     where = {name: [p for p in profiles
                     if name in llm_settings.SETTINGS.profiles[p].lms.split(",")]
              for name in SHIPPED}
@@ -305,8 +285,7 @@ def models(profiles=("default", "paper")) -> list[dict]:
 
 
 def provenance(build: Path, seconds: float | None = None) -> str:
-    """The reproducibility page's record of this build (:func:`semres.report.pages.provenance`)
-    from the run records in ``build`` and the checkout's commit."""
+    """The reproducibility page's record of this build, from the run records and the commit."""
     root = repo_root()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
                             capture_output=True, text=True).stdout.strip() or "unknown"
@@ -317,11 +296,8 @@ def provenance(build: Path, seconds: float | None = None) -> str:
 
 
 def _glance(build: Path, folder: Path) -> str:
-    """The generated part of the results-at-a-glance page, from this build's result tables.
-
-    A chapter whose latest run failed keeps its last good tables, marked as such in the table
-    and named in a warning above it.
-    """
+    """The generated part of the glance page; a chapter whose latest run failed shows its last
+    good tables, marked, and named in a warning."""
     every = chapters(repo_root())
     built = {ch.name: ch.title for ch in every if last_good(build, ch)}
     stale = [ch for ch in every if ch.name in built and last_failed(build, ch)]
@@ -354,12 +330,8 @@ def _front_results(build: Path, intro: Path) -> None:
 
 
 def book_config(path: Path) -> str:
-    """The book's config: with a repository URL filled in, the source (repository) button and
-    the Binder launch button; without one, neither (and no guessed address).
-
-    Colab opens only ``.ipynb`` files from a repository, which holds the chapters as ``.py``:
-    its button would open nothing, so it is left off (Binder opens the ``.py`` through
-    jupytext, see ``semres.report.sphinxext.launch_sources``)."""
+    """The book's config: the repository and Binder buttons with a repository URL, neither
+    without (no guessed address); never Colab's, which opens no ``.py`` chapter."""
     config = yaml.safe_load(path.read_text())
     if not (config.get("repository") or {}).get("url"):
         # an empty URL, not none: without the key Jupyter Book fills in its own repository

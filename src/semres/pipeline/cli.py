@@ -13,11 +13,10 @@ import signal
 import sys
 import threading
 
-from semres.pipeline import runner
-
-from semres.pipeline import book as bookmaker
-from semres.pipeline.registry import check_parameters
 from semres.core.profiles import PROFILES
+from semres.pipeline import book as bookmaker
+from semres.pipeline import runner
+from semres.pipeline.registry import check_parameters
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,15 +1,8 @@
-"""What a chapter's run depends on, as one digest: a rebuild reruns only the chapters whose
-inputs changed since their last good run, and reuses the others' pages and tables as they are.
-
-The inputs are the notebook's code cells (not its markdown: a prose edit re-renders the page
-from the stored outputs, :func:`semres.pipeline.book.with_current_prose`), the run's profile and parameters, the source of every
-module of the package the notebook imports (followed through the imports of those modules,
-wherever in a file they sit), the data files beside those modules, and the installed
-distributions with their versions (a new model package or library changes every key). An edit
-to one experiment's page code or prose therefore reruns that chapter alone, and its cached
-scores and models are reused (their own keys, :mod:`semres.core.fingerprint`, ignore
-docstrings and page code). An edit to shared code (``core``, ``report``) reruns them all.
-"""
+"""What a chapter's run depends on, as one digest, so that a rebuild reruns only the chapters
+whose inputs changed: the notebook's code cells (a prose edit re-renders from the stored outputs,
+:func:`semres.pipeline.book.with_current_prose`), the profile and parameters, every package
+module the notebook imports (transitively) with the data files beside them, and the installed
+distributions."""
 
 from __future__ import annotations
 
@@ -68,8 +61,7 @@ def _python_only(code: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _module_imports(text: str, module: str) -> frozenset:
-    """:func:`_imported` of a module's text: the chapters share most modules, so a build that
-    keys all seven parses each text once."""
+    """:func:`_imported` of a module's text, parsed once for all chapters."""
     return frozenset(_imported(ast.parse(text), module))
 
 
@@ -127,7 +119,6 @@ def _data_beside(path: Path) -> list[Path]:
 
 @functools.lru_cache(maxsize=1)
 def _distributions() -> str:
-    """The installed distributions with their versions, read once a process (parsing 500
-    metadata files took 0.4 s, for each chapter's key)."""
+    """The installed distributions with their versions, read once a process (0.4 s)."""
     return ";".join(sorted(f"{d.metadata['Name']}=={d.version}"
                            for d in metadata.distributions() if d.metadata["Name"]))

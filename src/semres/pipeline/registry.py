@@ -1,12 +1,5 @@
-"""Every chapter's settings, by chapter name: the one place that knows which experiment serves
-which chapter.
-
-Each experiment keeps its settings beside its code (``semres.experiments.toy.SETTINGS``, ...);
-this module imports them directly, so the CLI, the runner and the tests can check any chapter's
-parameters before papermill starts, and a fast test can validate every chapter under every
-profile. A chapter itself passes its experiment's ``SETTINGS`` to
-:func:`semres.report.open_chapter` and needs nothing from here.
-"""
+"""Every chapter's settings by chapter name, the one place that knows which experiment serves
+which chapter: the CLI and the runner check parameters before papermill starts."""
 
 from __future__ import annotations
 
@@ -44,6 +37,6 @@ def check(chapter: str, cfg: dict) -> dict:
 
 
 def check_parameters(chapter: str, profile: str, params: dict) -> dict | None:
-    """:func:`semres.core.profiles.check_parameters` of ``chapter``'s experiment; a chapter
-    without settings (a reader's own) gets the checks every chapter shares only."""
+    """:func:`semres.core.profiles.check_parameters` of ``chapter``'s experiment (the shared
+    checks only for a chapter without settings)."""
     return profiles.check_parameters(SETTINGS.get(chapter), profile, params)

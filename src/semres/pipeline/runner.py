@@ -1,11 +1,6 @@
-"""Execute chapters with papermill and build the book from the executed notebooks.
-
-papermill is the only executor: Jupyter Book renders what it produced with execution off. A run
-writes into a staging area and replaces the chapter's notebook, tables and run record only when it
-succeeds, so a failed or interrupted run never costs the last good build; it leaves a
-``<chapter>.failed.json`` beside it, and the book shows the old page under a warning that says so.
-Runs of one chapter take a lock, so two cannot interleave.
-"""
+"""Execute a chapter with papermill. A run writes into a staging area and replaces the chapter's
+notebook, tables and record only when it succeeds, so a failed or stopped run (which leaves a
+``<chapter>.failed.json``) never costs the last good one; a lock keeps two runs apart."""
 
 from __future__ import annotations
 
@@ -25,14 +20,12 @@ from pathlib import Path
 import jupytext
 
 from semres.core.book import CACHE_USE, build_dir, cores, repo_root, torch_device
+from semres.core.profiles import PROFILES
 from semres.pipeline import inputs
 from semres.pipeline.registry import check_parameters
-from semres.core.profiles import PROFILES
 from semres.report import plural
 
 CELL_TIMEOUT = {"quick": 600, "default": 3600, "paper": 24 * 3600}
-
-
 STOP_GRACE = 3.0  # seconds a stopped kernel gets to exit before it is killed outright
 
 
@@ -64,7 +57,7 @@ class Chapter:
 
     @property
     def title(self) -> str:
-        """The chapter's own heading (its first ``# # ...`` line), for pages that stand in."""
+        """The chapter's own heading (its first ``# # ...`` line)."""
         for line in self.path.read_text().splitlines():
             if line.startswith("# # "):
                 return line[4:].strip()
@@ -72,11 +65,8 @@ class Chapter:
 
 
 def chapters(root: Path | None = None) -> list[Chapter]:
-    root = root or repo_root()
-    found = []
-    for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.py")):
-        found.append(Chapter(int(path.stem[:2]), path.stem, path))
-    return found
+    return [Chapter(int(path.stem[:2]), path.stem, path)
+            for path in sorted((root or repo_root()).joinpath("notebooks").glob("[0-9][0-9]_*.py"))]
 
 
 def resolve(name: str, root: Path | None = None) -> Chapter:
@@ -142,13 +132,8 @@ def _cast(key: str, raw: str, default):
 
 def run_chapter(chapter: Chapter, profile: str = "default", params: dict | None = None,
                 build: Path | None = None, progress: bool = False) -> Path:
-    """Execute one chapter into ``<build>/executed/<name>.ipynb``; tables into ``results/``.
-
-    The previous notebook, tables and record stay in place until this run has succeeded. A run
-    that fails or is stopped writes ``executed/<name>.failed.json`` instead and raises
-    :class:`ChapterError` (:class:`Interrupted` for SIGINT/SIGTERM); another run of the same
-    chapter in progress raises :class:`Busy` at once.
-    """
+    """Execute one chapter into ``<build>/executed/<name>.ipynb``, its tables into
+    ``results/``; raises :class:`ChapterError` (:class:`Interrupted`, :class:`Busy`)."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
     params = dict(params or {})
@@ -180,8 +165,7 @@ def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progr
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # the kernel inherits these
     start = time.perf_counter()
-    # the chapter's own output (its tqdm bars, its progress lines) streams to the terminal as it
-    # arrives, so a nine-minute cell shows what it is doing
+    # the chapter's own output streams to the terminal, so a long cell shows what it does
     stream = {"stdout_file": sys.stderr, "stderr_file": sys.stderr} if progress else {}
     kernels: list = []
     try:
@@ -238,11 +222,8 @@ def _publish(name: str, staging: Path, build: Path, info: dict) -> Path:
 
 @contextlib.contextmanager
 def lock(build: Path, name: str, busy: str, wait: bool = False):
-    """Hold ``<build>/locks/<name>.lock`` (flock) for the block; raise :class:`Busy` with
-    ``busy`` when another process holds it, or wait for it when ``wait``.
-
-    The lock dies with its process, so a run killed outright never leaves a chapter locked.
-    """
+    """Hold ``<build>/locks/<name>.lock`` (flock, which dies with its process) for the block;
+    raise :class:`Busy` with ``busy`` when another process holds it, or wait when ``wait``."""
     folder = build / "locks"
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
@@ -263,7 +244,7 @@ def lock(build: Path, name: str, busy: str, wait: bool = False):
 @contextlib.contextmanager
 def _signals():
     """Record SIGINT and SIGTERM instead of raising, so the run can stop its kernel and clean
-    up; the previous handlers come back afterwards. Only the main thread receives signals."""
+    up (only the main thread receives signals)."""
     received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield received
@@ -278,8 +259,7 @@ def _signals():
 
 
 def _tracked(kernels: list):
-    """A kernel manager class that lists its instances in ``kernels``, so that a signal can
-    stop the kernel papermill started."""
+    """A kernel manager class that lists its instances in ``kernels``, for a signal to stop."""
     from jupyter_client.manager import AsyncKernelManager
 
     class Tracked(AsyncKernelManager):
@@ -291,13 +271,9 @@ def _tracked(kernels: list):
 
 
 def _execute(call, kernels: list, received: list[int]) -> BaseException | None:
-    """Run papermill in a worker thread and return its exception, if any.
-
-    nbclient handles signals only on the main thread's event loop, and then just shuts the
-    kernel down without saying so. Here the main thread keeps the signals: on one it stops the
-    kernel's process group (SIGTERM, then SIGKILL after ``STOP_GRACE``); nbclient then sees a
-    dead kernel and returns.
-    """
+    """Run papermill in a worker thread and return its exception, if any: the main thread keeps
+    the signals, and on one stops the kernel's process group (SIGTERM, then SIGKILL after
+    ``STOP_GRACE``), so that nbclient sees a dead kernel and returns."""
     outcome: list[BaseException] = []
 
     def work():
@@ -341,12 +317,8 @@ def _now() -> str:
 
 
 def _hide_injected_parameters(path: Path) -> None:
-    """Remove papermill's injected-parameters cell from the page (kept in the notebook file).
-
-    The chapter's own parameters cell shows the defaults and the chapter states what ran; the
-    exact values of this build are on the reproducibility page, so a second parameters cell
-    would only repeat them.
-    """
+    """Hide papermill's injected-parameters cell from the page (the reproducibility page has
+    the values)."""
     nb = json.loads(path.read_text())
     for cell in nb["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
@@ -356,10 +328,8 @@ def _hide_injected_parameters(path: Path) -> None:
 
 
 def _cache_use(log: Path) -> dict:
-    """The cache entries the chapter computed and those from earlier runs it reused, counted by
-    the code digest (joblib) or the folder (models) that keys them, from the log its kernel
-    wrote (:func:`semres.core.book.record_cache_use`); an entry computed and then read again
-    counts as computed."""
+    """The cache entries the run computed and those it reused, counted by their key, from the
+    log its kernel wrote (an entry computed and read again counts as computed)."""
     kinds: dict[tuple[str, str], str] = {}
     if log.is_file():
         for line in log.read_text().splitlines():
@@ -374,8 +344,7 @@ def _cache_use(log: Path) -> dict:
 
 
 def _device(params: dict) -> str:
-    """Where the chapter's torch code ran: its ``device`` parameter resolved like the chapter,
-    with the cores this run could use (one in a lane of ``semres book --jobs``)."""
+    """Where the chapter's torch code ran, with the cores this run could use."""
     value = params.get("device")
     n = plural(cores(), "core")
     if value is None:
@@ -411,8 +380,7 @@ def last_good(build: Path, ch: Chapter) -> dict | None:
 
 
 def up_to_date(build: Path, ch: Chapter, profile: str) -> bool:
-    """Whether ``ch``'s last good run read the inputs a run now would (:mod:`.inputs`), with no
-    failed run since: its page and tables stand as they are."""
+    """Whether ``ch``'s last good run read the inputs a run now would, with no failed run since."""
     info = last_good(build, ch)
     if not info or last_failed(build, ch) or "inputs" not in info:
         return False
@@ -421,11 +389,7 @@ def up_to_date(build: Path, ch: Chapter, profile: str) -> bool:
 
 
 def last_failed(build: Path, ch: Chapter) -> dict | None:
-    """The record of ``ch``'s latest run when it failed or was stopped (None when it succeeded).
-
-    Records from before failed runs were kept apart (a ``<name>.json`` with a failed status)
-    count too.
-    """
+    """The record of ``ch``'s latest run when it failed or was stopped (else None)."""
     info = read_json(build / "executed" / f"{ch.name}.failed.json")
     if info is None:
         info = read_json(build / "executed" / f"{ch.name}.json")
@@ -442,5 +406,3 @@ def _one_line(err: Exception) -> str:
         return f"{ename}: {first}{where}".strip()
     text = str(err).strip().splitlines()
     return f"{type(err).__name__}: {text[-1] if text else ''}"
-
-
