@@ -1,11 +1,6 @@
-"""One reporting object per chapter: summary rows, glued numbers, deviations, tables.
-
-Every chapter ends the same way: one row per result for the book's overview page, with a status
-computed from the numbers; the points it measured on the (p_I, p_S) plane; how this build
-differs from the paper's protocol; and numbers glued into its prose. Written by hand in each
-chapter, those drift apart (one chapter's status rule, another's padding). Here the rule and the
-columns live once, so changing either changes every chapter.
-"""
+"""One reporting object per chapter: its result rows with their computed statuses, the points it
+measured on the (p_I, p_S) plane, its deviations from the paper, and the numbers glued into its
+prose; the rule and the columns live here once, so every chapter reports alike."""
 
 from __future__ import annotations
 
@@ -42,12 +37,8 @@ FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
 
 
 class Report:
-    """What one chapter reports: ``result`` rows, front ``point``\\ s, ``deviations``, numbers.
-
-    ``number``/``text``/``figure`` glue under the chapter's prefix (``ch3_``), so a chapter
-    writes ``report.number("peak_ps", x)`` and its prose ``{glue:text}`ch3_peak_ps:.3f```.
-    ``save`` writes ``summary.csv`` and ``front.csv`` and glues the deviations list.
-    """
+    """What one chapter reports; ``number``/``text``/``figure`` glue under its prefix
+    (``ch3_peak_ps``), ``save`` writes ``summary.csv`` and ``front.csv``."""
 
     def __init__(self, chapter: str):
         if not (isinstance(chapter, str) and chapter[:2].isdigit()):
@@ -65,9 +56,7 @@ class Report:
              display=display)
 
     def number(self, name: str, value) -> None:
-        """Glue ``value`` as a plain Python number (numpy scalars break the strict build).
-
-        Returns nothing, so that a call ending a cell prints nothing on the page."""
+        """Glue ``value`` as a plain Python number (numpy scalars break the strict build)."""
         if isinstance(value, (bool, np.bool_)):
             plain = bool(value)
         elif isinstance(value, numbers.Integral):
@@ -77,8 +66,7 @@ class Report:
         self._glue(name, plain)
 
     def numbers(self, values: dict, small=()) -> None:
-        """Glue what a chapter module computed for the prose: sentences as MyST, numbers as
-        numbers, and the keys named in ``small`` as :meth:`small` writes them."""
+        """Glue sentences as MyST, numbers as numbers, the keys in ``small`` by :meth:`small`."""
         for key, value in values.items():
             if isinstance(value, str):
                 self.text(key, value, markdown=True)
@@ -88,19 +76,15 @@ class Report:
                 self.number(key, value)
 
     def small(self, name: str, value) -> None:
-        """Glue a number that may lie far below 10⁻³ (a rounding gap, a tolerance) as prose
-        writes it, "4.4 × 10⁻¹⁶" (``{glue:text}`` without a format): never e-notation."""
+        """Glue a number that may lie far below 10⁻³ as prose writes it, "4.4 × 10⁻¹⁶"."""
         self.text(name, fmt(value, 2))
 
     def text(self, name: str, value: str, markdown: bool = False, cites=None) -> None:
-        """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``.
-
-        ``cites``, the row the sentence describes (a dict of its numbers), is kept with the
-        sentence in ``prose.csv``; the book's tests check that every number the sentence
-        quotes is one of the row's (:func:`semres.report.numbers.unquoted`)."""
+        """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``;
+        ``cites`` (the numbers it may quote) is kept with it in ``prose.csv``."""
         if cites is not None:
             self._cite(name, value, cites)
-        if markdown:  # math written as text, outside any typeset math, in letters
+        if markdown:  # math written as text, outside typeset math, in letters
             self._glue(name, Markdown(plain_outside_math(value)))
         else:
             self._glue(name, plain_math(value))
@@ -112,13 +96,12 @@ class Report:
                                "unquoted": " ".join(unquoted(str(sentence), cited))})
 
     def figure(self, name: str, fig) -> None:
-        """Glue a figure under ``ch<N>-fig-<name>`` and close it, first made
-        :func:`~semres.report.plotting.legible` so that it reads at desktop and phone widths."""
+        """Glue a figure, made :func:`~semres.report.plotting.legible`, as ``ch<N>-fig-<name>``."""
         glue(f"ch{int(self.chapter[:2])}-fig-{name}", plotting.legible(fig), display=False)
         plt.close(fig)
 
     def table(self, df: pd.DataFrame, name: str):
-        """Save a tidy table beside the executed chapter (``<results>/<chapter>/<name>.csv``)."""
+        """Save a table as ``<results>/<chapter>/<name>.csv``."""
         return book.save_table(df, self.chapter, name)
 
     # ------------------------------------------------------------------ rows
@@ -130,24 +113,10 @@ class Report:
                kind: str = "finding", stand_in: str = "", identified: bool = True,
                does_task: bool = True, detectable: float | None = None,
                check_se: float | None = None, cells: str = "") -> str:
-        """One overview row; its status is computed by :func:`status` (see there for the
-        rules). Returns the status.
-
-        A finding states its practical ``margin`` (the smallest deviation from its reference
-        that would matter to the claim) and ``margin_reason``, one line of why; its 95 %
-        interval ``ci`` against ``paper_value`` (a number the paper gives) or ``compared_with``
-        (any other reference, named by ``compared_with_label``) and that margin, for its
-        ``claim`` (:data:`~semres.report.verdicts.CLAIMS`), decides its status. Every finding
-        records the smallest deviation its test detects (``detectable``; read off its
-        interval by default, or from ``check_se`` for a Monte Carlo check), and the miss,
-        its estimate less the reference with the interval moved alike, which heads a row that
-        does not hold. A ``misfit`` gives ``fit_size`` (:func:`semres.core.fits.misfit_size`)
-        and ``gof_p``, so the row says how far the model misses; its parameter's interval is
-        then ``approximate`` (scaled by the dispersion). ``new=True`` marks a result beyond
-        the paper, ``kind="check"`` one true by construction, ``kind="precondition"`` a gate.
-        ``stand_in`` names what stands in for the paper's system; ``cells`` says how a claim
-        over a grid fared (:meth:`grid_result`).
-        """
+        """One overview row, its status computed by :func:`status`; returns the status. A
+        finding states its practical ``margin`` and why (``margin_reason``); a misfit says how far
+        it misses (``fit_size``); the smallest deviation the test detects comes from ``ci`` (or
+        ``check_se`` for a check)."""
         if not isinstance(result, str) or not result.strip():
             raise ValueError("result must name the result")
         if detectable is None:  # a finding is decided by its interval, a check by its z
@@ -194,13 +163,9 @@ class Report:
 
     def grid_result(self, result: str, statement: str, cells: list[dict], table: str,
                     **common) -> str:
-        """One claim evaluated over a grid of settings, as one finding (a claim counts once,
-        however many cells test it). Each of ``cells`` holds a ``cell`` label ("n = 4,
-        Delta = 0.01") and the keyword arguments of :meth:`result` that differ by cell
-        (headline, ci, compared_with, ...); ``common`` those they share (margin, its reason,
-        the claim). Every cell is judged by the one rule; the claim takes the status and the
-        numbers of its weakest cell (:func:`~semres.report.verdicts.weakest`), and says how
-        many cells hold. The cells' table is saved as ``<table>.csv``. Returns the status."""
+        """One claim over a grid of settings, as one finding: each of ``cells`` (a ``cell``
+        label and its :meth:`result` arguments, ``common`` the shared ones) is judged, and the
+        weakest decides; the cells are saved as ``<table>.csv``. Returns the status."""
         if not cells:
             raise ValueError("cells: a claim over a grid needs at least one cell")
         judged = []
@@ -245,18 +210,9 @@ class Report:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
     def box(self, ran: str, *notes: str, lead: str = "", lead_cites=None) -> None:
-        """The chapter's result, for the box at the top of its page: one phone screen with the
-        count of the statuses and the first findings by name and status, then, one click away,
-        every finding with its number in words, the checks apart, ``notes`` and what ran.
-        ``lead``, one or two plain sentences of what came out, opens the box, before the count;
-        it may quote the rows' numbers and ``lead_cites`` (a dict of the other numbers it
-        quotes: counts, settings, the paper's values), and ``prose.csv`` records it as it
-        records :meth:`text`'s sentences.
-
-        The box takes its colour from the outcome (:func:`outcome`). Glued as
-        ``ch<N>_result_box`` (MyST, for a ``{glue:md}`` block); call it after the last
-        ``result``. Returns nothing, so that a cell ending with it prints nothing.
-        """
+        """The result box at the top of the page (``ch<N>_result_box``): on one phone screen
+        the ``lead`` and the count of the statuses, then every finding in words, ``notes`` and
+        what ``ran``; ``lead_cites`` are the numbers the lead quotes beyond the rows'."""
         if not str(ran).strip():
             raise ValueError("ran must say what ran in this build (the models, the profile)")
         findings = counted(self.rows)
@@ -299,15 +255,13 @@ class Report:
 
     def save(self) -> None:
         """Write ``summary.csv`` (and ``front.csv``) and glue ``ch<N>_deviations``."""
-        table = self.summary
-        book.save_table(table, self.chapter, "summary")
+        book.save_table(self.summary, self.chapter, "summary")
         if self.points:
             book.save_table(pd.DataFrame(self.points, columns=list(FRONT_COLUMNS)),
                             self.chapter, "front")
         self._save_prose()
         self.text("deviations", "\n".join(f"* {line}" for line in self.deviation_lines)
                   or "* none", markdown=True)
-
 
     def _save_prose(self) -> None:
         if self.citations:
@@ -324,9 +278,7 @@ def _slack(row: dict) -> float:
 
 
 def row_numbers(rows) -> dict:
-    """Every number of the status rows (headline, interval, the paper's value, the
-    comparison, the largest |z|, tolerance, detectable deviation), keyed by row and field:
-    what a sentence about the rows may quote."""
+    """Every number of the rows, keyed by row and field: what a sentence about them may quote."""
     fields = ("headline", "ci_low", "ci_high", "paper_value", "compared_with", "check_max_z",
               "margin", "detectable", "miss", "miss_low", "miss_high", "gof_p", *SIZE_KEYS)
     return {f"{k}.{f}": row[f] for k, row in enumerate(rows) for f in fields
@@ -334,9 +286,7 @@ def row_numbers(rows) -> dict:
 
 
 class Opening(NamedTuple):
-    """What every chapter opens with: its settings, its report, its named random streams and
-    its cache of heavy results."""
-
+    """What every chapter opens with."""
     cfg: dict
     report: Report
     stream: Callable
@@ -344,13 +294,17 @@ class Opening(NamedTuple):
 
 
 def open_chapter(spec: profiles.Settings, profile: str, seed: int, **parameters) -> Opening:
-    """One call at the top of every chapter: the book's figure style, the chapter's settings
-    (``spec``, its experiment's ``SETTINGS``) for ``profile`` with the reader's ``parameters``
-    applied and checked, a :class:`Report` of ``spec.chapter``, the
-    named random streams of ``seed`` (:func:`semres.core.seeds.seeds`) and the cache
-    (:func:`semres.core.book.cache`). Model weights are read from disk only (``HF_HUB_OFFLINE``)
-    unless the reader set it otherwise."""
+    """The top of every chapter: the figure style, its settings for ``profile`` with the reader's
+    ``parameters`` checked (saved as ``settings.csv``), its :class:`Report`, the named random
+    streams of ``seed`` and the cache; model weights from disk only unless set otherwise."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plotting.use_style()
-    return Opening(profiles.settings(spec, profile, **parameters), Report(spec.chapter),
-                   seeds(seed), book.cache())
+    cfg = profiles.settings(spec, profile, **parameters)
+    # what ran, as a table beside the results: the settings the prose quotes
+    values = {"profile": profile, "seed": seed,
+              **(cfg.as_dict() if hasattr(cfg, "as_dict") else dict(cfg))}
+    book.save_table(pd.DataFrame({"setting": list(values),
+                                  "value": [v if isinstance(v, (int, float, str)) else repr(v)
+                                            for v in values.values()]}),
+                    spec.chapter, "settings")
+    return Opening(cfg, Report(spec.chapter), seeds(seed), book.cache())
