@@ -361,7 +361,7 @@ ps_n, pi_n = theory.n_item(cfg.b_small, N)
 turn = np.flatnonzero(np.diff(np.sign(np.diff(ps_n)))) + 1  # local extrema of p_S in n
 assert len(turn) == 2, turn  # one minimum, then one maximum
 n_min, ps_min = int(N[turn[0]]), float(ps_n[turn[0]])
-report.number("bsmall", cfg.b_small)
+report.numbers({"bsmall": cfg.b_small, "n_curve": cfg.n_curve})
 # the derived quantities the text quotes, saved as quantities.csv and glued from its rows
 quantities = pd.DataFrame([
     ("lam_star", lam_star, "λ* = n b*: where p_S = p_I in the Poisson limit (n → ∞, n b fixed)"),
@@ -383,8 +383,8 @@ for name, value in zip(quantities.quantity, quantities.value):
 # At a fine resolution, $b =$ {glue:text}`ch2_bsmall:.2f`, generalization is not monotonic in
 # $n$: $p_S^{\,2} =$ {glue:text}`ch2_ps_n2:.3f`, it falls to {glue:text}`ch2_psmin:.3f` at
 # $n =$ {glue:text}`ch2_nmin`, climbs back to {glue:text}`ch2_pspeak:.3f` at
-# $n =$ {glue:text}`ch2_npeak` and only then decays like $1/(n b)$ (at $n = 400$,
-# $n b\, p_S^{\,n} =$ {glue:text}`ch2_ratio400:.2f`). The mechanism: with few items the probe's
+# $n =$ {glue:text}`ch2_npeak` and only then decays like $1/(n b)$ (at $n =$
+# {glue:text}`ch2_n_curve`, $n b\, p_S^{\,n} =$ {glue:text}`ch2_ratio400:.2f`). The mechanism: with few items the probe's
 # ball is usually empty and the choice is a guess at $1/n$; as $n$ grows the ball starts to
 # catch the nearest item, and the rate recovers until the ball holds about
 # $\lambda^\ast \approx 1.5$ items — near $n \approx \lambda^\ast/b =$
