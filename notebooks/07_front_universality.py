@@ -36,8 +36,6 @@ mc_trials = 0  # Monte Carlo trials per check cell; 0 takes the profile's settin
 
 # %% tags=["hide-input"]
 # %matplotlib inline
-import time
-
 import numpy as np
 import pandas as pd
 import sympy as sp
@@ -53,7 +51,6 @@ from semres.experiments.frontier import (branch, certified as cert, families as 
 from semres.report import GOOD, Z_MAX, find, open_chapter, plural, tables
 
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
-T_START = time.perf_counter()
 HEADERS = {"scale": "Scale (circumference)", "cap": "Gain cap",  # the tables' column names
            "below_one": "Similarity below one", "ceiling": "Identification ceiling",
            "constant_best_b": "Constant kernel's best ball measure b",
@@ -259,10 +256,14 @@ for name in ("exponential", "gaussian"):
     report.numbers({f"{name}_fine_ps": finest.loc[name, "p_s"],
                     f"{name}_fine_pi": finest.loc[name, "p_i"]})
 floor_levels = sorted(set(floored.delta))
-report.numbers({"peak_linear": shapes.circle_two_item(lin_kern)[0],
-                "peak_constant": shapes.circle_two_item(shapes.Family("constant", 0.25))[0],
-                "bound_margin": (floored.bound - floored.p_s).min(),
-                "lin_cross_eps": float(b_cross) / 2})
+report.number("bound_margin", (floored.bound - floored.p_s).min())
+derived = [  # the derived quantities the prose quotes: quantities.csv, glued from its rows
+    ("linear_peak_p_s", shapes.circle_two_item(lin_kern)[0],
+     "the linear kernel's largest p_S without a floor (two items, Proposition 1's optimum)"),
+    ("constant_peak_p_s", shapes.circle_two_item(shapes.Family("constant", 0.25))[0],
+     "the constant kernel's largest p_S without a floor (two items, ε = 1/4)"),
+    ("linear_cross_eps", float(b_cross) / 2,
+     "the radius ε beyond which the linear kernel falls below the constant kernel's front")]
 report.text("sweep_deltas", ", ".join(f"{x:g}" for x in floor_levels), markdown=True,
             cites={f"delta_{i}": x for i, x in enumerate(floor_levels)})
 
@@ -283,9 +284,10 @@ report.text("sweep_deltas", ", ".join(f"{x:g}" for x in floor_levels), markdown=
 # ```
 #
 # Without a floor the linear kernel lies above the constant kernel's front for $\varepsilon <$
-# {glue:text}`ch7_lin_cross_eps:.3f` and below it beyond (the quadratic $D(b)$ above; its peak is
-# $p_S =$ {glue:text}`ch7_peak_linear:.3f` against {glue:text}`ch7_peak_constant:.3f`), and the
-# graded families leave the front altogether: at the finest scale swept the exponential ($\lambda =$
+# {glue:text}`ch7_linear_cross_eps:.3f` and below it beyond (the quadratic $D(b)$ above; its peak
+# is $p_S =$ {glue:text}`ch7_linear_peak_p_s:.3f` against {glue:text}`ch7_constant_peak_p_s:.3f`),
+# and the graded families leave the front altogether: at the finest scale swept the exponential
+# ($\lambda =$
 # {glue:text}`ch7_exponential_fine_scale`) reaches $(p_I, p_S) =$
 # ({glue:text}`ch7_exponential_fine_pi:.4f`, {glue:text}`ch7_exponential_fine_ps:.4f`) and the
 # Gaussian ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale`) ({glue:text}`ch7_gaussian_fine_pi:.4f`,
@@ -433,22 +435,29 @@ report.figure("frontier", figures.frontier(certified, scan, peaks, local2, mc_be
 two_front = cert.frontier_table(certified, peaks, scan, opt)  # frontier.csv's two-item rows
 
 # %% tags=["remove-input"]
-# what the prose quotes: per floor the largest gain, its p_I, the cap, the plateau's end
+# per floor the largest gain, its p_I, the cap, the plateau's end, the shape there and the
+# engine (two_item_best.csv), and every optimum's shape (optimum_shapes.csv): the prose quotes them
+shapes_.insert(0, "point", ["target"] * len(certified) + ["largest gain"] * len(peaks))
+report.table(shapes_, "optimum_shapes")
 plateau_end = scan[scan.masses.map(lambda m: m[0]) >= verdicts.PLATEAU].groupby("delta").p_i.max()
-for dl, pk in best2.iterrows():
-    at = shapes_[np.isclose(shapes_.p_i, pk.p_i) & (shapes_.delta == dl)]
-    report.numbers({f"{key}_{int(round(dl * 100)):02d}": value for key, value in (
-        ("gain", pk.gain), ("peak_pi", pk.p_i), ("cap", pk.cap),
-        ("plateau_end", plateau_end.get(dl, np.nan)), ("below_one", at.below_one.iloc[0]))})
-ratio = shapes_.density_ratio
+at_peak = shapes_[shapes_.point == "largest gain"].set_index("delta")
+best_two = best2[["p_i", "p_s", "upper_bound", "gap", "gain", "cap", "target_gap_max"]].assign(
+    plateau_end=plateau_end, plateau=at_peak.plateau, below_one=at_peak.below_one).join(
+    mc_best.set_index("delta")[["p_s_mc", "se_s", "z_s", "p_i_mc", "se_i", "z_i", "excess_z"]])
+report.table(best_two.reset_index(), "two_item_best")
+for dl, pk in best_two.iterrows():
+    report.numbers({f"{key}_{int(round(dl * 100)):02d}": pk[key]
+                    for key in ("gain", "cap", "plateau_end", "below_one")}
+                   | {f"peak_pi_{int(round(dl * 100)):02d}": pk.p_i})
+ratio, ratio_median = shapes_.density_ratio, shapes_.density_ratio.median()
+derived.append(("density_ratio_median", ratio_median, "the median over the two-item optima of "
+                "the largest over the smallest mass per level in eight ranges of log g"))
 report.small("gap_max", max(certified.gap.max(), peaks.gap.max()))
 report.small("shortfall_max", shortfall.max())
-report.numbers({"best_excess_z_min": mc_best.excess_z.min(), "qp_grid": cfg.qp_grid,
-                "best_maxz": mc_best[["z_s", "z_i"]].abs().max().max(), "scan": cfg.scan,
-                "targets": cfg.targets, "kmax": cfg.frontier_K, "ratio_min": ratio.min(),
-                "ratio_median": ratio.median(), "ratio_max": ratio.max()})
-peak_plateau = best2.apply(lambda r: shapes_[np.isclose(shapes_.p_i, r.p_i)].plateau.iloc[0],
-                           axis=1)
+report.numbers({"best_excess_z_min": best_two.excess_z.min(), "qp_grid": cfg.qp_grid,
+                "best_maxz": best_two[["z_s", "z_i"]].abs().max().max(), "scan": cfg.scan,
+                "targets": cfg.targets, "kmax": cfg.frontier_K})
+peak_plateau = best_two.plateau
 report.text("best_verdict", "The constant kernel is not the best similarity at any floor "
             "tested." if verdicts.beats_constant(peaks, mc_best) else "The constant kernel is "
             "close to the best similarity at these floors.", markdown=True, cites={})
@@ -457,10 +466,10 @@ report.text("gain_trend", "shrinks as the floor rises" if verdicts.gain_shrinks(
 report.text("exp_verdict", "exponential: the density of log g is uniform to within 10 %"
             if verdicts.exponential(ratio) else "not exponential: the density of log g varies "
             f"by a factor of {ratio.min():.2f} to {ratio.max():.2f} across it (median "
-            f"{ratio.median():.2f})", markdown=True,
+            f"{ratio_median:.2f})", markdown=True,
             cites={"within_percent": 100 * (verdicts.EXPONENTIAL_WITHIN - 1),
                    "ratio_min": ratio.min(), "ratio_max": ratio.max(),
-                   "ratio_median": ratio.median()})
+                   "ratio_median": ratio_median})
 report.text("peak_plateau", "has no plateau: g falls at once from 1 at the copy itself"
             if verdicts.no_plateau(peak_plateau) else "keeps a plateau at some floors (shares "
             + ", ".join(f"{v:.3f}" for v in peak_plateau) + ")", markdown=True,
@@ -634,15 +643,16 @@ assert sp.simplify(dual_f.subs(A, star)
 # (between the box's corners) and their chords in each $L(t)$, $C$'s pieces below their tangent
 # planes: a linear program whose dual proves a bound on $p_S^n$ over the box (with a second bound
 # that moves onto $C$ the curvature it cancels). The root box is first shrunk to where it can beat
-# the best found by {glue:text}`ch7_fn_cutoff`. Boxes are bisected where the chords are loosest (a
+# the best found by {glue:text}`ch7_bb_cutoff`. Boxes are bisected where the chords are loosest (a
 # box its split barely tightens first gets $C$'s planes at the program's solution), dropped within
-# {glue:text}`ch7_fn_tol` of the best found or when empty (proven); **certified** once none is left.
+# {glue:text}`ch7_bb_tol` of the best found or when empty (proven); **certified** once none is left.
 # :::
 
 # %% tags=["hide-output"]
 mean_exp = 2 * sp.integrate(sp.exp(-d / Lam), (d, 0, half))  # E e^{-d/lambda} on the circle
 assert sp.limit(mean_exp, Lam, 0, "+") == 0  # no floor: p_I^n -> 1 at every n
 scale_n = floor_n.scaling(cfg.floor_scaling_n, cfg.deltas)  # ceilings, constant kernel's best
+report.table(scale_n, "scaling")
 display(tables.table(scale_n, decimals=4, headers=HEADERS))
 for n in (2, 4):  # p_S'' and p_I'' at b = 1 along the constant kernel (Delta = 1/20)
     curv = floor_n.constant_curvature(n, sp.Rational(1, 20))
@@ -703,12 +713,17 @@ report.numbers({"fn_grid": cfg.floor_grid, "fn_half_grid": cfg.floor_grid // 2,
                 "fn_starts": cfg.floor_starts, "fn_random": len(search),
                 "fn_tried": len(tried), "fn_certified": int(tried.certified.sum()),
                 "fn_nodes": cfg.floor_nodes * len(cfg.floor_ranks),  # a budget at each rank
-                "fn_certify": cfg.floor_certify, "fn_tol": verdicts.CERTIFY_TOL,
-                "fn_cutoff": branch.OBBT_SHARE * verdicts.CERTIFY_TOL,
-                "fn_mc_maxz": mc_n[["z_s", "z_i"]].abs().max().max(),
-                "fn_excess_max": search.excess_ratio.max(), "fn_n_big": n_big,
+                "fn_certify": cfg.floor_certify,
+                "fn_mc_maxz": mc_n[["z_s", "z_i"]].abs().max().max(), "fn_n_big": n_big,
                 "fn_scale_delta": float(at.delta.iloc[0]),
                 "fn_const_share_big": at.constant_over_ceiling[n_big]})
+derived += [
+    ("bb_tol", verdicts.CERTIFY_TOL, "branch-and-bound drops a box whose bound lies within this "
+                                     "of the best similarity found (certified: none left)"),
+    ("bb_cutoff", branch.OBBT_SHARE * verdicts.CERTIFY_TOL,
+     "branch-and-bound first shrinks the root box to where it can beat the best found by this"),
+    ("random_excess_max", search.excess_ratio.max(), "the most any random step similarity uses "
+     "of the room above chance, (p_S - 1/n) / (bound - 1/n)")]
 for n in cfg.floor_ns:
     top = peaks_n[peaks_n.n == n].sort_values("gain").iloc[-1]
     report.numbers({f"fn_gain_{n}": top.gain, f"fn_gain_delta_{n}": top.delta}
@@ -770,7 +785,7 @@ report.text("fn_cert_text", said + (
 # None of {glue:text}`ch7_fn_random:,` random step similarities (monotone, in random order,
 # two-level, or a decay with a shuffled tail, at $n = 2$, 3, 4 and 8) beats the bound; the most any
 # uses of the room above chance, $(p_S^n - 1/n)/(\text{bound} - 1/n)$, is
-# {glue:text}`ch7_fn_excess_max:.2f`.
+# {glue:text}`ch7_random_excess_max:.2f`.
 # :::
 #
 # ## Ties and discreteness
@@ -898,6 +913,11 @@ display(tables.table(equal.pivot(index="p_i", columns="combine", values="p_s").a
 
 # %%
 report.table(slots.drop(columns=["above", "above_z"]), "slots")  # as measured
+report.table(slots[["K", "combine", "scale", "above", "above_z"]], "slots_heights")  # above front
+wrong = pd.DataFrame({"K": list(checked["wrong"]), "scale": checked["e_wrong"],
+                      "wrong": list(checked["wrong"].values()),
+                      "p_i": checked["p_i"].loc[list(checked["wrong"])].to_numpy()})
+report.table(wrong, "max_code_wrong")  # the max code's wrong preferences at one radius
 report.result(**verdicts.slot_check(best_slot, checked["z1"], equal))  # the proved bounds
 report.grid_result(**verdicts.slot_bound_result(equal))  # does the front bound the mean code?
 report.table(equal, "slots_equal_pi")
@@ -907,13 +927,13 @@ report.figure("slots", figures.slots(slots))
 # what the prose quotes: the max code's wrong preferences, the codes at equal identification
 eq = {c: equal[equal["combine"] == c].set_index("p_i") for c in ("mean", "max", "product")}
 levels = list(eq["mean"].index)
-report.numbers({f"wrong_{K}": w for K, w in checked["wrong"].items()}
-               | {f"pi_max_{K}": checked["p_i"].loc[K] for K in checked["wrong"]}
+four = slots[slots.K == 4].groupby("combine").above  # heights at four slots (slots_heights.csv)
+report.numbers({f"wrong_{r.K}": r.wrong for r in wrong.itertuples()}
+               | {f"pi_max_{r.K}": r.p_i for r in wrong.itertuples()}
                | {"wrong_eps": checked["e_wrong"], "slot_k1_maxz": np.abs(checked["z1"]).max(),
                   "slot_equal_se": equal.se_s.max(), "rate_margin": verdicts.RATE_MARGIN,
-                  "slot_max_worst": slots[(slots["combine"] == "max") & (slots.K == 4)].above.min(),
-                  "slot_prod_best": best_slot.loc[(4, "product")].above,
-                  "slot_mean_best": best_slot.loc[(4, "mean")].above})
+                  "slot_max_worst": four.min()["max"], "slot_prod_best": four.max()["product"],
+                  "slot_mean_best": four.max()["mean"]})
 report.text("slot_max_verdict", "lies on or below the front, as the proposition requires of any "
             "0/1 code" if not verdicts.above_front(slots, ["max", "product"]) else "has points "
             "significantly above the front, which the proposition rules out: the simulation is "
@@ -985,6 +1005,12 @@ report.text("slot_mean_equal_verdict", sentence, markdown=True,
 # does not apply.
 # :::
 
+# %% tags=["remove-input"]
+# the derived quantities the prose quotes, saved as quantities.csv and glued from its rows
+quantities = pd.DataFrame(derived, columns=["quantity", "value", "what"]).astype({"value": float})
+report.table(quantities, "quantities")
+report.numbers(quantities.set_index("quantity")["value"].to_dict())
+
 # %% tags=["hide-input"]
 # the chapter's points on the book's overview plane: a few systems, several points each
 for r in check.itertuples():
@@ -1018,7 +1044,6 @@ report.text("ran", "\n".join(f"* {x}" for x in ran), markdown=True, cites={
 report.deviations(cfg, settings.SETTINGS.paper, "the paper itself has none of these "
                   "experiments: its laws assume the constant similarity; everything here is an "
                   "extension")
-report.number("seconds", time.perf_counter() - T_START)
 report.save()
 # the box's lead: what a floor forces, and how often the best similarity beats Theorem 3
 bound = find(report.rows, "a floor forces a tradeoff for any number of items")
@@ -1041,5 +1066,3 @@ report.box("; ".join(ran), lead=lead, lead_cites={
 # :format: myst
 # ```
 # :::
-#
-# The chapter's computations took {glue:text}`ch7_seconds:.0f` s in this build.
