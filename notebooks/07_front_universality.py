@@ -287,13 +287,13 @@ report.text("sweep_deltas", ", ".join(f"{x:g}" for x in floor_levels), markdown=
 # {glue:text}`ch7_linear_cross_eps:.3f` and below it beyond (the quadratic $D(b)$ above; its peak
 # is $p_S =$ {glue:text}`ch7_linear_peak_p_s:.3f` against {glue:text}`ch7_constant_peak_p_s:.3f`),
 # and the graded families leave the front altogether: at the finest scale swept the exponential
-# ($\lambda =$
-# {glue:text}`ch7_exponential_fine_scale`) reaches $(p_I, p_S) =$
+# ($\lambda =$ {glue:text}`ch7_exponential_fine_scale`) reaches $(p_I, p_S) =$
 # ({glue:text}`ch7_exponential_fine_pi:.4f`, {glue:text}`ch7_exponential_fine_ps:.4f`) and the
 # Gaussian ($\sigma =$ {glue:text}`ch7_gaussian_fine_scale`) ({glue:text}`ch7_gaussian_fine_pi:.4f`,
 # {glue:text}`ch7_gaussian_fine_ps:.4f`). With a floor ($\Delta =$ {glue:md}`ch7_sweep_deltas`)
 # every family turns back to chance, below the bound of {prf:ref}`ch7-prop-floor` (closest approach
-# {glue:text}`ch7_bound_margin:.4f`).
+# {glue:text}`ch7_bound_margin:.4f`). The peaks and the crossing are in `quantities.csv`, with
+# the chapter's other derived numbers.
 # :::
 #
 # ## The best any similarity can do
@@ -501,7 +501,8 @@ report.text("peak_plateau", "has no plateau: g falls at once from 1 at the copy 
 # (largest $|z|$ {glue:text}`ch7_best_maxz:.2f`) and puts these optima
 # {glue:text}`ch7_best_excess_z_min:.0f` or more standard errors above the constant kernel's front.
 # The local optimiser falls short of the certified optimum by up to {glue:text}`ch7_shortfall_max`
-# at the targets.
+# at the targets. `two_item_best.csv` gives these numbers per floor, `optimum_shapes.csv` the shape
+# of every optimum.
 #
 # :::{dropdown} The shape of the optimum, in numbers
 # The shape: the optimum is 1 on a plateau (a share of at least 1 % of the items) only up to $p_I =$
@@ -620,7 +621,7 @@ assert sp.simplify(dual_f.subs(A, star)
 # the constant kernel, whose ties in the ball give $n p_I^n \to 1/b$. The constant kernel's best
 # $p_S^n$ approaches the same ceiling slowly: at $\Delta =$ {glue:text}`ch7_fn_scale_delta:g`,
 # {glue:text}`ch7_fn_const_share_8:.2f` of it at $n = 8$ and {glue:text}`ch7_fn_const_share_big:.2f`
-# at $n =$ {glue:text}`ch7_fn_n_big`.
+# at $n =$ {glue:text}`ch7_fn_n_big` (`scaling.csv`).
 #
 # ### The best similarity with 4 and 8 items: certified by branch-and-bound
 #
@@ -986,10 +987,11 @@ report.text("slot_mean_equal_verdict", sentence, markdown=True,
 # radius {glue:text}`ch7_wrong_eps:.3f` the code strictly prefers the item farther overall in
 # {glue:text}`ch7_wrong_1:.3f`, {glue:text}`ch7_wrong_2:.3f` and {glue:text}`ch7_wrong_4:.3f` of
 # similarity trials for $K = 1, 2, 4$ (the deficit $w$, checked to equal its distance below the
-# front), and identification falls from {glue:text}`ch7_pi_max_1:.3f` to
+# front; `max_code_wrong.csv`), and identification falls from {glue:text}`ch7_pi_max_1:.3f` to
 # {glue:text}`ch7_pi_max_2:.3f` and {glue:text}`ch7_pi_max_4:.3f`; at four slots it lies as far as
 # {glue:text}`ch7_slot_max_worst:.3f` from the front. The product code (a constant kernel on a cube)
-# rises at most {glue:text}`ch7_slot_prod_best:+.4f` above it.
+# rises at most {glue:text}`ch7_slot_prod_best:+.4f` above it (`slots_heights.csv` gives every
+# cell's height above the front).
 #
 # The mean code, graded, is the only one that can leave the front, and it
 # {glue:md}`ch7_slot_mean_verdict` (largest height {glue:text}`ch7_slot_mean_best:+.4f` at four
