@@ -63,6 +63,7 @@ ENCODER = models.check_source(encoder, "encoder") if encoder else language.minil
 MODEL = "all-MiniLM-L6-v2" if not encoder else str(encoder)
 T = language.TEMPERATURE
 QUESTIONS = {task: q[:cfg.phrasings] for task, q in settings.QUESTIONS.items()}
+quantities = {}  # numbers the prose derives, saved in quantities.csv beside the tables
 # a model asked for that cannot be found stops here in one line; a default one whose packages
 # are missing is left out, and the chapter says so
 LMS, lm_skipped = lm_protocol.available(cfg.lms, strict=causal_lm is not None)
@@ -490,6 +491,7 @@ for key, value in (("exp_rmse", shape_df.set_index("shape").heldout_rmse["exp_fl
                    ("g1_inv", 1 / g_meas[1]), ("g100", g_meas[100]), ("g300", g_meas[300]),
                    ("g500", g_meas[500]), ("fit_max", cfg.fit_max), ("folds", cfg.folds)):
     report.number(key, value)
+quantities["g1_inv"] = 1 / g_meas[1]
 glue(report.prefix + "shape_table", report_tables.table(
     shape_df.assign(shape=shape_df["shape"].map(SHAPE_LABELS))
     [["shape", "heldout_rmse", "heldout_se", "resolution", "floor", "at_bound"]],
@@ -568,6 +570,7 @@ for key, value in (("n_centres", len(cfg.centres)), ("off_lo", -offsets.min()),
                    ("far_gap_fit", (far.p_correct - far.p_fit).abs().mean()),
                    ("far_gap_kernel", (far.p_correct - far.p_kernel).abs().mean())):
     report.number(key, value)
+    quantities[key] = value
 report.table(tables.fit_table(MODEL, shape_fits, shape_df, two_fit, cfg), "fit")
 two_warning = (misfit_warning("the two-reference curve", two_fit)
                or censored_warning("the two-reference curve", two_fit))
@@ -756,6 +759,8 @@ for key, value in (("sweep_y0", yrs[0]), ("sweep_y1", yrs[-1]), ("ps2", sim.p.lo
                    ("pi_hi", ide.p.loc[max(ns)]), ("n_hi", max(ns)),
                    ("nps_hi", max(ns) * sim.p.loc[max(ns)])):
     report.number(key, value)
+    quantities[key] = value
+quantities.update({f"{task} fit z": v["z"] for task, v in sweep.items()})
 fit_words = {task: (f"the prediction meets {task} within three standard errors at every $n$ "
                     f"(farthest: {v['max_gap']:+.3f} at $n =$ {v['gap_n']})" if v["within"] else
                     f"the prediction misses {task} most at $n =$ {v['gap_n']}, by "
@@ -830,6 +835,7 @@ cold = temp_df.iloc[0]
 for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
                    ("front_gap", own.p_s - theory.front(min(max(own.p_i, 0.5), 1.0)))):
     report.number(key, value)
+    quantities[key] = value
 
 # %% [markdown]
 # {glue:md}`ch5_tradeoff_verdict:myst`
@@ -958,6 +964,8 @@ for m, r in protocol.items():
         f"{STATUS_VERB.get(t3_status[m, 'floor'], 'is not judged on')} it, and sharpening its "
         f"probabilities {TURN_VERB.get(turns[m]['status'], 'cannot be told to trade or not')}.")
     k, kf = r.get("kernel"), r.get("kernel_fit", {})
+    quantities.update({f"{m} choice kernel {key}": kf[key] for key in ("lambda", "floor")
+                       if key in kf})
     trend, agree = r.get("kernel_trend") or {}, r.get("trend_agreement") or {}
     nt = nr["competence"].get("trend") or {}
     # whether the kernel read from its choices and the near design say the same of the decay
@@ -1133,6 +1141,8 @@ for r in temp_df.itertuples():
 
 # %% tags=["remove-cell"]
 # how this build differs from the paper, the result box and its lead
+report.table(pd.DataFrame({"quantity": list(quantities),
+                           "value": [float(v) for v in quantities.values()]}), "quantities")
 *first, last = THE_PAPER.models
 report.deviations(cfg, settings.SETTINGS.paper,
     f"models: the encoder {MODEL} and the causal LMs {', '.join(assessed) or '(none)'}, instead "
