@@ -290,6 +290,8 @@ for key, value in (("blind_y0", spots["year_lo"]), ("blind_y1", spots["year_hi"]
                    ("blind_n0", spots["near0"]), ("blind_n1", spots["near1"]),
                    ("near_near", cfg.near_near), ("near_far", cfg.near_far)):
     report.number(key, value)
+quantities.update({f"blind spot {k}": spots[k]
+                   for k in ("uniform0", "uniform1", "near0", "near1")})
 report.table(pd.concat([r["curve"] for r in near_results.values()], ignore_index=True)
              if near_results else pd.DataFrame(), "lm_resolution")
 report.table(tables.fits_table(near_results), "lm_resolution_fits")
