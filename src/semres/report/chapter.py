@@ -300,11 +300,15 @@ def open_chapter(spec: profiles.Settings, profile: str, seed: int, **parameters)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     plotting.use_style()
     cfg = profiles.settings(spec, profile, **parameters)
-    # what ran, as a table beside the results: the settings the prose quotes
+    # what ran, as a table beside the results: the settings the prose quotes, with the
+    # paper's value where the paper states one (what the deviations compare)
     values = {"profile": profile, "seed": seed,
               **(cfg.as_dict() if hasattr(cfg, "as_dict") else dict(cfg))}
-    book.save_table(pd.DataFrame({"setting": list(values),
-                                  "value": [v if isinstance(v, (int, float, str)) else repr(v)
-                                            for v in values.values()]}),
+    cell = lambda v: v if isinstance(v, (int, float, str)) else repr(v)  # noqa: E731
+    paper = {key: theirs for key, (theirs, _) in spec.paper.items()}
+    names = [*values, *(k for k in paper if k not in values)]
+    book.save_table(pd.DataFrame({"setting": names,
+                                  "value": [cell(values[k]) if k in values else "" for k in names],
+                                  "paper": [cell(paper[k]) if k in paper else "" for k in names]}),
                     spec.chapter, "settings")
     return Opening(cfg, Report(spec.chapter), seeds(seed), book.cache())
