@@ -287,15 +287,24 @@ print(f"{data.n_species} species, {len(data.images)} images of {data.images.shap
       f"built in {t_data:.1f} s\nsplits {split_sizes}")
 
 # %% tags=["hide-input"]
-report.numbers({"n_species": data.n_species, "n_images": len(data.images),
-                "image_size": data.images.shape[1],
-                "n_ood_species": len(np.unique(data.species[data.split["ood"]])),
-                **{f"split_{k}": v for k, v in split_sizes.items()}})
+# the images and species of each split, and of the whole data set, saved as splits.csv
+splits = pd.DataFrame([(name, len(idx), len(np.unique(data.species[idx])))
+                       for name, idx in data.split.items()]
+                      + [("all", len(data.images), data.n_species)],
+                      columns=["split", "images", "species"])
+report.table(splits, "splits")
+split = splits.set_index("split")
+report.numbers({"n_species": split.species["all"], "n_images": split.images["all"],
+                "image_size": data.images.shape[1], "n_ood_species": split.species["ood"],
+                **{f"split_{k}": split.images[k] for k in ("train", "val", "test", "ood")}})
 report.figure("data", figures.fig_tree_gallery(data))
 
 # %% [markdown]
 # Neighbouring species in the tree share colours and proportions, and individuals of one species
-# differ in pose, size, background and noise ({numref}`ch4-fig-data`).
+# differ in pose, size, background and noise ({numref}`ch4-fig-data`). The
+# {glue:text}`ch4_n_images` images split into {glue:text}`ch4_split_train` training,
+# {glue:text}`ch4_split_val` validation and {glue:text}`ch4_split_test` test images of the
+# trained species and {glue:text}`ch4_split_ood` images of the held-out ones (`splits.csv`).
 #
 # :::{dropdown} The tree and its birds
 # ```{glue:figure} ch4-fig-data
@@ -378,7 +387,8 @@ report.table(by_alpha, "by_alpha")
 # %% tags=["hide-input"]
 # how the runs were obtained, and what their seeds vary
 at_once = max(r["trained_with"] for r in results)
-report.numbers({"n_runs": len(results), "run_seconds": by_alpha.train_seconds.mean()})
+report.numbers({"n_runs": len(results), "run_seconds_min": by_alpha.train_seconds.min(),
+                "run_seconds_max": by_alpha.train_seconds.max()})
 report.text("run_source", (
     "were loaded from the cache of an earlier build with the same code and settings"
     if vision.from_cache(t_runs, by_alpha.train_seconds.sum()) else "were trained in this build")
@@ -395,7 +405,8 @@ report.text("replicates_vary", (
 
 # %% [markdown]
 # The {glue:text}`ch4_n_runs` runs of this page {glue:md}`ch4_run_source:myst`, with
-# {glue:text}`ch4_run_seconds:.0f` s of training per run.
+# {glue:text}`ch4_run_seconds_min:.0f` to {glue:text}`ch4_run_seconds_max:.0f` s of training
+# per run (`train_seconds` in `by_alpha.csv`).
 #
 # ## What α does: effect sizes
 #
@@ -514,9 +525,16 @@ report.figure("tradeoff", figures.fig_tradeoff(tradeoff, band, headline, (alpha_
                                                len(verdicts.CLAIMS)))
 best = tradeoff.groupby(["alpha", "seed"]).p_s.max().groupby("alpha").mean()
 best_theory = tradeoff.groupby(["alpha", "seed"]).p_s_theory.max().groupby("alpha").mean()
-report.numbers({"gap_a0": best_theory.iloc[0] - best.iloc[0],
-                "gap_a1": best_theory.iloc[-1] - best.iloc[-1], "alpha_max": best.index[-1],
-                "refs_gap": (tradeoff.p_s - tradeoff.p_s_all).abs().max()})
+# the derived numbers the prose quotes, saved as quantities.csv (last cell) and glued from it
+quantities = [
+    ("gap_a0", best_theory.iloc[0] - best.iloc[0],
+     f"best p_S of the theory overlay minus the model's, mean over seeds, α = {best.index[0]:g}"),
+    ("gap_a1", best_theory.iloc[-1] - best.iloc[-1],
+     f"best p_S of the theory overlay minus the model's, mean over seeds, α = {best.index[-1]:g}"),
+    ("refs_gap", (tradeoff.p_s - tradeoff.p_s_all).abs().max(),
+     "largest |p_s - p_s_all| in tradeoff.csv: references from other species or from all"),
+]
+report.numbers({"alpha_max": best.index[-1], **{name: value for name, value, _ in quantities}})
 # %% [markdown]
 # ```{glue:figure} ch4-fig-tradeoff
 # :name: ch4-fig-tradeoff
@@ -546,7 +564,8 @@ report.numbers({"gap_a0": best_theory.iloc[0] - best.iloc[0],
 # α = {glue:text}`ch4_alpha_max:g` (positive: the model falls short), a measure of how far the
 # embedding's distances are from ranking species as the tree does. Drawing the references from
 # every test image instead of other species only (`p_s_all` in `tradeoff.csv`) moves
-# $p_S^{\ne}$ by at most {glue:text}`ch4_refs_gap:.3f` on this build.
+# $p_S^{\ne}$ by at most {glue:text}`ch4_refs_gap:.3f` on this build (both numbers are saved
+# in `quantities.csv`).
 # :::
 
 # %% tags=["hide-input"]
@@ -574,14 +593,14 @@ for point in alpha_effects.peak_points(tradeoff):
 # how this build differs from the paper: its data and model, then the protocol's settings
 data_line = (f"data: CUB-200-2011 from `{cub_dir}` with the tree `{newick}`, {data.n_species} "
              f"species at {data.images.shape[1]} px" if REAL else
-             f"data: a simulated tree of {data.n_species} species and {len(data.images)} "
+             f"data: a simulated tree of {data.n_species} species and {split.images['all']} "
              f"rendered images of {data.images.shape[1]} px, instead of CUB-200-2011 and a bird "
              "phylogeny")
 model_line = ("" if model == "microsoft/resnet-50" else
-              f"model: `{model}` instead of an ImageNet-pretrained ResNet-50" if model else
+              f"model: `{model}` instead of the paper's ImageNet-pretrained ResNet" if model else
               f"model: a ResNet with widths {', '.join(map(str, cfg.widths))} and depths "
-              f"{', '.join(map(str, cfg.depths))}, trained from scratch, instead of an "
-              "ImageNet-pretrained ResNet-50")
+              f"{', '.join(map(str, cfg.depths))}, trained from scratch, instead of the paper's "
+              "ImageNet-pretrained ResNet")  # its name's 50 is no number of the result tables
 report.deviations(None, None, data_line, model_line)
 report.deviations(cfg, settings.SETTINGS.paper)
 report.save()  # summary.csv and front.csv for the book's overview page
@@ -652,5 +671,9 @@ report.box(f"profile `{profile}`, seed {seed}, device `{torch_device}`; "
 
 # %% tags=["hide-input"]
 names = pd.read_csv(resources.files("semres") / phylo.NAMES_TABLE)
-report.numbers({"names_low": (names.confidence == "low").sum(),
-                "names_medium": (names.confidence == "medium").sum()})
+quantities += [(f"names_{level}", (names.confidence == level).sum(),
+                f"CUB classes marked {level} in {phylo.NAMES_TABLE}") for level in ("low", "medium")]
+quantities = pd.DataFrame(quantities, columns=["quantity", "value", "what"], dtype=object)
+report.table(quantities, "quantities")
+report.numbers({f"names_{level}": quantities.set_index("quantity").value[f"names_{level}"]
+                for level in ("low", "medium")})
