@@ -115,7 +115,10 @@ report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
 # %% tags=["hide-input"]
 report.figure("scenes", figures.fig_scenes(
     scenes.example_scenes(np.random.default_rng(stream("example_scenes")))))
-report.number("shape_frac", settings.SHAPE_SIZE)
+# what the prose quotes beyond the result tables, saved as quantities.csv at the end
+quantities = [{"quantity": "shape_frac", "value": settings.SHAPE_SIZE,
+               "what": "a shape's width (fraction of the canvas side)"}]
+report.number("shape_frac", quantities[0]["value"])
 
 # %% [markdown]
 # ```{glue:figure} ch6-fig-scenes
@@ -315,11 +318,30 @@ else:
     model_ref, model_name = str(model), str(model)
 processor = vlm.load_processor(model_ref)  # fails here, with one line, if it is unavailable
 canvas_px = int(image_size) or vlm.native_size(processor)
+patch_px = vlm.patch_px(processor)
 
 # %% tags=["hide-input"]
-report.numbers({**training.training_summary(model_ref if model is None else None),
-                "steps": cfg.steps, "vision_steps": cfg.vision_steps, "canvas_px": canvas_px,
-                "guess_loss": np.log(len(settings.SHAPES)), "n_names": len(settings.SHAPES)})
+# the losses the dropdown quotes (training.csv), and the model's canvas and patch
+losses = training.training_summary(model_ref if model is None else None)
+training_table = pd.DataFrame([
+    {"stage": "vision", "steps": cfg.vision_steps, "loss_first": losses["vloss_first"],
+     "loss_last": losses["vloss_last"], "loss_guessing": np.nan,
+     "loss": "summed per-patch loss (nats), mean of the first and last tenth of the stage"},
+    {"stage": "language", "steps": cfg.steps, "loss_first": losses["loss_first"],
+     "loss_last": losses["loss_last"], "loss_guessing": np.log(len(settings.SHAPES)),
+     "loss": "answer loss (nats), mean of the first and last tenth of the stage; guessing: "
+             "uniform among all the names"}])
+report.table(training_table, "training")
+vision_stage, language_stage = (r for _, r in training_table.iterrows())
+model_quantities = [
+    {"quantity": "canvas_px", "value": canvas_px, "what": "the model's canvas side (px)"},
+    {"quantity": "patch_px", "value": patch_px, "what": "one image patch of the model (px)"}]
+quantities += model_quantities
+report.numbers({"steps": cfg.steps, "vision_steps": cfg.vision_steps,
+                "vloss_first": vision_stage.loss_first, "vloss_last": vision_stage.loss_last,
+                "loss_first": language_stage.loss_first, "loss_last": language_stage.loss_last,
+                "guess_loss": language_stage.loss_guessing, "n_names": len(settings.SHAPES),
+                **{q["quantity"]: q["value"] for q in model_quantities}})
 # as code: IPython reads a Markdown string that names an existing path as a file
 report.text("model", model_name if model is None else f"`{model_name}`", markdown=True)
 report.text("tower", f"{cfg.vision} tower" if model is None else "the model's own",
@@ -334,8 +356,8 @@ report.text("tower", f"{cfg.vision} tower" if model is None else "the model's ow
 # stage ({glue:text}`ch6_steps` steps) the answer loss fell from
 # {glue:text}`ch6_loss_first:.2f` to {glue:text}`ch6_loss_last:.2f` nats (first and last tenth
 # of training; guessing uniformly among all {glue:text}`ch6_n_names` names costs
-# {glue:text}`ch6_guess_loss:.2f`). Both stages checkpoint and the finished model is cached under
-# `_build/models/`, so a rebuild does not retrain.
+# {glue:text}`ch6_guess_loss:.2f`; `training.csv`). Both stages checkpoint and the finished
+# model is cached under `_build/models/`, so a rebuild does not retrain.
 # :::
 #
 # ## The accuracy map
@@ -383,7 +405,10 @@ fit_rows, weights = ls_rows + ml_rows, luce.weight_rows(model_name, live_fit)
 # the three estimators' intervals, which must overlap for the scale to count as identified
 estimates, est_agree = luce.estimators(ci, ml_rows[0], live_fit, canvas_px)
 agg = luce.binned_accuracy(fit, fit_p, live_fit, fm["eps"], cfg.bins)  # margin bins
-patch_px = vlm.patch_px(processor)
+report.table(agg.reset_index().rename(columns={
+    "m": "margin", "p": "p_correct", "sd": "p_correct_sd", "k": "scenes",
+    "bias": "p_biased_luce", "mar": "p_margin_resolution"}).assign(
+    margin_px=lambda t: t.margin * canvas_px), "margin_bins")
 live_ok, live_why, live_row = verdicts.scale_verdict(
     model_name, live_fit, canvas_px, patch_px / canvas_px, float(fit.d.max()),
     verdicts.LIVE_CLAIM, agree=est_agree, stand_in="" if model else verdicts.LIVE_STAND_IN,
@@ -401,13 +426,20 @@ weights_live = live_fit["weights"]
 top = max(weights_live, key=weights_live.get)
 (live_lo, live_hi), _ = verdicts.approximate_ci(live_fit["scale"], live_fit["scale_ci"], live_fit,
                                                 canvas_px)
+live_quantities = [
+    {"quantity": "map_acc", "value": map_p.mean(),
+     "what": "mean P(correct) over the accuracy map's X positions"},
+    {"quantity": "fit_acc", "value": fit_p.mean(),
+     "what": "mean P(correct) over the four-shape scenes of the fit"},
+    {"quantity": "uniform_weight", "value": 1 / len(weights_live),
+     "what": "a response weight without bias: one over the number of answers"}]
+quantities += live_quantities
 report.numbers({"scale_px": live_fit["scale"] * canvas_px, "scale_frac": live_fit["scale"],
                 "floor": live_fit["floor"], "ls_scale_px": fe["scale"] * canvas_px,
-                "fit_acc": fit_p.mean(), "map_acc": map_p.mean(),
                 "choice_boot": cfg.choice_boot, "fit_n": len(fit_p),
-                "top_weight": weights_live[top], "uniform_weight": 1 / len(weights_live),
-                "top_answer": f"“{top}”", "patch_px": patch_px,
-                "p_narrow": agg["p"].iloc[0], "p_wide": agg["p"].iloc[-1]}, small=("floor",))
+                "top_weight": weights_live[top], "top_answer": f"“{top}”",
+                "p_narrow": agg["p"].iloc[0], "p_wide": agg["p"].iloc[-1],
+                **{q["quantity"]: q["value"] for q in live_quantities}}, small=("floor",))
 live_gof = (f"{live_fit['gof_test']} {live_fit['gof_stat']:.1f} on {live_fit['gof_df']:g} "
             f"degrees of freedom, {gof_pvalue(live_fit)}")
 size = verdicts.fit_size(live_fit)
@@ -463,7 +495,8 @@ report.text("estimators", "; ".join(f"{k} {fmt(v[0] * canvas_px)}–{fmt(v[1] * 
 #
 # Over the {glue:text}`ch6_fit_n` scenes accuracy averages {glue:text}`ch6_fit_acc:.3f`: it
 # is {glue:text}`ch6_p_narrow:.2f` in the narrowest margin bin and
-# {glue:text}`ch6_p_wide:.2f` in the widest ({numref}`ch6-fig-margin`). The biased Luce
+# {glue:text}`ch6_p_wide:.2f` in the widest ({numref}`ch6-fig-margin`; the bins are in
+# `margin_bins.csv`). The biased Luce
 # rule's best scale is $\lambda =$ {glue:text}`ch6_scale_px:.1f` px
 # ({glue:text}`ch6_scale_frac:.3f` of the canvas) with floor $\Delta =$ {glue:text}`ch6_floor`.
 # {glue:md}`ch6_live_scale_verdict`
@@ -568,10 +601,14 @@ myst_nb.glue(report.prefix + "sweep_table", tables.table(sweep, decimals=3, csv=
 # %% tags=["remove-cell"]
 # the section's numbers, and its sentences, whose words follow the fits
 n_lo, n_hi = int(sweep.n.min()), int(sweep.n.max())
+sweep_quantities = [
+    {"quantity": f"kern_rmse_{t[0]}", "value": np.sqrt(np.mean((r.p - r.p_kernel) ** 2)),
+     "what": f"root-mean-square gap over n of the four-shape fit's biased Luce rule to p ({t})"}
+    for t, r in (("similarity", sim), ("identification", ide))]
+quantities += sweep_quantities
 report.numbers({"n_lo": n_lo, "n_hi": n_hi, "ps_lo": sim.p[n_lo], "ps_hi": sim.p[n_hi],
                 "pi_lo": ide.p[n_lo], "pi_hi": ide.p[n_hi],
-                "kern_rmse_s": np.sqrt(np.mean((sim.p - sim.p_kernel) ** 2)),
-                "kern_rmse_i": np.sqrt(np.mean((ide.p - ide.p_kernel) ** 2))})
+                **{q["quantity"]: q["value"] for q in sweep_quantities}})
 radius_keys = {t: verdicts.radius_status(ball[t]) for t in settings.TASKS}
 report.text("radii", "; ".join(
     f"{t}: ε = {fmt(ball[t]['eps'] * canvas_px)} px"
@@ -622,6 +659,9 @@ kernel_table = pd.DataFrame(
 myst_nb.glue(report.prefix + "kernels", tables.table(kernel_table, decimals=3, headers={
     "scale_px": "Radius or scale (px)"}), display=False)
 front = verdicts.front_point(sweep)
+if front is not None:  # the two-item point against chapter 7's front, as the sentence gives it
+    report.table(pd.DataFrame([{"model": model_name, "n": 2, **front}]).rename(
+        columns={"front": "front_p_s", "z": "gap_in_se"}), "two_item_front")
 report.text("frontier", "The sweep has no n = 2 with p_I ≥ 1/2, so the model is not placed "
             "against chapter 7's two-item front." if front is None else (
                 f"At n = 2 the model's (p_I, p_S) = ({front['p_i']:.3f}, {front['p_s']:.3f}) lies "
@@ -682,7 +722,7 @@ report.text("theorem3_floor", (
 # ```{glue} ch6_kernels
 # ```
 #
-# {glue:md}`ch6_frontier`
+# {glue:md}`ch6_frontier` (`two_item_front.csv`)
 #
 # **Theorem 3 with its floor.** A constant kernel with a floor $\Delta$ (every shape outside the
 # ball still weighs $\Delta$ of an exact match) is fitted to both tasks across $n$ at once, by
@@ -778,10 +818,16 @@ report.text("auth_summary", "" if not paper else (
           else "") + ". Accuracy against the margin (below) shows how their answers depend on "
        "where the X is; what the rule misses is the shape of that dependence, so its λ "
        "locates each model's spatial scale only approximately.")), markdown=True)
-said = []
+said, stencil_fits = [], []
 uniform = 1 / len(released.CORNERS)
 for label, nc in (stencils[1].items() if stencils is not None else []):
     b = verdicts.stencil_biases(nc, uniform)
+    stencil_fits.append({
+        "model": label, "advantage": nc["advantage"], "advantage_ci_low": nc["advantage_ci"][0],
+        "advantage_ci_high": nc["advantage_ci"][1], "gof_p": nc["gof_p"],
+        "gof_resolution": nc["gof_resolution"], "misfit": nc["misfit"], "main_bias": b["main"],
+        f"{b['main']}_spread": b["spread"], f"{b['other']}_spread": b["other_spread"],
+        "other_bias_present": b["other_present"]})
     said.append(
         f"On the random stencils, {label}'s name weights run from {min(nc['name_weights']):.2f} "
         f"to {max(nc['name_weights']):.2f} (highest “"
@@ -798,7 +844,13 @@ for label, nc in (stencils[1].items() if stencils is not None else []):
         + f"The bias is mainly for a {b['main']} (weights span {b['spread']:.1f}×, against "
         f"{b['other_spread']:.1f}×)" + (f", and a {b['other']} bias is present too (an "
                                        "interval excludes 1/4)." if b["other_present"] else "."))
-for t in (authors.layout_tests(margins) if margins is not None else []):
+if stencil_fits:  # each model's name-and-place fit; the weights are in stencil_weights.csv
+    report.table(pd.DataFrame(stencil_fits), "stencil_fits")
+layouts = authors.layout_tests(margins) if margins is not None else []
+if layouts:  # the fixed corners against the random stencils, per model
+    report.table(pd.DataFrame(layouts).rename(columns={"stat": "deviance", "df": "margin_bins"}),
+                 "layouts")
+for t in layouts:
     said.append(
         f"{t['model']}: the shipped tables hold no per-trial positions for the random stencils, "
         "so whether the scale carries over from one layout to the other cannot be tested; "
@@ -830,8 +882,10 @@ scenes, margins rescaled to a 900 px canvas). Chance is 1/4.
 # ```
 #
 # :::{dropdown} Each model's biases on the random stencils, and the two layouts
-# {glue:md}`ch6_auth_verdicts` The fitted response weights of every model, with their
-# intervals, are in `fit_weights.csv`; every fit, with and without them, is in `fit.csv`.
+# {glue:md}`ch6_auth_verdicts` Each model's stencil fit is in `stencil_fits.csv` (its
+# weights in `stencil_weights.csv`), the two layouts' test in `layouts.csv`. The fitted response
+# weights of every model, with their intervals, are in `fit_weights.csv`; every fit, with and
+# without them, is in `fit.csv`.
 # :::
 #
 # %% [markdown]
@@ -954,6 +1008,7 @@ fit_table = pd.DataFrame(fit_rows + ext_fits)
 fit_table["at_bound"] = fit_table["at_bound"].astype(bool)
 fit_table["misfit"] = fit_table["misfit"].astype("boolean")  # empty where untested
 report.table(fit_table, "fit")
+report.table(pd.DataFrame(quantities), "quantities")
 report.table(pd.DataFrame(weights), "fit_weights")
 report.table(pd.DataFrame(external, columns=["model", "source", "task", "n", "bin", "trials",
                                              "correct"]), "external")
