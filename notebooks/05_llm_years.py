@@ -1145,6 +1145,9 @@ for r in temp_df.itertuples():
 # how this build differs from the paper, the result box and its lead
 report.table(pd.DataFrame({"quantity": list(quantities),
                            "value": [float(v) for v in quantities.values()]}), "quantities")
+# what the paper states of its own protocol, which the deviations quote
+report.table(pd.DataFrame({"item": list(vars(THE_PAPER)),
+                           "paper": [str(v) for v in vars(THE_PAPER).values()]}), "paper")
 *first, last = THE_PAPER.models
 report.deviations(cfg, settings.SETTINGS.paper,
     f"models: the encoder {MODEL} and the causal LMs {', '.join(assessed) or '(none)'}, instead "
