@@ -353,6 +353,16 @@ for m, r in near_results.items():
         f"trials, {crossing}: a preference only {a['p'] - 0.5:+.3f} above ½ is lost in the "
         "noise almost at once, so the crossover measures this design's power, not the "
         "similarity's width, which the half-decay measures." + size_words)
+# the near design's competence tests, which the sentences quote
+report.table(pd.DataFrame([
+    {"model": m, "near": c["near"], "far": c["far"], "p_near": c["above"]["p"],
+     "p_near_ci_low": c["above"]["ci_low"], "p_near_ci_high": c["above"]["ci_high"],
+     "p_value_vs_half": c["above"]["p_value"], "pairs": c["above"]["pairs"],
+     "greedy_near": c["greedy_near"], "near_minus_far": c["decay"]["p"],
+     "near_minus_far_ci_low": c["decay"]["ci_low"],
+     "near_minus_far_ci_high": c["decay"]["ci_high"],
+     "near_minus_far_p_value": c["decay"]["p_value"]}
+    for m, r in near_results.items() for c in [r["competence"]]]), "lm_near_competence")
 report.text("near_text", mathify("\n".join(near_lines)) or "No causal LM ran in this build.",
             markdown=True)
 report.text("near_details", mathify("\n\n".join(near_detail)) or "No causal LM ran.",
@@ -489,9 +499,11 @@ report.text("shape_verdict", mathify(
        f"goodness-of-fit test, the best at {gof_pvalue(shape['all_misfit'])}), so the ranking "
        "compares misfits" if shape["all_misfit"] else "")), markdown=True)
 report.text("exp_verdict", "is" if best_shape == "exp_floor" else "is not", )
+far = min(500, int(prof.distance.max()))  # the farthest distance quoted (400 in `quick`)
 for key, value in (("exp_rmse", shape_df.set_index("shape").heldout_rmse["exp_floor"]),
                    ("g1_inv", 1 / g_meas[1]), ("g100", g_meas[100]), ("g300", g_meas[300]),
-                   ("g500", g_meas[500]), ("fit_max", cfg.fit_max), ("folds", cfg.folds)):
+                   ("far", far), ("g_far", g_meas[far]), ("fit_max", cfg.fit_max),
+                   ("folds", cfg.folds)):
     report.number(key, value)
 quantities["g1_inv"] = 1 / g_meas[1]
 glue(report.prefix + "shape_table", report_tables.table(
@@ -503,7 +515,8 @@ glue(report.prefix + "shape_table", report_tables.table(
 # An exact match of the year is a spike: one year off divides the weight by
 # {glue:text}`ch5_g1_inv:.1f`, a token-identity signal that identification can use. Beyond it the
 # weight decays over centuries ($g(100) \approx$ {glue:text}`ch5_g100:.3f`,
-# $g(300) \approx$ {glue:text}`ch5_g300:.3f`, $g(500) \approx$ {glue:text}`ch5_g500:.3f`); the
+# $g(300) \approx$ {glue:text}`ch5_g300:.3f`, and {glue:text}`ch5_g_far:.3f` at
+# {glue:text}`ch5_far` years); the
 # paper's single exponential with a floor {glue:text}`ch5_exp_verdict` the best description of
 # this kernel.
 #
@@ -956,6 +969,19 @@ turn_said = {m: f"{TURN_VERB.get(f['status'], 'cannot be told to trade or not')}
                 f"; a fall this test detects with 80 % power is {f['detectable']:.3f}, against "
                 f"an advantage above chance of {f['advantage']:.3f}")
              for m, f in turns.items()}
+# Theorem 3's fitted parameters and the temperature's turn, which the sentences quote
+report.table(pd.DataFrame([
+    {"model": m, "form": form, "b": q["b"], "b_ci_low": q["b_ci"][0], "b_ci_high": q["b_ci"][1],
+     "delta": q.get("delta", np.nan), "delta_ci_low": q.get("delta_ci", (np.nan,) * 2)[0],
+     "delta_ci_high": q.get("delta_ci", (np.nan,) * 2)[1], "dispersion": fit["dispersion"],
+     "rms_gap": fit["rms_gap"], "rms_sampling": fit["rms_sampling"]}
+    for m, (forms, _, _) in fitted3.items() for form, fit in forms.items()
+    for q in [verdicts.theorem3_params(fit)]]), "theorem3_params")
+report.table(pd.DataFrame([
+    {"model": m, "peak_T": f["peak_T"], "cold_T": f["cold_T"], "change": -f["headline"],
+     "change_ci_low": -f["ci"][1], "change_ci_high": -f["ci"][0],
+     "detectable": f.get("detectable", np.nan), "advantage": f.get("advantage", np.nan),
+     "status": f["status"]} for m, f in turns.items()]), "temperature_turns")
 proto_lines, proto_detail = [], []
 for m, r in protocol.items():
     u, nr = r["uniform"], near_results[m]

@@ -657,7 +657,7 @@ kernel_table = pd.DataFrame(
         **{k: g[k] for k in ("gof_stat", "gof_df", "gof_p", "misfit")}}
        for t, g in graded.items()])
 myst_nb.glue(report.prefix + "kernels", tables.table(kernel_table, decimals=3, headers={
-    "scale_px": "Radius or scale (px)"}), display=False)
+    "scale_px": "Radius or scale (px)", "gof_stat": "Goodness-of-fit statistic", "gof_df": "Degrees of freedom (count)"}), display=False)
 front = verdicts.front_point(sweep)
 if front is not None:  # the two-item point against chapter 7's front, as the sentence gives it
     report.table(pd.DataFrame([{"model": model_name, "n": 2, **front}]).rename(
@@ -792,9 +792,9 @@ for label, a in colour.items():  # the colour variant's rows: one radius, Theore
 if stencils is not None:
     report.table(pd.DataFrame(stencils[0]), "stencil_weights")
 tables.table(pd.DataFrame(paper), decimals=3, headers={
-    "scale_px": "λ (px)", "ci_low_px": "95% interval, low (px)",
+    "scale_px": "Scale λ (px)", "ci_low_px": "95% interval, low (px)",
     "ci_high_px": "95% interval, high (px)", "gof_p": "Goodness of fit (p)",
-    "dispersion": "Deviance over its mean under the fit",
+    "dispersion": "Deviance over its mean under the fit (ratio)",
     "explained_null": "Share of no similarity's deviance explained",
     "explained_saturated": "Share of the structure beyond sampling explained",
     "rms_gap": "RMS gap, predicted to observed", "rms_sampling": "RMS gap from sampling alone"}
@@ -1014,7 +1014,8 @@ report.table(pd.DataFrame(external, columns=["model", "source", "task", "n", "bi
                                              "correct"]), "external")
 misfits = fit_table[fit_table.misfit.fillna(False).astype(bool)]
 myst_nb.glue(report.prefix + "misfits", tables.table(
-    misfits[["model", "kernel", "gof_test", "gof_stat", "gof_df", "gof_p"]], decimals=3)
+    misfits[["model", "kernel", "gof_test", "gof_stat", "gof_df", "gof_p"]], decimals=3,
+    headers={"gof_stat": "Goodness-of-fit statistic", "gof_df": "Degrees of freedom (count)"})
     if len(misfits) else "Every fit that was tested passes its goodness-of-fit test.",
     display=False)
 censored = verdicts.censored(fit_table)

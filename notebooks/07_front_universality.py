@@ -406,10 +406,14 @@ opt = pd.DataFrame([row for dl in tqdm(cfg.deltas, desc="local optimiser, two it
                                          steps.targets(2, dl, cfg.targets))])
 opt["gain"] = opt.p_s - opt.step_front_p_s
 assert (opt.gain > -verdicts.OPTIMISER_SLACK).all()  # started from the constant kernel
-last, summary_k = steps.convergence(opt)  # the largest K, and the last doubling's change
+# the largest K, and the last doubling's change
+last, summary_k = steps.convergence(opt)
 local2, shortfall = cert.local_shortfall(last, certified)  # beside the certified optima
-assert (local2.p_s <= local2.certificate + verdicts.ROUNDING).all()  # the certificate bounds it
-display(tables.table(summary_k, decimals=4, headers=HEADERS | {"K": "Number of steps K"}))  # largest gain; last doubling's change
+# the certificate bounds it
+assert (local2.p_s <= local2.certificate + verdicts.ROUNDING).all()
+# the largest gain; the last doubling's change
+display(tables.table(summary_k, decimals=4,
+                     headers=HEADERS | {"K": "Number of steps K"}))
 mc_best = cert.best_check(peaks, cfg.trials, stream)  # the largest gains, by the engine
 assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
 display(mc_best.round(5))
@@ -724,7 +728,9 @@ derived += [
     ("bb_cutoff", branch.OBBT_SHARE * verdicts.CERTIFY_TOL,
      "branch-and-bound first shrinks the root box to where it can beat the best found by this"),
     ("random_excess_max", search.excess_ratio.max(), "the most any random step similarity uses "
-     "of the room above chance, (p_S - 1/n) / (bound - 1/n)")]
+     "of the room above chance, (p_S - 1/n) / (bound - 1/n)"),
+    ("two_item_program_gap", np.abs(np.asarray(two_item_short)).max(), "the largest gap at n = 2 "
+     "between the certified optimum and the program on its levels")]
 for n in cfg.floor_ns:
     top = peaks_n[peaks_n.n == n].sort_values("gain").iloc[-1]
     report.numbers({f"fn_gain_{n}": top.gain, f"fn_gain_delta_{n}": top.delta}

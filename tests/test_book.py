@@ -135,7 +135,10 @@ def table_values(folder) -> "np.ndarray":
     for path in sorted(folder.glob("*.csv")):
         if path.name == "prose.csv":  # the sentences themselves, not results
             continue
-        df = pd.read_csv(path)
+        try:
+            df = pd.read_csv(path)
+        except pd.errors.EmptyDataError:  # a table with no columns (nothing of its kind ran)
+            continue
         values.append([float(len(df))])
         for column in df:
             numeric = pd.to_numeric(df[column], errors="coerce")

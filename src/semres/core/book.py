@@ -14,6 +14,7 @@ from pathlib import Path
 import joblib
 
 from .fingerprint import digest
+from .results import write_atomic
 
 
 def repo_root(start: Path | None = None) -> Path:
@@ -37,7 +38,6 @@ def results_dir(chapter: str) -> Path:
 
 def save_table(df, chapter: str, name: str) -> Path:
     """Write ``df`` as ``<results>/<chapter>/<name>.csv`` atomically."""
-    from .results import write_atomic  # one atomic writer; results imports pandas
 
     return write_atomic(results_dir(chapter) / f"{name}.csv", df.to_csv(index=False))
 

@@ -100,9 +100,10 @@ class Report:
         glue(f"ch{int(self.chapter[:2])}-fig-{name}", plotting.legible(fig), display=False)
         plt.close(fig)
 
-    def table(self, df: pd.DataFrame, name: str):
-        """Save a table as ``<results>/<chapter>/<name>.csv``."""
-        return book.save_table(df, self.chapter, name)
+    def table(self, df: pd.DataFrame, name: str) -> None:
+        """Save a table as ``<results>/<chapter>/<name>.csv``. Returns nothing, so that a cell
+        ending with it prints nothing on the page."""
+        book.save_table(df, self.chapter, name)
 
     # ------------------------------------------------------------------ rows
     def result(self, result: str, statement: str, *, headline=None, ci=None, paper_value=None,
