@@ -383,8 +383,7 @@ quantities = pd.DataFrame([
 report.table(quantities, "quantities")
 quantity = quantities.set_index("quantity")["value"]
 report.numbers(quantity.to_dict())
-report.text("disc_side", "above" if quantity.disc_excess > 0 else "below",
-            cites={"excess": quantity.disc_excess})
+report.text("disc_side", "above" if quantity.disc_excess > 0 else "below")
 
 # %% [markdown]
 # The corrected theory agrees with the exact enumeration to machine precision for every
@@ -512,9 +511,7 @@ lead = ((held if all(r["status"] in GOOD for r in report.rows) else not_held)
         "$p_S = \\tfrac12 + 2(1-p_I) - 4(1-p_I)^2$, whatever the space's shape, and a "
         "space whose distances tie gains exactly $\\tau/2$ in generalization.")
 report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} Monte Carlo trials per cell on "
-           "the circle, segment, sphere and a discrete space", lead=lead,
-           lead_cites={"cells": len(mc), "front: 2(1 - p_I)": 2, "front: 4(1 - p_I)^2": 4,
-                       "tie term: tau/2": 2, "reach": reach, "largest z": largest_z})
+           "the circle, segment, sphere and a discrete space", lead=lead)
 
 # %% [markdown]
 # ## Explore the front

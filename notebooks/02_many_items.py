@@ -343,8 +343,7 @@ report.text("bstar_verdict", (
     f"is {fmt(abs(miss), 2)} from the quoted value, where the rounding allows "
     f"{fmt(nearest['margin'])}" if agrees else
     f"the value at n = {n_near} misses the quoted one by {fmt(abs(miss), 2)}, more than the "
-    f"paper's rounding allows ({fmt(nearest['margin'])})"),
-    cites={"n": n_near, "gap": abs(miss), "margin": nearest["margin"]})
+    f"paper's rounding allows ({fmt(nearest['margin'])})"))
 
 # %% [markdown]
 # The optimum is found by maximising $p_S^{\,n}$ directly; at every
@@ -529,10 +528,7 @@ report.box(f"profile `{profile}`, seed {seed}; SymPy for symbolic n, Monte Carlo
            f"n = {', '.join(map(str, cfg.n_mc))} ({cfg.trials:,} trials per cell)",
            lead=f"{said}. At a fine resolution ($b$ = {fmt(cfg.b_small)}) generalization is not "
            f"monotone in $n$: it is lowest at $n$ = {n_min}, {fmt(ps_min)} ({minimum} against "
-           "the paper's value).",
-           lead_cites={"n_max": int(mc["n"].max()), "n_min": n_min, "cells": len(mc),
-                       "p_min": ps_min, "b_small": cfg.b_small, "reach": reach,
-                       "largest z": largest_z})
+           "the paper's value).")
 
 # %% [markdown]
 # ## What this shows, and where it differs from the paper

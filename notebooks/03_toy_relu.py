@@ -424,8 +424,7 @@ else:
                       + (": the shortfall has the sign of the derived law (the segment peaks "
                          "lower) but not its size." if statuses["short"] == "does not hold"
                          and short_ci["low"] > 0 else "."))
-report.text("short_sentence", short_sentence, markdown=True,
-            cites={"disc_short": found.disc_short, "margin": found.disc_short / 2})
+report.text("short_sentence", short_sentence, markdown=True)
 size = found.linear_size
 tested = trajectories[trajectories.gof_tested.astype(bool) & (trajectories.epoch > 0)
                       & trajectories.condition.isin(["circle", "segment"])]
@@ -441,11 +440,7 @@ report.text("shape_sentence", (
     "below summarises the width of a peaked, clipped profile; it is not a linear decay's "
     "resolution." if verdicts.linear_profile_misfit(trajectories) else
     f"Its flanks are close to straight lines: {line_fit}.") if size["fits"] else
-    "No fit could be tested for its shape.", markdown=True,
-    cites={"fits": size["fits"], "explained": size["explained_null"],
-           "rms_gap": size["rms_gap"], "rms_sampling": size["rms_sampling"],
-           "dispersion": size["dispersion"], "misfits": int(tested.misfit.sum()),
-           "tested": len(tested)})
+    "No fit could be tested for its shape.", markdown=True)
 report.number("last_epoch", n_epochs - 1)
 censored = last.bound_params.str.contains("eps")
 report.text("fit_bounds", fits.censored_warning("the circle networks' final ε", {
@@ -615,8 +610,7 @@ report.box(f"profile `{profile}`, seed {seed}; {len(history.conditions)} toy ReL
            f"(three conditions × {cfg.seeds} seeds), {cfg.epochs} epochs each",
            lead="Small ReLU networks trained on the similarity test learn a similarity that "
                 f"decays with distance. At their best they generalise with $p_S$ = "
-                f"{measured(peak_row)}: {side}.",
-           lead_cites={"constant": verdicts.CONSTANT_OPTIMUM})
+                f"{measured(peak_row)}: {side}.")
 
 # %% [markdown]
 # At each circle network's $p_S$ peak the fitted $\varepsilon$ is

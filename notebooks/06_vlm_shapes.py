@@ -1064,9 +1064,7 @@ if scales:
                 else "")
              + (f"; for {len(scales) - len(described) - len(approx)} the scale is not "
                 "identified" if len(scales) > len(described) + len(approx) else "") + ".")
-report.box("; ".join(ran), lead=lead, lead_cites={"models": len(scales),
-                                                  "misfits": len(approx),
-                                                  "measured": len(described)})
+report.box("; ".join(ran), lead=lead)
 
 # %% [markdown]
 # - On a canvas a finite resolution has a precise footprint: a band of width $\varepsilon$

@@ -264,8 +264,7 @@ derived = [  # the derived quantities the prose quotes: quantities.csv, glued fr
      "the constant kernel's largest p_S without a floor (two items, ε = 1/4)"),
     ("linear_cross_eps", float(b_cross) / 2,
      "the radius ε beyond which the linear kernel falls below the constant kernel's front")]
-report.text("sweep_deltas", ", ".join(f"{x:g}" for x in floor_levels), markdown=True,
-            cites={f"delta_{i}": x for i, x in enumerate(floor_levels)})
+report.text("sweep_deltas", ", ".join(f"{x:g}" for x in floor_levels), markdown=True)
 
 # %% [markdown]
 # Without a floor the graded families leave the constant kernel's front; with one, every family
@@ -464,20 +463,16 @@ report.numbers({"best_excess_z_min": best_two.excess_z.min(), "qp_grid": cfg.qp_
 peak_plateau = best_two.plateau
 report.text("best_verdict", "The constant kernel is not the best similarity at any floor "
             "tested." if verdicts.beats_constant(peaks, mc_best) else "The constant kernel is "
-            "close to the best similarity at these floors.", markdown=True, cites={})
+            "close to the best similarity at these floors.", markdown=True)
 report.text("gain_trend", "shrinks as the floor rises" if verdicts.gain_shrinks(peaks)
-            else "does not shrink monotonically with the floor", markdown=True, cites={})
+            else "does not shrink monotonically with the floor", markdown=True)
 report.text("exp_verdict", "exponential: the density of log g is uniform to within 10 %"
             if verdicts.exponential(ratio) else "not exponential: the density of log g varies "
             f"by a factor of {ratio.min():.2f} to {ratio.max():.2f} across it (median "
-            f"{ratio_median:.2f})", markdown=True,
-            cites={"within_percent": 100 * (verdicts.EXPONENTIAL_WITHIN - 1),
-                   "ratio_min": ratio.min(), "ratio_max": ratio.max(),
-                   "ratio_median": ratio_median})
+            f"{ratio_median:.2f})", markdown=True)
 report.text("peak_plateau", "has no plateau: g falls at once from 1 at the copy itself"
             if verdicts.no_plateau(peak_plateau) else "keeps a plateau at some floors (shares "
-            + ", ".join(f"{v:.3f}" for v in peak_plateau) + ")", markdown=True,
-            cites={"one": 1, **{f"share_{i}": v for i, v in enumerate(peak_plateau)}})
+            + ", ".join(f"{v:.3f}" for v in peak_plateau) + ")", markdown=True)
 
 # %% [markdown]
 # :::{dropdown} Figure: the certified frontier and the optimal similarities
@@ -748,10 +743,7 @@ groups = ["not at " + " or ".join(pair(n, d) for n, d, s in others if s == said)
 report.text("fn_beats", f"by more than {verdicts.RATE_MARGIN:g} " + (
     f"at all {len(beats)} pairs of n and Δ" if not others else
     f"at {len(beats) - len(others)} of the {len(beats)} pairs of n and Δ ("
-    + "; ".join(groups) + ")"), markdown=True,
-    cites={"pairs": len(beats), "held": len(beats) - len(others), "margin": verdicts.RATE_MARGIN,
-           **{f"{k}_{i}": v for i, (n, d, _) in enumerate(others)
-              for k, v in (("n", n), ("delta", d))}})
+    + "; ".join(groups) + ")"), markdown=True)
 # which largest gains branch-and-bound certifies, and how far the others' bounds lie
 done, open_ = peaks_n[peaks_n.certified], peaks_n[~peaks_n.certified]
 said = ("Branch-and-bound certifies the largest gain at "
@@ -763,11 +755,7 @@ report.text("fn_cert_text", said + (
     "; at the others (" + "; ".join(pair(r.n, r.delta) for r in open_.itertuples())
     + f") its proven bound lies {open_.gap.min():.3f} to {open_.gap.max():.3f} above the best "
     "similarity found, so how much more a similarity could gain there is bounded, not pinned "
-    "down"), markdown=True,
-    cites={f"{k}_{i}": v for i, r in enumerate(peaks_n.itertuples())
-           for k, v in (("n", r.n), ("delta", r.delta), ("gap", r.gap))}
-    | {"certified": len(done), "pairs": len(peaks_n), "tol": verdicts.CERTIFY_TOL}
-    | ({"gap_min": open_.gap.min(), "gap_max": open_.gap.max()} if len(open_) else {}))
+    "down"), markdown=True)
 
 # %% [markdown]
 # :::{dropdown} Figure: the bound, the best similarity and Theorem 3 as the number of items grows
@@ -826,7 +814,7 @@ for name, g in ties.groupby("space"):
                     f"tie_n_{name}": int(g.points.iloc[-1])})
 report.text("tie_verdict", "vanishes in the continuum limit, as a power of the number of "
             "points" if verdicts.ties_vanish(slopes) else "does not clearly vanish over the "
-            "sizes of this build", markdown=True, cites={})
+            "sizes of this build", markdown=True)
 
 # %% [markdown]
 # Small discrete spaces sit above the front only by their ties, exactly $\tau/2$ for every space
@@ -944,18 +932,14 @@ report.numbers({f"wrong_{r.K}": r.wrong for r in wrong.itertuples()}
 report.text("slot_max_verdict", "lies on or below the front, as the proposition requires of any "
             "0/1 code" if not verdicts.above_front(slots, ["max", "product"]) else "has points "
             "significantly above the front, which the proposition rules out: the simulation is "
-            "wrong", markdown=True, cites={"zero": 0, "one": 1})
+            "wrong", markdown=True)
 report.text("slot_mean_verdict", "lies significantly above the front at some resolutions, as "
             "graded similarities can" if verdicts.above_front(slots, ["mean"]) else "does not "
-            "lie significantly above the front", markdown=True, cites={})
+            "lie significantly above the front", markdown=True)
 report.text("slot_equal_text", "; ".join(
     f"at pᵢ = {p:g} the front is {eq['mean'].front[p]:.4f}, the max code {eq['max'].p_s[p]:.4f}, "
     f"the product code {eq['product'].p_s[p]:.4f} and the mean code {eq['mean'].p_s[p]:.4f} "
-    f"(its sorted bound {eq['mean'].sorted_bound[p]:.4f})" for p in levels), markdown=True,
-    cites={f"{key}_{i}": value for i, p in enumerate(levels) for key, value in (
-        ("p_i", p), ("front", eq["mean"].front[p]), ("max", eq["max"].p_s[p]),
-        ("product", eq["product"].p_s[p]), ("mean", eq["mean"].p_s[p]),
-        ("sorted", eq["mean"].sorted_bound[p]))})
+    f"(its sorted bound {eq['mean'].sorted_bound[p]:.4f})" for p in levels), markdown=True)
 # where the mean code lies against the front at each level, by its 95% interval and the margin
 where, m = verdicts.against_front(eq["mean"]), verdicts.RATE_MARGIN
 said = {"above": (f"rises above it by more than {m:g}", " (an escape: its 95% interval lies "
@@ -970,8 +954,7 @@ if parts:
     sentence += "" if where["above"] else ": it does not escape the front at any of these levels"
 else:
     sentence = "was measured at no level"
-report.text("slot_mean_equal_verdict", sentence, markdown=True,
-            cites={"margin": m, **{f"p_i_{i}": p for i, p in enumerate(levels)}})
+report.text("slot_mean_equal_verdict", sentence, markdown=True)
 
 # %% [markdown]
 # The max and product codes stay on or below the front, as the proposition says; only the graded
@@ -1042,13 +1025,7 @@ ran = [f"profile **{profile}**, seed {seed}",
        f"linear programs each (a quarter of them, or {branch.GIVE_UP_AFTER}, where the gap then "
        f"still exceeds {branch.GIVE_UP:g})",
        f"ties: cycles of {list(cfg.cycle_sizes)} points, tori of side {list(cfg.torus_sides)}"]
-report.text("ran", "\n".join(f"* {x}" for x in ran), markdown=True, cites={
-    "seed": seed, **{key: getattr(cfg, key) for key in (
-        "trials", "slot_trials", "slot_eps", "scales", "targets", "qp_grid", "frontier_K",
-        "floor_grid", "floor_starts", "floor_random", "floor_certify", "floor_nodes")},
-    **{f"{key}_{i}": v for key in ("floor_ns", "cycle_sizes", "torus_sides")
-       for i, v in enumerate(getattr(cfg, key))},
-    "give_up": branch.GIVE_UP, "give_up_after": branch.GIVE_UP_AFTER})
+report.text("ran", "\n".join(f"* {x}" for x in ran), markdown=True)
 report.deviations(cfg, settings.SETTINGS.paper, "the paper itself has none of these "
                   "experiments: its laws assume the constant similarity; everything here is an "
                   "extension")
@@ -1064,9 +1041,7 @@ if beats:
              f"{len(held)} of {plural(len(beats), 'case')} of items and floor (one finding); "
              f"beyond two items branch-and-bound certifies the best similarity at "
              f"{int(peaks_n.certified.sum())} of the {len(peaks_n)} largest gains.")
-report.box("; ".join(ran), lead=lead, lead_cites={
-    "held": len(held), "cases": len(beats), "certified": int(peaks_n.certified.sum()),
-    "largest_gains": len(peaks_n), "margin": verdicts.RATE_MARGIN})
+report.box("; ".join(ran), lead=lead)
 
 # %% [markdown]
 # :::{dropdown} Where this build differs from the paper

@@ -133,8 +133,6 @@ def table_values(folder) -> "np.ndarray":
 
     values = []
     for path in sorted(folder.glob("*.csv")):
-        if path.name == "prose.csv":  # the sentences themselves, not results
-            continue
         try:
             df = pd.read_csv(path)
         except pd.errors.EmptyDataError:  # a table with no columns (nothing of its kind ran)

@@ -571,42 +571,19 @@ def test_a_test_that_could_not_see_the_margin_is_inconclusive_either_way():
     assert report.status(ci=(0.06, 0.2), **wide) == "does not hold"
 
 
-def test_prose_quotes_only_the_numbers_of_the_row_it_cites():
-    from semres.report.numbers import numbers_in, unquoted
+def test_the_numbers_a_sentence_quotes_are_read_with_the_digits_it_shows():
+    """What the book test of glued sentences reads (tests/test_book.py): each number with half
+    its last shown digit, percentages as shares, and no theorem's or figure's number."""
+    from semres.report.numbers import numbers_in
 
-    quoted = [token for _, _, token in numbers_in(
-        "Theorem 3 at n = 4: 0.538 [0.521, 0.556], 54%, 1,032 trials, −0.031, 3.2 × 10⁻⁵")]
-    assert quoted == ["4", "0.538", "0.521", "0.556", "54%", "1,032", "−0.031", "3.2 × 10⁻⁵"]
-    row = {"n": 4, "gap": 0.0312, "z": 2.4101, "p": 3.2e-5}
-    assert unquoted("At n = 4 the gap is 0.031 (z = 2.41, p = 3.2 × 10⁻⁵; 95% interval)",
-                    row) == []
-    assert unquoted("At n = 8 the gap is 0.032 and z = 2.42", row) == ["8", "0.032", "2.42"]
-
-
-def test_a_sentence_citing_a_row_is_kept_with_its_unquoted_numbers(tmp_path, monkeypatch):
-    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setattr("semres.report.chapter.glue", lambda *a, **k: None)
-    rep = report.Report("05_llm_years")
-    rep.text("gap", "The gap at n = 4 is 0.031.", cites={"n": 4, "gap": 0.0312, "what": "x"})
-    rep.text("bad", "The gap at n = 8 is 0.031.", cites={"n": 4, "gap": 0.0312})
-    rep.save()
-    prose = pd.read_csv(tmp_path / "05_llm_years" / "prose.csv", keep_default_na=False)
-    assert list(prose.unquoted) == ["", "8"]
-
-
-def test_the_box_lead_is_checked_against_the_rows_and_what_it_cites(tmp_path, monkeypatch):
-    """The lead is written after summary.csv: it lands in prose.csv all the same, checked
-    against every row's numbers and its own citation."""
-    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setattr("semres.report.chapter.glue", lambda *a, **k: None)
-    rep = report.Report("02_many_items")
-    rep.result("law", "a law", headline=0.369, ci=(0.35, 0.39), paper_value=0.37,
-               margin=0.01, margin_reason="the paper's rounding")
-    rep.save()
-    rep.box("the quick profile", lead="At n = 5 it reads 0.369 [0.35, 0.39] over 20 items.",
-            lead_cites={"n": 5})
-    prose = pd.read_csv(tmp_path / "02_many_items" / "prose.csv", keep_default_na=False)
-    assert list(prose.name) == ["result_box_lead"] and list(prose.unquoted.astype(str)) == ["20"]
+    found = numbers_in("Theorem 3 at n = 4: 0.538 [0.521, 0.556], 54%, 1,032 trials, −0.031, "
+                       "3.2 × 10⁻⁵")
+    assert [token for _, _, token in found] == ["4", "0.538", "0.521", "0.556", "54%", "1,032",
+                                               "−0.031", "3.2 × 10⁻⁵"]
+    values = {token: (value, half) for value, half, token in found}
+    assert values["0.538"] == (0.538, 0.0005) and values["1,032"] == (1032.0, 0.5)
+    assert np.isclose(values["54%"][0], 0.54) and np.isclose(values["3.2 × 10⁻⁵"][0], 3.2e-5)
+    assert values["−0.031"][0] == -0.031
 
 
 def test_a_monte_carlo_check_states_the_deviation_it_detects():

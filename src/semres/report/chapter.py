@@ -4,7 +4,6 @@ prose; the rule and the columns live here once, so every chapter reports alike."
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 import os
@@ -23,8 +22,7 @@ from semres.core.seeds import seeds
 
 from . import plotting
 from .box import BOX_FIRST, checks_tally, details, first_screen, status_line, tally
-from .numbers import (as_float, as_number, escape, fmt, plain_math, plain_outside_math, plural,
-                      prose, unquoted)
+from .numbers import as_float, escape, fmt, plain_math, plain_outside_math, plural, prose
 from .verdicts import (GOOD, NO_MARGIN, NOT_MEASURED, counted, outcome, smallest_detectable,
                        slack, status, weakest, z_check_detectable)
 
@@ -48,7 +46,6 @@ class Report:
         self.rows: list[dict] = []
         self.points: list[dict] = []
         self.deviation_lines: list[str] = []
-        self.citations: list[dict] = []
 
     # ------------------------------------------------------------------ glue
     def _glue(self, name: str, value, display: bool = False):
@@ -79,21 +76,12 @@ class Report:
         """Glue a number that may lie far below 10⁻³ as prose writes it, "4.4 × 10⁻¹⁶"."""
         self.text(name, fmt(value, 2))
 
-    def text(self, name: str, value: str, markdown: bool = False, cites=None) -> None:
-        """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``;
-        ``cites`` (the numbers it may quote) is kept with it in ``prose.csv``."""
-        if cites is not None:
-            self._cite(name, value, cites)
+    def text(self, name: str, value: str, markdown: bool = False) -> None:
+        """Glue a sentence: plain text for ``{glue:text}``, or MyST for ``{glue:md}``."""
         if markdown:  # math written as text, outside typeset math, in letters
             self._glue(name, Markdown(plain_outside_math(value)))
         else:
             self._glue(name, plain_math(value))
-
-    def _cite(self, name: str, sentence: str, cites) -> None:
-        cited = {k: v for k, v in dict(cites).items() if as_number(v) is not None}
-        self.citations.append({"name": name, "sentence": str(sentence),
-                               "cites": json.dumps({k: float(v) for k, v in cited.items()}),
-                               "unquoted": " ".join(unquoted(str(sentence), cited))})
 
     def figure(self, name: str, fig) -> None:
         """Glue a figure, made :func:`~semres.report.plotting.legible`, as ``ch<N>-fig-<name>``."""
@@ -210,10 +198,10 @@ class Report:
     def summary(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
-    def box(self, ran: str, *notes: str, lead: str = "", lead_cites=None) -> None:
+    def box(self, ran: str, *notes: str, lead: str = "") -> None:
         """The result box at the top of the page (``ch<N>_result_box``): on one phone screen
         the ``lead`` and the count of the statuses, then every finding in words, ``notes`` and
-        what ``ran``; ``lead_cites`` are the numbers the lead quotes beyond the rows'."""
+        what ``ran``."""
         if not str(ran).strip():
             raise ValueError("ran must say what ran in this build (the models, the profile)")
         findings = counted(self.rows)
@@ -249,10 +237,6 @@ class Report:
         lines += aside
         lines += ["", *details(findings, gates, blocked, checks, notes, ran)]
         self.text("result_box", "\n".join(lines), markdown=True)
-        if lead:
-            self._cite("result_box_lead", lead, {**row_numbers(self.rows),
-                                                 **dict(lead_cites or {})})
-            self._save_prose()
 
     def save(self) -> None:
         """Write ``summary.csv`` (and ``front.csv``) and glue ``ch<N>_deviations``."""
@@ -260,13 +244,8 @@ class Report:
         if self.points:
             book.save_table(pd.DataFrame(self.points, columns=list(FRONT_COLUMNS)),
                             self.chapter, "front")
-        self._save_prose()
         self.text("deviations", "\n".join(f"* {line}" for line in self.deviation_lines)
                   or "* none", markdown=True)
-
-    def _save_prose(self) -> None:
-        if self.citations:
-            book.save_table(pd.DataFrame(self.citations), self.chapter, "prose")
 
 
 def _slack(row: dict) -> float:
@@ -276,14 +255,6 @@ def _slack(row: dict) -> float:
     if any(math.isnan(x) for x in numbers):
         return math.nan
     return slack(*numbers, row["claim"] or "equal")
-
-
-def row_numbers(rows) -> dict:
-    """Every number of the rows, keyed by row and field: what a sentence about them may quote."""
-    fields = ("headline", "ci_low", "ci_high", "paper_value", "compared_with", "check_max_z",
-              "margin", "detectable", "miss", "miss_low", "miss_high", "gof_p", *SIZE_KEYS)
-    return {f"{k}.{f}": row[f] for k, row in enumerate(rows) for f in fields
-            if as_number(row.get(f)) is not None}
 
 
 class Opening(NamedTuple):

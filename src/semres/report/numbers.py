@@ -294,14 +294,3 @@ def numbers_in(text: str) -> list[tuple[float, float, str]]:
         scale = 10.0 ** exponent / (100 if token.endswith("%") else 1)
         found.append((float(mantissa) * scale, 0.5 * 10.0 ** -decimals * scale, token))
     return found
-
-
-def unquoted(text: str, cited, exempt=(0.05, 0.001, 0.95, 95, 80, 0.8)) -> list[str]:
-    """The numbers ``text`` quotes that none of ``cited`` (a dict or list of numbers) rounds
-    to, nor ``exempt`` (the book's levels): prose built from a row quotes only its numbers."""
-    values = cited.values() if isinstance(cited, dict) else cited
-    pool = [float(v) for v in values if as_number(v) is not None] + [float(v) for v in exempt]
-    pool += [-v for v in pool]
-    return [token for value, half, token in numbers_in(text)
-            if not any(abs(value - v) <= half * (1 + 1e-9) + 1e-12 for v in pool)]
-
