@@ -2,39 +2,15 @@
 
 import matplotlib
 import matplotlib.pyplot as plt
+import fake_runs
 import numpy as np
 
 from semres.experiments.phylogeny import alpha_effects, figures, phylo, verdicts
 
 
-def _runs(lifts, seeds=3, auc_drop=0.15):
-    """Fake results of train_and_evaluate_many: α lifts the curve and the triplet accuracy and
-    lowers the AUC by ``auc_drop`` per unit α (a trade), with a little noise per seed."""
-    rng = np.random.default_rng(0)
-    out = []
-    for a, lift in lifts.items():
-        for s in range(seeds):
-            pi = np.linspace(0.55, 0.95, 6) - 0.1 * a + 0.002 * s
-            curve = {"eps": np.arange(6.0), "p_s": 0.6 + lift + 0.01 * rng.random(6),
-                     "p_s_all": 0.6 + lift, "p_i": pi, "p_s_ood": 0.55 + lift,
-                     "p_s_theory": 0.7 + lift, "p_i_theory": pi, "mean_b": np.linspace(0, 1, 6),
-                     "var_b": 0.0}
-            summary = {"sim_accuracy": 0.6 + lift + 0.002 * s,
-                       "id_auc": 0.9 - auc_drop * a + 0.002 * s,
-                       "ood_sim_accuracy": 0.55 + lift}
-            out.append({"alpha": a, "seed": s, "curve": curve, "summary": summary,
-                        "history": [{"val_accuracy": 0.8 - 0.6 * (a == 1.0)}],
-                        "train_seconds": 2.0, "trained_with": 1})
-    return out
-
-
-def _effects(results):
-    tradeoff, by_alpha = alpha_effects.result_tables(results)
-    lo, ce, one = alpha_effects.compared_alphas(by_alpha.alpha.unique())
-    targets = {a: r for a, r in ((ce, "cross-entropy on"), (one, "cross-entropy off"))
-               if a is not None}
-    return tradeoff, by_alpha, alpha_effects.effects(by_alpha, tradeoff, lo, targets,
-                                                     alpha_effects.METRICS)
+def _runs(lifts, seeds=3):
+    """Synthetic runs with a clear trade: the AUC falls by 0.15 per unit alpha."""
+    return fake_runs.runs(lifts, seeds, auc_drop=0.15)
 
 
 def test_figures_draw():
@@ -51,7 +27,7 @@ def test_the_tradeoff_figure_draws_the_matched_effect_as_a_curve_with_its_family
     """The effect at the headline's matching point is one point of the curve across the
     matching range, drawn with the interval the result rows give the family of claims."""
     matplotlib.use("Agg")
-    tradeoff, _, effects = _effects(_runs({0.0: 0.0, 0.5: 0.05, 1.0: 0.1}))
+    tradeoff, _, effects = fake_runs.effects(_runs({0.0: 0.0, 0.5: 0.05, 1.0: 0.1}))
     curve = alpha_effects.matched_curve(tradeoff, 0.0, 0.5, points=5)
     band, headline = figures.matched_band(curve, effects, 0.5)
     row = alpha_effects.effect_row(effects, "p_s_matched", 0.5)
@@ -70,7 +46,7 @@ def test_the_tradeoff_figure_draws_the_matched_effect_as_a_curve_with_its_family
 def test_the_effects_table_gives_each_effect_the_interval_its_result_row_judges():
     """One column per compared α; a claim's cell carries its family interval (dagger), the
     same numbers the result box writes, and a star where it lies beyond its margin."""
-    _, _, effects = _effects(_runs({0.0: 0.0, 0.5: 0.05, 1.0: 0.1}))
+    _, _, effects = fake_runs.effects(_runs({0.0: 0.0, 0.5: 0.05, 1.0: 0.1}))
     shown = verdicts.shown_intervals(effects, 0.5)
     table = figures.effects_table(shown, 0.0)
     assert list(table.columns) == ["measure", "Change from α = 0 to 0.5",
@@ -80,12 +56,12 @@ def test_the_effects_table_gives_each_effect_the_interval_its_result_row_judges(
     assert cell == figures.said(claim) + " † *"
     assert all(c.endswith(("]", " *", " †")) for c in table.iloc[:, 2])
     # one seed: the change alone, no interval
-    one = _effects(_runs({0.0: 0.0, 0.5: 0.05}, seeds=1))[2]
+    one = fake_runs.effects(_runs({0.0: 0.0, 0.5: 0.05}, seeds=1))[2]
     assert "[" not in figures.effects_table(verdicts.shown_intervals(one, 0.5), 0.0).iloc[0, 1]
 
 
 def test_each_alpha_is_placed_on_the_overview_at_its_peak():
-    tradeoff, _, _ = _effects(_runs({0.0: 0.0, 0.5: 0.05}))
+    tradeoff, _, _ = fake_runs.effects(_runs({0.0: 0.0, 0.5: 0.05}))
     points = alpha_effects.peak_points(tradeoff)
     assert [p[0] for p in points] == ["ResNet, α = 0", "ResNet, α = 0.5"]
     assert all(len(p) == 5 and 0 < p[1] < 1 for p in points)
