@@ -88,6 +88,7 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
         for ch in chapters(root):
             _stage_page(ch, build, src / "notebooks")
             _stage_tables(ch, build, src / "book" / "_static" / "results")
+        add_methods_pages(src / "_toc.yml", src / "notebooks")
         if (src / "book" / "glance.md").is_file():
             (src / "book" / "glance.md").write_text(
                 (root / "book" / "glance.md").read_text() + "\n" + _glance(build, src / "book"))
@@ -214,6 +215,53 @@ def with_current_prose(source: Path, nb: dict) -> dict:
     return {**nb, "cells": cells}
 
 
+#: the heading from which a chapter's notebook is its "Methods and checks" page
+METHODS = "## Methods and checks"
+
+
+def split_methods(nb: dict) -> tuple[dict, dict | None]:
+    """A chapter's notebook as its two pages: the argument, and from the heading
+    :data:`METHODS` on, the machinery (fit windows, tests, full tables) a reader opens on
+    purpose. The chapter runs once; each page carries the other's glued values in a removed
+    cell, so its prose may quote them. Without the heading, the notebook and None."""
+    cells = nb["cells"]
+    at = next((k for k, c in enumerate(cells) if c["cell_type"] == "markdown"
+               and "".join(c["source"]).lstrip().startswith(METHODS)), None)
+    if at is None:
+        return nb, None
+    parts = [cells[:at], cells[at:]]
+    heading = "".join(parts[1][0]["source"]).lstrip()
+    parts[1][0] = {**parts[1][0], "source": heading[1:]}  # the page's title
+    for k, cell in enumerate(parts[1][1:], 1):
+        if cell["cell_type"] == "markdown":  # its sections one level up, under that title
+            text = "".join(cell["source"])
+            parts[1][k] = {**cell, "source": re.sub(r"(?m)^#(#+ )", r"\1", text)}
+
+    def glued(part):
+        return [o for c in part for o in c.get("outputs", [])
+                if "scrapbook" in o.get("metadata", {})]
+
+    pages = []
+    for k, part in enumerate(parts):
+        carried = {"cell_type": "code", "execution_count": None, "id": f"semres-glued-{k}",
+                   "metadata": {"tags": ["remove-cell"]}, "outputs": glued(parts[1 - k]),
+                   "source": "# the values glued on the chapter's other page"}
+        pages.append({**nb, "cells": part[:1] + [carried] + part[1:]})
+    return pages[0], pages[1]
+
+
+def add_methods_pages(toc: Path, folder: Path) -> None:
+    """List each staged methods page (``<chapter>_methods``) under its chapter in ``toc``."""
+    spec = yaml.safe_load(toc.read_text())
+    for part in spec.get("parts", []):
+        for entry in part.get("chapters", []):
+            name = Path(entry["file"]).name
+            if (folder / f"{name}_methods.ipynb").is_file():
+                entry.setdefault("sections", []).append(
+                    {"file": f"{entry['file']}_methods"})
+    toc.write_text(yaml.safe_dump(spec, sort_keys=False))
+
+
 def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
     """``ch``'s page for the book: its last good notebook with the current prose (as it ran,
     under a warning, when a later run failed), or a page saying it was not built."""
@@ -236,7 +284,11 @@ def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
             at = 1
         cells.insert(at, {"cell_type": "markdown", "id": "semres-latest-failed", "metadata": {},
                           "source": pages.stale_warning(ch.number, good, failed)})
+    nb, methods = split_methods(nb)
     (folder / f"{ch.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+    if methods is not None:
+        (folder / f"{ch.name}_methods.ipynb").write_text(
+            json.dumps(methods, indent=1, ensure_ascii=False))
 
 
 def _stage_tables(ch: Chapter, build: Path, folder: Path) -> None:

@@ -198,10 +198,11 @@ class Report:
     def summary(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=list(SUMMARY_COLUMNS))
 
-    def box(self, ran: str, *notes: str, lead: str = "") -> None:
+    def box(self, ran: str, *notes: str, lead: str = "", methods: bool = False) -> None:
         """The result box at the top of the page (``ch<N>_result_box``): on one phone screen
-        the ``lead`` and the count of the statuses, then every finding in words, ``notes`` and
-        what ``ran``."""
+        the ``lead`` (the chapter's finding in plain words, also saved as ``finding.md`` for
+        the front page), a link to the chapter's methods page when it has one (``methods``),
+        the count of the statuses, then every finding in words, ``notes`` and what ``ran``."""
         if not str(ran).strip():
             raise ValueError("ran must say what ran in this build (the models, the profile)")
         findings = counted(self.rows)
@@ -220,7 +221,13 @@ class Report:
         tally_line = (f"**In this build, {'; '.join(head)}.**" if head else
                       "**This chapter reports no result in this build.**")
         lead = " ".join(str(lead).split())
-        lines = [mark + lead, "", tally_line, ""] if lead else [mark + tally_line, ""]
+        if lead:
+            book.write_atomic(book.results_dir(self.chapter) / "finding.md", lead + "\n")
+        link = ([f"*How each number was measured, and its checks: "
+                 f"{{doc}}`Methods and checks <{self.chapter}_methods>`.*", ""]
+                if methods else [])
+        lines = ([mark + lead, "", *link, tally_line, ""] if lead
+                 else [mark + tally_line, "", *link])
         aside = [f"{plural(len(gates), 'precondition')} ({tally(r['status'] for r in gates)})"
                  ] if gates else []
         aside += [f"{len(blocked)} not run"] if blocked else []
@@ -228,7 +235,7 @@ class Report:
         items = [f"* {prose(r['result'])}: *{escape(status_line(r, short=True))}*"
                  for r in findings]
         # a lead takes the lines of three findings, a long one more
-        first = first_screen(lead, [tally_line, *aside], items,
+        first = first_screen(lead, [*link[:1], tally_line, *aside], items,
                              BOX_FIRST - 3 if lead else BOX_FIRST)
         lines += items[:first]
         if len(findings) > first:
