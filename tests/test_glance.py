@@ -72,42 +72,36 @@ def test_only_built_chapters_are_read_and_missing_tables_say_not_run(results):
 
 def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     text = glance.page(results, BUILT, CHAPTERS, DOCS, tmp_path / "front.svg")
-    table = text.split("## The findings")[1].split("## The preconditions")[0]
+    table = text.split("## The findings")[1].split("## Every system")[0]
     rows = [line for line in table.splitlines() if line.startswith("| {doc}")]
     assert len(rows) == 7  # four findings, two built chapters without one, one not executed
     first = rows[0]
-    # no split row, no HTML tag: the claim's math typeset, a bar outside math escaped
-    assert "$p_S$ \\| $p_I$ on the front, $\\langle b\\rangle = 1/2$" in first
-    # status second, so a phone shows it; the result names what it is about, then the claim
-    assert first.split(" | ")[1] == "reproduced" and "| **front**: $p_S$" in first
-    assert "| 0.731 [0.701, 0.760]; paper 0.750; largest \\|z\\| 1.23 |" in first
+    # one row per claim: the claim, its numbers, its status last
+    assert first.startswith("| {doc}`Ch. 1 <../notebooks/01_alpha>`: front | ")
+    assert "| 0.731 [0.701, 0.760]; paper 0.750; largest \\|z\\| 1.23 | reproduced |" in first
     assert "paper_value" not in table and "check_max_z" not in table and "nan" not in table
-    assert rows[2].split(" | ")[1] == "**differs**" and "**peak**: peak generalization" in rows[2]
+    assert rows[2].endswith("| **differs** |") and ": peak |" in rows[2]
     # width 3 needs two significant figures at one decimal; the text paper value stays text
     assert "| 12.5 [11.0, 14.0]; paper 70-80 years |" in rows[2]
-    # a stand-in says so after the status; a reference that is not the paper's is named
-    assert rows[3].split(" | ")[1] == "reproduced, on a stand-in: a simulated tree"
+    # a stand-in is marked, not spelled out in every row; a reference not the paper's is named
+    assert rows[3].endswith("| reproduced † |") and "a simulated tree" not in table
     assert "0.100 [0.050, 0.150]; compared with no change 0" in rows[3]
     assert "{doc}`Ch. 3 <../notebooks/03_gamma>`" in rows[5] and glance.NOT_RUN in rows[5]
     assert "98765" not in text and "stale claim" not in text
     # a tally counts the findings measured; what was not run is listed, not counted
     assert ("Of 3 findings measured in this build: 2 reproduced, 1 differs (4 more not run, "
             "listed with the reason)." in text)
-    # preconditions apart, never counted; the significance policy stated once
-    gates = text.split("## The preconditions")[1].split("## The checks")[0]
-    assert "**gate**: the model does the task" in gates and "1 met" in gates
-    policy = text.split("## The significance policy")[1].split("## The findings")[0]
-    assert "practical margin" in policy and "Holm" in policy and "0.001" in policy
-    # the checks are listed apart, after the findings
-    checks = text.split("## The checks")[1].split("## Every system")[0]
-    assert "**bound**: the certificate's gap" in checks and "bound" not in table
-    # the vocabulary is listed, every status with its meaning, before the tables
-    words = text.split("## What the statuses mean")[1].split("## The findings")[0]
+    # preconditions and checks apart, folded, never counted; then the statuses and the policy
+    folded = text.split(":::{dropdown} The preconditions and the checks")[1].split(":::")[0]
+    assert "gate" in folded and "1 met" in folded and "bound" in folded
+    assert "bound" not in table
+    words = text.split(":::{dropdown} What the statuses mean")[1]
     for name in glance.STATUSES[:-1]:
         assert f"- **{name}**: " in words
     assert f"- **{glance.NOT_RUN}**: " in words
+    assert "practical margin" in words and "Holm" in words and "0.001" in words
     figure = tmp_path / "front.svg"
-    # one figure (its phone variant rides inside, in a metadata section renderers skip)
+    # one figure (a phone variant, if any, rides inside in a section renderers skip)
     assert figure.is_file()
     assert figure.read_text().split(plotting.PHONE_START)[0].count("<svg") == 1
     assert ":alt: Scatter of 3 measured systems" in text and "3 from chapter 1" in text
@@ -120,18 +114,23 @@ def test_page_without_any_front_points_says_so(tmp_path):
     assert text.count(glance.NOT_RUN) >= 4
 
 
-def test_front_page_states_the_build_in_a_few_lines(results):
+def test_front_page_states_each_chapters_finding_then_the_tally_folded(results):
+    (results / "01_alpha" / "finding.md").write_text("The front holds within 0.01.\n")
     text = glance.in_brief(results, BUILT, CHAPTERS, DOCS, stale={"04_delta"})
     lines = text.strip().splitlines()
-    # checks apart; preconditions and results not run are named, never counted as findings
-    assert lines[0] == ("**In the build you are reading**, 3 findings: 2 reproduced, 1 differs; "
-                        "not counted: 1 precondition (1 met), 3 not run (every one, with its "
-                        "numbers: {doc}`glance`).")
-    assert lines[2] == "- Ch. 1, {doc}`Alpha <../notebooks/01_alpha>`: 2 reproduced, 1 differs"
+    assert lines[0] == "## What this build found"
+    # the finding each chapter's box leads with, in one line; without one, its tally
+    assert lines[2] == ("- **Ch. 1, {doc}`Alpha <../notebooks/01_alpha>`.** The front holds "
+                        "within 0.01.")
+    assert lines[3] == f"- **Ch. 2, {{doc}}`Beta <../notebooks/02_beta>`.** {glance.NOT_RUN}."
     # stale tables of a chapter that did not run are never read; a stale run says so
-    assert lines[4] == "- Ch. 3, {doc}`Gamma <../notebooks/03_gamma>`: not run in this build"
+    assert lines[4] == "- **Ch. 3, {doc}`Gamma <../notebooks/03_gamma>`.** Not run in this build."
     assert lines[5].endswith("(previous good run; latest failed)")
-    assert len(lines) == 2 + len(CHAPTERS) and "98,765" not in text
+    # the tally of claims follows, one click away; preconditions and not run never counted
+    folded = text.split(":::{dropdown}")[1]
+    assert ("3 findings: 2 reproduced, 1 differs; not counted: 1 precondition (1 met), 3 not "
+            "run. Each one, with its numbers: {doc}`glance`.") in folded
+    assert "- Ch. 1: 2 reproduced, 1 differs" in folded and "98,765" not in text
 
 
 def test_the_models_page_identifies_a_split_file_by_its_hash():

@@ -5,6 +5,7 @@ import json
 
 import jupytext
 import nbformat
+import yaml
 
 from semres.pipeline import book, inputs
 
@@ -70,3 +71,40 @@ def test_a_page_whose_code_changed_is_staged_as_it_ran(tmp_path):
     ran = _executed(path)
     path.write_text(CHAPTER.replace("1 + 1", "1 + 2").replace("Closing", "New"))
     assert book.with_current_prose(path, ran) == ran
+
+
+def _glued(name):
+    return {"output_type": "display_data", "data": {"text/plain": "1"},
+            "metadata": {"scrapbook": {"name": name, "mime_prefix": ""}}}
+
+
+def test_a_methods_heading_splits_the_page_and_each_part_keeps_the_others_glue(tmp_path):
+    cells = [nbformat.v4.new_markdown_cell("# Title\n\nThe finding."),
+             nbformat.v4.new_code_cell("glue('a', 1)", outputs=[_glued("a")]),
+             nbformat.v4.new_markdown_cell("## Methods and checks\n\n### The fit window"),
+             nbformat.v4.new_code_cell("glue('b', 2)", outputs=[_glued("b")]),
+             nbformat.v4.new_markdown_cell("## Details\n\nText.")]
+    cells = json.loads(json.dumps(cells))
+    nb = {"cells": cells, "metadata": {}}
+    page, methods = book.split_methods(nb)
+    assert [c["source"] for c in page["cells"] if c["cell_type"] == "markdown"] == \
+        ["# Title\n\nThe finding."]
+    # the methods page is titled by its heading, its sections one level up
+    assert [c["source"] for c in methods["cells"] if c["cell_type"] == "markdown"] == \
+        ["# Methods and checks\n\n## The fit window", "# Details\n\nText."]
+    # each page carries the other's glued values in a removed cell, and only those
+    for part, other in ((page, "b"), (methods, "a")):
+        carried = part["cells"][1]
+        assert carried["metadata"]["tags"] == ["remove-cell"]
+        assert [o["metadata"]["scrapbook"]["name"] for o in carried["outputs"]] == [other]
+    assert book.split_methods({"cells": cells[:2]}) == ({"cells": cells[:2]}, None)
+    # the staged table of contents lists a chapter's methods page under it
+    (tmp_path / "01_a_methods.ipynb").write_text("{}")
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: intro\nparts:\n- caption: C\n  chapters:\n"
+                   "  - file: notebooks/01_a\n  - file: notebooks/02_b\n")
+    book.add_methods_pages(toc, tmp_path)
+    chapters = yaml.safe_load(toc.read_text())["parts"][0]["chapters"]
+    assert chapters == [{"file": "notebooks/01_a",
+                         "sections": [{"file": "notebooks/01_a_methods"}]},
+                        {"file": "notebooks/02_b"}]

@@ -52,10 +52,11 @@ FIGURE_TEXT = {"desktop": "caption", "phone": 12.0}
 PHONE_SCREEN = 844
 #: the smallest text a table may show (CSS px), at every width: read without zooming
 TABLE_TEXT = 12.0
-#: the longest a chapter may be, in phone screens (390 x 844 CSS px): chapter 5, the longest
-#: experiment, in 15; every other in 20 (details beyond go to dropdowns or an appendix page)
-SCREENS = {"05_llm_years": 15}
-MOST_SCREENS = 20
+#: the longest a chapter's page may be, in phone screens (390 x 844 CSS px) with every prose
+#: fold open: a page a reader finishes (the machinery goes to its "Methods and checks" page)
+MOST_SCREENS = 15
+#: a chapter's first result figure starts within this many phone screens
+FIGURE_SCREENS = 2
 #: a result box opens with a sentence of at least this many words (what came out)
 LEAD_WORDS = 8
 #: the left border of a result box for each outcome (book/_static/semres.css), as computed
@@ -66,10 +67,16 @@ BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "googl
 
 
 def _pages() -> list[str]:
-    """Every page in the table of contents, as its path in the HTML build without suffix."""
+    """Every page in the table of contents, as its path in the HTML build without suffix, with
+    each chapter's "Methods and checks" page (the book stages it under its chapter)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [toc["root"]] + [c["file"] for part in toc.get("parts", [])
-                            for c in part.get("chapters", [])]
+    chapter = {c.name for c in runner.chapters()}
+    pages = [toc["root"]]
+    for part in toc.get("parts", []):
+        for c in part.get("chapters", []):
+            pages += [c["file"]] + ([f"{c['file']}_methods"] if Path(c["file"]).name in chapter
+                                    else [])
+    return pages
 
 
 # Runs first in the page's <head>: every script error, failed promise, console.error call and
@@ -209,14 +216,22 @@ window.addEventListener("load", async () => {
     .filter(el => !el.closest("sub, sup, mjx-container, .math") &&
       [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
     .map(el => parseFloat(getComputedStyle(el).fontSize)));
-  // how tall the page is (CSS px) at this width
+  // how tall the page is (CSS px) at this width, and with every prose fold (a dropdown) open;
+  // where its first figure starts
   const pageHeight = Math.max(page.scrollHeight, document.body.scrollHeight);
+  const figure = [...main.querySelectorAll("img")].find(i => i.getBoundingClientRect().width
+    && !(i.getAttribute("src") || "").includes("_static"));
+  const figureTop = figure ? Math.round(figure.getBoundingClientRect().top + window.scrollY) : -1;
+  for (const d of main.querySelectorAll("details.sd-dropdown")) d.open = true;
+  await new Promise(r => setTimeout(r, 100));
+  const openHeight = Math.max(page.scrollHeight, document.body.scrollHeight);
   const cap = main.querySelector("figcaption") || main.querySelector("p");
   const caption = cap ? parseFloat(getComputedStyle(cap).fontSize) : 16;
   const report = {width: window.innerWidth, wide, noAlt, unresolved, links, pageWidth, nan,
                   resultBox, resultHeight, resultTop, leadText, outcome, resultColor, uncued, unnumbered, figures, caption,
                   inlineMath, displayMath, text: parseFloat(getComputedStyle(main).fontSize),
                   tableText: Number.isFinite(tableText) ? tableText : null, pageHeight,
+                  openHeight, figureTop,
                   errors: window.__semresErrors || [],
                   codeLine: (main.querySelector("p.semres-code")?.textContent || "")};
   parent.postMessage(JSON.stringify(report), "*");
@@ -333,12 +348,11 @@ def screens(height: float) -> float:
 
 
 def too_long(chapter: str, height: float) -> list[str]:
-    """A chapter page longer than its limit in phone screens (:data:`SCREENS`), as a problem."""
-    most = SCREENS.get(chapter, MOST_SCREENS)
-    if screens(height) <= most:
+    """A chapter page longer than :data:`MOST_SCREENS` phone screens, as a problem."""
+    if screens(height) <= MOST_SCREENS:
         return []
-    return [f"{screens(height):.1f} phone screens long ({height:,.0f} px at 390 px), more than "
-            f"{most}"]
+    return [f"{screens(height):.1f} phone screens long with its prose folds open "
+            f"({height:,.0f} px at 390 px), more than {MOST_SCREENS}"]
 
 
 def _broken_links(page: Path, links: list[str]) -> list[str]:
@@ -415,7 +429,10 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     if report["tableText"] is not None and report["tableText"] < TABLE_TEXT - 0.05:
         problems.append(f"table text at {report['tableText']:.1f} px, under {TABLE_TEXT:.0f} px")
     if where == "chapter" and kind == "phone":
-        problems += too_long(Path(page).name, report["pageHeight"])
+        problems += too_long(Path(page).name, report["openHeight"])
+        if not 0 <= report["figureTop"] <= FIGURE_SCREENS * PHONE_SCREEN:
+            problems.append(f"first figure starts {report['figureTop']} px down, not within "
+                            f"the first {FIGURE_SCREENS} phone screens")
     problems += small_display_math(report)
     if where == "chapter":
         problems += [f"figure without a numbered caption: {f}" for f in report["unnumbered"]]
@@ -775,22 +792,29 @@ def test_probe_measures_result_box_scroll_cue_and_figure_numbers(tmp_path):
 SIZED_PAGE = """<!DOCTYPE html><html><body style="margin:0"><main>
 <table style="font-size:{cell}px"><tr><th>Share correct (%)</th></tr>
 <tr><td>5<sub>x</sub> and <code style="font-size:{code}px">code</code></td></tr></table>
-<div style="height:{tall}px">tall</div></main></body></html>
+<div style="height:{tall}px">tall</div>
+<details class="sd-dropdown"><summary>more</summary><div style="height:{fold}px">x</div></details>
+<img src="plot.svg" alt="A plot" style="width:200px;height:50px">
+</main></body></html>
 """
 
 
 @pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
-def test_probe_measures_table_text_and_page_height(tmp_path):
-    """Table text under 12 px and a chapter over its phone screens are found; a subscript is not
-    table text; chapter 5 may take 15 screens, another 20."""
+def test_probe_measures_table_text_page_height_with_folds_open_and_first_figure(tmp_path):
+    """Table text under 12 px, a chapter over its phone screens once its prose folds are open,
+    and where its first figure starts are found; a subscript is not table text."""
     page = tmp_path / "sized.html"
-    page.write_text(SIZED_PAGE.format(cell=12, code=11, tall=16 * PHONE_SCREEN))
+    (tmp_path / "plot.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="200" '
+                                       'height="50"><rect width="200" height="50"/></svg>')
+    page.write_text(SIZED_PAGE.format(cell=12, code=11, tall=10 * PHONE_SCREEN,
+                                      fold=6 * PHONE_SCREEN))
     report = _render(page, 390)[390]
     assert report["tableText"] == 11  # the code in a cell, not the subscript beside it
-    assert report["pageHeight"] >= 16 * PHONE_SCREEN
-    assert too_long("05_llm_years", report["pageHeight"]) and \
-        not too_long("06_vlm_shapes", report["pageHeight"])
-    assert "more than 15" in too_long("05_llm_years", report["pageHeight"])[0]
-    page.write_text(SIZED_PAGE.format(cell=12, code=12, tall=100))
+    assert report["pageHeight"] < 11 * PHONE_SCREEN <= 16 * PHONE_SCREEN <= report["openHeight"]
+    assert not too_long("05_llm_years", report["pageHeight"])
+    assert "more than 15" in too_long("05_llm_years", report["openHeight"])[0]
+    assert 10 * PHONE_SCREEN < report["figureTop"] < 11 * PHONE_SCREEN
+    page.write_text(SIZED_PAGE.format(cell=12, code=12, tall=100, fold=100))
     report = _render(page, 390)[390]
     assert report["tableText"] == 12 and report["pageHeight"] <= 900  # the frame's own height
+    assert 0 < report["figureTop"] < PHONE_SCREEN

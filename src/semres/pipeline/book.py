@@ -230,11 +230,9 @@ def split_methods(nb: dict) -> tuple[dict, dict | None]:
     if at is None:
         return nb, None
     parts = [cells[:at], cells[at:]]
-    heading = "".join(parts[1][0]["source"]).lstrip()
-    parts[1][0] = {**parts[1][0], "source": heading[1:]}  # the page's title
-    for k, cell in enumerate(parts[1][1:], 1):
-        if cell["cell_type"] == "markdown":  # its sections one level up, under that title
-            text = "".join(cell["source"])
+    for k, cell in enumerate(parts[1]):  # every heading one level up: the first is its title
+        if cell["cell_type"] == "markdown":
+            text = "".join(cell["source"]).lstrip() if k == 0 else "".join(cell["source"])
             parts[1][k] = {**cell, "source": re.sub(r"(?m)^#(#+ )", r"\1", text)}
 
     def glued(part):

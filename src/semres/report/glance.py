@@ -12,7 +12,7 @@ import pandas as pd
 from semres.core import theory
 
 from . import plotting
-from .box import checks_tally, measured, row_places, status_line, tally
+from .box import checks_tally, measured, row_places, stand_in, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS
 from .numbers import escape, fmt, plural, prose
 from .verdicts import NOT_MEASURED, POLICY, STATUSES, VOCABULARY, reference
@@ -93,22 +93,20 @@ def _numbers(row: dict) -> str:
 
 
 def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
-    """The overview table in MyST (``docs``: chapter -> page), the status second so that it
-    stays on a phone's screen."""
-    lines = ["| Chapter | Status | Result: the claim tested | This build [95%]; paper or "
-             "compared with ± margin; largest \\|z\\| |",
-             "| --- | --- | --- | --- |"]
+    """One row per claim in MyST (``docs``: chapter -> page): the claim, its numbers, and its
+    status, which a dagger marks when it was obtained on a stand-in."""
+    lines = ["| Claim | This build [95% interval]; the paper or the comparison ± margin "
+             "| Status |", "| --- | --- | --- |"]
     for row in table.to_dict("records"):
         name = row["chapter"]
         link = f"{{doc}}`Ch. {int(name[:2])} <{docs[name]}>`" if name in docs else _cell(name)
-        known = row["status"] in (*STATUSES, NOT_RUN)
-        status = _cell(status_line(row)) if known else _cell(row["status"])
         result = prose(row.get("result")) if fmt(row.get("result")) != "—" else ""
-        claim = prose(row.get("statement")) if fmt(row.get("statement")) != "—" else "—"
-        what = f"**{result}**: {claim}" if result else claim
+        what = result or (prose(row.get("statement")) if fmt(row.get("statement")) != "—"
+                          else "—")
         numbers = "—" if row["status"] == NOT_RUN else _numbers(row)
-        lines.append(f"| {link} | {'**' + status + '**' if row['status'] == 'differs' else status}"
-                     f" | {what} | {numbers} |")
+        status = _cell(row["status"]) + (" †" if stand_in(row) else "")
+        lines.append(f"| {link}: {what} | {numbers} | "
+                     f"{'**' + status + '**' if row['status'] == 'differs' else status} |")
     return "\n".join(lines) + "\n"
 
 
@@ -125,12 +123,13 @@ def vocabulary() -> str:
 
 
 def front_figure(front: pd.DataFrame, path: Path):
-    """Every measured system on the (p_I, p_S) plane with the theory curves, saved to ``path``."""
-    fig, ax = plotting.subplots(figsize=(7.0, 5.6))
+    """Every measured system on the (p_I, p_S) plane with the theory curves, saved to ``path``:
+    as narrow as a phone's column, so that it reads there as drawn."""
+    fig, ax = plotting.subplots(figsize=(plotting.PHONE_WIDTH, 6.2))
     p_i = np.linspace(0.5, 1.0, 201)
     ax.plot(p_i, theory.front(p_i), color=plotting.THEORY, label="universal front (Thm. 1)")
     ps, pi = theory.linear_circle(np.linspace(0.0, 1.0, 201))
-    ax.plot(pi, ps, color=plotting.THEORY_ALT, ls="--", label="linear decay, circle (Prop. 1)")
+    ax.plot(pi, ps, color=plotting.THEORY_ALT, ls="--", label="linear decay (Prop. 1)")
     markers = "osD^v<>pP*X"
     for k, (name, grp) in enumerate(front.groupby("chapter", sort=True)):
         color = plotting.CYCLE[k % len(plotting.CYCLE)]
@@ -146,7 +145,8 @@ def front_figure(front: pd.DataFrame, path: Path):
                         label=f"Ch. {int(name[:2])}: {system}")
     ax.set(xlabel="identification $p_I$", ylabel="generalization $p_S$")
     ax.axhline(0.5, color="0.8", lw=0.8, zorder=0)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1,
+               fontsize=plotting.MIN_FONT, frameon=False)
     plotting.save(plotting.legible(fig), path)
     plt.close(fig)
     return path
@@ -154,34 +154,44 @@ def front_figure(front: pd.DataFrame, path: Path):
 
 def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
              docs: dict[str, str], page: str = "glance", stale=()) -> str:
-    """The front page's results: this build's findings by status, then a line per chapter; a
-    chapter in ``stale`` says its numbers are its last good run's."""
+    """The front page's results: each chapter's finding in one line (the lead of its result box,
+    ``finding.md``), then every claim counted by status, one click away; a chapter in ``stale``
+    says its numbers are its last good run's."""
     table, _ = read_tables(results, built)
     findings, gates = _split(table)
     counted = findings[findings.status != NOT_RUN]
     order = (*STATUSES[:-1], NOT_RUN)
+    lines = ["## What this build found", ""]
+    for name, title in chapters.items():
+        said = Path(results) / name / "finding.md"
+        rows = counted[counted.chapter == name]
+        said = ("Not run in this build." if name not in built else
+                said.read_text().strip() if said.is_file() else
+                f"Its findings: {tally(rows.status, order)}." if len(rows) else NOT_RUN + ".")
+        link = f"{{doc}}`{escape(title)} <{docs[name]}>`" if name in docs else escape(title)
+        lines.append(f"- **Ch. {int(name[:2])}, {link}.** {said}"
+                     + (f" ({STALE})" if name in stale else ""))
     aside = []
     if len(gates):
         aside.append(f"{plural(len(gates), 'precondition')} ({tally(gates.status, order)})")
     if len(counted) < len(findings):
         aside.append(f"{len(findings) - len(counted)} not run")
-    aside = ", ".join(aside)
-    lines = [f"**In the build you are reading**, {plural(len(counted), 'finding')}: "
-             f"{tally(counted.status, order)}" + (f"; not counted: {aside}" if aside else "")
-             + f" (every one, with its numbers: {{doc}}`{page}`).", ""]
+    lines += ["", f":::{{dropdown}} Every claim of this build, counted by status",
+              f"{plural(len(counted), 'finding')}: {tally(counted.status, order)}"
+              + (f"; not counted: {', '.join(aside)}" if aside else "")
+              + f". Each one, with its numbers: {{doc}}`{page}`.", ""]
     for name, title in chapters.items():
         rows = counted[counted.chapter == name]
-        what = tally(rows.status, order) if name in built and len(rows) else NOT_RUN
-        link = f"{{doc}}`{escape(title)} <{docs[name]}>`" if name in docs else escape(title)
-        lines.append(f"- Ch. {int(name[:2])}, {link}: {what}"
-                     + (f" ({STALE})" if name in stale else ""))
-    return "\n".join(lines) + "\n"
+        lines.append(f"- Ch. {int(name[:2])}: "
+                     + (tally(rows.status, order) if name in built and len(rows) else NOT_RUN))
+    return "\n".join(lines + [":::"]) + "\n"
 
 
 def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: dict[str, str],
          figure: Path) -> str:
-    """The generated part of the overview page: the statuses, the tables and the figure
-    (written to ``figure``); chapters not in ``built`` show as not run."""
+    """The generated part of the overview page: a row per claim, the figure (written to
+    ``figure``), then the preconditions, the checks and what the statuses mean, folded;
+    chapters not in ``built`` show as not run."""
     table, front = read_tables(results, built)
     absent = [{"chapter": n, "title": t, "statement": "(chapter did not execute)",
                "status": NOT_RUN} for n, t in chapters.items() if n not in built]
@@ -194,44 +204,42 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
     findings, gates = _split(table)
     counted = findings[findings.status != NOT_RUN]
     order = (*STATUSES[:-1], NOT_RUN)
-    text = ["## What the statuses mean", "",
-            "Every status below is computed by `semres.report.status` from the row's numbers, "
-            "by one rule for the whole book. A result obtained on a stand-in (a simulated tree, "
-            "a model trained here) says so after its status.", "", vocabulary(),
-            "## The significance policy", "", escape(POLICY) + ".", "",
-            "## The findings", "",
+    text = ["## The findings", "",
             f"Of {plural(len(counted), 'finding')} measured in this build: "
             f"{tally(counted.status, order)}"
             + (f" ({len(findings) - len(counted)} more not run, listed with the reason)"
-               if len(counted) < len(findings) else "") +
-            ". The interval is the one each chapter reports "
-            "(95%; over a few replicates, Student's t); each finding's reference is given ± its "
-            "practical margin.", "", markdown_table(findings, docs)]
-    if len(gates):
-        text += ["## The preconditions", "",
-                 "Gates that decide whether a finding is measured (a model must do the task "
-                 f"before its answers are analysed), never counted as findings: "
-                 f"{tally(gates.status, order)}.", "", markdown_table(gates, docs)]
-    if len(checks):
-        text += ["## The checks", "",
-                 f"True by construction, so they test the code rather than a claim: "
-                 f"{plural(len(checks), 'check')}, {checks_tally(checks.status)}.", "",
-                 markdown_table(checks, docs)]
+               if len(counted) < len(findings) else "")
+            + ". Probabilities are unitless; a number with a unit says it. † obtained on a "
+              "stand-in, which the chapter's result box names.", "",
+            markdown_table(findings, docs)]
     text += ["## Every system on one plane", ""]
     if front.empty:
-        text.append("No chapter wrote a `front.csv` in this build, so there is nothing to place.")
-        return "\n".join(text) + "\n"
-    front_figure(front, figure)
-    systems = ", ".join(f"{len(g)} from chapter {int(n[:2])}"
-                        for n, g in front.groupby("chapter", sort=True))
-    alt = (f"Scatter of {len(front)} measured systems on the plane of identification p_I "
-           f"(horizontal) and generalization p_S (vertical), with the universal two-item front "
-           f"and Proposition 1's linear-decay curve: {systems}.")
-    # an image with a caption in words, not a numbered figure: chapter 1 starts at Fig. 1
-    text += [f"```{{image}} {figure.name}", f":alt: {alt}", ":width: 100%",
-             ":class: glance-front", "```", "",
-             "*Every system measured in this build (bars: 95% intervals) against the two-item "
-             "theory: the universal front of Theorem 1 and Proposition 1's linear decay on the "
-             "circle. The curves are for two items; a point measured with more items is "
-             "placed by its own rates.*", ""]
+        text.append("No chapter wrote a `front.csv` in this build, so there is nothing to "
+                    "place.")
+    else:
+        front_figure(front, figure)
+        systems = ", ".join(f"{len(g)} from chapter {int(n[:2])}"
+                            for n, g in front.groupby("chapter", sort=True))
+        alt = (f"Scatter of {len(front)} measured systems on the plane of identification p_I "
+               f"(horizontal) and generalization p_S (vertical), with the universal two-item "
+               f"front and Proposition 1's linear-decay curve: {systems}.")
+        # an image with a caption in words, not a numbered figure: chapter 1 starts at Fig. 1
+        text += [f"```{{image}} {figure.name}", f":alt: {alt}", ":class: glance-front", "```",
+                 "", "*Every system measured in this build (bars: 95% intervals) against the "
+                 "two-item theory. The curves are for two items; a point measured with more "
+                 "items is placed by its own rates.*", ""]
+    folded = []
+    if len(gates):
+        folded += [f"**The preconditions** decide whether a finding is measured (a model must "
+                   f"do the task before its answers are analysed); never counted as findings: "
+                   f"{tally(gates.status, order)}.", "", markdown_table(gates, docs)]
+    if len(checks):
+        folded += [f"**The checks** are true by construction, so they test the code rather "
+                   f"than a claim: {plural(len(checks), 'check')}, "
+                   f"{checks_tally(checks.status)}.", "", markdown_table(checks, docs)]
+    if folded:
+        text += [":::{dropdown} The preconditions and the checks", *folded, ":::", ""]
+    text += [":::{dropdown} What the statuses mean, and the significance policy",
+             "Every status is computed by `semres.report.status` from the row's numbers, by "
+             "one rule for the whole book.", "", vocabulary(), escape(POLICY) + ".", ":::"]
     return "\n".join(text) + "\n"
