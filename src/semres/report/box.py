@@ -53,16 +53,27 @@ def measured(row: dict) -> str:
     dec = row_places(row)
     lo, hi, head = row.get("ci_low"), row.get("ci_high"), row.get("headline")
     parts = [] if missing(head) else [fmt(head, places=dec)]
-    if not (missing(lo) or missing(hi)):
-        parts.append(f"[{fmt(lo, places=dec)}, {fmt(hi, places=dec)}]")
+    if not (missing(lo) or missing(hi)) and fmt(lo, places=dec) != fmt(hi, places=dec):
+        parts.append(f"[{fmt(lo, places=dec)}, {fmt(hi, places=dec)}]")  # none for an exact one
     return " ".join(parts)
 
 
+#: a status's verb agreeing with a count above one ("5 do not hold", "2 hold")
+PLURAL_VERBS = (("does not", "do not"), ("holds", "hold"), ("differs", "differ"),
+                ("agrees", "agree"))
+
+
 def tally(statuses, order=STATUSES) -> str:
-    """``"3 reproduced, 1 differs"``: rows per status, in ``order`` (others last)."""
+    """``"3 reproduced, 2 do not hold, 1 differs"``: rows per status, in ``order`` (others
+    last), the verb agreeing with its count."""
     counts = pd.Series(list(statuses), dtype=object).value_counts()
     named = [s for s in order if s in counts] + [s for s in counts.index if s not in order]
-    return ", ".join(f"{int(counts[s]):,} {s}" for s in named)
+
+    def said(status, n):
+        for one, many in PLURAL_VERBS if n > 1 else ():
+            status = status.replace(one, many, 1) if status.startswith(one) else status
+        return f"{n:,} {status}"
+    return ", ".join(said(s, int(counts[s])) for s in named)
 
 
 def checks_tally(statuses) -> str:

@@ -85,7 +85,7 @@ def _numbers(row: dict) -> str:
     if value is not None and row.get("status") not in NOT_MEASURED:
         tol = row.get("margin")
         parts.append(f"{_cell(what.removeprefix('the '))} {fmt(value, places=row_places(row))}"
-                     + (f" ± {fmt(tol)}" if fmt(tol) != "—" else ""))
+                     + (f" ± {fmt(tol)}" if fmt(tol) not in ("—", "0") else ""))
     z = pd.to_numeric(pd.Series([row.get("check_max_z")]), errors="coerce").iloc[0]
     if pd.notna(z):
         parts.append(f"largest \\|z\\| {fmt(z, places=2)}")
