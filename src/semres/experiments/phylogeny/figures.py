@@ -24,6 +24,7 @@ PANELS = ["sim_accuracy", "ood_sim_accuracy", "id_auc", "final_val_accuracy"]
 LABELS = {
     "tree_x": "patristic distance at which clades join",
     "tree_title": "species tree (held-out species in red)",
+    "gallery_x": "{n} individuals of each species",
     "band": "interval for the family of {claims} claims",
     "effect": r"effect of α {lo:g} → {hi:g} at matched $p_I$",
     "headline": "the headline: matched at the baseline's peak",
@@ -32,38 +33,56 @@ LABELS = {
 }
 
 
-def fig_tree_gallery(data: PhyloData, n_show: int = 8, per_species: int = 5):
-    """The tree as a dendrogram (average linkage, exact for an ultrametric tree; held-out
-    species in red) beside ``per_species`` images of ``n_show`` species along it."""
+def _leaf_order(data: PhyloData) -> list[int]:
+    """The species in the dendrogram's order, top to bottom (average linkage: exact for an
+    ultrametric tree)."""
     Z = linkage(squareform(data.distances, checks=False), "average")
-    # 9 pt leaf labels need about 0.14 in of height each
-    fig = plt.figure(figsize=(7.2, max(5.2, 0.14 * data.n_species + 1.0)), layout="constrained")
-    grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.5])
-    ax = fig.add_subplot(grid[0])
-    small = data.n_species <= 60
-    dn = dendrogram(Z, orientation="left", labels=data.names if small else None, ax=ax,
-                    color_threshold=0, above_threshold_color="0.3", no_labels=not small,
-                    leaf_font_size=9)
+    return dendrogram(Z, no_plot=True)["leaves"][::-1]
+
+
+def fig_tree(data: PhyloData):
+    """The species tree as a dendrogram, one 12 pt label per species (held-out species in
+    red), narrow enough for a phone: 0.22 in of height a leaf."""
+    Z = linkage(squareform(data.distances, checks=False), "average")
+    fig, ax = splot.subplots(figsize=(4.6, 0.22 * data.n_species + 1.2))
+    dendrogram(Z, orientation="left", labels=data.names, ax=ax, color_threshold=0,
+               above_threshold_color="0.3", leaf_font_size=splot.MIN_FONT)
     ood = set(data.species[data.split["ood"]])
-    for lab in ax.get_yticklabels() if small else []:
+    for lab in ax.get_yticklabels():
         if data.names.index(lab.get_text()) in ood:
             lab.set_color(splot.CYCLE[1])
     ax.set_xlabel(LABELS["tree_x"])
     ax.set_title(LABELS["tree_title"])
     ax.grid(False)
-    order = dn["leaves"][::-1]  # dendrogram leaves run bottom-up; the gallery top-down
+    return fig
+
+
+def fig_gallery(data: PhyloData, n_show: int = 6, per_species: int = 5, pad: int = 2):
+    """``per_species`` images of each of ``n_show`` species taken at even steps along the
+    tree's leaf order (top to bottom as in :func:`fig_tree`), tiled into ONE picture so that
+    a phone shows it as a grid; each row is labelled with its species (held-out in red)."""
+    order = _leaf_order(data)
     shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
-    sub = grid[1].subgridspec(n_show, per_species, hspace=0.05, wspace=0.05)
+    side = data.images.shape[1]
+    cell = side + pad
+    mosaic = np.ones((n_show * cell - pad, per_species * cell - pad, 3))
     for r, k in enumerate(shown):
         for c, img in enumerate(data.images[data.species == k][:per_species]):
-            a = fig.add_subplot(sub[r, c])
-            a.imshow(img)
-            a.set_xticks([])
-            a.set_yticks([])
-            for spine in a.spines.values():
-                spine.set_visible(False)
-            if c == 0:
-                a.set_ylabel(data.names[k], fontsize=9, rotation=0, ha="right", va="center")
+            scale = 255.0 if img.dtype == np.uint8 else 1.0
+            mosaic[r * cell:r * cell + side, c * cell:c * cell + side] = img / scale
+    fig, ax = splot.subplots(figsize=(4.6, 4.6 * n_show / per_species * 0.8 + 0.4))
+    ax.imshow(mosaic)
+    ax.set_xticks([])
+    ax.set_yticks([r * cell + side / 2 for r in range(n_show)], [data.names[k] for k in shown])
+    ood = set(data.species[data.split["ood"]])
+    for lab, k in zip(ax.get_yticklabels(), shown):
+        if k in ood:
+            lab.set_color(splot.CYCLE[1])
+    ax.tick_params(length=0)
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_xlabel(LABELS["gallery_x"].format(n=per_species))
     return fig
 
 
