@@ -36,7 +36,7 @@ def fig_trajectories(history: ToyHistory, own: dict, discrete: tuple, delta_rec:
     front_pi = np.linspace(0.5, 1, 301)
     noisy_s, noisy_i = theory.two_item(B, delta=delta_rec)
     seg_s, seg_i = segment_law(np.linspace(1e-4, 0.5, 400))
-    for ax, c in zip(axes, CONDITIONS):
+    for letter, ax, c in zip("abc", axes, CONDITIONS):
         ax.plot(front_pi, theory.front(front_pi), color=splot.THEORY_ALT, lw=1.2,
                 label=LABELS["front"])
         ax.plot(prop_i, prop_s, color=splot.THEORY, lw=1.4, label=LABELS["prop1"])
@@ -56,7 +56,7 @@ def fig_trajectories(history: ToyHistory, own: dict, discrete: tuple, delta_rec:
             ax.plot(history.p_i[k, -1], history.p_s[k, -1], "s", color=COLOURS[c], ms=3.5,
                     mec="black", mew=0.4)
         ax.plot(p_star, p_star, "k*", ms=9)
-        ax.set(title=c, xlabel="$p_I$", xlim=(0.5, 1.0), ylim=(0.48, 0.88))
+        ax.set(title=f"({letter}) {c}", xlabel="$p_I$", xlim=(0.5, 1.0), ylim=(0.48, 0.88))
     axes[0].set_ylabel("generalization $p_S$")
     splot.legend_outside(fig, axes, ncol=2)
     return fig
@@ -112,7 +112,7 @@ def fig_resolution(history: ToyHistory, eps_star: float, segment_eps_star: float
     ax_e.axhline(eps_star, color=splot.THEORY, ls="--", lw=1, label=LABELS["eps_star"])
     ax_e.axhline(segment_eps_star, color=COLOURS["segment"], ls=":", lw=1.2,
                  label=LABELS["seg_eps_star"])
-    ax_e.set(xscale="log", xlabel="epoch", ylabel=LABELS["eps"])
-    ax_d.set(xscale="log", xlabel="epoch", ylabel=LABELS["delta"])
+    ax_e.set(xscale="log", xlabel="epoch", ylabel=LABELS["eps"], title="(a) resolution")
+    ax_d.set(xscale="log", xlabel="epoch", ylabel=LABELS["delta"], title="(b) noise floor")
     splot.legend_outside(fig, [ax_e, ax_d], ncol=2)
     return fig
