@@ -24,7 +24,7 @@ def fig_collapse(mc, ps_n, turn, N, b_small, b_mc):
         ax_i.plot(sel.n, sel.mc, "o", ms=5, color=splot.CYCLE[i], mfc="white")
     ax_i.plot([], [], "k:", lw=1, label="$1/(n b)$")
     ax_i.set(xlabel="number of items $n$", ylabel="identification $p_I^n$", ylim=(1e-3, 1.1),
-             title="the $1/n$ collapse")
+             title="(a) the $1/n$ collapse")
     ax_i.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
 
     for i, bb in enumerate((0.02, 0.05, 0.1)):
@@ -35,7 +35,7 @@ def fig_collapse(mc, ps_n, turn, N, b_small, b_mc):
             ax_s.plot(sel.n, sel.mc, "o", ms=5, color=splot.CYCLE[i], mfc="white")
     ax_s.plot(N[turn], ps_n[turn], "kx", ms=8, label=f"turning points, b = {b_small}")
     ax_s.set(xlabel="number of items $n$", ylabel="generalization $p_S^n$",
-             title="non-monotonic $p_S^n$")
+             title="(b) non-monotonic $p_S^n$")
     ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
     return fig
 
@@ -50,7 +50,7 @@ def fig_optimum(ns, bs, lam_star, check, ps_star, pi_star):
     ax_b.plot(check.n, check.paper, "s", ms=5, color=splot.CYCLE[2], mfc="white",
               label="values quoted in the paper")
     ax_b.set(xlabel="number of items $n$", ylabel="optimal ball measure $b^*$",
-             title="optimal resolution")
+             title="(a) optimal resolution")
     ax_b.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
 
     BB = np.linspace(1e-4, 1, 600)
@@ -60,8 +60,8 @@ def fig_optimum(ns, bs, lam_star, check, ps_star, pi_star):
         if m <= ns[-1]:
             ax_f.plot(pi_star[m - ns[0]], ps_star[m - ns[0]], "*", ms=10, color=splot.CYCLE[i])
     diag = np.linspace(0, 1, 2)
-    ax_f.plot(diag, diag, color=splot.THEORY_ALT, lw=0.8, ls=":", label="$p_S = p_I$")
+    ax_f.plot(diag, diag, color=splot.THEORY_ALT, lw=1.2, ls=":", label="$p_S = p_I$")
     ax_f.set(xlabel="identification $p_I^n$", ylabel="generalization $p_S^n$",
-             xlim=(0, 1.02), ylim=(0, 0.8), title="fronts for several $n$")
+             xlim=(0, 1.02), ylim=(0, 0.8), title="(b) fronts for several $n$")
     ax_f.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
     return fig
