@@ -21,15 +21,24 @@
 # ```
 # ````
 #
-# A system that compares stimuli through a similarity that can only tell things apart down to
-# some resolution faces two tests that pull in opposite directions: *generalization* (which
-# stored item is nearest to a new probe?) rewards a coarse similarity, *identification* (which
-# stored item is this probe a copy of?) rewards a fine one. This chapter derives, with SymPy and
-# from the case analysis alone, the two-item laws of {cite}`nurisso2026bound` (Theorems 1–2):
-# the success rates depend on the geometry only through the mean and variance of the measure of
-# a resolution ball, and, on a homogeneous space, they lie on one universal front
-# $p_S = \tfrac12 + 2(1-p_I) - 4(1-p_I)^2$. A Monte Carlo engine then checks every formula on a
-# circle, a segment, a sphere and a heterogeneous discrete space with distance ties.
+# ```{glue:figure} ch1-fig-front
+# :name: ch1-fig-front
+# :alt: Success rates against the ball measure with the three regimes shaded, and the same curves as a front in the identification-generalization plane with the optimum at three quarters.
+#
+# The universal two-item law ({prf:ref}`thm-two-item`: a homogeneous space, no noise). Left:
+# generalization $p_S$ and identification $p_I$ against the ball measure $b$, with three regimes
+# shaded (the edge of the small-$\varepsilon$ regime at $b = 0.1$ is a visual cut). Right: the
+# same curves in the $(p_I, p_S)$ plane, coloured by regime; dotted, the closed form
+# $p_S(p_I)$; the star, the optimum $p_S = p_I = 3/4$. The efficient branch climbs from
+# $(p_I, p_S) = (1, 1/2)$ at $b = 0$ to the star; the interference branch folds back below it.
+# ```
+#
+# A system that compares stimuli through a similarity of finite resolution faces two tests that
+# pull apart. *Generalization* (which stored item is nearest to a new probe?) rewards a coarse
+# similarity; *identification* (which stored item is this probe a copy of?) rewards a fine one.
+# This chapter derives the two-item laws of {cite}`nurisso2026bound` (Theorems 1–2) with SymPy
+# from a case analysis alone, then checks every formula by Monte Carlo on four spaces. How each
+# check was made is on the page {doc}`Methods and checks <01_pareto_front_methods>`.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -54,7 +63,7 @@ from semres.report import GOOD, Z_MAX, fmt, open_chapter, tables, tally
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
 
 # %% [markdown]
-# ## Setup
+# ## Two tests, one similarity
 #
 # Stimuli live in a metric probability space $(M, d, \nu)$. A model compares a probe $p$ with
 # items $x_1, \dots, x_n$ through a similarity $g(x, p) = g(d(x, p))$ and chooses with the Luce
@@ -64,22 +73,19 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # D_i = \frac{g(x_i, p)}{\sum_{k=1}^{n} g(x_k, p)},
 # $$
 #
-# falling back to the uniform choice $1/n$ when every $g$ vanishes. Its *success* on a trial is
-# the Luce mass on the correct item (an expected accuracy, not an argmax). There are two tests:
+# or uniformly when every $g$ vanishes. Its *success* on a trial is the Luce mass on the correct
+# item, an expected accuracy rather than an argmax. In the **similarity** test the probe and the
+# items are drawn independently from $\nu$, and the item nearest to the probe is correct (all of
+# them, when several are equally near). In the **identification** test one item, chosen
+# uniformly, is copied as the probe, and that item is correct.
 #
-# * **similarity (generalization):** the probe and the items are drawn independently from
-#   $\nu$; the correct item is the one nearest to the probe (in a discrete space several items
-#   may be equally near, and then all of them are correct);
-# * **identification:** the items are drawn from $\nu$ and one of them, chosen uniformly, is
-#   copied as the probe; that item is the correct answer.
-#
-# In this chapter $n = 2$ (the paper's "3-item test": two references and a probe). The
-# similarity is the constant kernel of resolution $\varepsilon$ and noise $\Delta$,
-# $g_{\varepsilon;\Delta}(x, y) = 1$ if $d(x, y) \le \varepsilon$ and $\Delta$ otherwise, a
-# step-shaped caricature of Shepard's generalization gradient {cite}`shepard1987`. What matters
-# about the geometry is the *ball measure* $b_p = \nu(B_\varepsilon(p))$, its mean
-# $\langle b\rangle = \mathbb{E}_p\, b_p$ and its variance $\operatorname{Var}(b)$ over
-# $p \sim \nu$; a space is *homogeneous* when $b_p = b$ for every $p$.
+# Here $n = 2$ (the paper's "3-item test": two references and a probe). The similarity is a step
+# of resolution $\varepsilon$ and noise $\Delta$: $g_{\varepsilon;\Delta}(x, y) = 1$ when
+# $d(x, y) \le \varepsilon$ and $\Delta$ otherwise, a caricature of Shepard's generalization
+# gradient {cite}`shepard1987`. The geometry enters only through the *ball measure*
+# $b_p = \nu(B_\varepsilon(p))$, through its mean $\langle b\rangle$ and its variance
+# $\operatorname{Var}(b)$ over probes $p \sim \nu$. A space is *homogeneous* when every ball has
+# the same measure $b$.
 #
 # :::{dropdown} The setup in a picture
 # ```{glue:figure} ch1-fig-setup
@@ -87,16 +93,16 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # :alt: Three panels: a probe on a circle with its resolution ball and two items, bar charts of similarity and Luce choice probability for the two items, and sketches of the identification and similarity tests.
 #
 # The setup. (a) A probe $p$ on a circle and its resolution ball $B_\varepsilon(p)$ (blue arc),
-# whose measure is $b_p$; item $x_1$ falls inside, $x_2$ outside. (b) The constant kernel
+# whose measure is $b_p$; item $x_1$ falls inside, $x_2$ outside. (b) The step similarity
 # gives $x_1$ similarity 1 and $x_2$ the noise level $\Delta$; the Luce rule turns these into
-# choice probabilities (hatched: similarity, solid: choice; colours as in (a)). (c) The two tests:
-# in identification the probe is a copy of one item,
-# in similarity it is a new point and the correct item is the nearest one.
+# choice probabilities (hatched: similarity, solid: choice; colours as in (a)). (c) The two
+# tests: in similarity the probe is a new point and the nearest item is correct; in
+# identification the probe is a copy of one item.
 # ```
 # :::
 
 # %% [markdown]
-# ## Two items: the statements
+# ## The two-item laws
 #
 # ```{prf:theorem} Two items, no noise (paper Thm. 1)
 # :label: thm-two-item
@@ -132,22 +138,16 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # and both decrease monotonically in $\Delta$.
 # ```
 #
-# The form with $\Delta$ is derived here independently (the paper states the noiseless case);
-# {prf:ref}`thm-two-item` is its $\Delta = 0$ case.
-
-# %% [markdown]
-# ## Derivation
-#
-# Fix the probe $p$. Each item falls in $B_\varepsilon(p)$ independently with probability
-# $b_p$, so the number $K$ of items inside is binomial, $K \sim \mathrm{Bin}(2, b_p)$.
-# In the **similarity** test: if $K = 1$ the item inside is strictly nearer than the one
-# outside, so it is the correct item and gets Luce mass $1/(1+\Delta)$; if $K = 0$ or $K = 2$
-# both items have the same similarity and the correct one gets $\tfrac12$. In the
-# **identification** test the copied item is always inside the probe's ball; the other item
-# falls inside with probability $b_p$ (mass $\tfrac12$) or outside (mass $1/(1+\Delta)$).
-# SymPy builds the conditional expectations from these cases and then averages over the probe,
-# where $\mathbb{E}_p\, b_p = \langle b\rangle$ and
-# $\mathbb{E}_p\, b_p^2 = \langle b\rangle^2 + \operatorname{Var}(b)$.
+# The paper states the noiseless case; the form with $\Delta$ is derived here, and
+# {prf:ref}`thm-two-item` is its $\Delta = 0$ case. The derivation is one case analysis. Fix the
+# probe $p$: the number $K$ of items inside its ball is binomial, $K \sim \mathrm{Bin}(2, b_p)$.
+# In the **similarity** test, $K = 1$ makes the item inside the correct one, with Luce mass
+# $1/(1+\Delta)$; with $K = 0$ or $K = 2$ the two items look alike and the correct one gets
+# $\tfrac12$. In the **identification** test the copied item is always inside the ball; the other
+# item is inside with probability $b_p$ (mass $\tfrac12$) or outside (mass $1/(1+\Delta)$).
+# SymPy averages these cases over the probe, with $\mathbb{E}_p\, b_p = \langle b\rangle$ and
+# $\mathbb{E}_p\, b_p^2 = \langle b\rangle^2 + \operatorname{Var}(b)$, and asserts that the
+# result is each theorem:
 
 # %%
 b, Delta, mean_b, var_b, p_I = sp.symbols(
@@ -187,12 +187,128 @@ display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
         sp.Eq(sp.Symbol("p_I"), mean_b / 2 + sp.factor(pI_derived - mean_b / 2)))
 
 # %% [markdown]
-# Both derived expressions equal the statements of {prf:ref}`thm-two-item` and
-# {prf:ref}`thm-two-item-noise`. The monotonicity in $\Delta$ follows from the derivatives,
-# which SymPy puts in a form whose sign is evident
-# ($\langle b\rangle - \langle b\rangle^2 - \operatorname{Var}(b) = \mathbb{E}_p[b_p(1 - b_p)]$
-# is half the probability that exactly one of the two items falls in the ball, hence
-# $\ge 0$).
+# Both rates fall as the noise grows (their derivatives in $\Delta$, asserted on the methods
+# page, are never positive). On a homogeneous space, solving the identification law for $b$ and
+# substituting it into the similarity law gives the front of {prf:ref}`thm-two-item`.
+# Generalization peaks at $b^\ast =$ {glue:text}`ch1_b_opt:.2f`, where
+# $p_S = p_I =$ {glue:text}`ch1_p_opt:.2f`; noise lowers this peak without moving it. From
+# $b = 0$ to $b = 1$ the front crosses three regimes ({numref}`ch1-fig-front`):
+#
+# 1. **small $\varepsilon$** ($b \to 0$): every probe is its own class, $p_I \to 1$ and
+#    $p_S \to \tfrac12$ (chance): perfect identification, no generalization;
+# 2. **tradeoff** ($0 < b < \tfrac12$): a coarser resolution buys generalization with
+#    identification, at the exchange rate $\mathrm{d}p_S/\mathrm{d}p_I = -2(1 - 2b)$;
+# 3. **interference** ($b > \tfrac12$): balls overlap so much that both rates fall; each of
+#    these points is beaten on both tests by a point of the tradeoff branch.
+
+# %% [markdown]
+# ## Uneven spaces and ties
+#
+# On the circle of circumference 1 every ball of radius $\varepsilon \le \tfrac12$ has the
+# measure $b = 2\varepsilon$. On the segment $[0, 1]$ the balls near the ends are cut off, so
+# their measures differ. Identification depends on $\langle b\rangle$ alone; at equal $p_I$ the
+# segment's $p_S$ is therefore lower than the homogeneous front's by exactly
+# $\operatorname{Var}(b)$. This **cost of heterogeneity** is {glue:text}`ch1_seg_cost:.4f` at
+# $\varepsilon =$ {glue:text}`ch1_seg_cost_eps:.2f` and {glue:text}`ch1_seg_cost_max:.4f` at
+# $\varepsilon = \tfrac12$. Every space whose distances never tie pays it: unequal balls push
+# the pair below the front, never above.
+#
+# Ties change this. When both items are equally far from the probe (or are the same point),
+# both count as correct and the success is 1 instead of $\tfrac12$. So $p_S$ gains
+# $\tfrac12\tau$, where $\tau = P(d(p, x_1) = d(p, x_2))$, at any noise level, while $p_I$ stays
+# as it was. The chapter's discrete space has {glue:text}`ch1_disc_points` random points of a
+# grid, with random unequal weights and the city-block distance. At
+# $\varepsilon =$ {glue:text}`ch1_disc_eps:.0f` its tie probability is
+# $\tau =$ {glue:text}`ch1_disc_tau:.3f` and $\operatorname{Var}(b) =$
+# {glue:text}`ch1_disc_var:.4f`. At equal $p_I$ it lies
+# $\tau/2 - \operatorname{Var}(b) =$ {glue:text}`ch1_disc_excess:+.4f` from the homogeneous
+# front, {glue:text}`ch1_disc_side` it. The front bounds homogeneous spaces without ties, not
+# every space. The tie term matches an exact enumeration of every triple of points (the original
+# code got it wrong: {ref}`original-code-ties`).
+
+# %% [markdown]
+# ## The Monte Carlo check
+#
+# The book's Monte Carlo engine plays both tests directly: it draws probes and items, applies the
+# step similarity and the Luce rule, and averages the mass on the correct item. It runs on four
+# spaces: the circle and the unit sphere $S^2$ (both homogeneous), the segment (unequal balls)
+# and the discrete space (unequal balls and ties), at several $\varepsilon$ and $\Delta$, with
+# {glue:text}`ch1_trials:,` trials per cell. All {glue:text}`ch1_mc_cells` cells agree with the
+# closed forms: the largest deviation is {glue:text}`ch1_mc_maxerr:.4f` and the largest $|z|$ is
+# {glue:text}`ch1_mc_maxz:.2f` ({numref}`ch1-fig-noise-segment`). A law counts as confirmed when
+# the 95% interval of each of its cells lies within {glue:text}`ch1_mc_margin:.3f` of the closed
+# form. The paper's three laws are then marked *reproduced*; the tie term, new here, is marked
+# *holds*.
+#
+# ```{glue:figure} ch1-fig-noise-segment
+# :name: ch1-fig-noise-segment
+# :alt: Fronts for several noise levels with circle Monte Carlo points, and the circle front against the lower segment front with an inset of the variance cost.
+#
+# Left: fronts of {prf:ref}`thm-two-item-noise` on a homogeneous space for several noise levels
+# $\Delta$ (curves traced by $b$ from 0 to 1), with circle Monte Carlo estimates (dots, bars
+# $\pm 2$ standard errors, mostly smaller than the dots); noise shrinks the whole front towards
+# chance. Right: circle (black) against segment (red) for $\varepsilon \in [0, 1/2]$, with
+# Monte Carlo estimates (open circles). The segment lies below the homogeneous front by
+# $\operatorname{Var}(b)$ (inset).
+# ```
+
+# %% [markdown]
+# ## Explore the front
+#
+# Move the noise level $\Delta$, the number of items $n$ and the ball measure $b$. The blue curve
+# is Theorem 3 ({doc}`02_many_items`) for that $\Delta$ and $n$, traced by $b$ from 0 to 1; for
+# $n = 2$ it is this chapter's front. The red point is the chosen resolution; dashed is the
+# noiseless two-item front. The curves are computed from the closed forms when the chapter runs
+# and embedded in the page, so the explorer needs no server.
+
+# %% tags=["hide-input"]
+figures.front_explorer()
+
+# %% [markdown]
+# ## What this shows
+#
+# * Only the first two moments of the ball measure matter, so homogeneous spaces, circle and
+#   sphere alike, share one front. The same geometric quantity, the spread of a representation
+#   relative to its resolution, governs few-shot generalization in the analysis of
+#   {cite}`sorscher2022neural`.
+# * Chapter 2 lets the number of items grow, and the same conditioning gives the $1/n$ law.
+# * Where this build differs from the paper (a Monte Carlo check on four spaces, the noisy form
+#   derived, the tie term new) is listed at the end of {doc}`Methods and checks
+#   <01_pareto_front_methods>`.
+#
+# ## Exercises
+#
+# 1. **Fewer trials.** Run `semres run 1 -p mc_trials=20000`, a hundredth of the default.
+#    The laws are exact, so every cell should still sit within a few standard errors of its
+#    closed form, and the run's own check of each $|z|$ should still pass. But a standard error
+#    grows as one over the square root of the trials, here tenfold, so the 95% intervals grow
+#    wider than the margin. Look for: laws marked *inconclusive* instead of *reproduced* in the
+#    result box, while the largest $|z|$ stays about as large as before. The laws did not change;
+#    the check got too weak to confirm them.
+# 2. **Another random space.** Run `semres run 1 -p seed=1`. It draws a new discrete space and new
+#    Monte Carlo streams. The tie term still matches the exact enumeration to machine precision
+#    (the run asserts it), and every law should still be confirmed. Look for: the new $\tau$ and
+#    $\operatorname{Var}(b)$ under "Uneven spaces and ties". Whether the discrete space lies above
+#    or below the front depends only on whether $\tau/2$ exceeds $\operatorname{Var}(b)$.
+# 3. **The paper's budget.** Run `semres run 1 -p profile=paper`: more trials per cell and a
+#    larger discrete space (it takes minutes). Intervals shrink as one over the square root of
+#    the trials. Look for: a smaller reach in the result box's last sentence, and largest $|z|$
+#    values of the same size as before, since $z$ does not shrink with more trials.
+
+# %% [markdown]
+# ## Methods and checks
+#
+# This part holds the machinery behind {doc}`the chapter <01_pareto_front>`: the rest of the
+# derivation, the segment's moments, the tie term against an exact enumeration, the Monte Carlo
+# engine with its full table, and the rule that turns a law's cells into one verdict.
+#
+# ### The rest of the derivation
+#
+# The derived expressions equal the statements of {prf:ref}`thm-two-item` and
+# {prf:ref}`thm-two-item-noise` (asserted in the chapter). Their monotonicity in $\Delta$ follows
+# from the derivatives, which SymPy puts in a form whose sign is evident:
+# $\langle b\rangle - \langle b\rangle^2 - \operatorname{Var}(b) = \mathbb{E}_p[b_p(1 - b_p)]$ is
+# half the probability that exactly one of the two items falls in the ball, hence $\ge 0$.
 
 # %%
 dpS = sp.factor(sp.diff(pS_derived, Delta))
@@ -204,12 +320,11 @@ assert sp.simplify(dpS - (-2 * one_inside_half / (1 + Delta) ** 2)) == 0
 assert sp.simplify(dpI - (-(1 - mean_b) / (1 + Delta) ** 2)) == 0
 
 # %% [markdown]
-# ### The front, its optimum and its three regimes
-#
-# On a homogeneous space ($\operatorname{Var}(b) = 0$, $\langle b\rangle = b$) we eliminate $b$
-# by solving the identification law for it and substituting into the similarity law, first
-# without noise and then with $\Delta$. The optimum of generalization solves
-# $\mathrm{d}p_S/\mathrm{d}b = 0$.
+# On a homogeneous space ($\operatorname{Var}(b) = 0$, $\langle b\rangle = b$) the front comes from
+# eliminating $b$: solve the identification law for it and substitute into the similarity law,
+# first without noise and then with $\Delta$. The optimum of generalization solves
+# $\mathrm{d}p_S/\mathrm{d}b = 0$; the cell also asserts the efficient branch and the exchange
+# rate quoted in the chapter.
 
 # %%
 homog = {var_b: 0, mean_b: b}
@@ -251,39 +366,15 @@ glue("ch1_b_of_pI_noisy", sp.Eq(sp.Symbol("b"), sp.factor(b_of_pI_noisy[0])), di
 # ```
 #
 # and the front is $p_S = \tfrac12 + \frac{1-\Delta}{1+\Delta}\, b(1-b)$ at that $b$; at
-# $\Delta = 0$ it reduces to the universal front (asserted above). Generalization peaks at
-# $b^\ast =$ {glue:text}`ch1_b_opt:.2f` with
-# $p_S = p_I =$ {glue:text}`ch1_p_opt:.2f`; the noise does not move the optimum, it only
-# lowers it. Moving along $b$ from 0 to 1 crosses three regimes:
-#
-# 1. **small $\varepsilon$** ($b \to 0$): every probe is its own class, $p_I \to 1$ and
-#    $p_S \to \tfrac12$ (chance) — perfect identification, no generalization;
-# 2. **tradeoff** ($0 < b < \tfrac12$): a coarser resolution buys generalization with
-#    identification, at the exchange rate $\mathrm{d}p_S/\mathrm{d}p_I = -2(1 - 2b)$;
-# 3. **interference** ($b > \tfrac12$): balls overlap so much that both rates fall; these
-#    points are dominated by points of the tradeoff branch.
+# $\Delta = 0$ it reduces to the universal front (asserted above).
 
 # %% [markdown]
-# ```{glue:figure} ch1-fig-front
-# :name: ch1-fig-front
-# :alt: Success rates against the ball measure with the three regimes shaded, and the same curves as a front in the identification-generalization plane with the optimum at three quarters.
+# ### The segment's moments
 #
-# The universal two-item law ({prf:ref}`thm-two-item`, homogeneous space, $\Delta = 0$). Left:
-# $p_S$ and $p_I$ against the ball measure $b$, with the three regimes shaded (the edge of the
-# small-$\varepsilon$ regime at $b = 0.1$ is a visual cut). Right: the same curves as a front in
-# the $(p_I, p_S)$ plane, coloured by regime; the dotted line is the closed form
-# $p_S(p_I)$ and the star the optimum $p_S = p_I = 3/4$. The efficient branch runs from
-# $(p_I, p_S) = (1, 1/2)$ at $b = 0$ up to the star; the interference branch folds back below it.
-# ```
-
-# %% [markdown]
-# ## Heterogeneity: the segment
-#
-# On the circle of circumference 1 every ball of radius $\varepsilon \le \tfrac12$ has measure
-# $b = 2\varepsilon$. On the segment $[0, 1]$ with the uniform measure, balls near the ends are
-# cut off, $b_p = \min(p + \varepsilon, 1) - \max(p - \varepsilon, 0)$, so the space is not
-# homogeneous. SymPy integrates $b_p$ and $b_p^2$ over the three pieces of $[0, 1]$ (for
-# $\varepsilon \le \tfrac12$) and feeds the moments into {prf:ref}`thm-two-item`.
+# On the segment $[0, 1]$ with the uniform measure,
+# $b_p = \min(p + \varepsilon, 1) - \max(p - \varepsilon, 0)$. SymPy integrates $b_p$ and $b_p^2$
+# over the three pieces of $[0, 1]$ (for $\varepsilon \le \tfrac12$) and feeds the moments into
+# {prf:ref}`thm-two-item`.
 
 # %% tags=["hide-input"]
 p, eps = sp.symbols("p varepsilon", positive=True)
@@ -316,41 +407,22 @@ seg_cost = float(seg_var.subs(eps, sp.Rational(cfg.cost_eps)))
 report.number("seg_cost_eps", cfg.cost_eps)
 
 # %% [markdown]
-# The segment has $\langle b\rangle = 2\varepsilon - \varepsilon^2$ and
+# So the segment has $\langle b\rangle = 2\varepsilon - \varepsilon^2$ and
 # $\operatorname{Var}(b) = \tfrac23\varepsilon^3 - \varepsilon^4$, hence
 # $p_S = \tfrac12 + 2\varepsilon - 5\varepsilon^2 + \tfrac{10}{3}\varepsilon^3$ and
-# $p_I = 1 - \varepsilon + \tfrac12\varepsilon^2$. Because $p_I$ depends on $\langle b\rangle$
-# only, a segment and a homogeneous space with the same $p_I$ have the same $\langle b\rangle$,
-# and the segment's $p_S$ is lower by exactly $\operatorname{Var}(b)$: the **cost of
-# heterogeneity**. At $\varepsilon =$ {glue:text}`ch1_seg_cost_eps:.2f` it is
-# {glue:text}`ch1_seg_cost:.4f`, rising to {glue:text}`ch1_seg_cost_max:.4f` at
-# $\varepsilon = \tfrac12$. The same holds in any space where distances tie with probability
-# zero: variance in the ball measure pushes the pair below the homogeneous front, never above
-# it. Spaces with ties are different, as the discrete example below shows.
+# $p_I = 1 - \varepsilon + \tfrac12\varepsilon^2$; the engine's segment has the same moments
+# (asserted).
 
 # %% [markdown]
-# ## Monte Carlo check
+# ### Ties: the corrected law against exact enumeration
 #
-# The book's Monte Carlo engine plays the tests directly: it draws probes and items from the
-# space, applies the kernel and the Luce rule, and averages the mass on the correct
-# item. We run it on four spaces with several $\varepsilon$ and $\Delta$:
-#
-# * the **circle** of circumference 1 ($b = 2\varepsilon$);
-# * the **segment** $[0, 1]$ (moments derived above);
-# * the unit **sphere** $S^2$ with geodesic distance, where a cap of angular radius
-#   $\varepsilon$ has measure $b = (1 - \cos\varepsilon)/2$;
-# * a **discrete** space: random points on an integer grid with the city-block distance and
-#   random, unequal weights — heterogeneous, and full of exact distance ties.
-#
-# Ties need one more term. In a discrete space the two items can be equally far from the probe
-# (including the case $x_1 = x_2$); then both are correct, both have the same similarity, and
-# the success is 1 instead of $\tfrac12$. Conditioning on a tie therefore adds
-# $\tfrac12\,\tau$, with $\tau = P(d(p, x_1) = d(p, x_2))$, to $p_S$ of
-# {prf:ref}`thm-two-item-noise` — for any $\Delta$, because tied items are on the same side of
-# the ball boundary. The identification law is unchanged (the ball of a point contains the
-# point itself). We check this corrected theory against an exact enumeration of all
-# $(p, x_1, x_2)$ triples with the Luce rule (`exact_two_item`), then against the engine (the
-# original code got this term wrong: see {ref}`original-code-ties`).
+# In a discrete space the two items can be equally far from the probe, $x_1 = x_2$ included.
+# Conditioning on a tie adds $\tfrac12\,\tau$ to $p_S$ of {prf:ref}`thm-two-item-noise` for any
+# $\Delta$, because tied items sit on the same side of the ball's boundary; the identification
+# law is unchanged, since the ball of a point contains the point. The cell checks this corrected
+# theory against an exact enumeration (`exact_two_item`) that applies the Luce rule to every
+# triple $(p, x_1, x_2)$, for each radius of the check and two noise levels. The grid is
+# {glue:text}`ch1_disc_grid` × {glue:text}`ch1_disc_grid`.
 
 # %%
 disc = discrete.discrete_space(cfg.discrete_grid, cfg.discrete_points, stream("discrete_space"))
@@ -387,14 +459,19 @@ report.text("disc_side", "above" if quantity.disc_excess > 0 else "below")
 
 # %% [markdown]
 # The corrected theory agrees with the exact enumeration to machine precision for every
-# $\varepsilon$ and $\Delta$ tried. The space has {glue:text}`ch1_disc_points` points; at
-# $\varepsilon =$ {glue:text}`ch1_disc_eps:.0f` the tie probability is
-# $\tau =$ {glue:text}`ch1_disc_tau:.3f` and $\operatorname{Var}(b) =$
-# {glue:text}`ch1_disc_var:.4f`, so neither correction is small. At equal $p_I$ the space lies
-# $\tau/2 - \operatorname{Var}(b) =$ {glue:text}`ch1_disc_excess:+.4f` from the homogeneous
-# front, that is {glue:text}`ch1_disc_side` it: ties can lift a space above the front. (These
-# derived quantities, with the optimum and the segment's cost, are saved in `quantities.csv`.)
-# Now the engine, with {glue:text}`ch1_trials:,` trials per cell.
+# $\varepsilon$ and $\Delta$ tried. The derived quantities the chapter quotes (the optimum, the
+# segment's cost, the discrete space's $\tau$, $\operatorname{Var}(b)$ and offset) are saved in
+# `quantities.csv`.
+
+# %% [markdown]
+# ### The Monte Carlo engine and its table
+#
+# One cell is a space, a radius $\varepsilon$, a noise level $\Delta$ and a test. On the sphere
+# with geodesic distance a cap of angular radius $\varepsilon$ has measure
+# $b = (1 - \cos\varepsilon)/2$. Each cell draws from its own named random stream, and the cell
+# asserts that every estimate lies within {glue:text}`ch1_zmax:.0f` standard errors of its
+# closed form. The table below has one row per space, $\varepsilon$ and $\Delta$, with both tests
+# side by side; it is saved as `mc_check.csv`.
 
 # %%
 space_of = {"circle": spaces.Circle(), "segment": spaces.Segment(), "sphere": spaces.Sphere(),
@@ -424,48 +501,21 @@ report.number("mc_margin", settings.MC_MARGIN)  # the practical margin of every 
 report.number("disc_grid", cfg.discrete_grid)
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
-# %% tags=["hide-input", "hide-output"]
+# %% tags=["hide-input"]
 # the table, one row per space, eps and Delta, both tests side by side
 tables.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
              **{"p_S z": "{:+.2f}", "p_I z": "{:+.2f}", "delta": "{:.1f}"})
 
 # %% [markdown]
-# All {glue:text}`ch1_mc_cells` cells agree with theory: the largest deviation is
-# {glue:text}`ch1_mc_maxerr:.4f` and the largest $|z|$ is {glue:text}`ch1_mc_maxz:.2f`
-# (asserted below {glue:text}`ch1_zmax:.0f`; the full table is folded above and saved as
-# `mc_check.csv`). Each law is one finding over its cells: a cell's deviation (estimate minus
-# closed form) and its 95% interval are set against a practical margin of
-# {glue:text}`ch1_mc_margin:.3f` (half a percentage point, about a line's width on the paper's
-# plots of a success probability). A law holds when every cell's interval lies inside the
-# margin; the cell whose interval reaches farthest from its closed form heads its row in the
-# box at the top, and each law's cells are saved beside `mc_check.csv`.
-
-# %% [markdown]
-# ## Noise and heterogeneity move the front
+# ### How a law is judged
 #
-# Plotted, the two corrections look as derived: a noise level $\Delta > 0$ pulls every point of
-# the homogeneous front towards chance, and the segment runs below the circle by
-# $\operatorname{Var}(b)$, with the Monte Carlo points on their curves
-# ({numref}`ch1-fig-noise-segment`).
-#
-# :::{dropdown} The fronts with noise, and the segment against the circle
-# ```{glue:figure} ch1-fig-noise-segment
-# :name: ch1-fig-noise-segment
-# :alt: Fronts for several noise levels with circle Monte Carlo points, and the circle front against the lower segment front with an inset of the variance cost.
-#
-# Left: fronts of {prf:ref}`thm-two-item-noise` on a homogeneous space for several noise levels
-# $\Delta$ (curves traced by $b$ from 0 to 1), with circle Monte Carlo estimates (dots, bars
-# $\pm 2$ standard errors, mostly smaller than the dots); noise shrinks the whole front towards
-# chance. Right: circle (black) against segment (red) for $\varepsilon \in [0, 1/2]$, with
-# Monte Carlo estimates (open circles). The segment lies below the homogeneous front by
-# $\operatorname{Var}(b)$ (inset), the cost of heterogeneity.
-# ```
-# :::
-
-# %%
-report.figure("setup", figures.fig_setup())
-report.figure("front", figures.fig_front())
-report.figure("noise-segment", figures.fig_noise_segment(mc, seg_moments, cfg.deltas))
+# Each law is one finding over its cells. A cell's deviation (estimate minus closed form) and its
+# 95% interval are set against a practical margin of {glue:text}`ch1_mc_margin:.3f`, half a
+# percentage point of success probability, which is thinner than a plotted line in the paper's
+# figures. A law is confirmed when every cell's interval lies inside the margin; the cell whose
+# interval reaches farthest from its closed form heads the law's row in the result box. Each
+# law's cells are saved beside `mc_check.csv` (`cells_*.csv`). The cell below also builds the
+# box's lead from these rows.
 
 # %%
 # the book's overview: each law one finding over its Monte Carlo cells (their deviations from
@@ -497,59 +547,39 @@ for table, (result, statement) in laws.items():
 report.save()
 
 # %% tags=["hide-input"]
-# the result box at the top of the page, opened by what came out
+# the result box at the top of the page: its lead is the chapter's finding, opened by what came out
 reach, largest_z = verdicts.reach(report.rows), float(mc["z"].abs().max())
-held = (f"The paper's two-item laws hold on all four spaces: the farthest interval of the "
-        f"{len(mc)} Monte Carlo cells reaches {fmt(reach, places=4)} from its closed form, "
-        f"inside the practical margin of {fmt(settings.MC_MARGIN)}")
-not_held = (f"Not every two-item law is confirmed in this build "
-            f"({tally(r['status'] for r in report.rows)}, against a practical margin of "
-            f"{fmt(settings.MC_MARGIN)}), though each of the {len(mc)} Monte Carlo cells lies "
-            f"within {fmt(largest_z, places=1)} standard errors of its closed form")
-lead = ((held if all(r["status"] in GOOD for r in report.rows) else not_held)
-        + ". So generalization and identification trade along one front, "
-        "$p_S = \\tfrac12 + 2(1-p_I) - 4(1-p_I)^2$, whatever the space's shape, and a "
-        "space whose distances tie gains exactly $\\tau/2$ in generalization.")
+confirmed = (f"Monte Carlo on four spaces matches every law within {fmt(reach, places=4)}"
+             if all(r["status"] in GOOD for r in report.rows) else
+             f"Monte Carlo does not confirm every law in this build "
+             f"({tally(r['status'] for r in report.rows)}, against a margin of "
+             f"{fmt(settings.MC_MARGIN)}), though each of its {len(mc)} cells lies within "
+             f"{fmt(largest_z, places=1)} standard errors of its closed form")
+ties = ("a space with distance ties above it" if quantity.disc_excess > 0 else
+        "and so does this build's space with distance ties")
+lead = (f"With two stored items, a coarser similarity trades identification for generalization "
+        f"along one curve: generalization peaks at a success probability of "
+        f"{fmt(quantity.p_opt)}, where identification has dropped to {fmt(quantity.p_opt)}. "
+        f"Spaces with unequal neighbourhoods lie below the curve, {ties}. {confirmed}.")
 report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} Monte Carlo trials per cell on "
-           "the circle, segment, sphere and a discrete space", lead=lead)
+           "the circle, segment, sphere and a discrete space", lead=lead, methods=True)
 
 # %% [markdown]
-# ## Explore the front
+# ### The figures
 #
-# Move the noise level $\Delta$, the number of items $n$ and the ball measure $b$. The blue
-# curve is Theorem 3 ({doc}`02_many_items`) for that $\Delta$ and $n$, traced by $b$ from 0
-# to 1; for $n = 2$ it is the front of this chapter. The red point is the chosen resolution;
-# dashed is the noiseless two-item front. Every curve is computed from the closed forms in
-# `semres.core.theory` when the chapter runs and embedded in the page, so the explorer needs no
-# server and no network; without JavaScript the same figure shows as an image.
+# The chapter's three figures are drawn here, after the computations they show, and placed on
+# the chapter page.
 
-# %% tags=["hide-input"]
-figures.front_explorer()
+# %%
+report.figure("setup", figures.fig_setup())
+report.figure("front", figures.fig_front())
+report.figure("noise-segment", figures.fig_noise_segment(mc, seg_moments, cfg.deltas))
 
 # %% [markdown]
-# ## What this shows, and where it differs from the paper
+# ### Where this build differs from the paper
 #
-# * The two-item laws follow from one case analysis on how many items fall in the probe's
-#   resolution ball; SymPy builds them from those cases and they agree with the paper's
-#   {prf:ref}`thm-two-item`. The noisy form {prf:ref}`thm-two-item-noise`, the explicit noisy
-#   front and the segment's moments are derived here, not quoted; every one is checked by
-#   Monte Carlo on four different spaces.
-# * Only the first two moments of the ball measure matter. Homogeneous spaces — circle and
-#   sphere alike — fall on one universal front; heterogeneity costs exactly
-#   $\operatorname{Var}(b)$ in generalization at fixed identification. The same geometric
-#   quantity, the spread of a representation relative to its resolution, governs few-shot
-#   generalization in the analysis of {cite}`sorscher2022neural`.
-# * In discrete spaces, distance ties add $\tau/2$ to $p_S$, and this space lies
-#   {glue:text}`ch1_disc_side` the homogeneous front ({glue:text}`ch1_disc_excess:+.4f` at
-#   equal $p_I$): the front bounds homogeneous spaces without ties, not every space. The tie
-#   term matches an exact enumeration and the engine (the original code's version is
-#   discussed in {doc}`/book/original_code`).
-# * Chapter 2 lets the number of items grow, and the same conditioning gives the $1/n$ law.
-#
-# :::{dropdown} Where this build differs from the paper
-# * the laws are checked by Monte Carlo with {glue:text}`ch1_trials:,` trials per cell on
-#   circle, segment, sphere and a discrete space of {glue:text}`ch1_disc_points` points on a
-#   {glue:text}`ch1_disc_grid` × {glue:text}`ch1_disc_grid` grid, a check added here
-# * the noisy form, the explicit noisy front and the segment's moments are derived here, and
-#   the tie term $\tau/2$ for discrete spaces is new here
-# :::
+# * the laws are checked by Monte Carlo with {glue:text}`ch1_trials:,` trials per cell on the
+#   circle, the segment, the sphere and a discrete space of {glue:text}`ch1_disc_points` points
+#   on a {glue:text}`ch1_disc_grid` × {glue:text}`ch1_disc_grid` grid, a check added here;
+# * the noisy form, the explicit noisy front and the segment's moments are derived here, and the
+#   tie term $\tau/2$ for discrete spaces is new here.

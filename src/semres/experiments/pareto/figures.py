@@ -48,7 +48,10 @@ def fig_setup():
     ax.annotate("$x_2$", at(-30, 1.22), ha="center")
     ax.annotate(r"$B_\varepsilon(p)$", at(probe - eps_deg - 18, 0.66), color=blue, ha="center")
     ax.text(0, -0.15, r"$b_p = \nu(B_\varepsilon(p))$", ha="center")
-    ax.set(title="(a) probe and ball", xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), aspect="equal")
+    # anchored at the top of its cell: a square box centred lower than (b) would come after it
+    # in the phone layout, which orders panels by their top edge
+    ax.set(title="(a) probe and ball", xlim=(-1.5, 1.5), ylim=(-1.1, 1.45), aspect="equal",
+           anchor="N")
     ax.axis("off")
 
     # (b) the Luce rule on the two items of panel (a), with noise Delta outside the ball;
