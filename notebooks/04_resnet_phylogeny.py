@@ -38,11 +38,12 @@
 # classifier's validation accuracy, which collapses at α = 1, where the cross-entropy is off.
 # ```
 #
-# Identification is telling a new
-# image of one species from an image of another; generalization is telling which of two
-# other species is nearer in the tree. The simulated default needs no download; the same code
-# runs on CUB-200 with a Newick tree when a reader has them ({ref}`the real data
-# <ch4-real-path>`).
+# Identification is telling a new image of one species from an image of another;
+# generalization is telling which of two other species is nearer in the tree. This is a
+# small-scale test on simulated data, with a small network trained from scratch, not a
+# replication of the paper's CUB numbers ({doc}`how this build differs
+# <04_resnet_phylogeny_methods>`); the same code runs on CUB-200 with a Newick tree
+# ({ref}`the real data <ch4-real-path>`).
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -296,11 +297,9 @@ report.figure("summaries", figures.fig_summaries(by_alpha))
 figures.effects_table(shown, alpha_lo).style.hide(axis="index")
 
 # %% [markdown]
-# Each cell is the change in the mean over seeds from α = {glue:text}`ch4_alpha_min:g`, with
-# its 95% interval. A dagger marks a claim of the result box: the claims are read together,
-# so their intervals are widened for the family. A star marks a change beyond its practical
-# margin, which is the spread between seeds (how intervals and margins are set:
-# {doc}`Methods and checks <04_resnet_phylogeny_methods>`).
+# Each cell is the change in the mean over seeds, with its 95% interval; a dagger marks a
+# claim of the result box (an interval widened for the family of claims), a star a change
+# beyond its practical margin ({doc}`how both are set <04_resnet_phylogeny_methods>`).
 #
 # ```{glue:figure} ch4-fig-tradeoff
 # :name: ch4-fig-tradeoff
@@ -358,13 +357,11 @@ figures.effects_table(shown, alpha_lo).style.hide(axis="index")
 #
 # ## Two items on a finite space
 #
-# The theory behind the tradeoff is {prf:ref}`thm-two-item`: a probe and two items drawn from
-# $\nu$, the correct item being the nearer one (similarity), or two items and a copy of one of
-# them (identification), with the constant similarity $g = \mathbf 1[d \le \varepsilon]$ and
-# the Luce rule. On a finite space two items can be *equally* near the probe with positive
-# probability: the two items may be the same point, or, in a tree, two different species may
-# share their most recent common ancestor with the probe's. Then both items are correct and
-# the Luce rule gives them the whole mass together (the original code got this term wrong: see
+# The theory behind the tradeoff is {prf:ref}`thm-two-item`, with the constant similarity
+# $g = \mathbf 1[d \le \varepsilon]$ and the Luce rule. On a finite space, such as the
+# species of a tree, two items can be *equally* near the probe: two species may share their
+# most recent common ancestor with the probe's. Then both are correct and the Luce rule gives
+# them the whole mass together (the original code got this term wrong: see
 # {ref}`original-code-ties`). Write
 # $\sigma_r(p) = \nu\{x : d(x, p) = r\}$ for the mass of the sphere of radius $r$ around $p$ and
 # $\tau_p = \sum_r \sigma_r(p)^2$ for the probability that two independent items tie.
@@ -397,12 +394,6 @@ figures.effects_table(shown, alpha_lo).style.hide(axis="index")
 # {glue:text}`ch4_check_tau:.3f`, since many species sit across the root from any probe. Such
 # triplets have no "closer species", which is why the experiment asks its generalization
 # questions only on untied triplets.
-#
-# ## What this shows, and where it differs from the paper
-#
-# These numbers test the paper's claim at small scale on simulated data, with a small
-# network trained from scratch; they do not replicate its CUB numbers. The full list of
-# differences is on the {doc}`methods page <04_resnet_phylogeny_methods>`.
 #
 # ## Exercises
 #
