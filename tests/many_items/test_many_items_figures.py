@@ -19,12 +19,12 @@ def test_figures_draw():
     N = np.arange(2, 60)
     ps_n = theory.n_item(cfg.b_small, N)[0]
     fig = figures.fig_collapse(mc, ps_n, np.array([3, 20]), N, cfg.b_small, cfg.b_mc)
-    assert len(fig.axes) == 2
+    assert [ax.get_title()[:3] for ax in fig.axes] == ["(a)", "(b)"]  # the captions' order
     plt.close(fig)
     ns = np.arange(2, 21)
     bs = np.array([theory.n_item_optimum(m) for m in ns])
     ps, pi = theory.n_item(bs, ns)
     check = pd.DataFrame({"n": [2, 10], "paper": [0.5, 0.137]})
     fig = figures.fig_optimum(ns, bs, 1.5, check, ps, pi)
-    assert len(fig.axes) == 2
+    assert [ax.get_title()[:3] for ax in fig.axes] == ["(a)", "(b)"]
     plt.close(fig)
