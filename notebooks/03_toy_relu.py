@@ -34,7 +34,8 @@
 #
 # Every network's exact $(p_I, p_S)$ during training (one line per seed; circle:
 # initialisation, square: last epoch). Black: Proposition 1, the law of a similarity that falls
-# linearly to zero (star: its optimum); grey: the all-or-nothing similarity of Theorem 1;
+# linearly to zero (star: its optimum); grey: the all-or-nothing (constant) similarity of
+# Theorem 1;
 # dashed: Theorem 2 at the reconstruction networks' noise floor $\Delta$. Coloured dashes: the
 # first seed's prediction from its own distance profile $h(d)$. (a) Circle runs, with the linear
 # profile on the same 50-point circle (dots). (b) Segment runs, with the segment's linear-decay
@@ -57,15 +58,12 @@
 # between the two optima on the same {glue:text}`ch3_n_stimuli` stimuli.
 # {glue:md}`ch3_short_sentence`
 #
-# **Reconstruction.** Networks trained to reconstruct their input never generalize
-# ($p_S =$ {glue:text}`ch3_rec_ps:.3f`). They end at $p_I =$ {glue:text}`ch3_rec_pi:.4f`
+# **Reconstruction.** Networks trained to reconstruct their input never generalize ($p_S =$
+# {glue:text}`ch3_rec_ps:.3f`). They end at $p_I =$ {glue:text}`ch3_rec_pi:.4f`
 # ([{glue:text}`ch3_rec_lo:.4f`, {glue:text}`ch3_rec_hi:.4f`]), {glue:text}`ch3_rec_gap:+.4f`
 # from Theorem 2's $1/(1 + \Delta) =$ {glue:text}`ch3_rec_pred_pi:.4f` at their fitted floor;
 # judged against a margin of ±{glue:text}`ch3_jensen:.4f`, what an uneven floor alone adds, the
 # finding reads *{glue:text}`ch3_rec_status`*.
-#
-# How each number is measured, with the Monte Carlo check of the laws, the training protocol
-# and the fit tests, is on the page {doc}`Methods and checks <03_toy_relu_methods>`.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -116,7 +114,79 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, n_se
 # $p_S$ is largest at $b^* = 1/(3 - 2\ln 2)$, where $p_S = p_I$.
 # ```
 #
-# **Derivation.** Fix the probe; the distances $u, v$ of the two items from it are independent
+# SymPy derives it, and asserts each step, on the page
+# {doc}`Methods and checks <03_toy_relu_methods>`.
+#
+# The optimum sits at $b^* =$ {glue:text}`ch3_b_star:.4f` ($\varepsilon^* =$
+# {glue:text}`ch3_eps_star:.4f`), where $p_S = p_I =$ {glue:text}`ch3_p_star:.4f`: higher than
+# the all-or-nothing similarity's $\tfrac34$, because a graded similarity still ranks the two
+# items when both fall inside the ball. At the same $b$ linear decay also identifies better
+# ($1 - (1 - \ln 2)\,b$ against $1 - b/2$): a neighbour inside the ball only partly steals
+# the mass. On the segment $[0, 1]$ the same profile peaks lower, at
+# {glue:text}`ch3_seg_peak:.4f`; that law is new here and derived on the methods page.
+#
+# ## What the networks learn
+#
+# ```{glue:figure} ch3-fig-similarity
+# :name: ch3-fig-similarity
+# :alt: The first network's learned similarity against distance at several epochs, circle and segment, with its mean profile and the fitted linear decay.
+#
+# The first seed's learned similarity at the epochs in the panel titles (epoch 0 is the
+# initialisation), circle (left) and segment (right). Dots: $\mathrm{ReLU}(w_i^\top w_j)$ for
+# every pair of stimuli, over the mean self-similarity; black: its mean $h(d)$ at each
+# distance; yellow: the fitted line with a floor, $\Delta + (1 - \Delta)\max(0, 1 -
+# d/\varepsilon)$.
+# ```
+#
+# At initialisation every pair is similar (a flat profile). Training carves a peak around
+# $d = 0$, which ReLU clips to exactly zero beyond a finite distance: the resolution is not
+# imposed, it self-organises. {glue:md}`ch3_shape_sentence`
+#
+# At each circle network's $p_S$ peak the fitted $\varepsilon$ is
+# {glue:text}`ch3_eps_at_peak:.3f` on average, close to Proposition 1's $\varepsilon^* =$
+# {glue:text}`ch3_eps_star:.3f`. It keeps shrinking after the peak ({numref}`ch3-fig-eps`):
+# the similarity loss alone keeps sharpening the kernel, which trades generalization for
+# identification along the front.
+#
+# ## What this shows
+#
+# * A network trained only to generalize gives itself a finite resolution, and its peak lies
+#   {glue:text}`ch3_peak_nearer`, without a linear profile. Its own mean profile $h(d)$ would
+#   generalize better than it does (the coloured dashes in {numref}`ch3-fig-trajectories`);
+#   the scatter of single pairs around that profile costs the difference. That the two land on the
+#   continuous law is measured here, not explained.
+# * New here: the segment's law, the own-profile prediction and exact evaluation. The Monte
+#   Carlo check of the laws, the training protocol, the fit tests and how this build differs
+#   from the paper are on the page {doc}`Methods and checks <03_toy_relu_methods>`.
+#
+# ## Exercises
+#
+# 1. **Stop early.** The circle networks peak within about {glue:text}`ch3_peak_epoch:.0f`
+#    epochs; after that the loss keeps sharpening their similarity. Train for 40 epochs:
+#    `semres run 3 -p epochs=40`. The theory predicts the same peak (the box's $p_S$ still near
+#    {glue:text}`ch3_p_star:.4f`), but the trajectories in {numref}`ch3-fig-trajectories`
+#    stop near the star instead of sliding down the right flank, and the last-epoch
+#    $\varepsilon$ stays near $\varepsilon^*$.
+# 2. **Fewer seeds.** `semres run 3 -p n_seeds=3` trains three networks per condition. The
+#    peak's interval widens (fewer networks, and Student's t on 2 degrees of freedom), but the
+#    margin of ±{glue:text}`ch3_peak_margin:.4f` is far wider, so the circle peak should still
+#    read *reproduced*; look at the interval in the box.
+# 3. **Another draw.** `semres run 3 -p seed=1` draws new initial weights and new trials. Only
+#    the noise changes, so the circle peak should land within a few standard errors
+#    ({glue:text}`ch3_peak_se:.4f`) of this build's {glue:text}`ch3_peak_ps:.4f`, and the
+#    line should again fail most of its goodness-of-fit tests (the sentence under
+#    {numref}`ch3-fig-similarity`).
+
+# %% [markdown]
+# ## Methods and checks
+#
+# How each number of {doc}`the chapter <03_toy_relu>` is measured: Proposition 1 derived in
+# SymPy, the segment's law, the Monte Carlo check of both laws, the training protocol, the three predictions for the trained
+# networks, how each peak is read, the fit tests, and where this build differs from the paper.
+#
+# ### Deriving Proposition 1
+#
+# Fix the probe; the distances $u, v$ of the two items from it are independent
 # and uniform on $[0, \tfrac12]$ (density 2). *Identification:* the copied item has $g = 1$, the
 # other $g(v)$, so the success is $1/(1 + g(v))$, which is 1 when $v > \varepsilon$.
 # *Similarity:* say $u < v$ (the other order is symmetric, a factor 2). If both items lie
@@ -156,74 +226,6 @@ assert np.allclose(derived, theory.linear_circle(grid), atol=1e-13)
 display(sp.Eq(sp.Symbol("p_S"), stated_s), sp.Eq(sp.Symbol("p_I"), stated_i))
 
 # %% [markdown]
-# The optimum sits at $b^* =$ {glue:text}`ch3_b_star:.4f` ($\varepsilon^* =$
-# {glue:text}`ch3_eps_star:.4f`), where $p_S = p_I =$ {glue:text}`ch3_p_star:.4f`: higher than
-# the all-or-nothing similarity's $\tfrac34$, because a graded similarity still ranks the two
-# items when both fall inside the ball. At the same $b$ linear decay also identifies better
-# ($1 - (1 - \ln 2)\,b$ against $1 - b/2$): a neighbour inside the ball only partly steals
-# the mass. On the segment $[0, 1]$ the same profile peaks lower, at
-# {glue:text}`ch3_seg_peak:.4f`; that law is new here and derived on the methods page.
-#
-# ## What the networks learn
-#
-# ```{glue:figure} ch3-fig-similarity
-# :name: ch3-fig-similarity
-# :alt: The first network's learned similarity against distance at several epochs, circle and segment, with its mean profile and the fitted linear decay.
-#
-# The first seed's learned similarity at the epochs in the panel titles (epoch 0 is the
-# initialisation), circle (left) and segment (right). Dots: $\mathrm{ReLU}(w_i^\top w_j)$ for
-# every pair of stimuli, over the mean self-similarity; black: its mean $h(d)$ at each
-# distance; yellow: the fitted line with a floor, $\Delta + (1 - \Delta)\max(0, 1 -
-# d/\varepsilon)$.
-# ```
-#
-# At initialisation every pair is similar (a flat profile). Training carves a peak around
-# $d = 0$, which ReLU clips to exactly zero beyond a finite distance: the resolution is not
-# imposed, it self-organises. {glue:md}`ch3_shape_sentence`
-#
-# At each circle network's $p_S$ peak the fitted $\varepsilon$ is
-# {glue:text}`ch3_eps_at_peak:.3f` on average, close to Proposition 1's $\varepsilon^* =$
-# {glue:text}`ch3_eps_star:.3f`. It keeps shrinking after the peak ({numref}`ch3-fig-eps`):
-# the similarity loss alone keeps sharpening the kernel, which trades generalization for
-# identification along the front.
-#
-# ## What this shows
-#
-# * A network trained only to generalize gives itself a finite resolution, and its peak lies
-#   {glue:text}`ch3_peak_nearer`.
-# * It gets there without a linear profile. Its own mean profile $h(d)$ would generalize
-#   better than it does (the coloured dashes in {numref}`ch3-fig-trajectories`); the scatter
-#   of single pairs around that profile costs the difference. That the two land on the
-#   continuous law is measured here, not explained.
-# * New here: the segment's linear-decay law, the own-profile prediction, exact evaluation of
-#   every trial at every epoch, and the {glue:text}`ch3_n_networks` networks trained as one
-#   batch. How this build's protocol differs from the paper's is listed on the methods page.
-#
-# ## Exercises
-#
-# 1. **Stop early.** The circle networks peak within about {glue:text}`ch3_peak_epoch:.0f`
-#    epochs; after that the loss keeps sharpening their similarity. Train for 40 epochs:
-#    `semres run 3 -p epochs=40`. The theory predicts the same peak (the box's $p_S$ still near
-#    {glue:text}`ch3_p_star:.4f`), but the trajectories in {numref}`ch3-fig-trajectories`
-#    stop near the star instead of sliding down the right flank, and the last-epoch
-#    $\varepsilon$ stays near $\varepsilon^*$.
-# 2. **Fewer seeds.** `semres run 3 -p n_seeds=3` trains three networks per condition. The
-#    peak's interval widens (fewer networks, and Student's t on 2 degrees of freedom), but the
-#    margin of ±{glue:text}`ch3_peak_margin:.4f` is far wider, so the circle peak should still
-#    read *reproduced*; look at the interval in the box.
-# 3. **Another draw.** `semres run 3 -p seed=1` draws new initial weights and new trials. Only
-#    the noise changes, so the circle peak should land within a few standard errors
-#    ({glue:text}`ch3_peak_se:.4f`) of this build's {glue:text}`ch3_peak_ps:.4f`, and the
-#    line should again fail most of its goodness-of-fit tests (the sentence under
-#    {numref}`ch3-fig-similarity`).
-
-# %% [markdown]
-# ## Methods and checks
-#
-# How each number of {doc}`the chapter <03_toy_relu>` is measured: the segment's law, the
-# Monte Carlo check of both laws, the training protocol, the three predictions for the trained
-# networks, how each peak is read, the fit tests, and where this build differs from the paper.
-#
 # ### The segment: what heterogeneity costs
 #
 # On the segment $[0, 1]$ a probe closer than $\varepsilon$ to an end has a cut ball
@@ -500,9 +502,9 @@ for c in superposition.CONDITIONS:  # the overview figure: each condition at its
 
 # %% tags=["remove-input"]
 # the sentences whose wording follows the outcome, written beside the numbers they read
-report.text("peak_nearer", "nearer Proposition 1's optimum than the constant-similarity 3/4"
+report.text("peak_nearer", "nearer Proposition 1's optimum than the all-or-nothing 3/4"
             if statuses["nearer"] else "not shown to be nearer Proposition 1's optimum than "
-            "the constant-similarity 3/4")
+            "the all-or-nothing 3/4")
 gap, gap_lo, gap_hi = (found.peak_ci[k] - P_STAR for k in ("mean", "low", "high"))
 judged = (f"judged against a margin of ±{verdicts.peak_margin(P_STAR)[0]:.4f}, half the way "
           f"to {verdicts.CONSTANT_OPTIMUM:g}, it reads *{statuses['peak']}*")
@@ -540,7 +542,7 @@ line_fit = (f"pooled over the {size['fits']} tested fits of the similarity netwo
             f"degrees of freedom, and it fails its goodness-of-fit test (p < {fits.MISFIT_P:g})"
             f" for {int(tested.misfit.sum())} of those {len(tested)} fits")
 report.text("shape_sentence", (
-    f"The profile is not a straight line, though: {line_fit}. So the fitted $\\varepsilon$ "
+    f"The profile is not a straight line, though: {line_fit}. So the fitted ε "
     "below summarises the width of a peaked, clipped profile; it is not a linear decay's "
     "resolution." if verdicts.linear_profile_misfit(trajectories) else
     f"Its flanks are close to straight lines: {line_fit}.") if size["fits"] else
