@@ -22,8 +22,27 @@
 # ````
 #
 # {cite}`nurisso2026bound` read a resolution of 70–80 years off language models asked "who was
-# born closest to year $P$?", but never set $p_I$ against $p_S$ nor varied $n$; this chapter
-# does both.
+# born closest to year $P$?"; this chapter also sets identification ($p_I$) against
+# generalization ($p_S$) and varies the number of people $n$, on small models that run on a
+# laptop. First, how much they prefer the nearer of two people:
+#
+# ```{glue:figure} ch5-fig-near
+# :name: ch5-fig-near
+#
+# The mass each model puts on the nearer of two people $2D$ years apart, against the probe's
+# distance from that person, beyond the pair (filled) and between them (open), with 95 %
+# intervals over pairs of names; lines, the fitted shape; dotted, chance (½). One panel per gap.
+# ```
+#
+# A fitted similarity has a **half-decay**, where it falls halfway to its floor, and a **return
+# to chance**, where it reaches the floor and the answers become a coin flip (the paper's
+# measure).
+#
+# ```{glue:md} ch5_near_text
+# :format: myst
+# ```
+#
+# Every fit and check: {doc}`Methods and checks <05_llm_years_methods>`.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -136,41 +155,11 @@ report.text("half_expr", f"${sp.latex(half)}$")
 # %% [markdown]
 # The last assertion is why the floor matters: without $\Delta$ a finer similarity wins both
 # tests; with it, items beyond $\approx \lambda\ln(1/\Delta)$ all weigh $\Delta$, so
-# generalization falls back to a coin flip while identification stays good.
-
-# %%
-lams = np.geomspace(*cfg.lam_range, cfg.lam_grid)
-rows = []
-for f, fl in enumerate(tqdm(cfg.lam_floors, desc="floors")):
-    for k, lm_ in enumerate(lams):
-        kern = kernels.Exponential(lm_, fl)
-        ps, pi = (luce_success(spaces.Segment(), kern, task, 2, cfg.lam_trials,
-                               stream("lambda_sweep", f, k, j))
-                  for j, task in enumerate(settings.TASKS))
-        rows.append({"floor": fl, "lambda": lm_, "p_s": ps.mean, "p_s_se": ps.stderr,
-                     "p_i": pi.mean, "p_i_se": pi.stderr})
-lam_df = pd.DataFrame(rows)
-lam_verdict = verdicts.floor_tradeoff(lam_df)
-report.table(lam_df, "lambda_sweep")
-report.figure("lambda", figures.fig_lambda(lam_df))
-report.number("lam_peak_ps", lam_verdict["peak_ps"])
-report.number("lam_peak_lam", lam_verdict["peak_lambda"])
-report.number("lam_small_ps", lam_verdict["finest_ps"])
-
-# %% [markdown]
-# On the shared engine, two items on the unit segment, with $\Delta = 0.01$: $p_S$ peaks at
-# {glue:text}`ch5_lam_peak_ps:.3f` near $\lambda =$ {glue:text}`ch5_lam_peak_lam:.3f` and
-# drops to {glue:text}`ch5_lam_small_ps:.3f` at the finest $\lambda$. The floor turns a finite
-# resolution into a tradeoff.
-#
-# :::{dropdown} The engine's curves
-# ```{glue:figure} ch5-fig-lambda
-# :name: ch5-fig-lambda
-#
-# $p_S$ (solid) and $p_I$ (dashed) against $\lambda$, with and without a floor; right, the same
-# runs on the $(p_I, p_S)$ plane.
-# ```
-# :::
+# generalization falls back to a coin flip while identification stays good. On the shared
+# engine, two items on the unit segment with $\Delta = 0.01$, $p_S$ peaks at
+# {glue:text}`ch5_lam_peak_ps:.3f` near $\lambda =$ {glue:text}`ch5_lam_peak_lam:.3f` and drops
+# to {glue:text}`ch5_lam_small_ps:.3f` at the finest $\lambda$: the floor turns a finite
+# resolution into a tradeoff ({numref}`ch5-fig-lambda`, on the methods page).
 #
 # ## Who does the task?
 #
@@ -196,25 +185,25 @@ gate_lines, detail_lines = [], []
 for a in assessed.values():
     g, r, b, pr = a["gate"], a["reverse"], a["gate"]["biases"], a["probe"]
     ok = g["verdict"] == "passes"
-    gate_lines.append(
-        f"- **{a['model']}** {'passes' if ok else 'fails'}: {g['p']:.3f} of its mass on the person "
-        f"born in $P$ (95 % interval over {g['names']} names {g['ci_low']:.3f}–{g['ci_high']:.3f}, "
-        f"{g['trials']} trials).")
-    backwards = ("it picks the right year" if r["verdict"] == "passes" else
-                 "it does not pick the right year")
-    held = ("so it holds the facts, but cannot use them to pick a person by year"
+    backwards = (f"Asked backwards (\"when was X born?\", two years listed) it "
+                 + ("picks" if r["verdict"] == "passes" else "does not pick")
+                 + f" the right year ({r['p']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}])")
+    held = (": it holds the facts, but cannot use them to pick a person by year"
             if r["verdict"] == "passes" and not ok else "")
+    gate_lines.append(
+        f"- **{a['model']}** {'passes' if ok else 'fails'}: {g['p']:.3f} [{g['ci_low']:.3f}, "
+        f"{g['ci_high']:.3f}] of its mass on the person born in $P$ (95 % interval over "
+        f"{g['names']} names, {g['trials']} trials)." + ("" if ok else f" {backwards}{held}."))
     beats_shuffled, beats_digits = pr["p_value"] < ALPHA, pr["vs_digits"]["ci_high"] < 0
     probe_words = ("the year as a quantity, beyond its digit tokens" if beats_shuffled and
                    beats_digits else "the year, but no better than its digit tokens"
                    if beats_shuffled else "no year")
     length = b["length"]
     detail_lines.append(
-        f"**{a['model']}.** Asked backwards (\"when was X born?\", two years listed) {backwards} "
-        f"({r['p']:.3f}, {r['ci_low']:.3f}–{r['ci_high']:.3f}){', ' + held if held else ''}. "
-        f"It puts {b['position']['p']:+.3f} ({b['position']['ci_low']:+.3f} to "
-        f"{b['position']['ci_high']:+.3f}) more mass on the first-listed person than an unbiased "
-        "reader" + (f" and {length['p']:+.3f} ({length['ci_low']:+.3f} to {length['ci_high']:+.3f}) "
+        f"**{a['model']}.** " + (f"{backwards}. " if ok else "")
+        + f"It puts {b['position']['p']:+.3f} [{b['position']['ci_low']:+.3f}, "
+        f"{b['position']['ci_high']:+.3f}] more mass on the first-listed person than an unbiased "
+        "reader" + (f" and {length['p']:+.3f} [{length['ci_low']:+.3f}, {length['ci_high']:+.3f}] "
                     "on the name of fewer tokens" if length is not None else "")
         + f". A linear read-out of layer {pr['best_layer']} (of {pr['layers']}) finds the birth "
         f"year of unseen names and decades within {pr['mae']:.0f} years on average (shuffled years: "
@@ -224,59 +213,6 @@ report.text("lm_gates", mathify("\n".join(gate_lines)) or "No causal LM ran in t
             markdown=True)
 report.text("lm_details", mathify("\n\n".join(detail_lines)) or "No causal LM ran.",
             markdown=True)
-
-# %% [markdown]
-# ```{glue:md} ch5_lm_gates
-# :format: myst
-# ```
-#
-# :::{dropdown} How the models are asked
-# The profile chooses among SmolLM2-135M-Instruct {cite}`allal2025smollm2`, Gemma 3 270M
-# {cite}`gemmateam2025gemma3` and Qwen2.5-Coder-0.5B- and 1.5B-Instruct
-# {cite}`hui2024qwen25coder`. The prompt lists "{Name} was born in {Y}." per person, the question,
-# and "Answer with a single name."; every listed name is scored by the summed log-probability of
-# its tokens as the continuation, so every model draws from the same {glue:text}`ch5_n_names`
-# names, without sampling or parsing. Each list is read in its order and reversed, and asked
-# about every listed person in turn, so a pull towards the first-listed, a familiar or a short
-# name cancels in every mean. Every interval counts a name once (cluster-robust, Student's $t$
-# with one degree of freedom fewer than the names). The gate has enough trials to tell a mean
-# mass of 0.55 from 0.5 (one-sided test at 5 % with 80 % power).
-#
-# Where each file comes from, and why it is the maker's own release:
-# {doc}`../book/models`.
-#
-# Every model also answers the same facts backwards ("when was {Name} born?", the two listed
-# years as options), and its hidden states are probed for the year: a linear read-out of each
-# layer, scored on names and decades it never saw, against the read-out of the year's digits
-# alone and of shuffled years ({numref}`ch5-fig-lms`).
-#
-# ```{glue:figure} ch5-fig-lms
-# :name: ch5-fig-lms
-#
-# Left: each model's mass on the correct option, two options (95 % intervals over names), asked
-# both ways; dashed, chance. Right: the error of the read-out of the birth year from each layer,
-# against shuffled years and the digits alone.
-# ```
-#
-# ```{glue:md} ch5_lm_details
-# :format: myst
-# ```
-# :::
-#
-# ## Near a person
-#
-# Uniform probes are blind to a resolution of a few decades: with two people and a probe drawn
-# uniformly from {glue:text}`ch5_blind_y0`–{glue:text}`ch5_blind_y1`, an exponential
-# similarity that falls to a floor of 0.05 within 10 years puts {glue:text}`ch5_blind_u0:.3f`
-# of its mass on the nearer person, and one that falls to it within 20 years
-# {glue:text}`ch5_blind_u1:.3f`; the same similarities pick the nearer of two people 40 years
-# apart {glue:text}`ch5_blind_n0:.2f` and {glue:text}`ch5_blind_n1:.2f` of the time when the
-# probe is 1–5 years beyond one of them. So the near design probes a few years from the nearer
-# of two people. A model does similarity when its mass on that person, within
-# {glue:text}`ch5_near_near` years, exceeds ½ and its mass {glue:text}`ch5_near_far` or more
-# years away. Two distances describe a fitted similarity: its **half-decay** (where it falls
-# halfway to its floor, $\lambda\ln 2$ for the exponential) and its **return to chance** (where
-# it reaches the floor, $\lambda\ln(1/\Delta)$), the paper's measure of 70–80 years.
 
 # %% tags=["hide-input"]
 near_results = {m: near.analyse(a["rows"], near=cfg.near_near, far=cfg.near_far,
@@ -301,23 +237,24 @@ report.table(pd.concat([gate_biases, tables.bias_rows(near_results)], ignore_ind
 if near_results:
     report.figure("near", figures.fig_near(near_results))
 SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian", "step": "step (Definition 1)"}
-near_lines, near_detail = [], []
+near_lines, near_detail, near_points = [], [], []
 for m, r in near_results.items():
     c = r["competence"]
     a, d = c["above"], c["decay"]
-    said = (f"**{m}** puts {a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] on the nearer "
-            f"person within {c['near']:g} years")
-    tests = (f"**{m}.** Within {c['near']:g} years: {pvalue(a['p_value'])} against ½ over "
-             f"{a['pairs']} pairs of names; its greedy answers pick the nearer person "
-             f"{c['greedy_near']:.3f} of the time; its mass there exceeds its mass "
-             f"{c['far']:g} or more years away by {d['p']:+.3f} ({d['ci_low']:+.3f} to "
-             f"{d['ci_high']:+.3f}, {pvalue(d['p_value'])}).")
+    said = (f"**{m}** puts {a['p']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] of its mass on "
+            f"the nearer person within {c['near']:g} years")
+    tests = (f"**{m}.** Its greedy answers pick the nearer person {c['greedy_near']:.3f} of the "
+             f"time within {c['near']:g} years; the test of its mass there against its mass "
+             f"{c['far']:g} or more years away gives {pvalue(d['p_value'])}.")
     if not r["does"]:
-        near_lines.append(f"- {said}, not detectably more than ½ or than {c['far']:g} or more "
-                          "years away: no similarity, so no resolution.")
+        near_lines.append(f"- {said}, not detectably more than ½ ({pvalue(a['p_value'])}) or "
+                          f"than {c['far']:g} or more years away: it shows no similarity of "
+                          "years, so it has no resolution to measure.")
         near_detail.append(tests)
         continue
-    b, cross = r["best"], r["crossover"]
+    b, cross, pts = r["best"], r["crossover"], r["curve"]
+    reach = int((pts.mass_ci_low <= verdicts.CHANCE_OF_TWO).sum())  # single points whose interval reaches chance
+    near_points.append({"model": m, "points": len(pts), "reach_half": reach})
     half = (f"below {b['finest_x']:g} years, the finest distance tested" if b["upper_bound"]
             else f"{b['half_decay']:.0f} years [{b['half_decay_ci_low']:.0f}, "
                  f"{b['half_decay_ci_high']:.0f}]")
@@ -325,19 +262,26 @@ for m, r in near_results.items():
     back_words = (f"; its answers return to chance about {back:.0f} years "
                   f"[{b['chance_return_ci_low']:.0f}, {b['chance_return_ci_high']:.0f}] away"
                   if np.isfinite(back) and back > 0 else
-                  ": the floor reaches the decaying part's peak, so its answers never stand "
-                  "clear of chance by more than a few hundredths and no distance of return to "
-                  "chance is defined" if np.isfinite(back) else "")
-    near_lines.append(f"- {said}, and less farther away. Its fitted "
-                      f"{SHAPE_NAMES[b['shape']]} has a half-decay of {half}, on a floor of "
-                      f"{b['relative_floor']:.2f} of an exact match's weight{back_words}"
-                      + (f" (though the {SHAPE_NAMES[b['shape']]} fails its lack-of-fit test)"
-                         if b["misfit"] else "") + ".")
+                  ". A floor that high reaches the decaying part's peak, so its answers never "
+                  "stand clear of chance by more than a few hundredths and no distance of return "
+                  f"to chance is defined: the result files record {back:.0f} years, and the "
+                  "resolution reads *not identified*" if np.isfinite(back) else "")
+    near_lines.append(
+        f"- {said} ({pvalue(a['p_value'])} against ½, over {a['pairs']} pairs of names), "
+        f"and {d['p']:.3f} [{d['ci_low']:.3f}, {d['ci_high']:.3f}] more than it puts there "
+        f"{c['far']:g} or more years away. The preference is a few hundredths, so the interval of {reach} of its "
+        f"{len(pts)} single points in the figure reaches ½; only the probes within "
+        f"{c['near']:g} years, pooled, tell it from chance. Its fitted "
+        f"{SHAPE_NAMES[b['shape']]} halves within {half}, on a floor of "
+        f"{b['relative_floor']:.2f} of an exact match's weight{back_words}"
+        + (f" (though the {SHAPE_NAMES[b['shape']]} fails its lack-of-fit test)"
+           if b["misfit"] else "") + ".")
     others = "; ".join(f"{SHAPE_NAMES[f.shape]} {f.half_decay:.0f} years, ΔAIC {f.delta_aic:.1f}"
                        for f in r["fits"].itertuples() if not f.best)
+    unit = "year" if round(cross["resolution"]) == 1 else "years"
     crossing = (f"is beyond the last probe, {cross['x_max']:.0f} years" if cross["at_bound"] else
-                f"is {cross['resolution']:.0f} years ({cross['ci_low']:.0f}–"
-                f"{cross['ci_high']:.0f})")
+                f"is {cross['resolution']:.0f} {unit} [{cross['ci_low']:.0f}, "
+                f"{cross['ci_high']:.0f}]")
     z = tables.sizing(r)
     size_words = ("" if "spread" not in z else
                   f" Its half-decay's interval reaches a factor {z['spread']:.1f} from the "
@@ -353,6 +297,8 @@ for m, r in near_results.items():
         f"trials, {crossing}: a preference only {a['p'] - 0.5:+.3f} above ½ is lost in the "
         "noise almost at once, so the crossover measures this design's power, not the "
         "similarity's width, which the half-decay measures." + size_words)
+report.table(pd.DataFrame(near_points, columns=["model", "points", "reach_half"]),
+             "lm_near_points")
 # the near design's competence tests, which the sentences quote
 report.table(pd.DataFrame([
     {"model": m, "near": c["near"], "far": c["far"], "p_near": c["above"]["p"],
@@ -375,49 +321,22 @@ for key, value in (("near_pairs", cfg.near_pairs), ("near_c0", cfg.near_centres[
     report.number(key, value)
 
 # %% [markdown]
-# ```{glue:figure} ch5-fig-near
-# :name: ch5-fig-near
-#
-# Mass on the nearer of two people $2D$ years apart against the probe's distance from that
-# person, beyond the pair (filled) and between (open); lines, the fitted shape.
-# ```
-#
-# ```{glue:md} ch5_near_text
+# ```{glue:md} ch5_lm_gates
 # :format: myst
 # ```
 #
-# :::{dropdown} The design and every fit
-# Two people are born $D$ years either side of a centre ($D =$ {glue:text}`ch5_near_Ds`;
-# {glue:text}`ch5_near_pairs` pairs of names for each $D$, each with its own centre in
-# {glue:text}`ch5_near_c0`–{glue:text}`ch5_near_c1`), with probes $x =$
-# {glue:text}`ch5_near_xs` years beyond the nearer person and, where $x < D$, between the two,
-# each on both sides and with the pair in both orders. A pull towards one name of the pair, or
-# the first-listed one, cancels in every mean, and each pair of names is one unit of every
-# interval (one-sided tests over pairs at 5 %); whether a shape fits is judged against the
-# scatter between pairs of names (a lack-of-fit test, by residual bootstrap).
-#
-# ```{glue:md} ch5_near_details
-# :format: myst
-# ```
-#
-# The paper's {glue:text}`ch5_paper_lo`–{glue:text}`ch5_paper_hi` years for Gemma-2-2B,
-# Llama-3.2-3B and Qwen2.5-7B is a reading of its Figure 5b, not a fitted number: its notebook
-# stores, per probe, the share of answers naming the earlier-born person, computes no fit and
-# no crossover, and draws a scale-free theory curve beside the data
-# ({ref}`original-code-resolution-figure` describes that figure). Every scored trial is in
-# `lm_trials.csv` (the exact prompt, each option's log-probability, one sampled answer), each
-# curve in `lm_resolution.csv`, every shape's fit in `lm_resolution_fits.csv`.
-# :::
+# A model does similarity when its mass on the nearer person, within
+# {glue:text}`ch5_near_near` years, exceeds ½ and its mass {glue:text}`ch5_near_far` or more
+# years away ({numref}`ch5-fig-near`). Probes must sit that close: a probe drawn uniformly from
+# {glue:text}`ch5_blind_y0`–{glue:text}`ch5_blind_y1` leaves an exponential similarity that
+# falls to its floor within 10 years only {glue:text}`ch5_blind_u0:.3f` of its mass on the
+# nearer person.
 #
 # ## The protocol
 #
 # A model that passes the gate is also asked at $n =$ {glue:text}`ch5_lm_ns`, against Theorem 3's
-# $1/n$ law, and along a softmax temperature applied to its scores. Theorem 3's constant kernel
-# is fitted to both tasks at once in the paper's form, without a floor, and with the floor
-# $\Delta$ a model's similarity has ({prf:ref}`ch5-prop-two-reference`); the measured rates are
-# then set against chapter 7's $n$-item floor bound at the fitted $\Delta$, the most $p_S$ any
-# similarity with that floor reaches at the measured $p_I$. A miss of Theorem 3 matters beyond
-# 0.05 of mass, the effect the gate is sized to see.
+# $1/n$ law (fitted with and without a floor), and along a softmax temperature applied to its
+# scores. A miss of Theorem 3 matters beyond 0.05 of mass, the effect the gate is sized to see.
 
 # %% tags=["hide-input"]
 protocol = {m: tables.extend(lm_protocol.analyse(a, temperatures=cfg.lm_temperatures,
@@ -433,30 +352,28 @@ for name, table in tables.protocol_tables(protocol).items():
 if protocol:
     report.figure("lm_protocol", figures.fig_protocol(protocol, near_results))
 report.text("lm_ns", ", ".join(map(str, cfg.lm_ns)), )
+
 # %% [markdown]
 # ```{glue:figure} ch5-fig-lm_protocol
 # :name: ch5-fig-lm_protocol
 #
-# The models that pass: success against $n$ with Theorem 3 (lines), and the $(p_I, p_S)$ plane
-# with uniform probes and along the temperature.
+# The models that pass the gate. (a) Success against $n$ with Theorem 3 fitted with a floor
+# (solid) and without (dotted). (b) The $(p_I, p_S)$ plane for uniform probes at $n = 2$, with
+# the front at the model's fitted floor. (c) The same plane along the softmax temperature.
+# (d) The kernel read from the model's choices, with an exponential and a floor.
 # ```
 #
 # ```{glue:md} ch5_lm_protocol_summary
 # :format: myst
 # ```
 #
-# :::{dropdown} The protocol in numbers
-# ```{glue:md} ch5_lm_protocol_text
-# :format: myst
-# ```
-# :::
-#
 # ## The encoder
 #
 # A sentence encoder's similarity of years can be read directly: all-MiniLM-L6-v2
 # {cite}`reimers2019sentence` weighs "{Name} was born in {Y}." against the question by
 # $\exp(\cos/T)$ of their embeddings, at its trained $T =$ {glue:text}`ch5_temperature:.2f`.
-# Not a chat LM, it need not match the paper.
+# Its weights are read directly, over centuries, while a causal LM's similarity shows only
+# through its choices a few decades from a person: nothing requires the two to agree.
 
 # %% tags=["hide-input"]
 emb_k = language.year_embeddings(settings.NAMES[:cfg.kernel_names],
@@ -469,12 +386,6 @@ emb_s = emb_k if same else language.year_embeddings(
 for key, value in (("temperature", T), ("kernel_names", len(emb_k.names)),
                    ("kernel_y0", emb_k.years[0]), ("kernel_y1", emb_k.years[-1])):
     report.number(key, value)
-
-# %% [markdown]
-# ### The year kernel
-#
-# $g(d)$ is the Luce weight of a person born $d$ years from the probe year relative to one born
-# in it, averaged over names, phrasings and probes.
 
 # %% tags=["hide-input"]
 prof = language.measure_kernel(emb_k, None, max_distance=cfg.fit_max)
@@ -512,44 +423,13 @@ glue(report.prefix + "shape_table", report_tables.table(
     decimals=3, headers=tables.HEADERS, floor="{:.2e}"), display=False)
 
 # %% [markdown]
-# An exact match of the year is a spike: one year off divides the weight by
+# Its year kernel $g(d)$, the Luce weight of a person born $d$ years from the probe year relative
+# to one born in it, is a spike at the exact year: one year off divides the weight by
 # {glue:text}`ch5_g1_inv:.1f`, a token-identity signal that identification can use. Beyond it the
 # weight decays over centuries ($g(100) \approx$ {glue:text}`ch5_g100:.3f`,
 # $g(300) \approx$ {glue:text}`ch5_g300:.3f`, and {glue:text}`ch5_g_far:.3f` at
-# {glue:text}`ch5_far` years); the
-# paper's single exponential with a floor {glue:text}`ch5_exp_verdict` the best description of
-# this kernel.
-#
-# :::{dropdown} The kernel, measured and fitted
-# ```{glue:figure} ch5-fig-kernel
-# :name: ch5-fig-kernel
-#
-# The encoder's year kernel (log scale, ±2 standard errors) with four fitted shapes; right, the
-# first 60 years.
-# ```
-#
-# The weight is $\exp\{(\cos(q_P, s_{P \pm d}) - \cos(q_P, s_P))/T\}$ for
-# {glue:text}`ch5_kernel_names` names and probe years
-# {glue:text}`ch5_kernel_y0`–{glue:text}`ch5_kernel_y1`; the mean is geometric, since the Luce
-# rule acts on ratios of weights. Standard errors, held-out folds and the bootstrap run over units
-# (phrasing $\times$ name $\times$ 50-year block of probes). Four shapes with a floor $\Delta$ are
-# fitted to $1 \le d \le$ {glue:text}`ch5_fit_max` by least squares on $\ln g$:
-# $A e^{-d/\lambda} + \Delta$ (the paper's), a sum of two exponentials,
-# $A(1 + d/\lambda)^{-\beta} + \Delta$ and $A e^{-(d/\lambda)^\beta} + \Delta$. They are compared
-# by their error on held-out units ({glue:text}`ch5_folds`-fold), since neighbouring distances of
-# one unit are correlated: {glue:md}`ch5_shape_verdict:myst`. The single exponential's held-out
-# error is {glue:text}`ch5_exp_rmse:.3f`. The small bumps every 10 and 100 years are the
-# tokenizer showing through: years that share their last digits look alike to the model.
-#
-# ```{glue} ch5_shape_table
-# ```
-# :::
-#
-# ### The paper's design
-#
-# Two people are born at $c \pm D$ for {glue:text}`ch5_n_centres` centres $c$, with probe years
-# from $c -$ {glue:text}`ch5_off_lo` to $c +$ {glue:text}`ch5_off_hi` every
-# {glue:text}`ch5_off_step` years.
+# {glue:text}`ch5_far` years); the paper's single exponential with a floor
+# {glue:text}`ch5_exp_verdict` the best description of it ({numref}`ch5-fig-kernel`).
 
 # %% tags=["hide-input"]
 kern_meas = kernel_fits.MeasuredKernel(prof.distance, g_meas)
@@ -603,135 +483,10 @@ report.text("wing_text", mathify(
        if wings["differ"] else ".")) if np.isfinite(wings["z"]) else "", markdown=True)
 
 # %% [markdown]
-# Fitted to $P(\text{correct})$, {prf:ref}`ch5-prop-two-reference` gives a return-to-chance
-# distance $\lambda\ln(1/\Delta) =$ {glue:text}`ch5_two_res:.0f` years (95 % interval
-# {glue:text}`ch5_two_lo:.0f`–{glue:text}`ch5_two_hi:.0f`); the paper's own measure, where the
-# preference for the nearer reference can no longer be told from chance, gives
-# {glue:text}`ch5_cross:.0f` years ({glue:text}`ch5_cross_lo:.0f`–{glue:text}`ch5_cross_hi:.0f`).
-# Neither settles as the fit window grows (below), so neither is the encoder's resolution.
+# On the paper's design, two people born $D$ years either side of a centre and probes every
+# {glue:text}`ch5_off_step` years out to {glue:text}`ch5_off_hi` years,
+# {glue:md}`ch5_enc_res_short:myst`
 #
-# :::{dropdown} The curves, window by window
-# Each point averages {glue:text}`ch5_prompts` random name pairs and phrasings; the person on the
-# probe's side is correct. The two-reference curve is fitted by binomial maximum likelihood of
-# $\lambda$ and $\Delta$, with intervals from {glue:text}`ch5_n_boot` resamples of the centres.
-# The paper's measure smooths $P(\text{correct})$ to fall monotonically and finds where it comes
-# within two binomial standard errors of ½. The fit gives
-# $\lambda =$ {glue:text}`ch5_two_lambda:.0f` years and
-# $\Delta =$ {glue:text}`ch5_two_floor:.3f`. {glue:md}`ch5_two_note:myst` The preference is
-# {glue:text}`ch5_cross_note` (the last probe lies {glue:text}`ch5_cross_xmax:.0f` years beyond
-# the nearer reference).
-#
-# ```{glue:figure} ch5-fig-resolution
-# :name: ch5-fig-resolution
-#
-# $P(\text{correct})$ against the probe's offset from the centre, references $D$ years either side
-# (dotted), ±2 standard errors; black, the fitted two-reference curve; red dashed, the measured
-# kernel.
-# ```
-#
-# Far from the pair the fitted curve misses the data (mean absolute gap more than 100 years
-# beyond $D$: {glue:text}`ch5_far_gap_fit:.3f`; for the measured kernel:
-# {glue:text}`ch5_far_gap_kernel:.3f`). {glue:md}`ch5_wing_text:myst`
-#
-# The kernel shapes are refitted on $1 \le d \le w$ for $w$ in {glue:text}`ch5_windows`, the
-# two-reference fit and the crossover on probes with $|\delta| \le w$ for $w$ in
-# {glue:text}`ch5_ref_windows`, each with a bootstrap interval. A resolution is reported only if
-# it moves by less than its own narrowest 95 % interval across the upper windows
-# ({glue:text}`ch5_stable_range` years for the kernel, {glue:text}`ch5_ref_stable_range` for the
-# design) and no fit in them stopped on a bound; the measures are tried in the order: the paper's
-# crossover, the two-reference fit, the best kernel shape.
-#
-# ```{glue:figure} ch5-fig-windows
-# :name: ch5-fig-windows
-#
-# Resolution against the fit window (95 % bootstrap intervals): the kernel shapes on
-# $1 \le d \le w$ (left), the two-reference fit and the crossover on $|\delta| \le w$ (right).
-# Crosses: fits on a bound; open circles: fits that fail their goodness-of-fit test; thick: the
-# reported measure.
-# ```
-#
-# {glue:md}`ch5_window_verdict:myst` {glue:md}`ch5_window_choices:myst` The single
-# exponential with a floor alone goes from {glue:text}`ch5_exp_w_lo:.0f` years (window
-# {glue:text}`ch5_exp_w0`) to {glue:text}`ch5_exp_w_hi:.0f` years (window
-# {glue:text}`ch5_exp_w1`) and fails its goodness-of-fit test in
-# {glue:text}`ch5_exp_w_misfits` of {glue:text}`ch5_exp_w_n` windows. The reported measure,
-# window by window:
-#
-# ```{glue} ch5_window_table
-# ```
-# :::
-
-# %% tags=["hide-input"]
-kernel_windows = kernel_fits.resolution_by_window(
-    prof, cfg.windows, cfg.window_boot, stream("kernel_windows"), temperature=T,
-    shapes=tuple(kernel_fits.SHAPES), model=MODEL)
-kernel_windows["measure"] = "kernel " + kernel_windows.measure
-live_windows = pd.concat([kernel_windows, two_reference.ref_by_window(
-    live_counts, MODEL, cfg.ref_windows, cfg.window_boot, stream("design_windows"))],
-    ignore_index=True)
-head = verdicts.headline_measure(live_windows, best_kernel=f"kernel {best_shape}",
-                                 ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
-                                 n_boot=cfg.window_boot)
-live_windows["headline"] = live_windows.measure == head.measure
-choices = verdicts.window_choices(live_windows, best_kernel=f"kernel {best_shape}",
-                                  kernel_windows=cfg.windows, ref_windows=cfg.ref_windows,
-                                  ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
-                                  n_boot=cfg.window_boot)
-robust = verdicts.same_for_every_choice(choices)
-REASON = {"misfit": "does not describe the data in windows {lo}–{hi} (goodness of fit "
-                    "p < 0.001)",
-          "bound": "stops on a bound of its range in windows {lo}–{hi}",
-          "moves": "moves by {spread:.0f} years across windows {lo}–{hi}, more than its "
-                   "narrowest interval ({width:.0f})"}
-reasons = "; ".join(f"the {verdicts.measure_name(m)} " + REASON[why].format(
-    lo=lo, hi=hi, spread=spread, width=width) for m, why, lo, hi, spread, width in head.reasons)
-if not head.decided:
-    window_text = (f"With {cfg.window_boot} bootstrap resamples per window (this profile) a "
-                   f"95 % interval has no resample in its tails, so whether the resolution of "
-                   f"{MODEL} depends on the window is not decided here.")
-elif head.stable:
-    window_text = (f"The {verdicts.measure_name(head.measure)} is stable across its upper "
-                   f"windows: {MODEL} resolves years to about {head.row['resolution']:.0f} years "
-                   f"(95 % interval {head.row['ci_low']:.0f}–{head.row['ci_high']:.0f}).")
-else:
-    window_text = (f"No measure is stable across the upper windows, so the resolution of {MODEL} "
-                   f"is not identifiable from these data: {reasons}. "
-                   + (f"The kernel is still falling at the end of the measured range ($\\ln g$ "
-                      f"drops by {-tail['slope']:.2f} ± {2 * tail['slope_se']:.2f} per 100 years "
-                      f"over $d =$ {tail['from']:.0f}–{tail['to']:.0f}), so every fitted floor "
-                      "is set by where the window ends." if tail["falling"] else
-                      "The kernel flattens at the end of the measured range, yet no fit settles "
-                      "on one resolution."))
-report.text("window_verdict", mathify(window_text), markdown=True)
-stable = choices[choices.stable]
-report.text("window_choices", "" if not head.decided else
-            f"The verdict does not depend on which windows count as upper: no measure is stable "
-            f"for any of the {len(choices)} choices." if stable.empty else
-            f"The verdict does not depend on which windows count as upper: the "
-            f"{verdicts.measure_name(stable.measure.iloc[0])} is stable for all "
-            f"{len(choices)} choices." if robust else
-            f"The verdict depends on which windows count as upper: {len(stable)} of "
-            f"{len(choices)} choices find a stable measure ("
-            + "; ".join(f"the {verdicts.measure_name(r.measure)} with {r.family} windows "
-                        f"{r.upper_windows}, {r.resolution:.0f} years" for r in stable.itertuples())
-            + "), so the resolution is not identified.", markdown=True)
-report.table(choices, "window_choices")
-report.figure("windows", figures.fig_windows(live_windows, MODEL))
-exp_rows = live_windows[live_windows.measure == "kernel exp_floor"]
-for key, value in (("exp_w_lo", exp_rows.resolution.iloc[0]),
-                   ("exp_w_hi", exp_rows.resolution.iloc[-1]),
-                   ("exp_w0", exp_rows.window.iloc[0]), ("exp_w1", exp_rows.window.iloc[-1]),
-                   ("exp_w_misfits", int(exp_rows.misfit.sum())), ("exp_w_n", len(exp_rows))):
-    report.number(key, value)
-for key, sep in (("windows", ", "), ("ref_windows", ", "), ("stable_windows", "–"),
-                 ("ref_stable", "–")):
-    report.text({"stable_windows": "stable_range", "ref_stable": "ref_stable_range"}.get(key, key),
-                sep.join(map(str, getattr(cfg, key))), )
-glue(report.prefix + "window_table", report_tables.table(
-    live_windows[live_windows.headline].drop(columns=["model", "headline"]), decimals=1,
-    headers=tables.HEADERS, csv="resolution_by_window"), display=False)
-
-# %% [markdown]
 # ### $p_S$ and $p_I$ against $n$
 #
 # The reviewers' test: $n$ people born uniformly in
@@ -798,25 +553,8 @@ report.table(enc_bound, "floor_bound_encoder")
 # to {glue:text}`ch5_ps_hi:.3f` at $n =$ {glue:text}`ch5_n_hi` (still
 # {glue:text}`ch5_nps_hi:.1f` times chance), $p_I$ from {glue:text}`ch5_pi2:.3f` to
 # {glue:text}`ch5_pi_hi:.3f`. From the mean kernel, {glue:md}`ch5_sim_fit:myst`: the real weights
-# fluctuate with the name and the years, the "noise" of the paper's noisy exponential.
-# {glue:md}`ch5_enc_t3_text:myst`
-#
-# :::{dropdown} The rates at every $n$
-# A graded kernel keeps ranking near people above far ones, so $p_S$ falls more slowly than the
-# $1/n$ of a coarse constant similarity; $p_I$ is carried by the exact-year spike. For
-# identification, {glue:md}`ch5_id_fit:myst`: the more people are listed, the likelier one of them
-# outweighs the exact match by chance.
-#
-# ```{glue:figure} ch5-fig-nsweep
-# :name: ch5-fig-nsweep
-#
-# Success against $n$ (log–log, ±2 standard errors), "who was born closest to $P$?" (left) and
-# "who was born in $P$?" (right); black, the engine's prediction; dashed, chance $1/n$.
-# ```
-#
-# ```{glue} ch5_sweep_table
-# ```
-# :::
+# fluctuate with the name and the years, the "noise" of the paper's noisy exponential
+# ({numref}`ch5-fig-nsweep`). {glue:md}`ch5_enc_t3_short:myst`
 #
 # ### The temperature
 #
@@ -855,7 +593,330 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 # %% [markdown]
 # {glue:md}`ch5_tradeoff_verdict:myst`
 #
-# :::{dropdown} The encoder on the $(p_I, p_S)$ plane
+# (ch5-external)=
+# ## Others' answers
+#
+# The same analyses run on answers this build did not compute: result files in the book's tidy
+# schema, or the authors' LLM pickles where the reader allows them (unpickling runs code).
+#
+# ```{glue:md} ch5_ext_text
+# :format: myst
+# ```
+#
+# ## Exercises
+#
+# 1. **Four times the questions.** `semres run 5 -p causal_trials=640` (it scores the models
+#    anew: long on a CPU). {glue:md}`ch5_exercise_t3:myst` Look at the Theorem 3 lines in the
+#    result box.
+# 2. **Another draw.** `semres run 5 -p seed=1` draws new names, pairs, centres and trials.
+#    By {prf:ref}`ch5-prop-two-reference` a similarity without a floor, like the encoder's mean
+#    kernel, shows no tradeoff at any draw: the sentence on the temperature should again find
+#    none, and a causal LM's preference for the nearer person should again be a few hundredths
+#    above ½.
+
+# %% [markdown]
+# ## Methods and checks
+#
+# How each number of {doc}`the chapter <05_llm_years>` is measured: the engine's curves, how
+# the models are asked, the near design and every fit, the protocol in numbers, the encoder's
+# kernel and the paper's design window by window, the rates at every $n$, the temperature, and
+# where this build differs from the paper.
+#
+# ### The engine's curves
+#
+# The floor's tradeoff on the shared engine, two items on the unit segment.
+
+# %% tags=["hide-input"]
+lams = np.geomspace(*cfg.lam_range, cfg.lam_grid)
+rows = []
+for f, fl in enumerate(tqdm(cfg.lam_floors, desc="floors")):
+    for k, lm_ in enumerate(lams):
+        kern = kernels.Exponential(lm_, fl)
+        ps, pi = (luce_success(spaces.Segment(), kern, task, 2, cfg.lam_trials,
+                               stream("lambda_sweep", f, k, j))
+                  for j, task in enumerate(settings.TASKS))
+        rows.append({"floor": fl, "lambda": lm_, "p_s": ps.mean, "p_s_se": ps.stderr,
+                     "p_i": pi.mean, "p_i_se": pi.stderr})
+lam_df = pd.DataFrame(rows)
+lam_verdict = verdicts.floor_tradeoff(lam_df)
+report.table(lam_df, "lambda_sweep")
+report.figure("lambda", figures.fig_lambda(lam_df))
+report.number("lam_peak_ps", lam_verdict["peak_ps"])
+report.number("lam_peak_lam", lam_verdict["peak_lambda"])
+report.number("lam_small_ps", lam_verdict["finest_ps"])
+
+# %% [markdown]
+# ```{glue:figure} ch5-fig-lambda
+# :name: ch5-fig-lambda
+#
+# $p_S$ (solid) and $p_I$ (dashed) against $\lambda$, with and without a floor; right, the same
+# runs on the $(p_I, p_S)$ plane.
+# ```
+#
+# ### How the models are asked
+#
+# The profile chooses among SmolLM2-135M-Instruct {cite}`allal2025smollm2`, Gemma 3 270M
+# {cite}`gemmateam2025gemma3` and Qwen2.5-Coder-0.5B- and 1.5B-Instruct
+# {cite}`hui2024qwen25coder`. The prompt lists "{Name} was born in {Y}." per person, the question,
+# and "Answer with a single name."; every listed name is scored by the summed log-probability of
+# its tokens as the continuation, so every model draws from the same {glue:text}`ch5_n_names`
+# names, without sampling or parsing. Each list is read in its order and reversed, and asked
+# about every listed person in turn, so a pull towards the first-listed, a familiar or a short
+# name cancels in every mean. Every interval counts a name once (cluster-robust, Student's $t$
+# with one degree of freedom fewer than the names). The gate has enough trials to tell a mean
+# mass of 0.55 from 0.5 (one-sided test at 5 % with 80 % power).
+#
+# Where each file comes from, and why it is the maker's own release:
+# {doc}`../book/models`.
+#
+# Every model also answers the same facts backwards ("when was {Name} born?", the two listed
+# years as options), and its hidden states are probed for the year: a linear read-out of each
+# layer, scored on names and decades it never saw, against the read-out of the year's digits
+# alone and of shuffled years ({numref}`ch5-fig-lms`).
+#
+# ```{glue:figure} ch5-fig-lms
+# :name: ch5-fig-lms
+#
+# Left: each model's mass on the correct option, two options (95 % intervals over names), asked
+# both ways; dashed, chance. Right: the error of the read-out of the birth year from each layer,
+# against shuffled years and the digits alone.
+# ```
+#
+# ```{glue:md} ch5_lm_details
+# :format: myst
+# ```
+#
+# ### The near design and every fit
+#
+# Uniform probes are blind to a resolution of a few decades: with two people and a probe drawn
+# uniformly from {glue:text}`ch5_blind_y0`–{glue:text}`ch5_blind_y1`, an exponential
+# similarity that falls to a floor of 0.05 within 10 years puts {glue:text}`ch5_blind_u0:.3f`
+# of its mass on the nearer person, and one that falls to it within 20 years
+# {glue:text}`ch5_blind_u1:.3f`; the same similarities pick the nearer of two people 40 years
+# apart {glue:text}`ch5_blind_n0:.2f` and {glue:text}`ch5_blind_n1:.2f` of the time when the
+# probe is 1–5 years beyond one of them. So the near design probes a few years from the nearer
+# of two people. The half-decay is $\lambda\ln 2$ for the exponential, the return to chance
+# $\lambda\ln(1/\Delta)$ ({prf:ref}`ch5-prop-two-reference`).
+#
+# Two people are born $D$ years either side of a centre ($D =$ {glue:text}`ch5_near_Ds`;
+# {glue:text}`ch5_near_pairs` pairs of names for each $D$, each with its own centre in
+# {glue:text}`ch5_near_c0`–{glue:text}`ch5_near_c1`), with probes $x =$
+# {glue:text}`ch5_near_xs` years beyond the nearer person and, where $x < D$, between the two,
+# each on both sides and with the pair in both orders. A pull towards one name of the pair, or
+# the first-listed one, cancels in every mean, and each pair of names is one unit of every
+# interval (one-sided tests over pairs at 5 %); whether a shape fits is judged against the
+# scatter between pairs of names (a lack-of-fit test, by residual bootstrap).
+#
+# ```{glue:md} ch5_near_details
+# :format: myst
+# ```
+#
+# The paper's {glue:text}`ch5_paper_lo`–{glue:text}`ch5_paper_hi` years for Gemma-2-2B,
+# Llama-3.2-3B and Qwen2.5-7B is a reading of its Figure 5b, not a fitted number: its notebook
+# stores, per probe, the share of answers naming the earlier-born person, computes no fit and
+# no crossover, and draws a scale-free theory curve beside the data
+# ({ref}`original-code-resolution-figure` describes that figure). Every scored trial is in
+# `lm_trials.csv` (the exact prompt, each option's log-probability, one sampled answer), each
+# curve in `lm_resolution.csv`, every shape's fit in `lm_resolution_fits.csv`.
+#
+# ### The protocol in numbers
+#
+# Theorem 3's constant kernel is fitted to both tasks at once in the paper's form, without a
+# floor, and with the floor $\Delta$ a model's similarity has
+# ({prf:ref}`ch5-prop-two-reference`); the measured rates are then set against chapter 7's
+# $n$-item floor bound at the fitted $\Delta$, the most $p_S$ any similarity with that floor
+# reaches at the measured $p_I$.
+#
+# ```{glue:md} ch5_lm_protocol_text
+# :format: myst
+# ```
+#
+# ### The encoder's kernel
+#
+# ```{glue:figure} ch5-fig-kernel
+# :name: ch5-fig-kernel
+#
+# The encoder's year kernel (log scale, ±2 standard errors) with four fitted shapes; right, the
+# first 60 years.
+# ```
+#
+# The weight is $\exp\{(\cos(q_P, s_{P \pm d}) - \cos(q_P, s_P))/T\}$ for
+# {glue:text}`ch5_kernel_names` names and probe years
+# {glue:text}`ch5_kernel_y0`–{glue:text}`ch5_kernel_y1`, averaged over names, phrasings and
+# probes; the mean is geometric, since the Luce
+# rule acts on ratios of weights. Standard errors, held-out folds and the bootstrap run over units
+# (phrasing $\times$ name $\times$ 50-year block of probes). Four shapes with a floor $\Delta$ are
+# fitted to $1 \le d \le$ {glue:text}`ch5_fit_max` by least squares on $\ln g$:
+# $A e^{-d/\lambda} + \Delta$ (the paper's), a sum of two exponentials,
+# $A(1 + d/\lambda)^{-\beta} + \Delta$ and $A e^{-(d/\lambda)^\beta} + \Delta$. They are compared
+# by their error on held-out units ({glue:text}`ch5_folds`-fold), since neighbouring distances of
+# one unit are correlated: {glue:md}`ch5_shape_verdict:myst`. The single exponential's held-out
+# error is {glue:text}`ch5_exp_rmse:.3f`. The small bumps every 10 and 100 years are the
+# tokenizer showing through: years that share their last digits look alike to the model.
+#
+# ```{glue} ch5_shape_table
+# ```
+#
+# ### The paper's design, window by window
+#
+# Two people are born at $c \pm D$ for {glue:text}`ch5_n_centres` centres $c$, with probe years
+# from $c -$ {glue:text}`ch5_off_lo` to $c +$ {glue:text}`ch5_off_hi` every
+# {glue:text}`ch5_off_step` years. Each point averages {glue:text}`ch5_prompts` random name
+# pairs and phrasings; the person on the probe's side is correct. The two-reference curve of
+# {prf:ref}`ch5-prop-two-reference` is fitted by binomial maximum likelihood of
+# $\lambda$ and $\Delta$, with intervals from {glue:text}`ch5_n_boot` resamples of the centres;
+# its return to chance is $\lambda\ln(1/\Delta)$. The paper's measure smooths
+# $P(\text{correct})$ to fall monotonically and finds where it comes within two binomial
+# standard errors of ½. The fit gives $\lambda =$ {glue:text}`ch5_two_lambda:.0f` years and
+# $\Delta =$ {glue:text}`ch5_two_floor:.3f`. {glue:md}`ch5_two_note:myst` The preference is
+# {glue:text}`ch5_cross_note` (the last probe lies {glue:text}`ch5_cross_xmax:.0f` years beyond
+# the nearer reference).
+#
+# ```{glue:figure} ch5-fig-resolution
+# :name: ch5-fig-resolution
+#
+# $P(\text{correct})$ against the probe's offset from the centre, references $D$ years either side
+# (dotted), ±2 standard errors; black, the fitted two-reference curve; red dashed, the measured
+# kernel.
+# ```
+#
+# Far from the pair the fitted curve misses the data (mean absolute gap more than 100 years
+# beyond $D$: {glue:text}`ch5_far_gap_fit:.3f`; for the measured kernel:
+# {glue:text}`ch5_far_gap_kernel:.3f`). {glue:md}`ch5_wing_text:myst`
+#
+# The kernel shapes are refitted on $1 \le d \le w$ for $w$ in {glue:text}`ch5_windows`, the
+# two-reference fit and the crossover on probes with $|\delta| \le w$ for $w$ in
+# {glue:text}`ch5_ref_windows`, each with a bootstrap interval. A resolution is reported only if
+# it moves by less than its own narrowest 95 % interval across the upper windows
+# ({glue:text}`ch5_stable_range` years for the kernel, {glue:text}`ch5_ref_stable_range` for the
+# design) and no fit in them stopped on a bound; the measures are tried in the order: the paper's
+# crossover, the two-reference fit, the best kernel shape.
+
+# %% tags=["hide-input"]
+kernel_windows = kernel_fits.resolution_by_window(
+    prof, cfg.windows, cfg.window_boot, stream("kernel_windows"), temperature=T,
+    shapes=tuple(kernel_fits.SHAPES), model=MODEL)
+kernel_windows["measure"] = "kernel " + kernel_windows.measure
+live_windows = pd.concat([kernel_windows, two_reference.ref_by_window(
+    live_counts, MODEL, cfg.ref_windows, cfg.window_boot, stream("design_windows"))],
+    ignore_index=True)
+head = verdicts.headline_measure(live_windows, best_kernel=f"kernel {best_shape}",
+                                 ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
+                                 n_boot=cfg.window_boot)
+live_windows["headline"] = live_windows.measure == head.measure
+choices = verdicts.window_choices(live_windows, best_kernel=f"kernel {best_shape}",
+                                  kernel_windows=cfg.windows, ref_windows=cfg.ref_windows,
+                                  ref_stable=cfg.ref_stable, kernel_stable=cfg.stable_windows,
+                                  n_boot=cfg.window_boot)
+robust = verdicts.same_for_every_choice(choices)
+REASON = {"misfit": "does not describe the data in windows {lo}–{hi} (goodness of fit "
+                    "p < 0.001)",
+          "bound": "stops on a bound of its range in windows {lo}–{hi}",
+          "moves": "moves by {spread:.0f} years across windows {lo}–{hi}, more than its "
+                   "narrowest interval ({width:.0f})"}
+reasons = "; ".join(f"the {verdicts.measure_name(m)} " + REASON[why].format(
+    lo=lo, hi=hi, spread=spread, width=width) for m, why, lo, hi, spread, width in head.reasons)
+if not head.decided:
+    window_text = (f"With {cfg.window_boot} bootstrap resamples per window (this profile) a "
+                   f"95 % interval has no resample in its tails, so whether the resolution of "
+                   f"{MODEL} depends on the window is not decided here.")
+elif head.stable:
+    window_text = (f"The {verdicts.measure_name(head.measure)} is stable across its upper "
+                   f"windows: {MODEL} resolves years to about {head.row['resolution']:.0f} years "
+                   f"(95 % interval {head.row['ci_low']:.0f}–{head.row['ci_high']:.0f}).")
+else:
+    window_text = (f"No measure is stable across the upper windows, so the resolution of {MODEL} "
+                   f"is not identifiable from these data: {reasons}. "
+                   + (f"The kernel is still falling at the end of the measured range ($\\ln g$ "
+                      f"drops by {-tail['slope']:.2f} ± {2 * tail['slope_se']:.2f} per 100 years "
+                      f"over $d =$ {tail['from']:.0f}–{tail['to']:.0f}), so every fitted floor "
+                      "is set by where the window ends." if tail["falling"] else
+                      "The kernel flattens at the end of the measured range, yet no fit settles "
+                      "on one resolution."))
+report.text("window_verdict", mathify(window_text), markdown=True)
+# the main page's sentence on the encoder's resolution: both measures, why they differ, the verdict
+report.text("enc_res_short", mathify(
+    f"the return to chance of the fitted two-reference curve is "
+    f"{two_fit['resolution']:.0f} years [{two_fit['ci_low']:.0f}, {two_fit['ci_high']:.0f}], and "
+    f"the paper's own measure, where the preference can no longer be told from chance, "
+    f"{cross['resolution']:.0f} years [{cross['ci_low']:.0f}, {cross['ci_high']:.0f}]. "
+    + ("The two differ because the fitted curve misses the data, so its distance describes the "
+       "wrong curve. " if two_fit.get("misfit") else "")
+    + ("Too few resamples per window decide whether either settles as the fit window grows."
+       if not head.decided else
+       f"The {verdicts.measure_name(head.measure)} settles as the fit window grows: {MODEL} "
+       f"resolves years to about {head.row['resolution']:.0f} years."
+       if head.stable and robust else
+       "Neither settles as the fit window grows, so the encoder's resolution is not identified.")
+    ), markdown=True)
+stable = choices[choices.stable]
+report.text("window_choices", "" if not head.decided else
+            f"The verdict does not depend on which windows count as upper: no measure is stable "
+            f"for any of the {len(choices)} choices." if stable.empty else
+            f"The verdict does not depend on which windows count as upper: the "
+            f"{verdicts.measure_name(stable.measure.iloc[0])} is stable for all "
+            f"{len(choices)} choices." if robust else
+            f"The verdict depends on which windows count as upper: {len(stable)} of "
+            f"{len(choices)} choices find a stable measure ("
+            + "; ".join(f"the {verdicts.measure_name(r.measure)} with {r.family} windows "
+                        f"{r.upper_windows}, {r.resolution:.0f} years" for r in stable.itertuples())
+            + "), so the resolution is not identified.", markdown=True)
+report.table(choices, "window_choices")
+report.figure("windows", figures.fig_windows(live_windows, MODEL))
+exp_rows = live_windows[live_windows.measure == "kernel exp_floor"]
+for key, value in (("exp_w_lo", exp_rows.resolution.iloc[0]),
+                   ("exp_w_hi", exp_rows.resolution.iloc[-1]),
+                   ("exp_w0", exp_rows.window.iloc[0]), ("exp_w1", exp_rows.window.iloc[-1]),
+                   ("exp_w_misfits", int(exp_rows.misfit.sum())), ("exp_w_n", len(exp_rows))):
+    report.number(key, value)
+for key, sep in (("windows", ", "), ("ref_windows", ", "), ("stable_windows", "–"),
+                 ("ref_stable", "–")):
+    report.text({"stable_windows": "stable_range", "ref_stable": "ref_stable_range"}.get(key, key),
+                sep.join(map(str, getattr(cfg, key))), )
+glue(report.prefix + "window_table", report_tables.table(
+    live_windows[live_windows.headline].drop(columns=["model", "headline"]), decimals=1,
+    headers=tables.HEADERS, csv="resolution_by_window"), display=False)
+
+# %% [markdown]
+# ```{glue:figure} ch5-fig-windows
+# :name: ch5-fig-windows
+#
+# Resolution against the fit window (95 % bootstrap intervals): the kernel shapes on
+# $1 \le d \le w$ (left), the two-reference fit and the crossover on $|\delta| \le w$ (right).
+# Crosses: fits on a bound; open circles: fits that fail their goodness-of-fit test; thick: the
+# reported measure.
+# ```
+#
+# {glue:md}`ch5_window_verdict:myst` {glue:md}`ch5_window_choices:myst` The single
+# exponential with a floor alone goes from {glue:text}`ch5_exp_w_lo:.0f` years (window
+# {glue:text}`ch5_exp_w0`) to {glue:text}`ch5_exp_w_hi:.0f` years (window
+# {glue:text}`ch5_exp_w1`) and fails its goodness-of-fit test in
+# {glue:text}`ch5_exp_w_misfits` of {glue:text}`ch5_exp_w_n` windows. The reported measure,
+# window by window:
+#
+# ```{glue} ch5_window_table
+# ```
+#
+# ### The rates at every $n$
+#
+# ```{glue:figure} ch5-fig-nsweep
+# :name: ch5-fig-nsweep
+#
+# The encoder's success against $n$ (log–log, ±2 standard errors): (a) "who was born closest
+# to $P$?", (b) "who was born in $P$?"; black, the engine's prediction from the mean kernel;
+# dashed, chance $1/n$.
+# ```
+#
+# A graded kernel keeps ranking near people above far ones, so $p_S$ falls more slowly than the
+# $1/n$ of a coarse constant similarity; $p_I$ is carried by the exact-year spike. For
+# identification, {glue:md}`ch5_id_fit:myst`: the more people are listed, the likelier one of them
+# outweighs the exact match by chance. {glue:md}`ch5_enc_t3_text:myst`
+#
+# ```{glue} ch5_sweep_table
+# ```
+#
+# ### The temperature
+#
 # ```{glue:figure} ch5-fig-front
 # :name: ch5-fig-front
 #
@@ -864,16 +925,13 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 # ```
 #
 # At its own temperature ($p_I =$ {glue:text}`ch5_front_pi:.3f`, $p_S =$
-# {glue:text}`ch5_front_ps:.3f`) it sits {glue:text}`ch5_front_gap:+.3f` from the
+# {glue:text}`ch5_front_ps:.3f`) the encoder sits {glue:text}`ch5_front_gap:+.3f` from the
 # constant-similarity front, which binds no graded kernel (Proposition 1).
-# :::
-
-# %% [markdown]
-# (ch5-external)=
-# ## Others' answers
 #
-# The same analyses run on answers this build did not compute: result files in the book's tidy
-# schema, or the authors' LLM pickles where the reader allows them (unpickling runs code).
+# ### Others' answers, computed
+#
+# The result files given through the `results` parameter are read in the chapter's opening
+# cell; here they run through the same fits as this build's answers.
 
 # %% tags=["hide-input"]
 shipped_llm = [t for t in ("llm_n", "llm_resolution") if t in released.tables()]
@@ -923,11 +981,6 @@ report.text("ext_text", mathify("\n".join(ext_lines)) or (
     "only as binary pickles, and no result files were given. Given the authors' saved results "
     "(the chapter's `results` parameter), with pickles allowed, this section fills in."),
     markdown=True)
-
-# %% [markdown]
-# ```{glue:md} ch5_ext_text
-# :format: myst
-# ```
 
 # %% tags=["remove-cell"]
 # the sentences whose words depend on the outcome: Theorem 3 in both forms, chapter 7's floor
@@ -985,12 +1038,6 @@ report.table(pd.DataFrame([
 proto_lines, proto_detail = [], []
 for m, r in protocol.items():
     u, nr = r["uniform"], near_results[m]
-    proto_lines.append(
-        f"- **{m}** puts {u['p']:.3f} on the nearer person for a uniform probe at $n = 2$; "
-        f"Theorem 3 without a floor {STATUS_VERB.get(t3_status[m, 'free'], 'is not judged on')} "
-        f"its success across $n$ within 0.05, with a floor it "
-        f"{STATUS_VERB.get(t3_status[m, 'floor'], 'is not judged on')} it, and sharpening its "
-        f"probabilities {TURN_VERB.get(turns[m]['status'], 'cannot be told to trade or not')}.")
     k, kf = r.get("kernel"), r.get("kernel_fit", {})
     quantities.update({f"{m} choice kernel {key}": kf[key] for key in ("lambda", "floor")
                        if key in kf})
@@ -1012,29 +1059,54 @@ for m, r in protocol.items():
            "the two contradict each other" if agree["contradict"] else
            f"{nn} cannot tell (p = {no['p_value']:.2g}, its interval {no['ci_low']:.3g} to "
            f"{no['ci_high']:.3g} spans 0): too imprecise to confirm it, not a contradiction"))
+    c = nr["competence"]["above"]
+    proto_lines.append(
+        f"- **{m}** puts {u['p']:.3f} [{u['ci_low']:.3f}, {u['ci_high']:.3f}] on the nearer "
+        f"person when the probe year is drawn uniformly ($n = 2$), against {c['p']:.3f} a few "
+        "years from a person: uniform probes mostly land far from both people, where any finite "
+        "resolution answers at chance. Theorem 3 without a floor "
+        f"{STATUS_VERB.get(t3_status[m, 'free'], 'is not judged on')} its success across $n$ "
+        f"within 0.05, with a floor it {STATUS_VERB.get(t3_status[m, 'floor'], 'is not judged on')}"
+        f" it, and sharpening its probabilities "
+        f"{TURN_VERB.get(turns[m]['status'], 'cannot be told to trade or not')}."
+        + (f" The exponential with a floor fitted to the kernel read from its choices on uniform "
+           f"probes ($\\lambda =$ {kf['lambda']:.0f} years) is no second resolution: those "
+           "probes pool people decades and centuries apart, so the far tail sets its scale, "
+           "while the near design measures the first decades."
+           if r["does_similarity"] and "error" not in kf else ""))
     proto_detail.append(
-        f"**{m}.** For uniform probes at $n = 2$ it puts {u['p']:.3f} [{u['ci_low']:.3f}, "
-        f"{u['ci_high']:.3f}] on the nearer person: they mostly land far from both people, where "
-        "any finite resolution answers at chance"
-        + (f"; its similarity fitted on the near design predicts {nr['front']['p_s']:.3f}"
-           if nr.get("does") else "")
-        + f". Theorem 3 without a floor: {t3_said[m, 'free']}; with a floor: "
+        f"**{m}.** "
+        + (f"Its similarity fitted on the near design predicts {nr['front']['p_s']:.3f} for "
+           "uniform probes at $n = 2$. " if nr.get("does") else "")
+        + f"Theorem 3 without a floor: {t3_said[m, 'free']}; with a floor: "
         f"{t3_said[m, 'floor']}. {bound_said[m]}"
         + ((f" Read from its choices on uniform probes, a person born {k.distance.iloc[1]:.0f} "
             f"years from the probe weighs {k.g.iloc[1]:.2f} of one born in it, and "
             + ("its weight falls with distance" if trend.get("decays") else
                "a trend test finds no fall of its weight with distance")
-            + (f" ({why})" if why else "")
-            + (f". The exponential with a floor fitted to it ($\\lambda =$ {kf['lambda']:.0f} "
-               "years) is no second resolution: bins of uniform probes pool people decades and "
-               "centuries apart, so the far tail sets its scale, while the near design measures "
-               "the first decades" if "error" not in kf else ""))
-           if r["does_similarity"] else "")
-        + f". Sharpening its probabilities {turn_said[m]}.")
+            + (f" ({why})" if why else "") + ".") if r["does_similarity"] else "")
+        + f" Sharpening its probabilities {turn_said[m]}.")
 report.text("lm_protocol_summary", mathify("\n".join(proto_lines))
             or "No causal LM passed its gate in this build.", markdown=True)
 report.text("lm_protocol_text", mathify("\n\n".join(proto_detail))
             or "No causal LM passed its gate in this build.", markdown=True)
+ex = next(iter(protocol), None)
+report.text("exercise_t3", mathify(
+    "No model passes the gate in this build, so Theorem 3 is not tested and this tests nothing."
+    if ex is None else
+    "Each model that passes the gate answers four times as many questions at every $n$. "
+    f"Theorem 3 with a floor cannot be told to meet or miss {ex}'s rates, because the interval "
+    "of its largest miss straddles the margin of 0.05; four times the trials halve that "
+    "interval, so it should then be told to meet or miss them."
+    if t3_status[ex, "floor"] not in STATUS_VERB or t3_status[ex, "floor"] == "inconclusive" else
+    "Each model that passes the gate answers four times as many questions at every $n$. "
+    f"Theorem 3 with a floor {STATUS_VERB[t3_status[ex, 'floor']]} {ex}'s rates within 0.05; "
+    "four times the trials halve the intervals, and the verdict should stay."), markdown=True)
+report.text("enc_t3_short", mathify(
+    "Theorem 3's constant kernel, fitted to both tasks at once, "
+    f"{STATUS_VERB.get(t3_status[MODEL, 'free'], 'is not judged on')} these rates within 0.05 "
+    f"without a floor and {STATUS_VERB.get(t3_status[MODEL, 'floor'], 'is not judged on')} them "
+    "with one."), markdown=True)
 report.text("enc_t3_text", mathify(
     f"Theorem 3's constant kernel, fitted to both tasks at once, without a floor: "
     f"{t3_said[MODEL, 'free']}; with a floor: {t3_said[MODEL, 'floor']}. {bound_said[MODEL]}"),
@@ -1193,51 +1265,41 @@ report.deviations(cfg, settings.SETTINGS.paper,
     "two-reference fit and the crossover are refitted window by window; the tradeoff and the "
     "$1/n$ law, which the paper did not test, are measured here")
 report.save()
-lo_p, hi_p = THE_PAPER.resolution
 lead = []
 for m in protocol:
     g, r = assessed[m]["gate"], near_results[m]
-    said = (f"{m} picks the person born in a given year ({g['p']:.2f} [{g['ci_low']:.2f}, "
-            f"{g['ci_high']:.2f}] of its mass on the right one)")
+    c = r["competence"]["above"]
+    said = f"{m} picks the person born in a given year ({g['p']:.3f} of its mass)"
     if not r["does"]:
-        c = r["competence"]["above"]
-        lead.append(f"{said} but not the nearer of two people ({c['p']:.2f} [{c['ci_low']:.2f}, "
-                    f"{c['ci_high']:.2f}])")
+        lead.append(f"{said} but not the nearer of two people ({c['p']:.3f})")
         continue
-    b, c = r["best"], r["competence"]["above"]
-    back = b.get("chance_return", np.nan)
+    b = r["best"]
     lead.append(
-        f"{said} and, only slightly, the nearer of two people ({c['p']:.3f} within "
-        f"{r['competence']['near']:g} years): its fitted similarity halves within "
+        f"{said} but the nearer of two people only slightly ({c['p']:.3f} within "
+        f"{r['competence']['near']:g} years), a preference that halves within "
         + (f"{b['finest_x']:g} years" if b["upper_bound"] else
            f"about {b['half_decay']:.0f} years [{b['half_decay_ci_low']:.0f}, "
-           f"{b['half_decay_ci_high']:.0f}]")
-        + (f" and its answers return to chance about {back:.0f} years "
-           f"[{b['chance_return_ci_low']:.0f}, {b['chance_return_ci_high']:.0f}] away, against the "
-           f"paper's {lo_p}–{hi_p} years" if np.isfinite(back) and back > 0 else
-           f", but on a floor that reaches its peak, so no return-to-chance distance is set "
-           f"beside the paper's {lo_p}–{hi_p} years")
-        + f"; sharpening it {TURN_VERB.get(turns[m]['status'], 'cannot be told to trade or not')}"
-        f", and Theorem 3 {STATUS_VERB.get(t3_status[m, 'free'], 'is not judged on')} its "
-        f"success across $n$ without a floor and "
-        f"{STATUS_VERB.get(t3_status[m, 'floor'], 'is not judged on')} it with one")
+           f"{b['half_decay_ci_high']:.0f}]"))
 failing = [m for m, a in assessed.items() if a["gate"]["verdict"] != "passes"]
-if failing:
-    lead.append(f"{' and '.join(failing)} {'fails' if len(failing) == 1 else 'fail'} that gate "
-                "(who was born in a given year?), so the protocol does not run on "
-                f"{'it' if len(failing) == 1 else 'them'}")
+traders = [m for m, f in turns.items() if f["status"] == "holds"]
+who = ("Neither it nor a sentence encoder shows a" if len(protocol) == 1 else
+       "None of them, nor a sentence encoder, shows a" if protocol else
+       "A sentence encoder shows no")
+lead_text = ("; ".join(lead) or "No causal LM passed the first test in this build") + ". " + (
+    f"Only {' and '.join(traders)} trade{'s' if len(traders) == 1 else ''} generalization for "
+    "identification as its answers sharpen" if traders else
+    f"{who} detectable tradeoff between generalization and identification") + "".join(
+    f"; {m} passes " + ("only the second test" if near_results[m]["does"] else "neither test")
+    for m in failing) + "."
 report.box(f"the encoder `{MODEL}`; the causal LMs "
            + (", ".join(f"`{a['model']}` ({a['dtype']})" for a in assessed.values()) or "none")
            + f"; profile `{profile}`, device `{torch_device(device).type}`. The reasons are in "
            "the sections below; the full tables are in the chapter's result files",
-           lead=("; ".join(lead) or "No causal LM ran in this build") + ". The sentence encoder "
-           + {"holds": "trades $p_S$ for $p_I$ along its temperature.",
-              "does not hold": "does not trade $p_S$ for $p_I$ along its temperature."}.get(
-               turn["status"], "cannot be told to trade along its temperature."))
+           lead=lead_text, methods=True)
 
 # %% [markdown]
-# :::{dropdown} Where this build differs from the paper
+# ### Where this build differs from the paper
+#
 # ```{glue:md} ch5_deviations
 # :format: myst
 # ```
-# :::

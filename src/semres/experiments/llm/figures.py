@@ -17,6 +17,17 @@ from .kernel_fits import SHAPE_LABELS, SHAPES, shape_kernel
 from .verdicts import measure_name
 
 
+#: room (inches) above and below each panel, so that a panel's title clears the axis label of
+#: the panel above it when the phone layout stacks the panels in one column
+PANEL_ROOM = 0.22
+
+
+def _room(fig):
+    """``fig`` with :data:`PANEL_ROOM` between its rows of panels (constrained layout)."""
+    fig.get_layout_engine().set(h_pad=PANEL_ROOM)
+    return fig
+
+
 def fig_lambda(lam_df):
     """p_S, p_I against lambda, and the same runs on the plane, per floor."""
     fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
@@ -120,7 +131,7 @@ def fig_windows(table, title: str):
 def fig_nsweep(sweep, model: str):
     """Success against n (log–log) with the engine's prediction and chance, per task."""
     fig, axes = splot.subplots(1, 2, figsize=(9, 4.2), sharey=True)
-    for ax, task in zip(axes, ("similarity", "identification")):
+    for ax, task, letter in zip(axes, ("similarity", "identification"), "ab"):
         sub = sweep[sweep.task == task].sort_values("n")
         ax.errorbar(sub.n, sub.p, yerr=2 * sub.se, fmt="o", ms=4, color=splot.CYCLE[0],
                     label=f"{model} ± 2 se")
@@ -132,10 +143,10 @@ def fig_nsweep(sweep, model: str):
         ax.xaxis.set_major_formatter(plt.ScalarFormatter())
         ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.set(yscale="log", xlabel="number of people $n$",
-               title=f"{task}: $p_{'S' if task == 'similarity' else 'I'}^n$")
+               title=f"({letter}) {task}: $p_{'S' if task == 'similarity' else 'I'}^n$")
     axes[0].set_ylabel("success (Luce mass on the correct answer)")
     splot.legend_outside(fig, axes, ncol=3)
-    return fig
+    return _room(fig)
 
 
 def fig_temperature(temp_df, model: str, own_T: float):
@@ -252,23 +263,24 @@ def fig_protocol(results: dict, near_results: dict):
     ax_n.plot(nn, 1 / nn, color=splot.THEORY_ALT, ls=":", label="$1/n$ (chance)")
     ax_n.set(xscale="log", yscale="log", xlabel="number of people $n$",
              ylabel="success (mass on the correct answer)",
-             title="$p_I^n$, $p_S^n$ and Theorem 3 (solid: with a floor)")
+             title="(a) success against $n$, with Theorem 3")
     ax_n.set_xticks(nn)
     ax_n.xaxis.set_major_formatter(plt.ScalarFormatter())
     ax_n.xaxis.set_minor_formatter(plt.NullFormatter())
     p_line = np.linspace(0.5, 1, 200)
     ax_d.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
     ax_d.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)",
-             title="on the front, uniform probes")
+             title="(b) uniform probes, $n = 2$")
     ax_t.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
-    ax_t.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)", title="along the temperature")
+    ax_t.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)",
+             title="(c) along the temperature")
     if with_kernel:
         ax_k.set(xscale="log", yscale="log", xlabel="distance from the probe + 1 (years)",
-                 ylabel="weight relative to the nearest", title="kernel from the choices")
+                 ylabel="weight relative to the nearest", title="(d) kernel from the choices")
     else:
         fig.delaxes(ax_k)
     splot.legend_outside(fig, [ax for ax in axes.ravel() if ax in fig.axes], ncol=2)
-    return fig
+    return _room(fig)
 
 
 def fig_near(results: dict):
@@ -305,17 +317,17 @@ def fig_near(results: dict):
                 ax.plot(x, near.p_correct(b["shape"], b["scale"], b["floor"], D, off),
                         color=color, ls=ls, lw=1.2)
     curve_max = max(r["curve"].x.max() for r in results.values())
-    for ax, D in zip(axes, Ds):
+    for i, (ax, D) in enumerate(zip(axes, Ds)):
         ax.axhline(0.5, color=splot.THEORY_ALT, lw=0.8, ls=":")
         ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlim(-0.2, curve_max * 1.15)
         ticks = [v for v in (0, 1, 3, 10, 30, 100, 300) if v <= curve_max]
         ax.set_xticks(ticks, [str(v) for v in ticks])
         ax.xaxis.set_minor_locator(NullLocator())
-        ax.set(title=f"people {2 * D:g} years apart (D = {D:g})",
+        ax.set(title=f"({chr(97 + i)}) people {2 * D:g} years apart (D = {D:g})",
                xlabel="years from the nearer person", ylabel="mass on the nearer person")
     for ax in axes[len(Ds):]:
         fig.delaxes(ax)
     splot.legend_outside(fig, [ax for ax in axes if ax in fig.axes], ncol=2)
-    return fig
+    return _room(fig)
 

@@ -28,6 +28,10 @@ from .settings import THE_PAPER
 #: a 95% percentile interval needs at least 1/0.025 = 40 resamples to put one in each tail; with
 #: fewer, "moves less than its interval" compares against noise, so no window verdict is given
 MIN_BOOT = 40
+
+#: chance with two people listed: the mass a model with no preference puts on either
+CHANCE_OF_TWO = 0.5
+
 #: without a floor, p_S and p_I on the finest lambda of the sweep both reach this: a finer
 #: kernel wins both tests (Proposition ch5-prop-two-reference's last claim, on the engine)
 BOTH_RISE = 0.97
