@@ -17,10 +17,32 @@ def test_figures_draw():
     matplotlib.use("Agg")
     tradeoff, by_alpha = alpha_effects.result_tables(_runs({0.0: 0.0, 1.0: 0.1}, seeds=2))
     by_alpha["final_val_accuracy"] = 0.5
+    data = phylo.simulate_dataset(8, 6, size=16, seed=2)
     for fig in (figures.fig_tradeoff(tradeoff), figures.fig_summaries(by_alpha),
-                figures.fig_tree_gallery(phylo.simulate_dataset(8, 6, size=16, seed=2))):
+                figures.fig_tree(data), figures.fig_gallery(data)):
         assert fig.axes
         plt.close(fig)
+
+
+def test_the_gallery_is_one_picture_labelled_by_species_and_the_tree_labels_every_leaf():
+    """A phone shows the gallery as the grid it is (one panel, one row per species, the held-out
+    in red), and the tree names every species at the book's smallest text size."""
+    matplotlib.use("Agg")
+    data = phylo.simulate_dataset(12, 6, size=16, seed=3, ood_fraction=0.25)
+    fig = figures.fig_gallery(data, n_show=4, per_species=3)
+    (ax,) = fig.axes
+    assert ax.images[0].get_array().shape[:2] == (4 * 18 - 2, 3 * 18 - 2)
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(names) == 4 and set(names) <= set(data.names)
+    ood = {data.names[k] for k in set(data.species[data.split["ood"]])}
+    assert all((t.get_color() == figures.splot.CYCLE[1]) == (t.get_text() in ood)
+               for t in ax.get_yticklabels())
+    plt.close(fig)
+    fig = figures.fig_tree(data)
+    labels = fig.axes[0].get_yticklabels()
+    assert sorted(t.get_text() for t in labels) == sorted(data.names)
+    assert min(t.get_fontsize() for t in labels) >= figures.splot.MIN_FONT
+    plt.close(fig)
 
 
 def test_the_tradeoff_figure_draws_the_matched_effect_as_a_curve_with_its_family_band():
