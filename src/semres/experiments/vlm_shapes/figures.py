@@ -3,6 +3,7 @@ sweep, the paper's models and the colour variant."""
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 import pandas as pd
 
@@ -15,12 +16,16 @@ from .nsweep import EPS_GRID
 from .settings import MAP_LAYOUT, TASKS
 
 #: legend labels
-LABEL = {"ml": "biased Luce rule (ML fit)", "map": "fitted biased Luce rule",
+LABEL = {"ml": "biased Luce rule (ML fit)",
          "th_s": r"Theorem 3, $\varepsilon$ fitted to $p_S$",
          "th_i": r"Theorem 3, $\varepsilon$ fitted to $p_I$",
          "kernel": "biased Luce rule of the margin fit",
          "released": "{} (released, 900 px canvas)", "live": "{} (canvas rescaled to 900 px)",
          "margin_900": "margin $d_2 - d_1$ (pixels of a 900 px canvas)"}
+#: the accuracy map's ticks (canvas units): three, so neighbours never touch on a phone
+MAP_TICKS = (0, 0.5, 1)
+#: the colour of the map's excluded positions (near a shape): grey, so the shapes' names show
+EXCLUDED = "0.82"
 
 
 def fig_scenes(examples, size: int = 192):
@@ -49,27 +54,32 @@ def fig_map(map_list, map_p, biased, fm, grid: int, fine: int = 300):
     nearest = np.argmin(fd, axis=-1)
     fd_sorted = np.sort(fd, axis=-1)
     eps_fit = fm["eps"]
-    fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.9), sharey=True)
+    fig, axes = splot.subplots(1, 2, figsize=(7.2, 4.6), sharey=True)
     cells = np.floor(probe_xy * grid).astype(int)
-    for ax, vals, title in ((axes[0], map_p, "model"),
-                            (axes[1], map_pred, LABEL["map"])):
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad=EXCLUDED)
+    for ax, vals, title in ((axes[0], map_p, "(a) model"), (axes[1], map_pred, "(b) fit")):
         img = np.full((grid, grid), np.nan)
         img[cells[:, 1], cells[:, 0]] = vals
-        im = ax.imshow(img, extent=(0, 1, 1, 0), cmap="viridis", vmin=0, vmax=1,
+        im = ax.imshow(img, extent=(0, 1, 1, 0), cmap=cmap, vmin=0, vmax=1,
                        interpolation="nearest")
         ax.contour(ticks, ticks, nearest, levels=np.arange(3) + 0.5, colors="w", linewidths=1)
         gap_field = fd_sorted[..., 1] - fd_sorted[..., 0]
         if not fm["at_bound"] and gap_field.min() < eps_fit < gap_field.max():
             ax.contour(ticks, ticks, gap_field, levels=[eps_fit], colors="w", linewidths=0.6,
                        linestyles=":")
+        # the shapes' names on their excluded (grey) discs, in black: legible on grey
         for name, (px, py) in MAP_LAYOUT.items():
-            ax.annotate(name, (px, py), ha="center", va="center", fontsize=9, color="w",
-                        weight="bold")
-        ax.set(xlim=(0, 1), ylim=(1, 0), aspect="equal", title=title,
-               xlabel="X position (canvas)")
+            ax.annotate(name, (px, py), ha="center", va="center", color="black")
+        # the panel's name inside it, top left: a title above would meet the x label of the
+        # panel above it when the phone stacks the two
+        ax.text(0.02, 0.98, title, transform=ax.transAxes, ha="left", va="top",
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 2})
+        ax.set(xlim=(0, 1), ylim=(1, 0), aspect="equal", xticks=MAP_TICKS, yticks=MAP_TICKS,
+               xlabel="x of the X (canvas)")
         ax.grid(False)
-    axes[0].set_ylabel("y (canvas, down)")
-    fig.colorbar(im, ax=axes, shrink=0.8, label="P(correct)")
+    axes[0].set_ylabel("y of the X (canvas, down)")
+    fig.colorbar(im, ax=axes, location="bottom", shrink=0.6, aspect=30, ticks=MAP_TICKS,
+                 label="P(naming the nearest shape)")
     return fig
 
 
@@ -94,7 +104,7 @@ def fig_nsweep(sweep):
     the biased Luce rule of the four-shape fit, and chance."""
     n_hi = int(sweep.n.max())
     fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.6), sharey=True)
-    for ax, task in zip(axes, TASKS):
+    for ax, task, letter_ in zip(axes, TASKS, "ab"):
         tab = sweep[sweep.task == task].set_index("n")
         ax.errorbar(tab.index, tab.p, yerr=tab.se, fmt="o", color=splot.CYCLE[0], label="model")
         ax.plot(tab.index, tab["p_theory_sim"], "-", color=splot.THEORY,
@@ -106,7 +116,8 @@ def fig_nsweep(sweep):
         nn = np.arange(2, n_hi + 1)
         ax.plot(nn, 1 / nn, ":", color="0.6", label="chance, 1/n")
         letter = "S" if task == "similarity" else "I"
-        ax.set(xlabel="number of shapes n", title=f"{task} ($p_{letter}$)", ylim=(0, 1.02))
+        ax.set(xlabel="number of shapes n", title=f"({letter_}) {task} ($p_{letter}$)",
+               ylim=(0, 1.02))
     axes[0].set_ylabel("P(correct)")
     splot.legend_outside(fig, axes, ncol=2)
     return fig
