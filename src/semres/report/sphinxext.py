@@ -131,10 +131,14 @@ def _after_result_box(title) -> int:
     return at
 
 
+#: the end of a chapter's "Methods and checks" page's name (semres.pipeline.book.split_methods)
+METHODS = "_methods"
+
+
 def code_line(app, doctree, docname) -> None:
     """Under a chapter's result box, how to get the package its notebook imports and run it:
     the source archive and, once ``repository.url`` is set, the repository (never guessed)."""
-    if not docname.startswith("notebooks/"):
+    if not docname.startswith("notebooks/") or docname.endswith(METHODS):
         return
     title = next(iter(doctree.findall(nodes.title)), None)
     if title is None:
@@ -233,7 +237,7 @@ def _svg_px(path) -> float | None:
 def csv_links(app, doctree, docname) -> None:
     """Point each table's CSV link at ``_static/results/<chapter>/<name>.csv``; a link to a CSV
     the chapter did not write is a warning (the strict build fails)."""
-    chapter = docname.rsplit("/", 1)[-1]
+    chapter = docname.rsplit("/", 1)[-1].removesuffix(METHODS)  # its methods page's too
     folder = posixpath.relpath(f"_static/results/{chapter}", posixpath.dirname(docname) or ".")
     static = [Path(app.confdir) / p for p in (app.config.html_static_path or [])]
     for raw in list(doctree.findall(nodes.raw)):
