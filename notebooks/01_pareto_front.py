@@ -25,20 +25,15 @@
 # :name: ch1-fig-front
 # :alt: Success rates against the ball measure with the three regimes shaded, and the same curves as a front in the identification-generalization plane with the optimum at three quarters.
 #
-# The universal two-item law ({prf:ref}`thm-two-item`: a homogeneous space, no noise). Left:
-# generalization $p_S$ and identification $p_I$ against the ball measure $b$, with three regimes
-# shaded (the edge of the small-$\varepsilon$ regime at $b = 0.1$ is a visual cut). Right: the
-# same curves in the $(p_I, p_S)$ plane, coloured by regime; dotted, the closed form
-# $p_S(p_I)$; the star, the optimum $p_S = p_I = 3/4$. The efficient branch climbs from
-# $(p_I, p_S) = (1, 1/2)$ at $b = 0$ to the star; the interference branch folds back below it.
+# The universal two-item law ({prf:ref}`thm-two-item`; homogeneous space, no noise). (a) Both
+# success rates against the ball measure $b$, three regimes shaded (the edge at $b = 0.1$ is a
+# visual cut). (b) The same curves as a front: dotted, its closed form; star, the optimum
+# $p_S = p_I = 3/4$; the interference branch folds back below the efficient one.
 # ```
 #
-# A system that compares stimuli through a similarity of finite resolution faces two tests that
-# pull apart. *Generalization* (which stored item is nearest to a new probe?) rewards a coarse
-# similarity; *identification* (which stored item is this probe a copy of?) rewards a fine one.
 # This chapter derives the two-item laws of {cite}`nurisso2026bound` (Theorems 1–2) with SymPy
-# from a case analysis alone, then checks every formula by Monte Carlo on four spaces. How each
-# check was made is on the page {doc}`Methods and checks <01_pareto_front_methods>`.
+# and checks them by Monte Carlo on four spaces. How each check was made, and where this build
+# differs from the paper, is on the page {doc}`Methods and checks <01_pareto_front_methods>`.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -65,39 +60,26 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # %% [markdown]
 # ## Two tests, one similarity
 #
-# Stimuli live in a metric probability space $(M, d, \nu)$. A model compares a probe $p$ with
-# items $x_1, \dots, x_n$ through a similarity $g(x, p) = g(d(x, p))$ and chooses with the Luce
-# rule {cite}`luce1959`,
-#
-# $$
-# D_i = \frac{g(x_i, p)}{\sum_{k=1}^{n} g(x_k, p)},
-# $$
-#
-# or uniformly when every $g$ vanishes. Its *success* on a trial is the Luce mass on the correct
-# item, an expected accuracy rather than an argmax. In the **similarity** test the probe and the
-# items are drawn independently from $\nu$, and the item nearest to the probe is correct (all of
-# them, when several are equally near). In the **identification** test one item, chosen
-# uniformly, is copied as the probe, and that item is correct.
-#
-# Here $n = 2$ (the paper's "3-item test": two references and a probe). The similarity is a step
-# of resolution $\varepsilon$ and noise $\Delta$: $g_{\varepsilon;\Delta}(x, y) = 1$ when
-# $d(x, y) \le \varepsilon$ and $\Delta$ otherwise, a caricature of Shepard's generalization
-# gradient {cite}`shepard1987`. The geometry enters only through the *ball measure*
-# $b_p = \nu(B_\varepsilon(p))$, through its mean $\langle b\rangle$ and its variance
-# $\operatorname{Var}(b)$ over probes $p \sim \nu$. A space is *homogeneous* when every ball has
-# the same measure $b$.
+# A model compares a probe $p$ with stored items $x_1, \dots, x_n$ of a metric probability space
+# $(M, d, \nu)$ through a similarity $g(d(x, p))$, and picks item $i$ with the Luce rule
+# {cite}`luce1959`, $D_i = g(x_i, p) / \sum_k g(x_k, p)$. Its *success* is the Luce mass on the
+# correct item. Two tests pull apart. In *similarity* (generalization) the probe is a new draw
+# from $\nu$ and the nearest item is correct (all of them, on a tie): a coarse similarity helps.
+# In *identification* the probe is a copy of one item, which is correct: a fine similarity
+# helps. Here $n = 2$ (the paper's "3-item test") and $g = 1$ within distance $\varepsilon$,
+# $\Delta$ beyond, a step caricature of Shepard's generalization gradient {cite}`shepard1987`.
+# The geometry enters only through the *ball measure* $b_p = \nu(B_\varepsilon(p))$, by its mean
+# $\langle b\rangle$ and variance $\operatorname{Var}(b)$ over probes. A space is *homogeneous*
+# when every ball has one measure $b$.
 #
 # :::{dropdown} The setup in a picture
 # ```{glue:figure} ch1-fig-setup
 # :name: ch1-fig-setup
-# :alt: Three panels: a probe on a circle with its resolution ball and two items, bar charts of similarity and Luce choice probability for the two items, and sketches of the identification and similarity tests.
+# :alt: Three panels: a probe on a circle with its resolution ball and two items, bar charts of similarity and Luce choice probability for the two items, and sketches of the similarity and identification tests.
 #
-# The setup. (a) A probe $p$ on a circle and its resolution ball $B_\varepsilon(p)$ (blue arc),
-# whose measure is $b_p$; item $x_1$ falls inside, $x_2$ outside. (b) The step similarity
-# gives $x_1$ similarity 1 and $x_2$ the noise level $\Delta$; the Luce rule turns these into
-# choice probabilities (hatched: similarity, solid: choice; colours as in (a)). (c) The two
-# tests: in similarity the probe is a new point and the nearest item is correct; in
-# identification the probe is a copy of one item.
+# The setup. (a) A probe $p$ on a circle, its resolution ball (blue arc) of measure $b_p$, and
+# two items, $x_1$ inside and $x_2$ outside. (b) The Luce rule turns their similarities, 1 and
+# $\Delta$, into choice probabilities. (c) The two tests.
 # ```
 # :::
 
@@ -138,16 +120,12 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # and both decrease monotonically in $\Delta$.
 # ```
 #
-# The paper states the noiseless case; the form with $\Delta$ is derived here, and
-# {prf:ref}`thm-two-item` is its $\Delta = 0$ case. The derivation is one case analysis. Fix the
-# probe $p$: the number $K$ of items inside its ball is binomial, $K \sim \mathrm{Bin}(2, b_p)$.
-# In the **similarity** test, $K = 1$ makes the item inside the correct one, with Luce mass
-# $1/(1+\Delta)$; with $K = 0$ or $K = 2$ the two items look alike and the correct one gets
-# $\tfrac12$. In the **identification** test the copied item is always inside the ball; the other
-# item is inside with probability $b_p$ (mass $\tfrac12$) or outside (mass $1/(1+\Delta)$).
-# SymPy averages these cases over the probe, with $\mathbb{E}_p\, b_p = \langle b\rangle$ and
-# $\mathbb{E}_p\, b_p^2 = \langle b\rangle^2 + \operatorname{Var}(b)$, and asserts that the
-# result is each theorem:
+# The proof is one case analysis (the paper states $\Delta = 0$; the noisy form is derived here).
+# Given the probe, the number $K$ of items in its ball is $\mathrm{Bin}(2, b_p)$. In similarity,
+# $K = 1$ gives the correct item the mass $1/(1+\Delta)$, and $K = 0$ or $2$ gives it
+# $\tfrac12$. In identification the copied item is inside; the other is inside with probability
+# $b_p$ (mass $\tfrac12$) or outside (mass $1/(1+\Delta)$). SymPy averages over the probe and
+# asserts both theorems:
 
 # %%
 b, Delta, mean_b, var_b, p_I = sp.symbols(
@@ -187,113 +165,82 @@ display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
         sp.Eq(sp.Symbol("p_I"), mean_b / 2 + sp.factor(pI_derived - mean_b / 2)))
 
 # %% [markdown]
-# Both rates fall as the noise grows (their derivatives in $\Delta$, asserted on the methods
-# page, are never positive). On a homogeneous space, solving the identification law for $b$ and
-# substituting it into the similarity law gives the front of {prf:ref}`thm-two-item`.
-# Generalization peaks at $b^\ast =$ {glue:text}`ch1_b_opt:.2f`, where
-# $p_S = p_I =$ {glue:text}`ch1_p_opt:.2f`; noise lowers this peak without moving it. From
-# $b = 0$ to $b = 1$ the front crosses three regimes ({numref}`ch1-fig-front`):
+# The rest (monotonicity in $\Delta$, the front, its peak at $b^\ast =$
+# {glue:text}`ch1_b_opt:.2f`, which noise lowers without moving) is asserted on the methods
+# page. From $b = 0$ to $b = 1$ the front crosses three regimes ({numref}`ch1-fig-front`):
 #
-# 1. **small $\varepsilon$** ($b \to 0$): every probe is its own class, $p_I \to 1$ and
-#    $p_S \to \tfrac12$ (chance): perfect identification, no generalization;
+# 1. **small $\varepsilon$** ($b \to 0$): every probe is its own class, $p_I \to 1$ and $p_S \to
+#    \tfrac12$ (chance);
 # 2. **tradeoff** ($0 < b < \tfrac12$): a coarser resolution buys generalization with
-#    identification, at the exchange rate $\mathrm{d}p_S/\mathrm{d}p_I = -2(1 - 2b)$;
-# 3. **interference** ($b > \tfrac12$): balls overlap so much that both rates fall; each of
-#    these points is beaten on both tests by a point of the tradeoff branch.
+#    identification, at the rate $\mathrm{d}p_S/\mathrm{d}p_I = -2(1 - 2b)$;
+# 3. **interference** ($b > \tfrac12$): balls overlap so much that both rates fall; a point of
+#    the tradeoff branch beats each of these on both tests.
 
 # %% [markdown]
 # ## Uneven spaces and ties
 #
-# On the circle of circumference 1 every ball of radius $\varepsilon \le \tfrac12$ has the
-# measure $b = 2\varepsilon$. On the segment $[0, 1]$ the balls near the ends are cut off, so
-# their measures differ. Identification depends on $\langle b\rangle$ alone; at equal $p_I$ the
-# segment's $p_S$ is therefore lower than the homogeneous front's by exactly
-# $\operatorname{Var}(b)$. This **cost of heterogeneity** is {glue:text}`ch1_seg_cost:.4f` at
-# $\varepsilon =$ {glue:text}`ch1_seg_cost_eps:.2f` and {glue:text}`ch1_seg_cost_max:.4f` at
-# $\varepsilon = \tfrac12$. Every space whose distances never tie pays it: unequal balls push
-# the pair below the front, never above.
+# On the segment $[0, 1]$ the balls near the ends are cut off. Since $p_I$ depends on
+# $\langle b\rangle$ alone, at equal $p_I$ the segment's $p_S$ lies below the homogeneous front by
+# exactly $\operatorname{Var}(b)$, the **cost of heterogeneity**: {glue:text}`ch1_seg_cost:.4f`
+# at $\varepsilon =$ {glue:text}`ch1_seg_cost_eps:.2f`, {glue:text}`ch1_seg_cost_max:.4f` at
+# $\varepsilon = \tfrac12$. Any space without distance ties pays it. The same quantity, the
+# spread of a representation relative to its resolution, governs few-shot generalization in
+# {cite}`sorscher2022neural`.
 #
-# Ties change this. When both items are equally far from the probe (or are the same point),
-# both count as correct and the success is 1 instead of $\tfrac12$. So $p_S$ gains
-# $\tfrac12\tau$, where $\tau = P(d(p, x_1) = d(p, x_2))$, at any noise level, while $p_I$ stays
-# as it was. The chapter's discrete space has {glue:text}`ch1_disc_points` random points of a
-# grid, with random unequal weights and the city-block distance. At
-# $\varepsilon =$ {glue:text}`ch1_disc_eps:.0f` its tie probability is
-# $\tau =$ {glue:text}`ch1_disc_tau:.3f` and $\operatorname{Var}(b) =$
-# {glue:text}`ch1_disc_var:.4f`. At equal $p_I$ it lies
-# $\tau/2 - \operatorname{Var}(b) =$ {glue:text}`ch1_disc_excess:+.4f` from the homogeneous
-# front, {glue:text}`ch1_disc_side` it. The front bounds homogeneous spaces without ties, not
-# every space. The tie term matches an exact enumeration of every triple of points (the original
-# code got it wrong: {ref}`original-code-ties`).
+# Ties change this. When both items are equally far from the probe, both count as correct, so
+# $p_S$ gains $\tfrac12\tau$, with $\tau$ the probability of a tie; $p_I$ is unchanged. The
+# chapter's discrete space ({glue:text}`ch1_disc_points` weighted points of a grid, city-block
+# distance) has $\tau =$ {glue:text}`ch1_disc_tau:.3f` and $\operatorname{Var}(b) =$
+# {glue:text}`ch1_disc_var:.4f` at $\varepsilon =$ {glue:text}`ch1_disc_eps:.0f`, so it lies
+# {glue:text}`ch1_disc_excess:+.4f` from the front, {glue:text}`ch1_disc_side` it. The front
+# bounds homogeneous spaces without ties, not every space (the original code got the tie term
+# wrong: {ref}`original-code-ties`).
 
 # %% [markdown]
 # ## The Monte Carlo check
 #
-# The book's Monte Carlo engine plays both tests directly: it draws probes and items, applies the
-# step similarity and the Luce rule, and averages the mass on the correct item. It runs on four
-# spaces: the circle and the unit sphere $S^2$ (both homogeneous), the segment (unequal balls)
-# and the discrete space (unequal balls and ties), at several $\varepsilon$ and $\Delta$, with
-# {glue:text}`ch1_trials:,` trials per cell. All {glue:text}`ch1_mc_cells` cells agree with the
-# closed forms: the largest deviation is {glue:text}`ch1_mc_maxerr:.4f` and the largest $|z|$ is
-# {glue:text}`ch1_mc_maxz:.2f` ({numref}`ch1-fig-noise-segment`). A law counts as confirmed when
-# the 95% interval of each of its cells lies within {glue:text}`ch1_mc_margin:.3f` of the closed
-# form. The paper's three laws are then marked *reproduced*; the tie term, new here, is marked
-# *holds*.
+# The engine plays both tests with {glue:text}`ch1_trials:,` trials per cell on four spaces:
+# circle and sphere (homogeneous), segment (unequal balls) and the discrete space (ties). All
+# {glue:text}`ch1_mc_cells` cells agree with the closed forms, the largest deviation being
+# {glue:text}`ch1_mc_maxerr:.4f` and the largest $|z|$ {glue:text}`ch1_mc_maxz:.2f`
+# ({numref}`ch1-fig-noise-segment`). A law is confirmed when each cell's 95% interval lies within
+# {glue:text}`ch1_mc_margin:.3f` of its closed form: the paper's three laws are then
+# *reproduced*, the tie term, new here, *holds*.
 #
 # ```{glue:figure} ch1-fig-noise-segment
 # :name: ch1-fig-noise-segment
 # :alt: Fronts for several noise levels with circle Monte Carlo points, and the circle front against the lower segment front with an inset of the variance cost.
 #
-# Left: fronts of {prf:ref}`thm-two-item-noise` on a homogeneous space for several noise levels
-# $\Delta$ (curves traced by $b$ from 0 to 1), with circle Monte Carlo estimates (dots, bars
-# $\pm 2$ standard errors, mostly smaller than the dots); noise shrinks the whole front towards
-# chance. Right: circle (black) against segment (red) for $\varepsilon \in [0, 1/2]$, with
-# Monte Carlo estimates (open circles). The segment lies below the homogeneous front by
-# $\operatorname{Var}(b)$ (inset).
+# (a) Fronts of {prf:ref}`thm-two-item-noise` on a homogeneous space for several noise levels
+# $\Delta$, with circle Monte Carlo estimates (dots; bars of $\pm 2$ standard errors hide behind
+# them): noise shrinks the front towards chance. (b) Circle against segment for
+# $\varepsilon \in [0, 1/2]$, with Monte Carlo estimates (open circles): the segment runs below
+# by $\operatorname{Var}(b)$ (inset).
 # ```
 
 # %% [markdown]
 # ## Explore the front
 #
-# Move the noise level $\Delta$, the number of items $n$ and the ball measure $b$. The blue curve
-# is Theorem 3 ({doc}`02_many_items`) for that $\Delta$ and $n$, traced by $b$ from 0 to 1; for
-# $n = 2$ it is this chapter's front. The red point is the chosen resolution; dashed is the
-# noiseless two-item front. The curves are computed from the closed forms when the chapter runs
-# and embedded in the page, so the explorer needs no server.
+# The explorer draws Theorem 3 of {doc}`02_many_items`, which for $n = 2$ is this chapter's front,
+# from closed forms embedded in the page.
 
 # %% tags=["hide-input"]
 figures.front_explorer()
 
 # %% [markdown]
-# ## What this shows
-#
-# * Only the first two moments of the ball measure matter, so homogeneous spaces, circle and
-#   sphere alike, share one front. The same geometric quantity, the spread of a representation
-#   relative to its resolution, governs few-shot generalization in the analysis of
-#   {cite}`sorscher2022neural`.
-# * Chapter 2 lets the number of items grow, and the same conditioning gives the $1/n$ law.
-# * Where this build differs from the paper (a Monte Carlo check on four spaces, the noisy form
-#   derived, the tie term new) is listed at the end of {doc}`Methods and checks
-#   <01_pareto_front_methods>`.
-#
 # ## Exercises
 #
-# 1. **Fewer trials.** Run `semres run 1 -p mc_trials=20000`, a hundredth of the default.
-#    The laws are exact, so every cell should still sit within a few standard errors of its
-#    closed form, and the run's own check of each $|z|$ should still pass. But a standard error
-#    grows as one over the square root of the trials, here tenfold, so the 95% intervals grow
-#    wider than the margin. Look for: laws marked *inconclusive* instead of *reproduced* in the
-#    result box, while the largest $|z|$ stays about as large as before. The laws did not change;
-#    the check got too weak to confirm them.
-# 2. **Another random space.** Run `semres run 1 -p seed=1`. It draws a new discrete space and new
-#    Monte Carlo streams. The tie term still matches the exact enumeration to machine precision
-#    (the run asserts it), and every law should still be confirmed. Look for: the new $\tau$ and
-#    $\operatorname{Var}(b)$ under "Uneven spaces and ties". Whether the discrete space lies above
-#    or below the front depends only on whether $\tau/2$ exceeds $\operatorname{Var}(b)$.
-# 3. **The paper's budget.** Run `semres run 1 -p profile=paper`: more trials per cell and a
-#    larger discrete space (it takes minutes). Intervals shrink as one over the square root of
-#    the trials. Look for: a smaller reach in the result box's last sentence, and largest $|z|$
-#    values of the same size as before, since $z$ does not shrink with more trials.
+# 1. **Fewer trials:** `semres run 1 -p mc_trials=20000`. The laws are exact, so each cell stays
+#    within a few standard errors of its closed form, but those errors grow tenfold (as one over
+#    the square root of the trials) and the 95% intervals outgrow the margin. Look for: laws
+#    marked *inconclusive* instead of *reproduced* in the result box.
+# 2. **Another random space:** `semres run 1 -p seed=1` draws a new discrete space; the run still
+#    asserts the tie term against exact enumeration. Look for: the new $\tau$ and
+#    $\operatorname{Var}(b)$ under "Uneven spaces and ties"; the space lies above the front
+#    exactly when $\tau/2$ exceeds $\operatorname{Var}(b)$.
+# 3. **The paper's budget:** `semres run 1 -p profile=paper` (minutes) runs more trials per cell.
+#    Look for: a smaller reach in the result box's last sentence, while the largest $|z|$ does
+#    not shrink.
 
 # %% [markdown]
 # ## Methods and checks

@@ -26,9 +26,9 @@ TESTS = (("identification: $p$ is a copy of $x_1$", 0.3, "correct: the copied it
 
 def fig_setup():
     """The setup in one picture: a ball on a circle, the Luce rule, and the two tests."""
-    # narrow enough that a phone shows its text at about 9 px without zooming
-    fig, axes = splot.subplot_mosaic([["a", "b"], ["c", "c"]], figsize=(6.0, 6.2),
-                                     height_ratios=[1.1, 0.9])
+    # one row: a phone stacks the panels, (a) to (c), without a blank band below them
+    fig, axes = splot.subplot_mosaic([["a", "b", "c"]], figsize=(7.2, 2.9),
+                                     width_ratios=[1.15, 1.0, 1.25])
     blue, red, green = splot.CYCLE[0], splot.CYCLE[1], splot.CYCLE[2]
 
     def at(deg, r=1.0):
@@ -42,15 +42,15 @@ def fig_setup():
                      color=blue, lw=6, alpha=0.35))
     ax.plot(*at(probe), marker="*", ms=15, color="black")
     ax.annotate("probe $p$", at(probe, 1.22), ha="center")
-    ax.plot(*at(115), "o", color=green, ms=9)
-    ax.annotate("$x_1$", at(115, 1.2), ha="center")
+    ax.plot(*at(132), "o", color=green, ms=9)
+    ax.annotate("$x_1$", at(135, 1.25), ha="center")
     ax.plot(*at(-30), "o", color=red, ms=9)
     ax.annotate("$x_2$", at(-30, 1.22), ha="center")
     ax.annotate(r"$B_\varepsilon(p)$", at(probe - eps_deg - 18, 0.66), color=blue, ha="center")
-    ax.text(0, -0.15, r"$b_p = \nu(B_\varepsilon(p))$", ha="center")
+    ax.text(0, -0.3, r"$b_p = \nu(B_\varepsilon(p))$", ha="center")
     # anchored at the top of its cell: a square box centred lower than (b) would come after it
     # in the phone layout, which orders panels by their top edge
-    ax.set(title="(a) probe and ball", xlim=(-1.5, 1.5), ylim=(-1.1, 1.45), aspect="equal",
+    ax.set(title="(a) probe and ball", xlim=(-1.45, 1.45), ylim=(-1.1, 1.55), aspect="equal",
            anchor="N")
     ax.axis("off")
 
@@ -63,26 +63,27 @@ def fig_setup():
            edgecolor=[green, red])
     ax.bar([0.38, 1.38], g / g.sum(), width=0.35, color=[green, red])
     ax.set_xticks([0.19, 1.19], ["$x_1$ (in)", "$x_2$ (out)"])
-    ax.text(0.95, 1.02, r"$D_i = g_i / \sum_k g_k$", ha="center")
-    ax.set(ylim=(0, 1.15), title=rf"(b) Luce rule, $\Delta$ = {delta}")
+    ax.set(ylim=(0, 1.45), yticks=[0, 0.5, 1], title="(b) Luce rule",
+           xlabel="$D_i = g_i / \\sum_k g_k$\n" + rf"($\Delta$ = {delta})")
     ax.legend(handles=[Patch(facecolor="white", edgecolor="0.3", hatch="//",
                              label="similarity $g$"), Patch(facecolor="0.3", label="choice $D_i$")],
-              loc="center right")
+              loc="upper right")
     ax.grid(False)
 
     # (c) the two tests, on a line
     ax = axes["c"]
-    for y, (title, p_x, note) in enumerate(TESTS):
+    for k, (title, p_x, note) in enumerate(TESTS):
+        y = 1.4 * k  # each test's line, with room for its title above and its note below
         ax.hlines(y, 0, 1, color="0.7")
         ax.plot([0.3, 0.75], [y, y], "o", color="0.35", ms=9)
-        ax.annotate("$x_1$", (0.3, y - 0.22), ha="center")
-        ax.annotate("$x_2$", (0.75, y - 0.22), ha="center")
+        ax.annotate("$x_1$", (0.3, y - 0.1), ha="center", va="top")
+        ax.annotate("$x_2$", (0.75, y - 0.1), ha="center", va="top")
         ax.plot(p_x, y + 0.18, marker="*", ms=14, color="black")
         ax.annotate("", (0.3, y + 0.05), (p_x, y + 0.16),
                     arrowprops={"arrowstyle": "->", "color": green})
-        ax.text(0.5, y + 0.36, title, ha="center")
-        ax.text(0.5, y - 0.42, note, ha="center", color=green)
-    ax.set(xlim=(-0.05, 1.05), ylim=(-0.6, 1.6), title="(c) the two tests")
+        ax.text(0.5, y + 0.34, title, ha="center", va="bottom")
+        ax.text(0.5, y - 0.34, note, ha="center", va="top", color=green)
+    ax.set(xlim=(-0.05, 1.05), ylim=(-0.65, 2.1), title="(c) the two tests")
     ax.axis("off")
     return fig
 
@@ -103,11 +104,13 @@ def fig_front():
                   rotation=90 if hi - lo < 0.2 else 0, va="bottom")
         sel = (B >= lo) & (B <= hi)
         ax_f.plot(pi[sel], ps[sel], color=colour, lw=2.5, label=name)
-    ax_b.set(xlabel=r"ball measure $b$", ylabel="success probability", ylim=(0.45, 1.02))
+    ax_b.set(xlabel=r"ball measure $b$", ylabel="success probability", ylim=(0.45, 1.02),
+             title="(a) both tests against $b$")
     ax_f.plot(0.75, 0.75, "k*", ms=12, label=r"optimum $b = 1/2$")
     q = np.linspace(0.5, 1, 201)
     ax_f.plot(q, theory.front(q), color=splot.THEORY, lw=0.8, ls=":", label="front $p_S(p_I)$")
-    ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$", xlim=(0.48, 1.01))
+    ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$", xlim=(0.48, 1.01),
+             title="(b) the front")
     splot.legend_outside(fig, [ax_b, ax_f], ncol=3)
     return fig
 
@@ -129,7 +132,7 @@ def fig_noise_segment(mc, segment_moments, deltas):
                           yerr=2 * sel[sel.task == "similarity"]["stderr"].to_numpy(),
                           fmt="o", ms=4, color=splot.CYCLE[i])
     ax_d.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
-             title="noise (homogeneous)")
+             title="(a) noise (homogeneous)")
     ax_d.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
 
     E = np.linspace(0, 0.5, 201)
@@ -149,7 +152,7 @@ def fig_noise_segment(mc, segment_moments, deltas):
     inset.tick_params(labelsize=9)
     inset.locator_params(nbins=3)
     ax_s.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
-             title=r"circle vs segment")
+             title="(b) circle vs segment")
     ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
     return fig
 
