@@ -62,3 +62,22 @@ def test_static_fallbacks_png_and_noscript_image_with_alt_text():
 def test_bad_grid_raises_naming_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         FrontExplorer(**kwargs)
+
+
+def test_panels_read_a_b_c_by_their_top_edges():
+    """A phone stacks a figure's panels by their top edge, then their left edge: each figure's
+    panel titles read (a), (b), (c) in that order (an aspect-fixed panel centred in its cell
+    once came after its neighbour)."""
+    deltas = settings.DEFAULT.deltas
+    mc = pd.DataFrame([{"space": s, "delta": d, "task": t, "mc": 0.7, "stderr": 1e-3}
+                       for s in ("circle", "segment") for d in deltas
+                       for t in ("similarity", "identification")])
+    for fig in (fig_setup(), fig_front(), fig_noise_segment(mc, spaces.Segment().ball_measure,
+                                                            deltas)):
+        fig.draw_without_rendering()
+        panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+        order = sorted(panels, key=lambda ax: (-round(ax.get_position().y1, 2),
+                                               round(ax.get_position().x0, 2)))
+        labels = [ax.get_title()[:3] for ax in order]
+        assert labels == ["(a)", "(b)", "(c)"][:len(panels)], labels
+        plt.close(fig)
