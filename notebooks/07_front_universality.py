@@ -45,7 +45,8 @@
 # {glue:text}`ch7_gaussian_fine_ps:.4f`). With a floor ($\Delta =$ {glue:md}`ch7_sweep_deltas`)
 # every family turns back to chance, below the bound (closest approach
 # {glue:text}`ch7_bound_margin:.4f`). The derivations, the certificates and every check are on the
-# {doc}`Methods and checks <07_front_universality_methods>` page.
+# {doc}`Methods and checks <07_front_universality_methods>` page, with
+# {ref}`where this build differs from the paper <ch7-deviations>`.
 
 # %% tags=["parameters", "hide-cell"]
 profile = "default"  # quick | default | paper
@@ -159,11 +160,11 @@ HEADERS = {"scale": "Scale (circumference)", "cap": "Gain cap",  # the tables' c
 # gain ($\pm 2$ standard errors).
 # ```
 #
-# {glue:md}`ch7_best_verdict` With two items its largest gain in $p_S$ is
+# **Two items.** {glue:md}`ch7_best_verdict` Its largest gain in $p_S$ is
 # {glue:text}`ch7_gain_01:.4f` at $\Delta = 0.01$, {glue:text}`ch7_gain_05:.4f` at $\Delta = 0.05$
 # and {glue:text}`ch7_gain_20:.4f` at $\Delta = 0.2$, and the certificates prove that no similarity
 # gains more than {glue:text}`ch7_cap_01:.4f`, {glue:text}`ch7_cap_05:.4f` and
-# {glue:text}`ch7_cap_20:.4f`: the gain {glue:md}`ch7_gain_trend`. With more items the best
+# {glue:text}`ch7_cap_20:.4f`: the gain {glue:md}`ch7_gain_trend`. **More items.** The best
 # similarity found gains up to {glue:text}`ch7_fn_gain_4:.3f` at $n = 4$ ($\Delta =$
 # {glue:text}`ch7_fn_gain_delta_4:g`) and {glue:text}`ch7_fn_gain_8:.3f` at $n = 8$ ($\Delta =$
 # {glue:text}`ch7_fn_gain_delta_8:g`). Judged by the interval from the gain found to the most any
@@ -550,7 +551,7 @@ assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
 display(mc_best.round(5))
 
 # %% [markdown]
-# ### The shape of the best similarity
+# ### The best two-item similarity and its shape
 #
 # The optimum is a distribution of similarity values; sorted, it is a non-increasing $g$. A
 # *plateau* at $g = 1$ is an atom of $\mu$ at 1 (its width in ball measure is its share of items).
@@ -1025,6 +1026,7 @@ report.text("slot_status", f"Its status reads *{mean_status}*" + (
 # above the front. The mean code stays below its own values ordered by distance, which the count of
 # matching slots follows only roughly.
 #
+# (ch7-deviations)=
 # ### What ran, and where this build differs from the paper
 #
 # ```{glue:md} ch7_ran
@@ -1083,7 +1085,6 @@ report.box(f"profile **{profile}**, seed {seed} (every size: the methods page)",
            methods=True)
 
 # %% [markdown]
-# (ch7-deviations)=
 # ```{glue:md} ch7_deviations
 # :format: myst
 # ```
