@@ -234,7 +234,7 @@ HEADERS = {"scale": "Scale (circumference)", "cap": "Gain cap",  # the tables' c
 # 2. `semres run 7 -p seed=1`: the Monte Carlo numbers move within a few standard errors. The mean
 #    code's heights above the front lie several standard errors past the margin, so the `status`
 #    column of `slots_cells.csv` should not change.
-# 3. `semres run 7 -p profile=quick`: fewer levels and branch-and-bound programs. The floor's bound
+# 3. `semres run 7 --profile quick`: fewer levels and branch-and-bound programs. The floor's bound
 #    is a proof and is still met everywhere; fewer points are certified (the `certified` column of
 #    `frontier.csv`).
 
