@@ -161,8 +161,6 @@ assert sp.simplify(pS_derived - pS_thm2) == 0
 assert sp.simplify(pI_derived - pI_thm2) == 0
 assert sp.simplify(pS_derived.subs(Delta, 0) - pS_thm1) == 0
 assert sp.simplify(pI_derived.subs(Delta, 0) - pI_thm1) == 0
-display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
-        sp.Eq(sp.Symbol("p_I"), mean_b / 2 + sp.factor(pI_derived - mean_b / 2)))
 
 # %% [markdown]
 # The rest (monotonicity in $\Delta$, the front, its peak at $b^\ast =$
@@ -187,14 +185,14 @@ display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
 # spread of a representation relative to its resolution, governs few-shot generalization in
 # {cite}`sorscher2022neural`.
 #
-# Ties change this. When both items are equally far from the probe, both count as correct, so
-# $p_S$ gains $\tfrac12\tau$, with $\tau$ the probability of a tie; $p_I$ is unchanged. The
-# chapter's discrete space ({glue:text}`ch1_disc_points` weighted points of a grid, city-block
-# distance) has $\tau =$ {glue:text}`ch1_disc_tau:.3f` and $\operatorname{Var}(b) =$
+# Ties change this. When both items are equally far from the probe, both are correct: $p_S$
+# gains $\tfrac12\tau$, with $\tau$ the probability of a tie, and $p_I$ is unchanged. The
+# discrete space ({glue:text}`ch1_disc_points` weighted grid points, city-block distance) has
+# $\tau =$ {glue:text}`ch1_disc_tau:.3f` and $\operatorname{Var}(b) =$
 # {glue:text}`ch1_disc_var:.4f` at $\varepsilon =$ {glue:text}`ch1_disc_eps:.0f`, so it lies
-# {glue:text}`ch1_disc_excess:+.4f` from the front, {glue:text}`ch1_disc_side` it. The front
-# bounds homogeneous spaces without ties, not every space (the original code got the tie term
-# wrong: {ref}`original-code-ties`).
+# {glue:text}`ch1_disc_excess:+.4f` from the front, {glue:text}`ch1_disc_side` it. The front bounds
+# homogeneous spaces without ties, not every space (the original code got the tie term wrong:
+# {ref}`original-code-ties`).
 
 # %% [markdown]
 # ## The Monte Carlo check
@@ -251,13 +249,16 @@ figures.front_explorer()
 #
 # ### The rest of the derivation
 #
-# The derived expressions equal the statements of {prf:ref}`thm-two-item` and
-# {prf:ref}`thm-two-item-noise` (asserted in the chapter). Their monotonicity in $\Delta$ follows
-# from the derivatives, which SymPy puts in a form whose sign is evident:
+# Below, the two laws in the form SymPy derived them (the chapter asserts that they equal
+# {prf:ref}`thm-two-item` and {prf:ref}`thm-two-item-noise`), then their derivatives in
+# $\Delta$, whose sign is evident:
 # $\langle b\rangle - \langle b\rangle^2 - \operatorname{Var}(b) = \mathbb{E}_p[b_p(1 - b_p)]$ is
 # half the probability that exactly one of the two items falls in the ball, hence $\ge 0$.
 
 # %%
+# the two laws as SymPy derived them, then their derivatives in Delta
+display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
+        sp.Eq(sp.Symbol("p_I"), mean_b / 2 + sp.factor(pI_derived - mean_b / 2)))
 dpS = sp.factor(sp.diff(pS_derived, Delta))
 dpI = sp.factor(sp.diff(pI_derived, Delta))
 display(sp.Eq(sp.Derivative(sp.Symbol("p_S"), Delta), dpS),
