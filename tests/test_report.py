@@ -611,3 +611,25 @@ def test_a_monte_carlo_check_states_the_deviation_it_detects():
 ])
 def test_prose_typesets_math_written_as_text_and_escapes_the_rest(text, shown):
     assert report.prose(text) == shown
+
+
+def test_with_a_methods_page_the_box_links_it_and_leaves_the_details_to_it(tmp_path,
+                                                                          monkeypatch):
+    """The box keeps its lead, its count and its short list; every result with its numbers and
+    what ran go to the methods page; the lead is the chapter's line on the front page."""
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path))
+    glued = _glued(monkeypatch)
+    rep = report.Report("03_toy_relu")
+    rep.result("a law", "holds", ci=(-0.001, 0.001), compared_with=0.0,
+               compared_with_label="its closed form", margin=0.005, margin_reason="a plot")
+    rep.result("a ratio", "is finite", headline=0.0, ci=(0.0, 0.0), identified=False,
+               margin=0.1, margin_reason="a plot")
+    rep.box("profile `quick`, seed 0", lead="The law holds within 0.001.", methods=True)
+    box, more = glued["ch3_result_box"].data, glued["ch3_result_details"].data
+    assert "{doc}`Methods and checks <03_toy_relu_methods>`" in box
+    assert ":::{dropdown}" not in box and ":::{dropdown}" not in more
+    assert "**What ran.** profile `quick`, seed 0" in more
+    # a quantity the data do not determine shows no number
+    assert "a ratio: not identified.** is finite. Margin" in more
+    assert (tmp_path / "03_toy_relu" / "finding.md").read_text() == \
+        "The law holds within 0.001.\n"

@@ -157,7 +157,7 @@ def box_line(row: dict, names: dict | None = None, said: set | None = None) -> s
     if state == "misfit" and fit_size(row):
         text += f" How far the model misses: {fit_size(row)}" + (
             "" if missing(row.get("gof_p")) else f" (goodness of fit {pvalue(row['gof_p'])})") + "."
-    number = measured(row)
+    number = measured(row) if state != "not identified" else ""  # its number means nothing
     if number:
         approx = ", approximate: widened by the dispersion" if str(
             row.get("approximate")) == "True" else ""

@@ -202,7 +202,8 @@ class Report:
         """The result box at the top of the page (``ch<N>_result_box``): on one phone screen
         the ``lead`` (the chapter's finding in plain words, also saved as ``finding.md`` for
         the front page), a link to the chapter's methods page when it has one (``methods``),
-        the count of the statuses, then every finding in words, ``notes`` and what ``ran``."""
+        the count of the statuses, then every finding in words, ``notes`` and what ``ran``: in a
+        dropdown, or with ``methods`` on that page (``ch<N>_result_details``)."""
         if not str(ran).strip():
             raise ValueError("ran must say what ran in this build (the models, the profile)")
         findings = counted(self.rows)
@@ -223,9 +224,9 @@ class Report:
         lead = " ".join(str(lead).split())
         if lead:
             book.write_atomic(book.results_dir(self.chapter) / "finding.md", lead + "\n")
-        link = ([f"*How each number was measured, and its checks: "
-                 f"{{doc}}`Methods and checks <{self.chapter}_methods>`.*", ""]
-                if methods else [])
+        page = f"{{doc}}`Methods and checks <{self.chapter}_methods>`"
+        link = ([f"*Every result with its numbers, how each was measured, and the checks: "
+                 f"{page}.*", ""] if methods else [])
         lines = ([mark + lead, "", *link, tally_line, ""] if lead
                  else [mark + tally_line, "", *link])
         aside = [f"{plural(len(gates), 'precondition')} ({tally(r['status'] for r in gates)})"
@@ -238,11 +239,16 @@ class Report:
         first = first_screen(lead, [*link[:1], tally_line, *aside], items,
                              BOX_FIRST - 3 if lead else BOX_FIRST)
         lines += items[:first]
+        where = f"on {page}" if methods else "below"
         if len(findings) > first:
-            lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, below"
-                         if first else "* Each finding with its status: below")
+            lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, {where}"
+                         if first else f"* Each finding with its status: {where}")
         lines += aside
-        lines += ["", *details(findings, gates, blocked, checks, notes, ran)]
+        more = details(findings, gates, blocked, checks, notes, ran)
+        if methods:  # the methods page shows them: ch<N>_result_details, unfolded
+            self.text("result_details", "\n".join(more[1:-1]), markdown=True)
+        else:
+            lines += ["", *more]
         self.text("result_box", "\n".join(lines), markdown=True)
 
     def save(self) -> None:
