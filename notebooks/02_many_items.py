@@ -324,6 +324,12 @@ for name, value in zip(quantities.quantity, quantities.value):
 # How the chapter's laws are checked case by case, with noise and by Monte Carlo, and how each
 # result in the box is judged.
 #
+# ### Every result, with its numbers
+#
+# ```{glue:md} ch2_result_details
+# :format: myst
+# ```
+#
 # ### The finite sums for symbolic $n$
 #
 # **The binomial theorem for symbolic $n$**, $S_n = \sum_{k=0}^{n} \binom{n}{k} x^k y^{n-k}

@@ -184,6 +184,12 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, n_se
 # SymPy, the segment's law, the Monte Carlo check of both laws, the training protocol, the three predictions for the trained
 # networks, how each peak is read, the fit tests, and where this build differs from the paper.
 #
+# ### Every result, with its numbers
+#
+# ```{glue:md} ch3_result_details
+# :format: myst
+# ```
+#
 # ### Deriving Proposition 1
 #
 # Fix the probe; the distances $u, v$ of the two items from it are independent

@@ -417,6 +417,12 @@ figures.effects_table(shown, alpha_lo).style.hide(axis="index")
 # How each number of {doc}`the chapter <04_resnet_phylogeny>` was measured, and the checks
 # behind it.
 #
+# ### Every result, with its numbers
+#
+# ```{glue:md} ch4_result_details
+# :format: myst
+# ```
+#
 # ### The theorem, derived and checked
 #
 # The derivation conditions on the probe. Of the two items, exactly one lies in the ball

@@ -622,6 +622,12 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 # kernel and the paper's design window by window, the rates at every $n$, the temperature, and
 # where this build differs from the paper.
 #
+# ### Every result, with its numbers
+#
+# ```{glue:md} ch5_result_details
+# :format: myst
+# ```
+#
 # ### The engine's curves
 #
 # The floor's tradeoff on the shared engine, two items on the unit segment.
