@@ -244,6 +244,12 @@ HEADERS = {"scale": "Scale (circumference)", "cap": "Gain cap",  # the tables' c
 # How each number on the chapter page was computed, and its checks; every assertion below runs when
 # the chapter is built.
 #
+# ### Every result, with its numbers
+#
+# ```{glue:md} ch7_result_details
+# :format: myst
+# ```
+#
 # ### Two items, any similarity: the integrals
 #
 # A probe's distance to an item drawn uniformly is uniform on $[0, \tfrac12]$, so in the similarity
