@@ -28,7 +28,8 @@
 # The universal two-item law ({prf:ref}`thm-two-item`; homogeneous space, no noise). (a) Both
 # success rates against the ball measure $b$, three regimes shaded (the edge at $b = 0.1$ is a
 # visual cut). (b) The same curves as a front: dotted, its closed form; star, the optimum
-# $p_S = p_I = 3/4$; the interference branch folds back below the efficient one.
+# $p_S = p_I = 3/4$. Each interference point has the $p_S$ of an efficient point with a higher
+# $p_I$.
 # ```
 #
 # This chapter derives the two-item laws of {cite}`nurisso2026bound` (Theorems 1–2) with SymPy
@@ -72,7 +73,6 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # $\langle b\rangle$ and variance $\operatorname{Var}(b)$ over probes. A space is *homogeneous*
 # when every ball has one measure $b$.
 #
-# :::{dropdown} The setup in a picture
 # ```{glue:figure} ch1-fig-setup
 # :name: ch1-fig-setup
 # :alt: Three panels: a probe on a circle with its resolution ball and two items, bar charts of similarity and Luce choice probability for the two items, and sketches of the similarity and identification tests.
@@ -81,7 +81,6 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_t
 # two items, $x_1$ inside and $x_2$ outside. (b) The Luce rule turns their similarities, 1 and
 # $\Delta$, into choice probabilities. (c) The two tests.
 # ```
-# :::
 
 # %% [markdown]
 # ## The two-item laws
@@ -161,6 +160,8 @@ assert sp.simplify(pS_derived - pS_thm2) == 0
 assert sp.simplify(pI_derived - pI_thm2) == 0
 assert sp.simplify(pS_derived.subs(Delta, 0) - pS_thm1) == 0
 assert sp.simplify(pI_derived.subs(Delta, 0) - pI_thm1) == 0
+display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
+        sp.Eq(sp.Symbol("p_I"), mean_b / 2 + sp.factor(pI_derived - mean_b / 2)))
 
 # %% [markdown]
 # The rest (monotonicity in $\Delta$, the front, its peak at $b^\ast =$
@@ -172,7 +173,7 @@ assert sp.simplify(pI_derived.subs(Delta, 0) - pI_thm1) == 0
 # 2. **tradeoff** ($0 < b < \tfrac12$): a coarser resolution buys generalization with
 #    identification, at the rate $\mathrm{d}p_S/\mathrm{d}p_I = -2(1 - 2b)$;
 # 3. **interference** ($b > \tfrac12$): balls overlap so much that both rates fall; a point of
-#    the tradeoff branch beats each of these on both tests.
+#    the tradeoff branch matches each of these in $p_S$ with a higher $p_I$.
 
 # %% [markdown]
 # ## Uneven spaces and ties
@@ -247,18 +248,21 @@ figures.front_explorer()
 # derivation, the segment's moments, the tie term against an exact enumeration, the Monte Carlo
 # engine with its full table, and the rule that turns a law's cells into one verdict.
 #
+# ### Every result, with its numbers
+#
+# ```{glue:md} ch1_result_details
+# :format: myst
+# ```
+#
 # ### The rest of the derivation
 #
-# Below, the two laws in the form SymPy derived them (the chapter asserts that they equal
-# {prf:ref}`thm-two-item` and {prf:ref}`thm-two-item-noise`), then their derivatives in
-# $\Delta$, whose sign is evident:
+# The chapter asserts that the derived laws equal {prf:ref}`thm-two-item` and
+# {prf:ref}`thm-two-item-noise`. Their monotonicity in $\Delta$ follows from the derivatives,
+# which SymPy puts in a form whose sign is evident:
 # $\langle b\rangle - \langle b\rangle^2 - \operatorname{Var}(b) = \mathbb{E}_p[b_p(1 - b_p)]$ is
 # half the probability that exactly one of the two items falls in the ball, hence $\ge 0$.
 
 # %%
-# the two laws as SymPy derived them, then their derivatives in Delta
-display(sp.Eq(sp.Symbol("p_S"), half + sp.factor(pS_derived - half)),
-        sp.Eq(sp.Symbol("p_I"), mean_b / 2 + sp.factor(pI_derived - mean_b / 2)))
 dpS = sp.factor(sp.diff(pS_derived, Delta))
 dpI = sp.factor(sp.diff(pI_derived, Delta))
 display(sp.Eq(sp.Derivative(sp.Symbol("p_S"), Delta), dpS),
@@ -461,9 +465,9 @@ tables.table(check_table(mc, ["space", "eps", "delta"]), decimals=4,
 # 95% interval are set against a practical margin of {glue:text}`ch1_mc_margin:.3f`, half a
 # percentage point of success probability, which is thinner than a plotted line in the paper's
 # figures. A law is confirmed when every cell's interval lies inside the margin; the cell whose
-# interval reaches farthest from its closed form heads the law's row in the result box. Each
-# law's cells are saved beside `mc_check.csv` (`cells_*.csv`). The cell below also builds the
-# box's lead from these rows.
+# interval reaches farthest from its closed form names the law's row under "Every result, with
+# its numbers" above. Each law's cells are saved beside `mc_check.csv` (`cells_*.csv`). The cell
+# below also builds the result box's lead from these rows.
 
 # %%
 # the book's overview: each law one finding over its Monte Carlo cells (their deviations from
