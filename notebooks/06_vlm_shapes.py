@@ -106,12 +106,10 @@ report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
 # %% [markdown]
 # ## The task
 #
-# A scene is a square canvas with $n$ black shapes at random, non-overlapping positions and one
-# red X. In the **similarity** (generalization) task the X lies at least a shape's width from
-# every shape, as in the paper, and the answer is the nearest shape. In the **identification**
-# task the X lies exactly on one of the shapes — the probe is a copy of an item, as in
-# chapter 1 — and the answer is the shape at the X ({numref}`ch6-fig-scenes`). Both questions
-# are about where the X is among the same shapes, so one spatial resolution should govern both.
+# A scene is a square canvas with $n$ black shapes and one red X. In the **similarity**
+# (generalization) task the X keeps a shape's width from every shape, as in the paper, and the
+# answer is the nearest shape; in the **identification** task the X lies on a shape, the
+# answer ({numref}`ch6-fig-scenes`).
 
 # %% tags=["hide-input"]
 report.figure("scenes", figures.fig_scenes(
@@ -148,21 +146,6 @@ report.number("shape_frac", quantities[0]["value"])
 # the excess distance $d_j - d_1$. In identification $d_1 = 0$ and it *is* $g_{\varepsilon;0}$.
 # ```
 #
-# ```{prf:proposition} The error band
-# :label: ch6-prop-band
-#
-# For two shapes at $(\pm c, 0)$, a model with margin resolution $\varepsilon < 2c$ must err
-# (succeeds with probability $\tfrac12$) exactly in the band $|d_A - d_B| \le \varepsilon$
-# around the bisector $x = 0$. The band is bounded by the hyperbola branches
-# $|x| = w(y)$ with
-#
-# $$
-# w(y) = \frac{\varepsilon}{2}\sqrt{1 + \frac{y^2}{c^2 - \varepsilon^2/4}} ,
-# $$
-#
-# so it is $\varepsilon$ wide on the segment between the shapes and widens away from it.
-# ```
-#
 # ```{prf:proposition} Accuracy against the margin
 # :label: ch6-prop-margin
 #
@@ -175,7 +158,7 @@ report.number("shape_frac", quantities[0]["value"])
 # shift invariance: accuracy then also falls with the distance $d_1$ itself.
 # ```
 
-# %%
+# %% tags=["hide-input"]
 x, y, c, eps, lam, m, d1, d2, dlt = sp.symbols("x y c epsilon lambda m d_1 d_2 Delta",
                                                 positive=True)
 # |d_A - d_B| = eps with d_A^2 - d_B^2 = 4 c x gives d_A + d_B = 4 c x / eps, so
@@ -245,14 +228,11 @@ myst_nb.glue(report.prefix + "canvas_table", tables.table(canvas_check, decimals
 # %% [markdown]
 # ## The model
 #
-# The model run here is **{glue:md}`ch6_model`**: a LLaVA architecture {cite}`liu2023llava`
-# built from `transformers` configs, a vision transformer whose patch features are projected
-# into a small Llama, on a {glue:text}`ch6_canvas_px` px canvas. No pretrained vision encoder
-# can be downloaded where this book is built, so it is trained here in two stages on rendered
-# scenes of 2 to 12 shapes: the vision tower first learns to parse a scene, then the language
-# model learns to answer. It is not Qwen or Gemma, and not a reproduction of either: it is a
-# controlled model whose spatial resolution can be measured with the paper's protocol. Its
-# answers are read, like the paper's models', from the probability it gives each shape's name.
+# The model run here is **{glue:md}`ch6_model`**: a small LLaVA {cite}`liu2023llava` (a
+# vision transformer feeding a small Llama) on a {glue:text}`ch6_canvas_px` px canvas, trained
+# here on rendered scenes of 2 to 12 shapes because no pretrained encoder can be downloaded
+# where this book is built. It is a controlled model, not a reproduction of Qwen or Gemma. Its
+# answers are read from the probability it gives each shape's name.
 
 # %% tags=["hide-input"]
 if model is None:  # the tiny LLaVA, trained here with the profile's settings (and cached)
@@ -864,37 +844,28 @@ else:
             f"Theorem 3 (the worst cell off by {fmt(canvas['headline'], places=4)}).")
     why = ""
 report.text("why_no_scale", why, markdown=True)
-report.box("; ".join(ran), lead=lead, methods=True)
+report.box("; ".join(ran[:2]) + "; the rest on the methods page", lead=lead, methods=True)
 # %% [markdown]
 # ## What this shows
 #
-# - On a canvas a finite resolution has a precise footprint: a band of width $\varepsilon$
-#   around each decision boundary, widening along hyperbolas away from the shapes
-#   ({prf:ref}`ch6-prop-band`), and an accuracy that depends on the distance margin —
-#   logistically for an exponential similarity ({prf:ref}`ch6-prop-margin`).
-# - Every vision-language model here shows that footprint's first half: it errs near the
-#   boundaries and less as the margin grows. None follows the one-scale law of how it should
-#   recover, so this chapter reads each fitted scale as a description and measures none.
-# - Theorem 3 assumes items drawn independently; shapes here cannot overlap and keep clear of
-#   the canvas edge, and a model's errors are not all spatial (it can also misread a shape), so
-#   the Theorem 3 curves are an idealisation to read against.
+# - A finite spatial resolution leaves an error band around each decision boundary
+#   ({prf:ref}`ch6-prop-band`) and an accuracy that grows with the distance margin
+#   ({prf:ref}`ch6-prop-margin`). The models here err near the boundaries and less as the
+#   margin grows; none follows the one-scale law of that growth, so no scale is measured.
+# - Theorem 3 assumes items drawn independently; shapes here cannot overlap, and a model can
+#   also misread a shape, so its curves are an idealisation to read against.
 #
 # ## Exercises
 #
-# 1. **Another trained model.** Run `semres run 6 -p seed=1`: a fresh tiny model is trained
-#    (several minutes on a CPU) and scored. If the miss is a property of how such a model
-#    resolves distance, not of one training run, the result box should again call its spatial
-#    scale approximate, while accuracy still rises from the narrowest margin bin to the widest
-#    (`margin_bins.csv`, column `p_correct`).
-# 2. **An untrained model.** Run `semres run 6 -p profile=quick`: the model trains for a few
-#    dozen steps only. A model that has not learned where the X is has no spatial resolution to
-#    speak of, so accuracy should stay near chance, 1/4, in every margin bin, and no scale
-#    should be identified.
-# 3. **The authors' per-trial answers.** With the authors' released CSV files at hand, run
-#    `semres run 6 -p results=PATH` (a file or a folder). The shipped grid counts place each X
-#    at its cell's mean, blurring distances by up to half a cell; the per-trial fit has no such
-#    blur. Look at the sentence under "Your own results files" on the methods page: it says
-#    how far the blur moved each model's scale, and whether the rule now fits.
+# 1. **Another trained model:** `semres run 6 -p seed=1` trains and scores a fresh model. If
+#    the miss belongs to such models, not to one run, the box again calls its scale
+#    approximate while accuracy still rises across the margin bins (`margin_bins.csv`).
+# 2. **A barely trained model:** `semres run 6 -p profile=quick` trains for a few dozen steps.
+#    A model that has not learned where the X is should stay near chance (1/4) in every
+#    margin bin, with no scale identified.
+# 3. **The authors' per-trial answers:** `semres run 6 -p results=PATH` with their released
+#    CSV files. Without the grid's blur the fit may change; the methods page's "Your own
+#    results files" says by how much, and whether the rule now fits.
 
 # %% [markdown]
 # ## Methods and checks
@@ -907,6 +878,23 @@ report.box("; ".join(ran), lead=lead, methods=True)
 #
 # ```{glue:md} ch6_ran
 # :format: myst
+# ```
+#
+# ### The error band
+#
+# ```{prf:proposition} The error band
+# :label: ch6-prop-band
+#
+# For two shapes at $(\pm c, 0)$, a model with margin resolution $\varepsilon < 2c$ must err
+# (succeeds with probability $\tfrac12$) exactly in the band $|d_A - d_B| \le \varepsilon$
+# around the bisector $x = 0$. The band is bounded by the hyperbola branches
+# $|x| = w(y)$ with
+#
+# $$
+# w(y) = \frac{\varepsilon}{2}\sqrt{1 + \frac{y^2}{c^2 - \varepsilon^2/4}} ,
+# $$
+#
+# so it is $\varepsilon$ wide on the segment between the shapes and widens away from it.
 # ```
 #
 # ### The simulation checks
