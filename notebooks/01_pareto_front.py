@@ -237,7 +237,7 @@ figures.front_explorer()
 #    asserts the tie term against exact enumeration. Look for: the new $\tau$ and
 #    $\operatorname{Var}(b)$ under "Uneven spaces and ties"; the space lies above the front
 #    exactly when $\tau/2$ exceeds $\operatorname{Var}(b)$.
-# 3. **The paper's budget:** `semres run 1 -p profile=paper` (minutes) runs more trials per cell.
+# 3. **The paper's budget:** `semres run 1 --profile paper` (minutes) runs more trials per cell.
 #    Look for: a smaller reach in the result box's last sentence, while the largest $|z|$ does
 #    not shrink.
 
