@@ -1172,7 +1172,7 @@ for m, r in near_results.items():
                   f"years, the same measure; its half-decay, a different measure, is "
                   f"{b['half_decay']:.0f} years "
                   f"[{b['half_decay_ci_low']:.0f}, {b['half_decay_ci_high']:.0f}]",
-                  stand_in=LM_STAND_IN, **verdicts.near_resolution(r))
+                  stand_in=LM_STAND_IN, unit="years", **verdicts.near_resolution(r))
 for m, r in protocol.items():
     for form, title in (("free", "Theorem 3 across n, without a floor (the paper's form)"),
                         ("floor", "Theorem 3 across n, with its floor")):
@@ -1195,7 +1195,7 @@ for m, r in protocol.items():
         report.result(title, "where an exponential with a floor fitted to the kernel read from "
                       "its choices returns to chance, lambda ln(1/Delta) (approximate interval: "
                       "its bins redrawn from their standard errors), against the paper's 70–80 "
-                      "years", stand_in=LM_STAND_IN, **row)
+                      "years", stand_in=LM_STAND_IN, unit="years", **row)
     report.result(f"{m}: tradeoff along the temperature",
                   f"the fall of p_S on cooling from its peak (T = {turns[m]['peak_T']:g}) to "
                   f"T = {turns[m]['cold_T']:g}, against a quarter of its advantage above "
@@ -1216,7 +1216,7 @@ else:
                   "paper's 70–80 years (the same measure): " + (
                       "it settles, whichever windows count as upper" if res["identified"] else
                       "it keeps moving with the window, or settles only for some choices of "
-                      "windows"), stand_in=ENC_STAND_IN, **res)
+                      "windows"), stand_in=ENC_STAND_IN, unit="years", **res)
 other, shape_row = verdicts.shape_finding(shape_df, shape_fits, (prof.distance, g_meas, g_se))
 report.result(f"Kernel shape of {MODEL}",
               "the held-out error (RMSE of ln g) of the paper's exponential with a floor less "

@@ -325,7 +325,7 @@ live_ok, live_why, live_row = verdicts.scale_verdict(
     model_name, live_fit, canvas_px, patch_px / canvas_px, float(fit.d.max()),
     verdicts.LIVE_CLAIM, agree=est_agree, stand_in="" if model else verdicts.LIVE_STAND_IN,
     resolution_label=f"one image patch ({fmt(patch_px)} px)")
-live_status = report.result(**live_row)
+live_status = report.result(**live_row, unit="px")
 report.figure("map", figures.fig_map(map_list, map_p, live_fit, fm, cfg.grid))
 report.figure("margin", figures.fig_margin(fit.m, fit_p, agg, canvas_px))
 myst_nb.glue(report.prefix + "live_fits", tables.table(
@@ -583,7 +583,7 @@ for a in grid_fits.values():  # each model's spatial scale, its row and its line
     paper.append({"model": a["label"], "scale_px": row["headline"],
                   "ci_low_px": (row["ci"] or (np.nan, np.nan))[0],
                   "ci_high_px": (row["ci"] or (np.nan, np.nan))[1],
-                  "status": report.result(**row), "gof_p": a["fit"]["gof_p"], **size})
+                  "status": report.result(**row, unit="px"), "gof_p": a["fit"]["gof_p"], **size})
 for label, a in colour.items():  # the colour variant's rows: one radius, Theorem 3's floor
     ext_fits += a["fits"]
     if a["radii"]["compared"]:
@@ -860,7 +860,7 @@ report.box("; ".join(ran[:2]) + "; the rest on the methods page", lead=lead, met
 # 1. **Another trained model:** `semres run 6 -p seed=1` trains and scores a fresh model. If
 #    the miss belongs to such models, not to one run, the box again calls its scale
 #    approximate while accuracy still rises across the margin bins (`margin_bins.csv`).
-# 2. **A barely trained model:** `semres run 6 -p profile=quick` trains for a few dozen steps.
+# 2. **A barely trained model:** `semres run 6 --profile quick` trains for a few dozen steps.
 #    A model that has not learned where the X is should stay near chance (1/4) in every
 #    margin bin, with no scale identified.
 # 3. **The authors' per-trial answers:** `semres run 6 -p results=PATH` with their released
@@ -873,6 +873,12 @@ report.box("; ".join(ran[:2]) + "; the rest on the methods page", lead=lead, met
 # How the model was built and trained, how every fit is tested, the simulation checks, the
 # accuracy map, the full fit tables, the paper's data and where this build departs from the
 # paper's protocol.
+#
+# ### Every result, with its numbers
+#
+# ```{glue:md} ch6_result_details
+# :format: myst
+# ```
 #
 # ### What ran in this build
 #

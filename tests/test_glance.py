@@ -28,7 +28,7 @@ def results(tmp_path):
              status="reproduced"),
         dict(result="lm", statement="needs a causal LM", status="not run"),
         dict(result="peak", statement="peak generalization", paper_value="70-80 years",
-             headline=12.5, ci_low=11.0, ci_high=14.0, status="differs"),
+             headline=12.5, ci_low=11.0, ci_high=14.0, status="differs", unit="years"),
         dict(result="effect", statement="raises p_S", compared_with=0.0,
              compared_with_label="no change", headline=0.1, ci_low=0.05, ci_high=0.15,
              status="reproduced", stand_in="a simulated tree", kind="finding",
@@ -82,7 +82,7 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     assert "paper_value" not in table and "check_max_z" not in table and "nan" not in table
     assert rows[2].endswith("| **differs** |") and ": peak |" in rows[2]
     # width 3 needs two significant figures at one decimal; the text paper value stays text
-    assert "| 12.5 [11.0, 14.0]; paper 70-80 years |" in rows[2]
+    assert "| 12.5 [11.0, 14.0] years; paper 70-80 years |" in rows[2]  # its unit said
     # a stand-in is marked, not spelled out in every row; a reference not the paper's is named
     assert rows[3].endswith("| reproduced † |") and "a simulated tree" not in table
     assert "0.100 [0.050, 0.150]; compared with no change 0" in rows[3]

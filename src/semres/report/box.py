@@ -55,6 +55,8 @@ def measured(row: dict) -> str:
     parts = [] if missing(head) else [fmt(head, places=dec)]
     if not (missing(lo) or missing(hi)) and fmt(lo, places=dec) != fmt(hi, places=dec):
         parts.append(f"[{fmt(lo, places=dec)}, {fmt(hi, places=dec)}]")  # none for an exact one
+    if parts and not missing(row.get("unit")) and str(row.get("unit")).strip():
+        parts.append(str(row["unit"]).strip())
     return " ".join(parts)
 
 

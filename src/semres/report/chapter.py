@@ -30,7 +30,7 @@ SUMMARY_COLUMNS = ("chapter", "result", "statement", "kind", "status", "stand_in
                    "paper_value", "compared_with", "compared_with_label", "claim",
                    "check_max_z", "headline", "ci_low", "ci_high", "margin", "margin_reason",
                    "detectable", "miss", "miss_low", "miss_high", "gof_p", *SIZE_KEYS,
-                   "approximate", "cells")
+                   "approximate", "cells", "unit")
 FRONT_COLUMNS = ("chapter", "system", "p_i", "p_s", "se_i", "se_s")
 
 
@@ -101,11 +101,12 @@ class Report:
                gof_p: float | None = None, approximate: bool = False, new: bool = False,
                kind: str = "finding", stand_in: str = "", identified: bool = True,
                does_task: bool = True, detectable: float | None = None,
-               check_se: float | None = None, cells: str = "") -> str:
+               check_se: float | None = None, cells: str = "", unit: str = "") -> str:
         """One overview row, its status computed by :func:`status`; returns the status. A
         finding states its practical ``margin`` and why (``margin_reason``); a misfit says how far
         it misses (``fit_size``); the smallest deviation the test detects comes from ``ci`` (or
-        ``check_se`` for a check)."""
+        ``check_se`` for a check); ``unit`` names the numbers' unit when they are not
+        probabilities ("years")."""
         if not isinstance(result, str) or not result.strip():
             raise ValueError("result must name the result")
         if detectable is None:  # a finding is decided by its interval, a check by its z
@@ -147,7 +148,7 @@ class Report:
                           "miss": as_float(headline) - ref, "miss_low": as_float(lo) - ref,
                           "miss_high": as_float(hi) - ref,
                           "gof_p": as_float(gof_p), **size, "approximate": bool(approximate),
-                          "cells": cells})
+                          "cells": cells, "unit": unit})
         return row_status
 
     def grid_result(self, result: str, statement: str, cells: list[dict], table: str,
