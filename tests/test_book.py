@@ -129,7 +129,7 @@ def table_values(folder) -> "np.ndarray":
     import numpy as np
     import pandas as pd
 
-    from semres.report.numbers import numbers_in
+    from page_rules import numbers_in
 
     values = []
     for path in sorted(folder.glob("*.csv")):
@@ -153,7 +153,7 @@ def unbacked(build, chapter) -> list[str]:
     digits it shows) that no cell of its result tables holds."""
     import numpy as np
 
-    from semres.report.numbers import numbers_in
+    from page_rules import numbers_in
 
     values = table_values(build / "results" / chapter)
     from semres.report import Z_MAX

@@ -99,7 +99,7 @@ def test_page_formats_numbers_and_never_shows_stale_ones(results, tmp_path):
     for name in glance.STATUSES[:-1]:
         assert f"- **{name}**: " in words
     assert f"- **{glance.NOT_RUN}**: " in words
-    assert "practical margin" in words and "Holm" in words and "0.001" in words
+    assert "practical margin" in words and "Bonferroni" in words and "0.001" in words
     figure = tmp_path / "front.svg"
     # one figure (a phone variant, if any, rides inside in a section renderers skip)
     assert figure.is_file()

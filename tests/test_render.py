@@ -15,7 +15,7 @@ The page scan (``test_page_reads_like_a_book``, no browser needed) reads every b
 reader would: no "nan" or e-notation ("1e-07") in the prose (tables, code and math aside), no
 raw backticks, no paragraph printed twice, no stray punctuation (" .", ".),", ",."), no table
 with an index column or e-notation in its cells, and every table header words with units
-(:func:`semres.report.tables.header_problems`).
+(:func:`page_rules.header_problems`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-from semres.report import tables
+import page_rules
 from semres.pipeline import runner
 
 # every test here reads the session's built book (conftest.built): under pytest-xdist
@@ -629,7 +629,7 @@ NUMBER_CELL = re.compile(r"^[−+-]?(\d[\d,]*)?\.?\d+( × 10[⁻⁰¹²³⁴⁵�
 
 def header_problems(table) -> list[str]:
     """Each header of a shown table (bs4) that does not read as words with units, by the rule
-    of :func:`semres.report.tables.header_problems`. A column holds numbers when its header
+    of :func:`page_rules.header_problems`. A column holds numbers when its header
     is set as one (``class="num"``, the book's formatter) or, in a markdown table, when every
     cell that is not "—" holds one number; in a table whose rows are labelled (its first
     header is empty) the columns name categories, and the row labels carry the units."""
@@ -651,7 +651,7 @@ def header_problems(table) -> list[str]:
             cells = [" ".join(r[k].get_text(" ").split()) for r in body if len(r) > k]
             cells = [c for c in cells if c not in ("—", "⋮", "")]
             numeric = bool(cells) and all(NUMBER_CELL.match(c) for c in cells)
-        found += tables.header_problems(str(head.decode_contents()), numeric)
+        found += page_rules.header_problems(str(head.decode_contents()), numeric)
     return found
 
 

@@ -471,21 +471,6 @@ def test_preconditions_are_met_or_block_and_are_never_counted():
     assert report.counted(rows) == [rows[1]]
 
 
-def test_holm_matches_its_definition():
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        p = rng.random(rng.integers(1, 8)) ** 3
-        m = len(p)
-        ranked = sorted(range(m), key=lambda i: p[i])
-        expected, running = np.empty(m), 0.0
-        for k, i in enumerate(ranked):
-            running = max(running, min(1.0, (m - k) * p[i]))
-            expected[i] = running
-        assert np.allclose(report.holm(p), expected)
-    with pytest.raises(ValueError, match="pvalues"):
-        report.holm([0.2, 1.5])
-
-
 def test_the_smallest_detectable_deviation_is_detected_with_the_stated_power():
     # estimates with standard error 0.01 around a true deviation of that size: a two-sided
     # test at 5 % rejects "no deviation" in 80 % of them (Monte Carlo, 20,000 draws)
@@ -574,7 +559,7 @@ def test_a_test_that_could_not_see_the_margin_is_inconclusive_either_way():
 def test_the_numbers_a_sentence_quotes_are_read_with_the_digits_it_shows():
     """What the book test of glued sentences reads (tests/test_book.py): each number with half
     its last shown digit, percentages as shares, and no theorem's or figure's number."""
-    from semres.report.numbers import numbers_in
+    from page_rules import numbers_in
 
     found = numbers_in("Theorem 3 at n = 4: 0.538 [0.521, 0.556], 54%, 1,032 trials, −0.031, "
                        "3.2 × 10⁻⁵")

@@ -96,23 +96,6 @@ def test_identification_scene_by_hand():
     assert abs((xs.mean() + 0.5) / 120 - 0.5) < 0.01 and abs((ys.mean() + 0.5) / 120 - 0.7) < 0.01
 
 
-def test_authors_geometry_in_pixels():
-    """The authors' far layout: 50 px stencils centred 25 px from the corners of 900 px."""
-    s = sc.authors_scene((140, 872))
-    assert s.names == ("square", "triangle", "heart", "star")
-    assert s.shape_size == pytest.approx(50 / 900)
-    np.testing.assert_allclose(s.positions * 900, [[25, 25], [25, 875], [875, 25], [875, 875]])
-    # the distances the authors recorded for their scene 0 (target_X, target_Y = 140, 872)
-    np.testing.assert_allclose(s.distances * 900, [854.7713144461505, 115.03912377969506,
-                                                   1121.4428206556051, 735.0061224234802])
-    assert s.answer == "triangle"
-    i = sc.authors_scene(None, "identification", at=3)
-    assert i.answer == "star" and i.margin == pytest.approx(850 / 900)
-    with pytest.raises(ValueError, match="canvas_px"):
-        sc.layout_scene("similarity", ["square", "star"], [[1, 1], [2, 2]], probe=(0, 0),
-                        canvas_px=0)
-
-
 def test_map_scenes_keep_the_layout_and_clearance():
     scenes = sc.map_scenes(12)
     assert 0 < len(scenes) < 144

@@ -6,5 +6,5 @@ from .box import BOX_FIRST, box_line, find, measured, row_places, tally
 from .chapter import FRONT_COLUMNS, SUMMARY_COLUMNS, Report, open_chapter
 from .numbers import fmt, mathify, places, plural, prose
 from .verdicts import (ALPHA, BAD, CLAIMS, GOOD, NOT_MEASURED, POWER, STATUSES, VOCABULARY,
-                       Z_MAX, counted, detectable_at, holm, judge, outcome, reference, slack,
+                       Z_MAX, counted, detectable_at, judge, outcome, reference, slack,
                        smallest_detectable, status, weakest)

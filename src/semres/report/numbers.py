@@ -270,27 +270,3 @@ def _escaped(text: str) -> str:
     for char in "\\|<>*`$":
         text = text.replace(char, "\\" + char)
     return text
-
-
-#: a number as prose writes it: a sign, digits with commas, decimals, "× 10ⁿ", a percent sign
-NUMBER = re.compile(r"(?<![\w.])[−-]?\d[\d,]*(?:\.\d+)?(?:\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?%?(?![\w])")
-#: numbers that name a thing rather than measure it ("Theorem 3", "chapter 5", "Fig. 2")
-NAMING = re.compile(r"\b(Theorem|Proposition|Definition|Lemma|Corollary|Figure|Fig\.|Table|"
-                    r"chapter|Chapter|Section|§|Eq\.|Appendix)\s+[A-Z]?\d+(?:\.\d+)*")
-_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
-
-
-def numbers_in(text: str) -> list[tuple[float, float, str]]:
-    """Every number ``text`` quotes (not those naming a theorem, chapter or figure), as
-    (value, half its last shown digit, its text): "54%" is (0.54, 0.005, "54%")."""
-    found = []
-    for match in NUMBER.finditer(NAMING.sub(" ", str(text))):
-        token = match.group(0)
-        body = token.rstrip("%").replace("−", "-").replace(",", "")
-        mantissa, _, power = body.partition("×")
-        exponent = int(power.strip()[2:].translate(_DIGITS)) if power else 0
-        mantissa = mantissa.strip()
-        decimals = len(mantissa.partition(".")[2])
-        scale = 10.0 ** exponent / (100 if token.endswith("%") else 1)
-        found.append((float(mantissa) * scale, 0.5 * 10.0 ** -decimals * scale, token))
-    return found

@@ -471,19 +471,6 @@ def family(n: int, cmap: str = "viridis", span: tuple[float, float] = (0.0, 0.82
     return [colours(x) for x in (np.linspace(*span, n) if n > 1 else [span[0]])]
 
 
-def family_key(fig, ax, values, label: str, cmap: str = "viridis",
-               span: tuple[float, float] = (0.0, 0.82)):
-    """A colour bar, one band per value, naming the parameter of a :func:`family` of lines."""
-    values = list(values)
-    colours = ListedColormap(family(len(values), cmap, span))
-    bounds = np.arange(len(values) + 1) - 0.5
-    mappable = matplotlib.cm.ScalarMappable(norm=BoundaryNorm(bounds, colours.N), cmap=colours)
-    bar = fig.colorbar(mappable, ax=ax, ticks=np.arange(len(values)), label=label)
-    bar.ax.set_yticklabels([f"{v:g}" if isinstance(v, (int, float)) else str(v)
-                            for v in values])
-    return bar
-
-
 def _wrap(text: str, chars: float) -> str:
     """``text`` in lines of at most ``chars`` characters, breaking only outside ``$...$``."""
     parts = text.replace("\n", " ").split("$")

@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 from scipy.stats import norm
-from statsmodels.stats.multitest import multipletests
 
 from semres.core.fits import MISFIT_P, misfit_rule
 
@@ -63,8 +62,9 @@ POLICY = (f"Each finding states a practical margin: the smallest deviation that 
           f"wrong side it does not; across its edge the build cannot tell, and the row gives "
           f"the smallest deviation its test detects with probability {POWER:g}. A fit is a "
           f"misfit when its goodness-of-fit test gives p < {MISFIT_P:g}, and then the row "
-          f"says how far it misses. Where a chapter tests one claim many times, the p-values "
-          f"are adjusted by Holm's step-down method. Gates that decide whether a finding is "
+          f"says how far it misses. Where a chapter judges a family of claims on one set of "
+          f"runs, their intervals are widened for the family (Bonferroni). Gates that decide "
+          f"whether a finding is "
           f"measured are preconditions, shown beside the findings and never counted; a claim "
           f"over a grid of settings is one finding, decided by its weakest cell")
 NO_MARGIN = {
@@ -176,14 +176,6 @@ def weakest(statuses, slacks=None) -> int:
     rank = {s: k for k, s in enumerate(WEAKEST_FIRST)}
     return min(range(len(statuses)),
                key=lambda k: (rank.get(statuses[k], len(rank)), slacks[k]))
-
-
-def holm(pvalues) -> np.ndarray:
-    """Holm's step-down adjustment of a family of p-values, in their order."""
-    p = np.asarray(pvalues, float)
-    if p.ndim != 1 or not np.isfinite(p).all() or ((p < 0) | (p > 1)).any():
-        raise ValueError("pvalues must be a list of numbers in [0, 1]")
-    return multipletests(p, method="holm")[1] if p.size else p
 
 
 def detectable_at(se: float, power: float = POWER, alpha: float = ALPHA) -> float:

@@ -51,19 +51,6 @@ def gate_table(assessed: dict):
     return pd.DataFrame(rows)
 
 
-def identity_row(model) -> dict:
-    """One row of the models table: what the file says it is, and where it came from."""
-    who = models.identity(model)
-    licence = who.get("licence") or who["file_licence"] or "not stated in the file"
-    if who.get("licence") and who["file_licence"] and who["file_licence"] != who["licence"]:
-        licence += f" (the file says {who['file_licence']})"
-    return {"model": str(model), "the file's name for it": who["name"] or "—",
-            "architecture": who["architecture"] or "—", "size": who["size_label"] or "—",
-            "quantisation": who["quantisation"] or "—", "licence": licence,
-            "packages": ", ".join(who.get("packages", [])) or "—",
-            "sha256 (first 12 hex digits)": (who.get("sha256") or "—")[:12]}
-
-
 def extend(r: dict, *, gof_boot: int, seed) -> dict:
     """What the page reports of one model's protocol beyond :func:`lm_protocol.analyse`:
     Theorem 3 fitted to both tasks across n with and without its floor

@@ -11,4 +11,4 @@ from .formats import (CITATION, COMMITS, CSV_READERS, LETTERS, LLM_NBATCHES, PIC
                       VLM_MODELS, kind_of, model_of, read_colour, read_llm_counts,
                       read_llm_resolution, read_spatial, repo_path)
 from .read import (DATA_DIR, Gathered, find_files, gather, load_results, load_table,
-                   package_dir, provenance, read_authors, tables)
+                   package_dir, provenance, tables)

@@ -34,16 +34,6 @@ def find_files(source) -> list:
     return found
 
 
-def read_authors(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
-    """Per-trial rows (the :mod:`semres.core.results` schema) from every released CSV under
-    ``paths``."""
-    frames = [CSV_READERS[kind_of(f)](f, keep_unusable_scores=keep_unusable_scores)
-              for f in find_files(paths) if kind_of(f) in CSV_READERS]
-    if not frames:
-        raise ValueError(f"paths: no released CSV files under {paths!r}")
-    return pd.concat(frames, ignore_index=True)
-
-
 _WHAT = {"schema": "per-trial rows in the book's schema",
          "spatial": "the authors' four-shape VLM answers",
          "colour": "the authors' colour VLM answers",

@@ -101,14 +101,6 @@ def layout_scene(task: str, names, positions, probe=None, at=None,
     return Scene(task, names, positions, probe, float(shape_size))
 
 
-def authors_scene(probe_px, task: str = "similarity", at=None) -> Scene:
-    """One of the authors' four-shape scenes (:data:`AUTHORS` geometry) with the X at
-    ``probe_px`` (pixels), or on shape ``at`` for identification."""
-    return layout_scene(task, tuple(AUTHORS["layout"]), list(AUTHORS["layout"].values()),
-                        probe=probe_px, at=at, shape_size=AUTHORS["shape_px"],
-                        canvas_px=AUTHORS["canvas_px"])
-
-
 def sample_scene(rng: np.random.Generator, n: int, task: str,
                  shape_size: float = SHAPE_SIZE, names=None) -> Scene:
     """Shapes uniform on the canvas without overlap (centres ``1.3 * shape_size`` apart); for
