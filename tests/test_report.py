@@ -114,6 +114,12 @@ def test_simulated_claims_read_as_true_near_miss_and_miss():
     assert all(s.get("does not hold", 0) == 0 for t, s in seen.items() if t < 0.52)
 
 
+@pytest.fixture(autouse=True)
+def _results_elsewhere(tmp_path, monkeypatch):
+    """A box saves its lead (finding.md) beside the results: never into the book's build."""
+    monkeypatch.setenv("SEMRES_RESULTS_DIR", str(tmp_path / "results"))
+
+
 def _glued(monkeypatch):
     glued = {}
     monkeypatch.setattr(report.Report, "_glue", lambda self, name, value, display=False:

@@ -241,7 +241,7 @@ class Report:
                              BOX_FIRST - 3 if lead else BOX_FIRST)
         lines += items[:first]
         where = f"on {page}" if methods else "below"
-        if len(findings) > first:
+        if len(findings) > first and (first or not methods):  # else the link above says it
             lines.append(f"* … and {plural(len(findings) - first, 'more finding')}, {where}"
                          if first else f"* Each finding with its status: {where}")
         lines += aside

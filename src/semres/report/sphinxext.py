@@ -169,13 +169,20 @@ def _repository(app) -> str:
     return ((app.config.html_theme_options or {}).get("repository_url") or "").strip()
 
 
+#: the front page's section under which it says where the code is
+RERUN = "How to rerun"
+
+
 def get_the_code(app, doctree, docname) -> None:
-    """On the front page, under its title, where the code is and the commands that run it."""
+    """On the front page, where the code is and the commands that run it: under its section
+    on rerunning (its findings come first), else under its title."""
     url = _repository(app)
     archive = _source_link(app, docname)
     if docname != app.config.root_doc or not (url or archive is not None):
         return
-    title = next(iter(doctree.findall(nodes.title)), None)
+    titles = list(doctree.findall(nodes.title))
+    title = next((t for t in titles if t.astext().startswith(RERUN)), titles[0] if titles
+                 else None)
     if title is None:
         return
     line = nodes.paragraph(classes=["semres-code", "semres-get-code"])
