@@ -308,7 +308,8 @@ def test_box_states_every_result_in_words_and_what_ran(monkeypatch):
     assert lines[2] == "* toy net: peak: *reproduced*"
     # a stand-in is named in the status, the details say which
     assert lines[5] == "* effect: *reproduced, on a stand-in*"
-    assert lines[7] == "* *Not counted:* 1 precondition (1 does not do the task), 1 not run"
+    assert lines[7] == ("* *Not counted:* 1 precondition (gates deciding whether a finding is "
+                        "measured: 1 does not do the task), 1 not run")
     lines = details.splitlines()[1:]
     # the details name the stand-in once, before the results; each result on it says so
     assert lines.pop(0) == ("* **The stand-in.** A result that says “on the stand-in” was "

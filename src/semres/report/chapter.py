@@ -230,8 +230,8 @@ class Report:
                  f"{page}.*", ""] if methods else [])
         lines = ([mark + lead, "", *link, tally_line, ""] if lead
                  else [mark + tally_line, "", *link])
-        aside = [f"{plural(len(gates), 'precondition')} ({tally(r['status'] for r in gates)})"
-                 ] if gates else []
+        aside = [f"{plural(len(gates), 'precondition')} (gates deciding whether a finding is "
+                 f"measured: {tally(r['status'] for r in gates)})"] if gates else []
         aside += [f"{len(blocked)} not run"] if blocked else []
         aside = [f"* *Not counted:* {', '.join(aside)}"] if aside else []
         items = [f"* {prose(r['result'])}: *{escape(status_line(r, short=True))}*"
