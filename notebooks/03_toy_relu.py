@@ -198,8 +198,8 @@ cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, n_se
 # *Similarity:* say $u < v$ (the other order is symmetric, a factor 2). If both items lie
 # outside the ball the Luce rule is uniform ($\tfrac12$); if only the nearer one is inside it
 # takes all the mass (1); if both are inside the nearer one gets
-# $g(u)/(g(u) + g(v)) = (\varepsilon - u)/(2\varepsilon - u - v)$. SymPy does the integrals;
-# with $u = \varepsilon s$, $v = \varepsilon t$ the last one is $\varepsilon^2 J$ with
+# $g(u)/(g(u) + g(v))$, which is $(\varepsilon - u)/(2\varepsilon - u - v)$. SymPy does the
+# integrals; with $u = \varepsilon s$, $v = \varepsilon t$ the last one is $\varepsilon^2 J$ with
 # $J = \int_0^1\!\int_0^t \frac{1 - s}{2 - s - t}\,\mathrm{d}s\,\mathrm{d}t$.
 
 # %%

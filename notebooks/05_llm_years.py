@@ -215,10 +215,10 @@ report.text("lm_details", mathify("\n\n".join(detail_lines)) or "No causal LM ra
             markdown=True)
 
 # %% tags=["hide-input"]
-near_results = {m: near.analyse(a["rows"], near=cfg.near_near, far=cfg.near_far,
-                                n_boot=cfg.n_boot, gof_boot=cfg.gof_boot,
-                                seed=stream(f"near {m}"), front_trials=cfg.front_trials,
-                                years=cfg.sweep_years)
+near_args = dict(near=cfg.near_near, far=cfg.near_far, n_boot=cfg.n_boot,
+                 gof_boot=cfg.gof_boot, front_trials=cfg.front_trials,
+                 years=cfg.sweep_years)
+near_results = {m: near.analyse(a["rows"], seed=stream(f"near {m}"), **near_args)
                 for m, a in assessed.items()}
 spots = tables.blind_spots(cfg, stream("blind spot"))
 for key, value in (("blind_y0", spots["year_lo"]), ("blind_y1", spots["year_hi"]),
