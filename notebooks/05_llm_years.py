@@ -253,7 +253,8 @@ for m, r in near_results.items():
         near_detail.append(tests)
         continue
     b, cross, pts = r["best"], r["crossover"], r["curve"]
-    reach = int((pts.mass_ci_low <= verdicts.CHANCE_OF_TWO).sum())  # single points whose interval reaches chance
+    # single points whose interval reaches chance
+    reach = int((pts.mass_ci_low <= verdicts.CHANCE_OF_TWO).sum())
     near_points.append({"model": m, "points": len(pts), "reach_half": reach})
     half = (f"below {b['finest_x']:g} years, the finest distance tested" if b["upper_bound"]
             else f"{b['half_decay']:.0f} years [{b['half_decay_ci_low']:.0f}, "
