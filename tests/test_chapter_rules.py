@@ -327,3 +327,19 @@ def test_a_chapter_compares_with_no_typed_threshold(path):
                            if not line.lstrip().startswith(("%", "!")))
         hits += _comparisons_with_numbers(source)
     assert not hits, hits
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_ends_with_exercises_then_its_methods_page(path):
+    """The main page ends with two or three things to try, each a ``semres run`` line of this
+    chapter; the machinery follows under the heading the book splits into its methods page; the
+    box links that page."""
+    cells = jupytext.read(path).cells
+    text = [c.source for c in cells if c.cell_type == "markdown"]
+    heads = [line for t in text for line in t.splitlines() if line.startswith("## ")]
+    assert "## Exercises" in heads and "## Methods and checks" in heads, heads
+    assert heads.index("## Exercises") == heads.index("## Methods and checks") - 1, heads
+    exercises = "\n".join(text).split("## Exercises")[1].split("## Methods and checks")[0]
+    runs = re.findall(rf"semres run {int(path.stem[:2])}\b", exercises)
+    assert 2 <= len(runs), f"{path.stem}: exercises name {len(runs)} semres run lines"
+    assert "methods=True" in _chapter_code(path)

@@ -57,6 +57,8 @@ TABLE_TEXT = 12.0
 MOST_SCREENS = 15
 #: a chapter's first result figure starts within this many phone screens
 FIGURE_SCREENS = 2
+#: the results-at-a-glance page, one row per claim, reads in this many phone screens
+GLANCE_SCREENS = 8
 #: a result box opens with a sentence of at least this many words (what came out)
 LEAD_WORDS = 8
 #: the left border of a result box for each outcome (book/_static/semres.css), as computed
@@ -428,6 +430,10 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     problems += [f"wide table without a scroll cue: {t}" for t in report["uncued"]]
     if report["tableText"] is not None and report["tableText"] < TABLE_TEXT - 0.05:
         problems.append(f"table text at {report['tableText']:.1f} px, under {TABLE_TEXT:.0f} px")
+    if page == "book/glance" and kind == "phone" and \
+            screens(report["pageHeight"]) > GLANCE_SCREENS:
+        problems.append(f"{screens(report['pageHeight']):.1f} phone screens long, more than "
+                        f"{GLANCE_SCREENS}")
     if where == "chapter" and kind == "phone":
         problems += too_long(Path(page).name, report["openHeight"])
         if not 0 <= report["figureTop"] <= FIGURE_SCREENS * PHONE_SCREEN:
