@@ -270,7 +270,8 @@ for m, r in near_results.items():
     near_lines.append(
         f"- {said} ({pvalue(a['p_value'])} against ½, over {a['pairs']} pairs of names), "
         f"and {d['p']:.3f} [{d['ci_low']:.3f}, {d['ci_high']:.3f}] more than it puts there "
-        f"{c['far']:g} or more years away. The preference is a few hundredths, so the interval of {reach} of its "
+        f"{c['far']:g} or more years away. The preference is a few hundredths, so the "
+        f"interval of {reach} of its "
         f"{len(pts)} single points in the figure reaches ½; only the probes within "
         f"{c['near']:g} years, pooled, tell it from chance. Its fitted "
         f"{SHAPE_NAMES[b['shape']]} halves within {half}, on a floor of "
