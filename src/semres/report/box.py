@@ -61,8 +61,9 @@ def measured(row: dict) -> str:
 
 
 #: a status's verb agreeing with a count above one ("5 do not hold", "2 hold")
-PLURAL_VERBS = (("does not", "do not"), ("holds", "hold"), ("differs", "differ"),
-                ("agrees", "agree"))
+PLURAL = {"holds": "hold", "differs": "differ", "does not hold": "do not hold",
+          "agrees within tolerance": "agree within tolerance",
+          "does not do the task": "do not do the task"}
 
 
 def tally(statuses, order=STATUSES) -> str:
@@ -70,12 +71,8 @@ def tally(statuses, order=STATUSES) -> str:
     last), the verb agreeing with its count."""
     counts = pd.Series(list(statuses), dtype=object).value_counts()
     named = [s for s in order if s in counts] + [s for s in counts.index if s not in order]
-
-    def said(status, n):
-        for one, many in PLURAL_VERBS if n > 1 else ():
-            status = status.replace(one, many, 1) if status.startswith(one) else status
-        return f"{n:,} {status}"
-    return ", ".join(said(s, int(counts[s])) for s in named)
+    return ", ".join(f"{int(counts[s]):,} {PLURAL.get(s, s) if counts[s] > 1 else s}"
+                     for s in named)
 
 
 def checks_tally(statuses) -> str:

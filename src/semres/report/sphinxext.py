@@ -23,6 +23,8 @@ from .plotting import split_phone
 from .tables import CSV_SCHEME
 
 ALT_MAX = 400  # characters: a screen reader reads the whole alt text
+METHODS = "_methods"  # a chapter's methods page's name ends so (pipeline.book.split_methods)
+RERUN = "How to rerun"  # the front page's section that says where the code is
 # LaTeX in a caption, as a reader of the alt text should hear it
 SYMBOLS = {"varepsilon": "ε", "epsilon": "ε", "Delta": "Δ", "delta": "δ", "alpha": "α",
            "lambda": "λ", "sigma": "σ", "tau": "τ", "mu": "μ", "nu": "ν", "pm": "±",
@@ -131,10 +133,6 @@ def _after_result_box(title) -> int:
     return at
 
 
-#: the end of a chapter's "Methods and checks" page's name (semres.pipeline.book.split_methods)
-METHODS = "_methods"
-
-
 def code_line(app, doctree, docname) -> None:
     """Under a chapter's result box, how to get the package its notebook imports and run it:
     the source archive and, once ``repository.url`` is set, the repository (never guessed)."""
@@ -167,10 +165,6 @@ def code_line(app, doctree, docname) -> None:
 def _repository(app) -> str:
     """The repository's address from ``_config.yml`` (``repository.url``), or ""."""
     return ((app.config.html_theme_options or {}).get("repository_url") or "").strip()
-
-
-#: the front page's section under which it says where the code is
-RERUN = "How to rerun"
 
 
 def get_the_code(app, doctree, docname) -> None:
