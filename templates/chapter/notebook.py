@@ -80,6 +80,8 @@ report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} trials per cell", 
 #
 # 1. Halve the trials, `semres run {{number}} -p mc_trials=…`: the theory predicts the same
 #    rates, with standard errors larger by $\sqrt 2$.
+# 2. Another seed, `semres run {{number}} -p seed=1`: the closed forms do not move; each
+#    Monte Carlo cell moves by about its standard error.
 #
 # ## Methods and checks
 #
