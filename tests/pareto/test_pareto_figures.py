@@ -19,13 +19,17 @@ from semres.experiments.pareto.figures import (FrontExplorer, fig_front, fig_noi
 matplotlib.use("Agg")
 
 
-def test_figures_draw():
+def _figures():
+    """The chapter's three figures, the Monte Carlo one on a stand-in table."""
     deltas = settings.DEFAULT.deltas
     mc = pd.DataFrame([{"space": s, "delta": d, "task": t, "mc": 0.7, "stderr": 1e-3}
                        for s in ("circle", "segment") for d in deltas
                        for t in ("similarity", "identification")])
-    for fig in (fig_setup(), fig_front(), fig_noise_segment(mc, spaces.Segment().ball_measure,
-                                                            deltas)):
+    return fig_setup(), fig_front(), fig_noise_segment(mc, spaces.Segment().ball_measure, deltas)
+
+
+def test_figures_draw():
+    for fig in _figures():
         assert fig.axes
         plt.close(fig)
 
@@ -68,12 +72,7 @@ def test_panels_read_a_b_c_by_their_top_edges():
     """A phone stacks a figure's panels by their top edge, then their left edge: each figure's
     panel titles read (a), (b), (c) in that order (an aspect-fixed panel centred in its cell
     once came after its neighbour)."""
-    deltas = settings.DEFAULT.deltas
-    mc = pd.DataFrame([{"space": s, "delta": d, "task": t, "mc": 0.7, "stderr": 1e-3}
-                       for s in ("circle", "segment") for d in deltas
-                       for t in ("similarity", "identification")])
-    for fig in (fig_setup(), fig_front(), fig_noise_segment(mc, spaces.Segment().ball_measure,
-                                                            deltas)):
+    for fig in _figures():
         fig.draw_without_rendering()
         panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
         order = sorted(panels, key=lambda ax: (-round(ax.get_position().y1, 2),
