@@ -28,6 +28,7 @@ from semres.pipeline.registry import SETTINGS, check_parameters
 from semres.pipeline.runner import (Chapter, ChapterError, Interrupted, chapters, last_failed,
                                     last_good, lock, read_json, run_chapter, up_to_date)
 from semres.report import glance, pages
+from semres.report.box import METHODS_PAGE
 from semres.report.glance import STALE
 from semres.report.pages import SOURCE_ARCHIVE
 
@@ -234,15 +235,12 @@ def split_methods(nb: dict) -> tuple[dict, dict | None]:
         if cell["cell_type"] == "markdown":
             text = "".join(cell["source"]).lstrip() if k == 0 else "".join(cell["source"])
             parts[1][k] = {**cell, "source": re.sub(r"(?m)^#(#+ )", r"\1", text)}
-
-    def glued(part):
-        return [o for c in part for o in c.get("outputs", [])
-                if "scrapbook" in o.get("metadata", {})]
-
     pages = []
     for k, part in enumerate(parts):
+        glued = [o for c in parts[1 - k] for o in c.get("outputs", [])
+                 if "scrapbook" in o.get("metadata", {})]
         carried = {"cell_type": "code", "execution_count": None, "id": f"semres-glued-{k}",
-                   "metadata": {"tags": ["remove-cell"]}, "outputs": glued(parts[1 - k]),
+                   "metadata": {"tags": ["remove-cell"]}, "outputs": glued,
                    "source": "# the values glued on the chapter's other page"}
         pages.append({**nb, "cells": part[:1] + [carried] + part[1:]})
     return pages[0], pages[1]
@@ -254,9 +252,8 @@ def add_methods_pages(toc: Path, folder: Path) -> None:
     for part in spec.get("parts", []):
         for entry in part.get("chapters", []):
             name = Path(entry["file"]).name
-            if (folder / f"{name}_methods.ipynb").is_file():
-                entry.setdefault("sections", []).append(
-                    {"file": f"{entry['file']}_methods"})
+            if (folder / f"{name}{METHODS_PAGE}.ipynb").is_file():
+                entry.setdefault("sections", []).append({"file": entry["file"] + METHODS_PAGE})
     toc.write_text(yaml.safe_dump(spec, sort_keys=False))
 
 
@@ -285,7 +282,7 @@ def _stage_page(ch: Chapter, build: Path, folder: Path) -> None:
     nb, methods = split_methods(nb)
     (folder / f"{ch.name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False))
     if methods is not None:
-        (folder / f"{ch.name}_methods.ipynb").write_text(
+        (folder / f"{ch.name}{METHODS_PAGE}.ipynb").write_text(
             json.dumps(methods, indent=1, ensure_ascii=False))
 
 

@@ -49,7 +49,10 @@ def row_places(row: dict) -> int | None:
 
 
 def measured(row: dict) -> str:
-    """A row's number in words, ``headline [low, high]``; "" when it has none."""
+    """A row's number in words, ``headline [low, high] unit``; "" when it has none or the data
+    do not determine it (not identified)."""
+    if row.get("status") == "not identified":
+        return ""
     dec = row_places(row)
     lo, hi, head = row.get("ci_low"), row.get("ci_high"), row.get("headline")
     parts = [] if missing(head) else [fmt(head, places=dec)]
@@ -60,6 +63,8 @@ def measured(row: dict) -> str:
     return " ".join(parts)
 
 
+#: how a chapter's "Methods and checks" page's name ends (semres.pipeline.book.split_methods)
+METHODS_PAGE = "_methods"
 #: a status's verb agreeing with a count above one ("5 do not hold", "2 hold")
 PLURAL = {"holds": "hold", "differs": "differ", "does not hold": "do not hold",
           "agrees within tolerance": "agree within tolerance",
@@ -156,7 +161,7 @@ def box_line(row: dict, names: dict | None = None, said: set | None = None) -> s
     if state == "misfit" and fit_size(row):
         text += f" How far the model misses: {fit_size(row)}" + (
             "" if missing(row.get("gof_p")) else f" (goodness of fit {pvalue(row['gof_p'])})") + "."
-    number = measured(row) if state != "not identified" else ""  # its number means nothing
+    number = measured(row)
     if number:
         approx = ", approximate: widened by the dispersion" if str(
             row.get("approximate")) == "True" else ""

@@ -21,7 +21,7 @@ from semres.core.profiles import deviations as protocol_deviations
 from semres.core.seeds import seeds
 
 from . import plotting
-from .box import BOX_FIRST, checks_tally, details, first_screen, status_line, tally
+from .box import BOX_FIRST, METHODS_PAGE, checks_tally, details, first_screen, status_line, tally
 from .numbers import as_float, escape, fmt, plain_math, plain_outside_math, plural, prose
 from .verdicts import (GOOD, NO_MARGIN, NOT_MEASURED, counted, outcome, smallest_detectable,
                        slack, status, weakest, z_check_detectable)
@@ -225,7 +225,7 @@ class Report:
         lead = " ".join(str(lead).split())
         if lead:
             book.write_atomic(book.results_dir(self.chapter) / "finding.md", lead + "\n")
-        page = f"{{doc}}`Methods and checks <{self.chapter}_methods>`"
+        page = f"{{doc}}`Methods and checks <{self.chapter}{METHODS_PAGE}>`"
         link = ([f"*Every result with its numbers, how each was measured, and the checks: "
                  f"{page}.*", ""] if methods else [])
         lines = ([mark + lead, "", *link, tally_line, ""] if lead

@@ -80,7 +80,7 @@ def _cell(value) -> str:
 
 def _numbers(row: dict) -> str:
     """A row's numbers: this build [95% interval]; the reference ± the margin; the largest |z|."""
-    parts = [measured(row) if row.get("status") != "not identified" else ""]
+    parts = [measured(row)]
     what, value = reference(row)
     if value is not None and row.get("status") not in NOT_MEASURED:
         tol = row.get("margin")

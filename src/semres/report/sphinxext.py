@@ -18,12 +18,12 @@ from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
 from sphinx.util import logging
 
+from .box import METHODS_PAGE
 from .pages import SOURCE_ARCHIVE
 from .plotting import split_phone
 from .tables import CSV_SCHEME
 
 ALT_MAX = 400  # characters: a screen reader reads the whole alt text
-METHODS = "_methods"  # a chapter's methods page's name ends so (pipeline.book.split_methods)
 RERUN = "How to rerun"  # the front page's section that says where the code is
 # LaTeX in a caption, as a reader of the alt text should hear it
 SYMBOLS = {"varepsilon": "ε", "epsilon": "ε", "Delta": "Δ", "delta": "δ", "alpha": "α",
@@ -136,7 +136,7 @@ def _after_result_box(title) -> int:
 def code_line(app, doctree, docname) -> None:
     """Under a chapter's result box, how to get the package its notebook imports and run it:
     the source archive and, once ``repository.url`` is set, the repository (never guessed)."""
-    if not docname.startswith("notebooks/") or docname.endswith(METHODS):
+    if not docname.startswith("notebooks/") or docname.endswith(METHODS_PAGE):
         return
     title = next(iter(doctree.findall(nodes.title)), None)
     if title is None:
@@ -238,7 +238,7 @@ def _svg_px(path) -> float | None:
 def csv_links(app, doctree, docname) -> None:
     """Point each table's CSV link at ``_static/results/<chapter>/<name>.csv``; a link to a CSV
     the chapter did not write is a warning (the strict build fails)."""
-    chapter = docname.rsplit("/", 1)[-1].removesuffix(METHODS)  # its methods page's too
+    chapter = docname.rsplit("/", 1)[-1].removesuffix(METHODS_PAGE)  # its methods page's too
     folder = posixpath.relpath(f"_static/results/{chapter}", posixpath.dirname(docname) or ".")
     static = [Path(app.confdir) / p for p in (app.config.html_static_path or [])]
     for raw in list(doctree.findall(nodes.raw)):

@@ -33,24 +33,26 @@ LABELS = {
 }
 
 
-def _leaf_order(data: PhyloData) -> list[int]:
-    """The species in the dendrogram's order, top to bottom (average linkage: exact for an
-    ultrametric tree)."""
-    Z = linkage(squareform(data.distances, checks=False), "average")
-    return dendrogram(Z, no_plot=True)["leaves"][::-1]
+def _tree(data: PhyloData):
+    """The species tree's average linkage (exact for an ultrametric tree)."""
+    return linkage(squareform(data.distances, checks=False), "average")
+
+
+def _held_out_in_red(ax, data: PhyloData) -> None:
+    """The y labels that name a held-out species, in red."""
+    ood = {data.names[k] for k in set(data.species[data.split["ood"]])}
+    for lab in ax.get_yticklabels():
+        if lab.get_text() in ood:
+            lab.set_color(splot.CYCLE[1])
 
 
 def fig_tree(data: PhyloData):
     """The species tree as a dendrogram, one 12 pt label per species (held-out species in
     red), narrow enough for a phone: 0.22 in of height a leaf."""
-    Z = linkage(squareform(data.distances, checks=False), "average")
     fig, ax = splot.subplots(figsize=(4.6, 0.22 * data.n_species + 1.2))
-    dendrogram(Z, orientation="left", labels=data.names, ax=ax, color_threshold=0,
+    dendrogram(_tree(data), orientation="left", labels=data.names, ax=ax, color_threshold=0,
                above_threshold_color="0.3", leaf_font_size=splot.MIN_FONT)
-    ood = set(data.species[data.split["ood"]])
-    for lab in ax.get_yticklabels():
-        if data.names.index(lab.get_text()) in ood:
-            lab.set_color(splot.CYCLE[1])
+    _held_out_in_red(ax, data)
     ax.set_xlabel(LABELS["tree_x"])
     ax.set_title(LABELS["tree_title"])
     ax.grid(False)
@@ -61,7 +63,7 @@ def fig_gallery(data: PhyloData, n_show: int = 6, per_species: int = 5, pad: int
     """``per_species`` images of each of ``n_show`` species taken at even steps along the
     tree's leaf order (top to bottom as in :func:`fig_tree`), tiled into ONE picture so that
     a phone shows it as a grid; each row is labelled with its species (held-out in red)."""
-    order = _leaf_order(data)
+    order = dendrogram(_tree(data), no_plot=True)["leaves"][::-1]
     shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
     side = data.images.shape[1]
     cell = side + pad
@@ -74,14 +76,10 @@ def fig_gallery(data: PhyloData, n_show: int = 6, per_species: int = 5, pad: int
     ax.imshow(mosaic)
     ax.set_xticks([])
     ax.set_yticks([r * cell + side / 2 for r in range(n_show)], [data.names[k] for k in shown])
-    ood = set(data.species[data.split["ood"]])
-    for lab, k in zip(ax.get_yticklabels(), shown):
-        if k in ood:
-            lab.set_color(splot.CYCLE[1])
+    _held_out_in_red(ax, data)
     ax.tick_params(length=0)
     ax.grid(False)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
+    ax.set_frame_on(False)
     ax.set_xlabel(LABELS["gallery_x"].format(n=per_species))
     return fig
 
