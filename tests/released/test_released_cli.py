@@ -93,6 +93,6 @@ def test_the_package_runs_as_a_command_and_keeps_its_names():
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "derive" in run.stdout
     for name in ("grid_design", "GRID", "SPATIAL_SHAPES", "CORNERS", "load_table", "load_results",
-                 "tables", "gather", "provenance", "derive", "convert"):
+                 "tables", "gather", "derive", "convert"):
         assert hasattr(released, name), name
     assert callable(released.tables) and callable(released.derive)  # functions, not modules

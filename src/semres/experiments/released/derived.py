@@ -1,8 +1,12 @@
-"""The small tables derived from the released files: counts per margin bin, per cell of a
-grid over the X, per nearest shape and per corner, and the LLM tables (the package's docstring
-lists each). Only these counts are shipped, never the authors' rows."""
+"""The small tables derived from the released files (counts per margin bin, per cell of a grid
+over the X, per nearest shape and per corner, and the LLM tables), and :func:`derive`, which
+writes them with their provenance. Only these counts are shipped, never the authors' rows."""
 
 from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,12 +14,11 @@ import pandas as pd
 from semres.core import results as _results
 from semres.experiments.vlm_shapes.settings import AUTHORS
 
-from .formats import LETTERS, SPATIAL_SHAPES
+from .formats import (CITATION, COMMITS, CSV_READERS, LETTERS, PICKLE_NAMES, PICKLES,
+                      REPOSITORY, SPATIAL_SHAPES, kind_of, model_of, repo_path)
+from .read import find_files, read_file
 
 SPATIAL_BIN, HUE_BIN, GRID = 0.05, 0.01, 6   # 6 x 6: every cell of the far files holds >= 6 trials
-#: the derived tables (:func:`semres.experiments.released.cli.derive`), each a CSV named after it
-TABLES = ("spatial_margin", "spatial_grid", "spatial_confusion", "spatial_corner", "colour_margin",
-          "llm_n", "llm_resolution")
 CORNERS = ("top_left", "top_right", "bottom_left", "bottom_right")
 
 
@@ -66,20 +69,19 @@ def _binned(df, width: float, options) -> pd.DataFrame:
                                                     if c not in _ID + ["bin", "bin_lo", "bin_hi"]]]
 
 
-def spatial_margin_table(df, width: float = SPATIAL_BIN) -> pd.DataFrame:
+def spatial_margin_table(df) -> pd.DataFrame:
     """Counts per model, experiment and margin bin (canvas units) of the four-shape trials."""
-    return _binned(df[df["space"] == "canvas"], width, SPATIAL_SHAPES)
+    return _binned(df[df["space"] == "canvas"], SPATIAL_BIN, SPATIAL_SHAPES)
 
 
-def colour_margin_table(df, width: float = HUE_BIN) -> pd.DataFrame:
+def colour_margin_table(df) -> pd.DataFrame:
     """Counts per model, task, n and hue-margin bin (fraction of the hue circle)."""
-    return _binned(df[df["space"] == "hue"], width, LETTERS)
+    return _binned(df[df["space"] == "hue"], HUE_BIN, LETTERS)
 
 
-def spatial_grid_table(df, grid: int = GRID) -> pd.DataFrame:
-    """Counts per cell of a ``grid`` x ``grid`` lattice over the X (fixed-layout trials only)."""
-    if int(grid) < 1:
-        raise ValueError(f"grid must be a positive integer; got {grid!r}")
+def spatial_grid_table(df) -> pd.DataFrame:
+    """Counts per cell of a GRID x GRID lattice over the X (fixed-layout trials only)."""
+    grid = GRID
     df = df[(df["space"] == "canvas") & (df["experiment"] == "spatial_far")].copy()
     xy = np.array([[float(v) for v in p.split(",")] for p in df["probe"]]).reshape(-1, 2)
     # positions are written to 12 digits (300 px -> 0.333333333333): an X on a cell edge must
@@ -132,14 +134,9 @@ def spatial_corner_table(df) -> pd.DataFrame:
     return _counts(df, _ID + ["bin"], CORNERS, chosen, dropna=True)
 
 
-def llm_n_table(frames) -> pd.DataFrame:
-    """The per-n count frames of :func:`read_llm_counts`, stacked in one table."""
-    return pd.concat(list(frames), ignore_index=True)
-
-
 def llm_resolution_table(frames) -> pd.DataFrame:
     """Mean two-reference curves over centres, per model, D and probe offset (``bin``)."""
-    long = pd.concat(list(frames), ignore_index=True)
+    long = pd.concat(frames, ignore_index=True)
     g = long.groupby(["model", "source", "D", "offset"])
     out = g.agg(centres=("p_low", "count"), nrep=("nrep", "first"),
                 p_low_mean=("p_low", "mean"), p_correct_mean=("p_correct", "mean")).reset_index()
@@ -149,3 +146,66 @@ def llm_resolution_table(frames) -> pd.DataFrame:
     out.insert(4, "n", 2)
     out.insert(5, "bin", out["offset"].astype(int))
     return out.drop(columns="nrep")
+
+
+#: the tables derived from the authors' per-trial rows, each written as a CSV named after it
+TRIAL_TABLES = {"spatial_margin": spatial_margin_table, "spatial_grid": spatial_grid_table,
+                "spatial_confusion": spatial_confusion_table,
+                "spatial_corner": spatial_corner_table, "colour_margin": colour_margin_table}
+#: every derived table: those, and the LLM tables of the authors' pickles
+TABLES = (*TRIAL_TABLES, "llm_n", "llm_resolution")
+
+
+def derive(source, out, trust_pickle: bool = False) -> dict:
+    """Read every released file under ``source``; write the derived tables and
+    ``provenance.json`` to ``out`` (nothing unless every file was read); return the record."""
+    found = find_files(source)
+    if not found:
+        raise ValueError(f"source: no released files under {source} (expected the authors' "
+                         f"names: spatial_resolution_*_results_far.csv, "
+                         f"random_stencil_*_results.csv, color_*_results.csv, {PICKLE_NAMES}); "
+                         f"nothing written")
+    frames = {kind: [] for kind in (*CSV_READERS, *PICKLES)}
+    records, skipped = [], []
+    for f in found:
+        kind, rel = kind_of(f), repo_path(f)
+        if kind in PICKLES and not trust_pickle:
+            skipped.append({"path": rel, "why": "pickle not trusted (pass --trust-pickle)"})
+            continue
+        _, frame = read_file(f, kind)
+        frames[kind].append(frame)
+        records.append({"path": rel, "commit": COMMITS.get(rel, "unknown"),
+                        "sha256": hashlib.sha256(f.read_bytes()).hexdigest(),
+                        "bytes": f.stat().st_size, "kind": kind, "model": model_of(f),
+                        "rows": int(len(frame)),
+                        "scores_usable": (bool(frame["scores_usable"].iloc[0])
+                                          if "scores_usable" in frame else None)})
+    if not records:
+        raise ValueError(f"source: nothing read under {source}: {len(skipped)} pickle(s) not "
+                         f"trusted (pass --trust-pickle, or trust_pickle=True); nothing written")
+    made = {}
+    if frames["spatial"] or frames["colour"]:
+        rows = pd.concat(frames["spatial"] + frames["colour"], ignore_index=True)
+        made.update({name: make(rows) for name, make in TRIAL_TABLES.items()})
+    if frames["llm_counts"]:
+        made["llm_n"] = pd.concat(frames["llm_counts"], ignore_index=True)
+    if frames["llm_resolution"]:
+        made["llm_resolution"] = llm_resolution_table(frames["llm_resolution"])
+    made = {name: table for name, table in made.items() if len(table)}
+    record = {"repository": REPOSITORY, "citation": CITATION,
+              "licence": ("the repository has no licence file: only counts derived from its "
+                          "files are shipped, no per-trial rows"),
+              "generated_by": "python -m semres.experiments.released derive --source DIR --out DIR",
+              "bins": {"spatial_margin": SPATIAL_BIN, "colour_margin": HUE_BIN,
+                       "spatial_grid": GRID},
+              "files": records, "skipped": skipped,
+              "tables": {name: {"rows": int(len(t)), "columns": list(t.columns)}
+                         for name, t in made.items()}}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in made.items():
+        _results.write_atomic(out / f"{name}.csv", table.to_csv(index=False))
+    for name in set(TABLES) - set(made):
+        (out / f"{name}.csv").unlink(missing_ok=True)
+    _results.write_atomic(out / "provenance.json", json.dumps(record, indent=1) + "\n")
+    return record

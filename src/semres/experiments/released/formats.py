@@ -1,7 +1,7 @@
 """The formats of the paper authors' released files, and one adapter per format: each reads a
 file into rows of this book's per-trial schema (:mod:`semres.core.results`, plus the columns
 ``experiment``, ``trial`` and ``scores_usable``), or, for the LLM pickles that hold aggregates
-only, into counts and curves. The package's docstring describes each file."""
+only, into counts and curves."""
 
 from __future__ import annotations
 
@@ -55,24 +55,27 @@ _PATTERNS = (
 )
 
 
+def _match(path):
+    """``(kind, match)`` of the first of the authors' names ``path`` bears; ``(None, None)``."""
+    for kind, pat in _PATTERNS:
+        m = pat.search(Path(path).name)
+        if m:
+            return kind, m
+    return None, None
+
+
 def kind_of(path) -> str | None:
     """Which adapter reads ``path`` (by its name): spatial, colour, llm_counts, llm_resolution."""
-    name = Path(path).name
-    for kind, pat in _PATTERNS:
-        if pat.search(name):
-            return kind
-    return None
+    return _match(path)[0]
 
 
 def model_of(path) -> str:
     """The model a released file holds, from its name (VLM short names mapped to hub names)."""
-    name = Path(path).name
-    for kind, pat in _PATTERNS:
-        m = pat.search(name)
-        if m:
-            short = m.group(m.lastindex)
-            return VLM_MODELS.get(short.lower(), short)
-    raise ValueError(f"path: {name!r} is not a released file this module knows")
+    m = _match(path)[1]
+    if m is None:
+        raise ValueError(f"path: {Path(path).name!r} is not a released file this module knows")
+    short = m.group(m.lastindex)
+    return VLM_MODELS.get(short.lower(), short)
 
 
 def repo_path(path) -> str:
@@ -129,18 +132,17 @@ def _processed(values) -> bool:
     return bool((~np.isfinite(v)).any() or (np.abs(v) > 1e4).any())
 
 
-def _rows(model, source, experiment, task, n, space, options, position, probe, correct, choice,
-          scores, trial, usable, where) -> pd.DataFrame:
+def _rows(path, experiment, task, n, space, options, position, probe, correct, choice, scores,
+          trial, usable) -> pd.DataFrame:
     df = pd.DataFrame({
-        "model": model, "source": source, "task": task, "n": n, "space": space,
+        "model": model_of(path), "source": repo_path(path), "task": task, "n": n, "space": space,
         "options": options, "position": position, "probe": probe, "correct": correct,
         "choice": choice, "scores": scores, "experiment": experiment, "trial": trial,
         "scores_usable": usable})
-    return _results.validate(df, where=where)
+    return _results.validate(df, where=str(path))
 
 
-def read_spatial(path, model: str | None = None, source: str | None = None,
-                 keep_unusable_scores: bool = False) -> pd.DataFrame:
+def read_spatial(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
     """Per-trial rows from a four-shape file (``spatial_resolution_*_far`` or ``random_stencil_*``)."""
     path = Path(path)
     cols = [f"D0{k}_{a}" for k in range(4) for a in ("X", "Y", "SHAPE")]
@@ -169,21 +171,15 @@ def read_spatial(path, model: str | None = None, source: str | None = None,
         choice.append(ans if ans in opts else "")
         keep = usable or keep_unusable_scores
         scores.append("|".join(_fmt(score_cols[i, col_of[o]]) for o in opts) if keep else "")
-    return _rows(model or model_of(path), source or repo_path(path), experiment, "similarity", 4,
-                 "canvas", options,
-                 position, [f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in probe], correct, choice,
-                 scores, raw["ID"].to_numpy(), usable, str(path))
+    return _rows(path, experiment, "similarity", 4, "canvas", options, position,
+                 [f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in probe], correct, choice, scores,
+                 raw["ID"].to_numpy(), usable)
 
 
-def read_colour(path, model: str | None = None, task: str | None = None,
-                source: str | None = None, keep_unusable_scores: bool = False) -> pd.DataFrame:
+def read_colour(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
     """Per-trial rows from a colour file (``color_{similarity,identification}_*_results.csv``)."""
     path = Path(path)
-    if task is None:
-        m = re.search(r"(similarity|identification)", path.name)
-        if not m:
-            raise ValueError(f"task: cannot tell the task from {path.name!r}; pass task=")
-        task = m.group(1)
+    task = _match(path)[1].group(1)
     hue_cols = [f"HUE_{c}" for c in LETTERS]
     raw = _read_raw(path, ["ID", "N_STENCILS", "target_col", "answer", *hue_cols, *LETTERS])
     ns = _numbers(raw, ["N_STENCILS"], path, integer=True)
@@ -209,9 +205,9 @@ def read_colour(path, model: str | None = None, task: str | None = None,
         ans = str(raw["answer"].iat[i]).strip().strip(".").upper()
         choice.append(ans if ans in opts else "")
         scores.append("|".join(_fmt(v) for v in letter_scores[i, :n]) if keep else "")
-    return _rows(model or model_of(path), source or repo_path(path), "colour", task, ns, "hue",
-                 options, position, [_fmt(t / 360) for t in target], correct, choice, scores,
-                 raw["ID"].to_numpy(), usable, str(path))
+    return _rows(path, "colour", task, ns, "hue", options, position,
+                 [_fmt(t / 360) for t in target], correct, choice, scores, raw["ID"].to_numpy(),
+                 usable)
 
 
 #: the adapter of each kind of released CSV (pickles hold no per-trial rows)
@@ -222,89 +218,59 @@ PICKLE_NAMES = ("experiment_{similarity,identification}_MODEL_year.pkl or "
                 "experiment_resolution_years_MODEL_small.pkl")
 
 
-def _load_pickle(path, trust_pickle: bool):
+def _load_pickle(path, trust_pickle: bool, keys) -> dict:
+    """The dict a pickle holds, with its ``keys``; refused unless ``trust_pickle`` is True."""
     if trust_pickle is not True:
         raise ValueError(f"trust_pickle: refusing to unpickle {Path(path).name}: loading a "
                          f"pickle runs code from the file; pass trust_pickle=True only for a "
                          f"file you trust")
     with open(path, "rb") as f:
         try:
-            return pickle.load(f)
+            data = pickle.load(f)
         except Exception as err:  # a damaged or foreign file fails in many ways
             raise ValueError(f"{path}: not a readable pickle ({type(err).__name__}: "
                              f"{str(err).splitlines()[0] if str(err) else 'no detail'})") from None
-
-
-def _array(data: dict, key: str, dtype, path) -> np.ndarray:
-    """``data[key]`` as an array of ``dtype``; ValueError naming the file and key otherwise."""
-    try:
-        return np.asarray(data[key], dtype=dtype)
-    except (TypeError, ValueError):
-        kind = "integers" if dtype is int else "numbers"
-        raise ValueError(f"{path}: {key} must hold {kind}; got {str(data[key])[:60]!r}") from None
-
-
-def read_llm_counts(path, trust_pickle: bool = False, model: str | None = None,
-                    source: str | None = None, nbatches: int = LLM_NBATCHES) -> pd.DataFrame:
-    """Per-n counts from a similarity/identification pickle (aggregates only were saved)."""
-    path = Path(path)
-    data = _load_pickle(path, trust_pickle)
-    keys = ("performance", "n_nulls", "seq_lens", "nrep")
     if not isinstance(data, dict) or not set(keys) <= set(data):
         raise ValueError(f"{path}: expected a dict with {', '.join(keys)}; got "
                          f"{sorted(data) if isinstance(data, dict) else type(data).__name__}")
-    m = re.search(r"experiment_(similarity|identification)_", path.name)
-    if not m:
-        raise ValueError(f"path: cannot tell the task from {path.name!r}")
-    perf = _array(data, "performance", float, path)
-    nulls = _array(data, "n_nulls", int, path)
-    ns = _array(data, "seq_lens", int, path)
-    if not len(perf) == len(nulls) == len(ns):
-        raise ValueError(f"{path}: performance, n_nulls and seq_lens differ in length "
-                         f"({len(perf)}, {len(nulls)}, {len(ns)})")
-    trials = int(_array(data, "nrep", int, path)) * int(nbatches)
+    return data
+
+
+def read_llm_counts(path, trust_pickle: bool = False) -> pd.DataFrame:
+    """Per-n counts from a similarity/identification pickle (aggregates only were saved)."""
+    path = Path(path)
+    data = _load_pickle(path, trust_pickle, ("performance", "n_nulls", "seq_lens", "nrep"))
+    perf = np.asarray(data["performance"], dtype=float)
+    nulls = np.asarray(data["n_nulls"], dtype=int)
+    trials = int(data["nrep"]) * LLM_NBATCHES
     answered = trials - nulls
     if (answered < 0).any():
-        raise ValueError(f"nbatches: n_nulls exceed nrep x nbatches = {trials} in {path}")
+        raise ValueError(f"{path}: n_nulls exceed nrep x {LLM_NBATCHES} batches = {trials}")
     return pd.DataFrame({
-        "model": model or model_of(path), "source": source or repo_path(path),
-        "experiment": "years", "task": m.group(1), "n": ns, "bin": "all", "trials": trials,
-        "answered": answered, "correct": np.rint(perf * answered).astype(int),
-        "performance": perf, "n_nulls": nulls})
+        "model": model_of(path), "source": repo_path(path), "experiment": "years",
+        "task": _match(path)[1].group(1), "n": np.asarray(data["seq_lens"], dtype=int),
+        "bin": "all", "trials": trials, "answered": answered,
+        "correct": np.rint(perf * answered).astype(int), "performance": perf, "n_nulls": nulls})
 
 
-def read_llm_resolution(path, trust_pickle: bool = False, model: str | None = None,
-                        source: str | None = None) -> pd.DataFrame:
+def read_llm_resolution(path, trust_pickle: bool = False) -> pd.DataFrame:
     """Long table of the two-reference curves: one row per (centre, D, probe)."""
     path = Path(path)
-    data = _load_pickle(path, trust_pickle)
-    if not isinstance(data, dict) or not {"performances", "ages_list", "nrep"} <= set(data):
-        raise ValueError(f"{path}: expected a dict with performances, ages_list, nrep")
-    ages = _array(data, "ages_list", float, path)
-    if ages.ndim != 2 or ages.shape[1] != 2:
-        raise ValueError(f"{path}: ages_list must be pairs of years; got shape {ages.shape}")
-    if not isinstance(data["performances"], dict) or not data["performances"]:
-        raise ValueError(f"{path}: performances must be a non-empty dict centre -> curves")
+    data = _load_pickle(path, trust_pickle, ("performances", "ages_list", "nrep"))
+    ages = np.asarray(data["ages_list"], dtype=float)
     ds = (ages[:, 1] - ages[:, 0]) / 2
     # pspace and ages_list are those of the last centre drawn: offsets are relative to it
-    centre_last = ages[0].mean()
-    offsets = (_array(data, "pspace", float, path) - centre_last if "pspace" in data
+    offsets = (np.asarray(data["pspace"], dtype=float) - ages[0].mean() if "pspace" in data
                else RESOLUTION_OFFSETS.astype(float))
     frames = []
     for centre, curves in data["performances"].items():
-        key = f"performances[{centre}]"
-        curves = _array({key: curves}, key, float, path)
-        if curves.shape != (len(ds), len(offsets)):
-            raise ValueError(f"{path}: centre {centre} has curves of shape {curves.shape}; "
-                             f"expected {(len(ds), len(offsets))}")
-        for k, d in enumerate(ds):
-            p_low = curves[k]
+        for d, p_low in zip(ds, np.asarray(curves, dtype=float)):
             p_correct = np.where(offsets < 0, p_low, np.where(offsets > 0, 1 - p_low, np.nan))
             frames.append(pd.DataFrame({"centre": int(centre), "D": float(d), "offset": offsets,
                                         "probe": centre + offsets, "p_low": p_low,
                                         "p_correct": p_correct}))
     out = pd.concat(frames, ignore_index=True)
     out.insert(0, "nrep", int(data["nrep"]))
-    out.insert(0, "source", source or repo_path(path))
-    out.insert(0, "model", model or model_of(path))
+    out.insert(0, "source", repo_path(path))
+    out.insert(0, "model", model_of(path))
     return out

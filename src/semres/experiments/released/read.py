@@ -1,10 +1,9 @@
 """Reading released files where a chapter needs them: every results file a reader names
-(:func:`gather`, :func:`load_results`), and the derived tables and provenance shipped with the
-package (:func:`tables`, :func:`load_table`, :func:`provenance`)."""
+(:func:`gather`, :func:`load_results`), and the derived tables shipped with the package
+(:func:`tables`, :func:`load_table`)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -16,8 +15,9 @@ from semres.core import results as _results
 from .formats import (CSV_READERS, PICKLE_NAMES, PICKLES, kind_of, read_llm_counts,
                       read_llm_resolution)
 
-#: where the package keeps the derived tables and their provenance
+#: where the package keeps the derived tables and their provenance.json
 DATA_DIR = "data/released"
+
 
 def find_files(source) -> list:
     """Every released file this module reads under ``source`` (a file, folder, or list)."""
@@ -30,8 +30,24 @@ def find_files(source) -> list:
         elif p.is_file() and kind_of(p):
             found.append(p)
         elif not p.exists():
-            raise ValueError(f"source: no such file or folder {str(p)!r}")
+            raise FileNotFoundError(f"source: no such file or folder {str(p)!r}")
     return found
+
+
+def read_file(f, kind: str | None) -> tuple[str, pd.DataFrame]:
+    """``(kind, frame)`` of one results file: a schema CSV, or one of the authors' files by
+    its ``kind`` (their pickles unpickled, so only for files the reader trusts)."""
+    if kind in PICKLES:
+        reader = read_llm_counts if kind == "llm_counts" else read_llm_resolution
+        return kind, reader(f, trust_pickle=True)
+    header = _results.read_csv(f, nrows=0).columns
+    if set(_results.COLUMNS) <= set(header):
+        return "schema", _results.read_file(f)
+    if kind in CSV_READERS:
+        return kind, CSV_READERS[kind](f)
+    missing = [c for c in _results.COLUMNS if c not in header]
+    raise ValueError(f"{f}: lacks column(s) {', '.join(missing)} of the results schema, and its "
+                     f"name is not one of the authors' files")
 
 
 _WHAT = {"schema": "per-trial rows in the book's schema",
@@ -82,23 +98,7 @@ def _skip_reason(f, kind, trust_pickle: bool, llm: bool) -> str | None:
     return "not a results file (a CSV, or one of the authors' LLM pickles)"
 
 
-def _read_one(f, kind, keep_unusable_scores: bool):
-    """(kind, frame) of one file that :func:`_skip_reason` lets through."""
-    if kind in PICKLES:
-        reader = read_llm_counts if kind == "llm_counts" else read_llm_resolution
-        return kind, reader(f, trust_pickle=True)
-    header = _results.read_csv(f, nrows=0).columns
-    if set(_results.COLUMNS) <= set(header):
-        return "schema", _results.read_file(f)
-    if kind in CSV_READERS:
-        return kind, CSV_READERS[kind](f, keep_unusable_scores=keep_unusable_scores)
-    missing = [c for c in _results.COLUMNS if c not in header]
-    raise ValueError(f"{f}: lacks column(s) {', '.join(missing)} of the results schema, and its "
-                     f"name is not one of the authors' files")
-
-
-def gather(paths, trust_pickle: bool = False, keep_unusable_scores: bool = False,
-           llm: bool = True) -> Gathered:
+def gather(paths, trust_pickle: bool = False, llm: bool = True) -> Gathered:
     """Read every results file ``paths`` names, checking each in full before any analysis."""
     got = Gathered(rows=None)
     rows, skipped = [], []
@@ -108,10 +108,10 @@ def gather(paths, trust_pickle: bool = False, keep_unusable_scores: bool = False
         if why and named:
             raise ValueError(f"results: {f}: {why}")
         if why:
-            skipped.append((f, why))
+            skipped.append(why)
             got.report.append(f"skipped {f}: {why}")
             continue
-        kind, frame = _read_one(f, kind, keep_unusable_scores)
+        kind, frame = read_file(f, kind)
         {"llm_counts": got.counts, "llm_resolution": got.curves}.get(kind, rows).append(frame)
         got.files[f] = kind
         models = ", ".join(sorted(set(frame["model"].astype(str))))
@@ -119,48 +119,28 @@ def gather(paths, trust_pickle: bool = False, keep_unusable_scores: bool = False
     if not got.files:
         named = ", ".join(str(p).strip() for p in (paths.split(",") if isinstance(paths, str)
                                                    else paths) if str(p).strip())
-        reasons = pd.Series([w for _, w in skipped], dtype=str).value_counts()
+        reasons = pd.Series(skipped, dtype=str).value_counts()
         detail = "; ".join(f"{n} skipped as {w}" for w, n in reasons.items()) or "it is empty"
         raise ValueError(f"results: nothing read from {named}: {detail}")
     got.rows = pd.concat(rows, ignore_index=True) if rows else None
     return got
 
 
-def load_results(paths, keep_unusable_scores: bool = False) -> pd.DataFrame:
+def load_results(paths) -> pd.DataFrame:
     """Per-trial rows from schema CSVs and/or the authors' raw CSVs, in one call (the rows of
     :func:`gather` with ``llm=False``)."""
-    return gather(paths, keep_unusable_scores=keep_unusable_scores, llm=False).rows
-
-
-def package_dir():
-    """The folder of the shipped tables (inside the installed package)."""
-    return files("semres").joinpath(DATA_DIR)
+    return gather(paths, llm=False).rows
 
 
 def tables() -> list:
     """Names of the derived tables shipped with the package."""
-    d = package_dir()
-    return sorted(p.name[:-4] for p in d.iterdir() if p.name.endswith(".csv")) if d.is_dir() else []
+    shipped = files("semres") / DATA_DIR
+    return sorted(p.name[:-4] for p in shipped.iterdir() if p.name.endswith(".csv"))
 
 
 def load_table(name: str) -> pd.DataFrame:
     """A shipped derived table (see :func:`tables`) as a DataFrame."""
     if name not in tables():
-        raise ValueError(f"name: no shipped table {name!r}; shipped: "
-                         f"{', '.join(tables()) or 'none'}")
-    with package_dir().joinpath(f"{name}.csv").open() as f:
+        raise ValueError(f"name: no shipped table {name!r}; shipped: {', '.join(tables())}")
+    with (files("semres") / DATA_DIR / f"{name}.csv").open() as f:
         return pd.read_csv(f, keep_default_na=False, na_values=[""])
-
-
-def provenance() -> pd.DataFrame:
-    """The shipped provenance: one row per source file (repository, path, commit, sha256, rows,
-    ...); the whole record (citation, tables, skipped files) is in ``.attrs``."""
-    p = package_dir().joinpath("provenance.json")
-    if not p.is_file():
-        raise ValueError("no shipped provenance.json: run "
-                         "python -m semres.experiments.released derive")
-    record = json.loads(p.read_text())
-    df = pd.DataFrame(record["files"])
-    df.insert(0, "repository", record["repository"])
-    df.attrs.update(record)
-    return df
