@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 from IPython.display import display
+from matplotlib.patches import Arc, Circle as CirclePatch, Patch
 from myst_nb import glue
 from tqdm.auto import tqdm
 
@@ -55,6 +56,7 @@ from semres.core import kernels, spaces, theory
 from semres.core.simulate import check_row, check_table, exact_two_item, luce_success
 from semres.experiments.pareto import discrete, figures, settings, verdicts
 from semres.report import GOOD, Z_MAX, fmt, open_chapter, tables, tally
+from semres.report import plotting as splot
 
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
 
@@ -522,10 +524,133 @@ report.box(f"profile `{profile}`, seed {seed}; {cfg.trials:,} Monte Carlo trials
 # The chapter's three figures are drawn here, after the computations they show, and placed on
 # the chapter page.
 
-# %%
-report.figure("setup", figures.fig_setup())
-report.figure("front", figures.fig_front())
-report.figure("noise-segment", figures.fig_noise_segment(mc, seg_moments, cfg.deltas))
+# %% tags=["hide-input"]
+# the setup in one picture: a ball on a circle, the Luce rule, and the two tests
+# one row: a phone stacks the panels, (a) to (c), without a blank band below them
+fig, axes = splot.subplot_mosaic([["a", "b", "c"]], figsize=(7.2, 2.9),
+                                 width_ratios=[1.15, 1.0, 1.25])
+blue, red, green = splot.CYCLE[0], splot.CYCLE[1], splot.CYCLE[2]
+
+# (a) the space, the probe's resolution ball (50 degrees either side of it) and two items
+ax = axes["a"]
+angle = np.radians([90, 132, -30, 135, 22])  # the probe, x_1, x_2, x_1's label, the ball's label
+on_circle = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+ax.add_patch(CirclePatch((0, 0), 1, fill=False, color="0.6", lw=1.2))
+ax.add_patch(Arc((0, 0), 2, 2, theta1=40, theta2=140, color=blue, lw=6, alpha=0.35))
+ax.plot(*on_circle[0], marker="*", ms=15, color="black")
+ax.annotate("probe $p$", 1.22 * on_circle[0], ha="center")
+ax.plot(*on_circle[1], "o", color=green, ms=9)
+ax.annotate("$x_1$", 1.25 * on_circle[3], ha="center")
+ax.plot(*on_circle[2], "o", color=red, ms=9)
+ax.annotate("$x_2$", 1.22 * on_circle[2], ha="center")
+ax.annotate(r"$B_\varepsilon(p)$", 0.66 * on_circle[4], color=blue, ha="center")
+ax.text(0, -0.3, r"$b_p = \nu(B_\varepsilon(p))$", ha="center")
+# anchored at the top of its cell: a square box centred lower than (b) would come after it
+# in the phone layout, which orders panels by their top edge
+ax.set(title="(a) probe and ball", xlim=(-1.45, 1.45), ylim=(-1.1, 1.55), aspect="equal",
+       anchor="N")
+ax.axis("off")
+
+# (b) the Luce rule on the two items of panel (a), with noise Delta = 0.25 outside the ball;
+# colour names the item, fill the quantity (the legend shows the fills in neutral grey)
+ax = axes["b"]
+similarity = np.array([1.0, 0.25])
+ax.bar([0, 1], similarity, width=0.35, color=[green, red], alpha=0.35, hatch="//",
+       edgecolor=[green, red])
+ax.bar([0.38, 1.38], similarity / similarity.sum(), width=0.35, color=[green, red])
+ax.set_xticks([0.19, 1.19], ["$x_1$ (in)", "$x_2$ (out)"])
+ax.set(ylim=(0, 1.45), yticks=[0, 0.5, 1], title="(b) Luce rule",
+       xlabel="$D_i = g_i / \\sum_k g_k$\n" + rf"($\Delta$ = {similarity[1]})")
+ax.legend(handles=[Patch(facecolor="white", edgecolor="0.3", hatch="//",
+                         label="similarity $g$"), Patch(facecolor="0.3", label="choice $D_i$")],
+          loc="upper right")
+ax.grid(False)
+
+# (c) the two tests, each on a line: its title, where its probe lies, which item is correct
+ax = axes["c"]
+tests = (("identification: $p$ is a copy of $x_1$", 0.3, "correct: the copied item"),
+         ("similarity: a new probe $p$", 0.42, "correct: the nearest item"))
+for k, (title, p_x, note) in enumerate(tests):
+    y = 1.4 * k  # each test's line, with room for its title above and its note below
+    ax.hlines(y, 0, 1, color="0.7")
+    ax.plot([0.3, 0.75], [y, y], "o", color="0.35", ms=9)
+    ax.annotate("$x_1$", (0.3, y - 0.1), ha="center", va="top")
+    ax.annotate("$x_2$", (0.75, y - 0.1), ha="center", va="top")
+    ax.plot(p_x, y + 0.18, marker="*", ms=14, color="black")
+    ax.annotate("", (0.3, y + 0.05), (p_x, y + 0.16),
+                arrowprops={"arrowstyle": "->", "color": green})
+    ax.text(0.5, y + 0.34, title, ha="center", va="bottom")
+    ax.text(0.5, y - 0.34, note, ha="center", va="top", color=green)
+ax.set(xlim=(-0.05, 1.05), ylim=(-0.65, 2.1), title="(c) the two tests")
+ax.axis("off")
+report.figure("setup", fig)
+
+# %% tags=["hide-input"]
+# Theorem 1 on a homogeneous space: p_S and p_I against b with the three regimes shaded, and
+# the same curves as a front in the (p_I, p_S) plane
+ball = np.linspace(0, 1, 401)
+fig, (ax_b, ax_f) = splot.subplots(1, 2, figsize=(7.2, 4.4))
+ps_curve, pi_curve = theory.two_item(ball)
+ax_b.plot(ball, ps_curve, color=splot.THEORY, label="$p_S$ (similarity)")
+ax_b.plot(ball, pi_curve, color=splot.THEORY_ALT, ls="--", label="$p_I$ (identification)")
+# each regime: its span of b, its name, its colour and the angle of its name
+# (the edge of the small-eps regime at b = 0.1 is a visual cut, not a law)
+for lo, hi, name, colour, rotation in [(0, 0.1, "small ε", "#edae49", 90),
+                                    (0.1, 0.5, "tradeoff", "#1b6ca8", 0),
+                                    (0.5, 1, "interference", "#d1495b", 0)]:
+    ax_b.axvspan(lo, hi, color=colour, alpha=0.12, lw=0)
+    ax_b.text((lo + hi) / 2, 0.47, name, ha="center", fontsize=9, rotation=rotation, va="bottom")
+    inside = (ball >= lo) & (ball <= hi)
+    ax_f.plot(pi_curve[inside], ps_curve[inside], color=colour, lw=2.5, label=name)
+ax_b.set(xlabel=r"ball measure $b$", ylabel="success probability", ylim=(0.45, 1.02),
+         title="(a) both tests against $b$")
+ax_f.plot(0.75, 0.75, "k*", ms=12, label=r"optimum $b = 1/2$")
+identification = np.linspace(0.5, 1, 201)
+ax_f.plot(identification, theory.front(identification), color=splot.THEORY, lw=0.8, ls=":",
+          label="front $p_S(p_I)$")
+ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$", xlim=(0.48, 1.01),
+         title="(b) the front")
+splot.legend_outside(fig, [ax_b, ax_f], ncol=3)
+report.figure("front", fig)
+
+# %% tags=["hide-input"]
+# Theorem 2's fronts for several Delta with the circle's Monte Carlo cells at the check's noise
+# levels; the circle against the segment (its moments derived above), the cost Var(b) inset
+fig, (ax_d, ax_s) = splot.subplots(1, 2, figsize=(7.2, 4.6))
+ball = np.linspace(0, 1, 301)
+for i, dl in enumerate((0.0, 0.1, 0.2, 0.3, 0.5)):
+    ps_curve, pi_curve = theory.two_item(ball, delta=dl)
+    ax_d.plot(pi_curve, ps_curve, color=splot.CYCLE[i], label=rf"$\Delta$ = {dl}")
+    if dl in cfg.deltas:
+        at = mc[(mc.space == "circle") & (mc.delta == dl)]
+        sim, ident = at[at.task == "similarity"], at[at.task == "identification"]
+        ax_d.errorbar(ident["mc"].to_numpy(), sim["mc"].to_numpy(),
+                      xerr=2 * ident["stderr"].to_numpy(), yerr=2 * sim["stderr"].to_numpy(),
+                      fmt="o", ms=4, color=splot.CYCLE[i])
+ax_d.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
+         title="(a) noise (homogeneous)")
+ax_d.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
+
+radius = np.linspace(0, 0.5, 201)
+circ_ps, circ_pi = theory.two_item(2 * radius)
+m_seg, v_seg = seg_moments(radius)
+seg_ps, seg_pi = theory.two_item(m_seg, var_b=v_seg)
+ax_s.plot(circ_pi, circ_ps, color=splot.THEORY, label="circle (homogeneous)")
+ax_s.plot(seg_pi, seg_ps, color=splot.CYCLE[1], label="segment")
+for name, colour in (("circle", splot.THEORY), ("segment", splot.CYCLE[1])):
+    at = mc[(mc.space == name) & (mc.delta == 0)]
+    ax_s.plot(at[at.task == "identification"]["mc"], at[at.task == "similarity"]["mc"],
+              "o", ms=5, color=colour, mfc="white")
+inset = ax_s.inset_axes([0.3, 0.17, 0.4, 0.35])
+inset.plot(radius, v_seg, color=splot.CYCLE[1])
+inset.set_xlabel(r"$\varepsilon$", fontsize=9)
+inset.set_title(r"cost $\operatorname{Var}(b)$", fontsize=9)
+inset.tick_params(labelsize=9)
+inset.locator_params(nbins=3)
+ax_s.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
+         title="(b) circle vs segment")
+ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
+report.figure("noise-segment", fig)
 
 # %% [markdown]
 # ### Where this build differs from the paper
