@@ -11,7 +11,7 @@ import numpy as np
 
 # chapter 1's margin and rule for a Monte Carlo check of a closed form, used here as there
 from semres.experiments.pareto.settings import MC_MARGIN, MC_MARGIN_REASON  # noqa: F401
-from semres.experiments.pareto.verdicts import against_closed_form, reach  # noqa: F401
+from semres.experiments.pareto.verdicts import against_closed_form  # noqa: F401
 from semres.report import judge, slack
 
 from .settings import DEFAULT, IDENTITY_TOL
