@@ -81,19 +81,18 @@ def colour_margin_table(df) -> pd.DataFrame:
 
 def spatial_grid_table(df) -> pd.DataFrame:
     """Counts per cell of a GRID x GRID lattice over the X (fixed-layout trials only)."""
-    grid = GRID
     df = df[(df["space"] == "canvas") & (df["experiment"] == "spatial_far")].copy()
     xy = np.array([[float(v) for v in p.split(",")] for p in df["probe"]]).reshape(-1, 2)
     # positions are written to 12 digits (300 px -> 0.333333333333): an X on a cell edge must
     # not fall into the cell below it, so snap to the edge within that rounding
-    ij = np.clip(np.floor(xy * grid + 1e-9).astype(int), 0, grid - 1)
+    ij = np.clip(np.floor(xy * GRID + 1e-9).astype(int), 0, GRID - 1)
     df["ix"], df["iy"], df["x"], df["y"] = ij[:, 0], ij[:, 1], xy[:, 0], xy[:, 1]
     out = _counts(df, _ID + ["ix", "iy"], SPATIAL_SHAPES)
     means = df.groupby(_ID + ["ix", "iy"])[["x", "y"]].mean().reset_index()
     out = out.merge(means.rename(columns={"x": "x_mean", "y": "y_mean"}), on=_ID + ["ix", "iy"])
     out.insert(len(_ID), "bin", [f"{i},{j}" for i, j in zip(out["ix"], out["iy"])])
     for a, b in (("x", "ix"), ("y", "iy")):
-        out[f"{a}_lo"], out[f"{a}_hi"] = out[b] / grid, (out[b] + 1) / grid
+        out[f"{a}_lo"], out[f"{a}_hi"] = out[b] / GRID, (out[b] + 1) / GRID
     return out
 
 
