@@ -71,8 +71,8 @@ def main() -> None:
 
     kw = dict(epochs=args.epochs, batch_size=cfg.batch_size, lr=cfg.lr, device=device,
               progress=False)  # one torch thread per run, as in the chapter
-    vision.train(nets()[0], data, 0.5, seed=0, **{**kw, "epochs": 1})  # warm-up
-    alone = timed(lambda: [vision.train(n, data, 0.5, seed=s, **kw)
+    vision.train_many(nets()[:1], data, [0.5], [0], **{**kw, "epochs": 1})  # warm-up
+    alone = timed(lambda: [vision.train_many([n], data, [0.5], [s], **kw)
                            for n, s in zip(nets(), seeds)])
     stacked = timed(lambda: vision.train_many(nets(), data, [0.5] * args.runs, seeds, **kw))
     net = nets()[0]

@@ -29,8 +29,6 @@ def test_ps_at_matched_pi_interpolates_each_sweep_and_the_match_is_shared():
     assert beyond[beyond.alpha == 0.0].p_s.notna().all()
     # the match: alpha = 0 peaks at its largest p_I (0.95), moved into the shared [0.6, 0.9]
     assert alpha_effects.common_pi(tr, [0.0, 0.5]) == pytest.approx(0.9)
-    with pytest.raises(ValueError, match="p_i"):
-        alpha_effects.ps_at_matched_pi(tr, 1.5)
 
 
 def test_ps_at_matched_pi_reads_the_efficient_branch_of_a_sweep_that_turns_back():

@@ -1,10 +1,10 @@
-"""Chapter 4's settings: every profile passes its check, the paper's protocol is stated once,
-and a run depends on the settings it is keyed by."""
+"""Chapter 4's settings: every profile passes its check and the paper's protocol is stated
+once."""
 
 import pytest
 
 from semres.core import profiles
-from semres.experiments.phylogeny import settings, vision
+from semres.experiments.phylogeny import settings
 
 
 @pytest.mark.parametrize("profile", profiles.PROFILES)
@@ -24,8 +24,3 @@ def test_the_paper_profile_is_the_papers_protocol_and_bad_settings_are_named():
         profiles.check_parameters(settings.SETTINGS, "quick", {"image_size": -3})
     assert profiles.settings(settings.SETTINGS, "quick", image_size=16).size == 16
 
-
-def test_a_run_is_keyed_by_its_training_and_measuring_settings():
-    run = vision.run_settings(settings.QUICK)
-    assert run == {"epochs": 10, "batch_size": 64, "lr": 3e-3, "widths": (8, 16, 32),
-                   "depths": (1, 1, 1), "n_eps": 21, "max_probes": 400}

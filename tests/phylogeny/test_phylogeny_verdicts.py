@@ -2,13 +2,13 @@
 
 import types
 
+import fake_runs
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import t as student
 
-from semres import report
-from semres.experiments.phylogeny import verdicts
+from semres.experiments.phylogeny import alpha_effects, verdicts
 
 
 def test_a_family_of_claims_widens_each_interval_to_keep_its_error_rate():
@@ -40,39 +40,28 @@ def _claims(sim, matched, auc, se=0.01):
                                         ("id_auc", auc))])
 
 
-def test_record_judges_the_claims_as_one_family():
-    """The theorem's check, then one row per claim with the family's interval against its
-    margin; a single seed (no standard error) runs no test."""
+def test_the_claims_are_judged_as_one_family_against_their_margins():
+    """One status per claim from the family's interval against its margin; a single seed (no
+    standard error) runs no test."""
     effects = _claims(0.1, 0.08, -0.001)
-    rep = report.Report("04_resnet_phylogeny")
-    check = pd.DataFrame({"z_s": [1.0], "z_i": [-0.5], "se_s": [0.001], "se_i": [0.002]})
-    verdicts.record(rep, check, 1e-12, effects, 0.0, 0.5, real=False)
-    assert [r["result"] for r in rep.rows] == [
-        "Theorem 4 (paper Thm. 1 with ties): two items on a finite space",
-        "ResNet: triplet accuracy change, α 0 → 0.5",
-        "ResNet: p_S at matched p_I change, α 0 → 0.5",
-        "ResNet: identification AUC change, α 0 → 0.5"]
     # generalization rises beyond the seeds' spread; the AUC's interval lies short of a fall
     # of half that rise (0.05): no trade larger than the margin
-    assert [r["status"] for r in rep.rows] == ["check", "reproduced", "reproduced",
-                                               "does not hold"]
-    assert rep.rows[3]["margin"] == pytest.approx(0.05) and rep.rows[3]["claim"] == "below"
-    assert rep.rows[1]["margin"] == pytest.approx(verdicts.seed_spread(effects.iloc[0]))
-    assert "family of 3 claims" in rep.rows[1]["statement"]
-    assert rep.rows[1]["stand_in"].startswith("a simulated tree")
-    # the row's interval is the one the page shows for the same effect
+    assert [verdicts.claim_status(effects, col, 0.5) for col, _, _ in verdicts.CLAIMS] == [
+        "reproduced", "reproduced", "does not hold"]
+    margins = verdicts.claim_margins(effects, 0.5)
+    assert margins["id_auc"][0] == pytest.approx(0.05) and margins["id_auc"][1]
+    assert margins["sim_accuracy"] == (pytest.approx(verdicts.seed_spread(effects.iloc[0])),
+                                       False)
+    assert verdicts.claim_direction("id_auc") == "below"
+    # the page shows the family's interval for each claim, and each claim's margin
     shown = verdicts.shown_intervals(effects, 0.5)
-    assert (shown.interval_low.iloc[0], shown.interval_high.iloc[0]) == (
-        rep.rows[1]["ci_low"], rep.rows[1]["ci_high"])
+    assert (shown.interval_low.iloc[0], shown.interval_high.iloc[0]) == verdicts.family_ci(
+        effects.iloc[0], len(verdicts.CLAIMS))
+    assert shown.margin.iloc[2] == pytest.approx(0.05)
     one = pd.DataFrame([{"column": col, "alpha_to": 0.5, **_row(0.1, float("nan"))}
                         for col, _, _ in verdicts.CLAIMS])
-    rep = report.Report("04_resnet_phylogeny")
-    verdicts.record(rep, check, 1e-12, one, 0.0, 0.5, real=True)
-    assert [r["status"] for r in rep.rows[1:]] == ["not run"] * 3
-    # a failing exact sum is a defect in the code
-    rep = report.Report("04_resnet_phylogeny")
-    verdicts.record(rep, check, 1e-3, one, 0.0, 0.5, real=True)
-    assert rep.rows[0]["status"] == "check failed"
+    assert [verdicts.claim_status(one, col, 0.5) for col, _, _ in verdicts.CLAIMS] == [
+        "not run"] * 3
 
 
 @pytest.mark.parametrize("true_fall, expected", [(0.20, "reproduced"), (0.03, "inconclusive"),
@@ -117,3 +106,41 @@ def test_an_effect_reads_against_its_margin_and_the_build_names_the_trade():
     marked = verdicts.shown_intervals(effects, 0.5)
     assert list(marked.interval) == [verdicts.FAMILY.format(claims=3)] * 3
     assert verdicts.detectable_change(effects.iloc[0]) > 2 * effects.iloc[0].se
+
+
+def _runs(lifts, seeds=3):
+    """Synthetic runs with a clear trade: the AUC falls by 0.15 per unit alpha."""
+    return fake_runs.runs(lifts, seeds, auc_drop=0.15)
+
+
+def test_the_matched_band_carries_the_family_interval_and_the_headline_lies_on_it():
+    """The effect at the headline's matching point is one point of the curve across the
+    matching range, drawn with the interval the result rows give the family of claims."""
+    tradeoff, _, effects = fake_runs.effects(_runs({0.0: 0.0, 0.5: 0.05, 1.0: 0.1}))
+    curve = alpha_effects.matched_curve(tradeoff, 0.0, 0.5, points=5)
+    band, headline = verdicts.matched_band(curve, effects, 0.5)
+    row = alpha_effects.effect_row(effects, "p_s_matched", 0.5)
+    assert headline[:2] == (row.p_i, row.effect)
+    assert (headline[2], headline[3]) == verdicts.family_ci(row, len(verdicts.CLAIMS))
+    # the family's interval is wider than each point's own 95 % interval
+    assert (band.family_low < band.ci_low).all() and (band.family_high > band.ci_high).all()
+    np.testing.assert_allclose(band.effect, curve.effect)
+    assert verdicts.matched_band(None, effects, 0.5) == (None, None)
+
+
+def test_the_effects_table_gives_each_effect_the_interval_its_result_row_judges():
+    """One column per compared α; a claim's cell carries its family interval (dagger), the
+    same numbers the result box writes, and a star where it lies beyond its margin."""
+    _, _, effects = fake_runs.effects(_runs({0.0: 0.0, 0.5: 0.05, 1.0: 0.1}))
+    shown = verdicts.shown_intervals(effects, 0.5)
+    table = verdicts.effects_table(shown, 0.0)
+    assert list(table.columns) == ["measure", "Change from α = 0 to 0.5",
+                                   "Change from α = 0 to 1"]
+    claim = shown[(shown.column == "sim_accuracy") & (shown.alpha_to == 0.5)].iloc[0]
+    cell = table.set_index("measure").loc[claim.measure, "Change from α = 0 to 0.5"]
+    assert cell == verdicts.said(claim) + " † *"
+    assert all(c.endswith(("]", " *", " †")) for c in table.iloc[:, 2])
+    # one seed: the change alone, no interval
+    one = fake_runs.effects(_runs({0.0: 0.0, 0.5: 0.05}, seeds=1))[2]
+    assert "[" not in verdicts.effects_table(verdicts.shown_intervals(one, 0.5), 0.0).iloc[0, 1]
+

@@ -1,4 +1,4 @@
-"""The α-weighted loss, training with resumable checkpoints, stacked runs against runs
+"""The α-weighted loss's terms, training with resumable checkpoints, stacked runs against runs
 trained alone, and the runs the chapter caches, on the simulated data and on a CUB-shaped
 fixture."""
 
@@ -18,35 +18,35 @@ def test_check_inputs_names_the_missing_tree():
     vision.check_inputs()  # the embedded default needs nothing
 
 
-def test_loss_mixes_cross_entropy_and_distance_mismatch():
+def test_loss_terms_are_cross_entropy_and_the_distance_mismatch():
     torch.manual_seed(0)
     species = torch.tensor([0, 0, 1, 2, 2, 1])
     D = torch.tensor([[0.0, 2, 4], [2, 0, 4], [4, 4, 0]])
     logits = torch.randn(6, 3)
     emb = torch.randn(6, 5, requires_grad=True)
-    loss0, ce, l_sim = vision.phylo_loss(logits, emb, species, species, D, 0.0)
-    assert loss0.item() == pytest.approx(torch.nn.functional.cross_entropy(logits, species).item())
-    loss1, _, _ = vision.phylo_loss(logits, emb, species, species, D, 1.0)
+    ce, l_sim = vision._loss_terms(logits, emb, species, species, D)
+    assert ce.item() == pytest.approx(torch.nn.functional.cross_entropy(logits, species).item())
     e = emb.detach().numpy()
     i, j = np.triu_indices(6, 1)
     de = np.linalg.norm(e[i] - e[j], axis=1)
     dp = D.numpy()[species.numpy()[i], species.numpy()[j]]
     manual = np.mean((de / de.mean() - dp / dp.mean()) ** 2)
-    assert loss1.item() == pytest.approx(manual, rel=1e-5)
-    half, _, _ = vision.phylo_loss(logits, emb, species, species, D, 0.5)
-    assert half.item() == pytest.approx(0.5 * ce.item() + 0.5 * l_sim.item(), rel=1e-6)
+    assert l_sim.item() == pytest.approx(manual, rel=1e-5)
     # an embedding whose distances are proportional to the tree's has zero mismatch
     pts = torch.tensor([[0.0, 0.0], [2.0, 0.0], [1.0, np.sqrt(15.0)]])  # pairwise 2, 4, 4
-    _, _, zero = vision.phylo_loss(logits, 3 * pts[species], species, species, D, 1.0)
+    _, zero = vision._loss_terms(logits, 3 * pts[species], species, species, D)
     assert zero.item() < 1e-8
-    loss1.backward()  # duplicate embeddings must not give NaN gradients
+    l_sim.backward()  # duplicate embeddings must not give NaN gradients
     dup = emb.detach().clone()
     dup[1] = dup[0]
     dup.requires_grad_(True)
-    vision.phylo_loss(logits, dup, species, species, D, 1.0)[0].backward()
+    vision._loss_terms(logits, dup, species, species, D)[1].backward()
     assert torch.isfinite(dup.grad).all()
-    with pytest.raises(ValueError, match="alpha"):
-        vision.phylo_loss(logits, emb, species, species, D, 1.5)
+
+
+def _train(model, data, alpha, *, seed=0, **kw):
+    """One run of ``train_many``: its history."""
+    return vision.train_many([model], data, [alpha], [seed], **kw)[0]
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def _model(data):
 def test_training_learns_and_resumes_exactly(small_data, tmp_path):
     kw = dict(batch_size=16, lr=1e-2, seed=1, progress=False)
     straight = _model(small_data)
-    hist = vision.train(straight, small_data, 0.5, epochs=10, **kw)
+    hist = _train(straight, small_data, 0.5, epochs=10, **kw)
     assert hist[-1]["loss"] < hist[0]["loss"]
     train = small_data.split["train"]
     with torch.no_grad():
@@ -71,9 +71,9 @@ def test_training_learns_and_resumes_exactly(small_data, tmp_path):
     assert train_acc > 0.4  # chance is 1/6
     # interrupted after 3 epochs, resumed from the checkpoint: same weights at the end
     ckpt = tmp_path / "run.pt"
-    vision.train(_model(small_data), small_data, 0.5, epochs=3, checkpoint=ckpt, **kw)
+    _train(_model(small_data), small_data, 0.5, epochs=3, checkpoint=ckpt, **kw)
     resumed = _model(small_data)
-    hist2 = vision.train(resumed, small_data, 0.5, epochs=10, checkpoint=ckpt, **kw)
+    hist2 = _train(resumed, small_data, 0.5, epochs=10, checkpoint=ckpt, **kw)
     assert len(hist2) == 10 and hist2[-1]["loss"] == pytest.approx(hist[-1]["loss"], rel=1e-4)
     for a, b in zip(straight.state_dict().values(), resumed.state_dict().values()):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
@@ -85,7 +85,9 @@ def test_bad_arguments_raise(small_data):
     with pytest.raises(ValueError, match="num_classes"):
         vision.build_model(1)
     with pytest.raises(ValueError, match="epochs"):
-        vision.train(_model(small_data), small_data, 0.5, epochs=0)
+        _train(_model(small_data), small_data, 0.5, epochs=0)
+    with pytest.raises(ValueError, match="alpha"):
+        _train(_model(small_data), small_data, 1.5, epochs=1)
     with pytest.raises(ValueError, match="cannot be loaded offline"):
         vision.build_model(5, model="/nonexistent/resnet")
 
@@ -103,7 +105,7 @@ def _write_cub_images(images, classes, per_class, shape, step, noise):
 
 
 def test_real_path_runs_end_to_end_on_a_cub_shaped_fixture(tmp_path):
-    """load_cub -> train_and_evaluate: the chapter's real path, on generated JPEGs."""
+    """load_cub -> train_and_evaluate_many: the chapter's real path, on generated JPEGs."""
     classes = {"001.Black_footed_Albatross": "Phoebastria_nigripes",
                "002.Laysan_Albatross": "Phoebastria_immutabilis",
                "029.American_Crow": "Corvus_brachyrhynchos", "030.Fish_Crow": "Corvus_ossifragus",
@@ -116,9 +118,9 @@ def test_real_path_runs_end_to_end_on_a_cub_shaped_fixture(tmp_path):
     data = phylo.load_cub(tmp_path, tree, size=16, ood_fraction=0.2, test_fraction=0.34)
     settings = {"epochs": 2, "batch_size": 8, "lr": 1e-2, "widths": (8, 16), "depths": (1, 1),
                 "n_eps": 5, "max_probes": 10}
-    out = vision.train_and_evaluate(data.images, data.species, data.distances, data.split, 0.5,
-                                    0, settings, checkpoint_dir=tmp_path / "ckpt",
-                                    progress=False)
+    (out,) = vision.train_and_evaluate_many(data.images, data.species, data.distances,
+                                            data.split, [(0.5, 0)], settings,
+                                            checkpoint_dir=tmp_path / "ckpt", progress=False)
     assert len(out["history"]) == 2 and not list((tmp_path / "ckpt").glob("*.pt"))
     # the accelerator's way, runs stacked two at a time, gives the same kind of result
     both = vision.train_and_evaluate_many(data.images, data.species, data.distances,
@@ -185,7 +187,7 @@ def test_runs_trained_at_once_match_runs_trained_alone(tmp_path):
 
     def alone(alpha, seed, threads):
         net = _model(small_data)  # every run starts from the same weights here
-        vision.train(net, small_data, alpha, seed=seed, threads=threads, **kw)
+        _train(net, small_data, alpha, seed=seed, threads=threads, **kw)
         return net
 
     together = [_model(small_data) for _ in runs]
@@ -251,7 +253,7 @@ def test_multi_tensor_optimiser_changes_no_number(small_data, monkeypatch):
                             lambda *a, **k: adamw(*a, **{**k, "foreach": foreach}))
         model = vision.build_model(len(np.unique(small_data.species[small_data.split["train"]])),
                                    widths=(8, 16), depths=(1, 1), seed=4)
-        vision.train(model, small_data, 0.5, epochs=2, batch_size=16, lr=1e-2, seed=4,
+        _train(model, small_data, 0.5, epochs=2, batch_size=16, lr=1e-2, seed=4,
                      progress=False)
         return model.state_dict()
 

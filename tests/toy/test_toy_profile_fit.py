@@ -59,7 +59,7 @@ def test_profile_fit_gof_accepts_a_linear_profile_and_rejects_a_step():
         np.fill_diagonal(G, 1.0)
         d, prof = _profile(torch.tensor(G), dist)
         eps, delta = profile_fit.fit_linear_profile(d, prof)
-        gof = profile_fit.profile_fit_gof(G, dist, eps, delta)
+        gof = profile_fit.profile_fit_test(G, dist, eps, delta)["gof"]
         assert gof["gof_df"] == 25 - 2
         assert gof["misfit"] == (profile == "step"), (profile, gof)
 
@@ -81,11 +81,12 @@ def test_misfit_size_is_near_one_for_a_line_and_large_for_a_step():
             np.fill_diagonal(G, 1.0)
             d, prof = _profile(torch.tensor(G), dist)
             eps, delta = profile_fit.fit_linear_profile(d, prof)
-            terms.append(profile_fit.profile_fit_terms(G, dist, eps, delta))
+            terms.append(profile_fit.profile_fit_test(G, dist, eps, delta))
         sizes[profile] = profile_fit.profile_misfit_size(terms)
     line, step = sizes["linear"], sizes["step"]
     assert 0.5 < line["dispersion"] < 2 and line["gof_p"] > 1e-3 and line["fits"] == 4
     assert line["rms_gap"] < 2 * line["rms_sampling"]
     assert step["dispersion"] > 20 and step["rms_gap"] > 5 * step["rms_sampling"]
     assert step["explained_null"] > 0.5 and step["gof_p"] < 1e-3
-    assert profile_fit.profile_fit_terms(np.zeros((50, 50)), dist, 0.2, 0.1) is None
+    dead = profile_fit.profile_fit_test(np.zeros((50, 50)), dist, 0.2, 0.1)
+    assert list(dead) == ["gof"] and dead["gof"]["misfit"] is None

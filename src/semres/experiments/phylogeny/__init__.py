@@ -5,5 +5,5 @@ with a Newick tree on request), and Theorem 1 on a finite metric space, with tie
 ``settings`` holds every setting; ``phylo`` the trees, traits, images and splits (and the CUB
 reader); ``vision`` the network, its loss and its training; ``measures`` the exact tradeoff
 curve and the threshold-free summaries of an embedding; ``alpha_effects`` what raising α
-changes; ``verdicts`` the decisions behind the result rows; ``figures`` the page's figures.
+changes; ``verdicts`` the decisions behind the result rows. The figures are drawn in the chapter.
 """

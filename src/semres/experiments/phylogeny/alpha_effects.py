@@ -53,6 +53,13 @@ def compared_alphas(alphas) -> tuple[float, float | None, float | None]:
     return alpha_lo, alpha_ce, alpha_one
 
 
+def by_eps(tradeoff: pd.DataFrame, alpha):
+    """The runs of ``alpha`` grouped by their place on the ε grid: seeds share the grid of
+    ε-quantiles, so the k-th rows of each seed's sweep belong together."""
+    runs = tradeoff[tradeoff.alpha == alpha]
+    return runs.assign(k=runs.groupby("seed").cumcount()).groupby("k")
+
+
 def effect_row(effects: pd.DataFrame, column: str, alpha_to):
     """The row of :func:`effects` for ``column`` at ``alpha_to`` (None when not measured)."""
     row = effects[(effects.column == column) & (effects.alpha_to == alpha_to)]
@@ -74,20 +81,23 @@ def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
 
 def ps_at_matched_pi(tradeoff, p_i: float):
     """Each model's (alpha, seed) p_S at identification ``p_i``, read off its ε-sweep (ordered
-    by ``eps`` when given). p_I may rise and fall back along a sweep, so ``p_i`` can be crossed
+    by ``eps``). p_I may rise and fall back along a sweep, so ``p_i`` can be crossed
     twice: the higher crossing, the best this model does at that identification, counts."""
-    need = {"alpha", "seed", "p_i", "p_s"}
-    if not need <= set(tradeoff.columns):
-        raise ValueError(f"tradeoff must have columns {sorted(need)}")
-    if not (isinstance(p_i, (int, float, np.floating)) and 0 <= p_i <= 1):
-        raise ValueError(f"p_i must be a number in [0, 1]; got {p_i!r}")
     rows = []
     for (a, s), grp in tradeoff.groupby(["alpha", "seed"], sort=True):
-        if "eps" in grp:
-            grp = grp.sort_values("eps", kind="stable")
+        grp = grp.sort_values("eps", kind="stable")
         rows.append({"alpha": a, "seed": s, "p_s": _envelope_at(
             grp.p_i.to_numpy(float), grp.p_s.to_numpy(float), float(p_i))})
     return pd.DataFrame(rows)
+
+
+def _change(hi, lo) -> dict:
+    """The difference of the means over seeds, ``hi`` less ``lo``, with its 95 % Welch
+    interval."""
+    r = difference_interval(hi, lo)
+    return {"effect": r["effect"], "se": r["se"], "df": r["df"], "t": r["t"],
+            "ci_low": r["low"], "ci_high": r["high"], "detected": r["excludes_zero"],
+            "seeds_from": len(lo), "seeds_to": len(hi)}
 
 
 def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
@@ -95,12 +105,9 @@ def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
     (α -> regime): the difference of the means over seeds with its 95 % Welch interval, and a
     last row per target for p_S at matched identification (:func:`common_pi`)."""
     def one(table, col, a_hi):
-        hi = table.loc[table.alpha == a_hi, col].dropna().to_numpy(float)
-        lo = table.loc[table.alpha == alpha_lo, col].dropna().to_numpy(float)
-        r = difference_interval(hi, lo)
-        return {"effect": r["effect"], "se": r["se"], "df": r["df"], "t": r["t"],
-                "ci_low": r["low"], "ci_high": r["high"], "detected": r["excludes_zero"],
-                "seeds_from": len(lo), "seeds_to": len(hi)}
+        hi, lo = (table.loc[table.alpha == a, col].dropna().to_numpy(float)
+                  for a in (a_hi, alpha_lo))
+        return _change(hi, lo)
 
     rows = []
     for a_hi, regime in targets.items():
@@ -130,16 +137,15 @@ def common_pi(tradeoff, alphas) -> float:
     lo, hi = shared_pi(sub)
     if not lo <= hi:
         return math.nan
-    base = sub[sub.alpha == alphas[0]]
-    base = base.assign(k=base.groupby("seed").cumcount()).groupby("k")[["p_i", "p_s"]].mean()
+    base = by_eps(sub, alphas[0])[["p_i", "p_s"]].mean()
     return float(np.clip(base.p_i.loc[base.p_s.idxmax()], lo, hi))
 
 
 def matched_curve(tradeoff, alpha_lo: float, alpha_hi: float,
                   points: int = DEFAULT.matched_points):
     """The effect on p_S at matched p_I at ``points`` p_I across the range every model of both
-    α reaches (:data:`MATCHED_COLUMNS`, then ``se`` and ``df``): how much the headline, fixed
-    at the baseline's peak before looking, depends on that choice."""
+    α reaches (``p_i`` and an effect's columns, :data:`MATCHED_COLUMNS` among them): how much
+    the headline, fixed at the baseline's peak before looking, depends on that choice."""
     sub = tradeoff[tradeoff.alpha.isin([alpha_lo, alpha_hi])]
     lo, hi = shared_pi(sub)
     if not lo < hi:
@@ -147,22 +153,7 @@ def matched_curve(tradeoff, alpha_lo: float, alpha_hi: float,
     rows = []
     for p_i in np.linspace(lo, hi, int(points)):
         at = ps_at_matched_pi(sub, float(p_i))
-        r = difference_interval(at.loc[at.alpha == alpha_hi, "p_s"].to_numpy(float),
-                                at.loc[at.alpha == alpha_lo, "p_s"].to_numpy(float))
-        rows.append({"p_i": float(p_i), "effect": r["effect"], "ci_low": r["low"],
-                     "ci_high": r["high"], "se": r["se"], "df": r["df"]})
+        hi_ps, lo_ps = (at.loc[at.alpha == a, "p_s"].to_numpy(float) for a in (alpha_hi, alpha_lo))
+        rows.append({"p_i": float(p_i), **_change(hi_ps, lo_ps)})
     return pd.DataFrame(rows)
 
-
-def peak_points(tradeoff: pd.DataFrame) -> list[tuple]:
-    """Each α's (system, p_I, p_S, their standard errors) at the ε where its mean p_S peaks."""
-    points = []
-    for a in sorted(tradeoff.alpha.unique()):
-        grp = tradeoff[tradeoff.alpha == a]
-        grp = grp.assign(k=grp.groupby("seed").cumcount())
-        stats = grp.groupby("k")[["p_i", "p_s"]].agg(["mean", "sem"])
-        k = stats[("p_s", "mean")].idxmax()
-        points.append((f"ResNet, α = {a:g}", stats.loc[k, ("p_i", "mean")],
-                       stats.loc[k, ("p_s", "mean")], stats.loc[k, ("p_i", "sem")],
-                       stats.loc[k, ("p_s", "sem")]))
-    return points

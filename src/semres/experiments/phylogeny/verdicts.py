@@ -1,5 +1,6 @@
 """Chapter 4's decisions: the paper's claims about α judged as one family (Bonferroni), each
-effect's practical margin, how an effect reads against it, and the chapter's result rows."""
+effect's practical margin, how an effect reads against it, and the interval the page shows of
+each."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student
 
-from semres.report import ALPHA, fmt, status
+from semres.report import ALPHA, judge, measured, status
 
 from .alpha_effects import effect_row
 
@@ -19,26 +20,6 @@ CLAIMS = (("sim_accuracy", "triplet accuracy", "raises generalization"),
           ("id_auc", "identification AUC", "lowers identification"))
 #: the theorem's closed form and the engine's exact sum agree when no cell differs by more
 EXACT_GAP = 1e-9
-#: the result rows' names and statements, and the reasons of the margins
-THEOREM = "Theorem 4 (paper Thm. 1 with ties): two items on a finite space"
-THEOREM_STATEMENT = (
-    "p_S = 1/2 + <b> - <b>^2 - Var(b) + <tau>/2 and p_I = 1 - <b>/2 on the species of a "
-    "simulated tree: proved in SymPy above, so its closed form must equal the exact sum over "
-    "every triple of species (to {gap}) and the Monte Carlo estimates must lie near it")
-RESULT = "ResNet: {measure} change, α {lo:g} → {hi:g}"
-STATEMENT = "raising α (cross-entropy still on) {claim}"
-TESTED = (" (Welch t, {n_from:.0f} and {n_to:.0f} seeds sharing one data set; interval for a "
-          "family of {claims} claims, Bonferroni)")
-STAND_IN = "a simulated tree and rendered images, not CUB-200-2011"
-SPREAD_REASON = (
-    "the spread between seeds ({sd:.3f}, standard deviation pooled over the two α values): "
-    "retraining with another seed moves the {measure} this much, so a rise smaller than that "
-    "is not one a reader could use")
-TRADE_REASON = (
-    "half the rise of the triplet accuracy on the same runs ({gain:.3f}): both are ranking "
-    "probabilities with chance at 1/2, and the paper's claim is a trade, identification paying "
-    "for the generalization gained, so a fall of less than half the gain lies nearer no trade "
-    "than an even one")
 #: which interval the page shows of an effect (the ``interval`` column of ``effects.csv``)
 FAMILY = "family of {claims} claims (Bonferroni)"
 ALONE = "95%, alone"
@@ -72,22 +53,21 @@ def detectable_change(row) -> float:
 
 
 def claim_margins(effects: pd.DataFrame, alpha_to) -> dict:
-    """Each claim measured with more than one seed at ``alpha_to`` -> (margin, reason): the
+    """Each claim measured with more than one seed at ``alpha_to`` -> (margin, by trade): the
     spread between seeds for a rise of generalization; for the fall of identification half the
     triplet accuracy's rise on the same runs, where that rise exceeds the AUC's spread (the
-    paper's claim is a trade)."""
+    paper's claim is a trade, identification paying for the generalization gained, so a fall
+    of less than half the gain lies nearer no trade than an even one)."""
     rows = {col: effect_row(effects, col, alpha_to) for col, _, _ in CLAIMS}
     rows = {col: r for col, r in rows.items() if r is not None and np.isfinite(r.se)}
     gain = rows["sim_accuracy"].effect if "sim_accuracy" in rows else np.nan
     out = {}
-    for col, measure, _ in CLAIMS:
+    for col, _, _ in CLAIMS:
         if (r := rows.get(col)) is None:
             continue
         sd = seed_spread(r)
-        if col == "id_auc" and np.isfinite(gain) and gain > sd:
-            out[col] = gain / 2, TRADE_REASON.format(gain=gain)
-        else:
-            out[col] = sd, SPREAD_REASON.format(sd=sd, measure=measure)
+        by_trade = col == "id_auc" and np.isfinite(gain) and gain > sd
+        out[col] = (gain / 2 if by_trade else sd), by_trade
     return out
 
 
@@ -129,15 +109,15 @@ def shown_intervals(effects: pd.DataFrame, alpha_ce) -> pd.DataFrame:
 
 
 def reading(row) -> str:
-    """How a row of :func:`shown_intervals` reads against its margin (two one-sided tests):
-    "rises" or "falls" beyond it, "within" it, "unclear" (the interval reaches across its
-    edge), or "one seed" (no interval)."""
+    """How a row of :func:`shown_intervals` reads against its margin (two one-sided tests,
+    :func:`semres.report.judge`): "rises" or "falls" beyond it, "within" it, "unclear" (the
+    interval reaches across its edge), or "one seed" (no interval)."""
     if not np.isfinite(row.se):
         return "one seed"
-    low, high, m = row.interval_low, row.interval_high, row.margin
-    if low > m or high < -m:
-        return "rises" if low > m else "falls"
-    return "within" if -m <= low and high <= m else "unclear"
+    verdict = judge(row.interval_low, row.interval_high, 0.0, row.margin)
+    if verdict == "fail":
+        return "rises" if row.interval_low > 0 else "falls"
+    return "within" if verdict == "pass" else "unclear"
 
 
 def trade(effects: pd.DataFrame, alpha_ce, alpha_one, replicates: int) -> str:
@@ -151,28 +131,34 @@ def trade(effects: pd.DataFrame, alpha_ce, alpha_one, replicates: int) -> str:
     return "alpha one" if alpha_one is not None and traded(effects, alpha_one) else "none"
 
 
-def record(report, check, check_gap: float, effects, alpha_lo: float,
-           alpha_ce: float | None, real: bool) -> None:
-    """The result rows: the theorem on a finite space (a check), then each claim from
-    ``alpha_lo`` to ``alpha_ce`` with its family interval against its margin (not run with no
-    α to compare or a single seed)."""
-    report.result(THEOREM, THEOREM_STATEMENT.format(gap=fmt(EXACT_GAP)), kind="check",
-                  check_max_z=float(check[["z_s", "z_i"]].abs().max().max()),
-                  check_se=float(check[["se_s", "se_i"]].max().max()),
-                  passed=check_gap < EXACT_GAP)
-    stand_in = "" if real else STAND_IN
-    for col, measure, claim in CLAIMS:
-        result = RESULT.format(measure=measure, lo=alpha_lo,
-                               hi=alpha_ce if alpha_ce is not None else float("nan"))
-        statement = STATEMENT.format(claim=claim)
-        r = effect_row(effects, col, alpha_ce) if alpha_ce is not None else None
-        if r is None or not np.isfinite(r.se):  # nothing to compare, or one seed
-            report.not_run(result, statement, headline=None if r is None else r.effect,
-                           stand_in=stand_in)
-            continue
-        margin, reason = claim_margins(effects, alpha_ce)[col]
-        tested = TESTED.format(n_from=r.seeds_from, n_to=r.seeds_to, claims=len(CLAIMS))
-        report.result(result, statement + tested, headline=r.effect,
-                      ci=family_ci(r, len(CLAIMS), ALPHA), compared_with=0.0,
-                      compared_with_label="no change", margin=margin, margin_reason=reason,
-                      claim=claim_direction(col), stand_in=stand_in)
+def matched_band(curve: pd.DataFrame | None, effects: pd.DataFrame, alpha_ce):
+    """The matched effect across its matching points with the family's interval (columns
+    ``family_low``, ``family_high``), and the headline's (p_I, effect, low, high) on it;
+    (None, None) without a matched comparison."""
+    if curve is None or not len(curve):
+        return None, None
+    band = [family_ci(r, len(CLAIMS)) for r in curve.itertuples()]
+    matched = curve.assign(family_low=[lo for lo, _ in band], family_high=[hi for _, hi in band])
+    r = effect_row(effects, "p_s_matched", alpha_ce)
+    if r is None:
+        return matched, None
+    low, high = family_ci(r, len(CLAIMS)) if np.isfinite(r.se) else (np.nan, np.nan)
+    return matched, (r.p_i, r.effect, low, high)
+
+
+def said(row) -> str:
+    """An effect of :func:`shown_intervals` as the page writes it everywhere: the result box's
+    ``estimate [low, high]``, places set by its interval and margin."""
+    return measured({"headline": row.effect, "ci_low": row.interval_low,
+                     "ci_high": row.interval_high, "margin": row.margin})
+
+
+def effects_table(shown: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
+    """One row per measure, one column per compared α: each change as :func:`said` writes it,
+    a dagger on a claim (its family's interval) and a star beyond its practical margin."""
+    cells = [said(r) + (" †" if r.interval != ALONE else "")
+             + (" *" if reading(r) in ("rises", "falls") else "") for r in shown.itertuples()]
+    table = shown.assign(cell=cells).pivot_table(index="measure", columns="alpha_to",
+                                                 values="cell", aggfunc="first", sort=False)
+    table.columns = [f"Change from α = {alpha_lo:g} to {a:g}" for a in table.columns]
+    return table.reset_index()

@@ -26,7 +26,7 @@ from semres.core.seeds import int_seed, named_seed
 
 from .measures import evaluate, evaluation_pool
 from .phylo import PhyloData
-from .settings import DEFAULT, PhylogenySettings
+from .settings import DEFAULT
 
 #: AdamW's weight decay (an implementation constant of the optimiser)
 WEIGHT_DECAY = 1e-4
@@ -111,14 +111,6 @@ def _loss_terms(logits, emb, classes, species, distances):
     return ce, l_sim
 
 
-def phylo_loss(logits, emb, classes, species, distances, alpha: float):
-    """``(loss, ce, l_sim)``: L_sim matches the batch's embedding distances to the patristic
-    ones, each over its batch mean (the geometry, not the scale)."""
-    _check_alpha(alpha)
-    ce, l_sim = _loss_terms(logits, emb, classes, species, distances)
-    return (1 - alpha) * ce + alpha * l_sim, ce, l_sim
-
-
 def _check_alpha(alpha) -> None:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number)) \
             or not 0 <= alpha <= 1:
@@ -142,16 +134,6 @@ def _save_atomic(obj, path: Path) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(obj, tmp)
     os.replace(tmp, path)
-
-
-def train(model: PhyloResNet, data, alpha: float, *, epochs: int,
-          batch_size: int = DEFAULT.batch_size, lr: float = DEFAULT.lr,
-          weight_decay: float = WEIGHT_DECAY, seed=0, checkpoint=None,
-          device="cpu", progress: bool = True, threads: int | None = 1) -> list[dict]:
-    """One run of :func:`train_many`; one history row per epoch."""
-    return train_many([model], data, [alpha], [seed], epochs=epochs, batch_size=batch_size,
-                      lr=lr, weight_decay=weight_decay, checkpoint=checkpoint, device=device,
-                      progress=progress, threads=threads)[0]
 
 
 def train_many(models, data, alphas, seeds, *, epochs: int,
@@ -297,30 +279,7 @@ def embed(model: PhyloResNet, images: np.ndarray, batch_size: int = 256, device=
                           for c in x.split(batch_size)]).double().numpy()
 
 
-def from_cache(seconds: float, train_seconds: float) -> bool:
-    """Runs that took less than half the training time they record came from the cache."""
-    return seconds < 0.5 * train_seconds
-
-
-def run_settings(cfg: PhylogenySettings) -> dict:
-    """The settings a run depends on, as :func:`train_and_evaluate_many` takes them (plain
-    values, so that the cache keys the runs by them alone)."""
-    return {"epochs": cfg.epochs, "batch_size": cfg.batch_size, "lr": cfg.lr,
-            "widths": cfg.widths, "depths": cfg.depths, "n_eps": cfg.n_eps,
-            "max_probes": cfg.max_probes}
-
-
 # --- the runs the chapter caches --------------------------------------------------------------
-
-def train_and_evaluate(images, species, distances, split, alpha: float, seed,
-                       settings: dict, model: str | None = None, checkpoint_dir=None,
-                       device="cpu", progress: bool = True) -> dict:
-    """Train one model at one α, replicate 0 of ``seed``, then measure it (one run of
-    :func:`train_and_evaluate_many`)."""
-    return train_and_evaluate_many(images, species, distances, split, [(alpha, 0)],
-                                   settings, model=model, checkpoint_dir=checkpoint_dir,
-                                   device=device, progress=progress, seed=seed)[0]
-
 
 def train_and_evaluate_many(images, species, distances, split, runs, settings: dict,
                             model: str | None = None, checkpoint_dir=None, device="cpu",

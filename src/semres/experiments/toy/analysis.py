@@ -16,8 +16,8 @@ from semres.core import fits, theory
 from semres.core.intervals import mean_interval
 
 from .evaluation import GEOMETRIES, TrialTable, exact_scores, stimulus_distances
-from .profile_fit import (linear_profile, profile_fit_gof, profile_fit_report,
-                          profile_fit_terms, profile_misfit_size)
+from .profile_fit import (linear_profile, profile_fit_report, profile_fit_test,
+                          profile_misfit_size)
 from .superposition import CONDITIONS, ToyHistory, similarity_matrix
 
 #: why a row of ``trajectories.csv`` between snapshots has no goodness of fit
@@ -30,8 +30,6 @@ def held_out_peak(p_s, smooth: int = 1) -> tuple[np.ndarray, np.ndarray]:
     epoch (biased upward); this choice is independent of it. One network: its own smoothed
     maximum."""
     p_s = np.asarray(p_s, float)
-    if isinstance(smooth, bool) or not isinstance(smooth, (int, np.integer)) or smooth < 1:
-        raise ValueError(f"smooth must be an integer >= 1; got {smooth!r}")
     k = len(p_s)
     others = p_s if k == 1 else (p_s.sum(0)[None, :] - p_s) / (k - 1)
     epochs = uniform_filter1d(others, smooth, axis=1, mode="nearest").argmax(1)
@@ -54,8 +52,8 @@ def trajectory_table(history: ToyHistory, replicates) -> pd.DataFrame:
              for c, e, dl in zip(table.condition, table.eps_fit, table.delta_fit)]
     table["at_bound"] = [r["at_bound"] for r in edges]
     table["bound_params"] = [r["bound_params"] for r in edges]
-    gofs = [profile_fit_gof(history.snapshots[ep][k], dist_of[history.geometry(c)], e, dl)
-            if ep in history.snapshots else fits.gof_none(NOT_KEPT)
+    gofs = [profile_fit_test(history.snapshots[ep][k], dist_of[history.geometry(c)], e,
+                             dl)["gof"] if ep in history.snapshots else fits.gof_none(NOT_KEPT)
             for k, c, ep, e, dl in zip(np.repeat(np.arange(len(cond)), n_epochs),
                                        table.condition, table.epoch, table.eps_fit,
                                        table.delta_fit)]
@@ -123,13 +121,13 @@ def linear_fit_size(history: ToyHistory, conditions=GEOMETRIES) -> dict:
     """How far the linear fits miss the ``conditions`` networks' similarity, pooled over the
     snapshots after initialisation (:func:`.profile_fit.profile_misfit_size`)."""
     cond = np.array(history.conditions)
-    terms = [profile_fit_terms(history.snapshots[ep][k],
+    terms = [profile_fit_test(history.snapshots[ep][k],
                                stimulus_distances(history.final_W.shape[2],
                                                   history.geometry(cond[k])),
                                history.eps_fit[k, ep], history.delta_fit[k, ep])
              for ep in sorted(history.snapshots) if ep > 0
              for k in np.flatnonzero(np.isin(cond, list(conditions)))]
-    if not any(t is not None for t in terms):
+    if not any("se" in t for t in terms):
         return {key: math.nan for key in (*fits.SIZE_KEYS, "gof_p")} | {"fits": 0}
     return profile_misfit_size(terms)
 

@@ -100,42 +100,36 @@ def _level_stats(G, distances):
     return levels[ok], mean[ok], se[ok]
 
 
-def profile_fit_gof(G, distances, eps, delta) -> dict:
-    """Chi-square goodness of fit of ``linear_profile(eps, delta)`` to one network's G, each
-    level's mean ratio with the standard error of a mean over its pairs (taken as independent:
-    a strict test)."""
+def profile_fit_test(G, distances, eps, delta) -> dict:
+    """One network's fit ``linear_profile(eps, delta)`` against each distance level's mean
+    ratio, with the standard error of a mean over its pairs (taken as independent: a strict
+    test): its chi-square goodness of fit ``gof`` and, where tested, what
+    :func:`profile_misfit_size` pools: the levels' ``observed`` means, the line's
+    ``predicted``, a ``flat`` profile's and the ``se``."""
     stats = _level_stats(G, distances)
     if stats is None or len(stats[0]) <= 2:
-        return gof_none(DEAD if stats is None else TOO_FEW.format(len(stats[0])))
-    levels, mean, se = stats
-    return gof_chi2(mean, linear_profile(levels, eps, delta), se, 2)
-
-
-def profile_fit_terms(G, distances, eps, delta) -> dict | None:
-    """What :func:`profile_misfit_size` pools of one fit: its chi-square on ``df``, the levels'
-    ``observed`` means, the line's ``predicted``, a ``flat`` profile's and the ``se``."""
-    stats = _level_stats(G, distances)
-    if stats is None or len(stats[0]) <= 2:
-        return None
+        return {"gof": gof_none(DEAD if stats is None else TOO_FEW.format(len(stats[0])))}
     levels, mean, se = stats
     fit = linear_profile(levels, eps, delta)
-    return {"chi2_fit": float(np.sum(((mean - fit) / se) ** 2)), "df": len(levels) - 2,
-            "observed": mean, "predicted": fit, "flat": np.full_like(mean, mean.mean()),
-            "se": se}
+    return {"gof": gof_chi2(mean, fit, se, 2), "observed": mean, "predicted": fit,
+            "flat": np.full_like(mean, mean.mean()), "se": se}
 
 
 def profile_misfit_size(terms) -> dict:
-    """How far the lines miss, pooled over fits (:func:`semres.core.fits.misfit_size`, by
-    squared gaps as the lines were fitted), with the pooled ``gof_p`` and the count of ``fits``."""
-    terms = [t for t in terms if t is not None]
+    """How far the lines miss, pooled over the tested fits of :func:`profile_fit_test`
+    (:func:`semres.core.fits.misfit_size`, by squared gaps as the lines were fitted), with the
+    pooled ``gof_p`` and the count of ``fits``."""
+    terms = [t for t in terms if "se" in t]
     if not terms:
         raise ValueError("terms: no testable fit to pool")
     obs, pred, flat, se = (np.concatenate([t[k] for t in terms])
                            for k in ("observed", "predicted", "flat", "se"))
-    sampling = sum(float(np.sum(t["se"] ** 2)) * t["df"] / len(t["se"]) for t in terms)
+    sampling = sum(float(np.sum(t["se"] ** 2)) * t["gof"]["gof_df"] / len(t["se"])
+                   for t in terms)
     size = misfit_size(float(np.sum((obs - pred) ** 2)), float(np.sum((obs - flat) ** 2)),
                        sampling, obs, pred, np.ones_like(obs))
     # the levels are means of ratios, not binomial rates: sampling leaves their errors
     size["rms_sampling"] = float(np.sqrt(np.mean(se**2)))
-    stat, df = sum(t["chi2_fit"] for t in terms), sum(t["df"] for t in terms)
+    stat = sum(t["gof"]["gof_stat"] for t in terms)
+    df = sum(t["gof"]["gof_df"] for t in terms)
     return {**size, "gof_p": float(chi2.sf(stat, df)), "fits": len(terms)}
