@@ -81,6 +81,16 @@ def test_training_is_reproducible_and_learns():
     assert a.p_i[1, -1] > a.p_i[1, 0] + 0.1 and abs(a.p_s[1, -1] - 0.5) < 0.05
 
 
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(epochs=0), "epochs"), (dict(lr=0.0), "lr"), (dict(batch_size=2.5), "batch_size"),
+    (dict(trials_per_epoch=10, batch_size=20), "trials_per_epoch"),
+    (dict(snapshot_epochs=(600,)), "snapshot_epochs"), (dict(lambda_rec=0.0), "lambda_rec"),
+])
+def test_config_rejects_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        superposition.ToyConfig(**kwargs)
+
+
 def test_the_trainer_takes_the_chapters_settings():
     """The trainer's defaults are the settings' (the paper's protocol), and a profile's
     settings give the trainer its epochs and snapshots."""
@@ -105,3 +115,12 @@ def test_named_streams_seed_networks_and_pair_conditions():
         0.0, _SMALL.init_high, size=(_SMALL.n_hidden, _SMALL.n_stimuli))
     assert np.allclose(superposition.similarity_matrix(torch.tensor(expected)).numpy(),
                        a.snapshots[0][2], atol=1e-5)
+
+
+@pytest.mark.parametrize("conditions, seeds_, name", [
+    (["torus"], [0], "conditions"), (["circle"], [-1], "seeds"), (["circle"], [0, 1], "seeds"),
+    (["circle"], [0.5], "seeds"),
+])
+def test_train_rejects_bad_input(conditions, seeds_, name):
+    with pytest.raises(ValueError, match=name):
+        superposition.train(conditions, seeds_, _SMALL, progress=False)

@@ -10,6 +10,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from semres.core.seeds import int_seed
+
 from .evaluation import GEOMETRIES, TrialTable, exact_scores, sample_trials, stimulus_distances
 from .profile_fit import fit_linear_profile, profile_basis, profile_on_basis
 from .settings import DEFAULT, ToySettings
@@ -93,6 +95,21 @@ class ToyConfig:
     init_high: float = DEFAULT.init_high
     snapshot_epochs: tuple = ()
 
+    def __post_init__(self):
+        for name in ("n_stimuli", "n_hidden", "epochs", "trials_per_epoch", "batch_size"):
+            value = getattr(self, name)
+            if int(value) != value or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if self.n_stimuli < 3:
+            raise ValueError(f"n_stimuli must be >= 3; got {self.n_stimuli}")
+        if self.trials_per_epoch < self.batch_size:
+            raise ValueError("trials_per_epoch must be >= batch_size")
+        for name in ("lr", "lambda_sim", "lambda_rec", "init_high"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0; got {getattr(self, name)!r}")
+        if any(not 0 <= e <= self.epochs for e in self.snapshot_epochs):
+            raise ValueError(f"snapshot_epochs must lie in [0, {self.epochs}]")
+
     @classmethod
     def of(cls, cfg: ToySettings) -> "ToyConfig":
         return cls(n_stimuli=cfg.n_stimuli, n_hidden=cfg.n_hidden, epochs=cfg.epochs,
@@ -126,6 +143,19 @@ class ToyHistory:
         return "segment" if condition == "segment" else "circle"
 
 
+def _validate_networks(conditions, seeds):
+    if len(conditions) != len(seeds) or not conditions:
+        raise ValueError("conditions and seeds must be non-empty and of equal length")
+    bad = [c for c in conditions if c not in CONDITIONS]
+    if bad:
+        raise ValueError(f"conditions must be drawn from {CONDITIONS}; got {bad[0]!r}")
+    for s in seeds:  # a root of the book's seed convention: its own check says which
+        try:
+            int_seed(s, "toy network")
+        except ValueError as err:
+            raise ValueError(f"seeds: {err}") from None
+
+
 def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float32,
           progress: bool = True, threads: int | None = 1,
           compiled: bool | None = None) -> ToyHistory:
@@ -135,6 +165,7 @@ def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float3
     elementwise). ``threads`` caps torch's threads (these tensors are too small to share);
     ``compiled`` picks the evaluation loop (speed only)."""
     conditions, seeds = list(conditions), list(seeds)
+    _validate_networks(conditions, seeds)
     if threads is None:
         return _train(conditions, seeds, config, dtype, progress, compiled)
     previous = torch.get_num_threads()
