@@ -37,6 +37,8 @@ def test_simulated_tree_is_ultrametric_with_positive_branches_and_seeded():
     assert (D[~np.eye(20, dtype=bool)] > 0).all()  # no two species at distance 0
     np.testing.assert_array_equal(D, phylo.patristic_matrix(phylo.simulate_tree(20, seed=3)))
     assert not np.array_equal(D, phylo.patristic_matrix(phylo.simulate_tree(20, seed=4)))
+    with pytest.raises(ValueError, match="n_species"):
+        phylo.simulate_tree(2)
 
 
 def test_brownian_traits_covary_by_shared_history():
@@ -65,6 +67,8 @@ def test_rendering_is_deterministic_and_follows_traits():
     centre = (slice(None), slice(12, 20), slice(12, 20))
     assert r[centre][..., 0].mean() - r[centre][..., 2].mean() > \
         b[centre][..., 0].mean() - b[centre][..., 2].mean() + 40
+    with pytest.raises(ValueError, match="traits"):
+        phylo.render_species(np.zeros(3), 2)
 
 
 def test_split_has_no_leakage():

@@ -48,11 +48,14 @@ def _check_int(value, name: str, low: int) -> int:
     return int(value)
 
 
-def simulate_tree(n_species: int, seed=0):
+def simulate_tree(n_species: int, seed=0, birth_rate: float = 1.0):
     """A pure-birth (Yule) tree with tips ``sp00``, ``sp01``, ...; the general sampling
     approach (Hartmann et al. 2010) keeps two species from lying at distance 0."""
+    n_species = _check_int(n_species, "n_species", 3)
+    if not birth_rate > 0:
+        raise ValueError(f"birth_rate must be > 0; got {birth_rate!r}")
     tree = treesim.birth_death_tree(
-        1.0, 0.0, num_extant_tips=n_species, gsa_ntax=3 * n_species,
+        birth_rate, 0.0, num_extant_tips=n_species, gsa_ntax=3 * n_species,
         rng=random.Random(int(seed.generate_state(1)[0])
                           if isinstance(seed, np.random.SeedSequence) else seed),
     )
@@ -91,6 +94,9 @@ def patristic_matrix(tree, labels: list[str] | None = None) -> np.ndarray:
 def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed=0):
     """Traits at the tips (:func:`tip_labels` order) after Brownian motion from 0 at the root:
     related species look alike in proportion to their shared history."""
+    n_traits = _check_int(n_traits, "n_traits", 1)
+    if not sigma >= 0:
+        raise ValueError(f"sigma must be >= 0; got {sigma!r}")
     rng = np.random.default_rng(seed)
     value = {}
     for node in tree.preorder_node_iter():
@@ -110,8 +116,13 @@ def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
     """``n_images`` individuals of one species, ``(n, size, size, 3)`` uint8: the traits set
     colours, stripes, aspect, head, tail and beak; pose, scale, position, background,
     brightness and noise vary per individual, nuisances a classifier must look past."""
+    traits = np.asarray(traits, dtype=float)
+    if traits.shape != (N_TRAITS,):
+        raise ValueError(f"traits must have shape ({N_TRAITS},); got {traits.shape}")
+    n_images = _check_int(n_images, "n_images", 1)
+    size = _check_int(size, "size", 8)
     rng = np.random.default_rng(seed)
-    s = _sigmoid(np.asarray(traits, dtype=float))
+    s = _sigmoid(traits)
     body_rgb, wing_rgb = s[0:3], s[3:6]
     stripes = 1.0 + 5.0 * s[6]
     contrast = s[7]
@@ -211,6 +222,7 @@ def simulate_dataset(n_species: int = DEFAULT.n_species,
     """The embedded default: a seeded tree rescaled to a crown depth of 1 (so the images'
     diversity does not depend on the number of species), Brownian traits and rendered
     individuals, each step from its named stream of ``seed``."""
+    images_per_species = _check_int(images_per_species, "images_per_species", 2)
     tree = simulate_tree(n_species, seed=named_seed(seed, "tree"))
     depth = patristic_matrix(tree).max() / 2
     for edge in tree.preorder_edge_iter():
