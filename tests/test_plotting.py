@@ -114,15 +114,15 @@ def test_explicit_formats_keep_working_and_link_the_csv():
     assert list(t.data["z-score"]) == ["+1.23", "−0.50"]
     assert f'href="{tables.CSV_SCHEME}mc_check"' in t.to_html()
     assert "mc_check.csv" in t.to_html()
-    shown = table(df, scientific_columns=["z"]).data
+    shown = table(df, z="{:.2e}").data
     assert list(shown["z-score"]) == ["1.23 × 10⁰", "−5.00 × 10⁻¹"]
 
 
 def test_figure_svg_carries_a_stacked_phone_layout_that_splits_off():
     fig, axes = plotting.subplots(1, 3, figsize=(11, 3.5), sharey=True)
     for i, ax in enumerate(axes):
-        for colour in plotting.family(6):
-            ax.plot([0, 1], [0, i], color=colour, label=f"a line {i}")
+        for k in range(6):
+            ax.plot([0, 1], [0, i], color=plotting.CYCLE[k], label=f"a line {i}")
         ax.set_xlabel("identification $p_I$")
     axes[0].set_ylabel("generalization")
     plotting.legend_outside(fig, ncol=5)
@@ -132,8 +132,8 @@ def test_figure_svg_carries_a_stacked_phone_layout_that_splits_off():
     desktop, phone = plotting.split_phone(svg)
     assert phone is not None and plotting.PHONE_START not in desktop
     assert phone.startswith("<?xml") and phone.rstrip().endswith("</svg>")
-    assert plotting._svg_width(desktop) <= plotting.MAX_WIDTH + 0.05
-    assert plotting._svg_width(phone) <= plotting.PHONE_WIDTH + 0.05
+    assert plotting.svg_width(desktop) <= plotting.MAX_WIDTH + 0.05
+    assert plotting.svg_width(phone) <= plotting.PHONE_WIDTH + 0.05
     wide = float(re.search(r'height="([\d.]+)pt"', desktop).group(1))
     tall = float(re.search(r'height="([\d.]+)pt"', phone).group(1))
     assert tall > 2 * wide  # three panels stacked
@@ -165,8 +165,8 @@ def test_the_book_reuses_the_svg_legible_measured_and_only_while_the_figure_is_u
     assert ids_out(plotting.split_phone(plotting.figure_svg(fig))[0]) == ids_out(kept)
     plotting.legible(fig)
     fig.set_size_inches(5.0, 3.0)  # changed after it was measured
-    assert plotting._svg_width(plotting.split_phone(plotting.figure_svg(fig))[0]) < \
-        plotting._svg_width(kept) - 1
+    assert plotting.svg_width(plotting.split_phone(plotting.figure_svg(fig))[0]) < \
+        plotting.svg_width(kept) - 1
 
 
 def test_a_figure_narrow_enough_for_a_phone_has_no_second_layout():
@@ -174,14 +174,6 @@ def test_a_figure_narrow_enough_for_a_phone_has_no_second_layout():
     ax.plot([0, 1], [0, 1])
     desktop, phone = plotting.split_phone(plotting.figure_svg(plotting.legible(fig)))
     assert phone is None and desktop.startswith("<?xml")
-
-
-def test_families_of_lines_get_distinct_ordered_colours():
-    colours = np.array(plotting.family(5))[:, :3]
-    gaps = np.linalg.norm(np.diff(colours, axis=0), axis=1)
-    assert (gaps > 0.1).all()
-    lightness = colours @ [0.299, 0.587, 0.114]
-    assert (np.diff(lightness) > 0).all() and lightness.max() < 0.8  # dark to light, visible
 
 
 def test_subfigures_one_above_the_other_stack_within_each():
@@ -196,7 +188,7 @@ def test_subfigures_one_above_the_other_stack_within_each():
             ax.set_xlabel("distance $d$")
     plotting.legend_outside(top, top.axes, ncol=2)
     desktop, phone = plotting.split_phone(plotting.figure_svg(plotting.legible(fig)))
-    assert phone is not None and plotting._svg_width(phone) <= plotting.PHONE_WIDTH + 0.05
+    assert phone is not None and plotting.svg_width(phone) <= plotting.PHONE_WIDTH + 0.05
     tall = float(re.search(r'height="([\d.]+)pt"', phone).group(1)) / 72
     assert tall > 10  # six panels, one above the other
     assert top._subplotspec.get_gridspec().get_height_ratios() == [1.1, 1]  # put back
@@ -210,14 +202,15 @@ def test_a_grid_of_many_panels_keeps_two_columns_and_long_legend_entries_break()
         ax.set_xlabel("distance $d$")
     plotting.legend_outside(fig, axes[0, :1], ncol=1)
     desktop, phone = plotting.split_phone(plotting.figure_svg(plotting.legible(fig)))
-    assert plotting._svg_width(phone) <= plotting.PHONE_WIDTH + 0.05  # the entry broke
+    assert plotting.svg_width(phone) <= plotting.PHONE_WIDTH + 0.05  # the entry broke
     tall = float(re.search(r'height="([\d.]+)pt"', phone).group(1)) / 72
     assert 9 < tall < 20  # five rows of two, not ten panels one above the other
     assert fig.legends[0].get_texts()[0].get_text().count("\n") == 0  # put back
 
 
 def test_a_long_table_shows_its_ends_and_says_so():
-    t = table(pd.DataFrame({"x": np.arange(200) / 7}), max_rows=10)
+    with pd.option_context("display.max_rows", 10):
+        t = table(pd.DataFrame({"x": np.arange(200) / 7}))
     assert len(t.rows) == 11 and t.rows[5] == ["⋮"] and t.rows[0] == ["0.00"]
     assert "200 rows" in t.to_html() and "<caption>" in t.to_html()
     assert len(table(pd.DataFrame({"x": np.arange(200)})).rows) == 61  # pandas' 60 rows

@@ -429,7 +429,7 @@ def test_long_labels_wrap_and_wide_legends_fold_so_the_figure_fits():
     legend = plotting.legend_outside(fig, ncol=4)
     assert legend.get_window_extent().width / fig.dpi <= plotting.MAX_WIDTH  # fewer columns
     plotting.legible(fig)
-    assert plotting._saved_width(fig) <= plotting.MAX_WIDTH + 0.05
+    assert plotting.svg_width(plotting._saved_svg(fig)) <= plotting.MAX_WIDTH + 0.05
     label = axes[0].xaxis.label.get_text()
     assert "\n" in label and "$|\\delta| \\leq w$" in label  # broken outside the math only
     # a label whose formula stays wider than its panel is broken once, not back and forth (each

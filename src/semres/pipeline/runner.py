@@ -16,6 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import jupytext
 
@@ -162,24 +163,16 @@ def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progr
            CACHE_USE: str(staging / "cache_use.jsonl"),
            # figures must reach the notebook as images, whatever backend the caller uses
            "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # the kernel inherits these
     start = time.perf_counter()
     # the chapter's own output streams to the terminal, so a long cell shows what it does
     stream = {"stdout_file": sys.stderr, "stderr_file": sys.stderr} if progress else {}
     kernels: list = []
-    try:
+    with mock.patch.dict(os.environ, env):  # the kernel inherits these
         error = _execute(lambda: pm.execute_notebook(
             jupytext.read(chapter.path), str(staging / "out.ipynb"), parameters=values,
             kernel_name="python3", cwd=str(chapter.path.parent), progress_bar=progress,
             execution_timeout=CELL_TIMEOUT[profile], kernel_manager_class=_tracked(kernels),
             **stream), kernels, received)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
     if error is None and not received:
         info["cache"] = _cache_use(staging / "cache_use.jsonl")
@@ -390,11 +383,7 @@ def up_to_date(build: Path, ch: Chapter, profile: str) -> bool:
 
 def last_failed(build: Path, ch: Chapter) -> dict | None:
     """The record of ``ch``'s latest run when it failed or was stopped (else None)."""
-    info = read_json(build / "executed" / f"{ch.name}.failed.json")
-    if info is None:
-        info = read_json(build / "executed" / f"{ch.name}.json")
-        info = info if info and info.get("status") != "ok" else None
-    return info
+    return read_json(build / "executed" / f"{ch.name}.failed.json")
 
 
 def _one_line(err: Exception) -> str:

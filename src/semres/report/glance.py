@@ -40,15 +40,11 @@ def read_tables(results: Path, built: dict[str, str]) -> tuple[pd.DataFrame, pd.
             summary = summary.assign(chapter=name, title=title)
             summary["status"] = summary.status.fillna("").astype(str).str.strip()
             summary.loc[summary.status == "not run", "status"] = NOT_RUN
-            kind = summary["kind"] if "kind" in summary else pd.Series("finding",
-                                                                      index=summary.index)
-            summary["kind"] = kind.fillna("finding").astype(str).str.strip()
             rows.extend(summary.to_dict("records"))
         front, _ = _read(folder / "front.csv", FRONT_COLUMNS)
         if front is not None:
             points.append(front.assign(chapter=name, title=title))
-    table = pd.DataFrame(rows, columns=["title", *SUMMARY_COLUMNS])
-    table["kind"] = table["kind"].astype(object).where(table["kind"].notna(), "finding")
+    table = _with_kinds(pd.DataFrame(rows, columns=["title", *SUMMARY_COLUMNS]))
     front = (pd.concat(points, ignore_index=True) if points
              else pd.DataFrame(columns=["title", *FRONT_COLUMNS]))
     for col in ("p_i", "p_s", "se_i", "se_s"):
@@ -110,10 +106,20 @@ def markdown_table(table: pd.DataFrame, docs: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _split(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The findings (not run included) and the preconditions of a summary table."""
+def _with_kinds(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every row's kind, a row without one being a finding."""
     kind = table["kind"].astype(object).where(table["kind"].notna(), "finding")
-    return table[kind == "finding"], table[kind == "precondition"]
+    return table.assign(kind=kind.astype(str).str.strip())
+
+
+def _counted(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The findings (not run included), those measured, and the preconditions of a table."""
+    findings = table[table.kind == "finding"]
+    return findings, findings[findings.status != NOT_RUN], table[table.kind == "precondition"]
+
+
+#: the statuses in the order the pages count them, "not run" as these pages word it
+ORDER = (*STATUSES[:-1], NOT_RUN)
 
 
 def vocabulary() -> str:
@@ -157,33 +163,30 @@ def in_brief(results: Path, built: dict[str, str], chapters: dict[str, str],
     """The front page's results: each chapter's finding in one line (the lead of its result box,
     ``finding.md``), then every claim counted by status, one click away; a chapter in ``stale``
     says its numbers are its last good run's."""
-    table, _ = read_tables(results, built)
-    findings, gates = _split(table)
-    counted = findings[findings.status != NOT_RUN]
-    order = (*STATUSES[:-1], NOT_RUN)
+    findings, counted, gates = _counted(read_tables(results, built)[0])
     lines = ["## What this build found", ""]
     for name, title in chapters.items():
         said = Path(results) / name / "finding.md"
         rows = counted[counted.chapter == name]
         said = ("Not run in this build." if name not in built else
                 said.read_text().strip() if said.is_file() else
-                f"Its findings: {tally(rows.status, order)}." if len(rows) else NOT_RUN + ".")
+                f"Its findings: {tally(rows.status, ORDER)}." if len(rows) else NOT_RUN + ".")
         link = f"{{doc}}`{escape(title)} <{docs[name]}>`" if name in docs else escape(title)
         lines.append(f"- **Ch. {int(name[:2])}, {link}.** {said}"
                      + (f" ({STALE})" if name in stale else ""))
     aside = []
     if len(gates):
-        aside.append(f"{plural(len(gates), 'precondition')} ({tally(gates.status, order)})")
+        aside.append(f"{plural(len(gates), 'precondition')} ({tally(gates.status, ORDER)})")
     if len(counted) < len(findings):
         aside.append(f"{len(findings) - len(counted)} not run")
     lines += ["", f":::{{dropdown}} Every claim of this build, counted by status",
-              f"{plural(len(counted), 'finding')}: {tally(counted.status, order)}"
+              f"{plural(len(counted), 'finding')}: {tally(counted.status, ORDER)}"
               + (f"; not counted: {', '.join(aside)}" if aside else "")
               + f". Each one, with its numbers: {{doc}}`{page}`.", ""]
     for name, title in chapters.items():
         rows = counted[counted.chapter == name]
         lines.append(f"- Ch. {int(name[:2])}: "
-                     + (tally(rows.status, order) if name in built and len(rows) else NOT_RUN))
+                     + (tally(rows.status, ORDER) if name in built and len(rows) else NOT_RUN))
     return "\n".join(lines + [":::"]) + "\n"
 
 
@@ -196,17 +199,14 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
     absent = [{"chapter": n, "title": t, "statement": "(chapter did not execute)",
                "status": NOT_RUN} for n, t in chapters.items() if n not in built]
     if absent:
-        table = pd.concat([table, pd.DataFrame(absent)], ignore_index=True)
+        table = _with_kinds(pd.concat([table, pd.DataFrame(absent)], ignore_index=True))
     table = table.assign(_order=table.chapter.map({n: i for i, n in enumerate(chapters)}))
     table = table.sort_values("_order", kind="stable").drop(columns="_order")
-    kind = table["kind"].astype(object).where(table["kind"].notna(), "finding")
-    checks = table[kind == "check"]
-    findings, gates = _split(table)
-    counted = findings[findings.status != NOT_RUN]
-    order = (*STATUSES[:-1], NOT_RUN)
+    findings, counted, gates = _counted(table)
+    checks = table[table.kind == "check"]
     text = ["## The findings", "",
             f"Of {plural(len(counted), 'finding')} measured in this build: "
-            f"{tally(counted.status, order)}"
+            f"{tally(counted.status, ORDER)}"
             + (f" ({len(findings) - len(counted)} more not run, listed with the reason)"
                if len(counted) < len(findings) else "")
             + ". Probabilities are unitless; a number with a unit says it. † obtained on a "
@@ -232,7 +232,7 @@ def page(results: Path, built: dict[str, str], chapters: dict[str, str], docs: d
     if len(gates):
         folded += [f"**The preconditions** decide whether a finding is measured (a model must "
                    f"do the task before its answers are analysed); never counted as findings: "
-                   f"{tally(gates.status, order)}.", "", markdown_table(gates, docs)]
+                   f"{tally(gates.status, ORDER)}.", "", markdown_table(gates, docs)]
     if len(checks):
         folded += [f"**The checks** are true by construction, so they test the code rather "
                    f"than a claim: {plural(len(checks), 'check')}, "

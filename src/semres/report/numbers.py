@@ -125,9 +125,9 @@ def places(*gaps: float, digits: int = 2, most: int = 6) -> int | None:
     return int(min(most, max(0, digits - 1 - math.floor(math.log10(min(gaps))))))
 
 
-def plural(count: int, noun: str, many: str | None = None) -> str:
-    """``"1 result"``, ``"3 results"``; ``many`` for an irregular plural."""
-    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
+def plural(count: int, noun: str) -> str:
+    """``"1 result"``, ``"3 results"``."""
+    return f"{count:,} {noun if count == 1 else noun + 's'}"
 
 
 def escape(text) -> str:
@@ -229,11 +229,17 @@ def _typeset(run) -> str:
     return " ".join(f"${p}$" for p in pieces if p)
 
 
+def _outside_math(text: str, change) -> str:
+    """``text`` with ``change`` applied to every part outside ``$...$``."""
+    parts = re.split(r"(\$[^$]+\$)", text)
+    return "".join(part if part.startswith("$") and len(part) > 1 else change(part)
+                   for part in parts)
+
+
 def mathify(text: str) -> str:
     """Math written as text (p_S, <b>, Var(b), lambda ln(1/Delta)) typeset in MyST; math
     already between dollars is left as it is."""
-    parts = re.split(r"(\$[^$]+\$)", str(text))
-    return "".join(part if part.startswith("$") else _math_runs(part) for part in parts)
+    return _outside_math(str(text), _math_runs)
 
 
 #: math written as text, as a plain sentence (``{glue:text}``, nothing typeset) shows it
@@ -254,16 +260,12 @@ def plain_math(text: str) -> str:
 
 def plain_outside_math(text: str) -> str:
     """:func:`plain_math` outside ``$...$`` (inline glued markdown shows dollars as they are)."""
-    parts = re.split(r"(\$[^$]+\$)", str(text))
-    return "".join(part if part.startswith("$") and len(part) > 1 else plain_math(part)
-                   for part in parts)
+    return _outside_math(str(text), plain_math)
 
 
 def prose(text) -> str:
     """Text for a MyST page: its math typeset (:func:`mathify`), the rest escaped."""
-    parts = re.split(r"(\$[^$]+\$)", " ".join(mathify(text).split()))
-    return "".join(part if part.startswith("$") and len(part) > 1 else _escaped(part)
-                   for part in parts)
+    return _outside_math(" ".join(mathify(text).split()), _escaped)
 
 
 def _escaped(text: str) -> str:

@@ -104,17 +104,12 @@ def plain_ticks(fig) -> None:
     has matplotlib's own (a chapter's formatter stays)."""
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            if axis.get_scale() not in ("log", "symlog"):
-                continue
-            for which, getter, setter in (
-                    ("major", axis.get_major_formatter, axis.set_major_formatter),
-                    ("minor", axis.get_minor_formatter, axis.set_minor_formatter)):
-                old = getter()
-                if type(old) is not LogFormatterSciNotation:
-                    continue
-                setter(PlainLogFormatter(old._base, labelOnlyBase=old.labelOnlyBase,
-                                         minor_thresholds=old.minor_thresholds,
-                                         linthresh=old._linthresh))
+            for which in ("major", "minor"):
+                old = getattr(axis, f"get_{which}_formatter")()
+                if type(old) is LogFormatterSciNotation:
+                    getattr(axis, f"set_{which}_formatter")(PlainLogFormatter(
+                        old._base, labelOnlyBase=old.labelOnlyBase,
+                        minor_thresholds=old.minor_thresholds, linthresh=old._linthresh))
 
 
 def _floor(fig) -> bool:
@@ -167,7 +162,7 @@ def _fit(fig, most: float) -> str | None:
         # the save laid the figure out: labels too wide for it break, and it is saved again
         if _wrap_labels(fig):
             continue
-        excess = _svg_width(svg) - most
+        excess = svg_width(svg) - most
         # text that does not narrow (a wide legend beside the panels) squeezes them to nothing:
         # keep the last width that laid out, or start again from the figure's own
         collapsed = any("collapsed" in str(w.message) for w in caught)
@@ -217,7 +212,7 @@ def figure_svg(fig) -> str | None:
     # the SVG legible() last saved, when nothing moved since: one save fewer
     same = fitted is not None and size == fig.get_size_inches().tolist()
     desktop = fitted if same else print_figure(fig, "svg")
-    if not desktop or _svg_width(desktop) <= PHONE_WIDTH + 0.01:
+    if not desktop or svg_width(desktop) <= PHONE_WIDTH + 0.01:
         return desktop
     try:
         phone = narrow(fig, drawn=True)
@@ -251,7 +246,8 @@ def split_phone(svg: str) -> tuple[str, str | None]:
     return svg[:start] + svg[end + len(PHONE_END):].lstrip("\n"), head + phone
 
 
-def _svg_width(svg: str) -> float:
+def svg_width(svg: str) -> float:
+    """An SVG's width in inches, as matplotlib writes it (in points)."""
     return float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', svg).group(1)) / 72
 
 
@@ -464,13 +460,6 @@ class _Saved:
         self.fig.set_size_inches(*self.size)
 
 
-def family(n: int, cmap: str = "viridis", span: tuple[float, float] = (0.0, 0.82)) -> list:
-    """``n`` colours for lines ordered by a parameter, along a uniform colour map without its
-    lightest end (which vanishes on white)."""
-    colours = matplotlib.colormaps[cmap]
-    return [colours(x) for x in (np.linspace(*span, n) if n > 1 else [span[0]])]
-
-
 def _wrap(text: str, chars: float) -> str:
     """``text`` in lines of at most ``chars`` characters, breaking only outside ``$...$``."""
     parts = text.replace("\n", " ").split("$")
@@ -486,23 +475,20 @@ def _saved_svg(fig) -> str:
     return buffer.getvalue()
 
 
-def _saved_width(fig) -> float:
-    """The width (inches) of ``fig`` saved as the book saves it."""
-    return _svg_width(_saved_svg(fig))
-
-
 def subplots(*args, **kwargs):
     """``plt.subplots`` in the book's style, with constrained layout by default."""
-    use_style()
-    kwargs.setdefault("layout", "constrained")
-    return plt.subplots(*args, **kwargs)
+    return _styled(plt.subplots, *args, **kwargs)
 
 
 def subplot_mosaic(mosaic, **kwargs):
     """``plt.subplot_mosaic`` in the book's style, with constrained layout by default."""
+    return _styled(plt.subplot_mosaic, mosaic, **kwargs)
+
+
+def _styled(make, *args, **kwargs):
     use_style()
     kwargs.setdefault("layout", "constrained")
-    return plt.subplot_mosaic(mosaic, **kwargs)
+    return make(*args, **kwargs)
 
 
 def legend_outside(fig, axes=None, ncol: int = 3, **kwargs):

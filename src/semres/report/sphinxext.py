@@ -20,7 +20,7 @@ from sphinx.util import logging
 
 from .box import METHODS_PAGE
 from .pages import SOURCE_ARCHIVE
-from .plotting import split_phone
+from .plotting import split_phone, svg_width
 from .tables import CSV_SCHEME
 
 ALT_MAX = 400  # characters: a screen reader reads the whole alt text
@@ -220,19 +220,9 @@ def phone_figures(app, doctree) -> None:
         asked = image.get("width")  # a width the page asked for (":width: 100%") stays
         for node, file in ((image, path), (narrow, twin)):
             node["loading"] = "lazy"  # a reader's browser fetches the one it shows
-            width = asked or (f"{_svg_px(file):.0f}px" if _svg_px(file) else None)
-            if width:  # the box has its width before the image loads
-                node["width"] = width
+            # the box has its width before the image loads (matplotlib writes points)
+            node["width"] = asked or f"{96 * svg_width(file.read_text(encoding='utf-8')):.0f}px"
         image.parent.insert(image.parent.index(image) + 1, narrow)
-
-
-def _svg_px(path) -> float | None:
-    """An SVG's width in CSS pixels (matplotlib writes it in points)."""
-    head = path.read_text(encoding="utf-8")[:2000]
-    found = re.search(r'<svg[^>]*\swidth="([\d.]+)(pt|px)?"', head)
-    if not found:
-        return None
-    return float(found.group(1)) * (4 / 3 if found.group(2) == "pt" else 1)
 
 
 def csv_links(app, doctree, docname) -> None:

@@ -244,21 +244,20 @@ CSV_SCHEME = "semres-csv:"
 
 
 def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None = None,
-          scientific_columns=(), caption: str | None = None, max_rows: int | None = None,
           **formats) -> Table:
     """Every table the book shows: headers in words (:func:`header`), a meaningful index as
     the first column, numbers rounded to their uncertainty or to ``decimals`` and
-    :data:`MAX_FIGURES` figures, never e-notation ("1.2 × 10⁻⁷"; ``scientific_columns``),
-    yes/no, "—"; ``formats`` per column; ``csv`` links the full table; beyond ``max_rows``
-    the first and last half with "⋮" between."""
+    :data:`MAX_FIGURES` figures, never e-notation ("1.2 × 10⁻⁷" for a format "{:.1e}"),
+    yes/no, "—"; ``formats`` per column; ``csv`` links the full table; beyond pandas'
+    ``display.max_rows`` the first and last half with "⋮" between."""
     if isinstance(df, pd.Series):
         df = df.to_frame()
     df = _without_index(df)
-    most = max_rows if max_rows is not None else pd.get_option("display.max_rows") or len(df)
+    most = pd.get_option("display.max_rows") or len(df)
     cut = len(df) > most
     numeric = [c for c in df.columns if _numeric(df[c]) and not _truths(df[c])]
     around = _interval_places(df, numeric)
-    sci = {c: 3 for c in scientific_columns}
+    sci = {}
     formats = dict(formats)
     for col, spec in list(formats.items()):
         match = _E_SPEC.match(spec) if isinstance(spec, str) else None
@@ -295,10 +294,11 @@ def table(df, decimals: int = 4, *, csv: str | None = None, headers: dict | None
                       else _plain_numbers(" ".join(str(v).split())) for v in values])
         is_number.append(False)
     rows = [list(r) for r in zip(*cells)] if cells else []
+    caption = None
     if cut:  # the column's rounding was chosen from all of its rows
         half = max(1, most // 2)
         rows = rows[:half] + [["⋮"] * len(columns)] + rows[-half:]
-        caption = caption or f"{len(df):,} rows; the first and last {half} shown"
+        caption = f"{len(df):,} rows; the first and last {half} shown"
     return Table(columns, rows, is_number, csv=csv, caption=caption)
 
 
