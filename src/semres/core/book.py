@@ -69,27 +69,25 @@ class Cache:
     ``fn``'s own code, every function, class and constant of the project it reaches, the
     package data files they name and the classes of its arguments, and joblib keys the
     arguments within. Editing code ``fn`` does not reach (another experiment, a figure, any
-    docstring) reuses the entry; editing code it reaches computes a new one. ``depends_on``
-    names what a static reading cannot see (a function looked up by name at run time).
+    docstring) reuses the entry; editing code it reaches computes a new one.
     """
 
     def __init__(self, location):
         self.location = str(location)
 
-    def cache(self, fn=None, *, ignore=None, depends_on=()):
-        if fn is None:  # as a decorator with arguments
-            return lambda f: self.cache(f, ignore=ignore, depends_on=depends_on)
-        return _Cached(self.location, fn, ignore, tuple(depends_on))
+    def cache(self, fn, *, ignore=None):
+        """``fn`` cached; ``ignore`` names arguments that change no result (as in joblib)."""
+        return _Cached(self.location, fn, ignore)
 
 
 class _Cached:
-    def __init__(self, location: str, fn, ignore, depends_on: tuple):
-        self.location, self.fn, self.ignore, self.depends_on = location, fn, ignore, depends_on
+    def __init__(self, location: str, fn, ignore):
+        self.location, self.fn, self.ignore = location, fn, ignore
         self.__wrapped__ = fn
 
     def key(self, *args, **kwargs) -> str:
         """The code digest that keys a call with these arguments."""
-        return digest(self.fn, *self.depends_on, *_argument_types(args, kwargs))
+        return digest(self.fn, *_argument_types(args, kwargs))
 
     def __call__(self, *args, **kwargs):
         """joblib's public calls only: an entry is loaded from its reference (``get``), or computed
