@@ -232,12 +232,19 @@ def _reach(stat: float) -> float:
     return stat - 1e-9 * max(1.0, abs(stat))
 
 
-def _refitted(at_fit: float, reach: float, refitted) -> float:
-    """A bootstrap draw's deviance after its refit, computed only where it matters: the refit is
-    never worse than the fit the draw came from (``at_fit``), so a draw already short of ``reach``
-    there cannot reach it and is not refitted.
+def _bootstrap(stat: float, n_boot: int, seed, simulate, progress: bool) -> tuple:
+    """``(deviances, p, resolution)`` of ``n_boot`` data sets drawn in turn from ``seed``:
+    ``simulate(rng)`` gives a draw's deviance at the fit it came from and a function refitting it.
+    The refit is never worse than that fit, so a draw already short of ``stat`` there cannot reach
+    it and is not refitted.
     """
-    return at_fit if at_fit < reach else min(at_fit, refitted())
+    rng = np.random.default_rng(seed)
+    reach = _reach(stat)
+    sims = np.empty(n_boot)
+    for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
+        at_fit, refitted = simulate(rng)
+        sims[b] = at_fit if at_fit < reach else min(at_fit, refitted())
+    return (sims, *gof_p_bootstrap(stat, sims))
 
 
 def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
@@ -253,15 +260,14 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
         raise ValueError(f"n_boot must be >= 1; got {n_boot}")
     df = len(n) - _n_params(n_params)
     stat = binomial_deviance(n, k, p)
-    rng = np.random.default_rng(seed)
     whole = np.round(n).astype(np.int64)
-    sims = np.empty(n_boot)
-    reach = _reach(stat)
-    for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
+
+    def simulate(rng):
         ks = rng.binomial(whole, p).astype(float)
-        sims[b] = _refitted(binomial_deviance(whole, ks, p), reach,
-                            lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
-    pval, resolution = gof_p_bootstrap(stat, sims)
+        return (binomial_deviance(whole, ks, p),
+                lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
+
+    sims, pval, resolution = _bootstrap(stat, n_boot, seed, simulate, progress)
     return {**gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit "
                          f"rule {misfit_rule(resolution)})", stat, df, pval, resolution),
             "gof_null_mean": float(sims.mean())}
@@ -282,16 +288,21 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
     return gof_result("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
 
 
-def gof_multinomial(counts, probs, n_params: int) -> dict:
-    """Deviance G = 2 sum O ln(O / E) of counts (rows x options) against fitted probabilities,
-    referred to chi-square on sum(options - 1) - n_params df; empty rows left out.
-    """
+def _count_table(counts, probs, n_params: int) -> tuple:
+    """``(counts, probs, rows with counts, degrees of freedom)`` of a (rows x options) table."""
     o = np.asarray(counts, float)
     q = np.asarray(probs, float)
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
         raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
     rows = o.sum(axis=1) > 0
-    df = int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+    return o, q, rows, int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+
+
+def gof_multinomial(counts, probs, n_params: int) -> dict:
+    """Deviance G = 2 sum O ln(O / E) of counts (rows x options) against fitted probabilities,
+    referred to chi-square on sum(options - 1) - n_params df; empty rows left out.
+    """
+    o, q, rows, df = _count_table(counts, probs, n_params)
     if df < 1:
         raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
                          f"{int(rows.sum())} rows")
@@ -314,32 +325,25 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
     ``min_expected`` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
     (on sparse cells chi-square is far off); without either the statistic has no reference.
     """
-    o, q = np.asarray(counts, float), np.asarray(probs, float)
-    if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
-        raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
-    rows = o.sum(axis=1) > 0
+    o, q, rows, df = _count_table(counts, probs, n_params)
     expected = q[rows] * o[rows].sum(axis=1, keepdims=True)
     if (expected >= min_expected).all():
         return gof_multinomial(o, q, n_params)
-    df = int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
     stat = multinomial_deviance(o, q)
     sparse = f"{int((expected < min_expected).sum())} of {expected.size} cells expect fewer " \
              f"than {min_expected:g} answers"
     if refit is None or not n_boot:
         return gof_result(f"multinomial deviance, no chi-square reference ({sparse})", stat, df)
-    rng = np.random.default_rng(seed)
     totals = o.sum(axis=1).astype(np.int64)
-    sims = np.empty(int(n_boot))
-    reach = _reach(stat)
     drawn = q / np.where(totals[:, None] > 0, q.sum(axis=1, keepdims=True), 1.0)  # as drawn
-    for b in tqdm(range(int(n_boot)), desc="goodness of fit", disable=not progress,
-                  leave=False):
+
+    def simulate(rng):
         sim = np.zeros_like(o)
         for i in np.flatnonzero(totals):
             sim[i] = rng.multinomial(totals[i], drawn[i])
-        sims[b] = _refitted(multinomial_deviance(sim, drawn), reach,
-                            lambda: multinomial_deviance(sim, refit(sim)))
-    pval, resolution = gof_p_bootstrap(stat, sims)
+        return multinomial_deviance(sim, drawn), lambda: multinomial_deviance(sim, refit(sim))
+
+    _, pval, resolution = _bootstrap(stat, int(n_boot), seed, simulate, progress)
     return gof_result(f"multinomial deviance, parametric bootstrap ({int(n_boot)} refits; "
                       f"{sparse}; misfit rule {misfit_rule(resolution)})", stat, df, pval,
                       resolution)
