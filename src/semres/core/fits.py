@@ -9,11 +9,9 @@ test (:data:`GOF_KEYS`), and a page says when it fails.
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
-from joblib import parallel_config
 from scipy.special import xlogy
 from scipy.stats import chi2
 from tqdm.auto import tqdm
@@ -76,19 +74,15 @@ def resamples(size: int, n_boot, seed):
         yield rng.integers(0, size, size)
 
 
-def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
-                  progress: bool = False, desc: str = "bootstrap") -> list:
-    """``[fn(index) for each resample]`` through :func:`semres.core.parallel.spread`, resamples
-    drawn first by :func:`resamples`, so the same seed gives the same intervals wherever they run
-    (``n_jobs``: None, as joblib is configured; 1, this process).
+def bootstrap_map(fn, size: int, n_boot, seed, *, progress: bool = False,
+                  desc: str = "bootstrap") -> list:
+    """``[fn(index) for each resample]`` through :func:`semres.core.parallel.spread` (on as many
+    workers as ``joblib.parallel_config`` says), resamples drawn first by :func:`resamples`, so the
+    same seed gives the same intervals wherever they run.
     """
-    if isinstance(n_jobs, bool) or not (n_jobs is None or (isinstance(n_jobs, int)
-                                                          and n_jobs >= 1)):
-        raise ValueError(f"n_jobs must be None or an integer >= 1; got {n_jobs!r}")
     draws = list(resamples(size, n_boot, seed))
-    with parallel_config(n_jobs=n_jobs) if n_jobs else nullcontext():
-        return spread(fn, draws, desc=desc if progress else None,
-                      batch_size=max(1, len(draws) // (8 * max(1, cores()))))
+    return spread(fn, draws, desc=desc if progress else None,
+                  batch_size=max(1, len(draws) // (8 * max(1, cores()))))
 
 
 def percentile_interval(values) -> tuple:
