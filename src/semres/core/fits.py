@@ -189,23 +189,21 @@ def binomial_deviance(trials, correct, p_fit) -> float:
     return float(2 * np.sum(xlogy(k, k / (n * p)) + xlogy(n - k, (n - k) / (n * (1 - p)))))
 
 
-def chi2_reference_allowed(trials, correct, p_fit, *, min_expected: float = MIN_EXPECTED
-                           ) -> tuple[bool, str]:
-    """(allowed, why not): chi-square holds only for whole counts with at least ``min_expected``
-    expected successes and failures in every cell.
+def chi2_reference_allowed(trials, correct, p_fit) -> tuple[bool, str]:
+    """(allowed, why not): chi-square holds only for whole counts with at least
+    :data:`MIN_EXPECTED` expected successes and failures in every cell.
     """
     n, k, p = _cells(trials, correct, p_fit)
     if not (np.allclose(k, np.round(k)) and np.allclose(n, np.round(n))):
         return False, "fractional counts (expected masses, not sampled answers)"
-    low = np.minimum(n * p, n * (1 - p)) < min_expected
+    low = np.minimum(n * p, n * (1 - p)) < MIN_EXPECTED
     if low.any():
-        return False, (f"{int(low.sum())} of {len(n)} cells expect fewer than {min_expected:g} "
+        return False, (f"{int(low.sum())} of {len(n)} cells expect fewer than {MIN_EXPECTED:g} "
                        "successes or failures")
     return True, ""
 
 
-def gof_binomial(trials, correct, p_fit, n_params: int, *,
-                 min_expected: float = MIN_EXPECTED) -> dict:
+def gof_binomial(trials, correct, p_fit, n_params: int) -> dict:
     """Binomial deviance referred to chi-square on cells - n_params degrees of freedom where
     :func:`chi2_reference_allowed`; elsewhere gof_p is NaN and gof_test says why.
     """
@@ -215,7 +213,7 @@ def gof_binomial(trials, correct, p_fit, n_params: int, *,
         raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
                          f"{len(n)} cells")
     stat = binomial_deviance(n, k, p)
-    ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
+    ok, why = chi2_reference_allowed(n, k, p)
     if not ok:
         return gof_result(f"binomial deviance, no chi-square reference ({why})", stat, df)
     return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
@@ -314,18 +312,18 @@ def multinomial_deviance(counts, probs) -> float:
 
 
 def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0, *,
-               min_expected: float = MIN_EXPECTED, progress: bool = False) -> dict:
+               progress: bool = False) -> dict:
     """Goodness of fit of counts (rows x options): :func:`gof_multinomial` where every cell expects
-    ``min_expected`` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
+    :data:`MIN_EXPECTED` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
     (on sparse cells chi-square is far off); without either the statistic has no reference.
     """
     o, q, rows, df = _count_table(counts, probs, n_params)
     expected = q[rows] * o[rows].sum(axis=1, keepdims=True)
-    if (expected >= min_expected).all():
+    if (expected >= MIN_EXPECTED).all():
         return gof_multinomial(o, q, n_params)
     stat = multinomial_deviance(o, q)
-    sparse = f"{int((expected < min_expected).sum())} of {expected.size} cells expect fewer " \
-             f"than {min_expected:g} answers"
+    sparse = f"{int((expected < MIN_EXPECTED).sum())} of {expected.size} cells expect fewer " \
+             f"than {MIN_EXPECTED:g} answers"
     if refit is None or not n_boot:
         return gof_result(f"multinomial deviance, no chi-square reference ({sparse})", stat, df)
     totals = o.sum(axis=1).astype(np.int64)
