@@ -349,7 +349,7 @@ def _run_blocks(run, count: int, threads: int, bar=None) -> list:
     """[run(0), ..., run(count - 1)] on a pool of ``threads`` threads (the blocks release the GIL);
     an error or Ctrl-C cancels the blocks not yet started and is raised here.
     """
-    pool = ThreadPoolExecutor(min(threads, count) or 1)
+    pool = ThreadPoolExecutor(min(threads, count))
     results = []
     try:
         for result in pool.map(run, range(count)):
