@@ -36,15 +36,12 @@ def test_welch_interval_matches_scipy_and_covers_at_its_level():
         hits += w["low"] <= 0 <= w["high"]
         two += abs(w["effect"]) <= 2 * w["se"]
     assert hits / 4000 >= 0.94 and two / 4000 < 0.90
-    paired = intervals.difference_interval(a, b, paired=True)
-    assert paired["df"] == 2 and paired["effect"] == pytest.approx(0.11)
 
 
 @pytest.mark.parametrize("call, word", [
     (lambda: intervals.mean_interval([]), "values"),
     (lambda: intervals.mean_interval([1.0, np.nan]), "values"),
     (lambda: intervals.mean_interval([1.0, 2.0], level=1.5), "level"),
-    (lambda: intervals.difference_interval([1.0], [2.0, 3.0], paired=True), "paired"),
     (lambda: intervals.difference_interval([], [1.0]), "a and b"),
 ])
 def test_bad_input_is_refused_by_name(call, word):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import reprlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -68,52 +69,52 @@ class Cache:
     ``fn``'s own code, every function, class and constant of the project it reaches, the
     package data files they name and the classes of its arguments, and joblib keys the
     arguments within. Editing code ``fn`` does not reach (another experiment, a figure, any
-    docstring) reuses the entry; editing code it reaches computes a new one. ``depends_on``
-    names what a static reading cannot see (a function looked up by name at run time).
+    docstring) reuses the entry; editing code it reaches computes a new one.
     """
 
     def __init__(self, location):
         self.location = str(location)
 
-    def cache(self, fn=None, *, ignore=None, depends_on=()):
-        if fn is None:  # as a decorator with arguments
-            return lambda f: self.cache(f, ignore=ignore, depends_on=depends_on)
-        return _Cached(self.location, fn, ignore, tuple(depends_on))
+    def cache(self, fn, *, ignore=None):
+        """``fn`` cached; ``ignore`` names arguments that change no result (as in joblib)."""
+        return _Cached(self.location, fn, ignore)
 
 
 class _Cached:
-    def __init__(self, location: str, fn, ignore, depends_on: tuple):
-        self.location, self.fn, self.ignore, self.depends_on = location, fn, ignore, depends_on
+    def __init__(self, location: str, fn, ignore):
+        self.location, self.fn, self.ignore = location, fn, ignore
         self.__wrapped__ = fn
 
     def key(self, *args, **kwargs) -> str:
         """The code digest that keys a call with these arguments."""
-        return digest(self.fn, *self.depends_on, *_argument_types(args, kwargs))
+        return digest(self.fn, *_argument_types(args, kwargs))
 
     def __call__(self, *args, **kwargs):
+        """joblib's public calls only: an entry is loaded from its reference (``get``), or computed
+        and stored (``call``) when missing or damaged, so this log knows which happened."""
         key = self.key(*args, **kwargs)
         memorized = _memory(str(Path(self.location) / key)).cache(self.fn, ignore=self.ignore)
         reused = memorized.check_call_in_cache(*args, **kwargs)
-        damage = _Damage()
-        logging.getLogger("joblib").addFilter(damage)
-        try:
-            out = memorized(*args, **kwargs)  # joblib computes a missing or damaged entry
-        finally:
-            logging.getLogger("joblib").removeFilter(damage)
-        reused = reused and not damage.seen
-        # the entry now exists: shelving it returns its id without loading it again
-        entry = memorized.call_and_shelve(*args, **kwargs).args_id
+        if reused:
+            try:
+                out = memorized.call_and_shelve(*args, **kwargs).get()
+            except Exception as err:  # noqa: BLE001 - a damaged file fails in many ways
+                reused = False
+                cause = f"{type(err).__name__}: {err}".splitlines()[0]
+                logging.getLogger(__name__).warning(
+                    "damaged cache entry for %s (%s); recomputing it",
+                    _signature(self.fn, args, kwargs), cause)
+        if not reused:
+            out, _ = memorized.call(*args, **kwargs)
+        entry = memorized.call_and_shelve(*args, **kwargs).args_id  # stored: nothing computed
         record_cache_use(key, entry, "reused" if reused else "computed")
         return out
 
 
-class _Damage(logging.Filter):
-    """Notes joblib's warning that an entry failed to load (it then computes it again)."""
-    seen = False
-
-    def filter(self, record) -> bool:
-        self.seen |= "results for" in record.getMessage() or "damaged" in record.getMessage()
-        return True
+def _signature(fn, args, kwargs) -> str:
+    """``name(arguments)`` on one line, each argument shortened as :mod:`reprlib` does."""
+    shown = [*map(reprlib.repr, args), *(f"{k}={reprlib.repr(v)}" for k, v in kwargs.items())]
+    return f"{getattr(fn, '__name__', fn)}({', '.join(shown)})"
 
 
 #: the file where the chapter being run notes each cache entry it computed or reused (set by the
@@ -132,21 +133,7 @@ def record_cache_use(key: str, entry: str, kind: str) -> None:
 
 
 def cache() -> Cache:
-    """The on-disk cache of heavy results (:class:`Cache`); joblib's traceback for a damaged entry,
-    which it recomputes, is cut to one line.
-    """
-    def one_line(record):
-        text = record.getMessage()
-        if "Exception while loading results for" in text:
-            call = text.split("Exception while loading results for", 1)[1].strip().splitlines()
-            cause = next((ln for ln in reversed(call) if ln.strip()), "")
-            record.msg, record.args = (f"damaged cache entry for {call[0]} ({cause.strip()}); "
-                                       "recomputing it"), None
-        return True
-
-    log = logging.getLogger("joblib")
-    if not any(getattr(f, "__name__", "") == "one_line" for f in log.filters):
-        log.addFilter(one_line)
+    """The on-disk cache of heavy results (:class:`Cache`)."""
     return Cache(build_dir() / "cache")
 
 

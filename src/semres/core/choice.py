@@ -264,10 +264,7 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
         top = max(ll.max(), out["loglik"])
         inside = np.flatnonzero(ll >= top - PROFILE_DROP)
         if len(inside):
-            fine = np.linspace(us[max(inside[0] - 1, 0)], us[min(inside[-1] + 1, len(us) - 1)],
-                               int(profile))
-            us, order = np.unique(np.r_[us, fine], return_index=True)
-            ll = np.r_[ll, profile_ll(fine)][order]
+            us, ll = _refine(us, ll, inside, profile_ll, int(profile))
             top = max(ll.max(), out["loglik"])
             inside = np.flatnonzero(ll >= top - PROFILE_DROP)
         out["profile_scale"], out["profile_loglik"] = np.exp(us), ll
@@ -303,6 +300,17 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     return out
 
 
+def _refine(grid, values, inside, evaluate, points: int) -> tuple:
+    """``grid`` and its profile ``values`` with ``points`` more radii from ``evaluate``, spread
+    between the grid points either side of the confidence set ``inside`` (indices), so that a set
+    narrower than the grid's step is not reported as a single point.
+    """
+    fine = np.linspace(grid[max(inside[0] - 1, 0)], grid[min(inside[-1] + 1, len(grid) - 1)],
+                       points)
+    grid, order = np.unique(np.concatenate([grid, fine]), return_index=True)
+    return grid, np.concatenate([values, evaluate(fine)])[order]
+
+
 def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
     """Theorem 3's ball radius from measured rates ``p`` (standard errors ``se``) by a chi-square
     profile of ``curve(eps)`` over ``grid`` (0 to beyond the largest distance), refined on 201
@@ -324,11 +332,7 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
         return np.flatnonzero(stat <= stat.min() + chi2.ppf(level, 1))
 
     stat = profile(grid)
-    inside = confidence_set(stat)
-    fine = np.linspace(grid[max(inside[0] - 1, 0)], grid[min(inside[-1] + 1, len(grid) - 1)],
-                       201)
-    grid, order = np.unique(np.concatenate([grid, fine]), return_index=True)
-    stat = np.concatenate([stat, profile(fine)])[order]
+    grid, stat = _refine(grid, stat, confidence_set(stat), profile, 201)
     best, inside = int(np.argmin(stat)), confidence_set(stat)
     one = bool(np.all(np.diff(inside) == 1))
     rep = bound_report({"eps": grid[best]}, {"eps": (grid[0], grid[-1])})
@@ -368,15 +372,13 @@ def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> 
         return float(np.min(np.interp(e + delta, ga, sa) + np.interp(e, gb, sb)) - base)
 
     limit = chi2.ppf(level, 1)
-    prof = np.array([cost(d) for d in deltas])
+    def profile(differences):
+        return np.array([cost(d) for d in differences])
+
+    prof = profile(deltas)
     inside = np.flatnonzero(prof <= limit)
     bounded = bool(inside[0] > 0 and inside[-1] < len(deltas) - 1)
-    # refined between the differences either side of the set, so that a set narrower than the
-    # first search's step is not reported as a single point
-    fine = np.linspace(deltas[max(inside[0] - 1, 0)], deltas[min(inside[-1] + 1, len(deltas) - 1)],
-                       int(points))
-    deltas = np.union1d(deltas, fine)
-    prof = np.array([cost(d) for d in deltas])
+    deltas, prof = _refine(deltas, prof, inside, profile, int(points))
     inside = np.flatnonzero(prof <= limit)
     return {"difference": float(a["eps"] - b["eps"]), "ci_low": float(deltas[inside[0]]),
             "ci_high": float(deltas[inside[-1]]), "lr": lr, "p_equal": float(chi2.sf(lr, 1)),

@@ -4,9 +4,8 @@
 the project (``semres`` and the function's own package), through module attributes, imports inside
 functions and the classes of its arguments. Statements count as syntax trees without docstrings,
 comments or line numbers, so documenting code changes no key. :func:`digest` hashes that closure
-with every package data file a string in it names. A name built at run time (``getattr``) needs
-``depends_on``; ``tests/test_cache.py`` checks that every function a cached call executes is in its
-closure.
+with every package data file a string in it names. A name built at run time (``getattr``) is not
+seen; ``tests/test_cache.py`` checks that every function a cached call executes is in its closure.
 """
 
 from __future__ import annotations

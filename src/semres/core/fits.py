@@ -9,11 +9,9 @@ test (:data:`GOF_KEYS`), and a page says when it fails.
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
-from joblib import parallel_config
 from scipy.special import xlogy
 from scipy.stats import chi2
 from tqdm.auto import tqdm
@@ -76,19 +74,15 @@ def resamples(size: int, n_boot, seed):
         yield rng.integers(0, size, size)
 
 
-def bootstrap_map(fn, size: int, n_boot, seed, *, n_jobs: int | None = None,
-                  progress: bool = False, desc: str = "bootstrap") -> list:
-    """``[fn(index) for each resample]`` through :func:`semres.core.parallel.spread`, resamples
-    drawn first by :func:`resamples`, so the same seed gives the same intervals wherever they run
-    (``n_jobs``: None, as joblib is configured; 1, this process).
+def bootstrap_map(fn, size: int, n_boot, seed, *, progress: bool = False,
+                  desc: str = "bootstrap") -> list:
+    """``[fn(index) for each resample]`` through :func:`semres.core.parallel.spread` (on as many
+    workers as ``joblib.parallel_config`` says), resamples drawn first by :func:`resamples`, so the
+    same seed gives the same intervals wherever they run.
     """
-    if isinstance(n_jobs, bool) or not (n_jobs is None or (isinstance(n_jobs, int)
-                                                          and n_jobs >= 1)):
-        raise ValueError(f"n_jobs must be None or an integer >= 1; got {n_jobs!r}")
     draws = list(resamples(size, n_boot, seed))
-    with parallel_config(n_jobs=n_jobs) if n_jobs else nullcontext():
-        return spread(fn, draws, desc=desc if progress else None,
-                      batch_size=max(1, len(draws) // (8 * max(1, cores()))))
+    return spread(fn, draws, desc=desc if progress else None,
+                  batch_size=max(1, len(draws) // (8 * max(1, cores()))))
 
 
 def percentile_interval(values) -> tuple:
@@ -195,23 +189,21 @@ def binomial_deviance(trials, correct, p_fit) -> float:
     return float(2 * np.sum(xlogy(k, k / (n * p)) + xlogy(n - k, (n - k) / (n * (1 - p)))))
 
 
-def chi2_reference_allowed(trials, correct, p_fit, *, min_expected: float = MIN_EXPECTED
-                           ) -> tuple[bool, str]:
-    """(allowed, why not): chi-square holds only for whole counts with at least ``min_expected``
-    expected successes and failures in every cell.
+def chi2_reference_allowed(trials, correct, p_fit) -> tuple[bool, str]:
+    """(allowed, why not): chi-square holds only for whole counts with at least
+    :data:`MIN_EXPECTED` expected successes and failures in every cell.
     """
     n, k, p = _cells(trials, correct, p_fit)
     if not (np.allclose(k, np.round(k)) and np.allclose(n, np.round(n))):
         return False, "fractional counts (expected masses, not sampled answers)"
-    low = np.minimum(n * p, n * (1 - p)) < min_expected
+    low = np.minimum(n * p, n * (1 - p)) < MIN_EXPECTED
     if low.any():
-        return False, (f"{int(low.sum())} of {len(n)} cells expect fewer than {min_expected:g} "
+        return False, (f"{int(low.sum())} of {len(n)} cells expect fewer than {MIN_EXPECTED:g} "
                        "successes or failures")
     return True, ""
 
 
-def gof_binomial(trials, correct, p_fit, n_params: int, *,
-                 min_expected: float = MIN_EXPECTED) -> dict:
+def gof_binomial(trials, correct, p_fit, n_params: int) -> dict:
     """Binomial deviance referred to chi-square on cells - n_params degrees of freedom where
     :func:`chi2_reference_allowed`; elsewhere gof_p is NaN and gof_test says why.
     """
@@ -221,7 +213,7 @@ def gof_binomial(trials, correct, p_fit, n_params: int, *,
         raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
                          f"{len(n)} cells")
     stat = binomial_deviance(n, k, p)
-    ok, why = chi2_reference_allowed(n, k, p, min_expected=min_expected)
+    ok, why = chi2_reference_allowed(n, k, p)
     if not ok:
         return gof_result(f"binomial deviance, no chi-square reference ({why})", stat, df)
     return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
@@ -232,12 +224,19 @@ def _reach(stat: float) -> float:
     return stat - 1e-9 * max(1.0, abs(stat))
 
 
-def _refitted(at_fit: float, reach: float, refitted) -> float:
-    """A bootstrap draw's deviance after its refit, computed only where it matters: the refit is
-    never worse than the fit the draw came from (``at_fit``), so a draw already short of ``reach``
-    there cannot reach it and is not refitted.
+def _bootstrap(stat: float, n_boot: int, seed, simulate, progress: bool) -> tuple:
+    """``(deviances, p, resolution)`` of ``n_boot`` data sets drawn in turn from ``seed``:
+    ``simulate(rng)`` gives a draw's deviance at the fit it came from and a function refitting it.
+    The refit is never worse than that fit, so a draw already short of ``stat`` there cannot reach
+    it and is not refitted.
     """
-    return at_fit if at_fit < reach else min(at_fit, refitted())
+    rng = np.random.default_rng(seed)
+    reach = _reach(stat)
+    sims = np.empty(n_boot)
+    for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
+        at_fit, refitted = simulate(rng)
+        sims[b] = at_fit if at_fit < reach else min(at_fit, refitted())
+    return (sims, *gof_p_bootstrap(stat, sims))
 
 
 def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
@@ -253,15 +252,14 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
         raise ValueError(f"n_boot must be >= 1; got {n_boot}")
     df = len(n) - _n_params(n_params)
     stat = binomial_deviance(n, k, p)
-    rng = np.random.default_rng(seed)
     whole = np.round(n).astype(np.int64)
-    sims = np.empty(n_boot)
-    reach = _reach(stat)
-    for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
+
+    def simulate(rng):
         ks = rng.binomial(whole, p).astype(float)
-        sims[b] = _refitted(binomial_deviance(whole, ks, p), reach,
-                            lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
-    pval, resolution = gof_p_bootstrap(stat, sims)
+        return (binomial_deviance(whole, ks, p),
+                lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
+
+    sims, pval, resolution = _bootstrap(stat, n_boot, seed, simulate, progress)
     return {**gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit "
                          f"rule {misfit_rule(resolution)})", stat, df, pval, resolution),
             "gof_null_mean": float(sims.mean())}
@@ -282,16 +280,21 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
     return gof_result("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
 
 
-def gof_multinomial(counts, probs, n_params: int) -> dict:
-    """Deviance G = 2 sum O ln(O / E) of counts (rows x options) against fitted probabilities,
-    referred to chi-square on sum(options - 1) - n_params df; empty rows left out.
-    """
+def _count_table(counts, probs, n_params: int) -> tuple:
+    """``(counts, probs, rows with counts, degrees of freedom)`` of a (rows x options) table."""
     o = np.asarray(counts, float)
     q = np.asarray(probs, float)
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
         raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
     rows = o.sum(axis=1) > 0
-    df = int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+    return o, q, rows, int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+
+
+def gof_multinomial(counts, probs, n_params: int) -> dict:
+    """Deviance G = 2 sum O ln(O / E) of counts (rows x options) against fitted probabilities,
+    referred to chi-square on sum(options - 1) - n_params df; empty rows left out.
+    """
+    o, q, rows, df = _count_table(counts, probs, n_params)
     if df < 1:
         raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
                          f"{int(rows.sum())} rows")
@@ -309,37 +312,30 @@ def multinomial_deviance(counts, probs) -> float:
 
 
 def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0, *,
-               min_expected: float = MIN_EXPECTED, progress: bool = False) -> dict:
+               progress: bool = False) -> dict:
     """Goodness of fit of counts (rows x options): :func:`gof_multinomial` where every cell expects
-    ``min_expected`` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
+    :data:`MIN_EXPECTED` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
     (on sparse cells chi-square is far off); without either the statistic has no reference.
     """
-    o, q = np.asarray(counts, float), np.asarray(probs, float)
-    if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
-        raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
-    rows = o.sum(axis=1) > 0
+    o, q, rows, df = _count_table(counts, probs, n_params)
     expected = q[rows] * o[rows].sum(axis=1, keepdims=True)
-    if (expected >= min_expected).all():
+    if (expected >= MIN_EXPECTED).all():
         return gof_multinomial(o, q, n_params)
-    df = int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
     stat = multinomial_deviance(o, q)
-    sparse = f"{int((expected < min_expected).sum())} of {expected.size} cells expect fewer " \
-             f"than {min_expected:g} answers"
+    sparse = f"{int((expected < MIN_EXPECTED).sum())} of {expected.size} cells expect fewer " \
+             f"than {MIN_EXPECTED:g} answers"
     if refit is None or not n_boot:
         return gof_result(f"multinomial deviance, no chi-square reference ({sparse})", stat, df)
-    rng = np.random.default_rng(seed)
     totals = o.sum(axis=1).astype(np.int64)
-    sims = np.empty(int(n_boot))
-    reach = _reach(stat)
     drawn = q / np.where(totals[:, None] > 0, q.sum(axis=1, keepdims=True), 1.0)  # as drawn
-    for b in tqdm(range(int(n_boot)), desc="goodness of fit", disable=not progress,
-                  leave=False):
+
+    def simulate(rng):
         sim = np.zeros_like(o)
         for i in np.flatnonzero(totals):
             sim[i] = rng.multinomial(totals[i], drawn[i])
-        sims[b] = _refitted(multinomial_deviance(sim, drawn), reach,
-                            lambda: multinomial_deviance(sim, refit(sim)))
-    pval, resolution = gof_p_bootstrap(stat, sims)
+        return multinomial_deviance(sim, drawn), lambda: multinomial_deviance(sim, refit(sim))
+
+    _, pval, resolution = _bootstrap(stat, int(n_boot), seed, simulate, progress)
     return gof_result(f"multinomial deviance, parametric bootstrap ({int(n_boot)} refits; "
                       f"{sparse}; misfit rule {misfit_rule(resolution)})", stat, df, pval,
                       resolution)

@@ -54,21 +54,15 @@ def mean_interval(values, level: float = LEVEL) -> dict:
             "t": _t(r.df, level), "low": float(low), "high": float(high), "n": int(v.size)}
 
 
-def difference_interval(a, b, level: float = LEVEL, *, paired: bool = False) -> dict:
-    """mean(a) - mean(b) with Welch's t interval, or with ``paired`` the t interval of the
-    differences: ``effect``, ``se``, ``df``, ``t``, ``low``, ``high``, ``excludes_zero``; NaNs with
-    fewer than two replicates a side.
+def difference_interval(a, b, level: float = LEVEL) -> dict:
+    """mean(a) - mean(b) with Welch's t interval: ``effect``, ``se``, ``df``, ``t``, ``low``,
+    ``high``, ``excludes_zero``; NaNs with fewer than two replicates a side.
     """
     a, b = _values(a, "a"), _values(b, "b")
     level = _check_level(level)
     if not (a.size and b.size):
         raise ValueError("a and b must each hold at least one replicate")
-    if paired:
-        if a.size != b.size:
-            raise ValueError(f"paired: a and b must have the same length; got {a.size}, {b.size}")
-        r = mean_interval(a - b, level)
-        out = {"effect": r["mean"], **{k: r[k] for k in ("se", "df", "t", "low", "high")}}
-    elif min(a.size, b.size) < 2:
+    if min(a.size, b.size) < 2:
         out = _nan(effect=float(a.mean() - b.mean()))
     else:
         se = float(math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))

@@ -14,9 +14,8 @@ so their ties are exact.
 
 from __future__ import annotations
 
-import itertools
 import math
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -347,47 +346,18 @@ def _compiled(space, kernel):
 
 
 def _run_blocks(run, count: int, threads: int, bar=None) -> list:
-    """[run(0), ..., run(count - 1)] on ``threads`` threads (the caller one of them), each taking
-    the next block from a shared counter: no per-block future or wake-up. An error or Ctrl-C in any
-    thread stops the others after their block and is raised here.
+    """[run(0), ..., run(count - 1)] on a pool of ``threads`` threads (the blocks release the GIL);
+    an error or Ctrl-C cancels the blocks not yet started and is raised here.
     """
-    results = [None] * count
-    following = itertools.count()
-    finished = itertools.count(1)
-    stop: list = []
-
-    def work(report: bool) -> None:
-        for i in following:
-            if i >= count or stop:
-                return
-            results[i] = run(i)
-            done = next(finished)
-            if report and bar is not None:
-                bar.update(done - bar.n)
-
-    def helper() -> None:
-        try:
-            work(False)
-        except BaseException as err:  # noqa: BLE001 - handed to the calling thread
-            stop.append(err)
-
-    helpers = [threading.Thread(target=helper, daemon=True)
-               for _ in range(min(threads, count) - 1)]
-    for thread in helpers:
-        thread.start()
+    pool = ThreadPoolExecutor(min(threads, count))
+    results = []
     try:
-        work(True)
-    except BaseException:
-        stop.append(None)
-        raise
+        for result in pool.map(run, range(count)):
+            results.append(result)
+            if bar is not None:
+                bar.update()
     finally:
-        for thread in helpers:
-            thread.join()
-    errors = [err for err in stop if err is not None]
-    if errors:
-        raise errors[0]
-    if bar is not None:
-        bar.update(count - bar.n)
+        pool.shutdown(cancel_futures=True)
     return results
 
 
