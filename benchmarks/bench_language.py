@@ -48,8 +48,6 @@ def main():
               len(sentences), "sentences")
     prof = timed("measure_kernel (5 phrasings x 6 names)",
                  lambda: language.measure_kernel(emb), 5 * 6 * 250 * 250, "pairs")
-    timed("fit + 200 bootstrap refits", lambda: kernel_fits.bootstrap_fit(prof, 200, 0), 200,
-          "fits")
     for shape in kernel_fits.SHAPES:
         timed(f"fit_shape {shape} (d <= 249)",
               lambda: kernel_fits.fit_shape(prof.distance, prof.similarity(), shape), 1, "fits")

@@ -55,9 +55,11 @@ results = None  # per-trial result files or folders, comma-separated (see the en
 trust_pickle = False  # read the authors' LLM pickles among `results` (pickles run code)
 
 # %% tags=["hide-input"]
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
+from matplotlib.colors import LogNorm
 from myst_nb import glue
 from tqdm.auto import tqdm
 
@@ -68,9 +70,11 @@ from semres.core.book import torch_device
 from semres.core.fits import censored_warning
 from semres.experiments.llm import (answers, figures, kernel_fits, language, lm_protocol, near,
                                     settings, tables, trials, two_reference, verdicts)
-from semres.experiments.llm.kernel_fits import SHAPE_LABELS
+from semres.experiments.llm.kernel_fits import SHAPE_LABELS, SHAPES, shape_kernel
+from semres.experiments.llm.verdicts import measure_name
 from semres.experiments.llm.settings import THE_PAPER
 from semres.report import ALPHA, open_chapter
+from semres.report import plotting as splot
 from semres.report import tables as report_tables
 from semres.report.numbers import mathify, pvalue
 from semres.report.verdicts import gof_pvalue, misfit_warning
@@ -169,6 +173,37 @@ report.text("half_expr", f"${sp.latex(half)}$")
 # in $P$?", two people listed.
 
 # %% tags=["hide-input"]
+def fig_gates(assessed: dict):
+    """Every causal LM: the gate and the question asked backwards (left), what a linear
+    read-out recovers of the year from each layer (right)."""
+    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    k_models = len(assessed)
+    for k, a in enumerate(assessed.values()):
+        color = splot.CYCLE[k % len(splot.CYCLE)]
+        for j, key in enumerate(("gate", "reverse")):
+            r = a[key]
+            x = j + (k - (k_models - 1) / 2) * 0.18
+            axes[0].errorbar([x], [r["p"]], yerr=[[r["p"] - r["ci_low"]],
+                                                  [r["ci_high"] - r["p"]]],
+                             fmt="o", color=color, capsize=3, label=a["model"] if j == 0 else None)
+        prof = a["probe"]["profile"]
+        depth = prof.layer / max(prof.layer.max(), 1)
+        axes[1].plot(depth, prof.mae, color=color, marker=".")
+        axes[1].plot(depth, prof.shuffled_mae_q05, color=color, ls=":", lw=1)
+        axes[1].axhline(prof.digits_mae.iloc[0], color=color, ls="--", lw=1)
+    axes[0].axhline(0.5, color=splot.THEORY_ALT, ls="--", lw=1, label="chance")
+    axes[0].set(xticks=[0, 1], xticklabels=["who was born\nin P?", "when was\nX born?"],
+                ylabel="mass on the correct option ($n = 2$)", xlim=(-0.5, 1.5),
+                title="answers, both directions")
+    axes[1].plot([], [], color="0.3", marker=".", label="hidden states")
+    axes[1].plot([], [], color="0.3", ls=":", label="shuffled years (5 %)")
+    axes[1].plot([], [], color="0.3", ls="--", label="the digits alone")
+    axes[1].set(xlabel="layer (fraction of depth)", ylabel="error of the read-out (years)",
+                title="hidden states: the year, read out", ylim=(0, None))
+    splot.legend_outside(fig, axes, ncol=3)
+    return fig
+
+
 assessed = {name: cache.cache(lm_protocol.assess)(name, device=device, seed=seed, cfg=cfg)
             for name in LMS}
 lm_rows = lm_protocol.all_rows(assessed)  # every scored trial, with the exact prompt it read
@@ -178,7 +213,7 @@ report.table(tables.gate_table(assessed), "lm_gate")
 report.table(pd.concat([a["probe"]["profile"] for a in assessed.values()], ignore_index=True)
              if assessed else pd.DataFrame(), "lm_probe")
 if assessed:
-    report.figure("lms", figures.fig_gates(assessed))
+    report.figure("lms", fig_gates(assessed))
 report.text("lm_list", ", ".join(assessed) or "none", )
 report.number("n_names", len(settings.NAMES))
 gate_lines, detail_lines = [], []
@@ -390,6 +425,28 @@ for key, value in (("temperature", T), ("kernel_names", len(emb_k.names)),
     report.number(key, value)
 
 # %% tags=["hide-input"]
+def fig_kernel(prof_d, g, se, fits: dict, model: str, fit_max: int):
+    """The measured kernel (log scale) with each fitted shape, whole range and first 60 years."""
+    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    for ax, xmax in zip(axes, (fit_max, 60)):
+        sel = prof_d <= xmax
+        ax.fill_between(prof_d[sel], (g - 2 * se)[sel], (g + 2 * se)[sel],
+                        color=splot.CYCLE[0], alpha=0.25, lw=0)
+        ax.plot(prof_d[sel], g[sel], ".", ms=3, color=splot.CYCLE[0],
+                label="measured $g(d)$ ± 2 se")
+        dd = np.linspace(1, xmax, 400)
+        for (s, f), color, ls in zip(fits.items(), [splot.THEORY, *splot.CYCLE[1:4]],
+                                     ("-", "--", "-.", ":")):
+            ax.plot(dd, shape_kernel(s, f)(dd), color=color, ls=ls, lw=1.3,
+                    label=SHAPE_LABELS[s])
+        ax.set(xlabel="year distance $d$", ylabel="relative Luce weight $g(d)$", yscale="log",
+               xlim=(-1, xmax))
+    axes[0].set_title(f"{model} year kernel")
+    axes[1].set_title("first 60 years")
+    splot.legend_outside(fig, axes, ncol=3)
+    return fig
+
+
 prof = language.measure_kernel(emb_k, None, max_distance=cfg.fit_max)
 g_meas, g_se = prof.similarity(T), prof.se(T)
 shape_df = kernel_fits.compare_shapes(prof, temperature=T, folds=cfg.folds,
@@ -401,7 +458,7 @@ best_shape = shape["best"]
 tail = verdicts.tail_trend(prof.distance, g_meas, g_se)
 report.table(pd.DataFrame({"model": MODEL, "distance": prof.distance, "similarity": g_meas,
                            "se": g_se}), "kernel")
-report.figure("kernel", figures.fig_kernel(prof.distance, g_meas, g_se, shape_fits, MODEL,
+report.figure("kernel", fig_kernel(prof.distance, g_meas, g_se, shape_fits, MODEL,
                                            cfg.fit_max))
 report.text("shape_verdict", mathify(
     f"the {SHAPE_LABELS[best_shape]} predicts held-out units best (log-RMSE {shape['rmse']:.3f}"
@@ -434,6 +491,29 @@ glue(report.prefix + "shape_table", report_tables.table(
 # {glue:text}`ch5_exp_verdict` the best description of it ({numref}`ch5-fig-kernel`).
 
 # %% tags=["hide-input"]
+def fig_resolution(res_df, Ds=(20, 50, 100, 200)):
+    """P(correct) against the probe offset, one panel per half-gap D."""
+    show = [D for D in Ds if D in set(res_df.D)]
+    fig, axes = splot.subplots(2, 2, figsize=(9, 6.4), sharex=True, sharey=True)
+    for ax, D in zip(axes.ravel(), show):
+        sub = res_df[res_df.D == D]
+        ax.errorbar(sub.offset, sub.p_correct, yerr=2 * sub.se, fmt=".", ms=3, lw=0.8,
+                    color=splot.CYCLE[0], label="model ± 2 se")
+        ax.plot(sub.offset, sub.p_fit, color=splot.THEORY, label="two-reference fit (exp + floor)")
+        ax.plot(sub.offset, sub.p_kernel, color=splot.CYCLE[1], ls="--", lw=1.2,
+                label="measured kernel, Luce rule")
+        ax.axhline(0.5, color=splot.THEORY_ALT, lw=0.8)
+        for s in (-D, D):
+            ax.axvline(s, color=splot.THEORY_ALT, ls=":", lw=0.8)
+        ax.set_title(f"D = {D}")
+    for ax in axes[-1]:
+        ax.set_xlabel("probe offset $\\delta$ from the centre (years)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("P(correct)")
+    splot.legend_outside(fig, axes, ncol=3)
+    return fig
+
+
 kern_meas = kernel_fits.MeasuredKernel(prof.distance, g_meas)
 res_rows, count_rows = [], []
 for i, Dv in enumerate(tqdm(cfg.Ds, desc="resolution design")):
@@ -454,7 +534,7 @@ res_df["p_fit"] = two_reference.fitted_curve(res_df, two_fit)
 wings = verdicts.wing_asymmetry(live_counts, D=max(cfg.Ds))
 offsets = np.asarray(cfg.offsets)
 report.table(res_df, "resolution")
-report.figure("resolution", figures.fig_resolution(res_df))
+report.figure("resolution", fig_resolution(res_df))
 far = res_df[res_df.offset.abs() >= res_df.D + 100]
 for key, value in (("n_centres", len(cfg.centres)), ("off_lo", -offsets.min()),
                    ("off_hi", offsets.max()), ("off_step", np.diff(offsets).min()),
@@ -544,9 +624,7 @@ report.text("falls", "both fall at every added person" if sweep["similarity"]["f
 glue(report.prefix + "sweep_table", report_tables.table(
     sweep_df.drop(columns=["model"]), decimals=3, headers=tables.HEADERS, csv="n_sweep"),
     display=False)
-report.table(pd.concat([f["table"].assign(form="with a floor" if f["floor"] else "no floor",
-                                          b=f["b"], delta=f["delta"])
-                        for f in enc_theorem3.values()], ignore_index=True), "theorem3_encoder")
+report.table(tables.theorem3_table(enc_theorem3), "theorem3_encoder")
 enc_bound = verdicts.floor_bound_table(enc_theorem3["floor"], sweep_df)
 report.table(enc_bound, "floor_bound_encoder")
 
@@ -565,6 +643,35 @@ report.table(enc_bound, "floor_bound_encoder")
 # $n = 2$, which the engine predicts from the mean kernel at that temperature.
 
 # %% tags=["hide-input"]
+def fig_temperature(temp_df, model: str, own_T: float):
+    """The model on the (p_I, p_S) plane, one point per softmax temperature, with the
+    engine's prediction from the mean kernel at each and the universal front."""
+
+    fig, ax = splot.subplots(figsize=(6.4, 5.0))
+    p_line = np.linspace(0.5, 1, 200)
+    ax.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1.2,
+            label="universal front (Theorem 1)")
+    norm = LogNorm(temp_df.temperature.min(), temp_df.temperature.max())
+    ax.plot(temp_df.p_i_theory, temp_df.p_s_theory, "--", color=splot.THEORY_ALT, lw=1)
+    ax.scatter(temp_df.p_i_theory, temp_df.p_s_theory, marker="s", s=30, facecolors="none",
+               edgecolors=plt.cm.viridis(norm(temp_df.temperature)), lw=1.2,
+               label="engine, measured mean kernel")
+    ax.plot(temp_df.p_i, temp_df.p_s, "-", color="0.6", lw=1)
+    ax.errorbar(temp_df.p_i, temp_df.p_s, xerr=2 * temp_df.p_i_se, yerr=2 * temp_df.p_s_se,
+                fmt="none", ecolor="0.5", lw=0.8)
+    sc = ax.scatter(temp_df.p_i, temp_df.p_s, c=temp_df.temperature, norm=norm, cmap="viridis",
+                    s=36, zorder=3, label=f"{model} ± 2 se")
+    own = temp_df.iloc[(temp_df.temperature - own_T).abs().argmin()]
+    ax.scatter([own.p_i], [own.p_s], s=150, facecolors="none", edgecolors=splot.CYCLE[1],
+               lw=1.5, zorder=4, label=f"its trained T = {own_T:g}")
+    fig.colorbar(sc, ax=ax, label="softmax temperature $T$", format="%g")
+    top_y = max(0.8, float(temp_df[["p_s", "p_s_theory"]].max().max()) + 0.02)
+    ax.set(xlabel="identification $p_I$ ($n = 2$)", ylabel="generalization $p_S$ ($n = 2$)",
+           xlim=(0.45, 1.02), ylim=(0.45, top_y))
+    splot.legend_outside(fig, ncol=2)
+    return fig
+
+
 rows = []
 for i, temp in enumerate(tqdm(cfg.temperatures, desc="temperatures")):
     row = {"model": MODEL, "temperature": temp}
@@ -582,9 +689,11 @@ for i, temp in enumerate(tqdm(cfg.temperatures, desc="temperatures")):
         row[key + "_theory"], row[key + "_theory_se"] = est.mean, est.stderr
     rows.append(row)
 temp_df = pd.DataFrame(rows).sort_values("temperature", ignore_index=True)
-turn, turn_theory = verdicts.tradeoff_verdict(temp_df)
+# the turn of the data, and of the engine's prediction from the mean kernel
+turn = verdicts.turn_finding(temp_df)
+turn_theory = verdicts.turn_finding(temp_df, "p_s_theory", "p_i_theory")
 report.table(temp_df, "temperature")
-report.figure("front", figures.fig_temperature(temp_df, MODEL, T))
+report.figure("front", fig_temperature(temp_df, MODEL, T))
 own = temp_df.iloc[(temp_df.temperature - T).abs().argmin()]
 cold = temp_df.iloc[0]
 for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
@@ -635,6 +744,24 @@ for key, value in (("front_ps", own.p_s), ("front_pi", own.p_i),
 # The floor's tradeoff on the shared engine, two items on the unit segment.
 
 # %% tags=["hide-input"]
+def fig_lambda(lam_df):
+    """p_S, p_I against lambda, and the same runs on the plane, per floor."""
+    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    for (fl, sub), color in zip(lam_df.groupby("floor"), splot.CYCLE):
+        axes[0].plot(sub["lambda"], sub.p_s, color=color, label=f"$p_S$, $\\Delta$ = {fl:g}")
+        axes[0].plot(sub["lambda"], sub.p_i, color=color, ls="--",
+                     label=f"$p_I$, $\\Delta$ = {fl:g}")
+        axes[1].plot(sub.p_i, sub.p_s, "o-", ms=3, color=color)
+    axes[0].set(xscale="log", xlabel="decay length $\\lambda$ (segment length 1)",
+                ylabel="success", title="two items on the unit segment")
+    p_line = np.linspace(0.5, 1, 200)
+    axes[1].plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1,
+                 label="constant-$g$ front")
+    axes[1].set(xlabel="$p_I$", ylabel="$p_S$", title="the same runs in the $(p_I, p_S)$ plane")
+    splot.legend_outside(fig, axes, ncol=4)
+    return fig
+
+
 lams = np.geomspace(*cfg.lam_range, cfg.lam_grid)
 rows = []
 for f, fl in enumerate(tqdm(cfg.lam_floors, desc="floors")):
@@ -648,7 +775,7 @@ for f, fl in enumerate(tqdm(cfg.lam_floors, desc="floors")):
 lam_df = pd.DataFrame(rows)
 lam_verdict = verdicts.floor_tradeoff(lam_df)
 report.table(lam_df, "lambda_sweep")
-report.figure("lambda", figures.fig_lambda(lam_df))
+report.figure("lambda", fig_lambda(lam_df))
 report.number("lam_peak_ps", lam_verdict["peak_ps"])
 report.number("lam_peak_lam", lam_verdict["peak_lambda"])
 report.number("lam_small_ps", lam_verdict["finest_ps"])
@@ -801,6 +928,43 @@ report.number("lam_small_ps", lam_verdict["finest_ps"])
 # crossover, the two-reference fit, the best kernel shape.
 
 # %% tags=["hide-input"]
+def fig_windows(table, title: str):
+    """Resolution against the fit window, kernel shapes left, the design right."""
+    fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
+    styles = dict(zip([f"kernel {s}" for s in SHAPES] + ["two-reference fit", "chance crossover"],
+                      [splot.THEORY, *splot.CYCLE[1:4], splot.CYCLE[0], splot.CYCLE[4]]))
+    for ax, kind in zip(axes, ("kernel", "design")):
+        sub_all = table[table.measure.str.startswith("kernel") == (kind == "kernel")]
+        good = sub_all[~sub_all.at_bound.astype(bool) & np.isfinite(sub_all.ci_high)]
+        top = 5 * float(good.ci_high.max() if len(good) else sub_all.resolution.median())
+        for measure, sub in sub_all.groupby("measure", sort=False):
+            label = measure_name(measure) + (" (reported)" if sub.headline.any() else "")
+            y = sub.resolution.clip(upper=top)
+            ax.errorbar(sub.window, y, yerr=[(y - sub.ci_low.clip(upper=top)).clip(lower=0),
+                                             (sub.ci_high.clip(upper=top) - y).clip(lower=0)],
+                        fmt="o-", ms=4, capsize=2, color=styles.get(measure, "0.3"),
+                        lw=2.2 if sub.headline.any() else 1.2, label=label)
+            cens = sub.at_bound.astype(bool).to_numpy()
+            ax.plot(sub.window[cens], y[cens], "x", ms=9, color="0.2")
+            bad = (sub["misfit"].fillna(False).astype(bool).to_numpy() if "misfit" in sub
+                   else np.zeros(len(sub), bool))
+            ax.plot(sub.window[bad], y[bad], "o", ms=6, mfc="white", zorder=4,
+                    color=styles.get(measure, "0.3"))
+        ax.plot([], [], "x", ms=9, color="0.2", label="fit on a bound (censored)")
+        ax.plot([], [], "o", ms=6, mfc="white", color="0.2",
+                label="fit fails its goodness-of-fit test")
+        low = sub_all.ci_low[sub_all.ci_low > 0].clip(upper=top)
+        ax.set_yscale("log")  # before the limits: a linear autoscale may put the bottom below 0
+        ax.set_ylim(0.7 * float(low.min()) if len(low) else None, top * 1.2)
+        ax.set(xlabel="kernel window $w$ (years; values above the axis are clipped to it)"
+               if kind == "kernel" else "design window $|\\delta| \\leq w$ (years)",
+               ylabel="resolution (years)")
+    axes[0].set_title(f"{title}: kernel shapes")
+    axes[1].set_title("two-reference design")
+    splot.legend_outside(fig, axes, ncol=3)
+    return fig
+
+
 kernel_windows = kernel_fits.resolution_by_window(
     prof, cfg.windows, cfg.window_boot, stream("kernel_windows"), temperature=T,
     shapes=tuple(kernel_fits.SHAPES), model=MODEL)
@@ -870,7 +1034,7 @@ report.text("window_choices", "" if not head.decided else
                         f"{r.upper_windows}, {r.resolution:.0f} years" for r in stable.itertuples())
             + "), so the resolution is not identified.", markdown=True)
 report.table(choices, "window_choices")
-report.figure("windows", figures.fig_windows(live_windows, MODEL))
+report.figure("windows", fig_windows(live_windows, MODEL))
 exp_rows = live_windows[live_windows.measure == "kernel exp_floor"]
 for key, value in (("exp_w_lo", exp_rows.resolution.iloc[0]),
                    ("exp_w_hi", exp_rows.resolution.iloc[-1]),
@@ -947,7 +1111,12 @@ tidy_rows = given.rows.query("space == 'years'") if given is not None and \
     given.rows is not None else lm_rows.iloc[:0]
 ext_n, ext_ref = answers.external_answers(shipped_llm, given.counts if given else [],
                                           given.curves if given else [], tidy_rows)
-thm3 = answers.theorem3_table(ext_n, stream("external theorem 3"))
+# Theorem 3 in both forms, as for the models scored here, wherever both tasks have cells
+t3_boot = min(cfg.gof_boot, verdicts.THEOREM3_BOOT)
+ext_theorem3 = {m: verdicts.theorem3_forms(sub, gof_boot=t3_boot,
+                                           seed=stream("external theorem 3", k))
+                for k, (m, sub) in enumerate(ext_n.groupby("model"))
+                if sub.task.nunique() == 2 and len(sub) > 2}
 ext_windows = [two_reference.ref_by_window(counts, m, cfg.ref_windows, cfg.window_boot,
                                            stream("external_windows", k))
                for k, (m, counts) in enumerate(ext_ref.items())]
@@ -955,25 +1124,29 @@ for k, tab in enumerate(ext_windows):
     h = verdicts.headline_measure(tab, best_kernel=None, ref_stable=cfg.ref_stable,
                                   kernel_stable=cfg.stable_windows, n_boot=cfg.window_boot)
     ext_windows[k] = tab.assign(headline=tab.measure == h.measure)
-temps_ext = answers.temperature_from_results(tidy_rows, cfg.temperatures) \
-    if len(tidy_rows) else pd.DataFrame()
-if len(thm3):
-    report.table(thm3.assign(measure="Theorem 3 ball measure"), "fit_theorem3")
+scored = tidy_rows[tidy_rows.scores.fillna("").astype(str).str.len().gt(0)]
+temps_ext = pd.concat([lm_protocol.temperature_sweep(sub, cfg.temperatures).assign(model=m)
+                       for m, sub in scored.groupby("model")], ignore_index=True) \
+    if len(scored) else pd.DataFrame()
+if ext_theorem3:
+    report.table(pd.concat([tables.theorem3_table(f).assign(model=m)
+                            for m, f in ext_theorem3.items()], ignore_index=True), "fit_theorem3")
 window_table = pd.concat([live_windows, *ext_windows], ignore_index=True)[tables.WINDOW_COLUMNS]
 report.table(window_table, "resolution_by_window")
 report.table(ext_n, "external")
 if len(temps_ext):
     report.table(temps_ext, "temperature_external")
+STATUS_VERB = {"reproduced": "meets", "holds": "meets", "does not hold": "misses",
+               "inconclusive": "cannot be told to meet or miss"}
 ext_lines = []
 for m in sorted(set(ext_n.model) | set(ext_ref)):
-    bits, t3 = [], thm3[thm3.model == m]
-    if len(t3):
-        r = t3.iloc[0]
-        bits.append(censored_warning(f"b for {m}", r.to_dict()) or (
-            f"Theorem 3 with $b =$ {r.b:.3f} fitted to identification predicts its similarity "
-            + ("within 3 standard errors at every $n$" if r.max_z_sim <= verdicts.WITHIN_Z else
-               f"with deviations up to {r.max_z_sim:.1f} standard errors")
-            if np.isfinite(r.max_z_sim) else f"Theorem 3 fits $b =$ {r.b:.3f} to identification"))
+    bits = []
+    for form, fit in ext_theorem3.get(m, {}).items():
+        status = verdicts.grid_status(verdicts.theorem3_grid(fit, ext_n[ext_n.model == m]),
+                                      verdicts.theorem3_common(fit), new=form == "floor")
+        bits.append(f"Theorem 3 {'with' if fit['floor'] else 'without'} a floor ($b =$ "
+                    f"{fit['b']:.3f}) {STATUS_VERB.get(status, 'is not judged on')} every cell "
+                    "within 0.05")
     w = window_table[(window_table.model == m) & window_table.headline]
     if len(w):
         last = w.iloc[-1]
@@ -993,8 +1166,6 @@ report.text("ext_text", mathify("\n".join(ext_lines)) or (
 # %% tags=["remove-cell"]
 # the sentences whose words depend on the outcome: Theorem 3 in both forms, chapter 7's floor
 # bound and the temperature's turn, for every causal LM that ran the protocol and the encoder
-STATUS_VERB = {"reproduced": "meets", "holds": "meets", "does not hold": "misses",
-               "inconclusive": "cannot be told to meet or miss"}
 TURN_VERB = {"holds": "trades", "does not hold": "does not trade"}
 fitted3 = {m: (r["theorem3_forms"], r["sweep"], r["floor_bound"]) for m, r in protocol.items()}
 fitted3[MODEL] = (enc_theorem3, sweep_df, enc_bound)

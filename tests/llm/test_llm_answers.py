@@ -1,5 +1,5 @@
 """semres.experiments.llm.answers: any model's answers through the tidy schema, Theorem 3's ball
-measure, and the temperature applied to a model's option scores."""
+measure."""
 
 import numpy as np
 import pandas as pd
@@ -42,13 +42,3 @@ def test_a_bootstrap_goodness_of_fit_needs_a_named_stream():
         answers.fit_ball_measure(ns, np.full(3, 3), np.rint(p * 3))
     fit = answers.fit_ball_measure(ns, np.full(3, 3), np.rint(p * 3), gof_boot=20, gof_seed=0)
     assert "parametric bootstrap" in fit["gof_test"]
-
-
-def test_temperature_rescales_the_option_scores():
-    rows = pd.DataFrame({"model": "m", "task": "identification", "n": 2,
-                         "options": ["A|B", "A|B"], "correct": ["A", "B"],
-                         "scores": ["0|-1", "0|-1"]})
-    t = answers.temperature_from_results(rows, [1.0, 1e-3]).set_index("temperature")
-    p1 = 1 / (1 + np.exp(-1))
-    assert t.p[1.0] == pytest.approx((p1 + (1 - p1)) / 2)
-    assert t.p[1e-3] == pytest.approx(0.5, abs=1e-6)  # always picks A: right half the time

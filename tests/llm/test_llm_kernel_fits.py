@@ -40,10 +40,10 @@ def test_bootstrap_interval_covers_the_truth():
     units = 40
     cos = 0.05 * np.log(true)[None] + 0.002 * rng.standard_normal((units, d.size))
     prof = language.KernelProfile(d, cos, np.ones_like(cos))
-    boot = kernel_fits.bootstrap_fit(prof, 60, 2)
-    lo, hi = np.percentile(boot[:, 2], [2.5, 97.5])
-    assert lo < 25 * math.log(10) < hi
-    np.testing.assert_array_equal(boot, kernel_fits.bootstrap_fit(prof, 60, 2))  # seeded
+    row = kernel_fits.resolution_by_window(prof, [300], 60, 2, temperature=0.05).iloc[0]
+    assert row.ci_low < 25 * math.log(10) < row.ci_high
+    again = kernel_fits.resolution_by_window(prof, [300], 60, 2, temperature=0.05).iloc[0]
+    assert again.ci_low == row.ci_low  # seeded
 
 
 def test_measured_kernel():
@@ -127,14 +127,14 @@ def test_each_shape_recovers_its_own_resolution(shape):
               "two_exp_floor": {"lambda": 5.0, "lambda2": 80.0, "weight": 0.3, "floor": 0.01},
               "power_floor": {"lambda": 10.0, "beta": 1.5, "floor": 0.01},
               "stretched_floor": {"lambda": 20.0, "beta": 0.7, "floor": 0.01}}[shape]
-    g = 0.3 * (kernel_fits._graded(shape, d, params) + params["floor"])
+    g = 0.3 * (kernel_fits.graded(shape, d, params) + params["floor"])
     fit = kernel_fits.fit_shape(d, g, shape)
-    assert fit["resolution"] == pytest.approx(kernel_fits.shape_resolution(shape, params),
+    assert fit["resolution"] == pytest.approx(kernel_fits.shape_chance_return(shape, params),
                                               rel=0.02)
     assert fit["chance_return"] == fit["resolution"]
     half = kernel_fits.shape_half_decay(shape, params)
     assert fit["half_decay"] == pytest.approx(half, rel=0.02)
-    graded = kernel_fits._graded(shape, np.array([0.0, half]), params)
+    graded = kernel_fits.graded(shape, np.array([0.0, half]), params)
     assert graded[1] == pytest.approx(graded[0] / 2, rel=1e-4)  # the graded part halves there
     assert not fit["at_bound"]
 

@@ -42,7 +42,8 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
                             seed=0)
     assert "kernel" not in r and r["uniform"]["trials"] > 0
     # the temperature sweep rescales the same scores: at T = 1 it is the Luce mass itself
-    temps = lm_protocol.temperature_sweep(rows, [1.0, 0.5])
+    temps = lm_protocol.temperature_sweep(rows[rows.source.isin(["gate", "n-sweep"])],
+                                          [1.0, 0.5])
     two = rows[(rows.n == 2) & (rows.task == "identification") & (rows.source == "gate")]
     assert temps.p_i.iloc[-1] == pytest.approx(lm_protocol.masses(two).mean())
 
@@ -116,8 +117,8 @@ def test_the_kernel_standard_errors_match_the_spread_of_the_kernel():
     log_g = lambda d: np.log(np.exp(-d / 40) + 0.1)  # noqa: E731
     est, var, hc = [], [], []
     for i in range(60):
-        k = lm_protocol.choice_kernel(
-            _kernel_rows(years, lists, probes, log_g, rng, 0.3, 0.2, 0.3), seed=i, n_boot=150)
+        k = lm_protocol.kernel_replicates(
+            _kernel_rows(years, lists, probes, log_g, rng, 0.3, 0.2, 0.3), seed=i, n_boot=150)[0]
         assert (k.log_g_se.iloc[1:] > 0).all() and k.log_g_se.iloc[0] == 0
         assert (k.log_g_ci_low < k.log_g).iloc[1:].all()
         est.append(k.log_g.to_numpy()[1:])
@@ -143,3 +144,16 @@ def test_the_kernel_trend_runs_the_fit_when_it_decays_and_agrees_with_the_near_d
                         0.3, 0.2, 0.3)
     kf, rf = lm_protocol.kernel_replicates(flat, seed=0, n_boot=100)
     assert not lm_protocol.kernel_fits.decay_trend(kf.distance, kf.g, replicates=rf)["decays"]
+
+
+def test_the_temperature_rescales_any_model_s_option_scores():
+    """Result files' rows as a causal LM's: at T = 1 the mass is the softmax of the scores, as T
+    falls it goes to the greedy answer."""
+    rows = pd.DataFrame({"model": "m", "task": ["identification"] * 4 + ["similarity"] * 4,
+                         "n": 2, "options": ["A|B", "B|A", "C|D", "D|C"] * 2,
+                         "correct": ["A", "A", "C", "C"] * 2,
+                         "scores": ["0|-1", "-1|0", "0|-1", "-1|0"] * 2})
+    t = lm_protocol.temperature_sweep(rows, [1.0, 1e-3]).set_index("temperature")
+    p1 = 1 / (1 + np.exp(-1))
+    assert t.p_i[1.0] == pytest.approx(p1) and t.p_s[1.0] == pytest.approx(p1)
+    assert t.p_i[1e-3] == pytest.approx(1.0)

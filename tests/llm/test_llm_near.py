@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from semres.core import kernels, theory
-from semres.experiments.llm import lm, near, settings, two_reference
+from semres.experiments.llm import lm, near, settings
 
 NAMES = settings.NAMES
 XS = [0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130]
@@ -67,8 +67,9 @@ def test_bad_designs_are_refused_with_the_argument_named():
 def test_the_exponential_curve_is_the_chapter_s_two_reference_proposition():
     D, off = 20.0, np.array([-150, -30, -21, -5, 3, 19, 25, 60, 300.0])
     ours = near.p_correct("exponential", 17.0, 0.08, D, off)
-    theirs = two_reference._two_ref_p(D, off, 17.0, 0.08)
-    assert np.allclose(ours, theirs)
+    a = np.abs(off)
+    nearer = np.exp(-np.abs(a - D) / 17.0) + 0.08
+    assert np.allclose(ours, nearer / (nearer + np.exp(-(a + D) / 17.0) + 0.08))
     # far beyond the pair every shape returns to chance; with no floor the step is certain
     for shape in near.SHAPES:
         assert near.p_correct(shape, 10.0, 0.05, 20, 2000.0) == pytest.approx(0.5, abs=1e-6)
@@ -157,4 +158,3 @@ def test_the_curve_table_counts_pairs_and_carries_both_measures():
                               "pairs", "trials"}
     assert (c.pairs == 3).all() and (c.trials == 12).all()  # 3 pairs x 2 sides x 2 orders
     assert (c.mass_ci_low <= c.mass).all() and (c.mass <= c.mass_ci_high).all()
-    assert isinstance(near.crossover_counts(t), pd.DataFrame)

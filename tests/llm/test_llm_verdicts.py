@@ -98,17 +98,22 @@ def _temps(p_s, se=0.005):
                          "p_s_theory_se": 0.001, "p_i_theory_se": 0.001})
 
 
+def tradeoff(temps):
+    return (verdicts.turn_finding(temps),
+            verdicts.turn_finding(temps, "p_s_theory", "p_i_theory"))
+
+
 def test_the_tradeoff_is_a_turn_against_a_share_of_the_advantage_above_chance():
-    trades = verdicts.tradeoff_verdict(_temps([0.6, 0.8, 0.55]))
+    trades = tradeoff(_temps([0.6, 0.8, 0.55]))
     assert trades[0]["status"] == "holds" and trades[1]["status"] != "holds"
     assert trades[0]["headline"] == pytest.approx(0.2) and trades[0]["peak_T"] == 0.1
     assert trades[0]["margin"] == pytest.approx(verdicts.TURN_SHARE * 0.3)
     # p_S rising on cooling, measured tightly, rules the turn out
-    plain = verdicts.tradeoff_verdict(_temps([0.9, 0.8, 0.6]))
+    plain = tradeoff(_temps([0.9, 0.8, 0.6]))
     assert plain[0]["status"] == "does not hold"
     # the mean kernel's own prediction turns: said
     turned = _temps([0.6, 0.8, 0.55]).assign(p_s_theory=[0.6, 0.8, 0.55])
-    assert verdicts.tradeoff_verdict(turned)[1]["status"] == "holds"
+    assert tradeoff(turned)[1]["status"] == "holds"
 
 
 def test_a_turn_the_model_cannot_show_is_inconclusive_not_a_contradiction():

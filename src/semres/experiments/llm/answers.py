@@ -1,5 +1,7 @@
-"""Answers from elsewhere: accuracy against n, Theorem 3's ball measure, and the two-reference
-design read from any model's per-trial rows or the authors' released files."""
+"""Answers from elsewhere: accuracy against n and the two-reference design, read from any model's
+per-trial rows or the authors' released files. The chapter's analyses then treat them as the
+answers it scores itself (Theorem 3: :func:`semres.experiments.llm.verdicts.theorem3_forms`; the
+temperature: :func:`semres.experiments.llm.lm_protocol.temperature_sweep`)."""
 
 from __future__ import annotations
 
@@ -8,19 +10,16 @@ import math
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
-from scipy.special import softmax
 
 from semres.core import theory
 from semres.core.fits import bound_report, chi2_reference_allowed, gof_binomial, gof_bootstrap
 from semres.core.results import choice_index, correct_mask, split_list
-from semres.core.seeds import named_seed
 from semres.experiments import released
 
 from .trials import check_task
 from .two_reference import binomial_nll, two_reference_counts
 
-__all__ = ["results_by_n", "two_reference_from_results", "fit_ball_measure", "external_answers",
-           "theorem3_table", "temperature_from_results"]
+__all__ = ["results_by_n", "two_reference_from_results", "fit_ball_measure", "external_answers"]
 
 
 def results_by_n(df):
@@ -135,42 +134,3 @@ def external_answers(shipped: list, counts: list, curves: list, tidy_rows):
     ext_n["p"] = ext_n.correct / ext_n.trials.where(ext_n.trials > 0)
     ext_n["se"] = np.sqrt(ext_n.p * (1 - ext_n.p) / ext_n.trials.where(ext_n.trials > 0))
     return ext_n, ext_ref
-
-
-def theorem3_table(ext_n, seed):
-    """Theorem 3 per model: one ball measure b fitted to identification over n predicts
-    similarity at every n; the largest |z| of that prediction. ``seed``: the stream each
-    model's goodness-of-fit bootstrap is named from (where chi-square does not apply)."""
-    rows = []
-    for m, sub in ext_n.groupby("model"):
-        ide = sub[sub.task == "identification"].sort_values("n")
-        sim = sub[sub.task == "similarity"].sort_values("n")
-        if len(ide) < 2:
-            continue
-        fb = fit_ball_measure(ide.n, ide.trials, ide.correct,
-                              gof_seed=named_seed(seed, f"theorem 3 {m}"))
-        row = {"model": m, "b": fb["b"], "at_bound": fb["at_bound"],
-               "bound_params": fb["bound_params"], "max_z_sim": np.nan, "n_max": int(sub.n.max())}
-        if len(sim):
-            pred = np.asarray(theory.n_item(fb["b"], sim.n.to_numpy())[0], float)
-            z = (sim.p.to_numpy() - pred) / sim.se.replace(0, np.nan).to_numpy()
-            row["max_z_sim"] = float(np.nanmax(np.abs(z)))
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["model", "b", "at_bound", "bound_params", "max_z_sim",
-                                       "n_max"])
-
-
-def temperature_from_results(rows, temperatures):
-    """p_S and p_I at n = 2 when a model's option scores are sharpened or flattened by a
-    softmax temperature T (its own answers are T = 1): the causal-LM temperature sweep."""
-    two = rows[(rows.n == 2) & rows.scores.fillna("").astype(str).str.len().gt(0)]
-    out = []
-    for (m, task), sub in two.groupby(["model", "task"]):
-        scores = np.array([[float(v) for v in split_list(s)] for s in sub.scores])
-        ok = np.array(correct_mask(sub), float)
-        for T in temperatures:
-            mass = (softmax(scores / float(T), axis=1) * ok).sum(1)
-            out.append({"model": m, "task": task, "temperature": float(T), "p": mass.mean(),
-                        "se": mass.std(ddof=1) / np.sqrt(len(mass))})
-    return pd.DataFrame(out, columns=["model", "task", "temperature", "p", "se"])
-

@@ -12,13 +12,14 @@ from scipy.stats import t as student
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_chi2, gof_none,
                               percentile_interval, resamples)
 from semres.core.kernels import chance_return, half_decay
-from semres.core.validate import at_least, positive
+from semres.core.validate import at_least
 
 from .language import TEMPERATURE, KernelProfile
 
-__all__ = ["exp_floor", "fit_exp_floor", "bootstrap_fit", "MeasuredKernel",
-           "check_kernel", "decay_trend", "trend_agreement", "TREND_MEASURE", "SHAPES",
-           "SHAPE_LABELS", "shape_resolution", "shape_half_decay", "fit_shape", "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
+__all__ = ["exp_floor", "fit_exp_floor", "MeasuredKernel", "graded", "check_kernel",
+           "decay_trend", "check_levels", "trend_finding", "trend_agreement", "TREND_MEASURE",
+           "SHAPES", "SHAPE_LABELS", "shape_chance_return", "shape_half_decay", "fit_shape",
+           "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
 
 
 def exp_floor(d, amplitude, scale, offset):
@@ -74,19 +75,6 @@ def _kernel_gof(y, y_fit, se, n_params) -> dict:
     return gof_chi2(y, y_fit, se, n_params)
 
 
-def bootstrap_fit(profile: KernelProfile, n_boot: int, seed, *, temperature: float = TEMPERATURE,
-                  max_distance: int | None = None, min_distance: int = 1) -> np.ndarray:
-    """Refit on resamples of the units: (n_boot, 3) array of lambda, floor, resolution."""
-    stop = len(profile.distance) if max_distance is None else int(max_distance) + 1
-    d = profile.distance[:stop]
-    out = np.empty((int(n_boot), 3))
-    for b, units in enumerate(resamples(len(profile.sums), n_boot, seed)):
-        fit = fit_exp_floor(d, profile.similarity(temperature, units)[:stop],
-                            min_distance=min_distance)
-        out[b] = fit["lambda"], fit["floor"], fit["resolution"]
-    return out
-
-
 class MeasuredKernel:
     """A measured profile g(d) as a kernel for the engine: linear interpolation, flat beyond."""
 
@@ -132,11 +120,7 @@ def decay_trend(distance, similarity, *, se=None, replicates=None, level: float 
     """Whether similarity decreases with distance: the least-squares slope of ln g on
     ln(1 + d) (the distances a kernel is read at span decades; on this scale each decade
     weighs alike), and a one-sided test of "slope < 0" at level ``alpha``."""
-
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1); got {level!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
+    check_levels(alpha, level)
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
     if d.ndim != 1 or d.shape != g.shape:
@@ -188,10 +172,27 @@ def decay_trend(distance, similarity, *, se=None, replicates=None, level: float 
         p = float(student.cdf(est / se_b, k - 2)) if se_b > 0 else float(est >= 0)
         method = ("weighted least squares on the standard errors given" if weighted
                   else "ordinary least squares")
+    return trend_finding(TREND_MEASURE, est, lo, hi, p, method=method, points=k, alpha=alpha,
+                         level=level)
+
+
+def check_levels(alpha: float, level: float) -> None:
+    """Refuse a test level or an interval's coverage outside (0, 1)."""
+    for name, value in (("alpha", alpha), ("level", level)):
+        if not 0 < value < 1:
+            raise ValueError(f"{name} must lie in (0, 1); got {value!r}")
+
+
+def trend_finding(measure: str, estimate: float, lo, hi, p: float, *, method: str, points: int,
+                  alpha: float, level: float) -> dict:
+    """A decay finding in the form both trends give (the kernel's, :func:`decay_trend`, and the
+    near design's, :func:`semres.experiments.llm.near.decay_trend`), so that
+    :func:`trend_agreement` can set them side by side: ``decays``, the one-sided test of
+    "slope < 0" at ``alpha``; ``direction``, what the interval at ``level`` says."""
     direction = "decays" if hi < 0 else ("rises" if lo > 0 else "undecided")
-    return {"measure": TREND_MEASURE, "estimate": est, "ci_low": float(lo), "ci_high": float(hi),
+    return {"measure": measure, "estimate": estimate, "ci_low": float(lo), "ci_high": float(hi),
             "p_value": p, "decays": bool(p < alpha), "direction": direction, "method": method,
-            "points": int(k), "alpha": alpha, "level": level}
+            "points": int(points), "alpha": alpha, "level": level}
 
 
 def trend_agreement(first: dict, second: dict) -> dict:
@@ -221,17 +222,24 @@ def _trend_keys(tr: dict) -> dict:
             "trend_ci_high": tr["ci_high"], "trend_p": tr["p_value"], "decays": tr["decays"]}
 
 
-def _graded(shape: str, d, p: dict):
+def graded(shape: str, d, p: dict):
+    """The graded part of a similarity, 1 at d = 0 (a sum of two exponentials: 1 + weight); a
+    fitted kernel adds its floor. Beside :data:`SHAPES`, the Gaussian and Definition 1's step,
+    which the near design fits (:mod:`semres.experiments.llm.near`)."""
     d = np.asarray(d, float)
     if shape == "exp_floor":
         return np.exp(-d / p["lambda"])
+    if shape == "gaussian":
+        return np.exp(-0.5 * (d / p["lambda"]) ** 2)
+    if shape == "step":
+        return (d <= p["lambda"]).astype(float)
     if shape == "two_exp_floor":
         return np.exp(-d / p["lambda"]) + p["weight"] * np.exp(-d / p["lambda2"])
     if shape == "power_floor":
         return (1 + d / p["lambda"]) ** -p["beta"]
     if shape == "stretched_floor":
         return np.exp(-(d / p["lambda"]) ** p["beta"])
-    raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
+    raise ValueError(f"shape must be one of {(*SHAPES, 'gaussian', 'step')}; got {shape!r}")
 
 
 #: kernel shapes g(d) = amplitude (graded(d) + floor), with their parameters' search ranges;
@@ -247,20 +255,26 @@ SHAPE_LABELS = {"exp_floor": "exponential + floor", "two_exp_floor": "two expone
                 "power_floor": "power law + floor", "stretched_floor": "stretched exp. + floor"}
 
 
-def shape_resolution(shape: str, params: dict) -> float:
+def shape_chance_return(shape: str, params: dict) -> float:
     """The return-to-chance distance: where the graded part falls to the floor, graded(d) =
     floor (:func:`semres.core.kernels.chance_return`, lambda ln(1/Delta), for an exponential),
-    the distance beyond which every item weighs about the same."""
+    the distance beyond which every item weighs about the same; NaN for the step, which never
+    equals its floor."""
     floor = params["floor"]
-    if _graded(shape, 0.0, params) <= floor:
+    if shape == "step":
+        return math.nan
+    if graded(shape, 0.0, params) <= floor:
         return 0.0
     if shape == "exp_floor":
         return chance_return(params["lambda"], floor)
+    if shape == "gaussian":
+        reach = chance_return(1.0, floor)  # ln(1/Delta), with the same conventions
+        return params["lambda"] * math.sqrt(2 * reach) if math.isfinite(reach) else math.inf
     if shape == "power_floor":
         return params["lambda"] * (floor ** (-1 / params["beta"]) - 1)
     if shape == "stretched_floor":
         return params["lambda"] * math.log(1 / floor) ** (1 / params["beta"])
-    f = lambda x: math.log(_graded(shape, x, params)) - math.log(floor)  # noqa: E731
+    f = lambda x: math.log(graded(shape, x, params)) - math.log(floor)  # noqa: E731
     hi = 1.0
     while f(hi) > 0:
         hi *= 2
@@ -272,17 +286,20 @@ def shape_resolution(shape: str, params: dict) -> float:
 def shape_half_decay(shape: str, params: dict) -> float:
     """The half-decay distance: where the graded part falls to half its value at d = 0
     (:func:`semres.core.kernels.half_decay`, lambda ln 2, for an exponential), whatever the
-    floor; not where answers return to chance (:func:`shape_resolution`)."""
-    if shape not in SHAPES:
-        raise ValueError(f"shape must be one of {tuple(SHAPES)}; got {shape!r}")
+    floor; not where answers return to chance (:func:`shape_chance_return`). Definition 1's
+    epsilon for the step."""
     if shape == "exp_floor":
         return half_decay(params["lambda"])
+    if shape == "gaussian":
+        return params["lambda"] * math.sqrt(2 * math.log(2))
+    if shape == "step":
+        return float(params["lambda"])
     if shape == "power_floor":
         return params["lambda"] * (2 ** (1 / params["beta"]) - 1)
     if shape == "stretched_floor":
         return params["lambda"] * math.log(2) ** (1 / params["beta"])
-    half = 0.5 * _graded(shape, 0.0, params)
-    f = lambda x: math.log(_graded(shape, x, params)) - math.log(half)  # noqa: E731
+    half = 0.5 * graded(shape, 0.0, params)
+    f = lambda x: math.log(graded(shape, x, params)) - math.log(half)  # noqa: E731
     hi = 1.0
     while f(hi) > 0:
         hi *= 2
@@ -310,7 +327,7 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
 
     def resid(theta):
         p = dict(zip(names, np.exp(theta)))
-        m = np.log(_graded(shape, d, p) + p["floor"])
+        m = np.log(graded(shape, d, p) + p["floor"])
         return (y - m) - np.mean(y - m)  # the log amplitude is the mean residual
 
     span = max(d.max() - d.min(), 1.0)
@@ -327,11 +344,11 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
     if shape == "two_exp_floor" and p["lambda2"] < p["lambda"]:  # one order: lambda <= lambda2
         p["lambda"], p["lambda2"] = p["lambda2"], p["lambda"]
         p["weight"] = 1 / p["weight"]
-    m = np.log(_graded(shape, d, p) + p["floor"])
+    m = np.log(graded(shape, d, p) + p["floor"])
     p["amplitude"] = float(np.exp(np.mean(y - m)))
     p["rss"] = float(2 * best.cost)
     p["points"] = int(len(d))
-    p["resolution"] = shape_resolution(shape, p)
+    p["resolution"] = shape_chance_return(shape, p)
     p["chance_return"] = p["resolution"]
     p["half_decay"] = shape_half_decay(shape, p)
     p.update(bound_report(p, SHAPES[shape], log=tuple(SHAPES[shape])))
@@ -343,7 +360,7 @@ def fit_shape(distance, similarity, shape: str = "exp_floor", *, min_distance: f
 
 def shape_kernel(shape: str, params: dict):
     """The fitted kernel amplitude (graded(d) + floor) as a callable (for plots and the engine)."""
-    return lambda d: params["amplitude"] * (_graded(shape, d, params) + params["floor"])
+    return lambda d: params["amplitude"] * (graded(shape, d, params) + params["floor"])
 
 
 def compare_shapes(profile: KernelProfile, *, seed, temperature: float = TEMPERATURE,

@@ -18,7 +18,7 @@ from .settings import TASKS
 from .trials import balanced_trials
 
 __all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table",
-           "KERNEL_BINS", "KERNEL_BOOT", "choice_kernel", "kernel_replicates",
+           "KERNEL_BINS", "KERNEL_BOOT", "kernel_replicates",
            "temperature_sweep", "analyse", "available"]
 
 
@@ -156,12 +156,6 @@ KERNEL_BINS = (0, 2, 5, 10, 20, 35, 60, 100, 150, 220, 320, 450, 650)
 KERNEL_BOOT = 400
 
 
-def choice_kernel(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT) -> "pd.DataFrame":
-    """The similarity kernel read from the model's own choices (:func:`kernel_replicates` gives
-    it with its bootstrap replicates)."""
-    return kernel_replicates(rows, bins, seed=seed, n_boot=n_boot)[0]
-
-
 def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT):
     """The similarity kernel read from the model's own choices, and its bootstrap replicates."""
     sim = rows[(rows.task == "similarity") & rows.scores.fillna("").astype(str).str.len().gt(0)]
@@ -257,9 +251,10 @@ def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT
 
 
 def temperature_sweep(rows, temperatures):
-    """p_S and p_I at n = 2 when the model's option scores are divided by a temperature T (its
-    own answers are T = 1), each with its interval over names: the causal LM's tradeoff."""
-    two = rows[(rows.n.astype(int) == 2) & rows.source.isin(["gate", "n-sweep"])]
+    """p_S and p_I at n = 2 when a model's option scores are divided by a temperature T (its
+    own answers are T = 1), each with its interval over names: the tradeoff, from any model's
+    scored rows (a causal LM's gate and n-sweep, or result files)."""
+    two = rows[rows.n.astype(int) == 2]
     out = []
     for T in temperatures:
         row = {"temperature": float(T)}
@@ -281,7 +276,8 @@ def analyse(a: dict, *, temperatures, does_similarity: bool, seed, near_trend=No
     out = {"model": model, "sweep": sweep,
            "uniform": interval(masses(sim2), sim2, p0=0.5),
            "does_similarity": bool(does_similarity),
-           "temperature": temperature_sweep(rows, temperatures)}
+           "temperature": temperature_sweep(rows[rows.source.isin(["gate", "n-sweep"])],
+                                            temperatures)}
     if not out["does_similarity"]:
         return out
     kernel, reps = kernel_replicates(rows, seed=seed)

@@ -7,11 +7,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 from scipy.stats import t as student
 
 from semres.core import spaces
-from semres.core.kernels import chance_return, half_decay
 from semres.core.clustered import clustered_mean
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_none, gof_p_bootstrap,
                               gof_result, misfit_rule, percentile_interval)
@@ -21,17 +19,22 @@ from semres.core.simulate import luce_success
 from semres.core.validate import at_least
 
 from .settings import NAMES, QUESTIONS, TASKS
+from .kernel_fits import (check_levels, graded, shape_half_decay, shape_chance_return,
+                          trend_finding)
 from .trials import Trials
-from .two_reference import chance_crossover
+from .two_reference import (binomial_nll, chance_crossover, fit_scale_floor, two_reference,
+                            two_reference_counts)
 
 __all__ = ["design", "trial_table", "curve_table", "competence", "decay_trend", "kernel", "half_decay_of",
-           "chance_return_of", "p_correct", "fit_shape", "fit_kernels", "crossover_counts",
+           "chance_return_of", "p_correct", "fit_shape", "fit_kernels",
            "predicted_front", "blind_spot", "analyse", "SHAPES", "SOURCE"]
 
 #: the rows of this design in a model's tidy table
 SOURCE = "near design"
 #: the similarity shapes k(d / s) fitted on a floor
 SHAPES = ("exponential", "gaussian", "step")
+#: their names among the kernel's shapes (:func:`semres.experiments.llm.kernel_fits.graded`)
+_NAMED = {"exponential": "exp_floor", "gaussian": "gaussian", "step": "step"}
 #: search ranges of the scale s (years) and the floor Delta
 BOUNDS = {"scale": (0.05, 1e4), "floor": (1e-6, 10.0)}
 
@@ -170,15 +173,10 @@ def decay_trend(trials: pd.DataFrame, *, alpha: float = 0.05, level: float = 0.9
     """Whether P(correct) falls with the probe's distance beyond the pair: each pair's
     least-squares slope of its mass on ln(1 + x) over the probes beyond it (x years beyond the
     nearer person; both sides and orders), averaged over pairs, with Student's t over pairs
-    (pairs - 1 degrees of freedom) and a one-sided test of "slope < 0" at ``alpha``. The same
-    keys as :func:`semres.experiments.llm.kernel_fits.decay_trend` (``measure``,
-    ``estimate``, ``ci_low``/``ci_high`` at ``level``, ``p_value``, ``decays``,
-    ``direction``, ``method``, ``points``: the pairs), so the two findings can be set side by
-    side (:func:`semres.experiments.llm.kernel_fits.trend_agreement`)."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    (pairs - 1 degrees of freedom) and a one-sided test of "slope < 0" at ``alpha``, in the
+    form of the kernel's (:func:`semres.experiments.llm.kernel_fits.trend_finding`; ``points``:
+    the pairs)."""
+    check_levels(alpha, level)
     beyond = trials[trials["where"] == "beyond"]
     slopes = []
     for _, sub in beyond.groupby("pair"):
@@ -195,59 +193,35 @@ def decay_trend(trials: pd.DataFrame, *, alpha: float = 0.05, level: float = 0.9
     q = float(student.ppf(0.5 + level / 2, k - 1))
     lo, hi = est - q * se, est + q * se
     p = float(student.cdf(est / se, k - 1)) if se > 0 else float(est >= 0)
-    return {"measure": "slope of P(correct) on ln(1 + x) beyond the pair", "estimate": est,
-            "ci_low": lo, "ci_high": hi, "p_value": p, "decays": bool(p < alpha),
-            "direction": "decays" if hi < 0 else ("rises" if lo > 0 else "undecided"),
-            "method": f"mean of {k} pairs' slopes, Student's t", "points": k, "alpha": alpha,
-            "level": level}
+    return trend_finding("slope of P(correct) on ln(1 + x) beyond the pair", est, lo, hi, p,
+                         method=f"mean of {k} pairs' slopes, Student's t", points=k,
+                         alpha=alpha, level=level)
 
 
 # --------------------------------------------------------------------------- the kernel fit
 
 def kernel(shape: str, d, scale: float) -> np.ndarray:
     """k(d / s), 1 at d = 0: the graded part of the similarity, without its floor."""
-    d = np.asarray(d, float)
-    if shape == "exponential":
-        return np.exp(-d / scale)
-    if shape == "gaussian":
-        return np.exp(-0.5 * (d / scale) ** 2)
-    if shape == "step":
-        return (d <= scale).astype(float)
-    raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
+    return graded(_NAMED[shape], d, {"lambda": scale})
 
 
 def half_decay_of(shape: str, scale: float, floor: float) -> float:
-    """Where the graded part k(d / s) falls to 1/2, whatever the floor: Definition 1's epsilon for
-    the step, lambda ln 2 (:func:`semres.core.kernels.half_decay`) for the exponential."""
-    if shape == "exponential":
-        return half_decay(scale)
-    if shape == "gaussian":
-        return scale * math.sqrt(2 * math.log(2))
-    return float(scale)
+    """Where the graded part k(d / s) falls to 1/2, whatever the floor
+    (:func:`semres.experiments.llm.kernel_fits.shape_half_decay`)."""
+    return shape_half_decay(_NAMED[shape], {"lambda": scale, "floor": floor})
 
 
 def chance_return_of(shape: str, scale: float, floor: float) -> float:
-    """Where the graded part falls to the floor, k(d) = Delta, so answers return to chance:
-    lambda ln(1/Delta) (:func:`semres.core.kernels.chance_return`) for the exponential, the
-    paper's 70-80 years; NaN for the step, which never equals its floor."""
-    if shape == "step":
-        return math.nan
-    if shape == "exponential":
-        return chance_return(scale, floor)
-    reach = chance_return(1.0, floor)  # ln(1/Delta), with the same conventions
-    return scale * math.sqrt(2 * reach) if math.isfinite(reach) else math.inf
+    """Where the graded part falls to the floor, so answers return to chance
+    (:func:`semres.experiments.llm.kernel_fits.shape_chance_return`)."""
+    return shape_chance_return(_NAMED[shape], {"lambda": scale, "floor": floor})
 
 
 def p_correct(shape: str, scale: float, floor: float, D, offset) -> np.ndarray:
     """The Luce share of the nearer person, people at c -/+ D, probe at c + offset."""
-    a = np.abs(np.asarray(offset, float))
-    near = kernel(shape, np.abs(a - D), scale) + floor
-    return near / (near + kernel(shape, a + np.asarray(D, float), scale) + floor)
-
-
-def _nll(p, n, k) -> float:
-    p = np.clip(p, 1e-12, 1 - 1e-12)
-    return -float(np.sum(k * np.log(p) + (n - k) * np.log1p(-p)))
+    return two_reference(offset, D, lambda d: kernel(shape, d, scale), floor)
 
 
 def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
@@ -261,23 +235,17 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
             q = min(max(k[inside].sum() / max(n[inside].sum(), 1e-12), 0.5 + 1e-9), 1 - 1e-9)
             fl = float(np.clip((1 - q) / (2 * q - 1), *BOUNDS["floor"]))
             p = p_correct("step", s, fl, D, offset)
-            nll = _nll(p, n, k)
+            nll = binomial_nll(p, n, k)
             if best is None or nll < best[0] - 1e-9:
                 best = (nll, float(s), fl, p)
         nll, scale, fl, p = best
     else:
-        lo = np.log([BOUNDS["scale"][0], BOUNDS["floor"][0]])
-        hi = np.log([BOUNDS["scale"][1], BOUNDS["floor"][1]])
-
-        def f(theta):
-            return _nll(p_correct(shape, *np.exp(theta), D, offset), n, k)
-
         starts = [start] if start is not None else [
             np.log([s, fl]) for s in (3.0, 10.0, 30.0, 100.0) for fl in (0.02, 0.3, 3.0)]
-        r = min((minimize(f, np.asarray(x0, float), method="L-BFGS-B",
-                          bounds=list(zip(lo, hi))) for x0 in starts), key=lambda r: r.fun)
-        scale, fl = (float(v) for v in np.exp(r.x))
-        nll, p = float(r.fun), p_correct(shape, scale, fl, D, offset)
+        scale, fl, nll = fit_scale_floor(
+            lambda s, f: p_correct(shape, s, f, D, offset), n, k,
+            tuple(zip(BOUNDS["scale"], BOUNDS["floor"])), starts)
+        p = p_correct(shape, scale, fl, D, offset)
     return {"shape": shape, "scale": scale, "floor": fl, "relative_floor": fl / (1 + fl),
             "nll": nll, "p_fit": p, "half_decay": half_decay_of(shape, scale, fl),
             "chance_return": chance_return_of(shape, scale, fl)}
@@ -391,14 +359,6 @@ def fit_kernels(trials: pd.DataFrame, *, n_boot: int, gof_boot: int, seed) -> pd
     return fits
 
 
-def crossover_counts(trials: pd.DataFrame) -> pd.DataFrame:
-    """The design as (centre, D, offset, trials, correct) counts of sampled answers, pairs as
-    centres, for :func:`semres.experiments.llm.two_reference.chance_crossover`."""
-    t = trials.assign(centre=pd.factorize(trials.pair)[0])
-    return (t.groupby(["centre", "D", "offset"]).sampled.agg(["size", "sum"])
-            .rename(columns={"size": "trials", "sum": "correct"}).reset_index())
-
-
 def predicted_front(fit: dict, years=(1500, 2000), *, trials: int, seed) -> dict:
     """p_S and p_I at n = 2 that a fitted similarity predicts for the uniform-probe tests on
     ``years`` (people and probe uniform on the span; the shared engine on the unit segment),
@@ -446,7 +406,9 @@ def analyse(rows, *, near: float, far: float, n_boot: int, gof_boot: int, seed,
     fits = fit_kernels(trials, n_boot=n_boot, gof_boot=gof_boot, seed=seed)
     best = fits[fits.best].iloc[0].to_dict()
     out.update(fits=fits, best=best,
-               crossover=chance_crossover(crossover_counts(trials), n_boot,
-                                          named_seed(seed, "near crossover")),
+               crossover=chance_crossover(
+                   two_reference_counts(pd.factorize(trials.pair)[0], trials.D, trials.offset,
+                                        trials.sampled),
+                   n_boot, named_seed(seed, "near crossover")),
                front=predicted_front(best, years, trials=front_trials, seed=seed))
     return out

@@ -10,7 +10,7 @@ import pandas as pd
 
 from semres.core.fits import GOF_KEYS
 
-from . import lm_protocol, models, near, verdicts
+from . import lm_protocol, near, verdicts
 from .settings import NAMES
 
 #: the columns of ``resolution_by_window.csv``
@@ -76,16 +76,18 @@ def protocol_tables(results: dict) -> dict:
         parts = [get(r).assign(model=m) for m, r in results.items() if key in r]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
-    def both_forms(r):
-        return pd.concat([f["table"].assign(form="with a floor" if f["floor"] else "no floor",
-                                            b=f["b"], delta=f["delta"])
-                          for f in r["theorem3_forms"].values()], ignore_index=True)
-
     return {"lm_n_sweep": stack("sweep", lambda r: r["sweep"]),
-            "lm_theorem3": stack("theorem3_forms", both_forms),
+            "lm_theorem3": stack("theorem3_forms", lambda r: theorem3_table(r["theorem3_forms"])),
             "lm_floor_bound": stack("floor_bound", lambda r: r["floor_bound"]),
             "lm_temperature": stack("temperature", lambda r: r["temperature"]),
             "lm_kernel": stack("kernel", lambda r: r["kernel"])}
+
+
+def theorem3_table(forms: dict) -> pd.DataFrame:
+    """Theorem 3 in both forms (:func:`verdicts.theorem3_forms`) cell by cell, one table."""
+    return pd.concat([f["table"].assign(form="with a floor" if f["floor"] else "no floor",
+                                        b=f["b"], delta=f["delta"])
+                      for f in forms.values()], ignore_index=True)
 
 
 def slug(model: str) -> str:

@@ -13,18 +13,17 @@ from semres.core.fits import (bootstrap_at_bound, bound_report, chi2_reference_a
 from semres.core.seeds import named_seed
 
 __all__ = ["two_reference", "offset_curve", "fitted_curve", "two_reference_counts",
-           "TWO_REF_BOUNDS", "binomial_nll", "fit_two_reference", "chance_crossover",
-           "ref_by_window"]
+           "TWO_REF_BOUNDS", "binomial_nll", "fit_scale_floor", "fit_two_reference",
+           "chance_crossover", "ref_by_window"]
 
 
-def two_reference(offset, D, kernel) -> np.ndarray:
-    """Luce P(correct) for references at c - D, c + D and a probe at c + offset, any kernel g(d)."""
+def two_reference(offset, D, kernel, floor: float = 0.0) -> np.ndarray:
+    """Luce P(correct) for references at c - D, c + D and a probe at c + offset, any kernel g(d)
+    plus ``floor`` (a fit passes its graded part and its floor apart, a measured kernel whole)."""
     shape = np.shape(offset)
     a = np.abs(np.atleast_1d(np.asarray(offset, float)))  # kernels expect arrays, not scalars
-    near = np.asarray(kernel(np.abs(a - D)), float)
-    far = np.asarray(kernel(a + D), float)
-    return (near / (near + far)).reshape(shape)
-
+    near = np.asarray(kernel(np.abs(a - D)), float) + floor
+    return (near / (near + np.asarray(kernel(a + D), float) + floor)).reshape(shape)
 
 
 def offset_curve(mass, *, model: str, D: int, offsets, n_centres: int, kernel) -> pd.DataFrame:
@@ -68,30 +67,35 @@ def binomial_nll(p, trials, correct) -> float:
     return -float(np.sum(correct * np.log(p) + (trials - correct) * np.log1p(-p)))
 
 
-def _two_ref_p(D, offset, lam, fl):
-    """P(correct) of the two-reference design: the Luce share of the nearer reference."""
-    a = np.abs(offset)
-    near = np.exp(-np.abs(a - D) / lam) + fl
-    return near / (near + np.exp(-(a + D) / lam) + fl)
+def fit_scale_floor(p_of, trials, correct, bounds, starts) -> tuple[float, float, float]:
+    """Maximum likelihood of a kernel's (scale, floor) on binomial cells, ``p_of(scale, floor)``
+    their success rates: L-BFGS-B on the logs within ``bounds`` from every start (logs), the
+    best; (scale, floor, negative log-likelihood)."""
+    lo, hi = np.log(bounds[0]), np.log(bounds[1])
+
+    def nll(theta):
+        return binomial_nll(p_of(*np.exp(theta)), trials, correct)
+
+    r = min((minimize(nll, np.asarray(x0, float), method="L-BFGS-B", bounds=list(zip(lo, hi)))
+             for x0 in starts), key=lambda r: r.fun)
+    scale, fl = (float(v) for v in np.exp(r.x))
+    return scale, fl, float(r.fun)
+
+
+def _exponential(lam):
+    return lambda d: np.exp(-d / lam)
 
 
 def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
-    lo = np.log([TWO_REF_BOUNDS[k][0] for k in ("lambda", "floor")])
-    hi = np.log([TWO_REF_BOUNDS[k][1] for k in ("lambda", "floor")])
+    bounds = tuple(zip(*(TWO_REF_BOUNDS[k] for k in ("lambda", "floor"))))
 
-    def nll(theta):
-        return binomial_nll(_two_ref_p(D, offset, *np.exp(theta)), trials, correct)
+    def p_of(lam, fl):
+        return two_reference(offset, D, _exponential(lam), fl)
 
-    best = None
-    for x0 in starts or ((np.log(30.0), np.log(0.05)), (np.log(150.0), np.log(1e-3)),
-                         (np.log(5.0), np.log(0.3))):
-        r = minimize(nll, np.array(x0), method="L-BFGS-B", bounds=list(zip(lo, hi)))
-        if best is None or r.fun < best.fun:
-            best = r
-    lam, fl = np.exp(best.x)
+    lam, fl, nll = fit_scale_floor(p_of, trials, correct, bounds, starts or (
+        (np.log(30.0), np.log(0.05)), (np.log(150.0), np.log(1e-3)), (np.log(5.0), np.log(0.3))))
     back = kernels.chance_return(lam, fl)
-    return {"lambda": float(lam), "floor": float(fl), "nll": float(best.fun),
-            "p_fit": _two_ref_p(D, offset, lam, fl), "resolution": back,
+    return {"lambda": lam, "floor": fl, "nll": nll, "p_fit": p_of(lam, fl), "resolution": back,
             "chance_return": back, "half_decay": kernels.half_decay(lam)}
 
 

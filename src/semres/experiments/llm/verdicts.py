@@ -62,6 +62,9 @@ PAPER_RESOLUTION = (sum(THE_PAPER.resolution) / 2,
 #: why a return-to-chance distance outside 70-80 years is a different resolution
 PAPER_RESOLUTION_REASON = ("the paper states roughly 70–80 years, where its models' answers "
                            "return to chance: a distance outside that range is not its number")
+#: a finding's comparison with the paper's resolution (keyword arguments of ``Report.result``)
+AGAINST_PAPER = {"paper_value": PAPER_RESOLUTION[0], "margin": PAPER_RESOLUTION[1],
+                 "margin_reason": PAPER_RESOLUTION_REASON}
 #: why a Theorem 3 cell that misses its prediction by more than MISS_MATTERS matters
 MISS_REASON = ("0.05 of mass on the correct person is the effect the competence gate is sized "
                "to see (0.55 against ½): a smaller miss is below what the chapter calls an "
@@ -259,12 +262,6 @@ def sweep_verdict(sweep) -> dict:
         out[task] = {"max_gap": float(gap[k]), "gap_n": int(sub.n.iloc[k]), "z": float(z[k]),
                      "max_z": float(abs(z[k])), "within": within, "falls": falls}
     return out
-
-
-def tradeoff_verdict(temp_df) -> tuple[dict, dict]:
-    """The turn along the temperature (:func:`turn_finding`) of the data and of the engine's
-    prediction from the mean kernel."""
-    return turn_finding(temp_df), turn_finding(temp_df, "p_s_theory", "p_i_theory")
 
 
 def wing_asymmetry(counts, *, beyond: float = WING_BEYOND, D: float | None = None) -> dict:
@@ -499,8 +496,7 @@ def resolution_claim(head, robust: bool) -> dict:
     window by window is one (the crossover, lambda ln(1/Delta) of the two-reference fit and the
     shapes' distance to their floor), so the comparison is like with like."""
     identified = bool(head.stable and robust)
-    out = {"identified": identified, "paper_value": PAPER_RESOLUTION[0],
-           "margin": PAPER_RESOLUTION[1], "margin_reason": PAPER_RESOLUTION_REASON}
+    out = {"identified": identified, **AGAINST_PAPER}
     if identified:
         out.update(headline=head.row.get("resolution"),
                    ci=(head.row.get("ci_low"), head.row.get("ci_high")))
@@ -519,8 +515,7 @@ def near_resolution(r: dict) -> dict:
     misfit = bool(b["misfit"])
     if misfit and size and all(np.isfinite(ci)):
         ci = quasi_interval(back, ci, size["dispersion"])
-    return {"headline": back, "ci": ci, "paper_value": PAPER_RESOLUTION[0],
-            "margin": PAPER_RESOLUTION[1], "margin_reason": PAPER_RESOLUTION_REASON,
+    return {"headline": back, "ci": ci, **AGAINST_PAPER,
             "misfit": misfit, "fit_size": size or None, "gof_p": b.get("gof_p"),
             "approximate": misfit,
             "identified": not bool(b.get("at_bound")) and bool(np.isfinite(back)) and back > 0}
@@ -546,8 +541,7 @@ def choice_kernel(r: dict) -> dict | None:
         return None
     if misfit and np.isfinite(ci[0]) and np.isfinite(ci[1]):
         ci = quasi_interval(back, ci, size["dispersion"])
-    return {"headline": back, "ci": ci, "paper_value": PAPER_RESOLUTION[0],
-            "margin": PAPER_RESOLUTION[1], "margin_reason": PAPER_RESOLUTION_REASON,
+    return {"headline": back, "ci": ci, **AGAINST_PAPER,
             "misfit": misfit, "fit_size": size or None, "gof_p": kf.get("gof_p"),
             "approximate": True}
 
