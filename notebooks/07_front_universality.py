@@ -416,7 +416,6 @@ report.table(pd.concat([check, sweep], ignore_index=True)[
     ["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc", "z"]], "families")
 report.grid_result(**verdicts.family_result(check, lin_est, lin_paper))
 
-
 # %% tags=["hide-input"]
 # the families figure: each family's curve as its scale sweeps, one panel per floor
 def front_and_bound(ax, delta, label_front=None, label_bound=None):
@@ -604,7 +603,6 @@ display(tables.table(shapes_, decimals=4, headers=HEADERS))
 # %% tags=["hide-input"]
 report.result(**verdicts.floor_result(floored, scan))  # the floor bound, a check
 report.result(**verdicts.best_check(peaks, mc_best))  # the certificates and the engine
-
 
 # %% tags=["hide-input"]
 # the frontier figure. Top: the certified two-item frontier per floor with the local optimiser
@@ -863,8 +861,6 @@ for row in verdicts.floor_n_rows(front_n, peaks_n, mc_n, search, two_item_short,
 report.grid_result(**verdicts.beats_result(peaks, peaks_n))  # one finding over (n, floor)
 beats = verdicts.beats_pairs(peaks, peaks_n)  # each cell's (n, floor, status)
 
-
-
 # %% tags=["hide-input"]
 # frontier.csv: the two-item optima (certified; the local optimiser's under the certificate of
 # the same target), then the n-item optima with their proven bounds and certificates
@@ -1025,7 +1021,6 @@ report.text("tie_verdict", "vanishes in the continuum limit, as a power of the n
             "points" if verdicts.ties_vanish(slopes) else "does not clearly vanish over the "
             "sizes of this build", markdown=True)
 
-
 # %% tags=["hide-input"]
 # the ties figure. Left: each space's height above the front against its number of points
 # (log-log, fitted slopes). Right: the spaces in the (p_I, p_S) plane
@@ -1111,7 +1106,6 @@ report.table(wrong, "max_code_wrong")  # the max code's wrong preferences at one
 report.result(**verdicts.slot_check(best_slot, checked["z1"], equal))  # the proved bounds
 report.grid_result(**verdicts.slot_bound_result(equal))  # does the front bound the mean code?
 report.table(equal, "slots_equal_pi")
-
 
 # %% tags=["hide-input"]
 # the slots figure: each code's (p_I, p_S) as the per-slot radius sweeps, for 1, 2 and 4 slots,
