@@ -254,3 +254,10 @@ def test_scaling_reads_the_ceiling_and_the_law_of_large_numbers():
     assert (table.n_ceiling < 1 / 0.05).all() and table.n_ceiling.is_monotonic_increasing
     assert table.constant_over_ceiling.iloc[-1] > 0.9  # the ceiling is reached as n grows
     assert abs(table.n_p_i_fixed_b.iloc[-1] - 1 / (0.1 + 0.9 * 0.05)) < 0.1
+
+
+@pytest.mark.parametrize("n, delta", [(4, 0.0), (1, 0.1), (4, float("nan"))])
+def test_no_floor_no_bound(n, delta):
+    """Chapters 5 and 6 read the bound at fitted floors, which may land at 0: it says so."""
+    with pytest.raises(ValueError, match="delta in"):
+        floor_n.floor_bound(0.3, n, delta)

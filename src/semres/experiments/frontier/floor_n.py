@@ -60,7 +60,10 @@ def _closed(b, n, delta):
 
 
 def floor_bound(p_i, n: int, delta: float):
-    """The proposition's closed-form bound on p_S^n at ``p_i``."""
+    """The proposition's closed-form bound on p_S^n at ``p_i``; a ValueError without a floor
+    or a choice (chapters 5 and 6 read theirs from fits, which may land there)."""
+    if not (n >= 2 and 0 < delta < 1):
+        raise ValueError(f"the bound needs n >= 2 and delta in (0, 1); got {n!r}, {delta!r}")
     out = _closed(constant_ball(p_i, n, delta), n, delta)
     return out.item() if out.ndim == 0 else out
 
