@@ -12,11 +12,11 @@ wall seconds, so that a profile's budget can be chosen from measurements.
     .venv/bin/python benchmarks/bench_frontier.py --profile paper --delta 0.01   # one floor
     .venv/bin/python benchmarks/bench_frontier.py --why 4 0.01    # why the chords fail there
 
-``--why N DELTA`` measures, at the middle identification target of (N, DELTA), why the per-t
-chords alone cannot certify at small floors: the sizes of V and C (each of order 1 / (N DELTA)
-while p_S <= 1), and the node bound of the chords-only relaxation beside the envelope's on boxes
-around the optimum shrinking towards it, and the bound with :mod:`.relax`'s shift (V's curvature
-moved onto C where C's cancels it) beside them.
+``--why N DELTA`` measures, at the middle identification target of (N, DELTA), why small floors
+are hard: the sizes of V and C (each of order 1 / (N DELTA) while p_S <= 1), and the node bound
+of the envelope on boxes around the optimum shrinking towards it, beside the bound with
+:mod:`.relax`'s shift (V's curvature moved onto C where C's cancels it). (The per-t chords alone,
+the first relaxation, did far worse: the git history has that comparison.)
 
 Wall time on a shared machine overstates the work; CPU time (this process) shows it too.
 """
@@ -42,7 +42,7 @@ def main(argv=None):
                         help="only these floors (of the profile's)")
     parser.add_argument("--n", type=int, nargs="+", help="only these numbers of items")
     parser.add_argument("--why", nargs=2, metavar=("N", "DELTA"),
-                        help="measure the chords against the envelope at one (n, floor)")
+                        help="measure the envelope against the shift at one (n, floor)")
     args = parser.parse_args(argv)
     if args.targets < 0 or args.nodes < 0:
         parser.error("--targets and --nodes must be >= 0")
@@ -74,13 +74,11 @@ def main(argv=None):
 
 
 def why(n: int, delta: float, grid: int) -> None:
-    """The chords-only node bound (one piece of C) beside the envelope's and the shifted one's,
-    on boxes around the optimum at the middle target, the same tangent planes (at the optimum)
-    in all."""
+    """The envelope's node bound beside the shifted one's, on boxes around the optimum at the
+    middle target, the same tangent planes (at the optimum) in both."""
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 3)[1]), n, delta, grid)
     m0 = opt["masses"]
     new = branch._Problem(opt["levels"], n, delta, m0, verdicts.CERTIFY_TOL)
-    old = branch._Problem(opt["levels"], n, delta, m0, verdicts.CERTIFY_TOL, pieces=1)
     L = new.E @ m0
     print(f"n = {n}, delta = {delta:g}, {grid} levels, p_I = {opt['p_i']:.4f}: best p_S "
           f"{opt['p_s']:.4f} = V {new.w @ L ** n:.3f} + C {new.concave(m0)[0].sum():.3f}; "
@@ -91,12 +89,11 @@ def why(n: int, delta: float, grid: int) -> None:
     for frac in (1.0, 0.3, 0.1, 0.03):
         lo = np.maximum(lo0, z0 - frac * (hi0 - lo0) / 2)
         hi = np.minimum(hi0, z0 + frac * (hi0 - lo0) / 2)
-        chords = branch._relaxation(old, target, lo, hi, [old.cut(m0)], envelope=False)[0]
         envelope = branch._relaxation(new, target, lo, hi, [new.cut(m0)])[0]
         shifted = branch._relaxation(new, target, lo, hi, [new.cut(m0)],
                                      shifted=([new.point(m0)], relax.shift(new, lo, hi, 1e-3)))[0]
-        print(f"  box {frac:4.2f} of the root's widths around the optimum: bound by chords "
-              f"{chords:.4f}, by the envelope {envelope:.4f}, with the shift {shifted:.4f}")
+        print(f"  box {frac:4.2f} of the root's widths around the optimum: bound "
+              f"by the envelope {envelope:.4f}, with the shift {shifted:.4f}")
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ mc_trials = 0  # Monte Carlo trials per check cell; 0 takes the profile's settin
 
 # %% tags=["hide-input"]
 # %matplotlib inline
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
@@ -65,10 +66,11 @@ from tqdm.auto import tqdm
 from semres.core import shapes, theory
 from semres.core.simulate import luce_success
 from semres.core.spaces import Circle
-from semres.experiments.frontier import (branch, certified as cert, families as fam, figures,
-                                         floor_n, settings, slots as slot_codes, steps,
-                                         ties as discrete, verdicts)
+from semres.experiments.frontier import (branch, certified as cert, families as fam, floor_n,
+                                         settings, slots as slot_codes, steps, ties as discrete,
+                                         verdicts)
 from semres.report import GOOD, Z_MAX, find, open_chapter, plural, tables
+from semres.report import plotting as splot
 
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
 HEADERS = {"scale": "Scale (circumference)", "cap": "Gain cap",  # the tables' column names
@@ -413,7 +415,35 @@ assert abs(shapes.circle_two_item(lin_kern)[0] - lin_paper) < verdicts.QUADRATUR
 report.table(pd.concat([check, sweep], ignore_index=True)[
     ["family", "scale", "delta", "p_i", "p_s", "p_i_mc", "p_s_mc", "z"]], "families")
 report.grid_result(**verdicts.family_result(check, lin_est, lin_paper))
-report.figure("families", figures.families(sweep, check, cfg.sweep_deltas))
+
+# %% tags=["hide-input"]
+# the families figure: each family's curve as its scale sweeps, one panel per floor
+def front_and_bound(ax, delta, label_front=None, label_bound=None):
+    """The constant kernel's two-item front at ``delta`` and, with a floor, the floor bound."""
+    ps_c, pi_c = theory.two_item(np.linspace(0, 1, 301), delta)
+    ax.plot(pi_c, ps_c, color=splot.THEORY, lw=2.4, alpha=0.35, label=label_front)
+    if delta > 0:
+        qq = np.linspace(0.5, 1 / (1 + delta), 301)
+        ax.plot(qq, fam.floor_bound(qq, delta), color=splot.THEORY_ALT, ls="--", lw=1,
+                label=label_bound)
+
+
+colour = dict(zip(shapes.FAMILIES, splot.CYCLE))
+fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.6), sharey=True)
+for ax, dl in zip(axes, cfg.sweep_deltas):
+    front_and_bound(ax, dl, "constant kernel front" if dl == 0 else None,
+                    "floor bound (Prop.)" if dl == cfg.sweep_deltas[1] else None)
+    for name in shapes.FAMILIES:
+        sel = sweep[(sweep.family == name) & (sweep.delta == dl)].sort_values("scale")
+        ax.plot(sel.p_i, sel.p_s, color=colour[name], marker=".", ms=3,
+                label=name if dl == 0 else None)
+        pts = check[(check.family == name) & (check.delta == dl)]
+        ax.plot(pts.p_i_mc, pts.p_s_mc, "o", mfc="white", ms=5, color=colour[name])
+    ax.set(xlabel="identification $p_I$", title=rf"floor $\Delta$ = {dl:g}",
+           xlim=(0.48, 1.01), ylim=(0.48, 1.01))
+axes[0].set_ylabel("generalization $p_S$")
+splot.legend_outside(fig, ncol=3)
+report.figure("families", fig)
 
 # %% tags=["remove-input"]
 # what the prose quotes of the sweep: the graded families at their finest scale, the peaks
@@ -503,7 +533,7 @@ report.text("sweep_deltas", ", ".join(f"{x:g}" for x in floor_levels), markdown=
 # %% tags=["hide-output"]
 certified, scan, peaks = cert.certified_frontier(cfg.deltas, cfg.qp_grid, cfg.targets, cfg.scan)
 # checks: each optimum's p_S from the t-integral, below the floor bound, within CERTIFIED_GAP
-exact = np.array([steps.step_success(r.levels, r.masses, 2)
+exact = np.array([floor_n.step_rates(r.levels, r.masses, 2)
                   for t in (certified, peaks) for r in t.itertuples()])
 assert np.allclose(exact, np.r_[certified[["p_s", "p_i"]], peaks[["p_s", "p_i"]]],
                    atol=verdicts.ROUNDING)
@@ -552,7 +582,8 @@ assert (local2.p_s <= local2.certificate + verdicts.ROUNDING).all()
 # the largest gain; the last doubling's change
 display(tables.table(summary_k, decimals=4,
                      headers=HEADERS | {"K": "Number of steps K"}))
-mc_best = cert.best_check(peaks, cfg.trials, stream)  # the largest gains, by the engine
+mc_best = floor_n.check_optima(  # the largest gains, by the engine
+    peaks.assign(constant_p_s=peaks.p_s - peaks.gain), cfg.trials, seed, "best_similarity_check")
 assert (mc_best[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_best
 display(mc_best.round(5))
 
@@ -572,9 +603,44 @@ display(tables.table(shapes_, decimals=4, headers=HEADERS))
 # %% tags=["hide-input"]
 report.result(**verdicts.floor_result(floored, scan))  # the floor bound, a check
 report.result(**verdicts.best_check(peaks, mc_best))  # the certificates and the engine
-report.figure("frontier", figures.frontier(certified, scan, peaks, local2, mc_best,
-                                           cfg.frontier_K, cfg.deltas))
-two_front = cert.frontier_table(certified, peaks, scan, opt)  # frontier.csv's two-item rows
+
+# %% tags=["hide-input"]
+# the frontier figure. Top: the certified two-item frontier per floor with the local optimiser
+# and the engine. Bottom: the optimal g(d) at the lowest and middle target and the largest gain
+fig = plt.figure(figsize=(7.2, 7.2), layout="constrained")
+splot.use_style()
+top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
+axes_f = top.subplots(1, len(cfg.deltas), sharey=True)
+for ax, dl in zip(axes_f, cfg.deltas):
+    first = dl == cfg.deltas[0]
+    front_and_bound(ax, dl, "constant kernel" if first else None, "floor bound" if first else None)
+    s = scan[scan.delta == dl]
+    ax.plot(s.p_i, s.p_s, "-", lw=1.5, color=splot.CYCLE[0],
+            label="best similarity (certified)" if first else None)
+    s = local2[local2.delta == dl]
+    ax.plot(s.p_i, s.p_s, "o", ms=4, mfc="white", color=splot.CYCLE[1],
+            label=f"local optimiser, K = {cfg.frontier_K}" if first else None)
+    b_ = mc_best[mc_best.delta == dl]
+    ax.errorbar(b_.p_i_mc, b_.p_s_mc, xerr=2 * b_.se_i, yerr=2 * b_.se_s, fmt="*", ms=11,
+                color="black", label="largest gain, Monte Carlo" if first else None)
+    ax.set(xlabel="identification $p_I$", title=rf"$n$ = 2, $\Delta$ = {dl:g}", ylim=(0.48, 1.0))
+axes_f[0].set_ylabel("generalization $p_S$")
+splot.legend_outside(top, axes_f, ncol=2)
+axes_s = bottom.subplots(1, len(cfg.deltas), sharey=True)
+for ax, dl in zip(axes_s, cfg.deltas):
+    sel = certified[certified.delta == dl].sort_values("p_i")
+    picks = [sel.iloc[0], sel.iloc[len(sel) // 2], peaks[peaks.delta == dl].iloc[0]]
+    for i, row in enumerate(picks):
+        keep = row["masses"] > 0  # an optimum on the circle: a band of mass m spans m / 2
+        ax.stairs(row["levels"][keep], np.r_[0.0, np.cumsum(row["masses"][keep]) / 2],
+                  color=splot.CYCLE[i], lw=1.5, baseline=None,
+                  label=rf"$p_I$ = {row['p_i']:.2f}" + ("*" if i == 2 else ""))
+    ax.axhline(dl, color=splot.THEORY_ALT, lw=0.8, ls=":")
+    ax.set(xlabel="distance $d$", title=rf"optimal $g$, $\Delta$ = {dl:g}", xlim=(0, 0.5),
+           yscale="log")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), handlelength=1.2)
+axes_s[0].set_ylabel("similarity $g(d)$ (log)")
+report.figure("frontier", fig)
 
 # %% tags=["remove-input"]
 # per floor the largest gain, its p_I, the cap, the plateau's end, the shape there and the
@@ -642,8 +708,8 @@ report.text("peak_plateau", "has no plateau: g falls at once from 1 at the copy 
 # drop) and the floor the decay is {glue:md}`ch7_exp_verdict`. At the largest gain $g$ drops
 # from 1 at the copy itself to {glue:text}`ch7_below_one_01:.3f`,
 # {glue:text}`ch7_below_one_05:.3f` and {glue:text}`ch7_below_one_20:.3f`, decays, and ends on the
-# floor. Every optimum lies below the bound of {prf:ref}`ch7-prop-floor`, and the frontier falls back towards chance as $p_I \to 1/(1+\Delta)$,
-# as that proposition requires for two items.
+# floor. Every optimum lies below the bound of {prf:ref}`ch7-prop-floor`, and the frontier falls
+# back towards chance as $p_I \to 1/(1+\Delta)$, as that proposition requires for two items.
 #
 # ### Any number of items: the proofs
 #
@@ -750,8 +816,13 @@ assert sp.limit(mean_exp, Lam, 0, "+") == 0  # no floor: p_I^n -> 1 at every n
 scale_n = floor_n.scaling(cfg.floor_scaling_n, cfg.deltas)  # ceilings, constant kernel's best
 report.table(scale_n, "scaling")
 display(tables.table(scale_n, decimals=4, headers=HEADERS))
-for n in (2, 4):  # p_S'' and p_I'' at b = 1 along the constant kernel (Delta = 1/20)
-    curv = floor_n.constant_curvature(n, sp.Rational(1, 20))
+for n in (2, 4):  # p_S'' and p_I'' at b = 1 along the constant kernel (Theorem 3, Delta = 1/20)
+    bb, D = sp.Symbol("b", positive=True), sp.Rational(1, 20)
+    ps_n = (1 - bb) ** n / n + sum(sp.binomial(n, k) * bb**k * (1 - bb) ** (n - k)
+                                   / (k + (n - k) * D) for k in range(1, n + 1))
+    pi_n = sum(sp.binomial(n - 1, j) * bb**j * (1 - bb) ** (n - 1 - j) / (1 + j + (n - 1 - j) * D)
+               for j in range(n))
+    curv = [sp.diff(e, bb, 2).subs(bb, 1) for e in (ps_n, pi_n)]
     assert (curv[0] < 0 and curv[1] == 0) if n == 2 else (curv[0] > 0 and curv[1] > 0)
 
 front_n, coarse_n = [cache.cache(floor_n.frontier)(cfg.floor_ns, cfg.deltas, grid, cfg.targets,
@@ -775,7 +846,7 @@ display(peaks_n[["n", "delta", "p_i", "p_s", "gain", "bb_bound", "gap", "certifi
 # bound and gap. The certificate covers the values on the grid of levels the optimiser searches.
 
 # %% tags=["hide-input", "hide-output"]
-mc_n = floor_n.check_optima(peaks_n, cfg.trials, stream("floor_n_check"))  # the engine
+mc_n = floor_n.check_optima(peaks_n, cfg.trials, stream("floor_n_check"), "floor_n_check")
 assert (mc_n[["z_s", "z_i"]].abs() < Z_MAX).all().all(), mc_n
 search = floor_n.random_search(cfg.floor_random, (2, 3, *cfg.floor_ns), cfg.deltas,
                                stream("floor_n_random"))
@@ -789,9 +860,69 @@ for row in verdicts.floor_n_rows(front_n, peaks_n, mc_n, search, two_item_short,
     report.result(**row)  # three checks: the bound, the optimiser, branch-and-bound
 report.grid_result(**verdicts.beats_result(peaks, peaks_n))  # one finding over (n, floor)
 beats = verdicts.beats_pairs(peaks, peaks_n)  # each cell's (n, floor, status)
-report.table(cert.frontier_csv(two_front, front_n, peaks_n), "frontier")
-report.figure("floor_n", figures.floor_n_frontier(front_n, peaks_n, mc_n, scan, cfg.deltas,
-                                                  (2, *cfg.floor_ns)))
+
+# %% tags=["hide-input"]
+# frontier.csv: the two-item optima (certified; the local optimiser's under the certificate of
+# the same target), then the n-item optima with their proven bounds and certificates
+two_rows = pd.concat([t.assign(point=name) for t, name in
+                      ((certified, "target"), (peaks, "largest gain"), (scan, "scan"))])
+two_rows = two_rows.assign(n=2, method="certified", step_front_p_s=two_rows.p_s - two_rows.gain)
+local = opt.assign(method="local optimiser", point="target", upper_bound=np.nan)
+for r in certified.itertuples():  # the certificate's line at the local optimum's p_I
+    at = (local.n == 2) & (local.delta == r.delta) & np.isclose(local.target, r.p_i, atol=1e-8)
+    local.loc[at, "upper_bound"] = r.upper_bound + r.slope * (local.p_i[at] - r.p_i)
+two_rows = pd.concat([two_rows, local])
+two_rows = two_rows.assign(gap=two_rows.upper_bound - two_rows.p_s, kkt=np.nan, spread=np.nan,
+                           certified=two_rows["method"] == "certified", proposition_bound=np.nan,
+                           bb_bound=np.nan, nodes=0, rank=0)
+n_rows = pd.concat([front_n.assign(point="target"), peaks_n.assign(point="largest gain")])
+n_rows = n_rows.assign(K=n_rows.grid, step_front_p_s=n_rows.constant_p_s, method=np.where(
+    n_rows.certified, "certified by branch-and-bound (n items)", "best found, bracketed (n items)"))
+columns = ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "step_front_p_s",
+           "gap", "kkt", "spread", "certified", "proposition_bound", "bb_bound", "nodes", "rank"]
+report.table(pd.concat([two_rows[columns], n_rows[columns]]), "frontier")
+
+# %% tags=["hide-input"]
+# the n-item figure, one panel per n: Theorem 3, the best step similarity (certified, or with a
+# bar to its proven bound), the corollary's bound and the ceiling, per floor, and the engine
+ns = (2, *cfg.floor_ns)
+fig, axes = splot.subplots(1, len(ns), figsize=(7.2, 3.6))
+for ax, n in zip(axes, ns):
+    for i, dl in enumerate(cfg.deltas):
+        colour = splot.CYCLE[i]
+        ps_c, pi_c = theory.n_item(np.linspace(0, 1, 301), n, dl)
+        ax.plot(pi_c, ps_c, color=colour, lw=2.4, alpha=0.3)
+        if n == 2:
+            best_ = scan[scan.delta == dl].sort_values("p_i")
+            ax.plot(best_.p_i, best_.p_s, "-", lw=1.2, color=colour)
+        else:
+            best_ = everything[(everything.n == n) & (everything.delta == dl)].sort_values("p_i")
+            ax.plot(best_.p_i, best_.p_s, "-", marker=".", ms=3, lw=1.2, color=colour)
+            sure = best_[best_.certified]
+            ax.plot(sure.p_i, sure.p_s, "o", ms=4.5, color=colour)
+            loose = best_[(best_.nodes > 0) & ~best_.certified]
+            ax.vlines(loose.p_i, loose.p_s, loose.upper_bound, color=colour, lw=1)
+        ceiling = floor_n.ceiling(n, dl)
+        qq = np.linspace(1 / n, ceiling, 120)
+        ax.plot(qq, floor_n.upper_bound(qq, n, dl), "--", lw=1, color=colour)
+        ax.plot([ceiling, ceiling], [1 / n - 0.02, 1 / n + 0.02], color=colour, lw=1)
+        est = mc_n[(mc_n.n == n) & (mc_n.delta == dl)]
+        ax.errorbar(est.p_i_mc, est.p_s_mc, xerr=2 * est.se_i, yerr=2 * est.se_s, fmt="*", ms=9,
+                    color=colour)
+    ax.axhline(1 / n, color=splot.THEORY_ALT, lw=0.6, ls=":")
+    ax.set(xlabel=f"identification $p_I^{{{n}}}$", title=f"$n$ = {n} items")
+axes[0].set_ylabel("generalization $p_S^n$")
+for i, dl in enumerate(cfg.deltas):  # the key: colour is the floor, style the curve
+    axes[0].plot([], [], color=splot.CYCLE[i], lw=2, label=rf"$\Delta$ = {dl:g}")
+for style, label in ((dict(lw=2.4, alpha=0.3), "constant kernel (Theorem 3)"),
+                     (dict(lw=1.2), "best similarity"),
+                     (dict(marker="o", ls="", ms=4.5), "certified (branch-and-bound)"),
+                     (dict(marker="|", ls="", ms=9), "proven bound, not certified"),
+                     (dict(lw=1, ls="--"), "the corollary's bound"),
+                     (dict(marker="*", ls="", ms=9), "engine, largest gain")):
+    axes[0].plot([], [], color="0.4", label=label, **style)
+splot.legend_outside(fig, ncol=3)
+report.figure("floor_n", fig)
 
 # %% tags=["remove-input"]
 # what the prose quotes: the optimiser's evidence, the certificates, the gains, the scaling
@@ -881,7 +1012,6 @@ display(tables.table(ties, decimals=5, headers=HEADERS))
 report.table(ties, "ties")
 slopes = discrete.tie_slopes(ties)  # the slopes between successive sizes
 report.grid_result(**verdicts.ties_result(ties, rates, slopes, tie_mc))
-report.figure("ties", figures.ties(ties, rates))
 report.number("tie_maxz", tie_mc.z.abs().max())
 for name, g in ties.groupby("space"):
     report.numbers({f"tie_rate_{name}": rates[name], f"tie_first_{name}": g.above_front.iloc[0],
@@ -890,6 +1020,24 @@ for name, g in ties.groupby("space"):
 report.text("tie_verdict", "vanishes in the continuum limit, as a power of the number of "
             "points" if verdicts.ties_vanish(slopes) else "does not clearly vanish over the "
             "sizes of this build", markdown=True)
+
+# %% tags=["hide-input"]
+# the ties figure. Left: each space's height above the front against its number of points
+# (log-log, fitted slopes). Right: the spaces in the (p_I, p_S) plane
+fig, (ax_g, ax_f) = splot.subplots(1, 2, figsize=(7.2, 3.9))
+for i, (name, g) in enumerate(ties.groupby("space")):
+    ax_g.loglog(g.points, g.above_front, "o-", color=splot.CYCLE[i],
+                label=f"{name}: slope {rates[name]:.2f}")
+    ax_f.plot(g.p_i, g.p_s, "o", color=splot.CYCLE[i], label=name)
+qq = np.linspace(0.5, 1, 201)
+ax_f.plot(qq, theory.front(qq), color=splot.THEORY, lw=1, label="universal front")
+ax_g.set(xlabel="number of points $N$", ylabel=r"height above the front, $\tau/2$",
+         title="ties vanish in the continuum limit")
+ax_f.set(xlabel="identification $p_I$", ylabel="generalization $p_S$",
+         title=r"discrete spaces, $\varepsilon = 1/4$")
+ax_g.legend(loc="lower left")
+ax_f.legend(loc="lower left")
+report.figure("ties", fig)
 
 # %% [markdown]
 # The engine agrees with the enumeration on the smallest cycle and torus (largest $|z|$
@@ -920,7 +1068,7 @@ report.text("tie_verdict", "vanishes in the continuum limit, as a power of the n
 # measures $(p_I, p_S)$ for $K = 1, 2, 4$ over a sweep of $\varepsilon$ (one slot is the circle).
 
 # %% tags=["hide-output"]
-slot_eps = slot_codes.slot_radii(cfg.slot_eps, cfg.slot_radii)
+slot_eps = np.linspace(*cfg.slot_radii, cfg.slot_eps)  # the per-slot radii
 slots = slot_codes.slot_sweep(slot_eps, cfg.slot_trials, stream, cfg.slot_jobs)
 
 checked = slot_codes.checked_sweep(slots, slot_eps, cfg.slot_trials, cfg.wrong_eps, stream,
@@ -958,7 +1106,24 @@ report.table(wrong, "max_code_wrong")  # the max code's wrong preferences at one
 report.result(**verdicts.slot_check(best_slot, checked["z1"], equal))  # the proved bounds
 report.grid_result(**verdicts.slot_bound_result(equal))  # does the front bound the mean code?
 report.table(equal, "slots_equal_pi")
-report.figure("slots", figures.slots(slots))
+
+# %% tags=["hide-input"]
+# the slots figure: each code's (p_I, p_S) as the per-slot radius sweeps, for 1, 2 and 4 slots,
+# one panel per way of combining the slots
+fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.6), sharey=True)
+qq = np.linspace(0.5, 1, 201)
+for ax, comb in zip(axes, ("max", "product", "mean")):
+    ax.plot(qq, theory.front(qq), color=splot.THEORY, lw=2.4, alpha=0.35,
+            label="universal front" if comb == "max" else None)
+    for i, K in enumerate((1, 2, 4)):
+        sel = slots[(slots.K == K) & (slots["combine"] == ("single" if K == 1 else comb))]
+        ax.errorbar(sel.p_i, sel.p_s, xerr=2 * sel.se_i, yerr=2 * sel.se_s, fmt="o-", ms=3, lw=1,
+                    color=splot.CYCLE[i],
+                    label=(f"{K} slot" + "s" * (K > 1)) if comb == "max" else None)
+    ax.set(xlabel="identification $p_I$", title=f"combined by {comb}", xlim=(0.48, 1.01))
+axes[0].set_ylabel("generalization $p_S$")
+splot.legend_outside(fig, ncol=4)
+report.figure("slots", fig)
 
 # %% tags=["remove-input"]
 # what the prose quotes: the max code's wrong preferences, the codes at equal identification

@@ -204,12 +204,6 @@ def test_the_shift_tightens_the_node_bound_where_v_and_c_cancel():
         assert best - 1e-9 <= new <= best + (old - best) / 2
 
 
-def test_shift_rejects_a_bad_tolerance():
-    P, _ = _problem(4, 0.05, 8, 0)
-    with pytest.raises(ValueError, match="tol"):
-        relax.shift(P, *P.box(), 0.0)
-
-
 def test_the_shift_rescues_a_point_the_envelope_gives_up(monkeypatch):
     """n = 4, delta = 0.01, 20 levels, a high target: with the envelope alone the branch-and-
     bound is still more than GIVE_UP away after a quarter of 1,200 LPs and stops; with the shift
@@ -218,7 +212,7 @@ def test_the_shift_rescues_a_point_the_envelope_gives_up(monkeypatch):
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 4)[3]), n, delta, grid)
     run = lambda: branch.certify(opt["levels"], opt["masses"], n, delta, opt["p_i"], nodes=1200)
     new = run()
-    monkeypatch.setattr(branch, "RELAX", False)
+    monkeypatch.setattr(relax, "shift", lambda *args: None)
     old = run()
     assert old["gap"] > branch.GIVE_UP and new["gap"] < 0.01
     assert min(old["upper_bound"], new["upper_bound"]) >= opt["p_s"] - 1e-9

@@ -202,8 +202,8 @@ def test_bound_tightening_keeps_every_point_above_its_cutoff(n, delta):
     points += extremes
     values = np.array([P.rates(m)[0] for m in points])
     for cutoff in (values.min() - 1e-9, best - 0.02 - 1e-9, best - 1e-9):
-        box, used = branch._tighten(P, target, lo, hi, cuts, cutoff, 2)
-        assert box is not None and used == 4 * P.rank
+        box, used = branch._tighten(P, target, lo, hi, cuts, cutoff)
+        assert box is not None and used == 2 * P.rank
         for m, v in zip(points, values):
             if v >= cutoff:
                 z = P.B.T @ m
@@ -212,4 +212,4 @@ def test_bound_tightening_keeps_every_point_above_its_cutoff(n, delta):
         tight = branch._relaxation(P, target, *box, cuts)[0]
         assert best - 1e-9 <= tight <= branch._relaxation(P, target, lo, hi, cuts)[0] + 1e-7
     root = branch._relaxation(P, target, lo, hi, cuts)[0]
-    assert branch._tighten(P, target, lo, hi, cuts, root + 0.01, 1)[0] is None
+    assert branch._tighten(P, target, lo, hi, cuts, root + 0.01)[0] is None

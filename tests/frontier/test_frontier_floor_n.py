@@ -140,10 +140,8 @@ def test_the_bounds_are_chapter7s_at_two_items(delta):
     p = np.linspace(0.5, 1 / (1 + delta), 41)
     m = np.minimum(1 - delta, 4 * (1 - (1 + delta) * p))
     chapter = 0.5 + 0.5 * m / (m + 2 * delta)
-    for homogeneous in (True, False):
-        np.testing.assert_allclose(floor_n.floor_bound(p, 2, delta, homogeneous=homogeneous),
-                                   chapter, atol=1e-12)
-    assert (floor_n.dual_bound(p, 2, delta) <= chapter + 2e-12).all()
+    np.testing.assert_allclose(floor_n.floor_bound(p, 2, delta), chapter, atol=1e-12)
+    assert (floor_n.upper_bound(p, 2, delta) <= chapter + 2e-12).all()
 
 
 @pytest.mark.parametrize("n", [3, 4, 8])
@@ -152,10 +150,6 @@ def test_ball_measures_invert_theorem3_and_order(n):
     b = np.array([0.0, 0.01, 0.2, 0.7, 1.0])
     p = n_item(b, n, delta)[1]
     np.testing.assert_allclose(floor_n.constant_ball(p, n, delta), b, atol=1e-12)
-    assert (floor_n.chord_ball(p, n, delta) >= b - 1e-12).all()  # the chord lies above P_n
-    grid = np.linspace(1 / n, floor_n.ceiling(n, delta), 50)
-    assert (floor_n.floor_bound(grid, n, delta)
-            <= floor_n.floor_bound(grid, n, delta, homogeneous=False) + 1e-12).all()
 
 
 @pytest.mark.parametrize("n, lam, budget", [(2, 0.05, 0.1), (4, 0.3, 0.02), (8, 2e-3, 0.05),
@@ -235,8 +229,6 @@ def test_the_grid_shift_is_what_half_the_levels_cost():
     # each row started from the previous target's optimum, so compare within a tolerance
     assert abs(shift - np.abs(np.subtract(*np.split(np.array(direct), 2))).max()) < 1e-6
     assert shift < 1e-3  # half the levels cost less than the certificate's tolerance here
-    with pytest.raises(ValueError, match="coarse"):
-        floor_n.grid_shift(fine, coarse.iloc[:2])
 
 
 @pytest.mark.parametrize("n", [4, 8])
@@ -257,19 +249,15 @@ def test_step_kernel_reads_its_bands():
     assert kern(np.float32([0.3])).dtype == np.float32
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: floor_n.ceiling(1, 0.1), "n"),
-    (lambda: floor_n.ceiling(3, 0.0), "delta"),
-    (lambda: floor_n.step_rates([1.0, 0.0], [0.5, 0.5], 3), "levels"),
-    (lambda: floor_n.step_rates([1.0, 0.5], [0.5, 0.6], 3), "masses"),
-    (lambda: floor_n.best_step(0.99, 4, 0.05, 20), "target_p_i")])
-def test_validation_names_the_argument(call, name):
-    with pytest.raises(ValueError, match=name):
-        call()
-
-
 def test_scaling_reads_the_ceiling_and_the_law_of_large_numbers():
     table = floor_n.scaling([2, 64, 1024], [0.05])
     assert (table.n_ceiling < 1 / 0.05).all() and table.n_ceiling.is_monotonic_increasing
     assert table.constant_over_ceiling.iloc[-1] > 0.9  # the ceiling is reached as n grows
     assert abs(table.n_p_i_fixed_b.iloc[-1] - 1 / (0.1 + 0.9 * 0.05)) < 0.1
+
+
+@pytest.mark.parametrize("n, delta", [(4, 0.0), (1, 0.1), (4, float("nan"))])
+def test_no_floor_no_bound(n, delta):
+    """Chapters 5 and 6 read the bound at fitted floors, which may land at 0: it says so."""
+    with pytest.raises(ValueError, match="delta in"):
+        floor_n.floor_bound(0.3, n, delta)

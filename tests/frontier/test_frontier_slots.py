@@ -30,7 +30,6 @@ def test_the_max_codes_wrong_preferences_vanish_with_one_slot():
     rng = np.random.default_rng(0)
     assert slots.wrong_preference(1, 0.15, 20_000, rng) == 0.0  # one slot orders exactly
     assert slots.wrong_preference(4, 0.15, 20_000, rng) > 0.01
-    assert slots.nearest([0.02, 0.1, 0.16, 0.3], 0.15) == 0.16
 
 
 def test_heights_read_each_cell_against_the_front_and_pick_the_highest():

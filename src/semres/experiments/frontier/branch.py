@@ -24,9 +24,6 @@ from threadpoolctl import threadpool_limits
 from semres.core.parallel import spread
 
 from . import lp, relax
-from .steps import check_count
-
-__all__ = ["certify", "certify_table", "pick_rows", "relaxation_rates"]
 
 #: the relaxation's t-integral: step in log t (trapezoid error about e^{-pi^2 / step})
 STEP = 0.3
@@ -44,10 +41,8 @@ ROOT_CUTS, NODE_CUTS = 4, 15
 ROOT_ROUNDS, NODE_ROUNDS, ROUND_GAIN = 8, 3, 0.1
 #: a point still GIVE_UP away after a quarter of its budget (and GIVE_UP_AFTER programs) stops
 GIVE_UP, GIVE_UP_AFTER = 0.05, 120
-#: bound tightening at the root: passes, and the cutoff best + this share of the tolerance
-OBBT_PASSES, OBBT_SHARE = 1, 0.5
-#: the second node bound of :mod:`.relax` (V's curvature moved onto C), beside the envelope
-RELAX = True
+#: bound tightening at the root (one pass): the cutoff is best + this share of the tolerance
+OBBT_SHARE = 0.5
 #: points of tangency a node hands to its children, the best similarity first
 POINTS = 8
 #: each tightened end is moved back out by this (z is of order 0.1 to 1)
@@ -76,9 +71,7 @@ class _Problem:
         self.c = np.diff(self.g, prepend=0.0)                          # c_1 = 1, then < 0
         self.floor_L, self.top_L = np.exp(-self.t), np.exp(-self.t * delta)
         L = np.clip(self.E @ reference, self.floor_L, None)
-        # chord gap of x^p on an interval of width W: at most p (p - 1) x^(p-2) W^2 / 8
-        self.curv_v = self.w * n * (n - 1) / 8 * L ** (n - 2)
-        self.curv_i = self.q * (n - 1) * (n - 2) / 8 * L ** max(n - 3, 0)
+        self.curv_v, self.curv_i = self.curvature(L)
         rows = np.r_[np.sqrt(self.curv_v)[:, None] * self.E, np.sqrt(self.curv_i)[:, None] * self.E]
         basis = np.linalg.svd(rows, full_matrices=False)[2].T         # (K, K)
         for r in range(1, min(max_rank, basis.shape[1]) + 1):
@@ -92,6 +85,13 @@ class _Problem:
         self.pieces = np.zeros((edges.size - 1, self.g.size))
         for k, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
             self.pieces[k, a:b] = 1.0
+
+    def curvature(self, L):
+        """How much the chords of V's and p_I's terms at L_t loosen per squared width: the
+        chord gap of x^p on an interval of width W is at most p (p - 1) x^(p-2) W^2 / 8."""
+        n = self.n
+        return (self.w * n * (n - 1) / 8 * L ** (n - 2),
+                self.q * (n - 1) * (n - 2) / 8 * L ** max(n - 3, 0))
 
     def _project(self, B):
         self.B = B
@@ -194,14 +194,14 @@ def _residual(p: int, low, high, r_lo, r_hi):
     return slope, (a - slope) * hi
 
 
-def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, shifted=None):
+def _program(P: _Problem, target: float, lo, hi, cuts, shifted=None):
     """The node's program in x = (m, C's pieces, the vertices' weights, u), maximising u;
     None where the box holds no L. Rows are keyed for warm starts."""
     low, high = P.intervals(lo, hi)
     if (low > high + 1e-14).any():
         return None
     n, K, r = P.n, P.E.shape[1], P.rank
-    S, NV = P.pieces.shape[0], (P.corners.shape[0] if envelope else 0)
+    S, NV = P.pieces.shape[0], P.corners.shape[0]
     sv, iv = _chord(n, low, high)
     si, ii = _chord(n - 1, low, high)
     width = K + S + NV + 1
@@ -220,42 +220,37 @@ def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, sh
     rhs = [float(P.w @ iv), float(P.q @ ii) - target]
     keys = ["chord V", "chord I"]
     eq = [row(np.ones(K))]
-    if envelope:
-        V = lo + P.corners * (hi - lo)                                # the box's vertices
-        X = V @ P.A.T
-        rv, cv = _residual(n, low, high, P.r_lo, P.r_hi)
-        ri, ci = _residual(n - 1, low, high, P.r_lo, P.r_hi)
-        powers, powers_i = _vertex_powers(X, n, high, P.w, P.q)
-        rows += [row(-(P.w * rv) @ P.resid, -1.0, -powers, 1.0),
-                 row(-(P.q * ri) @ P.resid, 0.0, -powers_i)]
-        rhs += [float(P.w @ cv), float(P.q @ ci) - target]
-        keys += ["envelope V", "envelope I"]
-        eq += [row(lam=np.ones(NV))] + [row(P.B[:, i], lam=-V[:, i]) for i in range(r)]
-        if shifted:   # :mod:`.relax`'s rows, one per point of tangency
-            M, beta = shifted[1]
-            lam = powers - 0.5 * ((V @ M) * V).sum(axis=1)             # W(v) - v'Mv/2
-            base, const = (P.w * rv) @ P.resid, float(P.w @ cv)
-            for point in shifted[0]:
-                m, c_value, c_grad, *_ = point
-                keys.append(("point", c_value))
-                z = P.B.T @ m
-                value = c_value + 0.5 * z @ M @ z + beta * (1 - m @ m)
-                grad = c_grad + P.B @ (M @ z) - 2 * beta * m
-                rows.append(row(-(base + grad), 0.0, -lam, 1.0))
-                rhs.append(const + value - grad @ m)
-    else:
-        rows += [row(P.B[:, i]) for i in range(r)] + [row(-P.B[:, i]) for i in range(r)]
-        rhs += list(hi) + list(-lo)
-        keys += [("z <=", i) for i in range(r)] + [("z >=", i) for i in range(r)]
+    V = lo + P.corners * (hi - lo)                                # the box's vertices
+    X = V @ P.A.T
+    rv, cv = _residual(n, low, high, P.r_lo, P.r_hi)
+    ri, ci = _residual(n - 1, low, high, P.r_lo, P.r_hi)
+    powers, powers_i = _vertex_powers(X, n, high, P.w, P.q)
+    rows += [row(-(P.w * rv) @ P.resid, -1.0, -powers, 1.0),
+             row(-(P.q * ri) @ P.resid, 0.0, -powers_i)]
+    rhs += [float(P.w @ cv), float(P.q @ ci) - target]
+    keys += ["envelope V", "envelope I"]
+    eq += [row(lam=np.ones(NV))] + [row(P.B[:, i], lam=-V[:, i]) for i in range(r)]
+    if shifted:   # :mod:`.relax`'s rows, one per point of tangency
+        M, beta = shifted[1]
+        lam = powers - 0.5 * ((V @ M) * V).sum(axis=1)             # W(v) - v'Mv/2
+        base, const = (P.w * rv) @ P.resid, float(P.w @ cv)
+        for point in shifted[0]:
+            m, c_value, c_grad, *_ = point
+            keys.append(("point", c_value))
+            z = P.B.T @ m
+            value = c_value + 0.5 * z @ M @ z + beta * (1 - m @ m)
+            grad = c_grad + P.B @ (M @ z) - 2 * beta * m
+            rows.append(row(-(base + grad), 0.0, -lam, 1.0))
+            rhs.append(const + value - grad @ m)
     block = np.zeros((len(cuts), 1 + S, width))   # per cut: p_I's plane, then C's pieces'
     for j, (c0, cg, i0, ig) in enumerate(cuts):
         block[j, 0, :K], block[j, 1:, :K] = ig, -cg
         rhs += [target - i0, *c0]
         keys += [("cut", i0)] + [("cut", i0, k) for k in range(S)]
     block[:, 1:, sl] = np.eye(S)
-    keys += ["sum m"] + (["sum lambda"] + [("z", i) for i in range(r)] if envelope else [])
+    keys += ["sum m", "sum lambda"] + [("z", i) for i in range(r)]
     b_eq = np.zeros(len(eq))
-    b_eq[:2 if envelope else 1] = 1.0                                  # sum m = sum lambda = 1
+    b_eq[:2] = 1.0                                                     # sum m = sum lambda = 1
     cost = np.zeros(width)
     cost[ul] = -1.0
     bounds = np.array([(0.0, 1.0)] * K + [(P.s_min, 0.0)] * S + [(0.0, 1.0)] * NV + [(0.0, 2.0)])
@@ -263,11 +258,10 @@ def _program(P: _Problem, target: float, lo, hi, cuts, envelope: bool = True, sh
                       np.array(eq), b_eq, bounds, keys)
 
 
-def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, envelope: bool = True,
-                shifted=None, warm=None):
+def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, shifted=None, warm=None):
     """The node's proven bound on p_S over the box (by the dual), the LP's masses (None where
     it found none) and its basis; ``shifted`` adds :mod:`.relax`'s rows."""
-    prog = _program(P, target, lo, hi, cuts, envelope, shifted)
+    prog = _program(P, target, lo, hi, cuts, shifted)
     if prog is None:
         return -math.inf, None, None
     floor, x, basis = lp.solve(prog, warm)
@@ -283,35 +277,29 @@ def _inside(P: _Problem, lo, hi, points):
     return [p for p in points if ((P.B.T @ p[0] >= lo - pad) & (P.B.T @ p[0] <= hi + pad)).all()]
 
 
-def _shift(P: _Problem, lo, hi, tol):
-    """:func:`.relax.shift` on the box, or None (where :data:`RELAX` is off)."""
-    return relax.shift(P, lo, hi, tol) if RELAX else None
-
-
-def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float, passes: int):
-    """The box shrunk to where the relaxation can reach p_S >= ``cutoff`` (None where nowhere),
-    and the programs solved."""
+def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float):
+    """The box shrunk, one coordinate at a time, to where the relaxation can reach p_S >=
+    ``cutoff`` (None where nowhere), and the programs solved."""
     lo, hi, used = lo.copy(), hi.copy(), 0
     K = P.E.shape[1]
-    for _ in range(passes):
-        for i in range(P.rank):
-            for sign in (1.0, -1.0):
-                prog = _program(P, target, lo, hi, cuts)
-                if prog is None:
-                    return None, used
-                prog.bounds[-1, 0] = cutoff                              # u >= cutoff
-                prog.cost = np.zeros_like(prog.cost)
-                prog.cost[:K] = sign * P.B[:, i]
-                floor, _, _ = lp.solve(prog)
-                used += 1
-                if floor == math.inf:
-                    return None, used
-                if sign > 0:   # widened by Z_SLACK: the rows' rounding, as ALLOWANCE for p_S
-                    lo[i] = max(lo[i], floor - Z_SLACK)
-                else:
-                    hi[i] = min(hi[i], -floor + Z_SLACK)
-                if lo[i] > hi[i]:
-                    return None, used
+    for i in range(P.rank):
+        for sign in (1.0, -1.0):
+            prog = _program(P, target, lo, hi, cuts)
+            if prog is None:
+                return None, used
+            prog.bounds[-1, 0] = cutoff                                  # u >= cutoff
+            prog.cost = np.zeros_like(prog.cost)
+            prog.cost[:K] = sign * P.B[:, i]
+            floor, _, _ = lp.solve(prog)
+            used += 1
+            if floor == math.inf:
+                return None, used
+            if sign > 0:   # widened by Z_SLACK: the rows' rounding, as ALLOWANCE for p_S
+                lo[i] = max(lo[i], floor - Z_SLACK)
+            else:
+                hi[i] = min(hi[i], -floor + Z_SLACK)
+            if lo[i] > hi[i]:
+                return None, used
     return (lo, hi), used
 
 
@@ -340,9 +328,8 @@ def _deepen(P: _Problem, target: float, lo, hi, root, own, pair, warm, best: flo
 
 def _branch_dim(P: _Problem, lo, hi) -> int:
     """The coordinate whose width loosens the chords most."""
-    high = P.intervals(lo, hi)[1]
-    curv = (P.w * P.n * (P.n - 1) / 8 * high ** (P.n - 2)
-            + P.q * (P.n - 1) * (P.n - 2) / 8 * high ** max(P.n - 3, 0))
+    curv_v, curv_i = P.curvature(P.intervals(lo, hi)[1])
+    curv = curv_v + curv_i
     return int(np.argmax((hi - lo) ** 2 * (curv[:, None] * P.A ** 2).sum(axis=0)))
 
 
@@ -351,22 +338,7 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
     """Branch-and-bound for the largest p_S^n at ``target`` over the masses of ``levels``,
     against the best found, ``masses``: the proven ``upper_bound``, ``gap``, ``certified``
     (gap <= ``tol``), ``nodes`` (programs solved), ``rank`` and ``seconds``."""
-    n = check_count(n, "n")
-    if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1):
-        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
     g, m0 = np.asarray(levels, float), np.asarray(masses, float)
-    if g.ndim != 1 or g.shape != m0.shape or g.size < 2:
-        raise ValueError("levels and masses must be 1-D arrays of one length >= 2")
-    if abs(g[0] - 1) > 1e-12 or abs(g[-1] - delta) > 1e-12 * delta or (np.diff(g) >= 0).any():
-        raise ValueError("levels must fall strictly from 1 to delta")
-    if (m0 < 0).any() or abs(m0.sum() - 1) > 1e-9:
-        raise ValueError("masses must be >= 0 and sum to 1")
-    if not (0 < tol < 1):
-        raise ValueError(f"tol must lie in (0, 1); got {tol!r}")
-    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
-        raise ValueError(f"nodes must be an integer >= 1; got {nodes!r}")
-    if isinstance(max_rank, bool) or not isinstance(max_rank, (int, np.integer)) or max_rank < 1:
-        raise ValueError(f"max_rank must be an integer >= 1; got {max_rank!r}")
     clock = time.perf_counter()
     with threadpool_limits(1):
         P = _Problem(g, n, float(delta), m0, tol, max_rank=int(max_rank))
@@ -386,9 +358,9 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
             bound, count = min(bound, new), count + 1
         root = cuts[:ROOT_CUTS]
         closed = -math.inf   # the largest bound of a box dropped within tol
-        if OBBT_PASSES and bound > best + tol:
+        if bound > best + tol:
             cutoff = best + OBBT_SHARE * tol
-            box, used = _tighten(P, target, lo, hi, cuts[-NODE_CUTS:], cutoff, OBBT_PASSES)
+            box, used = _tighten(P, target, lo, hi, cuts[-NODE_CUTS:], cutoff)
             count += used
             if box is None or (box[0] > lo).any() or (box[1] < hi).any():
                 closed = cutoff + ALLOWANCE   # what was cut off holds no p_S above this
@@ -407,7 +379,7 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
             if count >= max(nodes // 4, GIVE_UP_AFTER) and -heap[0][0] > best + GIVE_UP:
                 break
             parent, _, lo, hi, own, points, basis = heapq.heappop(heap)
-            shift = _shift(P, lo, hi, tol)   # here, not at the push: most boxes stay unsplit
+            shift = relax.shift(P, lo, hi, tol)   # here, not at the push: most boxes stay unsplit
             i = _branch_dim(P, lo, hi)
             mid = (lo[i] + hi[i]) / 2
             for a, b in ((lo[i], mid), (mid, hi[i])):
@@ -439,8 +411,6 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
 
 def pick_rows(table: pd.DataFrame, count: int) -> np.ndarray:
     """A mask of ``count`` rows per (n, delta) of ``table``, evenly spaced in p_I."""
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
-        raise ValueError(f"count must be an integer >= 0; got {count!r}")
     pick = np.zeros(len(table), bool)
     for _, part in table.reset_index(drop=True).groupby(["n", "delta"], sort=False):
         order = part.sort_values("p_i").index.to_numpy()
@@ -463,10 +433,6 @@ def certify_table(table: pd.DataFrame, tol: float, nodes: int, count=None,
     ``ranks[0]``, then at each later rank on the rows still open: ``proposition_bound``,
     ``bb_bound`` (nan where not tried), ``upper_bound`` (the smaller), ``gap``, ``certified``,
     ``nodes``, ``rank`` and ``bb_seconds``."""
-    ranks = list(ranks)
-    if not ranks or any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1
-                        for r in ranks) or ranks != sorted(set(ranks)):
-        raise ValueError(f"ranks must be increasing integers >= 1; got {ranks!r}")
     pick = np.ones(len(table), bool) if count is None else pick_rows(table, count)
     out = table.assign(proposition_bound=table.upper_bound, bb_bound=np.nan, certified=False,
                        nodes=0, rank=0, bb_seconds=0.0)

@@ -14,17 +14,14 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from semres.core import spaces
-from semres.core.simulate import TASKS, luce_success
 from semres.core.theory import two_item
 
-from .steps import check_count, check_steps, step_kernel, targets
+from .floor_n import ROUNDING
+from .steps import targets
 
 #: the logistic's largest |second derivative|: it bounds the curvature of the kernel in log x
 #: and of c(s) = 1 / (1 + e^s)
 _CURVATURE = 1 / (6 * math.sqrt(3))
-#: sums of a few hundred floating-point terms: the rounding a proven bound is allowed
-_ROUNDING = 1e-12
 
 
 def _curvature_bound(beta: float) -> float:
@@ -38,22 +35,13 @@ def _value_kernel(s, t):
     return expit(-np.abs(np.subtract.outer(s, t)))
 
 
-def _check_delta(delta):
-    if not (0 < delta < 1):
-        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
-
-
 def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> dict:
     """A proven bound on p_S of every similarity with delta <= g <= 1 (two items) from one
     candidate nu (``levels``, ``masses``): p_S(mu) <= upper_bound + slope (p_I(mu) - p_i), by
     (mu - nu)'K(mu - nu) >= 0 and the infimum of 2 K nu + beta c over [delta, 1] read on a grid
     of step ``spacing`` less its curvature's dip (:func:`_curvature_bound`)."""
-    _check_delta(delta)
-    g, m, _ = check_steps(levels, masses, 2)
-    if g[-1] < delta * (1 - 1e-12) or g[0] > 1 + 1e-12:
-        raise ValueError(f"levels must lie in [delta, 1] = [{delta}, 1]")
-    if not (0 < spacing <= 0.1):
-        raise ValueError(f"spacing must lie in (0, 0.1]; got {spacing!r}")
+    g, m = np.asarray(levels, float), np.asarray(masses, float)
+    m = m / m.sum()
     keep = m > 0
     t, nu = np.log(np.clip(g[keep], delta, 1.0)), m[keep]
     energy = float(nu @ _value_kernel(t, t) @ nu)
@@ -101,11 +89,6 @@ def best_two_item(target_p_i: float, delta: float, grid: int = 800) -> dict:
     """The certified best similarity at ``target_p_i``: the concave program on ``grid``
     values of log g as a non-negative least squares problem (the two constraints as heavy
     rows), bounded by :func:`two_item_bound`; a step similarity from g = 1 down to delta."""
-    _check_delta(delta)
-    grid = check_count(grid, "grid")
-    hi = 1 / (1 + delta)
-    if not (0.5 < target_p_i < hi):
-        raise ValueError(f"target_p_i must lie in (0.5, {hi:.4g}); got {target_p_i!r}")
     s, system = _least_squares(float(delta), grid)
     with threadpool_limits(1):
         mu, _ = nnls(system.copy(), np.r_[np.zeros(grid), _WEIGHT, _WEIGHT * target_p_i],
@@ -123,10 +106,8 @@ def best_two_item(target_p_i: float, delta: float, grid: int = 800) -> dict:
 def gain_bound(p_i, upper_bounds, slopes, delta: float, points: int = 20_001) -> float:
     """The most any similarity gains over the constant kernel at any p_I: the lowest of the
     certificates' lines less the (concave) front is convex on each cell, largest at an end."""
-    _check_delta(delta)
     p_j, u_j, b_j = (np.asarray(a, float) for a in (p_i, upper_bounds, slopes))
-    hi = 1 / (1 + delta)
-    p = np.linspace(0.5, hi, check_count(points, "points"))
+    p = np.linspace(0.5, 1 / (1 + delta), points)
     front = np.asarray(two_item_front(p, delta))
     mid = (p[:-1] + p[1:]) / 2
     j = np.argmin(u_j[:, None] + b_j[:, None] * (mid[None] - p_j[:, None]), axis=0)
@@ -182,27 +163,6 @@ def best_per_floor(certified, scan, peaks) -> pd.DataFrame:
     return best
 
 
-def best_check(peaks: pd.DataFrame, trials: int, stream) -> pd.DataFrame:
-    """Each largest-gain optimum by the engine: z against its exact rates, and ``excess_z``,
-    standard errors above the constant kernel's front."""
-    rows = []
-    for j, row in enumerate(peaks.itertuples()):
-        kern = step_kernel(row.levels, row.masses)
-        est = {task: luce_success(spaces.Circle(), kern, task, 2, trials,
-                                  seed=stream("best_similarity_check", j, k))
-               for k, task in enumerate(TASKS)}
-        rows.append({"delta": row.delta, "p_i": row.p_i, "p_s": row.p_s,
-                     "step_front_p_s": row.p_s - row.gain,
-                     "p_s_mc": est["similarity"].mean, "se_s": est["similarity"].stderr,
-                     "p_i_mc": est["identification"].mean,
-                     "se_i": est["identification"].stderr,
-                     "z_s": est["similarity"].zscore(row.p_s),
-                     "z_i": est["identification"].zscore(row.p_i)})
-    out = pd.DataFrame(rows)
-    out["excess_z"] = (out.p_s_mc - out.step_front_p_s) / out.se_s
-    return out
-
-
 def optimum_shape(levels, masses, delta: float, bins: int = 8) -> dict:
     """An optimum's plateau share at g = 1, highest level below 1, floor share, and the
     max / min of its mass per level over ``bins`` ranges of log g (1 for an exponential)."""
@@ -226,8 +186,6 @@ def local_shortfall(last: pd.DataFrame, certified: pd.DataFrame):
     """The local optima at the certified targets (``last``, in order) with the certificate's
     line at their p_I, and per floor their largest shortfall from the certified optimum."""
     local = last.reset_index(drop=True)
-    if len(local) != len(certified) or not np.allclose(local.p_i, certified.p_i, atol=1e-8):
-        raise ValueError("the local optima must sit at the certified targets, in order")
     local = local.assign(certificate=certified.upper_bound.to_numpy()
                          + certified.slope.to_numpy() * (local.p_i - certified.p_i.to_numpy()))
     shortfall = pd.Series(certified.p_s.to_numpy() - local.p_s.to_numpy(),
@@ -239,42 +197,6 @@ def program_shortfall(optima: pd.DataFrame, grid: int) -> np.ndarray:
     """How far another optimiser's two-item optima lie below the concave program's on
     ``grid`` levels (none may lie above its certificate)."""
     exact = [best_two_item(r.p_i, r.delta, grid) for r in optima.itertuples()]
-    if (optima.p_s.to_numpy() > np.array([e["upper_bound"] for e in exact]) + _ROUNDING).any():
+    if (optima.p_s.to_numpy() > np.array([e["upper_bound"] for e in exact]) + ROUNDING).any():
         raise ValueError("an optimum lies above its certificate")
     return np.array([e["p_s"] for e in exact]) - optima.p_s.to_numpy()
-
-
-def frontier_table(certified, peaks, scan, opt) -> pd.DataFrame:
-    """frontier.csv's two-item rows: the certified optima, and the local optimiser's under the
-    certificate of the same target."""
-    cert_rows = pd.concat([t.assign(point=name) for t, name in
-                           ((certified, "target"), (peaks, "largest gain"), (scan, "scan"))])
-    cert_rows = cert_rows.assign(n=2, method="certified",
-                                 step_front_p_s=cert_rows.p_s - cert_rows.gain)
-    local_rows = opt.assign(method="local optimiser", point="target", upper_bound=np.nan)
-    for r in certified.itertuples():
-        at = ((local_rows.n == 2) & (local_rows.delta == r.delta)
-              & np.isclose(local_rows.target, r.p_i, atol=1e-8))
-        local_rows.loc[at, "upper_bound"] = (r.upper_bound
-                                             + r.slope * (local_rows.p_i[at] - r.p_i))
-    return pd.concat([cert_rows, local_rows])[["n", "delta", "method", "point", "K", "p_i",
-                                               "p_s", "upper_bound", "step_front_p_s"]]
-
-
-#: frontier.csv's columns
-COLUMNS = ["n", "delta", "method", "point", "K", "p_i", "p_s", "upper_bound", "step_front_p_s",
-           "gap", "kkt", "spread", "certified", "proposition_bound", "bb_bound", "nodes", "rank"]
-#: how frontier.csv names the n-item rows, certified or not
-N_METHODS = ("certified by branch-and-bound (n items)", "best found, bracketed (n items)")
-
-
-def frontier_csv(two_items, front, peaks) -> pd.DataFrame:
-    """frontier.csv: the two-item rows of :func:`frontier_table`, then the n-item optima
-    (targets and largest gains) with their proven bounds and certificates."""
-    two = two_items.assign(gap=two_items.upper_bound - two_items.p_s, kkt=np.nan,
-                           spread=np.nan, certified=two_items["method"] == "certified",
-                           proposition_bound=np.nan, bb_bound=np.nan, nodes=0, rank=0)
-    rows = pd.concat([front.assign(point="target"), peaks.assign(point="largest gain")])
-    rows = rows.assign(method=np.where(rows.certified, *N_METHODS), K=rows.grid,
-                       step_front_p_s=rows.constant_p_s)
-    return pd.concat([two[COLUMNS], rows[COLUMNS]], ignore_index=True)

@@ -1,6 +1,6 @@
 """The floor proposition for n items and the n-item frontier it bounds: with delta <= g <= 1,
 p_I^n <= 1 / (1 + (n - 1) delta) and p_S^n <= (delta + m) / (n delta + m), m = (1 - delta)
-min(1, n b_n(p_I)), sharpened by weak duality (:func:`dual_bound`). Beyond two items the best
+min(1, n b_n(p_I)), sharpened by weak duality (:func:`upper_bound`). Beyond two items the best
 similarity is no concave program: :func:`best_step` finds local optima over step similarities
 (exact rates by the t-integral p_I = int e^-t S_1^(n-1), p_S = sum_j g_j int S_j^n - S_(j+1)^n,
 trapezoid in log t), which :mod:`.branch` certifies."""
@@ -12,72 +12,45 @@ import time
 
 import numpy as np
 import pandas as pd
-import sympy as sp
 from scipy.optimize import minimize, minimize_scalar
 from threadpoolctl import threadpool_limits
 
 from semres.core import spaces
 from semres.core.parallel import spread
 from semres.core.seeds import named_seed
-from semres.core.simulate import luce_success
+from semres.core.simulate import TASKS, luce_success
 from semres.core.theory import n_item
 
-from .steps import step_kernel
+from .steps import step_kernel, targets
 
 #: slack for sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 ROUNDING = 1e-12
 #: the t-integral's lower cut and step in log t (error about e^(-pi^2 / step), below 1e-15)
 _T_LOW, _T_STEP = 1e-14, 0.2
-#: the two tests, in the order their random streams are keyed
-TASKS = ("similarity", "identification")
 #: an optimum meets its target this closely; a later start must beat the best by more
 _FEASIBLE = 1e-9
 #: the random similarities: at most this many bands
 _MAX_BANDS = 12
 
 
-def _count(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2; got {n!r}")
-    return int(n)
-
-
-def _floor(delta) -> float:
-    if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1):
-        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
-    return float(delta)
-
-
 # --------------------------------------------------------------------------- the bound
 
 def ceiling(n: int, delta: float) -> float:
     """1 / (1 + (n - 1) delta): no similarity with floor delta does better with n items."""
-    return 1.0 / (1.0 + (_count(n) - 1) * _floor(delta))
+    return 1.0 / (1.0 + (n - 1) * delta)
 
 
-def _inverse(p, n, delta):
-    """Theorem 3's p_I(b) inverted by bisection on arrays (p_I falls strictly in b)."""
-    p = np.asarray(p, float)
+def constant_ball(p_i, n: int, delta: float):
+    """b_n(p_I): the constant kernel's ball measure at identification ``p_i`` (homogeneous
+    spaces have beta <= b_n(p_I)), Theorem 3's p_I(b) inverted by bisection on arrays (p_I
+    falls strictly in b)."""
+    p = np.asarray(p_i, float)
     lo, hi = np.zeros_like(p), np.ones_like(p)
     for _ in range(60):
         mid = (lo + hi) / 2
         high = np.asarray(n_item(mid, n, delta)[1]) > p
         lo, hi = np.where(high, mid, lo), np.where(high, hi, mid)
-    return np.where(p >= ceiling(n, delta), 0.0, np.where(p <= 1 / n, 1.0, (lo + hi) / 2))
-
-
-def constant_ball(p_i, n: int, delta: float):
-    """b_n(p_I): the constant kernel's ball measure at identification ``p_i`` (homogeneous
-    spaces have beta <= b_n(p_I))."""
-    out = _inverse(p_i, _count(n), _floor(delta))
-    return out.item() if out.ndim == 0 else out
-
-
-def chord_ball(p_i, n: int, delta: float):
-    """The ball measure read off the chord of Theorem 3's p_I(b): beta <= it on any space."""
-    n, delta = _count(n), _floor(delta)
-    b = n * (1 - (1 + (n - 1) * delta) * np.asarray(p_i, float)) / ((n - 1) * (1 - delta))
-    out = np.clip(b, 0.0, 1.0)
+    out = np.where(p >= ceiling(n, delta), 0.0, np.where(p <= 1 / n, 1.0, (lo + hi) / 2))
     return out.item() if out.ndim == 0 else out
 
 
@@ -86,11 +59,12 @@ def _closed(b, n, delta):
     return (delta + m) / (n * delta + m)
 
 
-def floor_bound(p_i, n: int, delta: float, *, homogeneous: bool = True):
-    """The proposition's closed-form bound on p_S^n at ``p_i`` (b from the constant kernel,
-    or the chord on any space)."""
-    ball = constant_ball if homogeneous else chord_ball
-    out = _closed(ball(p_i, n, delta), n, delta)
+def floor_bound(p_i, n: int, delta: float):
+    """The proposition's closed-form bound on p_S^n at ``p_i``; a ValueError without a floor
+    or a choice (chapters 5 and 6 read theirs from fits, which may land there)."""
+    if not (n >= 2 and 0 < delta < 1):
+        raise ValueError(f"the bound needs n >= 2 and delta in (0, 1); got {n!r}, {delta!r}")
+    out = _closed(constant_ball(p_i, n, delta), n, delta)
     return out.item() if out.ndim == 0 else out
 
 
@@ -110,23 +84,16 @@ def _dual(lam: float, budget: float, n: int, delta: float) -> float:
     return lam * budget + top + middle + bottom
 
 
-def dual_bound(p_i, n: int, delta: float, *, homogeneous: bool = True):
-    """The corollary's sharper bound on p_S^n (the nearest item's rank kept), at the best
-    multiplier found; never above :func:`floor_bound`."""
-    n, delta = _count(n), _floor(delta)
-    ball = constant_ball if homogeneous else chord_ball
-    b = np.atleast_1d(np.asarray(ball(p_i, n, delta), float))
+def upper_bound(p_i, n: int, delta: float):
+    """The proven upper bound on p_S^n at ``p_i``: the corollary's (the nearest item's rank
+    kept), at the best multiplier found, and never above :func:`floor_bound`."""
+    b = np.atleast_1d(np.asarray(constant_ball(p_i, n, delta), float))
     out = _closed(b, n, delta)
     for i, budget in enumerate((1 - delta) * b):
         res = minimize_scalar(lambda x: _dual(math.exp(x), budget, n, delta),
                               bounds=(-30.0, 5.0), method="bounded", options={"xatol": 1e-9})
         out[i] = min(out[i], _dual(math.exp(res.x), budget, n, delta) + ROUNDING)
     return out.item() if np.ndim(p_i) == 0 else out
-
-
-def upper_bound(p_i, n: int, delta: float, *, homogeneous: bool = True):
-    """The proven upper bound on p_S^n at ``p_i``: the smaller of the two forms."""
-    return dual_bound(p_i, n, delta, homogeneous=homogeneous)
 
 
 # --------------------------------------------------------------------------- step similarities
@@ -137,18 +104,6 @@ def _nodes(g_min: float):
     w = _T_STEP * t
     w[[0, -1]] /= 2
     return t, w
-
-
-def _check_steps(levels, masses):
-    g = np.asarray(levels, dtype=float)
-    m = np.asarray(masses, dtype=float)
-    if g.ndim < 1 or g.shape != m.shape or not (np.isfinite(g).all() and np.isfinite(m).all()):
-        raise ValueError("levels and masses must be finite arrays of one shape (..., K)")
-    if (g <= 0).any() or (g > 1 + 1e-12).any():
-        raise ValueError("levels must lie in (0, 1]")
-    if (m < 0).any() or (np.abs(m.sum(axis=-1) - 1) > 1e-9).any():
-        raise ValueError("masses must be >= 0 and sum to 1 over the last axis")
-    return g, m
 
 
 def _decay(g):
@@ -177,10 +132,9 @@ def _laplace(g, m, n, grad=False, decay=None):
 
 
 def step_rates(levels, masses, n: int, *, chunk: int = 256):
-    """(p_s, p_i) of step similarities, levels in any order (leading axes a batch); the copy
-    has g(0) = 1 whatever the first band's level."""
-    n = _count(n)
-    g, m = _check_steps(levels, masses)
+    """(p_s, p_i) of step similarities with levels in (0, 1], in any order (leading axes a
+    batch, taken ``chunk`` at a time); the copy has g(0) = 1 whatever the first band's level."""
+    g, m = np.asarray(levels, float), np.asarray(masses, float)
     if g.ndim == 1:
         p_s, p_i = _laplace(g, m, n)
         return float(p_s), float(p_i)
@@ -193,14 +147,6 @@ def step_rates(levels, masses, n: int, *, chunk: int = 256):
 
 
 # --------------------------------------------------------------------------- the frontier
-
-def targets(n: int, delta: float, count: int, lo_frac: float = 0.06,
-            hi_frac: float = 0.94) -> np.ndarray:
-    """``count`` identification levels from ``lo_frac`` to ``hi_frac`` of the way from 1/n to
-    the ceiling."""
-    lo, hi = 1 / _count(n), ceiling(n, delta)
-    return lo + (hi - lo) * np.linspace(lo_frac, hi_frac, int(count))
-
 
 def constant_front(p_i, n: int, delta: float) -> float:
     """Theorem 3's p_S^n for the constant kernel whose p_I^n equals ``p_i``."""
@@ -221,10 +167,6 @@ def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=(), *,
     """A local optimum of p_S^n at ``target_p_i`` over the masses of ``grid`` levels from 1
     down to ``delta`` (SLSQP, exact gradients) from the constant kernel and ``starts``: the
     best, its KKT residual, and ``runs``, every start's p_S."""
-    n, delta = _count(n), _floor(delta)
-    if not (1 / n < target_p_i < ceiling(n, delta)):
-        raise ValueError(f"target_p_i must lie in (1/n, ceiling) = ({1 / n:.4g}, "
-                         f"{ceiling(n, delta):.4g}); got {target_p_i!r}")
     clock = time.perf_counter()
     levels = np.geomspace(1.0, delta, int(grid))
     decay = _decay(levels)
@@ -299,11 +241,10 @@ def _frontier_group(group) -> list:
 
 
 def grid_shift(front: pd.DataFrame, coarse: pd.DataFrame) -> float:
-    """The largest change in p_S between two :func:`frontier` tables on different grids."""
+    """The largest change in p_S between two :func:`frontier` tables (the same targets) on
+    different grids."""
     keys = ["n", "delta", "target"]
-    both = front[keys + ["p_s"]].merge(coarse[keys + ["p_s"]], on=keys, how="inner")
-    if len(both) != len(front):
-        raise ValueError("coarse: its targets must be those of front")
+    both = front[keys + ["p_s"]].merge(coarse[keys + ["p_s"]], on=keys)
     return float(np.abs(both.p_s_x - both.p_s_y).max())
 
 
@@ -333,16 +274,18 @@ def _largest_gain_row(group) -> dict:
     return _row(n, delta, float(res.x), opt, grid, time.perf_counter() - clock)
 
 
-def check_optima(table: pd.DataFrame, trials: int, seed) -> pd.DataFrame:
-    """Each optimum by the engine: z against its exact rates, ``excess_z`` above Theorem 3."""
+def check_optima(table: pd.DataFrame, trials: int, seed, name: str) -> pd.DataFrame:
+    """Each optimum (two items, or ``n``) by the engine on the circle, its random streams
+    ``name`` of ``seed``: z against its exact rates, ``excess_z`` above the constant kernel."""
     rows = []
     for j, row in enumerate(table.itertuples()):
         kern = step_kernel(row.levels, row.masses)
-        est = {task: luce_success(spaces.Circle(), kern, task, int(row.n), trials,
-                                  seed=named_seed(seed, "floor_n_check", j, k))
+        n = int(getattr(row, "n", 2))
+        est = {task: luce_success(spaces.Circle(), kern, task, n, trials,
+                                  seed=named_seed(seed, name, j, k))
                for k, task in enumerate(TASKS)}
         s, i = est["similarity"], est["identification"]
-        rows.append({"n": row.n, "delta": row.delta, "p_i": row.p_i, "p_s": row.p_s,
+        rows.append({"n": n, "delta": row.delta, "p_i": row.p_i, "p_s": row.p_s,
                      "p_i_mc": i.mean, "se_i": i.stderr, "p_s_mc": s.mean, "se_s": s.stderr,
                      "z_i": i.zscore(row.p_i), "z_s": s.zscore(row.p_s),
                      "excess_z": (s.mean - row.constant_p_s) / s.stderr})
@@ -399,17 +342,6 @@ def random_search(count: int, ns, deltas, seed) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- scaling in n
-
-def constant_curvature(n: int, delta):
-    """SymPy: Theorem 3's p_S^n'' and p_I^n'' in b at b = 1 (both up: no concave program)."""
-    b = sp.Symbol("b", positive=True)
-    n = _count(n)
-    ps = (1 - b) ** n / n + sum(sp.binomial(n, k) * b**k * (1 - b) ** (n - k)
-                                / (k + (n - k) * delta) for k in range(1, n + 1))
-    pi = sum(sp.binomial(n - 1, j) * b**j * (1 - b) ** (n - 1 - j) / (1 + j + (n - 1 - j) * delta)
-             for j in range(n))
-    return tuple(sp.diff(e, b, 2).subs(b, 1) for e in (ps, pi))
-
 
 def scaling(ns, deltas) -> pd.DataFrame:
     """Per (n, delta): the ceiling, the constant kernel's best p_S and its share of it, and

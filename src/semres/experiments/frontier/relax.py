@@ -50,8 +50,6 @@ def _tangent(P):
 def shift(P, lo, hi, tol: float):
     """(M, beta) for the box: W - z'Mz/2 convex on it, C + z'Mz/2 + beta (1 - |m|^2) concave
     on its region; None where L's intervals are empty or z spans the simplex."""
-    if not (0 < tol < 1):
-        raise ValueError(f"tol must lie in (0, 1); got {tol!r}")
     lo, hi = lo - Z_PAD, hi + Z_PAD
     low, high = P.intervals(lo, hi)
     if (low > high + 1e-14).any():

@@ -35,17 +35,6 @@ def slot_sweep(eps, trials: int, stream, jobs=DEFAULT.slot_jobs) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def slot_radii(count: int, span=DEFAULT.slot_radii) -> np.ndarray:
-    """``count`` per-slot radii evenly over ``span`` (lowest, highest)."""
-    return np.linspace(*span, count)
-
-
-def nearest(values, target: float) -> float:
-    """The entry of ``values`` nearest ``target``."""
-    values = np.asarray(values)
-    return float(values[np.argmin(np.abs(values - target))])
-
-
 def slot_match(comb: str, b, K):
     """The measure of the similar set of a 0/1 code: any slot matches (max), or every one."""
     if comb not in ("max", "product"):
@@ -128,7 +117,7 @@ def checked_sweep(slots: pd.DataFrame, slot_eps, trials: int, wrong_eps: float, 
         se = np.sqrt(match * (1 - match) / 4 / trials)
         assert np.all(np.abs((sel.p_i - theory.two_item(match)[1]) / se) < z_max), comb
     slots, best = heights(slots)
-    e_wrong = nearest(slot_eps, wrong_eps)
+    e_wrong = float(slot_eps[np.argmin(np.abs(slot_eps - wrong_eps))])  # the radius nearest
     wrong = {K: wrong_preference(K, e_wrong, trials,
                                  np.random.default_rng(stream("wrong_slot_preference", K)))
              for K in (1, 2, 4)}

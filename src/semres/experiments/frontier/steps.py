@@ -23,19 +23,6 @@ def check_count(value, name: str) -> int:
     return int(value)
 
 
-def check_steps(levels, masses, n):
-    """``levels``, ``masses`` (renormalised) and ``n``, checked."""
-    g = np.asarray(levels, dtype=float)
-    m = np.asarray(masses, dtype=float)
-    if g.ndim != 1 or g.size < 1 or not np.isfinite(g).all():
-        raise ValueError(f"levels must be a 1-D array of finite numbers; got {levels!r}")
-    if (g < 0).any() or (np.diff(g) > 1e-12).any():
-        raise ValueError("levels must be >= 0 and non-increasing")
-    if m.shape != g.shape or not np.isfinite(m).all() or (m < 0).any() or abs(m.sum() - 1) > 1e-9:
-        raise ValueError("masses must be >= 0, sum to 1 and match levels in shape")
-    return g, m / m.sum(), check_count(n, "n")
-
-
 def _laplace(g, m, n, grad=False):
     """p_s, p_i (and their gradients in g and m when ``grad``) by the t-integral."""
     pos = g > 0
@@ -67,17 +54,11 @@ def _laplace(g, m, n, grad=False):
     return p_s, p_i, (dps_dg, dps_dm), (dpi_dg, dpi_dm)
 
 
-def step_success(levels, masses, n: int = 2) -> tuple[float, float]:
-    """(p_s, p_i) of the step kernel with ``levels`` on bands of item probability ``masses``."""
-    g, m, n = check_steps(levels, masses, n)
-    return _laplace(g, m, n)
-
-
 def step_kernel(levels, masses):
     """The step similarity as g(d) on the circle (a band of mass m spans m / 2), for the
     engine."""
-    g, m, _ = check_steps(levels, masses, 2)
-    edges = np.cumsum(m)[:-1] / 2
+    g, m = np.asarray(levels, float), np.asarray(masses, float)
+    edges = np.cumsum(m / m.sum())[:-1] / 2
 
     def kernel(d):
         d = np.asarray(d)

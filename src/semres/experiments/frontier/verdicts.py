@@ -9,14 +9,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from semres.report import Z_MAX, fmt, judge, status
+from semres.report import Z_MAX, fmt, judge, slack, status
 
 from .families import floor_bound
+from .floor_n import ROUNDING
 
 #: a certified optimum must lie this close to its proven upper bound
 CERTIFIED_GAP = 2e-5
-#: sums of a few thousand terms in double precision: the rounding a bound is allowed
-ROUNDING = 1e-12
 #: the shape integrals (Gauss-Legendre, split at the kinks) are exact to about this
 QUADRATURE = 1e-10
 #: the local optimiser starts from the constant kernel: its gain is never below minus this
@@ -93,7 +92,6 @@ FINDINGS = {
         "than that escapes it, and one on the front within it, above or below, does not "
         "contradict the bound"),
 }
-MARGIN_REASONS = {name: f["margin_reason"] for name, f in FINDINGS.items()}
 
 #: each check: its name and statement
 CHECKS = {
@@ -134,10 +132,9 @@ def _check(name: str, **numbers) -> dict:
 def _finding(name: str, cells: list, claim: str, margin: float, **common) -> dict:
     """A finding over ``cells``: its words from :data:`FINDINGS`, saved as ``<name>_cells``
     nearest-to-failing first (``grid_result`` picks the weakest but keeps the given order)."""
-    def reach(c):
-        lo, hi = np.subtract(c["ci"], c.get("compared_with", common.get("compared_with", 0.0)))
-        return (-max(abs(lo), abs(hi)) if claim == "equal" else lo if claim == "above" else -hi)
-    return dict(FINDINGS[name], cells=sorted(cells, key=reach), table=f"{name}_cells",
+    def room(c):
+        return slack(*c["ci"], c.get("compared_with", common.get("compared_with")), margin, claim)
+    return dict(FINDINGS[name], cells=sorted(cells, key=room), table=f"{name}_cells",
                 claim=claim, margin=margin, **common)
 
 
@@ -190,15 +187,6 @@ def against_front(equal_mean, margin: float = RATE_MARGIN) -> dict:
     return out
 
 
-def cell_statuses(grid: dict) -> list[tuple[str, str]]:
-    """Each cell of a grid finding with the status the one rule gives it alone."""
-    keys = ("ci", "paper_value", "compared_with", "margin", "claim", "new", "misfit",
-            "identified", "does_task")
-    common = {k: v for k, v in grid.items() if k in keys}
-    return [(c["cell"], status(**{**common, **{k: v for k, v in c.items() if k in keys}}))
-            for c in grid["cells"]]
-
-
 # --------------------------------------------------------------------------- findings
 
 def family_result(check, lin_est, lin_paper: float) -> dict:
@@ -239,11 +227,13 @@ def beats_result(two_peaks, peaks_n) -> dict:
 
 
 def beats_pairs(two_peaks, peaks_n) -> list[tuple]:
-    """Each (n, floor, status) cell of :func:`beats_result`, two items first."""
+    """Each (n, floor, status) cell of :func:`beats_result`, two items first, with the status
+    the one rule gives it alone."""
     pairs = [(2, float(r.delta)) for r in two_peaks.itertuples()] + \
         [(int(r.n), float(r.delta)) for r in peaks_n.itertuples()]
-    grid = {**beats_result(two_peaks, peaks_n), "cells": gain_cells(two_peaks, peaks_n)}
-    return [(n, d, s) for (n, d), (_, s) in zip(pairs, cell_statuses(grid))]
+    return [(n, d, status(ci=c["ci"], compared_with=0.0, margin=RATE_MARGIN, claim="above",
+                          new=True))
+            for (n, d), c in zip(pairs, gain_cells(two_peaks, peaks_n))]
 
 
 def ties_result(ties, rates: dict, slopes: dict, tie_mc) -> dict:
