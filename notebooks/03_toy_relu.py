@@ -444,22 +444,16 @@ statuses = {"laws": report.grid_result(
     check_max_z=float(mc["z"].abs().max()))}
 
 
-def result_row(key, result, statement, ci, margin, reason, **reference):
-    """One finding judged from its interval over seeds (Student's t)."""
-    statuses[key] = report.result(
-        result, statement + f" (Student's t over {ci['n']} seeds)", headline=ci["mean"],
-        ci=(ci["low"], ci["high"]), margin=margin, margin_reason=reason, **reference)
-
-
-result_row(
+# each finding judged from its interval over seeds (Student's t)
+for key, result, statement, ci, margin, reason, reference in [(
     "peak", "toy ReLU net: circle peak p_S vs Proposition 1's optimum",
     "the circle networks' best generalization (held-out-seed peak epoch) follows "
     "Proposition 1, not the constant similarity of Theorem 1", found.peak_ci, peak_margin,
     f"half the distance from Proposition 1's optimum to the constant similarity's "
     f"{verdicts.CONSTANT_OPTIMUM:g} ({2 * peak_margin:.4f}): within it the peak is nearer "
     "Proposition 1 than Theorem 1, which is the paper's claim (the networks follow "
-    "Proposition 1, not Theorem 1)", paper_value=P_STAR)
-result_row(
+    "Proposition 1, not Theorem 1)", dict(paper_value=P_STAR),
+), (
     "short", "toy ReLU net: segment shortfall vs the linear profile (new)",
     "the segment networks peak lower than the circle ones (paired seeds), by as much as the "
     "linear profile does on the same 50 stimuli" + (
@@ -468,10 +462,11 @@ result_row(
     found.short_ci, found.disc_short / 2,
     f"half the linear profile's shortfall on the same stimuli ({found.disc_short:.4f}): within "
     "it the measured shortfall lies nearer the law's than a segment that cost nothing, the "
-    "alternative the law is told apart from", compared_with=found.disc_short, new=True,
-    misfit=misfit, compared_with_label="the linear profile's shortfall on the same 50 stimuli",
-    fit_size=size if misfit else None, gof_p=size["gof_p"] if misfit else None)
-result_row(
+    "alternative the law is told apart from",
+    dict(compared_with=found.disc_short, new=True, misfit=misfit,
+         compared_with_label="the linear profile's shortfall on the same 50 stimuli",
+         fit_size=size if misfit else None, gof_p=size["gof_p"] if misfit else None),
+), (
     "rec", "toy ReLU net: reconstruction p_I vs Theorem 2's 1/(1 + Delta)",
     "reconstruction-only networks identify as Theorem 2 predicts from their fitted floor (the "
     "paper: they land near it)", rec["ci"], rec["jensen"],
@@ -479,8 +474,12 @@ result_row(
     "floor for every pair, and the spread of the learned floors alone raises p_I by the "
     f"Jensen term ({rec['jensen']:.4f}, computed from the final weights), so a gap within it "
     "is what a spread floor gives, not a miss of the law",
-    compared_with=rec["predicted"], compared_with_label="Theorem 2 at the fitted floor, "
-                                                        "computed here")
+    dict(compared_with=rec["predicted"],
+         compared_with_label="Theorem 2 at the fitted floor, computed here"),
+)]:
+    statuses[key] = report.result(
+        result, statement + f" (Student's t over {ci['n']} seeds)", headline=ci["mean"],
+        ci=(ci["low"], ci["high"]), margin=margin, margin_reason=reason, **reference)
 # the peak passed: it lies nearer Proposition 1's optimum than the constant similarity's
 nearer = statuses["peak"] in ("reproduced", "holds")
 statuses

@@ -90,52 +90,6 @@ report.numbers({"replicates": cfg.replicates, "epochs": cfg.epochs, "n_alphas": 
 report.text("widths", ", ".join(map(str, cfg.widths)))
 
 # %% tags=["hide-input"]
-# the species tree and a gallery of its rendered species, drawn from one linkage (average
-# linkage of the patristic distances, exact for an ultrametric tree) with the held-out
-# species' names in red
-def held_out_in_red(ax, data):
-    ood = {data.names[k] for k in set(data.species[data.split["ood"]])}
-    for lab in ax.get_yticklabels():
-        if lab.get_text() in ood:
-            lab.set_color(splot.CYCLE[1])
-
-
-def fig_tree(data, tree):
-    """One 12 pt label per species, narrow enough for a phone: 0.22 in of height a leaf."""
-    fig, ax = splot.subplots(figsize=(4.6, 0.22 * data.n_species + 1.2))
-    dendrogram(tree, orientation="left", labels=data.names, ax=ax, color_threshold=0,
-               above_threshold_color="0.3", leaf_font_size=splot.MIN_FONT)
-    held_out_in_red(ax, data)
-    ax.set(xlabel="patristic distance at which clades join",
-           title="species tree (held-out species in red)")
-    ax.grid(False)
-    return fig
-
-
-def fig_gallery(data, tree, n_show=6, per_species=5, pad=2):
-    """``per_species`` images of ``n_show`` species at even steps along the tree's leaf order
-    (top to bottom as in the tree), tiled into ONE picture so that a phone shows it as a grid."""
-    order = dendrogram(tree, no_plot=True)["leaves"][::-1]
-    shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
-    side = data.images.shape[1]
-    cell = side + pad
-    mosaic = np.ones((n_show * cell - pad, per_species * cell - pad, 3))
-    for r, k in enumerate(shown):
-        for c, img in enumerate(data.images[data.species == k][:per_species]):
-            mosaic[r * cell:r * cell + side, c * cell:c * cell + side] = img / 255.0
-    fig, ax = splot.subplots(figsize=(4.6, 4.6 * n_show / per_species * 0.8 + 0.4))
-    ax.imshow(mosaic)
-    ax.set_xticks([])
-    ax.set_yticks([r * cell + side / 2 for r in range(n_show)], [data.names[k] for k in shown])
-    held_out_in_red(ax, data)
-    ax.tick_params(length=0)
-    ax.grid(False)
-    ax.set_frame_on(False)
-    ax.set_xlabel(f"{per_species} individuals of each species")
-    return fig
-
-
-# %% tags=["hide-input"]
 t_data = time.perf_counter()
 if REAL:
     data = cache.cache(phylo.load_cub)(
@@ -164,9 +118,42 @@ report.numbers({"n_species": split.species["all"], "n_images": split.images["all
                 "image_size": data.images.shape[1], "n_ood_species": split.species["ood"],
                 **{f"split_{k}": split.images[k] for k in ("train", "val", "test", "ood")}})
 # a few individuals of a few species for the chapter, the whole tree for its methods page
+# (average linkage of the patristic distances, exact for an ultrametric tree)
 tree = linkage(squareform(data.distances, checks=False), "average")
-report.figure("gallery", fig_gallery(data, tree))
-report.figure("tree", fig_tree(data, tree))
+# the gallery: 5 images of 6 species at even steps along the tree's leaf order (top to bottom
+# as in the tree), tiled into ONE picture so that a phone shows it as a grid
+n_show, per_species, pad = 6, 5, 2
+order = dendrogram(tree, no_plot=True)["leaves"][::-1]
+shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
+side = data.images.shape[1]
+cell = side + pad
+mosaic = np.ones((n_show * cell - pad, per_species * cell - pad, 3))
+for r, k in enumerate(shown):
+    for c, img in enumerate(data.images[data.species == k][:per_species]):
+        mosaic[r * cell:r * cell + side, c * cell:c * cell + side] = img / 255.0
+gallery, ax_gallery = splot.subplots(figsize=(4.6, 4.6 * n_show / per_species * 0.8 + 0.4))
+ax_gallery.imshow(mosaic)
+ax_gallery.set_xticks([])
+ax_gallery.set_yticks([r * cell + side / 2 for r in range(n_show)],
+                      [data.names[k] for k in shown])
+ax_gallery.tick_params(length=0)
+ax_gallery.grid(False)
+ax_gallery.set_frame_on(False)
+ax_gallery.set_xlabel(f"{per_species} individuals of each species")
+# the tree: one 12 pt label per species, narrow enough for a phone (0.22 in of height a leaf)
+tree_fig, ax_tree = splot.subplots(figsize=(4.6, 0.22 * data.n_species + 1.2))
+dendrogram(tree, orientation="left", labels=data.names, ax=ax_tree, color_threshold=0,
+           above_threshold_color="0.3", leaf_font_size=splot.MIN_FONT)
+ax_tree.set(xlabel="patristic distance at which clades join",
+            title="species tree (held-out species in red)")
+ax_tree.grid(False)
+# the held-out species' names in red, in both
+ood = {data.names[k] for k in set(data.species[data.split["ood"]])}
+for label in [*ax_gallery.get_yticklabels(), *ax_tree.get_yticklabels()]:
+    if label.get_text() in ood:
+        label.set_color(splot.CYCLE[1])
+report.figure("gallery", gallery)
+report.figure("tree", tree_fig)
 
 # %% tags=["hide-input"]
 # what a run depends on, as plain values: the cache keys the runs by them alone

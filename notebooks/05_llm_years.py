@@ -173,9 +173,16 @@ report.text("half_expr", f"${sp.latex(half)}$")
 # in $P$?", two people listed.
 
 # %% tags=["hide-input"]
-def fig_gates(assessed: dict):
-    """Every causal LM: the gate and the question asked backwards (left), what a linear
-    read-out recovers of the year from each layer (right)."""
+assessed = {name: cache.cache(lm_protocol.assess)(name, device=device, seed=seed, cfg=cfg)
+            for name in LMS}
+lm_rows = lm_protocol.all_rows(assessed)  # every scored trial, with the exact prompt it read
+passed = {m: a for m, a in assessed.items() if a["gate"]["verdict"] == "passes"}
+report.table(lm_rows, "lm_trials")
+report.table(tables.gate_table(assessed), "lm_gate")
+report.table(pd.concat([a["probe"]["profile"] for a in assessed.values()], ignore_index=True)
+             if assessed else pd.DataFrame(), "lm_probe")
+if assessed:  # every causal LM: the gate and the question asked backwards (left), what a
+    # linear read-out recovers of the year from each layer (right)
     fig, axes = splot.subplots(1, 2, figsize=(9, 4.2))
     k_models = len(assessed)
     for k, a in enumerate(assessed.values()):
@@ -201,19 +208,7 @@ def fig_gates(assessed: dict):
     axes[1].set(xlabel="layer (fraction of depth)", ylabel="error of the read-out (years)",
                 title="hidden states: the year, read out", ylim=(0, None))
     splot.legend_outside(fig, axes, ncol=3)
-    return fig
-
-
-assessed = {name: cache.cache(lm_protocol.assess)(name, device=device, seed=seed, cfg=cfg)
-            for name in LMS}
-lm_rows = lm_protocol.all_rows(assessed)  # every scored trial, with the exact prompt it read
-passed = {m: a for m, a in assessed.items() if a["gate"]["verdict"] == "passes"}
-report.table(lm_rows, "lm_trials")
-report.table(tables.gate_table(assessed), "lm_gate")
-report.table(pd.concat([a["probe"]["profile"] for a in assessed.values()], ignore_index=True)
-             if assessed else pd.DataFrame(), "lm_probe")
-if assessed:
-    report.figure("lms", fig_gates(assessed))
+    report.figure("lms", fig)
 report.text("lm_list", ", ".join(assessed) or "none", )
 report.number("n_names", len(settings.NAMES))
 gate_lines, detail_lines = [], []

@@ -418,7 +418,7 @@ report.grid_result(**verdicts.family_result(check, lin_est, lin_paper))
 
 # %% tags=["hide-input"]
 # the families figure: each family's curve as its scale sweeps, one panel per floor
-def front_and_bound(ax, delta, label_front=None, label_bound=None):
+def fig_front_and_bound(ax, delta, label_front=None, label_bound=None):
     """The constant kernel's two-item front at ``delta`` and, with a floor, the floor bound."""
     ps_c, pi_c = theory.two_item(np.linspace(0, 1, 301), delta)
     ax.plot(pi_c, ps_c, color=splot.THEORY, lw=2.4, alpha=0.35, label=label_front)
@@ -431,7 +431,7 @@ def front_and_bound(ax, delta, label_front=None, label_bound=None):
 colour = dict(zip(shapes.FAMILIES, splot.CYCLE))
 fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.6), sharey=True)
 for ax, dl in zip(axes, cfg.sweep_deltas):
-    front_and_bound(ax, dl, "constant kernel front" if dl == 0 else None,
+    fig_front_and_bound(ax, dl, "constant kernel front" if dl == 0 else None,
                     "floor bound (Prop.)" if dl == cfg.sweep_deltas[1] else None)
     for name in shapes.FAMILIES:
         sel = sweep[(sweep.family == name) & (sweep.delta == dl)].sort_values("scale")
@@ -613,7 +613,8 @@ top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
 axes_f = top.subplots(1, len(cfg.deltas), sharey=True)
 for ax, dl in zip(axes_f, cfg.deltas):
     first = dl == cfg.deltas[0]
-    front_and_bound(ax, dl, "constant kernel" if first else None, "floor bound" if first else None)
+    fig_front_and_bound(ax, dl, "constant kernel" if first else None,
+                        "floor bound" if first else None)
     s = scan[scan.delta == dl]
     ax.plot(s.p_i, s.p_s, "-", lw=1.5, color=splot.CYCLE[0],
             label="best similarity (certified)" if first else None)

@@ -207,8 +207,8 @@ def test_a_code_edit_reruns_its_chapter_alone_and_a_prose_edit_reruns_nothing(bu
     for part in ("executed", "results", "cache", "models"):
         if (build / part).is_dir():
             shutil.copytree(build / part, copy / part)
-    figures = repo / "src" / "semres" / "experiments" / "toy" / "figures.py"
-    figures.write_text(figures.read_text().replace('"""', '"""An edited docstring. ', 1))
+    verdicts = repo / "src" / "semres" / "experiments" / "toy" / "verdicts.py"
+    verdicts.write_text(verdicts.read_text().replace('"""', '"""An edited docstring. ', 1))
     chapter1 = repo / "notebooks" / "01_pareto_front.py"
     sentence = "A sentence a writer added to the chapter, in its notebook."
     text = chapter1.read_text()
