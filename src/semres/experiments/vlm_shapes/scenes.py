@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 from semres.core.seeds import named_seed
 from semres.core.spaces import Space
 
-from .settings import AUTHORS, MAP_LAYOUT, QUESTIONS, SHAPE_SIZE, SHAPES, TASKS
+from .settings import MAP_LAYOUT, QUESTIONS, SHAPE_SIZE, SHAPES, TASKS
 
 BLACK = (0, 0, 0)
 RED = (220, 20, 20)
