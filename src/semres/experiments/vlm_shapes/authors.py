@@ -29,19 +29,9 @@ STREAMS = {"choices": "margin goodness of fit choices {}", "margin": "margin goo
 CHI2 = "chi-square reference"
 
 
-def margin_counts(label: str, source: str, task: str, n: int, m, correct, width: float) -> list:
-    """external.csv rows: trials and correct answers per margin bin of ``width`` (canvas or hue
-    units)."""
-    k = np.floor(np.asarray(m) / width + 1e-9).astype(int)
-    tab = pd.DataFrame({"k": k, "c": np.asarray(correct, int)}).groupby("k")["c"].agg(
-        ["size", "sum"]).reset_index()
-    return [{"model": label, "source": source, "task": task, "n": int(n),
-             "bin": f"[{kk * width:g},{(kk + 1) * width:g})", "bin_mid": (kk + 0.5) * width,
-             "trials": int(tr), "correct": int(c)} for kk, tr, c in tab.itertuples(index=False)]
-
-
 def margin_rows(tab) -> list:
-    """external.csv rows from a shipped table of counts per margin bin."""
+    """external.csv rows from a table of counts per margin bin (shipped, or
+    :func:`semres.experiments.released.spatial_margin_table` of results files)."""
     return [{"model": r.model, "source": r.source, "task": r.task, "n": int(r.n), "bin": r.bin,
              "bin_mid": (r.bin_lo + r.bin_hi) / 2, "trials": int(r.trials),
              "correct": int(r.correct)} for r in tab.itertuples(index=False)]
@@ -266,7 +256,8 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
     per task where the files hold several n."""
     out = {"fits": [], "weights": [], "external": [], "findings": []}
     canvas_px = float(AUTHORS["canvas_px"])
-    width = {"canvas": margin_bin, "hue": hue_bin}
+    binned = {"canvas": (released.spatial_margin_table, margin_bin),
+              "hue": (released.colour_margin_table, hue_bin)}
     choices = tidy.choice_index(results_df)
     df = results_df.assign(_d=tidy.distances(results_df), _c=choices,
                            _ok=[bool(m[c]) if c >= 0 else False for m, c in zip(
@@ -293,10 +284,8 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
             out["fits"] += a["fits"]
             out["weights"] += a["weights"]
             out["findings"].append(("scale", a))
-            m = np.array([np.diff(np.sort(x)[:2])[0] for x in d])
-            for n, sub in simp.assign(_m=m).groupby("n"):
-                out["external"] += margin_counts(label, src, "similarity", n, sub["_m"],
-                                                 sub["_ok"], width[space])
+            table, width = binned[space]
+            out["external"] += margin_rows(table(simp.assign(model=label, source=src), width))
         counts = (part.groupby(["task", "n"])["_ok"].agg(["size", "sum"]).reset_index()
                   .rename(columns={"size": "trials", "sum": "correct"}))
         if counts.groupby("task")["n"].nunique().ge(2).any():
