@@ -114,9 +114,14 @@ report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
 # answer ({numref}`ch6-fig-scenes`).
 
 # %% tags=["hide-input"]
-# the example scenes rendered at 192 px, titled by task, n and answer
+# the example scenes, rendered at 192 px and titled by task, n and answer: the accuracy map's
+# layout, then random scenes of both tasks with 4 to 12 shapes
+rng = np.random.default_rng(stream("example_scenes"))
+examples = [scenes.map_scenes(5)[7]] + [scenes.sample_scene(rng, n, task) for task, n in (
+    ("similarity", 8), ("similarity", 12), ("identification", 4), ("identification", 8),
+    ("identification", 12))]
 fig, axes = splot.subplots(2, 3, figsize=(7.2, 5.0))
-for ax, s in zip(axes.flat, scenes.example_scenes(np.random.default_rng(stream("example_scenes")))):
+for ax, s in zip(axes.flat, examples):
     ax.imshow(scenes.render(s, 192))
     ax.set_title(f"{s.task}, n = {s.n}: {s.answer}", fontsize=9)
     ax.set(xticks=[], yticks=[])
@@ -645,7 +650,7 @@ if {"spatial_confusion", "spatial_corner"} <= set(SHIPPED):
 if "colour_margin" in SHIPPED:  # the colour variant: Theorem 3 on the hue circle, per model
     colour_tab = released.load_table("colour_margin")
     external += authors.margin_rows(colour_tab)
-    colour = authors.colour_models(authors.colour_counts(colour_tab), cfg.grid_gof_boot,
+    colour = authors.colour_models(colour_tab, cfg.grid_gof_boot,
                                    stream("colour_floor"))
 ext_fits, paper = [], []
 for a in grid_fits.values():  # each model's spatial scale, its row and its line of the table

@@ -5,7 +5,6 @@ the book's schema (:mod:`semres.core.results`)."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from scipy.stats import chi2
 
 from semres.core import choice, fits
@@ -227,16 +226,13 @@ def layout_tests(margin_tab) -> list:
     return out
 
 
-def colour_counts(colour_tab) -> pd.DataFrame:
-    """Trials and correct answers per model, task and n of the shipped colour tables."""
-    counts = colour_tab.groupby(["model", "task", "n"])[["trials", "correct"]].sum()
-    return counts.reset_index().assign(space="hue")
-
-
-def colour_models(colour_n, gof_boot: int = 0, seed=0) -> dict:
-    """The colour variant per model: Theorem 3 on the hue circle for both tasks
+def colour_models(colour_tab, gof_boot: int = 0, seed=0) -> dict:
+    """The colour variant per model, from the trials and correct answers per task and n of the
+    shipped colour tables: Theorem 3 on the hue circle for both tasks
     (:func:`semres.experiments.vlm_shapes.nsweep.analyse_n`), with its curves and the two
     radii compared (``radii``)."""
+    colour_n = colour_tab.groupby(["model", "task", "n"])[["trials", "correct"]].sum()
+    colour_n = colour_n.reset_index().assign(space="hue")
     curves = hue_curves(sorted(set(colour_n["n"])))
     out = {}
     for label, part in colour_n.groupby("model"):

@@ -169,17 +169,6 @@ def map_scenes(grid: int, layout: dict = MAP_LAYOUT, shape_size: float = SHAPE_S
     return out
 
 
-def example_scenes(rng) -> list:
-    """The six scenes of the chapter's first figure: the map's layout and random scenes of
-    both tasks with 4 to 12 shapes."""
-    return [map_scenes(5)[7],
-            sample_scene(rng, 8, "similarity"),
-            sample_scene(rng, 12, "similarity"),
-            sample_scene(rng, 4, "identification"),
-            sample_scene(rng, 8, "identification"),
-            sample_scene(rng, 12, "identification")]
-
-
 def ball_measures(probes, eps, task: str, shape_size: float = SHAPE_SIZE,
                   k: int = 64) -> np.ndarray:
     """Theorem 3's ball measure ``b_p`` at each probe for each radius: the chance that another
