@@ -56,6 +56,7 @@ results = ""  # per-trial result files or folders in the semres.core.results sch
 
 # %% tags=["hide-input"]
 # %matplotlib inline
+import matplotlib
 import myst_nb
 import numpy as np
 import pandas as pd
@@ -64,11 +65,12 @@ from IPython.display import display
 
 import semres.core.book
 import semres.report
-from semres.core import kernels
+from semres.core import kernels, theory
 from semres.experiments import released
-from semres.experiments.vlm_shapes import (authors, figures, luce, nsweep, scenes, settings,
+from semres.experiments.vlm_shapes import (authors, luce, nsweep, scenes, settings,
                                            training, verdicts, vlm)
 from semres.report import GOOD, NOT_MEASURED, Z_MAX, fmt, plural, tables
+from semres.report import plotting as splot
 from semres.report.verdicts import gof_pvalue
 
 cfg, report, stream, cache = semres.report.open_chapter(settings.SETTINGS, profile, seed)
@@ -112,8 +114,19 @@ report.text("ran", "\n".join(f"- {r}" for r in ran), markdown=True)
 # answer ({numref}`ch6-fig-scenes`).
 
 # %% tags=["hide-input"]
-report.figure("scenes", figures.fig_scenes(
-    scenes.example_scenes(np.random.default_rng(stream("example_scenes")))))
+# the example scenes, rendered at 192 px and titled by task, n and answer: the accuracy map's
+# layout, then random scenes of both tasks with 4 to 12 shapes
+rng = np.random.default_rng(stream("example_scenes"))
+examples = [scenes.map_scenes(5)[7]] + [scenes.sample_scene(rng, n, task) for task, n in (
+    ("similarity", 8), ("similarity", 12), ("identification", 4), ("identification", 8),
+    ("identification", 12))]
+fig, axes = splot.subplots(2, 3, figsize=(7.2, 5.0))
+for ax, s in zip(axes.flat, examples):
+    ax.imshow(scenes.render(s, 192))
+    ax.set_title(f"{s.task}, n = {s.n}: {s.answer}", fontsize=9)
+    ax.set(xticks=[], yticks=[])
+    ax.grid(False)
+report.figure("scenes", fig)
 # what the prose quotes beyond the result tables, saved as quantities.csv at the end
 quantities = [{"quantity": "shape_frac", "value": settings.SHAPE_SIZE,
                "what": "a shape's width (fraction of the canvas side)"}]
@@ -326,11 +339,61 @@ live_ok, live_why, live_row = verdicts.scale_verdict(
     verdicts.LIVE_CLAIM, agree=est_agree, stand_in="" if model else verdicts.LIVE_STAND_IN,
     resolution_label=f"one image patch ({fmt(patch_px)} px)")
 live_status = report.result(**live_row, unit="px")
-report.figure("map", figures.fig_map(map_list, map_p, live_fit, fm, cfg.grid))
-report.figure("margin", figures.fig_margin(fit.m, fit_p, agg, canvas_px))
 myst_nb.glue(report.prefix + "live_fits", tables.table(
     pd.DataFrame(fit_rows)[["kernel", "scale_px", "ci_low_px", "ci_high_px", "floor",
                             "distance_p", "at_bound"]], decimals=3), display=False)
+
+# %% tags=["hide-input"]
+# The accuracy map: the model's P(correct) over the X positions of the four-shape layout beside
+# the fitted biased Luce rule's, with the decision boundaries and (when that fit is not
+# censored) the edges of the fitted margin resolution's error band. Three ticks, so neighbours
+# never touch on a phone; excluded positions (near a shape) grey, so the shapes' names show.
+MAP_TICKS = (0, 0.5, 1)
+map_t = luce.Trials(map_list)
+map_pred = luce.biased_p(map_t.d, map_t.names, map_t.t, live_fit)
+layout = np.array(list(settings.MAP_LAYOUT.values()))
+ticks = (np.arange(300) + 0.5) / 300
+fd = np.linalg.norm(np.stack(np.meshgrid(ticks, ticks), -1)[..., None, :] - layout, axis=-1)
+fd_sorted = np.sort(fd, axis=-1)
+gap_field = fd_sorted[..., 1] - fd_sorted[..., 0]
+cells = np.floor(np.array([s.probe for s in map_list]) * cfg.grid).astype(int)
+cmap = matplotlib.colormaps["viridis"].with_extremes(bad="0.82")
+fig, axes = splot.subplots(1, 2, figsize=(7.2, 4.6), sharey=True)
+for ax, vals, title in ((axes[0], map_p, "(a) model"), (axes[1], map_pred, "(b) fit")):
+    img = np.full((cfg.grid, cfg.grid), np.nan)
+    img[cells[:, 1], cells[:, 0]] = vals
+    im = ax.imshow(img, extent=(0, 1, 1, 0), cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+    ax.contour(ticks, ticks, np.argmin(fd, axis=-1), levels=np.arange(3) + 0.5, colors="w",
+               linewidths=1)
+    if not fm["at_bound"] and gap_field.min() < fm["eps"] < gap_field.max():
+        ax.contour(ticks, ticks, gap_field, levels=[fm["eps"]], colors="w", linewidths=0.6,
+                   linestyles=":")
+    for name, xy in settings.MAP_LAYOUT.items():  # in black: legible on the grey discs
+        ax.annotate(name, xy, ha="center", va="center", color="black")
+    # the panel's name inside it, top left: a title above would meet the x label of the panel
+    # above it when the phone stacks the two
+    ax.text(0.02, 0.98, title, transform=ax.transAxes, ha="left", va="top",
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 2})
+    ax.set(xlim=(0, 1), ylim=(1, 0), aspect="equal", xticks=MAP_TICKS, yticks=MAP_TICKS,
+           xlabel="x of the X (canvas)")
+    ax.grid(False)
+axes[0].set_ylabel("y of the X (canvas, down)")
+fig.colorbar(im, ax=axes, location="bottom", shrink=0.6, aspect=30, ticks=MAP_TICKS,
+             label="P(naming the nearest shape)")
+report.figure("map", fig)
+# P(correct) of the four-shape scenes against the margin, binned, with the fitted curves
+fig, ax = splot.subplots(figsize=(6.2, 3.8))
+ax.scatter(fit.m * canvas_px, fit_p, s=6, alpha=0.25, color=splot.CYCLE[0], label="scenes")
+ax.errorbar(agg["m"] * canvas_px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="o",
+            color=splot.CYCLE[0], label="binned mean ± s.e.")
+ax.plot(agg["m"] * canvas_px, agg["bias"], "-", color=splot.THEORY,
+        label="biased Luce rule (ML fit)")
+ax.plot(agg["m"] * canvas_px, agg["mar"], "--", color=splot.THEORY_ALT,
+        label="margin resolution (LS fit)")
+ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
+ax.set(xlabel="margin $d_2 - d_1$ (pixels)", ylabel="P(correct)", ylim=(0, 1.02))
+splot.legend_outside(fig, ax, ncol=2)
+report.figure("margin", fig)
 
 # %% tags=["remove-cell"]
 # the numbers the section quotes, and its sentences on the scale, whose words follow the fit
@@ -423,7 +486,25 @@ report.table(pd.DataFrame(floor["bound"]), "floor_bound")
 sim, ide = (sweep[sweep.task == t].set_index("n") for t in settings.TASKS)
 if 2 in sim.index and 2 in ide.index:
     report.point(f"{model_name}, n = 2", ide.p[2], sim.p[2], ide.se[2], sim.se[2])
-report.figure("nsweep", figures.fig_nsweep(sweep))
+# p_S and p_I against n, with Theorem 3 at each task's fitted radius, the biased Luce rule of
+# the four-shape fit, and chance
+fig, axes = splot.subplots(1, 2, figsize=(7.2, 3.6), sharey=True)
+for ax, task, letter in zip(axes, settings.TASKS, "ab"):
+    tab = sweep[sweep.task == task].set_index("n")
+    ax.errorbar(tab.index, tab.p, yerr=tab.se, fmt="o", color=splot.CYCLE[0], label="model")
+    ax.plot(tab.index, tab["p_theory_sim"], "-", color=splot.THEORY,
+            label=r"Theorem 3, $\varepsilon$ fitted to $p_S$")
+    ax.plot(tab.index, tab["p_theory_ide"], "-.", color=splot.CYCLE[1],
+            label=r"Theorem 3, $\varepsilon$ fitted to $p_I$")
+    ax.plot(tab.index, tab.p_kernel, "--", color=splot.THEORY_ALT,
+            label="biased Luce rule of the margin fit")
+    nn = np.arange(2, int(sweep.n.max()) + 1)
+    ax.plot(nn, 1 / nn, ":", color="0.6", label="chance, 1/n")
+    ax.set(xlabel="number of shapes n", ylim=(0, 1.02),
+           title=f"({letter}) {task} ($p_{'S' if task == 'similarity' else 'I'}$)")
+axes[0].set_ylabel("P(correct)")
+splot.legend_outside(fig, axes, ncol=2)
+report.figure("nsweep", fig)
 myst_nb.glue(report.prefix + "sweep_table", tables.table(sweep, decimals=3, csv="n_sweep", headers={
     "p": "Success (probability)", "se": "Its standard error",
     "p_kernel": "The biased Luce rule's prediction (probability)",
@@ -569,7 +650,7 @@ if {"spatial_confusion", "spatial_corner"} <= set(SHIPPED):
 if "colour_margin" in SHIPPED:  # the colour variant: Theorem 3 on the hue circle, per model
     colour_tab = released.load_table("colour_margin")
     external += authors.margin_rows(colour_tab)
-    colour = authors.colour_models(authors.colour_counts(colour_tab), cfg.grid_gof_boot,
+    colour = authors.colour_models(colour_tab, cfg.grid_gof_boot,
                                    stream("colour_floor"))
 ext_fits, paper = [], []
 for a in grid_fits.values():  # each model's spatial scale, its row and its line of the table
@@ -642,7 +723,7 @@ for label, nc in (stencils[1].items() if stencils is not None else []):
         f"{nc['advantage_ci'][1]:.2f}); goodness of fit (parametric bootstrap, "
         f"{cfg.stencil_boot} datasets) {gof_pvalue(nc)}"
         + (" (no simulated deviance reached the observed one)"
-           if verdicts.no_refit_reached(nc) else "")
+           if nc["gof_p"] <= nc["gof_resolution"] * (1 + 1e-9) else "")
         + (f": {verdicts.MISFIT}, so the weights describe, they do not measure. " if nc["misfit"]
            else ". ")
         + f"The bias is mainly for a {b['main']} (weights span {b['spread']:.1f}×, against "
@@ -659,17 +740,44 @@ for t in layouts:
         f"{t['model']}: the shipped tables hold no per-trial positions for the random stencils, "
         "so whether the scale carries over from one layout to the other cannot be tested; "
         "accuracy against the margin "
-        + ("differs" if verdicts.layouts_differ(t["p"]) else "does not differ detectably")
+        + ("differs" if t["p"] < verdicts.LAYOUT_P else "does not differ detectably")
         + f" between the two layouts (deviance {t['stat']:.1f} on {t['df']:.0f} margin bins, "
         f"{verdicts.p_words(t['p'])}).")
 report.text("auth_verdicts", " ".join(said) or "No tables of the paper's models are shipped.",
             markdown=True)
-released_fig = (figures.fig_released(external, agg, model_name,
-                                     float(settings.AUTHORS["canvas_px"]))
-                if figures.released_margins(external) else None)
-if released_fig is not None:
-    report.figure("released", released_fig)
-report.text("released_figure", "" if released_fig is None else """```{glue:figure} ch6-fig-released
+
+
+def released_margins(external) -> list:
+    """The paper's models' released answers per margin bin of the four-shape similarity task on
+    the canvas: (its colour's place, model, trials and correct answers per bin)."""
+    ext = pd.DataFrame(external)
+    out = []
+    for k, (label, part) in enumerate(ext[ext.task == "similarity"].groupby("model")
+                                      if len(ext) else []):
+        part = part[part.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
+        if not (part.empty or part.bin_mid.max() > 1):
+            out.append((k, label, part))
+    return out
+
+
+# accuracy against the margin for the paper's models (binomial standard errors) and for the
+# model run here (its four-shape scenes, margins rescaled to the authors' 900 px canvas)
+authors_px = float(settings.AUTHORS["canvas_px"])
+if released_margins(external):
+    fig, ax = splot.subplots(figsize=(6.2, 3.8))
+    for k, label, part in released_margins(external):
+        p = part.correct / part.trials
+        ax.errorbar(part.bin_mid * authors_px, p, yerr=np.sqrt(p * (1 - p) / part.trials),
+                    fmt="o-", ms=4, color=splot.CYCLE[k + 1],
+                    label=f"{label} (released, 900 px canvas)")
+    ax.errorbar(agg["m"] * authors_px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="s",
+                ms=4, color=splot.CYCLE[0], label=f"{model_name} (canvas rescaled to 900 px)")
+    ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
+    ax.set(xlabel="margin $d_2 - d_1$ (pixels of a 900 px canvas)", ylabel="P(correct)",
+           ylim=(0, 1.02))
+    splot.legend_outside(fig, ax, ncol=1)
+    report.figure("released", fig)
+report.text("released_figure", "" if not released_margins(external) else """```{glue:figure} ch6-fig-released
 :name: ch6-fig-released
 :alt: Accuracy against margin for the paper's two models and the model run here.
 
@@ -704,8 +812,32 @@ for label, a in colour.items():  # one radius for both tasks? and each task's ra
         + ".")
 report.text("colour_verdict", " ".join(said) if said else "The colour tables are not shipped "
             "in this build, so the colour variant is not analysed.", markdown=True)
-if colour:
-    report.figure("colour", figures.fig_colour(colour))
+if colour:  # p_S and p_I against n at each task's radius, and both on the (p_I, p_S) plane
+    fig, axes = splot.subplots(1, 3, figsize=(7.2, 3.2))
+    for k, (label, a) in enumerate(colour.items()):
+        col = splot.CYCLE[k + 1]
+        for ax, task in zip(axes[:2], settings.TASKS):
+            part = a["table"][a["table"].task == task].sort_values("n")
+            ax.errorbar(part.n, part.p, yerr=part.se, fmt="o", ms=4, color=col, label=label)
+            if task in a["fitted"]:
+                ax.plot(part.n, [np.interp(a["fitted"][task]["eps"], nsweep.EPS_GRID,
+                                           a["curves"][task, n]) for n in part.n],
+                        "-", color=col, lw=1)
+        both = a["table"].pivot_table(index="n", columns="task", values="p")
+        if set(settings.TASKS) <= set(both.columns):
+            axes[2].plot(both["identification"], both["similarity"], "o-", ms=4, color=col,
+                         label=label)
+            for n in (both.index.min(), both.index.max()):  # Theorem 3's curves, b from 0 to 1
+                ps, pi = theory.n_item(np.linspace(0, 1, 101), n)
+                axes[2].plot(pi, ps, ":", color="0.5", lw=1)
+                axes[2].annotate(f"n = {n}", (pi[5], ps[5]), fontsize=9, color="0.4")
+    for ax, task in zip(axes[:2], settings.TASKS):
+        ax.set(xlabel="number of patches n", title=task, ylim=(0, 1.02))
+    axes[0].set_ylabel("P(correct)")
+    axes[2].set(xlabel="$p_I$", ylabel="$p_S$", title="both tasks", xlim=(0, 1.02),
+                ylim=(0, 1.02))
+    splot.legend_outside(fig, axes, ncol=2)
+    report.figure("colour", fig)
 report.text("colour_figure", "" if not colour else """:::{dropdown} The colour variant, drawn
 ```{glue:figure} ch6-fig-colour
 :name: ch6-fig-colour
@@ -816,7 +948,7 @@ described = [r for r in scales if r["status"] not in NOT_MEASURED]
 approx = [r for r in scales if r["status"] == "misfit"]
 # the models whose accuracy rises from the narrowest margin bin to the widest
 rising = [model_name] * bool(rises) + [
-    label for _, label, part in figures.released_margins(external)
+    label for _, label, part in released_margins(external)
     if part.correct.iloc[-1] / part.trials.iloc[-1] > part.correct.iloc[0] / part.trials.iloc[0]]
 who = plural(len(scales), "vision-language model") + (
     f" ({len(grid_fits)} of the paper's, one {'trained' if model is None else 'run'} here)"

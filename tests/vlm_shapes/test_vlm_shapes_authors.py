@@ -1,4 +1,4 @@
-"""Other models' answers: margin counts, and the goodness of fit of a choice model by its
+"""Other models' answers: the goodness of fit of a choice model by its
 accuracy against the margin, by the reference its cells allow (a parametric bootstrap with
 refits on sparse bins, the chi-square on dense ones)."""
 
@@ -9,13 +9,6 @@ from semres.core import choice
 from semres.core.seeds import named_seed
 from semres.experiments.vlm_shapes import authors
 from semres.experiments.vlm_shapes import scenes as sc
-
-
-def test_margin_counts_bin_the_trials():
-    rows = authors.margin_counts("m", "s", "similarity", 4, [0.01, 0.04, 0.06, 0.2],
-                                 [1, 0, 1, 1], 0.05)
-    assert [(r["bin"], r["trials"], r["correct"]) for r in rows] == [
-        ("[0,0.05)", 2, 1), ("[0.05,0.1)", 1, 1), ("[0.2,0.25)", 1, 1)]
 
 
 def _choices(count, scale, seed, scenes=None):

@@ -6,7 +6,7 @@ import pytest
 
 from semres import report
 from semres.core import theory
-from semres.experiments.vlm_shapes import nsweep, verdicts
+from semres.experiments.vlm_shapes import luce, nsweep, verdicts
 
 
 def _sweep_curves(ns, grid):
@@ -114,9 +114,9 @@ def test_theorem_3_with_its_floor_finds_a_floor_that_is_there_and_none_that_is_n
 def test_a_misfit_of_rates_says_how_far_it_misses():
     p = np.array([0.9, 0.7, 0.5])
     se = np.full(3, 0.01)
-    exact = nsweep.chi2_size(p, p, se, 1 / np.array([2, 4, 6]), 2)
+    exact = luce.chi2_fit(p, p, se, 1 / np.array([2, 4, 6]))
     assert exact["dispersion"] == 0 and exact["explained_null"] == 1
-    off = nsweep.chi2_size(p, p + 0.05, se, 1 / np.array([2, 4, 6]), 2)
+    off = luce.chi2_fit(p, p + 0.05, se, 1 / np.array([2, 4, 6]))
     assert off["rms_gap"] == pytest.approx(0.05) and off["rms_sampling"] == pytest.approx(0.01)
     assert off["dispersion"] == pytest.approx(3 * 25 / 2)
     one = {"lam": 0.1, "lam_ci": (0.099, 0.101), "gof_p": 0.3, "misfit": False,

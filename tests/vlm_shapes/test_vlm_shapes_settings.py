@@ -15,7 +15,7 @@ def test_every_profile_passes_its_checks_and_is_typed(profile):
 
 def test_the_design_is_defined_once():
     assert scenes.TASKS is settings.TASKS and scenes.SHAPES is settings.SHAPES
-    assert scenes.AUTHORS is settings.AUTHORS and scenes.QUESTIONS is settings.QUESTIONS
+    assert scenes.MAP_LAYOUT is settings.MAP_LAYOUT and scenes.QUESTIONS is settings.QUESTIONS
     assert settings.SETTINGS.paper["fit_scenes"][0] == 400
 
 

@@ -5,7 +5,6 @@ the book's schema (:mod:`semres.core.results`)."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from scipy.stats import chi2
 
 from semres.core import choice, fits
@@ -29,19 +28,9 @@ STREAMS = {"choices": "margin goodness of fit choices {}", "margin": "margin goo
 CHI2 = "chi-square reference"
 
 
-def margin_counts(label: str, source: str, task: str, n: int, m, correct, width: float) -> list:
-    """external.csv rows: trials and correct answers per margin bin of ``width`` (canvas or hue
-    units)."""
-    k = np.floor(np.asarray(m) / width + 1e-9).astype(int)
-    tab = pd.DataFrame({"k": k, "c": np.asarray(correct, int)}).groupby("k")["c"].agg(
-        ["size", "sum"]).reset_index()
-    return [{"model": label, "source": source, "task": task, "n": int(n),
-             "bin": f"[{kk * width:g},{(kk + 1) * width:g})", "bin_mid": (kk + 0.5) * width,
-             "trials": int(tr), "correct": int(c)} for kk, tr, c in tab.itertuples(index=False)]
-
-
 def margin_rows(tab) -> list:
-    """external.csv rows from a shipped table of counts per margin bin."""
+    """external.csv rows from a table of counts per margin bin (shipped, or
+    :func:`semres.experiments.released.spatial_margin_table` of results files)."""
     return [{"model": r.model, "source": r.source, "task": r.task, "n": int(r.n), "bin": r.bin,
              "bin_mid": (r.bin_lo + r.bin_hi) / 2, "trials": int(r.trials),
              "correct": int(r.correct)} for r in tab.itertuples(index=False)]
@@ -237,16 +226,13 @@ def layout_tests(margin_tab) -> list:
     return out
 
 
-def colour_counts(colour_tab) -> pd.DataFrame:
-    """Trials and correct answers per model, task and n of the shipped colour tables."""
-    counts = colour_tab.groupby(["model", "task", "n"])[["trials", "correct"]].sum()
-    return counts.reset_index().assign(space="hue")
-
-
-def colour_models(colour_n, gof_boot: int = 0, seed=0) -> dict:
-    """The colour variant per model: Theorem 3 on the hue circle for both tasks
+def colour_models(colour_tab, gof_boot: int = 0, seed=0) -> dict:
+    """The colour variant per model, from the trials and correct answers per task and n of the
+    shipped colour tables: Theorem 3 on the hue circle for both tasks
     (:func:`semres.experiments.vlm_shapes.nsweep.analyse_n`), with its curves and the two
     radii compared (``radii``)."""
+    colour_n = colour_tab.groupby(["model", "task", "n"])[["trials", "correct"]].sum()
+    colour_n = colour_n.reset_index().assign(space="hue")
     curves = hue_curves(sorted(set(colour_n["n"])))
     out = {}
     for label, part in colour_n.groupby("model"):
@@ -266,7 +252,8 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
     per task where the files hold several n."""
     out = {"fits": [], "weights": [], "external": [], "findings": []}
     canvas_px = float(AUTHORS["canvas_px"])
-    width = {"canvas": margin_bin, "hue": hue_bin}
+    binned = {"canvas": (released.spatial_margin_table, margin_bin),
+              "hue": (released.colour_margin_table, hue_bin)}
     choices = tidy.choice_index(results_df)
     df = results_df.assign(_d=tidy.distances(results_df), _c=choices,
                            _ok=[bool(m[c]) if c >= 0 else False for m, c in zip(
@@ -293,10 +280,8 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
             out["fits"] += a["fits"]
             out["weights"] += a["weights"]
             out["findings"].append(("scale", a))
-            m = np.array([np.diff(np.sort(x)[:2])[0] for x in d])
-            for n, sub in simp.assign(_m=m).groupby("n"):
-                out["external"] += margin_counts(label, src, "similarity", n, sub["_m"],
-                                                 sub["_ok"], width[space])
+            table, width = binned[space]
+            out["external"] += margin_rows(table(simp.assign(model=label, source=src), width))
         counts = (part.groupby(["task", "n"])["_ok"].agg(["size", "sum"]).reset_index()
                   .rename(columns={"size": "trials", "sum": "correct"}))
         if counts.groupby("task")["n"].nunique().ge(2).any():

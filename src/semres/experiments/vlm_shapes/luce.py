@@ -13,7 +13,7 @@ from semres.core.fits import bound_report
 
 GOF_KEYS = fits.GOF_KEYS
 #: fit.csv's columns that only a likelihood fit has
-NO_PROFILE = {"profile_low_px": np.nan, "profile_high_px": np.nan, "scale_no_floor_px": np.nan}
+PROFILE = ("profile_low_px", "profile_high_px", "scale_no_floor_px")
 #: the 95% likelihood-ratio test of a floor on its bound of 0 (the 90% chi-square(1)
 #: quantile, as the statistic is a 50:50 mixture at a bound)
 FLOOR_LR = 2.706
@@ -157,6 +157,21 @@ class Trials:
         self.names = [list(s.names) for s in self.scenes]
 
 
+def fit_row(model: str, source: str, kernel: str, scale: float, ci, px: float, floor: float,
+            trials: int, at_bound: bool, bound_params: str, tested: dict,
+            distance_p: float = np.nan, boot_at_bound: float = np.nan,
+            profile=(np.nan, np.nan, np.nan)) -> dict:
+    """One row of fit.csv, every kernel's in the same columns: the scale and its interval in
+    canvas units and in pixels (``px`` a canvas unit), the likelihood ``profile`` (low, high and
+    the scale without a floor, canvas units) and what its test gives (``tested``: the goodness
+    of fit and, where measured, the misfit's size)."""
+    return {"model": model, "source": source, "kernel": kernel, "scale_frac": scale,
+            "scale_px": scale * px, "ci_low_px": ci[0] * px, "ci_high_px": ci[1] * px,
+            "floor": floor, "trials": trials, "distance_p": distance_p,
+            "boot_at_bound": boot_at_bound, "at_bound": at_bound, "bound_params": bound_params,
+            **dict(zip(PROFILE, np.multiply(profile, px))), **tested}
+
+
 def biased_p(d, names, target, f) -> np.ndarray:
     """P(correct) that a fitted biased Luce rule ``f`` gives each trial."""
     return np.array([q[t] for q, t in zip(choice.choice_probs(
@@ -169,22 +184,29 @@ def margin_bins(m, bins: int):
     return np.clip(np.digitize(m, cut[1:-1]), 0, len(cut) - 2)
 
 
+def chi2_fit(p, pred, se, null, params: int = 1) -> dict:
+    """The chi-square goodness of fit of rates ``p`` (standard errors ``se``, at least
+    :data:`SE_MIN`) to a fit's ``pred`` with ``params`` parameters, and how far it misses
+    (:func:`semres.core.fits.misfit_size`): its chi-square against that of no similarity
+    (``null``: chance, or one rate for every bin), whose mean under the fit is its degrees of
+    freedom; the sampling gap is the standard errors themselves (each rate counts p(1 - p)/se²
+    effective trials)."""
+    p, pred, null = (np.asarray(x, float) for x in (p, pred, null))
+    se = np.maximum(np.asarray(se, float), SE_MIN)
+    out = fits.gof_chi2(p, pred, se, params)
+    d_null = float(np.sum(((p - null) / se) ** 2))
+    totals = np.maximum(pred * (1 - pred), 1e-6) / se ** 2
+    out.update(fits.misfit_size(out["gof_stat"], d_null, float(out["gof_df"]), p, pred, totals))
+    return out
+
+
 def margin_gof(p, pred, m, params: int, bins: int) -> dict:
-    """Chi-square of binned mean P(correct) against a prediction, in equal-count margin bins (a bin
-    without spread gets the standard error :data:`SE_MIN`), with the misfit's size
-    (:func:`semres.core.fits.misfit_size`): against one rate for every bin (no similarity: accuracy
-    that does not depend on the margin), whose chi-square averages its degrees of freedom under the
-    fit; each bin counts p(1 - p)/se² effective trials."""
+    """:func:`chi2_fit` of binned mean P(correct) against a prediction, in equal-count margin
+    bins (a bin without spread gets the standard error :data:`SE_MIN`), against one rate for
+    every bin (no similarity: accuracy that does not depend on the margin)."""
     tab = pd.DataFrame({"k": margin_bins(m, bins), "p": p, "q": pred}).groupby("k").agg(
         p=("p", "mean"), q=("q", "mean"), sd=("p", "std"), n=("p", "size"))
-    se = np.maximum(tab.sd.fillna(0) / np.sqrt(tab.n), SE_MIN).to_numpy(float)
-    out = fits.gof_chi2(tab.p, tab.q, se, params)
-    if out["gof_df"] >= 1:
-        obs, q = tab.p.to_numpy(float), tab.q.to_numpy(float)
-        d_null = float(np.sum(((obs - np.mean(p)) / se) ** 2))
-        out.update(fits.misfit_size(out["gof_stat"], d_null, out["gof_df"], obs, q,
-                                    np.maximum(q * (1 - q), 1e-6) / se ** 2))
-    return out
+    return chi2_fit(tab.p, tab.q, tab.sd.fillna(0) / np.sqrt(tab.n), np.mean(p), params)
 
 
 def refit_null_mean(counts, probs, refit, draws: int, seed) -> float:
@@ -239,21 +261,21 @@ def choice_rows(label: str, source: str, d, names, px: float, boot: int, seed,
                                seed=seed, progress=True, profile=PROFILE_POINTS)
         params = 1 + int(f["floor"] > 0) + (len(f["weights"]) - 1 if bias else 0)
         f.update(gof(f, params))
-        out.append({"model": label, "source": source,
-                    "kernel": KERNEL["biased" if bias else "ml"], "scale_frac": f["scale"],
-                    "scale_px": f["scale"] * px,
-                    "ci_low_px": f["scale_ci"][0] * px, "ci_high_px": f["scale_ci"][1] * px,
-                    "floor": f["floor"], "trials": f["trials"], "distance_p": f["distance_p"],
-                    "boot_at_bound": f["boot_at_bound"], "at_bound": f["at_bound"],
-                    "bound_params": ",".join(x for x in (f["bound_params"], (
-                        "floor=0 (LR {:.2g})".format(f["floor_lr"])
-                        if 0 < f["floor_lr"] < FLOOR_LR else "")) if x),
-                    **dict(zip(NO_PROFILE, np.multiply([*f["profile_ci"], f["scale_no_floor"]],
-                                                       px))),
-                    **{key: f[key] for key in GOF_KEYS},
-                    **{key: f.get(key, np.nan) for key in fits.SIZE_KEYS}})
+        floor_at_0 = "floor=0 (LR {:.2g})".format(f["floor_lr"]) \
+            if 0 < f["floor_lr"] < FLOOR_LR else ""
+        out.append(fit_row(
+            label, source, KERNEL["biased" if bias else "ml"], f["scale"], f["scale_ci"], px,
+            f["floor"], f["trials"], f["at_bound"],
+            ",".join(x for x in (f["bound_params"], floor_at_0) if x), tested(f),
+            f["distance_p"], f["boot_at_bound"], (*f["profile_ci"], f["scale_no_floor"])))
         biased = f if bias else biased
     return out, biased
+
+
+def tested(f: dict) -> dict:
+    """A fit's goodness of fit and its misfit's size (NaN where not measured), for fit.csv."""
+    return {**{key: f[key] for key in GOF_KEYS},
+            **{key: f.get(key, np.nan) for key in fits.SIZE_KEYS}}
 
 
 def weight_rows(label: str, f) -> list:
@@ -281,19 +303,12 @@ def least_squares(trials: Trials, p, label: str, px: float, boot: int, seed, bin
     gof_ls = margin_gof(p, luce_exponential(d, t, fe["scale"], fe["floor"]), trials.m,
                         1 + int(fe["floor"] > 0), bins)
     gof_mar = margin_gof(p, luce_margin(d, t, fm["eps"]), trials.m, 1, bins)
-    rows = [
-        {"model": label, "source": "live", "kernel": KERNEL["ls"],
-         "scale_frac": fe["scale"], "scale_px": fe["scale"] * px,
-         "ci_low_px": ci[0, 0] * px, "ci_high_px": ci[1, 0] * px,
-         "floor": fe["floor"], "trials": len(p), "distance_p": np.nan,
-         "boot_at_bound": fits.bootstrap_at_bound(draws[:, 2]), "at_bound": fe["at_bound"],
-         "bound_params": fe["bound_params"], **NO_PROFILE, **gof_ls},
-        {"model": label, "source": "live", "kernel": KERNEL["margin"],
-         "scale_frac": fm["eps"], "scale_px": fm["eps"] * px,
-         "ci_low_px": ci[0, 1] * px, "ci_high_px": ci[1, 1] * px, "floor": np.nan,
-         "trials": len(p), "distance_p": np.nan,
-         "boot_at_bound": fits.bootstrap_at_bound(draws[:, 3]), "at_bound": fm["at_bound"],
-         "bound_params": fm["bound_params"], **NO_PROFILE, **gof_mar}]
+    rows = [fit_row(label, "live", KERNEL["ls"], fe["scale"], ci[:, 0], px, fe["floor"],
+                    len(p), fe["at_bound"], fe["bound_params"], gof_ls,
+                    boot_at_bound=fits.bootstrap_at_bound(draws[:, 2])),
+            fit_row(label, "live", KERNEL["margin"], fm["eps"], ci[:, 1], px, np.nan, len(p),
+                    fm["at_bound"], fm["bound_params"], gof_mar,
+                    boot_at_bound=fits.bootstrap_at_bound(draws[:, 3]))]
     return rows, fe, fm, ci
 
 def estimators(ci, ml_row: dict, biased, px: float) -> tuple[dict, bool]:

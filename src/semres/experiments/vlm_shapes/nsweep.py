@@ -9,14 +9,14 @@ import pandas as pd
 
 from semres.core import fits, kernels, theory
 from semres.core.choice import compare_radii, fit_ball
-from semres.core.fits import gof_chi2
 from semres.core.nsweep import fit_theorem3
 from semres.core.seeds import named_seed
 from semres.core.simulate import luce_success
 from semres.experiments.frontier.floor_n import floor_bound
 
 from . import scenes
-from .luce import GOF_KEYS, KERNEL, NO_PROFILE, SE_MIN, Trials, biased_p, luce_exponential
+from .luce import (GOF_KEYS, KERNEL, SE_MIN, Trials, biased_p, chi2_fit, fit_row,
+                   luce_exponential, tested)
 from .settings import TASKS
 
 #: radii (canvas units) over which Theorem 3's ball radius is profiled: past the canvas
@@ -87,19 +87,15 @@ def sweep_table(label: str, lists: dict, p: dict, biased):
     return pd.DataFrame(rows), curves, geometry
 
 
-def ball_fit_rows(tab, task: str, curves: dict, clear: float = 0.0):
-    """Theorem 3's radius for one task's p(n) rows (columns n, p, se): :func:`ball_fit` on
-    :data:`EPS_GRID`."""
-    return ball_fit(tab["n"], tab["p"], tab["se"], {n: curves[task, n] for n in tab["n"]},
-                    EPS_GRID, clear)
-
-
 def ball_fits(sweep, curves):
     """Theorem 3's radius fitted to each task (above the clearance the design makes perfect),
     and each task's curve at both radii (``p_theory_sim``, ``p_theory_ide``) added to
     ``sweep``."""
-    ball = {task: ball_fit_rows(sweep[sweep.task == task], task, curves,
-                                scenes.CLEARANCE[task]) for task in TASKS}
+    ball = {}
+    for task in TASKS:
+        part = sweep[sweep.task == task]
+        ball[task] = ball_fit(part.n, part.p, part.se, {n: curves[task, n] for n in part.n},
+                              EPS_GRID, scenes.CLEARANCE[task])
     for task in TASKS:  # each task's curve at the other task's radius, and its own
         for which in TASKS:
             sweep.loc[sweep.task == task, f"p_theory_{which[:3]}"] = [
@@ -110,12 +106,9 @@ def ball_fits(sweep, curves):
 
 def ball_row(label: str, source: str, task: str, f, px: float, trials: int) -> dict:
     """fit.csv's row of a Theorem 3 radius (``px`` NaN where the unit is not pixels)."""
-    return {"model": label, "source": source, "kernel": KERNEL["ball"].format(task),
-            "scale_frac": f["eps"], "scale_px": f["eps"] * px,
-            "ci_low_px": f["ci_low"] * px, "ci_high_px": f["ci_high"] * px, "floor": np.nan,
-            "trials": trials, "distance_p": np.nan, "boot_at_bound": np.nan,
-            "at_bound": f["at_bound"], "bound_params": f["bound_params"], **NO_PROFILE,
-            **{key: f[key] for key in GOF_KEYS}}
+    return fit_row(label, source, KERNEL["ball"].format(task), f["eps"],
+                   (f["ci_low"], f["ci_high"]), px, np.nan, trials, f["at_bound"],
+                   f["bound_params"], {key: f[key] for key in GOF_KEYS})
 
 
 def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
@@ -146,19 +139,12 @@ def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
                           else (float(LAM_GRID[j]), pred[:, j]))
         at_bound = bool(inside[0] == 0 or inside[-1] == len(LAM_GRID) - 1)
         g = {"lam": lam, "lam_ci": (float(fine[kept[0]]), float(fine[kept[-1]])),
-             "at_bound": at_bound, **fits.gof_chi2(obs, best_pred, se, 1)}
-        g.update(chi2_size(obs, best_pred, se, 1 / part.n.to_numpy(float), g["gof_df"]))
+             "at_bound": at_bound, **chi2_fit(obs, best_pred, se, 1 / part.n.to_numpy(float))}
         g["identified"] = not at_bound
         graded[name] = g
-        rows.append({"model": label, "source": "live",
-                     "kernel": KERNEL["graded"].format(name),
-                     "scale_frac": lam, "scale_px": lam * px,
-                     "ci_low_px": g["lam_ci"][0] * px, "ci_high_px": g["lam_ci"][1] * px,
-                     "floor": 0.0, "trials": int(scenes_per_n * len(part)), "distance_p": np.nan,
-                     "boot_at_bound": np.nan, "at_bound": at_bound,
-                     "bound_params": "lambda=grid" if at_bound else "",
-                     **NO_PROFILE, **{key: g[key] for key in GOF_KEYS},
-                     **{key: g.get(key, np.nan) for key in fits.SIZE_KEYS}})
+        rows.append(fit_row(label, "live", KERNEL["graded"].format(name), lam, g["lam_ci"], px,
+                            0.0, int(scenes_per_n * len(part)), at_bound,
+                            "lambda=grid" if at_bound else "", tested(g)))
     return graded, rows
 
 
@@ -214,8 +200,7 @@ def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
         raise ValueError(f"curves: no prediction for n = {missing}")
     f = fit_ball(p, se, lambda e: [np.interp(e, grid, curves[n]) for n in ns], grid)
     pred = np.array([np.interp(f["eps"], grid, curves[n]) for n in ns])
-    f.update(gof_chi2(p, pred, np.maximum(se, 1e-3), 1))
-    f.update(chi2_size(p, pred, se, 1 / np.asarray(ns, float), f["gof_df"]))
+    f.update(chi2_fit(p, pred, se, 1 / np.asarray(ns, float)))
     step = grid[1] - grid[0]
     f["inside"] = bool(f["ci_low"] > clear + step and f["ci_high"] < grid[-1])
     f["bounded"] = bool(f["identified"] and f["inside"])  # bounded inside the design
@@ -225,19 +210,6 @@ def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
     return f
 
 
-def chi2_size(p, pred, se, null, df) -> dict:
-    """How far a least-squares fit of rates ``p`` (standard errors ``se``) misses
-    (:func:`semres.core.fits.misfit_size`): its chi-square against that of no similarity (``null``:
-    chance, 1/n), whose mean under the fit is its degrees of freedom ``df``; the sampling gap is
-    the standard errors themselves (each rate counts p(1 - p)/se² effective trials)."""
-    p, pred, null = (np.asarray(x, float) for x in (p, pred, null))
-    se = np.maximum(np.asarray(se, float), SE_MIN)
-    if not df >= 1:
-        return {}
-    d_fit = float(np.sum(((p - pred) / se) ** 2))
-    d_null = float(np.sum(((p - null) / se) ** 2))
-    totals = np.maximum(pred * (1 - pred), 1e-6) / se ** 2
-    return fits.misfit_size(d_fit, d_null, float(df), p, pred, totals)
 
 def _quasi(f: dict) -> dict:
     """A ball fit's chi-square profile divided by its dispersion when that exceeds 1
@@ -262,9 +234,7 @@ def joint_ball(fs: dict, fi: dict) -> dict:
     pred = np.r_[[np.interp(eps, f["curve_grid"], c) for f in (fs, fi)
                   for c in f["curve_values"]]]
     ns = np.r_[fs["ns"], fi["ns"]]
-    out = {"eps": eps, **gof_chi2(p, pred, np.maximum(se, 1e-3), 1)}
-    out.update(chi2_size(p, pred, se, 1 / ns.astype(float), out["gof_df"]))
-    return out
+    return {"eps": eps, **chi2_fit(p, pred, se, 1 / ns.astype(float))}
 
 
 def radii_difference(fs: dict | None, fi: dict | None) -> dict:
@@ -302,7 +272,7 @@ def analyse_n(label: str, source: str, tab, curves: dict, gof_boot: int = 0,
         part = tab[tab.task == task].sort_values("n")
         if part["n"].nunique() < 2:
             continue
-        f = ball_fit_rows(part, task, curves)
+        f = ball_fit(part.n, part.p, part.se, {n: curves[task, n] for n in part.n}, EPS_GRID)
         fitted[task] = f
         rows.append(ball_row(label, source, task, f, np.nan, int(part.trials.sum())))
     floor = None

@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 from semres.core.seeds import named_seed
 from semres.core.spaces import Space
 
-from .settings import AUTHORS, MAP_LAYOUT, QUESTIONS, SHAPE_SIZE, SHAPES, TASKS
+from .settings import MAP_LAYOUT, QUESTIONS, SHAPE_SIZE, SHAPES, TASKS
 
 BLACK = (0, 0, 0)
 RED = (220, 20, 20)
@@ -167,17 +167,6 @@ def map_scenes(grid: int, layout: dict = MAP_LAYOUT, shape_size: float = SHAPE_S
                 out.append(layout_scene("similarity", names, pos, probe=(x, y),
                                         shape_size=shape_size))
     return out
-
-
-def example_scenes(rng) -> list:
-    """The six scenes of the chapter's first figure: the map's layout and random scenes of
-    both tasks with 4 to 12 shapes."""
-    return [map_scenes(5)[7],
-            sample_scene(rng, 8, "similarity"),
-            sample_scene(rng, 12, "similarity"),
-            sample_scene(rng, 4, "identification"),
-            sample_scene(rng, 8, "identification"),
-            sample_scene(rng, 12, "identification")]
 
 
 def ball_measures(probes, eps, task: str, shape_size: float = SHAPE_SIZE,

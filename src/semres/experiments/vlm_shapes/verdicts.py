@@ -148,32 +148,25 @@ def approximate_ci(estimate: float, ci, f: dict, scale: float = 1.0):
     return (lo * scale, hi * scale), bool(f.get("misfit"))
 
 
-def scale_row(label: str, f: dict, ok: bool, why: list, px: float, statement: str,
-              stand_in: str = "", resolution: float = 0.0, unit_label: str = "") -> dict:
-    """The row of a spatial scale claimed above the finest distance the design resolves: holds
-    when its interval clears it; not identified (with why); a misfit keeps its scale, its
-    interval widened by the dispersion and marked approximate."""
+def scale_verdict(label: str, f: dict, px: float, resolution: float, design_hi: float,
+                  statement: str, agree=None, stand_in: str = "", resolution_label: str = ""):
+    """:func:`scale_identification`, and the row of a spatial scale claimed above the finest
+    distance the design resolves: holds when its interval clears it; not identified (with why);
+    a misfit keeps its scale, its interval widened by the dispersion and marked approximate.
+    Returns ``(ok, why, row)``."""
+    ok, why = scale_identification(f, resolution, design_hi, agree, px)
     misfit = bool(f.get("misfit"))
     quoted = ok or misfit
     ci, approximate = approximate_ci(f["scale"], f["scale_ci"], f, px)
-    return dict(result=RESULT["scale"].format(label),
-                statement=(SCALE_MISFIT.format(statement) if misfit else statement + (
-                    "" if ok else "; why not: " + "; ".join(why))),
-                misfit=misfit, identified=ok or misfit, stand_in=stand_in, new=True,
-                headline=f["scale"] * px if quoted else None, ci=ci if quoted else None,
-                compared_with=resolution * px,
-                compared_with_label=unit_label or LABELS["scale"],
-                claim="above", margin=0.0, margin_reason=SCALE_REASON,
-                fit_size=fit_size(f) if misfit else None,
-                gof_p=f.get("gof_p"), approximate=approximate)
-
-
-def scale_verdict(label: str, f: dict, px: float, resolution: float, design_hi: float,
-                  statement: str, agree=None, stand_in: str = "", resolution_label: str = ""):
-    """:func:`scale_identification` and :func:`scale_row` together: ``(ok, why, row)``."""
-    ok, why = scale_identification(f, resolution, design_hi, agree, px)
-    return ok, why, scale_row(label, f, ok, why, px, statement, stand_in, resolution,
-                              resolution_label)
+    return ok, why, dict(
+        result=RESULT["scale"].format(label),
+        statement=(SCALE_MISFIT.format(statement) if misfit else statement + (
+            "" if ok else "; why not: " + "; ".join(why))),
+        misfit=misfit, identified=ok or misfit, stand_in=stand_in, new=True,
+        headline=f["scale"] * px if quoted else None, ci=ci if quoted else None,
+        compared_with=resolution * px, compared_with_label=resolution_label or LABELS["scale"],
+        claim="above", margin=0.0, margin_reason=SCALE_REASON,
+        fit_size=fit_size(f) if misfit else None, gof_p=f.get("gof_p"), approximate=approximate)
 
 
 def two_task_row(v: dict, result: str, statement: str) -> dict:
@@ -242,47 +235,28 @@ def floor_row(label: str, t: dict, free: dict, stand_in: str = "") -> dict:
 
 def front_point(sweep) -> dict | None:
     """The sweep's two-item point against chapter 7's universal front: p_I, p_S, the front's
-    p_S there, the gap, its z and :func:`front_side` (None without n = 2 at p_I >= 1/2)."""
+    p_S there, the gap, its z and the side ("above", "below" or "within" :data:`FRONT_Z`
+    standard errors; None without n = 2 at p_I >= 1/2)."""
     sim, ide = (sweep[sweep.task == t].set_index("n") for t in ("similarity", "identification"))
     if not (2 in sim.index and 2 in ide.index and ide.p[2] >= 0.5):
         return None
     front = float(theory.front(ide.p[2]))
     gap = float(sim.p[2] - front)
     z = gap / max(float(sim.se[2]), 1e-9)
-    return {"p_i": ide.p[2], "p_s": sim.p[2], "front": front, "gap": gap, "z": z,
-            "side": front_side(z)}
-
-
-def front_side(z: float) -> str:
-    """"above", "below" or "within" chapter 7's front, by the gap in standard errors."""
-    return "above" if z > FRONT_Z else "below" if z < -FRONT_Z else "within"
-
-
-def layouts_differ(p: float) -> bool:
-    """The fixed corners and the random stencils give different accuracy against the margin."""
-    return p < LAYOUT_P
-
-
-def bias_present(weights_ci, uniform: float) -> bool:
-    """A set of response weights is biased: some weight's interval excludes ``uniform``."""
-    ci = np.asarray(weights_ci)
-    return bool(np.any((ci[:, 0] > uniform) | (ci[:, 1] < uniform)))
+    side = "above" if z > FRONT_Z else "below" if z < -FRONT_Z else "within"
+    return {"p_i": ide.p[2], "p_s": sim.p[2], "front": front, "gap": gap, "z": z, "side": side}
 
 
 def stencil_biases(nc: dict, uniform: float) -> dict:
     """Which bias dominates a name-and-corner fit (the larger spread of weights, max/min), and
-    whether the other is present too (:func:`bias_present`)."""
+    whether the other is present too (some weight's interval excludes ``uniform``)."""
     spread = {k: float(np.max(nc[f"{k}_weights"]) / np.min(nc[f"{k}_weights"]))
               for k in ("name", "place")}
     main = max(spread, key=spread.get)
     other = "place" if main == "name" else "name"
+    ci = np.asarray(nc[f"{other}_weights_ci"])
     return {"main": main, "other": other, "spread": spread[main], "other_spread": spread[other],
-            "other_present": bias_present(nc[f"{other}_weights_ci"], uniform)}
-
-
-def no_refit_reached(fit: dict) -> bool:
-    """A bootstrap goodness of fit in which no simulated statistic reached the observed one."""
-    return fit["gof_p"] <= fit["gof_resolution"] * (1 + 1e-9)
+            "other_present": bool(np.any((ci[:, 0] > uniform) | (ci[:, 1] < uniform)))}
 
 
 def censored(table):
