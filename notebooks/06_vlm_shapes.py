@@ -747,25 +747,22 @@ report.text("auth_verdicts", " ".join(said) or "No tables of the paper's models 
             markdown=True)
 
 
-def released_margins(external) -> list:
-    """The paper's models' released answers per margin bin of the four-shape similarity task on
-    the canvas: (its colour's place, model, trials and correct answers per bin)."""
-    ext = pd.DataFrame(external)
-    out = []
-    for k, (label, part) in enumerate(ext[ext.task == "similarity"].groupby("model")
-                                      if len(ext) else []):
-        part = part[part.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
-        if not (part.empty or part.bin_mid.max() > 1):
-            out.append((k, label, part))
-    return out
-
+# the paper's models' released answers per margin bin of the four-shape similarity task on
+# the canvas: (its colour's place, model, trials and correct answers per bin)
+ext = pd.DataFrame(external)
+released_margins = []
+for k, (label, part) in enumerate(ext[ext.task == "similarity"].groupby("model")
+                                  if len(ext) else []):
+    part = part[part.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
+    if not (part.empty or part.bin_mid.max() > 1):
+        released_margins.append((k, label, part))
 
 # accuracy against the margin for the paper's models (binomial standard errors) and for the
 # model run here (its four-shape scenes, margins rescaled to the authors' 900 px canvas)
 authors_px = float(settings.AUTHORS["canvas_px"])
-if released_margins(external):
+if released_margins:
     fig, ax = splot.subplots(figsize=(6.2, 3.8))
-    for k, label, part in released_margins(external):
+    for k, label, part in released_margins:
         p = part.correct / part.trials
         ax.errorbar(part.bin_mid * authors_px, p, yerr=np.sqrt(p * (1 - p) / part.trials),
                     fmt="o-", ms=4, color=splot.CYCLE[k + 1],
@@ -777,7 +774,7 @@ if released_margins(external):
            ylim=(0, 1.02))
     splot.legend_outside(fig, ax, ncol=1)
     report.figure("released", fig)
-report.text("released_figure", "" if not released_margins(external) else """```{glue:figure} ch6-fig-released
+report.text("released_figure", "" if not released_margins else """```{glue:figure} ch6-fig-released
 :name: ch6-fig-released
 :alt: Accuracy against margin for the paper's two models and the model run here.
 
@@ -948,7 +945,7 @@ described = [r for r in scales if r["status"] not in NOT_MEASURED]
 approx = [r for r in scales if r["status"] == "misfit"]
 # the models whose accuracy rises from the narrowest margin bin to the widest
 rising = [model_name] * bool(rises) + [
-    label for _, label, part in released_margins(external)
+    label for _, label, part in released_margins
     if part.correct.iloc[-1] / part.trials.iloc[-1] > part.correct.iloc[0] / part.trials.iloc[0]]
 who = plural(len(scales), "vision-language model") + (
     f" ({len(grid_fits)} of the paper's, one {'trained' if model is None else 'run'} here)"
