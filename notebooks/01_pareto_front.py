@@ -231,9 +231,10 @@ figures.front_explorer()
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Fewer trials:** `semres run 1 -p mc_trials=20000`. The laws are exact, so each cell stays
-#    within a few standard errors of its closed form, but those errors grow tenfold (as one over
-#    the square root of the trials) and the 95% intervals outgrow the margin. Look for: laws
+# 1. **Fewer trials:** `semres run 1 -p mc_trials=20000`, against this build's
+#    {glue:text}`ch1_trials:,` per cell. The laws are exact, so each cell stays within a few
+#    standard errors of its closed form, but those errors grow as one over the square root of
+#    the trials, and the 95% intervals outgrow the margin. Look for: laws
 #    marked *inconclusive* instead of *reproduced* in the result box.
 # 2. **Another random space:** `semres run 1 -p seed=1` draws a new discrete space; the run still
 #    asserts the tie term against exact enumeration. Look for: the new $\tau$ and

@@ -307,8 +307,8 @@ for name, value in zip(quantities.quantity, quantities.value):
 #    {glue:text}`ch2_nb_last:.3f` (this build's value at $n =$ {glue:text}`ch2_n_last`) and
 #    below {glue:text}`ch2_lam_star:.4f`.
 # 2. **Fewer Monte Carlo trials.** A cell's standard error grows like one over the square root
-#    of its trials. Run `semres run 2 -p mc_trials=20000`, a hundredth of this build's
-#    {glue:text}`ch2_trials:,`: every interval gets about ten times wider. The theorem is
+#    of its trials. Run `semres run 2 -p mc_trials=20000`, against this build's
+#    {glue:text}`ch2_trials:,`: every interval widens by the square root of the ratio. The theorem is
 #    exact, so every $|z|$ should stay below {glue:text}`ch2_zmax:.0f`; but the intervals now
 #    reach past the practical margin of {glue:text}`ch2_mc_margin:.3f`. Look for Theorem 3's
 #    status in the result box: it should turn from *reproduced* to *inconclusive*, since the

@@ -230,9 +230,10 @@ HEADERS = {"scale": "Scale (circumference)", "cap": "Gain cap",  # the tables' c
 # Each line reruns the chapter with one parameter changed (the tables land in
 # `_build/results/07_front_universality/`).
 #
-# 1. `semres run 7 -p mc_trials=100000`: a tenth of the Monte Carlo trials. Nothing proven moves
-#    (`frontier.csv`, `ties.csv`, the `gain` and `cap` of `two_item_best.csv`); the engine's
-#    standard errors (`se_s`) grow about threefold, and every check should still pass.
+# 1. `semres run 7 -p mc_trials=100000`: fewer Monte Carlo trials than this build's
+#    {glue:text}`ch7_trials:,` per cell. Nothing proven moves (`frontier.csv`, `ties.csv`, the
+#    `gain` and `cap` of `two_item_best.csv`); the engine's standard errors (`se_s`) grow as one
+#    over the square root of the trials, and every check should still pass.
 # 2. `semres run 7 -p seed=1`: the Monte Carlo numbers move within a few standard errors. The mean
 #    code's heights above the front lie several standard errors past the margin, so the `status`
 #    column of `slots_cells.csv` should not change.
