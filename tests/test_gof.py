@@ -255,22 +255,6 @@ def test_two_reference_fit_on_expected_masses_uses_the_parametric_bootstrap():
     assert "fractional" in bare["gof_test"] and math.isnan(bare["gof_p"])
 
 
-def test_ball_measure_fit_accepts_theorem_3_and_rejects_a_flat_accuracy():
-    from semres.core import theory
-    from semres.experiments.llm import answers as years
-
-    ns = np.array([2, 3, 4, 6, 8, 12, 16])
-    t = np.full(len(ns), 400)
-    p = np.asarray(theory.n_item(0.1, ns)[1])
-    for seed in range(3):
-        rng = np.random.default_rng(seed)
-        ok = years.fit_ball_measure(ns, t, rng.binomial(400, p))
-        assert ok["gof_test"] == "binomial deviance, chi-square reference" and not ok["misfit"]
-        assert ok["gof_df"] == len(ns) - 1
-        bad = years.fit_ball_measure(ns, t, rng.binomial(400, np.full(len(ns), 0.8)))
-        assert bad["misfit"]
-
-
 @pytest.mark.parametrize("fit_name", ["fit_shape", "fit_exp_floor"])
 def test_kernel_fits_accept_their_shape_and_reject_a_power_law_given_standard_errors(fit_name):
     from semres.experiments.llm import kernel_fits as years

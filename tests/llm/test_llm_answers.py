@@ -3,9 +3,8 @@ measure."""
 
 import numpy as np
 import pandas as pd
-import pytest
 
-from semres.core import results, theory
+from semres.core import results
 from semres.experiments.llm import answers, trials
 
 
@@ -27,18 +26,3 @@ def test_results_round_trip_through_the_schema(tmp_path):
     assert counts.trials.sum() == 50
 
 
-def test_fit_ball_measure_recovers_b():
-    ns = np.array([2, 4, 8, 16, 32])
-    b = 0.1
-    p = np.asarray(theory.n_item(b, ns)[1])
-    fit = answers.fit_ball_measure(ns, np.full(5, 100_000), np.rint(p * 100_000))
-    assert fit["b"] == pytest.approx(b, rel=0.02) and not fit["at_bound"]
-
-
-def test_a_bootstrap_goodness_of_fit_needs_a_named_stream():
-    ns = np.array([2, 4, 8])
-    p = np.asarray(theory.n_item(0.2, ns)[1])
-    with pytest.raises(ValueError, match="gof_seed"):  # 3 trials a cell: chi-square cannot serve
-        answers.fit_ball_measure(ns, np.full(3, 3), np.rint(p * 3))
-    fit = answers.fit_ball_measure(ns, np.full(3, 3), np.rint(p * 3), gof_boot=20, gof_seed=0)
-    assert "parametric bootstrap" in fit["gof_test"]

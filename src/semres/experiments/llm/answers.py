@@ -5,21 +5,15 @@ temperature: :func:`semres.experiments.llm.lm_protocol.temperature_sweep`)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize_scalar
 
-from semres.core import theory
-from semres.core.fits import bound_report, chi2_reference_allowed, gof_binomial, gof_bootstrap
 from semres.core.results import choice_index, correct_mask, split_list
 from semres.experiments import released
 
-from .trials import check_task
-from .two_reference import binomial_nll, two_reference_counts
+from .two_reference import two_reference_counts
 
-__all__ = ["results_by_n", "two_reference_from_results", "fit_ball_measure", "external_answers"]
+__all__ = ["results_by_n", "two_reference_from_results", "external_answers"]
 
 
 def results_by_n(df):
@@ -55,45 +49,6 @@ def two_reference_from_results(df):
     centre = pos.mean(1)
     return two_reference_counts(np.round(centre, 6), np.abs(pos[:, 1] - pos[:, 0]) / 2,
                                 probe - centre, correct)
-
-
-def fit_ball_measure(n, trials, correct, *, task: str = "identification", gof_boot: int = 1000,
-                     gof_seed=None) -> dict:
-    """The ball measure b of Theorem 3 (constant similarity, homogeneous space) fitted to one
-    task's accuracy against n by binomial maximum likelihood, with a bound report."""
-    check_task(task)
-    n = np.asarray(n, int)
-    t = np.asarray(trials, float)
-    k = np.asarray(correct, float)
-    keep = t > 0
-    if keep.sum() < 2:
-        raise ValueError("trials: at least two values of n need answered trials")
-    n, t, k = n[keep], t[keep], k[keep]
-    col = 0 if task == "similarity" else 1
-    lo, hi = 1e-6, 1 - 1e-6
-
-    def rates(b):
-        return np.asarray(theory.n_item(b, n)[col], float)
-
-    def fit(tt, kk):
-        r = minimize_scalar(lambda x: binomial_nll(rates(1 / (1 + math.exp(-x))), tt, kk),
-                            bounds=(math.log(lo / (1 - lo)), math.log(hi / (1 - hi))),
-                            method="bounded")
-        return 1 / (1 + math.exp(-r.x)), float(r.fun)
-
-    b, nll = fit(t, k)
-    out = {"b": b, "nll": nll}
-    out.update(bound_report(out, {"b": (lo, hi)}, log=("b",)))
-    p_fit = rates(b)
-    if chi2_reference_allowed(t, k, p_fit)[0] or not gof_boot:
-        out.update(gof_binomial(t, k, p_fit, 1))
-    else:
-        if gof_seed is None:
-            raise ValueError("gof_seed: the bootstrap goodness of fit needs a named stream")
-        out.update(gof_bootstrap(t, k, p_fit, 1, lambda tt, kk: rates(fit(tt, kk)[0]),
-                                 gof_boot, gof_seed))
-    return out
-
 
 
 def external_answers(shipped: list, counts: list, curves: list, tidy_rows):
