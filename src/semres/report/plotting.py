@@ -14,7 +14,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython import get_ipython
 from IPython.core.pylabtools import print_figure
-from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.offsetbox import HPacker, VPacker
