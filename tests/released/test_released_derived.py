@@ -96,3 +96,18 @@ def test_grid_cell_of_an_x_on_a_cell_edge(tmp_path, x_px, y_px):
     tab = released.spatial_grid_table(df)
     cell = 900 // released.GRID                  # 150 px, integer arithmetic: no rounding
     assert (int(tab["ix"].iat[0]), int(tab["iy"].iat[0])) == (x_px // cell, y_px // cell)
+
+
+def test_chapter_6_bins_a_results_file_with_its_own_margin_bins(tmp_path):
+    """Chapter 6's results-files path (``vlm_shapes.authors.results_files``) bins a spatial file
+    through ``released.spatial_margin_table`` at the chapter's bin width: every answered trial
+    lands in one bin, and the bins are the width asked for."""
+    from semres.experiments.vlm_shapes import authors
+    path = tmp_path / "spatial_resolution_modelx_results_far.csv"
+    write_spatial(path, np.random.default_rng(0), n_rows=200)
+    rows = released.load_results([path])
+    out = authors.results_files(rows, 20, 0, {}, 0.05, 1 / 12, 20)
+    bins = pd.DataFrame(out["external"])
+    assert bins.trials.sum() == len(rows[rows.task == "similarity"])
+    k = bins.bin_mid / 0.05 - 0.5  # bin k of width 0.05 has its middle at (k + 1/2) 0.05
+    assert np.allclose(k, np.round(k)) and len(bins) > 5

@@ -69,14 +69,14 @@ def _binned(df, width: float, options) -> pd.DataFrame:
                                                     if c not in _ID + ["bin", "bin_lo", "bin_hi"]]]
 
 
-def spatial_margin_table(df) -> pd.DataFrame:
+def spatial_margin_table(df, width: float = SPATIAL_BIN) -> pd.DataFrame:
     """Counts per model, experiment and margin bin (canvas units) of the four-shape trials."""
-    return _binned(df[df["space"] == "canvas"], SPATIAL_BIN, SPATIAL_SHAPES)
+    return _binned(df[df["space"] == "canvas"], width, SPATIAL_SHAPES)
 
 
-def colour_margin_table(df) -> pd.DataFrame:
+def colour_margin_table(df, width: float = HUE_BIN) -> pd.DataFrame:
     """Counts per model, task, n and hue-margin bin (fraction of the hue circle)."""
-    return _binned(df[df["space"] == "hue"], HUE_BIN, LETTERS)
+    return _binned(df[df["space"] == "hue"], width, LETTERS)
 
 
 def spatial_grid_table(df) -> pd.DataFrame:

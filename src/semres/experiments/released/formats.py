@@ -179,7 +179,11 @@ def read_spatial(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
 def read_colour(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
     """Per-trial rows from a colour file (``color_{similarity,identification}_*_results.csv``)."""
     path = Path(path)
-    task = _match(path)[1].group(1)
+    kind, m = _match(path)
+    if kind != "colour":
+        raise ValueError(f"path: {path.name!r} is not named as a colour file "
+                         "(color_{similarity,identification}_*_results.csv)")
+    task = m.group(1)
     hue_cols = [f"HUE_{c}" for c in LETTERS]
     raw = _read_raw(path, ["ID", "N_STENCILS", "target_col", "answer", *hue_cols, *LETTERS])
     ns = _numbers(raw, ["N_STENCILS"], path, integer=True)
