@@ -456,7 +456,7 @@ for key, result, statement, ci, margin, reason, reference in [(
 ), (
     "short", "toy ReLU net: segment shortfall vs the linear profile (new)",
     "the segment networks peak lower than the circle ones (paired seeds), by as much as the "
-    "linear profile does on the same 50 stimuli" + (
+    f"linear profile does on the same {cfg.n_stimuli} stimuli" + (
         f"; the linear profile misses the networks' learned similarity (pooled over "
         f"{size['fits']} fits after initialisation)" if misfit else ""),
     found.short_ci, found.disc_short / 2,
@@ -464,7 +464,8 @@ for key, result, statement, ci, margin, reason, reference in [(
     "it the measured shortfall lies nearer the law's than a segment that cost nothing, the "
     "alternative the law is told apart from",
     dict(compared_with=found.disc_short, new=True, misfit=misfit,
-         compared_with_label="the linear profile's shortfall on the same 50 stimuli",
+         compared_with_label=f"the linear profile's shortfall on the same {cfg.n_stimuli} "
+                             "stimuli",
          fit_size=size if misfit else None, gof_p=size["gof_p"] if misfit else None),
 ), (
     "rec", "toy ReLU net: reconstruction p_I vs Theorem 2's 1/(1 + Delta)",
@@ -639,7 +640,7 @@ def fig_trajectories(history, own, discrete, delta_rec):
                 label=rf"Theorem 2, measured $\Delta = {delta_rec:.3f}$")
         if c == "circle":
             ax.plot(discrete[1], discrete[0], ".", color=splot.THEORY, ms=1.2,
-                    label="linear $g$ on the 50-point circle")
+                    label=f"linear $g$ on the {cfg.n_stimuli}-point circle")
         if c != "reconstruction":
             ax.plot(own[c][2][0], own[c][1][0], color=COLOURS[c], lw=1.0, ls="--",
                     label="first seed's own profile $h(d)$")

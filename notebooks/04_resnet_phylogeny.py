@@ -124,18 +124,18 @@ tree = linkage(squareform(data.distances, checks=False), "average")
 # as in the tree), tiled into ONE picture so that a phone shows it as a grid
 n_show, per_species, pad = 6, 5, 2
 order = dendrogram(tree, no_plot=True)["leaves"][::-1]
-shown = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
+gallery_species = [order[i] for i in np.linspace(0, len(order) - 1, n_show).round().astype(int)]
 side = data.images.shape[1]
 cell = side + pad
 mosaic = np.ones((n_show * cell - pad, per_species * cell - pad, 3))
-for r, k in enumerate(shown):
+for r, k in enumerate(gallery_species):
     for c, img in enumerate(data.images[data.species == k][:per_species]):
         mosaic[r * cell:r * cell + side, c * cell:c * cell + side] = img / 255.0
 gallery, ax_gallery = splot.subplots(figsize=(4.6, 4.6 * n_show / per_species * 0.8 + 0.4))
 ax_gallery.imshow(mosaic)
 ax_gallery.set_xticks([])
 ax_gallery.set_yticks([r * cell + side / 2 for r in range(n_show)],
-                      [data.names[k] for k in shown])
+                      [data.names[k] for k in gallery_species])
 ax_gallery.tick_params(length=0)
 ax_gallery.grid(False)
 ax_gallery.set_frame_on(False)

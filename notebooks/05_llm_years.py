@@ -193,11 +193,11 @@ if assessed:  # every causal LM: the gate and the question asked backwards (left
             axes[0].errorbar([x], [r["p"]], yerr=[[r["p"] - r["ci_low"]],
                                                   [r["ci_high"] - r["p"]]],
                              fmt="o", color=color, capsize=3, label=a["model"] if j == 0 else None)
-        prof = a["probe"]["profile"]
-        depth = prof.layer / max(prof.layer.max(), 1)
-        axes[1].plot(depth, prof.mae, color=color, marker=".")
-        axes[1].plot(depth, prof.shuffled_mae_q05, color=color, ls=":", lw=1)
-        axes[1].axhline(prof.digits_mae.iloc[0], color=color, ls="--", lw=1)
+        probe = a["probe"]["profile"]
+        depth = probe.layer / max(probe.layer.max(), 1)
+        axes[1].plot(depth, probe.mae, color=color, marker=".")
+        axes[1].plot(depth, probe.shuffled_mae_q05, color=color, ls=":", lw=1)
+        axes[1].axhline(probe.digits_mae.iloc[0], color=color, ls="--", lw=1)
     axes[0].axhline(0.5, color=splot.THEORY_ALT, ls="--", lw=1, label="chance")
     axes[0].set(xticks=[0, 1], xticklabels=["who was born\nin P?", "when was\nX born?"],
                 ylabel="mass on the correct option ($n = 2$)", xlim=(-0.5, 1.5),

@@ -751,26 +751,27 @@ report.text("auth_verdicts", " ".join(said) or "No tables of the paper's models 
 # the canvas: (its colour's place, model, trials and correct answers per bin)
 ext = pd.DataFrame(external)
 released_margins = []
-for k, (label, part) in enumerate(ext[ext.task == "similarity"].groupby("model")
-                                  if len(ext) else []):
-    part = part[part.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
-    if not (part.empty or part.bin_mid.max() > 1):
-        released_margins.append((k, label, part))
+for k, (name, rows) in enumerate(ext[ext.task == "similarity"].groupby("model")
+                                 if len(ext) else []):
+    bins = rows[rows.n == 4].groupby("bin_mid")[["trials", "correct"]].sum().reset_index()
+    if not (bins.empty or bins.bin_mid.max() > 1):
+        released_margins.append((k, name, bins))
 
 # accuracy against the margin for the paper's models (binomial standard errors) and for the
 # model run here (its four-shape scenes, margins rescaled to the authors' 900 px canvas)
 authors_px = float(settings.AUTHORS["canvas_px"])
 if released_margins:
     fig, ax = splot.subplots(figsize=(6.2, 3.8))
-    for k, label, part in released_margins:
-        p = part.correct / part.trials
-        ax.errorbar(part.bin_mid * authors_px, p, yerr=np.sqrt(p * (1 - p) / part.trials),
-                    fmt="o-", ms=4, color=splot.CYCLE[k + 1],
-                    label=f"{label} (released, 900 px canvas)")
+    for k, name, bins in released_margins:
+        p_bin = bins.correct / bins.trials
+        ax.errorbar(bins.bin_mid * authors_px, p_bin,
+                    yerr=np.sqrt(p_bin * (1 - p_bin) / bins.trials), fmt="o-", ms=4,
+                    color=splot.CYCLE[k + 1], label=f"{name} (released, {authors_px:g} px canvas)")
     ax.errorbar(agg["m"] * authors_px, agg["p"], yerr=agg["sd"] / np.sqrt(agg["k"]), fmt="s",
-                ms=4, color=splot.CYCLE[0], label=f"{model_name} (canvas rescaled to 900 px)")
+                ms=4, color=splot.CYCLE[0],
+                label=f"{model_name} (canvas rescaled to {authors_px:g} px)")
     ax.axhline(0.25, color="0.7", lw=0.8, label="chance (1/4)")
-    ax.set(xlabel="margin $d_2 - d_1$ (pixels of a 900 px canvas)", ylabel="P(correct)",
+    ax.set(xlabel=f"margin $d_2 - d_1$ (pixels of a {authors_px:g} px canvas)", ylabel="P(correct)",
            ylim=(0, 1.02))
     splot.legend_outside(fig, ax, ncol=1)
     report.figure("released", fig)

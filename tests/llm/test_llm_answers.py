@@ -1,8 +1,6 @@
-"""semres.experiments.llm.answers: any model's answers through the tidy schema, Theorem 3's ball
-measure."""
+"""semres.experiments.llm.answers: any model's answers through the tidy schema."""
 
 import numpy as np
-import pandas as pd
 
 from semres.core import results
 from semres.experiments.llm import answers, trials

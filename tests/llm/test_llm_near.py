@@ -6,7 +6,6 @@ misfit, and the predicted front matches Theorem 2 on the segment."""
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from semres.core import kernels, theory

@@ -41,8 +41,8 @@ def test_static_fallbacks_png_and_noscript_image_with_alt_text():
     assert "http" not in text.replace("http://www.w3.org", "")  # nothing fetched from a network
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(deltas=[-0.1], ns=[2]), "delta"),
-                                          (dict(deltas=[0.0], ns=[1]), "n")])
+@pytest.mark.parametrize("kwargs, name", [(dict(deltas=[-0.1], ns=[2]), "delta must"),
+                                          (dict(deltas=[0.0], ns=[1]), "n must")])
 def test_bad_grid_raises_naming_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         front_explorer(**kwargs)

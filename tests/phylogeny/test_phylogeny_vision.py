@@ -64,6 +64,8 @@ def test_training_learns_and_resumes_exactly(small_data, tmp_path):
     straight = _model(small_data)
     hist = _train(straight, small_data, 0.5, epochs=10, **kw)
     assert hist[-1]["loss"] < hist[0]["loss"]
+    # the loss trained on is (1 - alpha) ce + alpha l_sim, each a mean over the epoch's batches
+    assert hist[0]["loss"] == pytest.approx(0.5 * hist[0]["ce"] + 0.5 * hist[0]["l_sim"], rel=1e-5)
     train = small_data.split["train"]
     with torch.no_grad():
         logits = straight.eval()(torch.from_numpy(small_data.images[train]))[0]

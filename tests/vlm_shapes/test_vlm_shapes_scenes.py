@@ -244,3 +244,9 @@ def test_render_arrays_are_render_bit_for_bit(supersample):
         assert got.dtype == np.uint8 and np.array_equal(got, want.transpose(0, 3, 1, 2))
     with pytest.raises(ValueError, match="size"):
         sc.render_arrays(lst[:1], 8)
+
+
+def test_a_bad_canvas_is_refused():
+    with pytest.raises(ValueError, match="canvas_px"):
+        sc.layout_scene("similarity", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]],
+                        probe=(0.5, 0.5), canvas_px=0)

@@ -67,7 +67,6 @@ def measured(row: dict) -> str:
 METHODS_PAGE = "_methods"
 #: a status's verb agreeing with a count above one ("5 do not hold", "2 hold")
 PLURAL = {"holds": "hold", "differs": "differ", "does not hold": "do not hold",
-          "agrees within tolerance": "agree within tolerance",
           "does not do the task": "do not do the task"}
 
 
