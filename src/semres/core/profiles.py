@@ -36,8 +36,7 @@ class Settings:
     value, what it is)). ``parameters`` maps a chapter parameter to the setting it overrides (0 or
     None keeps the profile's value); ``minimums`` bounds the other numeric parameters; ``derive``
     adjusts settings that follow from an override. ``seconds`` (the default profile's measured
-    time) orders a parallel build, longest first; ``elastic`` chapters, mostly in
-    :func:`semres.core.parallel.spread`, start last to take the cores others free.
+    time) orders a parallel build, longest first.
     """
 
     chapter: str
@@ -48,7 +47,6 @@ class Settings:
     minimums: dict = field(default_factory=dict)
     derive: Callable[[dict], dict] | None = None
     seconds: float = 0.0
-    elastic: bool = False
 
 
 def require(ok: bool, chapter: str, message: str) -> None:

@@ -115,19 +115,18 @@ def _build_locked(root: Path, build: Path, profile: str, progress: bool,
 
 
 def lane_order(todo: list[Chapter], build: Path) -> list[Chapter]:
-    """Longest first (by its last run's seconds; never run counts as longest, then by the
-    seconds its settings expect), elastic chapters last: a finished lane's core goes to them."""
+    """Longest first, by its last run's seconds (never run counts as longest, then by the
+    seconds its settings expect): the longest-processing-time rule, which keeps the lanes'
+    totals close, so no long chapter is left to run alone at the end. Chapter 4, whose runs
+    once waited for the cores others freed, starts among the first instead: in its lane its
+    runs train one after another, and the lane then goes on to shorter chapters."""
     def expected(ch: Chapter) -> tuple[float, float]:
         seconds = (read_json(build / "executed" / f"{ch.name}.json") or {}).get("seconds")
         spec = SETTINGS.get(ch.name)
         return (math.inf if seconds is None else float(seconds),
                 spec.seconds if spec else math.inf)
 
-    def elastic(ch: Chapter) -> bool:
-        return bool(getattr(SETTINGS.get(ch.name), "elastic", False))
-
-    longest = sorted(todo, key=expected, reverse=True)
-    return [ch for ch in longest if not elastic(ch)] + [ch for ch in longest if elastic(ch)]
+    return sorted(todo, key=expected, reverse=True)
 
 
 def _run_lanes(todo: list[Chapter], profile: str, build: Path, jobs: int) -> list[str]:

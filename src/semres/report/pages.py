@@ -78,8 +78,9 @@ def engine_figures(build: Path) -> list[str]:
         rec = json.loads((build / "benchmarks" / "engine.json").read_text())
         rates, spread = rec["rates"], rec["spread"]
     except (OSError, ValueError, KeyError, TypeError):
-        return lines + ["Not measured for this build: `python benchmarks/bench_engine.py` "
-                        "(which `make book` runs first) records the figures here."]
+        return lines + ["Not measured for this build: `make bench` (or `python "
+                        "benchmarks/bench_engine.py`) records the figures here; the book "
+                        "does not need them, so `make book` leaves it out."]
     before, after = rec["load_before"][0], rec["load_after"][0]
     lines += [f"Two-item similarity trials on the circle per second, measured by "
               f"`benchmarks/bench_engine.py` on {rec['when']} (commit `{rec['commit']}`, "

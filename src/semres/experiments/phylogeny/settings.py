@@ -67,6 +67,6 @@ SETTINGS = Settings(
     chapter="04_resnet_phylogeny",
     profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
     check=_check, parameters={"image_size": "size"}, minimums={"max_per_class": 0},
-    seconds=143, elastic=True,
+    seconds=143,
     paper={key: (getattr(PAPER, key), what) for key, what in (
         ("alphas", "α grid"), ("replicates", "seeds per α"), ("epochs", "epochs"))})
