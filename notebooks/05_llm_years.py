@@ -32,6 +32,8 @@
 # The mass each model puts on the nearer of two people $2D$ years apart, against the probe's
 # distance from that person, beyond the pair (filled) and between them (open), with 95 %
 # intervals over pairs of names; lines, the fitted shape; dotted, chance (½). One panel per gap.
+# A model without similarity is asked only where its verdict reads: within
+# {glue:text}`ch5_near_near` and {glue:text}`ch5_near_far` or more years beyond the pair.
 # ```
 #
 # A fitted similarity has a **half-decay**, where it falls halfway to its floor, and a **return
@@ -55,6 +57,8 @@ results = None  # per-trial result files or folders, comma-separated (see the en
 trust_pickle = False  # read the authors' LLM pickles among `results` (pickles run code)
 
 # %% tags=["hide-input"]
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -68,8 +72,9 @@ from semres.core.simulate import luce_success
 from semres.experiments import released
 from semres.core.book import torch_device
 from semres.core.fits import censored_warning
-from semres.experiments.llm import (answers, figures, kernel_fits, language, lm_protocol, near,
-                                    settings, tables, trials, two_reference, verdicts)
+from semres.experiments.llm import (answers, competence, figures, kernel_fits, language,
+                                    lm_protocol, near, settings, tables, trials, two_reference,
+                                    verdicts)
 from semres.experiments.llm.kernel_fits import SHAPE_LABELS, SHAPES, shape_kernel
 from semres.experiments.llm.verdicts import measure_name
 from semres.experiments.llm.settings import THE_PAPER
@@ -179,6 +184,22 @@ lm_rows = lm_protocol.all_rows(assessed)  # every scored trial, with the exact p
 passed = {m: a for m, a in assessed.items() if a["gate"]["verdict"] == "passes"}
 report.table(lm_rows, "lm_trials")
 report.table(tables.gate_table(assessed), "lm_gate")
+# the sequential gate and question asked backwards, and the near design's first stage, which the
+# methods quote: the designs' sizes do not depend on the model
+sequential_sizes = {
+    "gate planned trials": 4 * math.ceil((cfg.gate_trials or competence.gate_size()) / 4),
+    "reverse planned trials": 4 * math.ceil((cfg.reverse_trials or competence.gate_size()) / 4),
+    "sequential looks": len(competence.LOOKS), "interim z bound": competence.INTERIM_Z}
+near_design = near.design(cfg.near_Ds, cfg.near_xs, cfg.near_pairs, stream("near design size"),
+                          centres=cfg.near_centres)  # its size and stages, whatever the draw
+sequential_sizes.update({
+    "near design trials": len(near_design),
+    "near stage 1 trials": int(near.verdict_probes(near_design, near=cfg.near_near,
+                                                   far=cfg.near_far).sum())})
+quantities.update(sequential_sizes)
+for key, value in zip(("gate_planned", "reverse_planned", "looks", "interim_z",
+                       "near_design_trials", "near_stage1"), sequential_sizes.values()):
+    report.number(key, value)
 report.table(pd.concat([a["probe"]["profile"] for a in assessed.values()], ignore_index=True)
              if assessed else pd.DataFrame(), "lm_probe")
 if assessed:  # every causal LM: the gate and the question asked backwards (left), what a
@@ -223,7 +244,8 @@ for a in assessed.values():
     gate_lines.append(
         f"- **{a['model']}** {'passes' if ok else 'fails'}: {g['p']:.3f} [{g['ci_low']:.3f}, "
         f"{g['ci_high']:.3f}] of its mass on the person born in $P$ (95 % interval over "
-        f"{g['names']} names, {g['trials']} trials)." + ("" if ok else f" {backwards}{held}."))
+        f"{g['names']} names, {g['trials']} of the {g['planned']} trials it was sized for)."
+        + ("" if ok else f" {backwards}{held}."))
     beats_shuffled, beats_digits = pr["p_value"] < ALPHA, pr["vs_digits"]["ci_high"] < 0
     probe_words = ("the year as a quantity, beyond its digit tokens" if beats_shuffled and
                    beats_digits else "the year, but no better than its digit tokens"
@@ -331,7 +353,7 @@ for m, r in near_results.items():
         "similarity's width, which the half-decay measures." + size_words)
 report.table(pd.DataFrame(near_points, columns=["model", "points", "reach_half"]),
              "lm_near_points")
-# the near design's competence tests, which the sentences quote
+# the near design's competence tests, which the sentences quote, on the trials scored
 report.table(pd.DataFrame([
     {"model": m, "near": c["near"], "far": c["far"], "p_near": c["above"]["p"],
      "p_near_ci_low": c["above"]["ci_low"], "p_near_ci_high": c["above"]["ci_high"],
@@ -339,7 +361,8 @@ report.table(pd.DataFrame([
      "greedy_near": c["greedy_near"], "near_minus_far": c["decay"]["p"],
      "near_minus_far_ci_low": c["decay"]["ci_low"],
      "near_minus_far_ci_high": c["decay"]["ci_high"],
-     "near_minus_far_p_value": c["decay"]["p_value"]}
+     "near_minus_far_p_value": c["decay"]["p_value"],
+     "trials": len(r["trials"])}  # scored: the verdict's probes, or every probe for a model
     for m, r in near_results.items() for c in [r["competence"]]]), "lm_near_competence")
 report.text("near_text", mathify("\n".join(near_lines)) or "No causal LM ran in this build.",
             markdown=True)
@@ -366,9 +389,10 @@ for key, value in (("near_pairs", cfg.near_pairs), ("near_c0", cfg.near_centres[
 #
 # ## The protocol
 #
-# A model that passes the gate is also asked at $n =$ {glue:text}`ch5_lm_ns`, against Theorem 3's
-# $1/n$ law (fitted with and without a floor), and along a softmax temperature applied to its
-# scores. A miss of Theorem 3 matters beyond 0.05 of mass, the effect the gate is sized to see.
+# A model that passes the gate is also asked at $n =$ {glue:text}`ch5_lm_ns`
+# ({glue:text}`ch5_causal_trials` trials per task and $n$; similarity at $n = 2$ as many as its
+# gate scored), against Theorem 3's $1/n$ law (fitted with and without a floor), and along a
+# softmax temperature applied to its scores. A miss of Theorem 3 matters beyond 0.05 of mass, the effect the gate is sized to see.
 
 # %% tags=["hide-input"]
 protocol = {m: tables.extend(lm_protocol.analyse(a, temperatures=cfg.lm_temperatures,
@@ -384,6 +408,7 @@ for name, table in tables.protocol_tables(protocol).items():
 if protocol:
     report.figure("lm_protocol", figures.fig_protocol(protocol, near_results))
 report.text("lm_ns", ", ".join(map(str, cfg.lm_ns)), )
+report.number("causal_trials", cfg.causal_trials)
 
 # %% [markdown]
 # ```{glue:figure} ch5-fig-lm_protocol
@@ -793,8 +818,16 @@ report.number("lam_small_ps", lam_verdict["finest_ps"])
 # names, without sampling or parsing. Each list is read in its order and reversed, and asked
 # about every listed person in turn, so a pull towards the first-listed, a familiar or a short
 # name cancels in every mean. Every interval counts a name once (cluster-robust, Student's $t$
-# with one degree of freedom fewer than the names). The gate has enough trials to tell a mean
-# mass of 0.55 from 0.5 (one-sided test at 5 % with 80 % power).
+# with one degree of freedom fewer than the names). The gate is sized to tell a mean mass of
+# 0.55 from 0.5 (one-sided test at 5 % with 80 % power): {glue:text}`ch5_gate_planned` trials,
+# and {glue:text}`ch5_reverse_planned` for the question asked backwards (below). Each design is
+# drawn once and scored in {glue:text}`ch5_looks` looks, each a prefix of it, stopping at the
+# first that settles the verdict, because a model far from the line is told apart in a fraction
+# of the trials: a pass when the clustered test's one-sided $p$-value at an interim look is
+# below that of $z =$ {glue:text}`ch5_interim_z` (Haybittle–Peto; the last look is the fixed
+# design's own test, so the level stays 5 %), a fail when the 95 % interval ends below 0.55, the
+# effect the gate is sized to see. `lm_gate.csv` records the trials each scored and the look it
+# stopped at.
 #
 # Where each file comes from, and why it is the maker's own release:
 # {doc}`../book/models`.
@@ -835,7 +868,14 @@ report.number("lam_small_ps", lam_verdict["finest_ps"])
 # each on both sides and with the pair in both orders. A pull towards one name of the pair, or
 # the first-listed one, cancels in every mean, and each pair of names is one unit of every
 # interval (one-sided tests over pairs at 5 %); whether a shape fits is judged against the
-# scatter between pairs of names (a lack-of-fit test, by residual bootstrap).
+# scatter between pairs of names (a lack-of-fit test, by residual bootstrap). The design is
+# scored in two stages: first the {glue:text}`ch5_near_stage1` of its
+# {glue:text}`ch5_near_design_trials` trials the verdict on similarity reads (probes beyond the
+# pair, within {glue:text}`ch5_near_near` years of the nearer person or
+# {glue:text}`ch5_near_far` or more away), then the other distances only for a model that
+# prefers the nearer person there. A model without similarity has no curve to fit, so the
+# control is scored on the first stage alone; a model scored in both stages gets the trials and
+# sampled answers of the whole design scored at once.
 #
 # ```{glue:md} ch5_near_details
 # :format: myst
@@ -1268,12 +1308,12 @@ ex = next(iter(protocol), None)
 report.text("exercise_t3", mathify(
     "No model passes the gate in this build, so Theorem 3 is not tested and this tests nothing."
     if ex is None else
-    "Each model that passes the gate answers four times as many questions at every $n$. "
+    "Each model that passes the gate answers four times as many questions at every $n$ above 2. "
     f"Theorem 3 with a floor cannot be told to meet or miss {ex}'s rates, because the interval "
     "of its largest miss straddles the margin of 0.05; four times the trials halve that "
     "interval, so it should then be told to meet or miss them."
     if t3_status[ex, "floor"] not in STATUS_VERB or t3_status[ex, "floor"] == "inconclusive" else
-    "Each model that passes the gate answers four times as many questions at every $n$. "
+    "Each model that passes the gate answers four times as many questions at every $n$ above 2. "
     f"Theorem 3 with a floor {STATUS_VERB[t3_status[ex, 'floor']]} {ex}'s rates within 0.05; "
     "four times the trials halve the intervals, and the verdict should stay."), markdown=True)
 report.text("enc_t3_short", mathify(

@@ -15,7 +15,7 @@ def _design_cfg():
         sweep_years=YEARS, gate_trials=0, reverse_trials=40, lm_dtype="float32",
         probe=(4, 1500, 1515, 1), probe_permutations=9, lm_ns=(2, 3), causal_trials=40,
         near_Ds=(3,), near_xs=(0, 1, 3), near_pairs=2, near_centres=(1507, 1510),
-        lm_temperatures=(0.5, 1.0))
+        near_near=0, near_far=3, lm_temperatures=(0.5, 1.0))
 
 
 def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, trained, guesser):
@@ -52,6 +52,15 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
     assert stopped["gate"]["verdict"] == "does not do the task"
     # no n-sweep without the gate; the near design runs for every model
     assert set(stopped["rows"].source) == {"gate", "reverse question", near.SOURCE}
+    # the near design in two stages: the second only for a model that does similarity on the
+    # first, whose verdict reads the probes at x = 0 and x = 3 beyond the pair (not x = 1)
+    for a in (out, stopped):
+        st, n_near = a["near_stages"], (a["rows"].source == near.SOURCE).sum()
+        t = near.trial_table(a["rows"])
+        does = near.competence(t[t.x != 1], near=0, far=3)["does"]
+        assert st["stage 1"] == 2 * 2 * 2 * 2 and st["design"] == 2 * 2 * 2 * (3 + 1)
+        assert n_near == st["stage 1"] + st["stage 2"]
+        assert st["stage 2"] == (st["design"] - st["stage 1"] if does else 0)
     assert len(lm_protocol.all_rows({"a": out, "b": stopped})) == len(rows) + len(
         stopped["rows"])
 

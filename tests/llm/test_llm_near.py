@@ -54,6 +54,52 @@ def test_the_design_probes_every_distance_on_both_sides_in_both_orders():
     assert (t.mass.round(6) == 0.6).all()
 
 
+def test_stage_one_is_exactly_the_probes_the_verdict_reads():
+    """The near design's first stage (:func:`near.verdict_probes`) against the probes
+    :func:`near.competence` reads, found from the trial table: beyond the pair, within ``near``
+    years of the nearer person or ``far`` or more away. The verdict on stage 1 alone is the
+    verdict on the whole design."""
+    tr = near.design([5, 20, 50, 100], XS, 4, 2)
+    rng = np.random.default_rng(3)
+    t = near.trial_table(_rows(tr, np.clip(0.55 + 0.1 * rng.standard_normal(len(tr)), 0, 1)))
+    stage = near.verdict_probes(tr, near=5, far=50)
+    read = ((t["where"] == "beyond") & ((t.x <= 5) | (t.x >= 50))).to_numpy()
+    assert np.array_equal(stage, read)
+    # 8 of the 12 distances beyond (0, 1, 2, 3, 5 and 50, 80, 130), both sides, both orders
+    assert stage.sum() == 4 * 4 * 8 * 2 * 2 < len(tr)
+    whole, first = near.competence(t), near.competence(t[stage])
+    assert first["above"] == whole["above"] and first["decay"] == whole["decay"]
+    assert first["verdict"] == whole["verdict"]
+    with pytest.raises(ValueError, match="near and far"):
+        near.verdict_probes(tr, near=50, far=5)
+
+
+def test_a_design_scored_in_stages_gives_the_rows_of_one_scored_at_once():
+    """Stage 1, then stage 2, joined (:func:`lm.join`): the rows and sampled answers of the
+    whole design scored at once; stage 1 alone: those rows of it."""
+    tr = near.design([5, 20], XS, 3, 1)
+    rng = np.random.default_rng(0)
+    scores = rng.normal(0, 1, (len(tr), 2))
+
+    def scored(rows=None):
+        sub = tr if rows is None else tr.subset(rows)
+        return lm.ScoredTrials(sub, NAMES, [f"p{i}" for i in (range(len(tr)) if rows is None
+                                                               else rows)],
+                               scores if rows is None else scores[rows], "m",
+                               np.ones((len(sub), 2), int), "names", rows,
+                               None if rows is None else len(tr))
+
+    first = np.flatnonzero(near.verdict_probes(tr, near=5, far=50))
+    rest = np.setdiff1d(np.arange(len(tr)), first)
+    once = lm.to_results(scored(), source=near.SOURCE, seed=7)
+    both = lm.to_results(lm.join(tr, [scored(first), scored(rest)]), source=near.SOURCE, seed=7)
+    assert both.equals(once)
+    alone = lm.to_results(lm.join(tr, [scored(first)]), source=near.SOURCE, seed=7)
+    assert alone.equals(once.iloc[first].reset_index(drop=True))
+    with pytest.raises(ValueError, match="parts"):
+        lm.join(tr, [scored(first), scored(first)])
+
+
 def test_bad_designs_are_refused_with_the_argument_named():
     with pytest.raises(ValueError, match="pairs_per_D"):
         near.design([5, 20, 50, 100], XS, 8, 0)  # 64 names needed

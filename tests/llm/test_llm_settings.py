@@ -21,6 +21,8 @@ def test_the_parameters_override_their_settings_and_contradictions_are_named():
         profiles.settings(settings.SETTINGS, "quick", near_pairs=40)
     with pytest.raises(ValueError, match="lam_floors"):
         profiles.settings(settings.SETTINGS, "quick", lam_floors=(0.01, 0.1))
+    with pytest.raises(ValueError, match="near_near and near_far"):  # no stage 1 to score
+        profiles.settings(settings.SETTINGS, "quick", near_near=3, near_far=3)
 
 
 def test_the_tasks_and_the_paper_are_defined_once():

@@ -30,7 +30,7 @@ from .trials import Trials, draw_trials, trials_to_results, year_prompt
 
 __all__ = ["PRECISION_TOLERANCE", "CALIBRATION_SEED", "DTYPES", "Scorer",
            "calibration_prompts", "precision_check", "fast_bfloat16", "prepare",
-           "paper_prompts", "ScoredTrials", "score_trials", "to_results"]
+           "paper_prompts", "ScoredTrials", "score_trials", "join", "to_results"]
 
 
 #: The largest shift that a faster arithmetic (int8 matmuls, bfloat16) may make in the mean Luce
@@ -416,6 +416,11 @@ class ScoredTrials:
     model: str
     lengths: np.ndarray    # (m, n) tokens per option
     options: str = "names"
+    #: where these trials sit in the design they were drawn from (indices) and that design's
+    #: size: a part of a design draws its answers where the whole design would
+    #: (:meth:`sample`); None: the trials are the whole design
+    rows: np.ndarray | None = None
+    drawn: int | None = None
 
     @property
     def probs(self) -> np.ndarray:
@@ -430,15 +435,25 @@ class ScoredTrials:
         """One answer per trial drawn from the model's choice probabilities, as the paper
         sampled its models' answers (seeded)."""
         p = self.probs
-        u = np.random.default_rng(seed).random(len(p))
+        u = np.random.default_rng(seed).random(len(p) if self.rows is None else self.drawn)
+        if self.rows is not None:  # a part of a design: the uniforms of its own rows
+            u = u[self.rows]
         return np.minimum((np.cumsum(p, axis=1) < u[:, None]).sum(1), p.shape[1] - 1)
 
 
 def score_trials(scorer: Scorer, trials: Trials, names=NAMES, *, progress: bool = True,
-                 prompts=None, options=None, kind: str = "names") -> ScoredTrials:
+                 prompts=None, options=None, kind: str = "names", rows=None) -> ScoredTrials:
     """Score each trial's options with the paper's prompt (or the ``prompts`` and ``options``
-    given), trials of one group packed together."""
+    given, one per trial of ``trials``), trials of one group packed together; with ``rows``
+    (indices into ``trials``), only those trials, a part of the design (:func:`join` puts
+    parts back together)."""
     names = tuple(names)
+    drawn = None
+    if rows is not None:
+        rows, drawn = np.asarray(rows, int), len(trials)
+        trials = trials.subset(rows)
+        if prompts is not None:
+            prompts, options = [prompts[i] for i in rows], [options[i] for i in rows]
     if trials.names.max() >= len(names):
         raise ValueError(f"names: trials use {trials.names.max() + 1} names; {len(names)} given")
     if prompts is None:
@@ -446,7 +461,30 @@ def score_trials(scorer: Scorer, trials: Trials, names=NAMES, *, progress: bool 
     scores = np.stack(scorer.logprobs(prompts, options, groups=trials.group, progress=progress))
     lengths = np.array([[len(scorer.option_ids(o)) for o in opts] for opts in options])
     return ScoredTrials(trials, names, [scorer.prompt_text(p) for p in prompts], scores,
-                        scorer.name, lengths, kind)
+                        scorer.name, lengths, kind, rows, drawn)
+
+
+def join(design: Trials, parts) -> ScoredTrials:
+    """Parts of one ``design`` scored apart (:func:`score_trials` with ``rows``) as one
+    :class:`ScoredTrials`, in design order. Its sampled answers are the ones the whole design
+    would draw at those trials (:meth:`ScoredTrials.sample`), so scoring a design in stages,
+    or only some of them, moves no answer."""
+    parts = list(parts)
+    if not parts:
+        raise ValueError("parts: at least one scored part is needed")
+    whole = np.arange(len(design))
+    at = np.concatenate([whole if p.rows is None else p.rows for p in parts])
+    if any(p.drawn not in (None, len(design)) for p in parts) or len(np.unique(at)) != len(at):
+        raise ValueError("parts must be disjoint parts of this design")
+    order = np.argsort(at, kind="stable")
+    first = parts[0]
+    texts = [t for p in parts for t in p.texts]
+    complete = len(at) == len(design)
+    return ScoredTrials(design if complete else design.subset(at[order]), first.names,
+                        [texts[i] for i in order],
+                        np.concatenate([p.scores for p in parts])[order], first.model,
+                        np.concatenate([p.lengths for p in parts])[order], first.options,
+                        None if complete else at[order], None if complete else len(design))
 
 
 def to_results(scored: ScoredTrials, *, source: str = "live", seed=None):

@@ -33,10 +33,18 @@ def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = T
     cell), ``near_Ds``, ``near_xs``, ``near_pairs``, ``near_centres``). Every random stream is
     named from the chapter's root ``seed`` after the model and the part
     (:func:`semres.core.seeds.named_seed`), so adding a model or a part moves no other numbers.
-    Similarity at n = 2 gets as many trials as the gate, for a point on the front as precise as
-    p_I. Each trial's answer is drawn from the model's choice probabilities, as the paper
-    sampled its models' answers. Returns plain data: the summaries and ``rows``, every scored
-    trial in the tidy schema with its exact prompt.
+
+    Scoring is the cost, so each part scores only the trials a verdict reads. The gate and the
+    question asked backwards stop at the first look that settles them
+    (:func:`semres.experiments.llm.competence.sequential`). Similarity at n = 2 gets as many
+    trials as the gate scored, for a point on the front as precise as p_I: the first trials of
+    the design a full gate's cell would draw. The near design is scored in two stages: the
+    probes its does-it-do-similarity verdict reads (:func:`near.verdict_probes`), then the other
+    distances only for a model that does similarity there, the only one with a curve to fit
+    (``near_stages`` records the trials of each stage scored). Each trial's answer is drawn
+    from the model's choice probabilities, as the paper sampled its models' answers, where the
+    whole design would draw it (:func:`lm.join`). Returns plain data: the summaries and
+    ``rows``, every scored trial in the tidy schema with its exact prompt.
     """
     scorer = lm.Scorer(model, device=device, dtype=cfg.lm_dtype)
     key = scorer.name
@@ -67,18 +75,29 @@ def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = T
             for n in cfg.lm_ns:
                 if task == "identification" and n == 2:
                     continue  # the gate's trials are this cell
-                # similarity at n = 2: as many trials as the gate, for the front's point
-                trials = len(gate_rows) if n == 2 else cfg.causal_trials
+                # similarity at n = 2: the gate's design and as many of its trials as it scored
+                trials = gate["planned"] if n == 2 else cfg.causal_trials
                 lists = math.ceil(trials / (2 * n))  # 2 orders x n questions a list
                 tr = balanced_trials(task, n, lists, s("sweep", t, n), years=span,
                                      n_names=len(pool))
-                rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
+                part = np.arange(len(gate_rows)) if n == 2 else None
+                rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress,
+                                                          rows=part),
                                           source="n-sweep", seed=s("sweep answers", t, n)))
     # the near design, for every model: whether it does similarity is judged there
     tr = near.design(cfg.near_Ds, cfg.near_xs, cfg.near_pairs, s("near design"),
                      centres=cfg.near_centres, n_names=len(pool))
-    rows.append(lm.to_results(lm.score_trials(scorer, tr, pool, progress=progress),
-                              source=near.SOURCE, seed=s("near design answers")))
+    first = np.flatnonzero(near.verdict_probes(tr, near=cfg.near_near, far=cfg.near_far))
+    parts = [lm.score_trials(scorer, tr, pool, progress=progress, rows=first)]
+    judged = near.competence(near.trial_table(lm.to_results(parts[0], source=near.SOURCE)),
+                             near=cfg.near_near, far=cfg.near_far)
+    rest = np.setdiff1d(np.arange(len(tr)), first)
+    if judged["does"] and len(rest):
+        parts.append(lm.score_trials(scorer, tr, pool, progress=progress, rows=rest))
+    out["near_stages"] = {"design": len(tr), "stage 1": len(first),
+                          "stage 2": len(rest) if len(parts) > 1 else 0}
+    rows.append(lm.to_results(lm.join(tr, parts), source=near.SOURCE,
+                              seed=s("near design answers")))
     out["rows"] = pd.concat(rows, ignore_index=True)
     return out
 

@@ -25,8 +25,8 @@ from .trials import Trials
 from .two_reference import (binomial_nll, chance_crossover, fit_scale_floor, two_reference,
                             two_reference_counts)
 
-__all__ = ["design", "trial_table", "curve_table", "competence", "decay_trend", "kernel", "half_decay_of",
-           "chance_return_of", "p_correct", "fit_shape", "fit_kernels",
+__all__ = ["design", "verdict_probes", "trial_table", "curve_table", "competence", "decay_trend",
+           "kernel", "half_decay_of", "chance_return_of", "p_correct", "fit_shape", "fit_kernels",
            "predicted_front", "blind_spot", "analyse", "SHAPES", "SOURCE"]
 
 #: the rows of this design in a model's tidy table
@@ -77,6 +77,20 @@ def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int
                     rows["group"].append(group)
                 group += 1
     return Trials("similarity", *(np.asarray(rows[k]) for k in rows))
+
+
+def verdict_probes(trials: Trials, *, near: float, far: float) -> np.ndarray:
+    """Which trials of the design (a boolean per trial) the does-it-do-similarity verdict reads
+    (:func:`competence`): probes beyond the pair, at most ``near`` or at least ``far`` years
+    from the nearer person. Scored first, they judge a model; the other distances matter only
+    to one that does similarity, whose curve and resolution they shape."""
+    if not 0 <= near < far:
+        raise ValueError(f"near and far must satisfy 0 <= near < far; got {near!r}, {far!r}")
+    years = np.asarray(trials.years, float)
+    D = np.abs(years[:, 1] - years[:, 0]) / 2
+    offset = np.abs(np.asarray(trials.probe, float) - years.mean(1))
+    x = np.abs(offset - D)  # as trial_table measures it
+    return (offset >= D) & ((x <= near) | (x >= far))
 
 
 def trial_table(rows) -> pd.DataFrame:

@@ -144,6 +144,9 @@ def check(cfg: LlmYearsSettings, ch: str) -> None:
             f"{2 * cfg.near_pairs * len(cfg.near_Ds)} distinct names; there are {len(NAMES)}")
     require(isinstance(cfg.near_pairs, int) and cfg.near_pairs >= 2, ch,
             f"near_pairs must be an integer >= 2; got {cfg.near_pairs!r}")
+    require(0 <= cfg.near_near < cfg.near_far, ch,
+            f"near_near and near_far must satisfy 0 <= near_near < near_far; got "
+            f"{cfg.near_near!r}, {cfg.near_far!r}")
     xs = list(cfg.near_xs)
     require(xs == sorted(set(xs)) and xs[0] >= 0 and min(xs) <= cfg.near_near
             and max(xs) >= cfg.near_far, ch,

@@ -34,7 +34,8 @@ HEADERS = {"shape": "Shape", "heldout_rmse": "Held-out error (RMSE of ln <i>g</i
 
 
 def gate_table(assessed: dict):
-    """One row per model and question (the gate, the question asked backwards)."""
+    """One row per model and question (the gate, the question asked backwards), with the trials
+    scored, the look that settled the verdict and the trials the design was sized for."""
     rows = []
     for a in assessed.values():
         for key, question, source in (("gate", "who was born in P? (n = 2)", "gate"),
@@ -46,7 +47,8 @@ def gate_table(assessed: dict):
                          "ci_low": g["ci_low"], "ci_high": g["ci_high"],
                          "greedy": float(greedy.mean()),
                          "p_value": g["p_value"], "verdict": g["verdict"], "trials": g["trials"],
-                         "names": g["names"],
+                         "names": g["names"], "look": g["look"], "looks": g["looks"],
+                         "stopped": g["stopped"], "planned_trials": g["planned"],
                          "dtype": a["dtype"]})
     return pd.DataFrame(rows)
 

@@ -38,6 +38,16 @@ class Trials:
     def __len__(self) -> int:
         return len(self.probe)
 
+    def subset(self, rows) -> "Trials":
+        """The trials at ``rows`` (indices, in the order given), with their groups: a part of a
+        design scored on its own (:func:`semres.experiments.llm.lm.score_trials`)."""
+        rows = np.asarray(rows, int)
+        if rows.ndim != 1 or (len(rows) and (rows.min() < 0 or rows.max() >= len(self))):
+            raise ValueError(f"rows must be indices of the {len(self)} trials; got {rows!r}")
+        return Trials(self.task, self.names[rows], self.years[rows], self.probe[rows],
+                      self.correct[rows], self.template[rows],
+                      None if self.group is None else self.group[rows])
+
 
 def _distinct_names(rng, m: int, n: int, pool: int) -> np.ndarray:
     if n > pool:
