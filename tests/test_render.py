@@ -20,7 +20,6 @@ with an index column or e-notation in its cells, and every table header words wi
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import os
@@ -241,56 +240,88 @@ window.addEventListener("load", async () => {
 </script>
 """
 
-# Chromium will not open a window narrower than about 500 px, so the page is framed at each width
-# under test, side by side in one window (one browser start per page); the frame relays each
-# probe's findings into its own DOM for --dump-dom.
-FRAME = """<!DOCTYPE html><html><body style="margin:0;display:flex;align-items:flex-start">
-{frames}
+# Chromium will not open a window narrower than about 500 px, so a page is framed at each width
+# under test, side by side in one row of one window, and several pages in rows below each other
+# (one browser start for them all); the frame relays each probe's findings into its own DOM for
+# --dump-dom, under the number of the frame that sent them.
+FRAME = """<!DOCTYPE html><html><body style="margin:0">
+{rows}
 <script>
-window.addEventListener("message", e => document.documentElement.setAttribute(
-  "data-semres-report-" + JSON.parse(e.data).width, e.data));
+window.addEventListener("message", e => {{
+  const k = [...document.querySelectorAll("iframe")].findIndex(f => f.contentWindow === e.source);
+  document.documentElement.setAttribute("data-semres-report-" + k, e.data);
+}});
 </script></body></html>
 """
+ROW = '<div style="display:flex;align-items:flex-start">{frames}</div>'
 IFRAME = '<iframe src="{src}" style="border:0;flex:none;width:{width}px;height:900px"></iframe>'
+#: the book's pages rendered per browser start: a start costs about what a short page does
+#: (2.7 s, measured beside the book build), and a chapter takes 5 to 10 s
+PAGES_PER_BROWSER = 6
 
 
 def _render(page: Path, *widths: int) -> dict:
     """The probe's findings for ``page`` rendered at each of ``widths`` px, by width."""
+    return _render_many([page], *widths)[0]
+
+
+def _render_many(pages: list[Path], *widths: int) -> list[dict]:
+    """The probe's findings for each of ``pages`` (by width, as :func:`_render`), from one
+    browser start: each page is a row of frames, one frame per width."""
     # named per process, and a profile of its own: runs side by side never collide
-    probe = page.with_name(f"{page.stem}.{os.getpid()}.probe.html")
-    frame = page.with_name(f"{page.stem}.{os.getpid()}.frame.html")
-    text = page.read_text()
-    head = text.find("<head>")
-    text = text[:head + 6] + EARLY + text[head + 6:] if head >= 0 else EARLY + text
-    probe.write_text(text.replace("</body>", PROBE + "</body>"))
-    frame.write_text(FRAME.format(frames="".join(IFRAME.format(src=probe.name, width=w)
-                                                 for w in widths)))
+    probes = [page.with_name(f"{page.stem}.{os.getpid()}.probe.html") for page in pages]
+    home = Path(os.path.commonpath([page.parent for page in pages]))
+    frame = home / f"semres-render.{os.getpid()}.frame.html"
+    for page, probe in zip(pages, probes):
+        text = page.read_text()
+        head = text.find("<head>")
+        text = text[:head + 6] + EARLY + text[head + 6:] if head >= 0 else EARLY + text
+        probe.write_text(text.replace("</body>", PROBE + "</body>"))
+    frame.write_text(FRAME.format(rows="\n".join(
+        ROW.format(frames="".join(IFRAME.format(src=probe.relative_to(home).as_posix(), width=w)
+                                  for w in widths)) for probe in probes)))
     profile = tempfile.TemporaryDirectory()
     try:
         done = subprocess.run(
             [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
              f"--user-data-dir={profile.name}", "--allow-file-access-from-files",
-             f"--window-size={sum(widths) + 40},900", "--virtual-time-budget=20000",
-             "--dump-dom", frame.as_uri()],
-            capture_output=True, text=True, timeout=120)
+             f"--window-size={sum(widths) + 40},{900 * len(pages)}",
+             "--virtual-time-budget=20000", "--dump-dom", frame.as_uri()],
+            capture_output=True, text=True, timeout=60 + 60 * len(pages))
     finally:
-        probe.unlink(missing_ok=True)
+        for probe in probes:
+            probe.unlink(missing_ok=True)
         frame.unlink(missing_ok=True)
         profile.cleanup()
-    reports = {}
-    for width in widths:
-        found = re.search(rf'data-semres-report-{width}="([^"]*)"', done.stdout)
-        assert found, (f"Chromium did not run the probe on {page.name} at {width} px: "
-                       f"{done.stderr[-500:]}")
-        reports[width] = json.loads(html.unescape(found.group(1)))
-        assert reports[width]["width"] == width, reports[width]["width"]
-    return reports
+    found = {int(k): json.loads(html.unescape(v))
+             for k, v in re.findall(r'data-semres-report-(\d+)="([^"]*)"', done.stdout)}
+    out = []
+    for i, page in enumerate(pages):
+        reports = {}
+        for j, width in enumerate(widths):
+            k = i * len(widths) + j
+            assert k in found, (f"Chromium did not run the probe on {page.name} at {width} px: "
+                                f"{done.stderr[-500:]}")
+            reports[width] = found[k]
+            assert reports[width]["width"] == width, reports[width]["width"]
+        out.append(reports)
+    return out
 
 
-@functools.cache
-def _render_widths(page: Path) -> dict:
-    """A built page's findings at every width of :data:`WIDTHS`, from one browser start."""
-    return _render(page, *WIDTHS.values())
+_RENDERED: dict[Path, dict] = {}
+
+
+def _render_widths(root: Path, page: str) -> dict:
+    """A built page's findings at every width of :data:`WIDTHS`. The book's pages are rendered
+    :data:`PAGES_PER_BROWSER` at a time, in the order of the table of contents: the first
+    page asked for of a batch renders the whole batch, the others read it."""
+    path = root / f"{page}.html"
+    if path not in _RENDERED:
+        built = [p for p in (root / f"{q}.html" for q in _pages()) if p.is_file()]
+        start = built.index(path) // PAGES_PER_BROWSER * PAGES_PER_BROWSER
+        batch = built[start:start + PAGES_PER_BROWSER]
+        _RENDERED.update(zip(batch, _render_many(batch, *WIDTHS.values())))
+    return _RENDERED[path]
 
 
 def svg_text_sizes(svg: str) -> tuple[float, list[tuple[float, str]]]:
@@ -394,7 +425,7 @@ def test_page_fits_and_has_alt_text_and_resolved_references(html_root, page, wid
     chapter = {c.name for c in runner.chapters()}
     if not path.is_file():
         pytest.fail(f"{page}.html was not built")
-    report = _render_widths(path)[width]
+    report = _render_widths(html_root, page)[width]
     problems = []
     problems += [f"wider than its container: {w}" for w in report["wide"]]
     problems += [f"image without alt text: {s}" for s in report["noAlt"]]
@@ -780,17 +811,19 @@ NEW_CHECKS_PAGE = """<!DOCTYPE html><html><body><main>
 @pytest.mark.skipif(BROWSER is None, reason="needs Chromium: apt-get install -y chromium")
 def test_probe_measures_result_box_scroll_cue_and_figure_numbers(tmp_path):
     """A result box taller than a phone, a table scrolling without a cue, a figure without a
-    number: found; their corrected twins: not."""
+    number: found; their corrected twins: not. Both are rendered in one browser start, as the
+    book's pages are (:func:`_render_many`): each page's findings are its own."""
     (tmp_path / "a.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="100pt" '
                                     'height="50pt"></svg>')
     bad = tmp_path / "bad.html"
     bad.write_text(NEW_CHECKS_PAGE.format(box=1200, cue="", caption=""))
-    report = _render(bad, 390)[390]
-    assert report["resultHeight"] > PHONE_SCREEN
-    assert len(report["uncued"]) == 1 and report["unnumbered"] == ["a.svg"]
     good = tmp_path / "good.html"
     good.write_text(NEW_CHECKS_PAGE.format(box=300, cue="is-wide", caption="Fig. 3"))
-    report = _render(good, 390)[390]
+    bad_report, good_report = _render_many([bad, good], 390)
+    report = bad_report[390]
+    assert report["resultHeight"] > PHONE_SCREEN
+    assert len(report["uncued"]) == 1 and report["unnumbered"] == ["a.svg"]
+    report = good_report[390]
     assert report["resultHeight"] <= PHONE_SCREEN and report["uncued"] == []
     assert report["unnumbered"] == []
 
