@@ -11,6 +11,23 @@ the timings are inflated by other jobs: the load average is printed with them. W
 ``--device cuda`` the steps run (and training scenes are drawn) on the GPU, as in the chapter.
 Each stage's FLOPs (forward and backward) are counted too: a yardstick that does not depend on
 the device.
+
+    .venv/bin/python benchmarks/bench_vlm.py --runs BASE_BUILD BUILD... --out CSV
+
+tabulates finished ``semres run 6`` builds (the first the baseline): training steps, wall and
+CPU seconds, accuracies, the live scale with its interval, and whether every status and every
+live scale stays the baseline's. How the default's steps were chosen (issue 58, one core on a
+shared 2-core machine, load 4-8, so wall seconds are inflated; ``benchmarks/vlm_training_steps.csv``):
+
+    vision/language steps   train s (wall)  fit_acc  map_acc  mean p_I  live scale px (95%)   statuses
+    1600/800 (baseline)          424        0.880    0.969    0.983    5.30 (4.58-6.13)      -
+    800/400                      403        0.754    0.737    0.897    8.36 (7.13-9.48)      one changes
+    1200/600                     778        0.892    0.943    0.972    4.41 (3.77-5.02)      same
+
+Half the steps moves every result and a status; three quarters keep the statuses but put the
+live scale (4 of 9 live scales) and 4 of 7 identification accuracies outside the baseline's
+intervals, so the default keeps 1600/800. (The 800/400 run's CPU seconds are an undercount:
+polling began mid-training.)
 """
 
 from __future__ import annotations
@@ -164,6 +181,88 @@ def train(cfg: dict, root: Path, device: str) -> dict:
     return {"recipe": "current", "train_min": minutes, **accuracy(folder, device=device)}
 
 
+#: the live model's fits whose scale the runs table sets against the baseline's interval
+LIVE_SCALE = "exponential + response bias (ML)"
+
+
+def _cell(notebook: Path, marker: str) -> dict:
+    """papermill's record (duration, start and end) of the executed notebook's first cell whose
+    source holds ``marker``."""
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if marker in "".join(cell["source"]):
+            return cell["metadata"].get("papermill", {})
+    return {}
+
+
+def _cpu_seconds(build: Path, cell: dict) -> tuple:
+    """(the cell's, the whole kernel's) CPU seconds, from ``kernel_cpu.txt`` (epoch seconds and
+    the kernel's CPU seconds, polled every few seconds while it ran); NaN without it. On a
+    shared machine wall seconds grow with the load; CPU seconds do not."""
+    from datetime import datetime
+
+    path = build / "kernel_cpu.txt"
+    if not path.is_file() or "start_time" not in cell:
+        return float("nan"), float("nan")
+    t, cpu = np.loadtxt(path, unpack=True)
+    at = [datetime.fromisoformat(cell[k].replace("Z", "+00:00")).timestamp()
+          for k in ("start_time", "end_time")]
+    return float(np.diff(np.interp(at, t, cpu))[0]), float(cpu[-1])
+
+
+def run_row(build: Path, base: dict | None = None) -> dict:
+    """What one ``semres run 6`` gave (``build``: its ``_build``, or a copy with ``results/`` and
+    ``executed/``): its training steps and seconds, the chapter's accuracies and the live scale,
+    and, against the run ``base`` (the first row), whether every status and misfit flag is the
+    same and every live fit's scale inside the baseline's interval."""
+    import pandas as pd
+
+    res, ex = build / "results" / "06_vlm_shapes", build / "executed"
+    cfg = pd.read_csv(res / "settings.csv").set_index("setting")["value"]
+    q = pd.read_csv(res / "quantities.csv").set_index("quantity")["value"]
+    fit = pd.read_csv(res / "fit.csv")
+    live = fit[fit.source == "live"].set_index("kernel")
+    sweep = pd.read_csv(res / "n_sweep.csv")
+    ide = sweep[sweep.task == "identification"]
+    cell = _cell(ex / "06_vlm_shapes.ipynb", "training.trained_model(")
+    train_cpu, chapter_cpu = _cpu_seconds(build, cell)
+    row = {"vision_steps": int(cfg["vision_steps"]), "steps": int(cfg["steps"]),
+           "train_seconds": float(cell.get("duration", np.nan)), "train_cpu_seconds": train_cpu,
+           "chapter_seconds": json.loads((ex / "06_vlm_shapes.json").read_text())["seconds"],
+           "chapter_cpu_seconds": chapter_cpu,
+           "fit_acc": q["fit_acc"], "map_acc": q["map_acc"], "p_I_mean": ide.p.mean(),
+           "p_S_mean": sweep[sweep.task == "similarity"].p.mean(),
+           "scale_px": live.loc[LIVE_SCALE, "scale_px"],
+           "scale_ci_low_px": live.loc[LIVE_SCALE, "ci_low_px"],
+           "scale_ci_high_px": live.loc[LIVE_SCALE, "ci_high_px"],
+           "statuses": ";".join(pd.read_csv(res / "summary.csv")["status"]),
+           "misfits": ";".join(fit["misfit"].astype(str)), "_live": live, "_ide": ide}
+    if base is not None:
+        old, new = base["_live"], live
+        inside = [(old.ci_low_px[k] <= new.scale_px[k] <= old.ci_high_px[k])
+                  for k in old.index if np.isfinite(old.ci_low_px[k])]
+        b_ide = base["_ide"].set_index("n")
+        row.update(same_statuses=row["statuses"] == base["statuses"],
+                   same_misfits=row["misfits"] == base["misfits"],
+                   live_scales_inside=f"{sum(inside)} of {len(inside)}",
+                   p_I_within_2se=f"{sum(abs(r.p - b_ide.p[r.n]) <= 2 * b_ide.se[r.n] for r in ide.itertuples())} of {len(ide)}")
+    return row
+
+
+def runs(builds: list[str], out: str | None) -> None:
+    """The accuracy-per-CPU-minute table behind the default profile's training steps: one row
+    per run, the first the baseline the others are judged against (written to ``out``)."""
+    import pandas as pd
+
+    rows = [run_row(Path(builds[0]))]
+    rows += [run_row(Path(b), rows[0]) for b in builds[1:]]
+    table = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(table.drop(columns=["statuses", "misfits"]).to_string(index=False))
+    if out:
+        table.to_csv(out, index=False)
+        print(f"written to {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
@@ -173,7 +272,13 @@ def main() -> None:
     ap.add_argument("--root", default=None, help="folder for the trained model (default: temp)")
     ap.add_argument("--probe", type=int, default=0, metavar="STEPS",
                     help="linear probes of each tower after a vision stage of STEPS steps")
+    ap.add_argument("--runs", nargs="+", metavar="BUILD",
+                    help="tabulate finished `semres run 6` builds (_build folders, the baseline "
+                         "first) instead of timing anything")
+    ap.add_argument("--out", default=None, help="CSV for the --runs table")
     args = ap.parse_args()
+    if args.runs:
+        return runs(args.runs, args.out)
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     cfg = profiles.settings(settings.SETTINGS, args.profile).as_dict()

@@ -35,6 +35,14 @@ def _fit_constant(n, k):
     return np.full(len(n), k.sum() / n.sum())
 
 
+def _sequential_p(stat, sims, hits=10):
+    """Besag and Clifford's p-value read off a full bootstrap's draws in order: hits / l at the
+    l-th draw that reaches ``stat`` the ``hits``-th time, else (1 + reached) / (1 + B)."""
+    reached = np.asarray(sims) >= stat - 1e-9 * max(1.0, abs(stat))
+    at = np.flatnonzero(np.cumsum(reached) == hits)
+    return hits / (at[0] + 1) if at.size else (1 + reached.sum()) / (1 + len(sims))
+
+
 def _accept_band(sims):
     se = math.sqrt(0.95 * 0.05 / sims)
     return 0.95 - 4 * se, 0.95 + 4 * se
@@ -308,8 +316,9 @@ def test_sparse_counts_get_a_refitted_bootstrap_and_dense_ones_chi_square():
 
 def test_the_bootstrap_refits_only_draws_that_could_reach_the_statistic():
     """Draws already below the observed deviance at the fit are not refitted (a refit cannot
-    raise the deviance): the p-value is the one refitting every draw gives, computed here by
-    refitting all of them from the same random draws, on fits that pass and fits that fail."""
+    raise the deviance): the p-value is the (sequential) one refitting every draw gives, computed
+    here by refitting all of them from the same random draws, on fits that pass and fits that
+    fail."""
     from semres.core import fits
 
     calls = []
@@ -335,7 +344,7 @@ def test_the_bootstrap_refits_only_draws_that_could_reach_the_statistic():
         for _ in range(199):
             sim = np.array([draws.multinomial(6, q[i] / q[i].sum()) for i in range(12)], float)
             sims.append(fits.multinomial_deviance(sim, refit(sim)))
-        assert got["gof_p"] == fits.gof_p_bootstrap(stat, sims)[0]
+        assert got["gof_p"] == pytest.approx(_sequential_p(stat, sims), rel=1e-12)
         if r == 0:
             assert not got["misfit"] and refitted > 0  # a good fit: draws reach it
     assert got["misfit"] and refitted < 20  # the clear misfit: almost no refit
@@ -343,7 +352,7 @@ def test_the_bootstrap_refits_only_draws_that_could_reach_the_statistic():
 
 def test_the_binomial_bootstrap_refits_only_what_could_reach_the_statistic():
     """The same for binomial cells (a rate per cell from one slope): the p-value equals the
-    one from refitting every draw, here recomputed with the same draws."""
+    (sequential) one from refitting every draw, here recomputed with the same draws."""
     from scipy.optimize import minimize_scalar
 
     from semres.core import fits
@@ -374,7 +383,8 @@ def test_the_binomial_bootstrap_refits_only_what_could_reach_the_statistic():
         for _ in range(199):
             ks = draws.binomial(np.round(n).astype(np.int64), p).astype(float)
             sims.append(fits.binomial_deviance(n, ks, refit(n, ks)))
-        assert got["gof_p"] == fits.gof_p_bootstrap(fits.binomial_deviance(n, k, p), sims)[0]
+        assert got["gof_p"] == pytest.approx(
+            _sequential_p(fits.binomial_deviance(n, k, p), sims), rel=1e-12)
         if seed == 0:
             assert not got["misfit"] and refitted > 0
     assert got["misfit"] and refitted < 20
@@ -391,3 +401,89 @@ def test_a_bootstrap_of_999_refits_none_reaching_the_statistic_is_a_misfit():
     assert fits.gof_result("t", 50.0, 10, p, res)["misfit"]  # p = 0.0005 < 0.001
     p, res = fits.gof_p_bootstrap(50.0, np.r_[np.zeros(997), 60.0, 70.0])
     assert not fits.gof_result("t", 50.0, 10, p, res)["misfit"]  # p = 0.003
+
+
+def _full_bootstrap(n, k, n_boot, seed):
+    """Every draw of :func:`fits.gof_bootstrap` with a constant rate, refitted: (statistic,
+    refitted deviances, the deviances it keeps: at the fit where that is short of the
+    statistic, else refitted)."""
+    p = _fit_constant(n, k)
+    stat = fits.binomial_deviance(n, k, p)
+    rng = np.random.default_rng(seed)
+    whole = np.round(n).astype(np.int64)
+    sims, kept = [], []
+    for _ in range(n_boot):
+        ks = rng.binomial(whole, p).astype(float)
+        sims.append(fits.binomial_deviance(n, ks, _fit_constant(n, ks)))
+        at_fit = fits.binomial_deviance(n, ks, p)
+        kept.append(at_fit if at_fit < stat - 1e-9 * stat else min(at_fit, sims[-1]))
+    return stat, np.array(sims), np.array(kept)
+
+
+def test_the_sequential_p_value_gives_the_full_bootstraps_verdict_and_p_within_its_precision():
+    """Besag and Clifford's stop against the full 999 refits from the same draws, on sparse cells
+    whose rate is constant (the fit is right), drifts a little (p anywhere) or a lot (a misfit):
+    the verdict is always the full one's; a test that stopped reads p to its stated precision,
+    its log within 4 / sqrt(10) of the full p's every time and within 1 / sqrt(10) (about one
+    standard error, sqrt((1 - p) / 10) at most) in most; one that did not stop gives the full
+    p exactly."""
+    n, x, hits = np.full(30, 3.0), np.linspace(-1, 1, 30), fits.SEQUENTIAL_HITS
+    stopped, full_runs, close = 0, 0, []
+    for j in range(45):
+        slope = (0.0, 0.8, 3.0)[j % 3]
+        k = np.random.default_rng(j).binomial(3, 1 / (1 + np.exp(-slope * x))).astype(float)
+        got = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 999, j)
+        stat, sims, kept = _full_bootstrap(n, k, 999, j)
+        p_full, res = fits.gof_p_bootstrap(stat, sims)
+        assert got["misfit"] == fits.gof_result("t", stat, 29, p_full, res)["misfit"]
+        assert got["gof_resolution"] == pytest.approx(1 / 1000)
+        if "sequential" in got["gof_test"]:
+            stopped += 1
+            drawn = int(got["gof_test"].split("stopped after ")[1].split(" ")[0])
+            assert got["gof_p"] == pytest.approx(hits / drawn) == _sequential_p(stat, sims, hits)
+            assert abs(math.log(got["gof_p"] / p_full)) <= 4 / math.sqrt(hits)
+            close.append(abs(math.log(got["gof_p"] / p_full)) <= 1 / math.sqrt(hits))
+            assert got["gof_null_mean"] == pytest.approx(kept[:drawn].mean())
+        else:
+            full_runs += 1
+            assert "(999 refits;" in got["gof_test"] and got["gof_p"] == pytest.approx(p_full)
+    assert stopped >= 15 and full_runs >= 10 and np.mean(close) >= 0.6
+
+
+def test_a_clear_misfit_runs_every_refit():
+    """A misfit never reaches the stop: all 999 draws run (the deviance's null mean is theirs),
+    the p-value is the full bootstrap's smallest, 1 / 1000, and the test says 999 refits; the
+    same for counts."""
+    n = np.full(40, 4.0)
+    k = np.random.default_rng(1).binomial(4, _logistic((0.0, 1.5), np.linspace(-3, 3, 40)))
+    k = k.astype(float)
+    got = fits.gof_bootstrap(n, k, _fit_constant(n, k), 1, _fit_constant, 999, 4)
+    stat, sims, kept = _full_bootstrap(n, k, 999, 4)
+    assert got["misfit"] and got["gof_p"] == pytest.approx(1 / 1000)
+    assert "(999 refits;" in got["gof_test"] and "sequential" not in got["gof_test"]
+    assert got["gof_null_mean"] == pytest.approx(kept.mean())
+
+    def refit(counts):
+        p = counts[:, 0].sum() / counts.sum()
+        return np.tile([p, 1 - p], (len(counts), 1))
+
+    bad = np.c_[k, 4 - k]
+    g = fits.gof_counts(bad, refit(bad), 1, refit, 999, 5)
+    assert g["misfit"] and g["gof_p"] == pytest.approx(1 / 1000) and "(999 refits;" in g["gof_test"]
+
+
+def test_the_stop_never_settles_a_verdict_the_full_bootstrap_could_reverse():
+    """With so many refits that 10 exceedances still leave the full p below MISFIT_P, the stop
+    waits for enough of them: a fit whose full p is 0.0005 (24 of 49,999 draws reaching it)
+    is a misfit however the draws fall."""
+    assert fits._stop_at(999) == fits.SEQUENTIAL_HITS
+    for n_boot in (999, 9_999, 49_999, 99_999):
+        stop = fits._stop_at(n_boot)
+        assert (1 + stop) / (1 + n_boot) >= fits.MISFIT_P  # the full p once the stop is reached
+        p_stopped = stop / n_boot  # the smallest p a stop can report
+        assert not fits.gof_result("t", 1.0, 1, p_stopped, 1 / (1 + n_boot))["misfit"]
+    stat = 10.0
+    sims = np.r_[np.full(24, 11.0), np.zeros(49_999 - 24)]
+    p, res = fits.gof_p_bootstrap(stat, sims)
+    assert fits.gof_result("t", stat, 1, p, res)["misfit"]
+    assert fits._stop_at(49_999) > 24  # so the sequential run would not have stopped

@@ -24,7 +24,7 @@ __all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_
            "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
            "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
            "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
-           "gof_chi2", "gof_result", "gof_counts",
+           "gof_chi2", "gof_result", "gof_counts", "SEQUENTIAL_HITS",
            "multinomial_deviance"]
 
 
@@ -224,27 +224,63 @@ def _reach(stat: float) -> float:
     return stat - 1e-9 * max(1.0, abs(stat))
 
 
+#: draws reaching the observed statistic after which a goodness-of-fit bootstrap stops (Besag &
+#: Clifford 1991, "Sequential Monte Carlo p-values"): with h of them in l draws the p-value is
+#: h / l. The draws needed to collect h are negative binomial, so h / l has a relative standard
+#: error of about sqrt((1 - p) / h), at most 1 / sqrt(h): 10 reads a p-value to about ±30 %,
+#: enough to quote it to one figure, while a fit with p = 0.5 stops after some 20 draws instead
+#: of a thousand refits. A misfit never stops early: its few exceedances run every draw.
+SEQUENTIAL_HITS = 10
+
+
+def _stop_at(n_boot: int) -> int:
+    """The exceedances that settle "not a misfit" among ``n_boot`` draws: :data:`SEQUENTIAL_HITS`,
+    or more where ``n_boot`` is so large that the full bootstrap's p-value, (1 + hits) / (1 +
+    n_boot), could still fall below :data:`MISFIT_P` with that many (so a stop never changes a
+    verdict the full bootstrap would give)."""
+    return max(SEQUENTIAL_HITS, math.ceil(MISFIT_P * (1 + n_boot)))
+
+
 def _bootstrap(stat: float, n_boot: int, seed, simulate, progress: bool) -> tuple:
-    """``(deviances, p, resolution)`` of ``n_boot`` data sets drawn in turn from ``seed``:
-    ``simulate(rng)`` gives a draw's deviance at the fit it came from and a function refitting it.
-    The refit is never worse than that fit, so a draw already short of ``stat`` there cannot reach
-    it and is not refitted.
+    """``(deviances, p, resolution, stopped)`` of up to ``n_boot`` data sets drawn in turn from
+    ``seed``: ``simulate(rng)`` gives a draw's deviance at the fit it came from and a function
+    refitting it. The refit is never worse than that fit, so a draw already short of ``stat``
+    there cannot reach it and is not refitted.
+
+    Sequential (:data:`SEQUENTIAL_HITS`): once :func:`_stop_at` draws have reached ``stat`` the
+    fit cannot be a misfit whatever the rest would show, so drawing stops (``stopped``) and p is
+    hits / draws; otherwise every draw runs and p is (1 + hits) / (1 + n_boot), as a full
+    bootstrap gives. The draws made are a prefix of the full bootstrap's (same seed, same order),
+    and ``resolution`` stays the full bootstrap's 1 / (1 + n_boot), the rule its verdict is read by.
     """
     rng = np.random.default_rng(seed)
-    reach = _reach(stat)
-    sims = np.empty(n_boot)
-    for b in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
+    reach, stop = _reach(stat), _stop_at(n_boot)
+    sims, hits = [], 0
+    for _ in tqdm(range(n_boot), desc="goodness of fit", disable=not progress, leave=False):
         at_fit, refitted = simulate(rng)
-        sims[b] = at_fit if at_fit < reach else min(at_fit, refitted())
-    return (sims, *gof_p_bootstrap(stat, sims))
+        sims.append(at_fit if at_fit < reach else min(at_fit, refitted()))
+        hits += sims[-1] >= reach
+        if hits >= stop:
+            return np.array(sims), hits / len(sims), 1 / (1 + n_boot), True
+    sims = np.array(sims)
+    return (sims, *gof_p_bootstrap(stat, sims), False)
+
+
+def _refits(drawn: int, n_boot: int, stopped: bool) -> str:
+    """What a goodness-of-fit bootstrap ran, for its ``gof_test``."""
+    if not stopped:
+        return f"{n_boot} refits"
+    return (f"sequential: stopped after {drawn} of up to {n_boot} refits, when "
+            f"{_stop_at(n_boot)} had reached the statistic")
 
 
 def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
                   progress: bool = False) -> dict:
     """Binomial deviance referred to its parametric bootstrap: ``n_boot`` whole-count data sets
     drawn from the fitted rates, each refitted by ``refit(trials, correct) -> p_fit``. Valid where
-    chi-square is not; for fractional counts (expected masses) conservative. Adds
-    ``gof_null_mean``, the deviance's mean when the fit is true (errs high).
+    chi-square is not; for fractional counts (expected masses) conservative. Stops early once the
+    verdict is settled (:func:`_bootstrap`); ``gof_test`` says how many refits ran. Adds
+    ``gof_null_mean``, the deviance's mean when the fit is true (errs high), over the draws made.
     """
     n, k, p = _cells(trials, correct, p_fit)
     n_boot = _n_params(n_boot, "n_boot")
@@ -259,9 +295,10 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
         return (binomial_deviance(whole, ks, p),
                 lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
 
-    sims, pval, resolution = _bootstrap(stat, n_boot, seed, simulate, progress)
-    return {**gof_result(f"binomial deviance, parametric bootstrap ({n_boot} refits; misfit "
-                         f"rule {misfit_rule(resolution)})", stat, df, pval, resolution),
+    sims, pval, resolution, stopped = _bootstrap(stat, n_boot, seed, simulate, progress)
+    return {**gof_result(f"binomial deviance, parametric bootstrap "
+                         f"({_refits(len(sims), n_boot, stopped)}; misfit rule "
+                         f"{misfit_rule(resolution)})", stat, df, pval, resolution),
             "gof_null_mean": float(sims.mean())}
 
 
@@ -315,7 +352,8 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
                progress: bool = False) -> dict:
     """Goodness of fit of counts (rows x options): :func:`gof_multinomial` where every cell expects
     :data:`MIN_EXPECTED` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
-    (on sparse cells chi-square is far off); without either the statistic has no reference.
+    (on sparse cells chi-square is far off), stopped once its verdict is settled
+    (:func:`_bootstrap`); without either the statistic has no reference.
     """
     o, q, rows, df = _count_table(counts, probs, n_params)
     expected = q[rows] * o[rows].sum(axis=1, keepdims=True)
@@ -335,10 +373,10 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
             sim[i] = rng.multinomial(totals[i], drawn[i])
         return multinomial_deviance(sim, drawn), lambda: multinomial_deviance(sim, refit(sim))
 
-    _, pval, resolution = _bootstrap(stat, int(n_boot), seed, simulate, progress)
-    return gof_result(f"multinomial deviance, parametric bootstrap ({int(n_boot)} refits; "
-                      f"{sparse}; misfit rule {misfit_rule(resolution)})", stat, df, pval,
-                      resolution)
+    sims, pval, resolution, stopped = _bootstrap(stat, int(n_boot), seed, simulate, progress)
+    return gof_result(f"multinomial deviance, parametric bootstrap "
+                      f"({_refits(len(sims), int(n_boot), stopped)}; {sparse}; misfit rule "
+                      f"{misfit_rule(resolution)})", stat, df, pval, resolution)
 
 
 def _n_params(v, name: str = "n_params") -> int:
