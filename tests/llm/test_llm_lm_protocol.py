@@ -34,7 +34,8 @@ def test_a_model_that_passes_gets_the_whole_protocol_and_a_guesser_none(tok, tra
     assert all(0 < f["b"] < 1 and np.isfinite(f["deviance"]) for f in forms.values())
     design = near.trial_table(rows)
     assert set(design.D) == {3} and design.pair.nunique() == 2
-    assert set(design[design["where"] == "beyond"].x) == {0, 1, 3}
+    # the probes the similarity verdict reads (x = 0 and 3) always; x = 1 only in stage 2
+    assert {0, 3} <= set(design[design["where"] == "beyond"].x) <= {0, 1, 3}
     # the trained model knows only the listed years: it is judged, never crashes
     assert near.competence(design, near=1, far=3)["verdict"] in ("passes",
                                                                   "does not do the task")
