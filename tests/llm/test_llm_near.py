@@ -20,16 +20,17 @@ def _rows(trials, p_near, seed=0, model="simulated"):
     near_first = trials.correct[:, 0]
     p_first = np.where(near_first, p_near, 1 - p_near)
     scores = np.log(np.stack([p_first, 1 - p_first], 1).clip(1e-12, 1))
-    scored = lm.ScoredTrials(trials, NAMES, ["prompt"] * len(trials), scores, model,
+    scored = lm.ScoredTrials(trials, settings.NAME_POOL, ["prompt"] * len(trials), scores, model,
                              np.ones((len(trials), 2), int))
     return lm.to_results(scored, source=near.SOURCE, seed=seed)
 
 
-def _simulated(shape, scale, floor, pairs=6, noise=0.0, seed=1):
-    tr = near.design([5, 20, 50, 100], XS, pairs, seed)
+def _simulated(shape, scale, floor, pairs=6, noise=0.0, seed=1, exact=0.0, probes=0):
+    tr = near.design([5, 20, 50, 100], XS, pairs, seed, probes=probes,
+                     n_names=len(settings.NAME_POOL))
     centre = tr.years.mean(1)
     D = np.abs(tr.years[:, 1] - tr.years[:, 0]) / 2
-    p = near.p_correct(shape, scale, floor, D, tr.probe - centre)
+    p = near.p_correct(shape, scale, floor, D, tr.probe - centre, exact)
     rng = np.random.default_rng(seed)
     p = np.clip(p + noise * rng.standard_normal(len(p)), 0.01, 0.99)
     return near.trial_table(_rows(tr, p, seed=seed))
@@ -203,3 +204,46 @@ def test_the_curve_table_counts_pairs_and_carries_both_measures():
                               "pairs", "trials"}
     assert (c.pairs == 3).all() and (c.trials == 12).all()  # 3 pairs x 2 sides x 2 orders
     assert (c.mass_ci_low <= c.mass).all() and (c.mass <= c.mass_ci_high).all()
+
+
+def test_a_thinned_design_gives_each_pair_its_share_of_distances_on_both_sides_and_orders():
+    """``probes``: each pair gets that many of its distances, drawn at random, each on both
+    sides and in both orders; across pairs every distance is probed; 0 is the full design,
+    drawn exactly as before the option existed."""
+    full = near.design([5, 20], [0, 1, 3, 8, 30], 3, 0)
+    same = near.design([5, 20], [0, 1, 3, 8, 30], 3, 0, probes=0)
+    assert all(np.array_equal(getattr(full, k), getattr(same, k))
+               for k in ("names", "years", "probe", "template", "group"))
+    tr = near.design([5, 20, 50], XS, 40, 2, probes=4, n_names=len(settings.NAME_POOL))
+    t = near.trial_table(_rows(tr, np.full(len(tr), 0.6)))
+    assert len(tr) == 3 * 40 * 4 * 4 and t.pair.nunique() == 120
+    for pair, sub in t.groupby("pair"):
+        assert sub.groupby(["x", "where"]).size().eq(4).all() and len(sub) == 16
+        assert (sub.groupby(["x", "where"]).offset.apply(lambda o: (o > 0).mean()) == 0.5).all()
+    probed = t.groupby(["D", "where"]).x.apply(set)
+    for D in (5, 20, 50):
+        assert probed[(D, "beyond")] == set(XS)
+        assert probed[(D, "between")] == {x for x in XS if 0 < x < D}
+    with pytest.raises(ValueError, match="probes"):
+        near.design([5], XS, 3, 0, probes=-1)
+
+
+def test_an_exact_match_on_a_decay_is_told_from_a_plain_decay():
+    """A model that weighs the very year apart (w = 2 on an exponential of 6 years): the exact
+    + exponential shape recovers w and the decay's half-life within their intervals and fits,
+    while the plain exponential, which must spend its scale on the spike, reads misfit or
+    loses on AIC; on a plain exponential the exact-match term finds nothing to add."""
+    scale, floor, w = 6.0, 0.15, 2.0
+    t = _simulated("exact + exponential", scale, floor, pairs=8, noise=0.05, exact=w)
+    fits = near.fit_kernels(t, n_boot=60, gof_boot=60, seed=0).set_index("shape")
+    f = fits.loc["exact + exponential"]
+    assert f.half_decay_ci_low <= scale * math.log(2) <= f.half_decay_ci_high
+    assert f.exact == pytest.approx(w, rel=0.35) and not f.misfit
+    assert f.chance_return == pytest.approx(kernels.chance_return(f.scale, f.floor))
+    plain = fits.loc["exponential"]
+    assert plain.misfit or plain.delta_aic > 10, plain[["gof_p", "delta_aic"]]
+    assert fits.best["exact + exponential"]
+    t = _simulated("exponential", 15.0, 0.1, noise=0.05)
+    fits = near.fit_kernels(t, n_boot=20, gof_boot=20, seed=0).set_index("shape")
+    assert fits.loc["exact + exponential"].exact < 0.1
+    assert fits.loc["exact + exponential"].nll >= fits.loc["exponential"].nll - 3

@@ -152,7 +152,8 @@ def fig_near(results: dict):
                     continue
                 x = np.linspace(0, top, 300)
                 off = D + x if where == "beyond" else D - x
-                ax.plot(x, near.p_correct(b["shape"], b["scale"], b["floor"], D, off),
+                ax.plot(x, near.p_correct(b["shape"], b["scale"], b["floor"], D, off,
+                                             near.exact_of(b)),
                         color=color, ls=ls, lw=1.2)
     curve_max = max(r["curve"].x.max() for r in results.values())
     for i, (ax, D) in enumerate(zip(axes, Ds)):

@@ -172,6 +172,20 @@ class Scorer:
                 keep.append(o)
         return tuple(keep)
 
+    def unfit_names(self, names, *, most: int = 3, prompt: str = "Who?") -> tuple:
+        """The names this scorer cannot read as an answer of at most ``most`` pieces tokenized
+        the same alone as after a prompt (the summed log-probability of an option assumes the
+        prompt's tokens end where the option's begin)."""
+        pre, text = self.prefix_ids(prompt), self.prompt_text(prompt)
+        bad = []
+        for o in names:
+            ids = self.option_ids(o)
+            joint = list(self.tokenizer(text + self.option_text(o),
+                                        add_special_tokens=not self.chat)["input_ids"])
+            if len(ids) > most or joint != pre + ids:
+                bad.append(o)
+        return tuple(bad)
+
     # ------------------------------------------------------------------ scores
     def logprobs(self, prompts, options, *, groups=None, progress: bool = True,
                  model=None) -> list:

@@ -14,10 +14,10 @@ from semres.core.seeds import named_seed
 
 from . import competence, kernel_fits, lm, near
 from .models import resolve
-from .settings import TASKS
+from .settings import NAME_POOL, TASKS
 from .trials import balanced_trials
 
-__all__ = ["assess", "all_rows", "masses", "greedy", "interval", "sweep_table",
+__all__ = ["assess", "score_near", "all_rows", "masses", "greedy", "interval", "sweep_table",
            "KERNEL_BINS", "KERNEL_BOOT", "kernel_replicates",
            "temperature_sweep", "analyse", "available"]
 
@@ -30,7 +30,9 @@ def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = T
     ``cfg`` holds the chapter's settings (:class:`semres.experiments.llm.settings.LlmYearsSettings`:
     ``sweep_years``, ``gate_trials``, ``reverse_trials``, ``lm_dtype``, ``probe``,
     ``probe_permutations``, ``lm_ns``, ``causal_trials`` (about as many trials per n-sweep
-    cell), ``near_Ds``, ``near_xs``, ``near_pairs``, ``near_centres``). Every random stream is
+    cell), ``near_Ds``, ``near_xs``, ``near_pairs``, ``near_centres``, ``near_names``,
+    ``near_probes``; the near design's pairs come from ``names`` or else the first
+    ``near_names`` of :data:`~semres.experiments.llm.settings.NAME_POOL`). Every random stream is
     named from the chapter's root ``seed`` after the model and the part
     (:func:`semres.core.seeds.named_seed`), so adding a model or a part moves no other numbers.
 
@@ -85,8 +87,18 @@ def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = T
                                                           rows=part),
                                           source="n-sweep", seed=s("sweep answers", t, n)))
     # the near design, for every model: whether it does similarity is judged there
+    near_pool = NAME_POOL[:cfg.near_names] if names is None else tuple(names)
+    out["near_stages"], near_rows = score_near(scorer, cfg, near_pool, s, progress=progress)
+    rows.append(near_rows)
+    out["rows"] = pd.concat(rows, ignore_index=True)
+    return out
+
+
+def score_near(scorer, cfg, pool, s, *, progress: bool = True) -> tuple[dict, pd.DataFrame]:
+    """The near design scored in two stages (:func:`assess`): the trials of each stage scored,
+    and every scored trial in the tidy schema. ``s(part)`` names the model's random streams."""
     tr = near.design(cfg.near_Ds, cfg.near_xs, cfg.near_pairs, s("near design"),
-                     centres=cfg.near_centres, n_names=len(pool))
+                     centres=cfg.near_centres, n_names=len(pool), probes=cfg.near_probes)
     first = np.flatnonzero(near.verdict_probes(tr, near=cfg.near_near, far=cfg.near_far))
     parts = [lm.score_trials(scorer, tr, pool, progress=progress, rows=first)]
     judged = near.competence(near.trial_table(lm.to_results(parts[0], source=near.SOURCE)),
@@ -94,12 +106,10 @@ def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = T
     rest = np.setdiff1d(np.arange(len(tr)), first)
     if judged["does"] and len(rest):
         parts.append(lm.score_trials(scorer, tr, pool, progress=progress, rows=rest))
-    out["near_stages"] = {"design": len(tr), "stage 1": len(first),
-                          "stage 2": len(rest) if len(parts) > 1 else 0}
-    rows.append(lm.to_results(lm.join(tr, parts), source=near.SOURCE,
-                              seed=s("near design answers")))
-    out["rows"] = pd.concat(rows, ignore_index=True)
-    return out
+    stages = {"design": len(tr), "stage 1": len(first),
+              "stage 2": len(rest) if len(parts) > 1 else 0}
+    return stages, lm.to_results(lm.join(tr, parts), source=near.SOURCE,
+                                 seed=s("near design answers"))
 
 
 def all_rows(assessed: dict) -> pd.DataFrame:

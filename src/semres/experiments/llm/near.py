@@ -3,10 +3,12 @@ distances."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import minimize
 from scipy.stats import t as student
 
 from semres.core import spaces
@@ -22,34 +24,49 @@ from .settings import NAMES, QUESTIONS, TASKS
 from .kernel_fits import (check_levels, graded, shape_half_decay, shape_chance_return,
                           trend_finding)
 from .trials import Trials
-from .two_reference import (binomial_nll, chance_crossover, fit_scale_floor, two_reference,
-                            two_reference_counts)
+from .two_reference import binomial_nll, chance_crossover, two_reference, two_reference_counts
 
 __all__ = ["design", "verdict_probes", "trial_table", "curve_table", "competence", "decay_trend",
-           "kernel", "half_decay_of", "chance_return_of", "p_correct", "fit_shape", "fit_kernels",
+           "kernel", "half_decay_of", "chance_return_of", "p_correct", "exact_of", "fit_shape",
+           "fit_kernels",
            "predicted_front", "blind_spot", "analyse", "SHAPES", "SOURCE"]
 
 #: the rows of this design in a model's tidy table
 SOURCE = "near design"
-#: the similarity shapes k(d / s) fitted on a floor
-SHAPES = ("exponential", "gaussian", "step")
+#: the similarity shapes k(d / s) fitted on a floor; the last adds an exact-match term w [d = 0]
+#: to the exponential, as the encoder's second exponential does (a model that weighs the very
+#: year apart from its neighbours, then decays)
+SHAPES = ("exponential", "gaussian", "step", "exact + exponential")
 #: their names among the kernel's shapes (:func:`semres.experiments.llm.kernel_fits.graded`)
-_NAMED = {"exponential": "exp_floor", "gaussian": "gaussian", "step": "step"}
-#: search ranges of the scale s (years) and the floor Delta
+_NAMED = {"exponential": "exp_floor", "gaussian": "gaussian", "step": "step",
+          "exact + exponential": "exp_floor"}
+#: search ranges of the scale s (years), the floor Delta and the exact-match weight w
 BOUNDS = {"scale": (0.05, 1e4), "floor": (1e-6, 10.0)}
+EXACT_BOUNDS = {**BOUNDS, "exact": (1e-4, 1e3)}
+#: the parameters each shape fits, and the grid its fit starts from
+PARAMS = {s: ("scale", "floor", "exact") if s == "exact + exponential" else ("scale", "floor")
+          for s in SHAPES}
+_STARTS = {"scale": (3.0, 10.0, 30.0, 100.0), "floor": (0.02, 0.3, 3.0), "exact": (0.01, 0.3, 3.0)}
 
 
 def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int = len(NAMES),
-           n_templates: int | None = None) -> Trials:
+           n_templates: int | None = None, probes: int = 0) -> Trials:
     """Trials of the near design: for each D, ``pairs_per_D`` pairs of people (distinct names,
     each pair its own centre drawn uniformly from ``centres``) born at c - D and c + D; probes
     x years beyond the pair for every x in ``xs`` and x years inside it for every 0 < x < D,
-    each on both sides; each pair listed in both orders (one group per pair and order)."""
+    each on both sides; each pair listed in both orders (one group per pair and order).
+
+    ``probes`` > 0 thins the design for many pairs: each pair gets that many of its distances,
+    drawn at random (each still on both sides and in both orders, which cancel a pair's pull
+    towards one name and the first-listed person). Precision rests on pairs, the clusters of
+    every interval, more than on probes per pair, so a design sized for a narrow interval
+    spends its trials on more pairs."""
     Ds = [at_least(int(D), 1, "Ds") for D in Ds]
     xs = sorted({int(x) for x in xs})
     if not xs or xs[0] < 0:
         raise ValueError(f"xs must be distances >= 0 years; got {xs!r}")
     pairs_per_D = at_least(int(pairs_per_D), 2, "pairs_per_D")
+    probes = at_least(int(probes), 0, "probes")
     if 2 * pairs_per_D * len(Ds) > n_names:
         raise ValueError(f"pairs_per_D: {pairs_per_D} pairs for each of {len(Ds)} gaps need "
                          f"{2 * pairs_per_D * len(Ds)} distinct names; the pool holds {n_names}")
@@ -63,6 +80,8 @@ def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int
         for pi in range(pairs_per_D):
             c = int(rng.integers(lo, hi))
             reach = [D + x for x in xs] + [D - x for x in xs if 0 < x < D]
+            if probes and probes < len(reach):
+                reach = sorted(rng.choice(reach, probes, replace=False).tolist())
             offsets = [s * r for r in reach for s in (-1, 1)]
             template = rng.integers(0, n_templates, len(offsets))
             for order in ((0, 1), (1, 0)):
@@ -214,32 +233,42 @@ def decay_trend(trials: pd.DataFrame, *, alpha: float = 0.05, level: float = 0.9
 
 # --------------------------------------------------------------------------- the kernel fit
 
-def kernel(shape: str, d, scale: float) -> np.ndarray:
-    """k(d / s), 1 at d = 0: the graded part of the similarity, without its floor."""
+def kernel(shape: str, d, scale: float, exact: float = 0.0) -> np.ndarray:
+    """k(d / s), 1 at d = 0: the graded part of the similarity, without its floor; the exact
+    + exponential shape adds ``exact`` where d < 1/2 (the very year; years are whole)."""
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
-    return graded(_NAMED[shape], d, {"lambda": scale})
+    k = graded(_NAMED[shape], d, {"lambda": scale})
+    return k + exact * (np.abs(np.asarray(d, float)) < 0.5) if PARAMS[shape][2:] else k
 
 
 def half_decay_of(shape: str, scale: float, floor: float) -> float:
     """Where the graded part k(d / s) falls to 1/2, whatever the floor
-    (:func:`semres.experiments.llm.kernel_fits.shape_half_decay`)."""
+    (:func:`semres.experiments.llm.kernel_fits.shape_half_decay`); of the decay alone for the
+    exact + exponential shape, whose exact-match term is gone one year away."""
     return shape_half_decay(_NAMED[shape], {"lambda": scale, "floor": floor})
 
 
 def chance_return_of(shape: str, scale: float, floor: float) -> float:
     """Where the graded part falls to the floor, so answers return to chance
-    (:func:`semres.experiments.llm.kernel_fits.shape_chance_return`)."""
+    (:func:`semres.experiments.llm.kernel_fits.shape_chance_return`); the decay's, for the
+    exact + exponential shape."""
     return shape_chance_return(_NAMED[shape], {"lambda": scale, "floor": floor})
 
 
-def p_correct(shape: str, scale: float, floor: float, D, offset) -> np.ndarray:
+def p_correct(shape: str, scale: float, floor: float, D, offset, exact: float = 0.0) -> np.ndarray:
     """The Luce share of the nearer person, people at c -/+ D, probe at c + offset."""
-    return two_reference(offset, D, lambda d: kernel(shape, d, scale), floor)
+    return two_reference(offset, D, lambda d: kernel(shape, d, scale, exact), floor)
+
+
+def exact_of(fit) -> float:
+    """A fit's exact-match weight: 0 for a shape without one (NaN in a table of shapes)."""
+    w = fit.get("exact", 0.0)
+    return float(w) if w is not None and np.isfinite(w) else 0.0
 
 
 def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
-    """Maximum likelihood of (scale, floor) on binomial cells."""
+    """Maximum likelihood of a shape's parameters (:data:`PARAMS`) on binomial cells."""
     if shape == "step":  # P is 1/2, or q = (1 + Delta) / (1 + 2 Delta) where near <= s < far
         near, far = np.abs(np.abs(offset) - D), np.abs(offset) + D
         cuts = np.unique(np.concatenate([near, far]))
@@ -253,16 +282,26 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
             if best is None or nll < best[0] - 1e-9:
                 best = (nll, float(s), fl, p)
         nll, scale, fl, p = best
-    else:
+    else:  # maximum likelihood on the logs of the shape's parameters, from a grid of starts
+        names = PARAMS[shape]
         starts = [start] if start is not None else [
-            np.log([s, fl]) for s in (3.0, 10.0, 30.0, 100.0) for fl in (0.02, 0.3, 3.0)]
-        scale, fl, nll = fit_scale_floor(
-            lambda s, f: p_correct(shape, s, f, D, offset), n, k,
-            tuple(zip(BOUNDS["scale"], BOUNDS["floor"])), starts)
-        p = p_correct(shape, scale, fl, D, offset)
-    return {"shape": shape, "scale": scale, "floor": fl, "relative_floor": fl / (1 + fl),
-            "nll": nll, "p_fit": p, "half_decay": half_decay_of(shape, scale, fl),
-            "chance_return": chance_return_of(shape, scale, fl)}
+            np.log(v) for v in itertools.product(*(_STARTS[name] for name in names))]
+        lo, hi = np.log([EXACT_BOUNDS[name] for name in names]).T
+
+        def nll_of(theta):
+            return binomial_nll(p_correct(shape, *np.exp(theta[:2]), D, offset,
+                                          *np.exp(theta[2:])), n, k)
+
+        r = min((minimize(nll_of, np.asarray(x0, float), method="L-BFGS-B",
+                          bounds=list(zip(lo, hi))) for x0 in starts), key=lambda r: r.fun)
+        scale, fl, *exact = (float(v) for v in np.exp(r.x))
+        nll, p = float(r.fun), p_correct(shape, scale, fl, D, offset, *exact)
+    out = {"shape": shape, "scale": scale, "floor": fl, "relative_floor": fl / (1 + fl),
+           "nll": nll, "p_fit": p, "half_decay": half_decay_of(shape, scale, fl),
+           "chance_return": chance_return_of(shape, scale, fl)}
+    if PARAMS[shape][2:]:
+        out["exact"] = exact[0]
+    return out
 
 
 def _cells(trials: pd.DataFrame) -> pd.DataFrame:
@@ -282,7 +321,7 @@ def lack_of_fit(trials: pd.DataFrame, cells: pd.DataFrame, fit: dict, refit, n_b
     cell = pd.MultiIndex.from_frame(cells[["D", "offset"]]).get_indexer(
         pd.MultiIndex.from_frame(units[["D", "offset"]]))
     w, y = units["size"].to_numpy(float), units["mean"].to_numpy(float)
-    df_lof, df_pe = len(cells) - 2, len(units) - len(cells)
+    df_lof, df_pe = len(cells) - len(PARAMS[fit["shape"]]), len(units) - len(cells)
     if df_lof < 1 or df_pe < 1:
         return gof_none(f"{len(cells)} cells and {len(units)} pair means: no degrees of freedom")
     weight = np.bincount(cell, w, len(cells))
@@ -317,8 +356,9 @@ def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, s
     cells = _cells(trials)
     D, off, n = (cells[k].to_numpy(float) for k in ("D", "offset", "n"))
     fit = _fit_cells(shape, D, off, n, cells.mass.to_numpy(float))
-    fit.update(bound_report(fit, BOUNDS, log=("scale", "floor")))
-    start = None if shape == "step" else np.log([fit["scale"], fit["floor"]])
+    bounds = EXACT_BOUNDS if PARAMS[shape][2:] else BOUNDS
+    fit.update(bound_report(fit, bounds, log=tuple(bounds)))
+    start = None if shape == "step" else np.log([fit[k] for k in PARAMS[shape]])
     if gof_boot:
         fit.update(lack_of_fit(trials, cells, fit,
                                lambda k: _fit_cells(shape, D, off, n, k, start)["p_fit"],
@@ -344,12 +384,12 @@ def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, s
         fb = _fit_cells(shape, D, off, w @ tab_n, w @ tab_k, start)
         res.append(fb["half_decay"])
         back.append(fb["chance_return"])
-        hit.append(bound_report(fb, BOUNDS, log=("scale", "floor"))["at_bound"])
+        hit.append(bound_report(fb, bounds, log=tuple(bounds))["at_bound"])
     fit["half_decay_ci_low"], fit["half_decay_ci_high"] = percentile_interval(res)
     fit["chance_return_ci_low"], fit["chance_return_ci_high"] = (
         percentile_interval(back) if shape != "step" else (math.nan, math.nan))
     fit["boot_at_bound"] = bootstrap_at_bound(hit)
-    fit["aic"] = 2 * fit["nll"] + 2 * 2
+    fit["aic"] = 2 * fit["nll"] + 2 * len(PARAMS[shape])
     fit["pairs"], fit["cells"], fit["trials"] = len(pairs), len(cells), int(n.sum())
     x = trials.x[trials.x > 0]
     fit["finest_x"] = float(x.min()) if len(x) else math.nan
@@ -381,7 +421,7 @@ def predicted_front(fit: dict, years=(1500, 2000), *, trials: int, seed) -> dict
     shape, scale, fl = fit["shape"], float(fit["scale"]), float(fit["floor"])
 
     def g(d):
-        return kernel(shape, np.asarray(d, float) * span, scale) + fl
+        return kernel(shape, np.asarray(d, float) * span, scale, exact_of(fit)) + fl
 
     est = {task: luce_success(spaces.Segment(), g, task, 2, trials,
                               named_seed(seed, f"near front {task}"))

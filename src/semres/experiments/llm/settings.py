@@ -4,10 +4,11 @@ task, and what the paper reports."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.resources import files
 
 from semres.core.profiles import Config, Settings, positive_ints, require
 
-#: given names, one or two word-pieces each, no duplicates (n up to len(NAMES) in a prompt)
+#: the given names every prompt draws from (n up to len(NAMES) in a prompt), no duplicates
 NAMES = (
     "Alice", "Bernard", "Chiara", "Dmitri", "Elena", "Farid", "Grace", "Hiroshi", "Ingrid",
     "Jamal", "Katarina", "Luis", "Mei", "Nikolai", "Olga", "Pedro", "Quentin", "Rosa", "Samuel",
@@ -17,6 +18,12 @@ NAMES = (
     "Yara", "Zara", "Arthur", "Clara", "Felix", "Hugo", "Irene", "Leon", "Maria", "Omar",
     "Paula", "Ruth",
 )
+#: more given names, for a near design with more pairs than NAMES make without reuse (the
+#: `paper` profile's), one per line in the package's data
+MORE_NAMES = tuple(line for line in (files("semres") / "data" / "more_names.txt")
+                   .read_text().splitlines() if line and not line.startswith("#"))
+#: the near design draws its pairs from the first `near_names` of these
+NAME_POOL = NAMES + MORE_NAMES
 #: the paper's line per listed person
 ITEM_TEMPLATE = "{name} was born in {year}."
 #: several phrasings per task: the kernel's uncertainty runs over names and phrasings
@@ -74,6 +81,8 @@ class LlmYearsSettings(Config):
     near_Ds: tuple = (5, 20, 50, 100)
     near_xs: tuple = (0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130)
     near_pairs: int = 4
+    near_names: int = 60  # the first of NAME_POOL the pairs are drawn from (60: NAMES)
+    near_probes: int = 0  # distances per pair (0: every one; see near.design)
     near_centres: tuple = (1500, 1700)
     near_near: int = 5
     near_far: int = 50
@@ -121,7 +130,8 @@ PAPER = DEFAULT.replace(
     lms="smollm2-135m,gemma3-270m,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b", lm_dtype="float32",
     reverse_trials=0, probe=(12, 1500, 1999, 3), probe_permutations=199, lm_ns=(2, 4, 8, 16),
     causal_trials=800, near_Ds=(2, 5, 20, 50, 100, 200),
-    near_xs=(0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130, 210, 300), near_pairs=5,
+    near_xs=(0, 1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130, 210, 300), near_pairs=30,
+    near_names=360, near_probes=7,
     front_trials=1_000_000, kernel_names=24, kernel_years=(800, 2000), fit_max=800, folds=10,
     n_boot=1000, windows=(100, 200, 300, 400, 500, 600, 700, 800), stable_windows=(300, 800),
     window_boot=200, sweep_names=60, ns=(2, 3, 4, 5, 7, 10, 14, 20, 28, 36, 50, 60),
@@ -139,9 +149,15 @@ def check(cfg: LlmYearsSettings, ch: str) -> None:
             f"lm_ns must start at 2 (the gate's cell) and stay within {len(NAMES)} names; "
             f"got {list(cfg.lm_ns)}")
     require(1.0 in cfg.lm_temperatures, ch, "lm_temperatures must include 1.0 (the model's own)")
-    require(2 * cfg.near_pairs * len(cfg.near_Ds) <= len(NAMES), ch,
+    require(isinstance(cfg.near_names, int) and 2 <= cfg.near_names <= len(NAME_POOL), ch,
+            f"near_names must be an integer from 2 to {len(NAME_POOL)} (the names the book "
+            f"holds); got {cfg.near_names!r}")
+    require(2 * cfg.near_pairs * len(cfg.near_Ds) <= cfg.near_names, ch,
             f"near_pairs: {cfg.near_pairs} pairs for each of {len(cfg.near_Ds)} gaps need "
-            f"{2 * cfg.near_pairs * len(cfg.near_Ds)} distinct names; there are {len(NAMES)}")
+            f"{2 * cfg.near_pairs * len(cfg.near_Ds)} distinct names; near_names is "
+            f"{cfg.near_names}")
+    require(isinstance(cfg.near_probes, int) and cfg.near_probes >= 0, ch,
+            f"near_probes must be an integer >= 0 (0: every distance); got {cfg.near_probes!r}")
     require(isinstance(cfg.near_pairs, int) and cfg.near_pairs >= 2, ch,
             f"near_pairs must be an integer >= 2; got {cfg.near_pairs!r}")
     require(0 <= cfg.near_near < cfg.near_far, ch,

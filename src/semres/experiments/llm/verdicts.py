@@ -20,7 +20,7 @@ from semres.report.verdicts import status, weakest
 from semres.report import detectable_at
 from semres.report.numbers import as_number
 
-from .near import p_correct
+from .near import PARAMS, exact_of, p_correct
 from .kernel_fits import SHAPE_LABELS, fit_shape, shape_kernel, window_stability
 from .settings import THE_PAPER
 
@@ -448,13 +448,13 @@ def near_fit_size(trials, best: dict) -> dict:
         lambda u: pd.Series({"weight": u["size"].sum(),
                              "mean": np.average(u["mean"], weights=u["size"])}),
         include_groups=False).reset_index()
-    df_lof, df_pe = len(cells) - 2, len(units) - len(cells)
+    df_lof, df_pe = len(cells) - len(PARAMS[best["shape"]]), len(units) - len(cells)
     if df_lof < 1 or df_pe < 1:
         raise ValueError("trials: no degrees of freedom for a lack-of-fit test")
     merged = units.merge(cells, on=["D", "offset"])
     pe = float(np.sum(merged["size"] * (merged["mean_x"] - merged["mean_y"]) ** 2)) / df_pe
     pred = p_correct(best["shape"], best["scale"], best["floor"], cells.D.to_numpy(float),
-                     cells.offset.to_numpy(float))
+                     cells.offset.to_numpy(float), exact_of(best))
     w, obs = cells.weight.to_numpy(float), cells["mean"].to_numpy(float)
     out = misfit_size(float(np.sum(w * (obs - pred) ** 2)) / pe,
                       float(np.sum(w * (obs - 0.5) ** 2)) / pe, df_lof, obs, pred, w)
