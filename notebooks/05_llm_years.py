@@ -191,7 +191,8 @@ sequential_sizes = {
     "reverse planned trials": 4 * math.ceil((cfg.reverse_trials or competence.gate_size()) / 4),
     "sequential looks": len(competence.LOOKS), "interim z bound": competence.INTERIM_Z}
 near_design = near.design(cfg.near_Ds, cfg.near_xs, cfg.near_pairs, stream("near design size"),
-                          centres=cfg.near_centres)  # its size and stages, whatever the draw
+                          centres=cfg.near_centres, n_names=cfg.near_names,
+                          probes=cfg.near_probes)  # its size; its stage 1 too, unless thinned
 sequential_sizes.update({
     "near design trials": len(near_design),
     "near stage 1 trials": int(near.verdict_probes(near_design, near=cfg.near_near,
@@ -288,7 +289,8 @@ report.table(pd.concat([gate_biases, tables.bias_rows(near_results)], ignore_ind
              if near_results else gate_biases, "lm_bias")
 if near_results:
     report.figure("near", figures.fig_near(near_results))
-SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian", "step": "step (Definition 1)"}
+SHAPE_NAMES = {"exponential": "exponential", "gaussian": "Gaussian",
+               "step": "step (Definition 1)", "exact + exponential": "exact match on an exponential"}
 near_lines, near_detail, near_points = [], [], []
 for m, r in near_results.items():
     c = r["competence"]
@@ -340,7 +342,8 @@ for m, r in near_results.items():
     size_words = ("" if "spread" not in z else
                   f" Its half-decay's interval reaches a factor {z['spread']:.1f} from the "
                   f"estimate: a factor {z['target']:g} would take about {z['need']:,} pairs of "
-                  f"names, more than the {z['most']} that {z['names']} names make without reuse."
+                  f"names, which the `paper` profile draws from the book's {z['names']} names "
+                  "(below)."
                   if z["spread"] > z["target"] else
                   f" Its half-decay's interval lies within a factor {z['spread']:.2f} of the "
                   "estimate.")
@@ -374,6 +377,72 @@ for key, value in (("near_pairs", cfg.near_pairs), ("near_c0", cfg.near_centres[
                    ("near_c1", cfg.near_centres[1]), ("paper_lo", THE_PAPER.resolution[0]),
                    ("paper_hi", THE_PAPER.resolution[1])):
     report.number(key, value)
+
+# %% tags=["hide-input"]
+# the `paper` profile's near design, run outside this build (benchmarks/near_resolution.py
+# --profile paper --record): its record ships with the package, its numbers are glued from it
+paper_near = tables.paper_near()
+report.table(paper_near, "lm_near_paper")
+paper_best = paper_near[paper_near.best.eq(True)].set_index("model") if len(paper_near) else {}
+paper_lines = []
+for m, f in (paper_near.groupby("model", sort=False).first().iterrows()
+             if len(paper_near) else []):
+    minutes = f"{f.minutes:.0f} min"
+    if not f.does:
+        paper_lines.append(f"{m} stays flat ({f.p_near:.3f} [{f.p_near_ci_low:.3f}, "
+                           f"{f.p_near_ci_high:.3f}] of its mass on the nearer person within "
+                           f"{cfg.near_near} years; {f.scored:,.0f} trials scored in {minutes})")
+        continue
+    b = paper_best.loc[m]
+    fits = paper_near[paper_near.model == m]
+    exact = (f" and an exact-match weight {b.exact:.2f} of the decay's peak"
+             if b["shape"] == "exact + exponential" else "")
+    back = (f", and its answers return to chance {b.chance_return:.0f} years "
+            f"[{b.chance_return_ci_low:.0f}, {b.chance_return_ci_high:.0f}] away"
+            if b.chance_return > 0 else " (on a floor at or above the decay's peak, so no "
+            "return to chance is defined)")
+    halves = (f"halves within {b.half_decay:.1f} years [{b.half_decay_ci_low:.1f}, "
+              f"{b.half_decay_ci_high:.1f}], a factor {b.spread:.2f} from its estimate")
+    scored = f"{f.scored:,.0f} trials scored in {minutes}"
+    if fits.misfit.astype(bool).all():
+        paper_lines.append(
+            f"no shape describes {m}: every one fails its lack-of-fit test (the best by "
+            f"AIC, the {SHAPE_NAMES[b['shape']]}{exact}, {gof_pvalue(b)}); that "
+            f"{SHAPE_NAMES[b['shape']]} {halves}{back}, no measurement while it misses "
+            f"({scored})")
+    else:
+        paper_lines.append(
+            f"{m}'s preference for the nearer person, described by the "
+            f"{SHAPE_NAMES[b['shape']]}{exact} (lack of fit {gof_pvalue(b)}), {halves}{back} "
+            f"({scored})")
+sizes = [m for m in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b") if m in paper_best.index] \
+    if len(paper_best) else []
+if len(sizes) == 2:
+    small, large = (paper_best.loc[m] for m in sizes)
+    missing = [m for m in sizes if paper_near[paper_near.model == m].misfit.astype(bool).all()]
+    if missing:
+        paper_lines.append(
+            "so these runs measure no change of resolution with size: "
+            + " and ".join(missing) + (" has" if len(missing) == 1 else " have")
+            + " no shape that describes it")
+    else:
+        ratio = large.half_decay / small.half_decay
+        quantities["paper near: 1.5B half-decay over 0.5B's"] = ratio
+        apart = (small.half_decay_ci_low > large.half_decay_ci_high
+                 or large.half_decay_ci_low > small.half_decay_ci_high)
+        paper_lines.append(
+            f"so the 1.5B's half-decay is {ratio:.2f} times the 0.5B's, " +
+            ("and their intervals do not overlap: resolution changes with size here"
+             if apart else "and their intervals overlap: these runs cannot tell the two "
+             "resolutions apart"))
+run = paper_near.iloc[0] if len(paper_near) else None
+report.text("near_paper_text", mathify(
+    f"**Does resolution change with size?** In the `paper` profile's near design ("
+    f"{run.design:,.0f} trials over {run.pairs:.0f} pairs of names from the book's "
+    f"{run.pool:.0f} names, run outside this build by "
+    f"`benchmarks/near_resolution.py` on {run.threads:.0f} cores of an {run.machine}), "
+    + "; ".join(paper_lines) + "." if run is not None else
+    "The `paper` profile's near design has not been recorded."), markdown=True)
 
 # %% [markdown]
 # ```{glue:md} ch5_lm_gates
@@ -881,13 +950,18 @@ report.number("lam_small_ps", lam_verdict["finest_ps"])
 # :format: myst
 # ```
 #
+# ```{glue:md} ch5_near_paper_text
+# :format: myst
+# ```
+#
 # The paper's {glue:text}`ch5_paper_lo`–{glue:text}`ch5_paper_hi` years for Gemma-2-2B,
 # Llama-3.2-3B and Qwen2.5-7B is a reading of its Figure 5b, not a fitted number: its notebook
 # stores, per probe, the share of answers naming the earlier-born person, computes no fit and
 # no crossover, and draws a scale-free theory curve beside the data
 # ({ref}`original-code-resolution-figure` describes that figure). Every scored trial is in
 # `lm_trials.csv` (the exact prompt, each option's log-probability, one sampled answer), each
-# curve in `lm_resolution.csv`, every shape's fit in `lm_resolution_fits.csv`.
+# curve in `lm_resolution.csv`, every shape's fit in `lm_resolution_fits.csv`, and the `paper`
+# profile's record in `lm_near_paper.csv`.
 #
 # ### The protocol in numbers
 #

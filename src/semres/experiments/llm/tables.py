@@ -4,6 +4,7 @@ chapter)."""
 from __future__ import annotations
 
 import math
+from importlib.resources import files
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import pandas as pd
 from semres.core.fits import GOF_KEYS
 
 from . import lm_protocol, near, verdicts
-from .settings import NAMES
+from .settings import NAME_POOL
 
 #: the columns of ``resolution_by_window.csv``
 WINDOW_COLUMNS = ["model", "measure", "window", "resolution", "ci_low", "ci_high", "headline",
@@ -160,8 +161,27 @@ def sizing(r: dict, target: float = 1.5) -> dict:
     spread = max(hi / est, est / lo)
     more = (math.log(spread) / math.log(target)) ** 2
     return {"target": target, "spread": spread, "more": more, "pairs": b["pairs"],
-            "trials": b["trials"], "need": math.ceil(more * b["pairs"]), "names": len(NAMES),
-            "most": len(NAMES) // 2, "lift": r["competence"]["above"]["p"] - 0.5}
+            "trials": b["trials"], "need": math.ceil(more * b["pairs"]),
+            "names": len(NAME_POOL), "most": len(NAME_POOL) // 2,
+            "lift": r["competence"]["above"]["p"] - 0.5}
+
+
+#: the `paper` profile's near design as ``benchmarks/near_resolution.py --record`` wrote it
+PAPER_NEAR = "near_paper.csv"
+
+
+def paper_near() -> pd.DataFrame:
+    """The `paper` profile's near design, run outside the book (too slow for it on two cores):
+    per model its run (size, seconds, machine), competence and every shape's fit, with the
+    factor its best half-decay's interval reaches from the estimate (``spread``); empty when
+    no record ships."""
+    try:
+        rec = pd.read_csv(files("semres") / "data" / PAPER_NEAR)
+    except FileNotFoundError:
+        return pd.DataFrame()
+    est, lo, hi = rec.half_decay, rec.half_decay_ci_low, rec.half_decay_ci_high
+    return rec.assign(spread=np.maximum(hi / est, est / lo), minutes=rec.seconds / 60,
+                      pool=len(NAME_POOL))
 
 
 def fit_table(model: str, shape_fits: dict, shape_df, two_fit: dict, cfg):
