@@ -106,8 +106,10 @@ def main() -> None:
                 "near_minus_far": comp["decay"]["p"], "does": r["does"]}.items())):
             fits.insert(1, k, v)
         out = Path(args.record)
-        old = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=["model"])
-        pd.concat([old[old.model != key], fits], ignore_index=True).to_csv(out, index=False)
+        if out.exists():
+            old = pd.read_csv(out)
+            fits = pd.concat([old[old.model != key], fits], ignore_index=True)
+        fits.to_csv(out, index=False)
         print(f"recorded in {out}")
 
 
