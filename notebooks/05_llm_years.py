@@ -339,11 +339,12 @@ for m, r in near_results.items():
                 f"is {cross['resolution']:.0f} {unit} [{cross['ci_low']:.0f}, "
                 f"{cross['ci_high']:.0f}]")
     z = tables.sizing(r)
+    quantities.update({f"near sizing {m} {k}": v for k, v in z.items() if k != "target"})
     size_words = ("" if "spread" not in z else
                   f" Its half-decay's interval reaches a factor {z['spread']:.1f} from the "
                   f"estimate: a factor {z['target']:g} would take about {z['need']:,} pairs of "
-                  f"names, which the `paper` profile draws from the book's {z['names']} names "
-                  "(below)."
+                  f"names with as many trials each ({z['need_trials']:,} trials), pairs the "
+                  f"`paper` profile draws from the book's {z['names']} names (below)."
                   if z["spread"] > z["target"] else
                   f" Its half-decay's interval lies within a factor {z['spread']:.2f} of the "
                   "estimate.")
@@ -423,8 +424,8 @@ if len(sizes) == 2:
     if missing:
         paper_lines.append(
             "so these runs measure no change of resolution with size: "
-            + " and ".join(missing) + (" has" if len(missing) == 1 else " have")
-            + " no shape that describes it")
+            + (f"{missing[0]} has no shape that describes it" if len(missing) == 1 else
+               "neither model has a shape that describes it"))
     else:
         ratio = large.half_decay / small.half_decay
         quantities["paper near: 1.5B half-decay over 0.5B's"] = ratio

@@ -162,6 +162,7 @@ def sizing(r: dict, target: float = 1.5) -> dict:
     more = (math.log(spread) / math.log(target)) ** 2
     return {"target": target, "spread": spread, "more": more, "pairs": b["pairs"],
             "trials": b["trials"], "need": math.ceil(more * b["pairs"]),
+            "need_trials": math.ceil(more * b["trials"]),
             "names": len(NAME_POOL), "most": len(NAME_POOL) // 2,
             "lift": r["competence"]["above"]["p"] - 0.5}
 
