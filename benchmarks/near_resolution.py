@@ -73,6 +73,14 @@ def main() -> None:
           f"(p = {comp['decay']['p_value']:.2g}); first-listed pull "
           f"{r['position']['p']:+.3f} [{r['position']['ci_low']:+.3f}, "
           f"{r['position']['ci_high']:+.3f}]")
+    beyond = r["trials"][r["trials"]["where"] == "beyond"]
+    bands = []
+    for lo, hi in ((0, 0), (1, 5), (8, 20), (30, 80), (130, 300)):  # the curve without a shape
+        pair = beyond[beyond.x.between(lo, hi)].groupby("pair").mass.mean()
+        if len(pair) > 1:
+            bands.append(f"{lo}-{hi} years {pair.mean():.3f} "
+                         f"(se {pair.std() / len(pair) ** 0.5:.3f}, {len(pair)} pairs)")
+    print("mean mass on the nearer person beyond the pair: " + "; ".join(bands))
     if r["does"]:
         c, f = r["crossover"], r["front"]
         print(f"chance crossover: {c['resolution']:.0f} years [{c['ci_low']:.0f}, "

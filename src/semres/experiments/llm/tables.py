@@ -149,9 +149,9 @@ def blind_spots(cfg, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
 def sizing(r: dict, target: float = 1.5) -> dict:
     """How wide the resolution's interval came out against the ``target`` factor (``spread``)
     and, when wider, how many pairs of names the target would take (``need``, ``more`` times
-    this build's: an interval narrows as one over the square root of the pairs) against the
-    most the names make (``most``); {} without a resolution, only the target when the
-    interval reaches down to the finest distance."""
+    this build's: an interval narrows as one over the square root of the pairs) and trials
+    (``need_trials``), beside the book's names; {} without a resolution, only the target when
+    the interval reaches down to the finest distance."""
     if not r["does"] or "best" not in r:
         return {}
     b = r["best"]
@@ -162,8 +162,7 @@ def sizing(r: dict, target: float = 1.5) -> dict:
     more = (math.log(spread) / math.log(target)) ** 2
     return {"target": target, "spread": spread, "more": more, "pairs": b["pairs"],
             "trials": b["trials"], "need": math.ceil(more * b["pairs"]),
-            "need_trials": math.ceil(more * b["trials"]),
-            "names": len(NAME_POOL), "most": len(NAME_POOL) // 2,
+            "need_trials": math.ceil(more * b["trials"]), "names": len(NAME_POOL),
             "lift": r["competence"]["above"]["p"] - 0.5}
 
 
