@@ -44,6 +44,10 @@
 # :format: myst
 # ```
 #
+# ```{glue:md} ch5_near_paper_text
+# :format: myst
+# ```
+#
 # Every fit and check: {doc}`Methods and checks <05_llm_years_methods>`.
 
 # %% tags=["parameters", "hide-cell"]
@@ -948,10 +952,6 @@ report.number("lam_small_ps", lam_verdict["finest_ps"])
 # sampled answers of the whole design scored at once.
 #
 # ```{glue:md} ch5_near_details
-# :format: myst
-# ```
-#
-# ```{glue:md} ch5_near_paper_text
 # :format: myst
 # ```
 #
