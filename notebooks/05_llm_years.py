@@ -389,65 +389,62 @@ for key, value in (("near_pairs", cfg.near_pairs), ("near_c0", cfg.near_centres[
 paper_near = tables.paper_near()
 report.table(paper_near, "lm_near_paper")
 paper_best = paper_near[paper_near.best.eq(True)].set_index("model") if len(paper_near) else {}
-paper_lines = []
+paper_lines = []  # one line per model; the lead sentence compares the sizes
 for m, f in (paper_near.groupby("model", sort=False).first().iterrows()
              if len(paper_near) else []):
-    minutes = f"{f.minutes:.0f} min"
+    scored = f"{f.scored:,.0f} trials scored in {f.minutes:.0f} min"
     if not f.does:
-        paper_lines.append(f"{m} stays flat ({f.p_near:.3f} [{f.p_near_ci_low:.3f}, "
+        paper_lines.append(f"- **{m}** stays flat: {f.p_near:.3f} [{f.p_near_ci_low:.3f}, "
                            f"{f.p_near_ci_high:.3f}] of its mass on the nearer person within "
-                           f"{cfg.near_near} years; {f.scored:,.0f} trials scored in {minutes})")
+                           f"{cfg.near_near} years ({scored}).")
         continue
     b = paper_best.loc[m]
     fits = paper_near[paper_near.model == m]
-    exact = (f" and an exact-match weight {b.exact:.2f} of the decay's peak"
+    exact = (f" with an exact-match weight {b.exact:.2f}"
              if b["shape"] == "exact + exponential" else "")
-    back = (f", and its answers return to chance {b.chance_return:.0f} years "
+    back = (f"; its answers return to chance {b.chance_return:.0f} years "
             f"[{b.chance_return_ci_low:.0f}, {b.chance_return_ci_high:.0f}] away"
-            if b.chance_return > 0 else " (on a floor at or above the decay's peak, so no "
-            "return to chance is defined)")
-    halves = (f"halves within {b.half_decay:.1f} years [{b.half_decay_ci_low:.1f}, "
-              f"{b.half_decay_ci_high:.1f}], a factor {b.spread:.2f} from its estimate")
-    scored = f"{f.scored:,.0f} trials scored in {minutes}"
-    if fits.misfit.astype(bool).all():
-        paper_lines.append(
-            f"no shape describes {m}: every one fails its lack-of-fit test (the best by "
-            f"AIC, the {SHAPE_NAMES[b['shape']]}{exact}, {gof_pvalue(b)}); that "
-            f"{SHAPE_NAMES[b['shape']]} {halves}{back}, no measurement while it misses "
-            f"({scored})")
-    else:
-        paper_lines.append(
-            f"{m}'s preference for the nearer person, described by the "
-            f"{SHAPE_NAMES[b['shape']]}{exact} (lack of fit {gof_pvalue(b)}), {halves}{back} "
-            f"({scored})")
+            if b.chance_return > 0 else "; no return to chance is defined, its floor at or above "
+            "the decay's peak")
+    misfit = fits.misfit.astype(bool).all()
+    paper_lines.append(
+        f"- **{m}**: the {SHAPE_NAMES[b['shape']]}{exact} "
+        + ("(best by AIC; every shape fails its lack-of-fit test, the best "
+           if misfit else "(lack of fit ") + f"{gof_pvalue(b)}) halves within "
+        f"{b.half_decay:.1f} years [{b.half_decay_ci_low:.1f}, {b.half_decay_ci_high:.1f}], "
+        f"a factor {b.spread:.2f} from its estimate{back} ({scored}).")
 sizes = [m for m in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b") if m in paper_best.index] \
     if len(paper_best) else []
+run = paper_near.iloc[0] if len(paper_near) else None
+design = (f"In the `paper` profile's near design ({run.design:,.0f} trials over "
+          f"{run.pairs:.0f} pairs of names from the book's {run.pool:.0f} names, run outside "
+          f"this build by `benchmarks/near_resolution.py` on {run.threads:.0f} cores of an "
+          f"{run.machine})" if run is not None else "")
+lead = "The `paper` profile's near design has not been recorded."
 if len(sizes) == 2:
     small, large = (paper_best.loc[m] for m in sizes)
     missing = [m for m in sizes if paper_near[paper_near.model == m].misfit.astype(bool).all()]
+    halves = (f"{small.half_decay:.1f} years [{small.half_decay_ci_low:.1f}, "
+              f"{small.half_decay_ci_high:.1f}] for the 0.5B and {large.half_decay:.1f} "
+              f"[{large.half_decay_ci_low:.1f}, {large.half_decay_ci_high:.1f}] for the 1.5B")
     if missing:
-        paper_lines.append(
-            "so these runs measure no change of resolution with size: "
-            + (f"{missing[0]} has no shape that describes it" if len(missing) == 1 else
-               "neither model has a shape that describes it"))
+        lead = (f"Not measurably. {design}, " + (
+            "no shape describes either model" if len(missing) == 2 else
+            f"no shape describes {missing[0]}") + f", so their half-decays, {halves}, are no "
+            "measurement of resolution and no change with size is read from them.")
     else:
         ratio = large.half_decay / small.half_decay
         quantities["paper near: 1.5B half-decay over 0.5B's"] = ratio
         apart = (small.half_decay_ci_low > large.half_decay_ci_high
                  or large.half_decay_ci_low > small.half_decay_ci_high)
-        paper_lines.append(
-            f"so the 1.5B's half-decay is {ratio:.2f} times the 0.5B's, " +
-            ("and their intervals do not overlap: resolution changes with size here"
-             if apart else "and their intervals overlap: these runs cannot tell the two "
-             "resolutions apart"))
-run = paper_near.iloc[0] if len(paper_near) else None
+        lead = (f"{design}, the half-decays are {halves}: the 1.5B's is {ratio:.2f} times the "
+                "0.5B's, " + ("and the intervals do not overlap." if apart else
+                              "and the intervals overlap, so these runs cannot tell them apart."))
+elif run is not None:
+    lead = f"{design}:"
 report.text("near_paper_text", mathify(
-    f"**Does resolution change with size?** In the `paper` profile's near design ("
-    f"{run.design:,.0f} trials over {run.pairs:.0f} pairs of names from the book's "
-    f"{run.pool:.0f} names, run outside this build by "
-    f"`benchmarks/near_resolution.py` on {run.threads:.0f} cores of an {run.machine}), "
-    + "; ".join(paper_lines) + "." if run is not None else
-    "The `paper` profile's near design has not been recorded."), markdown=True)
+    "**Does resolution change with size?** " + lead + "\n\n" + "\n".join(paper_lines)),
+    markdown=True)
 
 # %% [markdown]
 # ```{glue:md} ch5_lm_gates
