@@ -18,7 +18,7 @@ import pandas as pd
 
 from semres.core import book, profiles
 from semres.core.seeds import seeds
-from semres.experiments.llm import lm, lm_protocol, near, settings
+from semres.experiments.llm import lm, lm_protocol, near, settings, verdicts
 
 
 def _cpu() -> str:
@@ -99,6 +99,9 @@ def main() -> None:
                 "at_bound", "boot_at_bound", "gof_p", "gof_resolution", "misfit", "delta_aic",
                 "best", "trials"]
         fits = r["fits"].reindex(columns=keep)
+        size = [verdicts.near_fit_size(r["trials"], f) for f in r["fits"].to_dict("records")]
+        for k in ("dispersion", "rms_gap", "rms_sampling"):  # how far each shape misses
+            fits[k] = [z[k] for z in size]
     elif args.record:
         fits = pd.DataFrame({"shape": ["none: does not do similarity"]})
     if args.record:

@@ -407,10 +407,13 @@ for m, f in (paper_near.groupby("model", sort=False).first().iterrows()
             if b.chance_return > 0 else "; no return to chance is defined, its floor at or above "
             "the decay's peak")
     misfit = fits.misfit.astype(bool).all()
+    miss = (f", its curve {b.rms_gap:.3f} from the cells' means in RMS against "
+            f"{b.rms_sampling:.3f} from the scatter between pairs alone, a dispersion of "
+            f"{b.dispersion:.1f}" if misfit else "")
     paper_lines.append(
         f"- **{m}**: the {SHAPE_NAMES[b['shape']]}{exact} "
         + ("(best by AIC; every shape fails its lack-of-fit test, the best "
-           if misfit else "(lack of fit ") + f"{gof_pvalue(b)}) halves within "
+           if misfit else "(lack of fit ") + f"{gof_pvalue(b)}{miss}) halves within "
         f"{b.half_decay:.1f} years [{b.half_decay_ci_low:.1f}, {b.half_decay_ci_high:.1f}], "
         f"a factor {b.spread:.2f} from its estimate{back} ({scored}).")
 sizes = [m for m in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b") if m in paper_best.index] \
