@@ -15,7 +15,7 @@ wall seconds, so that a profile's budget can be chosen from measurements.
 ``--why N DELTA`` measures, at the middle identification target of (N, DELTA), why small floors
 are hard: the sizes of V and C (each of order 1 / (N DELTA) while p_S <= 1), and the node bound
 of the envelope on boxes around the optimum shrinking towards it, beside the bound with
-:mod:`.relax`'s shift (V's curvature moved onto C where C's cancels it). (The per-t chords alone,
+:func:`.branch.shift` (V's curvature moved onto C where C's cancels it). (The per-t chords alone,
 the first relaxation, did far worse: the git history has that comparison.)
 
 Wall time on a shared machine overstates the work; CPU time (this process) shows it too.
@@ -29,7 +29,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from semres.experiments.frontier import branch, floor_n, relax, settings, verdicts
+from semres.experiments.frontier import branch, floor_n, settings, verdicts
 
 
 def main(argv=None):
@@ -91,7 +91,7 @@ def why(n: int, delta: float, grid: int) -> None:
         hi = np.minimum(hi0, z0 + frac * (hi0 - lo0) / 2)
         envelope = branch._relaxation(new, target, lo, hi, [new.cut(m0)])[0]
         shifted = branch._relaxation(new, target, lo, hi, [new.cut(m0)],
-                                     shifted=([new.point(m0)], relax.shift(new, lo, hi, 1e-3)))[0]
+                                     shifted=([new.point(m0)], branch.shift(new, lo, hi, 1e-3)))[0]
         print(f"  box {frac:4.2f} of the root's widths around the optimum: bound "
               f"by the envelope {envelope:.4f}, with the shift {shifted:.4f}")
 

@@ -1004,7 +1004,7 @@ report.text("fn_cert_text", said + (
 jobs = discrete.tie_spaces(cfg.cycle_sizes, cfg.torus_sides)
 ties = discrete.ties_table(jobs, cfg.eps_tie)  # exact enumeration
 np.testing.assert_allclose(ties.above_front, ties.tau / 2, atol=verdicts.ROUNDING)
-rates = discrete.tie_rates(ties)
+rates, slopes = discrete.tie_slopes(ties)  # over all sizes, and between successive ones
 tie_mc = discrete.tie_check(  # the engine on the smallest cycle and torus, ties included
     ties, [jobs[0], jobs[len(cfg.cycle_sizes)]], cfg.trials, stream, cfg.eps_tie)
 assert (tie_mc.z.abs() < Z_MAX).all(), tie_mc
@@ -1012,7 +1012,6 @@ display(tables.table(ties, decimals=5, headers=HEADERS))
 
 # %% tags=["hide-input"]
 report.table(ties, "ties")
-slopes = discrete.tie_slopes(ties)  # the slopes between successive sizes
 report.grid_result(**verdicts.ties_result(ties, rates, slopes, tie_mc))
 report.number("tie_maxz", tie_mc.z.abs().max())
 for name, g in ties.groupby("space"):

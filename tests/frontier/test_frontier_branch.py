@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import brentq
 
-from semres.experiments.frontier import branch, certified as cert, floor_n, lp, relax
+from semres.experiments.frontier import branch, certified as cert, floor_n
 
 
 def _feasible_pair(levels, n, target, rng, tries=400):
@@ -144,9 +144,9 @@ def test_certify_table_keeps_the_smaller_bound_and_marks_what_it_tried():
 
 
 def test_a_hopeless_point_is_given_up_with_its_bound_standing(monkeypatch):
-    """Hopeless for the envelope alone (:mod:`.relax`'s bound gets this one within 0.01, see
+    """Hopeless for the envelope alone (:func:`.branch.shift`'s bound gets this one within 0.01, see
     its tests)."""
-    monkeypatch.setattr(relax, "shift", lambda *args: None)
+    monkeypatch.setattr(branch, "shift", lambda *args: None)
     n, delta, grid = 4, 0.01, 20
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 4)[3]), n, delta, grid)
     out = branch.certify(opt["levels"], opt["masses"], n, delta, opt["p_i"], nodes=1000)
@@ -157,7 +157,7 @@ def test_a_hopeless_point_is_given_up_with_its_bound_standing(monkeypatch):
 
 def _lp(feasible: bool):
     """min -x0 - x1 with x0 + x1 <= 1 and x0 - x1 = 0 (or, infeasible, x0 - x1 = 3) in [0, 1]²."""
-    return lp.Program(np.array([-1.0, -1.0]), np.array([[1.0, 1.0]]), np.array([1.0]),
+    return branch.Program(np.array([-1.0, -1.0]), np.array([[1.0, 1.0]]), np.array([1.0]),
                       np.array([[1.0, -1.0]]), np.array([0.0 if feasible else 3.0]),
                       np.array([[0.0, 1.0], [0.0, 1.0]]), ["sum", "difference"])
 
@@ -174,7 +174,7 @@ class _Wrong:
 
     def getModelStatus(self):
         if self.columns == 2:
-            return lp.highspy.HighsModelStatus.kInfeasible
+            return branch.highspy.HighsModelStatus.kInfeasible
         return self.real.getModelStatus()
 
     def __getattr__(self, name):
@@ -185,10 +185,10 @@ def test_an_infeasible_program_is_dropped_on_a_proven_bound_not_on_the_solvers_w
     """A box the solver calls infeasible is dropped only by the elastic program's dual bound:
     far above any p_S where it is infeasible, and still a valid bound (at most the true minimum,
     -1) where the solver was wrong."""
-    floor, x, _ = lp.solve(_lp(False))
+    floor, x, _ = branch.solve(_lp(False))
     assert x is None and floor > 100   # proven: no point, and the bound prunes the box
-    monkeypatch.setattr(lp, "_highs", lambda real=lp._highs(): _Wrong(real))
-    floor, x, _ = lp.solve(_lp(True))
+    monkeypatch.setattr(branch, "_highs", lambda real=branch._highs(): _Wrong(real))
+    floor, x, _ = branch.solve(_lp(True))
     assert x is None and -1.0 - 1e-9 <= floor <= -1.0 + 1e-6  # the bound, not "infeasible"
 
 

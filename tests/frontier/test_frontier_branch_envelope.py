@@ -9,9 +9,15 @@ import pytest
 from semres.experiments.frontier import branch, floor_n
 
 
+def _power(x, p, top):
+    """max(x, 0)^p up to ``top``, continued by its tangent beyond."""
+    x = np.clip(x, 0.0, None)
+    return np.where(x > top, top ** p + p * top ** (p - 1) * (x - top), np.minimum(x, top) ** p)
+
+
 @pytest.mark.parametrize("p", [1, 2, 3, 7])
 def test_the_power_and_residual_terms_bound_the_power(p):
-    """L^p <= _power(x) + slope * rho + intercept whenever L = x + rho lies in [low, high] and rho
+    """The envelope's columns are sums of _power; L^p <= _power(x) + slope * rho + intercept whenever L = x + rho lies in [low, high] and rho
     in [r_lo, r_hi], checked on random draws (x may fall outside [0, high])."""
     rng = np.random.default_rng(p)
     for _ in range(200):
@@ -21,8 +27,11 @@ def test_the_power_and_residual_terms_bound_the_power(p):
         L = rng.uniform(low, high, 400)
         slope, icpt = branch._residual(p, np.full(400, low), np.full(400, high),
                                        np.full(400, r_lo), np.full(400, r_hi))
-        bound = branch._power(L - rho, p, np.full(400, high)) + slope * rho + icpt
-        assert (L ** p <= bound + 1e-12).all()
+        power = _power(L - rho, p, np.full(400, high))
+        assert (L ** p <= power + slope * rho + icpt + 1e-12).all()
+        weights = rng.uniform(0, 1, (2, 400))
+        sums = branch._vertex_powers((L - rho)[None], p + 1, np.full(400, high), *weights)
+        np.testing.assert_allclose(sums[1], power @ weights[1], rtol=1e-12)
 
 
 
@@ -53,14 +62,16 @@ def test_a_node_bound_holds_at_every_feasible_point_in_its_box(n, delta, max_ran
         assert bound >= p_s - 1e-9
 
 
-def test_pieces_sum_to_c_and_their_planes_lie_above():
+def test_pieces_sum_to_c_and_their_planes_lie_above(monkeypatch):
     """C's pieces add up to C (and p_S = V + C to the exact rates); each piece lies below its
     tangent planes (it is concave)."""
     rng = np.random.default_rng(11)
     levels = np.geomspace(1, 0.02, 15)
     for n in (2, 4, 8):
         P = branch._Problem(levels, n, 0.02, rng.dirichlet(np.ones(15)), 1e-3)
-        one = branch._Problem(levels, n, 0.02, rng.dirichlet(np.ones(15)), 1e-3, pieces=1)
+        with monkeypatch.context() as patch:
+            patch.setattr(branch, "PIECES", 1)
+            one = branch._Problem(levels, n, 0.02, rng.dirichlet(np.ones(15)), 1e-3)
         for _ in range(10):
             m, at = rng.dirichlet(np.full(15, 0.5), size=2)
             values, grads = P.concave(m)

@@ -1,4 +1,4 @@
-"""The n-item certificate's second node bound (:mod:`.relax`, issue 38): each of its proven
+"""The n-item certificate's second node bound (:func:`.branch.shift`, issue 38): each of its proven
 pieces checked against an independent computation on random boxes (lower bounds on S_j(t) at
 masses in the box, C's curvature by finite differences, convexity and concavity by midpoints),
 the node bound against random feasible points and against SLSQP's optimum over the box, and
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from semres.experiments.frontier import branch, floor_n, relax
+from semres.experiments.frontier import branch, floor_n
 
 
 def _problem(n, delta, grid, seed):
@@ -39,7 +39,7 @@ def test_lower_tails_bound_every_tail_in_the_box(n, delta):
         lo, hi = _box(P, rng, P.B.T @ m)
         low, high = P.intervals(lo, hi)
         tails = np.cumsum((m[:, None] * P.E.T)[::-1], axis=0)[::-1]   # S_j(t), (K, T)
-        assert (relax.lower_tails(P, low, high) <= tails * (1 + 1e-12) + 1e-15).all()
+        assert (branch.lower_tails(P, low, high) <= tails * (1 + 1e-12) + 1e-15).all()
 
 
 @pytest.mark.parametrize("n", [3, 4, 8])
@@ -49,7 +49,7 @@ def test_c_curves_down_at_least_as_fast_as_its_bound(n):
     for _ in range(20):
         m = rng.dirichlet(np.ones(16))
         lo, hi = _box(P, rng, P.B.T @ m)
-        G = relax.curvature_of_c(P, *P.intervals(lo, hi))
+        G = branch.curvature_of_c(P, *P.intervals(lo, hi))
         d = rng.normal(size=16)
         d -= d.mean()
         h = 1e-5
@@ -72,10 +72,11 @@ def test_the_shift_keeps_one_part_convex_and_the_other_concave(n, delta):
         m2 = _near(m1, rng, 10 ** rng.uniform(-3, -1))
         lo, hi = _box(P, rng, P.B.T @ m1, P.B.T @ m2, shrink=6.0)
         high = P.intervals(lo, hi)[1]
-        M, beta = relax.shift(P, lo, hi, 1e-3)
+        M, beta = branch.shift(P, lo, hi, 1e-3)
 
         def gaps(M):
-            W = lambda z: P.w @ branch._power(P.A @ z, n, high) - 0.5 * z @ M @ z
+            W = lambda z: (branch._vertex_powers((P.A @ z)[None], n, high, P.w, P.q)[0][0]
+                            - 0.5 * z @ M @ z)
             z1, z2 = lo + rng.uniform(0, 1, (2, lo.size)) * (hi - lo)
             convex = (W(z1) + W(z2)) / 2 - W((z1 + z2) / 2)
             C = lambda m: (P.concave(m)[0].sum() + 0.5 * (P.B.T @ m) @ M @ (P.B.T @ m)
@@ -91,7 +92,7 @@ def test_the_shift_keeps_one_part_convex_and_the_other_concave(n, delta):
 
 
 def _bound(P, target, lo, hi, cuts, points):
-    shift = relax.shift(P, lo, hi, 1e-3)
+    shift = branch.shift(P, lo, hi, 1e-3)
     return branch._relaxation(P, target, lo, hi, cuts,
                               shifted=(branch._inside(P, lo, hi, points), shift))[0]
 
@@ -128,7 +129,7 @@ def test_kelley_rounds_never_lift_a_box_bound_nor_drop_it_below_a_feasible_point
         p_s, p_i = P.rates(m)
         points = [P.point(_near(m, rng, s)) for s in (1e-3, 1e-1)]
         lo, hi = _box(P, rng, P.B.T @ m, *[P.B.T @ p[0] for p in points])
-        pair = (branch._inside(P, lo, hi, points), relax.shift(P, lo, hi, 1e-3))
+        pair = (branch._inside(P, lo, hi, points), branch.shift(P, lo, hi, 1e-3))
         cuts = [P.cut(rng.dirichlet(np.ones(16)))]
         once = branch._relaxation(P, p_i, lo, hi, cuts, shifted=pair)[0]
         bound, _, _, own, used = branch._deepen(P, p_i, lo, hi, cuts, [], pair, None, p_s, 0.0)
@@ -162,7 +163,7 @@ def test_the_node_bound_lies_above_slsqps_optimum_over_the_box():
     levels = np.geomspace(1, delta, grid)
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 5)[2]), n, delta, grid)
     P = branch._Problem(levels, n, delta, opt["masses"], 1e-3, max_rank=4)
-    assert relax.shift(P, *P.box(), 1e-3) is not None
+    assert branch.shift(P, *P.box(), 1e-3) is not None
     target = P.rates(opt["masses"])[1]
     rng = np.random.default_rng(9)
     for _ in range(6):
@@ -212,7 +213,7 @@ def test_the_shift_rescues_a_point_the_envelope_gives_up(monkeypatch):
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 4)[3]), n, delta, grid)
     run = lambda: branch.certify(opt["levels"], opt["masses"], n, delta, opt["p_i"], nodes=1200)
     new = run()
-    monkeypatch.setattr(relax, "shift", lambda *args: None)
+    monkeypatch.setattr(branch, "shift", lambda *args: None)
     old = run()
     assert old["gap"] > branch.GIVE_UP and new["gap"] < 0.01
     assert min(old["upper_bound"], new["upper_bound"]) >= opt["p_s"] - 1e-9

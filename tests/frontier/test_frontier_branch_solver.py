@@ -1,5 +1,5 @@
 """The n-item certificate's linear programs (issue 38): the weak-duality floor of
-:func:`.lp.solve` against the optimum of an independent solver (scipy's interior point) on random
+:func:`.branch.solve` against the optimum of an independent solver (scipy's interior point) on random
 programs, and the node bound started from a parent's basis (as the branch-and-bound runs)
 against a cold start, at feasible points of the box including the relaxation's own solutions
 (where it is most likely to be beaten), and a program the solver fails on."""
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from semres.experiments.frontier import branch, floor_n, lp
+from semres.experiments.frontier import branch, floor_n
 
 
 def _random_program(rng, rows=12, cols=20):
@@ -19,7 +19,7 @@ def _random_program(rng, rows=12, cols=20):
     b_ub = A_ub @ x0 + rng.uniform(0.0, 0.5, rows)
     A_eq = np.ones((1, cols))
     bounds = np.array([(0.0, 1.0)] * cols)
-    return lp.Program(rng.normal(size=cols), A_ub, b_ub, A_eq, np.ones(1), bounds,
+    return branch.Program(rng.normal(size=cols), A_ub, b_ub, A_eq, np.ones(1), bounds,
                       list(range(rows + 1)))
 
 
@@ -27,7 +27,7 @@ def test_the_dual_floor_bounds_the_minimum_and_is_tight():
     rng = np.random.default_rng(21)
     for _ in range(40):
         prog = _random_program(rng)
-        floor, x, basis = lp.solve(prog)
+        floor, x, basis = branch.solve(prog)
         ref = linprog(prog.cost, A_ub=prog.A_ub, b_ub=prog.b_ub, A_eq=prog.A_eq,
                       b_eq=prog.b_eq, bounds=prog.bounds, method="highs-ipm")
         assert ref.status == 0 and x is not None and basis is not None
@@ -42,25 +42,25 @@ def test_a_warm_start_changes_the_path_not_the_bound():
     rng = np.random.default_rng(5)
     for _ in range(20):
         prog = _random_program(rng)
-        cold, _, basis = lp.solve(prog)
-        iterations = lp._highs().getInfo().simplex_iteration_count
-        again, _, _ = lp.solve(prog, basis)
+        cold, _, basis = branch.solve(prog)
+        iterations = branch._highs().getInfo().simplex_iteration_count
+        again, _, _ = branch.solve(prog, basis)
         assert again == pytest.approx(cold, abs=1e-9)
-        assert lp._highs().getInfo().simplex_iteration_count < max(iterations, 1)
+        assert branch._highs().getInfo().simplex_iteration_count < max(iterations, 1)
         other = _random_program(rng)
         other.keys = [k + 3 for k in other.keys]        # three rows new, three gone
-        assert lp.solve(other, basis)[0] == pytest.approx(lp.solve(other)[0], abs=1e-9)
+        assert branch.solve(other, basis)[0] == pytest.approx(branch.solve(other)[0], abs=1e-9)
 
 
 def test_an_infeasible_program_reads_as_a_bound_above_any_p_s():
-    """Proven by the elastic program (:func:`.lp._elastic`), not taken from the solver."""
+    """Proven by the elastic program (:func:`.branch._elastic`), not taken from the solver."""
     prog = _random_program(np.random.default_rng(2))
     prog.b_eq, prog.bounds = 2 * prog.b_eq, prog.bounds * 0.01
-    floor, x, basis = lp.solve(prog)
+    floor, x, basis = branch.solve(prog)
     assert floor > 100 and x is None and basis is None
     crossed = _random_program(np.random.default_rng(2))
     crossed.bounds[0] = (1.0, 0.5)
-    assert lp.solve(crossed)[0] == np.inf
+    assert branch.solve(crossed)[0] == np.inf
 
 
 class _Failing:
@@ -79,10 +79,10 @@ class _Failing:
         return self.real.setBasis(basis)
 
     def run(self):
-        return lp.highspy.HighsStatus.kError if self.failing else self.real.run()
+        return branch.highspy.HighsStatus.kError if self.failing else self.real.run()
 
     def getModelStatus(self):
-        return lp.highspy.HighsModelStatus.kNotset if self.failing else self.real.getModelStatus()
+        return branch.highspy.HighsModelStatus.kNotset if self.failing else self.real.getModelStatus()
 
     def __getattr__(self, name):
         return getattr(self.real, name)
@@ -93,16 +93,16 @@ def test_a_failed_solve_is_tried_cold_then_bounded_elastic(monkeypatch):
     a cold solve), and one it fails on cold too is bounded by its elastic program: below the
     true minimum and close to it, never the -inf that left the box at its parent's bound."""
     prog = _random_program(np.random.default_rng(8))
-    cold, x, basis = lp.solve(prog)
-    real = lp._highs()
-    monkeypatch.setattr(lp, "_highs", lambda: _Failing(real))
-    again, x2, basis2 = lp.solve(prog, basis)
+    cold, x, basis = branch.solve(prog)
+    real = branch._highs()
+    monkeypatch.setattr(branch, "_highs", lambda: _Failing(real))
+    again, x2, basis2 = branch.solve(prog, basis)
     assert again == pytest.approx(cold, abs=1e-9) and x2 is not None and basis2 is not None
-    monkeypatch.setattr(lp, "_highs", lambda: _Failing(real, columns=len(prog.cost)))
-    floor, x3, basis3 = lp.solve(prog, basis)
+    monkeypatch.setattr(branch, "_highs", lambda: _Failing(real, columns=len(prog.cost)))
+    floor, x3, basis3 = branch.solve(prog, basis)
     assert x3 is None and basis3 is None
     assert cold - 1e-3 <= floor <= cold + 1e-9
-    assert lp.solve(prog, basis, elastic=False)[0] == -np.inf
+    assert branch.solve(prog, basis, elastic=False)[0] == -np.inf
 
 
 @pytest.mark.parametrize("n, delta", [(4, 0.01), (8, 0.01), (4, 0.05)])

@@ -236,7 +236,7 @@ def test_a_grid_claim_counts_once_and_takes_its_weakest_cell(tmp_path, monkeypat
 
 def test_ties_are_one_finding_on_the_slopes_between_sizes(tmp_path, monkeypatch):
     ties = discrete.ties_table(discrete.tie_spaces([8, 16, 32], [4, 6, 8]))
-    rates, slopes = discrete.tie_rates(ties), discrete.tie_slopes(ties)
+    rates, slopes = discrete.tie_slopes(ties)
     assert set(slopes) == {"cycle", "torus"}
     for name, (lo, hi) in slopes.items():
         assert lo <= rates[name] <= hi < 0  # the fit lies within the range between sizes
@@ -263,7 +263,7 @@ def test_finding_rows_never_pass_a_yes_or_no_criterion():
     grids = [verdicts.beats_result(_two_peaks(), peaks),
              verdicts.slot_bound_result(_equal([0.69, 0.66, 0.59, 0.54])),
              verdicts.family_result(_check(), Estimate(0.81, 0.001, 100), 0.80985),
-             verdicts.ties_result(ties, discrete.tie_rates(ties), discrete.tie_slopes(ties),
+             verdicts.ties_result(ties, *discrete.tie_slopes(ties),
                                   pd.DataFrame({"z": [0.0]}))]
     for grid in grids:
         assert "passed" not in grid and all("passed" not in c for c in grid["cells"])

@@ -1,14 +1,14 @@
 """A certificate for the n-item frontier: spatial branch-and-bound over step similarities.
 
-With the t-integral of :mod:`.floor_n`, p_S = V(m) + C(m): C is concave, while V and p_I are
-convex and depend on m only through L = E m, of low numerical rank. Branching is on a box of
-z = B'm, B the leading singular vectors of E (rows weighted by the curvature of V and p_I). Each
-node's linear program holds V and p_I under their concave envelope over the box's vertices and
-their chords in each L_t, C's pieces under tangent planes (Kelley rounds add planes where a
-split gains little), and :mod:`.relax`'s second bound; its dual bounds p_S over the box whatever
-the solver's accuracy (:mod:`.lp`). The root box is first shrunk by bound tightening. A point is
-*certified* when no box left can beat the best similarity found by more than ``tol``.
-Measurements behind each constant: ``benchmarks/bench_frontier.py`` and the git history."""
+With :mod:`.floor_n`'s t-integral, p_S = V(m) + C(m): C is concave, V and p_I convex in m
+through L = E m alone, of low numerical rank. Boxes are on z = B'm, B the leading singular
+vectors of E (rows weighted by the curvature of V and p_I). A node's linear program holds V and
+p_I under their concave envelope over the box's vertices and their chords in each L_t, C's
+pieces under tangent planes (Kelley rounds add some where a split gains little), and the shifted
+bound of :func:`shift`; its dual bounds p_S over the box whatever the solver's accuracy. The
+root box is first shrunk by bound tightening. A point is *certified* when no box left can beat
+the best similarity found by more than ``tol``. Measurements behind each constant:
+``benchmarks/bench_frontier.py`` and the git history."""
 
 from __future__ import annotations
 
@@ -16,14 +16,16 @@ import heapq
 import itertools
 import math
 import time
+from dataclasses import dataclass
 
+import highspy
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from semres.core.parallel import spread
 
-from . import lp, relax
+from .floor_n import log_nodes
 
 #: the relaxation's t-integral: step in log t (trapezoid error about e^{-pi^2 / step})
 STEP = 0.3
@@ -47,44 +49,159 @@ OBBT_SHARE = 0.5
 POINTS = 8
 #: each tightened end is moved back out by this (z is of order 0.1 to 1)
 Z_SLACK = 1e-9
+#: the shift's beta, C + z'Mz/2 + beta (1 - |m|^2) concave, as a share of the tolerance
+BETA_SHARE = 1e-3
+#: the box's widening before the shift's Hessian bounds, so that the LP's points lie in it
+Z_PAD = 1e-7
+#: the elastic program's price of a unit of violation and the most a row may take (any give a
+#: proven bound; these drop an infeasible box far below any p_S)
+PENALTY, SLACK_MAX = 1e4, 10.0
 
 
-def _grid(delta: float):
-    """t-nodes and trapezoid weights in log t."""
-    s = np.arange(math.log(1e-14), math.log(60.0 / delta) + STEP, STEP)
-    t = np.exp(s)
-    w = STEP * t
-    w[[0, -1]] /= 2
-    return t, w
+# --------------------------------------------------------------------------- linear programs
+# Solved by HiGHS and bounded by weak duality: a bound comes from the solver's dual (clipped to
+# its signs), never its word; an infeasible or failed program is bounded by its elastic form. A
+# child starts from its parent's basis (rows by key).
 
+_STATUS = {s.value: s for s in highspy.HighsBasisStatus.__members__.values()}
+_SOLVER = None
+
+
+@dataclass
+class Program:
+    """min cost x, A_ub x <= b_ub, A_eq x = b_eq, bounds; ``keys`` name A_ub's rows."""
+
+    cost: np.ndarray
+    A_ub: np.ndarray
+    b_ub: np.ndarray
+    A_eq: np.ndarray
+    b_eq: np.ndarray
+    bounds: np.ndarray
+    keys: list
+
+
+@dataclass
+class Basis:
+    """An optimal basis: the status of every column, and of every row by its key."""
+
+    cols: np.ndarray
+    rows: dict
+
+
+def _highs():
+    """One HiGHS instance per process (each program replaces the last model)."""
+    global _SOLVER
+    if _SOLVER is None:
+        _SOLVER = highspy.Highs()
+        for key, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
+            _SOLVER.setOptionValue(key, value)
+    return _SOLVER
+
+
+def _pass(h, prog: Program, warm: Basis | None) -> None:
+    """The program to HiGHS as arrays (its fast overload); ``warm``'s rows by key, new rows
+    basic (an 'alien' basis)."""
+    A = np.vstack([prog.A_ub, prog.A_eq]).T                            # (columns, rows)
+    nz = A != 0
+    start = np.r_[0, np.cumsum(nz.sum(axis=1))[:-1]].astype(np.int32)
+    index = np.nonzero(nz)[1].astype(np.int32)
+    lower = np.r_[np.full(len(prog.b_ub), -highspy.kHighsInf), prog.b_eq]
+    h.passModel(A.shape[0], A.shape[1], len(index), int(highspy.MatrixFormat.kColwise),
+                int(highspy.ObjSense.kMinimize), 0.0, prog.cost,
+                np.ascontiguousarray(prog.bounds[:, 0]), np.ascontiguousarray(prog.bounds[:, 1]),
+                lower, np.r_[prog.b_ub, prog.b_eq], start, index, A[nz],
+                np.zeros(A.shape[0], np.int32))
+    if warm is not None:
+        basis = highspy.HighsBasis()
+        basis.col_status = [_STATUS[s] for s in warm.cols]
+        basic = highspy.HighsBasisStatus.kBasic
+        basis.row_status = [_STATUS[warm.rows[k]] if k in warm.rows else basic
+                            for k in prog.keys]
+        basis.alien, basis.valid = True, True
+        h.setBasis(basis)
+
+
+def solve(prog: Program, warm: Basis | None = None, *, elastic: bool = True):
+    """A proven lower bound on min cost x (:func:`weak_dual`, or the elastic program's where
+    the solver fails or finds none), the solver's x and its basis; from ``warm``, else cold."""
+    h = _highs()
+    usable = warm is not None and len(warm.cols) == len(prog.cost)
+    for start in ((warm, None) if usable else (None,)):
+        h.clearModel()
+        _pass(h, prog, start)
+        h.run()
+        status = h.getModelStatus()
+        if status in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
+            break
+    if status != highspy.HighsModelStatus.kOptimal:
+        return (_elastic(prog) if elastic else -math.inf), None, None
+    sol, basis = h.getSolution(), h.getBasis()
+    kept = Basis(np.array([s.value for s in basis.col_status], np.int8),
+                 {k: s.value for k, s in zip(prog.keys, basis.row_status)})
+    return weak_dual(prog, np.asarray(sol.row_dual)), np.asarray(sol.col_value), kept
+
+
+def weak_dual(prog: Program, duals) -> float:
+    """Weak duality on row ``duals``: a lower bound on min cost x, whatever their accuracy."""
+    n_ub = len(prog.b_ub)
+    y = np.clip(-duals[:n_ub], 0.0, None)
+    nu = -duals[n_ub:]
+    reduced = prog.cost + prog.A_ub.T @ y + prog.A_eq.T @ nu
+    lo, hi = prog.bounds[:, 0], prog.bounds[:, 1]
+    return float(-y @ prog.b_ub - nu @ prog.b_eq + np.minimum(reduced * lo, reduced * hi).sum())
+
+
+def _elastic(prog: Program) -> float:
+    """Every row may be violated (at most SLACK_MAX) at PENALTY a unit; bounds that cross
+    prove infeasibility (+inf)."""
+    if (prog.bounds[:, 0] > prog.bounds[:, 1]).any():
+        return math.inf
+    n_ub, n_eq = len(prog.b_ub), len(prog.b_eq)
+    slack = n_ub + 2 * n_eq
+    elastic = Program(
+        np.concatenate([prog.cost, np.full(slack, PENALTY)]),
+        np.hstack([prog.A_ub, -np.eye(n_ub), np.zeros((n_ub, 2 * n_eq))]), prog.b_ub,
+        np.hstack([prog.A_eq, np.zeros((n_eq, n_ub)), np.eye(n_eq), -np.eye(n_eq)]), prog.b_eq,
+        np.vstack([prog.bounds, np.tile([0.0, SLACK_MAX], (slack, 1))]), prog.keys)
+    return solve(elastic, elastic=False)[0]
+
+
+# --------------------------------------------------------------------------- the problem
 
 class _Problem:
     """The frontier problem on one grid of levels, with its projection for branching."""
 
     def __init__(self, levels, n: int, delta: float, reference, tol: float, *,
-                 pieces: int = PIECES, max_rank: int = MAX_RANK):
+                 max_rank: int = MAX_RANK):
         self.n, self.delta = n, delta
         self.g = np.asarray(levels, float)
-        self.t, self.w = _grid(delta)
+        self.t, self.w = log_nodes(delta, STEP)
         self.q = self.w * np.exp(-self.t)
         self.E = np.exp(-np.outer(self.t, self.g))                    # (T, K)
         self.c = np.diff(self.g, prepend=0.0)                          # c_1 = 1, then < 0
         self.floor_L, self.top_L = np.exp(-self.t), np.exp(-self.t * delta)
         L = np.clip(self.E @ reference, self.floor_L, None)
         self.curv_v, self.curv_i = self.curvature(L)
-        rows = np.r_[np.sqrt(self.curv_v)[:, None] * self.E, np.sqrt(self.curv_i)[:, None] * self.E]
+        rows = np.r_[np.sqrt(self.curv_v)[:, None] * self.E,
+                     np.sqrt(self.curv_i)[:, None] * self.E]
         basis = np.linalg.svd(rows, full_matrices=False)[2].T         # (K, K)
         for r in range(1, min(max_rank, basis.shape[1]) + 1):
-            self._project(basis[:, :r])
+            self.B = basis[:, :r]
+            self.A = self.E @ self.B                                   # L = A z + residual
+            self.resid = self.E - self.A @ self.B.T
+            self.r_lo, self.r_hi = self.resid.min(axis=1), self.resid.max(axis=1)
             if self._residual_gap() <= RESIDUAL_SHARE * tol:
                 break
+        self.rank = self.B.shape[1]
         self.corners = np.array(list(itertools.product((0.0, 1.0), repeat=self.rank)))
         self.s_min = (delta - 1) * float((self.w * self.top_L ** n).sum()) - 1.0
         # C's pieces: a 0/1 matrix of which levels j >= 2 each piece sums over
-        edges = np.unique(np.linspace(1, self.g.size, min(pieces, self.g.size - 1) + 1).astype(int))
+        edges = np.linspace(1, self.g.size, min(PIECES, self.g.size - 1) + 1).astype(int)
+        edges = np.unique(edges)
         self.pieces = np.zeros((edges.size - 1, self.g.size))
         for k, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
             self.pieces[k, a:b] = 1.0
+        self._tangent = None
 
     def curvature(self, L):
         """How much the chords of V's and p_I's terms at L_t loosen per squared width: the
@@ -93,19 +210,8 @@ class _Problem:
         return (self.w * n * (n - 1) / 8 * L ** (n - 2),
                 self.q * (n - 1) * (n - 2) / 8 * L ** max(n - 3, 0))
 
-    def _project(self, B):
-        self.B = B
-        self.A = self.E @ B                                            # L = A z + residual
-        self.resid = self.E - self.A @ B.T
-        self.r_lo, self.r_hi = self.resid.min(axis=1), self.resid.max(axis=1)
-
     def _residual_gap(self) -> float:
-        width = self.r_hi - self.r_lo
-        return float(((self.curv_v + self.curv_i) * width ** 2).sum())
-
-    @property
-    def rank(self) -> int:
-        return self.B.shape[1]
+        return float(((self.curv_v + self.curv_i) * (self.r_hi - self.r_lo) ** 2).sum())
 
     def box(self):
         """The image of the simplex: each z_i between its smallest and largest vertex value."""
@@ -126,13 +232,11 @@ class _Problem:
         steps = self.pieces * self.c                                   # (S, K), zero at j = 1
         value = steps @ (tails ** n @ w)
         inner = np.cumsum(steps[:, :, None] * tails[None] ** (n - 1), axis=1)   # (S, K, T)
-        grad = n * (inner * (E.T * w)[None]).sum(axis=2)
-        return value, grad
+        return value, n * (inner * (E.T * w)[None]).sum(axis=2)
 
     def identification(self, m):
         """p_I(m) and its gradient."""
-        L = self.E @ m
-        n = self.n
+        L, n = self.E @ m, self.n
         return float(self.q @ L ** (n - 1)), (n - 1) * ((self.q * L ** (n - 2)) @ self.E)
 
     def rates(self, m):
@@ -142,8 +246,7 @@ class _Problem:
         return p_s, self.identification(m)[0]
 
     def point(self, m):
-        """``m`` with C and its gradient there: a point of tangency for :mod:`.relax`'s rows
-        (:func:`_program`'s ``shifted``)."""
+        """``m`` with C and its gradient there: a point of tangency for the shifted rows."""
         cv, cg = self.concave(m)
         return m, float(cv.sum()), cg.sum(axis=0), cv, cg
 
@@ -155,6 +258,83 @@ class _Problem:
         return (cv - cg @ m, cg, iv - ig @ m, ig)
 
 
+# --------------------------------------------------------------------------- the shifted bound
+# p_S = [W(z) - z'Mz/2] + residual + [C + z'Mz/2]: the first bracket under its envelope (convex
+# on the box when M is below W's least Hessian there), the last under tangent planes (concave
+# on the box's region when M is below C's curvature bound, a Schur complement over the
+# directions that leave z fixed). So C carries the part of V's curvature it cancels.
+
+def lower_tails(P, low, high):
+    """Lower bounds on S_j(t) (K, T) for masses whose L_t lie in [low, high] for every t."""
+    g, t = P.g, P.t
+    above = np.zeros((g.size, t.size))
+    expo = np.log(np.maximum(high, 1e-300))[None, :] + np.outer(g[:-1], t)
+    above[1:] = np.exp(np.minimum.accumulate(expo, axis=1) - np.outer(g[:-1], t))
+    tails = np.clip(low[None, :] - above, 0.0, None)
+    scale = np.exp(P.delta * (t - t[-1]))[None, :]
+    back = np.maximum.accumulate((tails * scale)[:, ::-1], axis=1)[:, ::-1] / scale
+    return np.maximum(tails, back * (1 - 1e-12))
+
+
+def curvature_of_c(P, low, high):
+    """G-: -C's Hessian is at least this wherever L_t lies in [low, high]."""
+    c = np.abs(P.c)
+    c[0] = 0.0
+    R = np.cumsum(c[:, None] * lower_tails(P, low, high) ** (P.n - 2), axis=0)   # sum_{j<=k}
+    Y = ((P.w[:, None] * P.E) * R.T).T @ P.E                            # right for k <= l
+    return P.n * (P.n - 1) * (np.triu(Y) + np.triu(Y, 1).T)
+
+
+def _tangent(P):
+    """Orthonormal bases of the simplex's directions, Z1 B's part (B'Z1 = R', B'Z2 = 0)."""
+    if P._tangent is None:
+        K, r = P.g.size, P.rank
+        Q = np.linalg.qr(np.c_[np.ones(K), np.eye(K)[:, :K - 1]])[0][:, 1:]
+        Z = np.linalg.qr(Q.T @ P.B, mode="complete")[0]
+        R = Z[:, :r].T @ (Q.T @ P.B)                                   # Q'B = Z[:, :r] R
+        P._tangent = (Q @ Z[:, :r], Q @ Z[:, r:], np.linalg.inv(R))
+    return P._tangent
+
+
+def shift(P, lo, hi, tol: float):
+    """(M, beta) for the box: W - z'Mz/2 convex on it, C + z'Mz/2 + beta (1 - |m|^2) concave
+    on its region; None where L's intervals are empty or z spans the simplex."""
+    lo, hi = lo - Z_PAD, hi + Z_PAD
+    low, high = P.intervals(lo, hi)
+    if (low > high + 1e-14).any():
+        return None
+    n, r = P.n, P.rank
+    if r > P.g.size - 2:   # no direction of the simplex left outside z (tiny grids only)
+        return None
+    Z1, Z2, Ri = _tangent(P)
+    beta = BETA_SHARE * tol
+    G = curvature_of_c(P, low, high)
+    G11, G12 = Z1.T @ G @ Z1 + 2 * beta * np.eye(r), Z1.T @ G @ Z2
+    chol = np.linalg.cholesky(Z2.T @ G @ Z2 + 2 * beta * np.eye(Z2.shape[1]))
+    half = np.linalg.solve(chol, G12.T)
+    MC = Ri @ (G11 - half.T @ half) @ Ri.T
+    # W's least Hessian on the box and every box inside it: x_t = A_t z lies in [xl, xh], and
+    # (x^n)'' >= xl^(n-2) n (n-1) unless x leaves [0, top], where :func:`_vertex_powers` goes on
+    # linearly (top: the box's bound on L_t, at least min(xh + r_hi, top_L) >= xh if r_hi >= 0)
+    pos, neg = np.clip(P.A, 0, None), np.clip(P.A, None, 0)
+    xl, xh = pos @ lo + neg @ hi, pos @ hi + neg @ lo
+    keep = (xl > 0) & (xh <= P.top_L) & (P.r_hi >= 0)
+    coef = np.where(keep, np.clip(xl, 0, None) ** (n - 2), 0.0)
+    HW = n * (n - 1) * (P.A.T * (P.w * coef)) @ P.A
+    lam, U = np.linalg.eigh((HW + HW.T) / 2)
+    root = U * np.sqrt(np.clip(lam, 1e-12 * max(lam.max(), 1.0), None))
+    inv = np.linalg.inv(root)
+    mu, X = np.linalg.eigh(inv @ ((MC + MC.T) / 2) @ inv.T)
+    M = root @ (X * np.minimum(mu, 1.0)) @ X.T @ root.T
+    M = (M + M.T) / 2
+    # what rounding (and the floor on HW's eigenvalues) leaves above either bound, taken off
+    slack = max(0.0, -np.linalg.eigvalsh(HW - M)[0], -np.linalg.eigvalsh(MC - M)[0])
+    M -= (slack + 1e-9 * max(np.abs(M).max(), 1.0)) * np.eye(r)
+    return M, beta
+
+
+# --------------------------------------------------------------------------- the search
+
 def _chord(p: int, lo, hi):
     """Slope and intercept of the chord of x^p on [lo, hi] (the tangent where they meet)."""
     width = hi - lo
@@ -163,17 +343,10 @@ def _chord(p: int, lo, hi):
     return slope, lo ** p - slope * lo
 
 
-def _power(x, p: int, top):
-    """max(x, 0)^p up to ``top``, continued by its tangent beyond: convex, and L^p <= _power(x)
-    + the residual's term of :func:`_residual` whenever L = x + rho lies in [low, top]."""
-    x = np.clip(x, 0.0, None)
-    inside = np.minimum(x, top) ** p
-    return np.where(x > top, top ** p + p * top ** (p - 1) * (x - top), inside)
-
-
 def _vertex_powers(X, n: int, top, w, q):
-    """(_power(X, n, top) @ w, _power(X, n - 1, top) @ q) for the vertices' rows X: the
-    envelope's columns, in a few passes."""
+    """The envelope's columns: (f_n(X) @ w, f_(n-1)(X) @ q) for the vertices' rows X, f_p(x)
+    = max(x, 0)^p up to ``top`` and its tangent beyond (convex, and L^p <= f_p(x) + the term of
+    :func:`_residual` whenever L = x + rho lies in [low, top])."""
     y = np.minimum(np.maximum(X, 0.0), top)                          # np.clip: slower
     over = np.maximum(X - top, 0.0)
     lower = y.copy()
@@ -185,8 +358,8 @@ def _vertex_powers(X, n: int, top, w, q):
 
 
 def _residual(p: int, low, high, r_lo, r_hi):
-    """A line in rho above L^p - _power(x) for L = x + rho in [low, high] (mean value
-    theorem): slope and intercept."""
+    """A line in rho above L^p - f_p(x) (:func:`_vertex_powers`) for L = x + rho in [low,
+    high] (mean value theorem): slope and intercept."""
     a, b = p * high ** (p - 1), p * low ** (p - 1)
     lo, hi = np.minimum(r_lo, 0.0), np.maximum(r_hi, 0.0)
     wide = hi - lo > 0
@@ -230,7 +403,7 @@ def _program(P: _Problem, target: float, lo, hi, cuts, shifted=None):
     rhs += [float(P.w @ cv), float(P.q @ ci) - target]
     keys += ["envelope V", "envelope I"]
     eq += [row(lam=np.ones(NV))] + [row(P.B[:, i], lam=-V[:, i]) for i in range(r)]
-    if shifted:   # :mod:`.relax`'s rows, one per point of tangency
+    if shifted:   # :func:`shift`'s rows, one per point of tangency
         M, beta = shifted[1]
         lam = powers - 0.5 * ((V @ M) * V).sum(axis=1)             # W(v) - v'Mv/2
         base, const = (P.w * rv) @ P.resid, float(P.w @ cv)
@@ -254,17 +427,17 @@ def _program(P: _Problem, target: float, lo, hi, cuts, shifted=None):
     cost = np.zeros(width)
     cost[ul] = -1.0
     bounds = np.array([(0.0, 1.0)] * K + [(P.s_min, 0.0)] * S + [(0.0, 1.0)] * NV + [(0.0, 2.0)])
-    return lp.Program(cost, np.vstack([rows, block.reshape(-1, width)]), np.array(rhs),
-                      np.array(eq), b_eq, bounds, keys)
+    return Program(cost, np.vstack([rows, block.reshape(-1, width)]), np.array(rhs),
+                   np.array(eq), b_eq, bounds, keys)
 
 
 def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, shifted=None, warm=None):
     """The node's proven bound on p_S over the box (by the dual), the LP's masses (None where
-    it found none) and its basis; ``shifted`` adds :mod:`.relax`'s rows."""
+    it found none) and its basis; ``shifted`` adds :func:`shift`'s rows."""
     prog = _program(P, target, lo, hi, cuts, shifted)
     if prog is None:
         return -math.inf, None, None
-    floor, x, basis = lp.solve(prog, warm)
+    floor, x, basis = solve(prog, warm)
     if x is None:
         return -floor + ALLOWANCE, None, None
     m = np.clip(x[:P.E.shape[1]], 0.0, None)
@@ -272,9 +445,9 @@ def _relaxation(P: _Problem, target: float, lo, hi, cuts, *, shifted=None, warm=
 
 
 def _inside(P: _Problem, lo, hi, points):
-    """The points of tangency whose z lies in the box (widened by :data:`.relax.Z_PAD`)."""
-    pad = relax.Z_PAD
-    return [p for p in points if ((P.B.T @ p[0] >= lo - pad) & (P.B.T @ p[0] <= hi + pad)).all()]
+    """The points of tangency whose z lies in the box (widened by :data:`Z_PAD`)."""
+    return [p for p in points
+            if ((P.B.T @ p[0] >= lo - Z_PAD) & (P.B.T @ p[0] <= hi + Z_PAD)).all()]
 
 
 def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float):
@@ -290,7 +463,7 @@ def _tighten(P: _Problem, target: float, lo, hi, cuts, cutoff: float):
             prog.bounds[-1, 0] = cutoff                                  # u >= cutoff
             prog.cost = np.zeros_like(prog.cost)
             prog.cost[:K] = sign * P.B[:, i]
-            floor, _, _ = lp.solve(prog)
+            floor, _, _ = solve(prog)
             used += 1
             if floor == math.inf:
                 return None, used
@@ -379,14 +552,14 @@ def certify(levels, masses, n: int, delta: float, target: float, *, tol: float =
             if count >= max(nodes // 4, GIVE_UP_AFTER) and -heap[0][0] > best + GIVE_UP:
                 break
             parent, _, lo, hi, own, points, basis = heapq.heappop(heap)
-            shift = relax.shift(P, lo, hi, tol)   # here, not at the push: most boxes stay unsplit
+            sh = shift(P, lo, hi, tol)   # here, not at the push: most boxes stay unsplit
             i = _branch_dim(P, lo, hi)
             mid = (lo[i] + hi[i]) / 2
             for a, b in ((lo[i], mid), (mid, hi[i])):
                 clo, chi = lo.copy(), hi.copy()
                 clo[i], chi[i] = a, b
                 # the parent's shift and points: valid on its box, which holds this one
-                pair = (points, shift) if shift and points else None
+                pair = (points, sh) if sh and points else None
                 new, m, kid, kids, used = _deepen(P, target, clo, chi, root, own, pair, basis,
                                                   best, tol, -parent)
                 count += used

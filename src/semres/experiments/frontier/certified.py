@@ -20,14 +20,10 @@ from .floor_n import ROUNDING
 from .steps import targets
 
 #: the logistic's largest |second derivative|: it bounds the curvature of the kernel in log x
-#: and of c(s) = 1 / (1 + e^s)
+#: and of c(s) = 1 / (1 + e^s), so phi = 2 K nu + beta c curves up by at most (2 + max(-beta,
+#: 0)) times this and dips at most that times w^2 / 8 below a cell's ends: an infimum read on
+#: a grid is certified
 _CURVATURE = 1 / (6 * math.sqrt(3))
-
-
-def _curvature_bound(beta: float) -> float:
-    """The most phi = 2 K nu + beta c curves up between grid points: phi'' <= M lets it dip
-    at most M w^2 / 8 below a cell's ends, which certifies an infimum read on a grid."""
-    return (2.0 + max(-float(beta), 0.0)) * _CURVATURE
 
 
 def _value_kernel(s, t):
@@ -39,7 +35,7 @@ def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> di
     """A proven bound on p_S of every similarity with delta <= g <= 1 (two items) from one
     candidate nu (``levels``, ``masses``): p_S(mu) <= upper_bound + slope (p_I(mu) - p_i), by
     (mu - nu)'K(mu - nu) >= 0 and the infimum of 2 K nu + beta c over [delta, 1] read on a grid
-    of step ``spacing`` less its curvature's dip (:func:`_curvature_bound`)."""
+    of step ``spacing`` less its curvature's dip (:data:`_CURVATURE`)."""
     g, m = np.asarray(levels, float), np.asarray(masses, float)
     m = m / m.sum()
     keep = m > 0
@@ -60,7 +56,8 @@ def two_item_bound(levels, masses, delta: float, *, spacing: float = 1e-3) -> di
 
     def bound(beta):
         phi = pull + beta * c
-        floor = (np.minimum(phi[:-1], phi[1:]) - _curvature_bound(beta) * width2).min()
+        dip = (2.0 + max(-float(beta), 0.0)) * _CURVATURE * width2
+        floor = (np.minimum(phi[:-1], phi[1:]) - dip).min()
         return 1 + energy + beta * p_i - floor
 
     span = 0.05 * (1 + abs(beta0))

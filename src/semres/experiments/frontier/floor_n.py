@@ -25,8 +25,6 @@ from .steps import step_kernel, targets
 
 #: slack for sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 ROUNDING = 1e-12
-#: the t-integral's lower cut and step in log t (error about e^(-pi^2 / step), below 1e-15)
-_T_LOW, _T_STEP = 1e-14, 0.2
 #: an optimum meets its target this closely; a later start must beat the best by more
 _FEASIBLE = 1e-9
 #: the random similarities: at most this many bands
@@ -98,17 +96,18 @@ def upper_bound(p_i, n: int, delta: float):
 
 # --------------------------------------------------------------------------- step similarities
 
-def _nodes(g_min: float):
-    s = np.arange(math.log(_T_LOW), math.log(60.0 / g_min) + _T_STEP, _T_STEP)
-    t = np.exp(s)
-    w = _T_STEP * t
+def log_nodes(g_min: float, step: float = 0.2):
+    """t-nodes and trapezoid weights in log t, from 1e-14 to where e^(-t g_min) is e^-60 (the
+    error about e^(-pi^2 / step): below 1e-15 at 0.2)."""
+    t = np.exp(np.arange(math.log(1e-14), math.log(60.0 / g_min) + step, step))
+    w = step * t
     w[[0, -1]] /= 2
     return t, w
 
 
 def _decay(g):
     """The t-integral's weights with e^(-t) and e^(-t g_k), fixed by the levels."""
-    t, w = _nodes(float(g.min()))
+    t, w = log_nodes(float(g.min()))
     return w, w * np.exp(-t), np.exp(-g[..., None] * t)             # decay: (..., K, T)
 
 
@@ -131,19 +130,11 @@ def _laplace(g, m, n, grad=False, decay=None):
     return p_s, p_i, dps, dpi
 
 
-def step_rates(levels, masses, n: int, *, chunk: int = 256):
+def step_rates(levels, masses, n: int):
     """(p_s, p_i) of step similarities with levels in (0, 1], in any order (leading axes a
-    batch, taken ``chunk`` at a time); the copy has g(0) = 1 whatever the first band's level."""
-    g, m = np.asarray(levels, float), np.asarray(masses, float)
-    if g.ndim == 1:
-        p_s, p_i = _laplace(g, m, n)
-        return float(p_s), float(p_i)
-    flat_g, flat_m = g.reshape(-1, g.shape[-1]), m.reshape(-1, m.shape[-1])
-    parts = [_laplace(flat_g[i:i + chunk], flat_m[i:i + chunk], n)
-             for i in range(0, len(flat_g), chunk)]
-    p_s = np.concatenate([p[0] for p in parts]).reshape(g.shape[:-1])
-    p_i = np.concatenate([p[1] for p in parts]).reshape(g.shape[:-1])
-    return p_s, p_i
+    batch, on one grid of t); the copy has g(0) = 1 whatever the first band's level."""
+    p_s, p_i = _laplace(np.asarray(levels, float), np.asarray(masses, float), n)
+    return (float(p_s), float(p_i)) if np.ndim(p_s) == 0 else (p_s, p_i)
 
 
 # --------------------------------------------------------------------------- the frontier
@@ -162,8 +153,7 @@ def _kkt(w, dps, dpi, support=1e-10) -> float:
     return float(max(np.abs(resid[on]).max(), np.clip(resid[~on], 0, None).max(initial=0.0)))
 
 
-def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=(), *,
-              maxiter: int = 200) -> dict:
+def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=()) -> dict:
     """A local optimum of p_S^n at ``target_p_i`` over the masses of ``grid`` levels from 1
     down to ``delta`` (SLSQP, exact gradients) from the constant kernel and ``starts``: the
     best, its KKT residual, and ``runs``, every start's p_S."""
@@ -190,7 +180,7 @@ def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=(), *,
         with threadpool_limits(1):  # SLSQP's small LAPACK calls slow down when threads fight
             res = minimize(lambda x: -evaluate(x)[0], x0, jac=lambda x: -evaluate(x)[2],
                            method="SLSQP", bounds=[(0.0, 1.0)] * levels.size, constraints=cons,
-                           options={"ftol": 1e-13, "maxiter": maxiter})
+                           options={"ftol": 1e-13, "maxiter": 200})
         w = np.clip(res.x, 0.0, None)
         w /= w.sum()
         p_s, p_i, dps, dpi = _laplace(levels, w, n, grad=True, decay=decay)

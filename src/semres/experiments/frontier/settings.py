@@ -8,17 +8,6 @@ from dataclasses import dataclass, field
 from semres.core.profiles import Config, Settings, positive_ints
 
 
-def _check_scales() -> dict:
-    # no similarity underflows in the engine's single precision at these
-    return {"constant": (0.05, 0.15, 0.3), "linear": (0.05, 0.15, 0.3),
-            "exponential": (0.02, 0.08, 0.3), "gaussian": (0.05, 0.1, 0.3)}
-
-
-def _sweep() -> dict:
-    return {"constant": (0.002, 0.5), "linear": (0.002, 0.5), "exponential": (2e-4, 3.0),
-            "gaussian": (2e-4, 1.5)}
-
-
 @dataclass(frozen=True)
 class FrontierSettings(Config):
     """What chapter 7 runs: sizes per profile, and the designs, fixed across profiles."""
@@ -55,11 +44,16 @@ class FrontierSettings(Config):
     #: trials per slot cell, and per-slot radii swept
     slot_trials: int = 300_000
     slot_eps: int = 9
-    #: scales of the Monte Carlo cells per family, and their floors
-    check_scales: dict = field(default_factory=_check_scales)
+    #: scales of the Monte Carlo cells per family (no similarity underflows in the engine's
+    #: single precision at these), and their floors
+    check_scales: dict = field(default_factory=lambda: {
+        "constant": (0.05, 0.15, 0.3), "linear": (0.05, 0.15, 0.3),
+        "exponential": (0.02, 0.08, 0.3), "gaussian": (0.05, 0.1, 0.3)})
     check_deltas: tuple = (0.0, 0.05)
     #: the scale range each family's exact sweep covers (geometric), and its floors
-    sweep: dict = field(default_factory=_sweep)
+    sweep: dict = field(default_factory=lambda: {
+        "constant": (0.002, 0.5), "linear": (0.002, 0.5), "exponential": (2e-4, 3.0),
+        "gaussian": (2e-4, 1.5)})
     sweep_deltas: tuple = (0.0, 0.05, 0.2)
     #: the floors at which the best similarity is sought
     deltas: tuple = (0.01, 0.05, 0.2)
@@ -92,38 +86,36 @@ PAPER = DEFAULT.replace(trials=4_000_000, scales=40, frontier_K=64, targets=14, 
                         slot_eps=15)
 
 
-#: what :func:`check` requires of each setting
-RULES = {"qp_grid": ">= 200 (certified to 2e-5 on a fine grid only)",
-         "scan": ">= 3 (a largest gain is bracketed)", "frontier_K": "a power of two >= 2",
-         "floor_grid": ">= 40 (its half is checked)", "floor_starts": ">= 0",
-         "floor_ranks": "increasing integers >= 1", "floor_certify": "an integer >= 0",
-         "floor_ns": "numbers of items >= 3 (two items are certified above)",
-         "floor_scaling_n": ">= 2 numbers of items >= 2", "scales": ">= 3 (a curve per family)",
-         "cycle_sizes": ">= 3 increasing sizes >= 4", "torus_sides": ">= 3 increasing sizes >= 3"}
+def _increasing(values, low: int, least: int) -> bool:
+    v = list(values)
+    return len(v) >= least and v == sorted(set(v)) and all(
+        isinstance(x, int) and x >= low for x in v)
+
+
+#: what :func:`check` requires of each setting, in words and as a test
+RULES = {"qp_grid": (">= 200 (certified to 2e-5 on a fine grid only)", lambda v: v >= 200),
+         "scan": (">= 3 (a largest gain is bracketed)", lambda v: v >= 3),
+         "frontier_K": ("a power of two >= 2", lambda v: v >= 2 and v & (v - 1) == 0),
+         "floor_grid": (">= 40 (its half is checked)", lambda v: v >= 40),
+         "floor_starts": (">= 0", lambda v: v >= 0),
+         "floor_ranks": ("increasing integers >= 1", lambda v: _increasing(v, 1, 1)),
+         "floor_certify": ("an integer >= 0", lambda v: isinstance(v, int) and v >= 0),
+         "floor_ns": ("increasing numbers of items >= 3 (two items are certified above)",
+                      lambda v: _increasing(v, 3, 1)),
+         "floor_scaling_n": (">= 2 increasing numbers of items >= 2",
+                             lambda v: _increasing(v, 2, 2)),
+         "scales": (">= 3 (a curve per family)", lambda v: v >= 3),
+         "cycle_sizes": (">= 3 increasing sizes >= 4", lambda v: _increasing(v, 4, 3)),
+         "torus_sides": (">= 3 increasing sizes >= 3", lambda v: _increasing(v, 3, 3))}
 
 
 def check(cfg: FrontierSettings, ch: str) -> None:
     """Raise ValueError naming the setting when ``cfg`` contradicts itself."""
     positive_ints(cfg, ch, "trials", "scales", "frontier_K", "targets", "qp_grid", "scan",
                   "floor_grid", "floor_random", "floor_nodes", "slot_trials", "slot_eps")
-    k, ranks, ns, scale_ns = (cfg.frontier_K, list(cfg.floor_ranks), list(cfg.floor_ns),
-                              list(cfg.floor_scaling_n))
-    ok = {"qp_grid": cfg.qp_grid >= 200, "scan": cfg.scan >= 3,
-          "frontier_K": k >= 2 and k & (k - 1) == 0, "floor_grid": cfg.floor_grid >= 40,
-          "floor_starts": cfg.floor_starts >= 0,
-          "floor_ranks": len(ranks) >= 1 and ranks == sorted(set(ranks))
-          and all(isinstance(r, int) and r >= 1 for r in ranks),
-          "floor_certify": isinstance(cfg.floor_certify, int) and cfg.floor_certify >= 0,
-          "floor_ns": len(ns) >= 1 and all(isinstance(n, int) and n >= 3 for n in ns),
-          "floor_scaling_n": len(scale_ns) >= 2
-          and all(isinstance(n, int) and n >= 2 for n in scale_ns), "scales": cfg.scales >= 3}
-    for key, low in (("cycle_sizes", 4), ("torus_sides", 3)):
-        sizes = list(getattr(cfg, key))
-        ok[key] = len(sizes) >= 3 and sizes == sorted(set(sizes)) and sizes[0] >= low
-    for key, holds in ok.items():
-        if not holds:
-            raise ValueError(f"{ch} settings: {key} must be {RULES[key]}; "
-                             f"got {getattr(cfg, key)!r}")
+    for key, (rule, holds) in RULES.items():
+        if not holds(getattr(cfg, key)):
+            raise ValueError(f"{ch} settings: {key} must be {rule}; got {getattr(cfg, key)!r}")
 
 
 #: chapter 7's settings; the paper has none of these experiments, so no setting has a

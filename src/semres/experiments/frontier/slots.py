@@ -37,8 +37,6 @@ def slot_sweep(eps, trials: int, stream, jobs=DEFAULT.slot_jobs) -> pd.DataFrame
 
 def slot_match(comb: str, b, K):
     """The measure of the similar set of a 0/1 code: any slot matches (max), or every one."""
-    if comb not in ("max", "product"):
-        raise ValueError(f"comb must be 'max' or 'product' (a 0/1 code); got {comb!r}")
     return 1 - (1 - b) ** K if comb == "max" else b**K
 
 
@@ -65,10 +63,8 @@ def wrong_preference(K: int, e: float, trials: int, rng) -> float:
     """The max code's share of trials preferring the farther item: the deficit w."""
     d = spaces.Slots(K).distances(rng, 2, trials)
     g = kernels.Slotwise(kernels.Constant(e), "max")(d)
-    far = spaces.Slots(K).combine(d).argmax(axis=0)
-    g_far = np.take_along_axis(g, far[None], 0)[0]
-    g_near = np.take_along_axis(g, 1 - far[None], 0)[0]
-    return float((g_far > g_near).mean())
+    far = spaces.Slots(K).combine(d).argmax(axis=0)[None]
+    return float((np.take_along_axis(g, far, 0) > np.take_along_axis(g, 1 - far, 0)).mean())
 
 
 def slots_at_equal_identification(trials: int, stream, levels=DEFAULT.equal_pi,

@@ -16,13 +16,6 @@ from semres.core.theory import n_item
 _NODES = 400
 
 
-def check_count(value, name: str) -> int:
-    """An integer (not a bool) >= 2, else a ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
-        raise ValueError(f"{name} must be an integer >= 2; got {value!r}")
-    return int(value)
-
-
 def _laplace(g, m, n, grad=False):
     """p_s, p_i (and their gradients in g and m when ``grad``) by the t-integral."""
     pos = g > 0
@@ -47,11 +40,8 @@ def _laplace(g, m, n, grad=False):
     di = (n - 1) * wi * tails[0] ** (n - 2)                           # (T,)
     a = n * tails[:-1] ** (n - 1) * (g - np.r_[0.0, g[:-1]])[:, None] * w
     ds = np.cumsum(a, axis=0)                                         # (K, T)
-    dpi_dm = decay @ di
-    dpi_dg = -(terms * t) @ di
-    dps_dm = (ds * decay).sum(axis=1)
-    dps_dg = band - (ds * terms * t).sum(axis=1)
-    return p_s, p_i, (dps_dg, dps_dm), (dpi_dg, dpi_dm)
+    return (p_s, p_i, (band - (ds * terms * t).sum(axis=1), (ds * decay).sum(axis=1)),
+            (-(terms * t) @ di, decay @ di))
 
 
 def step_kernel(levels, masses):
@@ -69,6 +59,8 @@ def step_kernel(levels, masses):
 
 
 def _unpack(x, K, delta):
+    """The optimiser's variables (K - 1 ratios of g - delta, then K weights) as levels and
+    masses: monotone levels from g_1 = 1 down to at least delta."""
     levels = delta + (1 - delta) * np.cumprod(np.concatenate([[1.0], x[:K - 1]]))
     w = x[K - 1:]
     return levels, w / w.sum()
@@ -95,25 +87,16 @@ def _chain(x, K, delta, dg, dm):
     return np.concatenate([(dg @ jac)[1:], (dm - m @ dm) / w.sum()])
 
 
-def optimise(target_p_i: float, n: int, delta: float, K: int, starts=(), *,
-             ftol: float = 1e-12, maxiter: int = 300) -> dict:
-    """The largest p_S over K-level step kernels (g_1 = 1, levels >= ``delta``, monotone as
-    ratios in [0, 1]) at ``target_p_i``, by SLSQP from ``starts`` (the constant kernel)."""
-    if not (0 < delta < 1):
-        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
-    check_count(K, "K")
-    check_count(n, "n")
-    lo, hi = 1 / n, 1 / (1 + (n - 1) * delta)
-    if not (lo < target_p_i < hi):
-        raise ValueError(f"target_p_i must lie in ({lo:.4g}, {hi:.4g}); got {target_p_i!r}")
+def optimise(target_p_i: float, n: int, delta: float, K: int, starts=()) -> dict:
+    """The largest p_S over K-level step kernels at ``target_p_i``, by SLSQP from ``starts``
+    (or the constant kernel)."""
     memo = {}
 
     def evaluate(x):
         key = x.tobytes()
         if key not in memo:
             memo.clear()
-            g, m = _unpack(x, K, delta)
-            p_s, p_i, (sg, sm), (ig, im) = _laplace(g, m, n, grad=True)
+            p_s, p_i, (sg, sm), (ig, im) = _laplace(*_unpack(x, K, delta), n, grad=True)
             memo[key] = (p_s, p_i, _chain(x, K, delta, sg, sm), _chain(x, K, delta, ig, im))
         return memo[key]
 
@@ -124,14 +107,13 @@ def optimise(target_p_i: float, n: int, delta: float, K: int, starts=(), *,
         b = _constant_b(target_p_i, n, delta)
         inits = [(np.r_[1.0, np.full(K - 1, delta)],
                   np.r_[b, np.full(K - 1, (1 - b) / (K - 1))])]
-    bounds = [(0.0, 1.0)] * (K - 1) + [(1e-9, 1.0)] * K
     best = None
     for levels, masses in inits:
         x0 = _pack(levels, masses, delta)
         with threadpool_limits(1):
             res = minimize(lambda x: -evaluate(x)[0], x0, jac=lambda x: -evaluate(x)[2],
-                           method="SLSQP", bounds=bounds, constraints=[constraint],
-                           options={"ftol": ftol, "maxiter": maxiter})
+                           method="SLSQP", bounds=[(0.0, 1.0)] * (K - 1) + [(1e-9, 1.0)] * K,
+                           constraints=[constraint], options={"ftol": 1e-10, "maxiter": 200})
         for x in (res.x, x0):
             p_s, p_i = evaluate(x)[:2]
             if abs(p_i - target_p_i) < 1e-8 and (best is None or p_s > best["p_s"]):
@@ -146,25 +128,14 @@ def _constant_b(p_i, n, delta):
 
 
 def constant_front(p_i, n: int, delta: float) -> float:
-    """The constant kernel's p_S at identification ``p_i`` (nan outside its range)."""
-    lo, hi = n_item(1.0, n, delta)[1], n_item(0.0, n, delta)[1]
-    if not (lo <= p_i <= hi):
-        return math.nan
+    """The constant kernel's p_S at identification ``p_i``."""
     return float(n_item(_constant_b(p_i, n, delta), n, delta)[0])
 
 
-def refine(levels, masses) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Starts for 2K levels: each band halved, at the same level or halfway to the next."""
-    g, m = np.asarray(levels, float), np.asarray(masses, float)
-    half = np.repeat(m, 2) / 2
-    mid = np.r_[(g[:-1] + g[1:]) / 2, g[-1]]
-    return [(np.repeat(g, 2), half), (np.ravel(np.column_stack([g, mid])), half)]
-
-
-def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: int = 200,
-          progress=None) -> list[dict]:
+def trace(n: int, delta: float, Ks, targets) -> list[dict]:
     """The local optimum at each target for K in ``Ks`` (doubling, each started from the
-    last), with the constant kernel's p_S there."""
+    last's bands halved, at the same level or halfway to the next), with the constant kernel's
+    p_S there."""
     Ks = [int(k) for k in Ks]
     if any(b != 2 * a for a, b in zip(Ks, Ks[1:])):
         raise ValueError(f"Ks must double at each step (2, 4, 8, ...); got {Ks}")
@@ -172,12 +143,14 @@ def trace(n: int, delta: float, Ks, targets, *, ftol: float = 1e-10, maxiter: in
     for target in targets:
         prev = None
         for K in Ks:
-            starts = () if prev is None else refine(prev["levels"], prev["masses"])
-            prev = optimise(float(target), n, delta, K, starts, ftol=ftol, maxiter=maxiter)
+            starts = ()
+            if prev is not None:
+                g, half = prev["levels"], np.repeat(prev["masses"], 2) / 2
+                mid = np.r_[(g[:-1] + g[1:]) / 2, g[-1]]
+                starts = [(np.repeat(g, 2), half), (np.ravel(np.column_stack([g, mid])), half)]
+            prev = optimise(float(target), n, delta, K, starts)
             rows.append({"n": n, "delta": delta, "K": K, "target": float(target), **prev,
                          "step_front_p_s": constant_front(prev["p_i"], n, delta)})
-            if progress is not None:
-                progress.update()
     return rows
 
 
@@ -196,10 +169,10 @@ def doublings(k_max: int) -> list[int]:
 def convergence(opt: pd.DataFrame):
     """The rows at the largest K, and per (n, delta) its largest gain and the largest change
     of p_S in the last doubling."""
-    last = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max")]
-    prev = opt[opt.K == opt.groupby(["n", "delta"]).K.transform("max") // 2]
-    conv = (last.set_index(["n", "delta", "target"]).p_s
-            - prev.set_index(["n", "delta", "target"]).p_s)
+    top = opt.groupby(["n", "delta"]).K.transform("max")
+    last, prev = opt[opt.K == top], opt[opt.K == top // 2]
+    keys = ["n", "delta", "target"]
+    conv = last.set_index(keys).p_s - prev.set_index(keys).p_s
     summary = last.groupby(["n", "delta"]).agg(K=("K", "max"), max_gain=("gain", "max"))
     summary["last_doubling"] = conv.groupby(["n", "delta"]).max()
     return last, summary

@@ -26,12 +26,11 @@ def cycle(N: int):
 def torus(L: int):
     """The L x L torus grid with the city-block distance, in steps, and the steps per side."""
     x, y = np.divmod(np.arange(L * L), L)
-    dx, dy = (np.minimum(np.abs(c[:, None] - c[None, :]), L - np.abs(c[:, None] - c[None, :]))
-              for c in (x, y))
-    return (dx + dy).astype(float), L
+    gaps = [np.abs(c[:, None] - c[None, :]) for c in (x, y)]
+    return sum(np.minimum(gap, L - gap) for gap in gaps).astype(float), L
 
 
-def tie_radius(unit: int, eps: float = DEFAULT.eps_tie) -> float:
+def tie_radius(unit: int, eps: float) -> float:
     """The radius ``eps`` in steps, halfway between two grid distances."""
     return math.floor(eps * unit) + 0.5
 
@@ -59,19 +58,16 @@ def ties_table(jobs, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tie_rates(ties) -> dict:
-    """Per family of spaces, the log-log slope of the height against the number of points."""
-    return {name: float(np.polyfit(np.log(g.points), np.log(g.above_front), 1)[0])
-            for name, g in ties.groupby("space")}
-
-
-def tie_slopes(ties) -> dict:
-    """Per family of spaces, the (lowest, highest) log-log slope between successive sizes."""
-    out = {}
+def tie_slopes(ties):
+    """Per family of spaces, the log-log slope of the height against the number of points over
+    all sizes, and the (lowest, highest) slope between successive sizes."""
+    rates, slopes = {}, {}
     for name, g in ties.sort_values("points").groupby("space"):
-        slope = np.diff(np.log(g.above_front.to_numpy())) / np.diff(np.log(g.points.to_numpy()))
-        out[name] = (float(slope.min()), float(slope.max()))
-    return out
+        x, y = np.log(g.points.to_numpy()), np.log(g.above_front.to_numpy())
+        rates[name] = float(np.polyfit(x, y, 1)[0])
+        slope = np.diff(y) / np.diff(x)
+        slopes[name] = (float(slope.min()), float(slope.max()))
+    return rates, slopes
 
 
 def tie_check(ties, jobs, trials: int, stream, eps: float = DEFAULT.eps_tie) -> pd.DataFrame:

@@ -32,7 +32,6 @@ GAIN_MIN = 1e-4
 RATE_MARGIN = 0.005
 #: ties vanish when the height above the front falls faster than N^-TIE_MARGIN
 TIE_MARGIN = 0.25
-TIE_RATE = -TIE_MARGIN
 #: a 95% interval, in standard errors
 Z95 = 1.96
 #: an n-item optimum is stationary below this KKT residual; its starts agree within this
@@ -165,8 +164,8 @@ def no_plateau(plateau_shares) -> bool:
 
 
 def ties_vanish(slopes: dict) -> bool:
-    """Every family's (shallowest) log-log slope lies below TIE_RATE."""
-    return all(float(np.max(slope)) < TIE_RATE for slope in slopes.values())
+    """Every family's (shallowest) log-log slope lies below -TIE_MARGIN."""
+    return all(float(np.max(slope)) < -TIE_MARGIN for slope in slopes.values())
 
 
 def above_front(slots, codes) -> bool:
