@@ -534,7 +534,7 @@ report.text("sweep_deltas", ", ".join(f"{x:g}" for x in floor_levels), markdown=
 # %% tags=["hide-output"]
 certified, scan, peaks = cert.certified_frontier(cfg.deltas, cfg.qp_grid, cfg.targets, cfg.scan)
 # checks: each optimum's p_S from the t-integral, below the floor bound, within CERTIFIED_GAP
-exact = np.array([floor_n.step_rates(r.levels, r.masses, 2)
+exact = np.array([steps.step_rates(r.levels, r.masses, 2)
                   for t in (certified, peaks) for r in t.itertuples()])
 assert np.allclose(exact, np.r_[certified[["p_s", "p_i"]], peaks[["p_s", "p_i"]]],
                    atol=verdicts.ROUNDING)

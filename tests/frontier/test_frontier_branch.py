@@ -7,14 +7,14 @@ import pandas as pd
 import pytest
 from scipy.optimize import brentq
 
-from semres.experiments.frontier import branch, certified as cert, floor_n
+from semres.experiments.frontier import branch, certified as cert, floor_n, steps
 
 
 def _feasible_pair(levels, n, target, rng, tries=400):
     """Random masses on both sides of the target identification, joined on a segment."""
     for _ in range(tries):
         a, b = rng.dirichlet(np.full(levels.size, 0.4), size=2)
-        pa, pb = (floor_n.step_rates(levels, m, n)[1] for m in (a, b))
+        pa, pb = (steps.step_rates(levels, m, n)[1] for m in (a, b))
         if (pa - target) * (pb - target) < 0:
             return a, b
     raise AssertionError("no pair of random masses brackets the target")
@@ -22,7 +22,7 @@ def _feasible_pair(levels, n, target, rng, tries=400):
 
 def _on_target(levels, n, target, a, b):
     """The masses on the segment from ``a`` to ``b`` whose p_I is ``target``."""
-    lam = brentq(lambda x: floor_n.step_rates(levels, (1 - x) * a + x * b, n)[1] - target,
+    lam = brentq(lambda x: steps.step_rates(levels, (1 - x) * a + x * b, n)[1] - target,
                  0.0, 1.0, xtol=1e-14)
     m = (1 - lam) * a + lam * b
     return m / m.sum()
@@ -34,7 +34,7 @@ def test_relaxation_grid_agrees_with_the_exact_rates():
     for n in (2, 4, 8):
         m = rng.dirichlet(np.full(15, 0.5))
         np.testing.assert_allclose(branch._Problem(levels, n, 0.02, m, 1e-3).rates(m),
-                                   floor_n.step_rates(levels, m, n), atol=1e-11)
+                                   steps.step_rates(levels, m, n), atol=1e-11)
 
 
 def test_two_items_match_the_concave_program():
@@ -58,12 +58,12 @@ def _brute_force(levels, n, target, points=1500):
     the mass of the middle one that meets the target (p_I falls as it grows)."""
     best, arg = -np.inf, None
     for top in np.linspace(0, 1, points):
-        f = lambda mid: floor_n.step_rates(levels, [top, mid, 1 - top - mid], n)[1] - target
+        f = lambda mid: steps.step_rates(levels, [top, mid, 1 - top - mid], n)[1] - target
         if f(0.0) * f(1 - top) > 0:
             continue
         mid = brentq(f, 0.0, 1 - top, xtol=1e-14)
         m = np.clip([top, mid, 1 - top - mid], 0, None)
-        p_s = floor_n.step_rates(levels, m / m.sum(), n)[0]
+        p_s = steps.step_rates(levels, m / m.sum(), n)[0]
         if p_s > best:
             best, arg = p_s, m / m.sum()
     return best, arg
@@ -75,7 +75,7 @@ def test_three_levels_match_brute_force(n):
     levels = np.array([1.0, np.sqrt(delta), delta])
     target = floor_n.targets(n, delta, 3)[1]
     best, masses = _brute_force(levels, n, target)
-    p_i = floor_n.step_rates(levels, masses, n)[1]
+    p_i = steps.step_rates(levels, masses, n)[1]
     out = branch.certify(levels, masses, n, delta, p_i, tol=1e-4, nodes=600)
     assert out["upper_bound"] >= best - 1e-9
     assert out["certified"] and out["gap"] <= 1e-4
@@ -93,7 +93,7 @@ def test_a_suboptimal_similarity_is_not_certified():
     for _ in range(200):
         a, b = _feasible_pair(levels, n, target, rng)
         m = _on_target(levels, n, target, a, b)
-        p_s = floor_n.step_rates(levels, m, n)[0]
+        p_s = steps.step_rates(levels, m, n)[0]
         if p_s < best - 0.01 and (worst is None or p_s < worst[0]):
             worst = (p_s, m)
     assert worst is not None
@@ -111,7 +111,7 @@ def test_the_bound_is_never_below_a_random_feasible_similarity():
     found = []
     for _ in range(150):
         a, b = _feasible_pair(levels, n, target, rng)
-        found.append(floor_n.step_rates(levels, _on_target(levels, n, target, a, b), n)[0])
+        found.append(steps.step_rates(levels, _on_target(levels, n, target, a, b), n)[0])
     assert max(found) <= out["upper_bound"] + 1e-9
     assert out["upper_bound"] >= opt["p_s"] - 1e-9 and out["certified"]
 

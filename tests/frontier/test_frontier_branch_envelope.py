@@ -6,7 +6,7 @@ large)."""
 import numpy as np
 import pytest
 
-from semres.experiments.frontier import branch, floor_n
+from semres.experiments.frontier import branch, floor_n, steps
 
 
 def _power(x, p, top):
@@ -77,7 +77,7 @@ def test_pieces_sum_to_c_and_their_planes_lie_above(monkeypatch):
             values, grads = P.concave(m)
             assert values.shape == (branch.PIECES,) and (values <= 0).all()
             np.testing.assert_allclose(values.sum(), one.concave(m)[0].sum(), atol=1e-12)
-            np.testing.assert_allclose(P.rates(m), floor_n.step_rates(levels, m, n), atol=1e-11)
+            np.testing.assert_allclose(P.rates(m), steps.step_rates(levels, m, n), atol=1e-11)
             c0, cg, _, _ = P.cut(at)
             assert (values <= c0 + cg @ m + 1e-12).all()
             h = 1e-6 * rng.standard_normal(15)

@@ -31,7 +31,7 @@ def test_two_item_value_form_is_the_step_formula():
         cert = certified.two_item_bound(g, m, 0.05)
         pair = np.minimum.outer(g, g) / np.add.outer(g, g)
         assert cert["p_s"] == pytest.approx(1 - m @ pair @ m, abs=1e-13)
-        np.testing.assert_allclose((cert["p_s"], cert["p_i"]), floor_n.step_rates(g, m, 2),
+        np.testing.assert_allclose((cert["p_s"], cert["p_i"]), steps.step_rates(g, m, 2),
                                    atol=1e-12)
 
 
@@ -42,7 +42,7 @@ def test_the_bound_holds_for_random_similarities_at_every_identification(delta):
         target = 0.5 + frac * (1 / (1 + delta) - 0.5)
         best = certified.best_two_item(target, delta, grid=120)
         for g, m in _random_similarities(rng, delta, 400, levels=int(rng.integers(2, 7))):
-            p_s, p_i = floor_n.step_rates(g, m, 2)
+            p_s, p_i = steps.step_rates(g, m, 2)
             line = best["upper_bound"] + best["slope"] * (p_i - best["p_i"])
             assert p_s <= line + 1e-12, (g, m, p_s, line)
 
@@ -77,7 +77,7 @@ def test_best_two_item_reaches_its_bound(delta, frac):
     assert best["levels"][0] == 1 and best["levels"][-1] >= delta
     assert np.all(np.diff(best["levels"]) < 0) and best["masses"].sum() == pytest.approx(1)
     assert 0 <= best["upper_bound"] - best["p_s"] < 2e-5
-    np.testing.assert_allclose(floor_n.step_rates(best["levels"], best["masses"], 2),
+    np.testing.assert_allclose(steps.step_rates(best["levels"], best["masses"], 2),
                                (best["p_s"], best["p_i"]), atol=1e-12)
     # a coarser grid falls further below the same frontier
     coarse = certified.best_two_item(target, delta, grid=100)
@@ -113,7 +113,7 @@ def test_gain_bound_caps_every_gain():
     assert max(gains) <= cap < max(gains) + 0.01
     rng = np.random.default_rng(9)
     for g, m in _random_similarities(rng, delta, 300):
-        p_s, p_i = floor_n.step_rates(g, m, 2)
+        p_s, p_i = steps.step_rates(g, m, 2)
         assert p_s - float(certified.two_item_front(p_i, delta)) <= cap + 1e-12
 
 

@@ -46,16 +46,16 @@ def test_step_rates_match_enumeration_in_any_order(n):
         g = np.round(rng.uniform(0.02, 1, 4), 3)  # not sorted: a non-monotone similarity
         m = np.round(rng.dirichlet(np.ones(4)), 3)
         m[-1] = 1 - m[:-1].sum()
-        np.testing.assert_allclose(floor_n.step_rates(g, m, n), _enumerate(g, m, n),
+        np.testing.assert_allclose(steps.step_rates(g, m, n), _enumerate(g, m, n),
                                    atol=1e-12)
-    batch = floor_n.step_rates(np.tile(g, (2, 1)), np.tile(m, (2, 1)), n)
+    batch = steps.step_rates(np.tile(g, (2, 1)), np.tile(m, (2, 1)), n)
     np.testing.assert_allclose(np.array(batch)[:, 0], _enumerate(g, m, n), atol=1e-12)
 
 
 @pytest.mark.parametrize("n", [2, 4, 8])
 @pytest.mark.parametrize("b, delta", [(0.1, 0.05), (0.5, 0.2), (0.02, 0.01)])
 def test_two_levels_are_theorem3(n, b, delta):
-    np.testing.assert_allclose(floor_n.step_rates([1.0, delta], [b, 1 - b], n),
+    np.testing.assert_allclose(steps.step_rates([1.0, delta], [b, 1 - b], n),
                                n_item(b, n, delta), atol=1e-12)
 
 
@@ -168,7 +168,7 @@ def test_the_dual_closed_form_is_its_integral(n, lam, budget):
 
 def test_the_ceiling_is_attained_and_the_floor_similarity_is_chance():
     for n, delta in ((2, 0.1), (5, 0.05), (8, 0.2)):
-        p_s, p_i = floor_n.step_rates([delta], [1.0], n)  # g = delta beyond distance 0
+        p_s, p_i = steps.step_rates([delta], [1.0], n)  # g = delta beyond distance 0
         assert abs(p_i - floor_n.ceiling(n, delta)) < 1e-12 and abs(p_s - 1 / n) < 1e-12
         assert abs(floor_n.upper_bound(p_i, n, delta) - 1 / n) < 1e-9
 
@@ -213,7 +213,7 @@ def test_the_n_item_optimum_is_feasible_stationary_and_bracketed(n, delta):
     rng = np.random.default_rng(n)
     best = floor_n.best_step(target, n, delta, 40, [rng.dirichlet(np.full(40, 0.5))])
     assert abs(best["p_i"] - target) < 1e-8
-    np.testing.assert_allclose(floor_n.step_rates(best["levels"], best["masses"], n),
+    np.testing.assert_allclose(steps.step_rates(best["levels"], best["masses"], n),
                                (best["p_s"], best["p_i"]), atol=1e-12)
     assert best["kkt"] < 1e-5 and max(best["runs"]) - min(best["runs"]) < 1e-7
     assert floor_n.constant_front(target, n, delta) < best["p_s"] \

@@ -1,6 +1,6 @@
 """A certificate for the n-item frontier: spatial branch-and-bound over step similarities.
 
-With :mod:`.floor_n`'s t-integral, p_S = V(m) + C(m): C is concave, V and p_I convex in m
+With :mod:`.steps`' t-integral, p_S = V(m) + C(m): C is concave, V and p_I convex in m
 through L = E m alone, of low numerical rank. Boxes are on z = B'm, B the leading singular
 vectors of E (rows weighted by the curvature of V and p_I). A node's linear program holds V and
 p_I under their concave envelope over the box's vertices and their chords in each L_t, C's
@@ -25,7 +25,7 @@ from threadpoolctl import threadpool_limits
 
 from semres.core.parallel import spread
 
-from .floor_n import log_nodes
+from .steps import log_nodes
 
 #: the relaxation's t-integral: step in log t (trapezoid error about e^{-pi^2 / step})
 STEP = 0.3

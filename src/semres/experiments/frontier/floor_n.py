@@ -21,7 +21,7 @@ from semres.core.seeds import named_seed
 from semres.core.simulate import TASKS, luce_success
 from semres.core.theory import n_item
 
-from .steps import step_kernel, targets
+from .steps import decay, laplace, step_kernel, targets
 
 #: slack for sums of a few hundred floating-point terms: the rounding a proven bound is allowed
 ROUNDING = 1e-12
@@ -94,49 +94,6 @@ def upper_bound(p_i, n: int, delta: float):
     return out.item() if np.ndim(p_i) == 0 else out
 
 
-# --------------------------------------------------------------------------- step similarities
-
-def log_nodes(g_min: float, step: float = 0.2):
-    """t-nodes and trapezoid weights in log t, from 1e-14 to where e^(-t g_min) is e^-60 (the
-    error about e^(-pi^2 / step): below 1e-15 at 0.2)."""
-    t = np.exp(np.arange(math.log(1e-14), math.log(60.0 / g_min) + step, step))
-    w = step * t
-    w[[0, -1]] /= 2
-    return t, w
-
-
-def _decay(g):
-    """The t-integral's weights with e^(-t) and e^(-t g_k), fixed by the levels."""
-    t, w = log_nodes(float(g.min()))
-    return w, w * np.exp(-t), np.exp(-g[..., None] * t)             # decay: (..., K, T)
-
-
-def _laplace(g, m, n, grad=False, decay=None):
-    """Rates (and their gradients in the masses) of step similarities (..., K)."""
-    w, w_id, decay = decay or _decay(g)
-    tails = np.cumsum((m[..., None] * decay)[..., ::-1, :], axis=-2)[..., ::-1, :]
-    below = tails ** (n - 1)                                         # S_j^(n-1)
-    p_i = (below[..., 0, :] * w_id).sum(axis=-1)
-    powers = below * tails
-    band = ((powers - np.concatenate([powers[..., 1:, :], np.zeros_like(powers[..., :1, :])],
-                                     axis=-2)) * w).sum(axis=-1)
-    p_s = (g * band).sum(axis=-1)
-    if not grad:
-        return p_s, p_i
-    step = np.diff(g, axis=-1, prepend=0.0)                         # g_j - g_{j-1}
-    cum = np.cumsum(step[..., None] * below, axis=-2)                # sum_{j <= i}
-    dps = n * (decay * cum * w).sum(axis=-1)
-    dpi = (n - 1) * (decay * (tails[..., 0, :] ** (n - 2) * w_id)[..., None, :]).sum(axis=-1)
-    return p_s, p_i, dps, dpi
-
-
-def step_rates(levels, masses, n: int):
-    """(p_s, p_i) of step similarities with levels in (0, 1], in any order (leading axes a
-    batch, on one grid of t); the copy has g(0) = 1 whatever the first band's level."""
-    p_s, p_i = _laplace(np.asarray(levels, float), np.asarray(masses, float), n)
-    return (float(p_s), float(p_i)) if np.ndim(p_s) == 0 else (p_s, p_i)
-
-
 # --------------------------------------------------------------------------- the frontier
 
 def constant_front(p_i, n: int, delta: float) -> float:
@@ -159,14 +116,14 @@ def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=()) -> 
     best, its KKT residual, and ``runs``, every start's p_S."""
     clock = time.perf_counter()
     levels = np.geomspace(1.0, delta, int(grid))
-    decay = _decay(levels)
+    fixed = decay(levels)
     memo = {}
 
     def evaluate(x):
         key = x.tobytes()
         if key not in memo:
             memo.clear()
-            memo[key] = _laplace(levels, x, n, grad=True, decay=decay)
+            memo[key] = laplace(levels, x, n, True, fixed)[:4]
         return memo[key]
 
     b = constant_ball(target_p_i, n, delta)
@@ -183,7 +140,7 @@ def best_step(target_p_i: float, n: int, delta: float, grid: int, starts=()) -> 
                            options={"ftol": 1e-13, "maxiter": 200})
         w = np.clip(res.x, 0.0, None)
         w /= w.sum()
-        p_s, p_i, dps, dpi = _laplace(levels, w, n, grad=True, decay=decay)
+        p_s, p_i, dps, dpi = laplace(levels, w, n, True, fixed)[:4]
         if abs(p_i - target_p_i) > _FEASIBLE:
             continue
         runs.append(float(p_s))
@@ -321,7 +278,7 @@ def random_search(count: int, ns, deltas, seed) -> pd.DataFrame:
     frame = pd.DataFrame(draws, columns=["kind", "n", "delta", "levels", "masses"])
     out = []
     for (n, delta), part in frame.groupby(["n", "delta"], sort=False):
-        p_s, p_i = step_rates(np.stack(part.levels), np.stack(part.masses), int(n))
+        p_s, p_i = laplace(np.stack(part.levels), np.stack(part.masses), int(n))
         bound = np.asarray(upper_bound(p_i, int(n), float(delta)))
         room = bound - 1 / n
         excess = np.where(room > 1e-9, (p_s - 1 / n) / np.where(room > 1e-9, room, 1.0), np.nan)
