@@ -144,8 +144,8 @@ def test_certify_table_keeps_the_smaller_bound_and_marks_what_it_tried():
 
 
 def test_a_hopeless_point_is_given_up_with_its_bound_standing(monkeypatch):
-    """Hopeless for the envelope alone (:func:`.branch.shift`'s bound gets this one within 0.01, see
-    its tests)."""
+    """Hopeless for the envelope alone (:func:`.branch.shift`'s bound gets this one within
+    0.01, see its tests)."""
     monkeypatch.setattr(branch, "shift", lambda *args: None)
     n, delta, grid = 4, 0.01, 20
     opt = floor_n.best_step(float(floor_n.targets(n, delta, 4)[3]), n, delta, grid)

@@ -6,7 +6,7 @@ large)."""
 import numpy as np
 import pytest
 
-from semres.experiments.frontier import branch, floor_n, steps
+from semres.experiments.frontier import branch, steps
 
 
 def _power(x, p, top):
@@ -17,8 +17,9 @@ def _power(x, p, top):
 
 @pytest.mark.parametrize("p", [1, 2, 3, 7])
 def test_the_power_and_residual_terms_bound_the_power(p):
-    """The envelope's columns are sums of _power; L^p <= _power(x) + slope * rho + intercept whenever L = x + rho lies in [low, high] and rho
-    in [r_lo, r_hi], checked on random draws (x may fall outside [0, high])."""
+    """The envelope's columns are sums of _power; L^p <= _power(x) + slope * rho + intercept
+    whenever L = x + rho lies in [low, high] and rho in [r_lo, r_hi], checked on random draws
+    (x may fall outside [0, high])."""
     rng = np.random.default_rng(p)
     for _ in range(200):
         low, high = np.sort(rng.uniform(0, 1, 2))

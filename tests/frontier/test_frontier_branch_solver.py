@@ -1,6 +1,6 @@
 """The n-item certificate's linear programs (issue 38): the weak-duality floor of
-:func:`.branch.solve` against the optimum of an independent solver (scipy's interior point) on random
-programs, and the node bound started from a parent's basis (as the branch-and-bound runs)
+:func:`.branch.solve` against the optimum of an independent solver (scipy's interior point) on
+random programs, and the node bound started from a parent's basis (as the branch-and-bound runs)
 against a cold start, at feasible points of the box including the relaxation's own solutions
 (where it is most likely to be beaten), and a program the solver fails on."""
 
@@ -82,7 +82,9 @@ class _Failing:
         return branch.highspy.HighsStatus.kError if self.failing else self.real.run()
 
     def getModelStatus(self):
-        return branch.highspy.HighsModelStatus.kNotset if self.failing else self.real.getModelStatus()
+        if self.failing:
+            return branch.highspy.HighsModelStatus.kNotset
+        return self.real.getModelStatus()
 
     def __getattr__(self, name):
         return getattr(self.real, name)

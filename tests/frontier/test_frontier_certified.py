@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from semres.core import spaces
 from semres.core.simulate import luce_success
-from semres.experiments.frontier import certified, floor_n, steps
+from semres.experiments.frontier import certified, steps
 
 
 def _random_similarities(rng, delta, count, levels=5):
