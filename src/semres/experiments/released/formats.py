@@ -1,7 +1,6 @@
 """The formats of the paper authors' released files, and one adapter per format: each reads a
-file into rows of this book's per-trial schema (:mod:`semres.core.results`, plus the columns
-``experiment``, ``trial`` and ``scores_usable``), or, for the LLM pickles that hold aggregates
-only, into counts and curves."""
+file into rows of this book's per-trial schema (plus ``experiment``, ``trial`` and
+``scores_usable``), or, for the LLM pickles that hold aggregates only, counts and curves."""
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ REPOSITORY = "nplresearch/generalization"
 CITATION = {
     "key": "nurisso2026bound",
     "text": ("Nurisso, M., Fernando, J., Deshpande, R., Perotti, A., Marjieh, R., "
-             "Frankland, S. M., "
-             "Lewis, R. L., Webb, T. W., Campbell, D., Vaccarino, F., Cohen, J. D., Petri, G. "
+             "Frankland, S. M., Lewis, R. L., Webb, T. W., Campbell, D., Vaccarino, F., "
+             "Cohen, J. D., Petri, G. "
              "Bound by Semanticity: Universal Laws Governing the Generalization-Identification "
              "Tradeoff. ICLR 2026. arXiv:2506.14797"),
     "code": "https://github.com/nplresearch/generalization",
@@ -65,17 +64,15 @@ def _match(path):
 
 
 def kind_of(path) -> str | None:
-    """Which adapter reads ``path`` (by its name): spatial, colour, llm_counts, llm_resolution."""
+    """Which adapter reads ``path``, by its name."""
     return _match(path)[0]
 
 
 def model_of(path) -> str:
     """The model a released file holds, from its name (VLM short names mapped to hub names)."""
-    m = _match(path)[1]
-    if m is None:
+    if (m := _match(path)[1]) is None:
         raise ValueError(f"path: {Path(path).name!r} is not a released file this module knows")
-    short = m.group(m.lastindex)
-    return VLM_MODELS.get(short.lower(), short)
+    return VLM_MODELS.get(m.group(m.lastindex).lower(), m.group(m.lastindex))
 
 
 def repo_path(path) -> str:
@@ -104,21 +101,19 @@ def _bad_cell(raw, bad, cols, path, expected: str) -> None:
     if bad.any():
         i, j = np.argwhere(bad)[0]
         rows = int(bad.any(axis=1).sum())
-        more = f" ({rows - 1} more bad rows)" if rows > 1 else ""
         cell = raw[cols[j]].iat[i]
-        cell = cell.item() if isinstance(cell, np.generic) else cell
-        raise ValueError(f"{path} line {i + 2}: column {cols[j]} {cell!r}: expected "
-                         f"{expected}{more}")
+        raise ValueError(f"{path} line {i + 2}: column {cols[j]} "
+                         f"{cell.item() if isinstance(cell, np.generic) else cell!r}: expected "
+                         f"{expected}{f' ({rows - 1} more bad rows)' if rows > 1 else ''}")
 
 
 def _numbers(raw, cols, path, integer: bool = False) -> np.ndarray:
     """Columns ``cols`` as floats, every cell a finite number (an integer, with ``integer``)."""
-    cols = list(cols)
-    num = raw[cols].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    num = raw[list(cols)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     bad = ~np.isfinite(num)
     if integer:
         bad |= ~bad & (num != np.round(np.nan_to_num(num)))
-    _bad_cell(raw, bad, cols, path, "an integer" if integer else "a number")
+    _bad_cell(raw, bad, list(cols), path, "an integer" if integer else "a number")
     return num
 
 
@@ -129,17 +124,16 @@ def _fmt(v: float) -> str:
 def _processed(values) -> bool:
     """Scores that generation post-processing made useless (non-finite, or |s| > 1e4)."""
     v = np.asarray(values, dtype=float)
-    return bool((~np.isfinite(v)).any() or (np.abs(v) > 1e4).any())
+    return bool(not np.isfinite(v).all() or (np.abs(v) > 1e4).any())
 
 
 def _rows(path, experiment, task, n, space, options, position, probe, correct, choice, scores,
           trial, usable) -> pd.DataFrame:
-    df = pd.DataFrame({
+    return _results.validate(pd.DataFrame({
         "model": model_of(path), "source": repo_path(path), "task": task, "n": n, "space": space,
         "options": options, "position": position, "probe": probe, "correct": correct,
         "choice": choice, "scores": scores, "experiment": experiment, "trial": trial,
-        "scores_usable": usable})
-    return _results.validate(df, where=str(path))
+        "scores_usable": usable}), where=str(path))
 
 
 def read_spatial(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
