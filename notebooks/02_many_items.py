@@ -60,8 +60,9 @@ from tqdm.auto import tqdm
 
 from semres.core import kernels, spaces, theory
 from semres.core.simulate import check_row, check_table, luce_success
-from semres.experiments.many_items import figures, segment, settings, verdicts
+from semres.experiments.many_items import segment, settings, verdicts
 from semres.report import GOOD, Z_MAX, fmt, open_chapter, tables
+from semres.report import plotting as splot
 
 cfg, report, stream, cache = open_chapter(settings.SETTINGS, profile, seed, mc_trials=mc_trials)
 
@@ -225,7 +226,28 @@ report.table(optimum, "b_star")
 report.small("gap", gap)
 report.number("nb_last", optimum.n_b_star.iloc[-1])
 report.number("n_last", optimum.n.iloc[-1])
-report.figure("optimum", figures.fig_optimum(ns, bs, lam_star, check, ps_star, pi_star))
+# left: b*(n) against lambda*/n and the paper's values; right: the fronts for several n with
+# each generalization optimum (on the diagonal)
+fig, (ax_b, ax_f) = splot.subplots(1, 2, figsize=(7.2, 4.6))
+ax_b.loglog(ns, bs, color=splot.THEORY, label="$b^*(n)$, exact")
+ax_b.loglog(ns, lam_star / ns, color=splot.CYCLE[1], ls="--",
+            label=rf"$\lambda^*/n$, $\lambda^*$ = {lam_star:.3f}")
+ax_b.plot(check.n, check.paper, "s", ms=5, color=splot.CYCLE[2], mfc="white",
+          label="values quoted in the paper")
+ax_b.set(xlabel="number of items $n$", ylabel="optimal ball measure $b^*$",
+         title="(a) optimal resolution")
+ax_b.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
+ball = np.linspace(1e-4, 1, 600)
+for i, m in enumerate((2, 3, 5, 10, 20, 50)):
+    front_s, front_i = theory.n_item(ball, m)
+    ax_f.plot(front_i, front_s, color=splot.CYCLE[i], label=f"n = {m}")
+    if m <= ns[-1]:
+        ax_f.plot(pi_star[m - ns[0]], ps_star[m - ns[0]], "*", ms=10, color=splot.CYCLE[i])
+ax_f.plot([0, 1], [0, 1], color=splot.THEORY_ALT, lw=1.2, ls=":", label="$p_S = p_I$")
+ax_f.set(xlabel="identification $p_I^n$", ylabel="generalization $p_S^n$",
+         xlim=(0, 1.02), ylim=(0, 0.8), title="(b) fronts for several $n$")
+ax_f.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=2)
+report.figure("optimum", fig)
 
 # %% [markdown]
 # The root is $\lambda^\ast =$ {glue:text}`ch2_lam_star:.4f`, where
@@ -514,7 +536,31 @@ report.number("n_mc_max", max(cfg.n_mc))
 report.number("eps_segment", cfg.eps_segment)
 report.number("mc_maxz", mc["z"].abs().max())
 report.number("mc_margin", verdicts.MC_MARGIN)  # the practical margin of Theorem 3's cells
-report.figure("collapse", figures.fig_collapse(mc, ps_n, turn, N, cfg.b_small, cfg.b_mc))
+# left: p_I^n against n on log-log axes with its 1/(nb) asymptote; right: p_S^n at fine
+# resolutions with the turning points; open circles: the circle's cells at Delta = 0
+mc0 = mc[(mc.space == "circle") & (mc.delta == 0)].assign(b=lambda df: 2 * df.eps)
+fig, (ax_i, ax_s) = splot.subplots(1, 2, figsize=(7.2, 4.4))
+many = np.arange(2, 1001)
+for i, bb in enumerate((0.02, 0.05, 0.3)):
+    ax_i.loglog(many, theory.n_item(bb, many)[1], color=splot.CYCLE[i],
+                label=f"$p_I^n$, b = {bb}")
+    ax_i.loglog(many, 1 / (many * bb), color=splot.CYCLE[i], ls=":", lw=1)
+    sel = mc0[(mc0.b == bb) & (mc0.task == "identification")]
+    ax_i.plot(sel.n, sel.mc, "o", ms=5, color=splot.CYCLE[i], mfc="white")
+ax_i.plot([], [], "k:", lw=1, label="$1/(n b)$")
+ax_i.set(xlabel="number of items $n$", ylabel="identification $p_I^n$", ylim=(1e-3, 1.1),
+         title="(a) the $1/n$ collapse")
+ax_i.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
+for i, bb in enumerate((0.02, 0.05, 0.1)):
+    ax_s.semilogx(N, theory.n_item(bb, N)[0], color=splot.CYCLE[i], label=f"b = {bb}")
+    if bb in cfg.b_mc:
+        sel = mc0[(mc0.b == bb) & (mc0.task == "similarity")]
+        ax_s.plot(sel.n, sel.mc, "o", ms=5, color=splot.CYCLE[i], mfc="white")
+ax_s.plot(N[turn], ps_n[turn], "kx", ms=8, label=f"turning points, b = {cfg.b_small}")
+ax_s.set(xlabel="number of items $n$", ylabel="generalization $p_S^n$",
+         title="(b) non-monotonic $p_S^n$")
+ax_s.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), ncol=1)
+report.figure("collapse", fig)
 mc.groupby("space")["z"].agg(lambda z: z.abs().max()).rename("max |z|").round(2).to_frame().T
 
 # %% tags=["hide-input", "hide-output"]

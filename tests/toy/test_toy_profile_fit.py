@@ -11,16 +11,6 @@ def _profile(G, distances):
     return profile_fit.profile_on_basis(G, profile_fit.profile_basis(distances))
 
 
-def test_fit_recovers_linear_profile():
-    d, _ = _profile(np.zeros((50, 50)), stimulus_distances(50))
-    grid = np.linspace(0.01, 0.6, 591)
-    eps_true = np.array([[0.05, 0.2], [0.33, 0.4]])  # eps < max d: else Δ is not identifiable
-    delta_true = np.array([[0.0, 0.1], [0.02, 0.3]])
-    h = profile_fit.linear_profile(d, eps_true[..., None], delta_true[..., None])
-    eps, delta = profile_fit.fit_linear_profile(d, h, grid)
-    assert np.allclose(eps, eps_true, atol=1e-9) and np.allclose(delta, delta_true, atol=1e-9)
-
-
 def test_default_grid_fit_is_fine():
     d, _ = _profile(np.zeros((50, 50)), stimulus_distances(50))
     eps_true, delta_true = np.array([0.0537, 0.1234, 0.3071]), np.array([0.0, 0.05, 0.2])

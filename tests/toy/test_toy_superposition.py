@@ -81,16 +81,6 @@ def test_training_is_reproducible_and_learns():
     assert a.p_i[1, -1] > a.p_i[1, 0] + 0.1 and abs(a.p_s[1, -1] - 0.5) < 0.05
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(epochs=0), "epochs"), (dict(lr=0.0), "lr"), (dict(batch_size=2.5), "batch_size"),
-    (dict(trials_per_epoch=10, batch_size=20), "trials_per_epoch"),
-    (dict(snapshot_epochs=(600,)), "snapshot_epochs"), (dict(lambda_rec=0.0), "lambda_rec"),
-])
-def test_config_rejects_bad_input(kwargs, name):
-    with pytest.raises(ValueError, match=name):
-        superposition.ToyConfig(**kwargs)
-
-
 def test_the_trainer_takes_the_chapters_settings():
     """The trainer's defaults are the settings' (the paper's protocol), and a profile's
     settings give the trainer its epochs and snapshots."""

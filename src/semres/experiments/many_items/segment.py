@@ -8,8 +8,8 @@ from semres.core import theory
 
 
 def segment_n_item(eps: float, n: int, delta: float = 0.0) -> list[float]:
-    """``(p_s, p_i)`` on the segment [0, 1]: Theorem 3's finite sums averaged over the probe's
-    ball measure b_p = min(p + eps, 1) - max(p - eps, 0), by quadrature split at its kinks."""
+    """``(p_s, p_i)`` on [0, 1]: Theorem 3 averaged over the probe's ball measure
+    b_p = min(p + eps, 1) - max(p - eps, 0), by quadrature split at its kinks."""
     def b_p(x):
         return min(x + eps, 1.0) - max(x - eps, 0.0)
 

@@ -1,7 +1,6 @@
-"""Chapter 2's decisions. Theorem 3 is judged from its Monte Carlo cells as chapter 1's laws are
-(:func:`semres.experiments.pareto.verdicts.against_closed_form`); b*(n) and the minimum of p_S^n
-are computed, not measured (their intervals are points), and each is set against the value the
-paper quotes within the paper's rounding (:func:`rounding`)."""
+"""Chapter 2's decisions. Theorem 3 is judged from its Monte Carlo cells as chapter 1's laws
+are; b*(n) and the minimum of p_S^n are computed (their intervals are points) and set against
+the values the paper quotes within its rounding."""
 
 from __future__ import annotations
 
@@ -22,12 +21,9 @@ def rounding(quoted) -> float:
     a float is read as the paper writes it (its shortest repr)."""
     if isinstance(quoted, (bool, np.bool_)):
         raise ValueError(f"quoted must be a number the paper quotes; got {quoted!r}")
-    if isinstance(quoted, (int, np.integer)):
-        digits = Decimal(int(quoted))
-    else:
-        if not np.isfinite(float(quoted)):
-            raise ValueError(f"quoted must be a finite number; got {quoted!r}")
-        digits = Decimal(repr(float(quoted)))
+    if not isinstance(quoted, (int, np.integer)) and not np.isfinite(float(quoted)):
+        raise ValueError(f"quoted must be a finite number; got {quoted!r}")
+    digits = Decimal(int(quoted) if isinstance(quoted, (int, np.integer)) else repr(float(quoted)))
     return 0.5 * 10.0 ** digits.as_tuple().exponent
 
 
@@ -54,19 +50,18 @@ def b_star_agrees(check) -> tuple[bool, dict]:
 
 
 def minimum_cells(n_min: int, ps_min: float, paper=DEFAULT.paper_minimum) -> list[dict]:
-    """The minimum of p_S^n over n against the paper's (n, value): its value and where it lies,
-    two cells of one claim, each within the paper's rounding (for n: the same integer)."""
+    """The minimum of p_S^n against the paper's (n, value): two cells of one claim, each within
+    the paper's rounding (for n: the same integer)."""
     return [_point("its value", ps_min, paper[1], rounding(paper[1])),
             _point("where it lies (n)", n_min, paper[0], rounding(int(paper[0])))]
 
 
 def mc_label(row) -> str:
-    """A Monte Carlo cell of Theorem 3 by its settings: "circle, n = 5, <b> = 0.05, ..."."""
     return (f"{row['space']}, n = {int(row['n'])}, <b> = {row['mean_b']:g}, "
             f"Delta = {row['delta']:g}, {'p_S' if row['task'] == 'similarity' else 'p_I'}")
 
 
 def identity(gap: float) -> dict:
-    """The keyword arguments of ``Report.result`` (but its words) for the optimum identity, a
-    check: at b*(n) the two rates agree within :data:`IDENTITY_TOL`."""
+    """``Report.result``'s keyword arguments (but its words) for the optimum identity, a check:
+    at b*(n) the two rates agree within :data:`IDENTITY_TOL`."""
     return dict(headline=gap, passed=gap < IDENTITY_TOL, kind="check", margin=IDENTITY_TOL)

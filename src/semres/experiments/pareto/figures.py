@@ -1,6 +1,5 @@
-"""Chapter 1's front explorer, which works in the static HTML book: no server, no network;
-every curve is computed here from the closed forms and embedded, and the page's script only
-picks one. (The chapter's figures are drawn in its notebook, beside their computations.)"""
+"""Chapter 1's front explorer, which works in the static HTML book: every curve is computed
+here from the closed forms and embedded; the page's script only picks one."""
 
 from __future__ import annotations
 
@@ -24,10 +23,9 @@ ALT = ("Theorem 3's success rates on the plane of identification p_I (horizontal
 
 
 class FrontExplorer:
-    """Sliders for the noise Δ, the number of items n and the ball measure b: the curve of
-    Theorem 3 for (Δ, n) traced by b, and the point at the chosen b, on the (p_I, p_S) plane.
-    Displays itself: interactive HTML in the book and in Jupyter (with a PNG for a reader
-    without scripts), a PNG elsewhere."""
+    """Sliders for the noise Δ (0 to 0.5), the number of items n (2 to 10) and the ball measure
+    b: Theorem 3's curve for (Δ, n) traced by b, and the point at the chosen b. Interactive HTML
+    (with a PNG for a reader without scripts), a PNG elsewhere."""
 
     def __init__(self, deltas, ns, n_b: int):
         self.deltas, self.ns = np.asarray(deltas, dtype=float), np.asarray(ns)
@@ -37,8 +35,7 @@ class FrontExplorer:
         self.p_s, self.p_i = np.moveaxis(p_s, 0, -1), np.moveaxis(p_i, 0, -1)  # [n, delta, b]
 
     def _repr_png_(self) -> bytes:
-        """The sliders' starting view, still: every item count without noise, and the point
-        at the first n and the starting b."""
+        """The starting view: every n without noise, and the point at the first n and b."""
         fig, ax = splot.subplots(figsize=(6.0, 4.2))
         p_i = np.linspace(0.5, 1.0, 101)
         ax.plot(p_i, theory.front(p_i), color=splot.THEORY_ALT, ls="--", lw=1.2,
@@ -71,7 +68,6 @@ class FrontExplorer:
 
 
 def front_explorer(deltas=None, ns=None, n_b: int = 51) -> FrontExplorer:
-    """The chapter-1 explorer: noise Δ from 0 to 0.5 and n from 2 to 10 unless given."""
     deltas = np.round(np.linspace(0.0, 0.5, 11), 2) if deltas is None else deltas
     return FrontExplorer(deltas, np.arange(2, 11) if ns is None else ns, n_b)
 
@@ -88,9 +84,8 @@ def _axes_svg() -> str:
     p_i = np.linspace(0.5, 1.0, 51)
     pts = " ".join(f"{_L + a * _W:.1f},{_T + (1 - s) * _H:.1f}"
                    for a, s in zip(p_i, theory.front(p_i)))
-    parts.append(f'<polyline points="{pts}" class="ref"/>')
-    parts.append(f'<rect x="{_L}" y="{_T}" width="{_W}" height="{_H}" class="f"/>')
-    return "".join(parts)
+    return "".join(parts) + (f'<polyline points="{pts}" class="ref"/><rect x="{_L}" y="{_T}" '
+                             f'width="{_W}" height="{_H}" class="f"/>')
 
 
 _TEMPLATE = """<div id="{uid}" class="semres-explorer" style="display:none;max-width:560px">

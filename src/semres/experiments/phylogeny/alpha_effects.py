@@ -22,16 +22,15 @@ METRICS = {
     "mean_p_i": "p_I at equal ε-quantiles (mean)",
     "final_val_accuracy": "validation accuracy (classifier)",
 }
-#: the columns of ``matched_curve.csv``, in order
+#: the columns of ``matched_curve.csv`` and of ``tradeoff.csv``, in order
 MATCHED_COLUMNS = ["p_i", "effect", "ci_low", "ci_high"]
-#: the columns of ``tradeoff.csv``, in order
 TRADEOFF_COLUMNS = ["alpha", "seed", "eps", "p_s", "p_s_all", "p_i", "p_s_ood", "p_s_theory",
                     "p_i_theory", "mean_b", "var_b"]
 
 
 def result_tables(results) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The runs as two tidy tables: ``tradeoff`` (a row per run and ε) and ``by_alpha`` (a row
-    per run: its summaries, final validation accuracy, training time, mean p_I and best p_S)."""
+    """The runs as ``tradeoff`` (a row per run and ε) and ``by_alpha`` (a row per run: its
+    summaries, final validation accuracy, training time, mean p_I and best p_S)."""
     tradeoff = pd.concat([pd.DataFrame({"alpha": r["alpha"], "seed": r["seed"], **r["curve"]})
                           for r in results], ignore_index=True)[TRADEOFF_COLUMNS]
     curve_stats = tradeoff.groupby(["alpha", "seed"]).agg(
@@ -46,22 +45,20 @@ def compared_alphas(alphas) -> tuple[float, float | None, float | None]:
     """The baseline (smallest α), the largest α below 1 (the cross-entropy still on) and 1 (the
     cross-entropy off); None for one not run."""
     alphas = sorted(alphas)
-    alpha_lo = alphas[0]
-    below_one = [a for a in alphas if alpha_lo < a < 1]
-    alpha_ce = below_one[-1] if below_one else None
-    alpha_one = 1.0 if 1.0 in alphas and alpha_lo < 1.0 else None
-    return alpha_lo, alpha_ce, alpha_one
+    below_one = [a for a in alphas if alphas[0] < a < 1]
+    return (alphas[0], below_one[-1] if below_one else None,
+            1.0 if 1.0 in alphas and alphas[0] < 1.0 else None)
 
 
 def by_eps(tradeoff: pd.DataFrame, alpha):
-    """The runs of ``alpha`` grouped by their place on the ε grid: seeds share the grid of
-    ε-quantiles, so the k-th rows of each seed's sweep belong together."""
+    """The runs of ``alpha`` grouped by their place on the ε grid (seeds share the grid of
+    ε-quantiles)."""
     runs = tradeoff[tradeoff.alpha == alpha]
     return runs.assign(k=runs.groupby("seed").cumcount()).groupby("k")
 
 
 def effect_row(effects: pd.DataFrame, column: str, alpha_to):
-    """The row of :func:`effects` for ``column`` at ``alpha_to`` (None when not measured)."""
+    """The row of :func:`effects` for ``column`` at ``alpha_to`` (None: not measured)."""
     row = effects[(effects.column == column) & (effects.alpha_to == alpha_to)]
     return row.iloc[0] if len(row) else None
 
@@ -69,8 +66,6 @@ def effect_row(effects: pd.DataFrame, column: str, alpha_to):
 def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
     """The highest crossing of ``p_i`` by the piecewise-linear path through a sweep's points
     (NaN where it never reaches it)."""
-    if not x.size:
-        return math.nan
     hits = list(y[x == p_i])
     for k in range(x.size - 1):
         a, b = x[k], x[k + 1]
@@ -80,20 +75,16 @@ def _envelope_at(x: np.ndarray, y: np.ndarray, p_i: float) -> float:
 
 
 def ps_at_matched_pi(tradeoff, p_i: float):
-    """Each model's (alpha, seed) p_S at identification ``p_i``, read off its ε-sweep (ordered
-    by ``eps``). p_I may rise and fall back along a sweep, so ``p_i`` can be crossed
-    twice: the higher crossing, the best this model does at that identification, counts."""
-    rows = []
-    for (a, s), grp in tradeoff.groupby(["alpha", "seed"], sort=True):
-        grp = grp.sort_values("eps", kind="stable")
-        rows.append({"alpha": a, "seed": s, "p_s": _envelope_at(
-            grp.p_i.to_numpy(float), grp.p_s.to_numpy(float), float(p_i))})
-    return pd.DataFrame(rows)
+    """Each model's (alpha, seed) p_S at identification ``p_i``, read off its ε-sweep. p_I may
+    rise and fall back along a sweep: the higher crossing, the best this model does at that
+    identification, counts."""
+    runs = tradeoff.sort_values("eps", kind="stable").groupby(["alpha", "seed"], sort=True)
+    return pd.DataFrame([{"alpha": a, "seed": s, "p_s": _envelope_at(
+        g.p_i.to_numpy(float), g.p_s.to_numpy(float), float(p_i))} for (a, s), g in runs])
 
 
 def _change(hi, lo) -> dict:
-    """The difference of the means over seeds, ``hi`` less ``lo``, with its 95 % Welch
-    interval."""
+    """The difference of the means over seeds, ``hi`` less ``lo``, and its 95 % Welch interval."""
     r = difference_interval(hi, lo)
     return {"effect": r["effect"], "se": r["se"], "df": r["df"], "t": r["t"],
             "ci_low": r["low"], "ci_high": r["high"], "detected": r["excludes_zero"],
@@ -102,8 +93,7 @@ def _change(hi, lo) -> dict:
 
 def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
     """Each measure of ``metrics`` (column -> name) from ``alpha_lo`` to each α of ``targets``
-    (α -> regime): the difference of the means over seeds with its 95 % Welch interval, and a
-    last row per target for p_S at matched identification (:func:`common_pi`)."""
+    (α -> regime), and a last row per target for p_S at matched identification."""
     def one(table, col, a_hi):
         hi, lo = (table.loc[table.alpha == a, col].dropna().to_numpy(float)
                   for a in (a_hi, alpha_lo))
@@ -123,7 +113,7 @@ def effects(by_alpha, tradeoff, alpha_lo: float, targets, metrics: dict):
 
 
 def shared_pi(sub) -> tuple[float, float]:
-    """The p_I range every model (α, seed) of ``sub`` reaches; (NaN, NaN) for none."""
+    """The p_I range every model (α, seed) of ``sub`` reaches."""
     if sub.empty:
         return math.nan, math.nan
     span = sub.groupby(["alpha", "seed"]).p_i.agg(["min", "max"])
@@ -131,8 +121,8 @@ def shared_pi(sub) -> tuple[float, float]:
 
 
 def common_pi(tradeoff, alphas) -> float:
-    """The p_I at which to match models: where the first α's mean sweep peaks in p_S, moved
-    into the p_I range that every model of ``alphas`` reaches (NaN when they share none)."""
+    """Where to match models: where the first α's mean sweep peaks in p_S, moved into the p_I
+    range every model of ``alphas`` reaches (NaN when they share none)."""
     sub = tradeoff[tradeoff.alpha.isin(list(alphas))]
     lo, hi = shared_pi(sub)
     if not lo <= hi:
@@ -144,8 +134,8 @@ def common_pi(tradeoff, alphas) -> float:
 def matched_curve(tradeoff, alpha_lo: float, alpha_hi: float,
                   points: int = DEFAULT.matched_points):
     """The effect on p_S at matched p_I at ``points`` p_I across the range every model of both
-    α reaches (``p_i`` and an effect's columns, :data:`MATCHED_COLUMNS` among them): how much
-    the headline, fixed at the baseline's peak before looking, depends on that choice."""
+    α reaches: how much the headline, fixed at the baseline's peak before looking, depends on
+    that choice."""
     sub = tradeoff[tradeoff.alpha.isin([alpha_lo, alpha_hi])]
     lo, hi = shared_pi(sub)
     if not lo < hi:

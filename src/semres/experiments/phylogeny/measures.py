@@ -14,11 +14,6 @@ from semres.core.seeds import named_seed
 from .settings import DEFAULT
 
 
-def pairwise_distances(emb) -> np.ndarray:
-    emb = np.asarray(emb, dtype=float)
-    return cdist(emb, emb)
-
-
 def eps_grid(E, n: int = DEFAULT.n_eps) -> np.ndarray:
     """Thresholds at quantiles of the off-diagonal distances, so b sweeps (0, 1] evenly."""
     off = E[~np.eye(len(E), dtype=bool)]
@@ -49,8 +44,6 @@ def similarity_curve(E, species, D, eps, probes=None, ties: str = "exclude",
     the theorem's ν) or from other species (``"other_species"``, the paper's triplets). Per
     probe p the sum is N²(1 − τ_p)/2 + Σ_x 1[E_px ≤ ε](G_px − L_px), G (L) counting images
     farther (nearer) in the tree than x."""
-    if ties not in ("exclude", "correct"):
-        raise ValueError(f"ties must be 'exclude' or 'correct'; got {ties!r}")
     if references not in ("all", "other_species"):
         raise ValueError(f"references must be 'all' or 'other_species'; got {references!r}")
     E, species = _check_square(E, species)
@@ -104,7 +97,7 @@ def ball_stats(E, eps) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tied_pairs(values) -> float:
-    _, counts = np.unique(values, return_counts=True)
+    counts = np.unique(values, return_counts=True)[1]
     return float(np.sum(counts * (counts - 1) / 2))
 
 
@@ -143,8 +136,6 @@ def identification_auc(E, species) -> float:
     return float(u / (same.sum() * (~same).sum()))
 
 
-# --- one trained model, measured -------------------------------------------------------------
-
 def evaluation_pool(data, seed=0) -> tuple[np.ndarray, np.ndarray]:
     """The trained species' test images plus as many images per held-out species (ν stays
     balanced), drawn from the "evaluation pool" stream; the indices and an OOD mask."""
@@ -165,23 +156,18 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = DEFAULT.n_eps,
     (where ε acts), ``p_s``/``p_s_ood`` with references of other species, ``p_s_all`` from
     every image; at most ``max_probes`` probes for the triplet accuracy."""
     species, is_ood = np.asarray(species), np.asarray(is_ood, dtype=bool)
-    E = pairwise_distances(emb)
+    E = cdist(np.asarray(emb, dtype=float), np.asarray(emb, dtype=float))
     ind = ~is_ood
     E_id, sp_id = E[np.ix_(ind, ind)], species[ind]
     eps = eps_grid(E_id, n_eps)
     mean_b, var_b = ball_stats(E_id, eps)
     var_b = np.minimum(var_b, mean_b * (1 - mean_b))
     ps_th, pi_th = theory.two_item(mean_b, var_b=var_b)
-    curve = {
-        "eps": eps,
-        "mean_b": mean_b,
-        "var_b": var_b,
-        "p_s": similarity_curve(E_id, sp_id, D, eps, references="other_species"),
-        "p_s_all": similarity_curve(E_id, sp_id, D, eps),
-        "p_i": identification_curve(E_id, sp_id, eps),
-        "p_s_theory": ps_th,
-        "p_i_theory": pi_th,
-    }
+    curve = {"eps": eps, "mean_b": mean_b, "var_b": var_b,
+             "p_s": similarity_curve(E_id, sp_id, D, eps, references="other_species"),
+             "p_s_all": similarity_curve(E_id, sp_id, D, eps),
+             "p_i": identification_curve(E_id, sp_id, eps), "p_s_theory": ps_th,
+             "p_i_theory": pi_th}
     rng = np.random.default_rng(named_seed(seed, "probe subset"))
 
     def cap(idx):
@@ -192,10 +178,9 @@ def evaluate(emb, species, is_ood, D, *, n_eps: int = DEFAULT.n_eps,
     curve["p_s_ood"] = (similarity_curve(E, species, D, eps, probes=ood_probes,
                                          references="other_species") if has_ood
                         else np.full(len(eps), np.nan))
-    summary = {
-        "sim_accuracy": triplet_accuracy(E_id, sp_id, D, probes=cap(np.arange(len(sp_id)))),
-        "id_auc": identification_auc(E_id, sp_id),
-        "ood_sim_accuracy": (triplet_accuracy(E, species, D, probes=cap(ood_probes))
-                             if has_ood else float("nan")),
-    }
+    summary = {"sim_accuracy": triplet_accuracy(E_id, sp_id, D,
+                                                probes=cap(np.arange(len(sp_id)))),
+               "id_auc": identification_auc(E_id, sp_id),
+               "ood_sim_accuracy": (triplet_accuracy(E, species, D, probes=cap(ood_probes))
+                                    if has_ood else float("nan"))}
     return curve, summary

@@ -42,26 +42,15 @@ class PhyloData:
         return len(self.names)
 
 
-def _check_int(value, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    return int(value)
-
-
-def simulate_tree(n_species: int, seed=0, birth_rate: float = 1.0):
+def simulate_tree(n_species: int, seed=0):
     """A pure-birth (Yule) tree with tips ``sp00``, ``sp01``, ...; the general sampling
     approach (Hartmann et al. 2010) keeps two species from lying at distance 0."""
-    n_species = _check_int(n_species, "n_species", 3)
-    if not birth_rate > 0:
-        raise ValueError(f"birth_rate must be > 0; got {birth_rate!r}")
     tree = treesim.birth_death_tree(
-        birth_rate, 0.0, num_extant_tips=n_species, gsa_ntax=3 * n_species,
+        1.0, 0.0, num_extant_tips=n_species, gsa_ntax=3 * n_species,
         rng=random.Random(int(seed.generate_state(1)[0])
-                          if isinstance(seed, np.random.SeedSequence) else seed),
-    )
-    width = len(str(n_species - 1))
+                          if isinstance(seed, np.random.SeedSequence) else seed))
     for i, leaf in enumerate(tree.leaf_node_iter()):
-        leaf.taxon.label = f"sp{i:0{width}d}"
+        leaf.taxon.label = f"sp{i:0{len(str(n_species - 1))}d}"
     return tree
 
 
@@ -74,8 +63,7 @@ def patristic_matrix(tree, labels: list[str] | None = None) -> np.ndarray:
     """Patristic (path-length) distances between the tips named in ``labels``."""
     labels = tip_labels(tree) if labels is None else list(labels)
     by_label = {leaf.taxon.label: leaf.taxon for leaf in tree.leaf_node_iter()}
-    missing = [lab for lab in labels if lab not in by_label]
-    if missing:
+    if missing := [lab for lab in labels if lab not in by_label]:
         raise ValueError(f"labels not among the tree's tips: {missing}")
     pdm = tree.phylogenetic_distance_matrix()
     taxa = [by_label[lab] for lab in labels]
@@ -86,17 +74,12 @@ def patristic_matrix(tree, labels: list[str] | None = None) -> np.ndarray:
     # sums of the same branch lengths in different orders differ in the last bits; rounding to
     # 12 significant digits restores the exact ties of the tree (they matter: see chapter 4)
     top = out.max()
-    if top > 0:
-        out = np.round(out, 11 - int(np.floor(np.log10(top))))
-    return out
+    return np.round(out, 11 - int(np.floor(np.log10(top)))) if top > 0 else out
 
 
 def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed=0):
     """Traits at the tips (:func:`tip_labels` order) after Brownian motion from 0 at the root:
     related species look alike in proportion to their shared history."""
-    n_traits = _check_int(n_traits, "n_traits", 1)
-    if not sigma >= 0:
-        raise ValueError(f"sigma must be >= 0; got {sigma!r}")
     rng = np.random.default_rng(seed)
     value = {}
     for node in tree.preorder_node_iter():
@@ -108,10 +91,6 @@ def brownian_traits(tree, n_traits: int = N_TRAITS, sigma: float = 1.0, seed=0):
     return np.stack([value[leaf] for leaf in tree.leaf_node_iter()])
 
 
-def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
 def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
     """``n_images`` individuals of one species, ``(n, size, size, 3)`` uint8: the traits set
     colours, stripes, aspect, head, tail and beak; pose, scale, position, background,
@@ -119,10 +98,8 @@ def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
     traits = np.asarray(traits, dtype=float)
     if traits.shape != (N_TRAITS,):
         raise ValueError(f"traits must have shape ({N_TRAITS},); got {traits.shape}")
-    n_images = _check_int(n_images, "n_images", 1)
-    size = _check_int(size, "size", 8)
     rng = np.random.default_rng(seed)
-    s = _sigmoid(traits)
+    s = 1.0 / (1.0 + np.exp(-traits))
     body_rgb, wing_rgb = s[0:3], s[3:6]
     stripes = 1.0 + 5.0 * s[6]
     contrast = s[7]
@@ -178,18 +155,11 @@ def render_species(traits, n_images: int, size: int = 48, seed=0) -> np.ndarray:
 
 def split_indices(species, ood_fraction: float = DEFAULT.ood_fraction,
                   val_fraction: float = DEFAULT.val_fraction,
-                  test_fraction: float = DEFAULT.test_fraction,
-                  seed=0) -> dict[str, np.ndarray]:
+                  test_fraction: float = DEFAULT.test_fraction, seed=0) -> dict[str, np.ndarray]:
     """Hold out whole species (``ood``), then split each other species' images into disjoint
     train/val/test, at least one test and one training image each (the original code tested
     images it had trained on)."""
     species = np.asarray(species)
-    for name, frac in (("ood_fraction", ood_fraction), ("val_fraction", val_fraction),
-                       ("test_fraction", test_fraction)):
-        if not 0 <= frac < 1:
-            raise ValueError(f"{name} must lie in [0, 1); got {frac!r}")
-    if val_fraction + test_fraction >= 1:
-        raise ValueError("val_fraction + test_fraction must be < 1")
     rng = np.random.default_rng(seed)
     kinds = np.unique(species)
     n_ood = int(round(ood_fraction * len(kinds)))
@@ -205,8 +175,7 @@ def split_indices(species, ood_fraction: float = DEFAULT.ood_fraction,
         if len(idx) < 2:
             raise ValueError(f"species {k} has {len(idx)} image(s); at least 2 are needed")
         n_test = max(1, int(round(test_fraction * len(idx))))
-        n_val = int(round(val_fraction * len(idx)))
-        n_val = min(n_val, len(idx) - n_test - 1)
+        n_val = min(int(round(val_fraction * len(idx))), len(idx) - n_test - 1)
         out["test"].extend(idx[:n_test])
         out["val"].extend(idx[n_test:n_test + n_val])
         out["train"].extend(idx[n_test + n_val:])
@@ -215,81 +184,46 @@ def split_indices(species, ood_fraction: float = DEFAULT.ood_fraction,
 
 def simulate_dataset(n_species: int = DEFAULT.n_species,
                      images_per_species: int = DEFAULT.images_per_species,
-                     size: int = DEFAULT.size, seed=0, sigma: float = 1.0,
-                     ood_fraction: float = DEFAULT.ood_fraction,
-                     val_fraction: float = DEFAULT.val_fraction,
-                     test_fraction: float = DEFAULT.test_fraction) -> PhyloData:
+                     size: int = DEFAULT.size, seed=0, **fractions) -> PhyloData:
     """The embedded default: a seeded tree rescaled to a crown depth of 1 (so the images'
     diversity does not depend on the number of species), Brownian traits and rendered
-    individuals, each step from its named stream of ``seed``."""
-    images_per_species = _check_int(images_per_species, "images_per_species", 2)
+    individuals, each step from its named stream of ``seed``; ``fractions`` those of
+    :func:`split_indices`."""
     tree = simulate_tree(n_species, seed=named_seed(seed, "tree"))
     depth = patristic_matrix(tree).max() / 2
     for edge in tree.preorder_edge_iter():
         if edge.length is not None:
             edge.length /= depth
-    traits = brownian_traits(tree, sigma=sigma, seed=named_seed(seed, "traits"))
+    traits = brownian_traits(tree, seed=named_seed(seed, "traits"))
     images = np.concatenate([
         render_species(t, images_per_species, size, seed=named_seed(seed, "images", k))
-        for k, t in enumerate(traits)
-    ])
+        for k, t in enumerate(traits)])
     species = np.repeat(np.arange(n_species), images_per_species)
-    data = PhyloData(images, species, tip_labels(tree), patristic_matrix(tree), tree=tree)
-    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction,
-                               seed=named_seed(seed, "split"))
-    return data
+    return PhyloData(images, species, tip_labels(tree), patristic_matrix(tree),
+                     split_indices(species, seed=named_seed(seed, "split"), **fractions), tree)
 
 
 # --- the real path: CUB-200-2011 and a Newick tree ------------------------------------------
 
 def read_names(path=None) -> dict[str, tuple[str, list[str]]]:
     """Class folder -> (scientific name, accepted synonyms) from the shipped (or a given) table."""
-    if path is None:
-        text = resources.files("semres").joinpath(NAMES_TABLE).read_text()
-    else:
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"names table not found: {path}")
-        text = path.read_text()
+    if path is not None and not Path(path).is_file():
+        raise FileNotFoundError(f"names table not found: {path}")
+    text = (resources.files("semres").joinpath(NAMES_TABLE) if path is None
+            else Path(path)).read_text()
     rows = list(csv.DictReader(text.splitlines()))
-    need = {"class_folder", "scientific_name"}
-    if not rows or not need <= set(rows[0]):
-        raise ValueError(f"names table needs columns {sorted(need)}")
-    out = {}
-    for row in rows:
-        synonyms = [s.strip() for s in (row.get("synonyms") or "").split(";") if s.strip()]
-        out[row["class_folder"].strip()] = (row["scientific_name"].strip(), synonyms)
-    return out
-
-
-def _tip_key(label: str) -> str:
-    """Newick tips write spaces as underscores; that is the only normalisation (no fuzzing)."""
-    return label.replace("_", " ").strip()
-
-
-def _read_tree(path: Path):
-    try:
-        return dendropy.Tree.get(path=str(path), schema="newick", preserve_underscores=True)
-    except Exception as err:  # dendropy raises several parser error types
-        raise ValueError(f"could not read Newick tree {path}: {err}") from None
-
-
-def _load_image(path: Path, size: int) -> np.ndarray:
-    with Image.open(path) as im:
-        im = im.convert("RGB")
-        w, h = im.size
-        side = min(w, h)
-        box = ((w - side) // 2, (h - side) // 2, (w - side) // 2 + side, (h - side) // 2 + side)
-        return np.asarray(im.resize((size, size), Image.BILINEAR, box=box), dtype=np.uint8)
+    if not rows or not {"class_folder", "scientific_name"} <= set(rows[0]):
+        raise ValueError("names table needs columns ['class_folder', 'scientific_name']")
+    return {row["class_folder"].strip(): (row["scientific_name"].strip(), [
+        s.strip() for s in (row.get("synonyms") or "").split(";") if s.strip()]) for row in rows}
 
 
 def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None = None,
-             seed=0, ood_fraction: float = DEFAULT.ood_fraction,
-             val_fraction: float = DEFAULT.val_fraction,
-             test_fraction: float = DEFAULT.test_fraction) -> PhyloData:
+             seed=0, **fractions) -> PhyloData:
     """CUB-200-2011 images (centre-cropped, resized; ``root`` holds ``images/`` or is it) with
     patristic distances from ``newick``: each class folder maps through the names table to the
-    tip of exactly that name or a listed synonym; anything missing is an error naming it."""
+    tip of exactly that name or a listed synonym (Newick's underscores read as spaces, no other
+    normalisation); anything missing is an error naming it."""
     root = Path(root)
     images_dir = root / "images" if (root / "images").is_dir() else root
     if not images_dir.is_dir():
@@ -297,45 +231,45 @@ def load_cub(root, newick, names=None, size: int = 64, max_per_class: int | None
     folders = sorted(p for p in images_dir.iterdir() if p.is_dir())
     if not folders:
         raise FileNotFoundError(f"no class folders under {images_dir}")
-    newick = Path(newick)
-    if not newick.is_file():
+    if not Path(newick).is_file():
         raise FileNotFoundError(f"Newick tree not found: {newick}")
     table = read_names(names)
-    unmapped = [p.name for p in folders if p.name not in table]
-    if unmapped:
+    if unmapped := [p.name for p in folders if p.name not in table]:
         raise ValueError(f"class folders missing from the names table: {unmapped}")
-    tree = _read_tree(newick)
-    tips = {}
-    for leaf in tree.leaf_node_iter():
-        if leaf.taxon is not None and leaf.taxon.label:
-            tips[_tip_key(leaf.taxon.label)] = leaf.taxon.label
+    try:
+        tree = dendropy.Tree.get(path=str(newick), schema="newick", preserve_underscores=True)
+    except Exception as err:  # dendropy raises several parser error types
+        raise ValueError(f"could not read Newick tree {newick}: {err}") from None
+    tips = {leaf.taxon.label.replace("_", " ").strip(): leaf.taxon.label
+            for leaf in tree.leaf_node_iter() if leaf.taxon is not None and leaf.taxon.label}
     labels, missing = [], []
     for p in folders:
         sci, synonyms = table[p.name]
         # the current name wins; older names (synonyms) are a fallback and must not disagree
         found = [tips[sci]] if sci in tips else sorted({tips[n] for n in synonyms if n in tips})
-        if not found:
-            missing.append(f"{p.name} ({sci})")
-        elif len(found) > 1:
+        if len(found) > 1:
             raise ValueError(f"{p.name} matches several tips through its synonyms: {found}")
-        else:
-            labels.append(found[0])
+        labels += found
+        missing += [] if found else [f"{p.name} ({sci})"]
     if missing:
         raise ValueError(f"species not found among the tree's tips: {missing}")
     if len(set(labels)) < len(labels):
         raise ValueError("two class folders map to the same tree tip")
-    size = _check_int(size, "size", 8)
     images, species = [], []
     for k, folder in enumerate(folders):
-        files = sorted(f for f in folder.iterdir() if f.suffix.lower() in {".jpg", ".jpeg", ".png"})
-        if max_per_class is not None:
-            files = files[:max_per_class]
+        files = sorted(f for f in folder.iterdir()
+                       if f.suffix.lower() in {".jpg", ".jpeg", ".png"})[:max_per_class]
         if not files:
             raise FileNotFoundError(f"no images in {folder}")
-        images.extend(_load_image(f, size) for f in files)
-        species.extend([k] * len(files))
+        for f in files:
+            with Image.open(f) as im:
+                w, h = im.size
+                side = min(w, h)
+                box = ((w - side) // 2, (h - side) // 2, (w - side) // 2 + side,
+                       (h - side) // 2 + side)
+                images.append(np.asarray(im.convert("RGB").resize(
+                    (size, size), Image.BILINEAR, box=box), dtype=np.uint8))
+        species += [k] * len(files)
     species = np.asarray(species)
-    data = PhyloData(np.stack(images), species, labels, patristic_matrix(tree, labels), tree=tree)
-    data.split = split_indices(species, ood_fraction, val_fraction, test_fraction,
-                               seed=named_seed(seed, "split"))
-    return data
+    return PhyloData(np.stack(images), species, labels, patristic_matrix(tree, labels),
+                     split_indices(species, seed=named_seed(seed, "split"), **fractions), tree)

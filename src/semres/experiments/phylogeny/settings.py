@@ -1,6 +1,4 @@
-"""Chapter 4's settings: the three profiles, the paper's protocol and their checks, in one
-typed object (:class:`PhylogenySettings`), read by the chapter, the CLI, the benchmarks and the
-tests."""
+"""Chapter 4's settings: the three profiles, the paper's protocol and their checks."""
 
 from __future__ import annotations
 
@@ -11,32 +9,27 @@ from semres.core.profiles import Config, Settings, positive_ints, require
 
 @dataclass(frozen=True)
 class PhylogenySettings(Config):
-    """Every setting of chapter 4, with its default-profile value."""
-
-    #: the simulated phylogeny: species, images per species, image side in pixels
+    # the simulated phylogeny: species, images per species, image side in pixels
     n_species: int = 48
     images_per_species: int = 40
     size: int = 48
-    #: the share of species held out entirely, and of each other species' images kept for
-    #: validation and for the tests
+    # the share of species held out entirely, and of each other species' images kept for
+    # validation and for the tests
     ood_fraction: float = 0.15
     val_fraction: float = 0.15
     test_fraction: float = 0.2
-    #: the loss weights α compared, and the seeds (replicates) per α
-    alphas: tuple = (0.0, 0.25, 0.5, 0.75, 0.9, 1.0)
-    replicates: int = 3
-    #: training: epochs, batch size, AdamW's learning rate, the ResNet's stage widths and depths
+    alphas: tuple = (0.0, 0.25, 0.5, 0.75, 0.9, 1.0)  # the loss weights α compared
+    replicates: int = 3  # seeds per α
+    # training: epochs, batch size, AdamW's learning rate, the ResNet's stage widths and depths
     epochs: int = 20
     batch_size: int = 64
     lr: float = 3e-3
     widths: tuple = (16, 32, 64)
     depths: tuple = (1, 1, 1)
-    #: resolutions ε per tradeoff curve; probes of the triplet accuracy at most
-    n_eps: int = 41
-    max_probes: int = 400
-    #: matching points of p_S at matched p_I across the range both α reach
-    matched_points: int = 15
-    #: the check of the theorem: species of its tree, resolutions checked, Monte Carlo trials
+    n_eps: int = 41  # resolutions ε per tradeoff curve
+    max_probes: int = 400  # probes of the triplet accuracy at most
+    matched_points: int = 15  # p_I at which p_S is matched across the range both α reach
+    # the check of the theorem: species of its tree, resolutions checked, Monte Carlo trials
     theorem_species: int = 24
     theorem_resolutions: int = 8
     mc_trials: int = 1_000_000
@@ -52,6 +45,7 @@ def _check(cfg: PhylogenySettings, ch: str) -> None:
     require(len(cfg.widths) == len(cfg.depths), ch, "widths and depths must pair up")
     require(cfg.n_species >= 8, ch, "n_species must be >= 8 (15% are held out)")
     require(cfg.images_per_species >= 4, ch, "images_per_species must be >= 4 (splits)")
+    require(cfg.batch_size >= 2, ch, "batch_size must be >= 2 (L_sim needs pairs)")
 
 
 DEFAULT = PhylogenySettings()
@@ -62,10 +56,8 @@ PAPER = DEFAULT.replace(n_species=96, images_per_species=60, size=64,
                         alphas=(0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0), replicates=5,
                         epochs=15, widths=(32, 64, 128, 256), depths=(2, 2, 2, 2), n_eps=61,
                         max_probes=1000, mc_trials=4_000_000)
-
 SETTINGS = Settings(
-    chapter="04_resnet_phylogeny",
-    profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
+    chapter="04_resnet_phylogeny", profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
     check=_check, parameters={"image_size": "size"}, minimums={"max_per_class": 0},
     seconds=143,
     paper={key: (getattr(PAPER, key), what) for key, what in (

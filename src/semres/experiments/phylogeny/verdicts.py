@@ -1,6 +1,5 @@
 """Chapter 4's decisions: the paper's claims about α judged as one family (Bonferroni), each
-effect's practical margin, how an effect reads against it, and the interval the page shows of
-each."""
+effect's practical margin, how it reads against it, and the interval the page shows."""
 
 from __future__ import annotations
 
@@ -26,9 +25,8 @@ ALONE = "95%, alone"
 
 
 def family_ci(row, claims: int, alpha: float = ALPHA) -> tuple[float, float]:
-    """A Welch interval of ``row`` (effect, se, df) at level 1 - alpha / claims (Bonferroni),
-    so that a family of ``claims`` read together keeps its chance of any false claim below
-    ``alpha``."""
+    """A Welch interval of ``row`` (effect, se, df) at level 1 - alpha / claims (Bonferroni):
+    a family of ``claims`` read together keeps its chance of any false claim below ``alpha``."""
     if claims < 1:
         raise ValueError(f"claims must be >= 1; got {claims!r}")
     half = float(student.ppf(1 - alpha / (2 * claims), row.df)) * row.se
@@ -41,8 +39,7 @@ def claim_direction(column: str) -> str:
 
 
 def seed_spread(row) -> float:
-    """The standard deviation between seeds behind an effect: its Welch standard error over
-    sqrt(1/n_from + 1/n_to)."""
+    """The standard deviation between seeds behind an effect."""
     return float(row.se / np.sqrt(1 / row.seeds_from + 1 / row.seeds_to))
 
 
@@ -62,18 +59,15 @@ def claim_margins(effects: pd.DataFrame, alpha_to) -> dict:
     rows = {col: r for col, r in rows.items() if r is not None and np.isfinite(r.se)}
     gain = rows["sim_accuracy"].effect if "sim_accuracy" in rows else np.nan
     out = {}
-    for col, _, _ in CLAIMS:
-        if (r := rows.get(col)) is None:
-            continue
-        sd = seed_spread(r)
-        by_trade = col == "id_auc" and np.isfinite(gain) and gain > sd
-        out[col] = (gain / 2 if by_trade else sd), by_trade
+    for col, r in rows.items():
+        by_trade = col == "id_auc" and np.isfinite(gain) and gain > seed_spread(r)
+        out[col] = (gain / 2 if by_trade else seed_spread(r)), by_trade
     return out
 
 
 def claim_status(effects: pd.DataFrame, column: str, alpha_to) -> str:
     """A claim's status: its family interval against no change, beyond its margin on the side
-    the paper says; "not run" without one or with one seed."""
+    the paper says ("not run" without one or with one seed)."""
     margins = claim_margins(effects, alpha_to)
     if column not in margins:
         return "not run"
@@ -84,16 +78,15 @@ def claim_status(effects: pd.DataFrame, column: str, alpha_to) -> str:
 
 def traded(effects, alpha_to) -> bool:
     """The paper's claim at ``alpha_to``: the triplet accuracy up and the identification AUC
-    down, each beyond its margin for the family's interval."""
+    down, each beyond its margin."""
     return all(claim_status(effects, col, alpha_to) == "reproduced"
                for col in ("sim_accuracy", "id_auc"))
 
 
 def shown_intervals(effects: pd.DataFrame, alpha_ce) -> pd.DataFrame:
-    """``effects`` with the one interval the page gives each effect (``interval_low``,
-    ``interval_high``, ``interval``): the family's for the claims at ``alpha_ce``, as the result
-    rows judge them, the 95 % interval read alone for the others; and each one's ``margin``
-    (the claim's, else the spread between seeds)."""
+    """``effects`` with the one interval the page gives each (the family's for the claims at
+    ``alpha_ce``, else the 95 % interval read alone) and its ``margin`` (the claim's, else the
+    spread between seeds)."""
     out = effects.copy()
     claimed = {col for col, _, _ in CLAIMS}
     fam = [family_ci(r, len(CLAIMS)) if r.column in claimed and r.alpha_to == alpha_ce
@@ -109,9 +102,8 @@ def shown_intervals(effects: pd.DataFrame, alpha_ce) -> pd.DataFrame:
 
 
 def reading(row) -> str:
-    """How a row of :func:`shown_intervals` reads against its margin (two one-sided tests,
-    :func:`semres.report.judge`): "rises" or "falls" beyond it, "within" it, "unclear" (the
-    interval reaches across its edge), or "one seed" (no interval)."""
+    """How a row of :func:`shown_intervals` reads against its margin (two one-sided tests):
+    "rises" or "falls" beyond it, "within" it, "unclear" (across its edge), or "one seed"."""
     if not np.isfinite(row.se):
         return "one seed"
     verdict = judge(row.interval_low, row.interval_high, 0.0, row.margin)
@@ -121,9 +113,8 @@ def reading(row) -> str:
 
 
 def trade(effects: pd.DataFrame, alpha_ce, alpha_one, replicates: int) -> str:
-    """What the build says of α: "one seed" (no conclusion), "cross-entropy on" (the trade
-    with the classifier still trained), "alpha one" (only with the cross-entropy off) or
-    "none"."""
+    """What the build says of α: "one seed", "cross-entropy on" (the trade with the classifier
+    still trained), "alpha one" (only with the cross-entropy off) or "none"."""
     if replicates < 2:
         return "one seed"
     if alpha_ce is not None and traded(effects, alpha_ce):
@@ -132,9 +123,8 @@ def trade(effects: pd.DataFrame, alpha_ce, alpha_one, replicates: int) -> str:
 
 
 def matched_band(curve: pd.DataFrame | None, effects: pd.DataFrame, alpha_ce):
-    """The matched effect across its matching points with the family's interval (columns
-    ``family_low``, ``family_high``), and the headline's (p_I, effect, low, high) on it;
-    (None, None) without a matched comparison."""
+    """The matched effect across its matching points with the family's interval, and the
+    headline's (p_I, effect, low, high) on it; (None, None) without a matched comparison."""
     if curve is None or not len(curve):
         return None, None
     band = [family_ci(r, len(CLAIMS)) for r in curve.itertuples()]
@@ -147,15 +137,14 @@ def matched_band(curve: pd.DataFrame | None, effects: pd.DataFrame, alpha_ce):
 
 
 def said(row) -> str:
-    """An effect of :func:`shown_intervals` as the page writes it everywhere: the result box's
-    ``estimate [low, high]``, places set by its interval and margin."""
+    """An effect of :func:`shown_intervals` as the page writes it: ``estimate [low, high]``."""
     return measured({"headline": row.effect, "ci_low": row.interval_low,
                      "ci_high": row.interval_high, "margin": row.margin})
 
 
 def effects_table(shown: pd.DataFrame, alpha_lo: float) -> pd.DataFrame:
     """One row per measure, one column per compared α: each change as :func:`said` writes it,
-    a dagger on a claim (its family's interval) and a star beyond its practical margin."""
+    a dagger on a claim (its family's interval), a star beyond its practical margin."""
     cells = [said(r) + (" †" if r.interval != ALONE else "")
              + (" *" if reading(r) in ("rises", "falls") else "") for r in shown.itertuples()]
     table = shown.assign(cell=cells).pivot_table(index="measure", columns="alpha_to",

@@ -30,9 +30,8 @@ from .settings import DEFAULT
 
 #: AdamW's weight decay (an implementation constant of the optimiser)
 WEIGHT_DECAY = 1e-4
-#: the input normalisation of an ImageNet-pretrained checkpoint
-IMAGENET_MEAN = (0.485, 0.456, 0.406)
-IMAGENET_STD = (0.229, 0.224, 0.225)
+#: the input normalisation of an ImageNet-pretrained checkpoint: mean and standard deviation
+IMAGENET = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
 
 
 class PhyloResNet(nn.Module):
@@ -69,15 +68,11 @@ def check_inputs(cub_dir=None, newick=None, model=None) -> None:
 def build_model(num_classes: int, model: str | None = None, widths=DEFAULT.widths,
                 depths=DEFAULT.depths, seed=0) -> PhyloResNet:
     """A small ResNet from a config (``model=None``) or a pretrained one loaded offline; its
-    initial weights (and the head's) come from the "initial weights" stream of ``seed`` (an
-    int or a SeedSequence)."""
+    initial weights (and the head's) come from the "initial weights" stream of ``seed``."""
     from transformers import ResNetConfig, ResNetModel
 
-    if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)) \
-            or num_classes < 2:
+    if num_classes < 2:
         raise ValueError(f"num_classes must be an integer >= 2; got {num_classes!r}")
-    if len(widths) != len(depths) or not widths:
-        raise ValueError("widths and depths must be non-empty and of equal length")
     torch.manual_seed(int_seed(seed, "initial weights"))
     if model is None:
         config = ResNetConfig(num_channels=3, embedding_size=int(widths[0]),
@@ -88,33 +83,22 @@ def build_model(num_classes: int, model: str | None = None, widths=DEFAULT.width
         backbone = ResNetModel.from_pretrained(model)
     except OSError as err:
         raise ValueError(f"model {model!r} cannot be loaded offline: {err}") from None
-    return PhyloResNet(backbone, int(num_classes), IMAGENET_MEAN, IMAGENET_STD)
-
-
-def _pdist(emb: torch.Tensor) -> torch.Tensor:
-    """Upper-triangle Euclidean distances; the floor keeps the gradient finite at 0."""
-    i, j = torch.triu_indices(len(emb), len(emb), offset=1)
-    diff = emb[i] - emb[j]
-    return torch.sqrt((diff * diff).sum(1) + 1e-12)
+    return PhyloResNet(backbone, int(num_classes), *IMAGENET)
 
 
 def _loss_terms(logits, emb, classes, species, distances):
-    """CE and L_sim of one model's batch (vmapped over models by :func:`train_many`)."""
+    """CE and L_sim of one model's batch (vmapped over models by :func:`train_many`); the
+    floor under the squared distances keeps the gradient finite at 0."""
     ce = F.cross_entropy(logits, classes)
-    d_emb = _pdist(emb)
     i, j = torch.triu_indices(len(emb), len(emb), offset=1)
+    diff = emb[i] - emb[j]
+    d_emb = torch.sqrt((diff * diff).sum(1) + 1e-12)
     d_phy = distances[species[i], species[j]]
     if len(d_emb) == 0:
         return ce, emb.sum() * 0
     l_sim = ((d_emb / d_emb.mean().clamp_min(1e-12)
               - d_phy / d_phy.mean().clamp_min(1e-12)) ** 2).mean()
     return ce, l_sim
-
-
-def _check_alpha(alpha) -> None:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number)) \
-            or not 0 <= alpha <= 1:
-        raise ValueError(f"alpha must lie in [0, 1]; got {alpha!r}")
 
 
 @contextmanager
@@ -130,129 +114,110 @@ def _threads(n: int | None):
         torch.set_num_threads(before)
 
 
-def _save_atomic(obj, path: Path) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
-
-
 def train_many(models, data, alphas, seeds, *, epochs: int,
                batch_size: int = DEFAULT.batch_size, lr: float = DEFAULT.lr,
-               weight_decay: float = WEIGHT_DECAY, checkpoint=None, device="cpu",
-               progress: bool = True, threads: int | None = 1) -> list[list[dict]]:
+               checkpoint=None, device="cpu", progress: bool = True,
+               threads: int | None = 1) -> list[list[dict]]:
     """Train independent runs (a model, α and seed each) in place as one network mapped over
     their stacked weights (``torch.func.vmap``: one kernel launch for all, what an accelerator
     needs); each keeps its own weights, batch order (stream ("batch order", epoch) of its
     seed), α and element-wise AdamW. A checkpoint per epoch lets a call resume exactly.
     Returns one history (a row per epoch) per run."""
-    with _threads(threads):
-        return _train_many(list(models), data, list(alphas), list(seeds),
-                           epochs=epochs, batch_size=batch_size, lr=lr,
-                           weight_decay=weight_decay, checkpoint=checkpoint, device=device,
-                           progress=progress)
-
-
-def _train_many(models, data, alphas, seeds, *, epochs, batch_size, lr, weight_decay,
-                checkpoint, device, progress):
-    for alpha in alphas:
-        _check_alpha(alpha)
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+    models = list(models)
+    if not all(0 <= a <= 1 for a in alphas):
+        raise ValueError(f"alpha must lie in [0, 1]; got {alphas!r}")
+    if epochs < 1:
         raise ValueError(f"epochs must be an integer >= 1; got {epochs!r}")
-    if batch_size < 2:
-        raise ValueError(f"batch_size must be >= 2; got {batch_size!r}")
     if not models or not len(models) == len(alphas) == len(seeds):
         raise ValueError(f"models, alphas and seeds must have one entry per run; got "
                          f"{len(models)}, {len(alphas)} and {len(seeds)}")
-    device = torch.device(device)
-    train_idx, val_idx = data.split["train"], data.split["val"]
-    known = np.unique(data.species[train_idx])
-    class_of = np.full(data.n_species, -1)
-    class_of[known] = np.arange(len(known))
-    shapes = {k: v.shape for k, v in models[0].state_dict().items()}
-    for m in models:
-        if m.head.out_features != len(known):
-            raise ValueError(f"model has {m.head.out_features} classes; the training split "
-                             f"has {len(known)} species")
-        if {k: v.shape for k, v in m.state_dict().items()} != shapes:
-            raise ValueError("models: every run must have the same architecture")
-    images = torch.from_numpy(data.images).to(device)
-    species = torch.from_numpy(data.species).long().to(device)
-    classes = torch.from_numpy(class_of[data.species]).long().to(device)
-    dist = torch.as_tensor(data.distances, dtype=torch.float32, device=device)
-    alpha = torch.tensor(alphas, dtype=torch.float32, device=device)
-    params, buffers = stack_module_state([m.to(device) for m in models])
-    skeleton = copy.deepcopy(models[0]).to("meta")
+    with _threads(threads):
+        device = torch.device(device)
+        train_idx, val_idx = data.split["train"], data.split["val"]
+        known = np.unique(data.species[train_idx])
+        class_of = np.full(data.n_species, -1)
+        class_of[known] = np.arange(len(known))
+        images = torch.from_numpy(data.images).to(device)
+        species = torch.from_numpy(data.species).long().to(device)
+        classes = torch.from_numpy(class_of[data.species]).long().to(device)
+        dist = torch.as_tensor(data.distances, dtype=torch.float32, device=device)
+        alpha = torch.tensor(list(alphas), dtype=torch.float32, device=device)
+        params, buffers = stack_module_state([m.to(device) for m in models])
+        skeleton = copy.deepcopy(models[0]).to("meta")
 
-    def forward(p, b, x):
-        return functional_call(skeleton, (p, b), (x,))
+        def forward(p, b, x):
+            return functional_call(skeleton, (p, b), (x,))
 
-    def terms(logits, emb, cls, sp):
-        return _loss_terms(logits, emb, cls, sp, dist)
+        def terms(logits, emb, cls, sp):
+            return _loss_terms(logits, emb, cls, sp, dist)
 
-    if len(models) > 1:
-        forward_all, terms_all = vmap(forward), vmap(terms)
-    else:  # nothing to map over: skip vmap's bookkeeping (~13 % of a CPU step)
-        def forward_all(p, b, x):
-            one = forward({k: v[0] for k, v in p.items()}, {k: v[0] for k, v in b.items()},
-                          x[0])
-            return tuple(t[None] for t in one)
+        if len(models) > 1:
+            forward_all, terms_all = vmap(forward), vmap(terms)
+        else:  # nothing to map over: skip vmap's bookkeeping (~13 % of a CPU step)
+            def forward_all(p, b, x):
+                one = forward({k: v[0] for k, v in p.items()}, {k: v[0] for k, v in b.items()},
+                              x[0])
+                return tuple(t[None] for t in one)
 
-        def terms_all(*tensors):
-            return tuple(t[None] for t in terms(*(t[0] for t in tensors)))
-    stacked = {**params, **buffers}  # views of the same tensors: one name -> tensor lookup
-    # the multi-tensor kernels: the same weights as the per-tensor loop, bit for bit (tested),
-    # in 5% less time a run
-    opt = torch.optim.AdamW(list(params.values()), lr=lr, weight_decay=weight_decay,
-                            foreach=True)
-    runs = len(models)
-    histories, start = [[] for _ in models], 0
-    checkpoint = Path(checkpoint) if checkpoint is not None else None
-    if checkpoint is not None and checkpoint.is_file():
-        state = torch.load(checkpoint, map_location=device, weights_only=False)
+            def terms_all(*tensors):
+                return tuple(t[None] for t in terms(*(t[0] for t in tensors)))
+        stacked = {**params, **buffers}  # views of the same tensors: one name -> tensor lookup
+        # the multi-tensor kernels: the same weights as the per-tensor loop, bit for bit
+        # (tested), in 5% less time a run
+        opt = torch.optim.AdamW(list(params.values()), lr=lr, weight_decay=WEIGHT_DECAY,
+                                foreach=True)
+        runs = len(models)
+        histories, start = [[] for _ in models], 0
+        checkpoint = Path(checkpoint) if checkpoint is not None else None
+        if checkpoint is not None and checkpoint.is_file():
+            state = torch.load(checkpoint, map_location=device, weights_only=False)
+            with torch.no_grad():
+                for k, v in {**state["params"], **state["buffers"]}.items():
+                    stacked[k].copy_(v)
+            opt.load_state_dict(state["optimizer"])
+            histories, start = state["histories"], state["epoch"]
+        desc = f"alpha={alphas[0]:g}" if runs == 1 else f"{runs} runs at once"
+        bar = tqdm(range(start, epochs), desc=desc, disable=not progress, initial=start,
+                   total=epochs, leave=False)
+        for epoch in bar:
+            skeleton.train()
+            orders = torch.stack([
+                torch.from_numpy(train_idx)[torch.randperm(
+                    len(train_idx),
+                    generator=torch.Generator().manual_seed(int_seed(s, "batch order", epoch)))]
+                for s in seeds]).to(device)
+            totals, n_seen, t0 = torch.zeros(3, runs, device=device), 0, time.perf_counter()
+            for chunk in orders.split(batch_size, dim=1):
+                if chunk.shape[1] < 2:
+                    continue
+                logits, emb = forward_all(params, buffers, images[chunk])
+                ce, l_sim = terms_all(logits, emb, classes[chunk], species[chunk])
+                loss = (1 - alpha) * ce + alpha * l_sim
+                opt.zero_grad(set_to_none=True)
+                loss.sum().backward()
+                opt.step()
+                totals += chunk.shape[1] * torch.stack([loss, ce, l_sim]).detach()
+                n_seen += chunk.shape[1]
+            skeleton.eval()
+            val = _accuracy_many(forward_all, params, buffers, images, classes, val_idx)
+            seconds = time.perf_counter() - t0
+            for r, (row, acc) in enumerate(zip((totals / max(n_seen, 1)).T.tolist(), val)):
+                histories[r].append({**dict(zip(("loss", "ce", "l_sim"), row)),
+                                     "epoch": epoch + 1, "seconds": seconds / runs,
+                                     "val_accuracy": acc})
+            last = [h[-1] for h in histories]
+            bar.set_postfix(loss=f"{np.mean([h['loss'] for h in last]):.3f}",
+                            val=f"{np.mean([h['val_accuracy'] for h in last]):.2f}")
+            if checkpoint is not None:  # written whole, then renamed: never half a file
+                checkpoint.parent.mkdir(parents=True, exist_ok=True)
+                tmp = checkpoint.with_suffix(checkpoint.suffix + ".tmp")
+                torch.save({"params": {k: v.detach() for k, v in params.items()},
+                            "buffers": buffers, "optimizer": opt.state_dict(),
+                            "histories": histories, "epoch": epoch + 1}, tmp)
+                os.replace(tmp, checkpoint)
         with torch.no_grad():
-            for k, v in {**state["params"], **state["buffers"]}.items():
-                stacked[k].copy_(v)
-        opt.load_state_dict(state["optimizer"])
-        histories, start = state["histories"], state["epoch"]
-    desc = f"alpha={alphas[0]:g}" if runs == 1 else f"{runs} runs at once"
-    bar = tqdm(range(start, epochs), desc=desc, disable=not progress, initial=start,
-               total=epochs, leave=False)
-    for epoch in bar:
-        skeleton.train()
-        orders = torch.stack([
-            torch.from_numpy(train_idx)[torch.randperm(
-                len(train_idx),
-                generator=torch.Generator().manual_seed(int_seed(s, "batch order", epoch)))]
-            for s in seeds]).to(device)
-        totals, n_seen, t0 = torch.zeros(3, runs, device=device), 0, time.perf_counter()
-        for chunk in orders.split(batch_size, dim=1):
-            if chunk.shape[1] < 2:
-                continue
-            logits, emb = forward_all(params, buffers, images[chunk])
-            ce, l_sim = terms_all(logits, emb, classes[chunk], species[chunk])
-            loss = (1 - alpha) * ce + alpha * l_sim
-            opt.zero_grad(set_to_none=True)
-            loss.sum().backward()
-            opt.step()
-            totals += chunk.shape[1] * torch.stack([loss, ce, l_sim]).detach()
-            n_seen += chunk.shape[1]
-        skeleton.eval()
-        val = _accuracy_many(forward_all, params, buffers, images, classes, val_idx)
-        seconds = time.perf_counter() - t0
-        for r, (row, acc) in enumerate(zip((totals / max(n_seen, 1)).T.tolist(), val)):
-            histories[r].append({**dict(zip(("loss", "ce", "l_sim"), row)), "epoch": epoch + 1,
-                                 "seconds": seconds / runs, "val_accuracy": acc})
-        last = [h[-1] for h in histories]
-        bar.set_postfix(loss=f"{np.mean([h['loss'] for h in last]):.3f}",
-                        val=f"{np.mean([h['val_accuracy'] for h in last]):.2f}")
-        if checkpoint is not None:
-            checkpoint.parent.mkdir(parents=True, exist_ok=True)
-            _save_atomic({"params": {k: v.detach() for k, v in params.items()},
-                          "buffers": buffers, "optimizer": opt.state_dict(),
-                          "histories": histories, "epoch": epoch + 1}, checkpoint)
-    with torch.no_grad():
-        for r, m in enumerate(models):
-            m.load_state_dict({k: v[r] for k, v in stacked.items()})
+            for r, m in enumerate(models):
+                m.load_state_dict({k: v[r] for k, v in stacked.items()})
     return histories
 
 
@@ -269,14 +234,13 @@ def _accuracy_many(forward_all, params, buffers, images, classes, idx) -> list[f
 
 
 @torch.no_grad()
-def embed(model: PhyloResNet, images: np.ndarray, batch_size: int = 256, device="cpu",
-          threads: int | None = 1):
+def embed(model: PhyloResNet, images: np.ndarray, device="cpu", threads: int | None = 1):
     """Embeddings (eval mode) of uint8 images, as a float64 numpy array."""
     model.eval().to(device)
-    x = torch.from_numpy(np.ascontiguousarray(images))
     with _threads(threads):
-        return torch.cat([model.embed(c.to(device)).cpu()
-                          for c in x.split(batch_size)]).double().numpy()
+        return torch.cat([model.embed(c.to(device)).cpu() for c in
+                          torch.from_numpy(np.ascontiguousarray(images)).split(256)]
+                         ).double().numpy()
 
 
 # --- the runs the chapter caches --------------------------------------------------------------
@@ -284,20 +248,15 @@ def embed(model: PhyloResNet, images: np.ndarray, batch_size: int = 256, device=
 def train_and_evaluate_many(images, species, distances, split, runs, settings: dict,
                             model: str | None = None, checkpoint_dir=None, device="cpu",
                             progress: bool = True, seed=0) -> list[dict]:
-    """Train every ``(alpha, replicate)`` run, ``settings["runs_at_once"]`` at a time (one on
-    a CPU, all on an accelerator), then measure each; plain inputs, so the set can be cached.
-    Replicate ``r`` draws everything from the stream ("replicate", r) of ``seed``: its runs
-    start from the same weights whatever their α, and adding a run moves no other. With
-    ``checkpoint_dir`` an interrupted call resumes; ``train_seconds`` is a run's share of its
-    group's training time, ``trained_with`` the group's size."""
+    """Train every ``(alpha, replicate)`` run, ``settings["runs_at_once"]`` at a time (default:
+    one on a CPU, where stacking buys nothing, all on an accelerator, where it saves launches),
+    then measure each; plain inputs, so the set can be cached. Replicate ``r`` draws everything
+    from the stream ("replicate", r) of ``seed``: its runs start from the same weights whatever
+    their α, and adding a run moves no other. With ``checkpoint_dir`` an interrupted call
+    resumes; ``train_seconds`` is a run's share of its group's training time."""
     runs = [(float(a), int(r)) for a, r in runs]
-    if any(r < 0 for _, r in runs):
-        raise ValueError("runs: replicates must be integers >= 0")
-    at_once = settings.get("runs_at_once")
-    if at_once is None:  # measured: stacking buys nothing on a CPU, launches on an accelerator
-        at_once = 1 if torch.device(device).type == "cpu" else len(runs)
-    if isinstance(at_once, bool) or not isinstance(at_once, (int, np.integer)) or at_once < 1:
-        raise ValueError(f"runs_at_once must be an integer >= 1; got {at_once!r}")
+    cpu = torch.device(device).type == "cpu"
+    at_once = settings.get("runs_at_once") or (1 if cpu else len(runs))
     data = PhyloData(np.asarray(images), np.asarray(species), [str(i) for i in
                      range(len(distances))], np.asarray(distances), dict(split))
     groups = [runs[first:first + at_once] for first in range(0, len(runs), at_once)]
@@ -306,7 +265,7 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
                             progress=progress and len(groups) == 1)
     # on a CPU the groups (one run each, single-threaded) also go to the cores a finished lane
     # of the book frees: every run is the same wherever it trains
-    if torch.device(device).type == "cpu":
+    if cpu:
         done = spread(run, groups, desc=f"{len(runs)} runs" if progress else None)
     else:
         done = [run(g) for g in tqdm(groups, desc=f"{len(runs)} runs, {at_once} at a time",

@@ -1,6 +1,6 @@
 """The command line (``python -m semres.experiments.released derive|convert``): the derived
-tables and their provenance written from a folder of the authors' files, or their CSVs
-converted to this book's schema. Nothing is written unless every file was read."""
+tables and their provenance, or the authors' CSVs in this book's schema. Nothing is written
+unless every file was read."""
 
 from __future__ import annotations
 
@@ -35,8 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv=None) -> int:
-    """The command line: usage errors and a missing source exit 2, unreadable sources 1, each
-    with one line; nothing is written unless every file was read."""
+    """Usage errors and a missing source exit 2, unreadable sources 1, each with one line."""
     prog = "python -m semres.experiments.released"
     parser = _Parser(prog=prog, description="The paper authors' released outputs.")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)

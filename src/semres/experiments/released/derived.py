@@ -1,6 +1,6 @@
-"""The small tables derived from the released files (counts per margin bin, per cell of a grid
-over the X, per nearest shape and per corner, and the LLM tables), and :func:`derive`, which
-writes them with their provenance. Only these counts are shipped, never the authors' rows."""
+"""The small tables derived from the released files (counts per margin bin, grid cell, nearest
+shape and corner, and the LLM tables), and :func:`derive`, which writes them with their
+provenance. Only these counts are shipped, never the authors' rows."""
 
 from __future__ import annotations
 
@@ -27,20 +27,15 @@ def margins(df) -> np.ndarray:
     return np.array([np.diff(np.sort(d)[:2])[0] for d in _results.distances(df)])
 
 
-def _outcomes(df) -> pd.DataFrame:
-    """Per row: answered, correct (chosen option among the correct ones)."""
-    choice = df["choice"].astype(str)
-    ok = [c in _results.split_list(k) for c, k in zip(choice, df["correct"])]
-    return pd.DataFrame({"answered": (choice != "").to_numpy(int),
-                         "correct": np.asarray(ok, dtype=int)}, index=df.index)
-
-
 def _counts(df, keys, options, chosen=None, dropna: bool = False) -> pd.DataFrame:
     """Trials, answered, correct and chose_<option> counts per group of ``keys``; ``chosen``
     (per row, default the ``choice`` column) is what the chose_ counts compare with."""
-    chosen = df["choice"].astype(str).to_numpy() if chosen is None else chosen
+    choice = df["choice"].astype(str)
+    chosen = choice.to_numpy() if chosen is None else chosen
     work = df[keys].copy()
-    work[["answered", "correct"]] = _outcomes(df)
+    work["answered"] = (choice != "").to_numpy(int)
+    work["correct"] = np.asarray([c in _results.split_list(k)
+                                  for c, k in zip(choice, df["correct"])], dtype=int)
     work["trials"] = 1
     for o in options:
         work[f"chose_{o}"] = (chosen == o).astype(int)
@@ -58,15 +53,12 @@ _ID = ["model", "source", "experiment", "task", "n"]
 
 
 def _binned(df, width: float, options) -> pd.DataFrame:
-    df = df.copy()
-    k = np.floor(margins(df) / width + 1e-9).astype(int)
-    df["bin"] = k
-    out = _counts(df, _ID + ["bin"], options)
-    out["bin_lo"] = np.round(out["bin"] * width, 10)
-    out["bin_hi"] = np.round((out["bin"] + 1) * width, 10)
+    out = _counts(df.assign(bin=np.floor(margins(df) / width + 1e-9).astype(int)),
+                  _ID + ["bin"], options)
+    out.insert(len(_ID) + 1, "bin_lo", np.round(out["bin"] * width, 10))
+    out.insert(len(_ID) + 2, "bin_hi", np.round((out["bin"] + 1) * width, 10))
     out["bin"] = [f"[{lo:g},{hi:g})" for lo, hi in zip(out["bin_lo"], out["bin_hi"])]
-    return out[_ID + ["bin", "bin_lo", "bin_hi"] + [c for c in out.columns
-                                                    if c not in _ID + ["bin", "bin_lo", "bin_hi"]]]
+    return out
 
 
 def spatial_margin_table(df, width: float = SPATIAL_BIN) -> pd.DataFrame:

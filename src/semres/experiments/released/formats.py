@@ -1,7 +1,6 @@
 """The formats of the paper authors' released files, and one adapter per format: each reads a
-file into rows of this book's per-trial schema (:mod:`semres.core.results`, plus the columns
-``experiment``, ``trial`` and ``scores_usable``), or, for the LLM pickles that hold aggregates
-only, into counts and curves."""
+file into rows of this book's per-trial schema (plus ``experiment``, ``trial`` and
+``scores_usable``), or, for the LLM pickles that hold aggregates only, counts and curves."""
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ REPOSITORY = "nplresearch/generalization"
 CITATION = {
     "key": "nurisso2026bound",
     "text": ("Nurisso, M., Fernando, J., Deshpande, R., Perotti, A., Marjieh, R., "
-             "Frankland, S. M., "
-             "Lewis, R. L., Webb, T. W., Campbell, D., Vaccarino, F., Cohen, J. D., Petri, G. "
+             "Frankland, S. M., Lewis, R. L., Webb, T. W., Campbell, D., Vaccarino, F., "
+             "Cohen, J. D., Petri, G. "
              "Bound by Semanticity: Universal Laws Governing the Generalization-Identification "
              "Tradeoff. ICLR 2026. arXiv:2506.14797"),
     "code": "https://github.com/nplresearch/generalization",
@@ -65,17 +64,15 @@ def _match(path):
 
 
 def kind_of(path) -> str | None:
-    """Which adapter reads ``path`` (by its name): spatial, colour, llm_counts, llm_resolution."""
+    """Which adapter reads ``path``, by its name."""
     return _match(path)[0]
 
 
 def model_of(path) -> str:
     """The model a released file holds, from its name (VLM short names mapped to hub names)."""
-    m = _match(path)[1]
-    if m is None:
+    if (m := _match(path)[1]) is None:
         raise ValueError(f"path: {Path(path).name!r} is not a released file this module knows")
-    short = m.group(m.lastindex)
-    return VLM_MODELS.get(short.lower(), short)
+    return VLM_MODELS.get(m.group(m.lastindex).lower(), m.group(m.lastindex))
 
 
 def repo_path(path) -> str:
@@ -104,21 +101,19 @@ def _bad_cell(raw, bad, cols, path, expected: str) -> None:
     if bad.any():
         i, j = np.argwhere(bad)[0]
         rows = int(bad.any(axis=1).sum())
-        more = f" ({rows - 1} more bad rows)" if rows > 1 else ""
         cell = raw[cols[j]].iat[i]
-        cell = cell.item() if isinstance(cell, np.generic) else cell
-        raise ValueError(f"{path} line {i + 2}: column {cols[j]} {cell!r}: expected "
-                         f"{expected}{more}")
+        raise ValueError(f"{path} line {i + 2}: column {cols[j]} "
+                         f"{cell.item() if isinstance(cell, np.generic) else cell!r}: expected "
+                         f"{expected}{f' ({rows - 1} more bad rows)' if rows > 1 else ''}")
 
 
 def _numbers(raw, cols, path, integer: bool = False) -> np.ndarray:
     """Columns ``cols`` as floats, every cell a finite number (an integer, with ``integer``)."""
-    cols = list(cols)
-    num = raw[cols].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    num = raw[list(cols)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     bad = ~np.isfinite(num)
     if integer:
         bad |= ~bad & (num != np.round(np.nan_to_num(num)))
-    _bad_cell(raw, bad, cols, path, "an integer" if integer else "a number")
+    _bad_cell(raw, bad, list(cols), path, "an integer" if integer else "a number")
     return num
 
 
@@ -129,51 +124,50 @@ def _fmt(v: float) -> str:
 def _processed(values) -> bool:
     """Scores that generation post-processing made useless (non-finite, or |s| > 1e4)."""
     v = np.asarray(values, dtype=float)
-    return bool((~np.isfinite(v)).any() or (np.abs(v) > 1e4).any())
+    return bool(not np.isfinite(v).all() or (np.abs(v) > 1e4).any())
 
 
-def _rows(path, experiment, task, n, space, options, position, probe, correct, choice, scores,
-          trial, usable) -> pd.DataFrame:
-    df = pd.DataFrame({
+def _rows(path, raw, experiment, task, n, space, opts, position, probe, best, case, scores,
+          usable, keep) -> pd.DataFrame:
+    """One file's trials in the schema: per trial its options, their positions, the nearest
+    (``best``), the answer when it names an option (after ``case``), and its scores when
+    usable or kept."""
+    answers = [case(str(a).strip().strip(".")) for a in raw["answer"]]
+    return _results.validate(pd.DataFrame({
         "model": model_of(path), "source": repo_path(path), "task": task, "n": n, "space": space,
-        "options": options, "position": position, "probe": probe, "correct": correct,
-        "choice": choice, "scores": scores, "experiment": experiment, "trial": trial,
-        "scores_usable": usable})
-    return _results.validate(df, where=str(path))
+        "options": ["|".join(o) for o in opts], "position": ["|".join(p) for p in position],
+        "probe": probe, "correct": ["|".join(x for x, b in zip(o, bs) if b)
+                                    for o, bs in zip(opts, best)],
+        "choice": [a if a in o else "" for a, o in zip(answers, opts)],
+        "scores": ["|".join(map(_fmt, v)) if keep else "" for v in scores],
+        "experiment": experiment, "trial": raw["ID"].to_numpy(), "scores_usable": usable}),
+        where=str(path))
 
 
 def read_spatial(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
-    """Per-trial rows from a four-shape file (``spatial_resolution_*_far`` or ``random_stencil_*``)."""
+    """Per-trial rows from a four-shape file (``spatial_resolution_*_far``,
+    ``random_stencil_*``)."""
     path = Path(path)
     cols = [f"D0{k}_{a}" for k in range(4) for a in ("X", "Y", "SHAPE")]
     raw = _read_raw(path, ["ID", "target_X", "target_Y", "answer", *cols, *SPATIAL_SHAPES])
     px = float(AUTHORS["canvas_px"])
-    xy = _numbers(raw, [f"D0{k}_{a}" for k in range(4) for a in "XY"], path)
-    pos = xy.reshape(len(raw), 4, 2)
+    pos = _numbers(raw, [f"D0{k}_{a}" for k in range(4) for a in "XY"], path).reshape(-1, 4, 2)
     probe = _numbers(raw, ["target_X", "target_Y"], path)
     shape_cols = [f"D0{k}_SHAPE" for k in range(4)]
     names = raw[shape_cols].to_numpy(str)
     _bad_cell(raw, ~np.isin(names, SPATIAL_SHAPES), shape_cols, path,
               f"one of {', '.join(SPATIAL_SHAPES)}")
     d2 = ((pos - probe[:, None, :]) ** 2).sum(axis=2)          # exact: integer pixels
-    best = d2 == d2.min(axis=1, keepdims=True)
     score_cols = raw[list(SPATIAL_SHAPES)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     usable = not _processed(score_cols)
-    experiment = "random_stencil" if "random_stencil" in path.name else "spatial_far"
-    options, position, correct, choice, scores = [], [], [], [], []
     col_of = {s: i for i, s in enumerate(SPATIAL_SHAPES)}
-    for i in range(len(raw)):
-        opts = list(names[i])
-        options.append("|".join(opts))
-        position.append("|".join(f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in pos[i]))
-        correct.append("|".join(o for o, b in zip(opts, best[i]) if b))
-        ans = str(raw["answer"].iat[i]).strip().strip(".").lower()
-        choice.append(ans if ans in opts else "")
-        keep = usable or keep_unusable_scores
-        scores.append("|".join(_fmt(score_cols[i, col_of[o]]) for o in opts) if keep else "")
-    return _rows(path, experiment, "similarity", 4, "canvas", options, position,
-                 [f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in probe], correct, choice, scores,
-                 raw["ID"].to_numpy(), usable)
+    return _rows(path, raw, "random_stencil" if "random_stencil" in path.name else "spatial_far",
+                 "similarity", 4, "canvas", [list(o) for o in names],
+                 [[f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in p] for p in pos],
+                 [f"{_fmt(x / px)},{_fmt(y / px)}" for x, y in probe],
+                 d2 == d2.min(axis=1, keepdims=True), str.lower,
+                 [[score_cols[i, col_of[o]] for o in opts] for i, opts in enumerate(names)],
+                 usable, usable or keep_unusable_scores)
 
 
 def read_colour(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
@@ -183,7 +177,6 @@ def read_colour(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
     if kind != "colour":
         raise ValueError(f"path: {path.name!r} is not named as a colour file "
                          "(color_{similarity,identification}_*_results.csv)")
-    task = m.group(1)
     hue_cols = [f"HUE_{c}" for c in LETTERS]
     raw = _read_raw(path, ["ID", "N_STENCILS", "target_col", "answer", *hue_cols, *LETTERS])
     ns = _numbers(raw, ["N_STENCILS"], path, integer=True)
@@ -195,23 +188,14 @@ def read_colour(path, keep_unusable_scores: bool = False) -> pd.DataFrame:
               "a hue in degrees >= 0 for each of the N_STENCILS patches")
     target = _numbers(raw, ["target_col"], path, integer=True)[:, 0].astype(int)
     letter_scores = raw[list(LETTERS)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
-    usable = not _processed(np.concatenate([letter_scores[i, :n] for i, n in enumerate(ns)]))
-    keep = usable or keep_unusable_scores
-    options, position, correct, choice, scores = [], [], [], [], []
-    for i, n in enumerate(ns):
-        h = hues[i, :n]
-        a = np.abs(h - target[i]) % 360
-        d = np.minimum(a, 360 - a)
-        opts = list(LETTERS[:n])
-        options.append("|".join(opts))
-        position.append("|".join(_fmt(v / 360) for v in h))
-        correct.append("|".join(o for o, b in zip(opts, d == d.min()) if b))
-        ans = str(raw["answer"].iat[i]).strip().strip(".").upper()
-        choice.append(ans if ans in opts else "")
-        scores.append("|".join(_fmt(v) for v in letter_scores[i, :n]) if keep else "")
-    return _rows(path, "colour", task, ns, "hue", options, position,
-                 [_fmt(t / 360) for t in target], correct, choice, scores, raw["ID"].to_numpy(),
-                 usable)
+    scores = [letter_scores[i, :n] for i, n in enumerate(ns)]
+    usable = not _processed(np.concatenate(scores))
+    arcs = [np.abs(hues[i, :n] - target[i]) % 360 for i, n in enumerate(ns)]
+    d = [np.minimum(a, 360 - a) for a in arcs]
+    return _rows(path, raw, "colour", m.group(1), ns, "hue", [list(LETTERS[:n]) for n in ns],
+                 [[_fmt(v / 360) for v in hues[i, :n]] for i, n in enumerate(ns)],
+                 [_fmt(t / 360) for t in target], [x == x.min() for x in d], str.upper, scores,
+                 usable, usable or keep_unusable_scores)
 
 
 #: the adapter of each kind of released CSV (pickles hold no per-trial rows)

@@ -1,6 +1,5 @@
 """Reading released files where a chapter needs them: every results file a reader names
-(:func:`gather`, :func:`load_results`), and the derived tables shipped with the package
-(:func:`tables`, :func:`load_table`)."""
+(:func:`gather`, :func:`load_results`), and the derived tables shipped with the package."""
 
 from __future__ import annotations
 
@@ -17,14 +16,24 @@ from .formats import (CSV_READERS, PICKLE_NAMES, PICKLES, kind_of, read_llm_coun
 
 #: where the package keeps the derived tables and their provenance.json
 DATA_DIR = "data/released"
+_WHAT = {"schema": "per-trial rows in the book's schema",
+         "spatial": "the authors' four-shape VLM answers",
+         "colour": "the authors' colour VLM answers",
+         "llm_counts": "the authors' LLM n-sweep counts",
+         "llm_resolution": "the authors' LLM two-reference curves"}
+
+
+def _paths(source) -> list[Path]:
+    """A file, a folder, a comma-separated string of them, or a list."""
+    if isinstance(source, (str, Path)):
+        source = str(source).split(",")
+    return [Path(str(p).strip()) for p in source if str(p).strip()]
 
 
 def find_files(source) -> list:
     """Every released file this module reads under ``source`` (a file, folder, or list)."""
-    if isinstance(source, (str, Path)):
-        source = [p for p in str(source).split(",") if p]
     found = []
-    for p in map(Path, source):
+    for p in _paths(source):
         if p.is_dir():
             found += sorted(f for f in p.rglob("*") if f.is_file() and kind_of(f))
         elif p.is_file() and kind_of(p):
@@ -50,36 +59,14 @@ def read_file(f, kind: str | None) -> tuple[str, pd.DataFrame]:
                      f"name is not one of the authors' files")
 
 
-_WHAT = {"schema": "per-trial rows in the book's schema",
-         "spatial": "the authors' four-shape VLM answers",
-         "colour": "the authors' colour VLM answers",
-         "llm_counts": "the authors' LLM n-sweep counts",
-         "llm_resolution": "the authors' LLM two-reference curves"}
-
-
 @dataclass
 class Gathered:
     """Everything ``results=`` named, read and checked (see :func:`gather`)."""
-    rows: pd.DataFrame | None
+    rows: pd.DataFrame | None = None
     counts: list = field(default_factory=list)
     curves: list = field(default_factory=list)
     files: dict = field(default_factory=dict)
     report: list = field(default_factory=list)
-
-
-def _listing(paths) -> list:
-    """``(file, named)`` pairs: each named file, and each entry of each named folder."""
-    if isinstance(paths, (str, Path)):
-        paths = str(paths).split(",")
-    found = []
-    for p in (Path(str(p).strip()) for p in paths if str(p).strip()):
-        if p.is_dir():
-            found += [(f, False) for f in sorted(p.iterdir())]
-        elif p.is_file():
-            found.append((p, True))
-        else:
-            raise ValueError(f"results: no such file or folder {str(p)!r}")
-    return found
 
 
 def _skip_reason(f, kind, trust_pickle: bool, llm: bool) -> str | None:
@@ -99,10 +86,15 @@ def _skip_reason(f, kind, trust_pickle: bool, llm: bool) -> str | None:
 
 
 def gather(paths, trust_pickle: bool = False, llm: bool = True) -> Gathered:
-    """Read every results file ``paths`` names, checking each in full before any analysis."""
-    got = Gathered(rows=None)
-    rows, skipped = [], []
-    for f, named in _listing(paths):
+    """Read every results file ``paths`` names (each named file, and each entry of each named
+    folder), checking each in full before any analysis."""
+    got, rows, skipped = Gathered(), [], []
+    listing = []
+    for p in _paths(paths):
+        if not p.exists():
+            raise ValueError(f"results: no such file or folder {str(p)!r}")
+        listing += [(f, False) for f in sorted(p.iterdir())] if p.is_dir() else [(p, True)]
+    for f, named in listing:
         kind = kind_of(f)
         why = _skip_reason(f, kind, trust_pickle, llm)
         if why and named:
@@ -117,25 +109,23 @@ def gather(paths, trust_pickle: bool = False, llm: bool = True) -> Gathered:
         models = ", ".join(sorted(set(frame["model"].astype(str))))
         got.report.append(f"read {f}: {_WHAT[kind]}, {len(frame)} rows ({models})")
     if not got.files:
-        named = ", ".join(str(p).strip() for p in (paths.split(",") if isinstance(paths, str)
-                                                   else paths) if str(p).strip())
         reasons = pd.Series(skipped, dtype=str).value_counts()
         detail = "; ".join(f"{n} skipped as {w}" for w, n in reasons.items()) or "it is empty"
-        raise ValueError(f"results: nothing read from {named}: {detail}")
+        raise ValueError(f"results: nothing read from {', '.join(map(str, _paths(paths)))}: "
+                         f"{detail}")
     got.rows = pd.concat(rows, ignore_index=True) if rows else None
     return got
 
 
 def load_results(paths) -> pd.DataFrame:
-    """Per-trial rows from schema CSVs and/or the authors' raw CSVs, in one call (the rows of
-    :func:`gather` with ``llm=False``)."""
+    """Per-trial rows from schema CSVs and/or the authors' raw CSVs (:func:`gather`'s rows)."""
     return gather(paths, llm=False).rows
 
 
 def tables() -> list:
     """Names of the derived tables shipped with the package."""
-    shipped = files("semres") / DATA_DIR
-    return sorted(p.name[:-4] for p in shipped.iterdir() if p.name.endswith(".csv"))
+    return sorted(p.name[:-4] for p in (files("semres") / DATA_DIR).iterdir()
+                  if p.name.endswith(".csv"))
 
 
 def load_table(name: str) -> pd.DataFrame:

@@ -1,6 +1,6 @@
-"""What chapter 3 reads off its trained networks: unbiased peaks, the trajectories' table, the
-predictions of each network's own profile and of the linear profile on the same stimuli, and
-the reconstruction networks against Theorem 2."""
+"""What chapter 3 reads off its trained networks: unbiased peaks, the trajectories, the
+predictions of each network's own profile and of the linear profile, and the reconstruction
+networks against Theorem 2."""
 
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ NOT_KEPT = "the per-pair similarities are kept at snapshot epochs only"
 def held_out_peak(p_s, smooth: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Each network's p_S at the epoch where the *other* networks' mean trajectory, smoothed
     over ``smooth`` epochs, peaks: (values, epochs). A network's own maximum picks its luckiest
-    epoch (biased upward); this choice is independent of it. One network: its own smoothed
-    maximum."""
+    epoch (biased upward). One network: its own smoothed maximum."""
     p_s = np.asarray(p_s, float)
     k = len(p_s)
     others = p_s if k == 1 else (p_s.sum(0)[None, :] - p_s) / (k - 1)
@@ -40,7 +39,7 @@ def held_out_peak(p_s, smooth: int = 1) -> tuple[np.ndarray, np.ndarray]:
 
 def trajectory_table(history: ToyHistory, replicates) -> pd.DataFrame:
     """One row per network and epoch: exact (p_S, p_I), the fitted (ε, Δ) with its edge flags
-    and, at the snapshots (where pair similarities are kept), its goodness of fit."""
+    and, at the snapshots, its goodness of fit."""
     cond, n_epochs = np.array(history.conditions), history.p_s.shape[1]
     dist_of = {g: stimulus_distances(history.final_W.shape[2], g) for g in GEOMETRIES}
     table = pd.DataFrame({
@@ -61,9 +60,9 @@ def trajectory_table(history: ToyHistory, replicates) -> pd.DataFrame:
 
 
 def own_profile_prediction(history: ToyHistory, condition: str, every: int):
-    """Exact (p_S, p_I) of each ``condition`` network's own distance profile h(d_ij), every
-    ``every`` epochs: what it would do if its similarity depended on distance alone.
-    Returns (epochs, p_s, p_i), the last two (networks, epochs)."""
+    """(epochs, p_s, p_i): exact scores of each ``condition`` network's own distance profile
+    h(d_ij) every ``every`` epochs, what it would do if its similarity depended on distance
+    alone."""
     geometry = history.geometry(condition)
     dist = stimulus_distances(history.final_W.shape[2], geometry)
     table = TrialTable.from_distances(dist)
@@ -79,15 +78,14 @@ def own_profile_prediction(history: ToyHistory, condition: str, every: int):
 
 
 def linear_profile_scores(geometry: str, eps, n_stimuli: int):
-    """Exact (p_S, p_I) of the linear profile max(0, 1 - d/ε) at each ``eps`` on the stimuli:
-    Proposition 1's similarity on the discrete space the networks see."""
+    """Exact (p_S, p_I) of Proposition 1's linear profile at each ``eps`` on the stimuli."""
     dist = stimulus_distances(n_stimuli, geometry)
     G = torch.tensor(linear_profile(dist[None], np.asarray(eps)[:, None, None]))
     return tuple(v.numpy() for v in exact_scores(G, TrialTable.from_distances(dist)))
 
 
 def distance_to_curve(ps, pi, curve_s, curve_i):
-    """Euclidean distance in the (p_I, p_S) plane from each point to a densely sampled curve."""
+    """Distance in the (p_I, p_S) plane from each point to a densely sampled curve."""
     return np.sqrt((ps[..., None] - curve_s) ** 2 + (pi[..., None] - curve_i) ** 2).min(-1)
 
 
@@ -101,9 +99,8 @@ def jensen_term(W) -> float:
 
 
 def reconstruction_floor(history: ToyHistory) -> dict:
-    """The reconstruction networks against Theorem 2: final floor ``delta``, p_I's interval
-    ``ci``, the prediction 1/(1 + Δ), the ``gap``, the same gap at epoch ``mid``
-    (``gap_mid``), the ``jensen`` term of the final weights and the final ``p_s``."""
+    """The reconstruction networks against Theorem 2: final floor ``delta``, p_I's ``ci``, the
+    ``predicted`` 1/(1 + Δ), the ``gap`` (also at epoch ``mid``), the ``jensen`` term."""
     rec = np.array(history.conditions) == "reconstruction"
     n_epochs = history.p_s.shape[1]
     delta = float(history.delta_fit[rec, -1].mean())
@@ -118,8 +115,8 @@ def reconstruction_floor(history: ToyHistory) -> dict:
 
 
 def linear_fit_size(history: ToyHistory, conditions=GEOMETRIES) -> dict:
-    """How far the linear fits miss the ``conditions`` networks' similarity, pooled over the
-    snapshots after initialisation (:func:`.profile_fit.profile_misfit_size`)."""
+    """How far the linear fits miss the networks' similarity, pooled over the snapshots after
+    initialisation."""
     cond = np.array(history.conditions)
     terms = [profile_fit_test(history.snapshots[ep][k],
                                stimulus_distances(history.final_W.shape[2],
@@ -133,15 +130,10 @@ def linear_fit_size(history: ToyHistory, conditions=GEOMETRIES) -> dict:
 
 
 def analyse(history: ToyHistory, n_stimuli: int) -> SimpleNamespace:
-    """The chapter's predictions for the trained networks and its measurements of them.
-
-    Predictions: each network's own profile (every 1 % of the epochs, ``own``), the linear
-    profile on the same stimuli (``disc_s``, ``disc_i``) and Proposition 1 (``prop_s``,
-    ``prop_i``). Each network's peak is :func:`held_out_peak` with 2 % of the epochs smoothed
-    (``held``, ``peaks``; ``raw_peaks`` its own maximum); ``after`` marks each circle point
-    from its peak on, ``d_prop``/``d_disc`` their distances to the two curves. Circle and
-    segment runs are paired, so the shortfall's interval is that of the per-seed differences.
-    """
+    """The chapter's predictions for the trained networks (each one's own profile every 1 % of
+    the epochs, the linear profile on the same stimuli, Proposition 1) and its measurements:
+    each peak held out with 2 % of the epochs smoothed. Circle and segment runs are paired, so
+    the shortfall's interval is that of the per-seed differences."""
     cond = np.array(history.conditions)
     circ, n_epochs = cond == "circle", history.p_s.shape[1]
     own = {c: own_profile_prediction(history, c, max(1, n_epochs // 100)) for c in CONDITIONS}

@@ -56,15 +56,11 @@ class TrialTable:
         if d.ndim != 2 or d.shape[0] != d.shape[1] or d.shape[0] < 3:
             raise ValueError(f"distances must be a square matrix with >= 3 rows; got {d.shape}")
         n = d.shape[0]
-        idx = np.arange(n)
-        a, b, p = np.meshgrid(idx, idx, idx, indexing="ij")
+        a, b, p = np.meshgrid(*[np.arange(n)] * 3, indexing="ij")
         distinct = (a != b) & (a != p) & (b != p)
-        dap, dbp = d[a, p], d[b, p]
-        strict = distinct & (dap < dbp)
-        ties = distinct & (dap == dbp)
-        near = torch.as_tensor((a * n + p)[strict])
-        far = torch.as_tensor((b * n + p)[strict])
-        return cls(near, far, int(ties.sum()), int(distinct.sum()), n)
+        strict = distinct & (d[a, p] < d[b, p])
+        return cls(torch.as_tensor((a * n + p)[strict]), torch.as_tensor((b * n + p)[strict]),
+                   int((distinct & (d[a, p] == d[b, p])).sum()), int(distinct.sum()), n)
 
 
 try:  # optional: a compiled loop makes exact evaluation several times cheaper (bench_toy.py)
@@ -103,11 +99,7 @@ def exact_scores(G, table: TrialTable, compiled: bool | None = None
     if G.shape[-2:] != (n, n):
         raise ValueError(f"G must end in ({n}, {n}); got {tuple(G.shape)}")
     flat = G.flatten(-2)
-    if compiled is None:
-        compiled = numba is not None
-    if compiled and numba is None:
-        raise ValueError("compiled=True needs numba, which is not installed")
-    if compiled:
+    if compiled or (compiled is None and numba is not None):
         rows = flat.detach().cpu().reshape(-1, n * n).numpy()
         sums = _pair_sums(rows, table.near.numpy(), table.far.numpy())
         mass_sum = torch.from_numpy(sums).reshape(flat.shape[:-1])

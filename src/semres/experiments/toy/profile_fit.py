@@ -1,5 +1,5 @@
 """The learned similarity's profile h(d) (mean similarity at distance d over the mean
-self-similarity) and its fit h(d) = Δ + (1 − Δ) max(0, 1 − d/ε), with edges and goodness of fit."""
+self-similarity) and its fit h(d) = Δ + (1 − Δ) max(0, 1 − d/ε), with goodness of fit."""
 
 from __future__ import annotations
 
@@ -54,16 +54,11 @@ def _fit_on_grid(d, h, eps_grid):
     return pick(eps_grid), pick(delta), pick(sse)
 
 
-def fit_linear_profile(d, h, eps_grid=None) -> tuple[np.ndarray, np.ndarray]:
+def fit_linear_profile(d, h) -> tuple[np.ndarray, np.ndarray]:
     """Least-squares (ε, Δ) of ``linear_profile`` to profiles h (..., len(d)): Δ in closed form
-    for each ε on a grid (default: [0.2 min d, 1.2 max d], refined 40-fold around its best)."""
-    d = np.asarray(d, float)
-    h = np.asarray(h, float)
-    keep = d > 0
-    d, h = d[keep], h[..., keep]
-    if eps_grid is not None:
-        eps, delta, _ = _fit_on_grid(d, h, np.asarray(eps_grid, float))
-        return eps, delta
+    for each ε on a grid over [0.2 min d, 1.2 max d], refined 40-fold around its best."""
+    keep = np.asarray(d, float) > 0
+    d, h = np.asarray(d, float)[keep], np.asarray(h, float)[..., keep]
     coarse = np.linspace(0.2 * d.min(), 1.2 * d.max(), 200)
     step = coarse[1] - coarse[0]
     eps0, _, _ = _fit_on_grid(d, h, coarse)
@@ -73,10 +68,9 @@ def fit_linear_profile(d, h, eps_grid=None) -> tuple[np.ndarray, np.ndarray]:
 
 
 def profile_fit_report(d, eps, delta) -> dict:
-    """``fits.bound_report`` of a fit against its default search range: on an edge it is
-    censored (a flat profile has no resolution to find)."""
-    d = np.asarray(d, float)
-    d = d[d > 0]
+    """``fits.bound_report`` of a fit against its search range: on an edge it is censored (a
+    flat profile has no resolution to find)."""
+    d = np.asarray(d, float)[np.asarray(d, float) > 0]
     return bound_report({"eps": eps, "delta": delta},
                         {"eps": (0.2 * d.min(), 1.2 * d.max()), "delta": (0.0, 1.0)})
 
@@ -101,11 +95,10 @@ def _level_stats(G, distances):
 
 
 def profile_fit_test(G, distances, eps, delta) -> dict:
-    """One network's fit ``linear_profile(eps, delta)`` against each distance level's mean
-    ratio, with the standard error of a mean over its pairs (taken as independent: a strict
-    test): its chi-square goodness of fit ``gof`` and, where tested, what
-    :func:`profile_misfit_size` pools: the levels' ``observed`` means, the line's
-    ``predicted``, a ``flat`` profile's and the ``se``."""
+    """One network's fit against each distance level's mean ratio, with the standard error of
+    a mean over its pairs (taken as independent: a strict test): its chi-square ``gof`` and,
+    where tested, what :func:`profile_misfit_size` pools (``observed``, ``predicted``, a
+    ``flat`` profile's, ``se``)."""
     stats = _level_stats(G, distances)
     if stats is None or len(stats[0]) <= 2:
         return {"gof": gof_none(DEAD if stats is None else TOO_FEW.format(len(stats[0])))}
@@ -116,9 +109,8 @@ def profile_fit_test(G, distances, eps, delta) -> dict:
 
 
 def profile_misfit_size(terms) -> dict:
-    """How far the lines miss, pooled over the tested fits of :func:`profile_fit_test`
-    (:func:`semres.core.fits.misfit_size`, by squared gaps as the lines were fitted), with the
-    pooled ``gof_p`` and the count of ``fits``."""
+    """How far the lines miss, pooled over the tested fits (:func:`semres.core.fits.misfit_size`
+    by squared gaps, as the lines were fitted), with the pooled ``gof_p`` and the ``fits``."""
     terms = [t for t in terms if "se" in t]
     if not terms:
         raise ValueError("terms: no testable fit to pool")

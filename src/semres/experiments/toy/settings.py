@@ -1,5 +1,5 @@
 """Chapter 3's settings: three profiles and the paper's protocol (its network and trainer,
-which every profile keeps; the chapter lists any a reader changes here)."""
+which every profile keeps)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from semres.core.profiles import Config, Settings, positive_ints, require
 
 @dataclass(frozen=True)
 class ToySettings(Config):
-    """Every setting of chapter 3, with its default-profile value."""
-
     seeds: int = 10  # networks per condition
     epochs: int = 500
     snapshots: tuple = (0, 17, 35, 160, 499)  # epochs that keep every pair's similarity
@@ -36,20 +34,15 @@ def _check(cfg: ToySettings, ch: str) -> None:
             f"snapshots must be increasing epochs in [0, epochs = {cfg.epochs}]; got {snaps}")
 
 
-def _snapshots_within(cfg: ToySettings) -> ToySettings:
-    """A shortened run keeps its snapshots: those past the new last epoch move onto it."""
-    return cfg.replace(snapshots=tuple(sorted({min(e, cfg.epochs) for e in cfg.snapshots})))
-
-
 DEFAULT = ToySettings()
 QUICK = DEFAULT.replace(seeds=3, epochs=100, snapshots=(0, 17, 35, 70, 99), mc_trials=200_000)
 PAPER = DEFAULT.replace(mc_trials=20_000_000)
-
 SETTINGS = Settings(
-    chapter="03_toy_relu",
-    profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
-    check=_check, derive=_snapshots_within, seconds=31,
-    parameters={"n_seeds": "seeds", "epochs": "epochs"},
+    chapter="03_toy_relu", profiles={"quick": QUICK, "default": DEFAULT, "paper": PAPER},
+    check=_check, seconds=31, parameters={"n_seeds": "seeds", "epochs": "epochs"},
+    # a shortened run keeps its snapshots: those past the new last epoch move onto it
+    derive=lambda cfg: cfg.replace(snapshots=tuple(sorted({min(e, cfg.epochs)
+                                                           for e in cfg.snapshots}))),
     paper={key: (getattr(PAPER, key), what) for key, what in (
         ("seeds", "seeds per condition"), ("epochs", "epochs"), ("snapshots", "snapshot epochs"),
         ("n_stimuli", "stimuli"), ("n_hidden", "hidden units"),

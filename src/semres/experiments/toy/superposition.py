@@ -1,6 +1,5 @@
-"""The ReLU superposition network f(x) = ReLU(Wᵀ W x) and its batched trainer. On one-hot
-stimuli the network is G = ReLU(Wᵀ W), G[i, p] the learned similarity g(x_i, x_p). A stack of
-networks (W: (networks, m, l)) trains at once, each from its own stream, as it would alone."""
+"""The ReLU superposition network f(x) = ReLU(Wᵀ W x) and its batched trainer: on one-hot
+stimuli the network is G = ReLU(Wᵀ W), G[i, p] the learned similarity g(x_i, x_p)."""
 
 from __future__ import annotations
 
@@ -95,27 +94,10 @@ class ToyConfig:
     init_high: float = DEFAULT.init_high
     snapshot_epochs: tuple = ()
 
-    def __post_init__(self):
-        for name in ("n_stimuli", "n_hidden", "epochs", "trials_per_epoch", "batch_size"):
-            value = getattr(self, name)
-            if int(value) != value or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        if self.n_stimuli < 3:
-            raise ValueError(f"n_stimuli must be >= 3; got {self.n_stimuli}")
-        if self.trials_per_epoch < self.batch_size:
-            raise ValueError("trials_per_epoch must be >= batch_size")
-        for name in ("lr", "lambda_sim", "lambda_rec", "init_high"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0; got {getattr(self, name)!r}")
-        if any(not 0 <= e <= self.epochs for e in self.snapshot_epochs):
-            raise ValueError(f"snapshot_epochs must lie in [0, {self.epochs}]")
-
     @classmethod
     def of(cls, cfg: ToySettings) -> "ToyConfig":
-        return cls(n_stimuli=cfg.n_stimuli, n_hidden=cfg.n_hidden, epochs=cfg.epochs,
-                   trials_per_epoch=cfg.trials_per_epoch, batch_size=cfg.batch_size,
-                   lr=cfg.lr, lambda_sim=cfg.lambda_sim, lambda_rec=cfg.lambda_rec,
-                   init_high=cfg.init_high, snapshot_epochs=tuple(cfg.snapshots))
+        return cls(**{f: getattr(cfg, f) for f in cls.__dataclass_fields__
+                      if f != "snapshot_epochs"}, snapshot_epochs=tuple(cfg.snapshots))
 
     @property
     def steps_per_epoch(self) -> int:
@@ -143,19 +125,6 @@ class ToyHistory:
         return "segment" if condition == "segment" else "circle"
 
 
-def _validate_networks(conditions, seeds):
-    if len(conditions) != len(seeds) or not conditions:
-        raise ValueError("conditions and seeds must be non-empty and of equal length")
-    bad = [c for c in conditions if c not in CONDITIONS]
-    if bad:
-        raise ValueError(f"conditions must be drawn from {CONDITIONS}; got {bad[0]!r}")
-    for s in seeds:  # a root of the book's seed convention: its own check says which
-        try:
-            int_seed(s, "toy network")
-        except ValueError as err:
-            raise ValueError(f"seeds: {err}") from None
-
-
 def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float32,
           progress: bool = True, threads: int | None = 1,
           compiled: bool | None = None) -> ToyHistory:
@@ -165,32 +134,34 @@ def train(conditions, seeds, config: ToyConfig = ToyConfig(), dtype=torch.float3
     elementwise). ``threads`` caps torch's threads (these tensors are too small to share);
     ``compiled`` picks the evaluation loop (speed only)."""
     conditions, seeds = list(conditions), list(seeds)
-    _validate_networks(conditions, seeds)
-    if threads is None:
-        return _train(conditions, seeds, config, dtype, progress, compiled)
+    if len(conditions) != len(seeds) or not conditions:
+        raise ValueError("conditions and seeds must be non-empty and of equal length")
+    if bad := [c for c in conditions if c not in CONDITIONS]:
+        raise ValueError(f"conditions must be drawn from {CONDITIONS}; got {bad[0]!r}")
+    for s in seeds:  # a root of the book's seed convention: its own check says which
+        try:
+            int_seed(s, "toy network")
+        except ValueError as err:
+            raise ValueError(f"seeds: {err}") from None
     previous = torch.get_num_threads()
-    torch.set_num_threads(int(threads))
-    try:
-        return _train(conditions, seeds, config, dtype, progress, compiled)
-    finally:
-        torch.set_num_threads(previous)
-
-
-def _train(conditions, seeds, config, dtype, progress, compiled) -> ToyHistory:
+    if threads is not None:
+        torch.set_num_threads(int(threads))
     # similarity networks first: each loss term works on a contiguous block (views, no copies)
     order = sorted(range(len(conditions)), key=lambda k: conditions[k] == "reconstruction")
-    history = _train_ordered([conditions[k] for k in order], [seeds[k] for k in order],
-                             config, dtype, progress, compiled)
+    try:
+        history = _train_ordered([conditions[k] for k in order], [seeds[k] for k in order],
+                                 config, dtype, progress, compiled)
+    finally:
+        torch.set_num_threads(previous)
     back = np.argsort(order)
     for name in ("p_s", "p_i", "eps_fit", "delta_fit", "profiles", "final_W"):
         setattr(history, name, getattr(history, name)[back])
     history.snapshots = {e: G[back] for e, G in history.snapshots.items()}
-    history.conditions, history.seeds = list(conditions), list(seeds)
+    history.conditions, history.seeds = conditions, seeds
     return history
 
 
-def _train_ordered(conditions, seeds, config, dtype, progress, compiled) -> ToyHistory:
-    cfg = config
+def _train_ordered(conditions, seeds, cfg, dtype, progress, compiled) -> ToyHistory:
     n_net, l, m = len(conditions), cfg.n_stimuli, cfg.n_hidden
     rngs = [np.random.default_rng(s) for s in seeds]
     W0 = np.stack([r.uniform(0.0, cfg.init_high, size=(m, l)) for r in rngs])
@@ -209,13 +180,8 @@ def _train_ordered(conditions, seeds, config, dtype, progress, compiled) -> ToyH
     groups = {g: [k for k in range(n_net) if geo[k] == g] for g in GEOMETRIES}
     bases = {g: profile_basis(dist_np[g]) for g in GEOMETRIES}
     levels = {g: bases[g][0] for g in GEOMETRIES}
-    n_lev = max(len(v) for v in levels.values())
-    E = cfg.epochs
-    p_s = np.empty((n_net, E + 1))
-    p_i = np.empty((n_net, E + 1))
-    eps_fit = np.empty((n_net, E + 1))
-    delta_fit = np.empty((n_net, E + 1))
-    profiles = np.full((n_net, E + 1, n_lev), np.nan)
+    p_s, p_i, eps_fit, delta_fit = (np.empty((n_net, cfg.epochs + 1)) for _ in range(4))
+    profiles = np.full((n_net, cfg.epochs + 1, max(len(v) for v in levels.values())), np.nan)
     snapshots = {}
 
     def record(epoch):
@@ -227,28 +193,20 @@ def _train_ordered(conditions, seeds, config, dtype, progress, compiled) -> ToyH
                 Gg = G[members]
                 # float32 halves the memory traffic; p_S and p_I move by < 1e-6
                 ps, pi = exact_scores(Gg.to(torch.float32), tables[g], compiled)
-                p_s[members, epoch] = ps.numpy()
-                p_i[members, epoch] = pi.numpy()
+                p_s[members, epoch], p_i[members, epoch] = ps.numpy(), pi.numpy()
                 d, h = profile_on_basis(Gg, bases[g])
-                e_fit, d_fit = fit_linear_profile(d, h)
-                eps_fit[members, epoch] = e_fit
-                delta_fit[members, epoch] = d_fit
+                eps_fit[members, epoch], delta_fit[members, epoch] = fit_linear_profile(d, h)
                 profiles[members, epoch, : len(d)] = h
             if epoch in cfg.snapshot_epochs:
                 snapshots[epoch] = G.numpy().copy()
 
     S, B = cfg.steps_per_epoch, cfg.batch_size
     record(0)
-    for epoch in tqdm(range(1, E + 1), desc="toy ReLU epochs", disable=not progress):
+    for epoch in tqdm(range(1, cfg.epochs + 1), desc="toy ReLU epochs", disable=not progress):
         trials = torch.as_tensor(np.stack([sample_trials(r, (S, B), l) for r in rngs]))
         for step in range(S):
-            _, grad = toy_loss_and_grad(W.detach(), trials[:, step], D, lam_sim, lam_rec)
-            W.grad = grad
+            _, W.grad = toy_loss_and_grad(W.detach(), trials[:, step], D, lam_sim, lam_rec)
             opt.step()
         record(epoch)
-
-    return ToyHistory(
-        conditions=conditions, seeds=seeds, p_s=p_s, p_i=p_i, eps_fit=eps_fit,
-        delta_fit=delta_fit, profile_d=levels, profiles=profiles, snapshots=snapshots,
-        final_W=W.detach().numpy().copy(),
-    )
+    return ToyHistory(conditions, seeds, p_s, p_i, eps_fit, delta_fit, levels, profiles,
+                      snapshots, W.detach().numpy().copy())

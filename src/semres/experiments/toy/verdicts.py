@@ -1,6 +1,5 @@
 """Chapter 3's references and margins: the law the peak is told apart from, the Monte Carlo
-cells of the laws' check, and when the linear profile is no reference for the networks. The
-chapter writes the result rows from them."""
+cells of the laws' check, and when the linear profile is no reference for the networks."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ MISFIT_SHARE = 0.5
 
 
 def constant_law(space: str, eps: float) -> tuple[float, float]:
-    """(p_S, p_I) of the constant similarity 1[d <= eps] on the continuous ``space``
-    (Theorem 1 with its ball moments): the law linear decay is told apart from."""
+    """(p_S, p_I) of the constant similarity 1[d <= eps] on ``space`` (Theorem 1)."""
     if space not in GEOMETRIES:
         raise ValueError(f"space must be 'circle' or 'segment'; got {space!r}")
     mean, var = (spaces.Circle() if space == "circle" else spaces.Segment()).ball_measure(eps)
@@ -39,22 +37,20 @@ def law_gap(mc: pd.DataFrame) -> tuple[float, pd.Series]:
 
 
 def law_cells(mc: pd.DataFrame) -> list[dict]:
-    """The Monte Carlo cells for ``Report.grid_result``, as chapter 1 makes its laws' cells:
-    each deviation from its closed form with its 95% interval, the farthest-reaching first."""
+    """The Monte Carlo cells for ``Report.grid_result``, as chapter 1 makes its laws' cells."""
     return deviation_cells(mc.rename(columns={"monte_carlo": "mc"}),
                            lambda r: f"{r.task}, {r.space}, ε = {r.eps:g}")
 
 
 def tested_fits(trajectories) -> pd.DataFrame:
-    """The rows of the similarity networks' linear fits after initialisation that were tested
-    for their goodness of fit (at the snapshots)."""
+    """The similarity networks' linear fits after initialisation tested for their goodness of
+    fit (at the snapshots)."""
     return trajectories[trajectories.gof_tested.astype(bool)
                         & trajectories.condition.isin(list(GEOMETRIES))
                         & (trajectories.epoch > 0)]
 
 
 def linear_profile_misfit(trajectories) -> bool:
-    """Whether most tested linear fits of the similarity networks after initialisation fail
-    their goodness of fit: the linear profile is then no reference for them ("misfit")."""
+    """Whether most tested fits fail: the linear profile is then no reference for them."""
     tested = tested_fits(trajectories)
     return bool(len(tested) and tested.misfit.astype(bool).mean() > MISFIT_SHARE)
