@@ -48,11 +48,9 @@ def fig_nsweep(sweep, model: str):
 
 
 def fig_protocol(results: dict, near_results: dict):
-    """The protocol on the models that pass: success against n with Theorem 3; each model on
-    the (p_I, p_S) plane, measured and as its similarity fitted on the near design predicts,
-    against Theorem 2's front at its fitted floor; the temperature on the same plane; and the
-    kernel read from the choices of the models that do similarity (a panel only when one
-    does)."""
+    """The protocol on the models that pass: success against n with Theorem 3; the (p_I, p_S)
+    plane, measured and as the near design's fit predicts, against the front at its floor; the
+    temperature; and the kernel read from choices (a panel only when a model does similarity)."""
     with_kernel = [r for r in results.values() if r["does_similarity"]]
     fig, axes = splot.subplots(2, 2, figsize=(9, 7.6))
     ax_n, ax_d, ax_t, ax_k = axes.ravel()
@@ -122,9 +120,8 @@ def fig_protocol(results: dict, near_results: dict):
 
 
 def fig_near(results: dict):
-    """P(nearer person chosen) against the distance from that person, one panel per gap D:
-    mean mass with its 95 % interval over names, beyond the pair (filled) and between the two
-    (open), and the best shape fitted across all panels for each model that does similarity."""
+    """P(nearer person chosen) against the distance from that person, one panel per gap D,
+    beyond the pair (filled) and between (open), with the best shape fitted to all panels."""
     Ds = sorted({d for r in results.values() for d in r["curve"].D.unique()})
     cols = 2 if len(Ds) > 1 else 1
     rows_ = math.ceil(len(Ds) / cols)

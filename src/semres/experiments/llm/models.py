@@ -18,9 +18,6 @@ from pathlib import Path
 
 from semres.core.book import cores
 
-__all__ = ["Part", "Shipped", "SHIPPED", "QWEN_NOTICE", "model_cache", "assemble", "resolve",
-           "identity", "kept_json", "dequantised_path", "load_pair", "load", "free_cores"]
-
 
 # --------------------------------------------------------------------------- the models that ship
 
@@ -116,12 +113,11 @@ SHIPPED = {
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
 }
 
-#: Qwen's Apache-2.0 notice for its two models, shipped with this package
-QWEN_NOTICE = Path(__file__).parents[2] / "data" / "licenses" / "Qwen2.5-Coder-LICENSE"
+
 
 def model_cache() -> Path:
-    """Where models assembled from their parts are kept (``SEMRES_MODEL_CACHE``, else the
-    user's cache folder): outside the repository, so every clone and build shares them."""
+    """Where models assembled from their parts are kept, outside the repository so that every
+    clone and build shares them."""
     root = os.environ.get("SEMRES_MODEL_CACHE") or Path(
         os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "semres" / "models"
     return Path(root)
@@ -155,7 +151,7 @@ def _part_path(short: str, k: int) -> Path:
     return path
 
 
-def assemble(short: str, *, quiet: bool = False) -> Path:
+def assemble(short: str) -> Path:
     """The model file of a multi-part :data:`SHIPPED` model in :func:`model_cache`, joined from
     its part packages and checked by sha256."""
     s = SHIPPED.get(short)
@@ -167,9 +163,8 @@ def assemble(short: str, *, quiet: bool = False) -> Path:
         return target
     damaged = target.exists()
     paths = [_part_path(short, k) for k in range(len(s.parts))]
-    if not quiet:
-        print(f"{short}: {'the cached file was damaged; ' if damaged else ''}joining "
-              f"{len(paths)} parts into {target}", file=sys.stderr)
+    print(f"{short}: {'the cached file was damaged; ' if damaged else ''}joining "
+          f"{len(paths)} parts into {target}", file=sys.stderr)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + f".{os.getpid()}.partial")
     try:
@@ -223,27 +218,22 @@ def _looks_local(model: str) -> bool:
             or model.endswith(".gguf") or os.sep != "/" and os.sep in model)
 
 
-def resolve(model, gguf_file: str | None = None) -> tuple[str, str | None]:
-    """(folder or hub id, GGUF file name or None) for a short name, a ``.gguf`` path, a folder
-    (with ``gguf_file`` inside it, or a transformers checkpoint) or a hub id."""
+def resolve(model) -> tuple[str, str | None]:
+    """(folder or hub id, GGUF file name or None) for a short name, a ``.gguf`` path, a
+    transformers checkpoint's folder or a hub id."""
     model = str(model)
     if model in SHIPPED:
         path = _shipped_path(model)
         return str(path.parent), path.name
-    if gguf_file is None and model.endswith(".gguf"):
-        path = Path(model).expanduser()
+    path = Path(model).expanduser()
+    if model.endswith(".gguf"):
         if not path.is_file():
             raise ValueError(f"model: no such GGUF file {model!r}")
         return str(path.parent), path.name
-    path = Path(model).expanduser()
     if path.is_dir():
-        if gguf_file is not None:
-            if not (path / gguf_file).is_file():
-                raise ValueError(f"gguf_file: folder {model!r} has no file {gguf_file!r}")
-            return str(path), str(gguf_file)
         if not (path / "config.json").is_file():
             ggufs = sorted(p.name for p in path.glob("*.gguf"))
-            hint = f" (it holds {', '.join(ggufs)}: pass gguf_file)" if ggufs else ""
+            hint = f" (it holds {', '.join(ggufs)}: pass one of them)" if ggufs else ""
             raise ValueError(f"model: folder {model!r} is not a model: it lacks config.json"
                              f"{hint}")
         return str(path), None
@@ -251,17 +241,13 @@ def resolve(model, gguf_file: str | None = None) -> tuple[str, str | None]:
         raise ValueError(f"model: {model!r} is a file, not a model folder or a .gguf file")
     if _looks_local(model):
         raise ValueError(f"model: no such file or folder {model!r}")
-    if gguf_file is not None:
-        return model, str(gguf_file)
     return model, None
 
 
-def identity(model, gguf_file: str | None = None) -> dict:
-    """What a model is, from its own file: name, architecture, size, quantisation and licence
-    from the GGUF metadata (``None`` where the file does not say), and for a shipped model the
-    packages and versions it came from, its sha256, the licence it is published under and its
-    citation key. Reads only the file's header."""
-    where, name = resolve(model, gguf_file)
+def identity(model) -> dict:
+    """What a model is, from its GGUF header (``None`` where it does not say), and for a shipped
+    model the packages it came from, its sha256, licence and citation key."""
+    where, name = resolve(model)
     out = {"model": str(model), "file": name, "name": None, "architecture": None,
            "size_label": None, "quantisation": None, "file_licence": None}
     if name is not None and Path(where, name).is_file():
@@ -282,8 +268,7 @@ def identity(model, gguf_file: str | None = None) -> dict:
 
 
 def _gguf_header(path: Path) -> dict:
-    """Name, architecture, size, quantisation and licence from a GGUF file's metadata (the
-    reader parses every field, the vocabulary's too)."""
+    """Name, architecture, size, quantisation and licence from a GGUF file's metadata."""
     import gguf
 
     fields = gguf.GGUFReader(path).fields
@@ -303,8 +288,7 @@ def _gguf_header(path: Path) -> dict:
 
 
 def kept_json(path: Path | None, key: str, make):
-    """``make()``, kept in the JSON file ``path`` under ``key`` (beside a model's dequantised
-    copy): a property of the model file and the calibration prompts, measured once."""
+    """``make()``, kept in the JSON file ``path`` under ``key``: measured once per model file."""
     stored = {}
     if path is not None and path.is_file():
         with contextlib.suppress(OSError, ValueError):
@@ -338,8 +322,8 @@ def _from_folder(folder, **kwargs):
 
 
 def _keep_dequantised(net, tok, folder: Path) -> None:
-    """Save a model read from GGUF as a float32 folder (written aside, then moved in place),
-    so the next load takes a second instead of dequantising again."""
+    """Save a model read from GGUF as a float32 folder, so the next load takes a second instead
+    of dequantising again."""
     from safetensors.torch import save_model
 
     partial = folder.with_name(folder.name + f".{os.getpid()}.partial")
@@ -357,6 +341,8 @@ def _keep_dequantised(net, tok, folder: Path) -> None:
 
 @functools.lru_cache(maxsize=2)
 def load_pair(where: str, gguf_file: str | None):
+    """(float32 model in eval mode, tokenizer), once per process; callers must not modify it.
+    A GGUF file is dequantised on its first load and kept as a float32 copy."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False")
@@ -390,14 +376,6 @@ def load_pair(where: str, gguf_file: str | None):
             print(f"{gguf_file}: could not keep a dequantised copy ({_first_line(err)})",
                   file=sys.stderr)
     return net.eval(), tok
-
-
-def load(model, gguf_file: str | None = None):
-    """(model in float32, eval mode; tokenizer), loaded once per process. A GGUF file is
-    dequantised on its first load (tens of seconds) and kept as a float32 copy in
-    :func:`model_cache` keyed by its sha256, which later loads read in about a second.
-    Callers must not modify the model."""
-    return load_pair(*resolve(model, gguf_file))
 
 
 def _cpu_sample() -> tuple[int, int, int]:

@@ -11,9 +11,6 @@ from semres.core.validate import at_least, one_of
 
 from .settings import ITEM_TEMPLATE, NAMES, QUESTIONS, TASKS
 
-__all__ = ["check_task", "Trials", "draw_trials", "resolution_trials", "balanced_trials",
-           "year_prompt", "trials_to_results"]
-
 
 def check_task(task: str) -> str:
     """``task``, refused unless it is one of :data:`semres.experiments.llm.settings.TASKS`."""
@@ -135,7 +132,6 @@ def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
                           ("names", "years", "probe", "correct", "template", "group")))
 
 
-
 # --------------------------------------------------------------------------- the paper's prompt
 
 def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
@@ -148,13 +144,14 @@ def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
 # --------------------------------------------------------------------------- per-trial result files
 
 def trials_to_results(trials: Trials, choice, *, model: str, names=NAMES, source: str = "live",
-                      scores=None):
-    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`."""
+                      scores=None, options=None):
+    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`;
+    the options are the listed people, or ``options`` given per trial."""
     choice = np.asarray(choice, int)
     if choice.shape != (len(trials),):
         raise ValueError("choice must give one option index per trial")
     names = tuple(names)
-    opts = [[names[k] for k in row] for row in trials.names]
+    opts = options or [[names[k] for k in row] for row in trials.names]
     rows = {"model": model, "source": source, "task": trials.task,
             "n": trials.names.shape[1], "space": "years",
             "options": ["|".join(o) for o in opts],
