@@ -26,7 +26,7 @@ def test_gate_size_has_its_stated_power():
 
 
 def test_gate_passes_a_model_that_does_the_task(tok, trained):
-    scorer = lm.Scorer((trained, tok), batch_size=64)
+    scorer = lm.Scorer((trained, tok), batch_tokens=4096)
     held_out = trials.draw_trials("identification", 2, 300, 99, years=YEARS, n_names=len(NAMES))
     scored = lm.score_trials(scorer, held_out, NAMES, progress=False)
     accuracy = (scored.scores.argmax(1) == held_out.correct.argmax(1)).mean()
@@ -58,7 +58,7 @@ def test_gate_passes_a_model_that_does_the_task(tok, trained):
 @pytest.mark.parametrize("which", ["untrained", "shuffled"])
 def test_gate_stops_a_model_that_guesses(tok, guesser, which):
     net = model(len(tok), 2) if which == "untrained" else guesser
-    scorer = lm.Scorer((net, tok), batch_size=64)
+    scorer = lm.Scorer((net, tok), batch_tokens=4096)
     g = competence.gate(scorer, names=NAMES, years=YEARS, seed=1, progress=False)
     assert g["verdict"] == "does not do the task"
     assert g["ci_low"] < 0.5 < g["ci_high"] and g["se"] >= g["se_iid"]
@@ -161,7 +161,7 @@ def test_biases_are_measured_where_the_design_makes_them_zero():
 
 
 def test_reverse_direction_scores_years_and_keeps_its_trials(tok, trained):
-    scorer = lm.Scorer((trained, tok), batch_size=64)
+    scorer = lm.Scorer((trained, tok), batch_tokens=4096)
     r = competence.reverse_direction(scorer, trials=80, names=NAMES, years=YEARS, seed=0,
                                      progress=False)
     # sequential: the 80 planned trials, scored in looks until the verdict is settled

@@ -45,8 +45,6 @@ def test_scores_match_a_full_forward_by_hand(chat, packed):
             ids = scorer.prefix_ids(p) + scorer.option_ids(o)
             worst = max(worst, abs(v - hand_logprob(net, ids, len(scorer.option_ids(o)))))
     assert worst < 1e-5
-    probs = scorer.probabilities(prompts, options, progress=False)
-    assert all(abs(q.sum() - 1) < 1e-12 for q in probs)
 
 
 def test_a_group_too_long_for_one_row_spills_into_more():
@@ -62,7 +60,7 @@ def test_a_group_too_long_for_one_row_spills_into_more():
 
 
 def test_results_keep_the_prompt_and_rescore(tok, trained, tmp_path):
-    scorer = lm.Scorer((trained, tok), batch_size=64)
+    scorer = lm.Scorer((trained, tok), batch_tokens=4096)
     tr = trials.balanced_trials("similarity", 3, 4, 3, years=YEARS, n_names=len(NAMES))
     scored = lm.score_trials(scorer, tr, NAMES, progress=False)
     df = lm.to_results(scored, seed=0)

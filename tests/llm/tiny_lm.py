@@ -52,7 +52,7 @@ def train(net, tok, steps: int, seed: int, shuffle: bool = False):
 
     Two layers must learn an induction circuit (a name's year points back to the name); the
     loss sits at ln 2 (either listed name) for ~800 steps before it does (~15 s on one core)."""
-    scorer = lm.Scorer((net, tok), batch_size=64)
+    scorer = lm.Scorer((net, tok), batch_tokens=4096)
     tr = trials.draw_trials("identification", 2, 4096, seed, years=YEARS, n_names=len(NAMES))
     prompts, people = lm.paper_prompts(tr, NAMES)
     rng = np.random.default_rng(seed)

@@ -1,7 +1,5 @@
-"""Answers from elsewhere: accuracy against n and the two-reference design, read from any model's
-per-trial rows or the authors' released files. The chapter's analyses then treat them as the
-answers it scores itself (Theorem 3: :func:`semres.experiments.llm.verdicts.theorem3_forms`; the
-temperature: :func:`semres.experiments.llm.lm_protocol.temperature_sweep`)."""
+"""Answers from elsewhere (any model's per-trial rows, the authors' released files) as accuracy
+against n and two-reference counts, which the chapter's analyses treat as its own."""
 
 from __future__ import annotations
 
@@ -13,12 +11,10 @@ from semres.experiments import released
 
 from .two_reference import two_reference_counts
 
-__all__ = ["results_by_n", "two_reference_from_results", "external_answers"]
-
 
 def results_by_n(df):
-    """Accuracy per model, task and n from tidy per-trial rows (the paper's measure: correct
-    among answers naming a listed option; rows without a readable choice are counted as nulls)."""
+    """Accuracy per model, task and n (the paper's: correct among answers naming a listed
+    option; the others are nulls)."""
     if df.empty:
         raise ValueError("df: no rows")
     ch = choice_index(df)
@@ -35,7 +31,7 @@ def results_by_n(df):
 
 
 def two_reference_from_results(df):
-    """Two-option similarity rows on the year line as (centre, D, offset, trials, correct) counts."""
+    """Two-option similarity rows on the year line as two-reference counts."""
     sel = ((df.task == "similarity") & (df.n.astype(int) == 2) & (df.space == "years")).to_numpy()
     if not sel.any():
         return None
@@ -52,11 +48,8 @@ def two_reference_from_results(df):
 
 
 def external_answers(shipped: list, counts: list, curves: list, tidy_rows):
-    """Accuracy by (model, task, n) and two-reference counts per model, from every source of
-    answers the chapter did not produce with its encoder: the shipped tables derived from the
-    authors' files, the authors' files themselves (as ``released.gather`` read them), and tidy
-    per-trial rows (any model's,
-    including a causal LM scored here). Both analyses then treat every model alike."""
+    """Accuracy by (model, task, n) and two-reference counts per model from every source the
+    encoder did not produce: the shipped tables, the authors' files, and tidy per-trial rows."""
     cols = ["model", "source", "task", "n", "trials", "correct"]
     ext_n, ext_ref = [], {}
     for name in shipped:

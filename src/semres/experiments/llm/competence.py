@@ -17,9 +17,6 @@ from .lm import Scorer, ScoredTrials, join, score_trials
 from .settings import ITEM_TEMPLATE, NAMES
 from .trials import balanced_trials
 
-__all__ = ["gate_size", "above_chance", "LOOKS", "INTERIM_Z", "look_sizes", "sequential", "gate",
-           "biases", "REVERSE_QUESTION", "reverse_prompt", "reverse_direction", "year_probe"]
-
 
 # --------------------------------------------------------------------------- the competence gate
 
@@ -63,43 +60,37 @@ def look_sizes(trials: int, block: int, looks=LOOKS) -> list[int]:
     return sorted({max(1, math.ceil(f * blocks - 1e-9)) * block for f in looks})
 
 
-def sequential(mass_of, members, *, block: int = 4, looks=LOOKS, p0: float = 0.5,
-               p1: float = 0.55, alpha: float = 0.05, bound: float = INTERIM_Z) -> dict:
-    """The one-sided test of a mean mass against ``p0`` (:func:`above_chance`) on a design
-    sized for a fixed number of trials (``members``: the names of each, in the order scored),
-    scored in ``looks``, each a prefix of the design (:func:`look_sizes`), stopping at the
-    first look that settles the verdict. ``mass_of(rows)`` scores the design's trials at
-    ``rows`` and returns their masses.
+def sequential(mass_of, members, *, p1: float = 0.55, alpha: float = 0.05) -> dict:
+    """The one-sided test of a mean mass against 1/2 (:func:`above_chance`) on a design sized
+    for a fixed number of trials (``members``: the names of each, in the order scored), scored
+    in :data:`LOOKS` (:func:`look_sizes`) until the verdict is settled; ``mass_of(rows)``
+    scores the design's trials at ``rows``.
 
-    An interim look stops for a pass when the clustered test's one-sided p-value is below that
-    of z = ``bound`` (0.00135 for 3; on the test's own Student's t with names - 1 degrees of
-    freedom, so a first look with few names needs a larger statistic), and for a fail ("does
-    not do the task") when the 95 % interval's upper end is below ``p1``, the effect the design
-    is sized to see: the remaining trials could no longer show a model that matters. The last
-    look is the fixed design's own test at ``alpha``.
+    An interim look stops for a pass when the one-sided p-value is below that of z =
+    :data:`INTERIM_Z` (on the test's own Student's t, so a first look with few names needs a
+    larger statistic), and for a fail when the 95 % interval ends below ``p1``, the effect the
+    design is sized to see. The last look is the fixed design's test at ``alpha``.
 
-    This is the Haybittle–Peto rule, and why it keeps the level: the last look is the fixed
-    design's test at ``alpha``, so the looks can add a pass the fixed design would not give
-    only on a path that crosses ``bound`` at an interim look (p about 0.00135 each) yet ends
-    below the final test's line. Under the null the looks share their trials, so
-    such a path is rarer than the crossings themselves: about one in a thousand for looks at a
-    quarter, a half and three quarters, a level of about 0.051 for 0.05 (the tests check it by
-    simulation). Stopping for a fail only removes passes, so it can lower the level, never
-    raise it, and it is non-binding: the level holds whether or not one stops there.
+    This is the Haybittle–Peto rule, and why it keeps the level: the looks add a pass the fixed
+    design would not give only on a path that crosses the bound at an interim look (p about
+    0.00135 each) yet ends below the final test's line; under the null the looks share their
+    trials, so such a path is rarer than the crossings: a level of about 0.051 for 0.05 (the
+    tests check it by simulation). Stopping for a fail only removes passes, so it can lower the
+    level, never raise it, and it is non-binding.
 
-    Returns :func:`above_chance` of the trials scored, with ``look`` (1-based) and ``looks``,
-    ``planned`` (the design's trials) and ``stopped`` ("pass", "fail" or "last look")."""
+    Returns :func:`above_chance` of the trials scored, with ``look``, ``looks``, ``planned``
+    and ``stopped`` ("pass", "fail" or "last look")."""
     members = np.asarray(members)
-    sizes = look_sizes(len(members), block, looks)
+    sizes = look_sizes(len(members), 4)
     mass = np.zeros(0)
     for k, stop in enumerate(sizes, start=1):
         rows = np.arange(len(mass), stop)
         mass = np.concatenate([mass, np.asarray(mass_of(rows), float)])
-        out = above_chance(mass, members[:stop], p0, alpha)
+        out = above_chance(mass, members[:stop], 0.5, alpha)
         out.update(look=k, looks=len(sizes), planned=len(members), stopped="last look")
         if k == len(sizes):
             return out
-        if out["p_value"] < norm.sf(bound):
+        if out["p_value"] < norm.sf(INTERIM_Z):
             out.update(verdict="passes", stopped="pass")
             return out
         if out["ci_high"] < p1:
@@ -108,27 +99,33 @@ def sequential(mass_of, members, *, block: int = 4, looks=LOOKS, p0: float = 0.5
     raise AssertionError("unreachable: the last look returns")
 
 
-def gate(scorer: Scorer, *, seed, trials: int | None = None, names=None,
-         years=(1500, 2000), p1: float = 0.55, alpha: float = 0.05, power: float = 0.8,
-         looks=LOOKS, progress: bool = True) -> dict:
-    """Whether a model does identification at n = 2 better than chance: the balanced design
-    sized to tell a mean mass ``p1`` from 1/2 (or ``trials``), drawn once from ``seed`` and
-    scored in ``looks`` until the verdict is settled (:func:`sequential`); ``scored`` holds the
-    trials scored."""
+def _scored_in_looks(scorer: Scorer, trials, names, seed, years, progress,
+                     score=None) -> tuple:
+    """The identification design at n = 2 of at least ``trials`` (None: :func:`gate_size`),
+    scored in looks until settled (:func:`sequential`); ``score(pool, tr)`` gives prompts and
+    options other than the paper's. Returns the verdict, the pool and the trials scored."""
     pool = tuple(NAMES if names is None else names)
     if len(pool) < 2:
         raise ValueError("names: at least two are needed")
-    m = gate_size(0.5, p1, alpha=alpha, power=power) if trials is None else trials
-    lists = math.ceil(at_least(m, 2, "trials") / 4)
-    tr = balanced_trials("identification", 2, lists, seed, years=years, n_names=len(pool))
+    m = gate_size() if trials is None else at_least(trials, 2, "trials")
+    tr = balanced_trials("identification", 2, math.ceil(m / 4), seed, years=years,
+                         n_names=len(pool))
+    extra = score(pool, tr) if score else {}
     parts = []
 
     def mass_of(rows):
-        parts.append(score_trials(scorer, tr, pool, progress=progress, rows=rows))
+        parts.append(score_trials(scorer, tr, pool, progress=progress, rows=rows, **extra))
         return parts[-1].mass
 
-    out = sequential(mass_of, tr.names, looks=looks, p1=p1, alpha=alpha)
-    scored = join(tr, parts)
+    return sequential(mass_of, tr.names), pool, join(tr, parts)
+
+
+def gate(scorer: Scorer, *, seed, trials: int | None = None, names=None,
+         years=(1500, 2000), progress: bool = True) -> dict:
+    """Whether a model does identification at n = 2 better than chance: the balanced design
+    sized to tell a mean mass 0.55 from 1/2 (or ``trials``), scored in looks until settled;
+    ``scored`` holds the trials scored."""
+    out, pool, scored = _scored_in_looks(scorer, trials, names, seed, years, progress)
     out.update(pool=pool, scored=scored, biases=biases(scored))
     return out
 
@@ -167,28 +164,17 @@ def reverse_prompt(names, years, who: str) -> str:
 
 
 def reverse_direction(scorer: Scorer, *, seed, trials: int | None = None, names=None,
-                      years=(1500, 2000), p1: float = 0.55, alpha: float = 0.05, looks=LOOKS,
-                      progress: bool = True) -> dict:
+                      years=(1500, 2000), progress: bool = True) -> dict:
     """The identification question asked backwards at n = 2: given a listed name, which of the
-    two listed years is theirs, in the gate's balanced design (distinct years, both orders,
-    both people asked), scored and stopped like the forward question (:func:`sequential`)."""
-    pool = tuple(NAMES if names is None else names)
-    m = gate_size() if trials is None else at_least(trials, 2, "trials")
-    tr = balanced_trials("identification", 2, math.ceil(m / 4), seed, years=years,
-                         n_names=len(pool))
-    people = [[pool[k] for k in row] for row in tr.names]
-    prompts = [reverse_prompt(p, y, p[int(c.argmax())])
-               for p, y, c in zip(people, tr.years, tr.correct)]
-    options = [[str(int(y)) for y in ys] for ys in tr.years]
-    parts = []
+    two listed years is theirs, in the gate's design, scored and stopped like it."""
+    def score(pool, tr):
+        people = [[pool[k] for k in row] for row in tr.names]
+        return {"prompts": [reverse_prompt(p, y, p[int(c.argmax())])
+                            for p, y, c in zip(people, tr.years, tr.correct)],
+                "options": [[str(int(y)) for y in ys] for ys in tr.years], "kind": "years"}
 
-    def mass_of(rows):
-        parts.append(score_trials(scorer, tr, pool, progress=progress, prompts=prompts,
-                                  options=options, kind="years", rows=rows))
-        return parts[-1].mass
-
-    out = sequential(mass_of, tr.names, looks=looks, p1=p1, alpha=alpha)
-    scored = join(tr, parts)
+    out, pool, scored = _scored_in_looks(scorer, trials, names, seed, years, progress,
+                                         score=score)
     out.update(option_tokens=sorted(set(scored.lengths.ravel().tolist())), pool=pool,
                scored=scored)
     return out

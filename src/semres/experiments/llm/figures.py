@@ -26,6 +26,14 @@ def _room(fig):
     return fig
 
 
+def _n_axis(ax, ticks):
+    """A log axis of n labelled at ``ticks`` in plain numbers."""
+    ax.set_xscale("log")
+    ax.set_xticks(ticks)
+    ax.xaxis.set_major_formatter(plt.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+
+
 def fig_nsweep(sweep, model: str):
     """Success against n (log–log) with the engine's prediction and chance, per task."""
     fig, axes = splot.subplots(1, 2, figsize=(9, 4.2), sharey=True)
@@ -36,10 +44,7 @@ def fig_nsweep(sweep, model: str):
         ax.plot(sub.n, sub.p_theory, color=splot.THEORY, label="engine, measured kernel")
         nn = sub.n.to_numpy(float)
         ax.plot(nn, 1 / nn, color=splot.THEORY_ALT, ls="--", label="$1/n$ (chance)")
-        ax.set_xscale("log")
-        ax.set_xticks([t for t in (2, 5, 10, 20, 50) if t <= nn.max()])
-        ax.xaxis.set_major_formatter(plt.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+        _n_axis(ax, [t for t in (2, 5, 10, 20, 50) if t <= nn.max()])
         ax.set(yscale="log", xlabel="number of people $n$",
                title=f"({letter}) {task}: $p_{'S' if task == 'similarity' else 'I'}^n$")
     axes[0].set_ylabel("success (Luce mass on the correct answer)")
@@ -48,11 +53,9 @@ def fig_nsweep(sweep, model: str):
 
 
 def fig_protocol(results: dict, near_results: dict):
-    """The protocol on the models that pass: success against n with Theorem 3; each model on
-    the (p_I, p_S) plane, measured and as its similarity fitted on the near design predicts,
-    against Theorem 2's front at its fitted floor; the temperature on the same plane; and the
-    kernel read from the choices of the models that do similarity (a panel only when one
-    does)."""
+    """The protocol on the models that pass: success against n with Theorem 3; the (p_I, p_S)
+    plane, measured and as the near design's fit predicts, against the front at its floor; the
+    temperature; and the kernel read from choices (a panel only when a model does similarity)."""
     with_kernel = [r for r in results.values() if r["does_similarity"]]
     fig, axes = splot.subplots(2, 2, figsize=(9, 7.6))
     ax_n, ax_d, ax_t, ax_k = axes.ravel()
@@ -99,19 +102,14 @@ def fig_protocol(results: dict, near_results: dict):
             ax_k.plot(dd, kernel_fits.shape_kernel("exp_floor", kf)(dd - 1), color=color, lw=1)
     nn = np.array(sorted({n for r in results.values() for n in r["sweep"].n}), float)
     ax_n.plot(nn, 1 / nn, color=splot.THEORY_ALT, ls=":", label="$1/n$ (chance)")
-    ax_n.set(xscale="log", yscale="log", xlabel="number of people $n$",
+    _n_axis(ax_n, nn)
+    ax_n.set(yscale="log", xlabel="number of people $n$",
              ylabel="success (mass on the correct answer)",
              title="(a) success against $n$, with Theorem 3")
-    ax_n.set_xticks(nn)
-    ax_n.xaxis.set_major_formatter(plt.ScalarFormatter())
-    ax_n.xaxis.set_minor_formatter(plt.NullFormatter())
     p_line = np.linspace(0.5, 1, 200)
-    ax_d.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
-    ax_d.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)",
-             title="(b) uniform probes, $n = 2$")
-    ax_t.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
-    ax_t.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)",
-             title="(c) along the temperature")
+    for ax, title in ((ax_d, "(b) uniform probes, $n = 2$"), (ax_t, "(c) along the temperature")):
+        ax.plot(p_line, theory.front(p_line), color=splot.THEORY, lw=1, label="front (Theorem 1)")
+        ax.set(xlabel="$p_I$ ($n = 2$)", ylabel="$p_S$ ($n = 2$)", title=title)
     if with_kernel:
         ax_k.set(xscale="log", yscale="log", xlabel="distance from the probe + 1 (years)",
                  ylabel="weight relative to the nearest", title="(d) kernel from the choices")
@@ -122,9 +120,8 @@ def fig_protocol(results: dict, near_results: dict):
 
 
 def fig_near(results: dict):
-    """P(nearer person chosen) against the distance from that person, one panel per gap D:
-    mean mass with its 95 % interval over names, beyond the pair (filled) and between the two
-    (open), and the best shape fitted across all panels for each model that does similarity."""
+    """P(nearer person chosen) against the distance from that person, one panel per gap D,
+    beyond the pair (filled) and between (open), with the best shape fitted to all panels."""
     Ds = sorted({d for r in results.values() for d in r["curve"].D.unique()})
     cols = 2 if len(Ds) > 1 else 1
     rows_ = math.ceil(len(Ds) / cols)

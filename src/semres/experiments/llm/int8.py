@@ -11,7 +11,6 @@ import functools
 import numba
 import numpy as np
 
-__all__ = ["INT8_KEEP", "INT8_KEEP_WIDE", "outlier_channels", "quantise_int8", "precompile"]
 
 #: Input channels of each linear layer kept in float32 by the int8 path: the ``INT8_KEEP``
 #: largest on calibration prompts (outliers that would set every other channel's int8 step), and

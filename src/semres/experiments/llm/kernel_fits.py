@@ -16,11 +16,6 @@ from semres.core.validate import at_least
 
 from .language import TEMPERATURE, KernelProfile
 
-__all__ = ["exp_floor", "fit_exp_floor", "MeasuredKernel", "graded", "check_kernel",
-           "decay_trend", "check_levels", "trend_finding", "trend_agreement", "TREND_MEASURE",
-           "SHAPES", "SHAPE_LABELS", "shape_chance_return", "shape_half_decay", "fit_shape",
-           "shape_kernel", "compare_shapes", "resolution_by_window", "window_stability"]
-
 
 def exp_floor(d, amplitude, scale, offset):
     """amplitude (exp(-d/scale) + offset / amplitude): the paper's g = e^(-d/lambda) + Delta."""
@@ -115,12 +110,14 @@ def check_kernel(distance, similarity) -> tuple[np.ndarray, np.ndarray]:
 TREND_MEASURE = "slope of ln g on ln(1 + distance)"
 
 
-def decay_trend(distance, similarity, *, se=None, replicates=None, level: float = 0.95,
-                alpha: float = 0.05) -> dict:
-    """Whether similarity decreases with distance: the least-squares slope of ln g on
-    ln(1 + d) (the distances a kernel is read at span decades; on this scale each decade
-    weighs alike), and a one-sided test of "slope < 0" at level ``alpha``."""
-    check_levels(alpha, level)
+#: the one-sided level of a decay test and the coverage of its interval
+ALPHA, LEVEL = 0.05, 0.95
+
+
+def decay_trend(distance, similarity, *, se=None, replicates=None) -> dict:
+    """Whether similarity decreases with distance: the slope of ln g on ln(1 + d) (distances
+    span decades; on this scale each weighs alike), one-sided test of "slope < 0"."""
+    level = LEVEL
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
     if d.ndim != 1 or d.shape != g.shape:
@@ -172,32 +169,21 @@ def decay_trend(distance, similarity, *, se=None, replicates=None, level: float 
         p = float(student.cdf(est / se_b, k - 2)) if se_b > 0 else float(est >= 0)
         method = ("weighted least squares on the standard errors given" if weighted
                   else "ordinary least squares")
-    return trend_finding(TREND_MEASURE, est, lo, hi, p, method=method, points=k, alpha=alpha,
-                         level=level)
+    return trend_finding(TREND_MEASURE, est, lo, hi, p, method=method, points=k)
 
 
-def check_levels(alpha: float, level: float) -> None:
-    """Refuse a test level or an interval's coverage outside (0, 1)."""
-    for name, value in (("alpha", alpha), ("level", level)):
-        if not 0 < value < 1:
-            raise ValueError(f"{name} must lie in (0, 1); got {value!r}")
-
-
-def trend_finding(measure: str, estimate: float, lo, hi, p: float, *, method: str, points: int,
-                  alpha: float, level: float) -> dict:
-    """A decay finding in the form both trends give (the kernel's, :func:`decay_trend`, and the
-    near design's, :func:`semres.experiments.llm.near.decay_trend`), so that
-    :func:`trend_agreement` can set them side by side: ``decays``, the one-sided test of
-    "slope < 0" at ``alpha``; ``direction``, what the interval at ``level`` says."""
+def trend_finding(measure: str, estimate: float, lo, hi, p: float, *, method: str,
+                  points: int) -> dict:
+    """A decay finding in the form both trends give (the kernel's and the near design's), so
+    that :func:`trend_agreement` can set them side by side."""
     direction = "decays" if hi < 0 else ("rises" if lo > 0 else "undecided")
     return {"measure": measure, "estimate": estimate, "ci_low": float(lo), "ci_high": float(hi),
-            "p_value": p, "decays": bool(p < alpha), "direction": direction, "method": method,
-            "points": int(points), "alpha": alpha, "level": level}
+            "p_value": p, "decays": bool(p < ALPHA), "direction": direction, "method": method,
+            "points": int(points), "alpha": ALPHA, "level": LEVEL}
 
 
 def trend_agreement(first: dict, second: dict) -> dict:
-    """Whether two decay findings (:func:`decay_trend`, :func:`semres.experiments.llm.near.decay_trend`)
-    agree, and whether they contradict each other (one decays where the other rises)."""
+    """Whether two decay findings agree, and whether one decays where the other rises."""
     a, b = first, second
     contradict = (a["decays"] and b["direction"] == "rises") or (
         b["decays"] and a["direction"] == "rises")
@@ -206,26 +192,21 @@ def trend_agreement(first: dict, second: dict) -> dict:
 
 
 def _trend(d, g, se, require: bool) -> dict:
-    """The fits' gate: the trend of :func:`decay_trend` on the points fitted, refused when
-    ``require`` and it does not decay; its keys for the fit's result."""
+    """The fits' gate: :func:`decay_trend` on the points fitted, refused when ``require`` and
+    it does not decay."""
     tr = decay_trend(d, g, se=se)
     if require and not tr["decays"]:
         raise ValueError(f"similarity does not decay with distance (the {TREND_MEASURE} is "
                          f"{tr['estimate']:+.3g}, 95% interval {tr['ci_low']:+.3g} to "
                          f"{tr['ci_high']:+.3g}, one-sided p = {tr['p_value']:.2g}): this is "
                          "not a kernel g(d) to fit")
-    return _trend_keys(tr)
-
-
-def _trend_keys(tr: dict) -> dict:
     return {"trend_slope": tr["estimate"], "trend_ci_low": tr["ci_low"],
             "trend_ci_high": tr["ci_high"], "trend_p": tr["p_value"], "decays": tr["decays"]}
 
 
 def graded(shape: str, d, p: dict):
-    """The graded part of a similarity, 1 at d = 0 (a sum of two exponentials: 1 + weight); a
-    fitted kernel adds its floor. Beside :data:`SHAPES`, the Gaussian and Definition 1's step,
-    which the near design fits (:mod:`semres.experiments.llm.near`)."""
+    """The graded part of a similarity, 1 at d = 0 (two exponentials: 1 + weight); a fitted
+    kernel adds its floor. Beside :data:`SHAPES`, the near design's Gaussian and step."""
     d = np.asarray(d, float)
     if shape == "exp_floor":
         return np.exp(-d / p["lambda"])
@@ -256,10 +237,8 @@ SHAPE_LABELS = {"exp_floor": "exponential + floor", "two_exp_floor": "two expone
 
 
 def shape_chance_return(shape: str, params: dict) -> float:
-    """The return-to-chance distance: where the graded part falls to the floor, graded(d) =
-    floor (:func:`semres.core.kernels.chance_return`, lambda ln(1/Delta), for an exponential),
-    the distance beyond which every item weighs about the same; NaN for the step, which never
-    equals its floor."""
+    """The return-to-chance distance, where the graded part falls to the floor (lambda
+    ln(1/Delta) for an exponential); NaN for the step, which never equals its floor."""
     floor = params["floor"]
     if shape == "step":
         return math.nan
@@ -274,20 +253,12 @@ def shape_chance_return(shape: str, params: dict) -> float:
         return params["lambda"] * (floor ** (-1 / params["beta"]) - 1)
     if shape == "stretched_floor":
         return params["lambda"] * math.log(1 / floor) ** (1 / params["beta"])
-    f = lambda x: math.log(graded(shape, x, params)) - math.log(floor)  # noqa: E731
-    hi = 1.0
-    while f(hi) > 0:
-        hi *= 2
-        if hi > 1e12:
-            return math.inf
-    return float(brentq(f, 0.0, hi, xtol=1e-6))
+    return _where(shape, params, floor)
 
 
 def shape_half_decay(shape: str, params: dict) -> float:
-    """The half-decay distance: where the graded part falls to half its value at d = 0
-    (:func:`semres.core.kernels.half_decay`, lambda ln 2, for an exponential), whatever the
-    floor; not where answers return to chance (:func:`shape_chance_return`). Definition 1's
-    epsilon for the step."""
+    """Where the graded part falls to half its value at d = 0, whatever the floor (lambda ln 2
+    for an exponential; Definition 1's epsilon for the step)."""
     if shape == "exp_floor":
         return half_decay(params["lambda"])
     if shape == "gaussian":
@@ -298,11 +269,17 @@ def shape_half_decay(shape: str, params: dict) -> float:
         return params["lambda"] * (2 ** (1 / params["beta"]) - 1)
     if shape == "stretched_floor":
         return params["lambda"] * math.log(2) ** (1 / params["beta"])
-    half = 0.5 * graded(shape, 0.0, params)
-    f = lambda x: math.log(graded(shape, x, params)) - math.log(half)  # noqa: E731
+    return _where(shape, params, 0.5 * graded(shape, 0.0, params))
+
+
+def _where(shape: str, params: dict, level: float) -> float:
+    """The distance where a decreasing graded part falls to ``level`` (inf past 1e12)."""
+    f = lambda x: math.log(graded(shape, x, params)) - math.log(level)  # noqa: E731
     hi = 1.0
     while f(hi) > 0:
         hi *= 2
+        if hi > 1e12:
+            return math.inf
     return float(brentq(f, 0.0, hi, xtol=1e-6))
 
 
@@ -395,8 +372,8 @@ def compare_shapes(profile: KernelProfile, *, seed, temperature: float = TEMPERA
 def resolution_by_window(profile: KernelProfile, windows, n_boot: int, seed, *,
                          temperature: float = TEMPERATURE, shapes=("exp_floor",),
                          min_distance: float = 1, model: str = "model"):
-    """The kernel resolution of each shape fitted on d in [min_distance, window], per window, with
-    a bootstrap interval over units: the table that shows whether a number depends on the window."""
+    """Each shape's resolution fitted on d in [min_distance, window], per window, with a
+    bootstrap interval over units: whether a number depends on the window."""
     boots = [profile.similarity(temperature, u)
              for u in resamples(len(profile.sums), n_boot, seed)]
     g, se = profile.similarity(temperature), profile.se(temperature)

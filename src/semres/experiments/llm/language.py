@@ -1,5 +1,4 @@
-"""The sentence encoder on the year task: its embeddings, the kernel of years they carry, and its
-answers."""
+"""The sentence encoder on the year task: its embeddings, their kernel of years, its answers."""
 
 from __future__ import annotations
 
@@ -17,13 +16,9 @@ from .packing import length_batches
 from .settings import ITEM_TEMPLATE, NAMES, QUESTIONS, TASKS
 from .trials import Trials, check_task
 
-__all__ = ["TEMPERATURE", "minilm_path", "embed_sentences", "YearEmbeddings", "year_embeddings",
-           "KernelProfile", "measure_kernel", "encoder_mass", "summarise"]
 
 #: all-MiniLM-L6-v2 was trained with a contrastive scale of 20, i.e. softmax temperature 0.05
 TEMPERATURE = 0.05
-
-
 
 
 def _load(loader, model: str, **kwargs):
@@ -48,8 +43,8 @@ def minilm_path() -> str:
 
 
 def _embed(sentences: tuple, model: str, batch_size: int, device: str) -> np.ndarray:
-    """Each distinct sentence once, in batches of one token length: no padding to compute
-    (a tenth to a quarter of the work on these short items) and no mask to apply."""
+    """Each distinct sentence once, in batches of one token length: no padding to compute (a
+    tenth to a quarter of the work on these short items)."""
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -121,8 +116,7 @@ class YearEmbeddings:
 
 
 def _sentences(names, years, questions: dict) -> list:
-    """The items (name by name, year by year), then each task's phrasings year by year: the
-    order :class:`YearEmbeddings` keeps its vectors in."""
+    """The items, then each task's phrasings, in the order :class:`YearEmbeddings` keeps."""
     return ([ITEM_TEMPLATE.format(name=n, year=y) for n in names for y in years]
             + [t.format(year=y) for task in questions for t in questions[task] for y in years])
 
@@ -238,14 +232,9 @@ def encoder_mass(emb: YearEmbeddings, trials: Trials, *,
         rows = np.flatnonzero(trials.template == t)
         table = emb.cosine_table(trials.task, int(t))
         logits = table[pi[rows, None], trials.names[rows], yi[rows]] / temperature
-        out[rows] = _mass(logits, trials.correct[rows])
+        w = np.exp(logits - logits.max(1, keepdims=True))
+        out[rows] = (w * trials.correct[rows]).sum(1) / w.sum(1)
     return out
-
-
-def _mass(logits: np.ndarray, correct: np.ndarray) -> np.ndarray:
-    logits = logits - logits.max(1, keepdims=True)
-    w = np.exp(logits)
-    return (w * correct).sum(1) / w.sum(1)
 
 
 def summarise(mass: np.ndarray) -> tuple[float, float]:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from scipy.special import softmax
 from scipy.stats import t as student
 from tqdm.auto import tqdm
@@ -27,11 +26,6 @@ from .packing import common_prefix, pack, row_mask, token_batches
 from .models import dequantised_path, free_cores, identity, kept_json, load_pair, resolve
 from .settings import NAMES, TASKS
 from .trials import Trials, draw_trials, trials_to_results, year_prompt
-
-__all__ = ["PRECISION_TOLERANCE", "CALIBRATION_SEED", "DTYPES", "Scorer",
-           "calibration_prompts", "precision_check", "fast_bfloat16", "prepare",
-           "paper_prompts", "ScoredTrials", "score_trials", "join", "to_results"]
-
 
 #: The largest shift that a faster arithmetic (int8 matmuls, bfloat16) may make in the mean Luce
 #: mass on the correct option (both ends of its 95 % interval over the calibration prompts) for
@@ -59,17 +53,13 @@ class Scorer:
     #: longest packed sequence, in tokens (under every shipped model's sliding window)
     MAX_ROW = 480
 
-    def __init__(self, model, *, gguf_file: str | None = None, chat: bool | None = None,
-                 dtype: str = "float32", batch_tokens: int | None = None, device: str = "cpu",
-                 name: str | None = None, threads: int | None = None, batch_size=None):
+    def __init__(self, model, *, dtype: str = "float32", batch_tokens: int | None = None,
+                 device: str = "cpu"):
         import torch
 
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
-        if batch_size is not None:  # the older knob: prompts of ~64 tokens per batch
-            batch_tokens = 64 * at_least(batch_size, 1, "batch_size")
-        self.threads = None if threads is None else at_least(threads, 1, "threads")
-        self.threads_used = None
+        self.threads = self.threads_used = None  # None: the cores others leave free
         self.device = torch_device(device)
         if batch_tokens is None:
             batch_tokens = 512 if self.device.type == "cpu" else 4096
@@ -77,17 +67,14 @@ class Scorer:
         kept = None  # where a GGUF model keeps its dequantised copy (and its precision checks)
         if isinstance(model, tuple):
             net, self.tokenizer = model
-            self.name = name or type(net).__name__
+            self.name = type(net).__name__
         else:
-            where, gguf = resolve(model, gguf_file)
+            where, gguf = resolve(model)
             net, self.tokenizer = load_pair(where, gguf)
-            self.name = name or str(model)
+            self.name = str(model)
             if gguf is not None and Path(where, gguf).is_file():
                 kept = dequantised_path(where, gguf)
-        has_template = getattr(self.tokenizer, "chat_template", None) is not None
-        self.chat = has_template if chat is None else bool(chat)
-        if self.chat and not has_template:
-            raise ValueError("chat=True needs a tokenizer with a chat template")
+        self.chat = getattr(self.tokenizer, "chat_template", None) is not None
         self.torch = torch
         self.model = self.float32 = net.to(self.device)
         self.parameters = int(sum(p.numel() for p in net.parameters()))
@@ -113,10 +100,6 @@ class Scorer:
         without a check. int8 keeps in float32 the outlier channels of each layer, found on
         calibration prompts (and kept in ``self.kept``, beside a GGUF model's dequantised
         copy, with the precision checks)."""
-        if self.dtype != "float32":
-            raise ValueError("the scorer must hold its float32 model")
-        if path not in ("int8", "bfloat16"):
-            raise ValueError(f"path must be 'int8' or 'bfloat16'; got {path!r}")
         if path == "int8" and self.device.type != "cpu":
             raise ValueError("int8 matmuls run on a CPU only")
         with self.limited_threads():  # two threads beside a busy process crawl
@@ -157,34 +140,6 @@ class Scorer:
         if not ids:
             raise ValueError(f"option {option!r} tokenizes to nothing")
         return ids
-
-    def whole(self, options, prompt: str = "Who?") -> tuple:
-        """The options this scorer reads as one token, tokenized the same alone as after a
-        prompt."""
-        pre = self.prefix_ids(prompt)
-        text = self.prompt_text(prompt)
-        keep = []
-        for o in options:
-            ids = self.option_ids(o)
-            joint = list(self.tokenizer(text + self.option_text(o),
-                                        add_special_tokens=not self.chat)["input_ids"])
-            if len(ids) == 1 and joint == pre + ids:
-                keep.append(o)
-        return tuple(keep)
-
-    def unfit_names(self, names, *, most: int = 3, prompt: str = "Who?") -> tuple:
-        """The names this scorer cannot read as an answer of at most ``most`` pieces tokenized
-        the same alone as after a prompt (the summed log-probability of an option assumes the
-        prompt's tokens end where the option's begin)."""
-        pre, text = self.prefix_ids(prompt), self.prompt_text(prompt)
-        bad = []
-        for o in names:
-            ids = self.option_ids(o)
-            joint = list(self.tokenizer(text + self.option_text(o),
-                                        add_special_tokens=not self.chat)["input_ids"])
-            if len(ids) > most or joint != pre + ids:
-                bad.append(o)
-        return tuple(bad)
 
     # ------------------------------------------------------------------ scores
     def logprobs(self, prompts, options, *, groups=None, progress: bool = True,
@@ -234,10 +189,6 @@ class Scorer:
             for i, j, _, _ in r.targets:
                 out[i][j] += float(lp[k])
                 k += 1
-
-    def probabilities(self, prompts, options, **kwargs) -> list:
-        """Choice probabilities: the softmax of each prompt's option scores."""
-        return [softmax(lp) for lp in self.logprobs(prompts, options, **kwargs)]
 
     def _forward(self, net, rows, shared, common: int, hidden_states: bool = False):
         """The decoder on packed rows: each token at its own position, seeing the shared
@@ -327,8 +278,7 @@ def fast_int8(device) -> bool:
 
 
 def _stored_channels(scorer: Scorer) -> dict:
-    """The outlier channels of :func:`semres.experiments.llm.int8.outlier_channels` on 8
-    calibration prompts a cell (drawn apart from the precision check's)."""
+    """The int8 outlier channels on 8 calibration prompts a cell (apart from the check's)."""
     p, o, _ = calibration_prompts(8, stream="int8 channels")
     key = f"per_cell=8 seed={CALIBRATION_SEED} keep={INT8_KEEP},{INT8_KEEP_WIDE} " \
           f"chat={scorer.chat} v1"
@@ -345,10 +295,10 @@ def _stored_precision_check(scorer: Scorer, path: str, fast) -> dict:
                       lambda: precision_check(scorer, fast))
 
 
-def calibration_prompts(per_cell: int = 12, seed=CALIBRATION_SEED, *,
-                        stream: str = "precision") -> tuple[list, list, list]:
+def calibration_prompts(per_cell: int = 12, *, stream: str = "precision") -> tuple:
     """(prompts, options, correct option masks): the paper's prompts for both tasks at n = 2
-    and 4, ``per_cell`` each, drawn from the stream ``stream`` of ``seed``."""
+    and 4, ``per_cell`` each."""
+    seed = CALIBRATION_SEED
     prompts, options, correct = [], [], []
     for task in TASKS:
         for n in (2, 4):
@@ -361,14 +311,10 @@ def calibration_prompts(per_cell: int = 12, seed=CALIBRATION_SEED, *,
     return prompts, options, correct
 
 
-def precision_check(scorer: Scorer, fast, *, per_cell: int = 12,
-                    seed=CALIBRATION_SEED) -> dict:
-    """How far a faster arithmetic moves this model's answers: the calibration prompts
-    (:func:`calibration_prompts`) scored by the float32 model and by ``fast`` (the same model
-    in int8 or bfloat16: :meth:`Scorer.faster`)."""
-    if scorer.dtype != "float32":
-        raise ValueError("scorer must hold its float32 model to compare against")
-    prompts, options, correct = calibration_prompts(per_cell, seed)
+def precision_check(scorer: Scorer, fast) -> dict:
+    """How far a faster arithmetic (``fast``, :meth:`Scorer.faster`) moves this model's answers
+    on the calibration prompts."""
+    prompts, options, correct = calibration_prompts()
     full = scorer.logprobs(prompts, options, progress=False)
     low = scorer.logprobs(prompts, options, progress=False, model=fast)
     pf, pl = [softmax(a) for a in full], [softmax(b) for b in low]
@@ -382,10 +328,9 @@ def precision_check(scorer: Scorer, fast, *, per_cell: int = 12,
 
 
 def prepare(names, dtype: str = "auto") -> None:
-    """Make each model ready once per machine (``make env``): joined from its parts,
-    dequantised, its outlier channels found and its faster arithmetic checked, all kept in the
-    model cache, so that chapter 5 only reads them. A model not installed is named, left out.
-    A model this code already made ready is not loaded again (its stamp names the code)."""
+    """Make each model ready once per machine (``make env``): joined, dequantised, its outlier
+    channels found and its faster arithmetic checked, all kept in the model cache. A model not
+    installed is left out; one this code made ready before is not loaded again."""
     code = code_digest(Scorer, _stored_channels, _stored_precision_check, identity)
     for name in names:
         start = time.perf_counter()
@@ -410,8 +355,7 @@ def prepare(names, dtype: str = "auto") -> None:
 # --------------------------------------------------------------------------- the paper's trials
 
 def paper_prompts(trials: Trials, names=NAMES) -> tuple[list, list]:
-    """The paper's prompts (:func:`semres.experiments.llm.trials.year_prompt`) and their options,
-    per trial."""
+    """The paper's prompts and their options, per trial."""
     names = tuple(names)
     people = [[names[k] for k in row] for row in trials.names]
     prompts = [year_prompt(p, y, pr, trials.task, int(t))
@@ -458,9 +402,8 @@ class ScoredTrials:
 def score_trials(scorer: Scorer, trials: Trials, names=NAMES, *, progress: bool = True,
                  prompts=None, options=None, kind: str = "names", rows=None) -> ScoredTrials:
     """Score each trial's options with the paper's prompt (or the ``prompts`` and ``options``
-    given, one per trial of ``trials``), trials of one group packed together; with ``rows``
-    (indices into ``trials``), only those trials, a part of the design (:func:`join` puts
-    parts back together)."""
+    given), trials of one group packed together; with ``rows``, only those trials, a part of
+    the design (:func:`join`)."""
     names = tuple(names)
     drawn = None
     if rows is not None:
@@ -479,10 +422,8 @@ def score_trials(scorer: Scorer, trials: Trials, names=NAMES, *, progress: bool 
 
 
 def join(design: Trials, parts) -> ScoredTrials:
-    """Parts of one ``design`` scored apart (:func:`score_trials` with ``rows``) as one
-    :class:`ScoredTrials`, in design order. Its sampled answers are the ones the whole design
-    would draw at those trials (:meth:`ScoredTrials.sample`), so scoring a design in stages,
-    or only some of them, moves no answer."""
+    """Parts of one ``design`` scored apart as one :class:`ScoredTrials`, in design order,
+    drawing the answers the whole design would: scoring in stages moves no answer."""
     parts = list(parts)
     if not parts:
         raise ValueError("parts: at least one scored part is needed")
@@ -502,24 +443,13 @@ def join(design: Trials, parts) -> ScoredTrials:
 
 
 def to_results(scored: ScoredTrials, *, source: str = "live", seed=None):
-    """Scored trials as rows of the tidy schema of :mod:`semres.core.results`: ``scores`` the option
-    log-probabilities, ``prompt`` the exact text the model read, and the choice one answer
-    drawn from the model's probabilities with ``seed`` (None: the most probable option)."""
+    """Scored trials as rows of the tidy schema with the prompt each read, the choice drawn
+    from the model's probabilities with ``seed`` (None: the most probable option)."""
     choice = scored.scores.argmax(1) if seed is None else scored.sample(seed)
     tr = scored.trials
-    if scored.options == "names":
-        df = trials_to_results(tr, choice, model=scored.model, names=scored.names,
-                               source=source, scores=scored.scores)
-    else:  # the options are the listed years; the correct one is the asked person's
-        opts = [[str(int(y)) for y in ys] for ys in tr.years]
-        df = pd.DataFrame({
-            "model": scored.model, "source": source, "task": "identification",
-            "n": tr.years.shape[1], "space": "years", "options": ["|".join(o) for o in opts],
-            "position": ["|".join(o) for o in opts],
-            "probe": [str(int(y[c.argmax()])) for y, c in zip(tr.years, tr.correct)],
-            "correct": [o[c.argmax()] for o, c in zip(opts, tr.correct)],
-            "choice": [o[k] for o, k in zip(opts, choice)],
-            "scores": ["|".join(f"{v:.6g}" for v in s) for s in scored.scores]})
+    years = None if scored.options == "names" else [[str(int(y)) for y in ys] for ys in tr.years]
+    df = trials_to_results(tr, choice, model=scored.model, names=scored.names, source=source,
+                           scores=scored.scores, options=years)
     df["prompt"] = scored.texts
     return df
 

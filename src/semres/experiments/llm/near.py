@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 from scipy.stats import t as student
 
 from semres.core import spaces
@@ -21,15 +20,12 @@ from semres.core.simulate import luce_success
 from semres.core.validate import at_least
 
 from .settings import NAMES, QUESTIONS, TASKS
-from .kernel_fits import (check_levels, graded, shape_half_decay, shape_chance_return,
+from .kernel_fits import (LEVEL, graded, shape_half_decay, shape_chance_return,
                           trend_finding)
 from .trials import Trials
-from .two_reference import binomial_nll, chance_crossover, two_reference, two_reference_counts
+from .two_reference import (binomial_nll, chance_crossover, cluster_tables, fit_logs,
+                            two_reference, two_reference_counts)
 
-__all__ = ["design", "verdict_probes", "trial_table", "curve_table", "competence", "decay_trend",
-           "kernel", "half_decay_of", "chance_return_of", "p_correct", "exact_of", "fit_shape",
-           "fit_kernels",
-           "predicted_front", "blind_spot", "analyse", "SHAPES", "SOURCE"]
 
 #: the rows of this design in a model's tidy table
 SOURCE = "near design"
@@ -37,7 +33,7 @@ SOURCE = "near design"
 #: to the exponential, as the encoder's second exponential does (a model that weighs the very
 #: year apart from its neighbours, then decays)
 SHAPES = ("exponential", "gaussian", "step", "exact + exponential")
-#: their names among the kernel's shapes (:func:`semres.experiments.llm.kernel_fits.graded`)
+#: their names among the kernel's shapes
 _NAMED = {"exponential": "exp_floor", "gaussian": "gaussian", "step": "step",
           "exact + exponential": "exp_floor"}
 #: search ranges of the scale s (years), the floor Delta and the exact-match weight w
@@ -51,16 +47,11 @@ _STARTS = {"scale": (3.0, 10.0, 30.0, 100.0), "floor": (0.02, 0.3, 3.0), "exact"
 
 def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int = len(NAMES),
            n_templates: int | None = None, probes: int = 0) -> Trials:
-    """Trials of the near design: for each D, ``pairs_per_D`` pairs of people (distinct names,
-    each pair its own centre drawn uniformly from ``centres``) born at c - D and c + D; probes
-    x years beyond the pair for every x in ``xs`` and x years inside it for every 0 < x < D,
-    each on both sides; each pair listed in both orders (one group per pair and order).
-
-    ``probes`` > 0 thins the design for many pairs: each pair gets that many of its distances,
-    drawn at random (each still on both sides and in both orders, which cancel a pair's pull
-    towards one name and the first-listed person). Precision rests on pairs, the clusters of
-    every interval, more than on probes per pair, so a design sized for a narrow interval
-    spends its trials on more pairs."""
+    """The near design: for each D, pairs of people (each its own centre) born at c -/+ D,
+    probes x years beyond the pair for every x in ``xs`` and inside it for 0 < x < D, on both
+    sides, each pair in both orders (one group per pair and order). ``probes`` > 0 gives each
+    pair that many of its distances at random: precision rests on pairs, the clusters of every
+    interval, more than on probes per pair."""
     Ds = [at_least(int(D), 1, "Ds") for D in Ds]
     xs = sorted({int(x) for x in xs})
     if not xs or xs[0] < 0:
@@ -99,10 +90,9 @@ def design(Ds, xs, pairs_per_D: int, seed, *, centres=(1500, 1700), n_names: int
 
 
 def verdict_probes(trials: Trials, *, near: float, far: float) -> np.ndarray:
-    """Which trials of the design (a boolean per trial) the does-it-do-similarity verdict reads
-    (:func:`competence`): probes beyond the pair, at most ``near`` or at least ``far`` years
-    from the nearer person. Scored first, they judge a model; the other distances matter only
-    to one that does similarity, whose curve and resolution they shape."""
+    """The trials :func:`competence` reads (probes beyond the pair, at most ``near`` or at
+    least ``far`` years out): scored first, they judge a model; the rest matter only to one
+    that does similarity."""
     if not 0 <= near < far:
         raise ValueError(f"near and far must satisfy 0 <= near < far; got {near!r}, {far!r}")
     years = np.asarray(trials.years, float)
@@ -113,10 +103,9 @@ def verdict_probes(trials: Trials, *, near: float, far: float) -> np.ndarray:
 
 
 def trial_table(rows) -> pd.DataFrame:
-    """One row per trial of the near design, from a model's tidy rows (``source`` ==
-    :data:`SOURCE`): the pair (its cluster), D, the probe's offset from the centre, x and whether
-    it lies beyond or between, and three answers: the Luce mass on the nearer person, whether
-    the most probable option is the nearer one (greedy), and the sampled answer."""
+    """One row per trial of the near design from a model's tidy rows: the pair (its cluster),
+    D, offset, x, beyond or between, and three answers (the Luce mass on the nearer person,
+    greedy, sampled)."""
     d = rows[rows.source == SOURCE]
     if d.empty:
         raise ValueError(f"rows: no trial of the {SOURCE}")
@@ -148,9 +137,8 @@ def _members(t: pd.DataFrame) -> np.ndarray:
 
 
 def curve_table(trials: pd.DataFrame) -> pd.DataFrame:
-    """P(correct) per model, D, side of the pair and x: the mean mass with its 95 % interval
-    over pairs of names (each pair's mean over both sides and orders is one unit), greedy
-    (argmax) accuracy and the share of sampled answers, and the pairs and trials behind each."""
+    """P(correct) per model, D, side and x: the mean mass with its interval over pairs of
+    names, greedy accuracy and the share of sampled answers."""
     out = []
     for (m, D, where, x), sub in trials.groupby(["model", "D", "where", "x"]):
         c = _pair_t(sub.groupby("pair").mass.mean().to_numpy(), 0.5)
@@ -177,13 +165,9 @@ def _pair_t(values: np.ndarray, alternative_above: float = 0.0) -> dict:
 
 def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50,
                alpha: float = 0.05) -> dict:
-    """Whether a model does similarity where a resolution would show: near the pair (probes at
-    most ``near`` years beyond the nearer person) its mean mass on the nearer person exceeds 1/2,
-    and it exceeds the mass at probes ``far`` or more years beyond (a decaying curve, not a flat
-    one). Both are one-sided tests over pairs of names (each pair's mean is one unit; Student's
-    t with pairs - 1 degrees of freedom) at level ``alpha``. ``trend`` is the design's decay
-    finding over every distance beyond the pair (:func:`decay_trend`), in the form of the
-    kernel's (:func:`semres.experiments.llm.kernel_fits.decay_trend`)."""
+    """Whether a model does similarity where a resolution would show: near the pair its mass on
+    the nearer person exceeds 1/2 and the mass ``far`` or more years beyond (a decaying curve,
+    not a flat one), both one-sided tests over pairs of names at level ``alpha``."""
     beyond = trials[trials["where"] == "beyond"]
     by_pair = beyond.assign(near=beyond.x <= near, far=beyond.x >= far)
     close = by_pair[by_pair.near].groupby("pair").mass.mean()
@@ -196,20 +180,15 @@ def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50,
     greedy = by_pair[by_pair.near].groupby("pair").greedy.mean()
     does = above["p_value"] < alpha and decay["p_value"] < alpha
     return {"near": near, "far": far, "above": above, "decay": decay,
-            "trend": decay_trend(trials, alpha=alpha),
+            "trend": decay_trend(trials),
             "greedy_near": float(greedy.mean()), "far_mass": float(away.mean()),
             "x_range": (float(beyond.x.min()), float(beyond.x.max())),
             "verdict": "passes" if does else "does not do the task", "does": bool(does)}
 
 
-def decay_trend(trials: pd.DataFrame, *, alpha: float = 0.05, level: float = 0.95) -> dict:
-    """Whether P(correct) falls with the probe's distance beyond the pair: each pair's
-    least-squares slope of its mass on ln(1 + x) over the probes beyond it (x years beyond the
-    nearer person; both sides and orders), averaged over pairs, with Student's t over pairs
-    (pairs - 1 degrees of freedom) and a one-sided test of "slope < 0" at ``alpha``, in the
-    form of the kernel's (:func:`semres.experiments.llm.kernel_fits.trend_finding`; ``points``:
-    the pairs)."""
-    check_levels(alpha, level)
+def decay_trend(trials: pd.DataFrame) -> dict:
+    """Whether P(correct) falls with the distance beyond the pair: each pair's slope of its
+    mass on ln(1 + x), averaged over pairs (Student's t), in the kernel's form."""
     beyond = trials[trials["where"] == "beyond"]
     slopes = []
     for _, sub in beyond.groupby("pair"):
@@ -223,12 +202,11 @@ def decay_trend(trials: pd.DataFrame, *, alpha: float = 0.05, level: float = 0.9
     k = len(v)
     est = float(v.mean())
     se = float(v.std(ddof=1) / math.sqrt(k))
-    q = float(student.ppf(0.5 + level / 2, k - 1))
+    q = float(student.ppf(0.5 + LEVEL / 2, k - 1))
     lo, hi = est - q * se, est + q * se
     p = float(student.cdf(est / se, k - 1)) if se > 0 else float(est >= 0)
     return trend_finding("slope of P(correct) on ln(1 + x) beyond the pair", est, lo, hi, p,
-                         method=f"mean of {k} pairs' slopes, Student's t", points=k,
-                         alpha=alpha, level=level)
+                         method=f"mean of {k} pairs' slopes, Student's t", points=k)
 
 
 # --------------------------------------------------------------------------- the kernel fit
@@ -243,16 +221,13 @@ def kernel(shape: str, d, scale: float, exact: float = 0.0) -> np.ndarray:
 
 
 def half_decay_of(shape: str, scale: float, floor: float) -> float:
-    """Where the graded part k(d / s) falls to 1/2, whatever the floor
-    (:func:`semres.experiments.llm.kernel_fits.shape_half_decay`); of the decay alone for the
-    exact + exponential shape, whose exact-match term is gone one year away."""
+    """Where k(d / s) falls to 1/2, whatever the floor (the decay alone for exact +
+    exponential, whose exact-match term is gone one year away)."""
     return shape_half_decay(_NAMED[shape], {"lambda": scale, "floor": floor})
 
 
 def chance_return_of(shape: str, scale: float, floor: float) -> float:
-    """Where the graded part falls to the floor, so answers return to chance
-    (:func:`semres.experiments.llm.kernel_fits.shape_chance_return`); the decay's, for the
-    exact + exponential shape."""
+    """Where the graded part falls to the floor, so answers return to chance."""
     return shape_chance_return(_NAMED[shape], {"lambda": scale, "floor": floor})
 
 
@@ -286,16 +261,10 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
         names = PARAMS[shape]
         starts = [start] if start is not None else [
             np.log(v) for v in itertools.product(*(_STARTS[name] for name in names))]
-        lo, hi = np.log([EXACT_BOUNDS[name] for name in names]).T
-
-        def nll_of(theta):
-            return binomial_nll(p_correct(shape, *np.exp(theta[:2]), D, offset,
-                                          *np.exp(theta[2:])), n, k)
-
-        r = min((minimize(nll_of, np.asarray(x0, float), method="L-BFGS-B",
-                          bounds=list(zip(lo, hi))) for x0 in starts), key=lambda r: r.fun)
-        scale, fl, *exact = (float(v) for v in np.exp(r.x))
-        nll, p = float(r.fun), p_correct(shape, scale, fl, D, offset, *exact)
+        (scale, fl, *exact), nll = fit_logs(
+            lambda s, f, *w: p_correct(shape, s, f, D, offset, *w), n, k,
+            tuple(zip(*(EXACT_BOUNDS[name] for name in names))), starts)
+        p = p_correct(shape, scale, fl, D, offset, *exact)
     out = {"shape": shape, "scale": scale, "floor": fl, "relative_floor": fl / (1 + fl),
            "nll": nll, "p_fit": p, "half_decay": half_decay_of(shape, scale, fl),
            "chance_return": chance_return_of(shape, scale, fl)}
@@ -305,10 +274,9 @@ def _fit_cells(shape, D, offset, n, k, start=None) -> dict:
 
 
 def _cells(trials: pd.DataFrame) -> pd.DataFrame:
-    """Trials, masses and sampled answers per (D, |offset|) cell: the sufficient statistics of
-    every fit below. The two sides of a pair share a cell, so a pair's pull towards one of its
-    names (which the curve does not model, and which a cell of one side would carry whole)
-    cancels inside every cell, as it does in every mean."""
+    """Trials, masses and sampled answers per (D, |offset|) cell. Both sides of a pair share a
+    cell, so a pair's pull towards one of its names (which the curve does not model) cancels
+    inside every cell."""
     return trials.groupby(["D", "offset"]).agg(n=("mass", "size"), mass=("mass", "sum"),
                                                sampled=("sampled", "sum")).reset_index()
 
@@ -347,11 +315,9 @@ def lack_of_fit(trials: pd.DataFrame, cells: pd.DataFrame, fit: dict, refit, n_b
 
 
 def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, seed) -> dict:
-    """One shape fitted to every D and x at once, by maximum likelihood on the model's masses
-    (its expected answers, which carry no sampling noise), with the half-decay's 95 % interval
-    over pairs of names (pairs resampled within each D, every resample refitted), the share of
-    refits on a bound, the AIC, and whether the shape describes the model (:func:`lack_of_fit`,
-    ``gof_boot`` refits)."""
+    """One shape fitted to every D and x by maximum likelihood on the model's masses, with
+    intervals over pairs of names (resampled within each D, refitted), the AIC and its lack of
+    fit."""
     trials = trials.assign(offset=trials.offset.abs())  # the curve depends on |offset| alone
     cells = _cells(trials)
     D, off, n = (cells[k].to_numpy(float) for k in ("D", "offset", "n"))
@@ -370,9 +336,8 @@ def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, s
     cell_of = pd.MultiIndex.from_frame(cells[["D", "offset"]]).get_indexer(
         pd.MultiIndex.from_frame(trials[["D", "offset"]]))
     pair_of = np.searchsorted(pairs, trials.pair)
-    tab_n, tab_k = np.zeros((len(pairs), len(cells))), np.zeros((len(pairs), len(cells)))
-    np.add.at(tab_n, (pair_of, cell_of), 1.0)
-    np.add.at(tab_k, (pair_of, cell_of), trials.mass.to_numpy(float))
+    tab_n, tab_k = cluster_tables(pair_of, cell_of, (len(pairs), len(cells)),
+                                  np.ones(len(trials)), trials.mass.to_numpy(float))
     pair_D = trials.groupby("pair").D.first().reindex(pairs).to_numpy()
     strata = [np.flatnonzero(pair_D == d) for d in np.unique(pair_D)]
     rng = np.random.default_rng(named_seed(seed, f"near pairs {shape}"))
@@ -399,9 +364,8 @@ def fit_shape(trials: pd.DataFrame, shape: str, *, n_boot: int, gof_boot: int, s
 
 
 def fit_kernels(trials: pd.DataFrame, *, n_boot: int, gof_boot: int, seed) -> pd.DataFrame:
-    """Every shape of :data:`SHAPES` fitted to one model's near design; ``best`` marks the shape
-    of least AIC among those that describe the data (all, when none does), ``upper_bound``
-    a resolution below the finest distance tested (reported as at most that distance)."""
+    """Every shape fitted; ``best``: least AIC among those that describe the data (all, when
+    none does); ``upper_bound``: a resolution below the finest distance tested."""
     fits = pd.DataFrame([fit_shape(trials, s, n_boot=n_boot, gof_boot=gof_boot, seed=seed)
                          for s in SHAPES])
     fits.insert(0, "model", trials.model.iloc[0])
@@ -414,9 +378,8 @@ def fit_kernels(trials: pd.DataFrame, *, n_boot: int, gof_boot: int, seed) -> pd
 
 
 def predicted_front(fit: dict, years=(1500, 2000), *, trials: int, seed) -> dict:
-    """p_S and p_I at n = 2 that a fitted similarity predicts for the uniform-probe tests on
-    ``years`` (people and probe uniform on the span; the shared engine on the unit segment),
-    and the floor relative to an exact match, Delta / (1 + Delta), for Theorem 2's front."""
+    """p_S and p_I at n = 2 a fitted similarity predicts for uniform probes on ``years``, and
+    Delta / (1 + Delta) for Theorem 2's front."""
     span = float(years[1] - years[0])
     shape, scale, fl = fit["shape"], float(fit["scale"]), float(fit["floor"])
 
@@ -433,10 +396,9 @@ def predicted_front(fit: dict, years=(1500, 2000), *, trials: int, seed) -> dict
 
 def blind_spot(reach: float, floor: float, years=(1500, 2000), *, trials: int, seed,
                D: float = 20, close=range(1, 6)) -> tuple[float, float]:
-    """Why uniform probes cannot see a resolution of a few decades: for an exponential that
-    falls to ``floor`` within ``reach`` years (lambda ln(1/Delta) = reach), p_S at n = 2 with
-    people and probe uniform on ``years``, and P(nearer chosen) for probes ``close`` years
-    beyond one of two people 2 D apart."""
+    """Why uniform probes cannot see a resolution of a few decades: for an exponential reaching
+    ``floor`` within ``reach`` years, p_S at n = 2 for uniform probes, and P(nearer chosen) for
+    probes ``close`` years beyond one of two people 2 D apart."""
     fit = {"shape": "exponential", "scale": reach / math.log(1 / floor), "floor": floor}
     uniform = predicted_front(fit, years, trials=trials,
                               seed=named_seed(seed, "blind spot", int(reach)))["p_s"]
@@ -446,10 +408,9 @@ def blind_spot(reach: float, floor: float, years=(1500, 2000), *, trials: int, s
 
 def analyse(rows, *, near: float, far: float, n_boot: int, gof_boot: int, seed,
             front_trials: int, years=(1500, 2000)) -> dict:
-    """Everything the near design says about one model: the curve, whether it does similarity
-    there (:func:`competence`), its pull towards the first-listed person, and for a model that
-    does, every shape fitted across distances, the best one, the chance crossover beside it,
-    and the (p_I, p_S) its fitted similarity predicts for the uniform-probe tests."""
+    """Everything the near design says about one model: the curve, competence, the pull towards
+    the first-listed person and, for a model that does similarity, the fits, the chance
+    crossover and the front its similarity predicts."""
     trials = trial_table(rows)
     comp = competence(trials, near=near, far=far)
     position = clustered_mean(trials["first"].to_numpy() - 0.5, _members(trials))

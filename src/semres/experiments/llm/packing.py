@@ -8,8 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Row", "pack", "row_mask", "token_batches", "length_batches", "common_prefix"]
-
 
 @dataclass
 class Row:
@@ -24,10 +22,8 @@ class Row:
 
 
 def pack(pre, opt, common: int, groups, max_row: int) -> list:
-    """Packed rows: the prompts of a group (after the ``common`` prefix every prompt shares)
-    as a tree of tokens, each start they share read once (the people they list, and a
-    question's words and the year's leading digits), each token seeing its ancestors only; then
-    each prompt's options. A group too long for one row spills into more."""
+    """The prompts of each group (after the ``common`` prefix) as a tree of tokens, each start
+    they share read once, then each prompt's options; a group too long for a row spills over."""
     keys = range(len(pre)) if groups is None else [
         g.item() if hasattr(g, "item") else g for g in groups]
     members: dict = {}

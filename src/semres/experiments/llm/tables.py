@@ -1,5 +1,4 @@
-"""Chapter 5's result tables, shaped from the analyses' outputs (no sentences: those are in the
-chapter)."""
+"""Chapter 5's result tables, shaped from the analyses' outputs."""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ HEADERS = {"shape": "Shape", "heldout_rmse": "Held-out error (RMSE of ln <i>g</i
 
 
 def gate_table(assessed: dict):
-    """One row per model and question (the gate, the question asked backwards), with the trials
-    scored, the look that settled the verdict and the trials the design was sized for."""
+    """One row per model and question (the gate, the question asked backwards)."""
     rows = []
     for a in assessed.values():
         for key, question, source in (("gate", "who was born in P? (n = 2)", "gate"),
@@ -55,13 +53,8 @@ def gate_table(assessed: dict):
 
 
 def extend(r: dict, *, gof_boot: int, seed) -> dict:
-    """What the page reports of one model's protocol beyond :func:`lm_protocol.analyse`:
-    Theorem 3 fitted to both tasks across n with and without its floor
-    (:func:`verdicts.theorem3_forms`, ``gof_boot`` refits where chi-square does not apply),
-    the measured rates against chapter 7's floor bound at the fitted floor
-    (:func:`verdicts.floor_bound_table`) and, for a model whose choices carry a kernel, the
-    approximate interval of its return-to-chance distance (:func:`verdicts.kernel_interval`).
-    Every draw is named from ``seed``. Returns ``r``, extended."""
+    """``r`` of :func:`lm_protocol.analyse` with Theorem 3 in both forms, the rates against
+    chapter 7's floor bound and, for a kernel read from choices, its interval."""
     r["theorem3_forms"] = verdicts.theorem3_forms(r["sweep"], gof_boot=gof_boot, seed=seed)
     r["floor_bound"] = verdicts.floor_bound_table(r["theorem3_forms"]["floor"], r["sweep"])
     if r.get("does_similarity") and "error" not in r.get("kernel_fit", {"error": ""}):
@@ -70,11 +63,7 @@ def extend(r: dict, *, gof_boot: int, seed) -> dict:
 
 
 def protocol_tables(results: dict) -> dict:
-    """The protocol's tables over every model that passed, for ``report.table``: the n-sweep
-    (``lm_n_sweep``), Theorem 3 in both forms cell by cell (``lm_theorem3``) and the measured
-    rates against chapter 7's floor bound at the fitted floor (``lm_floor_bound``), the
-    temperature sweep (``lm_temperature``) and, for the models that do similarity, the kernel
-    read from their choices (``lm_kernel``)."""
+    """The protocol's tables over every model that passed, for ``report.table``."""
     def stack(key, get):
         parts = [get(r).assign(model=m) for m, r in results.items() if key in r]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -87,7 +76,7 @@ def protocol_tables(results: dict) -> dict:
 
 
 def theorem3_table(forms: dict) -> pd.DataFrame:
-    """Theorem 3 in both forms (:func:`verdicts.theorem3_forms`) cell by cell, one table."""
+    """Theorem 3 in both forms cell by cell, one table."""
     return pd.concat([f["table"].assign(form="with a floor" if f["floor"] else "no floor",
                                         b=f["b"], delta=f["delta"])
                       for f in forms.values()], ignore_index=True)
@@ -99,8 +88,7 @@ def slug(model: str) -> str:
 
 
 def bias_table(assessed: dict) -> pd.DataFrame:
-    """Position and length bias of every causal LM at n = 2 (the gate's trials), in the columns
-    of :func:`bias_rows`."""
+    """Position and length bias of every causal LM on the gate's trials."""
     rows = []
     for a in assessed.values():
         for kind, what in (("position", "mass on the first-listed person − 1/2"),
@@ -115,8 +103,7 @@ def bias_table(assessed: dict) -> pd.DataFrame:
 
 
 def bias_rows(results: dict) -> pd.DataFrame:
-    """The pull towards the first-listed person on the near design (mass on it - 1/2), in the
-    columns of :func:`bias_table`."""
+    """The pull towards the first-listed person on the near design, as :func:`bias_table`."""
     return pd.DataFrame([{"model": m, "bias": "position, near design",
                           "measure": "mass on the first-listed person − 1/2",
                           "value": r["position"]["p"], "ci_low": r["position"]["ci_low"],
@@ -132,11 +119,8 @@ def fits_table(results: dict) -> pd.DataFrame:
 
 def blind_spots(cfg, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
                 close=(1, 5)) -> dict:
-    """What uniform probes see of a resolution of a few decades: for exponentials that reach
-    ``floor`` within each of ``reaches`` years, the mass on the nearer person for a uniform
-    probe (``uniform0``, ``uniform1``) and for one ``close`` years beyond one of two people
-    ``apart`` years apart (``near0``, ``near1``), by
-    :func:`semres.experiments.llm.near.blind_spot`; with the design's numbers."""
+    """:func:`near.blind_spot` for exponentials reaching ``floor`` within each of ``reaches``
+    years, with the design's numbers."""
     lo, hi = cfg.sweep_years
     spots = [near.blind_spot(r, floor, (lo, hi), trials=cfg.front_trials, seed=seed, D=D,
                              close=range(close[0], close[1] + 1)) for r in reaches]
@@ -147,11 +131,9 @@ def blind_spots(cfg, seed, floor: float = 0.05, reaches=(10, 20), D: float = 20,
 
 
 def sizing(r: dict, target: float = 1.5) -> dict:
-    """How wide the resolution's interval came out against the ``target`` factor (``spread``)
-    and, when wider, how many pairs of names the target would take (``need``, ``more`` times
-    this build's: an interval narrows as one over the square root of the pairs) and trials
-    (``need_trials``), beside the book's names; {} without a resolution, only the target when
-    the interval reaches down to the finest distance."""
+    """How wide the resolution's interval came out against the ``target`` factor and, when
+    wider, the pairs and trials the target would take (an interval narrows as one over the
+    square root of the pairs); {} without a resolution."""
     if not r["does"] or "best" not in r:
         return {}
     b = r["best"]
@@ -171,10 +153,8 @@ PAPER_NEAR = "near_paper.csv"
 
 
 def paper_near() -> pd.DataFrame:
-    """The `paper` profile's near design, run outside the book (too slow for it on two cores):
-    per model its run (size, seconds, machine), competence and every shape's fit, with the
-    factor its best half-decay's interval reaches from the estimate (``spread``); empty when
-    no record ships."""
+    """The `paper` profile's near design, run outside the book (too slow for it on two cores),
+    with the factor its half-decay's interval reaches (``spread``); empty without a record."""
     try:
         rec = pd.read_csv(files("semres") / "data" / PAPER_NEAR)
     except FileNotFoundError:
@@ -185,8 +165,7 @@ def paper_near() -> pd.DataFrame:
 
 
 def fit_table(model: str, shape_fits: dict, shape_df, two_fit: dict, cfg):
-    """``fit.csv``: every fit of the chapter's encoder, with its bound report and its
-    goodness-of-fit test (a row with ``misfit`` True is not a measurement)."""
+    """``fit.csv``: every fit of the chapter's encoder (a ``misfit`` row is no measurement)."""
     keep = ("resolution", "floor", "at_bound", "bound_params", *GOF_KEYS)
     heldout = shape_df.set_index("shape").heldout_rmse
     rows = [{"model": model, "measure": f"kernel {s}", "window": int(cfg.fit_max),

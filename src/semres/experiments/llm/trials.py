@@ -11,9 +11,6 @@ from semres.core.validate import at_least, one_of
 
 from .settings import ITEM_TEMPLATE, NAMES, QUESTIONS, TASKS
 
-__all__ = ["check_task", "Trials", "draw_trials", "resolution_trials", "balanced_trials",
-           "year_prompt", "trials_to_results"]
-
 
 def check_task(task: str) -> str:
     """``task``, refused unless it is one of :data:`semres.experiments.llm.settings.TASKS`."""
@@ -30,17 +27,15 @@ class Trials:
     probe: np.ndarray      # (m,)
     correct: np.ndarray    # (m, n) bool
     template: np.ndarray   # (m,) phrasing index
-    #: (m,) trials with the same group list the same people in the same order: a causal LM
-    #: reads their shared lines once (:meth:`semres.experiments.llm.lm.Scorer.logprobs`); None:
-    #: every trial alone
+    #: (m,) trials of one group list the same people in one order: a causal LM reads their
+    #: shared lines once; None: every trial alone
     group: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.probe)
 
     def subset(self, rows) -> "Trials":
-        """The trials at ``rows`` (indices, in the order given), with their groups: a part of a
-        design scored on its own (:func:`semres.experiments.llm.lm.score_trials`)."""
+        """The trials at ``rows`` (in the order given), with their groups."""
         rows = np.asarray(rows, int)
         if rows.ndim != 1 or (len(rows) and (rows.min() < 0 or rows.max() >= len(self))):
             raise ValueError(f"rows must be indices of the {len(self)} trials; got {rows!r}")
@@ -101,10 +96,9 @@ def resolution_trials(D, centres, offsets, prompts: int, seed, *, n_names: int =
 
 def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
                     n_names: int = len(NAMES), n_templates: int | None = None) -> Trials:
-    """The paper's tests in a balanced design for causal LMs: ``lists`` draws of n people with
-    distinct names and distinct birth years, each listed in its order and reversed, each list
-    asked n questions (identification: about every listed person in turn; similarity: n
-    uniform probe years, the same in both orders)."""
+    """The paper's tests balanced for causal LMs: ``lists`` draws of n people with distinct
+    names and years, each listed in both orders, each asked n questions (identification: about
+    every listed person; similarity: n uniform probes, the same in both orders)."""
     check_task(task)
     n, lists = at_least(int(n), 2, "n"), at_least(int(lists), 1, "lists")
     lo, hi = (int(v) for v in years)
@@ -135,7 +129,6 @@ def balanced_trials(task: str, n: int, lists: int, seed, *, years=(1500, 2000),
                           ("names", "years", "probe", "correct", "template", "group")))
 
 
-
 # --------------------------------------------------------------------------- the paper's prompt
 
 def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
@@ -148,13 +141,14 @@ def year_prompt(names, years, probe: int, task: str, template: int = 0) -> str:
 # --------------------------------------------------------------------------- per-trial result files
 
 def trials_to_results(trials: Trials, choice, *, model: str, names=NAMES, source: str = "live",
-                      scores=None):
-    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`."""
+                      scores=None, options=None):
+    """Trials and the model's choices as rows of the tidy schema of :mod:`semres.core.results`;
+    the options are the listed people, or ``options`` given per trial."""
     choice = np.asarray(choice, int)
     if choice.shape != (len(trials),):
         raise ValueError("choice must give one option index per trial")
     names = tuple(names)
-    opts = [[names[k] for k in row] for row in trials.names]
+    opts = options or [[names[k] for k in row] for row in trials.names]
     rows = {"model": model, "source": source, "task": trials.task,
             "n": trials.names.shape[1], "space": "years",
             "options": ["|".join(o) for o in opts],

@@ -12,10 +12,6 @@ from semres.core.fits import (bootstrap_at_bound, bound_report, chi2_reference_a
                               resamples)
 from semres.core.seeds import named_seed
 
-__all__ = ["two_reference", "offset_curve", "fitted_curve", "two_reference_counts",
-           "TWO_REF_BOUNDS", "binomial_nll", "fit_scale_floor", "fit_two_reference",
-           "chance_crossover", "ref_by_window"]
-
 
 def two_reference(offset, D, kernel, floor: float = 0.0) -> np.ndarray:
     """Luce P(correct) for references at c - D, c + D and a probe at c + offset, any kernel g(d)
@@ -27,9 +23,8 @@ def two_reference(offset, D, kernel, floor: float = 0.0) -> np.ndarray:
 
 
 def offset_curve(mass, *, model: str, D: int, offsets, n_centres: int, kernel) -> pd.DataFrame:
-    """P(correct) per probe offset at one half-gap ``D``, from per-trial masses ordered (centre,
-    offset, prompt) as :func:`semres.experiments.llm.trials.resolution_trials` draws them: the
-    mean over centres and prompts, its standard error, and the Luce rule with ``kernel``."""
+    """P(correct) per probe offset at one half-gap ``D`` from per-trial masses ordered as
+    :func:`~semres.experiments.llm.trials.resolution_trials` draws them, and the Luce rule."""
     offsets = np.asarray(offsets)
     per_off = np.asarray(mass).reshape(n_centres, len(offsets), -1).transpose(1, 0, 2)
     per_off = per_off.reshape(len(offsets), -1)
@@ -67,10 +62,10 @@ def binomial_nll(p, trials, correct) -> float:
     return -float(np.sum(correct * np.log(p) + (trials - correct) * np.log1p(-p)))
 
 
-def fit_scale_floor(p_of, trials, correct, bounds, starts) -> tuple[float, float, float]:
-    """Maximum likelihood of a kernel's (scale, floor) on binomial cells, ``p_of(scale, floor)``
-    their success rates: L-BFGS-B on the logs within ``bounds`` from every start (logs), the
-    best; (scale, floor, negative log-likelihood)."""
+def fit_logs(p_of, trials, correct, bounds, starts) -> tuple[tuple, float]:
+    """Maximum likelihood of a kernel's parameters (scale, floor, ...) on binomial cells,
+    L-BFGS-B on their logs within ``bounds`` (lows, highs) from every start: (the parameters,
+    the negative log-likelihood)."""
     lo, hi = np.log(bounds[0]), np.log(bounds[1])
 
     def nll(theta):
@@ -78,8 +73,7 @@ def fit_scale_floor(p_of, trials, correct, bounds, starts) -> tuple[float, float
 
     r = min((minimize(nll, np.asarray(x0, float), method="L-BFGS-B", bounds=list(zip(lo, hi)))
              for x0 in starts), key=lambda r: r.fun)
-    scale, fl = (float(v) for v in np.exp(r.x))
-    return scale, fl, float(r.fun)
+    return tuple(float(v) for v in np.exp(r.x)), float(r.fun)
 
 
 def _exponential(lam):
@@ -92,16 +86,15 @@ def _fit_two_ref_cells(D, offset, trials, correct, starts=None) -> dict:
     def p_of(lam, fl):
         return two_reference(offset, D, _exponential(lam), fl)
 
-    lam, fl, nll = fit_scale_floor(p_of, trials, correct, bounds, starts or (
+    (lam, fl), nll = fit_logs(p_of, trials, correct, bounds, starts or (
         (np.log(30.0), np.log(0.05)), (np.log(150.0), np.log(1e-3)), (np.log(5.0), np.log(0.3))))
     back = kernels.chance_return(lam, fl)
     return {"lambda": lam, "floor": fl, "nll": nll, "p_fit": p_of(lam, fl), "resolution": back,
             "chance_return": back, "half_decay": kernels.half_decay(lam)}
 
 
-def _centre_tables(centre_idx, cell_idx, shape, trials, correct):
-    """(centre x cell) tables of trials and correct answers: a resample of centres is a
-    weighted sum of their rows."""
+def cluster_tables(centre_idx, cell_idx, shape, trials, correct):
+    """(centre x cell) tables: a resample of centres is a weighted sum of their rows."""
     tab_t, tab_c = np.zeros(shape), np.zeros(shape)
     np.add.at(tab_t, (centre_idx, cell_idx), trials)
     np.add.at(tab_c, (centre_idx, cell_idx), correct)
@@ -109,8 +102,7 @@ def _centre_tables(centre_idx, cell_idx, shape, trials, correct):
 
 
 def _centre_resamples(tab_t, tab_c, n_boot, seed):
-    """Trials and correct answers per cell of each bootstrap resample of the centres (rows of
-    :func:`_centre_tables`); none from a single centre, which leaves nothing to resample."""
+    """Trials and correct answers per cell of each resample of the centres (none from one)."""
     n = len(tab_t)
     for idx in resamples(n, n_boot if n > 1 else 0, seed):
         w = np.bincount(idx, minlength=n)
@@ -136,7 +128,7 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
     fit.update(_two_ref_gof(D, offset, trials, correct, fit, gof_boot, seed))
     # bootstrap over centres: weights per centre on a (centre x cell) table of counts
     centres = np.unique(c.centre)
-    tables = _centre_tables(np.searchsorted(centres, c.centre),
+    tables = cluster_tables(np.searchsorted(centres, c.centre),
                             cells.set_index(["D", "offset"]).index.get_indexer(_cell_index(c)),
                             (len(centres), len(cells)), c.trials.to_numpy(float),
                             c.correct.to_numpy(float))
@@ -156,9 +148,8 @@ def fit_two_reference(counts, n_boot: int, seed, *, max_offset: float | None = N
 
 
 def _two_ref_gof(D, offset, trials, correct, fit, gof_boot, seed) -> dict:
-    """Binomial deviance of the two-reference fit over its (D, offset) cells: chi-square where
-    the cells hold whole counts of sampled answers with enough expected in each, else the
-    parametric bootstrap (expected Luce masses are fractional and carry no answer noise)."""
+    """Binomial deviance over the (D, offset) cells: chi-square where they hold enough whole
+    counts, else the parametric bootstrap (expected masses carry no answer noise)."""
     if len(trials) <= 2:
         return gof_none(f"{len(trials)} cells for 2 parameters")
     if chi2_reference_allowed(trials, correct, fit["p_fit"])[0]:
@@ -187,7 +178,7 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
     beyond["x"] = beyond.offset.abs() - beyond.D
     xs = np.unique(beyond.x)
     centres = np.unique(beyond.centre)
-    tab_t, tab_c = _centre_tables(np.searchsorted(centres, beyond.centre),
+    tab_t, tab_c = cluster_tables(np.searchsorted(centres, beyond.centre),
                                   np.searchsorted(xs, beyond.x), (len(centres), len(xs)),
                                   beyond.trials.to_numpy(float), beyond.correct.to_numpy(float))
 
@@ -210,13 +201,10 @@ def chance_crossover(counts, n_boot: int, seed, *, z: float = 2.0) -> dict:
             "bound_params": "x=upper" if censored else "", "x_max": float(xs[-1])}
 
 
-
 def ref_by_window(counts, model: str, windows, n_boot: int, seed):
-    """The two-reference fit and the chance crossover on probes |offset| <= w, per window
-    (each window's resamples a stream of its own, named by the window). The crossover is no
-    fit: its goodness of fit is untested (empty), never "passed". Both rows' ``resolution`` is
-    a return-to-chance distance (the fit's lambda ln(1/Delta), the crossover's measured x); the
-    fit's rows add its ``half_decay`` (lambda ln 2) and its interval, NaN on the crossover's."""
+    """The two-reference fit and the chance crossover on probes |offset| <= w, per window; both
+    ``resolution``s are return-to-chance distances. The crossover is no fit: its goodness of
+    fit is untested, never "passed"."""
     rows = []
     for w in windows:
         s = named_seed(seed, f"window {int(w)}")

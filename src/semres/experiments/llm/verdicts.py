@@ -1,12 +1,10 @@
-"""Chapter 5's decisions, each threshold named: which measure of the encoder's resolution is
-reported and whether every choice of windows agrees; whether predictions meet the n-sweep; the
-turn along the temperature; Theorem 3 cell by cell; how far a misfit misses; the findings'
-arguments for ``Report.result``. The chapter writes the sentences."""
+"""Chapter 5's decisions, each threshold named, and the findings' arguments for
+``Report.result``; the chapter writes the sentences."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -25,8 +23,8 @@ from .kernel_fits import SHAPE_LABELS, fit_shape, shape_kernel, window_stability
 from .settings import THE_PAPER
 
 
-#: a 95% percentile interval needs at least 1/0.025 = 40 resamples to put one in each tail; with
-#: fewer, "moves less than its interval" compares against noise, so no window verdict is given
+#: a 95% percentile interval needs 1/0.025 = 40 resamples to put one in each tail; with fewer,
+#: "moves less than its interval" compares against noise, so no window verdict is given
 MIN_BOOT = 40
 
 #: chance with two people listed: the mass a model with no preference puts on either
@@ -54,17 +52,14 @@ WING_BEYOND = 150.0
 #: effect the competence gate is sized to see (0.55 against 0.5); a test that could not see it
 #: leaves the theorem inconclusive, never "holds"
 MISS_MATTERS = 0.05
-#: the paper's stated resolution of its chat LLMs, "roughly 70–80 years": its middle and the
-#: half-width of the range, the reference and margin of a comparison on its own measure (the
+#: a finding's comparison with the paper's stated resolution of its chat LLMs, "roughly 70–80
+#: years": its middle, and the half-width of the range as margin, on its own measure (the
 #: return-to-chance distance, lambda ln(1/Delta); never the half-decay lambda ln 2)
-PAPER_RESOLUTION = (sum(THE_PAPER.resolution) / 2,
-                    (THE_PAPER.resolution[1] - THE_PAPER.resolution[0]) / 2)
-#: why a return-to-chance distance outside 70-80 years is a different resolution
-PAPER_RESOLUTION_REASON = ("the paper states roughly 70–80 years, where its models' answers "
-                           "return to chance: a distance outside that range is not its number")
-#: a finding's comparison with the paper's resolution (keyword arguments of ``Report.result``)
-AGAINST_PAPER = {"paper_value": PAPER_RESOLUTION[0], "margin": PAPER_RESOLUTION[1],
-                 "margin_reason": PAPER_RESOLUTION_REASON}
+AGAINST_PAPER = {"paper_value": sum(THE_PAPER.resolution) / 2,
+                 "margin": (THE_PAPER.resolution[1] - THE_PAPER.resolution[0]) / 2,
+                 "margin_reason": "the paper states roughly 70–80 years, where its models' "
+                                  "answers return to chance: a distance outside that range is "
+                                  "not its number"}
 #: why a Theorem 3 cell that misses its prediction by more than MISS_MATTERS matters
 MISS_REASON = ("0.05 of mass on the correct person is the effect the competence gate is sized "
                "to see (0.55 against ½): a smaller miss is below what the chapter calls an "
@@ -98,17 +93,13 @@ Z95 = float(norm.ppf(0.975))
 
 
 def interval(estimate: float, se: float) -> tuple[float, float]:
-    """The 95 % normal interval of ``estimate`` with standard error ``se``."""
     return float(estimate - Z95 * se), float(estimate + Z95 * se)
 
 
 def floor_tradeoff(lam_df) -> dict:
-    """Proposition ch5-prop-two-reference on the engine's lambda sweep (columns floor, lambda,
-    p_s, p_s_se, p_i; lambda ascending within each floor): without a floor both rates rise
-    together as lambda -> 0 (``both_rise``, both above :data:`BOTH_RISE` at the finest lambda);
-    with the smallest floor > 0 p_S rises and falls again (``turns``: its peak above both ends
-    by more than :data:`TURN_SE` standard errors of the end). Returns both, ``holds`` (both),
-    and the floored curve's peak and finest-lambda p_S."""
+    """Proposition ch5-prop-two-reference on the engine's lambda sweep (lambda ascending):
+    without a floor both rates rise together as lambda -> 0; with the smallest floor > 0 p_S
+    rises and falls again."""
     no_fl = lam_df[lam_df.floor == 0]
     fl = lam_df[lam_df.floor == min(f for f in lam_df.floor.unique() if f > 0)]
     both_rise = bool(no_fl.p_s.iloc[0] > BOTH_RISE and no_fl.p_i.iloc[0] > BOTH_RISE)
@@ -128,7 +119,7 @@ def floor_tradeoff(lam_df) -> dict:
 
 
 def measure_name(measure: str) -> str:
-    """A measure's name for prose: kernel shapes (``kernel exp_floor``) by their label."""
+    """A measure's name for prose, kernel shapes by their label."""
     if measure.startswith("kernel "):
         return f"kernel fit ({SHAPE_LABELS[measure[7:]]})"
     return measure
@@ -143,7 +134,6 @@ class Headline:
     decided: bool  # False when too few resamples to judge stability
     reasons: tuple  # (measure, "misfit" | "bound" | "moves", lo, hi, spread, ci width)
     row: dict  # the measure's last (widest) window
-    checks: dict = field(default_factory=dict)  # each measure's windows and stability numbers
 
 
 def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stable,
@@ -172,16 +162,14 @@ def headline_measure(table, *, best_kernel: str | None, ref_stable, kernel_stabl
     rows = table[table.measure == chosen]
     row = rows.iloc[-1].to_dict() if len(rows) else {}
     return Headline(chosen, decided and chosen in checks and checks[chosen]["stable"], decided,
-                    tuple(reasons), row, checks)
+                    tuple(reasons), row)
 
 
 def window_choices(table, *, best_kernel: str | None, kernel_windows, ref_windows, ref_stable,
                    kernel_stable, n_boot: int) -> "pd.DataFrame":
-    """The verdict of :func:`headline_measure` for every choice of "upper windows": each run
-    of at least two windows that ends at the widest one, for the design and for the kernel
-    (the other kept at the chapter's choice, ``ref_stable`` or ``kernel_stable``). Whether the
-    resolution is identifiable must not hinge on that choice; this table says whether it does.
-    """
+    """:func:`headline_measure` for every run of at least two windows ending at the widest,
+    for the design and the kernel (the other at the chapter's choice): whether the resolution is
+    identifiable must not hinge on that choice."""
     def upper(ws):
         ws = sorted(ws)
         return [(ws[i], ws[-1]) for i in range(len(ws) - 1)]
@@ -202,8 +190,7 @@ def window_choices(table, *, best_kernel: str | None, kernel_windows, ref_window
 
 
 def same_for_every_choice(choices) -> bool:
-    """Whether every choice of upper windows gives the same verdict: none finds a stable
-    measure, or all find the same one."""
+    """None of the choices finds a stable measure, or all find the same one."""
     stable = choices[choices.stable]
     return stable.empty or (len(stable) == len(choices) and stable.measure.nunique() == 1)
 
@@ -228,17 +215,11 @@ def tail_trend(distance, similarity, se, *, span: float = 200.0) -> dict:
             "g_from": float(g[sel][0]), "g_to": float(g[sel][-1])}
 
 
-def _best_two(shape_df):
-    """The two shapes that predict held-out units best, best first."""
-    ranked = shape_df.sort_values("heldout_rmse").reset_index(drop=True)
-    return ranked.iloc[0], ranked.iloc[1]
-
-
 def shape_verdict(shape_df, fits: dict | None = None) -> dict:
-    """Which kernel shape predicts held-out units best (``best``), the runner-up, whether it is
-    ahead by more than :data:`CLEAR_SE` fold standard errors (``clear``), and, when every fit in
-    ``fits`` fails its goodness-of-fit test, the one closest to passing (``all_misfit``)."""
-    best, second = _best_two(shape_df)
+    """The shape that predicts held-out units best, the runner-up, whether it is clearly ahead,
+    and, when every fit fails its goodness-of-fit test, the one closest to passing."""
+    ranked = shape_df.sort_values("heldout_rmse").reset_index(drop=True)
+    best, second = ranked.iloc[0], ranked.iloc[1]
     gap_se = float(np.hypot(best.heldout_se, second.heldout_se))
     worst = None
     if fits and all(f.get("misfit") for f in fits.values()):
@@ -306,11 +287,8 @@ def turn_finding(temp, ps: str = "p_s", pi: str = "p_i") -> dict:
 
 
 def sweep_cells(sweep) -> pd.DataFrame:
-    """A sweep's cells (columns task, n, p, se) as effective binomial counts for
-    :func:`semres.core.nsweep.fit_theorem3`: trials = p (1 - p) / se² (Kish), correct = p
-    trials, both rounded to whole counts, so that the likelihood carries each cell's interval
-    (over names and lists for a causal LM). Cells without a positive standard error are left
-    out."""
+    """A sweep's cells as effective binomial counts (Kish: trials = p (1 - p) / se²), so that
+    the likelihood carries each cell's interval (over names and lists for a causal LM)."""
     df = sweep[["task", "n", "p", "se"]].copy()
     df = df[np.isfinite(df.se) & (df.se > 0) & (df.p > 0) & (df.p < 1)]
     # whole counts (each moves by under half a trial), so that chi-square refers the deviance
@@ -323,10 +301,8 @@ def sweep_cells(sweep) -> pd.DataFrame:
 
 
 def theorem3_forms(sweep, *, gof_boot: int, seed) -> dict:
-    """Theorem 3 fitted to a sweep's both tasks across n (:func:`sweep_cells`), in the paper's
-    floor-free form (``free``) and with its floor (``floor``), each by
-    :func:`semres.core.nsweep.fit_theorem3` (its bootstrap goodness of fit, where chi-square
-    does not apply, from a stream named after the form)."""
+    """Theorem 3 fitted to both tasks across n, in the paper's floor-free form and with its
+    floor."""
     cells = sweep_cells(sweep)
     return {form: fit_theorem3(cells, floor=form == "floor", gof_boot=gof_boot,
                                seed=named_seed(seed, f"theorem 3 {form}"))
@@ -334,9 +310,8 @@ def theorem3_forms(sweep, *, gof_boot: int, seed) -> dict:
 
 
 def theorem3_grid(fit: dict, sweep) -> list[dict]:
-    """Theorem 3's claim cell by cell, for :meth:`semres.report.Report.grid_result`: each
-    (task, n) cell's miss, measured rate less the fitted prediction, with its 95 % interval
-    from the cell's own standard error (the fitted parameters' uncertainty left out)."""
+    """Each cell's miss of Theorem 3 (measured less fitted) for ``Report.grid_result``, its
+    interval from the cell's own standard error (the fitted parameters' left out)."""
     se = {(r.task, int(r.n)): float(r.se) for r in sweep.itertuples()}
     out = []
     for r in fit["table"].sort_values(["task", "n"]).itertuples():
@@ -347,16 +322,15 @@ def theorem3_grid(fit: dict, sweep) -> list[dict]:
 
 
 def theorem3_common(fit: dict) -> dict:
-    """What every cell of a Theorem 3 grid shares: the reference (the fitted prediction), the
-    margin :data:`MISS_MATTERS` and its reason, the fit's goodness of fit and size."""
+    """What every cell of a Theorem 3 grid shares."""
     return {"compared_with": 0.0, "compared_with_label": THEOREM3_LABEL[bool(fit["floor"])],
             "margin": MISS_MATTERS, "margin_reason": MISS_REASON, "claim": "equal",
             "fit_size": {k: fit.get(k) for k in SIZE_KEYS}, "gof_p": fit.get("gof_p")}
 
 
 def theorem3_params(fit: dict) -> dict:
-    """A Theorem 3 fit's parameters with their intervals, widened by the dispersion where the
-    fit misses by more than sampling (quasi-likelihood, ``approximate``)."""
+    """A Theorem 3 fit's parameters, their intervals widened by the dispersion where the fit
+    misses by more than sampling (quasi-likelihood)."""
     disp = as_number(fit.get("dispersion"))
     wide = disp is not None and disp > 1
     out = {"b": fit["b"], "delta": fit["delta"], "approximate": bool(wide)}
@@ -368,8 +342,7 @@ def theorem3_params(fit: dict) -> dict:
 
 
 def grid_status(cells: list[dict], common: dict, *, new: bool = False) -> str:
-    """The status :meth:`semres.report.Report.grid_result` gives a claim over ``cells`` (the
-    weakest cell's, by the book's rule), for the sentences that say it."""
+    """The status ``Report.grid_result`` gives a claim over ``cells`` (the weakest cell's)."""
     keys = ("ci", "compared_with", "margin", "claim")
     got = [status(**{k: {**common, **c}[k] for k in keys if k in {**common, **c}}, new=new)
            for c in cells]
@@ -377,13 +350,9 @@ def grid_status(cells: list[dict], common: dict, *, new: bool = False) -> str:
 
 
 def floor_bound_table(fit: dict, sweep) -> pd.DataFrame:
-    """Chapter 7's n-item floor bound at the floor Theorem 3 fits (``fit``, the floored form):
-    at each n with both tasks, the largest p_S any similarity with that floor reaches at the
-    measured p_I (:func:`semres.experiments.frontier.floor_n.floor_bound`), at p_I's estimate
-    and at the lower end of its interval (where the bound is most generous), against the
-    measured p_S and its interval. ``within``: p_S's interval reaches below the generous bound
-    (the measurement is consistent with it); ``slack``: the bound at p_I's estimate less p_S.
-    Empty when the fitted floor is not in (0, 1)."""
+    """Chapter 7's n-item floor bound at Theorem 3's fitted floor: the largest p_S any
+    similarity with that floor reaches at p_I's estimate and at its interval's lower end (the
+    most generous), against the measured p_S."""
     delta = float(fit["delta"])
     cols = ["n", "p_i", "p_i_ci_low", "p_s", "p_s_ci_low", "p_s_ci_high", "delta", "bound",
             "bound_generous", "slack", "within"]
@@ -410,12 +379,9 @@ NO_FLOOR = 1e-3
 
 
 def kernel_fit_size(distance, g, se, fit: dict, shape: str = "exp_floor") -> dict:
-    """How far a kernel fit on ln g (:func:`semres.experiments.llm.kernel_fits.fit_shape`,
-    chi-square on ln g with standard errors se / g) misses its kernel: the statistic of the fit
-    and of the kernel without similarity (ln g flat, its weighted mean) over the same
-    distances, the fit's degrees of freedom as the null mean, and the gap between the measured
-    and fitted weights beside the standard errors alone (``rms_sampling`` is their root mean
-    square) (:func:`semres.core.fits.misfit_size`)."""
+    """How far a kernel fit on ln g misses (:func:`semres.core.fits.misfit_size`), against a
+    flat ln g over the same distances; ``rms_sampling``: the gap the standard errors alone
+    give."""
     d, g, se = (np.asarray(x, float) for x in (distance, g, se))
     sel = (d >= 1) & (g > 0) & np.isfinite(se) & (se > 0)
     if sel.sum() < 3:
@@ -434,14 +400,9 @@ def kernel_fit_size(distance, g, se, fit: dict, shape: str = "exp_floor") -> dic
 
 
 def near_fit_size(trials, best: dict) -> dict:
-    """How far the near design's best shape misses the model
-    (:func:`semres.core.fits.misfit_size`), on the scale of its lack-of-fit test
-    (:func:`semres.experiments.llm.near.lack_of_fit`): the cells' weighted squared distance
-    from the curve over the pure error between pairs of names (the F statistic times its
-    degrees of freedom, whose null mean is those degrees of freedom), the same from chance
-    (1/2 in every cell), and the cells' observed and fitted masses; ``rms_sampling`` is the
-    gap the pure error alone gives a cell's mean."""
-
+    """How far the near design's best shape misses (:func:`semres.core.fits.misfit_size`),
+    on the scale of its lack-of-fit test (squared distances over the pure error between pairs
+    of names), against chance; ``rms_sampling``: the gap the pure error alone gives."""
     t = trials.assign(offset=trials.offset.abs())
     units = t.groupby(["pair", "D", "offset"]).mass.agg(["mean", "size"]).reset_index()
     cells = units.groupby(["D", "offset"]).apply(
@@ -462,39 +423,36 @@ def near_fit_size(trials, best: dict) -> dict:
     return out
 
 
-def kernel_interval(kernel, *, key: str = "chance_return", n_boot: int = 200, seed,
-                    shape: str = "exp_floor") -> tuple[float, float]:
-    """An approximate 95 % interval of a distance of the kernel read from choices (``key``:
-    the return-to-chance distance or the half-decay): ln g redrawn in every bin from its
-    estimate and standard error (independent normal draws, the reference bin fixed), the shape
-    refitted on each draw, the 2.5 and 97.5 % points. Approximate: the bins share their
-    reference and names, which these draws ignore."""
-    rng = np.random.default_rng(named_seed(seed, f"kernel interval {key}"))
+#: redraws of the kernel read from choices behind its approximate interval
+KERNEL_DRAWS = 200
+
+
+def kernel_interval(kernel, *, seed) -> tuple[float, float]:
+    """An approximate 95 % interval of the return-to-chance distance of the kernel read from
+    choices: ln g redrawn in every bin from its estimate and standard error, the exponential
+    with a floor refitted on each draw. Approximate: the bins share their reference and names,
+    which these draws ignore."""
+    rng = np.random.default_rng(named_seed(seed, "kernel interval chance_return"))
     d = kernel.distance.to_numpy(float)
     lg, se = kernel.log_g.to_numpy(float), kernel.log_g_se.to_numpy(float)
     values = []
-    for _ in range(int(n_boot)):
+    for _ in range(KERNEL_DRAWS):
         draw = np.exp(lg + rng.standard_normal(len(lg)) * se)
         try:
-            f = fit_shape(d, draw, shape)
-            values.append(f.get(key, f.get("resolution") if key == "chance_return"
-                                else math.nan))
+            values.append(fit_shape(d, draw, "exp_floor")["chance_return"])
         except ValueError:
             continue
     v = np.asarray(values, float)
     v = v[np.isfinite(v)]
-    if len(v) < max(40, n_boot // 2):
+    if len(v) < max(40, KERNEL_DRAWS // 2):
         return (math.nan, math.nan)
     return float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975))
 
 
 def resolution_claim(head, robust: bool) -> dict:
-    """How the encoder's resolution enters the overview: ``identified`` when the reported
-    measure is stable across its upper windows and every choice of windows agrees
-    (``robust``); its number and interval; and the comparison with the paper's 70–80 years
-    (:data:`PAPER_RESOLUTION`, a return-to-chance distance): every measure the chapter refits
-    window by window is one (the crossover, lambda ln(1/Delta) of the two-reference fit and the
-    shapes' distance to their floor), so the comparison is like with like."""
+    """The encoder's resolution for the overview: identified when the reported measure is
+    stable and every choice of windows agrees. Every measure refitted window by window is a
+    return-to-chance distance, so the comparison with the paper's is like with like."""
     identified = bool(head.stable and robust)
     out = {"identified": identified, **AGAINST_PAPER}
     if identified:
@@ -503,52 +461,49 @@ def resolution_claim(head, robust: bool) -> dict:
     return out
 
 
+def _against_paper(back, ci, misfit: bool, size: dict, gof_p, **extra) -> dict:
+    """A return-to-chance distance as a finding against the paper's 70–80 years, its interval
+    widened by the dispersion of a misfit."""
+    if misfit and size and all(np.isfinite(ci)):
+        ci = quasi_interval(back, ci, size["dispersion"])
+    return {"headline": back, "ci": ci, **AGAINST_PAPER, "misfit": misfit,
+            "fit_size": size or None, "gof_p": gof_p, **extra}
+
+
 def near_resolution(r: dict) -> dict:
-    """The near design's resolution as a finding (keyword arguments of ``Report.result``): the
-    return-to-chance distance of the best shape against the paper's 70–80 years, widened by the
-    dispersion where the shape misses (:func:`near_fit_size`). A floor at or above the kernel's
-    peak leaves lambda ln(1/Delta) at 0: no distance of return is defined (``identified``)."""
+    """The near design's return-to-chance distance against the paper's. A floor at or above
+    the kernel's peak leaves no distance of return (not ``identified``)."""
     b = r["best"]
     back = b["chance_return"]
     ci = (b.get("chance_return_ci_low", np.nan), b.get("chance_return_ci_high", np.nan))
     size = near_fit_size(r["trials"], b) if "trials" in r else {}
     misfit = bool(b["misfit"])
-    if misfit and size and all(np.isfinite(ci)):
-        ci = quasi_interval(back, ci, size["dispersion"])
-    return {"headline": back, "ci": ci, **AGAINST_PAPER,
-            "misfit": misfit, "fit_size": size or None, "gof_p": b.get("gof_p"),
-            "approximate": misfit,
-            "identified": not bool(b.get("at_bound")) and bool(np.isfinite(back)) and back > 0}
+    return _against_paper(back, ci, misfit, size, b.get("gof_p"), approximate=misfit,
+                          identified=not bool(b.get("at_bound")) and bool(np.isfinite(back))
+                          and back > 0)
 
 
 def choice_kernel(r: dict) -> dict | None:
-    """The kernel read from a model's choices as a finding: lambda ln(1/Delta) of the
-    exponential with a floor against the paper's 70–80 years, its approximate interval widened
-    by the dispersion of a misfit (:func:`kernel_fit_size`). None when nothing was fitted or a
-    misfit has too few bins to size."""
+    """The kernel read from a model's choices: lambda ln(1/Delta) against the paper's; None
+    when nothing was fitted or a misfit is too small to size."""
     kf = r.get("kernel_fit", {})
     if "error" in kf:
         return None
     k = r["kernel"]
-    back = kf.get("chance_return", kf.get("resolution"))
-    ci = r.get("kernel_ci") or (np.nan, np.nan)
     try:
         size = kernel_fit_size(k.distance, k.g, k.g * k.log_g_se, kf)
     except ValueError:  # fewer than three bins with a weight and an error
         size = {}
-    misfit = bool(kf.get("misfit")) and bool(size)
-    if kf.get("misfit") and not misfit:
+    if kf.get("misfit") and not size:
         return None
-    if misfit and np.isfinite(ci[0]) and np.isfinite(ci[1]):
-        ci = quasi_interval(back, ci, size["dispersion"])
-    return {"headline": back, "ci": ci, **AGAINST_PAPER,
-            "misfit": misfit, "fit_size": size or None, "gof_p": kf.get("gof_p"),
-            "approximate": True}
+    return _against_paper(kf.get("chance_return", kf.get("resolution")),
+                          r.get("kernel_ci") or (np.nan, np.nan), bool(kf.get("misfit")), size,
+                          kf.get("gof_p"), approximate=True)
 
 
 def shape_finding(shape_df, shape_fits: dict, kernel: tuple) -> tuple[str, dict]:
-    """The paper's exponential with a floor against the best other shape, on held-out error:
-    (the other shape, keyword arguments of ``Report.result``); ``kernel`` = distance, g, se."""
+    """The paper's exponential with a floor against the best other shape, on held-out error;
+    ``kernel`` = distance, g, se."""
     ranked = shape_df.set_index("shape")
     exp = ranked.loc["exp_floor"]
     other = ranked.drop(index="exp_floor").sort_values("heldout_rmse").iloc[0]
@@ -563,13 +518,13 @@ def shape_finding(shape_df, shape_fits: dict, kernel: tuple) -> tuple[str, dict]
 
 
 def prediction_cells(sweep_df) -> list[dict]:
-    """p_S less the engine's prediction from the mean kernel, n by n, with 95 % intervals."""
+    """p_S less the engine's prediction from the mean kernel, n by n."""
     return [{"cell": f"n = {int(r.n)}", "headline": float(r.p - r.p_theory),
              "ci": interval(float(r.p - r.p_theory), float(np.hypot(r.se, r.theory_se)))}
             for r in sweep_df[sweep_df.task == "similarity"].sort_values("n").itertuples()]
 
 
 def turn_row(turn: dict) -> dict:
-    """The keyword arguments of ``Report.result`` in a :func:`turn_finding`."""
+    """``Report.result``'s arguments in a :func:`turn_finding`."""
     return {k: turn[k] for k in ("headline", "ci", "margin", "margin_reason", "claim",
                                  "compared_with", "compared_with_label")}
