@@ -1,5 +1,5 @@
-"""Model sources (a hub id or a local folder) checked before anything loads, since transformers
-reads a mistyped folder as a hub id and fails with a confusing message.
+"""Model sources (a hub id or a local folder) checked before anything loads: transformers reads a
+mistyped folder as a hub id and fails with a confusing message.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
 
 
 def problem(value) -> str | None:
-    """What is wrong with ``value`` as a model source, or None for a hub id or a folder with a
-    config and weights.
-    """
+    """What is wrong with ``value`` as a model source; None for a hub id or a model folder."""
     text = str(value)
     path = Path(text).expanduser()
     if path.is_dir():
@@ -29,15 +27,11 @@ def problem(value) -> str | None:
         return None
     if path.exists():
         return f"{text} is a file, not a model folder"
-    if _HUB_ID.fullmatch(text) and ".." not in text:
-        return None
-    return f"folder {text} does not exist"
+    return None if _HUB_ID.fullmatch(text) and ".." not in text else f"folder {text} does not exist"
 
 
 def check_source(value, what: str) -> str:
-    """``value`` as a string when :func:`problem` finds nothing wrong; else ValueError naming
-    ``what``.
-    """
+    """``str(value)``, or a ValueError naming ``what`` when :func:`problem` finds something."""
     found = problem(value)
     if found:
         raise ValueError(f"{what}: {found}")
