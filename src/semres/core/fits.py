@@ -296,21 +296,21 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
     return gof_result("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
 
 
-def _count_table(counts, probs, n_params: int) -> tuple:
-    """``(counts, probs, rows with counts, degrees of freedom)`` of a (rows x options) table."""
+def _count_table(counts, probs) -> tuple:
+    """``(counts, probs, rows with counts, free cells)`` of a (rows x options) table."""
     o, q = np.asarray(counts, float), np.asarray(probs, float)
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
         raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
     rows = o.sum(axis=1) > 0
-    return o, q, rows, int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+    return o, q, rows, int(rows.sum() * (o.shape[1] - 1))
 
 
 def gof_multinomial(counts, probs, n_params: int) -> dict:
     """Deviance G = 2 sum O ln(O / E) of counts (rows x options) against fitted probabilities,
     referred to chi-square on sum(options - 1) - n_params df; empty rows left out.
     """
-    o, q, rows, df = _count_table(counts, probs, n_params)
-    df = _df(df + n_params, n_params, f"{int(rows.sum())} rows")
+    o, q, rows, cells = _count_table(counts, probs)
+    df = _df(cells, n_params, f"{int(rows.sum())} rows")
     stat = multinomial_deviance(o, q)
     return gof_result("multinomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
@@ -331,7 +331,8 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
     bootstrap refitted by ``refit(counts) -> probs``, sequential as :func:`_bootstrap`; without
     either the statistic has no reference.
     """
-    o, q, rows, df = _count_table(counts, probs, n_params)
+    o, q, rows, cells = _count_table(counts, probs)
+    df = cells - _n_params(n_params)
     expected = q[rows] * o[rows].sum(axis=1, keepdims=True)
     if (expected >= MIN_EXPECTED).all():
         return gof_multinomial(o, q, n_params)
