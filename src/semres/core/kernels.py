@@ -40,6 +40,10 @@ class Constant:
         object.__setattr__(self, "eps", non_negative(self.eps, "eps"))
         object.__setattr__(self, "delta", non_negative(self.delta, "delta"))
 
+    @property
+    def resolution(self) -> float:
+        return self.eps
+
     def __call__(self, d):
         d = np.asarray(d)
         dtype = d.dtype if d.dtype.kind == "f" else np.float64
@@ -61,6 +65,10 @@ class Linear:
 
     def __post_init__(self):
         object.__setattr__(self, "eps", positive(self.eps, "eps"))
+
+    @property
+    def resolution(self) -> float:
+        return self.eps
 
     def __call__(self, d):
         d = np.asarray(d)
