@@ -74,7 +74,8 @@ def choice_probs(distances, options, scale: float, floor: float = 0.0, weights=N
 
 def _targets(options, choice, probs, width):
     if (choice is None) == (probs is None):
-        raise ValueError("choice, probs: give exactly one (chosen indices or option probabilities)")
+        raise ValueError("choice, probs: give exactly one (chosen indices or option "
+                         "probabilities)")
     y = np.zeros((len(options), width))
     given = np.asarray(choice, dtype=int) if probs is None else probs
     if len(given) != len(options):

@@ -23,11 +23,13 @@ def problem(value) -> str | None:
         if not (path / "config.json").is_file():
             return f"{text} is not a model folder: it has no config.json"
         if not any((path / w).is_file() for w in WEIGHTS):
-            return (f"{text} is not a model folder: it has no weights ({' or '.join(WEIGHTS[:2])})")
+            return f"{text} is not a model folder: it has no weights ({' or '.join(WEIGHTS[:2])})"
         return None
     if path.exists():
         return f"{text} is a file, not a model folder"
-    return None if _HUB_ID.fullmatch(text) and ".." not in text else f"folder {text} does not exist"
+    if _HUB_ID.fullmatch(text) and ".." not in text:
+        return None
+    return f"folder {text} does not exist"
 
 
 def check_source(value, what: str) -> str:

@@ -138,7 +138,8 @@ def deviations(cfg: dict, paper: dict) -> list[str]:
     def shown(value):
         if isinstance(value, (list, tuple, range)):
             return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
-        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        return f"{value:,}" if whole else str(value)
 
     lines = []
     for key, (theirs, what) in paper.items():

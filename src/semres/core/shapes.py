@@ -98,7 +98,7 @@ def _share(kernel: Family, d1, d2):
 
 
 def _panels(edges: np.ndarray):
-    """Gauss-Legendre nodes and weights on every panel of ``edges`` (last axis); empty ones weigh 0.
+    """Gauss-Legendre nodes and weights on each panel of ``edges`` (last axis); empty ones weigh 0.
     """
     x, w = _GAUSS_LEGENDRE
     lo, hi = edges[..., :-1, None], edges[..., 1:, None]

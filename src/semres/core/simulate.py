@@ -100,8 +100,7 @@ _NO_CDF = np.ones(1)
 
 @numba.njit(**_JIT)
 def _next32(bitgen, carry):
-    """numpy's ``next_uint32`` for PCG64: low half of a 64-bit word first, high half in ``carry``.
-    """
+    """numpy's ``next_uint32`` for PCG64: a 64-bit word's low half first, the high in ``carry``."""
     if carry[0]:
         carry[0] = 0
         return np.uint32(carry[1])
@@ -339,9 +338,7 @@ def _compiled(space, kernel):
 
 
 def _run_blocks(run, count: int, threads: int, bar=None) -> list:
-    """[run(0), ..., run(count - 1)] on joblib's ``threads`` threads (the blocks release the GIL);
-    an error cancels the blocks not yet started and is raised here.
-    """
+    """[run(0), ..., run(count - 1)] on joblib's ``threads`` threads (blocks release the GIL)."""
     pool = Parallel(n_jobs=min(threads, count), backend="threading", return_as="generator")
     results = []
     for result in pool(delayed(run)(i) for i in range(count)):
@@ -432,9 +429,8 @@ def precompile() -> None:
 
 
 def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
-    """The two-item (p_s, p_i) that :func:`luce_success` estimates, summed exactly on a finite
-    space, ties included: O(N^3) time, O(N^2) memory.
-    """
+    """The two-item (p_s, p_i) :func:`luce_success` estimates, summed exactly on a finite space,
+    ties included: O(N^3) time, O(N^2) memory."""
     if not isinstance(space, Discrete):
         raise ValueError(f"space must be a semres.core.spaces.Discrete; got {space!r}")
     if not callable(kernel):
