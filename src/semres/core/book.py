@@ -9,13 +9,16 @@ import json
 import logging
 import os
 import reprlib
-from functools import lru_cache
 from pathlib import Path
 
 import joblib
 
 from .fingerprint import digest
 from .results import write_atomic
+
+#: the file where the chapter being run notes each cache entry it computed or reused (set by the
+#: runner for the chapter's kernel)
+CACHE_USE = "SEMRES_CACHE_USE"
 
 
 def repo_root(start: Path | None = None) -> Path:
@@ -33,43 +36,23 @@ def build_dir() -> Path:
 
 def results_dir(chapter: str) -> Path:
     """Where a chapter's tidy tables go; the runner points this at a staging folder."""
-    root = os.environ.get("SEMRES_RESULTS_DIR") or build_dir() / "results"
-    return Path(root) / chapter
+    return Path(os.environ.get("SEMRES_RESULTS_DIR") or build_dir() / "results") / chapter
 
 
 def save_table(df, chapter: str, name: str) -> Path:
     """Write ``df`` as ``<results>/<chapter>/<name>.csv`` atomically."""
-
     return write_atomic(results_dir(chapter) / f"{name}.csv", df.to_csv(index=False))
 
 
-@lru_cache(maxsize=None)
-def _memory(location: str):
-    return joblib.Memory(location, verbose=0)
-
-
-def _argument_types(args, kwargs) -> tuple:
-    """The classes of the arguments and of the items of list, tuple, set and dict arguments:
-    a result depends on their methods too (the key keeps those of the project's own)."""
-    found = {}
-    for value in (*args, *kwargs.values()):
-        found[type(value)] = None
-        if isinstance(value, (list, tuple, set, frozenset)):
-            found.update(dict.fromkeys(map(type, value)))
-        elif isinstance(value, dict):
-            found.update(dict.fromkeys(map(type, value.values())))
-    return tuple(found)
-
-
 class Cache:
-    """Heavy results on disk under ``<build>/cache``: ``cache().cache(fn)(*args)``.
+    """Heavy results on disk under ``<build>/cache``: ``cache().cache(fn)(*args)``, a
+    ``joblib.Memory`` per code digest.
 
-    An entry is keyed by the code it depends on and by its arguments: it lives under
-    ``<build>/cache/<digest>/``, where the digest (:func:`semres.core.fingerprint.digest`) covers
-    ``fn``'s own code, every function, class and constant of the project it reaches, the
-    package data files they name and the classes of its arguments, and joblib keys the
-    arguments within. Editing code ``fn`` does not reach (another experiment, a figure, any
-    docstring) reuses the entry; editing code it reaches computes a new one.
+    An entry lives under ``<build>/cache/<digest>/``, where the digest
+    (:func:`semres.core.fingerprint.digest`) covers ``fn``'s code, every function, class and
+    constant of the project it reaches, the package data files they name and the classes of its
+    arguments (their methods run too); within, joblib keys the arguments. Editing code ``fn`` does
+    not reach (another experiment, a figure, any docstring) reuses the entry.
     """
 
     def __init__(self, location):
@@ -87,23 +70,32 @@ class _Cached:
 
     def key(self, *args, **kwargs) -> str:
         """The code digest that keys a call with these arguments."""
-        return digest(self.fn, *_argument_types(args, kwargs))
+        types = {}
+        for value in (*args, *kwargs.values()):
+            types[type(value)] = None
+            if isinstance(value, (list, tuple, set, frozenset, dict)):
+                types.update(dict.fromkeys(map(type, value.values() if isinstance(value, dict)
+                                               else value)))
+        return digest(self.fn, *types)
 
     def __call__(self, *args, **kwargs):
-        """joblib's public calls only: an entry is loaded from its reference (``get``), or computed
-        and stored (``call``) when missing or damaged, so this log knows which happened."""
+        """joblib's public calls only: an entry is loaded (``call_and_shelve().get()``), or
+        computed and stored (``call``) when missing or damaged, and the log says which."""
         key = self.key(*args, **kwargs)
-        memorized = _memory(str(Path(self.location) / key)).cache(self.fn, ignore=self.ignore)
+        memory = joblib.Memory(str(Path(self.location) / key), verbose=0)
+        memorized = memory.cache(self.fn, ignore=self.ignore)
         reused = memorized.check_call_in_cache(*args, **kwargs)
         if reused:
             try:
                 out = memorized.call_and_shelve(*args, **kwargs).get()
             except Exception as err:  # noqa: BLE001 - a damaged file fails in many ways
                 reused = False
-                cause = f"{type(err).__name__}: {err}".splitlines()[0]
+                shown = [*map(reprlib.repr, args),
+                         *(f"{k}={reprlib.repr(v)}" for k, v in kwargs.items())]
                 logging.getLogger(__name__).warning(
-                    "damaged cache entry for %s (%s); recomputing it",
-                    _signature(self.fn, args, kwargs), cause)
+                    "damaged cache entry for %s(%s) (%s); recomputing it",
+                    getattr(self.fn, "__name__", self.fn), ", ".join(shown),
+                    f"{type(err).__name__}: {err}".splitlines()[0])
         if not reused:
             out, _ = memorized.call(*args, **kwargs)
         entry = memorized.call_and_shelve(*args, **kwargs).args_id  # stored: nothing computed
@@ -111,21 +103,8 @@ class _Cached:
         return out
 
 
-def _signature(fn, args, kwargs) -> str:
-    """``name(arguments)`` on one line, each argument shortened as :mod:`reprlib` does."""
-    shown = [*map(reprlib.repr, args), *(f"{k}={reprlib.repr(v)}" for k, v in kwargs.items())]
-    return f"{getattr(fn, '__name__', fn)}({', '.join(shown)})"
-
-
-#: the file where the chapter being run notes each cache entry it computed or reused (set by the
-#: runner for the chapter's kernel)
-CACHE_USE = "SEMRES_CACHE_USE"
-
-
 def record_cache_use(key: str, entry: str, kind: str) -> None:
-    """Note in this chapter's log that it computed or reused cache entry ``entry`` under ``key``,
-    even while other chapters write to the same cache.
-    """
+    """Note in this chapter's log (:data:`CACHE_USE`) that it computed or reused ``entry``."""
     path = os.environ.get(CACHE_USE)
     if path:
         with open(path, "a") as log:

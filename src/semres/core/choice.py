@@ -29,8 +29,7 @@ PROFILE_DROP = 1.920729410347062
 
 
 def pad(rows, fill=np.inf) -> tuple:
-    """``(array, mask)`` from ragged rows or a 2-D array (non-finite entries: absent options);
-    ``mask`` is True where an option exists.
+    """``(array, mask)`` from ragged rows or a 2-D array (non-finite: absent), True where present.
     """
     if isinstance(rows, np.ndarray) and rows.ndim == 2:
         arr = rows.astype(float)
@@ -74,23 +73,21 @@ def choice_probs(distances, options, scale: float, floor: float = 0.0, weights=N
 
 
 def _targets(options, choice, probs, width):
-    y = np.zeros((len(options), width))
     if (choice is None) == (probs is None):
-        raise ValueError("choice, probs: give exactly one (chosen indices or option probabilities)")
-    if choice is not None:
-        choice = np.asarray(choice, dtype=int)
-        if len(choice) != len(options):
-            raise ValueError("choice: one index per trial (-1: no option read)")
-        for i, (c, opts) in enumerate(zip(choice, options)):
-            if c >= len(opts):
-                raise ValueError(f"choice: trial {i} chose {c} of {len(opts)} options")
-            if c >= 0:
-                y[i, c] = 1.0
-    else:
-        if len(probs) != len(options):
-            raise ValueError("probs: one array per trial")
-        for i, (p, opts) in enumerate(zip(probs, options)):
-            p = np.asarray(p, dtype=float)
+        raise ValueError("choice, probs: give exactly one (chosen indices or option "
+                         "probabilities)")
+    y = np.zeros((len(options), width))
+    given = np.asarray(choice, dtype=int) if probs is None else probs
+    if len(given) != len(options):
+        raise ValueError("choice: one index per trial (-1: no option read)" if probs is None
+                         else "probs: one array per trial")
+    for i, (c, opts) in enumerate(zip(given, options)):
+        if probs is None and c >= len(opts):
+            raise ValueError(f"choice: trial {i} chose {c} of {len(opts)} options")
+        if probs is None and c >= 0:
+            y[i, c] = 1.0
+        elif probs is not None:
+            p = np.asarray(c, dtype=float)
             if len(p) != len(opts) or (p < 0).any() or not np.isclose(p.sum(), 1, atol=1e-6):
                 raise ValueError(f"probs: trial {i} must give {len(opts)} probabilities "
                                  f"summing to 1")
@@ -137,9 +134,8 @@ class _Problem:
 
 
 def _fit_once(prob, bounds, x0, floor_starts=(-8.0, 0.0), from_start=False):
-    """Best of the model without a floor and the one with (started where the first ended, at each
-    log floor of ``floor_starts``; with ``from_start`` also at ``x0``).
-    """
+    """Best of the model without a floor and with one (started where the first ended, at each log
+    floor of ``floor_starts``; with ``from_start`` also at ``x0``)."""
     lo, hi = np.array(bounds).T
     b0 = list(bounds)
     b0[1] = (x0[1], x0[1])
@@ -163,15 +159,14 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
     """Multinomial maximum-likelihood fit of the biased Luce rule.
 
     ``distances[i]``, ``options[i]``: trial i's option distances and names; answers are ``choice``
-    (indices, -1 where none was read: dropped) or ``probs`` (soft counts). ``bias=False`` fixes the
-    weights equal; ``boot`` resamples trials for percentile intervals (``*_ci``).
-
-    Returns scale, floor (0 when a floor does not raise the likelihood), ``weights``, loglik,
-    ``at_bound``/``bound_params``, ``distance_p`` (the test against no distance dependence: large
-    means the scale is not identified), ``scale_no_floor`` and ``floor_lr``; ``profile`` (a number
-    of scales) adds ``profile_ci`` and ``profile_bounded``. The likelihood has several optima, so
-    the full fit starts from several scales and keeps the best. ``start``, an earlier fit on data
-    of the same shape, refits from its optimum alone (for a parametric bootstrap).
+    (indices, -1: none read, dropped) or ``probs`` (soft counts). ``bias=False`` fixes the weights
+    equal; ``boot`` resamples trials for percentile intervals (``*_ci``). Returns scale, floor (0
+    when a floor does not raise the likelihood), ``weights``, loglik, the bound report,
+    ``distance_p`` (against no distance dependence: large means the scale is not identified),
+    ``scale_no_floor`` and ``floor_lr``; ``profile`` (a number of scales) adds ``profile_ci`` and
+    ``profile_bounded``. The likelihood has several optima, so the full fit starts from several
+    scales; ``start``, an earlier fit on data of the same shape, refits from its optimum alone (for
+    a parametric bootstrap).
     """
     if int(boot) < 0:
         raise ValueError(f"boot must be >= 0; got {boot!r}")
@@ -301,10 +296,8 @@ def fit_choices(distances, options, choice=None, probs=None, *, bias: bool = Tru
 
 
 def _refine(grid, values, inside, evaluate, points: int) -> tuple:
-    """``grid`` and its profile ``values`` with ``points`` more radii from ``evaluate``, spread
-    between the grid points either side of the confidence set ``inside`` (indices), so that a set
-    narrower than the grid's step is not reported as a single point.
-    """
+    """``grid`` and its profile ``values`` with ``points`` more from ``evaluate`` across the
+    confidence set ``inside`` (indices), so that a set narrower than a step is not one point."""
     fine = np.linspace(grid[max(inside[0] - 1, 0)], grid[min(inside[-1] + 1, len(grid) - 1)],
                        points)
     grid, order = np.unique(np.concatenate([grid, fine]), return_index=True)
@@ -312,11 +305,10 @@ def _refine(grid, values, inside, evaluate, points: int) -> tuple:
 
 
 def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
-    """Theorem 3's ball radius from measured rates ``p`` (standard errors ``se``) by a chi-square
-    profile of ``curve(eps)`` over ``grid`` (0 to beyond the largest distance), refined on 201
-    radii around the confidence set. Returns ``eps``, the set's ends ``ci_low``/``ci_high``,
-    ``one_interval``, the bound report and ``identified`` (False when the set reaches a grid end).
-    """
+    """Theorem 3's ball radius from rates ``p`` (standard errors ``se``) by a chi-square profile
+    of ``curve(eps)`` over ``grid``, refined on 201 radii around the confidence set: ``eps``,
+    ``ci_low``/``ci_high``, ``one_interval``, the bound report and ``identified`` (False when the
+    set reaches a grid end)."""
     p, se = np.asarray(p, float), np.asarray(se, float)
     if p.shape != se.shape or p.ndim != 1 or not len(p):
         raise ValueError("p, se: one rate and one standard error per condition")
@@ -346,10 +338,9 @@ def fit_ball(p, se, curve, grid, level: float = 0.95) -> dict:
 
 
 def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> dict:
-    """Likelihood-ratio test that two :func:`fit_ball` radii fitted to independent data are equal
-    (``lr``, ``p_equal``), with a profile interval for their difference (``bounded``: it ends
-    inside the differences searched). Meaningful only for fits that pass goodness of fit.
-    """
+    """Likelihood-ratio test that two :func:`fit_ball` radii of independent data are equal (``lr``,
+    ``p_equal``), with a profile interval for their difference (``bounded``: inside the differences
+    searched). Meaningful only for fits that pass goodness of fit."""
     for name, f in (("a", a), ("b", b)):
         if not isinstance(f, dict) or "profile_eps" not in f:
             raise ValueError(f"{name} must be a fit of fit_ball (with its profile)")
@@ -387,9 +378,8 @@ def compare_radii(a: dict, b: dict, level: float = 0.95, points: int = 2001) -> 
 
 @lru_cache(maxsize=8)
 def _arrangements(k: int):
-    """For k names: the k! arrangements ``arr[p, place]``, ``sel[c, r, p]`` (the arrangements with
-    name c at place r, equally likely) and ``named[p, place, name]``; cached per k.
-    """
+    """The k! arrangements ``arr[p, place]``, ``sel[c, r, p]`` (those with name c at place r,
+    equally likely) and ``named[p, place, name]``."""
     arr = np.array(list(permutations(range(k))))
     fits_ = arr[:, None, :] == np.arange(k)[None, :, None]       # (p, name, place)
     sel = np.transpose(fits_, (1, 2, 0)).astype(float)          # (c, r, p)
@@ -404,9 +394,7 @@ def _eye(k: int) -> np.ndarray:
 
 def _name_corner_probs(x, k):
     """For log weights ``x`` (k-1 name, k-1 place, the correct option's log advantage): ``arr``,
-    the option probabilities ``q[p, r, place]`` and the predicted rows ``pn[c, r, name]`` and
-    ``pc[c, r, place]``.
-    """
+    ``q[p, r, place]`` and the predicted rows ``pn[c, r, name]`` and ``pc[c, r, place]``."""
     a = np.concatenate(([0.0], x[:k - 1]))  # not np.r_: hundreds of thousands of calls a fit
     b = np.concatenate(([0.0], x[k - 1:2 * k - 2]))
     arr, sel, named = _arrangements(k)
@@ -418,9 +406,7 @@ def _name_corner_probs(x, k):
 
 
 def _name_corner_nll(x, k, no, co, qn, qc, grad: bool):
-    """Both tables' negative log-likelihood at ``x``, their predicted rows and (with ``grad``) the
-    analytic gradient through the option softmax.
-    """
+    """Both tables' negative log-likelihood, predicted rows and (``grad``) analytic gradient."""
     arr, q, pn, pc = _name_corner_probs(x, k)
     rn = np.einsum("r,crj->cj", qc, pn)          # name table rows
     rc = np.einsum("c,crs->rs", qn, pc)          # corner table rows
@@ -441,14 +427,14 @@ def _name_corner_nll(x, k, no, co, qn, qc, grad: bool):
 
 
 def fit_name_corner(name_counts, corner_counts, boot: int = 0, seed=0) -> dict:
-    """A bias for a name told apart from a bias for a place, from two confusion tables of the same
+    """A bias for a name told apart from one for a place, from two confusion tables of the same
     trials with names shuffled over fixed places (the paper's random stencils).
 
-    ``name_counts[c, j]``: trials with correct name c answered j; ``corner_counts[r, s]``: correct
-    place r, chosen place s. Model: P(option) ∝ w_name v_place G^[correct]. The two tables'
-    likelihoods are summed (a composite likelihood), so intervals and goodness of fit come from a
-    parametric bootstrap of ``boot`` datasets. Returns ``name_weights``, ``place_weights``,
-    ``advantage`` G, their ``*_ci`` with ``boot``, and :data:`semres.core.fits.GOF_KEYS`.
+    ``name_counts[c, j]``: correct name c answered j; ``corner_counts[r, s]``: correct place r,
+    chosen s. Model: P(option) ∝ w_name v_place G^[correct]. The two likelihoods are summed (a
+    composite likelihood), so intervals and goodness of fit come from a parametric bootstrap of
+    ``boot`` datasets. Returns ``name_weights``, ``place_weights``, ``advantage`` G, their ``*_ci``
+    with ``boot``, and the goodness-of-fit keys.
     """
     n_obs, c_obs = (np.asarray(t, float) for t in (name_counts, corner_counts))
     k = len(n_obs)

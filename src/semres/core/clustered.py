@@ -31,7 +31,6 @@ def shared_members(members) -> "scipy.sparse.csr_matrix":  # noqa: F821
     codes, cols = np.unique(members.ravel(), return_inverse=True)
     incidence = sparse.csr_matrix((np.ones(m * k), (np.repeat(np.arange(m), k), cols)),
                                   shape=(m, len(codes)))
-    incidence.data[:] = 1.0
     incidence.sum_duplicates()
     incidence.data[:] = 1.0
     shared = (incidence @ incidence.T).tocsr()

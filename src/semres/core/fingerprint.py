@@ -81,45 +81,26 @@ def _parse(name: str, path: str, version: tuple) -> _Module:
 
 
 def _module(name: str) -> _Module | None:
-    module = sys.modules.get(name)
-    path = getattr(module, "__file__", None)
+    path = getattr(sys.modules.get(name), "__file__", None)
     if not path or not path.endswith(".py") or not os.path.isfile(path):
         return None  # a notebook's __main__, a compiled module
     st = os.stat(path)
     return _parse(name, path, (st.st_mtime_ns, st.st_size))
 
 
-def _strip_docstrings(node: ast.AST) -> ast.AST:
-    node = copy.deepcopy(node)
-    for sub in ast.walk(node):
-        body = getattr(sub, "body", None)
-        if (isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
-                and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            sub.body = body[1:] or [ast.Pass()]
-    return node
-
-
 def _references(node: ast.AST):
     """(name, attribute chain) for every name the code uses: ``years.fit(x)`` gives
     ("years", ("fit",)) and ("x", ())."""
-    if isinstance(node, ast.Attribute):
-        chain = []
-        base = node
-        while isinstance(base, ast.Attribute):
-            chain.append(base.attr)
-            base = base.value
-        if isinstance(base, ast.Name):
-            yield base.id, tuple(reversed(chain))
-            return
-        yield from _references(base)
-        return
-    if isinstance(node, ast.Name):
-        yield node.id, ()
-        return
-    for child in ast.iter_child_nodes(node):
-        yield from _references(child)
+    chain = []
+    base = node
+    while isinstance(base, ast.Attribute):
+        chain.append(base.attr)
+        base = base.value
+    if isinstance(base, ast.Name):
+        yield base.id, tuple(reversed(chain))
+    else:
+        for child in ast.iter_child_nodes(base):
+            yield from _references(child)
 
 
 def _local_imports(node: ast.AST, module: str) -> dict[str, tuple[str, str | None]]:
@@ -130,11 +111,8 @@ def _local_imports(node: ast.AST, module: str) -> dict[str, tuple[str, str | Non
     for sub in ast.walk(node):
         if isinstance(sub, ast.Import):
             for alias in sub.names:
-                if alias.asname:
-                    found[alias.asname] = (alias.name, None)
-                else:
-                    top = alias.name.split(".")[0]
-                    found[top] = (top, None)
+                top = alias.name.split(".")[0]
+                found[alias.asname or top] = (alias.name if alias.asname else top, None)
         elif isinstance(sub, ast.ImportFrom):
             try:
                 source = importlib.util.resolve_name("." * sub.level + (sub.module or ""),
@@ -146,31 +124,19 @@ def _local_imports(node: ast.AST, module: str) -> dict[str, tuple[str, str | Non
     return found
 
 
-def _package_root(module: str) -> Path | None:
-    top = sys.modules.get(module.split(".")[0])
-    path = getattr(top, "__file__", None)
-    return Path(path).parent if path and path.endswith("__init__.py") else None
-
-
-def _data_files(path: Path) -> list[Path]:
-    return [path] if path.is_file() else sorted(
-        p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-        and p.suffix not in (".py", ".pyc"))
-
-
-def _data_digest(path: Path, files: list[Path]) -> str:
-    h = hashlib.sha256()
-    for f in files:
-        h.update(str(f.relative_to(path.parent)).encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def _read(stmts, module: str) -> tuple:
-    stmts = [_strip_docstrings(s) for s in stmts]
+    stmts = [copy.deepcopy(s) for s in stmts]
     local: dict = {}
     refs: list = []
     strings: list = []
     for stmt in stmts:
+        for sub in ast.walk(stmt):  # without docstrings
+            body = getattr(sub, "body", None)
+            if (isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
+                    and body and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                sub.body = body[1:] or [ast.Pass()]
         local.update(_local_imports(stmt, module))
         refs.extend(_references(stmt))
         strings.extend(n.value for n in ast.walk(stmt)
@@ -188,7 +154,6 @@ class _Closure:
         return (isinstance(module, str) and module.split(".")[0] in self.packages
                 and module not in NOT_FOLLOWED)
 
-    # ---- entry points
     def object(self, obj, chain=()) -> None:
         """Whatever a name or an argument stands for."""
         if isinstance(obj, types.ModuleType):
@@ -211,34 +176,25 @@ class _Closure:
         qualname = getattr(obj, "__qualname__", None)
         if not self.owned(module) or not isinstance(qualname, str):
             return
-        top = qualname.split(".")[0]
         mod = _module(module)
-        if mod is not None and top in mod.defs:
-            self.definition(module, top)
-        else:  # no source file to index (a notebook's function): its own source
-            self.source(obj)
+        if mod is not None and qualname.split(".")[0] in mod.defs:
+            self.definition(module, qualname.split(".")[0])
+        elif f"{module}.{qualname}" not in self.parts:  # no source file: its own source
+            try:
+                tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
+            except (OSError, TypeError, SyntaxError):
+                self.parts[f"{module}.{qualname}"] = "<no source>"
+                return
+            namespace = getattr(obj, "__globals__", None) or vars(sys.modules[module])
+            self.walk(f"{module}.{qualname}", _read(tree.body, module), module, namespace)
 
     def definition(self, module: str, name: str) -> None:
         key = f"{module}.{name}"
-        if key in self.parts:
-            return
-        mod = _module(module)
-        self.files.add(str(mod.path))
-        self.walk(key, mod.read(name), module, vars(sys.modules[module]))
+        if key not in self.parts:
+            mod = _module(module)
+            self.files.add(str(mod.path))
+            self.walk(key, mod.read(name), module, vars(sys.modules[module]))
 
-    def source(self, obj) -> None:
-        key = f"{obj.__module__}.{obj.__qualname__}"
-        if key in self.parts:
-            return
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
-        except (OSError, TypeError, SyntaxError):
-            self.parts[key] = "<no source>"
-            return
-        namespace = getattr(obj, "__globals__", None) or vars(sys.modules[obj.__module__])
-        self.walk(key, _read(tree.body, obj.__module__), obj.__module__, namespace)
-
-    # ---- following names
     def walk(self, key: str, read: tuple, module: str, namespace: dict) -> None:
         text, refs, local, strings = read
         self.parts[key] = text
@@ -247,10 +203,11 @@ class _Closure:
                 self.imported(*local[name], chain)
             else:
                 self.name(name, chain, module, namespace)
-        root = _package_root(module)
-        if root is not None:
+        top = sys.modules.get(module.split(".")[0])
+        path = getattr(top, "__file__", None)
+        if path and path.endswith("__init__.py"):  # package data the strings name
             for text in strings:
-                self.data(root, text)
+                self.data(Path(path).parent, text)
 
     def name(self, name: str, chain, module: str, namespace: dict) -> None:
         mod = _module(module) if self.owned(module) else None
@@ -266,20 +223,19 @@ class _Closure:
             source = importlib.import_module(module)
         except ImportError:
             return
+        mod = _module(module)
         if attr is None:
             self.object(source, chain)
-            return
-        mod = _module(module)
-        if mod is not None and attr in mod.defs:
+        elif mod is not None and attr in mod.defs:
             self.definition(module, attr)
-            return
-        obj = getattr(source, attr, _MISSING)
-        if obj is _MISSING:  # from package import submodule, not yet imported
-            try:
-                obj = importlib.import_module(f"{module}.{attr}")
-            except ImportError:
-                return
-        self.object(obj, chain)
+        else:
+            obj = getattr(source, attr, _MISSING)
+            if obj is _MISSING:  # from package import submodule, not yet imported
+                try:
+                    obj = importlib.import_module(f"{module}.{attr}")
+                except ImportError:
+                    return
+            self.object(obj, chain)
 
     def data(self, root: Path, text: str) -> None:
         if (len(text) > 200 or text.startswith(("/", ".", "_")) or ".." in text
@@ -293,16 +249,14 @@ class _Closure:
             return
         key = f"data:{path.relative_to(root)}"
         if key not in self.parts:
-            files = _data_files(path)
-            self.parts[key] = _data_digest(path, files)
+            files = [path] if path.is_file() else sorted(
+                p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                and p.suffix not in (".py", ".pyc"))
+            h = hashlib.sha256()
+            for f in files:
+                h.update(str(f.relative_to(path.parent)).encode() + b"\0" + f.read_bytes() + b"\0")
+            self.parts[key] = h.hexdigest()
             self.files.update(map(str, [path, *files]))  # a folder: its files' versions too
-
-
-def closure(fn, *depends_on) -> dict[str, str]:
-    """Every definition ``fn`` (and ``depends_on``) reaches: qualified name -> normalised syntax
-    tree, and ``data:<path>`` -> a digest of each package data file or folder named.
-    """
-    return _closure(fn, depends_on).parts
 
 
 def _closure(fn, depends_on) -> _Closure:
@@ -311,6 +265,13 @@ def _closure(fn, depends_on) -> _Closure:
     for obj in (fn, *depends_on):
         found.object(obj)
     return found
+
+
+def closure(fn, *depends_on) -> dict[str, str]:
+    """Every definition ``fn`` (and ``depends_on``) reaches: qualified name -> normalised syntax
+    tree, and ``data:<path>`` -> a digest of each package data file or folder named.
+    """
+    return _closure(fn, depends_on).parts
 
 
 _DIGESTS: dict = {}
@@ -344,6 +305,6 @@ def digest(fn, *depends_on) -> str:
     value = h.hexdigest()[:12]
     try:
         _DIGESTS[key] = (found.files, _versions(found.files), value)
-    except TypeError:  # an unhashable callable: nothing to remember it by
+    except TypeError:
         pass
     return value

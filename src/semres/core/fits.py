@@ -20,26 +20,17 @@ from .book import cores
 from .parallel import spread
 
 
-__all__ = ["bound_report", "censored_warning", "bootstrap_at_bound", "bootstrap_map", "resamples",
-           "percentile_interval", "MISFIT_P", "MIN_EXPECTED", "MIN_GOF_BOOT", "GOF_KEYS",
-           "gof_none", "gof_multinomial", "gof_p_bootstrap", "misfit_rule", "gof_frame",
-           "binomial_deviance", "chi2_reference_allowed", "gof_binomial", "gof_bootstrap",
-           "gof_chi2", "gof_result", "gof_counts", "SEQUENTIAL_HITS",
-           "multinomial_deviance"]
-
-
 def bound_report(values: dict, bounds: dict, *, rtol: float = 1e-3, log: tuple = ()) -> dict:
-    """``{"at_bound": bool, "bound_params": "name=lower,..."}`` for fitted ``values``: a value
-    within ``rtol`` of its (lower, upper) range's width from an end is on it; names in ``log``
-    compare on a log scale; an infinite end is never reached.
+    """``{"at_bound": bool, "bound_params": "name=lower,..."}``: a value within ``rtol`` of its
+    (lower, upper) range's width from an end is on it; names in ``log`` compare on a log scale; an
+    infinite end is never reached.
     """
     hits = []
     for name, (lo, hi) in bounds.items():
         v = float(values[name])
         if name in log:
             v, lo, hi = (math.log(x) if x > 0 else -math.inf for x in (v, lo, hi))
-        width = hi - lo if math.isfinite(hi - lo) else max(abs(v), 1.0)
-        tol = rtol * width
+        tol = rtol * (hi - lo if math.isfinite(hi - lo) else max(abs(v), 1.0))
         if math.isfinite(lo) and v <= lo + tol:
             hits.append(f"{name}=lower")
         elif math.isfinite(hi) and v >= hi - tol:
@@ -66,9 +57,7 @@ def bootstrap_at_bound(flags) -> float:
 
 
 def resamples(size: int, n_boot, seed):
-    """Index arrays of ``n_boot`` bootstrap resamples of ``size`` units, drawn in turn from
-    ``seed``.
-    """
+    """Index arrays of ``n_boot`` bootstrap resamples of ``size`` units, drawn in turn."""
     rng = np.random.default_rng(seed)
     for _ in range(int(n_boot)):
         yield rng.integers(0, size, size)
@@ -76,9 +65,8 @@ def resamples(size: int, n_boot, seed):
 
 def bootstrap_map(fn, size: int, n_boot, seed, *, progress: bool = False,
                   desc: str = "bootstrap") -> list:
-    """``[fn(index) for each resample]`` through :func:`semres.core.parallel.spread` (on as many
-    workers as ``joblib.parallel_config`` says), resamples drawn first by :func:`resamples`, so the
-    same seed gives the same intervals wherever they run.
+    """``[fn(index) for each resample]`` through :func:`semres.core.parallel.spread`, resamples
+    drawn first, so the same seed gives the same intervals wherever they run.
     """
     draws = list(resamples(size, n_boot, seed))
     return spread(fn, draws, desc=desc if progress else None,
@@ -86,8 +74,7 @@ def bootstrap_map(fn, size: int, n_boot, seed, *, progress: bool = False,
 
 
 def percentile_interval(values) -> tuple:
-    """The 95% percentile interval ``(low, high)`` of bootstrap values; NaNs when there are none.
-    """
+    """The 95% percentile interval of bootstrap values; NaNs when there are none."""
     if not len(values):
         return math.nan, math.nan
     return tuple(np.percentile(values, [2.5, 97.5]).tolist())
@@ -102,8 +89,13 @@ MISFIT_P = 1e-3
 MIN_EXPECTED = 5.0
 #: the fewest bootstrap refits whose smallest p-value, 1 / (1 + n), falls below MISFIT_P
 MIN_GOF_BOOT = round(1 / MISFIT_P)
-#: the keys every goodness-of-fit result carries
 GOF_KEYS = ("gof_test", "gof_stat", "gof_df", "gof_p", "gof_resolution", "misfit")
+#: draws reaching the observed statistic after which a goodness-of-fit bootstrap stops (Besag &
+#: Clifford 1991, "Sequential Monte Carlo p-values"): with h of them in l draws the p-value is
+#: h / l, with a relative standard error of at most 1 / sqrt(h): 10 reads a p-value to about
+#: ±30 %, enough to quote it to one figure, while a fit with p = 0.5 stops after some 20 draws
+#: instead of a thousand refits. A misfit never stops early: its few exceedances run every draw.
+SEQUENTIAL_HITS = 10
 
 
 def _coarse(resolution: float) -> bool:
@@ -126,12 +118,10 @@ def misfit_rule(resolution: float = 0.0) -> str:
 
 def gof_result(test: str, stat=math.nan, df=math.nan, p=math.nan,
                resolution: float = 0.0) -> dict:
-    """A goodness-of-fit record with the keys of :data:`GOF_KEYS`; ``misfit`` by
-    :func:`misfit_rule`, None when untested (no finite p-value).
-    """
+    """A record with the keys of :data:`GOF_KEYS`; ``misfit`` None when untested (no p-value)."""
     p, resolution = float(p), float(resolution)
     if not math.isfinite(p):
-        misfit = None  # not tested: no reference for the statistic
+        misfit = None
     elif _coarse(resolution):
         misfit = bool(p <= resolution * (1 + 1e-9))
     else:
@@ -145,18 +135,22 @@ def gof_none(reason: str) -> dict:
     return gof_result(f"none: {reason}")
 
 
+def _reach(stat: float) -> float:
+    """The smallest simulated statistic counted as reaching ``stat``."""
+    return stat - 1e-9 * max(1.0, abs(stat))
+
+
 def gof_p_bootstrap(observed: float, simulated) -> tuple[float, float]:
     """``(p, resolution)``: p = (1 + #{simulated >= observed}) / (1 + B), resolution 1 / (1 + B).
     """
     sims = np.asarray(simulated, float).ravel()
     if not sims.size:
         raise ValueError("simulated must hold at least one draw")
-    obs = float(observed)
-    p = (1 + np.sum(sims >= _reach(obs))) / (1 + sims.size)
+    p = (1 + np.sum(sims >= _reach(float(observed)))) / (1 + sims.size)
     return float(p), 1 / (1 + sims.size)
 
 
-def gof_frame(results) -> "pandas.DataFrame":
+def gof_frame(results) -> pd.DataFrame:
     """Many fits' :data:`GOF_KEYS` as columns, ``misfit`` nullable (NA where untested) and
     ``gof_tested`` saying which were: an untested row never reads as a pass.
     """
@@ -166,6 +160,20 @@ def gof_frame(results) -> "pandas.DataFrame":
                               for r in results], dtype="boolean")
     out["gof_tested"] = out["misfit"].notna().to_numpy(bool)
     return out
+
+
+def _n_params(v, name: str = "n_params") -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
+    return int(v)
+
+
+def _df(units: int, n_params, what: str) -> int:
+    df = units - _n_params(n_params)
+    if df < 1:
+        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
+                         f"{what}")
+    return df
 
 
 def _cells(trials, correct, p_fit):
@@ -204,14 +212,11 @@ def chi2_reference_allowed(trials, correct, p_fit) -> tuple[bool, str]:
 
 
 def gof_binomial(trials, correct, p_fit, n_params: int) -> dict:
-    """Binomial deviance referred to chi-square on cells - n_params degrees of freedom where
+    """Binomial deviance referred to chi-square on cells - n_params df where
     :func:`chi2_reference_allowed`; elsewhere gof_p is NaN and gof_test says why.
     """
     n, k, p = _cells(trials, correct, p_fit)
-    df = len(n) - _n_params(n_params)
-    if df < 1:
-        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
-                         f"{len(n)} cells")
+    df = _df(len(n), n_params, f"{len(n)} cells")
     stat = binomial_deviance(n, k, p)
     ok, why = chi2_reference_allowed(n, k, p)
     if not ok:
@@ -219,39 +224,23 @@ def gof_binomial(trials, correct, p_fit, n_params: int) -> dict:
     return gof_result("binomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
 
-def _reach(stat: float) -> float:
-    """The smallest simulated statistic :func:`gof_p_bootstrap` counts as reaching ``stat``."""
-    return stat - 1e-9 * max(1.0, abs(stat))
-
-
-#: draws reaching the observed statistic after which a goodness-of-fit bootstrap stops (Besag &
-#: Clifford 1991, "Sequential Monte Carlo p-values"): with h of them in l draws the p-value is
-#: h / l. The draws needed to collect h are negative binomial, so h / l has a relative standard
-#: error of about sqrt((1 - p) / h), at most 1 / sqrt(h): 10 reads a p-value to about ±30 %,
-#: enough to quote it to one figure, while a fit with p = 0.5 stops after some 20 draws instead
-#: of a thousand refits. A misfit never stops early: its few exceedances run every draw.
-SEQUENTIAL_HITS = 10
-
-
 def _stop_at(n_boot: int) -> int:
     """The exceedances that settle "not a misfit" among ``n_boot`` draws: :data:`SEQUENTIAL_HITS`,
-    or more where ``n_boot`` is so large that the full bootstrap's p-value, (1 + hits) / (1 +
-    n_boot), could still fall below :data:`MISFIT_P` with that many (so a stop never changes a
-    verdict the full bootstrap would give)."""
+    or more where the full bootstrap's p-value, (1 + hits) / (1 + n_boot), could still fall below
+    :data:`MISFIT_P` with that many (so a stop never changes the full bootstrap's verdict)."""
     return max(SEQUENTIAL_HITS, math.ceil(MISFIT_P * (1 + n_boot)))
 
 
 def _bootstrap(stat: float, n_boot: int, seed, simulate, progress: bool) -> tuple:
-    """``(deviances, p, resolution, stopped)`` of up to ``n_boot`` data sets drawn in turn from
-    ``seed``: ``simulate(rng)`` gives a draw's deviance at the fit it came from and a function
-    refitting it. The refit is never worse than that fit, so a draw already short of ``stat``
-    there cannot reach it and is not refitted.
+    """``(deviances, p, resolution, how many refits ran)`` of up to ``n_boot`` data sets drawn in
+    turn from ``seed``: ``simulate(rng)`` gives a draw's deviance at the fit it came from and a
+    function refitting it. The refit is never worse than that fit, so a draw already short of
+    ``stat`` cannot reach it and is not refitted.
 
-    Sequential (:data:`SEQUENTIAL_HITS`): once :func:`_stop_at` draws have reached ``stat`` the
-    fit cannot be a misfit whatever the rest would show, so drawing stops (``stopped``) and p is
-    hits / draws; otherwise every draw runs and p is (1 + hits) / (1 + n_boot), as a full
-    bootstrap gives. The draws made are a prefix of the full bootstrap's (same seed, same order),
-    and ``resolution`` stays the full bootstrap's 1 / (1 + n_boot), the rule its verdict is read by.
+    Sequential: once :func:`_stop_at` draws have reached ``stat`` the fit cannot be a misfit, so
+    drawing stops and p is hits / draws; otherwise p is (1 + hits) / (1 + n_boot), as a full
+    bootstrap gives. The draws are a prefix of the full bootstrap's, and ``resolution`` stays its
+    1 / (1 + n_boot), the rule its verdict is read by.
     """
     rng = np.random.default_rng(seed)
     reach, stop = _reach(stat), _stop_at(n_boot)
@@ -261,26 +250,20 @@ def _bootstrap(stat: float, n_boot: int, seed, simulate, progress: bool) -> tupl
         sims.append(at_fit if at_fit < reach else min(at_fit, refitted()))
         hits += sims[-1] >= reach
         if hits >= stop:
-            return np.array(sims), hits / len(sims), 1 / (1 + n_boot), True
+            return (np.array(sims), hits / len(sims), 1 / (1 + n_boot),
+                    f"sequential: stopped after {len(sims)} of up to {n_boot} refits, when "
+                    f"{stop} had reached the statistic")
     sims = np.array(sims)
-    return (sims, *gof_p_bootstrap(stat, sims), False)
-
-
-def _refits(drawn: int, n_boot: int, stopped: bool) -> str:
-    """What a goodness-of-fit bootstrap ran, for its ``gof_test``."""
-    if not stopped:
-        return f"{n_boot} refits"
-    return (f"sequential: stopped after {drawn} of up to {n_boot} refits, when "
-            f"{_stop_at(n_boot)} had reached the statistic")
+    return (sims, *gof_p_bootstrap(stat, sims), f"{n_boot} refits")
 
 
 def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, seed, *,
                   progress: bool = False) -> dict:
     """Binomial deviance referred to its parametric bootstrap: ``n_boot`` whole-count data sets
     drawn from the fitted rates, each refitted by ``refit(trials, correct) -> p_fit``. Valid where
-    chi-square is not; for fractional counts (expected masses) conservative. Stops early once the
-    verdict is settled (:func:`_bootstrap`); ``gof_test`` says how many refits ran. Adds
-    ``gof_null_mean``, the deviance's mean when the fit is true (errs high), over the draws made.
+    chi-square is not; for fractional counts (expected masses) conservative. Stops once the verdict
+    is settled (:func:`_bootstrap`). Adds ``gof_null_mean``, the deviance's mean when the fit is
+    true (errs high), over the draws made.
     """
     n, k, p = _cells(trials, correct, p_fit)
     n_boot = _n_params(n_boot, "n_boot")
@@ -295,9 +278,8 @@ def gof_bootstrap(trials, correct, p_fit, n_params: int, refit, n_boot: int, see
         return (binomial_deviance(whole, ks, p),
                 lambda: binomial_deviance(whole, ks, refit(whole.astype(float), ks)))
 
-    sims, pval, resolution, stopped = _bootstrap(stat, n_boot, seed, simulate, progress)
-    return {**gof_result(f"binomial deviance, parametric bootstrap "
-                         f"({_refits(len(sims), n_boot, stopped)}; misfit rule "
+    sims, pval, resolution, ran = _bootstrap(stat, n_boot, seed, simulate, progress)
+    return {**gof_result(f"binomial deviance, parametric bootstrap ({ran}; misfit rule "
                          f"{misfit_rule(resolution)})", stat, df, pval, resolution),
             "gof_null_mean": float(sims.mean())}
 
@@ -309,32 +291,26 @@ def gof_chi2(y, y_fit, se, n_params: int) -> dict:
         raise ValueError("y, y_fit and se must have the same length")
     if not (np.isfinite(s).all() and (s > 0).all()):
         raise ValueError("se must be finite and positive")
-    df = len(y) - _n_params(n_params)
-    if df < 1:
-        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
-                         f"{len(y)} points")
+    df = _df(len(y), n_params, f"{len(y)} points")
     stat = float(np.sum(((y - f) / s) ** 2))
     return gof_result("chi-square of standardised residuals", stat, df, chi2.sf(stat, df))
 
 
-def _count_table(counts, probs, n_params: int) -> tuple:
-    """``(counts, probs, rows with counts, degrees of freedom)`` of a (rows x options) table."""
-    o = np.asarray(counts, float)
-    q = np.asarray(probs, float)
+def _count_table(counts, probs) -> tuple:
+    """``(counts, probs, rows with counts, free cells)`` of a (rows x options) table."""
+    o, q = np.asarray(counts, float), np.asarray(probs, float)
     if o.shape != q.shape or o.ndim != 2 or (o < 0).any():
         raise ValueError("counts, probs: equal 2-D shapes (rows x options), counts >= 0")
     rows = o.sum(axis=1) > 0
-    return o, q, rows, int(rows.sum() * (o.shape[1] - 1)) - _n_params(n_params)
+    return o, q, rows, int(rows.sum() * (o.shape[1] - 1))
 
 
 def gof_multinomial(counts, probs, n_params: int) -> dict:
     """Deviance G = 2 sum O ln(O / E) of counts (rows x options) against fitted probabilities,
     referred to chi-square on sum(options - 1) - n_params df; empty rows left out.
     """
-    o, q, rows, df = _count_table(counts, probs, n_params)
-    if df < 1:
-        raise ValueError(f"n_params: {n_params} parameters leave no degrees of freedom in "
-                         f"{int(rows.sum())} rows")
+    o, q, rows, cells = _count_table(counts, probs)
+    df = _df(cells, n_params, f"{int(rows.sum())} rows")
     stat = multinomial_deviance(o, q)
     return gof_result("multinomial deviance, chi-square reference", stat, df, chi2.sf(stat, df))
 
@@ -351,11 +327,12 @@ def multinomial_deviance(counts, probs) -> float:
 def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0, *,
                progress: bool = False) -> dict:
     """Goodness of fit of counts (rows x options): :func:`gof_multinomial` where every cell expects
-    :data:`MIN_EXPECTED` answers, else a parametric bootstrap refitted by ``refit(counts) -> probs``
-    (on sparse cells chi-square is far off), stopped once its verdict is settled
-    (:func:`_bootstrap`); without either the statistic has no reference.
+    :data:`MIN_EXPECTED` answers, else (on sparse cells chi-square is far off) a parametric
+    bootstrap refitted by ``refit(counts) -> probs``, sequential as :func:`_bootstrap`; without
+    either the statistic has no reference.
     """
-    o, q, rows, df = _count_table(counts, probs, n_params)
+    o, q, rows, cells = _count_table(counts, probs)
+    df = cells - _n_params(n_params)
     expected = q[rows] * o[rows].sum(axis=1, keepdims=True)
     if (expected >= MIN_EXPECTED).all():
         return gof_multinomial(o, q, n_params)
@@ -373,16 +350,9 @@ def gof_counts(counts, probs, n_params: int, refit=None, n_boot: int = 0, seed=0
             sim[i] = rng.multinomial(totals[i], drawn[i])
         return multinomial_deviance(sim, drawn), lambda: multinomial_deviance(sim, refit(sim))
 
-    sims, pval, resolution, stopped = _bootstrap(stat, int(n_boot), seed, simulate, progress)
-    return gof_result(f"multinomial deviance, parametric bootstrap "
-                      f"({_refits(len(sims), int(n_boot), stopped)}; {sparse}; misfit rule "
+    sims, pval, resolution, ran = _bootstrap(stat, int(n_boot), seed, simulate, progress)
+    return gof_result(f"multinomial deviance, parametric bootstrap ({ran}; {sparse}; misfit rule "
                       f"{misfit_rule(resolution)})", stat, df, pval, resolution)
-
-
-def _n_params(v, name: str = "n_params") -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-        raise ValueError(f"{name} must be an integer >= 0; got {v!r}")
-    return int(v)
 
 
 #: the keys of :func:`misfit_size`
@@ -392,11 +362,11 @@ SIZE_KEYS = ("dispersion", "explained_null", "explained_saturated", "rms_gap", "
 def misfit_size(deviance_fit: float, deviance_null: float, null_mean: float, observed,
                 predicted, totals) -> dict:
     """How far a fit misses, beside its p-value (which on thousands of trials rejects a miss too
-    small to matter). From the deviances of the fit and of the no-similarity model, the fit
-    deviance's ``null_mean`` when the fit is true, and the cells' observed and predicted rates with
-    their ``totals``: ``dispersion`` (deviance / null mean), ``explained_null``,
-    ``explained_saturated`` (the share of structure beyond sampling noise captured), ``rms_gap``
-    and ``rms_sampling`` (the gap sampling alone gives).
+    small to matter), from the deviances of the fit and of the no-similarity model, the fit
+    deviance's ``null_mean`` when the fit is true, and the cells' rates and ``totals``:
+    ``dispersion`` (deviance / null mean), ``explained_null``, ``explained_saturated`` (the share
+    of structure beyond sampling noise captured), ``rms_gap`` and ``rms_sampling`` (the gap
+    sampling alone gives).
     """
     obs, pred, n = (np.asarray(x, float).ravel() for x in (observed, predicted, totals))
     if not (obs.shape == pred.shape == n.shape) or not obs.size:
@@ -415,8 +385,8 @@ def misfit_size(deviance_fit: float, deviance_null: float, null_mean: float, obs
 
 
 def quasi_interval(estimate: float, ci, dispersion: float) -> tuple[float, float]:
-    """An interval widened by sqrt(``dispersion``) on each side (quasi-likelihood), never narrowed.
-    Approximate: it assumes the misfit is extra-binomial scatter, not a wrong shape.
+    """An interval widened by sqrt(``dispersion``) on each side (quasi-likelihood), never narrowed;
+    approximate: it assumes the misfit is extra-binomial scatter, not a wrong shape.
     """
     lo, hi = (float(x) for x in ci)
     d = float(dispersion)

@@ -1,5 +1,5 @@
-"""Intervals over a few replicates: Student's t, not ± 2 standard errors (with 3 seeds a side
-Welch's t has about 4 df and its 97.5 % quantile is 2.8), so that a page's level is true.
+"""Intervals over a few replicates: scipy's Student's t, not ± 2 standard errors (with 3 seeds a
+side Welch's t has about 4 df and its 97.5 % quantile is 2.8), so that a page's level is true.
 """
 
 from __future__ import annotations
@@ -11,67 +11,56 @@ from scipy import stats
 
 __all__ = ["mean_interval", "difference_interval", "LEVEL"]
 
-#: the level of every interval the book reports
-LEVEL = 0.95
+LEVEL = 0.95  # the level of every interval the book reports
 
 
-def _values(x, name: str) -> np.ndarray:
+def _values(x, name: str, level) -> np.ndarray:
     v = np.asarray(x, float).ravel()
-    if not np.isfinite(v).all():
-        raise ValueError(f"{name} must hold finite numbers (drop missing replicates first)")
+    if not (v.size and np.isfinite(v).all()):
+        raise ValueError(f"{name} must hold finite replicates (drop missing ones first)")
+    if not (isinstance(level, (int, float)) and 0 < level < 1):
+        raise ValueError(f"level must lie in (0, 1); got {level!r}")
     return v
 
 
-def _check_level(level) -> float:
-    if not (isinstance(level, (int, float)) and 0 < level < 1):
-        raise ValueError(f"level must lie in (0, 1); got {level!r}")
-    return float(level)
-
-
-def _t(df: float, level: float) -> float:
-    return float(stats.t.ppf(0.5 + level / 2, df)) if df > 0 else math.nan
-
-
-def _nan(**known) -> dict:
-    return {"se": math.nan, "df": math.nan, "t": math.nan, "low": math.nan, "high": math.nan,
-            **known}
+def _interval(test, df: float, level: float, **known) -> dict:
+    """``se``, ``df``, ``t``, ``low``, ``high`` of a scipy t-test result (NaNs without one)."""
+    if test is None:
+        return {"se": math.nan, "df": df, "t": math.nan, "low": math.nan, "high": math.nan,
+                **known}
+    with np.errstate(all="ignore"):
+        low, high = test.confidence_interval(level)
+    t = float(stats.t.ppf(0.5 + level / 2, df)) if df > 0 else math.nan
+    return {**known, "df": float(df), "t": t, "low": float(low), "high": float(high)}
 
 
 def mean_interval(values, level: float = LEVEL) -> dict:
     """The mean of replicates with its one-sample t interval: ``mean``, ``se``, ``df``, ``t``,
     ``low``, ``high``, ``n``; NaNs for one replicate.
     """
-    v = _values(values, "values")
-    level = _check_level(level)
-    if not v.size:
-        raise ValueError("values must hold at least one replicate")
+    v = _values(values, "values", level)
     if v.size < 2:
-        return _nan(mean=float(v.mean()), df=0.0, n=int(v.size))
+        return _interval(None, 0.0, level, mean=float(v.mean()), n=1)
     with np.errstate(all="ignore"):
-        r = stats.ttest_1samp(v, 0.0)
-        low, high = r.confidence_interval(level)
-    return {"mean": float(v.mean()), "se": float(stats.sem(v)), "df": float(r.df),
-            "t": _t(r.df, level), "low": float(low), "high": float(high), "n": int(v.size)}
+        test = stats.ttest_1samp(v, 0.0)
+    out = _interval(test, test.df, level, mean=float(v.mean()), se=float(stats.sem(v)))
+    return {**out, "n": int(v.size)}
 
 
 def difference_interval(a, b, level: float = LEVEL) -> dict:
     """mean(a) - mean(b) with Welch's t interval: ``effect``, ``se``, ``df``, ``t``, ``low``,
     ``high``, ``excludes_zero``; NaNs with fewer than two replicates a side.
     """
-    a, b = _values(a, "a"), _values(b, "b")
-    level = _check_level(level)
-    if not (a.size and b.size):
-        raise ValueError("a and b must each hold at least one replicate")
+    a, b = _values(a, "a and b", level), _values(b, "a and b", level)
+    effect = float(a.mean() - b.mean())
     if min(a.size, b.size) < 2:
-        out = _nan(effect=float(a.mean() - b.mean()))
+        out = _interval(None, math.nan, level, effect=effect)
     else:
-        se = float(math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
+        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
         with np.errstate(all="ignore"):
-            r = stats.ttest_ind(a, b, equal_var=False)
-            low, high = r.confidence_interval(level)
+            test = stats.ttest_ind(a, b, equal_var=False)
         # no spread on either side: a point, on the pooled degrees of freedom
-        df = float(r.df) if se > 0 else float(a.size + b.size - 2)
-        out = {"effect": float(a.mean() - b.mean()), "se": se, "df": df, "t": _t(df, level),
-               "low": float(low), "high": float(high)}
+        df = float(test.df) if se > 0 else float(a.size + b.size - 2)
+        out = _interval(test, df, level, effect=effect, se=float(se))
     out["excludes_zero"] = bool(np.isfinite(out["low"]) and (out["low"] > 0 or out["high"] < 0))
     return out

@@ -16,18 +16,14 @@ __all__ = ["Constant", "Linear", "Exponential", "Slotwise", "half_decay", "chanc
 
 
 def half_decay(lam) -> float:
-    """lam ln 2, where an exponential's graded part has fallen to half its value at 0 (whatever the
-    floor); not where answers return to chance (:func:`chance_return`).
-    """
+    """lam ln 2, where an exponential's graded part has halved (whatever the floor)."""
     return positive(lam, "lam") * math.log(2)
 
 
 def chance_return(lam, delta) -> float:
     """lam ln(1/delta), where e^(-d/lam) falls to the floor delta and a Luce choice is back near
-    chance (the paper's effective resolution); inf without a floor, 0 for delta >= 1.
-    """
-    lam = positive(lam, "lam")
-    delta = non_negative(delta, "delta")
+    chance (the paper's effective resolution); inf without a floor, 0 for delta >= 1."""
+    lam, delta = positive(lam, "lam"), non_negative(delta, "delta")
     if delta == 0:
         return math.inf
     return lam * math.log(1 / delta) if delta < 1 else 0.0

@@ -1,5 +1,5 @@
-"""Model sources (a hub id or a local folder) checked before anything loads, since transformers
-reads a mistyped folder as a hub id and fails with a confusing message.
+"""Model sources (a hub id or a local folder) checked before anything loads: transformers reads a
+mistyped folder as a hub id and fails with a confusing message.
 """
 
 from __future__ import annotations
@@ -16,16 +16,14 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
 
 
 def problem(value) -> str | None:
-    """What is wrong with ``value`` as a model source, or None for a hub id or a folder with a
-    config and weights.
-    """
+    """What is wrong with ``value`` as a model source; None for a hub id or a model folder."""
     text = str(value)
     path = Path(text).expanduser()
     if path.is_dir():
         if not (path / "config.json").is_file():
             return f"{text} is not a model folder: it has no config.json"
         if not any((path / w).is_file() for w in WEIGHTS):
-            return (f"{text} is not a model folder: it has no weights ({' or '.join(WEIGHTS[:2])})")
+            return f"{text} is not a model folder: it has no weights ({' or '.join(WEIGHTS[:2])})"
         return None
     if path.exists():
         return f"{text} is a file, not a model folder"
@@ -35,9 +33,7 @@ def problem(value) -> str | None:
 
 
 def check_source(value, what: str) -> str:
-    """``value`` as a string when :func:`problem` finds nothing wrong; else ValueError naming
-    ``what``.
-    """
+    """``str(value)``, or a ValueError naming ``what`` when :func:`problem` finds something."""
     found = problem(value)
     if found:
         raise ValueError(f"{what}: {found}")

@@ -1,8 +1,6 @@
-"""Theorem 3 fitted to a model's answers across the number of items n, with its noise floor.
-
-One constant kernel (ball measure b, floor Delta: an outside item's weight relative to an inside
-one) predicts both tasks at every n (:func:`semres.core.theory.n_item`); :func:`fit_theorem3` fits
-it by binomial likelihood, with and without the floor.
+"""Theorem 3 fitted to a model's answers across the number of items n: one constant kernel (ball
+measure b, floor Delta: an outside item's weight relative to an inside one) predicts both tasks at
+every n (:func:`semres.core.theory.n_item`), fitted by binomial likelihood with and without Delta.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""A chapter's settings and the checks every chapter and the CLI share.
-
-Each experiment keeps its :class:`Settings` beside its code; this module knows no experiment. The
-registry (:mod:`semres.pipeline.registry`) maps chapters to them, so a fast test validates every
-chapter under every profile, and the CLI checks a run's parameters before papermill starts.
+"""A chapter's settings and the checks every chapter and the CLI share; each experiment keeps its
+:class:`Settings` beside its code (this module knows no experiment), so a fast test validates every
+chapter under every profile and the CLI checks a run's parameters before papermill starts.
 """
 
 from __future__ import annotations
@@ -63,7 +61,7 @@ def positive_ints(cfg: dict, chapter: str, *keys: str) -> None:
 
 
 def check(spec: Settings, cfg: dict) -> dict:
-    """Raise ValueError naming the setting when ``cfg`` contradicts itself; return it."""
+    """``cfg``, or a ValueError naming the setting it contradicts itself on."""
     spec.check(cfg, spec.chapter)
     return cfg
 
@@ -140,7 +138,8 @@ def deviations(cfg: dict, paper: dict) -> list[str]:
     def shown(value):
         if isinstance(value, (list, tuple, range)):
             return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
-        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        return f"{value:,}" if whole else str(value)
 
     lines = []
     for key, (theirs, what) in paper.items():

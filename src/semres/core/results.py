@@ -95,9 +95,8 @@ def _row_problem(row) -> str | None:
 
 
 def validate(df, where: str | None = None):
-    """Check every row of ``df``; ValueError naming the first bad row (its line in file ``where``,
-    header = line 1), what was expected, and how many other rows are bad.
-    """
+    """``df``, or a ValueError naming the first bad row (its line in file ``where``), what was
+    expected, and how many other rows are bad."""
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{f'{where}: lacks' if where else 'results lack'} column(s) "
@@ -115,9 +114,7 @@ def validate(df, where: str | None = None):
 
 
 def read_csv(path, **kwargs):
-    """``pandas.read_csv`` whose failures name the file and say what it is (empty, binary, not
-    CSV).
-    """
+    """``pandas.read_csv`` whose failures name the file and say what it is (empty, binary, ...)."""
     path = Path(path)
     with open(path, "rb") as f:
         head = f.read(8192)
@@ -169,9 +166,7 @@ def read_file(path):
 
 
 def csv_paths(paths) -> list:
-    """The CSV files named by a file, a folder (its ``*.csv``), a list or ``"a.csv,b.csv"``;
-    ValueError if there are none.
-    """
+    """The CSV files named by a file, a folder (its ``*.csv``), a list or ``"a.csv,b.csv"``."""
     if isinstance(paths, (str, Path)):
         paths = [p for p in str(paths).split(",") if p]
     files = []

@@ -1,7 +1,6 @@
 """The book's one seed convention: every random stream is named from a root seed by a string and
-integer keys, so it never depends on how many other streams were drawn (adding an experiment moves
-no other's numbers). A root is an integer or a stream already named (its path extends). Keys are
-integers, never rounded floats (``int(0.29 * 100)`` is 28).
+integer keys, so adding an experiment moves no other's numbers. A root is an integer or a named
+stream (its path extends); keys are integers, never rounded floats (``int(0.29 * 100)`` is 28).
 """
 
 from __future__ import annotations
@@ -13,11 +12,12 @@ import operator
 import numpy as np
 
 
-def _root(seed):
-    if isinstance(seed, np.random.SeedSequence):
+def _root(seed, streams: bool = True):
+    if streams and isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0 or a named stream; got {seed!r}")
+        named = " or a named stream" if streams else ""
+        raise ValueError(f"seed must be an integer >= 0{named}; got {seed!r}")
     return int(seed)
 
 
@@ -43,15 +43,12 @@ def int_seed(seed, name: str, *keys: int) -> int:
 
 def seeds(seed: int):
     """A chapter's streams: ``stream = seeds(seed); stream("lambda_sweep", j)``."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
+    _root(seed, streams=False)
     return lambda name, *keys: named_seed(seed, name, *keys)
 
 
 def blocks(seed, count: int) -> list[np.random.SeedSequence]:
-    """``count`` streams for the blocks of one computation: the children ``SeedSequence.spawn``
-    would give, without advancing its counter.
-    """
+    """The ``count`` children ``SeedSequence.spawn`` would give, without advancing its counter."""
     root = _root(seed)
     if not isinstance(root, np.random.SeedSequence):
         root = np.random.SeedSequence(root)

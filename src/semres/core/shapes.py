@@ -9,14 +9,16 @@ refined geometrically near u = d2 - d1 = 0 and d = 0 and split at the shape's ki
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
 
+from .validate import positive
+
 __all__ = ["FAMILIES", "Family", "circle_two_item"]
+
 
 def _log0(x):
     with np.errstate(divide="ignore"):
@@ -33,7 +35,7 @@ _LOG_SHAPES = {
 FAMILIES = tuple(_LOG_SHAPES)
 #: where the shape has a kink or jump (in units of the scale): panels are split there
 _KINKS = {"constant": (1.0,), "linear": (1.0,), "exponential": (), "gaussian": ()}
-_GL_ORDER = 12
+_GAUSS_LEGENDRE = np.polynomial.legendre.leggauss(12)
 
 
 @dataclass(frozen=True)
@@ -50,13 +52,10 @@ class Family:
     def __post_init__(self):
         if self.family not in _LOG_SHAPES:
             raise ValueError(f"family must be one of {FAMILIES}; got {self.family!r}")
-        scale, delta = float(self.scale), float(self.delta)
-        if not (math.isfinite(scale) and scale > 0):
-            raise ValueError(f"scale must be a finite number > 0; got {self.scale!r}")
-        if not (0 <= delta <= 1):
+        object.__setattr__(self, "scale", positive(self.scale, "scale"))
+        if not (0 <= float(self.delta) <= 1):
             raise ValueError(f"delta must lie in [0, 1]; got {self.delta!r}")
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "delta", float(self.delta))
 
     def log(self, d) -> np.ndarray:
         """log g(d) in float64 (-inf where g = 0)."""
@@ -98,16 +97,10 @@ def _share(kernel: Family, d1, d2):
     return expit(diff)
 
 
-@functools.lru_cache(maxsize=4)
-def _gauss_legendre(order: int):
-    return np.polynomial.legendre.leggauss(order)
-
-
-def _panels(edges: np.ndarray, order: int = _GL_ORDER):
-    """Gauss-Legendre nodes and weights on every panel of ``edges`` (last axis); empty panels weigh
-    0.
+def _panels(edges: np.ndarray):
+    """Gauss-Legendre nodes and weights on each panel of ``edges`` (last axis); empty ones weigh 0.
     """
-    x, w = _gauss_legendre(order)
+    x, w = _GAUSS_LEGENDRE
     lo, hi = edges[..., :-1, None], edges[..., 1:, None]
     half = (hi - lo) / 2
     nodes = (lo + half * (1 + x)).reshape(*edges.shape[:-1], -1)

@@ -1,25 +1,22 @@
 """One Monte Carlo engine for the similarity and identification tests.
 
-A trial scores the expected Luce mass on the correct answer (not argmax accuracy), so the estimate
-has small variance. Similarity: a probe and n i.i.d. items; the nearest items are correct (in
-discrete spaces equally near items share the credit, as the rule splits the mass). Identification:
-n i.i.d. items, the first copied as the probe. All similarities 0: uniform choice. Trials run in
-fixed-size blocks, each with its own ``PCG64`` stream spawned from the seed and summed in block
-order, so the thread count never changes the number. Blocks run in nogil numba code; built-in
-spaces and kernels are drawn inside it with numpy's own conversions (the same numbers ``distances``
-draws), anything else takes the general path (numpy draws and evaluates, the compiled loop scores).
-Continuous spaces draw float32 (ties move the mean by well under 1e-6); discrete ones keep float64,
-so their ties are exact.
+A trial scores the expected Luce mass on the correct answer (not argmax accuracy): small variance.
+Similarity: a probe and n i.i.d. items, the nearest correct (equally near items share the credit).
+Identification: n i.i.d. items, the first copied as the probe. All similarities 0: uniform choice.
+Trials run in fixed-size blocks, each with its own ``PCG64`` stream and summed in block order, so
+the thread count never changes the number. Blocks run in nogil numba code; built-in spaces and
+kernels are drawn inside it as numpy draws them, anything else takes the general path. Continuous
+spaces draw float32 (ties move the mean by well under 1e-6), discrete ones float64 (exact ties).
 """
 
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
 import numpy as np
+from joblib import Parallel, delayed
 from numba.np.random.generator_core import next_uint64
 from tqdm.auto import tqdm
 
@@ -48,9 +45,6 @@ class Estimate:
     stderr: float
     trials: int
 
-    def ci(self, z: float = 1.96) -> tuple[float, float]:
-        return self.mean - z * self.stderr, self.mean + z * self.stderr
-
     def zscore(self, value: float, atol: float = 0.0) -> float:
         """Standard errors from the estimate to ``value``; 0 when they differ by at most ``atol``
         (an exact value whose standard error is 0 or rounding).
@@ -63,9 +57,8 @@ class Estimate:
 
 
 def _int(value, name: str, low: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    if value < low:
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+            or value < low):
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
     return int(value)
 
@@ -107,8 +100,7 @@ _NO_CDF = np.ones(1)
 
 @numba.njit(**_JIT)
 def _next32(bitgen, carry):
-    """numpy's ``next_uint32`` for PCG64: low half of a 64-bit word first, high half in ``carry``.
-    """
+    """numpy's ``next_uint32`` for PCG64: a 64-bit word's low half first, the high in ``carry``."""
     if carry[0]:
         carry[0] = 0
         return np.uint32(carry[1])
@@ -346,18 +338,13 @@ def _compiled(space, kernel):
 
 
 def _run_blocks(run, count: int, threads: int, bar=None) -> list:
-    """[run(0), ..., run(count - 1)] on a pool of ``threads`` threads (the blocks release the GIL);
-    an error or Ctrl-C cancels the blocks not yet started and is raised here.
-    """
-    pool = ThreadPoolExecutor(min(threads, count))
+    """[run(0), ..., run(count - 1)] on joblib's ``threads`` threads (blocks release the GIL)."""
+    pool = Parallel(n_jobs=min(threads, count), backend="threading", return_as="generator")
     results = []
-    try:
-        for result in pool.map(run, range(count)):
-            results.append(result)
-            if bar is not None:
-                bar.update()
-    finally:
-        pool.shutdown(cancel_futures=True)
+    for result in pool(delayed(run)(i) for i in range(count)):
+        results.append(result)
+        if bar is not None:
+            bar.update()
     return results
 
 
@@ -417,14 +404,8 @@ def luce_success(space, kernel, task: str, n: int, trials: int, seed, *,
             total_sq += q
         return total, total_sq
 
-    bar = None
-    if progress:
-        bar = tqdm(total=len(sizes), desc=f"{task} n={n}", leave=False)
-    try:
+    with tqdm(total=len(sizes), desc=f"{task} n={n}", leave=False, disable=not progress) as bar:
         parts = _run_blocks(run, len(sizes), threads, bar)
-    finally:
-        if bar is not None:
-            bar.close()
     total = total_sq = 0.0
     for s, q in parts:  # in block order: the same sum whatever the thread count
         total += s
@@ -448,9 +429,8 @@ def precompile() -> None:
 
 
 def exact_two_item(space: Discrete, kernel) -> tuple[float, float]:
-    """The two-item (p_s, p_i) that :func:`luce_success` estimates, summed exactly on a finite
-    space, ties included: O(N^3) time, O(N^2) memory.
-    """
+    """The two-item (p_s, p_i) :func:`luce_success` estimates, summed exactly on a finite space,
+    ties included: O(N^3) time, O(N^2) memory."""
     if not isinstance(space, Discrete):
         raise ValueError(f"space must be a semres.core.spaces.Discrete; got {space!r}")
     if not callable(kernel):

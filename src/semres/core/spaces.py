@@ -1,8 +1,8 @@
 """Metric probability spaces (M, d, nu) on which the Luce tests run.
 
 The engine asks ``distances(rng, k, m)``: a (k, m) array of distances from m probes to k i.i.d.
-items each (items on axis 0, so reductions over items run over rows). The theory asks
-``ball_measure(eps)``: the mean and variance over probes of the closed ball's measure.
+items each (items on axis 0). The theory asks ``ball_measure(eps)``: the mean and variance over
+probes of the closed ball's measure. A reader samples points and measures ``distance``.
 """
 
 from __future__ import annotations
@@ -23,15 +23,12 @@ def _eps(eps) -> np.ndarray:
 
 
 def _out(mean, var):
-    if np.ndim(mean) == 0:
-        return float(mean), float(var)
-    return mean, var
+    return (float(mean), float(var)) if np.ndim(mean) == 0 else (mean, var)
 
 
 class Space:
     """What the engine and the theory need from a space."""
 
-    homogeneous: bool = False
     #: per-pair shape of what ``distances`` returns beyond (k, m): () for one distance per pair
     event_shape: tuple = ()
     #: whether distances between distinct points tie with positive probability
@@ -45,17 +42,14 @@ class Space:
 
     def distances(self, rng: np.random.Generator, k: int, m: int) -> np.ndarray:
         probe = self.sample(rng, m)
-        items = self.sample(rng, (k, m))
-        return self.distance(items, probe)
+        return self.distance(self.sample(rng, (k, m)), probe)
 
     def ball_measure(self, eps):
         """(<b>, Var b) of the closed ball of radius ``eps``."""
         raise NotImplementedError
 
     def tie_probability(self) -> float:
-        """<tau>: the probability that two items lie at the same distance from a probe (0 on a
-        continuous space).
-        """
+        """<tau>: the chance that two items lie at the same distance from a probe."""
         return 0.0
 
     def __repr__(self) -> str:
@@ -64,8 +58,6 @@ class Space:
 
 class Circle(Space):
     """Circle of circumference 1, arc-length distance: d(p, x) ~ U[0, 1/2] for any p."""
-
-    homogeneous = True
 
     def sample(self, rng, size):
         return rng.random(size)
@@ -101,26 +93,17 @@ class Segment(Space):
 
     def ball_measure(self, eps):
         # b_p = min(1, p + eps) - max(0, p - eps); integrals of b_p and b_p^2 over p, piecewise.
-        eps = _eps(eps)
-        e = np.minimum(eps, 1.0)
+        e = np.minimum(_eps(eps), 1.0)
         mean = 2 * e - e**2
-        second = np.where(
-            e <= 0.5,
-            4 * e**2 - (10 / 3) * e**3,
-            (2 / 3) * (1 - e**3) + 2 * e - 1,
-        )
-        var = np.clip(second - mean**2, 0.0, None)
-        return _out(mean, var)
+        second = np.where(e <= 0.5, 4 * e**2 - (10 / 3) * e**3, (2 / 3) * (1 - e**3) + 2 * e - 1)
+        return _out(mean, np.clip(second - mean**2, 0.0, None))
 
 
 class Sphere(Space):
     """Unit sphere S^2, geodesic distance, uniform measure: cos d ~ U[-1, 1] for any p."""
 
-    homogeneous = True
-
     def sample(self, rng, size):
-        size = (size,) if np.ndim(size) == 0 else tuple(size)
-        v = rng.standard_normal(size + (3,))
+        v = rng.standard_normal((size,) + (3,) if np.ndim(size) == 0 else tuple(size) + (3,))
         return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
     def distance(self, x, y):
@@ -157,19 +140,16 @@ class Discrete(Space):
         if (np.diagonal(d) != 0).any():
             raise ValueError("distances must have a zero diagonal")
         n_points = d.shape[0]
-        if weights is None:
-            w = np.full(n_points, 1.0 / n_points)
-        else:
-            w = np.array(weights, dtype=float)
-            if w.shape != (n_points,):
-                raise ValueError(f"weights must have shape ({n_points},); got {w.shape}")
-            if not np.isfinite(w).all() or (w < 0).any() or abs(w.sum() - 1) > 1e-9:
-                raise ValueError("weights must be >= 0 and sum to 1")
+        w = np.full(n_points, 1.0 / n_points) if weights is None else np.array(weights, float)
+        if w.shape != (n_points,):
+            raise ValueError(f"weights must have shape ({n_points},); got {w.shape}")
+        if not np.isfinite(w).all() or (w < 0).any() or abs(w.sum() - 1) > 1e-9:
+            raise ValueError("weights must be >= 0 and sum to 1")
+        if weights is not None:
             w = w / w.sum()
         d.setflags(write=False)
         w.setflags(write=False)
-        self.matrix = d
-        self.weights = w
+        self.matrix, self.weights = d, w
         self._uniform = weights is None or np.all(w == w[0])
         self._cdf = np.cumsum(w)
         self._cdf[-1] = 1.0
@@ -189,11 +169,6 @@ class Discrete(Space):
 
     def distance(self, x, y):
         return self.matrix[np.asarray(x), np.asarray(y)]
-
-    def distances(self, rng, k, m):
-        probe = self.sample(rng, m)
-        items = self.sample(rng, (k, m))
-        return self.matrix[items, probe]
 
     @cached_property
     def _sorted_rows(self) -> tuple[np.ndarray, np.ndarray]:
@@ -217,8 +192,7 @@ class Discrete(Space):
     def ball_measure(self, eps):
         b = self.ball_profile(eps)
         mean = b @ self.weights
-        var = np.clip(((b - mean[..., None]) ** 2) @ self.weights, 0.0, None)
-        return _out(mean, var)
+        return _out(mean, np.clip(((b - mean[..., None]) ** 2) @ self.weights, 0.0, None))
 
     def tie_profile(self) -> np.ndarray:
         """tau_p = sum_r sigma_r(p)^2, sigma_r(p) the mass at distance exactly r from p: the chance
@@ -226,8 +200,7 @@ class Discrete(Space):
         """
         rows, cum = self._sorted_rows
         tau = np.empty(len(self))
-        for p in range(len(self)):
-            # the mass of each run of equal distances in the sorted row
+        for p in range(len(self)):  # the mass of each run of equal distances in the sorted row
             starts = np.flatnonzero(np.r_[True, rows[p, 1:] != rows[p, :-1]])
             ends = np.r_[starts[1:], len(self)]
             tau[p] = ((cum[p, ends] - cum[p, starts]) ** 2).sum()
@@ -243,8 +216,6 @@ class Slots(Space):
     true nearest item is decided by ``combine``, the mean slot distance.
     """
 
-    homogeneous = True
-
     def __init__(self, slots: int):
         if isinstance(slots, bool) or not isinstance(slots, (int, np.integer)) or slots < 1:
             raise ValueError(f"slots must be an integer >= 1; got {slots!r}")
@@ -255,8 +226,7 @@ class Slots(Space):
         return f"Slots({self.slots})"
 
     def sample(self, rng, size):
-        size = (size,) if np.ndim(size) == 0 else tuple(size)
-        return rng.random(size + (self.slots,))
+        return rng.random(((size,) if np.ndim(size) == 0 else tuple(size)) + (self.slots,))
 
     def distance(self, x, y):
         return self.combine(Circle().distance(x, y))

@@ -43,14 +43,10 @@ def _delta(value) -> np.ndarray:
 
 def _n(value) -> np.ndarray:
     arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+    if (arr.dtype == bool or arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and (
+            ~np.isfinite(arr) | (arr != np.round(arr))).any()) or (arr < 2).any()):
         raise ValueError(f"n must be an integer >= 2; got {value!r}")
-    if arr.dtype.kind == "f" and (~np.isfinite(arr) | (arr != np.round(arr))).any():
-        raise ValueError(f"n must be an integer >= 2; got {value!r}")
-    arr = arr.astype(np.int64)
-    if (arr < 2).any():
-        raise ValueError(f"n must be an integer >= 2; got {value!r}")
-    return arr
+    return arr.astype(np.int64)
 
 
 def two_item(b, delta=0.0, var_b=0.0, tau=0.0):
@@ -58,11 +54,8 @@ def two_item(b, delta=0.0, var_b=0.0, tau=0.0):
     variance over probes, ``delta`` the similarity outside the ball, ``tau`` the probability of a
     tie in distance (a tied pair is all correct, so p_S gains tau / 2).
     """
-    b = _unit(b, "b")
-    delta = _delta(delta)
-    var_b = _array(var_b, "var_b")
-    tau = _unit(tau, "tau")
-    b, delta, var_b, tau = np.broadcast_arrays(b, delta, var_b, tau)
+    b, delta, var_b, tau = np.broadcast_arrays(_unit(b, "b"), _delta(delta),
+                                               _array(var_b, "var_b"), _unit(tau, "tau"))
     if ((var_b < -_TOL) | (var_b > b * (1 - b) + _TOL)).any():
         raise ValueError("var_b must lie in [0, b(1 - b)]")
     var_b = np.clip(var_b, 0.0, b * (1 - b))
@@ -78,14 +71,9 @@ def n_item(b, n, delta=0.0):
     similarity 1 / (K + (n - K) delta) for K >= 1 (1 / n for K = 0); identification 1 / (1 + J + (n
     - 1 - J) delta), J ~ Bin(n - 1, b).
     """
-    b = _unit(b, "b")
-    n = _n(n)
-    delta = _delta(delta)
-    b, n, delta = np.broadcast_arrays(b, n, delta)
+    b, n, delta = np.broadcast_arrays(_unit(b, "b"), _n(n), _delta(delta))
     k = np.arange(int(n.max()) + 1 if n.size else 3).reshape((-1,) + (1,) * b.ndim)
-    # K = 0 is handled separately, so the denominator only matters where K >= 1.
-    # Terms with k beyond n (padding when n varies) are masked: their pmf is 0 but the share
-    # could be 0 / 0 there.
+    # K = 0 apart; terms with k beyond n (padding when n varies) are masked: pmf 0, share 0 / 0
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(k >= 1, 1.0 / (k + (n - k) * delta), 1.0 / n)
         p_s = np.where(k <= n, _binom_pmf(k, n, b) * share, 0.0).sum(axis=0)
@@ -95,9 +83,7 @@ def n_item(b, n, delta=0.0):
 
 
 def _binom_pmf(k, n, b):
-    """Bin(n, b) at k (0 beyond n) in logs: a third of scipy's cost, for bootstraps that call it
-    often.
-    """
+    """Bin(n, b) at k (0 beyond n) in logs: a third of scipy's cost, for bootstraps."""
     with np.errstate(divide="ignore", invalid="ignore"):
         log = (special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
                + special.xlogy(k, b) + special.xlog1py(n - k, -b))

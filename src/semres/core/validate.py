@@ -7,31 +7,28 @@ import math
 __all__ = ["positive", "non_negative", "at_least", "one_of"]
 
 
-def positive(value, name: str) -> float:
-    """``float(value)``, refused unless finite and > 0."""
+def _finite(value, name: str, ok, what: str) -> float:
     value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    if not (math.isfinite(value) and ok(value)):
+        raise ValueError(f"{name} must be a finite number {what}; got {value!r}")
     return value
+
+
+def positive(value, name: str) -> float:
+    return _finite(value, name, lambda v: v > 0, "> 0")
 
 
 def non_negative(value, name: str) -> float:
-    """``float(value)``, refused unless finite and >= 0."""
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
-    return value
+    return _finite(value, name, lambda v: v >= 0, ">= 0")
 
 
 def at_least(value, low: int, name: str) -> int:
-    """``int(value)``, refused below ``low``."""
     if int(value) < low:
         raise ValueError(f"{name} must be >= {low}; got {value!r}")
     return int(value)
 
 
 def one_of(value, choices, name: str):
-    """``value``, refused unless it is one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}; got {value!r}")
     return value
