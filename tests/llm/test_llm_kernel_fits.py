@@ -19,18 +19,18 @@ def noisy_profile(true, d, units=40, noise=0.002, seed=1):
     return language.KernelProfile(d, cos, np.ones_like(cos))
 
 
-def test_fit_exp_floor_recovers_parameters():
+def test_the_exponential_with_a_floor_recovers_its_parameters():
     rng = np.random.default_rng(0)
     d = np.arange(0, 600.0)
     g = 0.2 * (np.exp(-d / 40) + 0.05) * (1 + 0.01 * rng.standard_normal(d.size))
-    fit = kernel_fits.fit_exp_floor(d, g)
+    fit = kernel_fits.fit_shape(d, g, "exp_floor")
     assert fit["lambda"] == pytest.approx(40, rel=0.05)
     assert fit["floor"] == pytest.approx(0.05, rel=0.05)
     assert fit["resolution"] == pytest.approx(fit["lambda"] * math.log(1 / fit["floor"]))
     assert fit["chance_return"] == fit["resolution"]
     assert fit["half_decay"] == pytest.approx(fit["lambda"] * math.log(2))
-    with pytest.raises(ValueError, match="at least 4"):
-        kernel_fits.fit_exp_floor(d[:3], g[:3])
+    with pytest.raises(ValueError, match="at least 5"):
+        kernel_fits.fit_shape(d[:3], g[:3], "exp_floor")
 
 
 def test_bootstrap_interval_covers_the_truth():
@@ -53,21 +53,21 @@ def test_measured_kernel():
         kernel_fits.MeasuredKernel([0, 1], [1.0, -1.0])
 
 
-def test_fit_exp_floor_refuses_a_p_correct_curve_and_a_flat_one():
+def test_a_fit_refuses_a_p_correct_curve_and_a_flat_one():
     """A two-reference P(correct) curve against signed offsets is not a kernel; a similarity
     that does not decay with distance (flat, or rising) is refused by the trend test."""
     off = np.arange(-300, 300, 5.0)
     p = two_reference.two_reference(off, 50, kernels.Exponential(30.0, 0.05))
     with pytest.raises(ValueError, match="distance"):
-        kernel_fits.fit_exp_floor(off, p)
+        kernel_fits.fit_shape(off, p, "exp_floor")
     rng = np.random.default_rng(3)
     d = np.arange(0, 300.0)
     flat = 0.5 + 0.01 * rng.standard_normal(d.size)
     with pytest.raises(ValueError, match="does not decay"):
-        kernel_fits.fit_exp_floor(d, flat)
+        kernel_fits.fit_shape(d, flat, "exp_floor")
     with pytest.raises(ValueError, match="does not decay"):
         kernel_fits.fit_shape(d, 0.1 + d / 300, "power_floor")
-    fit = kernel_fits.fit_exp_floor(d, np.exp(-d / 30) + 0.05)  # a real kernel passes
+    fit = kernel_fits.fit_shape(d, np.exp(-d / 30) + 0.05, "exp_floor")  # a real kernel passes
     assert fit["lambda"] == pytest.approx(30, rel=1e-3)
     assert fit["decays"] and fit["trend_slope"] < 0 and fit["trend_ci_high"] < 0
 
@@ -146,8 +146,6 @@ def test_fit_bounds_are_reported():
     assert not with_floor["at_bound"] and with_floor["bound_params"] == ""
     no_floor = kernel_fits.fit_shape(d, (1 + d) ** -1.2, "power_floor")
     assert no_floor["at_bound"] and "floor=lower" in no_floor["bound_params"]
-    legacy = kernel_fits.fit_exp_floor(d, np.exp(-d / 25) + 0.02)
-    assert legacy["at_bound"] is False
 
 
 def test_resolution_is_stable_across_windows_on_a_known_kernel():

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq, curve_fit, least_squares
+from scipy.optimize import brentq, least_squares
 from scipy.stats import t as student
 
 from semres.core.fits import (bootstrap_at_bound, bound_report, gof_chi2, gof_none,
@@ -15,38 +15,6 @@ from semres.core.kernels import chance_return, half_decay
 from semres.core.validate import at_least
 
 from .language import TEMPERATURE, KernelProfile
-
-
-def exp_floor(d, amplitude, scale, offset):
-    """amplitude (exp(-d/scale) + offset / amplitude): the paper's g = e^(-d/lambda) + Delta."""
-    return amplitude * np.exp(-np.asarray(d, float) / scale) + offset
-
-
-def fit_exp_floor(distance, similarity, *, min_distance: int = 1, se=None,
-                  require_decay: bool = True) -> dict:
-    """Least-squares fit of ``exp_floor`` to g(d) for d >= ``min_distance``."""
-    d = np.asarray(distance, float)
-    g = np.asarray(similarity, float)
-    check_kernel(d, g)  # the whole input is a kernel, not only the window fitted
-    ok = np.isfinite(g) & (d >= min_distance)
-    if ok.sum() < 4:
-        raise ValueError("similarity needs at least 4 finite points at d >= min_distance")
-    s = _kernel_se(se, d.shape, ok)
-    d, g = check_kernel(d[ok], g[ok])
-    trend = _trend(d, g, s, require_decay)
-    p0 = (max(g[0] - g[-1], 1e-6), max((d.max() - d.min()) / 10, 1.0), max(g[-1], 1e-6))
-    (a, lam, c), _ = curve_fit(exp_floor, d, g, p0=p0, maxfev=20000,
-                               bounds=([1e-12, 1e-3, 0.0], [np.inf, 1e5, np.inf]))
-    floor = c / a
-    res = chance_return(lam, floor)
-    out = {"lambda": lam, "floor": floor, "amplitude": a, "offset": c, "resolution": res,
-           "chance_return": res, "half_decay": half_decay(lam)}
-    out.update(bound_report({"lambda": lam, "floor": max(floor, 1e-300)},
-                            {"lambda": (1e-3, 1e5), "floor": (1e-12, math.inf)},
-                            log=("lambda", "floor")))
-    out.update(_kernel_gof(g, exp_floor(d, a, lam, c), s, 3))
-    out.update(trend)
-    return out
 
 
 def _kernel_se(se, shape, sel):
