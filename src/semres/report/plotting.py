@@ -286,6 +286,7 @@ def narrow(fig, width: float = PHONE_WIDTH, drawn: bool = False) -> str | None:
                 or any(sf.subfigs for sf in subfigs):
             return None
     fig = pickle.loads(pickle.dumps(fig))
+    plt.close(fig)  # unpickling made the copy a pyplot figure, which a notebook would show
     FigureCanvasAgg(fig)
     subfigs = list(getattr(fig, "subfigs", None) or [])
     containers = subfigs or [fig]
