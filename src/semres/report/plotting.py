@@ -277,8 +277,8 @@ def _inches(artist, fig) -> tuple[float, float]:
 
 def narrow(fig, width: float = PHONE_WIDTH, drawn: bool = False) -> str | None:
     """The phone layout of ``fig`` as SVG: its panels stacked in reading order, legends
-    folded, at most ``width`` inches wide; None for subfigures side by side or nested. The
-    layout is made on a copy, so ``fig`` stays as it was (``drawn`` is kept for callers)."""
+    folded, at most ``width`` inches wide; None for subfigures side by side or nested. It is
+    laid out on a copy, so ``fig`` stays as it was; ``drawn``: it was just drawn."""
     subfigs = list(getattr(fig, "subfigs", None) or [])
     if subfigs:
         grids = {id(sf._subplotspec.get_gridspec()) for sf in subfigs}
@@ -290,7 +290,8 @@ def narrow(fig, width: float = PHONE_WIDTH, drawn: bool = False) -> str | None:
     FigureCanvasAgg(fig)
     subfigs = list(getattr(fig, "subfigs", None) or [])
     containers = subfigs or [fig]
-    fig.draw_without_rendering()  # the panels' sizes as laid out
+    if not drawn:  # else the copy keeps the panels' sizes of the original's last drawing
+        fig.draw_without_rendering()
     _, h0 = fig.get_size_inches()
     totals, stacked = [], False
     for box in containers:
