@@ -341,13 +341,19 @@ def provenance(build: Path, seconds: float | None = None) -> str:
     return pages.provenance(records, build, commit, bool(dirty), seconds)
 
 
-def _glance(build: Path, folder: Path) -> str:
-    """The generated part of the glance page; a chapter whose latest run failed shows its last
-    good tables, marked, and named in a warning."""
+def _built(build: Path):
+    """Every chapter, those with a last good run (name -> title), those whose latest run failed
+    after one, and their pages."""
     every = chapters(repo_root())
     built = {ch.name: ch.title for ch in every if last_good(build, ch)}
     stale = [ch for ch in every if ch.name in built and last_failed(build, ch)]
-    docs = {c.name: f"../notebooks/{c.name}" for c in every}
+    return every, built, stale, {c.name: f"../notebooks/{c.name}" for c in every}
+
+
+def _glance(build: Path, folder: Path) -> str:
+    """The generated part of the glance page; a chapter whose latest run failed shows its last
+    good tables, marked, and named in a warning."""
+    every, built, stale, docs = _built(build)
     text = glance.page(build / "results", built, {c.name: c.title for c in every}, docs,
                        folder / "glance_front.svg")
     if not stale:
@@ -364,12 +370,9 @@ def _front_results(build: Path, intro: Path) -> None:
     """Put this build's results in brief on the front page, after its opening paragraph."""
     if not intro.is_file():
         return
-    every = chapters(repo_root())
-    built = {ch.name: ch.title for ch in every if last_good(build, ch)}
-    brief = glance.in_brief(build / "results", built, {c.name: c.title for c in every},
-                            {c.name: f"../notebooks/{c.name}" for c in every},
-                            stale={ch.name for ch in every if ch.name in built
-                                   and last_failed(build, ch)})
+    every, built, stale, docs = _built(build)
+    brief = glance.in_brief(build / "results", built, {c.name: c.title for c in every}, docs,
+                            stale={ch.name for ch in stale})
     head, sep, rest = intro.read_text().partition("\n\n")  # the title
     para, _, rest = rest.partition("\n\n")  # the opening paragraph
     intro.write_text(head + sep + para + "\n\n" + brief + "\n" + rest)

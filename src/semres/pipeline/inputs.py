@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.util
 import json
 import sys
 from importlib import metadata
@@ -75,11 +76,9 @@ def _imported(tree: ast.AST, module: str | None) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level and module:
-                parent = module.split(".")[:-node.level] if not _is_package(module) else (
-                    module.split(".")[:len(module.split(".")) - node.level + 1])
-                base = ".".join(parent + ([base] if base else []))
-            names.add(base)
-            names |= {f"{base}.{a.name}" for a in node.names}
+                package = module if _file(module).stem == "__init__" else module.rpartition(".")[0]
+                base = importlib.util.resolve_name("." * node.level + base, package)
+            names |= {base, *(f"{base}.{a.name}" for a in node.names)}
     return {n for n in names if n == "semres" or n.startswith("semres.")}
 
 
@@ -90,20 +89,13 @@ def _parents(module: str) -> set[str]:
 
 def _file(module: str) -> Path | None:
     rel = Path(*module.split(".")[1:])
-    for path in (PACKAGE / rel / "__init__.py", (PACKAGE / rel).with_suffix(".py")):
-        if path.is_file():
-            return path
-    return None
+    paths = (PACKAGE / rel / "__init__.py", (PACKAGE / rel).with_suffix(".py"))
+    return next((path for path in paths if path.is_file()), None)
 
 
 def _module_name(path: Path) -> str:
-    rel = path.relative_to(PACKAGE).with_suffix("")
-    parts = ["semres", *rel.parts]
+    parts = ["semres", *path.relative_to(PACKAGE).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _is_package(module: str) -> bool:
-    return (PACKAGE / Path(*module.split(".")[1:]) / "__init__.py").is_file()
 
 
 def _data_beside(path: Path) -> list[Path]:

@@ -1,6 +1,6 @@
-"""Execute a chapter with papermill. A run writes into a staging area and replaces the chapter's
-notebook, tables and record only when it succeeds, so a failed or stopped run (which leaves a
-``<chapter>.failed.json``) never costs the last good one; a lock keeps two runs apart."""
+"""Execute a chapter with papermill into a staging area, published only when it succeeds: a
+failed or stopped run (which leaves ``<chapter>.failed.json``) never costs the last good one; a
+lock keeps two runs apart."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
@@ -59,10 +60,8 @@ class Chapter:
     @property
     def title(self) -> str:
         """The chapter's own heading (its first ``# # ...`` line)."""
-        for line in self.path.read_text().splitlines():
-            if line.startswith("# # "):
-                return line[4:].strip()
-        return self.short.replace("_", " ").capitalize()
+        heads = [ln[4:].strip() for ln in self.path.read_text().splitlines() if ln[:4] == "# # "]
+        return heads[0] if heads else self.short.replace("_", " ").capitalize()
 
 
 def chapters(root: Path | None = None) -> list[Chapter]:
@@ -82,14 +81,11 @@ def resolve(name: str, root: Path | None = None) -> Chapter:
 
 def parameters(chapter: Chapter) -> dict:
     """Defaults of the chapter's ``parameters`` cell: its plain literal assignments."""
-    nb = jupytext.read(chapter.path)
-    for cell in nb.cells:
+    for cell in jupytext.read(chapter.path).cells:
         if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
-            values = {}
-            for node in ast.parse(cell.source).body:
-                if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                    values[node.targets[0].id] = ast.literal_eval(node.value)
-            return values
+            return {node.targets[0].id: ast.literal_eval(node.value)
+                    for node in ast.parse(cell.source).body
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1}
     raise ValueError(f"{chapter.name} has no parameters cell")
 
 
@@ -149,8 +145,7 @@ def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progr
                 received: list[int]) -> Path:
     import papermill as pm
 
-    executed = build / "executed"
-    staging = build / "staging" / chapter.name
+    executed, staging = build / "executed", build / "staging" / chapter.name
     shutil.rmtree(staging, ignore_errors=True)  # left by a run that was killed outright
     (staging / "results").mkdir(parents=True)
     executed.mkdir(parents=True, exist_ok=True)
@@ -173,28 +168,34 @@ def _run_locked(chapter: Chapter, profile: str, params: dict, build: Path, progr
             kernel_name="python3", cwd=str(chapter.path.parent), progress_bar=progress,
             execution_timeout=CELL_TIMEOUT[profile], kernel_manager_class=_tracked(kernels),
             **stream), kernels, received)
-
+    out = staging / "out.ipynb"
     if error is None and not received:
         info["cache"] = _cache_use(staging / "cache_use.jsonl")
         info["device"] = _device(info["parameters"])
-        _hide_injected_parameters(staging / "out.ipynb")
+        nb = json.loads(out.read_text())
+        for cell in nb["cells"]:  # the reproducibility page has the injected values
+            tags = cell.get("metadata", {}).get("tags", [])
+            if "injected-parameters" in tags and "remove-cell" not in tags:
+                cell["metadata"]["tags"] = [*tags, "remove-cell"]
+        out.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+        seconds = nb.get("metadata", {}).get("papermill", {}).get("duration")
         info.update(status="ok", ended=_now(),
-                    seconds=_papermill_seconds(staging / "out.ipynb", time.perf_counter() - start))
-    if error is not None or received:  # a signal up to here still discards the run
-        shutil.rmtree(staging, ignore_errors=True)
-        if received:
-            name = signal.Signals(received[0]).name
-            info.update(status="interrupted", error=f"interrupted by {name}")
-        else:
-            info.update(status="failed", error=_one_line(error))
-        info.update(ended=_now(), seconds=round(time.perf_counter() - start, 1))
-        with lock(build, "publish", "", wait=True):
-            _write_json(executed / f"{chapter.name}.failed.json", info)
-        kept = " (the last good run is kept)" if last_good(build, chapter) else ""
-        if received:
-            raise Interrupted(f"chapter {chapter.name} {info['error']}{kept}", received[0])
-        raise ChapterError(f"chapter {chapter.name} failed: {info['error']}{kept}")
-    return _publish(chapter.name, staging, build, info)
+                    seconds=round(float(seconds or time.perf_counter() - start), 1))
+    if error is None and not received:  # a signal up to here still discards the run
+        return _publish(chapter.name, staging, build, info)
+    shutil.rmtree(staging, ignore_errors=True)
+    if received:
+        info.update(status="interrupted",
+                    error=f"interrupted by {signal.Signals(received[0]).name}")
+    else:
+        info.update(status="failed", error=_one_line(error))
+    info.update(ended=_now(), seconds=round(time.perf_counter() - start, 1))
+    with lock(build, "publish", "", wait=True):
+        _write_json(executed / f"{chapter.name}.failed.json", info)
+    kept = " (the last good run is kept)" if last_good(build, chapter) else ""
+    if received:
+        raise Interrupted(f"chapter {chapter.name} {info['error']}{kept}", received[0])
+    raise ChapterError(f"chapter {chapter.name} failed: {info['error']}{kept}")
 
 
 def _publish(name: str, staging: Path, build: Path, info: dict) -> Path:
@@ -217,9 +218,8 @@ def _publish(name: str, staging: Path, build: Path, info: dict) -> Path:
 def lock(build: Path, name: str, busy: str, wait: bool = False):
     """Hold ``<build>/locks/<name>.lock`` (flock, which dies with its process) for the block;
     raise :class:`Busy` with ``busy`` when another process holds it, or wait when ``wait``."""
-    folder = build / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    (build / "locks").mkdir(parents=True, exist_ok=True)
+    fd = os.open(build / "locks" / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -265,7 +265,7 @@ def _tracked(kernels: list):
 
 def _execute(call, kernels: list, received: list[int]) -> BaseException | None:
     """Run papermill in a worker thread and return its exception, if any: the main thread keeps
-    the signals, and on one stops the kernel's process group (SIGTERM, then SIGKILL after
+    the signals, and on one stops the kernels' process groups (SIGTERM, then SIGKILL after
     ``STOP_GRACE``), so that nbclient sees a dead kernel and returns."""
     outcome: list[BaseException] = []
 
@@ -280,22 +280,20 @@ def _execute(call, kernels: list, received: list[int]) -> BaseException | None:
     stopped = None
     while worker.is_alive():
         worker.join(0.1)
-        if received:
-            stopped = stopped or time.monotonic()
-            waited = time.monotonic() - stopped
-            if waited > 10 * STOP_GRACE:
-                break  # nbclient did not notice; the daemon thread dies with the process
-            _signal_kernels(kernels, signal.SIGKILL if waited > STOP_GRACE else signal.SIGTERM)
+        if not received:
+            continue
+        stopped = stopped or time.monotonic()
+        waited = time.monotonic() - stopped
+        if waited > 10 * STOP_GRACE:
+            break  # nbclient did not notice; the daemon thread dies with the process
+        for km in kernels:
+            provisioner = getattr(km, "provisioner", None)
+            process, group = getattr(provisioner, "process", None), getattr(provisioner, "pgid",
+                                                                              None)
+            if group and process is not None and process.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL if waited > STOP_GRACE else signal.SIGTERM)
     return outcome[0] if outcome else None
-
-
-def _signal_kernels(kernels: list, signum: int) -> None:
-    for km in kernels:
-        provisioner = getattr(km, "provisioner", None)
-        process, group = getattr(provisioner, "process", None), getattr(provisioner, "pgid", None)
-        if group and process is not None and process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signum)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -309,31 +307,16 @@ def _now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
-def _hide_injected_parameters(path: Path) -> None:
-    """Hide papermill's injected-parameters cell from the page (the reproducibility page has
-    the values)."""
-    nb = json.loads(path.read_text())
-    for cell in nb["cells"]:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if "injected-parameters" in tags and "remove-cell" not in tags:
-            cell["metadata"]["tags"] = [*tags, "remove-cell"]
-    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
-
-
 def _cache_use(log: Path) -> dict:
     """The cache entries the run computed and those it reused, counted by their key, from the
     log its kernel wrote (an entry computed and read again counts as computed)."""
     kinds: dict[tuple[str, str], str] = {}
-    if log.is_file():
-        for line in log.read_text().splitlines():
-            use = json.loads(line)
-            entry = (use["key"], use["entry"])
-            kinds[entry] = "computed" if "computed" in (use["kind"], kinds.get(entry)) \
-                else use["kind"]
-    out: dict[str, dict[str, int]] = {"computed": {}, "reused": {}}
-    for (key, _), kind in kinds.items():
-        out[kind][key] = out[kind].get(key, 0) + 1
-    return out
+    for line in log.read_text().splitlines() if log.is_file() else []:
+        use = json.loads(line)
+        entry = (use["key"], use["entry"])
+        kinds[entry] = "computed" if "computed" in (use["kind"], kinds.get(entry)) else use["kind"]
+    return {kind: dict(Counter(key for (key, _), k in kinds.items() if k == kind))
+            for kind in ("computed", "reused")}
 
 
 def _device(params: dict) -> str:
@@ -360,11 +343,6 @@ def read_json(path: Path) -> dict | None:
         return None
 
 
-def _papermill_seconds(path: Path, fallback: float) -> float:
-    meta = json.loads(path.read_text()).get("metadata", {}).get("papermill", {})
-    return round(float(meta.get("duration") or fallback), 1)
-
-
 def last_good(build: Path, ch: Chapter) -> dict | None:
     """The record of ``ch``'s last good run, when its notebook is there too."""
     info = read_json(build / "executed" / f"{ch.name}.json")
@@ -372,24 +350,24 @@ def last_good(build: Path, ch: Chapter) -> dict | None:
     return info if ok else None
 
 
-def up_to_date(build: Path, ch: Chapter, profile: str) -> bool:
-    """Whether ``ch``'s last good run read the inputs a run now would, with no failed run since."""
-    info = last_good(build, ch)
-    if not info or last_failed(build, ch) or "inputs" not in info:
-        return False
-    params = {**parameters(ch), "profile": profile}
-    return info["inputs"] == inputs.digest(ch.path, profile, params)
-
-
 def last_failed(build: Path, ch: Chapter) -> dict | None:
     """The record of ``ch``'s latest run when it failed or was stopped (else None)."""
     return read_json(build / "executed" / f"{ch.name}.failed.json")
 
 
+def up_to_date(build: Path, ch: Chapter, profile: str) -> bool:
+    """Whether ``ch``'s last good run read the inputs a run now would, with no failed run since."""
+    info = last_good(build, ch)
+    if not info or last_failed(build, ch) or "inputs" not in info:
+        return False
+    return info["inputs"] == inputs.digest(ch.path, profile,
+                                           {**parameters(ch), "profile": profile})
+
+
 def _one_line(err: Exception) -> str:
     ename, evalue = getattr(err, "ename", None), getattr(err, "evalue", None)
-    cell = getattr(err, "exec_count", None)
     if ename:
+        cell = getattr(err, "exec_count", None)
         where = f" in cell [{cell}]" if cell is not None else ""
         first = next((line.strip() for line in str(evalue or "").splitlines() if line.strip()), "")
         return f"{ename}: {first}{where}".strip()

@@ -5,7 +5,6 @@ prose; the rule and the columns live here once, so every chapter reports alike."
 from __future__ import annotations
 
 import math
-import numbers
 import os
 from typing import Callable, NamedTuple
 
@@ -54,13 +53,8 @@ class Report:
 
     def number(self, name: str, value) -> None:
         """Glue ``value`` as a plain Python number (numpy scalars break the strict build)."""
-        if isinstance(value, (bool, np.bool_)):
-            plain = bool(value)
-        elif isinstance(value, numbers.Integral):
-            plain = int(value)
-        else:
-            plain = float(value)
-        self._glue(name, plain)
+        plain = value.item() if isinstance(value, (np.generic, np.ndarray)) else value
+        self._glue(name, plain if isinstance(plain, (bool, int)) else float(plain))
 
     def numbers(self, values: dict, small=()) -> None:
         """Glue sentences as MyST, numbers as numbers, the keys in ``small`` by :meth:`small`."""
@@ -100,8 +94,7 @@ class Report:
                passed: bool | None = None, misfit: bool = False, fit_size: dict | None = None,
                gof_p: float | None = None, approximate: bool = False, new: bool = False,
                kind: str = "finding", stand_in: str = "", identified: bool = True,
-               does_task: bool = True, detectable: float | None = None,
-               check_se: float | None = None, cells: str = "", unit: str = "") -> str:
+               does_task: bool = True, check_se: float | None = None, cells: str = "", unit: str = "") -> str:
         """One overview row, its status computed by :func:`status`; returns the status. A
         finding states its practical ``margin`` and why (``margin_reason``); a misfit says how far
         it misses (``fit_size``); the smallest deviation the test detects comes from ``ci`` (or
@@ -109,10 +102,9 @@ class Report:
         probabilities ("years")."""
         if not isinstance(result, str) or not result.strip():
             raise ValueError("result must name the result")
-        if detectable is None:  # a finding is decided by its interval, a check by its z
-            detectable = (z_check_detectable(check_se)
-                          if check_se is not None and (kind != "finding" or ci is None)
-                          else smallest_detectable(ci))
+        # a finding is decided by its interval, a check by its z
+        detectable = (z_check_detectable(check_se) if check_se is not None
+                      and (kind != "finding" or ci is None) else smallest_detectable(ci))
         row_status = status(ci=ci, paper_value=paper_value, compared_with=compared_with,
                             margin=margin, claim=claim, passed=passed,
                             check_max_z=check_max_z, misfit=misfit, new=new, kind=kind,

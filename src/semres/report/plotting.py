@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import pickle
 import re
 import textwrap
 import warnings
@@ -14,6 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython import get_ipython
 from IPython.core.pylabtools import print_figure
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.offsetbox import HPacker, VPacker
@@ -275,56 +277,56 @@ def _inches(artist, fig) -> tuple[float, float]:
 
 def narrow(fig, width: float = PHONE_WIDTH, drawn: bool = False) -> str | None:
     """The phone layout of ``fig`` as SVG: its panels stacked in reading order, legends
-    folded, at most ``width`` inches wide; None for subfigures side by side or nested. ``fig``
-    is put back as it was; ``drawn``: it was just drawn, so its panels' sizes are known."""
+    folded, at most ``width`` inches wide; None for subfigures side by side or nested. It is
+    laid out on a copy, so ``fig`` stays as it was; ``drawn``: it was just drawn."""
     subfigs = list(getattr(fig, "subfigs", None) or [])
     if subfigs:
         grids = {id(sf._subplotspec.get_gridspec()) for sf in subfigs}
         if len(grids) > 1 or subfigs[0]._subplotspec.get_gridspec().ncols != 1 \
                 or any(sf.subfigs for sf in subfigs):
             return None
+    fig = pickle.loads(pickle.dumps(fig))
+    plt.close(fig)  # unpickling made the copy a pyplot figure, which a notebook would show
+    FigureCanvasAgg(fig)
+    subfigs = list(getattr(fig, "subfigs", None) or [])
     containers = subfigs or [fig]
-    if not drawn:
-        fig.draw_without_rendering()  # the panels' sizes as laid out
+    if not drawn:  # else the copy keeps the panels' sizes of the original's last drawing
+        fig.draw_without_rendering()
     _, h0 = fig.get_size_inches()
-    saved = _Saved(fig)
-    try:
-        totals, stacked = [], False
-        for box in containers:
-            axes = [ax for ax in fig.axes if ax.get_figure(root=False) is box]
-            panels = _panels(axes)
-            visible = [group for group in panels if any(ax.get_visible() for ax in group)]
-            tall = (box.bbox.height / fig.dpi) if box is not fig else h0
-            if len(visible) < 2:
-                totals.append(tall)
-                continue
-            columns = _phone_columns([group[0] for group in visible])
-            rows = -(-len(visible) // columns)
-            cells = [visible[r * columns:(r + 1) * columns] for r in range(rows)]
-            heights = [max(_panel_height(group[0], fig, width / columns) for group in row)
-                       for row in cells]
-            extra = max(0.0, tall - max(_inches(g[0], fig)[1] + 0.8 for g in visible))
-            grid = box.add_gridspec(rows, columns, height_ratios=heights)
-            for r, row in enumerate(cells):
-                for c, group in enumerate(row):
-                    for ax in group:
-                        ax.set_subplotspec(grid[r, c])
-                    _outer_labels(group[0], r == rows - 1 or r == rows - 2 and c >= len(
-                        cells[-1]), c == 0, columns)
-            for group in panels:
-                if group not in visible:  # hidden cells of the grid: out of the way
-                    for ax in group:
-                        ax.set_subplotspec(grid[0, 0])
-                        ax.set_in_layout(False)
-            totals.append(sum(heights) + min(extra, 1.5))
-            stacked = True
-        if subfigs:
-            subfigs[0]._subplotspec.get_gridspec().set_height_ratios(totals)
-        fig.set_size_inches(width, sum(totals) if stacked else h0)
-        _fold_legends(fig, width)
-        return _fit(fig, width) or _saved_svg(fig)
-    finally:
-        saved.restore()
+    totals, stacked = [], False
+    for box in containers:
+        axes = [ax for ax in fig.axes if ax.get_figure(root=False) is box]
+        panels = _panels(axes)
+        visible = [group for group in panels if any(ax.get_visible() for ax in group)]
+        tall = (box.bbox.height / fig.dpi) if box is not fig else h0
+        if len(visible) < 2:
+            totals.append(tall)
+            continue
+        columns = _phone_columns([group[0] for group in visible])
+        rows = -(-len(visible) // columns)
+        cells = [visible[r * columns:(r + 1) * columns] for r in range(rows)]
+        heights = [max(_panel_height(group[0], fig, width / columns) for group in row)
+                   for row in cells]
+        extra = max(0.0, tall - max(_inches(g[0], fig)[1] + 0.8 for g in visible))
+        grid = box.add_gridspec(rows, columns, height_ratios=heights)
+        for r, row in enumerate(cells):
+            for c, group in enumerate(row):
+                for ax in group:
+                    ax.set_subplotspec(grid[r, c])
+                _outer_labels(group[0], r == rows - 1 or r == rows - 2 and c >= len(
+                    cells[-1]), c == 0, columns)
+        for group in panels:
+            if group not in visible:  # hidden cells of the grid: out of the way
+                for ax in group:
+                    ax.set_subplotspec(grid[0, 0])
+                    ax.set_in_layout(False)
+        totals.append(sum(heights) + min(extra, 1.5))
+        stacked = True
+    if subfigs:
+        subfigs[0]._subplotspec.get_gridspec().set_height_ratios(totals)
+    fig.set_size_inches(width, sum(totals) if stacked else h0)
+    _fold_legends(fig, width)
+    return _fit(fig, width) or _saved_svg(fig)
 
 
 def _phone_columns(axes) -> int:
@@ -421,42 +423,6 @@ def _set_columns(legend, columns: int) -> None:
     legend._legend_handle_box = box
     legend._legend_box.set_figure(legend.get_figure(root=False))
     legend._legend_box.axes = legend.axes
-
-
-class _Saved:
-    """What :func:`narrow` changes in a figure, to put back afterwards."""
-
-    def __init__(self, fig):
-        self.fig = fig
-        self.size = fig.get_size_inches().copy()
-        self.specs = [(ax, ax.get_subplotspec(), ax.get_in_layout()) for ax in fig.axes]
-        subfigs = list(getattr(fig, "subfigs", None) or [])
-        grid = subfigs[0]._subplotspec.get_gridspec() if subfigs else None
-        self.ratios = (grid, grid.get_height_ratios()) if grid is not None else None
-        self.legends = [(lg, lg._legend_handle_box) for lg in _legends(fig)]
-        self.texts = [(t, t.get_text()) for t in fig.findobj(Text)]
-        self.ticks = [(ax, {k: v for k, v in axis.get_tick_params().items()
-                            if k in ("labelbottom", "labelleft")}, name)
-                      for ax in fig.axes for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))]
-
-    def restore(self) -> None:
-        for ax, spec, in_layout in self.specs:
-            if spec is not None:
-                ax.set_subplotspec(spec)
-            ax.set_in_layout(in_layout)
-        for legend, box in self.legends:
-            children = legend._legend_box._children
-            children[children.index(legend._legend_handle_box)] = box
-            legend._legend_handle_box = box
-        for text, value in self.texts:
-            text.set_text(value)
-        for ax, params, name in self.ticks:
-            ax.tick_params(axis=name, which="both", **{k: params.get(k, True)
-                                                       for k in (("labelbottom",) if name == "x"
-                                                                 else ("labelleft",))})
-        if self.ratios is not None:
-            self.ratios[0].set_height_ratios(self.ratios[1])
-        self.fig.set_size_inches(*self.size)
 
 
 def _wrap(text: str, chars: float) -> str:

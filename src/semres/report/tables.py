@@ -347,14 +347,6 @@ def _without_index(df):
     return flat.reset_index()
 
 
-def _styler_table(styler) -> Table:
-    """A pandas Styler's data, without its hidden columns, through :func:`table`."""
-    data = styler.data
-    hidden = set(getattr(styler, "hidden_columns", []) or [])
-    keep = [c for i, c in enumerate(data.columns) if i not in hidden]
-    return table(data[keep])
-
-
 def show_tables() -> None:
     """Show every DataFrame and Styler a notebook displays through :func:`table`."""
     ip = get_ipython()
@@ -362,4 +354,4 @@ def show_tables() -> None:
         return
     html = ip.display_formatter.formatters["text/html"]
     html.for_type(pd.DataFrame, lambda df: table(df).to_html())
-    html.for_type(Styler, lambda s: _styler_table(s).to_html())
+    html.for_type(Styler, lambda s: table(s.data).to_html())  # table() decides on the index
