@@ -14,7 +14,7 @@ from semres.experiments import released
 
 from . import luce
 from .luce import choice_rows, weight_rows
-from .nsweep import analyse_n, hue_curves, radii_difference, theorem3_curve
+from .nsweep import analyse_n, hue_curves, theorem3_curve
 from .settings import AUTHORS
 
 
@@ -224,13 +224,8 @@ def colour_models(colour_tab, gof_boot: int = 0, seed=0) -> dict:
     colour_n = colour_tab.groupby(["model", "task", "n"])[["trials", "correct"]].sum()
     colour_n = colour_n.reset_index().assign(space="hue")
     curves = hue_curves(sorted(set(colour_n["n"])))
-    out = {}
-    for label, part in colour_n.groupby("model"):
-        a = analyse_n(label, "shipped colour counts", part, curves, gof_boot, seed)
-        a.update(curves=curves, radii=radii_difference(a["fitted"].get("similarity"),
-                                                       a["fitted"].get("identification")))
-        out[label] = a
-    return out
+    return {label: {**analyse_n(label, "shipped colour counts", part, curves, gof_boot, seed),
+                    "curves": curves} for label, part in colour_n.groupby("model")}
 
 
 def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: float,
@@ -282,9 +277,7 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
                     for (task, n), sub in part.groupby(["task", "n"])}
             a = analyse_n(label, src, counts, curves, gof_boot, seed)
             out["fits"] += a["fits"]
-            v = radii_difference(a["fitted"].get("similarity"),
-                                 a["fitted"].get("identification"))
-            out["findings"].append(("radii", label, a, v, space))
+            out["findings"].append(("radii", label, a, a["radii"], space))
     # the shipped grid counts blur each X to its cell: does the per-trial fit agree?
     for label, a in grid_fits.items():
         row = [r for r in out["fits"] if r["model"] == f"{label} (spatial_far)"

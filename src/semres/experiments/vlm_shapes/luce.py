@@ -78,16 +78,13 @@ def _spread(distances) -> tuple:
     return (float(gaps.min()) if gaps.size else spread / 100), spread
 
 
-def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
-    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct)."""
+def fit_exponential(distances, target, p_correct) -> dict:
+    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct),
+    the scale searched from a twentieth of the finest gap to twenty times the widest spread."""
     p = np.asarray(p_correct, dtype=float)
     d, mask = pad(distances)
-    if len(p) != len(d):
-        raise ValueError("p_correct: one value per scene")
     gap, spread = _spread(distances)
-    lo, hi = scale_range or (gap / 20, 20 * spread)
-    if not 0 < lo < hi:
-        raise ValueError(f"scale_range must be 0 < low < high; got {scale_range}")
+    lo, hi = gap / 20, 20 * spread
     d_typ = float(np.median(np.where(mask, d, np.inf).min(axis=1)))
     u_lo, u_hi = np.log(lo), np.log(hi)
 

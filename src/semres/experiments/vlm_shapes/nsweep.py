@@ -252,7 +252,8 @@ def analyse_n(label: str, source: str, tab, curves: dict, gof_boot: int = 0,
               seed=0) -> dict:
     """p_S and p_I against n for one model (columns task, n, trials, correct): each rate with its
     binomial standard error, Theorem 3's radius per task with two or more n and their fit.csv
-    rows, and, where both tasks have them, :func:`theorem3_floor` (``theorem3``)."""
+    rows, the two radii compared (``radii``) and, where both tasks have them,
+    :func:`theorem3_floor` (``theorem3``)."""
     tab = tab.assign(p=tab.correct / tab.trials,
                      se=np.sqrt(np.maximum(tab.correct, 0.5) * np.maximum(
                          tab.trials - tab.correct, 0.5)) / tab.trials ** 1.5)
@@ -268,4 +269,5 @@ def analyse_n(label: str, source: str, tab, curves: dict, gof_boot: int = 0,
     if len(fitted) == 2 and len(tab) > 2:
         floor = theorem3_floor(label, tab[["task", "n", "trials", "correct"]], gof_boot,
                                named_seed(seed, f"theorem 3 floor {label}"))
-    return {"table": tab, "fitted": fitted, "fits": rows, "theorem3": floor}
+    return {"table": tab, "fitted": fitted, "fits": rows, "theorem3": floor,
+            "radii": radii_difference(fitted.get("similarity"), fitted.get("identification"))}
