@@ -88,9 +88,8 @@ def layout_scene(task: str, names, positions, probe=None, at=None,
 
 def sample_scene(rng: np.random.Generator, n: int, task: str,
                  shape_size: float = SHAPE_SIZE) -> Scene:
-    """Shapes uniform on the canvas without overlap (centres ``1.3 * shape_size`` apart); for
-    similarity the X at least a shape's width from every shape (as in the paper), for
-    identification on a shape drawn uniformly; names a random draw of ``n`` from :data:`SHAPES`."""
+    """``n`` random shapes uniform on the canvas, centres ``1.3 * shape_size`` apart; the X a
+    shape's width from every shape (similarity, as in the paper) or on one (identification)."""
     _check_task(task)
     if not 2 <= int(n) <= len(SHAPES):
         raise ValueError(f"n must be between 2 and {len(SHAPES)}; got {n}")
@@ -141,9 +140,8 @@ def map_scenes(grid: int, layout: dict = MAP_LAYOUT) -> list:
 
 
 def ball_measures(probes, eps, task: str, k: int = 64) -> np.ndarray:
-    """Theorem 3's ball measure ``b_p`` at each probe for each radius: the chance that another
-    shape's centre lies within ``eps`` of the probe, shape centres being uniform on the square
-    :func:`sample_scene` draws them from, outside the probe's :data:`CLEARANCE`."""
+    """Theorem 3's ``b_p`` at each probe for each radius: the chance that another shape's centre,
+    uniform where :func:`sample_scene` puts it outside the :data:`CLEARANCE`, is within ``eps``."""
     _check_task(task)
     s = SHAPE_SIZE
     probes = np.asarray(probes, dtype=float).reshape(-1, 2)
@@ -265,9 +263,8 @@ def render(scene: Scene, size: int = 96, supersample: int = 4) -> Image.Image:
 
 
 def render_arrays(scene_list, size: int = 96, supersample: int = 4) -> np.ndarray:
-    """:func:`render`'s canvases of ``scene_list``, bit for bit, as one uint8 array ``(B, 3, size,
-    size)`` (channels first, as a model takes them), about twice as fast: one grey canvas drawn
-    with the red channel's X, the green (and blue) channel redrawn only around the X."""
+    """:func:`render`'s canvases, bit for bit, as uint8 ``(B, 3, size, size)``, twice as fast: one
+    grey canvas with the red channel's X, the green (and blue) redrawn only around the X."""
     ss, big = int(supersample), _big(size, supersample)
     out = np.empty((len(scene_list), 3, int(size), int(size)), dtype=np.uint8)
     for i, scene in enumerate(scene_list):

@@ -35,9 +35,8 @@ _PROMPTS = weakref.WeakKeyDictionary()  # processor -> {(image_size, task or ans
 
 
 def _token_ids(processor, image_size: int, key: str) -> list:
-    """The prompt ids of task ``key`` (its image placeholder expanded to one token per image
-    feature) or the ids of answer ``key``; built once per processor (the chat template and the
-    tokenizer cost more than the rest of a batch's text)."""
+    """The prompt ids of task ``key`` (one image token per image feature) or the ids of answer
+    ``key``, built once per processor (the chat template costs more than the rest)."""
     memo = _PROMPTS.setdefault(processor, {})
     if (image_size, key) not in memo:
         tok = processor.tokenizer
@@ -88,10 +87,9 @@ def _training_batch(processor, rng, batch_size, ns, image_size, device="cpu"):
 
 
 def _vision_targets(items, grid: int) -> np.ndarray:
-    """Stage 1's labels of a batch, shape (B, 4, grid²), per patch: the shape whose centre is
-    nearest to the patch centre if it lies in the patch (else ``len(SHAPES)``, none; nearer shapes
-    win a shared patch), whether the X lies in it, the shape nearest to the patch centre (the
-    Voronoi map), and the scene's answer on the X's patch, ignored (-100) elsewhere."""
+    """Stage 1's labels (B, 4, grid²) per patch: the shape centred in it (``len(SHAPES)``: none;
+    the nearer wins a shared patch), whether the X is in it, the shape nearest to its centre,
+    and the answer on the X's patch (-100 elsewhere)."""
     k = max(s.n for s in items)
     pos = np.full((len(items), k, 2), 1e6)
     names = np.zeros((len(items), k), dtype=int)
@@ -133,9 +131,8 @@ def _warmup(steps: int) -> float:
 
 
 def _fit(step_fn, groups, steps, checkpoint, checkpoint_every, modules, desc, progress):
-    """The loop both stages share: AdamW over parameter ``groups`` on a OneCycle schedule, a
-    step, clipped gradients, a progress bar, and a checkpoint every ``checkpoint_every`` steps
-    and at the end, from which an interrupted run resumes. Returns the losses."""
+    """Both stages' loop: AdamW on a OneCycle schedule, clipped gradients, and a checkpoint every
+    ``checkpoint_every`` steps and at the end, from which a killed run resumes; the losses."""
     import torch
 
     opt = torch.optim.AdamW(groups, weight_decay=0.01, foreach=True)
@@ -182,9 +179,8 @@ def vision_heads(hidden: int):
 def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3,
                     seed=0, ns=NS, progress: bool = True, checkpoint=None,
                     checkpoint_every: int = 200, heads=None) -> list:
-    """Stage 1, in place of a pretrained encoder: teach the vision tower, per patch, which shape
-    sits there, where the X is, which shape is nearest to the patch and, on the X's own patch, the
-    answer (linear :func:`vision_heads`, then dropped). Returns the losses."""
+    """Stage 1, in place of a pretrained encoder: the vision tower learns :func:`_vision_targets`
+    through linear :func:`vision_heads`, then dropped. Returns the losses."""
     import torch
 
     tower = model.model.vision_tower
@@ -297,9 +293,8 @@ def trained_model(root, hidden: int = 64, layers: int = 4, heads: int = 4,
 
 
 def training_summary(model_ref) -> dict:
-    """The losses of a model trained here, averaged over the first and last tenth of each
-    stage (``vloss_*``: the vision stage's summed per-patch loss; ``loss_*``: the answer loss);
-    NaN for a model that was not (``model_ref`` None, or no ``training.json`` beside it)."""
+    """Each stage's mean loss over its first and last tenth (``vloss_*``: vision, ``loss_*``:
+    answer); NaN for a model not trained here (no ``training.json``)."""
     record = None if model_ref is None else Path(model_ref) / "training.json"
     if record is None or not record.is_file():
         return dict.fromkeys(("loss_first", "loss_last", "vloss_first", "vloss_last"), np.nan)

@@ -29,8 +29,8 @@ class ModelUnavailableError(OSError, ValueError):
 
 
 def build_processor(image_size: int = 96, patch_size: int = 12):
-    """A ``LlavaProcessor`` from a word-level tokenizer trained on the task's words (every shape
-    name one token) and a CLIP image processor, built offline."""
+    """A ``LlavaProcessor`` built offline: a word-level tokenizer of the task's words (each shape
+    one token) and a CLIP image processor."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
     from transformers import LlavaProcessor, PreTrainedTokenizerFast
     from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
@@ -91,8 +91,7 @@ def load_processor(name_or_path: str):
 
 
 def _from_pretrained(auto, name_or_path: str, **kwargs):
-    """``auto.from_pretrained``, or one clear error: a missing folder or a folder that is not a
-    model named as such (:func:`semres.core.models.problem`), else how to get it offline."""
+    """``auto.from_pretrained``, or one clear error naming what is wrong or how to get it."""
     problem = models.problem(name_or_path)
     if problem:
         raise ModelUnavailableError(f"model {name_or_path!r} cannot be loaded: {problem}")
@@ -247,8 +246,8 @@ def score_scenes(model, processor, scene_list, image_size: int | None = None,
 
 def evaluate(model_ref: str, scene_list, image_size: int | None = None, batch_size: int = 32,
              device: str = "cpu", progress: bool = True):
-    """:func:`score_options` for a model id or folder; a pure function of its arguments, so a
-    chapter can cache it (the tiny model's folder name carries its training settings)."""
+    """:func:`score_options` for a model id or folder: a pure function of its arguments, which
+    a chapter caches (the tiny model's folder name carries its training settings)."""
     model, processor = _load_once(model_ref, device)  # one load for the chapter's many calls
     return score_options(model, processor, list(scene_list), image_size, batch_size=batch_size,
                          progress=progress)
