@@ -83,9 +83,8 @@ def speed(cfg: dict, device: str) -> None:
     batch = scenes.sample_scenes(128, range(2, 13), "similarity", 0)
     t_pil = timed(lambda: [scenes.render(s, 96) for s in batch], 2) / len(batch)
     t_arr = timed(lambda: scenes.render_arrays(batch, 96), 2) / len(batch)
-    t_bat = timed(lambda: scenes.render_batch(batch, 96, device=device), 2, device) / len(batch)
-    print(f"render a 96 px scene: PIL {t_pil * 1e3:.2f} ms, PIL to arrays {t_arr * 1e3:.2f} ms, "
-          f"batched on {device} {t_bat * 1e3:.2f} ms  ({load()})")
+    print(f"render a 96 px scene: PIL {t_pil * 1e3:.2f} ms, PIL to arrays {t_arr * 1e3:.2f} ms  "
+          f"({load()})")
     processor = vlm.build_processor(96, 12)
     b = cfg["train_batch"]
     rng = np.random.default_rng(0)

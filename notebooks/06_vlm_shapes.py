@@ -291,12 +291,10 @@ report.text("tower", f"{cfg.vision} tower" if model is None else "the model's ow
 # %% tags=["hide-input"]
 evaluate = cache.cache(vlm.evaluate, ignore=["progress"])  # scored once, then read from disk
 map_list = scenes.map_scenes(cfg.grid)
-map_probs = evaluate(model_ref, map_list, canvas_px, int(batch_size), str(torch_device),
-                     options=True)
+map_probs = evaluate(model_ref, map_list, canvas_px, int(batch_size), str(torch_device))
 map_p = vlm.p_correct(map_probs, map_list)  # the Luce mass on the nearest shape
 fit_list = scenes.sample_scenes(cfg.fit_scenes, 4, "similarity", stream("fit_scenes"))
-fit_probs = evaluate(model_ref, fit_list, canvas_px, int(batch_size), str(torch_device),
-                     options=True)
+fit_probs = evaluate(model_ref, fit_list, canvas_px, int(batch_size), str(torch_device))
 fit_p = vlm.p_correct(fit_probs, fit_list)
 # one scene: the question asked, and the probability the model gives each name on its canvas
 report.text("one_question", f"“{map_list[0].question}” (the answer: {map_list[0].answer})")
@@ -454,7 +452,7 @@ sweep_lists = {(task, n): scenes.sample_scenes(cfg.sweep_scenes, n, task,
                                                stream("sweep_scenes", k, n))
                for k, task in enumerate(settings.TASKS) for n in cfg.sweep_n}
 sweep_p = {key: vlm.p_correct(evaluate(model_ref, lst, canvas_px, int(batch_size),
-                                       str(torch_device), options=True), lst)
+                                       str(torch_device)), lst)
            for key, lst in sweep_lists.items()}
 sweep, curves, geometry = nsweep.sweep_table(model_name, sweep_lists, sweep_p, live_fit)
 ball = nsweep.ball_fits(sweep, curves)  # Theorem 3's radius per task, and its curves

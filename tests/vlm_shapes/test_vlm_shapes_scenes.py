@@ -1,9 +1,8 @@
 """The renderer: seeded, valid layouts, pictures that agree with the recorded geometry, the
-batched renderer, and the canvas's ball measures."""
+fast renderer, and the canvas's ball measures."""
 
 import numpy as np
 import pytest
-import torch
 from scipy import ndimage
 
 from semres.core.seeds import named_seed
@@ -148,40 +147,6 @@ def test_the_canvas_ball_is_a_clipped_disc():
     assert x.shape == (5, 2) and sc.Canvas().distance(x, x).max() == 0
 
 
-def _reference(scene_list, size):
-    return torch.from_numpy(np.stack([np.asarray(sc.render(s, size)) for s in scene_list])
-                            ).permute(0, 3, 1, 2).float()
-
-
-def test_batched_renderer_draws_what_render_draws():
-    """One scatter of PIL-drawn sprites gives render()'s canvases, up to a few edge pixels
-    (sprite centres snap to 1/8 of a supersampled pixel); both tasks, every shape."""
-    lst = (sc.sample_scenes(24, range(2, 13), "similarity", 3)
-           + sc.sample_scenes(24, range(2, 13), "identification", 4))
-    assert {n for s in lst for n in s.names} == set(sc.SHAPES)
-    got = sc.render_batch(lst, 96)
-    diff = (got - _reference(lst, 96)).abs()
-    assert got.shape == (len(lst), 3, 96, 96)
-    assert diff.mean() < 0.3 and (diff > 32).float().mean() < 0.002, (diff.mean(), diff.max())
-    # a wrong picture is caught: the X moved by two pixels
-    moved = [sc.layout_scene(s.task, s.names, s.positions, probe=s.probe + 2 / 96)
-             if s.task == "similarity" else s for s in lst]
-    off = (sc.render_batch(moved, 96) - _reference(lst, 96)).abs().sum((1, 2, 3))
-    sim = [i for i, s in enumerate(lst) if s.task == "similarity"]
-    assert (off[sim] > 2 * diff.sum((1, 2, 3))[sim]).float().mean() > 0.9
-
-
-def test_batched_renderer_rejects_bad_input():
-    s = sc.sample_scenes(2, 3, "similarity", 0)
-    with pytest.raises(ValueError, match="scene_list"):
-        sc.render_batch([], 96)
-    with pytest.raises(ValueError, match="size"):
-        sc.render_batch(s, 8)
-    other = sc.sample_scene(np.random.default_rng(0), 3, "similarity", shape_size=0.15)
-    with pytest.raises(ValueError, match="shape_size"):
-        sc.render_batch([s[0], other], 96)
-
-
 def test_scenes_are_drawn_from_a_named_stream():
     """A stream named from the chapter's seed (its ``stream("fit_scenes")``) is used as it is;
     a bare integer is a root, from which the stream "scenes" is named, never a generator's
@@ -245,8 +210,3 @@ def test_render_arrays_are_render_bit_for_bit(supersample):
     with pytest.raises(ValueError, match="size"):
         sc.render_arrays(lst[:1], 8)
 
-
-def test_a_bad_canvas_is_refused():
-    with pytest.raises(ValueError, match="canvas_px"):
-        sc.layout_scene("similarity", ["square", "star"], [[0.2, 0.2], [0.8, 0.8]],
-                        probe=(0.5, 0.5), canvas_px=0)

@@ -14,7 +14,7 @@ from semres.experiments import released
 
 from . import luce
 from .luce import choice_rows, weight_rows
-from .nsweep import analyse_n, hue_curves, radii_difference, theorem3_curve
+from .nsweep import analyse_n, hue_curves, theorem3_curve
 from .settings import AUTHORS
 
 
@@ -36,10 +36,6 @@ def margin_rows(tab) -> list:
              "correct": int(r.correct)} for r in tab.itertuples(index=False)]
 
 
-def _nearest(distances) -> np.ndarray:
-    return np.array([int(np.argmin(x)) for x in distances])
-
-
 def nearest_gof(d, names, choices, width: float, n_boot: int = 0, seed=0):
     """The goodness of fit of a biased Luce rule to a model's choices by its accuracy against the
     margin: the binomial deviance of the answered trials' correct answers in margin bins of
@@ -49,7 +45,7 @@ def nearest_gof(d, names, choices, width: float, n_boot: int = 0, seed=0):
     d = [np.asarray(d[i], float) for i in answered]
     names = [names[i] for i in answered]
     choices = choices[answered]
-    nearest = _nearest(d)
+    nearest = np.array([int(np.argmin(x)) for x in d])
     m = np.array([np.diff(np.sort(x)[:2])[0] for x in d])
     ok = np.array([x[c] == np.min(x) for x, c in zip(d, choices)])
     k = np.floor(m / width).astype(int)
@@ -113,10 +109,9 @@ def _rebuild(probs, nearest, row, correct, rng) -> np.ndarray:
 
 def analyse_choices(label: str, source: str, d, names, choices, px: float, resolution: float,
                     boot: int, seed, gof) -> dict:
-    """Biased and plain Luce fits of a model's similarity choices (``choice_rows``, judged by
-    ``gof(fit, params)``): fit rows, weight rows, the biased fit, and what its verdict needs
-    (``px``; ``resolution``, the finest distance the data resolve, a grid cell or a pixel;
-    ``design_hi``, the largest distance)."""
+    """:func:`.luce.choice_rows` of a model's similarity choices: fit and weight rows, the biased
+    fit, and what its verdict needs (``resolution``, the finest distance the data resolve, a
+    grid cell or a pixel; ``design_hi``, the largest distance)."""
     dd, _ = choice.pad(d)
     rows, f = choice_rows(label, source, d, names, px, boot, seed, choices=choices, gof=gof)
     return {"label": label, "fits": rows, "weights": weight_rows(label, f), "fit": f, "px": px,
@@ -125,21 +120,18 @@ def analyse_choices(label: str, source: str, d, names, choices, px: float, resol
 
 
 def _grid_trials(g: dict, counts) -> tuple:
-    """Counts per (grid cell, shape) as trials: each trial's distances (its cell's) and the
-    shape chosen."""
+    """Counts per (grid cell, shape) as trials: each one's distances (its cell's) and choice."""
     cell, k = np.nonzero(counts)
     reps = np.asarray(counts)[cell, k].astype(int)
     return np.repeat(g["d"][cell], reps, axis=0), np.repeat(k, reps)
 
 
 def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0, size_boot: int = 0) -> dict:
-    """The paper's models from the shipped grid counts: each trial's X at its cell's mean position,
-    every chosen shape a trial; the biased Luce rule fitted to each model, with a multinomial
-    deviance over the grid cells, referred to ``gof_boot`` parametric-bootstrap refits where the
-    cells are sparse (:func:`semres.core.fits.gof_counts`), and how far the rule misses
-    (:func:`semres.experiments.vlm_shapes.luce.choice_size`: against the same weights with no
-    distance, the deviance's mean under the fit from ``size_boot`` refitted draws where chi-square
-    does not hold)."""
+    """The paper's models from the shipped grid counts (each trial's X at its cell's mean
+    position): the biased Luce rule, judged by the multinomial deviance over the cells
+    (``gof_boot`` parametric-bootstrap refits where they are sparse), and how far it misses
+    (:func:`.luce.choice_size`; the deviance's mean under the fit from ``size_boot`` refits
+    where chi-square does not hold)."""
     px, names = float(AUTHORS["canvas_px"]), list(AUTHORS["layout"])
     out = {}
     for label in sorted(set(grid_tab["model"])):
@@ -180,9 +172,9 @@ def authors_grid(grid_tab, boot: int, seed, gof_boot: int = 0, size_boot: int = 
 
 
 def stencils(conf_tab, corner_tab, boot: int, stream) -> tuple[list, dict]:
-    """The random stencils (the same corners, names shuffled per scene, so a bias for a name and
-    one for a place come apart): each model's name and place weights fitted to the shipped
-    confusion tables (``choice.fit_name_corner``)."""
+    """The random stencils (names shuffled over the corners per scene, so a bias for a name and
+    one for a place come apart): each model's name and place weights, from the shipped
+    confusion tables."""
     rows, fitted = [], {}
     for j, label in enumerate(sorted(set(conf_tab["model"]))):
         def sel(t):
@@ -205,8 +197,8 @@ def stencils(conf_tab, corner_tab, boot: int, stream) -> tuple[list, dict]:
 
 def layout_tests(margin_tab) -> list:
     """Does accuracy against the margin carry over from the fixed corners to the random
-    stencils? Per model, a deviance of the two layouts' correct answers against their pooled
-    rate in each margin bin, summed over bins: ``{"model", "stat", "df", "p"}``."""
+    stencils? Per model, the deviance of the two layouts' correct answers from their pooled rate,
+    summed over margin bins."""
     out = []
     for label, part in margin_tab.groupby("model"):
         piv = part.pivot_table(index="bin_lo", columns="experiment",
@@ -227,29 +219,21 @@ def layout_tests(margin_tab) -> list:
 
 
 def colour_models(colour_tab, gof_boot: int = 0, seed=0) -> dict:
-    """The colour variant per model, from the trials and correct answers per task and n of the
-    shipped colour tables: Theorem 3 on the hue circle for both tasks
-    (:func:`semres.experiments.vlm_shapes.nsweep.analyse_n`), with its curves and the two
-    radii compared (``radii``)."""
+    """The colour variant per model from the shipped colour tables: Theorem 3 on the hue circle
+    for both tasks (:func:`.nsweep.analyse_n`), its curves and the two radii compared."""
     colour_n = colour_tab.groupby(["model", "task", "n"])[["trials", "correct"]].sum()
     colour_n = colour_n.reset_index().assign(space="hue")
     curves = hue_curves(sorted(set(colour_n["n"])))
-    out = {}
-    for label, part in colour_n.groupby("model"):
-        a = analyse_n(label, "shipped colour counts", part, curves, gof_boot, seed)
-        a.update(curves=curves, radii=radii_difference(a["fitted"].get("similarity"),
-                                                       a["fitted"].get("identification")))
-        out[label] = a
-    return out
+    return {label: {**analyse_n(label, "shipped colour counts", part, curves, gof_boot, seed),
+                    "curves": curves} for label, part in colour_n.groupby("model")}
 
 
 def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: float,
                   hue_bin: float, gof_boot: int) -> dict:
-    """Per-trial results files in the book's schema (``semres.core.results``) through the same
-    analyses, one per model and experiment: the biased and plain Luce fits of the similarity
-    choices (judged by their accuracy against the margin, :func:`nearest_gof`), accuracy against
-    the margin (bins of ``margin_bin`` on a canvas, ``hue_bin`` on the hue circle), and Theorem 3
-    per task where the files hold several n."""
+    """Per-trial results files (``semres.core.results``) through the same analyses, per model and
+    experiment: the Luce fits of the similarity choices (judged by :func:`nearest_gof`),
+    accuracy against the margin (bins of ``margin_bin`` on a canvas, ``hue_bin`` on the hue
+    circle), and Theorem 3 per task where the files hold several n."""
     out = {"fits": [], "weights": [], "external": [], "findings": []}
     canvas_px = float(AUTHORS["canvas_px"])
     binned = {"canvas": (released.spatial_margin_table, margin_bin),
@@ -293,9 +277,7 @@ def results_files(results_df, boot: int, seed, grid_fits: dict, margin_bin: floa
                     for (task, n), sub in part.groupby(["task", "n"])}
             a = analyse_n(label, src, counts, curves, gof_boot, seed)
             out["fits"] += a["fits"]
-            v = radii_difference(a["fitted"].get("similarity"),
-                                 a["fitted"].get("identification"))
-            out["findings"].append(("radii", label, a, v, space))
+            out["findings"].append(("radii", label, a, a["radii"], space))
     # the shipped grid counts blur each X to its cell: does the per-trial fit agree?
     for label, a in grid_fits.items():
         row = [r for r in out["fits"] if r["model"] == f"{label} (spatial_far)"

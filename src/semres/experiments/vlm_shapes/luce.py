@@ -17,8 +17,6 @@ PROFILE = ("profile_low_px", "profile_high_px", "scale_no_floor_px")
 #: the 95% likelihood-ratio test of a floor on its bound of 0 (the 90% chi-square(1)
 #: quantile, as the statistic is a 50:50 mixture at a bound)
 FLOOR_LR = 2.706
-#: points of a scale's likelihood profile
-PROFILE_POINTS = 41
 #: the standard error of a margin bin without spread
 SE_MIN = 1e-3
 #: fit.csv's names of the kernels fitted here
@@ -33,8 +31,8 @@ def luce_exponential(distances, target, scale: float, floor: float = 0.0) -> np.
 
 
 class _Exponential:
-    """:func:`luce_exponential` of fixed scenes at any ``(scale, floor)``, with what does not
-    depend on them worked out once (a least-squares fit evaluates it thousands of times)."""
+    """:func:`luce_exponential` of fixed scenes at any ``(scale, floor)``, worked out once for
+    the thousands of evaluations of a least-squares fit."""
 
     def __init__(self, distances, target):
         d, self.mask = pad(distances)
@@ -59,9 +57,8 @@ class _Exponential:
 
 
 def luce_margin(distances, target, eps) -> np.ndarray:
-    """P(correct) for a model that cannot tell distances apart within ``eps``: a constant kernel
-    on the excess over the nearest distance, so every shape within ``eps`` of the nearest ties.
-    An array of ``eps`` gives one row of scenes per value."""
+    """P(correct) when every shape within ``eps`` of the nearest distance ties (a constant kernel
+    on the excess distance); an array of ``eps`` gives one row of scenes per value."""
     d, mask = pad(distances)
     eps = np.asarray(eps, dtype=float)
     if (eps < 0).any():
@@ -81,16 +78,13 @@ def _spread(distances) -> tuple:
     return (float(gaps.min()) if gaps.size else spread / 100), spread
 
 
-def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
-    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct)."""
+def fit_exponential(distances, target, p_correct) -> dict:
+    """Least-squares ``scale`` and ``floor`` of :func:`luce_exponential` to measured P(correct),
+    the scale searched from a twentieth of the finest gap to twenty times the widest spread."""
     p = np.asarray(p_correct, dtype=float)
     d, mask = pad(distances)
-    if len(p) != len(d):
-        raise ValueError("p_correct: one value per scene")
     gap, spread = _spread(distances)
-    lo, hi = scale_range or (gap / 20, 20 * spread)
-    if not 0 < lo < hi:
-        raise ValueError(f"scale_range must be 0 < low < high; got {scale_range}")
+    lo, hi = gap / 20, 20 * spread
     d_typ = float(np.median(np.where(mask, d, np.inf).min(axis=1)))
     u_lo, u_hi = np.log(lo), np.log(hi)
 
@@ -126,24 +120,17 @@ def fit_exponential(distances, target, p_correct, scale_range=None) -> dict:
 
 
 def fit_margin(distances, target, p_correct, grid=None) -> dict:
-    """Least-squares ``eps`` of :func:`luce_margin` (a step function: searched on ``grid``, default
-    501 points from 0 to the largest distance spread in the data, beyond which every shape
-    ties)."""
+    """Least-squares ``eps`` of :func:`luce_margin`, a step function searched on ``grid`` (default
+    501 points up to the largest distance spread, beyond which every shape ties)."""
     p = np.asarray(p_correct, dtype=float)
     if grid is None:
         grid = np.linspace(0, _spread(distances)[1], 501)
     grid = np.asarray(grid, dtype=float)
-    sse = _margin_sse(distances, target, p, grid)
+    sse = np.concatenate([((luce_margin(distances, target, grid[lo:lo + 64]) - p) ** 2)
+                          .sum(axis=1) for lo in range(0, len(grid), 64)])  # 64 radii a time
     best = float(grid[int(np.argmin(sse))])
     return {"eps": best, "sse": float(sse.min()), "grid": (float(grid[0]), float(grid[-1])),
             **bound_report({"eps": best}, {"eps": (float(grid[0]), float(grid[-1]))})}
-
-
-def _margin_sse(distances, target, p, grid, chunk: int = 64) -> np.ndarray:
-    """``sum((luce_margin(distances, target, e) - p) ** 2)`` for each ``e`` of ``grid``, a chunk
-    of the grid at a time."""
-    return np.concatenate([((luce_margin(distances, target, grid[lo:lo + chunk]) - p) ** 2)
-                           .sum(axis=1) for lo in range(0, len(grid), chunk)])
 
 
 class Trials:
@@ -161,10 +148,8 @@ def fit_row(model: str, source: str, kernel: str, scale: float, ci, px: float, f
             trials: int, at_bound: bool, bound_params: str, tested: dict,
             distance_p: float = np.nan, boot_at_bound: float = np.nan,
             profile=(np.nan, np.nan, np.nan)) -> dict:
-    """One row of fit.csv, every kernel's in the same columns: the scale and its interval in
-    canvas units and in pixels (``px`` a canvas unit), the likelihood ``profile`` (low, high and
-    the scale without a floor, canvas units) and what its test gives (``tested``: the goodness
-    of fit and, where measured, the misfit's size)."""
+    """One row of fit.csv: the scale and its interval in canvas units and pixels (``px`` a canvas
+    unit), the likelihood ``profile`` (low, high, the scale without a floor) and ``tested``."""
     return {"model": model, "source": source, "kernel": kernel, "scale_frac": scale,
             "scale_px": scale * px, "ci_low_px": ci[0] * px, "ci_high_px": ci[1] * px,
             "floor": floor, "trials": trials, "distance_p": distance_p,
@@ -186,11 +171,9 @@ def margin_bins(m, bins: int):
 
 def chi2_fit(p, pred, se, null, params: int = 1) -> dict:
     """The chi-square goodness of fit of rates ``p`` (standard errors ``se``, at least
-    :data:`SE_MIN`) to a fit's ``pred`` with ``params`` parameters, and how far it misses
-    (:func:`semres.core.fits.misfit_size`): its chi-square against that of no similarity
-    (``null``: chance, or one rate for every bin), whose mean under the fit is its degrees of
-    freedom; the sampling gap is the standard errors themselves (each rate counts p(1 - p)/se²
-    effective trials)."""
+    :data:`SE_MIN`) to ``pred`` with ``params`` parameters, and how far it misses against no
+    similarity (``null``: chance, or one rate for every bin); each rate counts p(1 - p)/se²
+    effective trials."""
     p, pred, null = (np.asarray(x, float) for x in (p, pred, null))
     se = np.maximum(np.asarray(se, float), SE_MIN)
     out = fits.gof_chi2(p, pred, se, params)
@@ -201,18 +184,16 @@ def chi2_fit(p, pred, se, null, params: int = 1) -> dict:
 
 
 def margin_gof(p, pred, m, params: int, bins: int) -> dict:
-    """:func:`chi2_fit` of binned mean P(correct) against a prediction, in equal-count margin
-    bins (a bin without spread gets the standard error :data:`SE_MIN`), against one rate for
-    every bin (no similarity: accuracy that does not depend on the margin)."""
+    """:func:`chi2_fit` of mean P(correct) in equal-count margin bins against a prediction; no
+    similarity is one rate for every bin."""
     tab = pd.DataFrame({"k": margin_bins(m, bins), "p": p, "q": pred}).groupby("k").agg(
         p=("p", "mean"), q=("q", "mean"), sd=("p", "std"), n=("p", "size"))
     return chi2_fit(tab.p, tab.q, tab.sd.fillna(0) / np.sqrt(tab.n), np.mean(p), params)
 
 
 def refit_null_mean(counts, probs, refit, draws: int, seed) -> float:
-    """What a fit's multinomial deviance averages when the fit is true: ``draws`` data sets of
-    the rows' totals drawn from the fitted ``probs``, each refitted (``refit(counts) ->
-    probs``), their deviances' mean. NaN without draws."""
+    """What a fit's multinomial deviance averages when the fit is true: the mean over ``draws``
+    data sets drawn from ``probs`` and refitted (``refit(counts) -> probs``); NaN without."""
     o, q = np.asarray(counts, float), np.asarray(probs, float)
     if not int(draws):
         return float("nan")
@@ -229,11 +210,9 @@ def refit_null_mean(counts, probs, refit, draws: int, seed) -> float:
 
 
 def choice_size(f: dict, gof: dict, observed, predicted, totals, null_mean: float) -> dict:
-    """The misfit's size of a biased Luce fit whose deviance ``gof["gof_stat"]`` is the multinomial
-    deviance of the same trials the fit's likelihood counts (trials grouped in cells of equal
-    distances): the model without similarity is the same weights with no distance
-    (``f["flat_loglik"]``), whose deviance exceeds the fit's by twice their log-likelihoods'
-    difference."""
+    """The misfit's size of a biased Luce fit whose deviance counts the trials its likelihood
+    counts: no similarity is the same weights with no distance, whose deviance exceeds the
+    fit's by twice their log-likelihoods' difference."""
     mean = float(null_mean) if np.isfinite(null_mean) else float(gof["gof_df"])
     d_null = float(gof["gof_stat"]) + 2 * (float(f["loglik"]) - float(f["flat_loglik"]))
     return fits.misfit_size(gof["gof_stat"], d_null, max(mean, 1e-9), observed, predicted,
@@ -241,9 +220,8 @@ def choice_size(f: dict, gof: dict, observed, predicted, totals, null_mean: floa
 
 
 def binned_gof(trials: Trials, p, bins: int):
-    """The goodness of fit of a biased Luce rule to P(correct) in margin bins: its kernel's
-    scale and floor count against the bins (the weights are set by which wrong names are
-    chosen, which the bins do not see). Returns ``gof(fit, params)`` for :func:`choice_rows`."""
+    """``gof(fit, params)`` for :func:`choice_rows`: the biased Luce rule against P(correct) in
+    margin bins, where only its scale and floor count (the bins do not see the weights)."""
     def gof(f, params):
         pred = biased_p(trials.d, trials.names, trials.t, f)
         return margin_gof(p, pred, trials.m, 1 + int(f["floor"] > 0), bins)
@@ -252,13 +230,12 @@ def binned_gof(trials: Trials, p, bins: int):
 
 def choice_rows(label: str, source: str, d, names, px: float, boot: int, seed,
                 choices=None, probs=None, gof=None):
-    """The likelihood fits every model gets on its similarity trials: the Luce rule with the
-    exponential kernel, without and with one response weight per answer, each with its scale's
-    likelihood profile and (``gof(fit, params)``) its goodness of fit."""
+    """The likelihood fits of a model's similarity trials: the exponential Luce rule without and
+    with one response weight per answer, each with its profile and ``gof(fit, params)``."""
     out, biased = [], None
     for bias in (False, True):
         f = choice.fit_choices(d, names, choice=choices, probs=probs, bias=bias, boot=boot,
-                               seed=seed, progress=True, profile=PROFILE_POINTS)
+                               seed=seed, progress=True, profile=41)  # profile points
         params = 1 + int(f["floor"] > 0) + (len(f["weights"]) - 1 if bias else 0)
         f.update(gof(f, params))
         floor_at_0 = "floor=0 (LR {:.2g})".format(f["floor_lr"]) \
@@ -287,9 +264,9 @@ def weight_rows(label: str, f) -> list:
 
 
 def least_squares(trials: Trials, p, label: str, px: float, boot: int, seed, bins: int):
-    """The least-squares fits to P(correct) that check the likelihood fit: the exponential
-    kernel and a margin resolution, with bootstrap intervals over the scenes. Returns their
-    fit.csv rows, both fits and the intervals (2 x 2: low/high of scale and eps)."""
+    """The least-squares checks of the likelihood fit: the exponential kernel and a margin
+    resolution fitted to P(correct), with bootstrap intervals over the scenes; their rows, both
+    fits and the intervals (low/high × scale/eps)."""
     d, t = trials.d, trials.t
     fe, fm = fit_exponential(d, t, p), fit_margin(d, t, p)
 
@@ -312,8 +289,7 @@ def least_squares(trials: Trials, p, label: str, px: float, boot: int, seed, bin
     return rows, fe, fm, ci
 
 def estimators(ci, ml_row: dict, biased, px: float) -> tuple[dict, bool]:
-    """The three estimators of the scale (least squares on P(correct), ML without and with
-    response weights) with their intervals (canvas units), and whether those overlap (a
+    """The three estimators' intervals of the scale (canvas units) and whether they overlap (a
     necessary condition for an identified scale, not a test of equality)."""
     est = {"least squares": (ci[0, 0], ci[1, 0]),
            "ML": (ml_row["ci_low_px"] / px, ml_row["ci_high_px"] / px),
@@ -324,7 +300,7 @@ def estimators(ci, ml_row: dict, biased, px: float) -> tuple[dict, bool]:
 
 def binned_accuracy(trials: Trials, p, biased, eps: float, bins: int) -> pd.DataFrame:
     """Mean P(correct) in equal-count margin bins, with its spread, beside the biased Luce
-    rule's and the margin resolution's predictions averaged over the same bins."""
+    rule's and the margin resolution's mean predictions."""
     binned = pd.DataFrame({"bin": margin_bins(trials.m, bins), "m": trials.m, "p": p,
                            "bias": biased_p(trials.d, trials.names, trials.t, biased),
                            "mar": luce_margin(trials.d, trials.t, eps)})

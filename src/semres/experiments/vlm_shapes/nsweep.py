@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from semres.core import fits, kernels, theory
+from semres.core import kernels, theory
 from semres.core.choice import compare_radii, fit_ball
 from semres.core.nsweep import fit_theorem3
 from semres.core.seeds import named_seed
@@ -29,10 +29,9 @@ LEVEL = 3.841458820694124
 
 
 def canvas_check(trials: int, stream, radii, ns, grid: int) -> pd.DataFrame:
-    """Theorem 3 on the canvas, in its heterogeneous form (the average over probes of p^n(b_p), b_p
-    the clipped disc's area), against the engine's Luce rule with a constant kernel on
-    :class:`semres.experiments.vlm_shapes.scenes.Canvas`: one row per radius, n and task (``grid``
-    probes per side of the canvas for the average)."""
+    """Theorem 3 on the canvas, p^n = E_p[p^n(b_p)] over ``grid`` × ``grid`` probes (b_p the
+    clipped disc's area), against the engine's Luce rule with a constant kernel on
+    :class:`.scenes.Canvas`: one row per radius, n and task."""
     ticks = (np.arange(grid) + 0.5) / grid
     probes = np.stack(np.meshgrid(ticks, ticks), axis=-1).reshape(-1, 2)
     rows = []
@@ -51,8 +50,8 @@ def canvas_check(trials: int, stream, radii, ns, grid: int) -> pd.DataFrame:
 
 
 def theorem3_curve(probes, n: int, task: str, grid=EPS_GRID) -> np.ndarray:
-    """Theorem 3 in its heterogeneous form on the canvas: the average over the scenes' probes
-    of p^n(b_p) for each radius of ``grid`` (each scene's own ball measure)."""
+    """Theorem 3 on the canvas for each radius of ``grid``: p^n(b_p) averaged over the scenes'
+    probes, each with its own ball measure."""
     b_p = scenes.ball_measures(probes, grid, task)  # (scenes, radii)
     return theory.n_item(b_p, n)[0 if task == "similarity" else 1].mean(axis=0)
 
@@ -72,9 +71,8 @@ def scene_rows(label: str, scene_list, p, name: str) -> list:
 
 
 def sweep_table(label: str, lists: dict, p: dict, biased):
-    """p(n) per task and n of the scored sweep (``lists`` and ``p`` keyed by (task, n)), with
-    its standard error over scenes and the biased Luce rule's prediction (``p_kernel``);
-    Theorem 3's curves and the scenes' geometry for the fits that follow."""
+    """p(n) of the scored sweep (``lists`` and ``p`` keyed by (task, n)) with its standard error
+    and the biased Luce rule's prediction; Theorem 3's curves and the scenes' geometry."""
     rows, curves, geometry = [], {}, {}
     for (task, n), lst in lists.items():
         trials = Trials(lst)
@@ -88,9 +86,8 @@ def sweep_table(label: str, lists: dict, p: dict, biased):
 
 
 def ball_fits(sweep, curves):
-    """Theorem 3's radius fitted to each task (above the clearance the design makes perfect),
-    and each task's curve at both radii (``p_theory_sim``, ``p_theory_ide``) added to
-    ``sweep``."""
+    """Theorem 3's radius fitted to each task (above the clearance the design makes perfect);
+    each task's curve at both radii added to ``sweep`` (``p_theory_sim``, ``p_theory_ide``)."""
     ball = {}
     for task in TASKS:
         part = sweep[sweep.task == task]
@@ -149,9 +146,8 @@ def graded_fits(sweep, geometry, label: str, px: float, scenes_per_n: int):
 
 
 def floor_cells(sweep) -> pd.DataFrame:
-    """The sweep's rates as effective binomial counts for :func:`semres.core.nsweep.
-    fit_theorem3`: a mean P(correct) p over scenes with standard error se counts as
-    p(1 - p)/se² trials, p of them correct."""
+    """The sweep's rates as effective binomial counts: a mean P(correct) p with standard error
+    se counts as p(1 - p)/se² trials, p of them correct."""
     se = np.maximum(sweep.se.to_numpy(float), SE_MIN)
     p = np.clip(sweep.p.to_numpy(float), 1e-6, 1 - 1e-6)
     trials = p * (1 - p) / se ** 2
@@ -161,9 +157,8 @@ def floor_cells(sweep) -> pd.DataFrame:
 
 def theorem3_floor(label: str, cells, gof_boot: int, seed) -> dict:
     """Theorem 3's constant kernel across n on both tasks, with its floor and without
-    (:func:`semres.core.nsweep.fit_theorem3`), and chapter 7's n-item floor bound at each n: the
-    most p_S a similarity with the fitted floor reaches at the observed p_I with n items
-    (:func:`semres.experiments.frontier.floor_n.floor_bound`) beside the observed p_S."""
+    (:func:`semres.core.nsweep.fit_theorem3`), and at each n chapter 7's floor bound (the most
+    p_S a similarity with the fitted floor reaches at the observed p_I) beside the observed p_S."""
 
     with_floor = fit_theorem3(cells, floor=True, gof_boot=gof_boot, seed=seed)
     free = fit_theorem3(cells, floor=False, gof_boot=gof_boot, seed=seed)
@@ -184,15 +179,14 @@ def theorem3_floor(label: str, cells, gof_boot: int, seed) -> dict:
              "b": f["b"], "b_low": f["b_ci"][0], "b_high": f["b_ci"][1], "delta": f["delta"],
              "delta_low": f["delta_ci"][0], "delta_high": f["delta_ci"][1],
              "deviance": f["deviance"], "df": f["df"], "at_bound": f["at_bound"],
-             "bound_params": f["bound_params"], **{k: f[k] for k in GOF_KEYS},
-             **{k: f.get(k, np.nan) for k in fits.SIZE_KEYS}} for f in (with_floor, free)]
+             "bound_params": f["bound_params"], **tested(f)} for f in (with_floor, free)]
     return {"floor": with_floor, "free": free, "rows": rows, "bound": bound}
 
 
 def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
-    """Theorem 3's ball radius for one task's measured rates ``p`` (standard errors ``se``) at the
-    numbers of items ``ns``, from the predicted rates ``curves[n]`` on the radii ``grid``
-    (:func:`semres.core.choice.fit_ball`), with its chi-square goodness of fit."""
+    """Theorem 3's ball radius for one task's rates ``p`` (standard errors ``se``) at ``ns``, from
+    the predictions ``curves[n]`` on the radii ``grid``, with its chi-square goodness of fit;
+    identified when bounded inside the design (above ``clear``) and not a misfit."""
     ns, grid = [int(n) for n in ns], np.asarray(grid, float)
     p, se = np.asarray(p, float), np.asarray(se, float)
     missing = [n for n in ns if n not in curves]
@@ -210,7 +204,6 @@ def ball_fit(ns, p, se, curves: dict, grid, clear: float = 0.0) -> dict:
     return f
 
 
-
 def _quasi(f: dict) -> dict:
     """A ball fit's chi-square profile divided by its dispersion when that exceeds 1
     (quasi-likelihood: a misfit's profile is read as extra scatter, approximately)."""
@@ -220,9 +213,8 @@ def _quasi(f: dict) -> dict:
 
 
 def joint_ball(fs: dict, fi: dict) -> dict:
-    """One Theorem 3 radius for both tasks: the two chi-square profiles added (independent
-    scenes), minimised on their common radii; its chi-square on (cells - 1) degrees of freedom
-    and the misfit's size against chance."""
+    """One Theorem 3 radius for both tasks: the two chi-square profiles (independent scenes)
+    added and minimised on their common radii, with its goodness of fit against chance."""
     common = np.union1d(fs["profile_eps"], fi["profile_eps"])
     common = common[(common >= max(fs["profile_eps"][0], fi["profile_eps"][0]))
                     & (common <= min(fs["profile_eps"][-1], fi["profile_eps"][-1]))]
@@ -240,8 +232,7 @@ def joint_ball(fs: dict, fi: dict) -> dict:
 def radii_difference(fs: dict | None, fi: dict | None) -> dict:
     """Is one Theorem 3 radius enough for both tasks?"""
     out = {"compared": bool(fs and fi), "misfit": False, "bad": [], "identified": False,
-           "difference": None, "ci": None, "p_equal": None, "lr": None, "mean": None,
-           "joint": None}
+           **dict.fromkeys(("difference", "ci", "p_equal", "lr", "mean", "joint"))}
     if not out["compared"]:
         return out
     out["bad"] = [t for t, f in (("generalization against n", fs),
@@ -260,10 +251,9 @@ def radii_difference(fs: dict | None, fi: dict | None) -> dict:
 def analyse_n(label: str, source: str, tab, curves: dict, gof_boot: int = 0,
               seed=0) -> dict:
     """p_S and p_I against n for one model (columns task, n, trials, correct): each rate with its
-    binomial standard error, Theorem 3's radius per task with two or more n, and their fit.csv
-    rows; where both tasks span two or more n, Theorem 3's constant kernel with its floor and
-    without across n (:func:`theorem3_floor`, ``theorem3``; a bootstrap goodness of fit of
-    ``gof_boot`` refits from a stream named from ``seed`` where chi-square does not hold)."""
+    binomial standard error, Theorem 3's radius per task with two or more n and their fit.csv
+    rows, the two radii compared (``radii``) and, where both tasks have them,
+    :func:`theorem3_floor` (``theorem3``)."""
     tab = tab.assign(p=tab.correct / tab.trials,
                      se=np.sqrt(np.maximum(tab.correct, 0.5) * np.maximum(
                          tab.trials - tab.correct, 0.5)) / tab.trials ** 1.5)
@@ -279,4 +269,5 @@ def analyse_n(label: str, source: str, tab, curves: dict, gof_boot: int = 0,
     if len(fitted) == 2 and len(tab) > 2:
         floor = theorem3_floor(label, tab[["task", "n", "trials", "correct"]], gof_boot,
                                named_seed(seed, f"theorem 3 floor {label}"))
-    return {"table": tab, "fitted": fitted, "fits": rows, "theorem3": floor}
+    return {"table": tab, "fitted": fitted, "fits": rows, "theorem3": floor,
+            "radii": radii_difference(fitted.get("similarity"), fitted.get("identification"))}

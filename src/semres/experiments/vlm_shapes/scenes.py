@@ -16,7 +16,6 @@ from semres.core.spaces import Space
 
 from .settings import MAP_LAYOUT, QUESTIONS, SHAPE_SIZE, SHAPES, TASKS
 
-BLACK = (0, 0, 0)
 RED = (220, 20, 20)
 #: below these radii the scenes make each task perfect by design: the similarity X keeps a
 #: shape's width from every shape, and shapes keep 1.3 widths apart
@@ -64,31 +63,17 @@ def _check_task(task: str) -> None:
         raise ValueError(f"task must be one of {TASKS}; got {task!r}")
 
 
-def _check_names(names) -> tuple:
-    names = tuple(str(n) for n in names)
-    if len(names) < 2:
-        raise ValueError("names: need at least two names, one per position")
-    if len(set(names)) != len(names) or not set(names) <= set(SHAPES):
-        raise ValueError(f"names: distinct names from {SHAPES}; got {names}")
-    return names
-
-
 def layout_scene(task: str, names, positions, probe=None, at=None,
-                 shape_size: float = SHAPE_SIZE, canvas_px: float | None = None) -> Scene:
+                 shape_size: float = SHAPE_SIZE) -> Scene:
     """A scene at given positions: ``probe`` (the X) for similarity, ``at`` (the index of the shape
     the X lies on) for identification."""
     _check_task(task)
-    names = tuple(names)
+    names = tuple(str(n) for n in names)
     positions = np.asarray(positions, dtype=float).reshape(-1, 2)
-    if canvas_px is not None:
-        if not float(canvas_px) > 0:
-            raise ValueError(f"canvas_px must be positive; got {canvas_px!r}")
-        positions = positions / float(canvas_px)
-        shape_size = float(shape_size) / float(canvas_px)
-        probe = None if probe is None else np.asarray(probe, dtype=float) / float(canvas_px)
-    if len(names) != len(positions):
-        raise ValueError("names: need at least two names, one per position")
-    _check_names(names)
+    if len(names) < 2 or len(names) != len(positions) or len(set(names)) != len(names) \
+            or not set(names) <= set(SHAPES):
+        raise ValueError(f"names: at least two distinct names from {SHAPES}, one per position; "
+                         f"got {names}")
     if task == "similarity":
         if probe is None:
             raise ValueError("probe: the X position is required for the similarity task")
@@ -102,16 +87,13 @@ def layout_scene(task: str, names, positions, probe=None, at=None,
 
 
 def sample_scene(rng: np.random.Generator, n: int, task: str,
-                 shape_size: float = SHAPE_SIZE, names=None) -> Scene:
-    """Shapes uniform on the canvas without overlap (centres ``1.3 * shape_size`` apart); for
-    similarity the X at least a shape's width from every shape (as in the paper), for
-    identification on a shape drawn uniformly; names a random draw of ``n`` from :data:`SHAPES`."""
+                 shape_size: float = SHAPE_SIZE) -> Scene:
+    """``n`` random shapes uniform on the canvas, centres ``1.3 * shape_size`` apart; the X a
+    shape's width from every shape (similarity, as in the paper) or on one (identification)."""
     _check_task(task)
     if not 2 <= int(n) <= len(SHAPES):
         raise ValueError(f"n must be between 2 and {len(SHAPES)}; got {n}")
     n, s = int(n), float(shape_size)
-    if not 0.02 <= s <= 0.2:
-        raise ValueError(f"shape_size must lie in [0.02, 0.2]; got {shape_size}")
     lo, hi, apart = 0.6 * s, 1 - 0.6 * s, 1.3 * s
     for _ in range(1000):
         # plain floats: np.linalg.norm's sqrt(dx*dx + dy*dy), bit for bit, without its
@@ -126,67 +108,51 @@ def sample_scene(rng: np.random.Generator, n: int, task: str,
         if len(pos) < n:
             continue  # crowded: start again
         pos = np.array(pos)
-        if names is None:  # indices drawn as rng.choice(SHAPES, ...) draws them: same names
-            chosen = tuple(SHAPES[i] for i in rng.choice(len(SHAPES), n, replace=False))
-        else:
-            chosen = _check_names(names)
-            if len(chosen) != n:
-                raise ValueError(f"names: need {n} names, one per shape; got {len(chosen)}")
+        # indices drawn as rng.choice(SHAPES, ...) draws them: the same names
+        names = tuple(SHAPES[i] for i in rng.choice(len(SHAPES), n, replace=False))
         if task == "identification":
-            return Scene(task, chosen, pos, pos[int(rng.integers(n))].copy(), s)
+            return Scene(task, names, pos, pos[int(rng.integers(n))].copy(), s)
         cand = rng.uniform(0.3 * s, 1 - 0.3 * s, size=(256, 2))
         ok = np.min(np.linalg.norm(cand[:, None] - pos[None], axis=2), axis=1) >= s
         if ok.any():
-            return Scene(task, chosen, pos, cand[np.argmax(ok)].copy(), s)
+            return Scene(task, names, pos, cand[np.argmax(ok)].copy(), s)
     raise RuntimeError(f"could not place {n} shapes of size {s}")
 
 
-def scene_stream(seed) -> np.random.SeedSequence:
-    """The stream scenes are drawn from: a stream already named from the chapter's seed (its
-    ``stream("fit_scenes")``) as it is, or, from a bare integer root, its stream ``"scenes"``."""
-    return seed if isinstance(seed, np.random.SeedSequence) else named_seed(seed, "scenes")
-
-
 def sample_scenes(count: int, n, task: str, seed, shape_size: float = SHAPE_SIZE) -> list:
-    """``count`` scenes from one stream (:func:`scene_stream` of ``seed``); ``n`` is an int or a
-    sequence drawn from uniformly."""
-    rng = np.random.default_rng(scene_stream(seed))
+    """``count`` scenes from one stream: ``seed`` as it is when a stream already named from the
+    chapter's seed (its ``stream("fit_scenes")``), else its stream ``"scenes"``; ``n`` an int or
+    a sequence drawn from uniformly."""
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = named_seed(seed, "scenes")
+    rng = np.random.default_rng(seed)
     ns = np.atleast_1d(np.asarray(n, dtype=int))
     return [sample_scene(rng, int(rng.choice(ns)), task, shape_size) for _ in range(int(count))]
 
 
-def map_scenes(grid: int, layout: dict = MAP_LAYOUT, shape_size: float = SHAPE_SIZE) -> list:
+def map_scenes(grid: int, layout: dict = MAP_LAYOUT) -> list:
     """Similarity scenes with the X on a ``grid`` × ``grid`` lattice over a fixed layout, skipping
     points closer than a shape's width to a shape: the accuracy map's probes."""
     names, pos = tuple(layout), np.array(list(layout.values()), dtype=float)
     ticks = (np.arange(grid) + 0.5) / grid
-    out = []
-    for y in ticks:
-        for x in ticks:
-            if np.min(np.linalg.norm(pos - (x, y), axis=1)) >= shape_size:
-                out.append(layout_scene("similarity", names, pos, probe=(x, y),
-                                        shape_size=shape_size))
-    return out
+    return [layout_scene("similarity", names, pos, probe=(x, y)) for y in ticks for x in ticks
+            if np.min(np.linalg.norm(pos - (x, y), axis=1)) >= SHAPE_SIZE]
 
 
-def ball_measures(probes, eps, task: str, shape_size: float = SHAPE_SIZE,
-                  k: int = 64) -> np.ndarray:
-    """Theorem 3's ball measure ``b_p`` at each probe for each radius: the chance that another
-    shape's centre lies within ``eps`` of the probe, shape centres being uniform on the square
-    :func:`sample_scene` draws them from, outside the probe's clearance (a shape's width for the
-    similarity X, the 1.3-width spacing for identification, whose probe is a shape)."""
+def ball_measures(probes, eps, task: str, k: int = 64) -> np.ndarray:
+    """Theorem 3's ``b_p`` at each probe for each radius: the chance that another shape's centre,
+    uniform where :func:`sample_scene` puts it outside the :data:`CLEARANCE`, is within ``eps``."""
     _check_task(task)
-    s = float(shape_size)
+    s = SHAPE_SIZE
     probes = np.asarray(probes, dtype=float).reshape(-1, 2)
     eps = np.atleast_1d(np.asarray(eps, dtype=float))
     lo, hi = 0.6 * s, 1 - 0.6 * s
     ticks = lo + (np.arange(k) + 0.5) / k * (hi - lo)
     lattice = np.stack(np.meshgrid(ticks, ticks), -1).reshape(-1, 2)
-    clear = s if task == "similarity" else 1.3 * s
     d = np.sort(np.linalg.norm(probes[:, None] - lattice[None], axis=2), axis=1)
     out = np.empty((len(probes), len(eps)))
     for i, row in enumerate(d):
-        start = np.searchsorted(row, clear)
+        start = np.searchsorted(row, CLEARANCE[task])
         inside = np.searchsorted(row, eps, side="right") - start
         out[i] = np.clip(inside, 0, None) / max(len(row) - start, 1)
     return out
@@ -213,38 +179,37 @@ def canvas_ball(p, radius: float, k: int = 600) -> np.ndarray:
     return ((hi - lo) * ((xs >= 0) & (xs <= 1))).sum(axis=1) * 2 * radius / k
 
 
+#: the polygons of the shapes in box coordinates ``[-0.5, 0.5]²`` (``y`` down); circle, ring
+#: and moon are ellipses, the star and heart are computed in :func:`_outline`
+POLYGONS = {
+    "square": [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)],
+    "triangle": [(0, -0.47), (0.47, 0.4), (-0.47, 0.4)],
+    "diamond": [(0, -0.5), (0.38, 0), (0, 0.5), (-0.38, 0)],
+    "cross": [(-0.16, -0.48), (0.16, -0.48), (0.16, -0.16), (0.48, -0.16), (0.48, 0.16),
+              (0.16, 0.16), (0.16, 0.48), (-0.16, 0.48), (-0.16, 0.16), (-0.48, 0.16),
+              (-0.48, -0.16), (-0.16, -0.16)],
+    "bar": [(-0.5, -0.17), (0.5, -0.17), (0.5, 0.17), (-0.5, 0.17)],
+    "arrow": [(-0.5, -0.13), (0.05, -0.13), (0.05, -0.4), (0.5, 0), (0.05, 0.4), (0.05, 0.13),
+              (-0.5, 0.13)],
+    "hourglass": [(-0.38, -0.48), (0.38, -0.48), (0, 0), (0.38, 0.48), (-0.38, 0.48), (0, 0)],
+}
+
+
 @lru_cache(maxsize=None)
-def _outline(name: str, k: int = 40) -> tuple:
-    """The shape's polygon in box coordinates ``[-0.5, 0.5]²`` (``y`` down), as floats (built
-    once per shape: every training step draws hundreds)."""
-    t = np.linspace(0, 2 * np.pi, k, endpoint=False)
-    if name == "square":
-        pts = [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)]
-    elif name == "triangle":
-        pts = [(0, -0.47), (0.47, 0.4), (-0.47, 0.4)]
-    elif name == "diamond":
-        pts = [(0, -0.5), (0.38, 0), (0, 0.5), (-0.38, 0)]
-    elif name == "star":
+def _outline(name: str) -> tuple:
+    """The shape's polygon as floats (built once per shape: every training step draws
+    hundreds)."""
+    t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    if name == "star":
         a = -np.pi / 2 + np.arange(10) * np.pi / 5
         r = np.where(np.arange(10) % 2 == 0, 0.5, 0.2)
-        pts = list(zip(r * np.cos(a), r * np.sin(a)))
+        pts = zip(r * np.cos(a), r * np.sin(a))
     elif name == "heart":
         x = 16 * np.sin(t) ** 3
         y = -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t))
-        pts = list(zip(x / 34, (y + 2.5) / 34))
-    elif name == "cross":
-        a, b = 0.16, 0.48
-        pts = [(-a, -b), (a, -b), (a, -a), (b, -a), (b, a), (a, a), (a, b), (-a, b), (-a, a),
-               (-b, a), (-b, -a), (-a, -a)]
-    elif name == "bar":
-        pts = [(-0.5, -0.17), (0.5, -0.17), (0.5, 0.17), (-0.5, 0.17)]
-    elif name == "arrow":
-        pts = [(-0.5, -0.13), (0.05, -0.13), (0.05, -0.4), (0.5, 0), (0.05, 0.4), (0.05, 0.13),
-               (-0.5, 0.13)]
-    elif name == "hourglass":
-        pts = [(-0.38, -0.48), (0.38, -0.48), (0, 0), (0.38, 0.48), (-0.38, 0.48), (0, 0)]
-    else:  # circle, ring and moon are drawn as ellipses
-        pts = list(zip(0.45 * np.cos(t), 0.45 * np.sin(t)))
+        pts = zip(x / 34, (y + 2.5) / 34)
+    else:
+        pts = POLYGONS[name]
     return tuple((float(x), float(y)) for x, y in pts)
 
 
@@ -281,30 +246,30 @@ def _draw_x(draw, scene: Scene, big: int, ink) -> tuple:
             min(big, math.ceil(cx + reach)), min(big, math.ceil(cy + reach)))
 
 
-def render(scene: Scene, size: int = 96, supersample: int = 4) -> Image.Image:
-    """Draw ``scene`` on a white ``size`` × ``size`` RGB canvas (anti-aliased by supersampling)."""
+def _big(size: int, supersample: int) -> int:
     if int(size) < 16:
         raise ValueError(f"size must be at least 16 pixels; got {size}")
-    big = int(size) * int(supersample)
+    return int(size) * int(supersample)
+
+
+def render(scene: Scene, size: int = 96, supersample: int = 4) -> Image.Image:
+    """Draw ``scene`` on a white ``size`` × ``size`` RGB canvas (anti-aliased by supersampling)."""
+    big = _big(size, supersample)
     img = Image.new("RGB", (big, big), "white")
     draw = ImageDraw.Draw(img)
-    _draw_shapes(draw, scene, big, BLACK, "white")
+    _draw_shapes(draw, scene, big, (0, 0, 0), "white")
     _draw_x(draw, scene, big, RED)  # drawn last: on top of its shape in identification
     return img.reduce(int(supersample)) if supersample > 1 else img
 
 
 def render_arrays(scene_list, size: int = 96, supersample: int = 4) -> np.ndarray:
-    """:func:`render`'s canvases of ``scene_list``, bit for bit, as one uint8 array ``(B, 3, size,
-    size)`` (channels first, as a model takes them), about twice as fast."""
-    scene_list = list(scene_list)
-    if int(size) < 16:
-        raise ValueError(f"size must be at least 16 pixels; got {size}")
-    ss = int(supersample)
-    big = int(size) * ss
+    """:func:`render`'s canvases, bit for bit, as uint8 ``(B, 3, size, size)``, twice as fast: one
+    grey canvas with the red channel's X, the green (and blue) redrawn only around the X."""
+    ss, big = int(supersample), _big(size, supersample)
     out = np.empty((len(scene_list), 3, int(size), int(size)), dtype=np.uint8)
     for i, scene in enumerate(scene_list):
         red = Image.new("L", (big, big), 255)
-        _draw_shapes(ImageDraw.Draw(red), scene, big, BLACK[0], 255)
+        _draw_shapes(ImageDraw.Draw(red), scene, big, 0, 255)
         green = red.copy()
         _draw_x(ImageDraw.Draw(red), scene, big, RED[0])
         x0, y0, x1, y1 = _draw_x(ImageDraw.Draw(green), scene, big, RED[1])
@@ -319,86 +284,3 @@ def render_arrays(scene_list, size: int = 96, supersample: int = 4) -> np.ndarra
     out[:, 2] = out[:, 1]
     return out
 
-
-# Batched rendering on a torch device, for training: a GPU step must not wait on PIL drawing
-# one scene at a time. Each shape (and the X) is drawn once by :func:`render` itself at the
-# supersampled resolution, at ``quant`` × ``quant`` sub-pixel offsets; a batch is then stamped
-# together from these sprites with one scatter and box-averaged, as ``render`` reduces its canvas.
-
-def _sprites(big: int, shape_size: float, quant: int):
-    """``(half, ink)``: ink masks, shape ``(len(SHAPES) + 1, quant, quant, S, S)`` (the X last),
-    of every shape drawn by :func:`render` with its centre at ``(half + qx/quant, half + qy/quant)``
-    supersampled pixels; ``S = 2 * half + 2``."""
-    w = shape_size * big
-    half = int(np.ceil(0.8 * w)) + 2  # the moon's cut reaches 0.77 w from its centre
-    span = 2 * half + 2
-    off = 10.0  # far off the canvas: PIL clips whatever is drawn there
-    ink = np.zeros((len(SHAPES) + 1, quant, quant, span, span), dtype=bool)
-    for k in range(len(SHAPES) + 1):
-        for qy in range(quant):
-            for qx in range(quant):
-                c = (np.array([half + qx / quant, half + qy / quant])) / big
-                if k < len(SHAPES):  # the shape here, a second shape and the X off the canvas
-                    other = "triangle" if SHAPES[k] == "square" else "square"
-                    scene = layout_scene("similarity", (SHAPES[k], other), [c, (off, off)],
-                                         probe=(off, off), shape_size=shape_size)
-                else:  # the X here, both shapes off the canvas
-                    scene = layout_scene("similarity", ("square", "triangle"),
-                                         [(off, off), (-off, -off)], probe=c,
-                                         shape_size=shape_size)
-                img = np.asarray(render(scene, big, supersample=1))[:span, :span]
-                ink[k, qy, qx] = np.any(img != 255, axis=2)
-    return half, ink
-
-
-_SPRITE_CACHE: dict = {}
-
-
-def render_batch(scene_list, size: int = 96, supersample: int = 4, device="cpu", quant: int = 8):
-    """Canvases of ``scene_list`` as a float tensor ``(B, 3, size, size)`` of 0–255 values on
-    ``device``: :func:`render`'s pictures (up to rounding at a few edge pixels, since centres
-    snap to 1/``quant`` of a supersampled pixel), drawn in one go on the device."""
-    import torch
-
-    scene_list = list(scene_list)
-    if not scene_list:
-        raise ValueError("scene_list must hold at least one scene")
-    if int(size) < 16:
-        raise ValueError(f"size must be at least 16 pixels; got {size}")
-    sizes = {float(s.shape_size) for s in scene_list}
-    if len(sizes) != 1:
-        raise ValueError(f"scene_list: one shape_size per batch; got {sorted(sizes)}")
-    big = int(size) * int(supersample)
-    key = (big, sizes.pop(), int(quant), str(device))
-    if key not in _SPRITE_CACHE:
-        half, ink = _sprites(*key[:3])
-        _SPRITE_CACHE[key] = half, torch.from_numpy(ink).to(device)
-    half, ink = _SPRITE_CACHE[key]
-    span = ink.shape[-1]
-    pad = span
-    width = big + 2 * pad
-    # one row per stamp: (image, sprite, sub-pixel x, y, integer x, y); the X of each scene last
-    rows = []
-    for b, s in enumerate(scene_list):
-        for k, xy in [(SHAPES.index(n), p) for n, p in zip(s.names, s.positions)] + [
-                (len(SHAPES), s.probe)]:
-            fine = np.round(np.asarray(xy, dtype=float) * big * quant).astype(np.int64)
-            rows.append((b, k, fine[0] % quant, fine[1] % quant, fine[0] // quant,
-                         fine[1] // quant))
-    r = torch.as_tensor(np.array(rows, dtype=np.int64), device=device)
-    stamps = ink[r[:, 1], r[:, 3], r[:, 2]].reshape(len(r), -1)         # (K, S*S)
-    rr = torch.arange(span, device=device)
-    local = (rr[:, None] * width + rr[None, :]).reshape(-1)
-    base = r[:, 0] * width * width + (r[:, 5] - half + pad) * width + (r[:, 4] - half + pad)
-    idx = base[:, None] + local[None]                                   # (K, S*S)
-    canvas = torch.zeros(len(scene_list) * width * width, dtype=torch.uint8, device=device)
-    is_x = r[:, 1] == len(SHAPES)
-    for code, sel in ((1, ~is_x), (2, is_x)):  # black shapes, then the red X on top
-        canvas[idx[sel][stamps[sel]]] = code
-    canvas = canvas.view(-1, width, width)[:, pad:pad + big, pad:pad + big]
-    ss = int(supersample)
-    share = torch.nn.functional.avg_pool2d(  # render's box filter, per colour
-        torch.stack([canvas == 1, canvas == 2], 1).float(), ss)
-    colour = torch.tensor([*RED], dtype=torch.float32, device=device).view(1, 3, 1, 1)
-    rgb = 255.0 * (1 - share[:, :1] - share[:, 1:]) + colour * share[:, 1:]
-    return torch.floor(rgb + 0.5)

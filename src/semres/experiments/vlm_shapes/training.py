@@ -22,6 +22,9 @@ from . import scenes as sc
 from . import vlm
 from .settings import QUESTIONS, SHAPES, TASKS
 
+NS = range(2, 13)  # numbers of shapes a training scene holds
+
+
 def _scene_batch(rng, batch_size, ns):
     """``batch_size`` fresh scenes, tasks and shape counts drawn uniformly (in that order)."""
     tasks = rng.choice(TASKS, batch_size)
@@ -32,39 +35,35 @@ _PROMPTS = weakref.WeakKeyDictionary()  # processor -> {(image_size, task or ans
 
 
 def _token_ids(processor, image_size: int, key: str) -> list:
-    """The prompt ids of task ``key`` (its image placeholder expanded to one token per image
-    feature) or the ids of answer ``key``; built once per processor (the chat template and the
-    tokenizer cost more than the rest of a batch's text)."""
+    """The prompt ids of task ``key`` (one image token per image feature) or the ids of answer
+    ``key``, built once per processor (the chat template costs more than the rest)."""
     memo = _PROMPTS.setdefault(processor, {})
-    if (image_size, key) in memo:
-        return memo[image_size, key]
-    tok = processor.tokenizer
-    if key not in TASKS:
-        ids = tok(key, add_special_tokens=False)["input_ids"]
-    else:
-        image_id = tok.convert_tokens_to_ids(vlm.IMAGE_TOKEN)
-        n_image = ((image_size // processor.patch_size) ** 2
-                   + processor.num_additional_image_tokens)
-        if processor.vision_feature_select_strategy == "default":
-            n_image -= 1
-        ids = [x for i in tok(vlm.prompt_text(processor, QUESTIONS[key]),
-                              add_special_tokens=False)["input_ids"]
-               for x in ([i] * n_image if i == image_id else [i])]
-    memo[image_size, key] = ids
-    return ids
+    if (image_size, key) not in memo:
+        tok = processor.tokenizer
+        if key not in TASKS:
+            memo[image_size, key] = tok(key, add_special_tokens=False)["input_ids"]
+        else:
+            image_id = tok.convert_tokens_to_ids(vlm.IMAGE_TOKEN)
+            n_image = ((image_size // processor.patch_size) ** 2
+                       + processor.num_additional_image_tokens
+                       - (processor.vision_feature_select_strategy == "default"))
+            prompt = tok(vlm.prompt_text(processor, QUESTIONS[key]), add_special_tokens=False)
+            memo[image_size, key] = [x for i in prompt["input_ids"]
+                                     for x in ([i] * n_image if i == image_id else [i])]
+    return memo[image_size, key]
 
 
 def _text_batch(processor, items, image_size):
     """Token ids, attention mask and labels (the answer token only) for ``items``, built without
-    the processor: its image placeholder expanded to one token per image feature."""
+    the processor."""
     import torch
 
     prompts = [_token_ids(processor, image_size, s.task) for s in items]
     rows = [p + _token_ids(processor, image_size, s.answer) for p, s in zip(prompts, items)]
-    width = max(map(len, rows))
-    ids = np.full((len(items), width), processor.tokenizer.pad_token_id, dtype=np.int64)
-    labels = np.full((len(items), width), -100, dtype=np.int64)
-    mask = np.zeros((len(items), width), dtype=np.int64)
+    shape = (len(items), max(map(len, rows)))
+    ids = np.full(shape, processor.tokenizer.pad_token_id, dtype=np.int64)
+    labels = np.full(shape, -100, dtype=np.int64)
+    mask = np.zeros(shape, dtype=np.int64)
     for j, (p, r) in enumerate(zip(prompts, rows)):
         ids[j, :len(r)] = r
         mask[j, :len(r)] = 1
@@ -73,25 +72,14 @@ def _text_batch(processor, items, image_size):
             torch.from_numpy(labels))
 
 
-def _pixels(processor, items, image_size, device="cpu", batched: bool | None = None):
-    """Normalised pixels of ``items`` on ``device``: PIL's drawing (:func:`scenes.render_arrays`,
-    :func:`scenes.render`'s canvases bit for bit) on a CPU, ten times faster there; the batched
-    :func:`scenes.render_batch` on an accelerator (drawn on the device, so the step does not wait
-    on one CPU thread); ``batched`` forces either."""
-    import torch
-
-    device = torch.device(device)
-    if not (device.type != "cpu" if batched is None else batched):
-        return vlm.normalise(processor, sc.render_arrays(items, image_size)).to(device)
-    ip = processor.image_processor
-    mean = torch.tensor(ip.image_mean, device=device).view(1, 3, 1, 1)
-    std = torch.tensor(ip.image_std, device=device).view(1, 3, 1, 1)
-    return (sc.render_batch(items, image_size, device=device) / 255.0 - mean) / std
+def _pixels(processor, items, image_size, device="cpu"):
+    """Normalised pixels of ``items`` on ``device``, drawn by PIL (:func:`scenes.render_arrays`):
+    the same pixels on every device."""
+    return vlm.normalise(processor, sc.render_arrays(items, image_size)).to(device)
 
 
 def _training_batch(processor, rng, batch_size, ns, image_size, device="cpu"):
-    """One language-stage batch as the processor would build it, ``(inputs, labels)``; pixels
-    on ``device`` (drawn there on an accelerator)."""
+    """One language-stage batch as the processor would build it, ``(inputs, labels)``."""
     items = _scene_batch(rng, batch_size, ns)
     batch, labels = _text_batch(processor, items, image_size)
     batch["pixel_values"] = _pixels(processor, items, image_size, device)
@@ -99,11 +87,9 @@ def _training_batch(processor, rng, batch_size, ns, image_size, device="cpu"):
 
 
 def _vision_targets(items, grid: int) -> np.ndarray:
-    """Stage 1's labels of a batch, shape (B, 4, grid²), per patch: the shape whose centre is
-    nearest to the patch centre if it lies in the patch (else ``len(SHAPES)``, none; nearer shapes
-    win a shared patch), whether the X lies in it, the shape nearest to the patch centre (the
-    Voronoi map), and the scene's answer (the shape nearest to the X itself) on the X's patch,
-    ignored (-100) elsewhere."""
+    """Stage 1's labels (B, 4, grid²) per patch: the shape centred in it (``len(SHAPES)``: none;
+    the nearer wins a shared patch), whether the X is in it, the shape nearest to its centre,
+    and the answer on the X's patch (-100 elsewhere)."""
     k = max(s.n for s in items)
     pos = np.full((len(items), k, 2), 1e6)
     names = np.zeros((len(items), k), dtype=int)
@@ -125,8 +111,7 @@ def _vision_targets(items, grid: int) -> np.ndarray:
         o = order[:, j]
         w = real[rows, o]
         out[rows[w], 0, cell[rows, o][w]] = names[rows, o][w]
-    probes = np.array([s.probe for s in items])
-    r = np.floor(probes * grid).astype(int).clip(0, grid - 1)
+    r = np.floor(np.array([s.probe for s in items]) * grid).astype(int).clip(0, grid - 1)
     x_cell = r[:, 1] * grid + r[:, 0]
     out[:, 1] = 0
     out[rows, 1, x_cell] = 1
@@ -145,38 +130,23 @@ def _warmup(steps: int) -> float:
     return (end + 1) / steps
 
 
-def _resume(path, modules, opt, sched):
-    """``(step, losses)`` from a checkpoint written by :func:`_checkpoint`, or ``(0, [])``."""
+def _fit(step_fn, groups, steps, checkpoint, checkpoint_every, modules, desc, progress):
+    """Both stages' loop: AdamW on a OneCycle schedule, clipped gradients, and a checkpoint every
+    ``checkpoint_every`` steps and at the end, from which a killed run resumes; the losses."""
     import torch
 
-    if not (path and Path(path).is_file()):
-        return 0, []
-    state = torch.load(path, weights_only=False)
-    for name, module in modules.items():
-        module.load_state_dict(state[name])
-    opt.load_state_dict(state["opt"])
-    sched.load_state_dict(state["sched"])
-    return state["step"], state["losses"]
-
-
-def _checkpoint(path, modules, opt, sched, step, losses):
-    """Write the training state atomically (a killed run never leaves half a checkpoint)."""
-    import torch
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    state = {name: module.state_dict() for name, module in modules.items()}
-    state.update(opt=opt.state_dict(), sched=sched.state_dict(), step=step, losses=losses)
-    torch.save(state, str(path) + ".tmp")
-    os.replace(str(path) + ".tmp", path)
-
-
-def _fit_loop(step_fn, params, opt, sched, steps, start, losses, checkpoint, checkpoint_every,
-              modules, desc, progress):
-    """The loop both stages share: a step, clipped gradients, the schedule, a progress bar and a
-    checkpoint every ``checkpoint_every`` steps and at the end."""
-    import torch
-
+    opt = torch.optim.AdamW(groups, weight_decay=0.01, foreach=True)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[g["lr"] for g in groups],
+                                                total_steps=steps, pct_start=_warmup(steps))
+    start, losses = 0, []
+    if checkpoint and Path(checkpoint).is_file():
+        state = torch.load(checkpoint, weights_only=False)
+        for name, module in modules.items():
+            module.load_state_dict(state[name])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        start, losses = state["step"], state["losses"]
+    params = [p for g in groups for p in g["params"]]
     bar = tqdm(range(start, steps), desc=desc, disable=not progress, initial=start, total=steps)
     for step in bar:
         loss = step_fn(step)
@@ -188,7 +158,11 @@ def _fit_loop(step_fn, params, opt, sched, steps, start, losses, checkpoint, che
         losses.append(loss.item())
         bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
         if checkpoint and ((step + 1) % checkpoint_every == 0 or step + 1 == steps):
-            _checkpoint(checkpoint, modules, opt, sched, step + 1, losses)
+            Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
+            torch.save({**{name: m.state_dict() for name, m in modules.items()},
+                        "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step + 1,
+                        "losses": losses}, str(checkpoint) + ".tmp")
+            os.replace(str(checkpoint) + ".tmp", checkpoint)  # never half a checkpoint
     return losses
 
 
@@ -203,27 +177,16 @@ def vision_heads(hidden: int):
 
 
 def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: float = 2e-3,
-                    seed=0, ns=range(2, 13), progress: bool = True,
-                    checkpoint: str | os.PathLike | None = None, checkpoint_every: int = 200,
-                    heads=None) -> list:
-    """Stage 1, in place of a pretrained encoder: teach the vision tower, per patch, which shape
-    sits there, where the X is, which shape is nearest to the patch and, on the X's own patch, the
-    answer (linear :func:`vision_heads`, then dropped). Returns the losses."""
+                    seed=0, ns=NS, progress: bool = True, checkpoint=None,
+                    checkpoint_every: int = 200, heads=None) -> list:
+    """Stage 1, in place of a pretrained encoder: the vision tower learns :func:`_vision_targets`
+    through linear :func:`vision_heads`, then dropped. Returns the losses."""
     import torch
 
-    if steps < 1 or batch_size < 1:
-        raise ValueError(f"steps and batch_size must be positive; got {steps}, {batch_size}")
     tower = model.model.vision_tower
     size = vlm.native_size(processor)
     grid = size // processor.patch_size
-    heads = vision_heads(tower.config.hidden_size) if heads is None else heads
-    heads = heads.to(model.device)
-    params = list(tower.parameters()) + list(heads.parameters())
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01, foreach=True)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps,
-                                                pct_start=_warmup(steps))
-    modules = {"tower": tower, "heads": heads}
-    start, losses = _resume(checkpoint, modules, opt, sched)
+    heads = (vision_heads(tower.config.hidden_size) if heads is None else heads).to(model.device)
     ns = np.asarray(list(ns), dtype=int)
     layer = model.config.vision_feature_layer
 
@@ -238,22 +201,20 @@ def pretrain_vision(model, processor, steps: int, batch_size: int = 64, lr: floa
                    for i, h in enumerate(heads))
 
     tower.train()
-    losses = _fit_loop(step_fn, params, opt, sched, steps, start, losses, checkpoint,
-                       checkpoint_every, modules, "stage 1: vision tower", progress)
+    losses = _fit(step_fn, [{"params": list(tower.parameters()) + list(heads.parameters()),
+                             "lr": lr}], steps, checkpoint, checkpoint_every,
+                  {"tower": tower, "heads": heads}, "stage 1: vision tower", progress)
     tower.eval()
     return losses
 
 
 def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, seed=0,
-          ns=range(2, 13), checkpoint: str | os.PathLike | None = None,
-          checkpoint_every: int = 100, progress: bool = True,
+          ns=NS, checkpoint=None, checkpoint_every: int = 100, progress: bool = True,
           vision_lr: float | None = None) -> tuple:
-    """Train on fresh scenes of both tasks (answer tokens only in the loss); ``(model,
-    losses)``."""
+    """Stage 2: train on fresh scenes of both tasks (answer tokens only in the loss), the tower
+    at ``vision_lr`` (default ``lr / 30``; 0 freezes it); ``(model, losses)``."""
     import torch
 
-    if steps < 1 or batch_size < 1:
-        raise ValueError(f"steps and batch_size must be positive; got {steps}, {batch_size}")
     ns = np.asarray(list(ns), dtype=int)
     size = vlm.native_size(processor)
     vision_lr = lr / 30 if vision_lr is None else vision_lr
@@ -264,11 +225,6 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
     groups = [{"params": [p for p in model.parameters() if id(p) not in in_tower], "lr": lr}]
     if not frozen:
         groups.append({"params": list(tower.parameters()), "lr": vision_lr})
-    opt = torch.optim.AdamW(groups, weight_decay=0.01, foreach=True)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[g["lr"] for g in groups],
-                                                total_steps=steps, pct_start=_warmup(steps))
-    modules = {"model": model}
-    start, losses = _resume(checkpoint, modules, opt, sched)
 
     def step_fn(step):
         rng = np.random.default_rng(named_seed(seed, "vlm_language_batch", step))
@@ -278,28 +234,25 @@ def train(model, processor, steps: int, batch_size: int = 64, lr: float = 3e-3, 
     model.train()
     if frozen:
         tower.eval()
-    losses = _fit_loop(step_fn, [p for g in groups for p in g["params"]], opt, sched, steps,
-                       start, losses, checkpoint, checkpoint_every, modules, "training VLM",
-                       progress)
+    losses = _fit(step_fn, groups, steps, checkpoint, checkpoint_every, {"model": model},
+                  "training VLM", progress)
     tower.requires_grad_(True)
     return model.eval(), losses
 
 
-def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int = 64,
-                  layers: int = 4, heads: int = 4, vision_steps: int = 1600, steps: int = 800,
-                  batch_size: int = 32, lr: float = 3e-3, vision_lr: float = 0.0,
-                  seed: int = 0, ns=range(2, 13), device: str = "cpu",
-                  progress: bool = True, stage1_lr: float | None = None,
-                  vision: str = "dinov3") -> Path:
-    """Folder of the default model trained with these settings (stage 1: :func:`pretrain_vision` at
-    ``stage1_lr``, default ``lr``; stage 2: :func:`train`), saved with ``save_pretrained`` on first
-    use and reused afterwards."""
-    stage1_lr = lr if stage1_lr is None else stage1_lr
-    params = dict(image_size=image_size, patch_size=patch_size, hidden=hidden, layers=layers,
-                  heads=heads, vision_steps=vision_steps, steps=steps, batch_size=batch_size,
-                  lr=lr, vision_lr=vision_lr, stage1_lr=stage1_lr, seed=seed,
-                  vision=vision,
-                  ns=[int(n) for n in ns],
+def trained_model(root, hidden: int = 64, layers: int = 4, heads: int = 4,
+                  vision_steps: int = 1600, steps: int = 800, batch_size: int = 32,
+                  vision_lr: float = 0.0, stage1_lr: float = 3e-3, seed: int = 0,
+                  device: str = "cpu", progress: bool = True, vision: str = "dinov3") -> Path:
+    """Folder of the 96 px model (12 px patches) trained with these settings (stage 1:
+    :func:`pretrain_vision` at ``stage1_lr``; stage 2: :func:`train`), saved with
+    ``save_pretrained`` on first use and reused afterwards; a saved folder that does not load
+    is trained again."""
+    import torch
+
+    params = dict(hidden=hidden, layers=layers, heads=heads, vision_steps=vision_steps,
+                  steps=steps, batch_size=batch_size, vision_lr=vision_lr, stage1_lr=stage1_lr,
+                  seed=seed, vision=vision,
                   code=code_digest(trained_model))  # new training code, new model
     key = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(root)
@@ -312,30 +265,19 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
         print(f"[semres] the saved model {folder} does not load ({damage}): removed, training it "
               f"again", file=sys.stderr, flush=True)
         shutil.rmtree(folder)
-    import torch
-
     root.mkdir(parents=True, exist_ok=True)
-    processor = vlm.build_processor(image_size, patch_size)
+    processor = vlm.build_processor(96, 12)
     model = vlm.build_model(processor, hidden, layers, heads, seed, vision=vision).to(
         torch.device(device))
-    stage1 = root / f"tiny-llava-{key}.vision.pt"
+    # a finished stage's checkpoint holds its final state: a rerun resumes past it at once
+    work = [root / f"tiny-llava-{key}.{stage}.ckpt.pt" for stage in ("vision", "language")]
     clock = time.perf_counter()
-    if stage1.is_file():
-        saved = torch.load(stage1, weights_only=False)
-        model.model.vision_tower.load_state_dict(saved["tower"])
-        losses1 = saved["losses"]
-    else:
-        losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=stage1_lr,
-                                  seed=seed, ns=ns, progress=progress,
-                                  checkpoint=root / f"tiny-llava-{key}.vision.ckpt.pt")
-        torch.save({"tower": model.model.vision_tower.state_dict(), "losses": losses1},
-                   str(stage1) + ".tmp")
-        os.replace(str(stage1) + ".tmp", stage1)
+    losses1 = pretrain_vision(model, processor, vision_steps, batch_size, lr=stage1_lr,
+                              seed=seed, progress=progress, checkpoint=work[0])
     seconds = {"vision": time.perf_counter() - clock}
     clock = time.perf_counter()
-    model, losses = train(model, processor, steps, batch_size, lr, seed, ns,
-                          checkpoint=root / f"tiny-llava-{key}.ckpt.pt", progress=progress,
-                          vision_lr=vision_lr)
+    model, losses = train(model, processor, steps, batch_size, seed=seed, checkpoint=work[1],
+                          progress=progress, vision_lr=vision_lr)
     seconds["language"] = time.perf_counter() - clock  # this run's share, if it resumed
     partial = root / f"tiny-llava-{key}.partial"
     shutil.rmtree(partial, ignore_errors=True)
@@ -345,20 +287,17 @@ def trained_model(root, image_size: int = 96, patch_size: int = 12, hidden: int 
         {"params": params, "vision_losses": losses1, "losses": losses, "seconds": seconds}))
     os.replace(partial, folder)  # only a complete folder ever carries the final name
     record_cache_use(f"model {folder.name}", folder.name, "computed")
-    for done in (stage1, root / f"tiny-llava-{key}.ckpt.pt",
-                 root / f"tiny-llava-{key}.vision.ckpt.pt"):
+    for done in work:
         done.unlink(missing_ok=True)
     return folder
 
 
 def training_summary(model_ref) -> dict:
-    """The losses of a model trained here, averaged over the first and last tenth of each
-    stage (``vloss_*``: the vision stage's summed per-patch loss; ``loss_*``: the answer loss);
-    NaN for a model that was not (``model_ref`` None, or no ``training.json`` beside it)."""
-    keys = ("loss_first", "loss_last", "vloss_first", "vloss_last")
+    """Each stage's mean loss over its first and last tenth (``vloss_*``: vision, ``loss_*``:
+    answer); NaN for a model not trained here (no ``training.json``)."""
     record = None if model_ref is None else Path(model_ref) / "training.json"
     if record is None or not record.is_file():
-        return dict.fromkeys(keys, float("nan"))
+        return dict.fromkeys(("loss_first", "loss_last", "vloss_first", "vloss_last"), np.nan)
     record = json.loads(record.read_text())
     out = {}
     for prefix, losses in (("", record["losses"]), ("v", record["vision_losses"])):

@@ -1,6 +1,5 @@
-"""Chapter 6's rules: when a spatial scale is identified, whether two radii are one, where a
-model lies against chapter 7's front, and the overview rows (keyword arguments of
-``Report.result``). Every threshold and row statement is named here."""
+"""Chapter 6's rules (when a scale is identified, whether two radii are one, where a model lies
+against chapter 7's front) and its overview rows; every threshold and statement is named here."""
 
 from __future__ import annotations
 
@@ -90,14 +89,13 @@ def p_words(p) -> str:
 
 def band_row(band_agree: float) -> dict:
     """The error band and the margin law: true by construction, so a check."""
-    return dict(result=RESULT["band"],
-                statement=BAND.format(band_agree, BAND_AGREEMENT), kind="check",
-                passed=band_agree > BAND_AGREEMENT)
+    return dict(result=RESULT["band"], statement=BAND.format(band_agree, BAND_AGREEMENT),
+                kind="check", passed=band_agree > BAND_AGREEMENT)
 
 
 def canvas_row(canvas_check) -> dict:
-    """Theorem 3 on the canvas against the engine: a finding headed by the worst cell (the one
-    whose 95% interval reaches farthest from 0), judged within :data:`CANVAS_MARGIN`."""
+    """Theorem 3 on the canvas against the engine, headed by the worst cell (whose 95% interval
+    reaches farthest from 0), judged within :data:`CANVAS_MARGIN`."""
     dev = (canvas_check["simulated"] - canvas_check["theory"]).to_numpy(float)
     se = canvas_check["se"].to_numpy(float)
     k = int(np.argmax(np.abs(dev) + 1.96 * se))
@@ -113,9 +111,9 @@ def canvas_row(canvas_check) -> dict:
 
 def scale_identification(fit: dict, resolution: float, design_hi: float, agree=None,
                          px: float = 1.0, unit: str = "px") -> tuple[bool, list[str]]:
-    """Whether a fitted scale is identified, and why not: it must fit its data, its 95% likelihood
-    set must lie above ``resolution`` (a grid cell, an image patch) and below ``design_hi``, and
-    the estimators must agree (``agree``)."""
+    """Whether a fitted scale is identified, and why not: it fits its data, its 95% likelihood set
+    lies above ``resolution`` (a grid cell, an image patch) and below ``design_hi``, and the
+    estimators agree (``agree``)."""
     if not resolution >= 0 or not design_hi > resolution:
         raise ValueError(f"resolution and design_hi must satisfy 0 <= resolution < design_hi; "
                          f"got {resolution!r}, {design_hi!r}")
@@ -150,10 +148,9 @@ def approximate_ci(estimate: float, ci, f: dict, scale: float = 1.0):
 
 def scale_verdict(label: str, f: dict, px: float, resolution: float, design_hi: float,
                   statement: str, agree=None, stand_in: str = "", resolution_label: str = ""):
-    """:func:`scale_identification`, and the row of a spatial scale claimed above the finest
-    distance the design resolves: holds when its interval clears it; not identified (with why);
-    a misfit keeps its scale, its interval widened by the dispersion and marked approximate.
-    Returns ``(ok, why, row)``."""
+    """``(ok, why, row)``: :func:`scale_identification` and the row of a scale claimed above the
+    finest distance the design resolves; a misfit keeps its scale, approximate, its interval
+    widened by the dispersion."""
     ok, why = scale_identification(f, resolution, design_hi, agree, px)
     misfit = bool(f.get("misfit"))
     quoted = ok or misfit
@@ -170,9 +167,8 @@ def scale_verdict(label: str, f: dict, px: float, resolution: float, design_hi: 
 
 
 def two_task_row(v: dict, result: str, statement: str) -> dict:
-    """One radius for both tasks (``v``: :func:`.nsweep.radii_difference`): their difference's
-    95% interval against 0 within :data:`SAME_SHARE` of their mean; approximate where a task's
-    fit is a misfit, with the joint fit's size beside it."""
+    """One radius for both tasks (``v``: :func:`.nsweep.radii_difference`): their difference
+    against 0 within :data:`SAME_SHARE` of their mean; approximate where a task misfits."""
     margin = SAME_SHARE * v["mean"] if v.get("mean") is not None else 0.0
     joint = v.get("joint") or {}
     return dict(
@@ -188,8 +184,8 @@ def two_task_row(v: dict, result: str, statement: str) -> dict:
 
 
 def same_radius(v: dict) -> str | None:
-    """How the two tasks' radii compare (``v``: :func:`.nsweep.radii_difference`): "apart"
-    beyond the margin, "one" within it, "unclear" across its edge, None when not identified."""
+    """The two radii (``v``): "apart" beyond the margin, "one" within it, "unclear" across its
+    edge, None when not identified."""
     if not v["identified"]:
         return None
     lo, hi = v["ci"]
@@ -200,9 +196,8 @@ def same_radius(v: dict) -> str | None:
 
 
 def single_scale_row(graded: dict, px: float, label: str, stand_in: str = "") -> dict:
-    """One floor-free exponential for both tasks' p(n): the two tasks' scales equal within
-    :data:`SAME_SHARE` of their mean, each profile interval read as a normal one (so the
-    difference's interval is approximate); the joint fit gives the goodness of fit."""
+    """One floor-free exponential for both tasks' p(n): the two scales equal within
+    :data:`SAME_SHARE` of their mean (profile intervals read as normal ones, so approximate)."""
     sim, ide, both = graded["similarity"], graded["identification"], graded["both tasks"]
     se = [(g["lam_ci"][1] - g["lam_ci"][0]) / (2 * 1.959964) * px for g in (sim, ide)]
     diff = (sim["lam"] - ide["lam"]) * px
@@ -220,8 +215,8 @@ def single_scale_row(graded: dict, px: float, label: str, stand_in: str = "") ->
 
 
 def floor_row(label: str, t: dict, free: dict, stand_in: str = "") -> dict:
-    """Theorem 3 with its floor across n on both tasks: the floor Delta claimed beyond
-    :data:`FLOOR_MARGIN`; a misfit carries its size and a widened, approximate interval."""
+    """Theorem 3 with its floor across n on both tasks: the floor claimed beyond
+    :data:`FLOOR_MARGIN`."""
     ci, approximate = approximate_ci(t["delta"], t["delta_ci"], t)
     return dict(result=RESULT["floor"].format(label),
                 statement=FLOOR.format(t["b"], p_words(t["gof_p"]), free["deviance"],
@@ -234,9 +229,8 @@ def floor_row(label: str, t: dict, free: dict, stand_in: str = "") -> dict:
 
 
 def front_point(sweep) -> dict | None:
-    """The sweep's two-item point against chapter 7's universal front: p_I, p_S, the front's
-    p_S there, the gap, its z and the side ("above", "below" or "within" :data:`FRONT_Z`
-    standard errors; None without n = 2 at p_I >= 1/2)."""
+    """The sweep's two-item point against chapter 7's front: the gap, its z and the side
+    (beyond :data:`FRONT_Z` standard errors, or "within"); None without n = 2 at p_I >= 1/2."""
     sim, ide = (sweep[sweep.task == t].set_index("n") for t in ("similarity", "identification"))
     if not (2 in sim.index and 2 in ide.index and ide.p[2] >= 0.5):
         return None
@@ -248,8 +242,8 @@ def front_point(sweep) -> dict | None:
 
 
 def stencil_biases(nc: dict, uniform: float) -> dict:
-    """Which bias dominates a name-and-corner fit (the larger spread of weights, max/min), and
-    whether the other is present too (some weight's interval excludes ``uniform``)."""
+    """Which bias dominates a name-and-corner fit (the larger max/min of weights), and whether
+    the other is present too (some weight's interval excludes ``uniform``)."""
     spread = {k: float(np.max(nc[f"{k}_weights"]) / np.min(nc[f"{k}_weights"]))
               for k in ("name", "place")}
     main = max(spread, key=spread.get)

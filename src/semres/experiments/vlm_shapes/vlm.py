@@ -14,8 +14,8 @@ from . import scenes as sc
 from .settings import QUESTIONS, SHAPES
 
 IMAGE_TOKEN = "<image>"
-SPECIAL = ["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]
-# A minimal chat template so the tiny model takes the same ``apply_chat_template`` path as hub VLMs.
+VISION_TOWERS = ("clip", "dinov3")
+# a minimal chat template: the tiny model takes the ``apply_chat_template`` path of hub VLMs
 CHAT_TEMPLATE = (
     "{% for message in messages %}{% for c in message['content'] %}"
     "{% if c['type'] == 'image' %}<image>{% else %} {{ c['text'] }}{% endif %}"
@@ -28,41 +28,32 @@ class ModelUnavailableError(OSError, ValueError):
     a folder that is not a model); a ValueError too, as every bad parameter is."""
 
 
-def train_tokenizer(texts=None):
-    """A word-level tokenizer trained on the task's words: every shape name is one token."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    texts = list(texts or []) + list(QUESTIONS.values()) + list(SHAPES) + ["answer:"]
-    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    tok.normalizer = normalizers.Lowercase()
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(texts, trainers.WordLevelTrainer(special_tokens=SPECIAL))
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>",
-                                   bos_token="<s>", eos_token="</s>",
-                                   extra_special_tokens={"image_token": IMAGE_TOKEN})
-
-
 def build_processor(image_size: int = 96, patch_size: int = 12):
-    """A ``LlavaProcessor`` from the local tokenizer and a CLIP image processor, built offline."""
-    from transformers import LlavaProcessor
+    """A ``LlavaProcessor`` built offline: a word-level tokenizer of the task's words (each shape
+    one token) and a CLIP image processor."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import LlavaProcessor, PreTrainedTokenizerFast
     from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
 
     if image_size % patch_size:
         raise ValueError(f"patch_size must divide image_size; got {patch_size} and {image_size}")
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator([*QUESTIONS.values(), *SHAPES, "answer:"], trainers.WordLevelTrainer(
+        special_tokens=["<pad>", "<unk>", "<s>", "</s>", IMAGE_TOKEN]))
+    tok = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>",
+                                  bos_token="<s>", eos_token="</s>",
+                                  extra_special_tokens={"image_token": IMAGE_TOKEN})
     images = CLIPImageProcessorPil(size={"shortest_edge": image_size},
                                    crop_size={"height": image_size, "width": image_size})
-    return LlavaProcessor(image_processor=images, tokenizer=train_tokenizer(),
-                          patch_size=patch_size, vision_feature_select_strategy="default",
-                          image_token=IMAGE_TOKEN, num_additional_image_tokens=1,
-                          chat_template=CHAT_TEMPLATE)
-
-
-VISION_TOWERS = ("clip", "dinov3")
+    return LlavaProcessor(image_processor=images, tokenizer=tok, patch_size=patch_size,
+                          vision_feature_select_strategy="default", image_token=IMAGE_TOKEN,
+                          num_additional_image_tokens=1, chat_template=CHAT_TEMPLATE)
 
 
 def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, seed=0,
-                init_std: float | None = None, vision: str = "clip"):
+                vision: str = "clip"):
     """An untrained LLaVA: vision tower + projector + Llama, sized from the processor."""
     import torch
     from transformers import (CLIPVisionConfig, DINOv3ViTConfig, LlamaConfig, LlavaConfig,
@@ -83,49 +74,47 @@ def build_model(processor, hidden: int = 64, layers: int = 2, heads: int = 4, se
     text = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden,
                        num_hidden_layers=layers, num_attention_heads=heads,
                        num_key_value_heads=heads, max_position_embeddings=512,
-                       initializer_range=hidden**-0.5 if init_std is None else init_std,
-                       pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
-                       eos_token_id=tok.eos_token_id)
+                       initializer_range=hidden**-0.5, pad_token_id=tok.pad_token_id,
+                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
     config = LlavaConfig(vision_config=vision, text_config=text,
                          image_token_index=tok.convert_tokens_to_ids(IMAGE_TOKEN),
                          vision_feature_select_strategy="default", vision_feature_layer=-1)
-    # the weights it starts from: the stream "vlm_init" of the chapter's seed
-    torch.manual_seed(int_seed(seed, "vlm_init"))
+    torch.manual_seed(int_seed(seed, "vlm_init"))  # the stream "vlm_init" of the chapter's seed
     return LlavaForConditionalGeneration(config).eval()
 
 
-def _unavailable(name_or_path: str, err: Exception) -> ModelUnavailableError:
-    return ModelUnavailableError(
-        f"model {name_or_path!r} cannot be loaded: it is neither a local folder nor in the "
-        f"Hugging Face cache (download it first with `hf download {name_or_path}`, or pass a "
-        f"folder); {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
-
-
 def load_processor(name_or_path: str):
-    """The processor alone (cheap), with the same clear error as :func:`load`; a missing folder
-    or a folder that is not a model is named as such (:func:`semres.core.models.problem`)."""
+    """The processor alone (cheap), with the same clear error as :func:`load`."""
     from transformers import AutoProcessor
 
+    return _from_pretrained(AutoProcessor, name_or_path)
+
+
+def _from_pretrained(auto, name_or_path: str, **kwargs):
+    """``auto.from_pretrained``, or one clear error naming what is wrong or how to get it."""
     problem = models.problem(name_or_path)
     if problem:
         raise ModelUnavailableError(f"model {name_or_path!r} cannot be loaded: {problem}")
     try:
-        return AutoProcessor.from_pretrained(name_or_path)
+        return auto.from_pretrained(name_or_path, **kwargs)
     except (OSError, ValueError) as err:
-        raise _unavailable(name_or_path, err) from None
+        raise ModelUnavailableError(
+            f"model {name_or_path!r} cannot be loaded: it is neither a local folder nor in the "
+            f"Hugging Face cache (download it first with `hf download {name_or_path}`, or pass "
+            f"a folder); {type(err).__name__}: {_first_line(err)}") from None
+
+
+def _first_line(err: Exception) -> str:
+    return str(err).splitlines()[0] if str(err) else ""
 
 
 def load(name_or_path: str, device: str = "cpu"):
-    """``(model, processor)`` for a hub id or folder, through the Auto classes; one clear error
-    when it is not available offline."""
+    """``(model, processor)`` for a hub id or folder, through the Auto classes."""
     import torch
     from transformers import AutoModelForImageTextToText
 
     processor = load_processor(name_or_path)
-    try:
-        model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype="auto")
-    except (OSError, ValueError) as err:
-        raise _unavailable(name_or_path, err) from None
+    model = _from_pretrained(AutoModelForImageTextToText, name_or_path, dtype="auto")
     return model.to(torch.device(device)).eval(), processor
 
 
@@ -140,7 +129,7 @@ def load_failure(folder, device: str) -> str | None:
     try:
         _load_once(str(folder), device)
     except Exception as err:  # safetensors, transformers and torch each raise their own
-        return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}".rstrip(": ")
+        return f"{type(err).__name__}: {_first_line(err)}".rstrip(": ")
     return None
 
 
@@ -149,10 +138,6 @@ def prompt_text(processor, question: str) -> str:
     messages = [{"role": "user", "content": [{"type": "image"},
                                              {"type": "text", "text": question}]}]
     return processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-
-
-def _encode(processor, image, question):
-    return processor(images=image, text=prompt_text(processor, question), return_tensors="pt")
 
 
 def _assemble(encodings, continuations, pad_id: int):
@@ -169,18 +154,16 @@ def _assemble(encodings, continuations, pad_id: int):
     for key in per_token:
         rows = []
         for e, c, n in zip(encodings, continuations, lengths):
-            fill = torch.tensor(c, dtype=e[key].dtype) if key == "input_ids" else (
-                torch.ones(len(c), dtype=e[key].dtype) if key == "attention_mask"
-                else torch.zeros(len(c), dtype=e[key].dtype))
+            dtype = e[key].dtype
+            fill = torch.tensor(c, dtype=dtype) if key == "input_ids" else (
+                torch.full((len(c),), int(key == "attention_mask"), dtype=dtype))
             pad = pad_id if key == "input_ids" else 0
-            rows.append(torch.cat([e[key][0], fill,
-                                   torch.full((width - n,), pad, dtype=e[key].dtype)]))
+            rows.append(torch.cat([e[key][0], fill, torch.full((width - n,), pad, dtype=dtype)]))
         batch[key] = torch.stack(rows)
     for key, value in first.items():
         if key not in per_token and torch.is_tensor(value):
             batch[key] = torch.cat([e[key] for e in encodings])
-    starts = [e["input_ids"].shape[1] for e in encodings]
-    return batch, starts
+    return batch, [e["input_ids"].shape[1] for e in encodings]
 
 
 def on_model(batch, model):
@@ -199,21 +182,18 @@ def option_logprobs(model, processor, images, questions, options, batch_size: in
 
     if not len(images) == len(questions) == len(options):
         raise ValueError("images, questions and options must have the same length")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be positive; got {batch_size}")
     tok = processor.tokenizer
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
     rows = []  # (encoding, continuation, [(score index, option ids)])
     k = 0
     for img, q, opts in zip(images, questions, options):
-        enc = _encode(processor, img, q)
+        enc = processor(images=img, text=prompt_text(processor, q), return_tensors="pt")
         ids = [tok(o, add_special_tokens=False)["input_ids"] for o in opts]
-        for o, i in zip(opts, ids):
-            if not i:
-                raise ValueError(f"options: {o!r} tokenizes to nothing")
+        if not all(ids):
+            raise ValueError(f"options: one of {opts} tokenizes to nothing")
         targets = list(zip(range(k, k + len(ids)), ids))
         k += len(ids)
-        if all(len(i) == 1 for i in ids):
+        if all(len(i) == 1 for i in ids):  # one pass scores every single-token option
             rows.append((enc, [], targets))
         else:
             rows += [(enc, i, [t]) for t, i in zip(targets, ids)]
@@ -228,85 +208,64 @@ def option_logprobs(model, processor, images, questions, options, batch_size: in
                     pos = torch.arange(s - 1, s - 1 + len(ids), device=logp.device)
                     tgt = torch.tensor(ids, device=logp.device)
                     scores[at] = logp[j, pos, tgt].sum().item()
-    out, k = [], 0
-    for opts in options:
-        out.append(scores[k:k + len(opts)])
-        k += len(opts)
-    return out
-
-
-def option_probs(model, processor, images, questions, options, **kwargs) -> list:
-    """Luce probabilities over each item's options: softmax of the options' log-probabilities."""
-    out = []
-    for lp in option_logprobs(model, processor, images, questions, options, **kwargs):
-        p = np.exp(lp - lp.max())
-        out.append(p / p.sum())
-    return out
+    return np.split(scores, np.cumsum([len(o) for o in options])[:-1])
 
 
 def native_size(processor, default: int = 448) -> int:
     """The canvas size a processor was built for (the tiny model's), else ``default`` pixels."""
     crop = getattr(processor.image_processor, "crop_size", None)
     height = crop.get("height") if isinstance(crop, dict) else getattr(crop, "height", None)
-    if height and getattr(processor, "patch_size", None):
-        return int(height)
-    return default
+    return int(height) if height and getattr(processor, "patch_size", None) else default
 
 
 def score_options(model, processor, scene_list, image_size: int | None = None,
                   **kwargs) -> list:
     """Luce probability of every shape on each scene's canvas (one array per scene, in the
-    order of ``scene.names``)."""
+    order of ``scene.names``): the softmax of the options' log-probabilities."""
     image_size = image_size or native_size(processor)
-    images = [sc.render(s, image_size) for s in scene_list]
-    return option_probs(model, processor, images, [s.question for s in scene_list],
-                        [list(s.names) for s in scene_list], **kwargs)
+    out = []
+    for lp in option_logprobs(model, processor, [sc.render(s, image_size) for s in scene_list],
+                              [s.question for s in scene_list],
+                              [list(s.names) for s in scene_list], **kwargs):
+        p = np.exp(lp - lp.max())
+        out.append(p / p.sum())
+    return out
+
+
+def p_correct(probs, scene_list) -> np.ndarray:
+    """P(correct) of each scene from its option probabilities (in the order of its names)."""
+    return np.array([p[s.target] for p, s in zip(probs, scene_list)])
 
 
 def score_scenes(model, processor, scene_list, image_size: int | None = None,
                  **kwargs) -> np.ndarray:
     """P(correct) for each scene: the Luce mass on its answer among the shapes on its canvas."""
-    probs = score_options(model, processor, scene_list, image_size, **kwargs)
-    return np.array([p[s.target] for p, s in zip(probs, scene_list)])
+    return p_correct(score_options(model, processor, scene_list, image_size, **kwargs),
+                     scene_list)
 
 
 def evaluate(model_ref: str, scene_list, image_size: int | None = None, batch_size: int = 32,
-             device: str = "cpu", progress: bool = True, options: bool = False):
-    """:func:`score_scenes` (or, with ``options``, :func:`score_options`) for a model id or
-    folder; a pure function of its arguments, so a chapter can cache it (the tiny model's
-    folder name carries its training settings)."""
+             device: str = "cpu", progress: bool = True):
+    """:func:`score_options` for a model id or folder: a pure function of its arguments, which
+    a chapter caches (the tiny model's folder name carries its training settings)."""
     model, processor = _load_once(model_ref, device)  # one load for the chapter's many calls
-    fn = score_options if options else score_scenes
-    return fn(model, processor, list(scene_list), image_size, batch_size=batch_size,
-              progress=progress)
-
-
-@lru_cache(maxsize=8)
-def _levels(mean: tuple, std: tuple) -> np.ndarray:
-    """Each channel's normalised value of each of the 256 grey levels, shape (3, 256), by the
-    same float32 operations as ``(v / 255 - mean) / std`` on the image itself."""
-    mean = np.asarray(mean, dtype=np.float32)[:, None]
-    std = np.asarray(std, dtype=np.float32)[:, None]
-    return (np.arange(256, dtype=np.float32)[None] / 255.0 - mean) / std
-
+    return score_options(model, processor, list(scene_list), image_size, batch_size=batch_size,
+                         progress=progress)
 
 
 def normalise(processor, canvases):
-    """Normalised pixels ``(B, 3, H, W)`` of uint8 canvases ``(B, 3, H, W)`` (as
-    :func:`scenes.render_arrays` draws them): a lookup of each channel's 256 levels (training
-    normalises 32 canvases a step), equal bit for bit to rescaling and normalising them."""
+    """Normalised float32 pixels ``(B, 3, H, W)`` of uint8 canvases ``(B, 3, H, W)``, by the
+    float32 operations of rescaling and normalising them."""
     import torch
 
     ip = processor.image_processor
-    levels = _levels(tuple(ip.image_mean), tuple(ip.image_std))
     canvases = np.asarray(canvases)
     if canvases.dtype != np.uint8 or canvases.ndim != 4 or canvases.shape[1] != 3:
         raise ValueError(f"canvases must be uint8 of shape (B, 3, H, W); got {canvases.dtype} "
                          f"{canvases.shape}")
-    out = np.empty(canvases.shape, dtype=np.float32)
-    for c in range(3):
-        np.take(levels[c], canvases[:, c], out=out[:, c])
-    return torch.from_numpy(out)
+    mean, std = (np.asarray(v, dtype=np.float32)[:, None, None]
+                 for v in (ip.image_mean, ip.image_std))
+    return torch.from_numpy((canvases.astype(np.float32) / 255.0 - mean) / std)
 
 
 def heads_for(hidden: int) -> int:
@@ -322,8 +281,3 @@ def patch_px(processor) -> float:
     if isinstance(patch, dict):
         patch = patch.get("height") or max(patch.values())
     return float(patch) if patch else 1.0
-
-
-def p_correct(probs, scene_list) -> np.ndarray:
-    """P(correct) of each scene from its option probabilities (in the order of its names)."""
-    return np.array([p[s.target] for p, s in zip(probs, scene_list)])
