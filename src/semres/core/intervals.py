@@ -5,6 +5,7 @@ side Welch's t has about 4 df and its 97.5 % quantile is 2.8), so that a page's 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import stats
@@ -41,7 +42,8 @@ def mean_interval(values, level: float = LEVEL) -> dict:
     v = _values(values, "values", level)
     if v.size < 2:
         return _interval(None, 0.0, level, mean=float(v.mean()), n=1)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's precision note on equal values
         test = stats.ttest_1samp(v, 0.0)
     out = _interval(test, test.df, level, mean=float(v.mean()), se=float(stats.sem(v)))
     return {**out, "n": int(v.size)}
@@ -57,7 +59,8 @@ def difference_interval(a, b, level: float = LEVEL) -> dict:
         out = _interval(None, math.nan, level, effect=effect)
     else:
         se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # as in mean_interval
             test = stats.ttest_ind(a, b, equal_var=False)
         # no spread on either side: a point, on the pooled degrees of freedom
         df = float(test.df) if se > 0 else float(a.size + b.size - 2)
