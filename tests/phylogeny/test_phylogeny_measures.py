@@ -117,3 +117,9 @@ def test_ball_stats_and_threshold_free_summaries():
     assert measures.identification_auc(E, species) == pytest.approx(auc)
     # a perfect embedding identifies perfectly
     assert measures.identification_auc(D[species][:, species], species) == 1.0
+
+
+def test_a_misspelt_tie_rule_is_refused_by_name():
+    E = np.zeros((3, 3))
+    with pytest.raises(ValueError, match="ties"):
+        measures.similarity_curve(E, np.array([0, 1, 2]), np.ones((3, 3)), [0.5], ties="corect")

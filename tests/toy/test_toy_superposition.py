@@ -114,3 +114,8 @@ def test_named_streams_seed_networks_and_pair_conditions():
 def test_train_rejects_bad_input(conditions, seeds_, name):
     with pytest.raises(ValueError, match=name):
         superposition.train(conditions, seeds_, _SMALL, progress=False)
+
+
+def test_a_config_whose_epoch_holds_no_batch_is_refused():
+    with pytest.raises(ValueError, match="trials_per_epoch"):
+        superposition.ToyConfig(trials_per_epoch=4, batch_size=8)

@@ -85,7 +85,6 @@ ALPHA, LEVEL = 0.05, 0.95
 def decay_trend(distance, similarity, *, se=None, replicates=None) -> dict:
     """Whether similarity decreases with distance: the slope of ln g on ln(1 + d) (distances
     span decades; on this scale each weighs alike), one-sided test of "slope < 0"."""
-    level = LEVEL
     d = np.asarray(distance, float)
     g = np.asarray(similarity, float)
     if d.ndim != 1 or d.shape != g.shape:
@@ -120,7 +119,7 @@ def decay_trend(distance, similarity, *, se=None, replicates=None) -> dict:
         if len(reps) < 2:
             raise ValueError("replicates: fewer than two usable resamples")
         b = np.array([slope(r, w) for r in reps])
-        lo, hi = np.percentile(b, [50 * (1 - level), 50 * (1 + level)])
+        lo, hi = np.percentile(b, [50 * (1 - LEVEL), 50 * (1 + LEVEL)])
         p = float((1 + np.sum(b >= 0)) / (1 + len(b)))
         method = f"cluster bootstrap ({len(b)} resamples)"
     else:
@@ -132,7 +131,7 @@ def decay_trend(distance, similarity, *, se=None, replicates=None) -> dict:
         chi = float(np.sum(w * resid ** 2)) / (k - 2)
         scale = max(chi, 1.0) if weighted else chi
         se_b = math.sqrt(scale / sxx) if sxx > 0 else math.inf
-        q = float(student.ppf(0.5 + level / 2, k - 2))
+        q = float(student.ppf(0.5 + LEVEL / 2, k - 2))
         lo, hi = est - q * se_b, est + q * se_b
         p = float(student.cdf(est / se_b, k - 2)) if se_b > 0 else float(est >= 0)
         method = ("weighted least squares on the standard errors given" if weighted

@@ -100,12 +100,14 @@ class Scorer:
         without a check. int8 keeps in float32 the outlier channels of each layer, found on
         calibration prompts (and kept in ``self.kept``, beside a GGUF model's dequantised
         copy, with the precision checks)."""
+        if path not in ("int8", "bfloat16"):
+            raise ValueError(f"path must be 'int8' or 'bfloat16'; got {path!r}")
         if path == "int8" and self.device.type != "cpu":
             raise ValueError("int8 matmuls run on a CPU only")
         with self.limited_threads():  # two threads beside a busy process crawl
             if path == "bfloat16":
-                return copy.deepcopy(self.model).to(self.device, self.torch.bfloat16)
-            return quantise_int8(self.model, _stored_channels(self))
+                return copy.deepcopy(self.float32).to(self.device, self.torch.bfloat16)
+            return quantise_int8(self.float32, _stored_channels(self))
 
     @contextlib.contextmanager
     def limited_threads(self):
@@ -283,8 +285,8 @@ def _stored_channels(scorer: Scorer) -> dict:
     key = f"per_cell=8 seed={CALIBRATION_SEED} keep={INT8_KEEP},{INT8_KEEP_WIDE} " \
           f"chat={scorer.chat} v1"
     return kept_json(scorer.kept and scorer.kept / "int8_channels.json", key,
-                      lambda: outlier_channels(scorer.model, lambda: scorer.logprobs(
-                          p, o, progress=False)))
+                      lambda: outlier_channels(scorer.float32, lambda: scorer.logprobs(
+                          p, o, progress=False, model=scorer.float32)))
 
 
 def _stored_precision_check(scorer: Scorer, path: str, fast) -> dict:
@@ -315,7 +317,7 @@ def precision_check(scorer: Scorer, fast) -> dict:
     """How far a faster arithmetic (``fast``, :meth:`Scorer.faster`) moves this model's answers
     on the calibration prompts."""
     prompts, options, correct = calibration_prompts()
-    full = scorer.logprobs(prompts, options, progress=False)
+    full = scorer.logprobs(prompts, options, progress=False, model=scorer.float32)
     low = scorer.logprobs(prompts, options, progress=False, model=fast)
     pf, pl = [softmax(a) for a in full], [softmax(b) for b in low]
     shift = np.array([(b - a)[c].sum() for a, b, c in zip(pf, pl, correct)])

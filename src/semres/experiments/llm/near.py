@@ -20,7 +20,7 @@ from semres.core.simulate import luce_success
 from semres.core.validate import at_least
 
 from .settings import NAMES, QUESTIONS, TASKS
-from .kernel_fits import (LEVEL, graded, shape_half_decay, shape_chance_return,
+from .kernel_fits import (ALPHA, LEVEL, graded, shape_half_decay, shape_chance_return,
                           trend_finding)
 from .trials import Trials
 from .two_reference import (binomial_nll, chance_crossover, cluster_tables, fit_logs,
@@ -163,11 +163,10 @@ def _pair_t(values: np.ndarray, alternative_above: float = 0.0) -> dict:
             "p_value": p}
 
 
-def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50,
-               alpha: float = 0.05) -> dict:
+def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50) -> dict:
     """Whether a model does similarity where a resolution would show: near the pair its mass on
     the nearer person exceeds 1/2 and the mass ``far`` or more years beyond (a decaying curve,
-    not a flat one), both one-sided tests over pairs of names at level ``alpha``."""
+    not a flat one), both one-sided tests over pairs of names at the trend's level ``ALPHA``."""
     beyond = trials[trials["where"] == "beyond"]
     by_pair = beyond.assign(near=beyond.x <= near, far=beyond.x >= far)
     close = by_pair[by_pair.near].groupby("pair").mass.mean()
@@ -178,7 +177,7 @@ def competence(trials: pd.DataFrame, *, near: float = 5, far: float = 50,
     above = _pair_t(close.to_numpy(), 0.5)
     decay = _pair_t((close[both] - away[both]).to_numpy(), 0.0)
     greedy = by_pair[by_pair.near].groupby("pair").greedy.mean()
-    does = above["p_value"] < alpha and decay["p_value"] < alpha
+    does = above["p_value"] < ALPHA and decay["p_value"] < ALPHA
     return {"near": near, "far": far, "above": above, "decay": decay,
             "trend": decay_trend(trials),
             "greedy_near": float(greedy.mean()), "far_mass": float(away.mean()),

@@ -44,6 +44,8 @@ def similarity_curve(E, species, D, eps, probes=None, ties: str = "exclude",
     the theorem's ν) or from other species (``"other_species"``, the paper's triplets). Per
     probe p the sum is N²(1 − τ_p)/2 + Σ_x 1[E_px ≤ ε](G_px − L_px), G (L) counting images
     farther (nearer) in the tree than x."""
+    if ties not in ("exclude", "correct"):
+        raise ValueError(f"ties must be 'exclude' or 'correct'; got {ties!r}")
     if references not in ("all", "other_species"):
         raise ValueError(f"references must be 'all' or 'other_species'; got {references!r}")
     E, species = _check_square(E, species)

@@ -109,11 +109,12 @@ def _bad_cell(raw, bad, cols, path, expected: str) -> None:
 
 def _numbers(raw, cols, path, integer: bool = False) -> np.ndarray:
     """Columns ``cols`` as floats, every cell a finite number (an integer, with ``integer``)."""
-    num = raw[list(cols)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    cols = list(cols)
+    num = raw[cols].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     bad = ~np.isfinite(num)
     if integer:
         bad |= ~bad & (num != np.round(np.nan_to_num(num)))
-    _bad_cell(raw, bad, list(cols), path, "an integer" if integer else "a number")
+    _bad_cell(raw, bad, cols, path, "an integer" if integer else "a number")
     return num
 
 

@@ -98,6 +98,8 @@ def exact_scores(G, table: TrialTable, compiled: bool | None = None
     n = table.n_stimuli
     if G.shape[-2:] != (n, n):
         raise ValueError(f"G must end in ({n}, {n}); got {tuple(G.shape)}")
+    if compiled and numba is None:
+        raise ValueError("compiled=True needs numba, which is not installed")
     flat = G.flatten(-2)
     if compiled or (compiled is None and numba is not None):
         rows = flat.detach().cpu().reshape(-1, n * n).numpy()

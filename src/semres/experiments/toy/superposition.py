@@ -94,6 +94,11 @@ class ToyConfig:
     init_high: float = DEFAULT.init_high
     snapshot_epochs: tuple = ()
 
+    def __post_init__(self):
+        if not self.trials_per_epoch >= self.batch_size >= 1:  # else no step would train
+            raise ValueError(f"trials_per_epoch must be >= batch_size >= 1; got "
+                             f"{self.trials_per_epoch} and {self.batch_size}")
+
     @classmethod
     def of(cls, cfg: ToySettings) -> "ToyConfig":
         return cls(**{f: getattr(cfg, f) for f in cls.__dataclass_fields__

@@ -265,7 +265,7 @@ def render(scene: Scene, size: int = 96, supersample: int = 4) -> Image.Image:
 def render_arrays(scene_list, size: int = 96, supersample: int = 4) -> np.ndarray:
     """:func:`render`'s canvases, bit for bit, as uint8 ``(B, 3, size, size)``, twice as fast: one
     grey canvas with the red channel's X, the green (and blue) redrawn only around the X."""
-    ss, big = int(supersample), _big(size, supersample)
+    scene_list, ss, big = list(scene_list), int(supersample), _big(size, supersample)
     out = np.empty((len(scene_list), 3, int(size), int(size)), dtype=np.uint8)
     for i, scene in enumerate(scene_list):
         red = Image.new("L", (big, big), 255)
