@@ -116,3 +116,21 @@ def test_convergence_reads_the_last_doubling():
 def test_levels_that_do_not_double_are_refused():
     with pytest.raises(ValueError, match="Ks"):
         steps.trace(2, 0.1, [2, 3], [0.7])
+
+
+@pytest.mark.parametrize("args, name", [((0.7, 2, 0.0, 2), "delta"), ((0.7, 2, 1.0, 2), "delta"),
+                                        ((0.7, 2, 0.1, 1), "K"), ((0.7, 1, 0.1, 2), "n"),
+                                        ((0.5, 2, 0.1, 2), "target_p_i"),
+                                        ((0.95, 2, 0.1, 2), "target_p_i")])
+def test_an_optimum_out_of_range_is_refused_by_name(args, name):
+    """Chance (1/n) and the floor's ceiling 1/(1 + (n-1) delta) bound the targets: 0.5 and
+    0.909 for n = 2, delta = 0.1; outside them brentq would fail with no word of why."""
+    with pytest.raises(ValueError, match=name):
+        steps.optimise(*args)
+
+
+def test_the_constant_front_is_nan_beyond_its_range():
+    lo, hi = theory.n_item(1.0, 4, 0.1)[1], theory.n_item(0.0, 4, 0.1)[1]
+    assert np.isnan(steps.constant_front(hi + 1e-3, 4, 0.1))
+    assert np.isnan(steps.constant_front(lo - 1e-3, 4, 0.1))
+    assert np.isfinite(steps.constant_front((lo + hi) / 2, 4, 0.1))

@@ -12,6 +12,7 @@ from scipy.optimize import brentq, minimize
 from threadpoolctl import threadpool_limits
 
 from semres.core.theory import n_item
+from semres.core.validate import at_least
 
 #: the local optimiser's t-nodes (evenly spaced in log t)
 _NODES = 400
@@ -135,6 +136,12 @@ def _chain(x, K, delta, dg, dm):
 def optimise(target_p_i: float, n: int, delta: float, K: int, starts=()) -> dict:
     """The largest p_S over K-level step kernels at ``target_p_i``, by SLSQP from ``starts``
     (or the constant kernel)."""
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
+    K, n = at_least(K, 2, "K"), at_least(n, 2, "n")
+    lo, hi = 1 / n, 1 / (1 + (n - 1) * delta)  # chance and the ceiling the floor allows
+    if not lo < target_p_i < hi:
+        raise ValueError(f"target_p_i must lie in ({lo:.4g}, {hi:.4g}); got {target_p_i!r}")
     memo = {}
 
     def evaluate(x):
@@ -173,7 +180,10 @@ def _constant_b(p_i, n, delta):
 
 
 def constant_front(p_i, n: int, delta: float) -> float:
-    """The constant kernel's p_S at identification ``p_i``."""
+    """The constant kernel's p_S at identification ``p_i`` (nan outside its range)."""
+    lo, hi = n_item(1.0, n, delta)[1], n_item(0.0, n, delta)[1]
+    if not lo <= p_i <= hi:
+        return math.nan
     return float(n_item(_constant_b(p_i, n, delta), n, delta)[0])
 
 

@@ -140,7 +140,9 @@ def _fit(step_fn, groups, steps, checkpoint, checkpoint_every, modules, desc, pr
                                                 total_steps=steps, pct_start=_warmup(steps))
     start, losses = 0, []
     if checkpoint and Path(checkpoint).is_file():
-        state = torch.load(checkpoint, weights_only=False)
+        # onto the device the modules are on: a checkpoint a GPU run left resumes on a CPU
+        where = next(next(iter(modules.values())).parameters()).device
+        state = torch.load(checkpoint, weights_only=False, map_location=where)
         for name, module in modules.items():
             module.load_state_dict(state[name])
         opt.load_state_dict(state["opt"])
