@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 
 from semres.report import tables
 from semres.report import plotting  # noqa: E402
@@ -128,7 +129,9 @@ def test_figure_svg_carries_a_stacked_phone_layout_that_splits_off():
     plotting.legend_outside(fig, ncol=5)
     plotting.legible(fig)
     size = fig.get_size_inches().copy()
+    open_before = plt.get_fignums()
     svg = plotting.figure_svg(fig)
+    assert plt.get_fignums() == open_before  # the phone layout's copy is closed, not shown
     desktop, phone = plotting.split_phone(svg)
     assert phone is not None and plotting.PHONE_START not in desktop
     assert phone.startswith("<?xml") and phone.rstrip().endswith("</svg>")

@@ -33,8 +33,8 @@ def test_the_power_and_residual_terms_bound_the_power(p):
         weights = rng.uniform(0, 1, (2, 400))
         sums = branch._vertex_powers((L - rho)[None], p + 1, np.full(400, high), *weights)
         np.testing.assert_allclose(sums[1], power @ weights[1], rtol=1e-12)
-
-
+        np.testing.assert_allclose(sums[0], _power(L - rho, p + 1, np.full(400, high))
+                                   @ weights[0], rtol=1e-12)
 
 
 def _box_around(P, m, rng):

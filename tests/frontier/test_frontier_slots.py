@@ -22,6 +22,8 @@ def test_slot_codes_closed_forms(K):
     if K == 1:  # one slot: every code is the circle's constant kernel, and sorted it is Theorem 1
         assert slots.slot_identification("mean", b, K) == pytest.approx(1 - b / 2)
         assert slots.sorted_mean_code(b, K) == pytest.approx(float(theory.front(1 - b / 2)))
+    with pytest.raises(ValueError, match="comb"):  # not read as the product code
+        slots.slot_match("mean", b, K)
 
 
 def test_the_max_codes_wrong_preferences_vanish_with_one_slot():

@@ -120,6 +120,7 @@ def test_levels_that_do_not_double_are_refused():
 
 @pytest.mark.parametrize("args, name", [((0.7, 2, 0.0, 2), "delta"), ((0.7, 2, 1.0, 2), "delta"),
                                         ((0.7, 2, 0.1, 1), "K"), ((0.7, 1, 0.1, 2), "n"),
+                                        ((0.7, 2, 0.1, 2.7), "K"), ((0.7, 3.5, 0.1, 2), "n"),
                                         ((0.5, 2, 0.1, 2), "target_p_i"),
                                         ((0.95, 2, 0.1, 2), "target_p_i")])
 def test_an_optimum_out_of_range_is_refused_by_name(args, name):

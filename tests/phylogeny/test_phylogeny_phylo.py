@@ -80,6 +80,10 @@ def test_split_has_no_leakage():
         assert not ood_species & set(species[s[k]])
     assert set(species[s["train"]]) == set(species[s["test"]]) == set(range(20)) - ood_species
     np.testing.assert_array_equal(s["test"], phylo.split_indices(species, seed=1)["test"])
+    for bad, name in (({"ood_fraction": 1.2}, "ood_fraction"), ({"test_fraction": 1.0},
+                      "test_fraction"), ({"val_fraction": 0.5, "test_fraction": 0.5}, "val_")):
+        with pytest.raises(ValueError, match=name):  # test_fraction 1 trained on test images
+            phylo.split_indices(species, **bad)
 
 
 def test_simulated_dataset_is_reproducible():

@@ -260,8 +260,9 @@ def test_multi_tensor_optimiser_changes_no_number(small_data, monkeypatch):
     assert all(torch.equal(loop[k], multi[k]) for k in loop)
 
 
-def test_runs_at_once_below_one_is_refused_by_name():
+@pytest.mark.parametrize("at_once", [0, -1])
+def test_runs_at_once_below_one_is_refused_by_name(at_once):
     with pytest.raises(ValueError, match="runs_at_once"):
         vision.train_and_evaluate_many(np.zeros((2, 3, 8, 8)), np.array([0, 1]), np.ones((2, 2)),
                                        {"train": [0], "test": [1]}, [(0.0, 0), (0.5, 0)],
-                                       {"runs_at_once": -1})
+                                       {"runs_at_once": at_once})

@@ -217,12 +217,12 @@ def test_same_seed_same_model_and_scores(tmp_path):
 
 
 @CUDA
-def test_training_runs_on_cuda_with_pixels_drawn_there(tmp_path):
+def test_training_runs_on_cuda(tmp_path):
+    """Scenes are drawn by PIL on the CPU on every device (the same pixels everywhere); the
+    batch moves to the GPU, where the model trains and scores."""
     processor = vlm.build_processor(96, PATCH)
     items = training._scene_batch(np.random.default_rng(1), 6, np.array([2, 5]))
-    on_gpu = training._pixels(processor, items, 96, "cuda")
-    assert on_gpu.device.type == "cuda"
-    assert torch.equal(on_gpu.cpu(), training._pixels(processor, items, 96, "cpu"))
+    assert training._pixels(processor, items, 96, "cuda").device.type == "cuda"
     folder = training.trained_model(tmp_path, hidden=32, layers=1, vision_steps=3, steps=3,
                                     batch_size=4, device="cuda", progress=False)
     model, processor = vlm.load(str(folder), device="cuda")

@@ -84,6 +84,8 @@ def test_batched_option_scores_match_direct_log_probs(tiny):
     probs = vlm.score_options(model, processor, scenes, batch_size=64)
     for p, lp in zip(probs[1:], batched[1:]):  # the first scene's options gained one
         np.testing.assert_allclose(p, np.exp(lp) / np.exp(lp).sum(), rtol=1e-6)
+    first = np.exp(batched[0][:-1])  # its own options, scored in another batch
+    np.testing.assert_allclose(probs[0], first / first.sum(), atol=1e-4)
     assert vlm.native_size(processor) == SIZE
     pc = vlm.score_scenes(model, processor, scenes)
     np.testing.assert_allclose(pc, [p[s.target] for p, s in zip(probs, scenes)])

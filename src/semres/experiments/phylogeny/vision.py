@@ -256,7 +256,9 @@ def train_and_evaluate_many(images, species, distances, split, runs, settings: d
     resumes; ``train_seconds`` is a run's share of its group's training time."""
     runs = [(float(a), int(r)) for a, r in runs]
     cpu = torch.device(device).type == "cpu"
-    at_once = settings.get("runs_at_once") or (1 if cpu else len(runs))
+    at_once = settings.get("runs_at_once")
+    if at_once is None:
+        at_once = 1 if cpu else len(runs)
     if int(at_once) != at_once or at_once < 1:
         raise ValueError(f"runs_at_once must be an integer >= 1; got {at_once!r}")
     data = PhyloData(np.asarray(images), np.asarray(species), [str(i) for i in
