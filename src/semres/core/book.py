@@ -73,9 +73,10 @@ class _Cached:
         types = {}
         for value in (*args, *kwargs.values()):
             types[type(value)] = None
-            if isinstance(value, (list, tuple, set, frozenset, dict)):
-                types.update(dict.fromkeys(map(type, value.values() if isinstance(value, dict)
-                                               else value)))
+            if isinstance(value, dict):
+                types.update(dict.fromkeys(map(type, value.values())))
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                types.update(dict.fromkeys(map(type, value)))
         return digest(self.fn, *types)
 
     def __call__(self, *args, **kwargs):

@@ -43,8 +43,10 @@ def _delta(value) -> np.ndarray:
 
 def _n(value) -> np.ndarray:
     arr = np.asarray(value)
-    if (arr.dtype == bool or arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and (
-            ~np.isfinite(arr) | (arr != np.round(arr))).any()) or (arr < 2).any()):
+    numeric = arr.dtype != bool and arr.dtype.kind in "iuf"
+    whole = numeric and (arr.dtype.kind != "f"
+                         or bool((np.isfinite(arr) & (arr == np.round(arr))).all()))
+    if not whole or (arr < 2).any():
         raise ValueError(f"n must be an integer >= 2; got {value!r}")
     return arr.astype(np.int64)
 

@@ -86,8 +86,9 @@ def _laplace(g, m, n, grad=False):
     di = (n - 1) * wi * tails[0] ** (n - 2)                           # (T,)
     a = n * tails[:-1] ** (n - 1) * (g - np.r_[0.0, g[:-1]])[:, None] * w
     ds = np.cumsum(a, axis=0)                                         # (K, T)
-    return (p_s, p_i, (band - (ds * terms * t).sum(axis=1), (ds * decay).sum(axis=1)),
-            (-(terms * t) @ di, decay @ di))
+    dps_dg, dps_dm = band - (ds * terms * t).sum(axis=1), (ds * decay).sum(axis=1)
+    dpi_dg, dpi_dm = -(terms * t) @ di, decay @ di
+    return p_s, p_i, (dps_dg, dps_dm), (dpi_dg, dpi_dm)
 
 
 def step_kernel(levels, masses):

@@ -21,9 +21,10 @@ def rounding(quoted) -> float:
     a float is read as the paper writes it (its shortest repr)."""
     if isinstance(quoted, (bool, np.bool_)):
         raise ValueError(f"quoted must be a number the paper quotes; got {quoted!r}")
-    if not isinstance(quoted, (int, np.integer)) and not np.isfinite(float(quoted)):
+    integer = isinstance(quoted, (int, np.integer))
+    if not integer and not np.isfinite(float(quoted)):
         raise ValueError(f"quoted must be a finite number; got {quoted!r}")
-    digits = Decimal(int(quoted) if isinstance(quoted, (int, np.integer)) else repr(float(quoted)))
+    digits = Decimal(int(quoted) if integer else repr(float(quoted)))
     return 0.5 * 10.0 ** digits.as_tuple().exponent
 
 

@@ -45,9 +45,11 @@ def compared_alphas(alphas) -> tuple[float, float | None, float | None]:
     """The baseline (smallest α), the largest α below 1 (the cross-entropy still on) and 1 (the
     cross-entropy off); None for one not run."""
     alphas = sorted(alphas)
-    below_one = [a for a in alphas if alphas[0] < a < 1]
-    return (alphas[0], below_one[-1] if below_one else None,
-            1.0 if 1.0 in alphas and alphas[0] < 1.0 else None)
+    baseline = alphas[0]
+    below_one = [a for a in alphas if baseline < a < 1]
+    largest_below_one = below_one[-1] if below_one else None
+    ce_off = 1.0 if 1.0 in alphas and baseline < 1.0 else None
+    return baseline, largest_below_one, ce_off
 
 
 def by_eps(tradeoff: pd.DataFrame, alpha):

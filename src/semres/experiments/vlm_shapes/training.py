@@ -45,8 +45,9 @@ def _token_ids(processor, image_size: int, key: str) -> list:
         else:
             image_id = tok.convert_tokens_to_ids(vlm.IMAGE_TOKEN)
             n_image = ((image_size // processor.patch_size) ** 2
-                       + processor.num_additional_image_tokens
-                       - (processor.vision_feature_select_strategy == "default"))
+                       + processor.num_additional_image_tokens)
+            if processor.vision_feature_select_strategy == "default":
+                n_image -= 1  # the CLS token is dropped
             prompt = tok(vlm.prompt_text(processor, QUESTIONS[key]), add_special_tokens=False)
             memo[image_size, key] = [x for i in prompt["input_ids"]
                                      for x in ([i] * n_image if i == image_id else [i])]
